@@ -1,0 +1,54 @@
+import type { ToolExecutionEvent } from "./types.js";
+
+/** Receives engine events. A listener that throws is ignored, never fatal to the run. */
+export type ToolEventListener = (event: ToolExecutionEvent) => void;
+
+/** Calls `listener` with `event`, swallowing anything it throws (sync or async). */
+export function emitSafely<TEvent>(listener: ((event: TEvent) => unknown) | undefined, event: TEvent): void {
+	if (!listener) return;
+	try {
+		const returned = listener(event);
+		if (returned instanceof Promise) returned.catch(() => {});
+	} catch {
+		// A broken listener must not break the run it listens to.
+	}
+}
+
+/** A throttle that delivers the first value at once, then at most one value per interval (the latest). */
+export interface Throttle<T> {
+	/** Offers a value; it is delivered now or at the end of the current interval. */
+	push(value: T): void;
+	/** Drops any pending value and stops delivering. */
+	close(): void;
+}
+
+/** Creates a leading-and-trailing throttle around `deliver`. */
+export function createThrottle<T>(intervalMs: number, deliver: (value: T) => void): Throttle<T> {
+	let lastDelivery = Number.NEGATIVE_INFINITY;
+	let pending: { value: T } | undefined;
+	let timer: NodeJS.Timeout | undefined;
+	let closed = false;
+	const flush = () => {
+		timer = undefined;
+		if (closed || !pending) return;
+		const { value } = pending;
+		pending = undefined;
+		lastDelivery = Date.now();
+		deliver(value);
+	};
+	return {
+		push(value) {
+			if (closed) return;
+			pending = { value };
+			const wait = lastDelivery + intervalMs - Date.now();
+			if (wait <= 0 && !timer) flush();
+			else if (!timer) timer = setTimeout(flush, Math.max(0, wait));
+		},
+		close() {
+			closed = true;
+			pending = undefined;
+			if (timer) clearTimeout(timer);
+			timer = undefined;
+		},
+	};
+}

@@ -1,0 +1,56 @@
+import { realpath } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+
+/** Tail of each file's queue: resolves when the last queued mutation has finished. */
+const queues = new Map<string, Promise<void>>();
+
+/**
+ * The key under which mutations of `path` are serialized: the realpath of the deepest existing
+ * ancestor plus the remaining segments. So `a/f`, `./a/../a/f`, the absolute path and a path
+ * through a symlinked directory agree, also for a file that does not exist yet.
+ */
+export async function canonicalPath(path: string): Promise<string> {
+	const absolute = resolve(path);
+	const rest: string[] = [];
+	let current = absolute;
+	for (;;) {
+		try {
+			const real = await realpath(current);
+			return rest.length === 0 ? real : join(real, ...rest.reverse());
+		} catch {
+			const parent = dirname(current);
+			if (parent === current) return absolute;
+			rest.push(basename(current));
+			current = parent;
+		}
+	}
+}
+
+/**
+ * Runs `fn` when every earlier mutation of the same file has finished, and holds the slot until
+ * `fn` has settled — also when it throws or its caller was aborted, so the next writer never
+ * overlaps I/O still in flight. Mutations of different files run concurrently.
+ */
+export async function withFileMutationQueue<T>(path: string, fn: () => Promise<T>): Promise<T> {
+	const key = await canonicalPath(path);
+	const previous = queues.get(key) ?? Promise.resolve();
+	let release: () => void = () => {};
+	const done = new Promise<void>((resolveDone) => {
+		release = resolveDone;
+	});
+	const tail = previous.then(() => done);
+	queues.set(key, tail);
+	try {
+		await previous;
+		return await fn();
+	} finally {
+		release();
+		// The last one out removes the entry, so the map holds only files with work pending.
+		if (queues.get(key) === tail) queues.delete(key);
+	}
+}
+
+/** How many files currently have mutations queued or running (for tests and diagnostics). */
+export function pendingFileMutationQueues(): number {
+	return queues.size;
+}

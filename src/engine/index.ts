@@ -1,0 +1,49 @@
+export { AbortError, errorMessage, isAbortError, ToolError, throwIfAborted } from "./errors.js";
+export { createThrottle, emitSafely, type Throttle, type ToolEventListener } from "./events.js";
+export {
+	type ExecuteToolCallsOptions,
+	type ExecuteToolCallsResult,
+	executeToolCalls,
+} from "./execute-tool-calls.js";
+export { canonicalPath, pendingFileMutationQueues, withFileMutationQueue } from "./file-mutation-queue.js";
+export { composeHooks } from "./hooks.js";
+export {
+	countLines,
+	DEFAULT_MAX_BYTES,
+	DEFAULT_MAX_LINES,
+	formatSize,
+	type LineTruncationResult,
+	type TruncationOptions,
+	type TruncationResult,
+	truncateHead,
+	truncateLine,
+	truncateTail,
+	utf8Prefix,
+	utf8Suffix,
+} from "./truncate.js";
+export type {
+	AfterToolCallContext,
+	AfterToolCallHook,
+	AfterToolCallResult,
+	AgentTool,
+	AnyAgentTool,
+	BeforeToolCallContext,
+	BeforeToolCallHook,
+	BeforeToolCallResult,
+	ExecutionMode,
+	ImageContent,
+	TextContent,
+	ToolAnnotations,
+	ToolCall,
+	ToolDefinition,
+	ToolExecutionEndEvent,
+	ToolExecutionEvent,
+	ToolExecutionStartEvent,
+	ToolExecutionUpdateEvent,
+	ToolHooks,
+	ToolResult,
+	ToolResultContent,
+	ToolResultMessage,
+	ToolUpdateCallback,
+} from "./types.js";
+export { ValidationError, validateToolArguments } from "./validate.js";

@@ -1,0 +1,176 @@
+/** Default model-facing budget per result: lines. */
+export const DEFAULT_MAX_LINES = 2000;
+/** Default model-facing budget per result: bytes (50 KB). */
+export const DEFAULT_MAX_BYTES = 50 * 1024;
+
+/** Limits for `truncateHead` / `truncateTail`. */
+export interface TruncationOptions {
+	/** Most UTF-8 bytes to keep. Default: `DEFAULT_MAX_BYTES` (50 KB). */
+	maxBytes?: number;
+	/** Most lines to keep. Default: `DEFAULT_MAX_LINES` (2,000). */
+	maxLines?: number;
+}
+
+/** What was kept and what was cut. */
+export interface TruncationResult {
+	/** The kept text. Identical to the input when `truncated` is false. */
+	content: string;
+	/** True when anything was cut. */
+	truncated: boolean;
+	/** Which limit cut the text, or null when nothing was cut. */
+	truncatedBy: "lines" | "bytes" | null;
+	/** Lines in the input (a trailing newline does not start a new line). */
+	originalLines: number;
+	/** UTF-8 bytes in the input. */
+	originalBytes: number;
+	/** Lines in `content`. */
+	outputLines: number;
+	/** UTF-8 bytes in `content`. */
+	outputBytes: number;
+	/** True when a single line exceeded `maxBytes` and only part of it was kept. */
+	partialLine: boolean;
+}
+
+/** Counts lines the way a person does: `"a\nb\n"` has two lines, `""` has none. */
+export function countLines(text: string): number {
+	if (text.length === 0) return 0;
+	let count = 1;
+	let index = text.indexOf("\n");
+	while (index !== -1) {
+		if (index !== text.length - 1) count++;
+		index = text.indexOf("\n", index + 1);
+	}
+	return count;
+}
+
+/** Splits into lines, dropping the empty segment after a trailing newline. */
+function splitLines(text: string): string[] {
+	const lines = text.split("\n");
+	if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+	return lines;
+}
+
+function untouched(text: string, lines: number, bytes: number): TruncationResult {
+	return {
+		content: text,
+		truncated: false,
+		truncatedBy: null,
+		originalLines: lines,
+		originalBytes: bytes,
+		outputLines: lines,
+		outputBytes: bytes,
+		partialLine: false,
+	};
+}
+
+/**
+ * The longest prefix of `text` whose UTF-8 encoding fits in `maxBytes`, never splitting a
+ * character (a surrogate pair is one 4-byte character in UTF-8).
+ */
+export function utf8Prefix(text: string, maxBytes: number): string {
+	const bytes = Buffer.from(text, "utf8");
+	if (bytes.length <= maxBytes) return text;
+	let end = Math.max(0, maxBytes);
+	while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+	return bytes.subarray(0, end).toString("utf8");
+}
+
+/** The longest suffix of `text` whose UTF-8 encoding fits in `maxBytes`, never splitting a character. */
+export function utf8Suffix(text: string, maxBytes: number): string {
+	const bytes = Buffer.from(text, "utf8");
+	if (bytes.length <= maxBytes) return text;
+	let start = bytes.length - Math.max(0, maxBytes);
+	while (start < bytes.length && ((bytes[start] ?? 0) & 0xc0) === 0x80) start++;
+	return bytes.subarray(start).toString("utf8");
+}
+
+/**
+ * Cuts from the tail and keeps the head: for files and search results, where the beginning
+ * matters and the model continues with an offset.
+ */
+export function truncateTail(text: string, options: TruncationOptions = {}): TruncationResult {
+	return truncate(text, options, "head");
+}
+
+/**
+ * Cuts from the head and keeps the tail: for shell output, where the latest lines (errors,
+ * summaries) matter most.
+ */
+export function truncateHead(text: string, options: TruncationOptions = {}): TruncationResult {
+	return truncate(text, options, "tail");
+}
+
+function truncate(text: string, options: TruncationOptions, keep: "head" | "tail"): TruncationResult {
+	const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+	const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+	const originalBytes = Buffer.byteLength(text, "utf8");
+	const originalLines = countLines(text);
+	if (originalBytes <= maxBytes && originalLines <= maxLines) return untouched(text, originalLines, originalBytes);
+
+	const lines = splitLines(text);
+	const kept: string[] = [];
+	let bytes = 0;
+	let truncatedBy: "lines" | "bytes" = "lines";
+	let partialLine = false;
+	for (let step = 0; step < lines.length; step++) {
+		const line = lines[keep === "head" ? step : lines.length - 1 - step] ?? "";
+		if (kept.length >= maxLines) {
+			truncatedBy = "lines";
+			break;
+		}
+		const lineBytes = Buffer.byteLength(line, "utf8") + (kept.length > 0 ? 1 : 0);
+		if (bytes + lineBytes > maxBytes) {
+			truncatedBy = "bytes";
+			if (kept.length === 0) {
+				// A single line larger than the whole budget: keep the part of it nearest the kept edge.
+				const part = keep === "head" ? utf8Prefix(line, maxBytes) : utf8Suffix(line, maxBytes);
+				kept.push(part);
+				bytes = Buffer.byteLength(part, "utf8");
+				partialLine = true;
+			}
+			break;
+		}
+		kept.push(line);
+		bytes += lineBytes;
+	}
+	if (keep === "tail") kept.reverse();
+	const content = kept.join("\n");
+	return {
+		content,
+		truncated: true,
+		truncatedBy,
+		originalLines,
+		originalBytes,
+		outputLines: kept.length,
+		outputBytes: Buffer.byteLength(content, "utf8"),
+		partialLine,
+	};
+}
+
+/** The result of `truncateLine`. */
+export interface LineTruncationResult {
+	/** The line, cut with a marker when it was too long. */
+	text: string;
+	/** True when the line was cut. */
+	truncated: boolean;
+}
+
+/**
+ * Cuts a line longer than `maxLength` characters (UTF-16 code units) and appends a marker
+ * saying how much was cut. Never splits a surrogate pair.
+ */
+export function truncateLine(line: string, maxLength: number): LineTruncationResult {
+	if (line.length <= maxLength) return { text: line, truncated: false };
+	let end = Math.max(0, maxLength);
+	const code = line.charCodeAt(end - 1);
+	if (code >= 0xd800 && code <= 0xdbff) end--;
+	return { text: `${line.slice(0, end)}… [line truncated, ${line.length - end} more characters]`, truncated: true };
+}
+
+/** Formats a byte count for people and models: `512 B`, `1.5 KB`, `2.0 MB`, `1.0 GB`. */
+export function formatSize(bytes: number): string {
+	if (bytes < 1024) return `${bytes} B`;
+	if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+	if (bytes < 1024 * 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+	return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GB`;
+}

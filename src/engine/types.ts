@@ -1,0 +1,219 @@
+import type { Static, TSchema } from "typebox";
+
+/** A block of text the model reads. */
+export interface TextContent {
+	type: "text";
+	/** The text itself, already within the tool's output budget. */
+	text: string;
+}
+
+/** An image the model sees (base64, never a path). */
+export interface ImageContent {
+	type: "image";
+	/** Base64-encoded image bytes, without a `data:` prefix. */
+	data: string;
+	/** MIME type of the bytes, e.g. `image/png`. */
+	mimeType: string;
+}
+
+/** One block of a tool result's model-facing content. */
+export type ToolResultContent = TextContent | ImageContent;
+
+/** Hints about a tool's behaviour, as in the MCP specification. All optional. */
+export interface ToolAnnotations {
+	/** A human-readable title. */
+	title?: string;
+	/** The tool does not change its environment. Default: false. */
+	readOnlyHint?: boolean;
+	/** The tool may destroy or overwrite data (meaningful when not read-only). Default: true. */
+	destructiveHint?: boolean;
+	/** Calling the tool again with the same arguments has no further effect. Default: false. */
+	idempotentHint?: boolean;
+	/** The tool talks to an open world (network, other systems). Default: true. */
+	openWorldHint?: boolean;
+}
+
+/** What the model sees of a tool: its name, description and argument schema. */
+export interface ToolDefinition<TParameters extends TSchema = TSchema> {
+	/** Unique tool name, e.g. `read`. */
+	name: string;
+	/** What the tool does and when to use it, written for a language model. */
+	description: string;
+	/** JSON Schema of the arguments object (TypeBox-built, or plain JSON Schema from elsewhere). */
+	parameters: TParameters;
+	/** Optional behaviour hints. */
+	annotations?: ToolAnnotations;
+}
+
+/** What a tool returns. A tool reports failure by throwing, never by returning an error result. */
+export interface ToolResult<TDetails = unknown> {
+	/** What the model reads. */
+	content: ToolResultContent[];
+	/** Structured data for programs and UIs (exit code, truncation facts, diff, …). Not sent to the model. */
+	details?: TDetails;
+	/** Ask the agent loop to stop after the current batch of tool calls. Default: false. */
+	terminate?: boolean;
+}
+
+/** Receives partial results while a tool runs (e.g. the growing tail of a shell's output). */
+export type ToolUpdateCallback<TDetails = unknown> = (partialResult: ToolResult<TDetails>) => void;
+
+/**
+ * How a tool may be scheduled in a parallel batch. `sequential` makes the call a barrier:
+ * it starts after every earlier call has finished, and later calls start after it.
+ */
+export type ExecutionMode = "parallel" | "sequential";
+
+/** A tool that can run: its definition plus the code that executes it. */
+export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unknown>
+	extends ToolDefinition<TParameters> {
+	/**
+	 * Runs the tool with validated, coerced arguments. Throw an `Error` with a message written
+	 * for the model to report failure; honour `signal` promptly.
+	 */
+	execute(
+		toolCallId: string,
+		args: Static<TParameters>,
+		signal: AbortSignal | undefined,
+		onUpdate?: ToolUpdateCallback<TDetails>,
+	): Promise<ToolResult<TDetails>>;
+	/**
+	 * Repairs common model mistakes before validation (aliases, a JSON string where an array
+	 * belongs, legacy field names). Receives the raw arguments; returns the repaired ones.
+	 */
+	prepareArguments?(args: unknown): unknown;
+	/** Scheduling mode within a parallel batch. Default: `parallel`. */
+	executionMode?: ExecutionMode;
+}
+
+/**
+ * Any tool, whatever its schema. `execute` is declared as a method, so a tool with a concrete
+ * argument type is assignable here (method parameters are checked bivariantly).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the erased form of AgentTool needs an open details type.
+export type AnyAgentTool = AgentTool<TSchema, any>;
+
+/** A tool call as the model emitted it. */
+export interface ToolCall {
+	type: "toolCall";
+	/** Provider-assigned id, echoed in the result. */
+	id: string;
+	/** Name of the tool to run. */
+	name: string;
+	/** Arguments as parsed from the model's JSON (may be malformed; validation decides). */
+	arguments: Record<string, unknown>;
+}
+
+/** The result of one tool call, as it goes back into the transcript. */
+export interface ToolResultMessage<TDetails = unknown> {
+	role: "toolResult";
+	/** The id of the tool call this answers. */
+	toolCallId: string;
+	/** The name of the tool that was called. */
+	toolName: string;
+	/** What the model reads. */
+	content: ToolResultContent[];
+	/** Structured data for programs and UIs. */
+	details?: TDetails;
+	/** True when the call failed (thrown error, unknown tool, invalid arguments, block, abort). */
+	isError: boolean;
+	/** Milliseconds since the epoch when the result was produced. */
+	timestamp: number;
+}
+
+/** A tool call has started (after preparation and `beforeToolCall`). */
+export interface ToolExecutionStartEvent {
+	type: "tool_execution_start";
+	toolCallId: string;
+	toolName: string;
+	/** The arguments as received from the model. */
+	args: unknown;
+}
+
+/** A running tool reported progress. Throttled per call. */
+export interface ToolExecutionUpdateEvent {
+	type: "tool_execution_update";
+	toolCallId: string;
+	toolName: string;
+	args: unknown;
+	/** The latest partial result. */
+	partialResult: ToolResult;
+}
+
+/** A tool call has finished, with its final (hook-patched) result. Emitted in completion order. */
+export interface ToolExecutionEndEvent {
+	type: "tool_execution_end";
+	toolCallId: string;
+	toolName: string;
+	/** The final result, as the model will see it. */
+	result: ToolResult;
+	/** True when the result is an error. */
+	isError: boolean;
+	/** Wall-clock duration of the call, in milliseconds. */
+	durationMs: number;
+}
+
+/** Events emitted by `executeToolCalls`. */
+export type ToolExecutionEvent = ToolExecutionStartEvent | ToolExecutionUpdateEvent | ToolExecutionEndEvent;
+
+/** What a `beforeToolCall` hook sees. */
+export interface BeforeToolCallContext {
+	/** The call as the model emitted it. */
+	toolCall: ToolCall;
+	/** The tool that will run. */
+	tool: AnyAgentTool;
+	/** The validated, coerced arguments (as updated by earlier hooks in a chain). */
+	args: Record<string, unknown>;
+}
+
+/** What a `beforeToolCall` hook may decide. Returning nothing lets the call run unchanged. */
+export interface BeforeToolCallResult {
+	/** Do not run the tool; the model gets an error result with `reason`. */
+	block?: boolean;
+	/** Why the call was blocked, written for the model. */
+	reason?: string;
+	/** Stop the agent loop after this batch. */
+	terminate?: boolean;
+	/** Replacement arguments; re-validated against the tool's schema before the tool runs. */
+	args?: Record<string, unknown>;
+}
+
+/** What an `afterToolCall` hook sees. */
+export interface AfterToolCallContext {
+	toolCall: ToolCall;
+	tool: AnyAgentTool;
+	/** The arguments the tool ran with. */
+	args: Record<string, unknown>;
+	/** The result so far (patched by earlier hooks in a chain). */
+	result: ToolResult;
+	/** Whether the result so far is an error. */
+	isError: boolean;
+}
+
+/** Field-by-field replacement of a tool's result. Omitted fields stay as they are. */
+export interface AfterToolCallResult {
+	content?: ToolResultContent[];
+	details?: unknown;
+	isError?: boolean;
+	terminate?: boolean;
+}
+
+/** Runs before a tool executes; can block it, stop the loop, or rewrite its arguments. */
+export type BeforeToolCallHook = (
+	context: BeforeToolCallContext,
+	signal: AbortSignal | undefined,
+) => BeforeToolCallResult | undefined | Promise<BeforeToolCallResult | undefined>;
+
+/** Runs after a tool executes (also after it threw); can patch the result. */
+export type AfterToolCallHook = (
+	context: AfterToolCallContext,
+	signal: AbortSignal | undefined,
+) => AfterToolCallResult | undefined | Promise<AfterToolCallResult | undefined>;
+
+/** A pair of optional hooks, as composed by `composeHooks`. */
+export interface ToolHooks {
+	/** Runs before each call. */
+	beforeToolCall?: BeforeToolCallHook;
+	/** Runs after each call. */
+	afterToolCall?: AfterToolCallHook;
+}

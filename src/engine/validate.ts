@@ -1,0 +1,78 @@
+import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
+import type { ToolDefinition } from "./types.js";
+
+// ajv ships CommonJS; under NodeNext its default export is the module object.
+const Ajv = AjvModule.default ?? AjvModule;
+
+/**
+ * One validator for every schema, TypeBox-built or foreign (MCP). `coerceTypes` repairs what
+ * models get wrong most often: `"10"` → 10, `"true"` → true, 5 → "5". `strict: false` because
+ * foreign schemas carry keywords ajv does not know.
+ */
+const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false, validateFormats: false });
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function validatorFor(schema: object): ValidateFunction {
+	let validate = compiled.get(schema);
+	if (!validate) {
+		// A `$schema` naming a draft ajv was not built with would fail compilation; the keywords are what matter.
+		const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
+		validate = ajv.compile(rest);
+		compiled.set(schema, validate);
+	}
+	return validate;
+}
+
+/** Thrown when arguments do not match a tool's schema. The message lists every failing path. */
+export class ValidationError extends Error {
+	/** One line per failing path, e.g. `limit: must be number`. */
+	readonly problems: string[];
+
+	constructor(toolName: string, problems: string[], received: unknown) {
+		super(
+			`Validation failed for tool "${toolName}":\n${problems.map((problem) => `  - ${problem}`).join("\n")}\n\n` +
+				`Received arguments:\n${safeJson(received)}\n\nFix the arguments and call the tool again.`,
+		);
+		this.name = "ValidationError";
+		this.problems = problems;
+	}
+}
+
+function safeJson(value: unknown): string {
+	try {
+		const text = JSON.stringify(value, null, 2) ?? String(value);
+		return text.length > 2000 ? `${text.slice(0, 2000)}… [${text.length - 2000} more characters]` : text;
+	} catch {
+		return String(value);
+	}
+}
+
+function describe(error: ErrorObject): string {
+	const segments = error.instancePath
+		.split("/")
+		.slice(1)
+		.map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"));
+	const missing = (error.params as { missingProperty?: string }).missingProperty;
+	const extra = (error.params as { additionalProperty?: string }).additionalProperty;
+	if (missing !== undefined) segments.push(missing);
+	const path = segments.length > 0 ? segments.join(".") : "(root)";
+	if (missing !== undefined) return `${path}: is required`;
+	if (extra !== undefined) return `${path}: unknown property "${extra}"`;
+	const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
+	if (allowed)
+		return `${path}: ${error.message ?? "is invalid"} (${allowed.map((value) => JSON.stringify(value)).join(", ")})`;
+	return `${path}: ${error.message ?? "is invalid"}`;
+}
+
+/**
+ * Validates `args` against the tool's schema after coercion and returns the coerced copy.
+ * The input is never mutated. Throws `ValidationError` listing every failing path.
+ */
+export function validateToolArguments(tool: ToolDefinition, args: unknown): Record<string, unknown> {
+	const copy = args === undefined ? {} : structuredClone(args);
+	const validate = validatorFor(tool.parameters as object);
+	if (validate(copy)) return copy as Record<string, unknown>;
+	const problems = [...new Set((validate.errors ?? []).map(describe))];
+	throw new ValidationError(tool.name, problems, args);
+}

@@ -1,0 +1,26 @@
+import { homedir } from "node:os";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+
+/** Expands a leading `~` or `~/` to the user's home directory. */
+export function expandHome(path: string): string {
+	if (path === "~") return homedir();
+	if (path.startsWith("~/") || path.startsWith(`~${sep}`)) return resolve(homedir(), path.slice(2));
+	return path;
+}
+
+/**
+ * The absolute path a tool argument names: `~` expanded, relative paths taken from the tool's
+ * `cwd`. Purely lexical; see the file tools for look-ups that tolerate near-miss names.
+ */
+export function resolveToolPath(cwd: string, path: string): string {
+	const expanded = expandHome(path.trim() === "" ? "." : path);
+	return isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
+}
+
+/** How a result shows a path: relative to `cwd` with `/` when inside it, absolute otherwise. */
+export function displayPath(cwd: string, absolutePath: string): string {
+	const relativePath = relative(cwd, absolutePath);
+	if (relativePath === "") return ".";
+	if (relativePath.startsWith("..") || isAbsolute(relativePath)) return absolutePath;
+	return relativePath.split(sep).join("/");
+}

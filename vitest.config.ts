@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+	test: {
+		include: ["test/**/*.test.ts"],
+		testTimeout: 20_000,
+		hookTimeout: 20_000,
+		// Tests spawn real processes; two cores are shared with them.
+		pool: "forks",
+		maxWorkers: 2,
+	},
+});
