@@ -1,0 +1,93 @@
+import { type Static, Type } from "typebox";
+import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import type { SearchBackendName, SearchOperations } from "./search/types.js";
+
+const DESCRIPTION = `Find files by glob pattern and get their paths, relative to the searched directory, sorted.
+A pattern without '/' matches file names at any depth ('*.ts', 'package.json'); a pattern with '/' matches the relative path ('src/**/*.test.ts', '.github/workflows/*.yml').
+Honours .gitignore, .ignore and .rgignore; includes hidden files; never lists .git/. Returns at most \`limit\` paths (default 1000).`;
+
+/** The find tool's arguments. */
+export const findSchema = Type.Object(
+	{
+		pattern: Type.String({
+			description: "Glob to match, e.g. '*.ts' (any depth), 'src/**/*.test.ts', '.github/workflows/*.yml'.",
+		}),
+		path: Type.Optional(
+			Type.String({ description: "Directory to search, relative to the working directory. Default: ." }),
+		),
+		limit: Type.Optional(Type.Integer({ minimum: 1, description: "Most paths to return. Default: 1000." })),
+	},
+	{ additionalProperties: false },
+);
+
+/** The find tool's validated arguments. */
+export type FindToolInput = Static<typeof findSchema>;
+
+/** Structured facts about a find result, for programs and UIs. */
+export interface FindToolDetails {
+	/** The backend that listed files: `ripgrep`, or the built-in `walker` when ripgrep could not run. */
+	backend: SearchBackendName;
+	/** Why the walker listed files instead of ripgrep. */
+	fallbackReason?: string;
+	/** Paths returned. */
+	fileCount: number;
+	/** The `limit` that was applied, set only when more files matched than were returned. */
+	resultLimitReached?: number;
+	/** True when the whole output was cut to the output budget. */
+	outputTruncated?: boolean;
+	/** True when the listing stopped at the timeout and the result is partial. */
+	timedOut?: boolean;
+}
+
+/** Options of the find tool. */
+export interface FindToolOptions {
+	/** Side effects (process execution, file system). Default: ripgrep with the built-in walker as fallback. */
+	operations?: SearchOperations;
+	/** Path of an `rg` binary to use instead of the one from `@vscode/ripgrep`. Default: the bundled binary. */
+	rgPath?: string;
+	/** Force a backend: `auto` tries ripgrep then the walker. Default: `auto`. */
+	backend?: "auto" | SearchBackendName;
+	/** Honour .gitignore, .ignore and .rgignore files. Default: true. */
+	respectIgnoreFiles?: boolean;
+	/** Milliseconds before the listing stops and returns what it found so far. Default: 60,000. */
+	timeoutMs?: number;
+	/** Default for the `limit` argument. Default: 1,000. */
+	defaultLimit?: number;
+	/** Output budget in bytes. Default: `DEFAULT_MAX_BYTES` (50 KB). */
+	maxBytes?: number;
+	/** Output budget in lines. Default: `DEFAULT_MAX_LINES` (2,000). */
+	maxLines?: number;
+}
+
+/** The find tool as the model sees it. */
+export function createFindToolDefinition(
+	_cwd: string,
+	_options: FindToolOptions = {},
+): ToolDefinition<typeof findSchema> {
+	return {
+		name: "find",
+		description: DESCRIPTION,
+		parameters: findSchema,
+		annotations: {
+			title: "Find files by name",
+			readOnlyHint: true,
+			destructiveHint: false,
+			idempotentHint: true,
+			openWorldHint: false,
+		},
+	};
+}
+
+/** The runnable find tool: lists files below `cwd` (or the given path) with ripgrep or the fallback walker. */
+export function createFindTool(
+	cwd: string,
+	options: FindToolOptions = {},
+): AgentTool<typeof findSchema, FindToolDetails> {
+	return {
+		...createFindToolDefinition(cwd, options),
+		executionMode: "parallel",
+		execute: async () => {
+			throw new Error("find is not implemented yet.");
+		},
+	};
+}

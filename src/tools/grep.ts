@@ -1,0 +1,113 @@
+import { type Static, Type } from "typebox";
+import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import type { SearchBackendName, SearchOperations } from "./search/types.js";
+
+const DESCRIPTION = `Search file contents with a regular expression (ripgrep syntax) and get matching lines as \`path:line: text\`, context lines as \`path-line- text\`, groups divided by \`--\`.
+Paths are relative to the searched directory. Honours .gitignore, .ignore and .rgignore; searches hidden files; never searches .git/.
+Use \`literal: true\` for plain text with regex characters, \`include\`/\`exclude\` globs (e.g. \`*.ts\`, \`src/**\`) to narrow the files, \`context\` for surrounding lines.
+Returns at most \`limit\` matches (default 100); long lines are cut around the match.`;
+
+/** The grep tool's arguments. */
+export const grepSchema = Type.Object(
+	{
+		pattern: Type.String({
+			description: "Regular expression to search for (ripgrep/Rust syntax), or plain text with literal: true.",
+		}),
+		path: Type.Optional(
+			Type.String({ description: "Directory or file to search, relative to the working directory. Default: ." }),
+		),
+		include: Type.Optional(
+			Type.String({ description: "Only search files matching this glob, e.g. '*.ts' or 'src/**/*.{ts,tsx}'." }),
+		),
+		exclude: Type.Optional(
+			Type.String({ description: "Skip files and folders matching this glob, e.g. '*.min.js' or 'dist/**'." }),
+		),
+		case_sensitive: Type.Optional(Type.Boolean({ description: "Match case exactly. Default: true." })),
+		literal: Type.Optional(
+			Type.Boolean({ description: "Treat the pattern as plain text, not a regular expression. Default: false." }),
+		),
+		context: Type.Optional(
+			Type.Integer({ minimum: 0, description: "Lines of context to show before and after each match. Default: 0." }),
+		),
+		limit: Type.Optional(Type.Integer({ minimum: 1, description: "Most matches to return. Default: 100." })),
+	},
+	{ additionalProperties: false },
+);
+
+/** The grep tool's validated arguments. */
+export type GrepToolInput = Static<typeof grepSchema>;
+
+/** Structured facts about a grep result, for programs and UIs. */
+export interface GrepToolDetails {
+	/** The backend that searched: `ripgrep`, or the built-in `walker` when ripgrep could not run. */
+	backend: SearchBackendName;
+	/** Why the walker searched instead of ripgrep. */
+	fallbackReason?: string;
+	/** Matching lines returned. */
+	matchCount: number;
+	/** Files with at least one returned match. */
+	fileCount: number;
+	/** The `limit` that was applied, set only when more matches existed than were returned. */
+	matchLimitReached?: number;
+	/** True when at least one long line was cut around its match. */
+	linesTruncated?: boolean;
+	/** True when the whole output was cut to the output budget. */
+	outputTruncated?: boolean;
+	/** True when the search stopped at the timeout and the result is partial. */
+	timedOut?: boolean;
+}
+
+/** Options of the grep tool. */
+export interface GrepToolOptions {
+	/** Side effects (process execution, file system). Default: ripgrep with the built-in walker as fallback. */
+	operations?: SearchOperations;
+	/** Path of an `rg` binary to use instead of the one from `@vscode/ripgrep`. Default: the bundled binary. */
+	rgPath?: string;
+	/** Force a backend: `auto` tries ripgrep then the walker. Default: `auto`. */
+	backend?: "auto" | SearchBackendName;
+	/** Honour .gitignore, .ignore and .rgignore files. Default: true. */
+	respectIgnoreFiles?: boolean;
+	/** Milliseconds before the search stops and returns what it found so far. Default: 60,000. */
+	timeoutMs?: number;
+	/** Default for the `limit` argument. Default: 100. */
+	defaultLimit?: number;
+	/** Longest line shown in full, in characters; longer lines are cut around the match. Default: 500. */
+	maxLineLength?: number;
+	/** Output budget in bytes. Default: `DEFAULT_MAX_BYTES` (50 KB). */
+	maxBytes?: number;
+	/** Output budget in lines. Default: `DEFAULT_MAX_LINES` (2,000). */
+	maxLines?: number;
+}
+
+/** The grep tool as the model sees it. */
+export function createGrepToolDefinition(
+	_cwd: string,
+	_options: GrepToolOptions = {},
+): ToolDefinition<typeof grepSchema> {
+	return {
+		name: "grep",
+		description: DESCRIPTION,
+		parameters: grepSchema,
+		annotations: {
+			title: "Search file contents",
+			readOnlyHint: true,
+			destructiveHint: false,
+			idempotentHint: true,
+			openWorldHint: false,
+		},
+	};
+}
+
+/** The runnable grep tool: searches below `cwd` (or the given path) with ripgrep or the fallback walker. */
+export function createGrepTool(
+	cwd: string,
+	options: GrepToolOptions = {},
+): AgentTool<typeof grepSchema, GrepToolDetails> {
+	return {
+		...createGrepToolDefinition(cwd, options),
+		executionMode: "parallel",
+		execute: async () => {
+			throw new Error("grep is not implemented yet.");
+		},
+	};
+}

@@ -1,0 +1,85 @@
+/** Which engine produced a search result. */
+export type SearchBackendName = "ripgrep" | "walker";
+
+/** One line of grep output: a match, or a context line around one. */
+export interface GrepLine {
+	/** `match` for a line that matches, `context` for a line shown around one. */
+	kind: "match" | "context";
+	/** Path relative to the search root, with `/` (the file name when one file was searched). */
+	path: string;
+	/** 1-based line number. */
+	lineNumber: number;
+	/** The line without its line terminator. */
+	text: string;
+	/** Character offset (UTF-16) of the first match in `text`, for cutting long lines around it. */
+	matchStart?: number;
+	/** Character offset (UTF-16) just past the first match in `text`. */
+	matchEnd?: number;
+}
+
+/** What a grep backend is asked to search. */
+export interface GrepRequest {
+	/** Absolute path of the directory to run in (the search root, or the parent of a single file). */
+	root: string;
+	/** A single file (name relative to `root`) to search instead of the whole root. */
+	file?: string;
+	/** The regular expression, or the literal text when `literal` is true. */
+	pattern: string;
+	/** Treat `pattern` as literal text. */
+	literal: boolean;
+	/** Match case exactly. */
+	caseSensitive: boolean;
+	/** Lines of context before and after each match. */
+	context: number;
+	/** Only files whose path matches this glob. */
+	include?: string;
+	/** Skip files (and folders) whose path matches this glob. */
+	exclude?: string;
+	/** Honour .gitignore, .ignore and .rgignore. */
+	respectIgnoreFiles: boolean;
+}
+
+/** What a file-listing backend is asked to list. */
+export interface ListFilesRequest {
+	/** Absolute path of the directory whose files are listed. */
+	root: string;
+	/** Glob the listed paths must match; matched against the relative path when it holds `/`, else the name. */
+	pattern: string;
+	/** Honour .gitignore, .ignore and .rgignore. */
+	respectIgnoreFiles: boolean;
+}
+
+/** A file-system entry as the search tools need to know it. */
+export interface SearchPathInfo {
+	/** True for a directory (after following symlinks). */
+	isDirectory: boolean;
+}
+
+/** A running search: which backend answers, and the stream of its results. */
+export interface SearchStream<TItem> {
+	/** The backend that is producing `items`. */
+	backend: SearchBackendName;
+	/** Why the walker answers instead of ripgrep (ripgrep missing or failed to start). */
+	fallbackReason?: string;
+	/**
+	 * The results, streamed. Stops promptly when the signal aborts or the consumer stops
+	 * iterating early (`break`): the process behind it is killed.
+	 */
+	items: AsyncIterable<TItem>;
+}
+
+/**
+ * Every side effect of grep and find. The default runs ripgrep and falls back to the built-in
+ * walker; inject your own to search a remote workspace or to force one backend.
+ */
+export interface SearchOperations {
+	/** Describes a path, or returns undefined when it does not exist. */
+	stat(absolutePath: string): Promise<SearchPathInfo | undefined>;
+	/**
+	 * Starts a content search. Lines come file by file (a file's lines in order, with context
+	 * merged). Iterating throws an error whose message explains a bad pattern.
+	 */
+	grep(request: GrepRequest, signal: AbortSignal): Promise<SearchStream<GrepLine>>;
+	/** Starts a file listing: relative POSIX paths of matching files, in any order. */
+	listFiles(request: ListFilesRequest, signal: AbortSignal): Promise<SearchStream<string>>;
+}
