@@ -56,9 +56,10 @@ function describe(error: ErrorObject): string {
 	const missing = (error.params as { missingProperty?: string }).missingProperty;
 	const extra = (error.params as { additionalProperty?: string }).additionalProperty;
 	if (missing !== undefined) segments.push(missing);
+	if (extra !== undefined) segments.push(extra);
 	const path = segments.length > 0 ? segments.join(".") : "(root)";
 	if (missing !== undefined) return `${path}: is required`;
-	if (extra !== undefined) return `${path}: unknown property "${extra}"`;
+	if (extra !== undefined) return `${path}: is not a known property; remove it`;
 	const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
 	if (allowed)
 		return `${path}: ${error.message ?? "is invalid"} (${allowed.map((value) => JSON.stringify(value)).join(", ")})`;

@@ -1,0 +1,91 @@
+import { AbortError } from "./errors.js";
+import type { ExecutionMode } from "./types.js";
+
+/** Options of one `CallGate.run`. */
+export interface CallGateRunOptions {
+	/** `sequential` makes the call a barrier; `parallel` lets it overlap other parallel calls. Default: `parallel`. */
+	mode?: ExecutionMode;
+	/**
+	 * Gives up waiting for a turn: the returned promise rejects with `AbortError` and the task never
+	 * starts. Once the task has started, the signal is the task's own business.
+	 */
+	signal?: AbortSignal;
+}
+
+/**
+ * Schedules tool calls that arrive one at a time (as over MCP) with the same rule
+ * `executeToolCalls` applies within a batch: parallel calls overlap, a sequential call waits for
+ * every call that arrived before it and every later call waits for it. Arrival order is kept.
+ */
+export interface CallGate {
+	/** Runs `task` when its turn comes and returns what it returns. */
+	run<T>(task: () => Promise<T>, options?: CallGateRunOptions): Promise<T>;
+	/** Calls admitted but not yet settled (waiting or running). */
+	readonly pending: number;
+}
+
+function settled(promise: Promise<unknown>): Promise<void> {
+	return promise.then(
+		() => undefined,
+		() => undefined,
+	);
+}
+
+function cancelledBeforeStart(): AbortError {
+	return new AbortError("The call was cancelled before it started.");
+}
+
+/** Creates an empty gate. Gates are independent: one per client session is the usual scope. */
+export function createCallGate(): CallGate {
+	// Resolves when the latest barrier (and everything before it) has finished.
+	let barrier: Promise<void> = Promise.resolve();
+	// Parallel calls admitted since the latest barrier; the next barrier waits for all of them.
+	let sinceBarrier: Promise<void>[] = [];
+	let pending = 0;
+
+	return {
+		get pending() {
+			return pending;
+		},
+		run<T>(task: () => Promise<T>, options: CallGateRunOptions = {}): Promise<T> {
+			const { signal } = options;
+			if (signal?.aborted) return Promise.reject(cancelledBeforeStart());
+			const sequential = options.mode === "sequential";
+			const turn = sequential ? Promise.all([barrier, ...sinceBarrier]).then(() => undefined) : barrier;
+			let started = false;
+			const execution = turn.then(() => {
+				if (signal?.aborted) throw cancelledBeforeStart();
+				started = true;
+				return task();
+			});
+			pending++;
+			const done = settled(execution).then(() => {
+				pending--;
+			});
+			if (sequential) {
+				barrier = done;
+				sinceBarrier = [];
+			} else {
+				sinceBarrier.push(done);
+			}
+			if (!signal) return execution;
+			// Abort while waiting: answer at once; the queued slot still drains in order.
+			return new Promise<T>((resolve, reject) => {
+				const onAbort = () => {
+					if (!started) reject(cancelledBeforeStart());
+				};
+				signal.addEventListener("abort", onAbort, { once: true });
+				execution.then(
+					(value) => {
+						signal.removeEventListener("abort", onAbort);
+						resolve(value);
+					},
+					(error: unknown) => {
+						signal.removeEventListener("abort", onAbort);
+						reject(error);
+					},
+				);
+			});
+		},
+	};
+}

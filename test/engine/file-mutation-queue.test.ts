@@ -1,0 +1,96 @@
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+	canonicalPath,
+	pendingFileMutationQueues,
+	withFileMutationQueue,
+} from "../../src/engine/file-mutation-queue.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("withFileMutationQueue", () => {
+	const tempDir = useTempDir();
+
+	it("serializes read-modify-write of one file, so no update is lost", async () => {
+		const file = join(tempDir(), "counter.txt");
+		await writeFile(file, "0");
+		await Promise.all(
+			Array.from({ length: 20 }, () =>
+				withFileMutationQueue(file, async () => {
+					const value = Number(await readFile(file, "utf8"));
+					await pause(2);
+					await writeFile(file, String(value + 1));
+				}),
+			),
+		);
+		expect(await readFile(file, "utf8")).toBe("20");
+	});
+
+	it("runs mutations of different files concurrently", async () => {
+		const started = performance.now();
+		await Promise.all([
+			withFileMutationQueue(join(tempDir(), "a"), () => pause(150)),
+			withFileMutationQueue(join(tempDir(), "b"), () => pause(150)),
+		]);
+		expect(performance.now() - started).toBeLessThan(280);
+	});
+
+	it("gives one key to a/f, ./a/../a/f, the absolute path and a path through a symlinked dir, even before f exists", async () => {
+		const root = tempDir();
+		await mkdir(join(root, "a"));
+		await symlink(join(root, "a"), join(root, "link"));
+		const previous = process.cwd();
+		process.chdir(root);
+		try {
+			const keys = await Promise.all([
+				canonicalPath("a/f"),
+				canonicalPath("./a/../a/f"),
+				canonicalPath(join(root, "a", "f")),
+				canonicalPath(join(root, "link", "f")),
+				canonicalPath(relative(root, join(root, "link", "f"))),
+			]);
+			expect(new Set(keys).size).toBe(1);
+			// The same holds for a file in a folder that does not exist yet.
+			expect(await canonicalPath("link/new/deep/f")).toBe(await canonicalPath(join(root, "a", "new", "deep", "f")));
+		} finally {
+			process.chdir(previous);
+		}
+	});
+
+	it("serializes through different spellings of the same path", async () => {
+		const root = tempDir();
+		await mkdir(join(root, "a"));
+		await symlink(join(root, "a"), join(root, "link"));
+		let active = 0;
+		let maxActive = 0;
+		const mutate = (path: string) =>
+			withFileMutationQueue(path, async () => {
+				active++;
+				maxActive = Math.max(maxActive, active);
+				await pause(20);
+				active--;
+			});
+		await Promise.all([
+			mutate(join(root, "a", "f")),
+			mutate(join(root, "link", "f")),
+			mutate(join(root, "a", "..", "a", "f")),
+		]);
+		expect(maxActive).toBe(1);
+	});
+
+	it("releases the slot when fn throws, and forgets files with nothing pending", async () => {
+		const file = join(tempDir(), "x");
+		await expect(
+			withFileMutationQueue(file, async () => {
+				throw new Error("failed write");
+			}),
+		).rejects.toThrow("failed write");
+		await expect(withFileMutationQueue(file, async () => "next")).resolves.toBe("next");
+		await Promise.all(
+			Array.from({ length: 50 }, (_, index) => withFileMutationQueue(join(tempDir(), `f${index}`), () => pause(1))),
+		);
+		expect(pendingFileMutationQueues()).toBe(0);
+	});
+});

@@ -1,0 +1,68 @@
+import { Type } from "typebox";
+import { describe, expect, it } from "vitest";
+import type { ToolDefinition } from "../../src/engine/types.js";
+import { ValidationError, validateToolArguments } from "../../src/engine/validate.js";
+
+const read: ToolDefinition = {
+	name: "read",
+	description: "",
+	parameters: Type.Object({
+		path: Type.String(),
+		limit: Type.Optional(Type.Number()),
+		all: Type.Optional(Type.Boolean()),
+	}),
+};
+
+describe("validateToolArguments", () => {
+	it("coerces numeric and boolean strings, and numbers where strings belong", () => {
+		expect(validateToolArguments(read, { path: 42, limit: "10", all: "true" })).toEqual({
+			path: "42",
+			limit: 10,
+			all: true,
+		});
+	});
+
+	it("does not mutate the arguments it was given", () => {
+		const args = { path: "a", limit: "5" };
+		validateToolArguments(read, args);
+		expect(args.limit).toBe("5");
+	});
+
+	it("rejects non-numeric strings for numbers, listing every failing path and echoing the arguments", () => {
+		let error: unknown;
+		try {
+			validateToolArguments(read, { limit: "ten", all: "maybe" });
+		} catch (caught) {
+			error = caught;
+		}
+		expect(error).toBeInstanceOf(ValidationError);
+		const message = (error as Error).message;
+		expect(message).toContain('Validation failed for tool "read":');
+		expect(message).toContain("- path: is required");
+		expect(message).toContain("- limit: must be number");
+		expect(message).toContain("- all: must be boolean");
+		expect(message).toContain("Received arguments:");
+		expect(message).toContain('"limit": "ten"');
+	});
+
+	it("works for plain JSON Schema from elsewhere, including a $schema of another draft", () => {
+		const foreign: ToolDefinition = {
+			name: "remote__search",
+			description: "",
+			parameters: {
+				$schema: "https://json-schema.org/draft/2020-12/schema",
+				type: "object",
+				properties: { query: { type: "string" }, max: { type: "integer", minimum: 1 } },
+				required: ["query"],
+				additionalProperties: false,
+			} as ToolDefinition["parameters"],
+		};
+		expect(validateToolArguments(foreign, { query: "x", max: "3" })).toEqual({ query: "x", max: 3 });
+		expect(() => validateToolArguments(foreign, { query: "x", max: 0, extra: 1 })).toThrow(/- max: must be >= 1/);
+		expect(() => validateToolArguments(foreign, { query: "x", extra: 1 })).toThrow(/- extra: is not a known property/);
+	});
+
+	it("treats missing arguments as an empty object", () => {
+		expect(() => validateToolArguments(read, undefined)).toThrow(/path: is required/);
+	});
+});
