@@ -1,0 +1,116 @@
+import { randomBytes } from "node:crypto";
+import { basename, dirname, join, resolve } from "node:path";
+import { type FileInfo, type FileOperations, isNotFound, localFileOperations } from "./operations.js";
+
+/** Options of `writeFileAtomic`. */
+export interface WriteFileAtomicOptions {
+	/** Where the bytes go. Default: `localFileOperations`. */
+	operations?: FileOperations;
+	/** Flush the temp file to stable storage before the rename. Default: false (as editors and `sed -i`). */
+	flush?: boolean;
+}
+
+/** What `writeFileAtomic` did. */
+export interface WriteFileAtomicResult {
+	/** The file actually written: the final target when `path` was a symlink (chain). */
+	targetPath: string;
+	/** True when the file did not exist before. */
+	created: boolean;
+	/** Bytes written. */
+	bytes: number;
+	/** Permission bits the file has now (kept from the old file when replaced). */
+	mode: number | undefined;
+}
+
+/** How many symlinks a chain may have before we call it a loop, as the kernel does (`ELOOP`). */
+const MAX_SYMLINK_HOPS = 40;
+
+function fileSystemError(code: string, message: string): Error {
+	return Object.assign(new Error(message), { code });
+}
+
+/**
+ * Follows `path` through any symlinks (also dangling ones, whose target is then created) to the
+ * file that must really be written, and reports what exists there now.
+ */
+export async function resolveWriteTarget(
+	operations: FileOperations,
+	path: string,
+): Promise<{ targetPath: string; existing: FileInfo | undefined }> {
+	let current = path;
+	for (let hop = 0; hop <= MAX_SYMLINK_HOPS; hop++) {
+		let info: FileInfo;
+		try {
+			info = await operations.lstat(current);
+		} catch (error) {
+			if (isNotFound(error)) return { targetPath: current, existing: undefined };
+			throw error;
+		}
+		if (info.kind === "directory") {
+			throw fileSystemError("EISDIR", `EISDIR: illegal operation on a directory, write '${current}'`);
+		}
+		if (info.kind !== "symlink") return { targetPath: current, existing: info };
+		const link = await operations.readlink(current);
+		// A relative link is relative to the real folder holding it, not to the lexical path.
+		current = resolve(await operations.realpath(dirname(current)), link);
+	}
+	throw fileSystemError("ELOOP", `ELOOP: too many symbolic links encountered, write '${path}'`);
+}
+
+function tempPathFor(targetPath: string): string {
+	// Same folder, so the rename stays on one file system and is atomic; short enough for NAME_MAX.
+	const name = basename(targetPath).slice(0, 180);
+	return join(dirname(targetPath), `.${name}.${randomBytes(6).toString("hex")}.tmp`);
+}
+
+/**
+ * Writes `data` to `path` atomically: the bytes go to a temp file in the target's folder, which
+ * is then renamed over the target, so readers see the old file or the new one, never a part.
+ *
+ * - Through a symlink (or a chain of them) the final target is written and the link stays a link.
+ * - An existing file keeps its permission bits; a read-only file (no owner write bit) is refused
+ *   with `EACCES`, as `open` would refuse it, even though the rename alone could replace it.
+ * - Missing parent folders are created.
+ * - On any failure the temp file is removed and the target is left exactly as it was.
+ */
+export async function writeFileAtomic(
+	path: string,
+	data: string | Uint8Array,
+	options: WriteFileAtomicOptions = {},
+): Promise<WriteFileAtomicResult> {
+	const operations = options.operations ?? localFileOperations;
+	const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+	const { targetPath, existing } = await resolveWriteTarget(operations, path);
+	if (existing && existing.kind !== "file") {
+		throw fileSystemError("EINVAL", `EINVAL: not a regular file, write '${targetPath}'`);
+	}
+	if (existing && (existing.mode & 0o200) === 0) {
+		throw fileSystemError("EACCES", `EACCES: permission denied (the file is read-only), write '${targetPath}'`);
+	}
+	if (!existing) await operations.mkdir(dirname(targetPath), { recursive: true });
+
+	const tempPath = tempPathFor(targetPath);
+	let tempCreated = false;
+	try {
+		await operations.writeFile(tempPath, bytes, {
+			exclusive: true,
+			mode: existing?.mode ?? 0o666,
+			flush: options.flush ?? false,
+		});
+		tempCreated = true;
+		// `open` applied the umask; the old file's exact bits must survive the replacement.
+		if (existing) await operations.chmod(tempPath, existing.mode);
+		await operations.rename(tempPath, targetPath);
+		tempCreated = false;
+	} catch (error) {
+		if (tempCreated || isPartialTemp(error)) await operations.unlink(tempPath).catch(() => {});
+		throw error;
+	}
+	return { targetPath, created: !existing, bytes: bytes.length, mode: existing?.mode };
+}
+
+/** A failed `writeFile` (e.g. ENOSPC half-way) may still have left the temp file behind. */
+function isPartialTemp(error: unknown): boolean {
+	const code = (error as { code?: unknown } | null)?.code;
+	return code !== "EEXIST";
+}

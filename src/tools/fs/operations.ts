@@ -1,0 +1,148 @@
+import { constants as fsConstants } from "node:fs";
+import * as fs from "node:fs/promises";
+
+/** What kind of thing a path names. `symlink` only ever comes from `lstat` and `readdir`. */
+export type FileKind = "file" | "directory" | "symlink" | "other";
+
+/** The facts about a path that the file tools need. */
+export interface FileInfo {
+	/** File, directory, symlink (only from `lstat`) or anything else (socket, device, FIFO). */
+	kind: FileKind;
+	/** Size in bytes. */
+	size: number;
+	/** Permission bits (`mode & 0o7777`), e.g. `0o644`. */
+	mode: number;
+	/** Last modification time, ms since the epoch. */
+	mtimeMs: number;
+}
+
+/** One entry of a directory listing. */
+export interface DirectoryEntry {
+	/** The entry's own name, no path. */
+	name: string;
+	/** The entry's kind as the directory reports it, without following symlinks. */
+	kind: FileKind;
+}
+
+/** An open file read by position, so a tool can stream a huge file with one reusable buffer. */
+export interface ReadableFile {
+	/**
+	 * Reads up to `length` bytes at byte `position` of the file into `buffer` starting at `offset`.
+	 * Resolves to the number of bytes read; 0 means end of file.
+	 */
+	read(request: { buffer: Uint8Array; offset: number; length: number; position: number }): Promise<number>;
+	/** Releases the file. Safe to call once; the tools always call it, also on error and abort. */
+	close(): Promise<void>;
+}
+
+/** Options of `FileOperations.writeFile`. */
+export interface WriteFileOptions {
+	/** Permission bits for a file this call creates (the umask applies, as with `open`). Default: `0o666`. */
+	mode?: number;
+	/** Fail with `EEXIST` if the path already exists (used for temp files). Default: false. */
+	exclusive?: boolean;
+	/** Flush the data to stable storage before resolving. Default: false. */
+	flush?: boolean;
+}
+
+/**
+ * The side effects the file tools (read, write, edit, ls) share. The local default is
+ * `localFileOperations`; a remote workspace (SSH, container, a virtual file system) implements
+ * this interface and passes it to the tools, whose logic stays the same.
+ *
+ * Contract for implementations: paths are absolute, in the workspace's own syntax; failures
+ * reject with an `Error` whose `code` is the POSIX name Node uses (`ENOENT`, `ENOTDIR`, `EISDIR`,
+ * `EEXIST`, `EACCES`, `ELOOP`…), because the tools turn those codes into messages for the model.
+ */
+export interface FileOperations {
+	/** Facts about `path`, following symlinks. */
+	stat(path: string): Promise<FileInfo>;
+	/** Facts about `path` itself: a symlink reports `kind: "symlink"`. */
+	lstat(path: string): Promise<FileInfo>;
+	/** The canonical absolute path, every symlink resolved. Rejects when the target does not exist. */
+	realpath(path: string): Promise<string>;
+	/** The target text of the symlink at `path`, as stored (may be relative to the link's folder). */
+	readlink(path: string): Promise<string>;
+	/** Entries of a directory (without `.` and `..`), in no particular order. */
+	readdir(path: string): Promise<DirectoryEntry[]>;
+	/** Opens a file for positional reads. */
+	open(path: string): Promise<ReadableFile>;
+	/** The whole content of a file. For files a tool has already decided are small enough. */
+	readFile(path: string): Promise<Buffer>;
+	/** Writes `data` to `path`, creating or truncating it. Not atomic: see `writeFileAtomic`. */
+	writeFile(path: string, data: Uint8Array, options?: WriteFileOptions): Promise<void>;
+	/** Creates a directory and, with `recursive`, its missing parents (no error when it exists). */
+	mkdir(path: string, options?: { recursive?: boolean }): Promise<void>;
+	/** Renames `from` to `to`, atomically replacing `to` when it exists (same file system). */
+	rename(from: string, to: string): Promise<void>;
+	/** Removes a file (not a directory). */
+	unlink(path: string): Promise<void>;
+	/** Sets the permission bits of `path`. */
+	chmod(path: string, mode: number): Promise<void>;
+}
+
+function kindOf(stats: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): FileKind {
+	if (stats.isFile()) return "file";
+	if (stats.isDirectory()) return "directory";
+	if (stats.isSymbolicLink()) return "symlink";
+	return "other";
+}
+
+function infoOf(stats: import("node:fs").Stats): FileInfo {
+	return { kind: kindOf(stats), size: stats.size, mode: stats.mode & 0o7777, mtimeMs: stats.mtimeMs };
+}
+
+/** The local file system through `node:fs/promises`. */
+export const localFileOperations: FileOperations = {
+	stat: async (path) => infoOf(await fs.stat(path)),
+	lstat: async (path) => infoOf(await fs.lstat(path)),
+	realpath: (path) => fs.realpath(path),
+	readlink: (path) => fs.readlink(path),
+	readdir: async (path) =>
+		(await fs.readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, kind: kindOf(entry) })),
+	open: async (path) => {
+		const handle = await fs.open(path, fsConstants.O_RDONLY);
+		let closed = false;
+		return {
+			read: async ({ buffer, offset, length, position }) =>
+				(await handle.read(buffer, offset, length, position)).bytesRead,
+			close: async () => {
+				if (closed) return;
+				closed = true;
+				await handle.close();
+			},
+		};
+	},
+	readFile: (path) => fs.readFile(path),
+	writeFile: async (path, data, options = {}) => {
+		const handle = await fs.open(path, options.exclusive ? "wx" : "w", options.mode ?? 0o666);
+		try {
+			let written = 0;
+			while (written < data.length) {
+				const { bytesWritten } = await handle.write(data, written, data.length - written);
+				written += bytesWritten;
+			}
+			if (options.flush) await handle.datasync();
+		} finally {
+			await handle.close();
+		}
+	},
+	mkdir: async (path, options) => {
+		await fs.mkdir(path, { recursive: options?.recursive ?? false });
+	},
+	rename: (from, to) => fs.rename(from, to),
+	unlink: (path) => fs.unlink(path),
+	chmod: (path, mode) => fs.chmod(path, mode),
+};
+
+/** The POSIX error code of a file-system failure (`ENOENT`, …), or undefined. */
+export function errorCode(error: unknown): string | undefined {
+	const code = (error as { code?: unknown } | null)?.code;
+	return typeof code === "string" ? code : undefined;
+}
+
+/** True when `error` says the path (or a parent of it) does not exist. */
+export function isNotFound(error: unknown): boolean {
+	const code = errorCode(error);
+	return code === "ENOENT" || code === "ENOTDIR";
+}
