@@ -1,0 +1,52 @@
+import type { AssistantMessageEvent, Model, ModelApi, ModelContext, StreamFn, StreamOptions } from "../types.js";
+import type { RetryOptions } from "./retry.js";
+
+/** Options shared by the built-in providers. */
+export interface ProviderOptions {
+	/** API key for every request. Default: `StreamOptions.apiKey`, then the provider's environment variable. */
+	apiKey?: string;
+	/** Retry policy for 429, 5xx and overloaded replies. Default: see `RetryOptions`. */
+	retry?: RetryOptions;
+	/** Extra HTTP headers sent with every request. Default: none. */
+	headers?: Record<string, string>;
+	/** Request timeout in ms (per attempt). Default: 600000 (10 min). */
+	timeoutMs?: number;
+}
+
+/** The protocol a model speaks: `model.api`, else Anthropic Messages for `anthropic`, else OpenAI Chat Completions. */
+export function modelApi(model: Pick<Model, "provider" | "api">): ModelApi {
+	if (model.api) return model.api;
+	return model.provider === "anthropic" ? "anthropic-messages" : "openai-completions";
+}
+
+/**
+ * Creates a `StreamFn` that speaks OpenAI Chat Completions or Anthropic Messages, chosen per
+ * request by `modelApi(model)`. The SDKs load on the first request, not at import.
+ */
+export function createStreamFn(options: ProviderOptions = {}): StreamFn {
+	return (model: Model, context: ModelContext, streamOptions?: StreamOptions) =>
+		streamLazily(model, context, streamOptions, options);
+}
+
+/** The default provider: `createStreamFn()` with default options. */
+export const streamModel: StreamFn = createStreamFn();
+
+async function* streamLazily(
+	model: Model,
+	context: ModelContext,
+	streamOptions: StreamOptions | undefined,
+	options: ProviderOptions,
+): AsyncGenerator<AssistantMessageEvent> {
+	if (modelApi(model) === "anthropic-messages") {
+		const { streamAnthropicMessages } = await import("./anthropic-messages.js");
+		yield* streamAnthropicMessages(model, context, { ...streamOptions, ...providerOverrides(options) });
+	} else {
+		const { streamOpenAICompletions } = await import("./openai-completions.js");
+		yield* streamOpenAICompletions(model, context, { ...streamOptions, ...providerOverrides(options) });
+	}
+}
+
+function providerOverrides(options: ProviderOptions): ProviderOptions {
+	const { apiKey, ...rest } = options;
+	return apiKey === undefined ? rest : { ...rest, apiKey };
+}
