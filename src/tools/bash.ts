@@ -1,0 +1,66 @@
+import { type Static, Type } from "typebox";
+import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import { resolveBashShell } from "./shell/resolve-shell.js";
+import { runShellTool } from "./shell/run-shell-tool.js";
+import type { ShellOperations, ShellToolDetails, ShellToolOptions } from "./shell/types.js";
+
+const bashDescription = `Runs a command in bash in the working directory and returns its combined stdout and stderr.
+stdin is empty and the environment is non-interactive: pass flags instead of answering prompts (e.g. \`git commit -m\`, \`npm init -y\`).
+Output beyond 2000 lines or 50 KB keeps the last part; the full output is saved to a file whose path the result gives.
+Commands time out after \`timeout\` seconds (default 120); the whole process tree is then killed.
+Processes started in the background with \`&\` keep running (e.g. a dev server); their pids are reported.
+A non-zero exit code makes the result an error that still carries the output.`;
+
+/** Arguments of the bash tool. */
+export const bashSchema = Type.Object({
+	command: Type.String({ description: "The bash command to run." }),
+	description: Type.Optional(
+		Type.String({ description: "What the command does, in a few words (shown to people, not run)." }),
+	),
+	timeout: Type.Optional(
+		Type.Number({
+			description: "Seconds before the command and all its processes are killed. Default 120.",
+			exclusiveMinimum: 0,
+		}),
+	),
+});
+
+/** Arguments of the bash tool, as the model sends them. */
+export type BashToolInput = Static<typeof bashSchema>;
+/** Structured details of a bash result: exit code, signal, duration, timeout, truncation, full-output path. */
+export type BashToolDetails = ShellToolDetails;
+/** Options of the bash tool; `shellPath` overrides the automatic choice (`/bin/bash`, `bash` on PATH, `sh`). */
+export type BashToolOptions = ShellToolOptions;
+/** Process execution used by the bash tool (local by default). */
+export type BashOperations = ShellOperations;
+
+/** The bash tool's definition, as the model sees it. */
+export function createBashToolDefinition(_cwd: string, _options?: BashToolOptions): ToolDefinition<typeof bashSchema> {
+	return {
+		name: "bash",
+		description: bashDescription,
+		parameters: bashSchema,
+		annotations: { title: "Run a bash command", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+	};
+}
+
+/** The bash tool: runs commands without hanging, leaking processes or flooding memory. */
+export function createBashTool(
+	cwd: string,
+	options: BashToolOptions = {},
+): AgentTool<typeof bashSchema, BashToolDetails> {
+	return {
+		...createBashToolDefinition(cwd, options),
+		executionMode: "sequential",
+		execute: (_toolCallId, args, signal, onUpdate) =>
+			runShellTool({
+				cwd,
+				options,
+				command: args.command,
+				timeoutSeconds: args.timeout,
+				signal,
+				onUpdate,
+				resolveShell: resolveBashShell,
+			}),
+	};
+}

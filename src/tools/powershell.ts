@@ -1,0 +1,68 @@
+import { type Static, Type } from "typebox";
+import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import { resolvePowerShell } from "./shell/resolve-shell.js";
+import { runShellTool } from "./shell/run-shell-tool.js";
+import type { ShellOperations, ShellToolDetails, ShellToolOptions } from "./shell/types.js";
+
+const powerShellDescription = `Runs a PowerShell command (pwsh, or Windows PowerShell on Windows) in the working directory and returns its combined output.
+The command is passed verbatim (no quoting needed for $env:X, @{...} or quotes); output is UTF-8; stdin is empty and prompts fail.
+Output beyond 2000 lines or 50 KB keeps the last part; the full output is saved to a file whose path the result gives.
+Commands time out after \`timeout\` seconds (default 120); the whole process tree is then killed.
+A non-zero exit code makes the result an error that still carries the output.`;
+
+/** Arguments of the powershell tool. */
+export const powerShellSchema = Type.Object({
+	command: Type.String({ description: "The PowerShell command to run." }),
+	description: Type.Optional(
+		Type.String({ description: "What the command does, in a few words (shown to people, not run)." }),
+	),
+	timeout: Type.Optional(
+		Type.Number({
+			description: "Seconds before the command and all its processes are killed. Default 120.",
+			exclusiveMinimum: 0,
+		}),
+	),
+});
+
+/** Arguments of the powershell tool, as the model sends them. */
+export type PowerShellToolInput = Static<typeof powerShellSchema>;
+/** Structured details of a powershell result (same shape as bash's). */
+export type PowerShellToolDetails = ShellToolDetails;
+/** Options of the powershell tool; `shellPath` overrides the automatic choice (`pwsh`, then `powershell.exe` on Windows). */
+export type PowerShellToolOptions = ShellToolOptions;
+/** Process execution used by the powershell tool (local by default). */
+export type PowerShellOperations = ShellOperations;
+
+/** The powershell tool's definition, as the model sees it. */
+export function createPowerShellToolDefinition(
+	_cwd: string,
+	_options?: PowerShellToolOptions,
+): ToolDefinition<typeof powerShellSchema> {
+	return {
+		name: "powershell",
+		description: powerShellDescription,
+		parameters: powerShellSchema,
+		annotations: { title: "Run a PowerShell command", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+	};
+}
+
+/** The powershell tool: the bash tool's runner with PowerShell's shell and argument passing. */
+export function createPowerShellTool(
+	cwd: string,
+	options: PowerShellToolOptions = {},
+): AgentTool<typeof powerShellSchema, PowerShellToolDetails> {
+	return {
+		...createPowerShellToolDefinition(cwd, options),
+		executionMode: "sequential",
+		execute: (_toolCallId, args, signal, onUpdate) =>
+			runShellTool({
+				cwd,
+				options,
+				command: args.command,
+				timeoutSeconds: args.timeout,
+				signal,
+				onUpdate,
+				resolveShell: resolvePowerShell,
+			}),
+	};
+}

@@ -1,0 +1,104 @@
+import type { TruncationResult } from "../../engine/truncate.js";
+
+/** What the shell runner asks an executor to start. */
+export interface ShellExecRequest {
+	/** The program to start: the resolved shell, e.g. `/bin/bash` or `pwsh`. */
+	file: string;
+	/** Its arguments, the command included (e.g. `["-c", "ls -la"]`). */
+	args: string[];
+	/** Working directory; it exists (the runner checked with `isDirectory`). */
+	cwd: string;
+	/** The complete environment of the shell (already merged with the caller's environment). */
+	env: Record<string, string>;
+	/** Kill the whole process tree after this many milliseconds; the result says `timedOut`. */
+	timeoutMs: number;
+	/** Aborting kills the whole process tree; the result says `aborted`. */
+	signal?: AbortSignal;
+	/**
+	 * Receives stdout and stderr bytes in arrival order. When it returns a promise, the executor
+	 * stops reading until it settles (backpressure, so memory stays bounded).
+	 */
+	onData(chunk: Buffer): void | Promise<void>;
+}
+
+/** How an execution ended. */
+export interface ShellExecResult {
+	/** The shell's exit code, or null when it died by a signal. */
+	exitCode: number | null;
+	/** The signal that killed the shell (e.g. `SIGKILL`), or null. */
+	signal: string | null;
+	/** True when the tree was killed because `timeoutMs` passed. */
+	timedOut: boolean;
+	/** True when the tree was killed because `signal` aborted. */
+	aborted: boolean;
+	/** Processes the command left running in the background (they keep running until disposal). */
+	backgroundPids: number[];
+	/** Process id of the shell (and of its process group on POSIX), when known. */
+	pid?: number;
+}
+
+/**
+ * Process execution for the shell tools. The local default spawns processes on this machine;
+ * a remote executor (SSH, container) implements the same three methods.
+ */
+export interface ShellOperations {
+	/** Runs a shell; resolves when the shell exits (not when inherited pipes close). */
+	exec(request: ShellExecRequest): Promise<ShellExecResult>;
+	/** True when `path` is an existing directory. */
+	isDirectory(path: string): Promise<boolean>;
+	/**
+	 * Finds an executable: an absolute or relative path is checked as is, a bare name is looked up
+	 * on the `PATH` of `env`. Resolves to the path to start, or undefined when there is none.
+	 */
+	findExecutable(nameOrPath: string, env: Record<string, string>): Promise<string | undefined>;
+}
+
+/** Options shared by the bash and powershell tools. */
+export interface ShellToolOptions {
+	/** Timeout when the model gives none, in seconds. Default: 120. */
+	defaultTimeoutSeconds?: number;
+	/** Largest timeout the model may ask for, in seconds (larger requests are lowered to it). Default: 600. */
+	maxTimeoutSeconds?: number;
+	/** Most lines of output the model sees (the tail is kept). Default: 2000. */
+	maxLines?: number;
+	/** Most bytes of output the model sees (the tail is kept). Default: 50 KB. */
+	maxBytes?: number;
+	/** Extra environment variables for every command, on top of the process environment. Default: none. */
+	env?: Record<string, string>;
+	/** The shell executable to use instead of the automatic choice. Default: automatic. */
+	shellPath?: string;
+	/** Text prepended to every command, on its own line (e.g. `set -euo pipefail`, `source .venv/bin/activate`). Default: none. */
+	commandPrefix?: string;
+	/** Process execution; replace it to run commands elsewhere (SSH, container). Default: local processes. */
+	operations?: ShellOperations;
+}
+
+/** Truncation facts of a shell result: how much output there was and how much the model sees. */
+export interface ShellTruncation extends Omit<TruncationResult, "content"> {
+	/** True when a single line longer than the byte budget was cut with a marker. */
+	lineCut: boolean;
+}
+
+/** Structured details of a bash or powershell result. */
+export interface ShellToolDetails {
+	/** The shell's exit code, or null when it was killed by a signal. */
+	exitCode: number | null;
+	/** The signal that killed the shell, or null. */
+	signal: string | null;
+	/** Wall-clock duration, in milliseconds. */
+	durationMs: number;
+	/** True when the command hit its timeout and was killed. */
+	timedOut: boolean;
+	/** True when the user cancelled the command (abort). */
+	cancelled: boolean;
+	/** The timeout that applied, in seconds. */
+	timeoutSeconds: number;
+	/** Truncation facts: total lines and bytes, and what the model sees. */
+	truncation: ShellTruncation;
+	/** Path of a temp file holding the complete output, when the model sees only part of it. Removed when toolbelt exits. */
+	fullOutputPath?: string;
+	/** Processes the command left running in the background; killed when toolbelt exits or the tools are disposed. */
+	backgroundPids: number[];
+	/** Process id of the shell (also its process group id on POSIX), when known. */
+	pid?: number;
+}
