@@ -1,0 +1,155 @@
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { TSchema } from "typebox";
+import { ToolError } from "../engine/errors.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail } from "../engine/truncate.js";
+import type { AgentTool, ToolResult, ToolResultContent } from "../engine/types.js";
+import type { McpConnection } from "./connection.js";
+import { mcpToolName, normalizeToolSchema, type SchemaDialect } from "./normalize.js";
+
+/** What an MCP tool's result carries besides its content. */
+export interface McpToolDetails {
+	/** The server's name in the config. */
+	server: string;
+	/** The tool's name on that server. */
+	tool: string;
+	/** The server's `structuredContent`, when it sent one. */
+	structuredContent?: Record<string, unknown>;
+	/** Set when the text was cut to fit the budget. */
+	truncation?: { originalBytes: number; originalLines: number };
+}
+
+/** Options of `createMcpAgentTool`. */
+export interface McpAgentToolOptions {
+	/** The connection to the server that owns the tool. */
+	connection: McpConnection;
+	/** The tool as the server listed it. */
+	tool: Tool;
+	/** Schema dialect of the model API the agent talks to. Default: `openai`. */
+	dialect?: SchemaDialect;
+	/** Per-call timeout (reset by progress), in ms. Default: 120,000. */
+	callTimeoutMs?: number;
+	/** Most UTF-8 bytes of text the model gets. Default: `DEFAULT_MAX_BYTES` (50 KB). */
+	maxBytes?: number;
+	/** Most lines of text the model gets. Default: `DEFAULT_MAX_LINES` (2,000). */
+	maxLines?: number;
+}
+
+type McpContent = CallToolResult["content"][number];
+
+function describeBytes(base64: string): string {
+	return formatSize(Math.floor((base64.length * 3) / 4));
+}
+
+/** One MCP content block as the model can read it: text and images pass, the rest is described. */
+function convertBlock(block: McpContent): ToolResultContent {
+	switch (block.type) {
+		case "text":
+			return { type: "text", text: block.text };
+		case "image":
+			return { type: "image", data: block.data, mimeType: block.mimeType };
+		case "audio":
+			return { type: "text", text: `[audio ${block.mimeType}, ${describeBytes(block.data)} — not shown]` };
+		case "resource_link":
+			return {
+				type: "text",
+				text: `[resource link: ${block.name} ${block.uri}${block.description ? ` — ${block.description}` : ""}]`,
+			};
+		case "resource": {
+			const { resource } = block;
+			if ("text" in resource && typeof resource.text === "string") {
+				return { type: "text", text: `[resource ${resource.uri}]\n${resource.text}` };
+			}
+			if ("blob" in resource && typeof resource.blob === "string" && resource.mimeType?.startsWith("image/")) {
+				return { type: "image", data: resource.blob, mimeType: resource.mimeType };
+			}
+			const size = "blob" in resource && typeof resource.blob === "string" ? `, ${describeBytes(resource.blob)}` : "";
+			return { type: "text", text: `[resource ${resource.uri} (${resource.mimeType ?? "binary"}${size}) — not shown]` };
+		}
+		default:
+			return { type: "text", text: `[unsupported content type ${(block as { type: string }).type}]` };
+	}
+}
+
+/**
+ * Converts an MCP `tools/call` result into a toolbelt result: text blocks joined and cut to the
+ * budget (keeping the head, like the file tools), images kept, other blocks described.
+ */
+export function convertCallToolResult(
+	result: CallToolResult,
+	details: McpToolDetails,
+	budget: { maxBytes: number; maxLines: number },
+): ToolResult<McpToolDetails> {
+	const blocks = (result.content ?? []).map(convertBlock);
+	const texts = blocks.filter((block) => block.type === "text").map((block) => block.text);
+	const images = blocks.filter((block) => block.type === "image");
+	let text = texts.join("\n");
+	if (text === "" && result.structuredContent) text = JSON.stringify(result.structuredContent, null, 2);
+	if (result.structuredContent) details.structuredContent = result.structuredContent;
+	const truncation = truncateTail(text, budget);
+	if (truncation.truncated) {
+		details.truncation = { originalBytes: truncation.originalBytes, originalLines: truncation.originalLines };
+		text =
+			`${truncation.content}\n\n[Result truncated: showing ${truncation.outputLines} of ${truncation.originalLines} lines ` +
+			`(${formatSize(truncation.outputBytes)} of ${formatSize(truncation.originalBytes)}). ` +
+			"Ask the tool for less (a narrower query, a page or a range) to see the rest.]";
+	}
+	const content: ToolResultContent[] = [];
+	if (text !== "" || images.length === 0) content.push({ type: "text", text: text || "(no output)" });
+	content.push(...images);
+	return { content, details };
+}
+
+/**
+ * Wraps one MCP server tool as an AgentTool named `<server>__<tool>`: the engine validates and
+ * coerces arguments against its (normalised) JSON Schema, `readOnlyHint` makes it parallel,
+ * anything else sequential, and a server-side error, timeout or crash becomes a thrown error the
+ * engine turns into an error result.
+ */
+export function createMcpAgentTool(options: McpAgentToolOptions): AgentTool<TSchema, McpToolDetails> {
+	const { connection, tool } = options;
+	const budget = { maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES };
+	const annotations = tool.annotations ?? {};
+	const title = annotations.title ?? tool.title;
+	return {
+		name: mcpToolName(connection.name, tool.name),
+		description: tool.description?.trim() || `Tool "${tool.name}" of the MCP server "${connection.name}".`,
+		parameters: normalizeToolSchema(tool.inputSchema, options.dialect) as unknown as TSchema,
+		annotations: {
+			...(title ? { title } : {}),
+			...(annotations.readOnlyHint !== undefined ? { readOnlyHint: annotations.readOnlyHint } : {}),
+			...(annotations.destructiveHint !== undefined ? { destructiveHint: annotations.destructiveHint } : {}),
+			...(annotations.idempotentHint !== undefined ? { idempotentHint: annotations.idempotentHint } : {}),
+			...(annotations.openWorldHint !== undefined ? { openWorldHint: annotations.openWorldHint } : {}),
+		},
+		executionMode: annotations.readOnlyHint === true ? "parallel" : "sequential",
+		async execute(_toolCallId, args, signal, onUpdate) {
+			let progressText = "";
+			const result = await connection.callTool(tool.name, args as Record<string, unknown>, {
+				signal,
+				timeoutMs: options.callTimeoutMs,
+				onProgress: onUpdate
+					? (progress) => {
+							const total = progress.total !== undefined ? `/${progress.total}` : "";
+							progressText = progress.message ?? `progress ${progress.progress}${total}`;
+							onUpdate({
+								content: [{ type: "text", text: progressText }],
+								details: { server: connection.name, tool: tool.name },
+							});
+						}
+					: undefined,
+			});
+			const converted = convertCallToolResult(result, { server: connection.name, tool: tool.name }, budget);
+			if (result.isError) {
+				const message = converted.content
+					.filter((block) => block.type === "text")
+					.map((block) => block.text)
+					.join("\n");
+				throw new ToolError(
+					message || `MCP tool "${tool.name}" reported an error without a message.`,
+					converted.details,
+				);
+			}
+			return converted;
+		},
+	};
+}
