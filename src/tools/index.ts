@@ -1,0 +1,120 @@
+import type { AnyAgentTool, ToolDefinition } from "../engine/types.js";
+import { type BashToolOptions, createBashTool, createBashToolDefinition } from "./bash.js";
+import { createEditTool, createEditToolDefinition, type EditToolOptions } from "./edit.js";
+import { createFindTool, createFindToolDefinition, type FindToolOptions } from "./find.js";
+import { createGrepTool, createGrepToolDefinition, type GrepToolOptions } from "./grep.js";
+import { createLsTool, createLsToolDefinition, type LsToolOptions } from "./ls.js";
+import { createPowerShellTool, createPowerShellToolDefinition, type PowerShellToolOptions } from "./powershell.js";
+import { createReadTool, createReadToolDefinition, type ReadToolOptions } from "./read.js";
+import { createWriteTool, createWriteToolDefinition, type WriteToolOptions } from "./write.js";
+
+/** The names of the built-in tools. */
+export type ToolName = "read" | "write" | "edit" | "bash" | "powershell" | "grep" | "find" | "ls";
+
+/** Every built-in tool name, in a stable order. */
+export const allToolNames: readonly ToolName[] = ["read", "write", "edit", "bash", "powershell", "grep", "find", "ls"];
+
+/** Options for the built-in tools: one optional entry per tool. */
+export interface ToolsOptions {
+	/** Options of the read tool. */
+	read?: ReadToolOptions;
+	/** Options of the write tool. */
+	write?: WriteToolOptions;
+	/** Options of the edit tool. */
+	edit?: EditToolOptions;
+	/** Options of the bash tool. */
+	bash?: BashToolOptions;
+	/** Options of the powershell tool. */
+	powershell?: PowerShellToolOptions;
+	/** Options of the grep tool. */
+	grep?: GrepToolOptions;
+	/** Options of the find tool. */
+	find?: FindToolOptions;
+	/** Options of the ls tool. */
+	ls?: LsToolOptions;
+}
+
+type Factories = {
+	[K in ToolName]: {
+		definition(cwd: string, options?: ToolsOptions[K]): ToolDefinition;
+		tool(cwd: string, options?: ToolsOptions[K]): AnyAgentTool;
+	};
+};
+
+const factories: Factories = {
+	read: { definition: createReadToolDefinition, tool: createReadTool },
+	write: { definition: createWriteToolDefinition, tool: createWriteTool },
+	edit: { definition: createEditToolDefinition, tool: createEditTool },
+	bash: { definition: createBashToolDefinition, tool: createBashTool },
+	powershell: { definition: createPowerShellToolDefinition, tool: createPowerShellTool },
+	grep: { definition: createGrepToolDefinition, tool: createGrepTool },
+	find: { definition: createFindToolDefinition, tool: createFindTool },
+	ls: { definition: createLsToolDefinition, tool: createLsTool },
+};
+
+/** The tools a coding agent needs to change code: read, bash, edit, write. */
+export const codingToolNames: readonly ToolName[] = ["read", "bash", "edit", "write"];
+
+/** The tools that only look: read, grep, find, ls. */
+export const readOnlyToolNames: readonly ToolName[] = ["read", "grep", "find", "ls"];
+
+/** True when `name` is a built-in tool name. */
+export function isToolName(name: string): name is ToolName {
+	return (allToolNames as readonly string[]).includes(name);
+}
+
+function factoryOf<K extends ToolName>(name: K): Factories[K] {
+	// Names come from configuration and CLI flags too, so check at run time.
+	if (!isToolName(name)) throw new Error(`Unknown tool "${String(name)}". Known tools: ${allToolNames.join(", ")}.`);
+	return factories[name];
+}
+
+/** Creates the definition (name, description, schema) of one built-in tool rooted at `cwd`. */
+export function createToolDefinition<K extends ToolName>(
+	name: K,
+	cwd: string,
+	options: ToolsOptions = {},
+): ToolDefinition {
+	return factoryOf(name).definition(cwd, options[name]);
+}
+
+/** Creates one runnable built-in tool rooted at `cwd`. */
+export function createTool<K extends ToolName>(name: K, cwd: string, options: ToolsOptions = {}): AnyAgentTool {
+	return factoryOf(name).tool(cwd, options[name]);
+}
+
+/** Definitions of the coding tools: read, bash, edit, write. */
+export function createCodingToolDefinitions(cwd: string, options: ToolsOptions = {}): ToolDefinition[] {
+	return codingToolNames.map((name) => createToolDefinition(name, cwd, options));
+}
+
+/** The coding tools: read, bash, edit, write. */
+export function createCodingTools(cwd: string, options: ToolsOptions = {}): AnyAgentTool[] {
+	return codingToolNames.map((name) => createTool(name, cwd, options));
+}
+
+/** Definitions of the read-only tools: read, grep, find, ls. */
+export function createReadOnlyToolDefinitions(cwd: string, options: ToolsOptions = {}): ToolDefinition[] {
+	return readOnlyToolNames.map((name) => createToolDefinition(name, cwd, options));
+}
+
+/** The read-only tools: read, grep, find, ls. */
+export function createReadOnlyTools(cwd: string, options: ToolsOptions = {}): AnyAgentTool[] {
+	return readOnlyToolNames.map((name) => createTool(name, cwd, options));
+}
+
+/** Definitions of all 8 built-in tools, by name. */
+export function createAllToolDefinitions(cwd: string, options: ToolsOptions = {}): Record<ToolName, ToolDefinition> {
+	return Object.fromEntries(allToolNames.map((name) => [name, createToolDefinition(name, cwd, options)])) as Record<
+		ToolName,
+		ToolDefinition
+	>;
+}
+
+/** All 8 built-in tools, by name. */
+export function createAllTools(cwd: string, options: ToolsOptions = {}): Record<ToolName, AnyAgentTool> {
+	return Object.fromEntries(allToolNames.map((name) => [name, createTool(name, cwd, options)])) as Record<
+		ToolName,
+		AnyAgentTool
+	>;
+}
