@@ -1,6 +1,12 @@
 import { type Static, Type } from "typebox";
+import { ToolError, throwIfAborted } from "../engine/errors.js";
+import { DEFAULT_MAX_BYTES } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
-import type { FileOperations } from "./fs/operations.js";
+import { listDirectory } from "./fs/list-directory.js";
+import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
+import { resolveExistingPath } from "./fs/near-miss.js";
+import { type FileOperations, localFileOperations } from "./fs/operations.js";
+import { displayPath } from "./fs/paths.js";
 
 const DESCRIPTION = `List a directory: one entry per line, sorted, "/" after directories, dotfiles included, symlinks shown with their target (broken ones marked).
 With recursive, lists subdirectories too (paths relative to the listed directory), down to max_depth levels. At most limit entries (default 500); the result says when entries were left out.`;
@@ -56,6 +62,9 @@ export interface LsToolDetails {
 	brokenSymlinks: number;
 }
 
+/** Entries returned when neither the call nor the options give a limit. */
+const DEFAULT_LIMIT = 500;
+
 /** The ls tool's definition: what the model sees. */
 export function createLsToolDefinition(_cwd: string, _options?: LsToolOptions): ToolDefinition<typeof lsSchema> {
 	return {
@@ -77,8 +86,48 @@ export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentToo
 	return {
 		...createLsToolDefinition(cwd, options),
 		executionMode: "parallel",
-		execute: async () => {
-			throw new Error("ls is not implemented yet.");
+		execute: async (_toolCallId, args, signal) => {
+			throwIfAborted(signal);
+			const operations = options.operations ?? localFileOperations;
+			const { absolutePath, info } = await resolveExistingPath(cwd, args.path ?? ".", operations);
+			const shown = displayPath(cwd, absolutePath);
+			if (!info) throw await notFoundError({ cwd, absolutePath, operations, noun: "Path" });
+			if (info.kind !== "directory") {
+				throw new ToolError(`${shown} is a file, not a directory. Use read to see its content.`, { path: shown });
+			}
+			const limit = args.limit ?? options.defaultLimit ?? DEFAULT_LIMIT;
+			let listing: Awaited<ReturnType<typeof listDirectory>>;
+			try {
+				listing = await listDirectory({
+					operations,
+					directory: absolutePath,
+					maxDepth: args.recursive ? (args.max_depth ?? Number.POSITIVE_INFINITY) : 1,
+					limit,
+					maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+					signal,
+				});
+			} catch (error) {
+				throw new ToolError(fileSystemErrorMessage(error, shown, "list"), { path: shown });
+			}
+			let text = listing.lines.length > 0 ? listing.lines.join("\n") : "(empty directory)";
+			if (listing.truncatedBy === "limit") {
+				const total = listing.total === undefined ? "more" : `${listing.total}`;
+				text += `\n\n[Showing ${listing.lines.length} of ${total} entries (limit ${limit}). Use limit=${limit * 2} to see more, or list a subdirectory.]`;
+			} else if (listing.truncatedBy === "bytes") {
+				text += `\n\n[Showing ${listing.lines.length} entries: output budget of ${options.maxBytes ?? DEFAULT_MAX_BYTES} bytes reached. List a subdirectory or lower max_depth to see the rest.]`;
+			}
+			return {
+				content: [{ type: "text", text }],
+				details: {
+					path: shown,
+					absolutePath,
+					entries: listing.lines.length,
+					truncated: listing.truncatedBy !== null,
+					truncatedBy: listing.truncatedBy,
+					limit,
+					brokenSymlinks: listing.brokenSymlinks,
+				},
+			};
 		},
 	};
 }

@@ -1,0 +1,68 @@
+import { dirname } from "node:path";
+import { errorMessage, ToolError } from "../../engine/errors.js";
+import { similarNames } from "./near-miss.js";
+import { errorCode, type FileOperations } from "./operations.js";
+import { displayPath } from "./paths.js";
+
+/** What a "not found" error is about, for its wording. */
+export interface NotFoundOptions {
+	/** The tool's working directory, for showing paths. */
+	cwd: string;
+	/** The absolute path that does not exist. */
+	absolutePath: string;
+	/** File access, to look for close names. */
+	operations: FileOperations;
+	/** `File` or `Path` (ls). Default: `File`. */
+	noun?: string;
+}
+
+/**
+ * `File not found: <path>`, plus the close names that exist in the same folder, or a word on
+ * the missing folder — so the model's next call can be right.
+ */
+export async function notFoundError(options: NotFoundOptions): Promise<ToolError> {
+	const { cwd, absolutePath, operations } = options;
+	const shown = displayPath(cwd, absolutePath);
+	let message = `${options.noun ?? "File"} not found: ${shown}`;
+	const suggestions = await similarNames(operations, absolutePath);
+	if (suggestions.length > 0) {
+		message += `\nDid you mean: ${suggestions.map((suggestion) => displayPath(cwd, suggestion)).join(", ")}?`;
+	} else if (!(await exists(operations, dirname(absolutePath)))) {
+		message += `\nThe folder ${displayPath(cwd, dirname(absolutePath))} does not exist either. Use ls or find to locate the file.`;
+	} else {
+		message += "\nUse ls or find to locate the file.";
+	}
+	return new ToolError(message, { path: shown, absolutePath, suggestions });
+}
+
+async function exists(operations: FileOperations, path: string): Promise<boolean> {
+	try {
+		await operations.stat(path);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/** Turns a file-system failure into a sentence for the model: what failed and what to try. */
+export function fileSystemErrorMessage(error: unknown, shownPath: string, action: string): string {
+	switch (errorCode(error)) {
+		case "EACCES":
+		case "EPERM":
+			return `Cannot ${action} ${shownPath}: permission denied.`;
+		case "EISDIR":
+			return `Cannot ${action} ${shownPath}: it is a directory.`;
+		case "ENOTDIR":
+			return `Cannot ${action} ${shownPath}: a part of the path is a file, not a directory.`;
+		case "ELOOP":
+			return `Cannot ${action} ${shownPath}: too many symbolic links (a symlink loop?).`;
+		case "ENOSPC":
+			return `Cannot ${action} ${shownPath}: no space left on the device. The file was left unchanged.`;
+		case "EROFS":
+			return `Cannot ${action} ${shownPath}: the file system is read-only.`;
+		case "ENAMETOOLONG":
+			return `Cannot ${action} ${shownPath}: the name is too long.`;
+		default:
+			return `Cannot ${action} ${shownPath}: ${errorMessage(error)}`;
+	}
+}
