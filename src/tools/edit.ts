@@ -1,5 +1,11 @@
 import { type Static, Type } from "typebox";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import { prepareEditArguments } from "./edit/arguments.js";
+import type { EditMatchStrategy } from "./edit/match.js";
+import { runEdit } from "./edit/run.js";
+import type { FileOperations } from "./fs/operations.js";
+
+export type { EditMatchStrategy } from "./edit/match.js";
 
 const EDIT_DESCRIPTION = `Replace text in an existing file. Give \`path\`, the exact text to find (\`old_string\`) and its replacement (\`new_string\`), or several such pairs in \`edits\`.
 - Copy \`old_string\` from the file as it is, with enough surrounding lines to make it unique; without \`replace_all\` it must occur exactly once.
@@ -19,7 +25,8 @@ const editItemSchema = Type.Object(
 	{ additionalProperties: false },
 );
 
-const editSchema = Type.Object(
+/** Arguments of the edit tool: one replacement, or several in `edits`. */
+export const editSchema = Type.Object(
 	{
 		path: Type.String({ description: "Path of the file to edit, relative to the working directory or absolute." }),
 		old_string: Type.Optional(
@@ -41,19 +48,12 @@ const editSchema = Type.Object(
 /** Arguments of the edit tool, as validated against its schema. */
 export type EditToolInput = Static<typeof editSchema>;
 
-/** How an `old_string` was found: exactly, or by one rung of the tolerant matching ladder. */
-export type EditMatchStrategy =
-	| "exact"
-	| "line-endings"
-	| "trailing-whitespace"
-	| "unicode"
-	| "indentation"
-	| "line-numbers";
-
 /** Structured result of an edit, for programs and UIs. */
 export interface EditToolDetails {
 	/** The edited file as shown to the model (relative to cwd when inside it). */
 	path: string;
+	/** The absolute path of the edited file (the path given, not a symlink's target). */
+	absolutePath: string;
 	/** Unified diff of the changed regions only (never the whole file). */
 	diff: string;
 	/** 1-based line number of the first changed line in the new file. */
@@ -68,20 +68,22 @@ export interface EditToolDetails {
 	lineEnding: "lf" | "crlf" | "mixed" | "none";
 	/** Whether the file starts with a UTF-8 byte-order mark (kept as it was). */
 	bom: boolean;
+	/** Lines added and removed, as counted in the diff. */
+	linesAdded: number;
+	linesRemoved: number;
 }
 
-/** The file-system side effects of edit, injectable to edit a remote or virtual workspace. */
-export interface EditOperations {
-	/** Reads the whole file. Rejects with code `ENOENT` when it does not exist, `EISDIR` for a directory. */
-	readFile(absolutePath: string): Promise<Buffer>;
-	/** Replaces the file's content atomically, keeping its mode; a symlink stays a link. */
-	writeFile(absolutePath: string, content: Buffer): Promise<void>;
-}
+/** The side effects edit needs; the same as the other file tools. */
+export type EditOperations = FileOperations;
 
 /** Options of the edit tool. */
 export interface EditToolOptions {
-	/** File-system operations. Default: the local file system with atomic writes. */
+	/** File access. Default: `localFileOperations`. */
 	operations?: EditOperations;
+	/** Flush data to stable storage before the atomic rename. Default: false (as editors and `sed -i`). */
+	flush?: boolean;
+	/** Largest file edit will load, in bytes; larger files are refused with a hint. Default: 256 MB. */
+	maxFileBytes?: number;
 }
 
 /** The model-facing definition of edit (name, description, schema). */
@@ -105,8 +107,7 @@ export function createEditTool(cwd: string, options?: EditToolOptions): AgentToo
 	return {
 		...createEditToolDefinition(cwd, options),
 		executionMode: "sequential",
-		execute: async () => {
-			throw new Error("edit is not implemented yet");
-		},
+		prepareArguments: prepareEditArguments,
+		execute: (_toolCallId, input, signal) => runEdit({ cwd, input, signal, options: options ?? {} }),
 	};
 }

@@ -1,0 +1,57 @@
+/**
+ * Repairs the argument shapes models send to edit before validation: other tools' field names,
+ * `edits` as a JSON string, and a single edit object where an array belongs.
+ */
+
+const ALIASES: Record<string, readonly string[]> = {
+	path: ["file_path", "filePath", "file", "filename"],
+	old_string: ["oldText", "old_text", "oldString", "old_str", "old"],
+	new_string: ["newText", "new_text", "newString", "new_str", "new"],
+	replace_all: ["replaceAll", "replace_all_occurrences", "all"],
+};
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Copies `source`, renaming aliased fields to their canonical names (a canonical field wins). */
+function renameAliases(source: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+	const result: Record<string, unknown> = { ...source };
+	for (const field of fields) {
+		for (const alias of ALIASES[field] ?? []) {
+			if (!(alias in result)) continue;
+			if (result[field] === undefined) result[field] = result[alias];
+			delete result[alias];
+		}
+	}
+	return result;
+}
+
+function parseJson(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return text;
+	}
+}
+
+/** Edit's `prepareArguments`: returns a repaired copy; anything it cannot repair is left for validation to report. */
+export function prepareEditArguments(args: unknown): unknown {
+	if (!isRecord(args)) return args;
+	const result = renameAliases(args, ["path", "old_string", "new_string", "replace_all"]);
+	let edits = result.edits;
+	if (typeof edits === "string") edits = parseJson(edits);
+	if (isRecord(edits)) edits = [edits];
+	if (Array.isArray(edits)) {
+		edits = edits.map((item) => {
+			const parsed = typeof item === "string" ? parseJson(item) : item;
+			return isRecord(parsed) ? renameAliases(parsed, ["old_string", "new_string", "replace_all"]) : parsed;
+		});
+	}
+	if (edits !== undefined) result.edits = edits;
+	// Some models send `null` for the fields they do not use.
+	for (const field of ["old_string", "new_string", "replace_all", "edits"]) {
+		if (result[field] === null) delete result[field];
+	}
+	return result;
+}

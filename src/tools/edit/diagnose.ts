@@ -1,0 +1,105 @@
+import type { MatchContext } from "./match-context.js";
+import { mapLookAlikes } from "./normalize.js";
+import { countNewlines, lineEndOf, lineStartOf } from "./text.js";
+
+const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
+
+/** Text with all whitespace except line breaks removed, so only the line structure is left to compare. */
+function withoutWhitespace(text: string): string {
+	return text.replace(/\r\n/g, "\n").replace(/[^\S\n]+/g, "");
+}
+
+/** Also folds compatibility forms (full-width letters, ligatures), look-alikes and zero-width characters. */
+function withoutWhitespaceOrUnicode(text: string): string {
+	return withoutWhitespace(mapLookAlikes(text.normalize("NFKC")).replace(ZERO_WIDTH, ""));
+}
+
+function offsetOfLine(text: string, lineNumber: number): number {
+	let offset = 0;
+	for (let line = 1; line < lineNumber && offset !== -1; line++) {
+		const newline = text.indexOf("\n", offset);
+		offset = newline === -1 ? -1 : newline + 1;
+	}
+	return Math.max(0, offset);
+}
+
+/** Lines `first`…`first + count - 1` of `text`, each prefixed with its number, at most `maxLines`. */
+function quoteLines(text: string, first: number, count: number, maxLines = 6): string {
+	const shown: string[] = [];
+	let offset = offsetOfLine(text, first);
+	for (let index = 0; index < Math.min(count, maxLines) && offset <= text.length; index++) {
+		const end = lineEndOf(text, offset);
+		const line = text.slice(offset, end);
+		shown.push(`  ${first + index}\t${line.length > 160 ? `${line.slice(0, 160)}…` : line}`);
+		const newline = text.indexOf("\n", end);
+		if (newline === -1) break;
+		offset = newline + 1;
+	}
+	if (count > maxLines) shown.push(`  … (${count - maxLines} more lines)`);
+	return shown.join("\n");
+}
+
+function nearMatch(content: string, needle: string): string | undefined {
+	const needleLineCount = needle.replace(/\n+$/, "").split("\n").length;
+	const attempts = [
+		{ fold: withoutWhitespace, kind: "only in whitespace (spaces, tabs, indentation or line endings)" },
+		{
+			fold: withoutWhitespaceOrUnicode,
+			kind: "only in whitespace or Unicode look-alike characters (quotes, dashes, spaces, full-width or zero-width characters)",
+		},
+	];
+	for (const { fold, kind } of attempts) {
+		const foldedNeedle = fold(needle).replace(/^\n+|\n+$/g, "");
+		if (foldedNeedle.replace(/\n/g, "") === "") return undefined;
+		const folded = fold(content);
+		const index = folded.indexOf(foldedNeedle);
+		if (index === -1) continue;
+		const line = countNewlines(folded, 0, index) + 1;
+		return `A near match at line ${line} differs ${kind}:\n${quoteLines(content, line, needleLineCount)}\nCopy old_string exactly from these lines.`;
+	}
+	return undefined;
+}
+
+function firstLineHint(content: string, needle: string): string | undefined {
+	const firstLine = needle.split("\n").find((line) => line.trim() !== "");
+	const probe = firstLine?.trim();
+	if (!probe || probe.length < 3 || !needle.trim().includes("\n")) return undefined;
+	const lines: number[] = [];
+	let counted = 0;
+	let line = 1;
+	for (
+		let index = content.indexOf(probe);
+		index !== -1 && lines.length < 5;
+		index = content.indexOf(probe, index + 1)
+	) {
+		line += countNewlines(content, counted, index);
+		counted = index;
+		if (lines[lines.length - 1] !== line) lines.push(line);
+		index = lineEndOf(content, index);
+	}
+	if (lines.length === 0) return undefined;
+	return `The first line of old_string occurs at line ${lines.join(", ")}, but the lines after it differ from the file.`;
+}
+
+/**
+ * The error message for an old_string that no rung of the ladder found: whether the edit looks
+ * already applied, where a near match is (and how it differs), and what to do next.
+ */
+export function describeMiss(context: MatchContext, needle: string, replacement: string): string {
+	const content = context.content;
+	const parts = ["old_string was not found in the file."];
+	if (replacement.trim() !== "") {
+		const first = content.indexOf(replacement);
+		if (first !== -1 && content.indexOf(replacement, first + 1) === -1) {
+			const line = countNewlines(content, 0, lineStartOf(content, first)) + 1;
+			parts.push(
+				`new_string already occurs once, at line ${line}: the edit looks already applied. Read the file to check before editing again.`,
+			);
+			return parts.join(" ");
+		}
+	}
+	const hint = nearMatch(content, needle) ?? firstLineHint(content, needle);
+	if (hint) parts.push(hint);
+	else parts.push("Read the file to see its current content, then copy old_string from it exactly.");
+	return parts.join("\n");
+}

@@ -1,0 +1,135 @@
+import { structuredPatch } from "diff";
+import type { AppliedReplacement } from "./plan.js";
+import { lineNumbersOf, lineStartOf } from "./text.js";
+
+/** Lines of unchanged context around each change. */
+const CONTEXT_LINES = 3;
+/** Beyond this many edit operations a region is shown as "all old lines out, all new lines in". */
+const MAX_EDIT_LENGTH = 2000;
+
+/** The compact diff of an edit. */
+export interface EditDiff {
+	/** Unified diff of the changed regions only, with `---`/`+++` headers; empty when nothing changed. */
+	text: string;
+	/** 1-based number, in the new file, of the first line that differs (0 when none). */
+	firstChangedLine: number;
+	/** Lines added and removed. */
+	added: number;
+	removed: number;
+}
+
+interface Region {
+	oldStart: number;
+	oldEnd: number;
+	newStart: number;
+	newEnd: number;
+}
+
+function linesBefore(text: string, position: number, count: number): number {
+	let start = lineStartOf(text, position);
+	for (let index = 0; index < count && start > 0; index++) start = lineStartOf(text, start - 1);
+	return start;
+}
+
+function linesAfter(text: string, position: number, count: number): number {
+	let end = text.indexOf("\n", position);
+	end = end === -1 ? text.length : end + 1;
+	for (let index = 0; index < count && end < text.length; index++) {
+		const newline = text.indexOf("\n", end);
+		end = newline === -1 ? text.length : newline + 1;
+	}
+	return end;
+}
+
+/**
+ * The regions of the original around each replacement (with context), merged where they touch,
+ * and where each lands in the new text. Outside the replaced spans both texts are identical, so a
+ * region's new bounds are its old ones shifted by the length change before them.
+ */
+function regionsOf(original: string, replacements: readonly AppliedReplacement[]): Region[] {
+	const regions: Region[] = [];
+	for (const replacement of replacements) {
+		const oldStart = linesBefore(original, replacement.start, CONTEXT_LINES);
+		const lastPosition = Math.max(replacement.start, replacement.end - 1);
+		const oldEnd = linesAfter(original, lastPosition, CONTEXT_LINES);
+		const region: Region = {
+			oldStart,
+			oldEnd,
+			newStart: oldStart + (replacement.newStart - replacement.start),
+			newEnd: oldEnd + (replacement.newEnd - replacement.end),
+		};
+		const last = regions[regions.length - 1];
+		if (last && region.oldStart <= last.oldEnd) {
+			last.oldEnd = region.oldEnd;
+			last.newEnd = region.newEnd;
+		} else {
+			regions.push(region);
+		}
+	}
+	return regions;
+}
+
+function wholeRegionHunk(oldText: string, newText: string): { lines: string[]; oldLines: number; newLines: number } {
+	const split = (text: string) => (text === "" ? [] : text.replace(/\n$/, "").split("\n"));
+	const removed = split(oldText);
+	const added = split(newText);
+	return {
+		lines: [...removed.map((line) => `-${line}`), ...added.map((line) => `+${line}`)],
+		oldLines: removed.length,
+		newLines: added.length,
+	};
+}
+
+/**
+ * A unified diff of the changed regions only: each replacement with a few lines of context, so its
+ * cost follows the size of the change, never the size of the file.
+ */
+export function diffEdit(options: {
+	original: string;
+	updated: string;
+	replacements: readonly AppliedReplacement[];
+	path: string;
+}): EditDiff {
+	const { original, updated, replacements, path } = options;
+	const regions = regionsOf(original, replacements);
+	const oldLines = lineNumbersOf(
+		original,
+		regions.map((region) => region.oldStart),
+	);
+	const newLines = lineNumbersOf(
+		updated,
+		regions.map((region) => region.newStart),
+	);
+	const output: string[] = [`--- ${path}`, `+++ ${path}`];
+	let firstChangedLine = 0;
+	let added = 0;
+	let removed = 0;
+	for (const [index, region] of regions.entries()) {
+		const oldText = original.slice(region.oldStart, region.oldEnd);
+		const newText = updated.slice(region.newStart, region.newEnd);
+		const oldBase = (oldLines[index] ?? 1) - 1;
+		const newBase = (newLines[index] ?? 1) - 1;
+		const patch = structuredPatch("a", "b", oldText, newText, undefined, undefined, {
+			context: CONTEXT_LINES,
+			maxEditLength: MAX_EDIT_LENGTH,
+		});
+		const hunks = patch ? patch.hunks : [{ oldStart: 1, newStart: 1, ...wholeRegionHunk(oldText, newText) }];
+		for (const hunk of hunks) {
+			const oldStart = oldBase + hunk.oldStart;
+			const newStart = newBase + hunk.newStart;
+			output.push(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`);
+			let newLine = newStart;
+			for (const line of hunk.lines) {
+				// The model reads the diff; a CR at the end of every line of a CRLF file is noise.
+				output.push(line.endsWith("\r") ? line.slice(0, -1) : line);
+				const marker = line[0];
+				if (marker === "+") added++;
+				if (marker === "-") removed++;
+				if ((marker === "+" || marker === "-") && firstChangedLine === 0) firstChangedLine = Math.max(1, newLine);
+				if (marker === " " || marker === "+") newLine++;
+			}
+		}
+	}
+	if (added === 0 && removed === 0) return { text: "", firstChangedLine: 0, added, removed };
+	return { text: output.join("\n"), firstChangedLine, added, removed };
+}

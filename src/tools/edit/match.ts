@@ -1,0 +1,172 @@
+import { ToolError } from "../../engine/errors.js";
+import { describeMiss } from "./diagnose.js";
+import { findByIndentation, type Occurrence } from "./indentation.js";
+import { stripLineNumbers, stripLineNumbersLoosely } from "./line-numbers.js";
+import type { MatchContext } from "./match-context.js";
+import { hasLookAlikes, type Normalization, normalizeNeedle, toOriginalSpan } from "./normalize.js";
+import { lineNumbersOf, previewLine } from "./text.js";
+
+/** How an old_string was found: exactly, or by one rung of the tolerant matching ladder. */
+export type EditMatchStrategy =
+	| "exact"
+	| "line-endings"
+	| "trailing-whitespace"
+	| "unicode"
+	| "indentation"
+	| "line-numbers";
+
+/** The ladder's rungs, from strict to tolerant. */
+export const MATCH_STRATEGIES: readonly EditMatchStrategy[] = [
+	"exact",
+	"line-endings",
+	"trailing-whitespace",
+	"unicode",
+	"indentation",
+	"line-numbers",
+];
+
+/** How each tolerant strategy is described to the model. */
+export const STRATEGY_NOTES: Record<EditMatchStrategy, string> = {
+	exact: "exact match",
+	"line-endings": "matched ignoring line endings",
+	"trailing-whitespace": "matched ignoring trailing whitespace",
+	unicode: "matched treating curly quotes, dashes and special spaces as plain ASCII",
+	indentation: "matched ignoring indentation; new_string was re-indented to the file",
+	"line-numbers": "matched after removing line-number prefixes copied from read output",
+};
+
+/** One replacement request: what to find, what to put there, and whether every occurrence counts. */
+export interface EditRequest {
+	oldString: string;
+	newString: string;
+	replaceAll: boolean;
+}
+
+/** Where an edit applies, and which rung found it. */
+export interface LocatedEdit {
+	strategy: EditMatchStrategy;
+	/** The spans to replace, ascending and not overlapping. */
+	occurrences: Occurrence[];
+}
+
+interface Rung {
+	strategy: EditMatchStrategy;
+	normalization: Normalization;
+	/** Cheap test whether this rung could find anything the previous one did not. */
+	applies(context: MatchContext, needle: string): boolean;
+}
+
+const RUNGS: readonly Rung[] = [
+	{
+		strategy: "line-endings",
+		normalization: { lineEndings: true, trailingWhitespace: false, unicode: false },
+		applies: (context, needle) => context.content.includes("\r") || needle.includes("\r"),
+	},
+	{
+		strategy: "trailing-whitespace",
+		normalization: { lineEndings: true, trailingWhitespace: true, unicode: false },
+		applies: () => true,
+	},
+	{
+		strategy: "unicode",
+		normalization: { lineEndings: true, trailingWhitespace: true, unicode: true },
+		applies: (context, needle) => hasLookAlikes(needle) || hasLookAlikes(context.content),
+	},
+];
+
+/** Every start of `needle` in `haystack`, overlapping ones included (they make a match ambiguous too). */
+function findAll(haystack: string, needle: string): number[] {
+	const positions: number[] = [];
+	for (let index = haystack.indexOf(needle); index !== -1; index = haystack.indexOf(needle, index + 1)) {
+		positions.push(index);
+	}
+	return positions;
+}
+
+function search(context: MatchContext, needle: string, replacement: string): LocatedEdit | undefined {
+	const exact = findAll(context.content, needle);
+	if (exact.length > 0) {
+		return {
+			strategy: "exact",
+			occurrences: exact.map((start) => ({ start, end: start + needle.length, replacement })),
+		};
+	}
+	for (const rung of RUNGS) {
+		if (!rung.applies(context, needle)) continue;
+		const normalizedNeedle = normalizeNeedle(needle, rung.normalization);
+		if (normalizedNeedle === "") continue;
+		const view = context.normalizedBy(rung.normalization);
+		const found = findAll(view.text, normalizedNeedle);
+		if (found.length === 0) continue;
+		return {
+			strategy: rung.strategy,
+			occurrences: found.map((start) => ({
+				...toOriginalSpan(view, start, start + normalizedNeedle.length),
+				replacement,
+			})),
+		};
+	}
+	const indented = findByIndentation(context, needle, replacement);
+	if (indented.length > 0) return { strategy: "indentation", occurrences: indented };
+	return undefined;
+}
+
+/** Keeps the first of overlapping occurrences (what replacing them all left to right means). */
+function disjoint(occurrences: readonly Occurrence[]): Occurrence[] {
+	const kept: Occurrence[] = [];
+	for (const occurrence of occurrences) {
+		const last = kept[kept.length - 1];
+		if (!last || occurrence.start >= last.end) kept.push(occurrence);
+	}
+	return kept;
+}
+
+function ambiguityMessage(context: MatchContext, located: LocatedEdit): string {
+	const starts = located.occurrences.map((occurrence) => occurrence.start);
+	const lines = lineNumbersOf(context.content, starts);
+	const shown = starts
+		.slice(0, 10)
+		.map((start, index) => `  line ${lines[index]}: ${previewLine(context.content, start)}`);
+	if (starts.length > 10) shown.push(`  … and ${starts.length - 10} more`);
+	const how = located.strategy === "exact" ? "" : ` (${STRATEGY_NOTES[located.strategy]})`;
+	return (
+		`old_string matches ${starts.length} places${how}, at lines ${lines.slice(0, 10).join(", ")}` +
+		`${starts.length > 10 ? ", …" : ""}:\n${shown.join("\n")}\n` +
+		"Add surrounding lines to old_string so it matches exactly one place, or set replace_all to true to replace every one."
+	);
+}
+
+/**
+ * Finds where an edit applies: exactly first, then each tolerant rung in turn; uniqueness is
+ * decided on the first rung that finds anything. Throws a `ToolError` written for the model when
+ * nothing matches or, without replace_all, more than one place does.
+ */
+export function locateEdit(context: MatchContext, request: EditRequest): LocatedEdit {
+	let located = search(context, request.oldString, request.newString);
+	let preferredLine: number | undefined;
+	let needle = request.oldString;
+	if (!located) {
+		const stripped = stripLineNumbers(request.oldString);
+		if (stripped && stripped.text.trim() !== "") {
+			needle = stripped.text;
+			const inner = search(context, stripped.text, stripLineNumbersLoosely(request.newString));
+			if (inner) {
+				located = { strategy: "line-numbers", occurrences: inner.occurrences };
+				preferredLine = stripped.firstLine;
+			}
+		}
+	}
+	if (!located) throw new ToolError(describeMiss(context, needle, request.newString));
+	if (request.replaceAll) return { strategy: located.strategy, occurrences: disjoint(located.occurrences) };
+	if (located.occurrences.length > 1 && preferredLine !== undefined) {
+		// The copied prefix says which line was meant: that settles an otherwise ambiguous match.
+		const lines = lineNumbersOf(
+			context.content,
+			located.occurrences.map((occurrence) => occurrence.start),
+		);
+		const chosen = located.occurrences.filter((_, index) => lines[index] === preferredLine);
+		if (chosen.length === 1) return { strategy: located.strategy, occurrences: chosen };
+	}
+	if (located.occurrences.length > 1) throw new ToolError(ambiguityMessage(context, located));
+	return located;
+}

@@ -1,0 +1,145 @@
+/**
+ * Normalized views of text for the tolerant rungs of edit's matching ladder. A normalization only
+ * substitutes characters one for one or deletes them, so every position in the normalized text
+ * maps back to a position in the original, and a match found there replaces exactly the original
+ * bytes it covers — nothing outside it.
+ */
+
+/** What a normalization tolerates. The ladder turns these on one after another. */
+export interface Normalization {
+	/** Treat `\r\n` as `\n`. */
+	lineEndings: boolean;
+	/** Ignore spaces and tabs (and other non-breaking spaces) at the end of each line. */
+	trailingWhitespace: boolean;
+	/** Treat curly quotes, en/em dashes, minus signs and non-breaking or typographic spaces as their ASCII forms. */
+	unicode: boolean;
+}
+
+/** A normalized text plus what is needed to map its positions back to the original. */
+export interface NormalizedText {
+	/** The normalized text. */
+	text: string;
+	/** Normalized positions before which characters were deleted, ascending. */
+	runPositions: number[];
+	/** Characters deleted up to and including the run at the same index. */
+	runTotals: number[];
+}
+
+// One-for-one replacements (all in the BMP, so UTF-16 offsets are unchanged).
+const LOOK_ALIKES: Record<string, string> = {
+	"\u00a0": " ",
+	"\u2007": " ",
+	"\u2008": " ",
+	"\u2009": " ",
+	"\u200a": " ",
+	"\u2000": " ",
+	"\u2001": " ",
+	"\u2002": " ",
+	"\u2003": " ",
+	"\u2004": " ",
+	"\u2005": " ",
+	"\u2006": " ",
+	"\u202f": " ",
+	"\u205f": " ",
+	"\u3000": " ",
+	"\u2018": "'",
+	"\u2019": "'",
+	"\u201a": "'",
+	"\u201b": "'",
+	"\u2032": "'",
+	"\u201c": '"',
+	"\u201d": '"',
+	"\u201e": '"',
+	"\u201f": '"',
+	"\u2033": '"',
+	"\u2010": "-",
+	"\u2011": "-",
+	"\u2012": "-",
+	"\u2013": "-",
+	"\u2014": "-",
+	"\u2015": "-",
+	"\u2212": "-",
+};
+
+const LOOK_ALIKE_PATTERN = new RegExp(`[${Object.keys(LOOK_ALIKES).join("")}]`, "g");
+
+/** Replaces Unicode look-alikes (curly quotes, dashes, odd spaces) by their ASCII forms, one for one. */
+export function mapLookAlikes(text: string): string {
+	LOOK_ALIKE_PATTERN.lastIndex = 0;
+	if (!LOOK_ALIKE_PATTERN.test(text)) return text;
+	return text.replace(LOOK_ALIKE_PATTERN, (character) => LOOK_ALIKES[character] ?? character);
+}
+
+/** Whether `text` holds any character that `mapLookAlikes` would change. */
+export function hasLookAlikes(text: string): boolean {
+	LOOK_ALIKE_PATTERN.lastIndex = 0;
+	return LOOK_ALIKE_PATTERN.test(text);
+}
+
+// [^\S\r\n] is "whitespace other than a line break"; it includes NBSP and the other Unicode spaces.
+const CRLF_AND_TRAILING = /[^\S\r\n]*\r\n|[^\S\r\n]+(?=\n|$)/g;
+const CRLF_ONLY = /\r\n/g;
+const TRAILING_ONLY = /[^\S\r\n]+(?=\r?\n|$)/g;
+
+function deletionPattern(normalization: Normalization): RegExp | undefined {
+	if (normalization.trailingWhitespace) return normalization.lineEndings ? CRLF_AND_TRAILING : TRAILING_ONLY;
+	return normalization.lineEndings ? CRLF_ONLY : undefined;
+}
+
+/** Normalizes `text` and records the deletions, so positions can be mapped back with `toOriginal*`. */
+export function normalizeText(text: string, normalization: Normalization): NormalizedText {
+	const source = normalization.unicode ? mapLookAlikes(text) : text;
+	const runPositions: number[] = [];
+	const runTotals: number[] = [];
+	const pattern = deletionPattern(normalization);
+	if (!pattern) return { text: source, runPositions, runTotals };
+	let deleted = 0;
+	pattern.lastIndex = 0;
+	const normalized = source.replace(pattern, (match: string, offset: number) => {
+		const keepsNewline = match.endsWith("\n");
+		const removed = match.length - (keepsNewline ? 1 : 0);
+		runPositions.push(offset - deleted);
+		deleted += removed;
+		runTotals.push(deleted);
+		return keepsNewline ? "\n" : "";
+	});
+	return { text: normalized, runPositions, runTotals };
+}
+
+/** Normalizes a needle (old_string) the same way; no position map is needed for it. */
+export function normalizeNeedle(text: string, normalization: Normalization): string {
+	const source = normalization.unicode ? mapLookAlikes(text) : text;
+	const pattern = deletionPattern(normalization);
+	if (!pattern) return source;
+	pattern.lastIndex = 0;
+	return source.replace(pattern, (match: string) => (match.endsWith("\n") ? "\n" : ""));
+}
+
+function deletedBefore(normalized: NormalizedText, position: number): number {
+	const { runPositions, runTotals } = normalized;
+	let low = 0;
+	let high = runPositions.length - 1;
+	let total = 0;
+	while (low <= high) {
+		const middle = (low + high) >> 1;
+		if ((runPositions[middle] ?? 0) <= position) {
+			total = runTotals[middle] ?? 0;
+			low = middle + 1;
+		} else {
+			high = middle - 1;
+		}
+	}
+	return total;
+}
+
+/**
+ * Maps a normalized match `[start, end)` (end > start) back to original offsets. Deleted
+ * characters just before the start or just after the end stay outside the span; those inside it
+ * are part of it.
+ */
+export function toOriginalSpan(normalized: NormalizedText, start: number, end: number): { start: number; end: number } {
+	return {
+		start: start + deletedBefore(normalized, start),
+		end: end - 1 + deletedBefore(normalized, end - 1) + 1,
+	};
+}

@@ -1,0 +1,125 @@
+import { ToolError } from "../../engine/errors.js";
+import { type EditMatchStrategy, type EditRequest, locateEdit } from "./match.js";
+import { MatchContext } from "./match-context.js";
+import { type LineEndingStyle, lineEndingAt, lineEndingStyle, lineNumbersOf, withLineEnding } from "./text.js";
+
+/** One span replaced by the plan, with where it lands in the new content. */
+export interface AppliedReplacement {
+	/** Index of the edit it came from. */
+	editIndex: number;
+	/** Span in the original content. */
+	start: number;
+	end: number;
+	/** Span of the inserted text in the new content. */
+	newStart: number;
+	newEnd: number;
+}
+
+/** The outcome of applying all edits of one call to a file's text. */
+export interface EditPlan {
+	/** The new text. */
+	content: string;
+	/** Every replaced span, ascending. */
+	replacements: AppliedReplacement[];
+	/** The strategy each edit matched with, in the order given. */
+	strategies: EditMatchStrategy[];
+	/** Line-ending style of the original text. */
+	lineEnding: LineEndingStyle;
+}
+
+interface Pending {
+	editIndex: number;
+	start: number;
+	end: number;
+	text: string;
+}
+
+function label(index: number, count: number): string {
+	return count > 1 ? `edits[${index}]: ` : "";
+}
+
+function checkRequest(request: EditRequest, prefix: string): void {
+	if (request.oldString === "") {
+		throw new ToolError(
+			`${prefix}old_string is empty. edit replaces text that already exists: put the text next to where the new text goes in old_string and repeat it in new_string. To write a whole file, use the write tool.`,
+		);
+	}
+	if (request.oldString === request.newString) {
+		throw new ToolError(`${prefix}old_string and new_string are identical, so this edit would change nothing.`);
+	}
+}
+
+/**
+ * Applies `requests` to `content`, all matched against the original text, and returns the new
+ * text. All or nothing: any miss, ambiguity, overlap or no-op throws a `ToolError` and nothing is
+ * applied. Inserted text takes the file's line endings; every byte outside the replaced spans is
+ * kept as it was.
+ */
+export function planEdits(content: string, requests: readonly EditRequest[]): EditPlan {
+	const context = new MatchContext(content);
+	const style = lineEndingStyle(content);
+	const pending: Pending[] = [];
+	const strategies: EditMatchStrategy[] = [];
+	for (const [editIndex, request] of requests.entries()) {
+		const prefix = label(editIndex, requests.length);
+		checkRequest(request, prefix);
+		let located: ReturnType<typeof locateEdit>;
+		try {
+			located = locateEdit(context, request);
+		} catch (error) {
+			if (error instanceof ToolError && prefix) throw new ToolError(`${prefix}${error.message}`, error.details);
+			throw error;
+		}
+		strategies.push(located.strategy);
+		for (const occurrence of located.occurrences) {
+			const ending = lineEndingAt(content, style, occurrence.start);
+			pending.push({
+				editIndex,
+				start: occurrence.start,
+				end: occurrence.end,
+				text: withLineEnding(occurrence.replacement, ending),
+			});
+		}
+	}
+	pending.sort((a, b) => a.start - b.start || a.end - b.end);
+	for (let index = 1; index < pending.length; index++) {
+		const previous = pending[index - 1] as Pending;
+		const current = pending[index] as Pending;
+		if (current.start < previous.end) {
+			const [line] = lineNumbersOf(content, [current.start]);
+			const which =
+				current.editIndex === previous.editIndex
+					? `edits[${current.editIndex}] matches overlapping places`
+					: `edits[${previous.editIndex}] and edits[${current.editIndex}] overlap`;
+			throw new ToolError(
+				`${which} (around line ${line}). Each edit is matched against the original file, so their old_string texts must not overlap: merge them into one edit. Nothing was changed.`,
+			);
+		}
+	}
+	const pieces: string[] = [];
+	const replacements: AppliedReplacement[] = [];
+	let copied = 0;
+	let length = 0;
+	for (const replacement of pending) {
+		const kept = content.slice(copied, replacement.start);
+		pieces.push(kept, replacement.text);
+		const newStart = length + kept.length;
+		length = newStart + replacement.text.length;
+		replacements.push({
+			editIndex: replacement.editIndex,
+			start: replacement.start,
+			end: replacement.end,
+			newStart,
+			newEnd: length,
+		});
+		copied = replacement.end;
+	}
+	pieces.push(content.slice(copied));
+	const updated = pieces.join("");
+	if (updated === content) {
+		throw new ToolError(
+			"The edit would change nothing: the text that matched is already identical to new_string. Read the file to check its current content.",
+		);
+	}
+	return { content: updated, replacements, strategies, lineEnding: style };
+}

@@ -1,0 +1,145 @@
+import { errorMessage, ToolError, throwIfAborted } from "../../engine/errors.js";
+import { withFileMutationQueue } from "../../engine/file-mutation-queue.js";
+import { truncateTail } from "../../engine/truncate.js";
+import type { ToolResult } from "../../engine/types.js";
+import type { EditToolDetails, EditToolInput, EditToolOptions } from "../edit.js";
+import { writeFileAtomic } from "../fs/atomic-write.js";
+import { errorCode, type FileOperations, isNotFound, localFileOperations } from "../fs/operations.js";
+import { displayPath, resolveToolPath } from "../fs/paths.js";
+import { diffEdit } from "./diff.js";
+import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES, STRATEGY_NOTES } from "./match.js";
+import { planEdits } from "./plan.js";
+import { decodeFile, encodeFile } from "./text.js";
+
+const DEFAULT_MAX_FILE_BYTES = 256 * 2 ** 20;
+
+/** What one edit call needs. */
+export interface RunEditOptions {
+	cwd: string;
+	input: EditToolInput;
+	signal: AbortSignal | undefined;
+	options: EditToolOptions;
+}
+
+/** The replacements a call asks for: the top-level pair and/or `edits`, duplicates dropped. */
+function requestsOf(input: EditToolInput): EditRequest[] {
+	const requests: EditRequest[] = [];
+	if (input.old_string !== undefined || input.new_string !== undefined) {
+		if (input.old_string === undefined || input.new_string === undefined) {
+			throw new ToolError(
+				`${input.old_string === undefined ? "old_string" : "new_string"} is missing: give old_string and new_string together, or a list in edits.`,
+			);
+		}
+		requests.push({ oldString: input.old_string, newString: input.new_string, replaceAll: input.replace_all ?? false });
+	}
+	for (const edit of input.edits ?? []) {
+		const request = { oldString: edit.old_string, newString: edit.new_string, replaceAll: edit.replace_all ?? false };
+		const duplicate = requests.some(
+			(other) => other.oldString === request.oldString && other.newString === request.newString,
+		);
+		if (!duplicate) requests.push(request);
+	}
+	if (requests.length === 0) {
+		throw new ToolError(
+			"Nothing to edit: give old_string and new_string, or edits: [{ old_string, new_string }]. To create or replace a whole file, use write.",
+		);
+	}
+	return requests;
+}
+
+async function readForEdit(operations: FileOperations, absolutePath: string, shown: string, maxBytes: number) {
+	try {
+		const info = await operations.stat(absolutePath);
+		if (info.kind === "directory")
+			throw new ToolError(`${shown} is a directory, not a file. Use ls to see what it holds.`);
+		if (info.kind !== "file") throw new ToolError(`${shown} is not a regular file; edit changes text files only.`);
+		if (info.size > maxBytes) {
+			throw new ToolError(
+				`${shown} is ${Math.round(info.size / 2 ** 20)} MB, more than edit loads (${Math.round(maxBytes / 2 ** 20)} MB). Use bash (e.g. sed) for a file this large.`,
+			);
+		}
+		return await operations.readFile(absolutePath);
+	} catch (error) {
+		if (error instanceof ToolError) throw error;
+		if (isNotFound(error)) {
+			throw new ToolError(
+				`File not found: ${shown}. edit only changes existing files: to create one, use write. Use ls or find to locate an existing file.`,
+			);
+		}
+		if (errorCode(error) === "EISDIR") throw new ToolError(`${shown} is a directory, not a file.`);
+		throw new ToolError(`Could not read ${shown}: ${errorMessage(error)}`);
+	}
+}
+
+function mostTolerant(strategies: readonly EditMatchStrategy[]): EditMatchStrategy {
+	let rank = 0;
+	for (const strategy of strategies) rank = Math.max(rank, MATCH_STRATEGIES.indexOf(strategy));
+	return MATCH_STRATEGIES[rank] ?? "exact";
+}
+
+/**
+ * One edit call: inside the file's mutation queue, read, plan every replacement against the
+ * original text (all or nothing), write atomically, and describe the change as a compact diff.
+ */
+export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolDetails>> {
+	const { cwd, input, signal, options } = run;
+	const operations = options.operations ?? localFileOperations;
+	const requests = requestsOf(input);
+	const absolutePath = resolveToolPath(cwd, input.path);
+	const shown = displayPath(cwd, absolutePath);
+	return withFileMutationQueue(absolutePath, async () => {
+		throwIfAborted(signal);
+		const bytes = await readForEdit(operations, absolutePath, shown, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+		const file = decodeFile(bytes);
+		if (!file) {
+			throw new ToolError(
+				`${shown} is not valid UTF-8 text (a binary file or another encoding such as Latin-1), so edit refuses it and left it unchanged. Use bash for byte-level changes, or write to replace it with UTF-8 text.`,
+			);
+		}
+		let plan: ReturnType<typeof planEdits>;
+		try {
+			plan = planEdits(file.text, requests);
+		} catch (error) {
+			if (error instanceof ToolError) throw new ToolError(`Edit of ${shown} failed: ${error.message}`, error.details);
+			throw error;
+		}
+		throwIfAborted(signal);
+		try {
+			await writeFileAtomic(absolutePath, encodeFile({ text: plan.content, bom: file.bom }), {
+				operations,
+				flush: options.flush ?? false,
+			});
+		} catch (error) {
+			const reason =
+				errorCode(error) === "EACCES" ? "permission denied (the file or its folder is read-only)" : errorMessage(error);
+			throw new ToolError(`Could not write ${shown}: ${reason}. The file was not changed.`);
+		}
+		const diff = diffEdit({ original: file.text, updated: plan.content, replacements: plan.replacements, path: shown });
+		const strategy = mostTolerant(plan.strategies);
+		const details: EditToolDetails = {
+			path: shown,
+			absolutePath,
+			diff: diff.text,
+			firstChangedLine: diff.firstChangedLine,
+			replacements: plan.replacements.length,
+			strategy,
+			strategies: plan.strategies,
+			lineEnding: plan.lineEnding,
+			bom: file.bom,
+			linesAdded: diff.added,
+			linesRemoved: diff.removed,
+		};
+		return { content: [{ type: "text", text: summarize(details) }], details };
+	});
+}
+
+function summarize(details: EditToolDetails): string {
+	const count = details.replacements;
+	const how = details.strategy === "exact" ? "" : ` (${STRATEGY_NOTES[details.strategy]})`;
+	const head = `Edited ${details.path}: ${count} replacement${count === 1 ? "" : "s"}${how}, first changed line ${details.firstChangedLine}.`;
+	const shownDiff = truncateTail(details.diff);
+	const note = shownDiff.truncated
+		? `\n[diff cut to ${shownDiff.outputLines} of ${shownDiff.originalLines} lines; read the file to see the rest]`
+		: "";
+	return `${head}\n${shownDiff.content}${note}`;
+}
