@@ -1,0 +1,160 @@
+import { type OptionSpecs, parseCommandArgs, stringOption, UsageError } from "../args.js";
+import { type CliIO, ExitCode } from "../io.js";
+import { resolveCwd } from "../paths.js";
+import { loadToolCatalog } from "../tool-catalog.js";
+import { selectToolNames } from "../tool-selection.js";
+
+const serveOptions: OptionSpecs = {
+	http: {
+		type: "string",
+		valueName: "<host:port>",
+		description:
+			"Serve Streamable HTTP on a loopback address instead of stdio, e.g. 127.0.0.1:8765 (port 0 picks one).",
+	},
+	tools: {
+		type: "string",
+		valueName: "<names>",
+		description: "Comma-separated tools to serve (default: all except powershell off Windows).",
+	},
+	"read-only": { type: "boolean", description: "Serve only read, grep, find and ls." },
+	cwd: {
+		type: "string",
+		valueName: "<dir>",
+		description: "Directory the tools are rooted at (default: the current one).",
+	},
+	help: { type: "boolean", short: "h", description: "Show this help." },
+};
+
+const inspectOptions: OptionSpecs = {
+	"mcp-config": {
+		type: "string",
+		valueName: "<file>",
+		description: "An mcpServers JSON file (Claude Desktop / Claude Code format).",
+	},
+	help: { type: "boolean", short: "h", description: "Show this help." },
+};
+
+function optionLines(specs: OptionSpecs): string {
+	return Object.entries(specs)
+		.map(([name, spec]) => {
+			const flag = `${spec.short ? `-${spec.short}, ` : ""}--${name}${spec.type === "string" ? ` ${spec.valueName ?? "<value>"}` : ""}`;
+			return `  ${flag.padEnd(26)} ${spec.description}`;
+		})
+		.join("\n");
+}
+
+const help = `Usage: toolbelt mcp [options]
+       toolbelt mcp inspect --mcp-config <file>
+
+Serves toolbelt's tools to any MCP client (Claude Desktop, Claude Code, Cursor, …) over stdio,
+or over Streamable HTTP on a loopback port. Only protocol messages go to stdout; logs go to stderr.
+With stdio the server exits when its stdin closes and ends every process it started.
+
+Options:
+${optionLines(serveOptions)}
+
+'inspect' connects to the servers of an mcpServers file and lists the tools the agent would get:
+${optionLines(inspectOptions)}
+`;
+
+function parseHttpAddress(value: string): { host: string; port: number } {
+	const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(value) ?? /^()(\d+)$/.exec(value);
+	if (!match) throw new UsageError(`--http ${value}: expected host:port, e.g. 127.0.0.1:8765.`);
+	const host = (match[1] || "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
+	const port = Number(match[2]);
+	if (port > 65535) throw new UsageError(`--http ${value}: port must be 0–65535.`);
+	return { host, port };
+}
+
+/** Resolves when SIGINT or SIGTERM arrives; `dispose` stops listening. */
+function onTermination(io: CliIO, listener: () => void): () => void {
+	const unsubscribeInterrupt = io.onInterrupt?.(listener);
+	process.once("SIGTERM", listener);
+	return () => {
+		unsubscribeInterrupt?.();
+		process.off("SIGTERM", listener);
+	};
+}
+
+async function serve(argv: string[], io: CliIO): Promise<number> {
+	const args = parseCommandArgs(argv, serveOptions);
+	if (args.values.help === true) {
+		io.stdout.write(help);
+		return ExitCode.ok;
+	}
+	if (args.positionals.length > 0) throw new UsageError(`Unexpected argument '${args.positionals[0]}'.`);
+	const httpValue = stringOption(args.values, "http");
+	const transport = httpValue === undefined ? ("stdio" as const) : { http: parseHttpAddress(httpValue) };
+	const cwd = await resolveCwd(io, args.values);
+	const names = selectToolNames(args.values, await loadToolCatalog());
+	const [{ runMcpServer }, { disposeShellProcesses }] = await Promise.all([
+		import("../../mcp/run-server.js"),
+		import("../../mcp/shell-cleanup.js"),
+	]);
+	const log = (message: string) => void io.stderr.write(`${message}\n`);
+	const running = await runMcpServer({
+		cwd,
+		tools: names as Parameters<typeof runMcpServer>[0]["tools"],
+		transport,
+		// stdio belongs to the protocol only when we are the real process; tests pass in-memory streams.
+		stdin: io.stdin,
+		stdout: io.stdout,
+		log,
+		onShutdown: disposeShellProcesses,
+	});
+	if (running.url) io.stderr.write(`toolbelt mcp: serving ${running.toolNames.join(", ")} at ${running.url}\n`);
+	const stopListening = onTermination(io, () => void running.close());
+	try {
+		await running.closed;
+	} finally {
+		stopListening();
+	}
+	return ExitCode.ok;
+}
+
+async function inspect(argv: string[], io: CliIO): Promise<number> {
+	const args = parseCommandArgs(argv, inspectOptions);
+	if (args.values.help === true) {
+		io.stdout.write(help);
+		return ExitCode.ok;
+	}
+	const configPath = stringOption(args.values, "mcp-config") ?? args.positionals[0];
+	if (!configPath) throw new UsageError("inspect needs --mcp-config <file>.");
+	const { loadMcpTools } = await import("../../mcp/client.js");
+	const { McpConfigError } = await import("../../mcp/config.js");
+	let loaded: Awaited<ReturnType<typeof loadMcpTools>>;
+	try {
+		loaded = await loadMcpTools(configPath, { env: io.env });
+	} catch (error) {
+		if (error instanceof McpConfigError) throw new UsageError(error.message, { showHelpHint: false });
+		throw error;
+	}
+	try {
+		for (const server of loaded.servers) {
+			if (server.error) {
+				io.stdout.write(`${server.name}: FAILED\n  ${server.error.replace(/\n/g, "\n  ")}\n`);
+				continue;
+			}
+			io.stdout.write(`${server.name}: ${server.tools.length} tool${server.tools.length === 1 ? "" : "s"}\n`);
+			for (const name of server.tools) {
+				const tool = loaded.tools.find((candidate) => candidate.name === name);
+				const mode = tool?.executionMode === "parallel" ? "read-only" : "writes";
+				const summary = (tool?.description ?? "").split("\n")[0]?.slice(0, 100) ?? "";
+				io.stdout.write(`  ${name}  ${mode}  ${summary}\n`);
+			}
+		}
+	} finally {
+		await loaded.close();
+	}
+	return loaded.servers.some((server) => server.error) ? ExitCode.error : ExitCode.ok;
+}
+
+/**
+ * `toolbelt mcp …`: serves the tools over MCP (stdio, or `--http host:port`), or with `inspect`
+ * lists what the servers of an mcpServers file offer. Receives the arguments after `mcp`.
+ * Throws `UsageError` for bad flags (main prints it and exits 2).
+ */
+export async function runMcpCommand(argv: string[], io: CliIO): Promise<number> {
+	if (argv[0] === "inspect") return inspect(argv.slice(1), io);
+	return serve(argv, io);
+}

@@ -1,0 +1,142 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { ToolbeltMcpServer } from "./server.js";
+
+/** Options of `startMcpHttpServer`. */
+export interface McpHttpServerOptions {
+	/** A loopback address: `127.0.0.1`, `::1` or `localhost`. Anything else is refused (no authentication). */
+	host: string;
+	/** The port; 0 picks a free one (read it from `url`). */
+	port: number;
+	/** Creates the MCP server of one client session. */
+	createSession: () => ToolbeltMcpServer;
+	/** The endpoint path. Default: `/mcp`. */
+	path?: string;
+	/** Receives diagnostics. Default: none. */
+	log?: (message: string) => void;
+}
+
+/** A running Streamable HTTP endpoint. */
+export interface McpHttpServer {
+	/** The endpoint, e.g. `http://127.0.0.1:41234/mcp`. */
+	readonly url: string;
+	/** Open client sessions. */
+	readonly sessionCount: number;
+	/** Ends every session (aborting its running calls) and stops listening. */
+	close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost", "[::1]"]);
+
+/** True for a loopback host name or address (the only kind this server binds to). */
+export function isLoopbackHost(host: string): boolean {
+	return LOOPBACK_HOSTS.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function hostnameOf(header: string): string {
+	if (header.startsWith("[")) return header.slice(0, header.indexOf("]") + 1);
+	return header.split(":")[0] ?? "";
+}
+
+/** Refuses requests a web page could forge against a local server (DNS rebinding, cross-site POST). */
+function isTrustedRequest(request: IncomingMessage): boolean {
+	const host = request.headers.host;
+	if (!host || !isLoopbackHost(hostnameOf(host))) return false;
+	const origin = request.headers.origin;
+	if (origin === undefined || origin === "null") return origin === undefined;
+	try {
+		return isLoopbackHost(hostnameOf(new URL(origin).host));
+	} catch {
+		return false;
+	}
+}
+
+function reject(response: ServerResponse, status: number, message: string): void {
+	response.writeHead(status, { "content-type": "application/json" });
+	response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}
+
+interface Session {
+	transport: StreamableHTTPServerTransport;
+	mcp: ToolbeltMcpServer;
+}
+
+/**
+ * Serves MCP over Streamable HTTP on a loopback address, one MCP server per client session
+ * (the `mcp-session-id` header). Host and Origin headers are checked so a web page cannot reach
+ * the tools through the user's browser.
+ */
+export async function startMcpHttpServer(options: McpHttpServerOptions): Promise<McpHttpServer> {
+	if (!isLoopbackHost(options.host)) {
+		throw new Error(
+			`Refusing to serve MCP on ${options.host}: the tools run commands and write files without authentication, ` +
+				"so only loopback addresses (127.0.0.1, ::1, localhost) are allowed.",
+		);
+	}
+	const path = options.path ?? "/mcp";
+	const sessions = new Map<string, Session>();
+
+	const endSession = async (session: Session) => {
+		const id = session.transport.sessionId;
+		if (id) sessions.delete(id);
+		await session.mcp.close();
+	};
+
+	const handle = async (request: IncomingMessage, response: ServerResponse) => {
+		const url = new URL(request.url ?? "/", "http://localhost");
+		if (url.pathname !== path) return reject(response, 404, `Not found: the MCP endpoint is ${path}.`);
+		if (!isTrustedRequest(request)) return reject(response, 403, "Forbidden: Host and Origin must be loopback.");
+		const sessionId = request.headers["mcp-session-id"];
+		if (typeof sessionId === "string") {
+			const session = sessions.get(sessionId);
+			if (!session) return reject(response, 404, "Session not found; initialize a new session.");
+			return session.transport.handleRequest(request, response);
+		}
+		if (request.method !== "POST") return reject(response, 400, "Bad request: no mcp-session-id header.");
+		const mcp = options.createSession();
+		const transport = new StreamableHTTPServerTransport({
+			sessionIdGenerator: () => randomUUID(),
+			onsessioninitialized: (id) => {
+				sessions.set(id, session);
+			},
+		});
+		const session: Session = { transport, mcp };
+		transport.onclose = () => {
+			void endSession(session);
+		};
+		await mcp.connect(transport);
+		await transport.handleRequest(request, response);
+		// Not an initialize request: the transport answered with an error and no session exists.
+		if (!transport.sessionId) await mcp.close();
+	};
+
+	const http = createServer((request, response) => {
+		handle(request, response).catch((error: unknown) => {
+			options.log?.(`mcp http: ${error instanceof Error ? error.message : String(error)}`);
+			if (!response.headersSent) reject(response, 500, "Internal server error.");
+			else response.end();
+		});
+	});
+	await new Promise<void>((resolve, rejectListen) => {
+		http.once("error", rejectListen);
+		http.listen(options.port, options.host, () => {
+			http.off("error", rejectListen);
+			resolve();
+		});
+	});
+	const address = http.address() as AddressInfo;
+	const hostText = address.family === "IPv6" ? `[${address.address}]` : address.address;
+	return {
+		url: `http://${hostText}:${address.port}${path}`,
+		get sessionCount() {
+			return sessions.size;
+		},
+		async close() {
+			await Promise.all([...sessions.values()].map(endSession));
+			http.closeAllConnections();
+			await new Promise<void>((resolve) => http.close(() => resolve()));
+		},
+	};
+}

@@ -1,0 +1,209 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+	CallToolRequestSchema,
+	type CallToolResult,
+	ErrorCode,
+	ListToolsRequestSchema,
+	McpError,
+	type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { type CallGate, createCallGate } from "../engine/call-gate.js";
+import { isAbortError } from "../engine/errors.js";
+import { executeToolCalls } from "../engine/execute-tool-calls.js";
+import { utf8Suffix } from "../engine/truncate.js";
+import type { AnyAgentTool, ToolExecutionEvent, ToolHooks, ToolResultMessage } from "../engine/types.js";
+
+/** The `_meta` key under which a result's structured `details` travel to MCP clients. */
+export const DETAILS_META_KEY = "toolbelt/details";
+
+/** Options of `createMcpServer`. */
+export interface McpServerOptions extends ToolHooks {
+	/** The tools to serve. Names must be unique. */
+	tools: readonly AnyAgentTool[];
+	/** Server name announced in the handshake. Default: `toolbelt`. */
+	name?: string;
+	/** Server version announced in the handshake. Default: `0.1.0`. */
+	version?: string;
+	/** Instructions for the client's model, sent in the handshake. Default: none. */
+	instructions?: string;
+	/**
+	 * Schedules the calls of this server. Share one gate between servers to apply the
+	 * sequential-tool barrier across them. Default: a gate of its own.
+	 */
+	gate?: CallGate;
+	/** Least time between two progress notifications of one call, in ms. Default: 100. */
+	progressIntervalMs?: number;
+	/** Most UTF-8 bytes of output tail in one progress notification. Default: 4,096. */
+	progressTailBytes?: number;
+	/** Send each result's `details` in `_meta["toolbelt/details"]`. Default: true. */
+	includeDetails?: boolean;
+	/** Receives diagnostics (never protocol traffic). Default: none. */
+	log?: (message: string) => void;
+}
+
+/** An MCP server serving toolbelt tools, plus control over the calls it is running. */
+export interface ToolbeltMcpServer {
+	/** The SDK server; connect it to a transport with `connect`. */
+	readonly server: Server;
+	/** Attaches a transport (stdio, Streamable HTTP, in-memory) and starts serving. */
+	connect(transport: Transport): Promise<void>;
+	/** Calls admitted and not yet answered. */
+	readonly activeCalls: number;
+	/** Aborts every running call (killing its processes), waits for them to settle, then closes the server. */
+	close(): Promise<void>;
+}
+
+/** The MCP listing of a tool: a plain JSON Schema (TypeBox's symbols dropped) plus annotations. */
+export function toMcpTool(tool: AnyAgentTool): Tool {
+	const inputSchema = JSON.parse(JSON.stringify(tool.parameters)) as Tool["inputSchema"];
+	inputSchema.type = "object";
+	const annotations = tool.annotations ? { ...tool.annotations } : undefined;
+	return {
+		name: tool.name,
+		...(annotations?.title ? { title: annotations.title } : {}),
+		description: tool.description,
+		inputSchema,
+		...(annotations ? { annotations } : {}),
+	};
+}
+
+function jsonSafe(value: unknown): unknown {
+	try {
+		return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+	} catch {
+		return undefined;
+	}
+}
+
+/** Converts an engine result message into an MCP `tools/call` result. */
+export function toCallToolResult(message: ToolResultMessage, includeDetails = true): CallToolResult {
+	const content: CallToolResult["content"] = message.content.map((block) =>
+		block.type === "text"
+			? { type: "text", text: block.text }
+			: { type: "image", data: block.data, mimeType: block.mimeType },
+	);
+	if (content.length === 0) content.push({ type: "text", text: "" });
+	const details = includeDetails ? jsonSafe(message.details) : undefined;
+	return {
+		content,
+		...(message.isError ? { isError: true } : {}),
+		...(details !== undefined ? { _meta: { [DETAILS_META_KEY]: details } } : {}),
+	};
+}
+
+function progressMessage(event: ToolExecutionEvent, maxBytes: number): string | undefined {
+	if (event.type !== "tool_execution_update") return undefined;
+	const text = event.partialResult.content
+		.filter((block) => block.type === "text")
+		.map((block) => block.text)
+		.join("\n");
+	return utf8Suffix(text, maxBytes);
+}
+
+/**
+ * Creates an MCP server for `tools` on the SDK's low-level `Server`: `tools/list` gives each
+ * tool's JSON Schema, description and annotations; `tools/call` runs one call through the engine
+ * (validation with coercion, hooks, truncation, error conversion) inside a call gate, so calls
+ * arriving one by one are scheduled like a batch. Progress notifications carry the growing
+ * output tail when the client sends a progress token; `notifications/cancelled` aborts the call.
+ */
+export function createMcpServer(options: McpServerOptions): ToolbeltMcpServer {
+	const tools = [...options.tools];
+	const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
+	if (toolsByName.size !== tools.length) throw new Error("createMcpServer: tool names must be unique.");
+	const gate = options.gate ?? createCallGate();
+	const progressTailBytes = options.progressTailBytes ?? 4096;
+	const includeDetails = options.includeDetails ?? true;
+	const running = new Set<{ controller: AbortController; done: Promise<unknown> }>();
+	let closing = false;
+	let closed: Promise<void> | undefined;
+	const server = new Server(
+		{ name: options.name ?? "toolbelt", version: options.version ?? "0.1.0" },
+		{
+			capabilities: { tools: { listChanged: false } },
+			...(options.instructions ? { instructions: options.instructions } : {}),
+		},
+	);
+	server.onerror = (error) => options.log?.(`mcp: ${error.message}`);
+
+	server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toMcpTool) }));
+
+	server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+		const { name } = request.params;
+		const tool = toolsByName.get(name);
+		if (!tool) {
+			throw new McpError(
+				ErrorCode.InvalidParams,
+				`Unknown tool "${name}". Available tools: ${[...toolsByName.keys()].join(", ")}.`,
+			);
+		}
+		if (closing) throw new McpError(ErrorCode.InternalError, "The server is shutting down.");
+		const controller = new AbortController();
+		const onCancel = () => controller.abort(extra.signal.reason);
+		if (extra.signal.aborted) onCancel();
+		else extra.signal.addEventListener("abort", onCancel, { once: true });
+		const { progressToken } = extra._meta ?? {};
+		let progress = 0;
+		const onEvent =
+			progressToken === undefined
+				? undefined
+				: (event: ToolExecutionEvent) => {
+						const message = progressMessage(event, progressTailBytes);
+						if (message === undefined) return;
+						progress++;
+						extra
+							.sendNotification({ method: "notifications/progress", params: { progressToken, progress, message } })
+							.catch(() => {});
+					};
+		const call = gate.run(
+			() =>
+				executeToolCalls({
+					tools,
+					toolCalls: [
+						{ type: "toolCall", id: String(extra.requestId), name, arguments: request.params.arguments ?? {} },
+					],
+					signal: controller.signal,
+					onEvent,
+					updateIntervalMs: options.progressIntervalMs ?? 100,
+					beforeToolCall: options.beforeToolCall,
+					afterToolCall: options.afterToolCall,
+				}),
+			{ mode: tool.executionMode, signal: controller.signal },
+		);
+		const entry = { controller, done: call.catch(() => {}) };
+		running.add(entry);
+		try {
+			const { messages } = await call;
+			const message = messages[0];
+			if (!message) throw new McpError(ErrorCode.InternalError, `Tool "${name}" produced no result.`);
+			return toCallToolResult(message, includeDetails);
+		} catch (error) {
+			if (isAbortError(error)) {
+				return { content: [{ type: "text", text: `Tool "${name}" was cancelled before it started.` }], isError: true };
+			}
+			throw error;
+		} finally {
+			running.delete(entry);
+			extra.signal.removeEventListener("abort", onCancel);
+		}
+	});
+
+	return {
+		server,
+		connect: (transport) => server.connect(transport),
+		get activeCalls() {
+			return running.size;
+		},
+		close() {
+			closed ??= (async () => {
+				closing = true;
+				const pending = [...running];
+				for (const entry of pending) entry.controller.abort(new Error("The MCP server is shutting down."));
+				await Promise.all(pending.map((entry) => entry.done));
+				await server.close().catch(() => {});
+			})();
+			return closed;
+		},
+	};
+}
