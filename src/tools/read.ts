@@ -1,6 +1,11 @@
 import { type Static, Type } from "typebox";
+import { ToolError, throwIfAborted } from "../engine/errors.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
-import type { FileOperations } from "./fs/operations.js";
+import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
+import { resolveExistingPath } from "./fs/near-miss.js";
+import { type FileOperations, localFileOperations } from "./fs/operations.js";
+import { displayPath } from "./fs/paths.js";
+import { readFileContent } from "./read/read-file.js";
 
 const DESCRIPTION = `Read a file from the local file system. Text comes back with line numbers (cat -n style: number, tab, line).
 By default up to 2000 lines or 50 KB are returned, whichever comes first; lines longer than 2000 characters are cut. When more remains, the result ends with the exact offset to continue from.
@@ -130,8 +135,35 @@ export function createReadTool(
 	return {
 		...createReadToolDefinition(cwd, options),
 		executionMode: "parallel",
-		execute: async () => {
-			throw new Error("read is not implemented yet.");
+		execute: async (_toolCallId, args, signal) => {
+			throwIfAborted(signal);
+			const operations = options.operations ?? localFileOperations;
+			const { absolutePath, info } = await resolveExistingPath(cwd, args.path, operations);
+			const shown = displayPath(cwd, absolutePath);
+			if (!info) throw await notFoundError({ cwd, absolutePath, operations });
+			if (info.kind === "directory") {
+				throw new ToolError(`${shown} is a directory, not a file. Use ls to list its entries.`, { path: shown });
+			}
+			if (info.kind !== "file") {
+				throw new ToolError(`${shown} is not a regular file (a device, socket or pipe); read cannot show it.`, {
+					path: shown,
+				});
+			}
+			try {
+				return await readFileContent({
+					operations,
+					absolutePath,
+					shownPath: shown,
+					size: info.size,
+					offset: args.offset,
+					limit: args.limit,
+					options,
+					signal,
+				});
+			} catch (error) {
+				if (error instanceof ToolError || (error as Error).name === "AbortError") throw error;
+				throw new ToolError(fileSystemErrorMessage(error, shown, "read"), { path: shown });
+			}
 		},
 	};
 }

@@ -1,0 +1,259 @@
+import { isUtf8 } from "node:buffer";
+import { throwIfAborted } from "../../engine/errors.js";
+import type { ReadableFile } from "../fs/operations.js";
+
+/** Bytes read per call: large enough that scanning 100 MB costs ~100 reads, small enough for a flat RSS. */
+const CHUNK_BYTES = 1024 * 1024;
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/** Options of `readLinePage`. */
+export interface LinePageOptions {
+	/** The open file. */
+	file: ReadableFile;
+	/** File size in bytes (reads stop there, so a growing file gives a consistent page). */
+	size: number;
+	/** Byte where line 1 starts: 3 to skip a UTF-8 BOM, else 0. */
+	firstLineStart: number;
+	/** First line to return, 1-based. */
+	startLine: number;
+	/** Most lines to return. */
+	maxLines: number;
+	/** Most UTF-8 bytes of numbered output (lines plus the newlines between them). */
+	maxBytes: number;
+	/** Longer lines (UTF-16 units) are cut with a marker. */
+	maxLineLength: number;
+	/** After the page, count the remaining lines when at most this many bytes remain. */
+	countRestUpTo: number;
+	/** Checked between chunks. */
+	signal?: AbortSignal;
+}
+
+/** One page of numbered lines. */
+export interface LinePage {
+	/** `cat -n` style lines joined by `\n`: right-aligned number, tab, text. */
+	text: string;
+	/** Lines shown; 0 when `startLine` is past the end. */
+	shownLines: number;
+	/** Last line shown (`startLine - 1` when none). */
+	endLine: number;
+	/** Lines in the file, when the scan reached its end. */
+	totalLines: number | undefined;
+	/** Which budget ended the page while lines remained, or null when the file ended first. */
+	truncatedBy: "lines" | "bytes" | null;
+	/** Lines cut for being longer than `maxLineLength`. */
+	longLinesCut: number;
+	/** First shown line whose bytes are not valid UTF-8, if any (the page must not be shown). */
+	invalidUtf8Line: number | undefined;
+	/** True when `startLine` lies beyond the last line; `totalLines` is then the line count. */
+	beyondEnd: boolean;
+}
+
+/** UTF-16 units that UTF-8 bytes decode to: one per lead byte, two for 4-byte sequences. */
+function utf16Units(bytes: Uint8Array): number {
+	let units = 0;
+	for (const byte of bytes) {
+		if ((byte & 0xc0) !== 0x80) units += byte >= 0xf0 ? 2 : 1;
+	}
+	return units;
+}
+
+/** Position of the last character boundary at or before `end` (skips continuation bytes). */
+function boundaryBefore(bytes: Uint8Array, end: number): number {
+	let position = Math.min(end, bytes.length);
+	while (position > 0 && ((bytes[position] ?? 0) & 0xc0) === 0x80) position--;
+	return position;
+}
+
+/**
+ * Collects the bytes of one line across chunks, keeping only as many as the longest line shown
+ * needs, so a 100 MB line without a newline costs a counter, not 100 MB of memory.
+ */
+class LineCollector {
+	private readonly parts: Buffer[] = [];
+	private keptBytes = 0;
+	private droppedUnits = 0;
+	private lastByte = -1;
+
+	constructor(private readonly keepBytes: number) {}
+
+	/** Adds bytes of the current line; `copy` when `bytes` is a view of a buffer about to be reused. */
+	add(bytes: Buffer, copy: boolean): void {
+		if (bytes.length === 0) return;
+		this.lastByte = bytes[bytes.length - 1] ?? -1;
+		const room = this.keepBytes - this.keptBytes;
+		const kept = room >= bytes.length ? bytes : bytes.subarray(0, Math.max(0, room));
+		if (kept.length > 0) {
+			this.parts.push(copy ? Buffer.from(kept) : kept);
+			this.keptBytes += kept.length;
+		}
+		if (kept.length < bytes.length) this.droppedUnits += utf16Units(bytes.subarray(kept.length));
+	}
+
+	/** Decodes the line (without its `\r\n`/`\n`), cut to `maxLength` units with a marker. */
+	finish(maxLength: number): { text: string; cut: boolean; valid: boolean } {
+		let bytes = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts);
+		let extraUnits = this.droppedUnits;
+		if (extraUnits > 0) {
+			// Cut where a character starts; what was cut counts toward the marker.
+			const boundary = boundaryBefore(bytes, bytes.length);
+			extraUnits += utf16Units(bytes.subarray(boundary));
+			bytes = bytes.subarray(0, boundary);
+			if (this.lastByte === CARRIAGE_RETURN) extraUnits--;
+		} else if (bytes[bytes.length - 1] === CARRIAGE_RETURN) {
+			bytes = bytes.subarray(0, bytes.length - 1);
+		}
+		const valid = isUtf8(bytes);
+		let text = valid ? bytes.toString("utf8") : "";
+		if (text.length > maxLength || extraUnits > 0) {
+			let end = Math.min(maxLength, text.length);
+			const code = text.charCodeAt(end - 1);
+			if (code >= 0xd800 && code <= 0xdbff) end--;
+			extraUnits += text.length - end;
+			text = `${text.slice(0, end)}… [line truncated, ${extraUnits} more characters]`;
+		}
+		this.parts.length = 0;
+		this.keptBytes = 0;
+		this.droppedUnits = 0;
+		this.lastByte = -1;
+		return { text, cut: extraUnits > 0, valid };
+	}
+}
+
+/**
+ * Streams a file to `startLine` and returns the page of numbered lines from there: one reusable
+ * buffer, newlines found with `indexOf` (memchr speed), nothing kept of the skipped lines. The
+ * cost grows with the position and the page size, never with the rest of the file.
+ */
+export async function readLinePage(options: LinePageOptions): Promise<LinePage> {
+	const { file, size, startLine, maxLines, maxBytes, maxLineLength, signal } = options;
+	const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, size)));
+	const collector = new LineCollector(maxLineLength * 3 + 4);
+	const lines: string[] = [];
+	let outputBytes = 0;
+	let line = 1; // the line that the byte at `position` belongs to
+	let position = options.firstLineStart;
+	let lineHasBytes = false; // the current line has bytes (matters at EOF without a final newline)
+	let truncatedBy: LinePage["truncatedBy"] = null;
+	let longLinesCut = 0;
+	let invalidUtf8Line: number | undefined;
+	let stoppedAt = -1; // file position just after the last line shown, when the page filled up
+
+	outer: while (position < size) {
+		throwIfAborted(signal);
+		const bytesRead = await file.read({
+			buffer,
+			offset: 0,
+			length: Math.min(buffer.length, size - position),
+			position,
+		});
+		if (bytesRead === 0) break;
+		const chunk = bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
+		let index = 0;
+		// Skip whole lines before the page: only newlines are counted.
+		while (line < startLine) {
+			const newline = chunk.indexOf(NEWLINE, index);
+			if (newline === -1) {
+				if (index < chunk.length) lineHasBytes = true;
+				index = chunk.length;
+				break;
+			}
+			line++;
+			index = newline + 1;
+			lineHasBytes = false;
+		}
+		while (line >= startLine && index < chunk.length) {
+			const newline = chunk.indexOf(NEWLINE, index);
+			if (newline === -1) {
+				collector.add(chunk.subarray(index), true);
+				lineHasBytes = true;
+				index = chunk.length;
+				break;
+			}
+			collector.add(chunk.subarray(index, newline), false);
+			const finished = collector.finish(maxLineLength);
+			const formatted = `${String(line).padStart(6)}\t${finished.text}`;
+			const lineBytes = Buffer.byteLength(formatted, "utf8") + (lines.length > 0 ? 1 : 0);
+			if (lines.length > 0 && outputBytes + lineBytes > maxBytes) {
+				truncatedBy = "bytes";
+				stoppedAt = position + index;
+				break outer;
+			}
+			if (!finished.valid) invalidUtf8Line ??= line;
+			if (finished.cut) longLinesCut++;
+			lines.push(formatted);
+			outputBytes += lineBytes;
+			line++;
+			index = newline + 1;
+			lineHasBytes = false;
+			if (lines.length >= maxLines) {
+				stoppedAt = position + index;
+				if (stoppedAt < size) truncatedBy = "lines";
+				break outer;
+			}
+		}
+		position += chunk.length;
+	}
+
+	let totalLines: number | undefined;
+	if (stoppedAt === -1) {
+		// Reached the end of the file: a last line without a newline still counts.
+		totalLines = lineHasBytes ? line : line - 1;
+		if (lineHasBytes && line >= startLine) {
+			const finished = collector.finish(maxLineLength);
+			const formatted = `${String(line).padStart(6)}\t${finished.text}`;
+			const lineBytes = Buffer.byteLength(formatted, "utf8") + (lines.length > 0 ? 1 : 0);
+			if (lines.length > 0 && outputBytes + lineBytes > maxBytes) {
+				truncatedBy = "bytes";
+			} else {
+				if (!finished.valid) invalidUtf8Line ??= line;
+				if (finished.cut) longLinesCut++;
+				lines.push(formatted);
+			}
+		}
+	} else if (stoppedAt < size && size - stoppedAt <= options.countRestUpTo) {
+		totalLines = line - 1 + (await countLinesFrom({ file, buffer, position: stoppedAt, size, signal }));
+	} else if (stoppedAt >= size) {
+		totalLines = line - 1;
+	}
+	const shownLines = lines.length;
+	return {
+		text: lines.join("\n"),
+		shownLines,
+		endLine: startLine + shownLines - 1,
+		totalLines,
+		truncatedBy,
+		longLinesCut,
+		invalidUtf8Line,
+		beyondEnd: shownLines === 0 && (totalLines ?? 0) < startLine,
+	};
+}
+
+/** Lines from `position` to the end: newlines, plus one for a last line without a newline. */
+async function countLinesFrom(options: {
+	file: ReadableFile;
+	buffer: Buffer;
+	position: number;
+	size: number;
+	signal?: AbortSignal;
+}): Promise<number> {
+	const { file, buffer, size, signal } = options;
+	let position = options.position;
+	let count = 0;
+	let lastByte = NEWLINE;
+	while (position < size) {
+		throwIfAborted(signal);
+		const bytesRead = await file.read({
+			buffer,
+			offset: 0,
+			length: Math.min(buffer.length, size - position),
+			position,
+		});
+		if (bytesRead === 0) break;
+		const chunk = buffer.subarray(0, bytesRead);
+		for (let index = chunk.indexOf(NEWLINE); index !== -1; index = chunk.indexOf(NEWLINE, index + 1)) count++;
+		lastByte = chunk[bytesRead - 1] ?? NEWLINE;
+		position += bytesRead;
+	}
+	return lastByte === NEWLINE ? count : count + 1;
+}

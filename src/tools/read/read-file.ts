@@ -1,0 +1,228 @@
+import { ToolError } from "../../engine/errors.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../../engine/truncate.js";
+import type { ToolResult } from "../../engine/types.js";
+import type { FileOperations } from "../fs/operations.js";
+import type { ReadBinaryDetails, ReadImageDetails, ReadToolDetails, ReadToolOptions } from "../read.js";
+import { fitImage } from "./image.js";
+import { readLinePage } from "./line-pager.js";
+import { SNIFF_BYTES, sniff } from "./sniff.js";
+
+/** Default longest line shown, in characters. */
+const DEFAULT_MAX_LINE_LENGTH = 2000;
+/** After a page, the remaining lines are counted when at most this much of the file is left (~10 ms). */
+const COUNT_REST_UP_TO = 16 * 1024 * 1024;
+/** Images larger than this are not decoded at all (a decoder would need several times as much memory). */
+const MAX_IMAGE_FILE_BYTES = 100 * 1024 * 1024;
+const DEFAULT_IMAGE_MAX_SIDE = 2000;
+const DEFAULT_IMAGE_MAX_BASE64 = 4.5 * 1024 * 1024;
+
+/** Everything `readFileContent` needs about one call. */
+export interface ReadFileContentOptions {
+	operations: FileOperations;
+	/** The existing regular file to read. */
+	absolutePath: string;
+	/** The path as the model sees it. */
+	shownPath: string;
+	/** File size in bytes, from `stat`. */
+	size: number;
+	/** The call's `offset` (1-based; 0 or undefined = from the start). */
+	offset: number | undefined;
+	/** The call's `limit` in lines. */
+	limit: number | undefined;
+	/** The tool's options. */
+	options: ReadToolOptions;
+	signal: AbortSignal | undefined;
+}
+
+type ReadResult = ToolResult<ReadToolDetails>;
+
+/** Reads one file for the model: a page of numbered text, an image, or a notice for binary data. */
+export async function readFileContent(request: ReadFileContentOptions): Promise<ReadResult> {
+	const file = await request.operations.open(request.absolutePath);
+	try {
+		const sample = Buffer.alloc(Math.min(SNIFF_BYTES, request.size));
+		const sampleBytes =
+			sample.length > 0 ? await file.read({ buffer: sample, offset: 0, length: sample.length, position: 0 }) : 0;
+		const sniffed = await sniff(sample.subarray(0, sampleBytes), sampleBytes >= request.size);
+		if (sniffed.kind === "image") {
+			await file.close();
+			return await readImage(request, sniffed.mimeType);
+		}
+		if (sniffed.kind === "binary") {
+			return binaryNotice(request, {
+				reason: sniffed.reason,
+				mimeType: sniffed.mimeType,
+				description: sniffed.description,
+			});
+		}
+		return await readText(request, file, sniffed.bom ? 3 : 0);
+	} finally {
+		await file.close();
+	}
+}
+
+function binaryNotice(
+	request: ReadFileContentOptions,
+	found: { reason: ReadBinaryDetails["reason"]; mimeType: string | undefined; description: string; line?: number },
+): ReadResult {
+	const { shownPath, size, absolutePath } = request;
+	const text =
+		found.reason === "invalid-utf8"
+			? `${shownPath} is not UTF-8 text (${found.description}, ${formatSize(size)})` +
+				`${found.line ? `: line ${found.line} has bytes that are not valid UTF-8` : ""}. ` +
+				"Its bytes are not shown, to avoid garbled characters. If it is text in a legacy encoding such as Latin-1, " +
+				"convert it with iconv (via bash) and read the result."
+			: `${shownPath} is a binary file (${found.description}, ${formatSize(size)}). Its bytes are not shown.`;
+	return {
+		content: [{ type: "text", text }],
+		details: { kind: "binary", path: shownPath, absolutePath, mimeType: found.mimeType, size, reason: found.reason },
+	};
+}
+
+async function readText(
+	request: ReadFileContentOptions,
+	file: Awaited<ReturnType<FileOperations["open"]>>,
+	firstLineStart: number,
+): Promise<ReadResult> {
+	const { shownPath, absolutePath, size, options } = request;
+	const startLine = Math.max(1, request.offset ?? 1);
+	const maxLines = request.limit ?? options.maxLines ?? DEFAULT_MAX_LINES;
+	const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+	const maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
+	const base = { kind: "text" as const, path: shownPath, absolutePath, size };
+
+	if (size <= firstLineStart) {
+		if (startLine > 1) throw beyondEnd(request, 0);
+		return {
+			content: [{ type: "text", text: `${shownPath} is empty (0 lines).` }],
+			details: {
+				...base,
+				startLine: 0,
+				endLine: 0,
+				totalLines: 0,
+				truncated: false,
+				truncatedBy: null,
+				nextOffset: undefined,
+				longLinesCut: 0,
+			},
+		};
+	}
+	const page = await readLinePage({
+		file,
+		size,
+		firstLineStart,
+		startLine,
+		maxLines,
+		maxBytes,
+		maxLineLength,
+		countRestUpTo: COUNT_REST_UP_TO,
+		signal: request.signal,
+	});
+	if (page.beyondEnd) throw beyondEnd(request, page.totalLines ?? 0);
+	if (page.invalidUtf8Line !== undefined) {
+		return binaryNotice(request, {
+			reason: "invalid-utf8",
+			mimeType: undefined,
+			description: "invalid UTF-8",
+			line: page.invalidUtf8Line,
+		});
+	}
+
+	const truncated = page.truncatedBy !== null;
+	const nextOffset = truncated ? page.endLine + 1 : undefined;
+	const notices: string[] = [];
+	const range = `lines ${startLine}-${page.endLine}`;
+	const of =
+		page.totalLines !== undefined
+			? ` of ${page.totalLines}`
+			: ` of a ${formatSize(size)} file (total line count not computed)`;
+	if (truncated) {
+		const why = page.truncatedBy === "bytes" ? `; ${formatSize(maxBytes)} output limit reached` : "";
+		notices.push(`[Showing ${range}${of}${why}. Use offset=${nextOffset} to continue.]`);
+	} else if (startLine > 1) {
+		notices.push(`[Showing ${range}${of}: end of file.]`);
+	}
+	if (page.longLinesCut > 0) {
+		notices.push(
+			`[${page.longLinesCut} ${page.longLinesCut === 1 ? "line was" : "lines were"} longer than ${maxLineLength} characters and cut; use bash (e.g. sed -n '<line>p' <file> | cut -c${maxLineLength + 1}-) to see more.]`,
+		);
+	}
+	const text = notices.length > 0 ? `${page.text}\n\n${notices.join("\n")}` : page.text;
+	return {
+		content: [{ type: "text", text }],
+		details: {
+			...base,
+			startLine,
+			endLine: page.endLine,
+			totalLines: page.totalLines,
+			truncated,
+			truncatedBy: page.truncatedBy,
+			nextOffset,
+			longLinesCut: page.longLinesCut,
+		},
+	};
+}
+
+function beyondEnd(request: ReadFileContentOptions, totalLines: number): ToolError {
+	const lines = `${totalLines} ${totalLines === 1 ? "line" : "lines"}`;
+	const hint = totalLines > 0 ? ` Use an offset from 1 to ${totalLines}.` : "";
+	return new ToolError(
+		`offset ${request.offset} is beyond the end of ${request.shownPath}: the file has ${lines}.${hint}`,
+		{
+			path: request.shownPath,
+			totalLines,
+		},
+	);
+}
+
+async function readImage(request: ReadFileContentOptions, mimeType: string): Promise<ReadResult> {
+	const { shownPath, absolutePath, size, options } = request;
+	const details: ReadImageDetails = {
+		kind: "image",
+		path: shownPath,
+		absolutePath,
+		mimeType,
+		size,
+		originalWidth: undefined,
+		originalHeight: undefined,
+		width: undefined,
+		height: undefined,
+		resized: false,
+		included: false,
+	};
+	const notice = (why: string): ReadResult => ({
+		content: [
+			{ type: "text", text: `${shownPath} is an image (${mimeType}, ${formatSize(size)}) that is not shown: ${why}.` },
+		],
+		details,
+	});
+	if (options.images === false) return notice("images are turned off for this tool");
+	if (size > MAX_IMAGE_FILE_BYTES) return notice(`the file is larger than ${formatSize(MAX_IMAGE_FILE_BYTES)}`);
+	const fitted = await fitImage(await request.operations.readFile(absolutePath), mimeType, {
+		maxWidth: options.imageMaxWidth ?? DEFAULT_IMAGE_MAX_SIDE,
+		maxHeight: options.imageMaxHeight ?? DEFAULT_IMAGE_MAX_SIDE,
+		maxBase64Bytes: options.imageMaxBase64Bytes ?? DEFAULT_IMAGE_MAX_BASE64,
+	});
+	Object.assign(details, {
+		mimeType: fitted.mimeType,
+		originalWidth: fitted.originalWidth,
+		originalHeight: fitted.originalHeight,
+		width: fitted.width,
+		height: fitted.height,
+		resized: fitted.resized,
+		included: fitted.data !== undefined,
+	});
+	if (fitted.data === undefined) return notice(fitted.note ?? "it does not fit the limits");
+	const size2d = fitted.originalWidth !== undefined ? `, ${fitted.originalWidth}×${fitted.originalHeight}` : "";
+	const resized = fitted.resized
+		? `; scaled to ${fitted.width}×${fitted.height} ${fitted.mimeType} to fit the limits`
+		: "";
+	const caveat = fitted.note ? `; ${fitted.note}` : "";
+	return {
+		content: [
+			{ type: "text", text: `Image ${shownPath} (${mimeType}${size2d}, ${formatSize(size)}${resized}${caveat}).` },
+			{ type: "image", data: fitted.data, mimeType: fitted.mimeType },
+		],
+		details,
+	};
+}
