@@ -1,6 +1,19 @@
+import { ToolError } from "../../engine/errors.js";
+import { createThrottle } from "../../engine/events.js";
+import { formatSize } from "../../engine/truncate.js";
 import type { ToolResult, ToolUpdateCallback } from "../../engine/types.js";
+import { buildShellEnvironment } from "./environment.js";
+import { localShellOperations } from "./local-operations.js";
+import { type ShellOutput, ShellOutputBuffer } from "./output-buffer.js";
 import type { ShellResolver } from "./resolve-shell.js";
-import type { ShellToolDetails, ShellToolOptions } from "./types.js";
+import type { ShellExecResult, ShellToolDetails, ShellToolOptions } from "./types.js";
+
+/** Default timeout of a command, in seconds. */
+export const DEFAULT_TIMEOUT_SECONDS = 120;
+/** Default largest timeout a model may ask for, in seconds. */
+export const DEFAULT_MAX_TIMEOUT_SECONDS = 600;
+/** Progress updates are sent at most this often, in ms. */
+const updateIntervalMs = 100;
 
 /** One call of a shell tool. */
 export interface RunShellToolInput {
@@ -20,7 +33,141 @@ export interface RunShellToolInput {
 	resolveShell: ShellResolver;
 }
 
-/** Runs one shell command for a tool. */
-export async function runShellTool(_input: RunShellToolInput): Promise<ToolResult<ShellToolDetails>> {
-	throw new Error("The shell runner is not implemented yet.");
+function effectiveTimeout(requested: number | undefined, options: ShellToolOptions): number {
+	const maximum = options.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS;
+	const chosen = requested ?? options.defaultTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+	return Math.min(Math.max(chosen, 0.001), maximum);
+}
+
+function emptyDetails(timeoutSeconds: number, startedAt: number): ShellToolDetails {
+	return {
+		exitCode: null,
+		signal: null,
+		durationMs: Date.now() - startedAt,
+		timedOut: false,
+		cancelled: false,
+		timeoutSeconds,
+		truncation: {
+			truncated: false,
+			truncatedBy: null,
+			originalLines: 0,
+			originalBytes: 0,
+			outputLines: 0,
+			outputBytes: 0,
+			partialLine: false,
+			lineCut: false,
+		},
+		backgroundPids: [],
+	};
+}
+
+function cancelledMessage(): string {
+	return "Command cancelled by the user. Do not run it again unless the user asks for it.";
+}
+
+/** The text the model reads: output, truncation notice, background notice. */
+function composeText(output: ShellOutput, backgroundPids: number[]): string {
+	// One trailing newline is how output ends, not content; notices follow after a blank line.
+	const body = output.text.endsWith("\n") ? output.text.slice(0, -1) : output.text;
+	const parts = [body === "" ? "(no output)" : body];
+	const { truncation } = output;
+	if (truncation.truncated) {
+		const where = output.fullOutputPath
+			? `Full output: ${output.fullOutputPath}`
+			: `The full output could not be saved (${output.fullOutputError ?? "unknown error"})`;
+		parts.push(
+			`[Output truncated: showing the last ${truncation.outputLines} of ${truncation.originalLines} lines (${formatSize(truncation.outputBytes)} of ${formatSize(truncation.originalBytes)}). ${where}]`,
+		);
+	}
+	if (backgroundPids.length > 0) {
+		parts.push(
+			`[Still running in the background: pid ${backgroundPids.join(", ")}. These processes are stopped when toolbelt exits.]`,
+		);
+	}
+	return parts.join("\n\n");
+}
+
+/** Why the call failed, or undefined when it succeeded. */
+function failureOf(result: ShellExecResult, timeoutSeconds: number, options: ShellToolOptions): string | undefined {
+	if (result.aborted) return cancelledMessage();
+	if (result.timedOut) {
+		const maximum = options.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS;
+		return `Command timed out after ${timeoutSeconds} seconds; it and all its processes were killed. The output so far is above. If it needs more time, run it again with a larger timeout (at most ${maximum}), or start it in the background (\`cmd > log 2>&1 &\`) and check the log.`;
+	}
+	if (result.signal) return `Command was killed by signal ${result.signal}.`;
+	if (result.exitCode !== 0) return `Command exited with code ${result.exitCode}`;
+	return undefined;
+}
+
+/**
+ * Runs one shell command for a tool: resolves the shell, streams output through a bounded buffer,
+ * kills the tree on timeout or abort, and turns the outcome into a result (or a `ToolError` that
+ * carries the output and details).
+ */
+export async function runShellTool(input: RunShellToolInput): Promise<ToolResult<ShellToolDetails>> {
+	const { options, cwd } = input;
+	const startedAt = Date.now();
+	const timeoutSeconds = effectiveTimeout(input.timeoutSeconds, options);
+	if (input.signal?.aborted)
+		throw new ToolError(cancelledMessage(), { ...emptyDetails(timeoutSeconds, startedAt), cancelled: true });
+
+	const operations = options.operations ?? localShellOperations;
+	if (!(await operations.isDirectory(cwd))) {
+		throw new ToolError(
+			`The working directory ${cwd} does not exist (or is not a directory), so the command was not run. Create it, or use a tool set whose cwd exists.`,
+		);
+	}
+	const env = buildShellEnvironment(options.env);
+	const command = options.commandPrefix ? `${options.commandPrefix}\n${input.command}` : input.command;
+	const shell = await input.resolveShell({ command, options, operations, env });
+
+	const output = new ShellOutputBuffer({ maxBytes: options.maxBytes, maxLines: options.maxLines });
+	const { onUpdate } = input;
+	const updates = onUpdate
+		? createThrottle<void>(updateIntervalMs, () =>
+				onUpdate({
+					content: [{ type: "text", text: output.preview() }],
+					details: { ...emptyDetails(timeoutSeconds, startedAt) },
+				}),
+			)
+		: undefined;
+
+	let result: ShellExecResult;
+	try {
+		result = await operations.exec({
+			file: shell.file,
+			args: shell.args,
+			cwd,
+			env,
+			timeoutMs: timeoutSeconds * 1000,
+			signal: input.signal,
+			onData: (chunk) => {
+				updates?.push();
+				return output.write(chunk);
+			},
+		});
+	} catch (error) {
+		await output.discard();
+		throw new ToolError(`Could not start ${shell.file}: ${(error as Error).message}`);
+	} finally {
+		updates?.close();
+	}
+
+	const finished = await output.finish();
+	const details: ShellToolDetails = {
+		exitCode: result.exitCode,
+		signal: result.signal,
+		durationMs: Date.now() - startedAt,
+		timedOut: result.timedOut,
+		cancelled: result.aborted,
+		timeoutSeconds,
+		truncation: finished.truncation,
+		...(finished.fullOutputPath ? { fullOutputPath: finished.fullOutputPath } : {}),
+		backgroundPids: result.backgroundPids,
+		...(result.pid !== undefined ? { pid: result.pid } : {}),
+	};
+	const text = composeText(finished, result.backgroundPids);
+	const failure = failureOf(result, timeoutSeconds, options);
+	if (failure) throw new ToolError(`${text}\n\n${failure}`, details);
+	return { content: [{ type: "text", text }], details };
 }

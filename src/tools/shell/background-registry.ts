@@ -1,0 +1,133 @@
+import { rmSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { findTreeProcesses, type ProcessTree, processGroupOf, terminateTree } from "./process-tree.js";
+
+/** Processes a command left running when its shell exited. */
+export interface BackgroundRun {
+	/** The command's marker (its processes carry it in their environment). */
+	marker: string;
+	/** Its process group id. */
+	groupId?: number;
+	/** The pids seen when the shell exited. */
+	pids: number[];
+}
+
+const runs = new Set<BackgroundRun>();
+const outputFiles = new Set<string>();
+const exitSignals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+let handlersInstalled = false;
+
+/**
+ * The processes of a run that are still alive: those carrying its marker, plus the recorded pids
+ * that are still in its process group. The group itself is never signalled blindly: by now its id
+ * may belong to someone else.
+ */
+function liveProcesses(run: BackgroundRun): number[] {
+	const live = new Set(findTreeProcesses({ marker: run.marker }));
+	for (const pid of run.pids) {
+		const groupId = processGroupOf(pid);
+		if (process.platform !== "linux" || (groupId !== undefined && groupId === run.groupId)) live.add(pid);
+	}
+	return [...live];
+}
+
+function killRunSync(run: BackgroundRun): void {
+	for (const pid of liveProcesses(run)) {
+		try {
+			process.kill(pid, "SIGKILL");
+		} catch {
+			// Already gone.
+		}
+	}
+}
+
+function cleanUpSync(): void {
+	for (const run of runs) killRunSync(run);
+	runs.clear();
+	for (const path of outputFiles) rmSync(path, { force: true });
+	outputFiles.clear();
+}
+
+function onExit(): void {
+	cleanUpSync();
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+	// Someone else handles this signal (e.g. a CLI that cancels the current turn on Ctrl+C): the
+	// process is not dying, so background processes stay; the exit handler cleans up later.
+	if (process.listeners(signal).some((listener) => listener !== onSignal)) return;
+	cleanUpSync();
+	uninstallHandlers();
+	// Die of the signal as we would have without our handler (exit status 128 + n).
+	process.kill(process.pid, signal);
+}
+
+function installHandlers(): void {
+	if (handlersInstalled) return;
+	handlersInstalled = true;
+	process.on("exit", onExit);
+	for (const signal of exitSignals) process.on(signal, onSignal);
+}
+
+function uninstallHandlers(): void {
+	if (!handlersInstalled) return;
+	handlersInstalled = false;
+	process.off("exit", onExit);
+	for (const signal of exitSignals) process.off(signal, onSignal);
+}
+
+function uninstallWhenIdle(): void {
+	if (runs.size === 0 && outputFiles.size === 0) uninstallHandlers();
+}
+
+/** Keeps a command's background processes until toolbelt exits or `disposeShellProcesses` runs. */
+export function registerBackgroundRun(run: BackgroundRun): void {
+	runs.add(run);
+	installHandlers();
+}
+
+/** Keeps a full-output temp file until toolbelt exits or `disposeShellProcesses` runs. */
+export function registerOutputFile(path: string): void {
+	outputFiles.add(path);
+	installHandlers();
+}
+
+/** Forgets (and deletes) a full-output file that turned out not to be needed. */
+export async function releaseOutputFile(path: string): Promise<void> {
+	outputFiles.delete(path);
+	await rm(path, { force: true });
+	uninstallWhenIdle();
+}
+
+/** The pids of background processes started by shell commands that are still alive. */
+export function runningBackgroundPids(): number[] {
+	return [...runs].flatMap(liveProcesses);
+}
+
+/**
+ * Stops every background process that bash or powershell commands left running (SIGTERM, then
+ * SIGKILL after a short grace) and deletes the full-output temp files. Call it when disposing of
+ * the tool set; toolbelt also does this by itself when its process exits or gets SIGINT/SIGTERM/SIGHUP.
+ */
+export async function disposeShellProcesses(): Promise<void> {
+	const pending = [...runs];
+	runs.clear();
+	const files = [...outputFiles];
+	outputFiles.clear();
+	await Promise.all(
+		pending.map((run) => {
+			const tree: ProcessTree = { marker: run.marker };
+			// Recorded pids that left the marker behind (env -i) are killed by pid.
+			for (const pid of liveProcesses(run)) {
+				try {
+					process.kill(pid, "SIGTERM");
+				} catch {
+					// Already gone.
+				}
+			}
+			return terminateTree(tree, { graceMs: 200 }).then(() => killRunSync(run));
+		}),
+	);
+	await Promise.all(files.map((path) => rm(path, { force: true })));
+	uninstallWhenIdle();
+}

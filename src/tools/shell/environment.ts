@@ -1,0 +1,39 @@
+/**
+ * Variables that keep commands from waiting for a person: pagers print straight through, editors
+ * fail instead of opening, git never prompts for credentials, installers take defaults, and
+ * tools that check `CI` behave as in a pipeline.
+ */
+export const nonInteractiveEnvironment: Readonly<Record<string, string>> = {
+	CI: "1",
+	PAGER: "cat",
+	GIT_PAGER: "cat",
+	MANPAGER: "cat",
+	SYSTEMD_PAGER: "",
+	LESS: "-FRX",
+	EDITOR: "false",
+	VISUAL: "false",
+	GIT_EDITOR: "false",
+	GIT_SEQUENCE_EDITOR: "false",
+	GIT_TERMINAL_PROMPT: "0",
+	GIT_ASKPASS: "",
+	SSH_ASKPASS: "",
+	GCM_INTERACTIVE: "never",
+	DEBIAN_FRONTEND: "noninteractive",
+	PIP_NO_INPUT: "1",
+	NPM_CONFIG_YES: "true",
+	HOMEBREW_NO_AUTO_UPDATE: "1",
+	PYTHONUNBUFFERED: "1",
+	TERM: "dumb",
+};
+
+/**
+ * The environment of a command: this process's environment, overridden by the non-interactive
+ * defaults, overridden by the tool's `env` option (so a user can deliberately undo a default).
+ */
+export function buildShellEnvironment(extra: Record<string, string> = {}): Record<string, string> {
+	const env: Record<string, string> = {};
+	for (const [name, value] of Object.entries(process.env)) {
+		if (value !== undefined) env[name] = value;
+	}
+	return { ...env, ...nonInteractiveEnvironment, ...extra };
+}

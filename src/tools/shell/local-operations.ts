@@ -1,0 +1,219 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { constants, existsSync } from "node:fs";
+import { access, stat } from "node:fs/promises";
+import { delimiter, isAbsolute, join } from "node:path";
+import type { Readable } from "node:stream";
+import { registerBackgroundRun } from "./background-registry.js";
+import { findTreeProcesses, PROCESS_MARKER_VARIABLE, type ProcessTree, terminateTree } from "./process-tree.js";
+import type { ShellExecRequest, ShellExecResult, ShellOperations } from "./types.js";
+
+/** Time from SIGTERM to SIGKILL when a command is timed out or aborted, in ms. */
+const killGraceMs = 200;
+
+/**
+ * After the shell exits, how long to keep reading for output still in the pipe. With background
+ * processes holding the pipe open, reading stops after a short idle time; otherwise it continues
+ * until the pipe closes (bounded by a long idle time against processes that escaped tracking).
+ */
+const drainIdleWithBackgroundMs = 50;
+const drainCapWithBackgroundMs = 300;
+const drainIdleMs = 1000;
+
+async function isExecutableFile(path: string): Promise<boolean> {
+	try {
+		const info = await stat(path);
+		if (!info.isFile()) return false;
+		if (process.platform !== "win32") await access(path, constants.X_OK);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+async function findExecutable(nameOrPath: string, env: Record<string, string>): Promise<string | undefined> {
+	if (isAbsolute(nameOrPath) || nameOrPath.includes("/") || nameOrPath.includes("\\")) {
+		return (await isExecutableFile(nameOrPath)) ? nameOrPath : undefined;
+	}
+	const searchPath = env.PATH ?? env.Path ?? "";
+	const extensions =
+		process.platform === "win32" && !/\.[^.]+$/.test(nameOrPath)
+			? (env.PATHEXT ?? ".COM;.EXE;.BAT;.CMD").split(";")
+			: [""];
+	for (const directory of searchPath.split(delimiter)) {
+		if (directory === "") continue;
+		for (const extension of extensions) {
+			const candidate = join(directory, nameOrPath + extension);
+			if (await isExecutableFile(candidate)) return candidate;
+		}
+	}
+	return undefined;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+	try {
+		return (await stat(path)).isDirectory();
+	} catch {
+		return false;
+	}
+}
+
+// On POSIX a tiny `sh` wrapper points the shell's stderr at its stdout pipe before exec'ing it, so
+// both streams arrive through one pipe in the exact order they were written.
+const mergeStreamsScript = 'exec "$@" 2>&1';
+const canMergeStreams = process.platform !== "win32" && existsSync("/bin/sh");
+
+function startProcess(request: ShellExecRequest, marker: string): ChildProcess {
+	const env = { ...request.env, [PROCESS_MARKER_VARIABLE]: marker };
+	const [file, args] = canMergeStreams
+		? ["/bin/sh", ["-c", mergeStreamsScript, "sh", request.file, ...request.args]]
+		: [request.file, request.args];
+	return spawn(file, args, {
+		cwd: request.cwd,
+		env,
+		// Own process group (and session), so the whole tree can be signalled at once.
+		detached: process.platform !== "win32",
+		stdio: ["pipe", "pipe", canMergeStreams ? "ignore" : "pipe"],
+		windowsHide: true,
+	});
+}
+
+function exec(request: ShellExecRequest): Promise<ShellExecResult> {
+	return new Promise((resolve, reject) => {
+		const marker = `${process.pid}-${randomUUID()}`;
+		let child: ChildProcess;
+		try {
+			child = startProcess(request, marker);
+		} catch (error) {
+			reject(error);
+			return;
+		}
+		const tree: ProcessTree = { groupId: child.pid, marker, rootPid: child.pid };
+		const streams = [child.stdout, child.stderr].filter((stream): stream is Readable => stream !== null);
+		let openStreams = streams.length;
+		let exit: { code: number | null; signal: string | null } | undefined;
+		let killing: Promise<void> | undefined;
+		let timedOut = false;
+		let aborted = false;
+		let settled = false;
+		let discarding = false;
+		let lastActivity = Date.now();
+		let drainTimer: NodeJS.Timeout | undefined;
+		let drainDeadline = Number.POSITIVE_INFINITY;
+		let drainIdle = drainIdleMs;
+		let backgroundPids: number[] = [];
+
+		// Empty stdin: `cat`, `read` and `rg` without a path see end-of-input at once.
+		child.stdin?.on("error", () => {});
+		child.stdin?.end();
+
+		const onChunk = (chunk: Buffer) => {
+			if (discarding) return;
+			lastActivity = Date.now();
+			const wait = request.onData(chunk);
+			if (wait) {
+				for (const stream of streams) stream.pause();
+				wait.then(
+					() => {
+						lastActivity = Date.now();
+						if (!discarding) for (const stream of streams) stream.resume();
+					},
+					() => {},
+				);
+			}
+		};
+		for (const stream of streams) {
+			stream.on("data", onChunk);
+			stream.on("error", () => {});
+			stream.on("close", () => {
+				openStreams--;
+				maybeFinish();
+			});
+		}
+
+		const killTree = () => {
+			if (killing || exit) return;
+			killing = terminateTree(tree, { graceMs: killGraceMs });
+		};
+		const timer = setTimeout(() => {
+			timedOut = true;
+			killTree();
+		}, request.timeoutMs);
+		const onAbort = () => {
+			aborted = true;
+			killTree();
+		};
+		if (request.signal?.aborted) onAbort();
+		else request.signal?.addEventListener("abort", onAbort, { once: true });
+
+		const finish = () => {
+			if (settled || !exit) return;
+			settled = true;
+			clearTimeout(timer);
+			if (drainTimer) clearTimeout(drainTimer);
+			request.signal?.removeEventListener("abort", onAbort);
+			// Background processes may hold the pipe open: keep it flowing (discarding) so they never
+			// block or die of SIGPIPE, without keeping toolbelt alive.
+			discarding = true;
+			for (const stream of streams) {
+				stream.resume();
+				(stream as Readable & { unref?: () => void }).unref?.();
+			}
+			resolve({
+				exitCode: exit.code,
+				signal: exit.signal,
+				timedOut,
+				aborted,
+				backgroundPids,
+				pid: child.pid,
+			});
+		};
+
+		function maybeFinish() {
+			if (!exit || settled) return;
+			if (openStreams === 0) return finish();
+			const now = Date.now();
+			const idle = streams.every((stream) => !stream.isPaused()) && now - lastActivity >= drainIdle;
+			if (idle || now >= drainDeadline) return finish();
+			if (!drainTimer) {
+				drainTimer = setTimeout(
+					() => {
+						drainTimer = undefined;
+						maybeFinish();
+					},
+					Math.min(drainIdle, 25),
+				);
+			}
+		}
+
+		const onExit = async (code: number | null, signal: string | null) => {
+			if (killing) await killing;
+			else if (process.platform !== "win32") {
+				// Whatever of the tree is still alive now was left running on purpose (`server &`).
+				backgroundPids = findTreeProcesses(tree);
+				if (backgroundPids.length > 0) {
+					registerBackgroundRun({ marker, groupId: tree.groupId, pids: backgroundPids });
+				}
+			}
+			if (killing || backgroundPids.length > 0) {
+				drainIdle = drainIdleWithBackgroundMs;
+				drainDeadline = Date.now() + drainCapWithBackgroundMs;
+			}
+			exit = { code, signal };
+			maybeFinish();
+		};
+		child.on("exit", (code, signal) => {
+			void onExit(code, signal);
+		});
+		child.on("error", (error) => {
+			if (exit || settled) return;
+			clearTimeout(timer);
+			request.signal?.removeEventListener("abort", onAbort);
+			settled = true;
+			reject(error);
+		});
+	});
+}
+
+/** Runs shells as local child processes: own process group, marked environment, tree kill. */
+export const localShellOperations: ShellOperations = { exec, isDirectory, findExecutable };

@@ -1,0 +1,222 @@
+import { closeSync, openSync, write, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, type TruncationResult, truncateHead } from "../../engine/truncate.js";
+import { registerOutputFile, releaseOutputFile } from "./background-registry.js";
+import { countNewlines } from "./line-count.js";
+import { sanitizeTerminalOutput } from "./sanitize.js";
+
+/** Limits of a `ShellOutputBuffer`. */
+export interface ShellOutputBufferOptions {
+	/** Most bytes of sanitized output the model sees. Default: 50 KB. */
+	maxBytes?: number;
+	/** Most lines of sanitized output the model sees. Default: 2000. */
+	maxLines?: number;
+	/**
+	 * Raw bytes kept in memory (the tail). Sanitizing shrinks output (colour codes, redraws), so it
+	 * is larger than `maxBytes`. Default: 4 × `maxBytes`, at least 256 KB.
+	 */
+	tailBytes?: number;
+	/** Directory for the full-output file. Default: the OS temp directory. */
+	tempDir?: string;
+}
+
+/** The output of a finished command, as the model will see it. */
+export interface ShellOutput {
+	/** The sanitized tail within the budget (with a marker when a single line was cut). */
+	text: string;
+	/** Totals of the raw output and size of what is shown. */
+	truncation: Omit<TruncationResult, "content"> & { lineCut: boolean };
+	/** The file holding the complete raw output, present when `truncation.truncated`. */
+	fullOutputPath?: string;
+	/** Set when the full-output file could not be written completely. */
+	fullOutputError?: string;
+}
+
+// Writes to the full-output file run in the background; past this many bytes in flight the
+// producer waits, so memory stays bounded however fast the command prints.
+const highWaterBytes = 8 * 1024 * 1024;
+const lowWaterBytes = 2 * 1024 * 1024;
+
+/** Length of `bytes` without a trailing, incomplete UTF-8 sequence. */
+function completeUtf8Length(bytes: Buffer): number {
+	const length = bytes.length;
+	for (let back = 1; back <= Math.min(3, length); back++) {
+		const byte = bytes[length - back] ?? 0;
+		if ((byte & 0xc0) === 0x80) continue; // continuation byte: look further back for the lead
+		const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+		return needed > back ? length - back : length;
+	}
+	return length;
+}
+
+/**
+ * Collects a command's output in bounded memory: counts every byte and line, keeps only a raw tail
+ * in a ring buffer, and streams everything to a temp file once the output outgrows the tail. Work
+ * per chunk is a copy and a line count; decoding and sanitizing happen on the tail only.
+ */
+export class ShellOutputBuffer {
+	private readonly maxBytes: number;
+	private readonly maxLines: number;
+	private readonly ring: Buffer;
+	private readonly tempDir: string;
+	private ringEnd = 0;
+	private ringFilled = 0;
+	private totalBytes = 0;
+	private newlines = 0;
+	private lastByte = -1;
+	private filePath: string | undefined;
+	private fileDescriptor: number | undefined;
+	private filePosition = 0;
+	private fileError: string | undefined;
+	private bytesInFlight = 0;
+	private waiters: (() => void)[] = [];
+	private drained: (() => void)[] = [];
+
+	constructor(options: ShellOutputBufferOptions = {}) {
+		this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+		this.maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+		this.ring = Buffer.allocUnsafe(options.tailBytes ?? Math.max(4 * this.maxBytes, 256 * 1024));
+		this.tempDir = options.tempDir ?? tmpdir();
+	}
+
+	/** Bytes received so far. */
+	get bytes(): number {
+		return this.totalBytes;
+	}
+
+	/** Takes a chunk. Returns a promise when the caller should wait before sending more. */
+	write(chunk: Buffer): void | Promise<void> {
+		if (chunk.length === 0) return;
+		if (this.fileDescriptor === undefined && this.filePath === undefined && !this.fileError) {
+			if (this.totalBytes + chunk.length > this.ring.length) this.openFile();
+		}
+		this.totalBytes += chunk.length;
+		this.newlines += countNewlines(chunk);
+		this.lastByte = chunk[chunk.length - 1] ?? -1;
+		this.appendToRing(chunk);
+		if (this.fileDescriptor !== undefined) return this.writeToFile(chunk);
+	}
+
+	/** The sanitized tail within the budget, for progress updates. */
+	preview(): string {
+		return this.truncatedTail().content;
+	}
+
+	/** Finishes: waits for the file, decides truncation, writes the file if the tail is not everything. */
+	async finish(): Promise<ShellOutput> {
+		await this.flush();
+		const tail = this.truncatedTail();
+		const truncated = tail.truncated || this.totalBytes > this.ring.length;
+		if (truncated && this.filePath === undefined) {
+			// Output that fits the ring but not the budget: the ring holds all of it.
+			this.openFile();
+		} else if (!truncated && this.filePath !== undefined) {
+			await this.discard();
+		}
+		if (this.fileDescriptor !== undefined) {
+			closeSync(this.fileDescriptor);
+			this.fileDescriptor = undefined;
+		}
+		const lineCut = tail.partialLine;
+		const marker = lineCut ? `[… line cut: only its last ${tail.outputBytes} bytes fit in the output budget]\n` : "";
+		return {
+			text: marker + tail.content,
+			truncation: {
+				truncated,
+				truncatedBy: truncated ? (tail.truncatedBy ?? "bytes") : null,
+				originalLines: this.newlines + (this.totalBytes > 0 && this.lastByte !== 10 ? 1 : 0),
+				originalBytes: this.totalBytes,
+				outputLines: tail.outputLines,
+				outputBytes: tail.outputBytes,
+				partialLine: tail.partialLine,
+				lineCut,
+			},
+			fullOutputPath: truncated ? this.filePath : undefined,
+			fullOutputError: this.fileError,
+		};
+	}
+
+	/** Drops the full-output file (when the call fails before it finishes). */
+	async discard(): Promise<void> {
+		await this.flush();
+		if (this.fileDescriptor !== undefined) closeSync(this.fileDescriptor);
+		this.fileDescriptor = undefined;
+		if (this.filePath !== undefined) await releaseOutputFile(this.filePath);
+		this.filePath = undefined;
+	}
+
+	private appendToRing(chunk: Buffer): void {
+		const capacity = this.ring.length;
+		const bytes = chunk.length > capacity ? chunk.subarray(chunk.length - capacity) : chunk;
+		const first = Math.min(bytes.length, capacity - this.ringEnd);
+		bytes.copy(this.ring, this.ringEnd, 0, first);
+		if (first < bytes.length) bytes.copy(this.ring, 0, first);
+		this.ringEnd = (this.ringEnd + bytes.length) % capacity;
+		this.ringFilled = Math.min(capacity, this.ringFilled + bytes.length);
+	}
+
+	private ringContents(): Buffer {
+		if (this.ringFilled < this.ring.length) return this.ring.subarray(0, this.ringEnd);
+		return Buffer.concat([this.ring.subarray(this.ringEnd), this.ring.subarray(0, this.ringEnd)]);
+	}
+
+	private truncatedTail(): TruncationResult {
+		let raw = this.ringContents();
+		if (this.totalBytes > this.ring.length) {
+			// The ring starts wherever the overwritten part ended: skip a split character.
+			let start = 0;
+			while (start < 3 && start < raw.length && ((raw[start] ?? 0) & 0xc0) === 0x80) start++;
+			raw = raw.subarray(start);
+		}
+		raw = raw.subarray(0, completeUtf8Length(raw));
+		const text = sanitizeTerminalOutput(raw.toString("utf8"));
+		return truncateHead(text, { maxBytes: this.maxBytes, maxLines: this.maxLines });
+	}
+
+	/** Creates the temp file and writes what the ring holds, which at this point is all output so far. */
+	private openFile(): void {
+		const path = join(
+			this.tempDir,
+			`toolbelt-shell-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 10)}.log`,
+		);
+		try {
+			this.fileDescriptor = openSync(path, "w", 0o600);
+			this.filePath = path;
+			registerOutputFile(path);
+			const contents = this.ringContents();
+			writeSync(this.fileDescriptor, contents, 0, contents.length, 0);
+			this.filePosition = contents.length;
+		} catch (error) {
+			this.fileError = `could not write the full output to ${path}: ${(error as Error).message}`;
+			if (this.fileDescriptor !== undefined) closeSync(this.fileDescriptor);
+			this.fileDescriptor = undefined;
+		}
+	}
+
+	private writeToFile(chunk: Buffer): void | Promise<void> {
+		const descriptor = this.fileDescriptor;
+		if (descriptor === undefined || this.fileError) return;
+		const position = this.filePosition;
+		this.filePosition += chunk.length;
+		this.bytesInFlight += chunk.length;
+		// Positional writes: several may run at once on the thread pool and still land in order.
+		write(descriptor, chunk, 0, chunk.length, position, (error) => {
+			this.bytesInFlight -= chunk.length;
+			if (error && !this.fileError) this.fileError = `writing the full output failed: ${error.message}`;
+			if (this.bytesInFlight <= lowWaterBytes) this.release(this.waiters);
+			if (this.bytesInFlight === 0) this.release(this.drained);
+		});
+		if (this.bytesInFlight > highWaterBytes) return new Promise((resolve) => this.waiters.push(resolve));
+	}
+
+	private release(list: (() => void)[]): void {
+		const pending = list.splice(0);
+		for (const resolve of pending) resolve();
+	}
+
+	private flush(): Promise<void> {
+		if (this.bytesInFlight === 0) return Promise.resolve();
+		return new Promise((resolve) => this.drained.push(resolve));
+	}
+}

@@ -1,0 +1,158 @@
+import { execFileSync, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+
+/**
+ * Name of the environment variable that marks every process of one command. Children inherit
+ * it, so it finds processes that left the process group (`setsid`) or were reparented.
+ */
+export const PROCESS_MARKER_VARIABLE = "TOOLBELT_SHELL_RUN";
+
+/** The processes of one command: its process group and its environment marker. */
+export interface ProcessTree {
+	/** Process group id (the shell's pid, since the shell leads its own group). */
+	groupId?: number;
+	/** Value of `PROCESS_MARKER_VARIABLE` in every process of the command. */
+	marker: string;
+	/** The shell's pid; on Windows the tree is killed from it with `taskkill /T`. */
+	rootPid?: number;
+}
+
+interface ProcStatus {
+	state: string;
+	groupId: number;
+}
+
+function readStatus(pid: string): ProcStatus | undefined {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+		// The command name in parentheses may itself contain spaces or parentheses: parse after the last one.
+		const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+		return { state: fields[0] ?? "", groupId: Number(fields[2]) };
+	} catch {
+		return undefined;
+	}
+}
+
+function carriesMarker(pid: string, needle: Buffer): boolean {
+	try {
+		return readFileSync(`/proc/${pid}/environ`).includes(needle);
+	} catch {
+		return false;
+	}
+}
+
+function findOnLinux(tree: ProcessTree): number[] {
+	const needle = Buffer.from(`${PROCESS_MARKER_VARIABLE}=${tree.marker}\0`);
+	const own = String(process.pid);
+	const found: number[] = [];
+	let entries: string[];
+	try {
+		entries = readdirSync("/proc");
+	} catch {
+		return found;
+	}
+	for (const entry of entries) {
+		const code = entry.charCodeAt(0);
+		if (code < 48 || code > 57 || entry === own) continue;
+		const status = readStatus(entry);
+		// Zombies are dead already; they only wait for their parent to reap them.
+		if (!status || status.state === "Z" || status.state === "X") continue;
+		if (status.groupId === tree.groupId || carriesMarker(entry, needle)) found.push(Number(entry));
+	}
+	return found;
+}
+
+function findWithPs(tree: ProcessTree): number[] {
+	if (tree.groupId === undefined) return [];
+	try {
+		const listing = execFileSync("ps", ["-A", "-o", "pid=", "-o", "pgid=", "-o", "stat="], {
+			encoding: "latin1",
+			stdio: ["ignore", "pipe", "ignore"],
+		});
+		const found: number[] = [];
+		for (const line of listing.split("\n")) {
+			const [pid, groupId, state] = line.trim().split(/\s+/);
+			if (Number(groupId) === tree.groupId && !state?.startsWith("Z") && Number(pid) !== process.pid) {
+				found.push(Number(pid));
+			}
+		}
+		return found;
+	} catch {
+		return [];
+	}
+}
+
+/**
+ * The live processes of a command: members of its process group plus every process carrying its
+ * marker (Linux reads `/proc`; other POSIX systems see the process group only). Zombies excluded.
+ */
+export function findTreeProcesses(tree: ProcessTree): number[] {
+	if (process.platform === "win32") return [];
+	if (process.platform === "linux") return findOnLinux(tree);
+	return findWithPs(tree);
+}
+
+function sendSignal(pid: number, signal: NodeJS.Signals): void {
+	try {
+		process.kill(pid, signal);
+	} catch {
+		// Gone already, or not ours to signal: nothing left to do for this one.
+	}
+}
+
+/** Sends `signal` to the process group and to every process that carries the marker. */
+export function signalTree(tree: ProcessTree, signal: NodeJS.Signals): void {
+	if (process.platform === "win32") {
+		if (tree.rootPid !== undefined) killWindowsTree(tree.rootPid);
+		return;
+	}
+	if (tree.groupId !== undefined) sendSignal(-tree.groupId, signal);
+	for (const pid of findTreeProcesses(tree)) sendSignal(pid, signal);
+}
+
+function killWindowsTree(pid: number): void {
+	const killer = spawn("taskkill", ["/pid", String(pid), "/T", "/F"], { stdio: "ignore", windowsHide: true });
+	killer.on("error", () => {});
+}
+
+/** How `terminateTree` proceeds. */
+export interface TerminateOptions {
+	/** Time between SIGTERM and SIGKILL, in ms. Default: 200. */
+	graceMs?: number;
+	/** How often to look for survivors during the grace period, in ms. Default: 20. */
+	pollMs?: number;
+}
+
+/**
+ * Kills a whole command: SIGTERM to its group and marked processes, SIGKILL to whatever is still
+ * alive after a short grace (processes that trap or ignore SIGTERM), repeated for processes that
+ * forked in between. Resolves when no process of the tree is left (or after a few rounds).
+ */
+export async function terminateTree(tree: ProcessTree, options: TerminateOptions = {}): Promise<void> {
+	const graceMs = options.graceMs ?? 200;
+	const pollMs = options.pollMs ?? 20;
+	if (process.platform === "win32") {
+		signalTree(tree, "SIGKILL");
+		return;
+	}
+	signalTree(tree, "SIGTERM");
+	const deadline = Date.now() + graceMs;
+	while (Date.now() < deadline) {
+		await delay(pollMs);
+		if (findTreeProcesses(tree).length === 0) return;
+	}
+	for (let round = 0; round < 10; round++) {
+		signalTree(tree, "SIGKILL");
+		await delay(10);
+		if (findTreeProcesses(tree).length === 0) return;
+	}
+}
+
+/** The process group of a live process, or undefined when it is gone (or the platform cannot tell cheaply). */
+export function processGroupOf(pid: number): number | undefined {
+	if (process.platform !== "linux") return undefined;
+	const status = readStatus(String(pid));
+	if (!status || status.state === "Z" || status.state === "X") return undefined;
+	return status.groupId;
+}
