@@ -53,6 +53,7 @@ export function fileSystemErrorMessage(error: unknown, shownPath: string, action
 		case "EISDIR":
 			return `Cannot ${action} ${shownPath}: it is a directory.`;
 		case "ENOTDIR":
+		case "EEXIST": // from creating a parent folder whose name is taken by a file
 			return `Cannot ${action} ${shownPath}: a part of the path is a file, not a directory.`;
 		case "ELOOP":
 			return `Cannot ${action} ${shownPath}: too many symbolic links (a symlink loop?).`;
