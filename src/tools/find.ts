@@ -1,5 +1,9 @@
 import { type Static, Type } from "typebox";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import { comparePaths } from "./search/grep-collector.js";
+import { createSearchOperations } from "./search/operations.js";
+import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget, runSearch } from "./search/run-search.js";
 import type { SearchBackendName, SearchOperations } from "./search/types.js";
 
 const DESCRIPTION = `Find files by glob pattern and get their paths, relative to the searched directory, sorted.
@@ -83,11 +87,72 @@ export function createFindTool(
 	cwd: string,
 	options: FindToolOptions = {},
 ): AgentTool<typeof findSchema, FindToolDetails> {
+	const operations = options.operations ?? createSearchOperations({ rgPath: options.rgPath, backend: options.backend });
 	return {
 		...createFindToolDefinition(cwd, options),
 		executionMode: "parallel",
-		execute: async () => {
-			throw new Error("find is not implemented yet.");
+		execute: async (_toolCallId, args, signal) => {
+			const limit = args.limit ?? options.defaultLimit ?? 1000;
+			const target = await resolveSearchTarget({ cwd, path: args.path, operations, allowFile: false });
+			const paths: string[] = [];
+			let limitReached = false;
+			const timeoutMs = options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
+			const run = await runSearch({
+				start: (searchSignal) =>
+					operations.listFiles(
+						{ root: target.root, pattern: args.pattern, respectIgnoreFiles: options.respectIgnoreFiles ?? true },
+						searchSignal,
+					),
+				onBatch: (batch) => {
+					for (const path of batch) {
+						if (paths.length >= limit) {
+							limitReached = true;
+							return false;
+						}
+						paths.push(path);
+					}
+					return true;
+				},
+				signal,
+				timeoutMs,
+			});
+			paths.sort(comparePaths);
+			const details: FindToolDetails = { backend: run.backend, fileCount: paths.length };
+			if (run.fallbackReason) details.fallbackReason = run.fallbackReason;
+			if (limitReached) details.resultLimitReached = limit;
+			if (run.timedOut) details.timedOut = true;
+
+			if (paths.length === 0) {
+				const text = run.timedOut
+					? `No files found before the listing timed out after ${formatDuration(timeoutMs)}.`
+					: "No files found";
+				return { content: [{ type: "text", text }], details };
+			}
+			const notices: string[] = [];
+			let text = paths.join("\n");
+			const budget = truncateTail(text, {
+				maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+				maxLines: options.maxLines ?? DEFAULT_MAX_LINES,
+			});
+			if (budget.truncated) {
+				text = budget.content;
+				details.outputTruncated = true;
+				notices.push(
+					`Output cut to ${budget.outputLines} of ${budget.originalLines} paths (${formatSize(budget.outputBytes)} of ${formatSize(budget.originalBytes)}). Use a more specific pattern or path.`,
+				);
+			}
+			if (limitReached) {
+				notices.push(
+					`Showing ${limit} files; more match. Use a more specific pattern or path, or raise limit (e.g. limit: ${limit * 2}).`,
+				);
+			}
+			if (run.timedOut) {
+				notices.push(
+					`The listing timed out after ${formatDuration(timeoutMs)}; the results are partial. Use a smaller path.`,
+				);
+			}
+			if (notices.length > 0) text += `\n\n${notices.map((notice) => `[${notice}]`).join("\n")}`;
+			return { content: [{ type: "text", text }], details };
 		},
 	};
 }

@@ -1,5 +1,9 @@
 import { type Static, Type } from "typebox";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import { GrepCollector } from "./search/grep-collector.js";
+import { createSearchOperations } from "./search/operations.js";
+import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget, runSearch } from "./search/run-search.js";
 import type { SearchBackendName, SearchOperations } from "./search/types.js";
 
 const DESCRIPTION = `Search file contents with a regular expression (ripgrep syntax) and get matching lines as \`path:line: text\`, context lines as \`path-line- text\`, groups divided by \`--\`.
@@ -103,11 +107,80 @@ export function createGrepTool(
 	cwd: string,
 	options: GrepToolOptions = {},
 ): AgentTool<typeof grepSchema, GrepToolDetails> {
+	const operations = options.operations ?? createSearchOperations({ rgPath: options.rgPath, backend: options.backend });
 	return {
 		...createGrepToolDefinition(cwd, options),
 		executionMode: "parallel",
-		execute: async () => {
-			throw new Error("grep is not implemented yet.");
+		execute: async (_toolCallId, args, signal) => {
+			const limit = args.limit ?? options.defaultLimit ?? 100;
+			const context = args.context ?? 0;
+			const target = await resolveSearchTarget({ cwd, path: args.path, operations, allowFile: true });
+			const collector = new GrepCollector({ limit, context, maxLineLength: options.maxLineLength ?? 500 });
+			const run = await runSearch({
+				start: (searchSignal) =>
+					operations.grep(
+						{
+							root: target.root,
+							file: target.file,
+							pattern: args.pattern,
+							literal: args.literal ?? false,
+							caseSensitive: args.case_sensitive ?? true,
+							context,
+							include: args.include || undefined,
+							exclude: args.exclude || undefined,
+							respectIgnoreFiles: options.respectIgnoreFiles ?? true,
+						},
+						searchSignal,
+					),
+				onBatch: (batch) => collector.add(batch),
+				signal,
+				timeoutMs: options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS,
+			});
+			const output = collector.format();
+			const details: GrepToolDetails = {
+				backend: run.backend,
+				matchCount: collector.matchCount,
+				fileCount: output.fileCount,
+			};
+			if (run.fallbackReason) details.fallbackReason = run.fallbackReason;
+			if (collector.limitReached) details.matchLimitReached = limit;
+			if (output.linesCut) details.linesTruncated = true;
+			if (run.timedOut) details.timedOut = true;
+
+			const notices: string[] = [];
+			let text = output.text;
+			if (text === "") {
+				text = run.timedOut ? "No matches found before the search timed out." : "No matches found";
+			} else {
+				const budget = truncateTail(text, {
+					maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+					maxLines: options.maxLines ?? DEFAULT_MAX_LINES,
+				});
+				if (budget.truncated) {
+					text = budget.content;
+					details.outputTruncated = true;
+					notices.push(
+						`Output cut to ${budget.outputLines} of ${budget.originalLines} lines (${formatSize(budget.outputBytes)} of ${formatSize(budget.originalBytes)}). Narrow the search with path, include or a more specific pattern, or lower context.`,
+					);
+				}
+			}
+			if (collector.limitReached) {
+				notices.push(
+					`Showing the first ${limit} matches; more exist. Narrow the search, or raise limit (e.g. limit: ${limit * 2}).`,
+				);
+			}
+			if (output.linesCut) {
+				notices.push(
+					`Lines longer than ${options.maxLineLength ?? 500} characters were cut around the match; use read with offset to see them whole.`,
+				);
+			}
+			if (run.timedOut) {
+				notices.push(
+					`The search timed out after ${formatDuration(options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS)}; the results are partial. Search a smaller path or use include to narrow the files.`,
+				);
+			}
+			if (notices.length > 0) text += `\n\n${notices.map((notice) => `[${notice}]`).join("\n")}`;
+			return { content: [{ type: "text", text }], details };
 		},
 	};
 }

@@ -62,10 +62,11 @@ export interface SearchStream<TItem> {
 	/** Why the walker answers instead of ripgrep (ripgrep missing or failed to start). */
 	fallbackReason?: string;
 	/**
-	 * The results, streamed. Stops promptly when the signal aborts or the consumer stops
-	 * iterating early (`break`): the process behind it is killed.
+	 * The results, streamed in batches (one per chunk read, so per-item overhead stays low).
+	 * Stops promptly when the signal aborts or the consumer stops iterating early (`break`):
+	 * the process behind it is killed. An aborted stream throws the signal's reason.
 	 */
-	items: AsyncIterable<TItem>;
+	items: AsyncIterable<readonly TItem[]>;
 }
 
 /**

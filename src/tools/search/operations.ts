@@ -1,0 +1,82 @@
+import { stat } from "node:fs/promises";
+import { ToolError } from "../../engine/errors.js";
+import { ripgrepGrep, ripgrepListFiles } from "./ripgrep-backend.js";
+import { locateRipgrep } from "./ripgrep-path.js";
+import type {
+	GrepLine,
+	GrepRequest,
+	ListFilesRequest,
+	SearchBackendName,
+	SearchOperations,
+	SearchStream,
+} from "./types.js";
+import { walkFiles } from "./walker.js";
+import { walkerGrep } from "./walker-grep.js";
+
+/** Options of the default search operations. */
+export interface SearchOperationsOptions {
+	/** Path of an `rg` binary to use instead of the one from `@vscode/ripgrep`. Default: the bundled binary. */
+	rgPath?: string;
+	/** `auto` runs ripgrep and falls back to the walker when ripgrep is missing or fails to start. Default: `auto`. */
+	backend?: "auto" | SearchBackendName;
+}
+
+/**
+ * The local search operations: ripgrep when it can run, the built-in walker otherwise (same
+ * ignore rules and output, slower). Forcing `ripgrep` turns a missing binary into an error.
+ */
+export function createSearchOperations(options: SearchOperationsOptions = {}): SearchOperations {
+	const backend = options.backend ?? "auto";
+
+	async function withFallback<TItem>(
+		runRipgrep: (rgPath: string) => Promise<AsyncIterable<TItem[]>>,
+		runWalker: () => AsyncIterable<TItem[]>,
+	): Promise<SearchStream<TItem>> {
+		if (backend === "walker") return { backend: "walker", items: runWalker() };
+		const location = await locateRipgrep(options.rgPath);
+		let reason: string;
+		if (location.path === undefined) {
+			reason = location.reason;
+		} else {
+			try {
+				return { backend: "ripgrep", items: await runRipgrep(location.path) };
+			} catch (error) {
+				if (error instanceof ToolError || (error as Error).name === "AbortError") throw error;
+				reason = `ripgrep failed to start (${location.path}): ${(error as Error).message}`;
+			}
+		}
+		if (backend === "ripgrep") {
+			throw new ToolError(`Cannot search: ${reason}. Install ripgrep or let the tool use its built-in search.`);
+		}
+		return { backend: "walker", fallbackReason: reason, items: runWalker() };
+	}
+
+	return {
+		async stat(absolutePath) {
+			try {
+				const info = await stat(absolutePath);
+				return { isDirectory: info.isDirectory() };
+			} catch {
+				return undefined;
+			}
+		},
+		grep(request: GrepRequest, signal: AbortSignal): Promise<SearchStream<GrepLine>> {
+			return withFallback(
+				(rgPath) => ripgrepGrep(rgPath, request, signal),
+				() => walkerGrep(request, signal),
+			);
+		},
+		listFiles(request: ListFilesRequest, signal: AbortSignal): Promise<SearchStream<string>> {
+			return withFallback(
+				(rgPath) => ripgrepListFiles(rgPath, request, signal),
+				() =>
+					walkFiles({
+						root: request.root,
+						respectIgnoreFiles: request.respectIgnoreFiles,
+						include: request.pattern,
+						signal,
+					}),
+			);
+		},
+	};
+}

@@ -1,0 +1,119 @@
+import { startRipgrep } from "./ripgrep-process.js";
+import type { GrepLine, GrepRequest, ListFilesRequest } from "./types.js";
+
+/**
+ * Flags every search shares: hidden files are searched, `.git/` never is, ignore files apply
+ * outside a git repository too (nested ones to their own folder), symlinks are not followed.
+ */
+function commonArgs(respectIgnoreFiles: boolean): string[] {
+	const args = ["--hidden", "--glob", "!.git", "--no-config", "--color", "never"];
+	args.push(respectIgnoreFiles ? "--no-require-git" : "--no-ignore");
+	return args;
+}
+
+function globArgs(include: string | undefined, exclude: string | undefined): string[] {
+	const args: string[] = [];
+	if (include) args.push("--glob", include);
+	if (exclude) args.push("--glob", `!${exclude}`);
+	return args;
+}
+
+/** ripgrep's arguments for a content search, in its compact text mode (`path\0line:column:text`). */
+export function grepArgs(request: GrepRequest): string[] {
+	const args = [
+		...commonArgs(request.respectIgnoreFiles),
+		"--null",
+		"--line-number",
+		"--column",
+		"--with-filename",
+		"--no-heading",
+		"--no-context-separator",
+		request.caseSensitive ? "--case-sensitive" : "--ignore-case",
+		...globArgs(request.include, request.exclude),
+	];
+	if (request.literal) args.push("--fixed-strings");
+	if (request.context > 0) args.push("--context", String(request.context));
+	// --regexp keeps a pattern that starts with "-" from being read as a flag; "--" ends flags for the path.
+	args.push("--regexp", request.pattern, "--");
+	if (request.file !== undefined) args.push(request.file);
+	return args;
+}
+
+/** ripgrep's arguments for listing files. The pattern is matched like a `--glob` (see `find`). */
+export function listFilesArgs(request: ListFilesRequest): string[] {
+	return ["--files", ...commonArgs(request.respectIgnoreFiles), "--glob", request.pattern];
+}
+
+/**
+ * Parses one line of `grepArgs` output. Match lines are `path\0line:column:text`, context lines
+ * `path\0line-text`; the column is a 1-based byte offset of the first match.
+ */
+export function parseGrepLine(line: Buffer): GrepLine | undefined {
+	const pathEnd = line.indexOf(0);
+	if (pathEnd === -1) return undefined;
+	let position = pathEnd + 1;
+	let lineNumber = 0;
+	let byte = line[position];
+	while (byte !== undefined && byte >= 0x30 && byte <= 0x39) {
+		lineNumber = lineNumber * 10 + (byte - 0x30);
+		byte = line[++position];
+	}
+	const kind = byte === 0x3a ? "match" : "context";
+	position++;
+	let column = 0;
+	if (kind === "match") {
+		byte = line[position];
+		while (byte !== undefined && byte >= 0x30 && byte <= 0x39) {
+			column = column * 10 + (byte - 0x30);
+			byte = line[++position];
+		}
+		position++;
+	}
+	let end = line.length;
+	if (line[end - 1] === 0x0d) end--;
+	const textBytes = line.subarray(position, end);
+	const text = textBytes.toString("utf8");
+	let path = line.toString("utf8", 0, pathEnd);
+	if (path.startsWith("./")) path = path.slice(2);
+	const result: GrepLine = { kind, path, lineNumber, text };
+	if (kind === "match" && column > 0) {
+		// Byte column to character offset; cheap when the line is ASCII.
+		result.matchStart =
+			text.length === textBytes.length ? column - 1 : textBytes.toString("utf8", 0, column - 1).length;
+	}
+	return result;
+}
+
+/** Runs a content search with ripgrep; rejects when ripgrep cannot start. */
+export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: AbortSignal) {
+	const process = await startRipgrep({ rgPath, args: grepArgs(request), cwd: request.root, signal });
+	return mapBatches(process.lines, (lines) => {
+		const parsed: GrepLine[] = [];
+		for (const line of lines) {
+			const grepLine = parseGrepLine(line);
+			if (grepLine) parsed.push(grepLine);
+		}
+		return parsed;
+	});
+}
+
+/** Lists files with ripgrep; rejects when ripgrep cannot start. */
+export async function ripgrepListFiles(rgPath: string, request: ListFilesRequest, signal: AbortSignal) {
+	const process = await startRipgrep({ rgPath, args: listFilesArgs(request), cwd: request.root, signal });
+	return mapBatches(process.lines, (lines) =>
+		lines.map((line) => {
+			const path = line.toString("utf8");
+			return path.startsWith("./") ? path.slice(2) : path;
+		}),
+	);
+}
+
+async function* mapBatches<TItem>(
+	source: AsyncIterable<Buffer[]>,
+	map: (lines: Buffer[]) => TItem[],
+): AsyncGenerator<TItem[]> {
+	for await (const lines of source) {
+		const items = map(lines);
+		if (items.length > 0) yield items;
+	}
+}

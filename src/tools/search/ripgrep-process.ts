@@ -1,0 +1,97 @@
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { AbortError, ToolError } from "../../engine/errors.js";
+import { LineSplitter } from "./line-splitter.js";
+
+/** How to run ripgrep once. */
+export interface RipgrepRunOptions {
+	/** The `rg` binary. */
+	rgPath: string;
+	/** Arguments after the binary. */
+	args: string[];
+	/** Working directory: the search root, so that ripgrep prints paths relative to it. */
+	cwd: string;
+	/** Kills ripgrep at once when aborted. */
+	signal: AbortSignal;
+}
+
+/** A started ripgrep process, read as batches of output lines. */
+export interface RipgrepProcess {
+	/** Batches of raw output lines (no `\n`). Ends when ripgrep exits; kills it when iteration stops early. */
+	lines: AsyncIterable<Buffer[]>;
+}
+
+const MAX_STDERR = 16 * 1024;
+
+/**
+ * Starts ripgrep and resolves once the process really runs, so a missing or unrunnable binary
+ * rejects here (and the caller can fall back) instead of surfacing mid-stream.
+ */
+export async function startRipgrep(options: RipgrepRunOptions): Promise<RipgrepProcess> {
+	const { signal } = options;
+	if (signal.aborted) throw new AbortError();
+	// stdin is closed: with no path argument and a readable stdin, ripgrep would search stdin.
+	const child = spawn(options.rgPath, options.args, {
+		cwd: options.cwd,
+		stdio: ["ignore", "pipe", "pipe"],
+		windowsHide: true,
+	});
+	await new Promise<void>((resolve, reject) => {
+		child.once("spawn", resolve);
+		child.once("error", reject);
+	});
+	return { lines: readLines(child, signal) };
+}
+
+async function* readLines(
+	child: ChildProcessByStdio<null, Readable, Readable>,
+	signal: AbortSignal,
+): AsyncGenerator<Buffer[]> {
+	let stderr = "";
+	child.stderr.setEncoding("utf8");
+	child.stderr.on("data", (text: string) => {
+		if (stderr.length < MAX_STDERR) stderr += text;
+	});
+	const exited = new Promise<number | null>((resolve) => {
+		if (child.exitCode !== null) resolve(child.exitCode);
+		else child.once("close", (code) => resolve(code));
+	});
+	const kill = () => {
+		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+	};
+	signal.addEventListener("abort", kill, { once: true });
+	let finished = false;
+	try {
+		const splitter = new LineSplitter();
+		for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+			if (signal.aborted) break;
+			const lines = splitter.push(chunk);
+			if (lines.length > 0) yield lines;
+		}
+		if (signal.aborted) throw new AbortError();
+		const last = splitter.flush();
+		if (last.length > 0) yield last;
+		const code = await exited;
+		if (signal.aborted) throw new AbortError();
+		finished = true;
+		const failure = fatalMessage(code, stderr);
+		if (failure) throw new ToolError(failure, { stderr });
+	} finally {
+		signal.removeEventListener("abort", kill);
+		if (!finished) kill();
+	}
+}
+
+/**
+ * ripgrep exits 2 for any error, also when it only could not read some files (those lines end
+ * in "(os error N)") and the results are still good. Anything else is a real failure: a bad
+ * regex or glob, whose explanation ripgrep writes to stderr.
+ */
+function fatalMessage(code: number | null, stderr: string): string | undefined {
+	if (code !== 2) return undefined;
+	const lines = stderr.split("\n").filter((line) => line.trim() !== "");
+	const serious = lines.filter((line) => !/\(os error \d+\)\s*$/.test(line));
+	if (serious.length === 0) return undefined;
+	const explanation = stderr.trim().replace(/^rg: /, "");
+	return `ripgrep rejected the search:\n${explanation}\nFix the pattern (or set literal: true to search for the text as written) and try again.`;
+}

@@ -1,0 +1,186 @@
+import { open } from "node:fs/promises";
+import { join } from "node:path";
+import { AbortError } from "../../engine/errors.js";
+import type { GrepLine, GrepRequest } from "./types.js";
+import { walkFiles } from "./walker.js";
+import { buildWalkerRegex, type WalkerRegex } from "./walker-regex.js";
+
+const CHUNK_BYTES = 256 * 1024;
+const NEWLINE = 0x0a;
+/** How many files are read at once; results still come out in walk order. */
+const CONCURRENT_FILES = 8;
+
+/**
+ * The built-in content search: walks like ripgrep, reads each file in chunks (memory stays flat
+ * however large the file), skips binary files (a NUL byte in the first chunk), and yields a
+ * file's matching and context lines as one batch.
+ */
+export async function* walkerGrep(request: GrepRequest, signal: AbortSignal): AsyncGenerator<GrepLine[]> {
+	const regex = buildWalkerRegex(request);
+	const files =
+		request.file !== undefined
+			? singleFile(request.file)
+			: walkFiles({
+					root: request.root,
+					respectIgnoreFiles: request.respectIgnoreFiles,
+					include: request.include,
+					exclude: request.exclude,
+					signal,
+				});
+	// A small window of files in flight hides file-open latency; order is kept by awaiting in turn.
+	const inFlight: Promise<GrepLine[]>[] = [];
+	for await (const batch of files) {
+		for (const path of batch) {
+			inFlight.push(searchFile({ root: request.root, path, regex, context: request.context, signal }));
+			if (inFlight.length >= CONCURRENT_FILES) {
+				const lines = await (inFlight.shift() as Promise<GrepLine[]>);
+				if (lines.length > 0) yield lines;
+			}
+		}
+	}
+	while (inFlight.length > 0) {
+		const lines = await (inFlight.shift() as Promise<GrepLine[]>);
+		if (lines.length > 0) yield lines;
+	}
+	if (signal.aborted) throw new AbortError();
+}
+
+async function* singleFile(file: string): AsyncGenerator<string[]> {
+	yield [file];
+}
+
+interface FileSearch {
+	root: string;
+	path: string;
+	regex: WalkerRegex;
+	context: number;
+	signal: AbortSignal;
+}
+
+async function searchFile(search: FileSearch): Promise<GrepLine[]> {
+	let handle: import("node:fs/promises").FileHandle;
+	try {
+		handle = await open(join(search.root, search.path), "r");
+	} catch {
+		return []; // vanished or unreadable: ripgrep warns and goes on
+	}
+	try {
+		return await scanFile(handle, search);
+	} catch (error) {
+		if (search.signal.aborted) throw new AbortError();
+		if ((error as NodeJS.ErrnoException).code) return [];
+		throw error;
+	} finally {
+		await handle.close();
+	}
+}
+
+async function scanFile(handle: import("node:fs/promises").FileHandle, search: FileSearch): Promise<GrepLine[]> {
+	const { regex, context, path } = search;
+	const results: GrepLine[] = [];
+	const before: { lineNumber: number; text: string }[] = [];
+	let afterRemaining = 0;
+	let lastEmitted = 0;
+	let lineNumber = 0;
+	// Bytes of an unfinished line, kept as parts so a very long line is copied once, not per chunk.
+	let carry: Buffer[] = [];
+	let first = true;
+	const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+
+	const emitLine = (text: string) => {
+		lineNumber++;
+		const match = regex.line.exec(text);
+		if (match) {
+			for (const held of before) {
+				if (held.lineNumber > lastEmitted) results.push({ kind: "context", path, ...held });
+			}
+			before.length = 0;
+			results.push({ kind: "match", path, lineNumber, text, matchStart: match.index });
+			lastEmitted = lineNumber;
+			afterRemaining = context;
+			return;
+		}
+		if (afterRemaining > 0) {
+			results.push({ kind: "context", path, lineNumber, text });
+			lastEmitted = lineNumber;
+			afterRemaining--;
+			return;
+		}
+		if (context > 0) {
+			before.push({ lineNumber, text });
+			if (before.length > context) before.shift();
+		}
+	};
+
+	const processText = (text: string) => {
+		// Fast path: no match anywhere in the chunk and no context owed, so only count lines.
+		if (afterRemaining === 0 && !regex.chunk.test(text)) {
+			const lineCount = countNewlines(text) + 1;
+			if (context > 0) {
+				const tail = lastLines(text, context);
+				const firstNumber = lineNumber + lineCount - tail.length + 1;
+				for (const [index, line] of tail.entries()) {
+					before.push({ lineNumber: firstNumber + index, text: stripCr(line) });
+				}
+				while (before.length > context) before.shift();
+			}
+			lineNumber += lineCount;
+			return;
+		}
+		for (const line of text.split("\n")) emitLine(stripCr(line));
+	};
+
+	for (;;) {
+		if (search.signal.aborted) throw new AbortError();
+		const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
+		if (bytesRead === 0) break;
+		let chunk = buffer.subarray(0, bytesRead);
+		if (first) {
+			first = false;
+			if (chunk.indexOf(0) !== -1) return []; // binary file
+		}
+		const lastNewline = chunk.lastIndexOf(NEWLINE);
+		if (lastNewline === -1) {
+			carry.push(Buffer.from(chunk));
+			continue;
+		}
+		let lastInChunk = lastNewline;
+		if (carry.length > 0) {
+			const carried = carry.reduce((sum, part) => sum + part.length, 0);
+			chunk = Buffer.concat([...carry, chunk]);
+			lastInChunk += carried;
+			carry = [];
+		}
+		processText(chunk.toString("utf8", 0, lastInChunk));
+		if (lastInChunk + 1 < chunk.length) carry.push(Buffer.from(chunk.subarray(lastInChunk + 1)));
+	}
+	if (carry.length > 0) processText(Buffer.concat(carry).toString("utf8"));
+	return results;
+}
+
+function stripCr(line: string): string {
+	return line.endsWith("\r") ? line.slice(0, -1) : line;
+}
+
+function countNewlines(text: string): number {
+	let count = 0;
+	let index = text.indexOf("\n");
+	while (index !== -1) {
+		count++;
+		index = text.indexOf("\n", index + 1);
+	}
+	return count;
+}
+
+/** The last `count` lines of `text` (fewer when it has fewer). */
+function lastLines(text: string, count: number): string[] {
+	let start = text.length;
+	const lines: string[] = [];
+	while (lines.length < count) {
+		const newline = start === 0 ? -1 : text.lastIndexOf("\n", start - 1);
+		lines.unshift(text.slice(newline + 1, start));
+		if (newline === -1) break;
+		start = newline;
+	}
+	return lines;
+}

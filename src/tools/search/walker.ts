@@ -1,0 +1,90 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { AbortError } from "../../engine/errors.js";
+import { compileGlob, type GlobTest } from "./glob-filter.js";
+import { IGNORE_FILE_NAMES, IgnoreRules } from "./ignore-rules.js";
+
+/** What the built-in walker lists. */
+export interface WalkOptions {
+	/** Absolute path of the folder to walk. */
+	root: string;
+	/** Honour .gitignore, .ignore and .rgignore. */
+	respectIgnoreFiles: boolean;
+	/** Only files matching this glob (ripgrep `--glob` semantics; beats ignore files for what it names). */
+	include?: string;
+	/** Skip files and folders matching this glob. */
+	exclude?: string;
+	/** Stops the walk. */
+	signal: AbortSignal;
+}
+
+interface PendingFolder {
+	relative: string;
+	rules: IgnoreRules | undefined;
+}
+
+/**
+ * Walks a folder the way ripgrep does: hidden entries included, `.git` skipped, symlinks not
+ * followed, globs checked before ignore files (a glob that names a file includes it, like
+ * ripgrep's overrides), ignore files per folder. Yields root-relative POSIX paths of files in
+ * batches, one per folder, depth first in name order; memory holds only the folders still to visit.
+ */
+export async function* walkFiles(options: WalkOptions): AsyncGenerator<string[]> {
+	const include = options.include ? compileGlob(options.include) : undefined;
+	const exclude = options.exclude ? compileGlob(options.exclude) : undefined;
+	const rootRules = options.respectIgnoreFiles ? await IgnoreRules.forRoot(options.root) : undefined;
+	const stack: PendingFolder[] = [{ relative: "", rules: rootRules }];
+	while (stack.length > 0) {
+		if (options.signal.aborted) throw new AbortError();
+		const folder = stack.pop() as PendingFolder;
+		const absolute = folder.relative === "" ? options.root : join(options.root, folder.relative);
+		let entries: import("node:fs").Dirent[];
+		try {
+			entries = await readdir(absolute, { withFileTypes: true });
+		} catch {
+			continue; // unreadable folder: ripgrep warns and goes on
+		}
+		entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+		let rules = folder.rules;
+		if (rules) {
+			const present = entries.filter((entry) => entry.isFile() && isIgnoreFileName(entry.name));
+			rules = await rules.enter(
+				absolute,
+				folder.relative,
+				present.map((entry) => entry.name),
+			);
+		}
+		const files: string[] = [];
+		const folders: PendingFolder[] = [];
+		for (const entry of entries) {
+			const isDirectory = entry.isDirectory();
+			if (!isDirectory && !entry.isFile()) continue; // symlinks, sockets, devices
+			if (entry.name === ".git") continue;
+			const path = folder.relative === "" ? entry.name : `${folder.relative}/${entry.name}`;
+			if (!accepts({ path, isDirectory, include, exclude, rules })) continue;
+			if (isDirectory) folders.push({ relative: path, rules });
+			else files.push(path);
+		}
+		if (files.length > 0) yield files;
+		for (let index = folders.length - 1; index >= 0; index--) stack.push(folders[index] as PendingFolder);
+	}
+}
+
+function isIgnoreFileName(name: string): boolean {
+	return (IGNORE_FILE_NAMES as readonly string[]).includes(name);
+}
+
+function accepts(entry: {
+	path: string;
+	isDirectory: boolean;
+	include: GlobTest | undefined;
+	exclude: GlobTest | undefined;
+	rules: IgnoreRules | undefined;
+}): boolean {
+	const { path, isDirectory, include, exclude, rules } = entry;
+	if (exclude?.(path, isDirectory)) return false;
+	if (include?.(path, isDirectory)) return true;
+	// A file the include glob does not name is out; a folder may still hold files it names.
+	if (include && !isDirectory) return false;
+	return !rules?.ignores(path, isDirectory);
+}
