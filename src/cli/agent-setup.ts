@@ -1,0 +1,85 @@
+import { resolve } from "node:path";
+import type { Agent } from "../agent/agent.js";
+import type { AnyAgentTool } from "../engine/types.js";
+import { booleanOption, type ParsedArgs, stringOption, UsageError } from "./args.js";
+import type { CliIO } from "./io.js";
+import { resolveCwd } from "./paths.js";
+import { type ProviderConfig, resolveProviderConfig } from "./provider-config.js";
+import { defaultSystemPrompt } from "./system-prompt.js";
+import { loadToolCatalog } from "./tool-catalog.js";
+import { selectToolNames } from "./tool-selection.js";
+
+/** Default bound on model requests per prompt in the CLI. */
+export const DEFAULT_CLI_MAX_TURNS = 50;
+
+/** An agent configured from the command line, and what it holds open. */
+export interface AgentSetup {
+	/** The agent, with tools, model and system prompt. */
+	agent: Agent;
+	/** The resolved provider and model. */
+	provider: ProviderConfig;
+	/** The tools' working directory. */
+	cwd: string;
+	/** Names of every tool the model may call (built-in and MCP). */
+	toolNames: string[];
+	/** Shuts down what the setup started (MCP servers). Idempotent. */
+	close(): Promise<void>;
+}
+
+function parseMaxTurns(args: ParsedArgs): number {
+	const text = stringOption(args.values, "max-turns");
+	if (text === undefined) return DEFAULT_CLI_MAX_TURNS;
+	const value = Number(text);
+	if (!Number.isInteger(value) || value < 1)
+		throw new UsageError(`--max-turns needs a whole number ≥ 1, got '${text}'.`);
+	return value;
+}
+
+/**
+ * Builds the agent the `run` and interactive commands use. Checks the cheap things first (provider
+ * configuration, flags) so a misconfiguration fails fast, before the tools and SDKs load.
+ */
+export async function createAgentSetup(args: ParsedArgs, io: CliIO): Promise<AgentSetup> {
+	const provider = resolveProviderConfig(args.values, io.env);
+	const maxTurns = parseMaxTurns(args);
+	const cwd = await resolveCwd(io, args.values);
+	const catalog = await loadToolCatalog();
+	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog).map((name) => catalog.tool(name, cwd));
+
+	let close = async () => {};
+	const mcpConfig = stringOption(args.values, "mcp-config");
+	if (mcpConfig !== undefined) {
+		const mcp = await loadMcpServers({ path: resolve(io.cwd, mcpConfig), io, provider });
+		tools.push(...mcp.tools);
+		close = () => mcp.close();
+	}
+
+	const toolNames = tools.map((tool) => tool.name);
+	const { Agent } = await import("../agent/agent.js");
+	const agent = new Agent({
+		model: { provider: provider.provider, id: provider.model, baseUrl: provider.baseUrl },
+		getApiKey: () => provider.apiKey,
+		tools,
+		systemPrompt: stringOption(args.values, "system-prompt") ?? defaultSystemPrompt({ cwd, toolNames }),
+		toolExecution: booleanOption(args.values, "sequential") ? "sequential" : "parallel",
+		maxTurns,
+	});
+	return { agent, provider, cwd, toolNames, close };
+}
+
+// ─── MCP client (`--mcp-config`) ─────────────────────────────────────────────────────────────
+// The MCP part (src/mcp/client.ts) owns connecting to servers; the CLI only maps its errors.
+async function loadMcpServers(options: { path: string; io: CliIO; provider: ProviderConfig }) {
+	const { loadMcpTools } = await import("../mcp/client.js");
+	const { McpConfigError } = await import("../mcp/config.js");
+	try {
+		return await loadMcpTools(options.path, {
+			env: options.io.env,
+			dialect: options.provider.provider === "anthropic" ? "anthropic" : "openai",
+			onWarning: (message) => options.io.stderr.write(`toolbelt: MCP: ${message}\n`),
+		});
+	} catch (error) {
+		if (error instanceof McpConfigError) throw new UsageError(error.message, { showHelpHint: false });
+		throw error;
+	}
+}

@@ -1,0 +1,154 @@
+import type { OptionSpecs, ParsedArgs } from "./args.js";
+import type { CliIO } from "./io.js";
+
+/** Runs a command with its parsed arguments; resolves to the process exit code. */
+export type CommandHandler = (args: ParsedArgs, io: CliIO) => Promise<number>;
+
+/** One `toolbelt` subcommand: what help shows, and how to load its code lazily. */
+export interface CommandSpec {
+	/** The word after `toolbelt`; empty for the interactive session (no command). */
+	name: string;
+	/** One line for the command list. */
+	summary: string;
+	/** Usage lines, without the leading `Usage: `. */
+	usage: string[];
+	/** A paragraph or two shown by `--help`. */
+	description: string;
+	/** The options this command accepts (besides `--help`). */
+	options: OptionSpecs;
+	/** Example invocations shown by `--help`. */
+	examples?: string[];
+	/**
+	 * Loads the handler. A dynamic import, so that `toolbelt --version` and `--help` never load
+	 * the SDKs, the agent or the tools.
+	 */
+	load(): Promise<CommandHandler>;
+}
+
+const help: OptionSpecs = {
+	help: { type: "boolean", short: "h", description: "Show this help." },
+};
+
+const cwdOption: OptionSpecs = {
+	cwd: {
+		type: "string",
+		valueName: "<dir>",
+		description: "Working directory for the tools. Default: the current one.",
+	},
+};
+
+const toolSelection: OptionSpecs = {
+	tools: {
+		type: "string",
+		valueName: "<list>",
+		description: "Comma-separated tools to enable, e.g. read,grep,find,ls. Default: all but powershell.",
+	},
+	"read-only": { type: "boolean", description: "Only the read-only tools: read, grep, find, ls." },
+};
+
+/** Options shared by the commands that talk to a model. */
+export const agentOptions: OptionSpecs = {
+	provider: {
+		type: "string",
+		valueName: "<name>",
+		description: "Model API: openai (also any OpenAI-compatible server) or anthropic.",
+	},
+	model: { type: "string", valueName: "<id>", description: "Model id, e.g. gpt-4.1, claude-sonnet-4-5, qwen3:8b." },
+	"base-url": {
+		type: "string",
+		valueName: "<url>",
+		description: "API base URL, e.g. http://localhost:11434/v1 for Ollama. Env: OPENAI_BASE_URL.",
+	},
+	...cwdOption,
+	...toolSelection,
+	sequential: { type: "boolean", description: "Run the tool calls of a reply one at a time, not in parallel." },
+	"system-prompt": { type: "string", valueName: "<text>", description: "Replace the default system prompt." },
+	"max-turns": { type: "string", valueName: "<n>", description: "Stop after this many model turns. Default: 50." },
+	// MCP client: the MCP helper's loader reads this file; see mcp-config.ts.
+	"mcp-config": {
+		type: "string",
+		valueName: "<file>",
+		description: "JSON file of MCP servers whose tools the agent may also use ({ mcpServers: { … } }).",
+	},
+	...help,
+};
+
+const providerHelp = `Provider setup (no key is needed for a local server):
+  export OPENAI_API_KEY=…         then: toolbelt --model gpt-4.1
+  export ANTHROPIC_API_KEY=…      then: toolbelt --provider anthropic
+  Ollama / vLLM / LM Studio:      toolbelt --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b`;
+
+/** The interactive session: `toolbelt` with no command. */
+export const interactiveCommand: CommandSpec = {
+	name: "",
+	summary: "Start an interactive session (in a terminal).",
+	usage: ["toolbelt [options]"],
+	description: `Chat with a coding agent that uses the tools in the working directory. Each tool call shows
+as one line with a live spinner; Ctrl-C cancels the running turn, Ctrl-D exits.
+
+${providerHelp}`,
+	options: agentOptions,
+	load: async () => (await import("./commands/interactive.js")).runInteractiveCommand,
+};
+
+/** All subcommands, in the order help lists them. */
+export const commands: CommandSpec[] = [
+	{
+		name: "run",
+		summary: "Run one prompt and print the final answer (for scripts).",
+		usage: ['toolbelt run [options] "<prompt>"', "echo '<prompt>' | toolbelt run [options]"],
+		description: `Runs the agent on one prompt until it stops. The final answer goes to stdout, progress
+(one line per tool call) to stderr. With --json, stdout gets one JSON event per line instead.
+Exit code: 0 done, 1 error, 130 cancelled (Ctrl-C).
+
+${providerHelp}`,
+		options: {
+			...agentOptions,
+			json: { type: "boolean", description: "Print every agent event as one JSON object per line on stdout." },
+		},
+		examples: [
+			'toolbelt run "Which tests cover src/engine/validate.ts?"',
+			'git diff | toolbelt run --read-only "Review this diff"',
+			'toolbelt run --json "List the TODOs" | jq -c \'select(.type == "tool_execution_end")\'',
+		],
+		load: async () => (await import("./commands/run.js")).runRunCommand,
+	},
+	{
+		name: "tool",
+		summary: "Run one tool directly and print what the model would see.",
+		usage: ["toolbelt tool [options] <name> '<json arguments>'", "echo '<json arguments>' | toolbelt tool <name>"],
+		description: `Runs a single tool call through the same engine the agent uses: arguments are repaired,
+validated and coerced exactly as for a model. Prints the result text the model would read; an
+error result goes to stderr with exit code 1. No provider is needed.`,
+		options: {
+			...cwdOption,
+			json: { type: "boolean", description: "Print the full result (content, details, isError) as JSON." },
+			...help,
+		},
+		examples: [
+			`toolbelt tool read '{"path": "package.json", "limit": 20}'`,
+			`toolbelt tool grep '{"pattern": "TODO", "include": "*.ts"}'`,
+			`toolbelt tool bash '{"command": "npm test"}' --json`,
+		],
+		load: async () => (await import("./commands/tool.js")).runToolCommand,
+	},
+	{
+		name: "tools",
+		summary: "Print the tool definitions (names, descriptions, JSON Schemas).",
+		usage: ["toolbelt tools [options]"],
+		description: `Without --format, lists each tool with its one-line summary. With --format, prints the
+definitions as JSON in the shape an API expects. No provider is needed.`,
+		options: {
+			format: {
+				type: "string",
+				valueName: "<format>",
+				description: "json-schema, openai (Chat Completions tools) or anthropic (Messages tools).",
+			},
+			...toolSelection,
+			...cwdOption,
+			...help,
+		},
+		examples: ["toolbelt tools", "toolbelt tools --format openai --read-only"],
+		load: async () => (await import("./commands/tools.js")).runToolsCommand,
+	},
+];

@@ -1,0 +1,32 @@
+import { homedir } from "node:os";
+import { createAgentSetup } from "../agent-setup.js";
+import { type ParsedArgs, UsageError } from "../args.js";
+import type { CliIO } from "../io.js";
+import { colorEnabled, createStyle } from "../render/style.js";
+import { InteractiveSession } from "../session.js";
+import { packageVersion } from "../version.js";
+
+function shortPath(path: string): string {
+	const home = homedir();
+	return path === home || path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
+
+/** `toolbelt` with no command: the interactive session (needs a terminal). */
+export async function runInteractiveCommand(args: ParsedArgs, io: CliIO): Promise<number> {
+	if (!io.isTTY) {
+		throw new UsageError(
+			'The interactive session needs a terminal. In scripts use: toolbelt run "<prompt>" (or pipe the prompt into toolbelt run).',
+		);
+	}
+	const setup = await createAgentSetup(args, io);
+	const style = createStyle(colorEnabled(true, io.env));
+	const { provider, model } = setup.provider;
+	const banner = `${style.bold("toolbelt")} ${packageVersion()} · ${provider} ${model} · ${shortPath(setup.cwd)}\n${style.dim(
+		`Tools: ${setup.toolNames.join(", ")}`,
+	)}`;
+	try {
+		return await new InteractiveSession({ setup, io, style, banner }).run();
+	} finally {
+		await setup.close();
+	}
+}

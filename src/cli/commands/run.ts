@@ -1,0 +1,105 @@
+import type { AgentEndEvent, AgentEvent, AssistantMessage, Message } from "../../agent/types.js";
+import { createAgentSetup } from "../agent-setup.js";
+import { booleanOption, type ParsedArgs, UsageError } from "../args.js";
+import { type CliIO, ExitCode, readPipedStdin } from "../io.js";
+import { resolveProviderConfig } from "../provider-config.js";
+import { EventRenderer } from "../render/event-renderer.js";
+import { colorEnabled, createStyle } from "../render/style.js";
+
+/**
+ * The prompt: the arguments joined by spaces, with a `-` argument replaced by piped stdin; or
+ * stdin alone when there are no arguments. Stdin is never read otherwise, so a script whose
+ * stdin stays open does not hang.
+ */
+async function readPrompt(positionals: readonly string[], io: CliIO): Promise<string> {
+	let stdin: string | undefined;
+	const readStdin = async () => {
+		stdin ??= (await readPipedStdin(io)) ?? "";
+		return stdin;
+	};
+	const parts: string[] = [];
+	for (const argument of positionals) parts.push(argument === "-" ? await readStdin() : argument);
+	const prompt = positionals.length > 0 ? parts.join(" ") : await readStdin();
+	if (prompt.trim() === "") {
+		throw new UsageError('Missing the prompt: toolbelt run "<prompt>", or pipe it: echo "<prompt>" | toolbelt run.');
+	}
+	return prompt;
+}
+
+function finalText(messages: readonly Message[]): string {
+	const last = messages.filter((message): message is AssistantMessage => message.role === "assistant").at(-1);
+	if (!last) return "";
+	return last.content
+		.flatMap((block) => (block.type === "text" ? [block.text] : []))
+		.join("")
+		.trim();
+}
+
+/** A JSON line per event. Streaming updates drop the partial message (it repeats everything so far). */
+function eventToJson(event: AgentEvent): string {
+	if (event.type === "message_update") {
+		const { partial: _partial, ...update } = event.assistantMessageEvent as typeof event.assistantMessageEvent & {
+			partial?: unknown;
+		};
+		return JSON.stringify({ type: event.type, assistantMessageEvent: update });
+	}
+	return JSON.stringify(event);
+}
+
+/**
+ * `toolbelt run "<prompt>"`: print mode. The final answer goes to stdout, progress to stderr
+ * (or every event as a JSON line to stdout with `--json`). Exit 0 done, 1 error, 130 cancelled.
+ */
+export async function runRunCommand(args: ParsedArgs, io: CliIO): Promise<number> {
+	// Configuration problems first: they need no prompt and no stdin.
+	resolveProviderConfig(args.values, io.env);
+	const prompt = await readPrompt(args.positionals, io);
+	const json = booleanOption(args.values, "json");
+	const setup = await createAgentSetup(args, io);
+	const { agent } = setup;
+
+	const stderrIsTTY = io.stderrIsTTY ?? io.isTTY;
+	const renderer = json
+		? undefined
+		: new EventRenderer({
+				stream: io.stderr,
+				live: stderrIsTTY,
+				style: createStyle(colorEnabled(stderrIsTTY, io.env)),
+				columns: () => io.columns ?? 80,
+			});
+	let end: AgentEndEvent | undefined;
+	const unsubscribe = agent.subscribe((event) => {
+		if (event.type === "agent_end") end = event;
+		if (json) io.stdout.write(`${eventToJson(event)}\n`);
+		else renderer?.handle(event);
+	});
+	let interrupted = false;
+	const stopListening = io.onInterrupt?.(() => {
+		interrupted = true;
+		agent.abort();
+	});
+	try {
+		const messages = await agent.prompt(prompt);
+		const reason = end?.reason ?? (interrupted ? "aborted" : "error");
+		if (reason === "aborted" || interrupted) {
+			io.stderr.write("toolbelt: cancelled.\n");
+			return ExitCode.cancelled;
+		}
+		if (!json) {
+			const text = finalText(messages);
+			if (text !== "") io.stdout.write(`${text}\n`);
+		}
+		if (reason === "error") {
+			// The renderer already showed an error reply; other failures (a hook, the loop) are said here.
+			const shown = !json && messages.some((message) => message.role === "assistant" && message.stopReason === "error");
+			if (!shown) io.stderr.write(`toolbelt: ${end?.errorMessage ?? "the run failed."}\n`);
+			return ExitCode.error;
+		}
+		return reason === "maxTurns" ? ExitCode.error : ExitCode.ok;
+	} finally {
+		stopListening?.();
+		unsubscribe();
+		renderer?.dispose();
+		await setup.close();
+	}
+}

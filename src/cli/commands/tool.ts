@@ -1,0 +1,64 @@
+import { executeToolCalls } from "../../engine/execute-tool-calls.js";
+import { booleanOption, type ParsedArgs, UsageError } from "../args.js";
+import { type CliIO, ExitCode, readPipedStdin } from "../io.js";
+import { resolveCwd } from "../paths.js";
+import { contentToText } from "../render/content.js";
+import { loadToolCatalog } from "../tool-catalog.js";
+
+/**
+ * `toolbelt tool <name> '<json>'`: one tool call through `executeToolCalls`, so argument repair,
+ * validation, coercion and the abort plumbing are exactly what a model gets.
+ */
+export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<number> {
+	const [name, json, extra] = args.positionals;
+	if (name === undefined) throw new UsageError("Missing the tool name: toolbelt tool <name> '<json arguments>'.");
+	if (extra !== undefined) {
+		throw new UsageError(`Unexpected argument '${extra}'. Quote the JSON arguments as one argument.`);
+	}
+	const catalog = await loadToolCatalog();
+	if (!catalog.allNames.includes(name)) {
+		throw new UsageError(`Unknown tool '${name}'. Known tools: ${catalog.allNames.join(", ")}.`);
+	}
+	const toolArguments = parseJsonArguments(json ?? (await readPipedStdin(io)));
+	const cwd = await resolveCwd(io, args.values);
+	const tool = catalog.tool(name, cwd);
+
+	const controller = new AbortController();
+	const unsubscribe = io.onInterrupt?.(() => controller.abort());
+	try {
+		const { messages } = await executeToolCalls({
+			tools: [tool],
+			toolCalls: [{ type: "toolCall", id: "cli-call-1", name, arguments: toolArguments }],
+			signal: controller.signal,
+		});
+		const message = messages[0]!;
+		if (booleanOption(args.values, "json")) {
+			const { content, details, isError } = message;
+			io.stdout.write(`${JSON.stringify({ content, details, isError }, null, 2)}\n`);
+		} else {
+			const text = contentToText(message.content);
+			(message.isError ? io.stderr : io.stdout).write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+		}
+		if (controller.signal.aborted) return ExitCode.cancelled;
+		return message.isError ? ExitCode.error : ExitCode.ok;
+	} finally {
+		unsubscribe?.();
+	}
+}
+
+function parseJsonArguments(text: string | undefined): Record<string, unknown> {
+	if (text === undefined || text.trim() === "") return {};
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch (error) {
+		const reason = error instanceof Error ? error.message : String(error);
+		throw new UsageError(`The arguments are not valid JSON (${reason}). Example: '{"path": "README.md"}'.`);
+	}
+	if (typeof value !== "object" || value === null || Array.isArray(value)) {
+		throw new UsageError(
+			`The arguments must be a JSON object, like '{"path": "README.md"}'; got ${JSON.stringify(value)}.`,
+		);
+	}
+	return value as Record<string, unknown>;
+}

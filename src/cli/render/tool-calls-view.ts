@@ -1,0 +1,144 @@
+import type { Writable } from "node:stream";
+import type { ToolResult } from "../../engine/types.js";
+import { contentToText } from "./content.js";
+import type { Style } from "./style.js";
+import { failureLabel, fitWidth, formatDuration, summarizeToolArguments } from "./tool-line.js";
+
+const spinnerFrames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/** Calls shorter than this show no elapsed time while running: only long calls need a clock. */
+const showElapsedAfterMs = 1000;
+
+/** Options of `ToolCallsView`. */
+export interface ToolCallsViewOptions {
+	/** Where the lines go. */
+	stream: Writable;
+	/**
+	 * Redraw running calls in place with a spinner and elapsed time (a terminal). When false,
+	 * each call prints one line when it ends (a pipe or log file).
+	 */
+	live: boolean;
+	/** Colours (or none). */
+	style: Style;
+	/** Current terminal width in columns. Default: 80. */
+	columns?: () => number;
+	/** Spinner frame interval in ms. Default: 100. */
+	tickMs?: number;
+}
+
+interface Entry {
+	id: string;
+	name: string;
+	summary: string;
+	startedAt: number;
+	/** Last line of the latest partial output, shown dim while the call runs. */
+	preview?: string;
+	outcome?: { isError: boolean; label: string; durationMs: number };
+}
+
+/**
+ * One line per tool call: `● bash npm test` with a live spinner and elapsed time while it runs,
+ * then `✓ 2.3 s` or `✗ exit 1`. Calls of one batch form a block at the bottom of the output that
+ * is redrawn in place until all of them have ended.
+ */
+export class ToolCallsView {
+	private readonly options: ToolCallsViewOptions;
+	private entries: Entry[] = [];
+	private drawnLines = 0;
+	private frame = 0;
+	private timer: NodeJS.Timeout | undefined;
+
+	constructor(options: ToolCallsViewOptions) {
+		this.options = options;
+	}
+
+	/** A call started. */
+	start(id: string, name: string, args: unknown): void {
+		this.entries.push({ id, name, summary: summarizeToolArguments(name, args), startedAt: Date.now() });
+		if (!this.options.live) return;
+		this.redraw();
+		this.timer ??= setInterval(() => {
+			this.frame++;
+			this.redraw();
+		}, this.options.tickMs ?? 100);
+		this.timer.unref?.();
+	}
+
+	/** A running call reported partial output. */
+	update(id: string, partialResult: ToolResult): void {
+		const entry = this.entries.find((candidate) => candidate.id === id);
+		if (!entry || !this.options.live) return;
+		const lines = contentToText(partialResult.content).trimEnd().split("\n");
+		entry.preview = lines[lines.length - 1]?.replace(/[\u0000-\u001f\u007f-\u009f]/g, "");
+	}
+
+	/** A call ended. */
+	end(id: string, options: { result: ToolResult; isError: boolean; durationMs: number }): void {
+		const entry = this.entries.find((candidate) => candidate.id === id);
+		if (!entry) return;
+		entry.outcome = {
+			isError: options.isError,
+			label: options.isError ? failureLabel(options.result) : "",
+			durationMs: options.durationMs,
+		};
+		if (!this.options.live) {
+			this.options.stream.write(`${this.render(entry)}\n`);
+			this.entries = this.entries.filter((candidate) => candidate !== entry);
+			return;
+		}
+		this.redraw();
+		if (this.entries.every((candidate) => candidate.outcome)) this.commit();
+	}
+
+	/**
+	 * Leaves the current block as it is on screen and stops redrawing it (before other output is
+	 * written below it). Calls still running then print their line when they end.
+	 */
+	commit(): void {
+		if (this.timer) clearInterval(this.timer);
+		this.timer = undefined;
+		this.entries = this.entries.filter((entry) => !entry.outcome);
+		this.drawnLines = 0;
+	}
+
+	/** Stops the spinner timer. */
+	dispose(): void {
+		if (this.timer) clearInterval(this.timer);
+		this.timer = undefined;
+	}
+
+	private redraw(): void {
+		const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F` : "";
+		const lines = this.entries.map((entry) => `\x1b[2K${this.render(entry)}\n`);
+		this.options.stream.write(up + lines.join(""));
+		this.drawnLines = this.entries.length;
+	}
+
+	private render(entry: Entry): string {
+		const { style } = this.options;
+		const width = Math.max(20, (this.options.columns?.() ?? 80) - 1);
+		let status: string;
+		let styledStatus: string;
+		if (entry.outcome?.isError) {
+			status = `✗ ${fitWidth(entry.outcome.label, 60)} · ${formatDuration(entry.outcome.durationMs)}`;
+			styledStatus = style.red(status);
+		} else if (entry.outcome) {
+			status = `✓ ${formatDuration(entry.outcome.durationMs)}`;
+			styledStatus = style.green(status);
+		} else {
+			const elapsed = Date.now() - entry.startedAt;
+			const spinner = spinnerFrames[this.frame % spinnerFrames.length]!;
+			status = elapsed >= showElapsedAfterMs ? `${spinner} ${formatDuration(elapsed)}` : spinner;
+			styledStatus = style.yellow(status);
+		}
+		const headWidth = Math.max(8, width - Array.from(status).length - 2);
+		const head = fitWidth(`${entry.name}${entry.summary ? ` ${entry.summary}` : ""}`, headWidth - 2);
+		const name = head.slice(0, entry.name.length);
+		let line = `${style.cyan("●")} ${style.bold(name)}${head.slice(entry.name.length)}  ${styledStatus}`;
+		const used = 2 + Array.from(head).length + 2 + Array.from(status).length;
+		if (!entry.outcome && entry.preview && width - used > 10) {
+			line += style.dim(`  ${fitWidth(entry.preview, width - used - 2)}`);
+		}
+		return line;
+	}
+}

@@ -1,0 +1,141 @@
+import { createInterface } from "node:readline";
+import type { ReadStream } from "node:tty";
+import type { AgentSetup } from "./agent-setup.js";
+import { type CliIO, ExitCode } from "./io.js";
+import { EventRenderer } from "./render/event-renderer.js";
+import type { Style } from "./render/style.js";
+
+const sessionHelp = `Type a request and press Enter. While the agent works, Ctrl-C cancels the turn.
+  /new    start a new conversation (forget the transcript)
+  /exit   leave (or Ctrl-D)
+  /help   this text`;
+
+/** Options of `InteractiveSession`. */
+export interface InteractiveSessionOptions {
+	/** The configured agent. */
+	setup: AgentSetup;
+	/** The terminal. */
+	io: CliIO;
+	/** Colours. */
+	style: Style;
+	/** Header line shown once at start. */
+	banner: string;
+}
+
+/**
+ * The interactive loop: read a line with history and editing, run it as a turn while rendering
+ * events, repeat. Ctrl-C cancels the running turn (at the prompt it clears the line); Ctrl-D exits.
+ */
+export class InteractiveSession {
+	private readonly options: InteractiveSessionOptions;
+	private readonly history: string[] = [];
+
+	constructor(options: InteractiveSessionOptions) {
+		this.options = options;
+	}
+
+	/** Runs until Ctrl-D, `/exit` or the end of input. Resolves to the exit code. */
+	async run(): Promise<number> {
+		const { io, style } = this.options;
+		io.stdout.write(`${this.options.banner}\n${style.dim("Ctrl-C cancels a turn · Ctrl-D exits · /help")}\n\n`);
+		for (;;) {
+			const line = await this.readLine();
+			if (line === undefined) break;
+			const text = line.trim();
+			if (text === "") continue;
+			if (text === "/exit" || text === "/quit") break;
+			if (text === "/help") {
+				io.stdout.write(`${sessionHelp}\n\n`);
+				continue;
+			}
+			if (text === "/new" || text === "/clear") {
+				this.options.setup.agent.reset();
+				io.stdout.write(`${style.dim("New conversation.")}\n\n`);
+				continue;
+			}
+			if (await this.runTurn(text)) break;
+		}
+		io.stdout.write("\n");
+		return ExitCode.ok;
+	}
+
+	/** Reads one line; undefined on Ctrl-D or end of input. */
+	private readLine(): Promise<string | undefined> {
+		const { io, style } = this.options;
+		return new Promise((resolve) => {
+			const readline = createInterface({
+				input: io.stdin,
+				output: io.stdout,
+				terminal: true,
+				// A copy: readline adds to the array it is given, and this one outlives the interface.
+				history: [...this.history],
+				historySize: 1000,
+				removeHistoryDuplicates: true,
+				prompt: `${style.cyan("›")} `,
+			});
+			let answer: string | undefined;
+			readline.on("line", (line) => {
+				answer = line;
+				if (line.trim() !== "" && this.history[0] !== line) this.history.unshift(line);
+				readline.close();
+			});
+			readline.on("SIGINT", () => {
+				if (readline.line !== "") {
+					readline.write(null, { ctrl: true, name: "e" });
+					readline.write(null, { ctrl: true, name: "u" });
+					return;
+				}
+				io.stdout.write(`\n${style.dim("(Ctrl-D or /exit to leave)")}\n`);
+				readline.prompt();
+			});
+			readline.on("close", () => resolve(answer));
+			readline.prompt();
+		});
+	}
+
+	/** Runs one prompt to its end. Resolves to true when the person asked to exit (Ctrl-D) meanwhile. */
+	private async runTurn(text: string): Promise<boolean> {
+		const { io, style, setup } = this.options;
+		const { agent } = setup;
+		const renderer = new EventRenderer({
+			stream: io.stdout,
+			live: true,
+			style,
+			columns: () => io.columns ?? 80,
+			assistantText: true,
+			thinking: true,
+		});
+		const unsubscribe = agent.subscribe((event) => renderer.handle(event));
+		let cancelled = false;
+		let exitAfter = false;
+		const cancel = () => {
+			cancelled = true;
+			agent.abort();
+		};
+		// Raw mode, so Ctrl-C reaches us as a byte instead of killing the process.
+		const input = io.stdin as Partial<ReadStream> & typeof io.stdin;
+		const raw = typeof input.setRawMode === "function" && input.isTTY === true;
+		if (raw) input.setRawMode?.(true);
+		const onData = (chunk: Buffer | string) => {
+			const typed = chunk.toString();
+			if (typed.includes("\x04")) exitAfter = true;
+			if (typed.includes("\x03") || typed.includes("\x04")) cancel();
+		};
+		input.on("data", onData);
+		input.resume();
+		const stopListening = io.onInterrupt?.(cancel);
+		try {
+			await agent.prompt(text);
+		} finally {
+			stopListening?.();
+			input.off("data", onData);
+			input.pause();
+			if (raw) input.setRawMode?.(false);
+			unsubscribe();
+			renderer.dispose();
+		}
+		if (cancelled) io.stdout.write(`${style.dim("Cancelled.")}\n`);
+		io.stdout.write("\n");
+		return exitAfter;
+	}
+}
