@@ -1,18 +1,25 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
-	CallToolRequestSchema,
+	type CallToolRequest,
 	type CallToolResult,
 	ErrorCode,
 	ListToolsRequestSchema,
 	McpError,
 	type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { type CallGate, createCallGate } from "../engine/call-gate.js";
 import { isAbortError } from "../engine/errors.js";
 import { executeToolCalls } from "../engine/execute-tool-calls.js";
 import { utf8Suffix } from "../engine/truncate.js";
 import type { AnyAgentTool, ToolExecutionEvent, ToolHooks, ToolResultMessage } from "../engine/types.js";
+
+/**
+ * Accepts any `tools/call` shape so that the SDK's own strict check answers a malformed request
+ * with `-32602 Invalid params` (a strict schema here would fail first, as `-32603 Internal error`).
+ */
+const LooseCallToolRequestSchema = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() });
 
 /** The `_meta` key under which a result's structured `details` travel to MCP clients. */
 export const DETAILS_META_KEY = "toolbelt/details";
@@ -129,7 +136,9 @@ export function createMcpServer(options: McpServerOptions): ToolbeltMcpServer {
 
 	server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toMcpTool) }));
 
-	server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+	server.setRequestHandler(LooseCallToolRequestSchema, async (raw, extra): Promise<CallToolResult> => {
+		// The SDK's wrapper has validated the request against the strict schema by now.
+		const request = raw as unknown as CallToolRequest;
 		const { name } = request.params;
 		const tool = toolsByName.get(name);
 		if (!tool) {

@@ -1,0 +1,78 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const builtBin = `${root}dist/cli/bin.js`;
+const builtMain = `${root}dist/cli/main.js`;
+const sourceEntry = fileURLToPath(new URL("./fixtures/serve-entry.ts", import.meta.url));
+
+/** True when the built CLI exists and dispatches `mcp` to runMcpCommand. */
+export function usesBuiltCli(): boolean {
+	return existsSync(builtBin) && existsSync(builtMain) && readFileSync(builtMain, "utf8").includes("commands/mcp.js");
+}
+
+/**
+ * How to start `toolbelt mcp ARGS`: the built binary (dist/cli/bin.js) once it is built and wired,
+ * the source entry under tsx before that.
+ */
+export function toolbeltMcpCommand(args: string[]): { command: string; args: string[] } {
+	if (usesBuiltCli()) return { command: process.execPath, args: [builtBin, "mcp", ...args] };
+	return { command: process.execPath, args: ["--import", "tsx", sourceEntry, ...args] };
+}
+
+/** A connected SDK client speaking to a `toolbelt mcp` child over stdio. */
+export interface StdioSession {
+	client: Client;
+	transport: StdioClientTransport;
+	/** Everything the server wrote to stderr so far. */
+	stderr(): string;
+}
+
+/** Starts `toolbelt mcp ARGS` and connects the SDK's own Client to it over stdio. */
+export async function connectStdio(args: string[]): Promise<StdioSession> {
+	const { command, args: commandArgs } = toolbeltMcpCommand(args);
+	const transport = new StdioClientTransport({ command, args: commandArgs, stderr: "pipe" });
+	let stderrText = "";
+	transport.stderr?.on("data", (chunk: Buffer) => {
+		stderrText += chunk.toString("utf8");
+	});
+	const client = new Client({ name: "toolbelt-test", version: "1.0.0" });
+	await client.connect(transport);
+	return { client, transport, stderr: () => stderrText };
+}
+
+/** Pids of live processes whose command line contains `needle` (read from /proc). */
+export function processesMatching(needle: string): number[] {
+	const pids: number[] = [];
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const commandLine = readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ");
+			const state = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]?.[0];
+			if (commandLine.includes(needle) && state !== "Z") pids.push(Number(entry));
+		} catch {
+			// The process ended while we looked.
+		}
+	}
+	return pids;
+}
+
+/** Polls `predicate` every 50 ms until it is true; throws after `timeoutMs`. */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!(await predicate())) {
+		if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+}
+
+/** The text of a tools/call result's content. */
+export function textOf(result: unknown): string {
+	const content = ((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[];
+	return content
+		.filter((block) => block.type === "text")
+		.map((block) => block.text ?? "")
+		.join("\n");
+}
