@@ -1,0 +1,256 @@
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import type { BeforeToolCallResult, ToolHooks } from "../engine/types.js";
+import { localShellOperations } from "../tools/shell/local-operations.js";
+import type { ShellOperations } from "../tools/shell/types.js";
+import { appendContext, createCommandHooks, type HookFailure } from "./command-hooks.js";
+import { Workspace } from "./confinement.js";
+import { type AskPermission, createPermissionHook } from "./permissions.js";
+import { type PermissionMode, type PermissionRule, parseRule, RuleSet } from "./rules.js";
+import { createSandbox, type Sandbox } from "./sandbox.js";
+import { type LoadedSettings, loadSettings, projectSettingsPath } from "./settings.js";
+import { createStaleWriteHooks, type SeenFiles } from "./stale-write.js";
+
+export {
+	appendContext,
+	type CommandHooksOptions,
+	createCommandHooks,
+	type HookEvent,
+	type HookFailure,
+	type HookPermissionDecision,
+	type PostToolUseOutcome,
+	type PreToolUseOutcome,
+} from "./command-hooks.js";
+export { type ShellDialect, splitCommand } from "./command-split.js";
+export {
+	createConfinementHook,
+	defaultProtectedPatterns,
+	type PathCheck,
+	resolveRealPath,
+	Workspace,
+	type WorkspaceOptions,
+} from "./confinement.js";
+export {
+	type AskPermission,
+	createPermissionHook,
+	type PermissionAnswer,
+	type PermissionHookOptions,
+	type PermissionRequest,
+} from "./permissions.js";
+export {
+	type CallSubject,
+	compileCommandPattern,
+	formatRule,
+	modeDecision,
+	type PermissionBehavior,
+	type PermissionMode,
+	type PermissionRule,
+	parseRule,
+	permissionModes,
+	RuleSet,
+	RuleSyntaxError,
+	subjectOf,
+	type ToolCategory,
+	toolCategory,
+} from "./rules.js";
+export {
+	buildBwrapArgs,
+	createSandbox,
+	type Sandbox,
+	type SandboxOptions,
+	SandboxUnavailableError,
+} from "./sandbox.js";
+export {
+	addRulesToSettingsFile,
+	type HookCommandSettings,
+	type HookMatcherSettings,
+	type LoadedSettings,
+	type LoadSettingsOptions,
+	loadSettings,
+	parseSettings,
+	projectSettingsPath,
+	type Settings,
+	SettingsError,
+	type SettingsSource,
+	settingsSchema,
+	userSettingsPath,
+} from "./settings.js";
+export {
+	createStaleWriteHooks,
+	type FileSnapshot,
+	SeenFiles,
+	type StaleWriteOptions,
+	snapshotFile,
+} from "./stale-write.js";
+
+/** Options of `createSafetyLayer`. Flags given here win over the settings files. */
+export interface SafetyLayerOptions {
+	/** The tools' working directory: relative paths are taken from here; the first workspace root. */
+	cwd: string;
+	/** Where `.toolbelt/settings.json` is read and "always" rules are written; path rules are anchored here. Default: `cwd`. */
+	projectDir?: string;
+	/** Home directory for `~/.toolbelt/settings.json` and `~/` rules. Default: the user's home (tests pass a temp dir). */
+	homeDir?: string;
+	/** Permission mode (e.g. from `--mode`). Default: the settings' `defaultMode`, else `default`. */
+	mode?: PermissionMode;
+	/** Extra rules (e.g. from `--allow` / `--ask` / `--deny`), on top of the settings files. Default: none. */
+	rules?: { allow?: readonly string[]; ask?: readonly string[]; deny?: readonly string[] };
+	/** Asks the user (yes / no / always). Without it, a call that needs approval is denied with a reason for the model. */
+	ask?: AskPermission;
+	/** Write "always" answers to the project settings file. Default: true (false keeps them for the session). */
+	persistAlways?: boolean;
+	/** Keep file tools inside the workspace roots. Default: true. */
+	confine?: boolean;
+	/** More workspace roots, besides `cwd` and the settings' `additionalDirectories`. Default: none. */
+	roots?: readonly string[];
+	/** Patterns that write and edit need an explicit allow rule for. Default: `.git`, `.toolbelt`, `.env*`. */
+	protectedPatterns?: readonly string[];
+	/** Let `write` replace an existing file the model has not read. Default: false. */
+	allowWriteWithoutRead?: boolean;
+	/** The record of what the model has seen; share one between tool sets on the same files. Default: a new one. */
+	seenFiles?: SeenFiles;
+	/**
+	 * Run bash in the bubblewrap sandbox: `true`, or options. Default: the settings' `sandbox.enabled`, else off.
+	 * When on and bwrap cannot run, `createSafetyLayer` throws `SandboxUnavailableError`.
+	 */
+	sandbox?:
+		| boolean
+		| { allowNetwork?: boolean; writablePaths?: readonly string[]; isolateProcesses?: boolean; bwrapPath?: string };
+	/** Settings already loaded (skips reading the files). Default: loaded from `projectDir` and `homeDir`. */
+	settings?: LoadedSettings;
+	/** `session_id` for command hooks. Default: a random UUID. */
+	sessionId?: string;
+	/** Told about every command hook that failed. Default: none. */
+	onHookError?: (failure: HookFailure) => void;
+}
+
+/** The assembled safety layer. */
+export interface SafetyLayer {
+	/** Pass to the agent / `executeToolCalls` (compose with others using `composeHooks`). */
+	hooks: ToolHooks;
+	/** The mode in force. */
+	mode: PermissionMode;
+	/** The merged settings. */
+	settings: LoadedSettings;
+	/** The rules in force (settings, flags, and "always" answers as they come). */
+	rules: RuleSet;
+	/** The workspace roots and path checks. */
+	workspace: Workspace;
+	/** The record of what the model has seen. */
+	seenFiles: SeenFiles;
+	/** The sandbox, when enabled. */
+	sandbox?: Sandbox;
+	/**
+	 * Options for `createBashTool` / `createPowerShellTool`: with the sandbox on, operations that
+	 * run every command inside it; otherwise empty. Spread them into the tool options.
+	 */
+	shell: { operations?: ShellOperations };
+	/** Wraps other shell operations (e.g. a remote executor) in the sandbox; returns them unchanged when it is off. */
+	wrapShellOperations(operations: ShellOperations): ShellOperations;
+}
+
+function expandHomeWith(path: string, homeDir: string): string {
+	return path === "~" ? homeDir : path.startsWith("~/") ? resolve(homeDir, path.slice(2)) : path;
+}
+
+/**
+ * Builds the whole safety layer from the settings files and the given flags: command hooks
+ * (PreToolUse), workspace confinement, stale-write protection, permission rules with the `ask`
+ * callback, then after the call the seen-file record and PostToolUse hooks — as one `ToolHooks`
+ * pair, plus the sandboxed shell options. Throws `SettingsError` for a malformed settings file,
+ * `RuleSyntaxError` for a bad flag rule, `SandboxUnavailableError` when a requested sandbox cannot run.
+ */
+export async function createSafetyLayer(options: SafetyLayerOptions): Promise<SafetyLayer> {
+	const cwd = resolve(options.cwd);
+	const projectDir = resolve(options.projectDir ?? cwd);
+	const homeDir = options.homeDir ?? homedir();
+	const settings = options.settings ?? (await loadSettings({ projectDir, homeDir }));
+	const mode = options.mode ?? settings.defaultMode ?? "default";
+	const flagRules: PermissionRule[] = (["deny", "ask", "allow"] as const).flatMap((behavior) =>
+		(options.rules?.[behavior] ?? []).map((text) => parseRule(text, behavior, "command line")),
+	);
+	const rules = new RuleSet([...settings.rules, ...flagRules], { root: projectDir, homeDir });
+	const roots = [cwd, ...settings.additionalDirectories, ...(options.roots ?? [])].map((root) =>
+		resolve(cwd, expandHomeWith(root, homeDir)),
+	);
+	const workspace = await Workspace.create({ cwd, roots, protectedPatterns: options.protectedPatterns });
+	const commandHooks = createCommandHooks({
+		cwd,
+		projectDir,
+		preToolUse: settings.preToolUse,
+		postToolUse: settings.postToolUse,
+		sessionId: options.sessionId,
+		permissionMode: mode,
+		onHookError: options.onHookError,
+	});
+	const staleWrite = createStaleWriteHooks({
+		cwd,
+		seenFiles: options.seenFiles,
+		allowWriteWithoutRead: options.allowWriteWithoutRead,
+	});
+	const permissions = createPermissionHook({
+		workspace,
+		rules,
+		mode,
+		ask: options.ask,
+		settingsFile: options.persistAlways === false ? undefined : projectSettingsPath(projectDir),
+	});
+	const confine = options.confine !== false;
+	const pendingContext = new Map<string, string[]>();
+
+	const hooks: ToolHooks = {
+		beforeToolCall: async (context, signal) => {
+			const pre = await commandHooks.runPreToolUse(context, signal);
+			if (pre.block) return { block: true, reason: pre.reason, terminate: pre.terminate };
+			const current = pre.args ? { ...context, args: pre.args } : context;
+			const blocked = async (): Promise<BeforeToolCallResult | undefined> => {
+				if (confine) {
+					const check = await workspace.check(current.tool.name, current.args);
+					if (check && check.root === undefined)
+						return { block: true, reason: workspace.outsideMessage(current.tool.name, check) };
+				}
+				const stale = await staleWrite.beforeToolCall?.(current, signal);
+				if (stale?.block) return stale;
+				return permissions.check(current, signal, pre.permissionDecision);
+			};
+			const decision = await blocked();
+			if (decision?.block) return decision;
+			if (pre.additionalContext.length > 0) pendingContext.set(context.toolCall.id, pre.additionalContext);
+			return pre.args ? { args: pre.args } : undefined;
+		},
+		afterToolCall: async (context, signal) => {
+			await staleWrite.afterToolCall?.(context, signal);
+			const before = pendingContext.get(context.toolCall.id) ?? [];
+			pendingContext.delete(context.toolCall.id);
+			const post = await commandHooks.runPostToolUse(context, signal);
+			return appendContext(context.result, [...before, ...post.additionalContext], post.terminate);
+		},
+	};
+
+	const sandboxSetting = options.sandbox ?? settings.sandbox.enabled ?? false;
+	let sandbox: Sandbox | undefined;
+	if (sandboxSetting !== false) {
+		const extra = typeof sandboxSetting === "object" ? sandboxSetting : {};
+		sandbox = await createSandbox({
+			writableRoots: workspace.realRoots,
+			writablePaths: (extra.writablePaths ?? settings.sandbox.writablePaths ?? []).map((path) =>
+				resolve(cwd, expandHomeWith(path, homeDir)),
+			),
+			allowNetwork: extra.allowNetwork ?? settings.sandbox.allowNetwork ?? false,
+			isolateProcesses: extra.isolateProcesses,
+			bwrapPath: extra.bwrapPath,
+		});
+	}
+	const wrapShellOperations = (operations: ShellOperations) => (sandbox ? sandbox.wrap(operations) : operations);
+	return {
+		hooks,
+		mode,
+		settings,
+		rules,
+		workspace,
+		seenFiles: staleWrite.seenFiles,
+		sandbox,
+		shell: sandbox ? { operations: sandbox.wrap(localShellOperations) } : {},
+		wrapShellOperations,
+	};
+}

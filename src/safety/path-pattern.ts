@@ -1,0 +1,83 @@
+import { isAbsolute, relative, sep } from "node:path";
+import ignoreModule from "ignore";
+
+// ignore ships CommonJS; under NodeNext its default export may be the module object.
+const ignore = (ignoreModule as unknown as { default?: typeof ignoreModule }).default ?? ignoreModule;
+
+/** Where relative path patterns are anchored, and what `~` means. */
+export interface PathPatternBase {
+	/** The project root: `src/**` and `/src/**` are taken from here. */
+	root: string;
+	/** The home directory for `~/…` patterns. */
+	homeDir: string;
+}
+
+/**
+ * A gitignore-style path pattern as written in a rule specifier, e.g. `src/**`, `*.env`,
+ * `/package.json` (anchored at the project root), `~/.ssh/**` (home), `//etc/**` (absolute).
+ */
+export interface PathPattern {
+	/** The directory the pattern is relative to. */
+	base: string;
+	/** The pattern in gitignore syntax, relative to `base`; empty when it names `base` itself. */
+	body: string;
+	/** Tests a path relative to `base` (POSIX separators, no leading `./`). */
+	test(relativePath: string): boolean;
+}
+
+/** Compiles a path specifier. `~/`, `//` and `/` anchor it; otherwise gitignore rules apply (`*.ts` at any depth). */
+export function compilePathPattern(specifier: string, base: PathPatternBase): PathPattern {
+	let anchorBase = base.root;
+	let body = specifier.trim();
+	if (body.startsWith("~/") || body === "~") {
+		anchorBase = base.homeDir;
+		body = `/${body.slice(2)}`;
+	} else if (body.startsWith("//")) {
+		anchorBase = "/";
+		body = `/${body.slice(2)}`;
+	} else if (body.startsWith("./")) {
+		body = `/${body.slice(2)}`;
+	} else if (body === ".") {
+		body = "/";
+	}
+	const namesBase = body === "/" || body === "";
+	const matcher = namesBase ? undefined : ignore({ allowRelativePaths: true }).add(body);
+	return {
+		base: anchorBase,
+		body: namesBase ? "" : body,
+		test: (relativePath) => {
+			if (relativePath === "") return namesBase;
+			if (!matcher) return false;
+			return matcher.ignores(relativePath) || matcher.ignores(`${relativePath}/`);
+		},
+	};
+}
+
+/** True when `absolutePath` is `pattern.base` or below it and the pattern matches it. */
+export function matchesPathPattern(pattern: PathPattern, absolutePath: string): boolean {
+	const relativePath = relativeInside(pattern.base, absolutePath);
+	return relativePath !== undefined && pattern.test(relativePath);
+}
+
+/**
+ * `absolutePath` relative to `directory` with `/` separators, `""` for the directory itself,
+ * or undefined when it lies outside (`..`, another drive, or a sibling such as `/proj-evil`).
+ */
+export function relativeInside(directory: string, absolutePath: string): string | undefined {
+	const relativePath = relative(directory, absolutePath);
+	if (relativePath === "") return "";
+	if (relativePath === ".." || relativePath.startsWith(`..${sep}`) || isAbsolute(relativePath)) return undefined;
+	return relativePath.split(sep).join("/");
+}
+
+/**
+ * The path specifier that names exactly `absolutePath` and nothing else: anchored at the project
+ * root when inside it, absolute (`//…`) otherwise, with glob characters escaped.
+ */
+export function exactPathSpecifier(absolutePath: string, root: string): string {
+	const inside = relativeInside(root, absolutePath);
+	const escapeGlob = (path: string) => path.replace(/[\\*?[\]!#]/g, (char) => `\\${char}`);
+	if (inside === "") return "/";
+	if (inside !== undefined) return `/${escapeGlob(inside)}`;
+	return `//${escapeGlob(absolutePath.split(sep).join("/").replace(/^\/+/, ""))}`;
+}

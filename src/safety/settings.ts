@@ -1,0 +1,278 @@
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import AjvModule, { type ErrorObject } from "ajv";
+import { type Static, Type } from "typebox";
+import {
+	type PermissionBehavior,
+	type PermissionMode,
+	type PermissionRule,
+	parseRule,
+	permissionModes,
+} from "./rules.js";
+
+// ajv ships CommonJS; under NodeNext its default export is the module object.
+const Ajv = AjvModule.default ?? AjvModule;
+
+const hookCommandSchema = Type.Object(
+	{
+		type: Type.Literal("command"),
+		command: Type.String({ minLength: 1 }),
+		timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+		onError: Type.Optional(Type.Union([Type.Literal("block"), Type.Literal("continue")])),
+	},
+	{ additionalProperties: false },
+);
+
+const hookMatcherSchema = Type.Object(
+	{
+		matcher: Type.Optional(Type.String()),
+		hooks: Type.Array(hookCommandSchema),
+	},
+	{ additionalProperties: false },
+);
+
+/** The JSON Schema of a settings file. Unknown top-level keys are allowed (settings may be shared); our sections are strict. */
+export const settingsSchema = Type.Object({
+	permissions: Type.Optional(
+		Type.Object(
+			{
+				allow: Type.Optional(Type.Array(Type.String())),
+				ask: Type.Optional(Type.Array(Type.String())),
+				deny: Type.Optional(Type.Array(Type.String())),
+				defaultMode: Type.Optional(Type.Union(permissionModes.map((mode) => Type.Literal(mode)))),
+				additionalDirectories: Type.Optional(Type.Array(Type.String())),
+			},
+			{ additionalProperties: false },
+		),
+	),
+	hooks: Type.Optional(
+		Type.Object(
+			{
+				PreToolUse: Type.Optional(Type.Array(hookMatcherSchema)),
+				PostToolUse: Type.Optional(Type.Array(hookMatcherSchema)),
+			},
+			{ additionalProperties: false },
+		),
+	),
+	sandbox: Type.Optional(
+		Type.Object(
+			{
+				enabled: Type.Optional(Type.Boolean()),
+				allowNetwork: Type.Optional(Type.Boolean()),
+				writablePaths: Type.Optional(Type.Array(Type.String())),
+			},
+			{ additionalProperties: false },
+		),
+	),
+});
+
+/** The contents of one settings file, as validated. */
+export type Settings = Static<typeof settingsSchema>;
+/** One `{ type: "command", command, timeout, onError }` entry of `hooks`. */
+export type HookCommandSettings = Static<typeof hookCommandSchema>;
+/** One `{ matcher, hooks }` entry of `hooks.PreToolUse` / `hooks.PostToolUse`. */
+export type HookMatcherSettings = Static<typeof hookMatcherSchema>;
+
+/** Thrown for a settings file that cannot be used; the message names the file and the problem. */
+export class SettingsError extends Error {
+	/** The file at fault. */
+	readonly file: string;
+
+	constructor(file: string, problem: string) {
+		super(`Invalid settings file ${file}: ${problem}`);
+		this.name = "SettingsError";
+		this.file = file;
+	}
+}
+
+/** A settings file that was found and read. */
+export interface SettingsSource {
+	/** `user` (`~/.toolbelt/settings.json`) or `project` (`<project>/.toolbelt/settings.json`). */
+	scope: "user" | "project";
+	/** Absolute path of the file. */
+	file: string;
+	/** Its validated contents. */
+	settings: Settings;
+}
+
+/** Options of `loadSettings`. */
+export interface LoadSettingsOptions {
+	/** The project directory; its `.toolbelt/settings.json` is read. */
+	projectDir: string;
+	/** The home directory whose `.toolbelt/settings.json` is read. Default: the user's home (tests pass a temp dir). */
+	homeDir?: string;
+}
+
+/** Settings of all files, merged. */
+export interface LoadedSettings {
+	/** Files that existed, user first, then project. */
+	sources: SettingsSource[];
+	/** Every rule of every file, tagged with its file. */
+	rules: PermissionRule[];
+	/** The mode the project asks for, else the user's, if any. */
+	defaultMode?: PermissionMode;
+	/** Extra workspace roots from every file, resolved against the file's project. */
+	additionalDirectories: string[];
+	/** PreToolUse hooks of every file: user first, then project. */
+	preToolUse: HookMatcherSettings[];
+	/** PostToolUse hooks of every file: user first, then project. */
+	postToolUse: HookMatcherSettings[];
+	/** Sandbox settings: project fields over user fields. */
+	sandbox: NonNullable<Settings["sandbox"]>;
+}
+
+/** The path of the project settings file. */
+export function projectSettingsPath(projectDir: string): string {
+	return join(projectDir, ".toolbelt", "settings.json");
+}
+
+/** The path of the user settings file. */
+export function userSettingsPath(homeDir: string = homedir()): string {
+	return join(homeDir, ".toolbelt", "settings.json");
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validateSettings = ajv.compile(settingsSchema);
+
+function describeProblem(error: ErrorObject): string {
+	const path = error.instancePath
+		.split("/")
+		.slice(1)
+		.map((segment) => (/^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`))
+		.join("")
+		.replace(/^\./, "");
+	const where = path === "" ? "the top level" : path;
+	const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] };
+	if (params.additionalProperty) return `${where}: unknown key "${params.additionalProperty}"`;
+	if (params.allowedValues)
+		return `${where}: must be one of ${params.allowedValues.map((value) => JSON.stringify(value)).join(", ")}`;
+	return `${where}: ${error.message ?? "is invalid"}`;
+}
+
+/** Parses and validates the text of a settings file. Throws `SettingsError` naming the file. */
+export function parseSettings(text: string, file: string): Settings {
+	let data: unknown;
+	try {
+		data = JSON.parse(text);
+	} catch (error) {
+		throw new SettingsError(file, `not valid JSON (${(error as Error).message})`);
+	}
+	if (typeof data !== "object" || data === null || Array.isArray(data)) {
+		throw new SettingsError(file, "the top level must be a JSON object");
+	}
+	if (!validateSettings(data)) {
+		// A union's branches each report; keep the most specific few.
+		const problems = [...new Set((validateSettings.errors ?? []).map(describeProblem))].slice(0, 5);
+		throw new SettingsError(file, problems.join("; "));
+	}
+	const settings = data as Settings;
+	for (const behavior of ["allow", "ask", "deny"] as const) {
+		for (const [index, rule] of (settings.permissions?.[behavior] ?? []).entries()) {
+			try {
+				parseRule(rule, behavior, file);
+			} catch (error) {
+				throw new SettingsError(file, `permissions.${behavior}[${index}]: ${(error as Error).message}`);
+			}
+		}
+	}
+	for (const event of ["PreToolUse", "PostToolUse"] as const) {
+		for (const [index, entry] of (settings.hooks?.[event] ?? []).entries()) {
+			try {
+				if (entry.matcher !== undefined) new RegExp(entry.matcher);
+			} catch (error) {
+				throw new SettingsError(
+					file,
+					`hooks.${event}[${index}].matcher is not a valid regular expression (${(error as Error).message})`,
+				);
+			}
+		}
+	}
+	return settings;
+}
+
+async function readSettingsFile(file: string): Promise<Settings | undefined> {
+	let text: string;
+	try {
+		text = await readFile(file, "utf8");
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+		throw new SettingsError(file, `cannot be read (${(error as Error).message})`);
+	}
+	return parseSettings(text, file);
+}
+
+/** Rules of one settings file, tagged with the file. */
+export function rulesOf(settings: Settings, source: string): PermissionRule[] {
+	const behaviors: PermissionBehavior[] = ["deny", "ask", "allow"];
+	return behaviors.flatMap((behavior) =>
+		(settings.permissions?.[behavior] ?? []).map((rule) => parseRule(rule, behavior, source)),
+	);
+}
+
+/**
+ * Loads `~/.toolbelt/settings.json` and `<project>/.toolbelt/settings.json`. Rules and hooks of
+ * both apply (deny beats ask beats allow, wherever a rule comes from); for single values the
+ * project file wins over the user file. A missing file is fine; a malformed one throws
+ * `SettingsError` naming the file and the problem.
+ */
+export async function loadSettings(options: LoadSettingsOptions): Promise<LoadedSettings> {
+	const candidates: { scope: "user" | "project"; file: string }[] = [
+		{ scope: "user", file: userSettingsPath(options.homeDir ?? homedir()) },
+		{ scope: "project", file: projectSettingsPath(options.projectDir) },
+	];
+	const sources: SettingsSource[] = [];
+	for (const candidate of candidates) {
+		// The same file twice (project dir = home dir) would double every hook.
+		if (sources.some((source) => source.file === candidate.file)) continue;
+		const settings = await readSettingsFile(candidate.file);
+		if (settings) sources.push({ ...candidate, settings });
+	}
+	const loaded: LoadedSettings = {
+		sources,
+		rules: sources.flatMap((source) => rulesOf(source.settings, source.file)),
+		additionalDirectories: [],
+		preToolUse: [],
+		postToolUse: [],
+		sandbox: {},
+	};
+	for (const { settings, file } of sources) {
+		const permissions = settings.permissions;
+		if (permissions?.defaultMode) loaded.defaultMode = permissions.defaultMode;
+		for (const directory of permissions?.additionalDirectories ?? []) {
+			// Relative entries are taken from the project the file belongs to (the parent of `.toolbelt/`).
+			loaded.additionalDirectories.push(
+				directory.startsWith("~/") ? directory : join(dirname(dirname(file)), directory),
+			);
+		}
+		loaded.preToolUse.push(...(settings.hooks?.PreToolUse ?? []));
+		loaded.postToolUse.push(...(settings.hooks?.PostToolUse ?? []));
+		loaded.sandbox = { ...loaded.sandbox, ...settings.sandbox };
+	}
+	return loaded;
+}
+
+/**
+ * Adds `rules` to the `permissions[behavior]` list of a settings file (the project's, for
+ * "always" answers), keeping everything else in it. Creates the file if needed; writes atomically.
+ */
+export async function addRulesToSettingsFile(options: {
+	/** The settings file to change. */
+	file: string;
+	/** The rules to add, as written (`bash(npm test)`). Rules already present are not repeated. */
+	rules: string[];
+	/** The list to add them to. Default: `allow`. */
+	behavior?: PermissionBehavior;
+}): Promise<void> {
+	const behavior = options.behavior ?? "allow";
+	const existing = (await readSettingsFile(options.file)) ?? {};
+	const permissions = { ...existing.permissions };
+	const list = [...(permissions[behavior] ?? [])];
+	for (const rule of options.rules) if (!list.includes(rule)) list.push(rule);
+	permissions[behavior] = list;
+	const updated = { ...existing, permissions };
+	await mkdir(dirname(options.file), { recursive: true });
+	const temporary = `${options.file}.${process.pid}.${Date.now()}.tmp`;
+	await writeFile(temporary, `${JSON.stringify(updated, null, 2)}\n`);
+	await rename(temporary, options.file);
+}
