@@ -150,6 +150,24 @@ function describeProblem(error: ErrorObject): string {
 	return `${where}: ${error.message ?? "is invalid"}`;
 }
 
+/** One problem per failing path; a union of constants reports its allowed values once, not one error per branch. */
+function summarizeErrors(errors: readonly ErrorObject[]): string[] {
+	const allowedByPath = new Map<string, unknown[]>();
+	for (const error of errors) {
+		if (error.keyword !== "const") continue;
+		const list = allowedByPath.get(error.instancePath) ?? [];
+		list.push((error.params as { allowedValue?: unknown }).allowedValue);
+		allowedByPath.set(error.instancePath, list);
+	}
+	return errors
+		.filter((error) => error.keyword !== "anyOf" || !allowedByPath.has(error.instancePath))
+		.map((error) => {
+			const allowed = allowedByPath.get(error.instancePath);
+			if (error.keyword !== "const" || !allowed) return describeProblem(error);
+			return describeProblem({ ...error, params: { allowedValues: allowed } });
+		});
+}
+
 /** Parses and validates the text of a settings file. Throws `SettingsError` naming the file. */
 export function parseSettings(text: string, file: string): Settings {
 	let data: unknown;
@@ -162,8 +180,7 @@ export function parseSettings(text: string, file: string): Settings {
 		throw new SettingsError(file, "the top level must be a JSON object");
 	}
 	if (!validateSettings(data)) {
-		// A union's branches each report; keep the most specific few.
-		const problems = [...new Set((validateSettings.errors ?? []).map(describeProblem))].slice(0, 5);
+		const problems = [...new Set(summarizeErrors(validateSettings.errors ?? []))].slice(0, 5);
 		throw new SettingsError(file, problems.join("; "));
 	}
 	const settings = data as Settings;

@@ -1,0 +1,176 @@
+import { describe, expect, it } from "vitest";
+import { splitCommand } from "../../src/safety/command-split.js";
+import { exactPathSpecifier } from "../../src/safety/path-pattern.js";
+import {
+	compileCommandPattern,
+	modeDecision,
+	parseRule,
+	RuleSet,
+	RuleSyntaxError,
+	subjectOf,
+	toolCategory,
+} from "../../src/safety/rules.js";
+
+const base = { root: "/proj", homeDir: "/home/user" };
+
+function rules(allow: string[], ask: string[] = [], deny: string[] = []) {
+	return new RuleSet(
+		[
+			...allow.map((text) => parseRule(text, "allow", "test")),
+			...ask.map((text) => parseRule(text, "ask", "test")),
+			...deny.map((text) => parseRule(text, "deny", "test")),
+		],
+		base,
+	);
+}
+
+const command = (text: string) => subjectOf("bash", { command: text });
+const path = (lexicalPath: string, realPath = lexicalPath) => ({ kind: "path" as const, lexicalPath, realPath });
+
+describe("splitCommand", () => {
+	it.each([
+		["npm run test && git status", ["npm run test", "git status"]],
+		["a || b | c; d & e\nf", ["a", "b", "c", "d", "e", "f"]],
+		["echo $(rm -rf x) `whoami`", ["rm -rf x", "whoami", "echo $(rm -rf x) `whoami`"]],
+		[`echo "$(date) and \`id\`" 'no $(split) here'`, ["date", "id", `echo "$(date) and \`id\`" 'no $(split) here'`]],
+		["ls 2>&1 | grep x &> out", ["ls 2>&1", "grep x &> out"]],
+		["(cd x && make) ; { echo a; echo b; }", ["cd x", "make", "echo a", "echo b"]],
+		["if test -f x; then rm x; fi", ["test -f x", "rm x"]],
+		["echo $((1 + $(cat n)))", ["cat n", "echo $((1 + $(cat n)))"]],
+		["diff <(ls a) >(cat)", ["ls a", "cat", "diff <(ls a) >(cat)"]],
+		["git commit -m 'a && b' # comment && rm -rf /", ["git commit -m 'a && b'"]],
+		["echo a\\;b", ["echo a\\;b"]],
+		["npm   run\ttest", ["npm run test"]],
+	])("%j → %j", (input, parts) => {
+		expect(splitCommand(input)).toEqual(parts);
+	});
+
+	it("splits PowerShell statements and script blocks, with the backtick as escape", () => {
+		expect(splitCommand("Get-ChildItem | ForEach-Object { Remove-Item $_ }; Write-Host `;", "powershell")).toEqual([
+			"Get-ChildItem",
+			"Remove-Item $_",
+			"ForEach-Object { Remove-Item $_",
+			"Write-Host `;",
+		]);
+	});
+});
+
+describe("parseRule", () => {
+	it("parses Tool and Tool(specifier), lower-casing the tool", () => {
+		expect(parseRule("Bash(npm run test:*)", "allow", "f")).toMatchObject({
+			toolName: "bash",
+			specifier: "npm run test:*",
+		});
+		expect(parseRule("read", "deny", "f")).toEqual({ behavior: "deny", toolName: "read", text: "read", source: "f" });
+		expect(parseRule("edit(*)", "allow", "f").specifier).toBeUndefined();
+		expect(parseRule("bash(echo (a))", "allow", "f").specifier).toBe("echo (a)");
+	});
+
+	it.each(["", "bash(", "bash()", "(x)", "two words"])("rejects %j", (text) => {
+		expect(() => parseRule(text, "allow", "f")).toThrow(RuleSyntaxError);
+	});
+});
+
+describe("command patterns", () => {
+	it("prefix with :* matches the command alone or with arguments, not a longer word", () => {
+		const pattern = compileCommandPattern("npm run test:*", "bash");
+		expect(pattern.test("npm run test")).toBe(true);
+		expect(pattern.test("npm run test -- --watch")).toBe(true);
+		expect(pattern.test("npm run testing")).toBe(false);
+		expect(pattern.test("npm run build")).toBe(false);
+	});
+
+	it("* is a wildcard, \\* a literal star, and the rest must match exactly", () => {
+		expect(compileCommandPattern("git * --dry-run", "bash").test("git clean -fd --dry-run")).toBe(true);
+		expect(compileCommandPattern("ls \\*.ts", "bash").test("ls *.ts")).toBe(true);
+		expect(compileCommandPattern("ls \\*.ts", "bash").test("ls a.ts")).toBe(false);
+		expect(compileCommandPattern("git status", "bash").test("git status --short")).toBe(false);
+		expect(compileCommandPattern("Get-Item:*", "powershell").test("get-item x")).toBe(true);
+	});
+});
+
+describe("RuleSet", () => {
+	it("allows a compound command only when every part is allowed", () => {
+		const set = rules(["bash(npm run test:*)", "bash(git status)"]);
+		expect(set.evaluate("bash", command("npm run test && git status")).behavior).toBe("allow");
+		const partial = set.evaluate("bash", command("npm run test && rm -rf /"));
+		expect(partial.behavior).toBeUndefined();
+		expect(partial.unallowedParts).toEqual(["rm -rf /"]);
+		for (const sneaky of [
+			"npm run test; rm -rf x",
+			"npm run test $(rm -rf x)",
+			"npm run test `rm x`",
+			"npm run test\nrm x",
+			"npm run test | sh",
+			"npm run test || rm x",
+		]) {
+			expect(set.evaluate("bash", command(sneaky)).behavior, sneaky).toBeUndefined();
+		}
+	});
+
+	it("deny beats ask beats allow, and deny sees through wrappers and variable assignments", () => {
+		const set = rules(["bash", "bash(rm:*)"], ["bash(git push:*)"], ["bash(rm -rf:*)"]);
+		expect(set.evaluate("bash", command("ls")).behavior).toBe("allow");
+		expect(set.evaluate("bash", command("git push origin")).behavior).toBe("ask");
+		expect(set.evaluate("bash", command("rm -rf build")).behavior).toBe("deny");
+		expect(set.evaluate("bash", command("FOO=1 sudo /bin/rm -rf build")).behavior).toBe("deny");
+		expect(set.evaluate("bash", command("echo $(rm -rf build)")).behavior).toBe("deny");
+		expect(set.evaluate("bash", command("rm file")).behavior).toBe("allow");
+	});
+
+	it("allow rules do not see through variable assignments", () => {
+		const set = rules(["bash(npm test)"]);
+		expect(set.evaluate("bash", command("PATH=/tmp/evil npm test")).behavior).toBeUndefined();
+	});
+
+	it("matches gitignore-style path patterns, anchored at the project root or home", () => {
+		const set = rules(
+			["edit(src/**)", "write(/package.json)", "read(*.md)"],
+			[],
+			["read(~/.ssh/**)", "read(//etc/**)"],
+		);
+		expect(set.evaluate("edit", path("/proj/src/a/b.ts")).behavior).toBe("allow");
+		expect(set.evaluate("edit", path("/proj/lib/a.ts")).behavior).toBeUndefined();
+		expect(set.evaluate("write", path("/proj/package.json")).behavior).toBe("allow");
+		expect(set.evaluate("write", path("/proj/sub/package.json")).behavior).toBeUndefined();
+		expect(set.evaluate("read", path("/proj/docs/deep/x.md")).behavior).toBe("allow");
+		expect(set.evaluate("read", path("/home/user/.ssh/id_rsa")).behavior).toBe("deny");
+		expect(set.evaluate("read", path("/etc/passwd")).behavior).toBe("deny");
+		// A path that looks harmless but leads into ~/.ssh is denied; allow needs both views.
+		expect(set.evaluate("read", path("/proj/notes.md", "/home/user/.ssh/notes.md")).behavior).toBe("deny");
+		expect(set.evaluate("edit", path("/proj/src/link.ts", "/outside/x.ts")).behavior).toBeUndefined();
+		// A sibling sharing the prefix is not under /proj.
+		expect(set.evaluate("edit", path("/proj-evil/src/a.ts")).behavior).toBeUndefined();
+	});
+
+	it("tells explicit path allows from tool-wide ones", () => {
+		expect(rules(["write"]).evaluate("write", path("/proj/.env")).explicitlyAllowed).toBe(false);
+		expect(rules(["write(.env)"]).evaluate("write", path("/proj/.env")).explicitlyAllowed).toBe(true);
+	});
+
+	it("exact path specifiers name exactly one path", () => {
+		const set = rules([
+			`write(${exactPathSpecifier("/proj/src/a*[1].ts", "/proj")})`,
+			`read(${exactPathSpecifier("/opt/x.ts", "/proj")})`,
+		]);
+		expect(set.evaluate("write", path("/proj/src/a*[1].ts")).behavior).toBe("allow");
+		expect(set.evaluate("write", path("/proj/src/ab1.ts")).behavior).toBeUndefined();
+		expect(set.evaluate("write", path("/proj/x/src/a*[1].ts")).behavior).toBeUndefined();
+		expect(set.evaluate("read", path("/opt/x.ts")).behavior).toBe("allow");
+	});
+});
+
+describe("modes", () => {
+	it("decide calls no rule matched", () => {
+		expect(modeDecision("default", toolCategory("read"))).toBe("allow");
+		expect(modeDecision("default", toolCategory("edit"))).toBe("ask");
+		expect(modeDecision("default", toolCategory("bash"))).toBe("ask");
+		expect(modeDecision("accept-edits", toolCategory("write"))).toBe("allow");
+		expect(modeDecision("accept-edits", toolCategory("bash"))).toBe("ask");
+		expect(modeDecision("read-only", toolCategory("write"))).toBe("deny");
+		expect(modeDecision("read-only", toolCategory("grep"))).toBe("allow");
+		expect(modeDecision("yolo", toolCategory("bash"))).toBe("allow");
+		expect(modeDecision("default", toolCategory("mcp_tool", true))).toBe("allow");
+		expect(modeDecision("default", toolCategory("mcp_tool"))).toBe("ask");
+	});
+});
