@@ -12,10 +12,24 @@ export {
 	toolCallsOf,
 } from "./messages.js";
 export {
-	createStreamFn,
-	modelApi,
-	type ProviderOptions,
-	streamModel,
-} from "./providers/index.js";
-export type { RetryOptions } from "./providers/retry.js";
+	type ApiKeyResolution,
+	apiKeyEnvVar,
+	defaultBaseUrl,
+	isLocalBaseUrl,
+	knownProviders,
+	type ResolveApiKeyOptions,
+	resolveApiKey,
+} from "./providers/config.js";
+export { createStreamFn, modelApi, type ProviderOptions, streamModel } from "./providers/index.js";
+export { parsePartialJson } from "./providers/partial-json.js";
+export { isRetryableError, type RetryOptions } from "./providers/retry.js";
+export {
+	type AnthropicToolSchema,
+	type OpenAIToolSchema,
+	toAnthropicTools,
+	toJsonSchemaTools,
+	toOpenAITools,
+} from "./providers/tool-schemas.js";
+export { MISSING_TOOL_RESULT_TEXT, normalizeTranscript } from "./providers/transcript.js";
+export { buildSystemPrompt, type SystemPromptOptions } from "./system-prompt.js";
 export type * from "./types.js";

@@ -1,3 +1,5 @@
+import { errorMessage } from "../../engine/errors.js";
+import { createErrorReply } from "../messages.js";
 import type { AssistantMessageEvent, Model, ModelApi, ModelContext, StreamFn, StreamOptions } from "../types.js";
 import type { RetryOptions } from "./retry.js";
 
@@ -37,16 +39,20 @@ async function* streamLazily(
 	streamOptions: StreamOptions | undefined,
 	options: ProviderOptions,
 ): AsyncGenerator<AssistantMessageEvent> {
-	if (modelApi(model) === "anthropic-messages") {
-		const { streamAnthropicMessages } = await import("./anthropic-messages.js");
-		yield* streamAnthropicMessages(model, context, { ...streamOptions, ...providerOverrides(options) });
-	} else {
-		const { streamOpenAICompletions } = await import("./openai-completions.js");
-		yield* streamOpenAICompletions(model, context, { ...streamOptions, ...providerOverrides(options) });
+	// A per-request key (getApiKey) wins over the factory's key.
+	const merged = { ...options, ...streamOptions, apiKey: streamOptions?.apiKey ?? options.apiKey };
+	let provider: StreamFn;
+	try {
+		provider =
+			modelApi(model) === "anthropic-messages"
+				? (await import("./anthropic-messages.js")).streamAnthropicMessages
+				: (await import("./openai-completions.js")).streamOpenAICompletions;
+	} catch (error) {
+		yield {
+			type: "error",
+			message: createErrorReply({ model, errorMessage: `Could not load the provider: ${errorMessage(error)}` }),
+		};
+		return;
 	}
-}
-
-function providerOverrides(options: ProviderOptions): ProviderOptions {
-	const { apiKey, ...rest } = options;
-	return apiKey === undefined ? rest : { ...rest, apiKey };
+	yield* provider(model, context, merged);
 }
