@@ -62,7 +62,7 @@ export function parseCommandArgs(argv: readonly string[], specs: OptionSpecs): P
 function describeParseError(error: unknown, argv: readonly string[], specs: OptionSpecs): string {
 	const code = (error as { code?: string }).code;
 	const message = error instanceof Error ? error.message : String(error);
-	const quoted = /'(-[^']*)'/.exec(message)?.[1];
+	const quoted = /'(-[^' ]*)/.exec(message)?.[1];
 	if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
 		const flag = quoted ?? argv.find((token) => token.startsWith("-")) ?? "?";
 		const known = suggestFlag(flagName(flag), specs);

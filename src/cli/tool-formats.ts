@@ -1,3 +1,4 @@
+import { toAnthropicTools, toJsonSchemaTools, toOpenAITools } from "../agent/providers/tool-schemas.js";
 import type { ToolDefinition } from "../engine/types.js";
 
 /** The shapes `toolbelt tools --format` can print. */
@@ -11,26 +12,12 @@ export function isToolFormat(value: string): value is ToolFormat {
 	return (toolFormats as readonly string[]).includes(value);
 }
 
-/** The tool definitions in the shape an API expects (plain JSON, TypeBox markers dropped). */
+/**
+ * The tool definitions in the shape an API expects, with the same converters the providers use:
+ * what `tools --format openai` prints is exactly what the agent sends.
+ */
 export function formatToolDefinitions(definitions: readonly ToolDefinition[], format: ToolFormat): unknown[] {
-	return definitions.map((definition) => {
-		// Round-trip through JSON so only the JSON Schema remains of a TypeBox schema.
-		const parameters = JSON.parse(JSON.stringify(definition.parameters)) as unknown;
-		switch (format) {
-			case "openai":
-				return {
-					type: "function",
-					function: { name: definition.name, description: definition.description, parameters },
-				};
-			case "anthropic":
-				return { name: definition.name, description: definition.description, input_schema: parameters };
-			default:
-				return {
-					name: definition.name,
-					description: definition.description,
-					parameters,
-					...(definition.annotations ? { annotations: definition.annotations } : {}),
-				};
-		}
-	});
+	if (format === "openai") return toOpenAITools(definitions);
+	if (format === "anthropic") return toAnthropicTools(definitions);
+	return toJsonSchemaTools(definitions);
 }

@@ -1,3 +1,4 @@
+import { isLoopbackHost } from "../../mcp/loopback.js";
 import { type OptionSpecs, parseCommandArgs, stringOption, UsageError } from "../args.js";
 import { type CliIO, ExitCode } from "../io.js";
 import { resolveCwd } from "../paths.js";
@@ -63,6 +64,13 @@ function parseHttpAddress(value: string): { host: string; port: number } {
 	const host = (match[1] || "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
 	const port = Number(match[2]);
 	if (port > 65535) throw new UsageError(`--http ${value}: port must be 0–65535.`);
+	if (!isLoopbackHost(host)) {
+		throw new UsageError(
+			`--http ${value}: only loopback addresses (127.0.0.1, ::1, localhost) are allowed; ` +
+				"the tools run commands and write files, and the endpoint has no authentication.",
+			{ showHelpHint: false },
+		);
+	}
 	return { host, port };
 }
 
@@ -87,10 +95,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 	const transport = httpValue === undefined ? ("stdio" as const) : { http: parseHttpAddress(httpValue) };
 	const cwd = await resolveCwd(io, args.values);
 	const names = selectToolNames(args.values, await loadToolCatalog());
-	const [{ runMcpServer }, { disposeShellProcesses }] = await Promise.all([
-		import("../../mcp/run-server.js"),
-		import("../../mcp/shell-cleanup.js"),
-	]);
+	const { runMcpServer } = await import("../../mcp/run-server.js");
 	const log = (message: string) => void io.stderr.write(`${message}\n`);
 	const running = await runMcpServer({
 		cwd,
@@ -100,7 +105,6 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 		stdin: io.stdin,
 		stdout: io.stdout,
 		log,
-		onShutdown: disposeShellProcesses,
 	});
 	if (running.url) io.stderr.write(`toolbelt mcp: serving ${running.toolNames.join(", ")} at ${running.url}\n`);
 	const stopListening = onTermination(io, () => void running.close());
