@@ -1,6 +1,6 @@
 import { structuredPatch } from "diff";
 import type { AppliedReplacement } from "./plan.js";
-import { lineNumbersOf, lineStartOf } from "./text.js";
+import { lineNumbersIn, type TextSource } from "./text-source.js";
 
 /** Lines of unchanged context around each change. */
 const CONTEXT_LINES = 3;
@@ -25,17 +25,21 @@ interface Region {
 	newEnd: number;
 }
 
-function linesBefore(text: string, position: number, count: number): number {
-	let start = lineStartOf(text, position);
-	for (let index = 0; index < count && start > 0; index++) start = lineStartOf(text, start - 1);
+function lineStartIn(text: TextSource, position: number): number {
+	return position <= 0 ? 0 : text.lastIndexOfNewline(position - 1) + 1;
+}
+
+function linesBefore(text: TextSource, position: number, count: number): number {
+	let start = lineStartIn(text, position);
+	for (let index = 0; index < count && start > 0; index++) start = lineStartIn(text, start - 1);
 	return start;
 }
 
-function linesAfter(text: string, position: number, count: number): number {
-	let end = text.indexOf("\n", position);
+function linesAfter(text: TextSource, position: number, count: number): number {
+	let end = text.indexOfNewline(position);
 	end = end === -1 ? text.length : end + 1;
 	for (let index = 0; index < count && end < text.length; index++) {
-		const newline = text.indexOf("\n", end);
+		const newline = text.indexOfNewline(end);
 		end = newline === -1 ? text.length : newline + 1;
 	}
 	return end;
@@ -46,7 +50,7 @@ function linesAfter(text: string, position: number, count: number): number {
  * and where each lands in the new text. Outside the replaced spans both texts are identical, so a
  * region's new bounds are its old ones shifted by the length change before them.
  */
-function regionsOf(original: string, replacements: readonly AppliedReplacement[]): Region[] {
+function regionsOf(original: TextSource, replacements: readonly AppliedReplacement[]): Region[] {
 	const regions: Region[] = [];
 	for (const replacement of replacements) {
 		const oldStart = linesBefore(original, replacement.start, CONTEXT_LINES);
@@ -85,18 +89,18 @@ function wholeRegionHunk(oldText: string, newText: string): { lines: string[]; o
  * cost follows the size of the change, never the size of the file.
  */
 export function diffEdit(options: {
-	original: string;
-	updated: string;
+	original: TextSource;
+	updated: TextSource;
 	replacements: readonly AppliedReplacement[];
 	path: string;
 }): EditDiff {
 	const { original, updated, replacements, path } = options;
 	const regions = regionsOf(original, replacements);
-	const oldLines = lineNumbersOf(
+	const oldLines = lineNumbersIn(
 		original,
 		regions.map((region) => region.oldStart),
 	);
-	const newLines = lineNumbersOf(
+	const newLines = lineNumbersIn(
 		updated,
 		regions.map((region) => region.newStart),
 	);

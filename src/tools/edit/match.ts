@@ -101,7 +101,7 @@ function search(context: MatchContext, needle: string, replacement: string): Loc
 		return {
 			strategy: rung.strategy,
 			occurrences: found.map((start) => ({
-				...toOriginalSpan(view, start, start + normalizedNeedle.length),
+				...toOriginalSpan(view, context.content, { start, end: start + normalizedNeedle.length }),
 				replacement,
 			})),
 		};

@@ -23,6 +23,8 @@ export interface NormalizedText {
 	runPositions: number[];
 	/** Characters deleted up to and including the run at the same index. */
 	runTotals: number[];
+	/** Whether `\r\n` became `\n`. */
+	lineEndings: boolean;
 }
 
 // One-for-one replacements (all in the BMP, so UTF-16 offsets are unchanged).
@@ -92,7 +94,7 @@ export function normalizeText(text: string, normalization: Normalization): Norma
 	const runPositions: number[] = [];
 	const runTotals: number[] = [];
 	const pattern = deletionPattern(normalization);
-	if (!pattern) return { text: source, runPositions, runTotals };
+	if (!pattern) return { text: source, runPositions, runTotals, lineEndings: false };
 	let deleted = 0;
 	pattern.lastIndex = 0;
 	const normalized = source.replace(pattern, (match: string, offset: number) => {
@@ -103,7 +105,7 @@ export function normalizeText(text: string, normalization: Normalization): Norma
 		runTotals.push(deleted);
 		return keepsNewline ? "\n" : "";
 	});
-	return { text: normalized, runPositions, runTotals };
+	return { text: normalized, runPositions, runTotals, lineEndings: normalization.lineEndings };
 }
 
 /** Normalizes a needle (old_string) the same way; no position map is needed for it. */
@@ -133,13 +135,17 @@ function deletedBefore(normalized: NormalizedText, position: number): number {
 }
 
 /**
- * Maps a normalized match `[start, end)` (end > start) back to original offsets. Deleted
- * characters just before the start or just after the end stay outside the span; those inside it
- * are part of it.
+ * Maps a normalized match `[start, end)` (end > start) of `original` back to original offsets.
+ * Deleted characters just before the start or just after the end stay outside the span; those
+ * inside it are part of it. A match that starts with a line break takes that break's CR with it,
+ * so no lone CR is left behind.
  */
-export function toOriginalSpan(normalized: NormalizedText, start: number, end: number): { start: number; end: number } {
-	return {
-		start: start + deletedBefore(normalized, start),
-		end: end - 1 + deletedBefore(normalized, end - 1) + 1,
-	};
+export function toOriginalSpan(
+	normalized: NormalizedText,
+	original: string,
+	match: { start: number; end: number },
+): { start: number; end: number } {
+	let start = match.start + deletedBefore(normalized, match.start);
+	if (normalized.lineEndings && original.charCodeAt(start) === 10 && original.charCodeAt(start - 1) === 13) start--;
+	return { start, end: match.end - 1 + deletedBefore(normalized, match.end - 1) + 1 };
 }

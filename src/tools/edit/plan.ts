@@ -1,7 +1,8 @@
 import { ToolError } from "../../engine/errors.js";
 import { type EditMatchStrategy, type EditRequest, locateEdit } from "./match.js";
 import { MatchContext } from "./match-context.js";
-import { type LineEndingStyle, lineEndingAt, lineEndingStyle, lineNumbersOf, withLineEnding } from "./text.js";
+import { type LineEndingStyle, lineNumbersOf, withLineEnding } from "./text.js";
+import { lineEndingNear, lineEndingStyleOf, stringSource } from "./text-source.js";
 
 /** One span replaced by the plan, with where it lands in the new content. */
 export interface AppliedReplacement {
@@ -57,7 +58,7 @@ function checkRequest(request: EditRequest, prefix: string): void {
  */
 export function planEdits(content: string, requests: readonly EditRequest[]): EditPlan {
 	const context = new MatchContext(content);
-	const style = lineEndingStyle(content);
+	const source = stringSource(content);
 	const pending: Pending[] = [];
 	const strategies: EditMatchStrategy[] = [];
 	for (const [editIndex, request] of requests.entries()) {
@@ -72,12 +73,17 @@ export function planEdits(content: string, requests: readonly EditRequest[]): Ed
 		}
 		strategies.push(located.strategy);
 		for (const occurrence of located.occurrences) {
-			const ending = lineEndingAt(content, style, occurrence.start);
+			const text = withLineEnding(occurrence.replacement, lineEndingNear(source, occurrence.start));
+			// old_string "\n…" matched just after a CR: take the CR into the span, or "\r\r\n" would result.
+			const splitsCrlf =
+				text.startsWith("\r\n") &&
+				content.charCodeAt(occurrence.start) === 10 &&
+				content.charCodeAt(occurrence.start - 1) === 13;
 			pending.push({
 				editIndex,
-				start: occurrence.start,
+				start: splitsCrlf ? occurrence.start - 1 : occurrence.start,
 				end: occurrence.end,
-				text: withLineEnding(occurrence.replacement, ending),
+				text,
 			});
 		}
 	}
@@ -121,5 +127,5 @@ export function planEdits(content: string, requests: readonly EditRequest[]): Ed
 			"The edit would change nothing: the text that matched is already identical to new_string. Read the file to check its current content.",
 		);
 	}
-	return { content: updated, replacements, strategies, lineEnding: style };
+	return { content: updated, replacements, strategies, lineEnding: lineEndingStyleOf(source) };
 }

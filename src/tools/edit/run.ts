@@ -7,9 +7,11 @@ import { writeFileAtomic } from "../fs/atomic-write.js";
 import { errorCode, type FileOperations, isNotFound, localFileOperations } from "../fs/operations.js";
 import { displayPath, resolveToolPath } from "../fs/paths.js";
 import { diffEdit } from "./diff.js";
+import { planExactBytes } from "./fast-path.js";
 import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES, STRATEGY_NOTES } from "./match.js";
-import { planEdits } from "./plan.js";
-import { decodeFile, encodeFile } from "./text.js";
+import { type AppliedReplacement, planEdits } from "./plan.js";
+import { BOM_BYTES, hasBom, isValidUtf8, type LineEndingStyle } from "./text.js";
+import { bytesSource, lineEndingStyleOf, stringSource, type TextSource } from "./text-source.js";
 
 const DEFAULT_MAX_FILE_BYTES = 256 * 2 ** 20;
 
@@ -19,6 +21,16 @@ export interface RunEditOptions {
 	input: EditToolInput;
 	signal: AbortSignal | undefined;
 	options: EditToolOptions;
+}
+
+/** An edit worked out in memory, ready to write and to describe. */
+interface Outcome {
+	output: Buffer;
+	original: TextSource;
+	updated: TextSource;
+	replacements: AppliedReplacement[];
+	strategies: EditMatchStrategy[];
+	lineEnding: LineEndingStyle;
 }
 
 /** The replacements a call asks for: the top-level pair and/or `edits`, duplicates dropped. */
@@ -71,6 +83,42 @@ async function readForEdit(operations: FileOperations, absolutePath: string, sho
 	}
 }
 
+/**
+ * Works the edit out in memory: byte for byte when every old_string occurs exactly (no decoding of
+ * a large file), else on the decoded text with the full matching ladder.
+ */
+function planOutcome(bytes: Buffer, requests: readonly EditRequest[], shown: string): Outcome {
+	const bom = hasBom(bytes);
+	const body = bom ? bytes.subarray(BOM_BYTES.length) : bytes;
+	const fast = planExactBytes({ body, prefix: bom ? BOM_BYTES : Buffer.alloc(0), requests });
+	if (fast) {
+		const original = bytesSource(body);
+		return {
+			output: fast.output,
+			original,
+			updated: bytesSource(fast.body),
+			replacements: fast.replacements,
+			strategies: requests.map(() => "exact"),
+			lineEnding: lineEndingStyleOf(original),
+		};
+	}
+	const text = body.toString("utf8");
+	try {
+		const plan = planEdits(text, requests);
+		return {
+			output: Buffer.concat([bom ? BOM_BYTES : Buffer.alloc(0), Buffer.from(plan.content, "utf8")]),
+			original: stringSource(text),
+			updated: stringSource(plan.content),
+			replacements: plan.replacements,
+			strategies: plan.strategies,
+			lineEnding: plan.lineEnding,
+		};
+	} catch (error) {
+		if (error instanceof ToolError) throw new ToolError(`Edit of ${shown} failed: ${error.message}`, error.details);
+		throw error;
+	}
+}
+
 function mostTolerant(strategies: readonly EditMatchStrategy[]): EditMatchStrategy {
 	let rank = 0;
 	for (const strategy of strategies) rank = Math.max(rank, MATCH_STRATEGIES.indexOf(strategy));
@@ -90,42 +138,36 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 	return withFileMutationQueue(absolutePath, async () => {
 		throwIfAborted(signal);
 		const bytes = await readForEdit(operations, absolutePath, shown, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
-		const file = decodeFile(bytes);
-		if (!file) {
+		if (!isValidUtf8(bytes)) {
 			throw new ToolError(
 				`${shown} is not valid UTF-8 text (a binary file or another encoding such as Latin-1), so edit refuses it and left it unchanged. Use bash for byte-level changes, or write to replace it with UTF-8 text.`,
 			);
 		}
-		let plan: ReturnType<typeof planEdits>;
-		try {
-			plan = planEdits(file.text, requests);
-		} catch (error) {
-			if (error instanceof ToolError) throw new ToolError(`Edit of ${shown} failed: ${error.message}`, error.details);
-			throw error;
-		}
+		const outcome = planOutcome(bytes, requests, shown);
 		throwIfAborted(signal);
 		try {
-			await writeFileAtomic(absolutePath, encodeFile({ text: plan.content, bom: file.bom }), {
-				operations,
-				flush: options.flush ?? false,
-			});
+			await writeFileAtomic(absolutePath, outcome.output, { operations, flush: options.flush ?? false });
 		} catch (error) {
 			const reason =
 				errorCode(error) === "EACCES" ? "permission denied (the file or its folder is read-only)" : errorMessage(error);
 			throw new ToolError(`Could not write ${shown}: ${reason}. The file was not changed.`);
 		}
-		const diff = diffEdit({ original: file.text, updated: plan.content, replacements: plan.replacements, path: shown });
-		const strategy = mostTolerant(plan.strategies);
+		const diff = diffEdit({
+			original: outcome.original,
+			updated: outcome.updated,
+			replacements: outcome.replacements,
+			path: shown,
+		});
 		const details: EditToolDetails = {
 			path: shown,
 			absolutePath,
 			diff: diff.text,
 			firstChangedLine: diff.firstChangedLine,
-			replacements: plan.replacements.length,
-			strategy,
-			strategies: plan.strategies,
-			lineEnding: plan.lineEnding,
-			bom: file.bom,
+			replacements: outcome.replacements.length,
+			strategy: mostTolerant(outcome.strategies),
+			strategies: outcome.strategies,
+			lineEnding: outcome.lineEnding,
+			bom: hasBom(bytes),
 			linesAdded: diff.added,
 			linesRemoved: diff.removed,
 		};

@@ -3,55 +3,17 @@ import { isUtf8 } from "node:buffer";
 /** Line-ending style of a text. */
 export type LineEndingStyle = "lf" | "crlf" | "mixed" | "none";
 
-/** A file's bytes as text, with what must be restored when writing it back. */
-export interface DecodedFile {
-	/** The text, without a byte-order mark. */
-	text: string;
-	/** Whether the bytes started with a UTF-8 byte-order mark. */
-	bom: boolean;
+/** The UTF-8 byte-order mark. */
+export const BOM_BYTES = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** Whether `bytes` are valid UTF-8 (a file that is not is refused, never rewritten with U+FFFD). */
+export function isValidUtf8(bytes: Buffer): boolean {
+	return isUtf8(bytes);
 }
 
-const BOM = "\ufeff";
-
-/**
- * Decodes a file's bytes as UTF-8, or returns undefined when they are not valid UTF-8 — so such a
- * file is refused rather than rewritten with U+FFFD in place of its bytes.
- */
-export function decodeFile(bytes: Buffer): DecodedFile | undefined {
-	if (!isUtf8(bytes)) return undefined;
-	const text = bytes.toString("utf8");
-	return text.startsWith(BOM) ? { text: text.slice(1), bom: true } : { text, bom: false };
-}
-
-/** Encodes text for writing back, restoring the byte-order mark if the file had one. */
-export function encodeFile(file: DecodedFile): Buffer {
-	return Buffer.from(file.bom ? BOM + file.text : file.text, "utf8");
-}
-
-/** Whether the text uses `\n`, `\r\n`, both, or has no line break at all. */
-export function lineEndingStyle(text: string): LineEndingStyle {
-	let lf = 0;
-	let crlf = 0;
-	for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1)) {
-		if (index > 0 && text.charCodeAt(index - 1) === 13) crlf++;
-		else lf++;
-		// Enough to decide "mixed"; counting the rest of a huge file would only cost time.
-		if (lf > 0 && crlf > 0) return "mixed";
-	}
-	if (crlf > 0) return "crlf";
-	return lf > 0 ? "lf" : "none";
-}
-
-/**
- * The line ending text inserted at `position` should use: the file's own style, and in a file
- * with mixed endings the ending of the line being edited (or the nearest line before it).
- */
-export function lineEndingAt(text: string, style: LineEndingStyle, position: number): "\n" | "\r\n" {
-	if (style === "crlf") return "\r\n";
-	if (style !== "mixed") return "\n";
-	let newline = text.indexOf("\n", position);
-	if (newline === -1) newline = text.lastIndexOf("\n", position);
-	return newline > 0 && text.charCodeAt(newline - 1) === 13 ? "\r\n" : "\n";
+/** Whether the bytes start with a UTF-8 byte-order mark. */
+export function hasBom(bytes: Buffer): boolean {
+	return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }
 
 /** Rewrites every line break of `text` as `ending`. */
