@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isLoopbackHost } from "./loopback.js";
 import type { ToolbeltMcpServer } from "./server.js";
 
 /** Options of `startMcpHttpServer`. */
@@ -26,13 +27,6 @@ export interface McpHttpServer {
 	readonly sessionCount: number;
 	/** Ends every session (aborting its running calls) and stops listening. */
 	close(): Promise<void>;
-}
-
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost", "[::1]"]);
-
-/** True for a loopback host name or address (the only kind this server binds to). */
-export function isLoopbackHost(host: string): boolean {
-	return LOOPBACK_HOSTS.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 function hostnameOf(header: string): string {

@@ -3,6 +3,7 @@ import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { AnyAgentTool, ToolHooks } from "../engine/types.js";
 import { allToolNames, createTool, readOnlyToolNames, type ToolName, type ToolsOptions } from "../tools/index.js";
+import { disposeShellProcesses } from "../tools/shell/background-registry.js";
 import { startMcpHttpServer } from "./http-server.js";
 import { createMcpServer } from "./server.js";
 
@@ -30,8 +31,8 @@ export interface RunMcpServerOptions extends ToolHooks {
 	/** Receives diagnostics (the HTTP URL, transport errors). Default: none. Never stdout. */
 	log?: (message: string) => void;
 	/**
-	 * Runs once after the server stopped and every running call settled: end what the tools left
-	 * behind (background processes). Default: none.
+	 * Runs once after the server stopped, every running call settled and the shell tools' background
+	 * processes were ended. Default: none.
 	 */
 	onShutdown?: () => void | Promise<void>;
 }
@@ -44,7 +45,10 @@ export interface RunningMcpServer {
 	toolNames: string[];
 	/** Resolves once the server has stopped: stdin reached EOF (stdio) or `close` was called. */
 	closed: Promise<void>;
-	/** Stops serving: aborts running calls (killing their process trees), then runs `onShutdown`. Idempotent. */
+	/**
+	 * Stops serving: aborts running calls (killing their process trees), ends the background
+	 * processes the shell tools left running, then runs `onShutdown`. Idempotent.
+	 */
 	close(): Promise<void>;
 }
 
@@ -82,6 +86,7 @@ export async function runMcpServer(options: RunMcpServerOptions): Promise<Runnin
 			try {
 				await stopServing();
 			} finally {
+				await disposeShellProcesses().catch(() => {});
 				await Promise.resolve(options.onShutdown?.()).catch(() => {});
 				resolveClosed();
 			}

@@ -1,0 +1,152 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { processesMatching, textOf, toolbeltMcpCommand, waitFor } from "./helpers.js";
+
+let server: ChildProcess;
+let serverExited: Promise<number | null>;
+let url: URL;
+let root: string;
+let stderr = "";
+
+async function connect(): Promise<Client> {
+	const client = new Client({ name: "toolbelt-http-test", version: "1.0.0" });
+	await client.connect(new StreamableHTTPClientTransport(url));
+	return client;
+}
+
+/** A raw POST with a chosen Host header, which fetch does not allow. */
+function postWithHost(host: string): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const outgoing = request(
+			url,
+			{
+				method: "POST",
+				headers: { host, "content-type": "application/json", accept: "application/json, text/event-stream" },
+			},
+			(response) => {
+				response.resume();
+				resolve(response.statusCode ?? 0);
+			},
+		);
+		outgoing.on("error", reject);
+		outgoing.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
+	});
+}
+
+beforeAll(async () => {
+	root = await mkdtemp(join(tmpdir(), "toolbelt-"));
+	const { command, args } = toolbeltMcpCommand(["--http", "127.0.0.1:0", "--cwd", root]);
+	server = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+	serverExited = new Promise((resolve) => server.once("exit", (code) => resolve(code)));
+	server.stderr?.on("data", (chunk: Buffer) => {
+		stderr += chunk.toString("utf8");
+	});
+	await waitFor(() => /http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr), 15_000);
+	url = new URL(/http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(stderr)?.[0] ?? "");
+});
+
+afterAll(async () => {
+	if (server && server.exitCode === null) server.kill("SIGKILL");
+	if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe("toolbelt mcp --http", () => {
+	it("lists and calls tools over Streamable HTTP", async () => {
+		const client = await connect();
+		try {
+			const { tools } = await client.listTools();
+			expect(tools.map((tool) => tool.name)).toEqual(["read", "write", "edit", "bash", "grep", "find", "ls"]);
+			expect(tools.find((tool) => tool.name === "grep")?.annotations?.readOnlyHint).toBe(true);
+			await client.callTool({ name: "write", arguments: { path: "notes.md", content: "# Notes\n" } });
+			expect(await readFile(join(root, "notes.md"), "utf8")).toBe("# Notes\n");
+			expect(textOf(await client.callTool({ name: "read", arguments: { path: "notes.md" } }))).toContain("# Notes");
+			const failed = await client.callTool({
+				name: "edit",
+				arguments: { path: "notes.md", old_string: "absent", new_string: "x" },
+			});
+			expect(failed.isError).toBe(true);
+			expect(textOf(failed).length).toBeGreaterThan(10);
+			const unknown = await client.callTool({ name: "nope", arguments: {} }).catch((error) => error);
+			expect(unknown).toBeInstanceOf(McpError);
+		} finally {
+			await client.close();
+		}
+	});
+
+	it("streams progress and honours cancellation over HTTP", async () => {
+		const client = await connect();
+		try {
+			const messages: string[] = [];
+			const result = await client.callTool(
+				{ name: "bash", arguments: { command: "for i in 1 2 3 4; do echo tick-$i; sleep 0.25; done" } },
+				undefined,
+				{ onprogress: (progress) => messages.push(progress.message ?? "") },
+			);
+			expect(textOf(result)).toContain("tick-4");
+			expect(messages.length).toBeGreaterThanOrEqual(2);
+			expect(messages.join("\n")).toContain("tick-1");
+
+			const marker = "38.5521";
+			const controller = new AbortController();
+			const call = client.callTool({ name: "bash", arguments: { command: `sleep ${marker}` } }, undefined, {
+				signal: controller.signal,
+			});
+			await waitFor(() => processesMatching(`sleep ${marker}`).length > 0, 10_000);
+			controller.abort();
+			await expect(call).rejects.toThrow();
+			await waitFor(() => processesMatching(`sleep ${marker}`).length === 0, 3000);
+		} finally {
+			await client.close();
+		}
+	});
+
+	it("lands two concurrent edits of one file from one client", async () => {
+		const client = await connect();
+		try {
+			const path = join(root, "pair.txt");
+			await writeFile(path, "left\nright\n");
+			const results = await Promise.all([
+				client.callTool({ name: "edit", arguments: { path, old_string: "left", new_string: "LEFT" } }),
+				client.callTool({ name: "edit", arguments: { path, old_string: "right", new_string: "RIGHT" } }),
+			]);
+			expect(results.map((result) => result.isError ?? false)).toEqual([false, false]);
+			expect(await readFile(path, "utf8")).toBe("LEFT\nRIGHT\n");
+		} finally {
+			await client.close();
+		}
+	});
+
+	it("refuses requests whose Host header is not loopback (DNS rebinding)", async () => {
+		expect(await postWithHost("evil.example:80")).toBe(403);
+	});
+
+	it("refuses to listen on a non-loopback address", async () => {
+		const { command, args } = toolbeltMcpCommand(["--http", "0.0.0.0:0"]);
+		const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+		let output = "";
+		child.stderr.on("data", (chunk: Buffer) => {
+			output += chunk.toString("utf8");
+		});
+		const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+		expect(code).toBe(2);
+		expect(output).toContain("only loopback addresses");
+	});
+
+	it("stops on SIGTERM and kills what its tools started", async () => {
+		const client = await connect();
+		const marker = "39.6617";
+		void client.callTool({ name: "bash", arguments: { command: `sleep ${marker}` } }).catch(() => {});
+		await waitFor(() => processesMatching(`sleep ${marker}`).length > 0, 10_000);
+		server.kill("SIGTERM");
+		expect(await serverExited).not.toBeNull();
+		await waitFor(() => processesMatching(`sleep ${marker}`).length === 0, 3000);
+		await client.close().catch(() => {});
+	});
+});
