@@ -70,6 +70,7 @@ export function failureLabel(result: ToolResult): string {
 		unknown
 	>;
 	if (details.timedOut === true) return "timed out";
+	if (details.cancelled === true) return "cancelled";
 	if (typeof details.exitCode === "number" && details.exitCode !== 0) return `exit ${details.exitCode}`;
 	const text = result.content.find((block) => block.type === "text")?.text ?? "";
 	if (/was cancelled|was aborted/.test(text)) return "cancelled";

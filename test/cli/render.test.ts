@@ -1,0 +1,166 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import type { AgentEvent, AssistantMessage } from "../../src/agent/types.js";
+import { EventRenderer } from "../../src/cli/render/event-renderer.js";
+import { createStyle } from "../../src/cli/render/style.js";
+import { ToolCallsView } from "../../src/cli/render/tool-calls-view.js";
+import { failureLabel, fitWidth, formatDuration, summarizeToolArguments } from "../../src/cli/render/tool-line.js";
+
+function sink(): { stream: Writable; text: () => string } {
+	let text = "";
+	return {
+		stream: new Writable({
+			write(chunk, _encoding, callback) {
+				text += chunk.toString();
+				callback();
+			},
+		}),
+		text: () => text,
+	};
+}
+
+const plain = createStyle(false);
+
+describe("tool lines", () => {
+	it("summarizes arguments as a person would type them", () => {
+		expect(summarizeToolArguments("bash", { command: "npm  test\n  -- --watch=false" })).toBe(
+			"npm test -- --watch=false",
+		);
+		expect(summarizeToolArguments("read", { path: "src/a.ts", offset: 120 })).toBe("src/a.ts:120");
+		expect(summarizeToolArguments("edit", { path: "a.ts", edits: [{}, {}] })).toBe("a.ts (2 edits)");
+		expect(summarizeToolArguments("grep", { pattern: "TODO", path: "src", include: "*.ts" })).toBe(
+			'"TODO" in src (*.ts)',
+		);
+		expect(summarizeToolArguments("ls", {})).toBe(".");
+		expect(summarizeToolArguments("server__lookup", { id: 7 })).toBe('{"id":7}');
+		expect(summarizeToolArguments("bash", { command: "echo \x1b[31mred" })).toBe("echo [31mred");
+	});
+
+	it("formats durations and failure labels", () => {
+		expect(formatDuration(2345)).toBe("2.3 s");
+		expect(formatDuration(125_000)).toBe("2 m 05 s");
+		expect(failureLabel({ content: [{ type: "text", text: "x" }], details: { exitCode: 1 } })).toBe("exit 1");
+		expect(failureLabel({ content: [], details: { exitCode: null, timedOut: true } })).toBe("timed out");
+		expect(failureLabel({ content: [{ type: "text", text: "File not found: a.ts\nUse ls." }] })).toBe(
+			"File not found: a.ts",
+		);
+		expect(failureLabel({ content: [{ type: "text", text: 'Tool "bash" was cancelled: the run was aborted.' }] })).toBe(
+			"cancelled",
+		);
+	});
+
+	it("fits text to a width, counting wide characters twice", () => {
+		expect(fitWidth("abcdef", 6)).toBe("abcdef");
+		expect(fitWidth("abcdefg", 6)).toBe("abcde…");
+		expect(fitWidth("漢字漢字", 5)).toBe("漢字…");
+	});
+});
+
+describe("ToolCallsView", () => {
+	it("prints one finished line per call when not live", () => {
+		const output = sink();
+		const view = new ToolCallsView({ stream: output.stream, live: false, style: plain });
+		view.start("1", "bash", { command: "npm test" });
+		view.start("2", "read", { path: "a.ts" });
+		expect(output.text()).toBe("");
+		view.end("2", { result: { content: [] }, isError: false, durationMs: 40 });
+		view.end("1", { result: { content: [], details: { exitCode: 1 } }, isError: true, durationMs: 2300 });
+		expect(output.text()).toBe("● read a.ts  ✓ 0.0 s\n● bash npm test  ✗ exit 1 · 2.3 s\n");
+	});
+
+	it("redraws running calls in place with a spinner, elapsed time and the latest output", async () => {
+		const output = sink();
+		const view = new ToolCallsView({ stream: output.stream, live: true, style: plain, tickMs: 20, columns: () => 80 });
+		view.start("1", "bash", { command: "npm test" });
+		view.start("2", "grep", { pattern: "x" });
+		view.update("1", { content: [{ type: "text", text: "PASS a.test.ts\nPASS b.test.ts\n" }] });
+		await new Promise((resolve) => setTimeout(resolve, 1100));
+		view.end("2", { result: { content: [] }, isError: false, durationMs: 10 });
+		view.end("1", { result: { content: [] }, isError: false, durationMs: 1200 });
+		const text = output.text();
+		expect(text).toContain("\x1b[2F"); // moves up over the two lines to redraw them
+		expect(text).toMatch(/● bash npm test {2}[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] 1\.\d s {2}PASS b\.test\.ts/);
+		expect(text.endsWith('\x1b[2F\x1b[2K● bash npm test  ✓ 1.2 s\n\x1b[2K● grep "x"  ✓ 0.0 s\n')).toBe(true);
+		// Finished: the spinner stops (no more writes).
+		const length = text.length;
+		await new Promise((resolve) => setTimeout(resolve, 60));
+		expect(output.text().length).toBe(length);
+		view.dispose();
+	});
+
+	it("keeps every line within the terminal width", () => {
+		const output = sink();
+		const view = new ToolCallsView({ stream: output.stream, live: false, style: plain, columns: () => 40 });
+		view.start("1", "bash", { command: `echo ${"x".repeat(200)}` });
+		view.end("1", { result: { content: [] }, isError: false, durationMs: 1000 });
+		const line = output.text().trimEnd();
+		expect(Array.from(line).length).toBeLessThanOrEqual(39);
+		expect(line).toMatch(/… {2}✓ 1\.0 s$/);
+	});
+});
+
+function assistant(partial: Partial<AssistantMessage>): AssistantMessage {
+	return {
+		role: "assistant",
+		content: [],
+		provider: "test",
+		model: "test",
+		usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0 },
+		stopReason: "stop",
+		timestamp: 0,
+		...partial,
+	};
+}
+
+describe("EventRenderer", () => {
+	it("streams text and thinking, then tool lines, then errors", () => {
+		const output = sink();
+		const renderer = new EventRenderer({
+			stream: output.stream,
+			live: false,
+			style: plain,
+			assistantText: true,
+			thinking: true,
+		});
+		const message = assistant({});
+		const delta = (type: "text_delta" | "thinking_delta", text: string): AgentEvent => ({
+			type: "message_update",
+			message,
+			assistantMessageEvent: { type, contentIndex: 0, delta: text, partial: message },
+		});
+		const events: AgentEvent[] = [
+			{ type: "agent_start" },
+			delta("thinking_delta", "Let me think"),
+			delta("text_delta", "Looking "),
+			delta("text_delta", "around."),
+			{ type: "message_end", message },
+			{ type: "tool_execution_start", toolCallId: "1", toolName: "ls", args: { path: "src" } },
+			{
+				type: "tool_execution_end",
+				toolCallId: "1",
+				toolName: "ls",
+				result: { content: [] },
+				isError: false,
+				durationMs: 5,
+			},
+			{ type: "message_end", message: assistant({ stopReason: "error", errorMessage: "401 invalid key" }) },
+			{ type: "agent_end", messages: [], reason: "error", errorMessage: "401 invalid key" },
+		];
+		for (const event of events) renderer.handle(event);
+		renderer.dispose();
+		expect(output.text()).toBe("Let me think\nLooking around.\n● ls src  ✓ 0.0 s\n✗ 401 invalid key\n");
+	});
+
+	it("keeps the assistant text out of print-mode progress", () => {
+		const output = sink();
+		const renderer = new EventRenderer({ stream: output.stream, live: false, style: plain });
+		const message = assistant({});
+		renderer.handle({
+			type: "message_update",
+			message,
+			assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "answer", partial: message },
+		});
+		renderer.handle({ type: "agent_end", messages: [], reason: "maxTurns" });
+		expect(output.text()).toBe("Stopped: the turn limit was reached (raise it with --max-turns).\n");
+	});
+});
