@@ -22,3 +22,17 @@ export function compileGlob(glob: string): GlobTest {
 		return matches(slash === -1 ? relativePath : relativePath.slice(slash + 1));
 	};
 }
+
+/**
+ * The part of a glob that a file's name alone must match (its last segment), when that is
+ * well defined: `src/**\/*.test.ts` → `*.test.ts`, `*.ts` → `*.ts`. Undefined when the last
+ * segment is `**`, or a brace group spans segments, or the glob names directories only.
+ */
+export function nameGlobOf(glob: string): string | undefined {
+	const pattern = glob.trim();
+	if (pattern.endsWith("/")) return undefined;
+	if (/\{[^}]*\//.test(pattern)) return undefined;
+	const name = pattern.slice(pattern.lastIndexOf("/") + 1);
+	if (name === "" || name.includes("**")) return undefined;
+	return name;
+}

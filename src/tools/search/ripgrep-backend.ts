@@ -1,3 +1,4 @@
+import { compileGlob, nameGlobOf } from "./glob-filter.js";
 import { startRipgrep } from "./ripgrep-process.js";
 import type { GrepLine, GrepRequest, ListFilesRequest } from "./types.js";
 
@@ -11,11 +12,33 @@ function commonArgs(respectIgnoreFiles: boolean): string[] {
 	return args;
 }
 
+/**
+ * Narrowing by glob. ripgrep's `--glob` would *override* ignore files for what it names (`*`
+ * would list node_modules), so an include glob becomes a file type on its name part, which
+ * ripgrep applies after the ignore files; the full glob is checked on the output (`pathFilter`).
+ * An exclude can only drop more, so it stays a negated `--glob`.
+ */
 function globArgs(include: string | undefined, exclude: string | undefined): string[] {
 	const args: string[] = [];
-	if (include) args.push("--glob", include);
+	const name = include ? nameGlobOf(include) : undefined;
+	if (name) args.push("--type-add", `toolbeltinclude:${name}`, "--type", "toolbeltinclude");
 	if (exclude) args.push("--glob", `!${exclude}`);
 	return args;
+}
+
+/** Tests output paths against the include glob; remembers the last answer (lines come file by file). */
+function pathFilter(include: string | undefined): (path: string) => boolean {
+	if (!include) return () => true;
+	const matches = compileGlob(include);
+	let lastPath: string | undefined;
+	let lastAnswer = false;
+	return (path) => {
+		if (path !== lastPath) {
+			lastPath = path;
+			lastAnswer = matches(path, false);
+		}
+		return lastAnswer;
+	};
 }
 
 /** ripgrep's arguments for a content search, in its compact text mode (`path\0line:column:text`). */
@@ -28,9 +51,12 @@ export function grepArgs(request: GrepRequest): string[] {
 		"--with-filename",
 		"--no-heading",
 		"--no-context-separator",
+		// Each line as soon as it is found: the limit can stop ripgrep early, a timeout keeps what came.
+		"--line-buffered",
 		request.caseSensitive ? "--case-sensitive" : "--ignore-case",
-		...globArgs(request.include, request.exclude),
 	];
+	// ripgrep applies no glob to a file named on its command line; neither does the walker.
+	if (request.file === undefined) args.push(...globArgs(request.include, request.exclude));
 	if (request.literal) args.push("--fixed-strings");
 	if (request.context > 0) args.push("--context", String(request.context));
 	// --regexp keeps a pattern that starts with "-" from being read as a flag; "--" ends flags for the path.
@@ -39,9 +65,9 @@ export function grepArgs(request: GrepRequest): string[] {
 	return args;
 }
 
-/** ripgrep's arguments for listing files. The pattern is matched like a `--glob` (see `find`). */
+/** ripgrep's arguments for listing files; the pattern narrows like an include glob. */
 export function listFilesArgs(request: ListFilesRequest): string[] {
-	return ["--files", ...commonArgs(request.respectIgnoreFiles), "--glob", request.pattern];
+	return ["--files", ...commonArgs(request.respectIgnoreFiles), ...globArgs(request.pattern, undefined)];
 }
 
 /**
@@ -87,11 +113,12 @@ export function parseGrepLine(line: Buffer): GrepLine | undefined {
 /** Runs a content search with ripgrep; rejects when ripgrep cannot start. */
 export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: AbortSignal) {
 	const process = await startRipgrep({ rgPath, args: grepArgs(request), cwd: request.root, signal });
+	const wanted = pathFilter(request.file === undefined ? request.include : undefined);
 	return mapBatches(process.lines, (lines) => {
 		const parsed: GrepLine[] = [];
 		for (const line of lines) {
 			const grepLine = parseGrepLine(line);
-			if (grepLine) parsed.push(grepLine);
+			if (grepLine && wanted(grepLine.path)) parsed.push(grepLine);
 		}
 		return parsed;
 	});
@@ -100,12 +127,16 @@ export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: 
 /** Lists files with ripgrep; rejects when ripgrep cannot start. */
 export async function ripgrepListFiles(rgPath: string, request: ListFilesRequest, signal: AbortSignal) {
 	const process = await startRipgrep({ rgPath, args: listFilesArgs(request), cwd: request.root, signal });
-	return mapBatches(process.lines, (lines) =>
-		lines.map((line) => {
-			const path = line.toString("utf8");
-			return path.startsWith("./") ? path.slice(2) : path;
-		}),
-	);
+	const wanted = pathFilter(request.pattern);
+	return mapBatches(process.lines, (lines) => {
+		const paths: string[] = [];
+		for (const line of lines) {
+			let path = line.toString("utf8");
+			if (path.startsWith("./")) path = path.slice(2);
+			if (wanted(path)) paths.push(path);
+		}
+		return paths;
+	});
 }
 
 async function* mapBatches<TItem>(

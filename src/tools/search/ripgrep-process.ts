@@ -36,16 +36,26 @@ export async function startRipgrep(options: RipgrepRunOptions): Promise<RipgrepP
 		stdio: ["ignore", "pipe", "pipe"],
 		windowsHide: true,
 	});
+	// Registered at once, not when reading starts, so an abort kills even a never-read ripgrep.
+	const kill = () => {
+		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+	};
+	signal.addEventListener("abort", kill, { once: true });
+	child.once("close", () => signal.removeEventListener("abort", kill));
 	await new Promise<void>((resolve, reject) => {
 		child.once("spawn", resolve);
-		child.once("error", reject);
+		child.once("error", (error) => {
+			signal.removeEventListener("abort", kill);
+			reject(error);
+		});
 	});
-	return { lines: readLines(child, signal) };
+	return { lines: readLines(child, signal, kill) };
 }
 
 async function* readLines(
 	child: ChildProcessByStdio<null, Readable, Readable>,
 	signal: AbortSignal,
+	kill: () => void,
 ): AsyncGenerator<Buffer[]> {
 	let stderr = "";
 	child.stderr.setEncoding("utf8");
@@ -56,10 +66,6 @@ async function* readLines(
 		if (child.exitCode !== null) resolve(child.exitCode);
 		else child.once("close", (code) => resolve(code));
 	});
-	const kill = () => {
-		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-	};
-	signal.addEventListener("abort", kill, { once: true });
 	let finished = false;
 	try {
 		const splitter = new LineSplitter();
@@ -77,7 +83,6 @@ async function* readLines(
 		const failure = fatalMessage(code, stderr);
 		if (failure) throw new ToolError(failure, { stderr });
 	} finally {
-		signal.removeEventListener("abort", kill);
 		if (!finished) kill();
 	}
 }

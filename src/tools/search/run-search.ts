@@ -58,11 +58,22 @@ export async function runSearch<TItem>(options: {
 	timeoutMs: number;
 }): Promise<SearchRunResult> {
 	const deadline = startDeadline(options.signal, options.timeoutMs);
+	// Rejects on abort or timeout, so a backend stuck in a system call (a FIFO, a slow mount)
+	// cannot delay the answer; the stream is closed behind it.
+	const stopped = new Promise<never>((_resolve, reject) => {
+		const stop = () => reject(new AbortError());
+		if (deadline.signal.aborted) stop();
+		else deadline.signal.addEventListener("abort", stop, { once: true });
+	});
+	stopped.catch(() => {});
 	let stream: SearchStream<TItem> | undefined;
+	let iterator: AsyncIterator<readonly TItem[]> | undefined;
 	try {
-		stream = await options.start(deadline.signal);
-		for await (const batch of stream.items) {
-			if (!options.onBatch(batch)) break;
+		stream = await Promise.race([options.start(deadline.signal), stopped]);
+		iterator = stream.items[Symbol.asyncIterator]();
+		for (;;) {
+			const next = await Promise.race([iterator.next(), stopped]);
+			if (next.done || !options.onBatch(next.value)) break;
 		}
 		return { backend: stream.backend, fallbackReason: stream.fallbackReason, timedOut: false };
 	} catch (error) {
@@ -73,6 +84,8 @@ export async function runSearch<TItem>(options: {
 		throw error;
 	} finally {
 		deadline.dispose();
+		// Ends the backend (kills ripgrep) when we stopped early; not awaited, as a stuck step would block it.
+		iterator?.return?.().catch(() => {});
 	}
 }
 

@@ -31,7 +31,7 @@ export interface GrepRequest {
 	caseSensitive: boolean;
 	/** Lines of context before and after each match. */
 	context: number;
-	/** Only files whose path matches this glob. */
+	/** Only files matching this glob (a name glob at any depth, or a path glob with `/`); ignored files stay ignored. */
 	include?: string;
 	/** Skip files (and folders) whose path matches this glob. */
 	exclude?: string;
@@ -43,7 +43,7 @@ export interface GrepRequest {
 export interface ListFilesRequest {
 	/** Absolute path of the directory whose files are listed. */
 	root: string;
-	/** Glob the listed paths must match; matched against the relative path when it holds `/`, else the name. */
+	/** Glob the listed paths must match: against the relative path when it holds `/`, else the name. Ignored files stay ignored. */
 	pattern: string;
 	/** Honour .gitignore, .ignore and .rgignore. */
 	respectIgnoreFiles: boolean;

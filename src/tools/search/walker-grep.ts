@@ -17,21 +17,24 @@ const CONCURRENT_FILES = 8;
  */
 export async function* walkerGrep(request: GrepRequest, signal: AbortSignal): AsyncGenerator<GrepLine[]> {
 	const regex = buildWalkerRegex(request);
-	const files =
-		request.file !== undefined
-			? singleFile(request.file)
-			: walkFiles({
-					root: request.root,
-					respectIgnoreFiles: request.respectIgnoreFiles,
-					include: request.include,
-					exclude: request.exclude,
-					signal,
-				});
+	if (request.file !== undefined) {
+		// One file: stream it chunk by chunk, so a limit or timeout sees lines as they are found.
+		yield* searchFile({ root: request.root, path: request.file, regex, context: request.context, signal });
+		if (signal.aborted) throw new AbortError();
+		return;
+	}
+	const files = walkFiles({
+		root: request.root,
+		respectIgnoreFiles: request.respectIgnoreFiles,
+		include: request.include,
+		exclude: request.exclude,
+		signal,
+	});
 	// A small window of files in flight hides file-open latency; order is kept by awaiting in turn.
 	const inFlight: Promise<GrepLine[]>[] = [];
 	for await (const batch of files) {
 		for (const path of batch) {
-			inFlight.push(searchFile({ root: request.root, path, regex, context: request.context, signal }));
+			inFlight.push(collect(searchFile({ root: request.root, path, regex, context: request.context, signal })));
 			if (inFlight.length >= CONCURRENT_FILES) {
 				const lines = await (inFlight.shift() as Promise<GrepLine[]>);
 				if (lines.length > 0) yield lines;
@@ -45,8 +48,10 @@ export async function* walkerGrep(request: GrepRequest, signal: AbortSignal): As
 	if (signal.aborted) throw new AbortError();
 }
 
-async function* singleFile(file: string): AsyncGenerator<string[]> {
-	yield [file];
+async function collect(batches: AsyncIterable<GrepLine[]>): Promise<GrepLine[]> {
+	const lines: GrepLine[] = [];
+	for await (const batch of batches) lines.push(...batch);
+	return lines;
 }
 
 interface FileSearch {
@@ -57,27 +62,31 @@ interface FileSearch {
 	signal: AbortSignal;
 }
 
-async function searchFile(search: FileSearch): Promise<GrepLine[]> {
+async function* searchFile(search: FileSearch): AsyncGenerator<GrepLine[]> {
 	let handle: import("node:fs/promises").FileHandle;
 	try {
 		handle = await open(join(search.root, search.path), "r");
 	} catch {
-		return []; // vanished or unreadable: ripgrep warns and goes on
+		return; // vanished or unreadable: ripgrep warns and goes on
 	}
 	try {
-		return await scanFile(handle, search);
+		yield* scanFile(handle, search);
 	} catch (error) {
 		if (search.signal.aborted) throw new AbortError();
-		if ((error as NodeJS.ErrnoException).code) return [];
+		if ((error as NodeJS.ErrnoException).code) return;
 		throw error;
 	} finally {
 		await handle.close();
 	}
 }
 
-async function scanFile(handle: import("node:fs/promises").FileHandle, search: FileSearch): Promise<GrepLine[]> {
+/** Yields the lines found in each chunk read (a file's lines in order, context merged). */
+async function* scanFile(
+	handle: import("node:fs/promises").FileHandle,
+	search: FileSearch,
+): AsyncGenerator<GrepLine[]> {
 	const { regex, context, path } = search;
-	const results: GrepLine[] = [];
+	let results: GrepLine[] = [];
 	const before: { lineNumber: number; text: string }[] = [];
 	let afterRemaining = 0;
 	let lastEmitted = 0;
@@ -137,7 +146,7 @@ async function scanFile(handle: import("node:fs/promises").FileHandle, search: F
 		let chunk = buffer.subarray(0, bytesRead);
 		if (first) {
 			first = false;
-			if (chunk.indexOf(0) !== -1) return []; // binary file
+			if (chunk.indexOf(0) !== -1) return; // binary file
 		}
 		const lastNewline = chunk.lastIndexOf(NEWLINE);
 		if (lastNewline === -1) {
@@ -153,9 +162,13 @@ async function scanFile(handle: import("node:fs/promises").FileHandle, search: F
 		}
 		processText(chunk.toString("utf8", 0, lastInChunk));
 		if (lastInChunk + 1 < chunk.length) carry.push(Buffer.from(chunk.subarray(lastInChunk + 1)));
+		if (results.length > 0) {
+			yield results;
+			results = [];
+		}
 	}
 	if (carry.length > 0) processText(Buffer.concat(carry).toString("utf8"));
-	return results;
+	if (results.length > 0) yield results;
 }
 
 function stripCr(line: string): string {

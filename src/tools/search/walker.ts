@@ -10,7 +10,7 @@ export interface WalkOptions {
 	root: string;
 	/** Honour .gitignore, .ignore and .rgignore. */
 	respectIgnoreFiles: boolean;
-	/** Only files matching this glob (ripgrep `--glob` semantics; beats ignore files for what it names). */
+	/** Only files matching this glob (see `compileGlob`); never brings back an ignored file. */
 	include?: string;
 	/** Skip files and folders matching this glob. */
 	exclude?: string;
@@ -25,8 +25,8 @@ interface PendingFolder {
 
 /**
  * Walks a folder the way ripgrep does: hidden entries included, `.git` skipped, symlinks not
- * followed, globs checked before ignore files (a glob that names a file includes it, like
- * ripgrep's overrides), ignore files per folder. Yields root-relative POSIX paths of files in
+ * followed, ignore files per folder; `exclude` drops files and folders, `include` then narrows
+ * the files that are left. Yields root-relative POSIX paths of files in
  * batches, one per folder, depth first in name order; memory holds only the folders still to visit.
  */
 export async function* walkFiles(options: WalkOptions): AsyncGenerator<string[]> {
@@ -83,8 +83,6 @@ function accepts(entry: {
 }): boolean {
 	const { path, isDirectory, include, exclude, rules } = entry;
 	if (exclude?.(path, isDirectory)) return false;
-	if (include?.(path, isDirectory)) return true;
-	// A file the include glob does not name is out; a folder may still hold files it names.
-	if (include && !isDirectory) return false;
-	return !rules?.ignores(path, isDirectory);
+	if (rules?.ignores(path, isDirectory)) return false;
+	return isDirectory || !include || include(path, false);
 }

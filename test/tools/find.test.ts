@@ -1,0 +1,162 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createFindTool, createFindToolDefinition, type FindToolOptions } from "../../src/tools/find.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { backends, textOf, writeTree } from "./search/fixtures.js";
+
+const project = {
+	"package.json": "{}",
+	"src/index.ts": "",
+	"src/tools/grep.ts": "",
+	"src/tools/grep.test.ts": "",
+	"test/tools/find.test.ts": "",
+	"README.md": "",
+	".github/workflows/ci.yml": "",
+	".github/workflows/release.yml": "",
+	".github/dependabot.yml": "",
+	".env.example": "",
+	".git/config": "",
+	".git/hooks/pre-commit.ts": "",
+	".gitignore": "dist/\n*.log\nnode_modules\n",
+	"dist/index.ts": "",
+	"debug.log": "",
+	"node_modules/dep/index.ts": "",
+	"src/generated/.gitignore": "*.ts\n!keep.ts\n",
+	"src/generated/skip.ts": "",
+	"src/generated/keep.ts": "",
+};
+
+describe.each(backends)("find ($name)", ({ backend }) => {
+	const dir = useTempDir();
+	const find = (args: Parameters<ReturnType<typeof createFindTool>["execute"]>[1], options: FindToolOptions = {}) =>
+		createFindTool(dir(), { backend, ...options }).execute("call", args, undefined);
+
+	it("matches a pattern without / against the name at any depth, sorted by path", async () => {
+		await writeTree(dir(), project);
+		const result = await find({ pattern: "*.ts" });
+		expect(textOf(result)).toBe(
+			[
+				"src/generated/keep.ts",
+				"src/index.ts",
+				"src/tools/grep.test.ts",
+				"src/tools/grep.ts",
+				"test/tools/find.test.ts",
+			].join("\n"),
+		);
+		expect(result.details).toMatchObject({ backend, fileCount: 5 });
+	});
+
+	it("matches a pattern with / against the relative path", async () => {
+		await writeTree(dir(), project);
+		expect(textOf(await find({ pattern: "src/**/*.test.ts" }))).toBe("src/tools/grep.test.ts");
+		expect(textOf(await find({ pattern: "**/*.test.ts" }))).toBe("src/tools/grep.test.ts\ntest/tools/find.test.ts");
+		expect(textOf(await find({ pattern: "tools/*.ts" }))).toBe("No files found");
+	});
+
+	it("finds dotfiles, by an explicit pattern and by a name pattern", async () => {
+		await writeTree(dir(), project);
+		expect(textOf(await find({ pattern: ".github/workflows/*.yml" }))).toBe(
+			".github/workflows/ci.yml\n.github/workflows/release.yml",
+		);
+		expect(textOf(await find({ pattern: "*.yml" }))).toBe(
+			".github/dependabot.yml\n.github/workflows/ci.yml\n.github/workflows/release.yml",
+		);
+		expect(textOf(await find({ pattern: ".env*" }))).toBe(".env.example");
+	});
+
+	it("never lists .git/ and honours ignore files outside a git repository", async () => {
+		await writeTree(dir(), project);
+		const text = textOf(await find({ pattern: "*" }));
+		expect(text.split("\n")).toEqual([
+			".env.example",
+			".github/dependabot.yml",
+			".github/workflows/ci.yml",
+			".github/workflows/release.yml",
+			".gitignore",
+			"README.md",
+			"package.json",
+			"src/generated/.gitignore",
+			"src/generated/keep.ts",
+			"src/index.ts",
+			"src/tools/grep.test.ts",
+			"src/tools/grep.ts",
+			"test/tools/find.test.ts",
+		]);
+	});
+
+	it("lists ignored files when ignore files are turned off", async () => {
+		await writeTree(dir(), project);
+		const text = textOf(await find({ pattern: "*.ts" }, { respectIgnoreFiles: false }));
+		expect(text).toContain("dist/index.ts");
+		expect(text).toContain("node_modules/dep/index.ts");
+		expect(text).toContain("src/generated/skip.ts");
+		expect(text).not.toContain(".git/");
+	});
+
+	it("searches below the given path, with paths relative to it", async () => {
+		await writeTree(dir(), project);
+		expect(textOf(await find({ pattern: "*.ts", path: "src/tools" }))).toBe("grep.test.ts\ngrep.ts");
+	});
+
+	it("gives no notice at exactly limit files, and one when files were left out", async () => {
+		await writeTree(dir(), { "a.txt": "", "b.txt": "", "c.txt": "" });
+		const exact = await find({ pattern: "*.txt", limit: 3 });
+		expect(textOf(exact)).toBe("a.txt\nb.txt\nc.txt");
+		expect(exact.details?.resultLimitReached).toBeUndefined();
+		const cut = await find({ pattern: "*.txt", limit: 2 });
+		const [body, notice] = textOf(cut).split("\n\n");
+		expect(body?.split("\n")).toHaveLength(2);
+		expect(notice).toBe(
+			"[Showing 2 files; more match. Use a more specific pattern or path, or raise limit (e.g. limit: 4).]",
+		);
+		expect(cut.details).toMatchObject({ fileCount: 2, resultLimitReached: 2 });
+	});
+
+	it("keeps the output within the budget, with a notice", async () => {
+		const files: Record<string, string> = {};
+		for (let index = 0; index < 50; index++) files[`dir/file-${String(index).padStart(2, "0")}.txt`] = "";
+		await writeTree(dir(), files);
+		const result = await find({ pattern: "*.txt" }, { maxLines: 10 });
+		const [body, notice] = textOf(result).split("\n\n");
+		expect(body?.split("\n")).toHaveLength(10);
+		expect(notice).toMatch(/^\[Output cut to 10 of 50 paths/);
+		expect(result.details).toMatchObject({ outputTruncated: true, fileCount: 50 });
+	});
+
+	it("says No files found when nothing matches", async () => {
+		await writeTree(dir(), { "a.txt": "" });
+		const result = await find({ pattern: "*.rs" });
+		expect(textOf(result)).toBe("No files found");
+		expect(result.details).toMatchObject({ fileCount: 0 });
+	});
+
+	it("rejects a file or a missing path with a message the model can act on", async () => {
+		await writeTree(dir(), { "a.txt": "" });
+		await expect(find({ pattern: "*", path: "a.txt" })).rejects.toThrow(
+			"a.txt is a file, not a folder. Pass the folder that holds it as path.",
+		);
+		await expect(find({ pattern: "*", path: join(dir(), "missing") })).rejects.toThrow(/^Path not found: /);
+	});
+
+	it("stops at once when aborted", async () => {
+		await writeTree(dir(), { "a.txt": "" });
+		const controller = new AbortController();
+		controller.abort();
+		const started = Date.now();
+		await expect(
+			createFindTool(dir(), { backend }).execute("call", { pattern: "*" }, controller.signal),
+		).rejects.toMatchObject({ name: "AbortError" });
+		expect(Date.now() - started).toBeLessThan(2000);
+	});
+});
+
+describe("find definition", () => {
+	it("is read-only, parallel, and built from one schema", () => {
+		const definition = createFindToolDefinition("/");
+		const tool = createFindTool("/");
+		expect(tool.parameters).toBe(definition.parameters);
+		expect(tool.executionMode).toBe("parallel");
+		expect(definition.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+		expect(Object.keys(definition.parameters.properties)).toEqual(["pattern", "path", "limit"]);
+	});
+});

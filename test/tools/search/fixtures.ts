@@ -1,0 +1,42 @@
+import { execFileSync } from "node:child_process";
+import { constants } from "node:fs";
+import { mkdir, open, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { ToolResult } from "../../../src/engine/types.js";
+
+/** The two backends every grep and find case runs against. */
+export const backends = [
+	{ name: "ripgrep", backend: "ripgrep" },
+	{ name: "walker", backend: "walker" },
+] as const;
+
+/** Writes files (creating folders) from a map of relative path → content. */
+export async function writeTree(root: string, files: Record<string, string>): Promise<void> {
+	for (const [path, content] of Object.entries(files)) {
+		const absolute = join(root, path);
+		await mkdir(dirname(absolute), { recursive: true });
+		await writeFile(absolute, content);
+	}
+}
+
+/** The text of a tool result's first block. */
+export function textOf(result: ToolResult): string {
+	const block = result.content[0];
+	if (block?.type !== "text") throw new Error("expected a text block");
+	return block.text;
+}
+
+/** Creates a named pipe (reads from it block until a writer appears): a file that never ends. */
+export function makeFifo(path: string): void {
+	execFileSync("mkfifo", [path]);
+}
+
+/** Opens and closes the pipe's writing end if a reader still waits on it; does nothing otherwise. */
+export async function releaseFifo(path: string): Promise<void> {
+	try {
+		const handle = await open(path, constants.O_WRONLY | constants.O_NONBLOCK);
+		await handle.close();
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== "ENXIO") throw error;
+	}
+}
