@@ -1,0 +1,117 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { createMemoryIO } from "./helpers/memory-io.js";
+
+describe("toolbelt run (in process, against a scripted OpenAI-compatible server)", () => {
+	const tempDir = useTempDir();
+	let server: SseServer;
+	beforeEach(async () => {
+		server = await startSseServer();
+	});
+	afterEach(async () => {
+		await server.close();
+	});
+	const modelFlags = () => ["--provider", "openai", "--base-url", server.openaiBaseUrl, "--model", "test-model"];
+
+	it("runs the tools the model asks for and prints only the final answer on stdout", async () => {
+		await writeFile(join(tempDir(), "a.txt"), "hello\n");
+		server.push(
+			{
+				events: openAIStream([
+					{ text: "Let me look." },
+					{ toolCall: { index: 0, id: "call_1", name: "ls", arguments: '{"path":' } },
+					{ toolCall: { index: 0, arguments: ' "."}' } },
+					{ finish: "tool_calls" },
+				]),
+			},
+			{ events: openAIStream([{ text: "There is one file: " }, { text: "a.txt." }, { finish: "stop" }]) },
+		);
+		const { io, stdout, stderr } = createMemoryIO({ cwd: tempDir() });
+		expect(await main(["run", ...modelFlags(), "What", "is", "here?"], io)).toBe(0);
+		expect(stdout()).toBe("There is one file: a.txt.\n");
+		expect(stderr()).toMatch(/^● ls \. {2}✓ \d+\.\d s$/m);
+
+		const [first, second] = server.requests;
+		expect(first?.body.model).toBe("test-model");
+		expect(first?.body.messages.at(-1)).toMatchObject({ role: "user", content: "What is here?" });
+		expect(first?.body.messages[0].content).toContain(`Working directory: ${tempDir()}`);
+		expect(first?.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual([
+			"read",
+			"write",
+			"edit",
+			"bash",
+			"grep",
+			"find",
+			"ls",
+		]);
+		expect(second?.body.messages.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_1" });
+		expect(second?.body.messages.at(-1).content).toContain("a.txt");
+	});
+
+	it("prints one JSON event per line with --json, and honours the tool flags", async () => {
+		server.push({ events: openAIStream([{ text: "Hi" }, { text: " there" }, { finish: "stop" }]) });
+		const { io, stdout } = createMemoryIO({ cwd: tempDir() });
+		const flags = [...modelFlags(), "--json", "--read-only", "--system-prompt", "Be terse."];
+		expect(await main(["run", ...flags, "hello"], io)).toBe(0);
+		const events = stdout()
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { type: string; assistantMessageEvent?: { delta?: string } });
+		expect(events[0]?.type).toBe("agent_start");
+		expect(events.at(-1)?.type).toBe("agent_end");
+		const deltas = events
+			.filter((event) => event.type === "message_update")
+			.map((event) => event.assistantMessageEvent);
+		expect(deltas.map((update) => update?.delta).join("")).toBe("Hi there");
+		expect(deltas.every((update) => update && !("partial" in update))).toBe(true);
+		const body = server.requests[0]?.body;
+		expect(body.messages[0]).toEqual({ role: "system", content: "Be terse." });
+		expect(body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual([
+			"read",
+			"grep",
+			"find",
+			"ls",
+		]);
+	});
+
+	it("reads the prompt from stdin, alone or in place of '-'", async () => {
+		server.push(
+			{ events: openAIStream([{ text: "ok" }, { finish: "stop" }]) },
+			{ events: openAIStream([{ text: "ok" }, { finish: "stop" }]) },
+		);
+		const piped = createMemoryIO({ cwd: tempDir(), stdin: "Summarize the repo\n" });
+		expect(await main(["run", ...modelFlags()], piped.io)).toBe(0);
+		expect(server.requests[0]?.body.messages.at(-1).content).toBe("Summarize the repo\n");
+		const dash = createMemoryIO({ cwd: tempDir(), stdin: "diff --git a b" });
+		expect(await main(["run", ...modelFlags(), "Review:", "-"], dash.io)).toBe(0);
+		expect(server.requests[1]?.body.messages.at(-1).content).toBe("Review: diff --git a b");
+	});
+
+	it("exits 1 with the provider's error on stderr", async () => {
+		server.push({
+			status: 401,
+			json: { error: { message: "Incorrect API key provided", type: "invalid_request_error" } },
+		});
+		const { io, stdout, stderr } = createMemoryIO({ cwd: tempDir() });
+		expect(await main(["run", ...modelFlags(), "hello"], io)).toBe(1);
+		expect(stdout()).toBe("");
+		expect(stderr()).toContain("Incorrect API key provided");
+	});
+
+	it("exits 130 when interrupted mid-reply, promptly", async () => {
+		server.push({ events: openAIStream([{ text: "Thinking about it" }], { done: false }), hang: true });
+		const { io, stderr, interrupt } = createMemoryIO({ cwd: tempDir() });
+		const running = main(["run", ...modelFlags(), "hello"], io);
+		while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		const interruptedAt = Date.now();
+		interrupt();
+		expect(await running).toBe(130);
+		expect(Date.now() - interruptedAt).toBeLessThan(5000);
+		expect(stderr()).toContain("cancelled");
+	});
+});
