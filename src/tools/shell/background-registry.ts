@@ -8,6 +8,8 @@ export interface BackgroundRun {
 	marker: string;
 	/** Its process group id. */
 	groupId?: number;
+	/** The shell's pid (processes of the run have later pids). */
+	rootPid?: number;
 	/** The pids seen when the shell exited. */
 	pids: number[];
 }
@@ -23,7 +25,7 @@ let handlersInstalled = false;
  * may belong to someone else.
  */
 function liveProcesses(run: BackgroundRun): number[] {
-	const live = new Set(findTreeProcesses({ marker: run.marker }));
+	const live = new Set(findTreeProcesses({ marker: run.marker, rootPid: run.rootPid }));
 	for (const pid of run.pids) {
 		const groupId = processGroupOf(pid);
 		if (process.platform !== "linux" || (groupId !== undefined && groupId === run.groupId)) live.add(pid);
@@ -116,7 +118,7 @@ export async function disposeShellProcesses(): Promise<void> {
 	outputFiles.clear();
 	await Promise.all(
 		pending.map((run) => {
-			const tree: ProcessTree = { marker: run.marker };
+			const tree: ProcessTree = { marker: run.marker, rootPid: run.rootPid };
 			// Recorded pids that left the marker behind (env -i) are killed by pid.
 			for (const pid of liveProcesses(run)) {
 				try {

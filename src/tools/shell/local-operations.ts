@@ -192,7 +192,7 @@ function exec(request: ShellExecRequest): Promise<ShellExecResult> {
 				// Whatever of the tree is still alive now was left running on purpose (`server &`).
 				backgroundPids = findTreeProcesses(tree);
 				if (backgroundPids.length > 0) {
-					registerBackgroundRun({ marker, groupId: tree.groupId, pids: backgroundPids });
+					registerBackgroundRun({ marker, groupId: tree.groupId, rootPid: tree.rootPid, pids: backgroundPids });
 				}
 			}
 			if (killing || backgroundPids.length > 0) {

@@ -107,7 +107,7 @@ export class ShellOutputBuffer {
 	async finish(): Promise<ShellOutput> {
 		await this.flush();
 		const tail = this.truncatedTail();
-		const truncated = tail.truncated || this.totalBytes > this.ring.length;
+		const truncated = tail.truncated || tail.cut || this.totalBytes > this.ring.length;
 		if (truncated && this.filePath === undefined) {
 			// Output that fits the ring but not the budget: the ring holds all of it.
 			this.openFile();
@@ -124,7 +124,7 @@ export class ShellOutputBuffer {
 			text: marker + tail.content,
 			truncation: {
 				truncated,
-				truncatedBy: truncated ? (tail.truncatedBy ?? "bytes") : null,
+				truncatedBy: truncated ? (tail.truncatedBy ?? (tail.cut ? "lines" : "bytes")) : null,
 				originalLines: this.newlines + (this.totalBytes > 0 && this.lastByte !== 10 ? 1 : 0),
 				originalBytes: this.totalBytes,
 				outputLines: tail.outputLines,
@@ -161,8 +161,10 @@ export class ShellOutputBuffer {
 		return Buffer.concat([this.ring.subarray(this.ringEnd), this.ring.subarray(0, this.ringEnd)]);
 	}
 
-	private truncatedTail(): TruncationResult {
+	/** The sanitized tail within the budget; `cut` says whether raw lines were left out before sanitizing. */
+	private truncatedTail(): TruncationResult & { cut: boolean } {
 		let raw = this.ringContents();
+		let cut = false;
 		if (this.totalBytes > this.ring.length) {
 			// The ring starts wherever the overwritten part ended: skip a split character.
 			let start = 0;
@@ -170,8 +172,16 @@ export class ShellOutputBuffer {
 			raw = raw.subarray(start);
 		}
 		raw = raw.subarray(0, completeUtf8Length(raw));
+		// Sanitizing never joins lines, so the last maxLines raw lines are all the budget can show;
+		// cutting there first keeps the work per call small however many short lines the ring holds.
+		let position = raw.length - (raw[raw.length - 1] === 10 ? 2 : 1);
+		for (let line = 0; line < this.maxLines && position >= 0; line++) position = raw.lastIndexOf(10, position) - 1;
+		if (position >= 0) {
+			raw = raw.subarray(position + 2);
+			cut = true;
+		}
 		const text = sanitizeTerminalOutput(raw.toString("utf8"));
-		return truncateHead(text, { maxBytes: this.maxBytes, maxLines: this.maxLines });
+		return { ...truncateHead(text, { maxBytes: this.maxBytes, maxLines: this.maxLines }), cut };
 	}
 
 	/** Creates the temp file and writes what the ring holds, which at this point is all output so far. */

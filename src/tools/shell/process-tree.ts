@@ -14,7 +14,10 @@ export interface ProcessTree {
 	groupId?: number;
 	/** Value of `PROCESS_MARKER_VARIABLE` in every process of the command. */
 	marker: string;
-	/** The shell's pid; on Windows the tree is killed from it with `taskkill /T`. */
+	/**
+	 * The shell's pid. Every process of the command was started after it, which narrows the search;
+	 * on Windows the tree is killed from it with `taskkill /T`.
+	 */
 	rootPid?: number;
 }
 
@@ -42,9 +45,29 @@ function carriesMarker(pid: string, needle: Buffer): boolean {
 	}
 }
 
+/** The pid most recently handed out (Linux, from `/proc/loadavg`), or undefined. */
+function lastAllocatedPid(): number | undefined {
+	try {
+		const fields = readFileSync("/proc/loadavg", "latin1").trim().split(" ");
+		const last = Number(fields[4]);
+		return Number.isInteger(last) ? last : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
 function findOnLinux(tree: ProcessTree): number[] {
 	const needle = Buffer.from(`${PROCESS_MARKER_VARIABLE}=${tree.marker}\0`);
 	const own = String(process.pid);
+	// Pids are handed out in increasing order, so every descendant of the shell has a pid between
+	// the shell's and the last one allocated, unless the counter wrapped around meanwhile. Looking
+	// only there keeps the scan cheap on a machine with many processes.
+	const lastPid = lastAllocatedPid();
+	const rootPid = tree.rootPid;
+	const inRange =
+		rootPid !== undefined && lastPid !== undefined && lastPid >= rootPid
+			? (pid: number) => pid >= rootPid && pid <= lastPid
+			: () => true;
 	const found: number[] = [];
 	let entries: string[];
 	try {
@@ -54,7 +77,7 @@ function findOnLinux(tree: ProcessTree): number[] {
 	}
 	for (const entry of entries) {
 		const code = entry.charCodeAt(0);
-		if (code < 48 || code > 57 || entry === own) continue;
+		if (code < 48 || code > 57 || entry === own || !inRange(Number(entry))) continue;
 		const status = readStatus(entry);
 		// Zombies are dead already; they only wait for their parent to reap them.
 		if (!status || status.state === "Z" || status.state === "X") continue;

@@ -1,0 +1,102 @@
+import { randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { rm, stat } from "node:fs/promises";
+import { ToolError } from "../../src/engine/errors.js";
+import { type BashToolDetails, createBashTool } from "../../src/tools/bash.js";
+import type { BenchCase } from "../types.js";
+
+const gigabyte = 2 ** 30;
+
+/** Pids of live processes whose environment holds `name=value` (Linux /proc). */
+function processesWithMarker(name: string, value: string): number[] {
+	const needle = Buffer.from(`${name}=${value}\0`);
+	const found: number[] = [];
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const status = readFileSync(`/proc/${entry}/stat`, "latin1");
+			if (/^[ZX]/.test(status.slice(status.lastIndexOf(")") + 2))) continue;
+			if (readFileSync(`/proc/${entry}/environ`).includes(needle)) found.push(Number(entry));
+		} catch {
+			// Gone meanwhile, or not ours.
+		}
+	}
+	return found;
+}
+
+async function runBash(cwd: string, command: string, options: { timeout?: number; env?: Record<string, string> } = {}) {
+	const tool = createBashTool(cwd, { env: options.env });
+	try {
+		const result = await tool.execute("bench", { command, timeout: options.timeout }, undefined);
+		const first = result.content[0];
+		return { text: first?.type === "text" ? first.text : "", details: result.details, error: false };
+	} catch (error) {
+		if (!(error instanceof ToolError)) throw error;
+		return { text: error.message, details: error.details as BashToolDetails | undefined, error: true };
+	}
+}
+
+/** Shell: the bash tool against the raw commands doing the same work. */
+export const cases: BenchCase[] = [
+	{
+		group: "shell",
+		name: "yes | head -c 1G",
+		goal: "≤ 1.3× raw with tee to a file; RSS growth ≤ 64 MB",
+		maxRatio: 1.3,
+		maxRssGrowthMB: 64,
+		repeat: 3,
+		baseline: "yes | head -c 1G | tee full-output.txt | tail -c 51200 > /dev/null; rm -f full-output.txt",
+		toolbelt: async (context) => {
+			const { text, details, error } = await runBash(context.dataDir, "yes | head -c 1G", { timeout: 600 });
+			const path = details?.fullOutputPath;
+			const fileBytes = path ? (await stat(path)).size : 0;
+			if (path) await rm(path, { force: true });
+			const truncation = details?.truncation;
+			const ok =
+				!error &&
+				truncation?.truncated === true &&
+				truncation.originalBytes === gigabyte &&
+				truncation.originalLines === gigabyte / 2 &&
+				truncation.outputBytes <= 50 * 1024 &&
+				text.startsWith("y\ny\n") &&
+				fileBytes === gigabyte;
+			return { ok, note: `kept ${truncation?.outputLines} lines; full-output file ${fileBytes} bytes` };
+		},
+	},
+	{
+		group: "shell",
+		name: "seq 1 100000",
+		goal: "≤ 2× seq | tail -n 2000",
+		maxRatio: 2,
+		repeat: 20,
+		baseline: "seq 1 100000 | tail -n 2000",
+		toolbelt: async (context) => {
+			const { text, details, error } = await runBash(context.dataDir, "seq 1 100000");
+			const path = details?.fullOutputPath;
+			if (path) await rm(path, { force: true });
+			const lines = text.split("\n\n")[0]?.split("\n") ?? [];
+			const ok =
+				!error && lines.length === 2000 && lines[0] === "98001" && lines[1999] === "100000" && path !== undefined;
+			return { ok, note: "last 2000 lines + full-output file" };
+		},
+	},
+	{
+		group: "shell",
+		name: "timeout 1 s of bash -c 'sleep 100 & sleep 100'",
+		goal: "settles ≤ 1.5 s, zero survivors",
+		maxMs: 1500,
+		repeat: 3,
+		toolbelt: async (context) => {
+			const marker = randomUUID();
+			const { details, error } = await runBash(context.dataDir, "bash -c 'sleep 100 & sleep 100'", {
+				timeout: 1,
+				env: { TOOLBELT_BENCH_MARKER: marker },
+			});
+			const survivors = processesWithMarker("TOOLBELT_BENCH_MARKER", marker);
+			return {
+				ok: error && details?.timedOut === true && survivors.length === 0,
+				note: `survivors: ${survivors.length}`,
+			};
+		},
+	},
+];
