@@ -146,15 +146,10 @@ describe.each(backends)("grep ($name)", ({ backend }) => {
 
 	it("never brings back ignored files through include", async () => {
 		await writeTree(dir(), {
-			".gitignore": "*.log
-vendor/
-",
-			"debug.log": "hit
-",
-			"vendor/lib.js": "hit
-",
-			"src/app.js": "hit
-",
+			".gitignore": "*.log\nvendor/\n",
+			"debug.log": "hit\n",
+			"vendor/lib.js": "hit\n",
+			"src/app.js": "hit\n",
 		});
 		expect(textOf(await grep({ pattern: "hit", include: "*.log" }))).toBe("No matches found");
 		expect(textOf(await grep({ pattern: "hit", include: "*" }))).toBe("src/app.js:1: hit");
