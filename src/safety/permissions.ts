@@ -129,8 +129,8 @@ export function createPermissionHook(options: PermissionHookOptions) {
 				true,
 			);
 		}
-		if (evaluation.behavior === "allow") return verdict("allow", "allowed by a rule");
 		if (hookDecision === "ask" && mode !== "yolo") return verdict("ask", "a PreToolUse hook asks for approval", true);
+		if (evaluation.behavior === "allow") return verdict("allow", "allowed by a rule");
 		if (hookDecision === "allow") return verdict("allow", "allowed by a PreToolUse hook");
 		const decision = modeDecision(mode, category);
 		const what = category === "execute" ? "commands" : category === "edit" ? "file changes" : `${toolName} calls`;
