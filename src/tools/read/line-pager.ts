@@ -1,4 +1,5 @@
-import { isUtf8 } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
+import { TextDecoder } from "node:util";
 import { throwIfAborted } from "../../engine/errors.js";
 import type { ReadableFile } from "../fs/operations.js";
 
@@ -43,26 +44,19 @@ export interface LinePage {
 	truncatedBy: "lines" | "bytes" | null;
 	/** Lines cut for being longer than `maxLineLength`. */
 	longLinesCut: number;
-	/** First shown line whose bytes are not valid UTF-8, if any (the page must not be shown). */
-	invalidUtf8Line: number | undefined;
+	/** First shown line that is not text (a NUL byte, or bytes that are not UTF-8): the page must not be shown. */
+	binaryLine: { line: number; reason: "nul-byte" | "invalid-utf8" } | undefined;
 	/** True when `startLine` lies beyond the last line; `totalLines` is then the line count. */
 	beyondEnd: boolean;
 }
 
-/** UTF-16 units that UTF-8 bytes decode to: one per lead byte, two for 4-byte sequences. */
-function utf16Units(bytes: Uint8Array): number {
-	let units = 0;
-	for (const byte of bytes) {
-		if ((byte & 0xc0) !== 0x80) units += byte >= 0xf0 ? 2 : 1;
-	}
-	return units;
-}
-
-/** Position of the last character boundary at or before `end` (skips continuation bytes). */
-function boundaryBefore(bytes: Uint8Array, end: number): number {
-	let position = Math.min(end, bytes.length);
-	while (position > 0 && ((bytes[position] ?? 0) & 0xc0) === 0x80) position--;
-	return position;
+/** Length of `bytes` without an incomplete UTF-8 sequence at its end (where a cut fell inside a character). */
+function completeLength(bytes: Uint8Array): number {
+	let lead = bytes.length - 1;
+	while (lead > 0 && bytes.length - lead < 4 && ((bytes[lead] ?? 0) & 0xc0) === 0x80) lead--;
+	const byte = bytes[lead] ?? 0;
+	const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+	return lead + needed > bytes.length ? Math.max(0, lead) : bytes.length;
 }
 
 /**
@@ -72,7 +66,11 @@ function boundaryBefore(bytes: Uint8Array, end: number): number {
 class LineCollector {
 	private readonly parts: Buffer[] = [];
 	private keptBytes = 0;
+	/** Set once the line outgrew `keepBytes`: the rest is only counted (decoded natively, then dropped). */
+	private overflow: TextDecoder | undefined;
 	private droppedUnits = 0;
+	/** The decoder holds the start of a character split across chunks. */
+	private pendingMultibyte = false;
 	private lastByte = -1;
 
 	constructor(private readonly keepBytes: number) {}
@@ -81,30 +79,39 @@ class LineCollector {
 	add(bytes: Buffer, copy: boolean): void {
 		if (bytes.length === 0) return;
 		this.lastByte = bytes[bytes.length - 1] ?? -1;
-		const room = this.keepBytes - this.keptBytes;
-		const kept = room >= bytes.length ? bytes : bytes.subarray(0, Math.max(0, room));
-		if (kept.length > 0) {
-			this.parts.push(copy ? Buffer.from(kept) : kept);
-			this.keptBytes += kept.length;
+		let rest = bytes;
+		if (!this.overflow) {
+			const room = this.keepBytes - this.keptBytes;
+			// The kept part ends on a character boundary, so the counted rest starts on one.
+			const kept = room >= bytes.length ? bytes : bytes.subarray(0, completeLength(bytes.subarray(0, room)));
+			if (kept.length > 0) {
+				this.parts.push(copy ? Buffer.from(kept) : kept);
+				this.keptBytes += kept.length;
+			}
+			if (kept.length === bytes.length) return;
+			this.overflow = new TextDecoder();
+			rest = bytes.subarray(kept.length);
 		}
-		if (kept.length < bytes.length) this.droppedUnits += utf16Units(bytes.subarray(kept.length));
+		// ASCII (the common case, and NUL-filled holes) needs no decoding: one unit per byte.
+		const pending = this.pendingMultibyte;
+		if (!pending && isAscii(rest)) this.droppedUnits += rest.length;
+		else {
+			this.droppedUnits += this.overflow.decode(rest, { stream: true }).length;
+			this.pendingMultibyte = completeLength(rest) !== rest.length;
+		}
 	}
 
 	/** Decodes the line (without its `\r\n`/`\n`), cut to `maxLength` units with a marker. */
-	finish(maxLength: number): { text: string; cut: boolean; valid: boolean } {
+	finish(maxLength: number): { text: string; cut: boolean; problem: "nul-byte" | "invalid-utf8" | undefined } {
 		let bytes = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts);
-		let extraUnits = this.droppedUnits;
-		if (extraUnits > 0) {
-			// Cut where a character starts; what was cut counts toward the marker.
-			const boundary = boundaryBefore(bytes, bytes.length);
-			extraUnits += utf16Units(bytes.subarray(boundary));
-			bytes = bytes.subarray(0, boundary);
-			if (this.lastByte === CARRIAGE_RETURN) extraUnits--;
+		let extraUnits = 0;
+		if (this.overflow) {
+			extraUnits = this.droppedUnits + this.overflow.decode().length - (this.lastByte === CARRIAGE_RETURN ? 1 : 0);
 		} else if (bytes[bytes.length - 1] === CARRIAGE_RETURN) {
 			bytes = bytes.subarray(0, bytes.length - 1);
 		}
-		const valid = isUtf8(bytes);
-		let text = valid ? bytes.toString("utf8") : "";
+		const problem = bytes.includes(0) ? "nul-byte" : isUtf8(bytes) ? undefined : "invalid-utf8";
+		let text = problem ? "" : bytes.toString("utf8");
 		if (text.length > maxLength || extraUnits > 0) {
 			let end = Math.min(maxLength, text.length);
 			const code = text.charCodeAt(end - 1);
@@ -114,9 +121,11 @@ class LineCollector {
 		}
 		this.parts.length = 0;
 		this.keptBytes = 0;
+		this.overflow = undefined;
 		this.droppedUnits = 0;
+		this.pendingMultibyte = false;
 		this.lastByte = -1;
-		return { text, cut: extraUnits > 0, valid };
+		return { text, cut: extraUnits > 0, problem };
 	}
 }
 
@@ -136,7 +145,7 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 	let lineHasBytes = false; // the current line has bytes (matters at EOF without a final newline)
 	let truncatedBy: LinePage["truncatedBy"] = null;
 	let longLinesCut = 0;
-	let invalidUtf8Line: number | undefined;
+	let binaryLine: LinePage["binaryLine"];
 	let stoppedAt = -1; // file position just after the last line shown, when the page filled up
 
 	outer: while (position < size) {
@@ -179,7 +188,7 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 				stoppedAt = position + index;
 				break outer;
 			}
-			if (!finished.valid) invalidUtf8Line ??= line;
+			if (finished.problem) binaryLine ??= { line, reason: finished.problem };
 			if (finished.cut) longLinesCut++;
 			lines.push(formatted);
 			outputBytes += lineBytes;
@@ -206,7 +215,7 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 			if (lines.length > 0 && outputBytes + lineBytes > maxBytes) {
 				truncatedBy = "bytes";
 			} else {
-				if (!finished.valid) invalidUtf8Line ??= line;
+				if (finished.problem) binaryLine ??= { line, reason: finished.problem };
 				if (finished.cut) longLinesCut++;
 				lines.push(formatted);
 			}
@@ -224,7 +233,7 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 		totalLines,
 		truncatedBy,
 		longLinesCut,
-		invalidUtf8Line,
+		binaryLine,
 		beyondEnd: shownLines === 0 && (totalLines ?? 0) < startLine,
 	};
 }

@@ -72,7 +72,8 @@ function binaryNotice(
 				`${found.line ? `: line ${found.line} has bytes that are not valid UTF-8` : ""}. ` +
 				"Its bytes are not shown, to avoid garbled characters. If it is text in a legacy encoding such as Latin-1, " +
 				"convert it with iconv (via bash) and read the result."
-			: `${shownPath} is a binary file (${found.description}, ${formatSize(size)}). Its bytes are not shown.`;
+			: `${shownPath} is a binary file (${found.description}, ${formatSize(size)})` +
+				`${found.line ? `: line ${found.line} contains NUL bytes` : ""}. Its bytes are not shown.`;
 	return {
 		content: [{ type: "text", text }],
 		details: { kind: "binary", path: shownPath, absolutePath, mimeType: found.mimeType, size, reason: found.reason },
@@ -119,12 +120,12 @@ async function readText(
 		signal: request.signal,
 	});
 	if (page.beyondEnd) throw beyondEnd(request, page.totalLines ?? 0);
-	if (page.invalidUtf8Line !== undefined) {
+	if (page.binaryLine !== undefined) {
 		return binaryNotice(request, {
-			reason: "invalid-utf8",
+			reason: page.binaryLine.reason,
 			mimeType: undefined,
-			description: "invalid UTF-8",
-			line: page.invalidUtf8Line,
+			description: page.binaryLine.reason === "nul-byte" ? "NUL bytes" : "invalid UTF-8",
+			line: page.binaryLine.line,
 		});
 	}
 
