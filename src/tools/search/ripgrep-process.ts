@@ -23,6 +23,9 @@ export interface RipgrepProcess {
 
 const MAX_STDERR = 16 * 1024;
 
+/** stderr lines that leave the results valid: unreadable files, and "every file was filtered out". */
+const HARMLESS = [/\(os error \d+\)\s*$/, /No files were searched/, /Running with --debug/];
+
 /**
  * Starts ripgrep and resolves once the process really runs, so a missing or unrunnable binary
  * rejects here (and the caller can fall back) instead of surfacing mid-stream.
@@ -88,14 +91,14 @@ async function* readLines(
 }
 
 /**
- * ripgrep exits 2 for any error, also when it only could not read some files (those lines end
- * in "(os error N)") and the results are still good. Anything else is a real failure: a bad
+ * ripgrep exits 2 for any error, also when it only could not read some files or every file was
+ * filtered out, and the results are still good. Anything else is a real failure: a bad
  * regex or glob, whose explanation ripgrep writes to stderr.
  */
 function fatalMessage(code: number | null, stderr: string): string | undefined {
 	if (code !== 2) return undefined;
 	const lines = stderr.split("\n").filter((line) => line.trim() !== "");
-	const serious = lines.filter((line) => !/\(os error \d+\)\s*$/.test(line));
+	const serious = lines.filter((line) => !HARMLESS.some((harmless) => harmless.test(line)));
 	if (serious.length === 0) return undefined;
 	const explanation = stderr.trim().replace(/^rg: /, "");
 	return `ripgrep rejected the search:\n${explanation}\nFix the pattern (or set literal: true to search for the text as written) and try again.`;
