@@ -177,6 +177,17 @@ describe.each(backends)("grep ($name)", ({ backend }) => {
 		);
 	});
 
+	it("applies the ignore files of folders above the searched path", async () => {
+		await writeTree(dir(), {
+			".gitignore": "*.log\n",
+			"pkg/.ignore": "drafts/\n",
+			"pkg/src/app.log": "hit\n",
+			"pkg/src/drafts/a.txt": "hit\n",
+			"pkg/src/app.ts": "hit\n",
+		});
+		expect(textOf(await grep({ pattern: "hit", path: "pkg/src" }))).toBe("app.ts:1: hit");
+	});
+
 	it("searches hidden files, never .git/, and skips node_modules when ignored", async () => {
 		await writeTree(dir(), {
 			".env": "needle=1\n",

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { cutAroundMatch } from "../../../src/tools/search/cut-line.js";
+import { comparePaths } from "../../../src/tools/search/grep-collector.js";
+
+describe("cutAroundMatch", () => {
+	it("leaves a short line alone", () => {
+		expect(cutAroundMatch("short", 0, 500)).toEqual({ text: "short", cut: false });
+	});
+
+	it("shows the match of a long line, with markers on both cut ends", () => {
+		const line = `${"a".repeat(1000)}MATCH${"b".repeat(1000)}`;
+		const { text, cut } = cutAroundMatch(line, 1000, 100);
+		expect(cut).toBe(true);
+		expect(text).toBe(`[… 980 chars] ${"a".repeat(20)}MATCH${"b".repeat(75)} [925 chars …]`);
+	});
+
+	it("keeps the head of a line whose match is near the start, and the tail near the end", () => {
+		const line = "x".repeat(1000);
+		expect(cutAroundMatch(line, 3, 100).text).toBe(`${"x".repeat(100)} [900 chars …]`);
+		expect(cutAroundMatch(line, 990, 100).text).toBe(`[… 900 chars] ${"x".repeat(100)}`);
+	});
+
+	it("never splits a surrogate pair", () => {
+		const line = "😀".repeat(600);
+		const { text } = cutAroundMatch(line, 601, 100);
+		expect(text).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+	});
+});
+
+describe("comparePaths", () => {
+	it("keeps a folder's files together", () => {
+		expect(["a-b", "a/c/d", "a/b", "a.txt"].sort(comparePaths)).toEqual(["a/b", "a/c/d", "a-b", "a.txt"]);
+	});
+});
