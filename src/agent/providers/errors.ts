@@ -1,5 +1,5 @@
 import { errorMessage } from "../../engine/errors.js";
-import { errorStatus, errorType } from "./retry.js";
+import { errorClassName, errorStatus, errorType } from "./retry.js";
 
 /** Options of `describeProviderError`. */
 export interface DescribeErrorOptions {
@@ -42,7 +42,7 @@ function causeOf(error: unknown): string {
 
 /** Turns an SDK or network error into one readable sentence that says what to check. */
 export function describeProviderError(error: unknown, options: DescribeErrorOptions): string {
-	const name = (error as { name?: unknown })?.name;
+	const name = errorClassName(error);
 	if (name === "APIConnectionTimeoutError") {
 		return `${options.label} at ${options.baseUrl} did not answer in time (request timed out).`;
 	}

@@ -30,6 +30,15 @@ interface ErrorShape {
 	error?: unknown;
 }
 
+/** The class name of an SDK error (the SDKs do not set `name`), e.g. `APIConnectionError`. */
+export function errorClassName(error: unknown): string | undefined {
+	if (typeof error !== "object" || error === null) return undefined;
+	const className = (error as { constructor?: { name?: unknown } }).constructor?.name;
+	if (typeof className === "string" && className !== "Error" && className !== "Object") return className;
+	const name = (error as ErrorShape).name;
+	return typeof name === "string" ? name : undefined;
+}
+
 /** The HTTP status of an SDK error, if it has one. */
 export function errorStatus(error: unknown): number | undefined {
 	const status = (error as ErrorShape | undefined)?.status;
@@ -54,7 +63,7 @@ const RETRYABLE_TYPES = new Set(["overloaded_error", "rate_limit_error", "api_er
  * and network failures. Never an abort, a bad request or an auth error.
  */
 export function isRetryableError(error: unknown): boolean {
-	const name = (error as ErrorShape | undefined)?.name;
+	const name = errorClassName(error);
 	if (name === "AbortError" || name === "APIUserAbortError") return false;
 	const status = errorStatus(error);
 	if (status !== undefined) return status === 408 || status === 409 || status === 429 || status >= 500;

@@ -1,7 +1,14 @@
 import { errorMessage, isAbortError } from "../../engine/errors.js";
 import type { AssistantMessageEvent, Model } from "../types.js";
 import { ReplyBuilder } from "./reply-builder.js";
-import { isRetryableError, type RetryOptions, resolveRetryOptions, retryDelayMs, sleep } from "./retry.js";
+import {
+	errorClassName,
+	isRetryableError,
+	type RetryOptions,
+	resolveRetryOptions,
+	retryDelayMs,
+	sleep,
+} from "./retry.js";
 
 /** Options of `streamWithRetry`. */
 export interface StreamWithRetryOptions {
@@ -49,7 +56,7 @@ export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGe
 			yield* builder.drain();
 			return;
 		} catch (error) {
-			if (signal?.aborted || isAbortError(error) || (error as { name?: unknown })?.name === "APIUserAbortError") {
+			if (signal?.aborted || isAbortError(error) || errorClassName(error) === "APIUserAbortError") {
 				builder.fail("aborted", ABORTED_TEXT);
 				yield* builder.drain();
 				return;
