@@ -1,0 +1,90 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** The repository root. */
+export const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** The built CLI entry point (`npm run build` output). */
+export const binPath = `${repositoryRoot}dist/cli/bin.js`;
+
+/**
+ * Makes sure the built CLI exists. `npm run check` builds before the tests; a bare `vitest run`
+ * on a tree without `dist/cli` builds once here.
+ */
+export function ensureBuiltCli(): string {
+	if (!existsSync(binPath)) {
+		execFileSync(process.execPath, [`${repositoryRoot}node_modules/typescript/bin/tsc`, "-p", "tsconfig.build.json"], {
+			cwd: repositoryRoot,
+			stdio: "inherit",
+		});
+	}
+	return binPath;
+}
+
+/**
+ * A minimal environment for the child: no API keys or base URLs leak in from the machine
+ * running the tests, so provider resolution is exactly what each test sets.
+ */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+	const env: Record<string, string> = { NO_COLOR: "1" };
+	for (const name of ["PATH", "HOME", "TMPDIR", "LANG", "SYSTEMROOT"]) {
+		const value = process.env[name];
+		if (value !== undefined) env[name] = value;
+	}
+	return { ...env, ...extra };
+}
+
+/** What a finished CLI process produced. */
+export interface CliRun {
+	code: number | null;
+	signal: NodeJS.Signals | null;
+	stdout: string;
+	stderr: string;
+}
+
+/** Runs and tracks child processes of the built CLI; `killAll` in `afterEach` leaves none behind. */
+export class CliProcesses {
+	private readonly children = new Set<ChildProcess>();
+
+	/** Starts the CLI; resolves when it exits. `input` is written to stdin, which is then closed. */
+	start(
+		args: string[],
+		options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
+	): { child: ChildProcess; done: Promise<CliRun> } {
+		const child = spawn(process.execPath, [ensureBuiltCli(), ...args], {
+			cwd: options.cwd ?? repositoryRoot,
+			env: options.env ?? cleanEnv(),
+			stdio: ["pipe", "pipe", "pipe"],
+		});
+		this.children.add(child);
+		let stdout = "";
+		let stderr = "";
+		child.stdout?.on("data", (chunk: Buffer) => {
+			stdout += chunk.toString();
+		});
+		child.stderr?.on("data", (chunk: Buffer) => {
+			stderr += chunk.toString();
+		});
+		child.stdin?.end(options.input ?? "");
+		const done = new Promise<CliRun>((resolve, reject) => {
+			child.on("error", reject);
+			child.on("close", (code, signal) => {
+				this.children.delete(child);
+				resolve({ code, signal, stdout, stderr });
+			});
+		});
+		return { child, done };
+	}
+
+	/** Starts the CLI and waits for it to exit. */
+	run(args: string[], options: { cwd?: string; env?: Record<string, string>; input?: string } = {}): Promise<CliRun> {
+		return this.start(args, options).done;
+	}
+
+	/** Kills every child still running. */
+	killAll(): void {
+		for (const child of this.children) child.kill("SIGKILL");
+		this.children.clear();
+	}
+}
