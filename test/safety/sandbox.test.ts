@@ -1,0 +1,149 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createSafetyLayer } from "../../src/safety/index.js";
+import { buildBwrapArgs, createSandbox, SandboxUnavailableError } from "../../src/safety/sandbox.js";
+import { createBashTool } from "../../src/tools/bash.js";
+import { localShellOperations } from "../../src/tools/shell/local-operations.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { runCall, textOf } from "./run-calls.js";
+
+/** Why the sandbox cannot run on this machine, or undefined when it can. */
+async function sandboxUnavailableReason(): Promise<string | undefined> {
+	try {
+		await createSandbox({ writableRoots: ["/tmp"] });
+		return undefined;
+	} catch (error) {
+		return (error as Error).message;
+	}
+}
+
+const unavailable = await sandboxUnavailableReason();
+if (unavailable) console.warn(`Skipping the bubblewrap sandbox tests: ${unavailable}`);
+
+const tempDir = useTempDir();
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+	for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function sandboxedBash(options: { allowNetwork?: boolean } = {}) {
+	const project = join(tempDir(), "project");
+	await mkdir(project, { recursive: true });
+	const sandbox = await createSandbox({ writableRoots: [project], ...options });
+	return { project, tools: [createBashTool(project, { operations: sandbox.wrap(localShellOperations) })] };
+}
+
+const noHooks = {};
+
+describe("buildBwrapArgs", () => {
+	it("makes / read-only, /tmp private, the roots writable except settings and git hooks, and the network off", () => {
+		const args = buildBwrapArgs({ writableRoots: ["/work/proj"], cwd: "/work/proj/sub" });
+		const text = args.join(" ");
+		expect(text).toMatch(/^--ro-bind \/ \/ --dev \/dev --proc \/proc --tmpfs \/tmp --bind \/work\/proj \/work\/proj /);
+		expect(text).toContain("--ro-bind-try /work/proj/.toolbelt /work/proj/.toolbelt");
+		expect(text).toContain("--ro-bind-try /work/proj/.git/hooks /work/proj/.git/hooks");
+		expect(args).toContain("--unshare-net");
+		expect(args).toContain("--die-with-parent");
+		expect(args.slice(-3)).toEqual(["--chdir", "/work/proj/sub", "--"]);
+		expect(buildBwrapArgs({ writableRoots: [], cwd: "/", allowNetwork: true })).not.toContain("--unshare-net");
+	});
+});
+
+describe("missing bubblewrap", () => {
+	it("is a clear error, never a silent unsandboxed run", async () => {
+		const bwrapPath = join(tempDir(), "no-such-bwrap");
+		const error = await createSandbox({ writableRoots: [tempDir()], bwrapPath }).catch((caught: unknown) => caught);
+		expect(error).toBeInstanceOf(SandboxUnavailableError);
+		expect((error as Error).message).toMatch(/bubblewrap .* is not installed.*not run unsandboxed/s);
+		await expect(
+			createSafetyLayer({ cwd: tempDir(), homeDir: join(tempDir(), "home"), sandbox: { bwrapPath } }),
+		).rejects.toThrow(SandboxUnavailableError);
+	});
+});
+
+describe.skipIf(unavailable !== undefined)("bash in the bubblewrap sandbox", () => {
+	it("writes inside the workspace", async () => {
+		const { project, tools } = await sandboxedBash();
+		const message = await runCall(tools, noHooks, "bash", {
+			command: "mkdir -p out && echo inside > out/file.txt && cat out/file.txt",
+		});
+		expect(message.isError).toBe(false);
+		expect(await readFile(join(project, "out", "file.txt"), "utf8")).toBe("inside\n");
+	});
+
+	it("cannot write outside the workspace: a sibling directory, /var/tmp, the host's /tmp", async () => {
+		const { tools } = await sandboxedBash();
+		const sibling = join(tempDir(), "sibling");
+		await mkdir(sibling);
+		const varTmp = join("/var/tmp", `toolbelt-sandbox-${randomUUID()}`);
+		cleanups.push(() => rm(varTmp, { force: true }));
+		for (const target of [join(sibling, "planted.txt"), varTmp]) {
+			const message = await runCall(tools, noHooks, "bash", { command: `echo x > '${target}'` });
+			expect(message.isError, target).toBe(true);
+			expect(textOf(message)).toMatch(/Read-only file system|No such file or directory/);
+			expect(existsSync(target)).toBe(false);
+		}
+		const hostTmp = join("/tmp", `toolbelt-sandbox-${randomUUID()}`);
+		cleanups.push(() => rm(hostTmp, { force: true }));
+		expect(
+			(await runCall(tools, noHooks, "bash", { command: `echo x > '${hostTmp}' && cat '${hostTmp}'` })).isError,
+		).toBe(false);
+		expect(existsSync(hostTmp)).toBe(false);
+	});
+
+	it("keeps the project settings read-only inside the workspace", async () => {
+		const { project, tools } = await sandboxedBash();
+		const message = await runCall(tools, noHooks, "bash", { command: "echo '{}' > .toolbelt/settings.json" });
+		expect(message.isError).toBe(true);
+		expect(existsSync(join(project, ".toolbelt", "settings.json"))).toBe(false);
+	});
+
+	it("has no network: a connection to a loopback server outside the sandbox fails (and works when allowed)", async () => {
+		let connections = 0;
+		const server: Server = createServer((socket) => {
+			connections++;
+			socket.end("hello\n");
+		});
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+		const port = (server.address() as { port: number }).port;
+		const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -n1 <&3`;
+		const closed = await sandboxedBash();
+		const blocked = await runCall(closed.tools, noHooks, "bash", { command: connect });
+		expect(blocked.isError).toBe(true);
+		expect(textOf(blocked)).not.toContain("hello");
+		expect(connections).toBe(0);
+		const open = await sandboxedBash({ allowNetwork: true });
+		const allowed = await runCall(open.tools, noHooks, "bash", { command: connect });
+		expect(textOf(allowed)).toContain("hello");
+		expect(connections).toBe(1);
+	});
+
+	it("returns promptly when the command leaves a background process", async () => {
+		const { tools } = await sandboxedBash();
+		const started = Date.now();
+		const message = await runCall(tools, noHooks, "bash", { command: "sleep 30 & echo done" });
+		expect(textOf(message)).toContain("done");
+		expect(Date.now() - started).toBeLessThan(5000);
+	});
+
+	it("createSafetyLayer wires the sandbox from the settings file into the shell options", async () => {
+		const project = join(tempDir(), "project");
+		await mkdir(join(project, ".toolbelt"), { recursive: true });
+		await writeFile(join(project, ".toolbelt", "settings.json"), JSON.stringify({ sandbox: { enabled: true } }));
+		const safety = await createSafetyLayer({ cwd: project, homeDir: join(tempDir(), "home"), mode: "yolo" });
+		expect(safety.sandbox).toBeDefined();
+		const tools = [createBashTool(project, { ...safety.shell })];
+		await mkdir(join(tempDir(), "sibling"));
+		const outside = join(tempDir(), "sibling", "outside.txt");
+		const message = await runCall(tools, safety.hooks, "bash", { command: `echo x > '${outside}'` });
+		expect(message.isError).toBe(true);
+		expect(existsSync(outside)).toBe(false);
+		expect((await runCall(tools, safety.hooks, "bash", { command: "echo ok > inside.txt" })).isError).toBe(false);
+		expect(await readFile(join(project, "inside.txt"), "utf8")).toBe("ok\n");
+	});
+});
