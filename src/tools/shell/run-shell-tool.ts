@@ -142,8 +142,9 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 			timeoutMs: timeoutSeconds * 1000,
 			signal: input.signal,
 			onData: (chunk) => {
+				const wait = output.write(chunk);
 				updates?.push();
-				return output.write(chunk);
+				return wait;
 			},
 		});
 	} catch (error) {

@@ -1,0 +1,195 @@
+import { execFileSync } from "node:child_process";
+import { dirname } from "node:path";
+import { rgPath } from "@vscode/ripgrep";
+import { afterEach, describe, expect, it } from "vitest";
+import { createBashTool } from "../../src/tools/bash.js";
+import { disposeShellProcesses } from "../../src/tools/shell/background-registry.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { runTool } from "./shell/run-tool.js";
+import {
+	eventually,
+	isAlive,
+	killMarked,
+	newMarker,
+	processesWithMarker,
+	processGroupMembers,
+} from "./shell/survivors.js";
+
+const markers: string[] = [];
+function marked() {
+	const created = newMarker();
+	markers.push(created.marker);
+	return created;
+}
+
+afterEach(async () => {
+	await disposeShellProcesses();
+	for (const marker of markers.splice(0)) killMarked(marker);
+});
+
+describe("bash: no hang on background work", () => {
+	const tempDir = useTempDir();
+
+	it("returns when the shell exits, not when a background job closes the pipe", async () => {
+		const { marker, env } = marked();
+		const outcome = await runTool(createBashTool(tempDir(), { env }), { command: "sleep 60 & echo done" });
+		expect(outcome.ms).toBeLessThan(2000);
+		expect(outcome.isError).toBe(false);
+		expect(outcome.text).toContain("done");
+		// The job keeps running (it may be intended, like a dev server) and is reported.
+		const [sleeper] = processesWithMarker(marker);
+		expect(sleeper).toBeDefined();
+		expect(outcome.details.backgroundPids).toContain(sleeper);
+		expect(outcome.text).toContain(`pid ${sleeper}`);
+	});
+
+	it("returns while a background loop keeps writing to the inherited pipe", async () => {
+		const { marker, env } = marked();
+		const outcome = await runTool(createBashTool(tempDir(), { env }), {
+			command: "(while true; do echo x; sleep 0.1; done) & echo started",
+		});
+		expect(outcome.ms).toBeLessThan(2000);
+		expect(outcome.text).toContain("started");
+		// Still running: the pipe is kept flowing, so the writer neither blocks nor dies of SIGPIPE.
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(processesWithMarker(marker).length).toBeGreaterThan(0);
+	});
+
+	it("returns after starting a server with &, which keeps serving until disposal", async () => {
+		const { marker, env } = marked();
+		const server = `${JSON.stringify(process.execPath)} -e "require('http').createServer((q, s) => s.end('hello')).listen(0, '127.0.0.1', function () { console.log('port ' + this.address().port) })"`;
+		const outcome = await runTool(createBashTool(tempDir(), { env }), {
+			command: `${server} & sleep 0.5; echo started`,
+		});
+		expect(outcome.ms).toBeLessThan(2000);
+		expect(outcome.text).toContain("started");
+		const port = /port (\d+)/.exec(outcome.text)?.[1];
+		expect(port).toBeDefined();
+		const response = await fetch(`http://127.0.0.1:${port}/`);
+		expect(await response.text()).toBe("hello");
+		expect(outcome.details.backgroundPids.length).toBeGreaterThan(0);
+
+		await disposeShellProcesses();
+		expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
+		for (const pid of outcome.details.backgroundPids) expect(isAlive(pid)).toBe(false);
+	});
+});
+
+describe("bash: no hang on input", () => {
+	const tempDir = useTempDir();
+
+	it.each([
+		["cat", "cat; echo after-cat"],
+		["read", "read x; echo read-status=$?"],
+		["rg without a path", "rg foo; echo rg-status=$?"],
+	])("%s sees empty stdin and returns at once", async (_name, command) => {
+		const env = { ...marked().env, PATH: `${dirname(rgPath)}:${process.env.PATH ?? ""}` };
+		const outcome = await runTool(createBashTool(tempDir(), { env }), { command });
+		expect(outcome.ms).toBeLessThan(2000);
+		expect(outcome.text).toMatch(/after-cat|read-status=1|rg-status=1/);
+	});
+
+	it("git commit without -m fails fast instead of opening an editor", async () => {
+		const cwd = tempDir();
+		execFileSync("git", ["init", "-q"], { cwd });
+		execFileSync(
+			"git",
+			["-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-q", "--allow-empty", "-m", "first"],
+			{
+				cwd,
+			},
+		);
+		const outcome = await runTool(createBashTool(cwd, { env: marked().env }), {
+			command: "git -c user.email=t@example.com -c user.name=T commit --allow-empty",
+		});
+		expect(outcome.ms).toBeLessThan(5000);
+		expect(outcome.isError).toBe(true);
+		expect(outcome.details.exitCode).not.toBe(0);
+		expect(outcome.text).toMatch(/editor/i);
+	});
+
+	it("runs with a non-interactive environment", async () => {
+		const outcome = await runTool(createBashTool(tempDir(), { env: marked().env }), {
+			command: 'echo "$PAGER|$GIT_PAGER|$GIT_TERMINAL_PROMPT|$CI|$GIT_EDITOR"',
+		});
+		expect(outcome.text).toContain("cat|cat|0|1|false");
+	});
+});
+
+describe("bash: timeout and abort kill the whole tree", () => {
+	const tempDir = useTempDir();
+
+	it("kills a shell that ignores SIGTERM, with its grandchildren and setsid children", async () => {
+		const { marker, env } = marked();
+		const outcome = await runTool(createBashTool(tempDir(), { env }), {
+			command: `echo before; bash -c 'sleep 100 & sleep 100' & setsid sleep 100 & trap "" TERM; sleep 100`,
+			timeout: 1,
+		});
+		expect(outcome.ms).toBeLessThan(3000);
+		expect(outcome.isError).toBe(true);
+		expect(outcome.details.timedOut).toBe(true);
+		expect(outcome.text).toContain("before");
+		expect(outcome.text).toMatch(/timed out after 1 seconds/);
+		expect(processesWithMarker(marker)).toEqual([]);
+		expect(processGroupMembers(outcome.details.pid ?? -1)).toEqual([]);
+	});
+
+	it("abort settles within 500 ms, kills everything and says the user cancelled", async () => {
+		const { marker, env } = marked();
+		const controller = new AbortController();
+		const tool = createBashTool(tempDir(), { env });
+		let abortedAt = 0;
+		const running = runTool(
+			{
+				...tool,
+				execute: (id, args, signal) =>
+					tool.execute(id, args, signal, (partial) => {
+						const first = partial.content[0];
+						if (!abortedAt && first?.type === "text" && first.text.includes("ready")) {
+							abortedAt = Date.now();
+							controller.abort();
+						}
+					}),
+			},
+			{ command: `echo ready; sleep 100 & setsid sleep 100 & sleep 100` },
+			controller.signal,
+		);
+		const outcome = await running;
+		const settledIn = Date.now() - abortedAt;
+		expect(abortedAt).toBeGreaterThan(0);
+		expect(settledIn).toBeLessThan(500);
+		expect(outcome.isError).toBe(true);
+		expect(outcome.details.cancelled).toBe(true);
+		expect(outcome.text).toContain("ready");
+		expect(outcome.text).toMatch(/cancelled by the user/);
+		expect(processesWithMarker(marker)).toEqual([]);
+		expect(processGroupMembers(outcome.details.pid ?? -1)).toEqual([]);
+	});
+
+	it("abort also kills a tree that traps SIGTERM", async () => {
+		const { marker, env } = marked();
+		const controller = new AbortController();
+		const running = runTool(
+			createBashTool(tempDir(), { env }),
+			{ command: `trap "" TERM; bash -c 'trap "" TERM; sleep 100' & sleep 100` },
+			controller.signal,
+		);
+		await eventually(() => processesWithMarker(marker).length >= 3);
+		const abortedAt = Date.now();
+		controller.abort();
+		const outcome = await running;
+		expect(Date.now() - abortedAt).toBeLessThan(1000);
+		expect(outcome.details.cancelled).toBe(true);
+		expect(processesWithMarker(marker)).toEqual([]);
+	});
+
+	it("does not start a command when the signal is already aborted", async () => {
+		const { marker, env } = marked();
+		const controller = new AbortController();
+		controller.abort();
+		const outcome = await runTool(createBashTool(tempDir(), { env }), { command: "sleep 100" }, controller.signal);
+		expect(outcome.isError).toBe(true);
+		expect(outcome.text).toMatch(/cancelled by the user/);
+		expect(processesWithMarker(marker)).toEqual([]);
+	});
+});

@@ -1,0 +1,80 @@
+import { randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+
+/** Environment variable the tests put on every command (through the tool's `env` option) to find its processes. */
+export const TEST_MARKER_VARIABLE = "TOOLBELT_TEST_MARKER";
+
+/** A fresh marker and the `env` option that applies it. */
+export function newMarker(): { marker: string; env: Record<string, string> } {
+	const marker = randomUUID();
+	return { marker, env: { [TEST_MARKER_VARIABLE]: marker } };
+}
+
+interface LiveProcess {
+	pid: number;
+	groupId: number;
+}
+
+function liveProcesses(): LiveProcess[] {
+	const found: LiveProcess[] = [];
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+			const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+			if (fields[0] === "Z" || fields[0] === "X") continue; // dead, waiting to be reaped
+			found.push({ pid: Number(entry), groupId: Number(fields[2]) });
+		} catch {
+			// Exited meanwhile.
+		}
+	}
+	return found;
+}
+
+/** Live (non-zombie) processes whose environment carries the test marker. */
+export function processesWithMarker(marker: string): number[] {
+	const needle = Buffer.from(`${TEST_MARKER_VARIABLE}=${marker}\0`);
+	return liveProcesses()
+		.filter(({ pid }) => {
+			try {
+				return readFileSync(`/proc/${pid}/environ`).includes(needle);
+			} catch {
+				return false;
+			}
+		})
+		.map(({ pid }) => pid);
+}
+
+/** Live (non-zombie) members of a process group. */
+export function processGroupMembers(groupId: number): number[] {
+	return liveProcesses()
+		.filter((process) => process.groupId === groupId)
+		.map(({ pid }) => pid);
+}
+
+/** True while `pid` is a live, non-zombie process. */
+export function isAlive(pid: number): boolean {
+	return liveProcesses().some((process) => process.pid === pid);
+}
+
+/** Waits until `check` holds, polling; returns whether it did within `timeoutMs`. */
+export async function eventually(check: () => boolean, timeoutMs = 2000): Promise<boolean> {
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		if (check()) return true;
+		await delay(25);
+	}
+	return check();
+}
+
+/** Kills leftovers of a failed test so they do not outlive the suite. */
+export function killMarked(marker: string): void {
+	for (const pid of processesWithMarker(marker)) {
+		try {
+			process.kill(pid, "SIGKILL");
+		} catch {
+			// Gone.
+		}
+	}
+}
