@@ -153,11 +153,12 @@ describe("MCP client: external servers as agent tools", () => {
 				missing: { command: join(tempDir(), "no-such-binary") },
 				flaky: { command: process.execPath, args: [flakyEntry] },
 			},
-			{ connectTimeoutMs: 1000 },
+			{ connectTimeoutMs: 2500 },
 		);
 		const byName = Object.fromEntries(loaded.servers.map((server) => [server.name, server]));
-		expect(byName.silent?.error).toContain("did not finish connecting within 1 s");
+		expect(byName.silent?.error).toContain("did not finish connecting within 2.5 s");
 		expect(byName.missing?.error).toContain('MCP server "missing" could not be started');
+		expect(byName.flaky?.error).toBeUndefined();
 		expect(byName.flaky?.tools.length).toBeGreaterThan(0);
 		await waitFor(() => processesMatching(marker).length === 0, 5000);
 	});
