@@ -188,6 +188,12 @@ describe.each(backends)("grep ($name)", ({ backend }) => {
 		expect(textOf(await grep({ pattern: "hit", path: "pkg/src" }))).toBe("app.ts:1: hit");
 	});
 
+	it("finds files when asked to search inside an ignored folder", async () => {
+		await writeTree(dir(), { ".gitignore": "vendor/\n", "vendor/lib/x.js": "hit\n" });
+		expect(textOf(await grep({ pattern: "hit" }))).toBe("No matches found");
+		expect(textOf(await grep({ pattern: "hit", path: "vendor" }))).toBe("lib/x.js:1: hit");
+	});
+
 	it("searches hidden files, never .git/, and skips node_modules when ignored", async () => {
 		await writeTree(dir(), {
 			".env": "needle=1\n",

@@ -56,7 +56,7 @@ export class IgnoreRules {
 				const matcher = level.matchers[kind];
 				if (!matcher) continue;
 				const local = `${level.prefix}${relativePath.slice(level.scope.length)}${isDirectory ? "/" : ""}`;
-				const result = matcher.test(local);
+				const result = testOwnRules(matcher, local);
 				if (result.ignored) return true;
 				if (result.unignored) return false;
 			}
@@ -77,4 +77,21 @@ async function readMatchers(folder: string, names: readonly string[]): Promise<(
 			}
 		}),
 	);
+}
+
+interface RuleManager {
+	test?: (path: string, mode: string) => { ignored: boolean; unignored: boolean };
+}
+
+/**
+ * Tests a path against a matcher's own rules only. `Ignore#test` also treats a path as ignored
+ * when a parent folder is, and caches every path it saw. Both are wrong for a walk: ripgrep
+ * judges each entry by itself (pruned folders are never entered anyway), so a search started
+ * inside an ignored folder still finds its files, and a cache per path would grow with the tree.
+ * The per-rule test is internal to `ignore` (pinned at 7.0.17); without it we fall back to `test`.
+ */
+function testOwnRules(matcher: Ignore, path: string): { ignored: boolean; unignored: boolean } {
+	const manager = (matcher as unknown as { _rules?: RuleManager })._rules;
+	if (typeof manager?.test === "function") return manager.test(path, "regex");
+	return matcher.test(path);
 }
