@@ -137,22 +137,19 @@ describe("bash: timeout and abort kill the whole tree", () => {
 	it("abort settles within 500 ms, kills everything and says the user cancelled", async () => {
 		const { marker, env } = marked();
 		const controller = new AbortController();
-		const tool = createBashTool(tempDir(), { env });
 		let abortedAt = 0;
 		const running = runTool(
+			createBashTool(tempDir(), { env }),
+			{ command: "echo ready; sleep 100 & setsid sleep 100 & sleep 100" },
 			{
-				...tool,
-				execute: (id, args, signal) =>
-					tool.execute(id, args, signal, (partial) => {
-						const first = partial.content[0];
-						if (!abortedAt && first?.type === "text" && first.text.includes("ready")) {
-							abortedAt = Date.now();
-							controller.abort();
-						}
-					}),
+				signal: controller.signal,
+				onUpdate: (text) => {
+					if (!abortedAt && text.includes("ready")) {
+						abortedAt = Date.now();
+						controller.abort();
+					}
+				},
 			},
-			{ command: `echo ready; sleep 100 & setsid sleep 100 & sleep 100` },
-			controller.signal,
 		);
 		const outcome = await running;
 		const settledIn = Date.now() - abortedAt;
@@ -172,7 +169,7 @@ describe("bash: timeout and abort kill the whole tree", () => {
 		const running = runTool(
 			createBashTool(tempDir(), { env }),
 			{ command: `trap "" TERM; bash -c 'trap "" TERM; sleep 100' & sleep 100` },
-			controller.signal,
+			{ signal: controller.signal },
 		);
 		await eventually(() => processesWithMarker(marker).length >= 3);
 		const abortedAt = Date.now();
@@ -187,7 +184,11 @@ describe("bash: timeout and abort kill the whole tree", () => {
 		const { marker, env } = marked();
 		const controller = new AbortController();
 		controller.abort();
-		const outcome = await runTool(createBashTool(tempDir(), { env }), { command: "sleep 100" }, controller.signal);
+		const outcome = await runTool(
+			createBashTool(tempDir(), { env }),
+			{ command: "sleep 100" },
+			{ signal: controller.signal },
+		);
 		expect(outcome.isError).toBe(true);
 		expect(outcome.text).toMatch(/cancelled by the user/);
 		expect(processesWithMarker(marker)).toEqual([]);

@@ -21,16 +21,18 @@ export async function runTool(
 	// biome-ignore lint/suspicious/noExplicitAny: any shell tool, whatever its schema type.
 	tool: AgentTool<any, ShellToolDetails>,
 	args: { command: string; timeout?: number },
-	signal?: AbortSignal,
+	options: { signal?: AbortSignal; onUpdate?: (text: string) => void } = {},
 ): Promise<ShellOutcome> {
 	const updates: { at: number; text: string }[] = [];
 	const started = Date.now();
 	const onUpdate = (partial: ToolResult<ShellToolDetails>) => {
 		const first = partial.content[0];
-		updates.push({ at: Date.now(), text: first?.type === "text" ? first.text : "" });
+		const text = first?.type === "text" ? first.text : "";
+		updates.push({ at: Date.now(), text });
+		options.onUpdate?.(text);
 	};
 	try {
-		const result = await tool.execute("call", args, signal, onUpdate);
+		const result = await tool.execute("call", args, options.signal, onUpdate);
 		const first = result.content[0];
 		return {
 			text: first?.type === "text" ? first.text : "",
