@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import AjvModule, { type ErrorObject } from "ajv";
 import { type Static, Type } from "typebox";
 import {
@@ -259,7 +259,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 		for (const directory of permissions?.additionalDirectories ?? []) {
 			// Relative entries are taken from the project the file belongs to (the parent of `.toolbelt/`).
 			loaded.additionalDirectories.push(
-				directory.startsWith("~/") ? directory : join(dirname(dirname(file)), directory),
+				directory.startsWith("~/") ? directory : resolve(dirname(dirname(file)), directory),
 			);
 		}
 		loaded.preToolUse.push(...(settings.hooks?.PreToolUse ?? []));

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
@@ -38,6 +38,22 @@ async function sandboxedBash(options: { allowNetwork?: boolean } = {}) {
 }
 
 const noHooks = {};
+
+/** Pids of live (non-zombie) processes whose command line contains `text`. */
+function survivors(text: string): number[] {
+	const pids: number[] = [];
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const commandLine = readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ");
+			const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+			if (commandLine.includes(text) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z") pids.push(Number(entry));
+		} catch {
+			// The process ended while we looked.
+		}
+	}
+	return pids;
+}
 
 describe("buildBwrapArgs", () => {
 	it("makes / read-only, /tmp private, the roots writable except settings and git hooks, and the network off", () => {
@@ -129,6 +145,20 @@ describe.skipIf(unavailable !== undefined)("bash in the bubblewrap sandbox", () 
 		const message = await runCall(tools, noHooks, "bash", { command: "sleep 30 & echo done" });
 		expect(textOf(message)).toContain("done");
 		expect(Date.now() - started).toBeLessThan(5000);
+	});
+
+	it("a timeout kills the sandboxed command and everything it started", async () => {
+		const { tools } = await sandboxedBash();
+		const marker = 4000 + Math.floor(Math.random() * 1000);
+		const started = Date.now();
+		const message = await runCall(tools, noHooks, "bash", {
+			command: `sleep ${marker}.5 & sleep ${marker}.25`,
+			timeout: 1,
+		});
+		expect(message.isError).toBe(true);
+		expect(Date.now() - started).toBeLessThan(5000);
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(survivors(`sleep ${marker}.`)).toEqual([]);
 	});
 
 	it("createSafetyLayer wires the sandbox from the settings file into the shell options", async () => {
