@@ -1,0 +1,53 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
+
+const fixture = fileURLToPath(new URL("./fixtures/leave-background.ts", import.meta.url));
+const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
+const markers: string[] = [];
+
+afterEach(() => {
+	for (const marker of markers.splice(0)) killMarked(marker);
+});
+
+async function startToolbelt(mode: string) {
+	const { marker } = newMarker();
+	markers.push(marker);
+	const child = spawn(process.execPath, ["--import", "tsx", fixture, mode, marker], {
+		cwd: repositoryRoot,
+		stdio: ["pipe", "pipe", "inherit"],
+	});
+	let output = "";
+	child.stdout.on("data", (chunk: Buffer) => {
+		output += chunk.toString();
+	});
+	expect(await eventually(() => output.includes("\n"), 30_000)).toBe(true);
+	const reported = JSON.parse(output.split("\n")[0] ?? "{}") as { backgroundPids: number[]; fullOutputPath: string };
+	return { child, marker, reported };
+}
+
+describe("shell processes never outlive toolbelt", () => {
+	it.concurrent.each(["exit", "SIGINT", "SIGTERM"])(
+		"kills background processes and removes output files on %s",
+		async (mode) => {
+			const { child, marker, reported } = await startToolbelt(mode);
+			expect(reported.backgroundPids.length).toBe(2);
+			expect(processesWithMarker(marker).sort()).toEqual([...reported.backgroundPids].sort());
+			expect(existsSync(reported.fullOutputPath)).toBe(true);
+
+			const exited = once(child, "exit");
+			if (mode === "exit") child.stdin.write("go\n");
+			else child.kill(mode as NodeJS.Signals);
+			const [code, signal] = await exited;
+			// A signal still ends toolbelt the way it would have ended without the cleanup.
+			if (mode === "exit") expect(code).toBe(0);
+			else expect(signal).toBe(mode);
+
+			expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
+			expect(existsSync(reported.fullOutputPath)).toBe(false);
+		},
+	);
+});
