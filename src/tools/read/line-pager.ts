@@ -5,6 +5,8 @@ import type { ReadableFile } from "../fs/operations.js";
 
 /** Bytes read per call: large enough that scanning 100 MB costs ~100 reads, small enough for a flat RSS. */
 const CHUNK_BYTES = 1024 * 1024;
+/** First read of a page from line 1: enough for a 50 KB page, so a first page touches little memory. */
+const FIRST_READ_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 
@@ -148,16 +150,14 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 	let binaryLine: LinePage["binaryLine"];
 	let stoppedAt = -1; // file position just after the last line shown, when the page filled up
 
+	let readLength = startLine === 1 ? FIRST_READ_BYTES : buffer.length;
 	outer: while (position < size) {
 		throwIfAborted(signal);
-		const bytesRead = await file.read({
-			buffer,
-			offset: 0,
-			length: Math.min(buffer.length, size - position),
-			position,
-		});
+		const length = Math.min(readLength, buffer.length, size - position);
+		readLength = buffer.length;
+		const bytesRead = await file.read({ buffer, offset: 0, length, position });
 		if (bytesRead === 0) break;
-		const chunk = bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
+		const chunk = buffer.subarray(0, bytesRead);
 		let index = 0;
 		// Skip whole lines before the page: only newlines are counted.
 		while (line < startLine) {
