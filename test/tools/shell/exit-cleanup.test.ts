@@ -49,5 +49,6 @@ describe("shell processes never outlive toolbelt", () => {
 			expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
 			expect(existsSync(reported.fullOutputPath)).toBe(false);
 		},
+		40_000,
 	);
 });
