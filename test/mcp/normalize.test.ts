@@ -50,8 +50,8 @@ describe("normalizeToolSchema", () => {
 		});
 		// The recursive reference stops one level down, open but described.
 		const children = (schema.properties as Record<string, { properties: Record<string, { items: unknown }> }>).tree
-			.properties.children;
-		expect(children.items).toEqual({ description: "A tree node." });
+			?.properties.children;
+		expect(children?.items).toEqual({ description: "A tree node." });
 		expect(withReferences.properties.target).toHaveProperty("$ref");
 	});
 
