@@ -75,9 +75,10 @@ export const resolvePowerShell: ShellResolver = async (input) => {
 	const candidates = platform === "win32" ? ["pwsh", "powershell.exe"] : ["pwsh"];
 	const file = (await configuredShell(input)) ?? (await firstFound(input, candidates));
 	if (!file) {
-		const searched = platform === "win32" ? "neither pwsh nor powershell.exe" : "pwsh";
+		const searched =
+			platform === "win32" ? "neither pwsh nor powershell.exe was found on PATH" : "pwsh was not found on PATH";
 		throw new ToolError(
-			`PowerShell is not installed: ${searched} was found on PATH. Install PowerShell 7 (pwsh) or use the bash tool instead.`,
+			`PowerShell is not installed: ${searched}. Install PowerShell 7 (pwsh) or use the bash tool instead.`,
 		);
 	}
 	return {
