@@ -1,0 +1,163 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
+import { bashSchema, createBashTool, createBashToolDefinition } from "../../src/tools/bash.js";
+import { disposeShellProcesses } from "../../src/tools/shell/background-registry.js";
+import { localShellOperations } from "../../src/tools/shell/local-operations.js";
+import { resolveBashShell } from "../../src/tools/shell/resolve-shell.js";
+import type { ShellExecRequest, ShellOperations, ShellToolDetails } from "../../src/tools/shell/types.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { runTool } from "./shell/run-tool.js";
+
+afterEach(async () => {
+	await disposeShellProcesses();
+});
+
+describe("bash: definition", () => {
+	const tempDir = useTempDir();
+
+	it("builds the definition and the tool from one schema", () => {
+		const definition = createBashToolDefinition(tempDir());
+		const tool = createBashTool(tempDir());
+		expect(definition.name).toBe("bash");
+		expect(definition.parameters).toBe(bashSchema);
+		expect(tool.parameters).toBe(bashSchema);
+		expect(tool.executionMode).toBe("sequential");
+		expect(definition.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+		expect(Object.keys(bashSchema.properties).sort()).toEqual(["command", "description", "timeout"]);
+	});
+
+	it("runs through the engine: coerced timeout, and an error result that keeps its details", async () => {
+		const tool = createBashTool(tempDir());
+		const { messages } = await executeToolCalls({
+			tools: [tool],
+			toolCalls: [
+				{ type: "toolCall", id: "1", name: "bash", arguments: { command: "echo hello", timeout: "5" } },
+				{
+					type: "toolCall",
+					id: "2",
+					name: "bash",
+					arguments: { command: "echo failing; exit 2", description: "fails" },
+				},
+			],
+		});
+		expect(messages[0]?.isError).toBe(false);
+		expect(messages[0]?.content).toEqual([{ type: "text", text: "hello" }]);
+		expect((messages[0]?.details as ShellToolDetails | undefined)?.timeoutSeconds).toBe(5);
+		expect(messages[1]?.isError).toBe(true);
+		const errorText = messages[1]?.content[0]?.type === "text" ? messages[1].content[0].text : "";
+		expect(errorText).toContain("failing");
+		expect(errorText).toContain("Command exited with code 2");
+		expect((messages[1]?.details as ShellToolDetails | undefined)?.exitCode).toBe(2);
+	});
+});
+
+describe("bash: options", () => {
+	const tempDir = useTempDir();
+
+	it("runs in the tool's cwd with extra env and a command prefix", async () => {
+		const tool = createBashTool(tempDir(), { env: { GREETING: "hi" }, commandPrefix: "SUFFIX=there" });
+		const outcome = await runTool(tool, { command: 'echo "$GREETING $SUFFIX $(pwd)"' });
+		expect(outcome.text).toBe(`hi there ${tempDir()}`);
+	});
+
+	it("uses the default timeout when none is given", async () => {
+		const outcome = await runTool(createBashTool(tempDir(), { defaultTimeoutSeconds: 0.5 }), { command: "sleep 30" });
+		expect(outcome.details.timedOut).toBe(true);
+		expect(outcome.details.timeoutSeconds).toBe(0.5);
+		expect(outcome.ms).toBeLessThan(3000);
+	});
+
+	it("lowers a timeout above the maximum to the maximum", async () => {
+		const outcome = await runTool(createBashTool(tempDir(), { maxTimeoutSeconds: 1 }), {
+			command: "sleep 30",
+			timeout: 500,
+		});
+		expect(outcome.details.timedOut).toBe(true);
+		expect(outcome.details.timeoutSeconds).toBe(1);
+		expect(outcome.text).toContain("at most 1");
+		expect(outcome.ms).toBeLessThan(3500);
+	});
+
+	it("fails clearly when the working directory is missing", async () => {
+		const missing = join(tempDir(), "gone");
+		const outcome = await runTool(createBashTool(missing), { command: "echo hi" });
+		expect(outcome.isError).toBe(true);
+		expect(outcome.text).toContain(`The working directory ${missing} does not exist`);
+	});
+});
+
+describe("bash: shell resolution", () => {
+	const tempDir = useTempDir();
+
+	it("prefers /bin/bash", async () => {
+		const outcome = await runTool(createBashTool(tempDir()), { command: 'echo "$0 $BASH_VERSION" | cut -c1-12' });
+		expect(outcome.text).toMatch(/^\/bin\/bash \d/);
+	});
+
+	it("uses an explicit shell path", async () => {
+		const outcome = await runTool(createBashTool(tempDir(), { shellPath: "/bin/sh" }), { command: 'echo "$0"' });
+		expect(outcome.text).toBe("/bin/sh");
+	});
+
+	it("rejects a configured shell that does not exist", async () => {
+		const outcome = await runTool(createBashTool(tempDir(), { shellPath: join(tempDir(), "no-shell") }), {
+			command: "true",
+		});
+		expect(outcome.isError).toBe(true);
+		expect(outcome.text).toMatch(/configured shell .*no-shell" was not found/);
+	});
+
+	it("looks for /bin/bash, then bash on PATH, then sh", async () => {
+		const looked: string[] = [];
+		const available = new Set(["sh"]);
+		const operations: ShellOperations = {
+			...localShellOperations,
+			findExecutable: async (name) => {
+				looked.push(name);
+				return available.has(name) ? `/somewhere/${name}` : undefined;
+			},
+		};
+		const found = await resolveBashShell({ command: "ls", options: {}, operations, env: {} });
+		expect(looked).toEqual(["/bin/bash", "bash", "/bin/sh", "sh"]);
+		expect(found).toEqual({ file: "/somewhere/sh", args: ["-c", "ls"] });
+		available.clear();
+		await expect(resolveBashShell({ command: "ls", options: {}, operations, env: {} })).rejects.toThrow(
+			/No shell was found/,
+		);
+	});
+});
+
+describe("bash: custom operations (a remote executor)", () => {
+	const tempDir = useTempDir();
+
+	it("streams through any executor and maps its outcome", async () => {
+		const requests: ShellExecRequest[] = [];
+		const remote: ShellOperations = {
+			isDirectory: async (path) => path === "/remote/project",
+			findExecutable: async (name) => (name === "/bin/bash" ? name : undefined),
+			exec: async (request) => {
+				requests.push(request);
+				for (let line = 1; line <= 3000; line++) await request.onData(Buffer.from(`remote ${line}\n`));
+				return { exitCode: 1, signal: null, timedOut: false, aborted: false, backgroundPids: [] };
+			},
+		};
+		const outcome = await runTool(createBashTool("/remote/project", { operations: remote }), {
+			command: "make",
+			timeout: 7,
+		});
+		expect(requests[0]).toMatchObject({
+			file: "/bin/bash",
+			args: ["-c", "make"],
+			cwd: "/remote/project",
+			timeoutMs: 7000,
+		});
+		expect(requests[0]?.env.GIT_TERMINAL_PROMPT).toBe("0");
+		expect(outcome.isError).toBe(true);
+		expect(outcome.text).toContain("remote 3000\n\n[Output truncated: showing the last 2000 of 3000 lines");
+		expect(outcome.text).toContain("Command exited with code 1");
+		expect(outcome.details.truncation.originalLines).toBe(3000);
+		const missing = await runTool(createBashTool(join(tempDir(), "x"), { operations: remote }), { command: "make" });
+		expect(missing.text).toMatch(/does not exist/);
+	});
+});
