@@ -48,10 +48,13 @@ function nearMatch(content: string, needle: string): string | undefined {
 			kind: "only in whitespace or Unicode look-alike characters (quotes, dashes, spaces, full-width or zero-width characters)",
 		},
 	];
-	for (const { fold, kind } of attempts) {
+	// For ASCII text the second fold changes nothing in the file: reuse the first (a large file costs one pass).
+	const ascii = !/[^\x00-\x7f]/.test(content);
+	let folded = "";
+	for (const [attempt, { fold, kind }] of attempts.entries()) {
 		const foldedNeedle = fold(needle).replace(/^\n+|\n+$/g, "");
 		if (foldedNeedle.replace(/\n/g, "") === "") return undefined;
-		const folded = fold(content);
+		if (attempt === 0 || !ascii) folded = fold(content);
 		const index = folded.indexOf(foldedNeedle);
 		if (index === -1) continue;
 		const line = countNewlines(folded, 0, index) + 1;

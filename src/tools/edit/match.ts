@@ -83,6 +83,19 @@ function findAll(haystack: string, needle: string): number[] {
 	return positions;
 }
 
+/**
+ * The longest piece of `needle` that every tolerant rung must find verbatim: no rung changes
+ * anything but whitespace and the look-alike characters (and their ASCII forms ' " -), so a run
+ * free of those is in the file as it is, or nowhere. Lets a miss skip the costly rungs.
+ */
+function anchorOf(needle: string): string {
+	let longest = "";
+	for (const piece of needle.split(/[\s'"\-\u2010-\u2015\u2018-\u201f\u2032\u2033\u2212]+/)) {
+		if (piece.length > longest.length) longest = piece;
+	}
+	return longest;
+}
+
 function search(context: MatchContext, needle: string, replacement: string): LocatedEdit | undefined {
 	const exact = findAll(context.content, needle);
 	if (exact.length > 0) {
@@ -91,12 +104,19 @@ function search(context: MatchContext, needle: string, replacement: string): Loc
 			occurrences: exact.map((start) => ({ start, end: start + needle.length, replacement })),
 		};
 	}
+	const anchor = anchorOf(needle);
+	if (anchor.length >= 3 && !context.content.includes(anchor)) return undefined;
 	for (const rung of RUNGS) {
 		if (!rung.applies(context, needle)) continue;
 		const normalizedNeedle = normalizeNeedle(needle, rung.normalization);
 		if (normalizedNeedle === "") continue;
 		const view = context.normalizedBy(rung.normalization);
-		const found = findAll(view.text, normalizedNeedle);
+		let found = findAll(view.text, normalizedNeedle);
+		if (rung.normalization.trailingWhitespace && /[^\S\r\n]$/.test(needle)) {
+			// The blanks cut from the needle's end were trailing only if the match ends a line too.
+			const after = normalizedNeedle.length;
+			found = found.filter((start) => start + after === view.text.length || view.text[start + after] === "\n");
+		}
 		if (found.length === 0) continue;
 		return {
 			strategy: rung.strategy,

@@ -2,7 +2,7 @@ import { ToolError } from "../../engine/errors.js";
 import { type EditMatchStrategy, type EditRequest, locateEdit } from "./match.js";
 import { MatchContext } from "./match-context.js";
 import { type LineEndingStyle, lineNumbersOf, withLineEnding } from "./text.js";
-import { lineEndingNear, lineEndingStyleOf, stringSource } from "./text-source.js";
+import { lineEndingNear, stringSource } from "./text-source.js";
 
 /** One span replaced by the plan, with where it lands in the new content. */
 export interface AppliedReplacement {
@@ -127,5 +127,5 @@ export function planEdits(content: string, requests: readonly EditRequest[]): Ed
 			"The edit would change nothing: the text that matched is already identical to new_string. Read the file to check its current content.",
 		);
 	}
-	return { content: updated, replacements, strategies, lineEnding: lineEndingStyleOf(source) };
+	return { content: updated, replacements, strategies, lineEnding: source.lineEndingStyle() };
 }

@@ -11,7 +11,7 @@ import { planExactBytes } from "./fast-path.js";
 import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES, STRATEGY_NOTES } from "./match.js";
 import { type AppliedReplacement, planEdits } from "./plan.js";
 import { BOM_BYTES, hasBom, isValidUtf8, type LineEndingStyle } from "./text.js";
-import { bytesSource, lineEndingStyleOf, stringSource, type TextSource } from "./text-source.js";
+import { bytesSource, stringSource, type TextSource } from "./text-source.js";
 
 const DEFAULT_MAX_FILE_BYTES = 256 * 2 ** 20;
 
@@ -99,7 +99,7 @@ function planOutcome(bytes: Buffer, requests: readonly EditRequest[], shown: str
 			updated: bytesSource(fast.body),
 			replacements: fast.replacements,
 			strategies: requests.map(() => "exact"),
-			lineEnding: lineEndingStyleOf(original),
+			lineEnding: original.lineEndingStyle(),
 		};
 	}
 	const text = body.toString("utf8");

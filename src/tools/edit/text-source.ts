@@ -1,3 +1,4 @@
+import { countLineBreaks } from "./line-breaks.js";
 import type { LineEndingStyle } from "./text.js";
 
 /**
@@ -16,6 +17,16 @@ export interface TextSource {
 	isCarriageReturn(index: number): boolean;
 	/** The text of `[from, to)`. */
 	slice(from: number, to: number): string;
+	/** Counts `\n` in `[from, to)`. */
+	countNewlines(from: number, to: number): number;
+	/** Whether the text uses `\n`, `\r\n`, both, or has no line break. */
+	lineEndingStyle(): LineEndingStyle;
+}
+
+function styleOf(lineFeeds: number, crlf: number): LineEndingStyle {
+	if (lineFeeds === 0) return "none";
+	if (crlf === 0) return "lf";
+	return crlf === lineFeeds ? "crlf" : "mixed";
 }
 
 /** A string as a `TextSource`. */
@@ -26,6 +37,24 @@ export function stringSource(text: string): TextSource {
 		lastIndexOfNewline: (from) => text.lastIndexOf("\n", from),
 		isCarriageReturn: (index) => text.charCodeAt(index) === 13,
 		slice: (from, to) => text.slice(from, to),
+		countNewlines: (from, to) => {
+			let count = 0;
+			for (let index = text.indexOf("\n", from); index !== -1 && index < to; index = text.indexOf("\n", index + 1)) {
+				count++;
+			}
+			return count;
+		},
+		lineEndingStyle: () => {
+			let lineFeeds = 0;
+			let crlf = 0;
+			for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1)) {
+				lineFeeds++;
+				if (index > 0 && text.charCodeAt(index - 1) === 13) crlf++;
+				// Enough to decide "mixed"; counting the rest of a huge text would only cost time.
+				if (crlf > 0 && crlf < lineFeeds) return "mixed";
+			}
+			return styleOf(lineFeeds, crlf);
+		},
 	};
 }
 
@@ -38,16 +67,12 @@ export function bytesSource(bytes: Buffer): TextSource {
 		lastIndexOfNewline: (from) => (from < 0 ? -1 : bytes.lastIndexOf(10, from)),
 		isCarriageReturn: (index) => bytes[index] === 13,
 		slice: (from, to) => bytes.toString("utf8", from, to),
+		countNewlines: (from, to) => countLineBreaks(bytes, from, to).lineFeeds,
+		lineEndingStyle: () => {
+			const { lineFeeds, crlf } = countLineBreaks(bytes, 0, bytes.length);
+			return styleOf(lineFeeds, crlf);
+		},
 	};
-}
-
-/** Counts line breaks in `[from, to)`. */
-export function countNewlinesIn(source: TextSource, from: number, to: number): number {
-	let count = 0;
-	for (let index = source.indexOfNewline(from); index !== -1 && index < to; index = source.indexOfNewline(index + 1)) {
-		count++;
-	}
-	return count;
 }
 
 /** 1-based line numbers of ascending `positions`, in one pass up to the last one. */
@@ -57,25 +82,12 @@ export function lineNumbersIn(source: TextSource, positions: readonly number[]):
 	let scanned = 0;
 	for (const position of positions) {
 		if (position > scanned) {
-			line += countNewlinesIn(source, scanned, position);
+			line += source.countNewlines(scanned, position);
 			scanned = position;
 		}
 		result.push(line);
 	}
 	return result;
-}
-
-/** Whether the source uses `\n`, `\r\n`, both, or has no line break; stops early once it is mixed. */
-export function lineEndingStyleOf(source: TextSource): LineEndingStyle {
-	let lf = 0;
-	let crlf = 0;
-	for (let index = source.indexOfNewline(0); index !== -1; index = source.indexOfNewline(index + 1)) {
-		if (index > 0 && source.isCarriageReturn(index - 1)) crlf++;
-		else lf++;
-		if (lf > 0 && crlf > 0) return "mixed";
-	}
-	if (crlf > 0) return "crlf";
-	return lf > 0 ? "lf" : "none";
 }
 
 /**

@@ -188,3 +188,10 @@ describe("exact matches next to CRLF", () => {
 		expect(apply("a\r\nb\r\n", edit("\nb", "\nB")).content).toBe("a\r\nB\r\n");
 	});
 });
+
+describe("trailing whitespace at the end of old_string", () => {
+	it("is only tolerated where the match ends a line, so a fragment does not widen into prefixes", () => {
+		expect(() => apply("line 1000 x\nline 1001 x\n", edit("line 100 ", "L"))).toThrow(/not found/);
+		expect(apply("line 100\nline 1000\n", edit("line 100  ", "L")).content).toBe("L\nline 1000\n");
+	});
+});
