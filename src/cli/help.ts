@@ -20,7 +20,11 @@ export function commandHelp(spec: CommandSpec): string {
 }
 
 /** The top-level `toolbelt --help` text: commands, then the interactive session's options. */
-export function mainHelp(options: { commands: CommandSpec[]; interactive: CommandSpec; version: string }): string {
+export function mainHelp(options: {
+	commands: { name: string; summary: string }[];
+	interactive: CommandSpec;
+	version: string;
+}): string {
 	const width = Math.max(...options.commands.map((command) => command.name.length));
 	const lines = [
 		`toolbelt ${options.version} — a coding agent and the tools it uses, for terminals, scripts and MCP.`,

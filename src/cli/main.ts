@@ -1,5 +1,5 @@
 import { findCommand, parseCommandArgs, UsageError } from "./args.js";
-import { type CommandSpec, commands, interactiveCommand } from "./commands.js";
+import { commands, interactiveCommand } from "./commands.js";
 import { commandHelp, mainHelp } from "./help.js";
 import { type CliIO, ExitCode } from "./io.js";
 import { packageVersion } from "./version.js";
@@ -22,17 +22,13 @@ function valueFlags(): Set<string> {
 	return flags;
 }
 
-function commandLabel(spec: CommandSpec | undefined): string {
-	return spec?.name ? `toolbelt ${spec.name}` : "toolbelt";
-}
-
 /**
  * The `toolbelt` command line. Parses `argv` (without `node` and the script path), runs the
  * command against `io` and resolves to the exit code: 0 ok, 1 failed, 2 bad usage,
  * 130 cancelled. Never throws and never calls `process.exit`, so tests can drive it in process.
  */
 export async function main(argv: string[], io: CliIO): Promise<number> {
-	let spec: CommandSpec | undefined;
+	let label = "toolbelt";
 	try {
 		if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
 			io.stdout.write(`${packageVersion()}\n`);
@@ -40,8 +36,9 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 		}
 		const names = [...commands.map((command) => command.name), mcpCommandName];
 		const { command, rest } = findCommand(argv, { commands: names, valueFlags: valueFlags() });
+		if (command) label = `toolbelt ${command}`;
 		if (command === mcpCommandName) return await runMcp(rest, io);
-		spec = command ? commands.find((candidate) => candidate.name === command) : interactiveCommand;
+		const spec = command ? commands.find((candidate) => candidate.name === command) : interactiveCommand;
 		if (!spec) throw new UsageError(`Unknown command '${command}'.`);
 		if (!command && (rest.includes("--help") || rest.includes("-h"))) {
 			io.stdout.write(
@@ -64,25 +61,24 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 		return await handler(args, io);
 	} catch (error) {
 		if (error instanceof UsageError) {
-			const hint = error.showHelpHint ? `\nRun '${commandLabel(spec)} --help' for usage.` : "";
+			const hint = error.showHelpHint ? `\nRun '${label} --help' for usage.` : "";
 			io.stderr.write(`toolbelt: ${error.message}${hint}\n`);
 			return ExitCode.usage;
 		}
-		io.stderr.write(`toolbelt: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+		// A bug or an environment failure: the message, and the stack when asked for.
+		const debug = io.env.TOOLBELT_DEBUG !== undefined && io.env.TOOLBELT_DEBUG !== "";
+		const text = error instanceof Error ? ((debug ? error.stack : undefined) ?? error.message) : String(error);
+		io.stderr.write(`toolbelt: ${text}\n`);
 		return ExitCode.error;
 	}
 }
 
-function listedCommands(): CommandSpec[] {
+function listedCommands(): { name: string; summary: string }[] {
 	return [
 		...commands,
 		{
 			name: mcpCommandName,
-			summary: "Serve the tools over MCP (stdio), or inspect MCP servers.",
-			usage: [],
-			description: "",
-			options: {},
-			load: async () => async () => ExitCode.error,
+			summary: "Serve the tools over MCP (stdio or loopback HTTP), or inspect an mcpServers file.",
 		},
 	];
 }
@@ -91,7 +87,6 @@ function listedCommands(): CommandSpec[] {
 // `toolbelt mcp …` is owned by the MCP part (src/mcp, src/cli/commands/mcp.ts). It receives the
 // raw arguments after `mcp` and the same CliIO, and parses and documents its own flags.
 async function runMcp(argv: string[], io: CliIO): Promise<number> {
-	void argv;
-	io.stderr.write("toolbelt: the mcp command is not available in this build yet.\n");
-	return ExitCode.error;
+	const { runMcpCommand } = await import("./commands/mcp.js");
+	return runMcpCommand(argv, io);
 }

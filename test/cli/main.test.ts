@@ -33,6 +33,16 @@ describe("main: version, help, usage errors", () => {
 		expect(short.stdout()).toBe(stdout());
 	});
 
+	it("hands 'mcp' its raw arguments (its own help, its own flags)", async () => {
+		const { io, stdout } = createMemoryIO();
+		expect(await main(["mcp", "--help"], io)).toBe(0);
+		expect(stdout()).toContain("Usage: toolbelt mcp");
+		const bad = createMemoryIO();
+		expect(await main(["mcp", "--bogus"], bad.io)).toBe(2);
+		expect(bad.stderr()).toContain("Unknown option '--bogus'");
+		expect(bad.stderr()).toContain("Run 'toolbelt mcp --help'");
+	});
+
 	it("rejects an unknown flag with exit 2 and suggests the near miss", async () => {
 		const { io, stderr, stdout } = createMemoryIO();
 		expect(await main(["run", "--modle", "x", "hello"], io)).toBe(2);
