@@ -110,19 +110,25 @@ async function runLoop(state: RunState): Promise<RunOutcome> {
 		} else if (reply.stopReason === "length") {
 			toolResults = toolCalls.map((call) => createSkippedToolResult(call, TRUNCATED_TOOL_CALL_TEXT));
 		} else if (toolCalls.length > 0) {
-			const batch = await executeToolCalls({
-				tools: context.tools ?? [],
-				toolCalls,
-				toolExecution: config.toolExecution,
-				beforeToolCall: config.beforeToolCall,
-				afterToolCall: config.afterToolCall,
-				signal,
-				onEvent: emit,
-				updateIntervalMs: config.toolUpdateIntervalMs,
-				abortGraceMs: config.abortGraceMs,
-			});
-			toolResults = batch.messages;
-			terminate = batch.terminate;
+			try {
+				const batch = await executeToolCalls({
+					tools: context.tools ?? [],
+					toolCalls,
+					toolExecution: config.toolExecution,
+					beforeToolCall: config.beforeToolCall,
+					afterToolCall: config.afterToolCall,
+					signal,
+					onEvent: emit,
+					updateIntervalMs: config.toolUpdateIntervalMs,
+					abortGraceMs: config.abortGraceMs,
+				});
+				toolResults = batch.messages;
+				terminate = batch.terminate;
+			} catch (error) {
+				// The engine settles every call itself; this only guards the one-result-per-call promise.
+				const text = `Tool call not executed: the tool runner failed (${errorMessage(error)}).`;
+				toolResults = toolCalls.map((call) => createSkippedToolResult(call, text));
+			}
 		}
 		addAll(toolResults);
 		emit({ type: "turn_end", turn, message: reply, toolResults });
