@@ -216,7 +216,7 @@ describe("edit tool on real files", () => {
 		const path = await fileWith(`${lines.join("\r\n")}\r\n`, "big.txt");
 		let started = performance.now();
 		const result = await edit({ path, old_string: "line 200000 ", new_string: "LINE 200000 " });
-		expect(performance.now() - started).toBeLessThan(3000);
+		expect(performance.now() - started).toBeLessThan(5000);
 		expect(result.details?.firstChangedLine).toBe(200_001);
 		started = performance.now();
 		const tolerant = await edit({
@@ -224,16 +224,16 @@ describe("edit tool on real files", () => {
 			old_string: `line 300000 ${"x".repeat(40)}\nline 300001`,
 			new_string: "joined",
 		});
-		expect(performance.now() - started).toBeLessThan(5000);
+		expect(performance.now() - started).toBeLessThan(8000);
 		expect(tolerant.details?.strategy).toBe("line-endings");
 		started = performance.now();
 		await expect(edit({ path, old_string: "absent\nnowhere", new_string: "x" })).rejects.toThrow(/not found/);
-		expect(performance.now() - started).toBeLessThan(10_000);
+		expect(performance.now() - started).toBeLessThan(15_000);
 		const expected = `${lines.join("\r\n")}\r\n`
 			.replace("\r\nline 200000 ", "\r\nLINE 200000 ")
 			.replace(`line 300000 ${"x".repeat(40)}\r\nline 300001`, "joined");
 		expect((await readFile(path, "utf8")) === expected).toBe(true);
-	}, 30_000);
+	}, 60_000);
 });
 
 describe("edit tool under concurrency", () => {
