@@ -97,11 +97,17 @@ export async function runMcpServer(options: RunMcpServerOptions): Promise<Runnin
 	if (transport === "stdio") {
 		const stdin = options.stdin ?? process.stdin;
 		const mcp = createMcpServer(serverOptions);
+		const stdout = options.stdout ?? process.stdout;
 		const close = stopWith(() => mcp.close());
+		// A client that went away makes stdout fail (EPIPE): shut down cleanly instead of crashing.
+		stdout.on("error", (error) => {
+			log?.(`mcp: stdout failed (${error.message}); shutting down.`);
+			void close();
+		});
 		// The SDK's stdio transport does not notice EOF; a client closing our stdin means "exit".
 		stdin.once("end", () => void close());
 		stdin.once("close", () => void close());
-		await mcp.connect(new StdioServerTransport(stdin, options.stdout ?? process.stdout));
+		await mcp.connect(new StdioServerTransport(stdin, stdout));
 		mcp.server.onclose = () => void close();
 		return { toolNames: tools.map((tool) => tool.name), closed, close };
 	}

@@ -1,0 +1,52 @@
+export {
+	connectMcpServers,
+	loadMcpTools,
+	type McpClientOptions,
+	type McpServerStatus,
+	type McpTools,
+} from "./client.js";
+export {
+	convertCallToolResult,
+	createMcpAgentTool,
+	type McpAgentToolOptions,
+	type McpToolDetails,
+} from "./client-tools.js";
+export {
+	loadMcpConfig,
+	McpConfigError,
+	type McpRemoteServerConfig,
+	type McpServerConfig,
+	type McpStdioServerConfig,
+	type ParseMcpConfigOptions,
+	parseMcpConfig,
+} from "./config.js";
+export {
+	DEFAULT_CALL_TIMEOUT_MS,
+	DEFAULT_CONNECT_TIMEOUT_MS,
+	type McpCallOptions,
+	McpConnection,
+	type McpConnectionOptions,
+} from "./connection.js";
+export { type McpHttpServer, type McpHttpServerOptions, startMcpHttpServer } from "./http-server.js";
+export { isLoopbackHost } from "./loopback.js";
+export {
+	MAX_TOOL_NAME_LENGTH,
+	mcpToolName,
+	normalizeToolName,
+	normalizeToolSchema,
+	type SchemaDialect,
+} from "./normalize.js";
+export {
+	type McpServerTransportOption,
+	type RunMcpServerOptions,
+	type RunningMcpServer,
+	runMcpServer,
+} from "./run-server.js";
+export {
+	createMcpServer,
+	DETAILS_META_KEY,
+	type McpServerOptions,
+	type ToolbeltMcpServer,
+	toCallToolResult,
+	toMcpTool,
+} from "./server.js";
