@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { countNewlines } from "../../../src/tools/shell/line-count.js";
+
+function naive(bytes: Uint8Array): number {
+	let count = 0;
+	for (const byte of bytes) if (byte === 10) count++;
+	return count;
+}
+
+describe("countNewlines", () => {
+	it("matches a byte-by-byte count at every alignment and length", () => {
+		const buffer = Buffer.alloc(300);
+		let seed = 7;
+		for (let index = 0; index < buffer.length; index++) {
+			seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+			// Mostly newlines and their bit-neighbours (0x0b, 0x8a, 0x0a0a…), the cases a word trick can get wrong.
+			buffer[index] = [10, 11, 138, 0, 255, 10, 42][seed % 7] ?? 0;
+		}
+		for (let start = 0; start < 8; start++) {
+			for (let length = 0; length < 80; length++) {
+				const slice = buffer.subarray(start, start + length);
+				expect(countNewlines(slice)).toBe(naive(slice));
+			}
+		}
+		expect(countNewlines(buffer)).toBe(naive(buffer));
+	});
+
+	it("counts a buffer made only of newlines", () => {
+		expect(countNewlines(Buffer.alloc(1001, 10))).toBe(1001);
+	});
+});
