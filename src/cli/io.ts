@@ -52,6 +52,13 @@ export function writeAndFlush(stream: Writable, text: string): Promise<void> {
 
 /** The real process as a `CliIO`: process streams, env, cwd and SIGINT. */
 export function createProcessIO(): CliIO {
+	// A reader that stops early (`toolbelt tools | head`) closes the pipe; that is not a crash.
+	for (const stream of [process.stdout, process.stderr]) {
+		stream.on("error", (error: NodeJS.ErrnoException) => {
+			if (error.code === "EPIPE") process.exit(0);
+			throw error;
+		});
+	}
 	return {
 		stdin: process.stdin,
 		stdout: process.stdout,

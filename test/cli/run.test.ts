@@ -91,6 +91,46 @@ describe("toolbelt run (in process, against a scripted OpenAI-compatible server)
 		expect(server.requests[1]?.body.messages.at(-1).content).toBe("Review: diff --git a b");
 	});
 
+	it("adds the tools of the MCP servers in --mcp-config", async () => {
+		const serverScript = new URL("./fixtures/shout-mcp-server.mjs", import.meta.url).pathname;
+		const config = { mcpServers: { loud: { command: process.execPath, args: [serverScript] } } };
+		await writeFile(join(tempDir(), "mcp.json"), JSON.stringify(config));
+		server.push(
+			{
+				events: openAIStream([
+					{ toolCall: { index: 0, id: "call_1", name: "loud__shout", arguments: '{"text": "quiet please"}' } },
+					{ finish: "tool_calls" },
+				]),
+			},
+			{ events: openAIStream([{ text: "Done." }, { finish: "stop" }]) },
+		);
+		const { io, stdout, stderr } = createMemoryIO({ cwd: tempDir(), env: { PATH: process.env.PATH } });
+		expect(await main(["run", ...modelFlags(), "--read-only", "--mcp-config", "mcp.json", "shout"], io)).toBe(0);
+		expect(stdout()).toBe("Done.\n");
+		expect(stderr()).toMatch(/● loud__shout \{"text":"quiet please"\} {2}✓/);
+		const names = server.requests[0]?.body.tools.map((tool: { function: { name: string } }) => tool.function.name);
+		expect(names).toEqual(["read", "grep", "find", "ls", "loud__shout"]);
+		expect(server.requests[1]?.body.messages.at(-1)).toMatchObject({ role: "tool", content: "QUIET PLEASE" });
+
+		const broken = createMemoryIO({ cwd: tempDir() });
+		await writeFile(join(tempDir(), "bad.json"), "{ not json");
+		expect(await main(["run", ...modelFlags(), "--mcp-config", "bad.json", "hi"], broken.io)).toBe(2);
+		expect(broken.stderr()).toContain("bad.json");
+	});
+
+	it("stops at --max-turns with exit 1 and says so", async () => {
+		server.push({
+			events: openAIStream([
+				{ toolCall: { index: 0, id: "call_1", name: "ls", arguments: "{}" } },
+				{ finish: "tool_calls" },
+			]),
+		});
+		const { io, stderr } = createMemoryIO({ cwd: tempDir() });
+		expect(await main(["run", ...modelFlags(), "--max-turns", "1", "loop forever"], io)).toBe(1);
+		expect(stderr()).toContain("turn limit");
+		expect(server.requests).toHaveLength(1);
+	});
+
 	it("exits 1 with the provider's error on stderr", async () => {
 		server.push({
 			status: 401,

@@ -95,7 +95,11 @@ export async function runRunCommand(args: ParsedArgs, io: CliIO): Promise<number
 			if (!shown) io.stderr.write(`toolbelt: ${end?.errorMessage ?? "the run failed."}\n`);
 			return ExitCode.error;
 		}
-		return reason === "maxTurns" ? ExitCode.error : ExitCode.ok;
+		if (reason === "maxTurns") {
+			if (json) io.stderr.write("toolbelt: stopped at the turn limit (raise it with --max-turns).\n");
+			return ExitCode.error;
+		}
+		return ExitCode.ok;
 	} finally {
 		stopListening?.();
 		unsubscribe();
