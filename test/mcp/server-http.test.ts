@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectMcpServers } from "../../src/mcp/client.js";
 import { processesMatching, textOf, toolbeltMcpCommand, waitFor } from "./helpers.js";
 
 let server: ChildProcess;
@@ -120,6 +121,19 @@ describe("toolbelt mcp --http", () => {
 			expect(await readFile(path, "utf8")).toBe("LEFT\nRIGHT\n");
 		} finally {
 			await client.close();
+		}
+	});
+
+	it("serves as an HTTP server for toolbelt's own MCP client", async () => {
+		const remote = await connectMcpServers({ remote: { type: "http", url: url.href, headers: { "x-test": "1" } } });
+		try {
+			expect(remote.servers[0]?.error).toBeUndefined();
+			const ls = remote.tools.find((tool) => tool.name === "remote__ls");
+			expect(ls?.executionMode).toBe("parallel");
+			const result = await ls?.execute("call", { path: "." }, undefined);
+			expect(JSON.stringify(result?.content)).toContain("notes.md");
+		} finally {
+			await remote.close();
 		}
 	});
 
