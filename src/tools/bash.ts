@@ -1,5 +1,6 @@
 import { type Static, Type } from "typebox";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import { prepareShellArguments } from "./shell/prepare-arguments.js";
 import { resolveBashShell } from "./shell/resolve-shell.js";
 import { runShellTool } from "./shell/run-shell-tool.js";
 import type { ShellOperations, ShellToolDetails, ShellToolOptions } from "./shell/types.js";
@@ -52,6 +53,7 @@ export function createBashTool(
 	return {
 		...createBashToolDefinition(cwd, options),
 		executionMode: "sequential",
+		prepareArguments: prepareShellArguments,
 		execute: (_toolCallId, args, signal, onUpdate) =>
 			runShellTool({
 				cwd,

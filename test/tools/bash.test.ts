@@ -52,6 +52,40 @@ describe("bash: definition", () => {
 	});
 });
 
+describe("bash: argument repair", () => {
+	const tempDir = useTempDir();
+
+	it("accepts cmd/script for command and a timeout with a unit", async () => {
+		const tool = createBashTool(tempDir());
+		expect(tool.prepareArguments?.({ cmd: "ls", timeout: "30s" })).toEqual({ command: "ls", timeout: 30 });
+		expect(tool.prepareArguments?.({ script: "ls", timeout: "2m" })).toEqual({ command: "ls", timeout: 120 });
+		expect(tool.prepareArguments?.({ command: "ls", timeout: "1500ms" })).toEqual({ command: "ls", timeout: 1.5 });
+		expect(tool.prepareArguments?.({ command: "ls", cmd: "rm -rf /" })).toEqual({ command: "ls", cmd: "rm -rf /" });
+		const { messages } = await executeToolCalls({
+			tools: [tool],
+			toolCalls: [{ type: "toolCall", id: "1", name: "bash", arguments: { cmd: "echo repaired", timeout: "10s" } }],
+		});
+		expect(messages[0]?.content).toEqual([{ type: "text", text: "repaired" }]);
+	});
+
+	it("keeps the cancellation message and details when the engine's run is aborted", async () => {
+		const controller = new AbortController();
+		const started = Date.now();
+		setTimeout(() => controller.abort(), 300);
+		const { messages } = await executeToolCalls({
+			tools: [createBashTool(tempDir())],
+			toolCalls: [{ type: "toolCall", id: "1", name: "bash", arguments: { command: "echo started; sleep 100" } }],
+			signal: controller.signal,
+		});
+		expect(Date.now() - started).toBeLessThan(1500);
+		expect(messages[0]?.isError).toBe(true);
+		const text = messages[0]?.content[0]?.type === "text" ? messages[0].content[0].text : "";
+		expect(text).toContain("started");
+		expect(text).toContain("cancelled by the user");
+		expect((messages[0]?.details as ShellToolDetails | undefined)?.cancelled).toBe(true);
+	});
+});
+
 describe("bash: options", () => {
 	const tempDir = useTempDir();
 

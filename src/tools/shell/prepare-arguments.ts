@@ -1,0 +1,26 @@
+/**
+ * Repairs common model mistakes in shell tool arguments before validation: the command sent as
+ * `cmd` or `script`, and a timeout written with a unit (`"30s"`, `"2m"`, `"500ms"`).
+ */
+export function prepareShellArguments(args: unknown): unknown {
+	if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
+	const repaired: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+	if (repaired.command === undefined) {
+		for (const alias of ["cmd", "script"]) {
+			if (typeof repaired[alias] === "string") {
+				repaired.command = repaired[alias];
+				delete repaired[alias];
+				break;
+			}
+		}
+	}
+	if (typeof repaired.timeout === "string") {
+		const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?)\s*$/i.exec(repaired.timeout);
+		if (match) {
+			const value = Number(match[1]);
+			const unit = (match[2] ?? "s").toLowerCase();
+			repaired.timeout = unit === "ms" ? value / 1000 : unit.startsWith("m") ? value * 60 : value;
+		}
+	}
+	return repaired;
+}
