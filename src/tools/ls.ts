@@ -2,6 +2,7 @@ import { type Static, Type } from "typebox";
 import { ToolError, throwIfAborted } from "../engine/errors.js";
 import { DEFAULT_MAX_BYTES } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { listDirectory } from "./fs/list-directory.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
 import { resolveExistingPath } from "./fs/near-miss.js";
@@ -86,6 +87,10 @@ export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentToo
 	return {
 		...createLsToolDefinition(cwd, options),
 		executionMode: "parallel",
+		prepareArguments: aliasArguments({
+			path: ["dir", "directory", "folder", ...PATH_ALIASES],
+			max_depth: ["maxDepth", "depth"],
+		}),
 		execute: async (_toolCallId, args, signal) => {
 			throwIfAborted(signal);
 			const operations = options.operations ?? localFileOperations;

@@ -1,6 +1,7 @@
 import { type Static, Type } from "typebox";
 import { ToolError, throwIfAborted } from "../engine/errors.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
 import { resolveExistingPath } from "./fs/near-miss.js";
 import { type FileOperations, localFileOperations } from "./fs/operations.js";
@@ -135,6 +136,11 @@ export function createReadTool(
 	return {
 		...createReadToolDefinition(cwd, options),
 		executionMode: "parallel",
+		prepareArguments: aliasArguments({
+			path: PATH_ALIASES,
+			offset: ["start_line", "startLine", "line"],
+			limit: ["max_lines", "maxLines", "line_count", "lines"],
+		}),
 		execute: async (_toolCallId, args, signal) => {
 			throwIfAborted(signal);
 			const operations = options.operations ?? localFileOperations;

@@ -3,6 +3,7 @@ import { isAbortError, ToolError, throwIfAborted } from "../engine/errors.js";
 import { withFileMutationQueue } from "../engine/file-mutation-queue.js";
 import { countLines } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { writeFileAtomic } from "./fs/atomic-write.js";
 import { fileSystemErrorMessage } from "./fs/messages.js";
 import { resolveExistingPath } from "./fs/near-miss.js";
@@ -76,6 +77,7 @@ export function createWriteTool(
 	return {
 		...createWriteToolDefinition(cwd, options),
 		executionMode: "sequential",
+		prepareArguments: aliasArguments({ path: PATH_ALIASES, content: ["contents", "file_text", "text", "data"] }),
 		execute: async (_toolCallId, { path, content }, signal) => {
 			throwIfAborted(signal);
 			const operations = options.operations ?? localFileOperations;

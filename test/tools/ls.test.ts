@@ -1,6 +1,7 @@
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import { createLsTool } from "../../src/tools/ls.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
@@ -109,5 +110,17 @@ describe("ls tool", () => {
 		await expect(tool.execute("1", { path: "notes.txt" }, undefined)).rejects.toThrow(
 			"notes.txt is a file, not a directory. Use read to see its content.",
 		);
+	});
+
+	it("accepts directory and maxDepth as other agents name them", async () => {
+		await tree(temp(), ["sub/a/b.txt"]);
+		const { messages } = await executeToolCalls({
+			tools: [createLsTool(temp())],
+			toolCalls: [
+				{ type: "toolCall", id: "a", name: "ls", arguments: { directory: "sub", recursive: "true", maxDepth: 1 } },
+			],
+		});
+		expect(messages[0]?.isError).toBe(false);
+		expect(text(messages[0]!)).toBe("a/");
 	});
 });

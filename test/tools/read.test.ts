@@ -210,4 +210,25 @@ describe("read tool: text", () => {
 		expect(messages[0]?.isError).toBe(true);
 		expect(text(messages[0]!)).toContain("File not found: missing.txt");
 	});
+
+	it("accepts the argument names other agents use (file_path, null options) and coerces strings", async () => {
+		await writeFile(join(temp(), "a.txt"), "one\ntwo\nthree\n");
+		const { messages } = await executeToolCalls({
+			tools: [createReadTool(temp())],
+			toolCalls: [
+				{ type: "toolCall", id: "a", name: "read", arguments: { file_path: "a.txt", offset: "2", limit: null } },
+			],
+		});
+		expect(messages[0]?.isError).toBe(false);
+		expect(text(messages[0]!)).toBe(`${numbered(["two", "three"], 2)}\n\n[Showing lines 2-3 of 3: end of file.]`);
+	});
+
+	it("stops promptly when aborted", async () => {
+		await writeFile(join(temp(), "a.txt"), "x\n");
+		const controller = new AbortController();
+		controller.abort();
+		await expect(createReadTool(temp()).execute("1", { path: "a.txt" }, controller.signal)).rejects.toMatchObject({
+			name: "AbortError",
+		});
+	});
 });

@@ -95,4 +95,13 @@ describe("write tool", () => {
 		expect(messages[0]?.isError).toBe(true);
 		expect(text(messages[0]!)).toContain("it is a directory");
 	});
+
+	it("accepts file_path and contents as other agents name them", async () => {
+		const { messages } = await executeToolCalls({
+			tools: [createWriteTool(temp())],
+			toolCalls: [{ type: "toolCall", id: "a", name: "write", arguments: { file_path: "x.txt", contents: "hi\n" } }],
+		});
+		expect(messages[0]?.isError).toBe(false);
+		expect(await readFile(join(temp(), "x.txt"), "utf8")).toBe("hi\n");
+	});
 });

@@ -1,0 +1,23 @@
+/** Field names other tools and other agents use for a path argument. */
+export const PATH_ALIASES = ["file_path", "filePath", "file", "filename"] as const;
+
+/**
+ * Builds a `prepareArguments` that renames aliased fields to their canonical names (a canonical
+ * field that is set wins) and drops `null` values, which models send for options they do not use.
+ * Anything else is left for validation to report.
+ */
+export function aliasArguments(aliases: Record<string, readonly string[]>): (args: unknown) => unknown {
+	return (args) => {
+		if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
+		const result: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+		for (const [field, names] of Object.entries(aliases)) {
+			for (const alias of names) {
+				if (!(alias in result)) continue;
+				if (result[field] === undefined || result[field] === null) result[field] = result[alias];
+				delete result[alias];
+			}
+		}
+		for (const [field, value] of Object.entries(result)) if (value === null) delete result[field];
+		return result;
+	};
+}
