@@ -57,13 +57,15 @@ describe("bash: no hang on background work", () => {
 
 	it("returns after starting a server with &, which keeps serving until disposal", async () => {
 		const { marker, env } = marked();
-		const server = `${JSON.stringify(process.execPath)} -e "require('http').createServer((q, s) => s.end('hello')).listen(0, '127.0.0.1', function () { console.log('port ' + this.address().port) })"`;
+		// The server keeps the inherited stdout pipe open and logs to it; it writes its port to a file
+		// so the command can wait for it however slowly node starts on a loaded machine.
+		const server = `${JSON.stringify(process.execPath)} -e "require('http').createServer((q, s) => s.end('hello')).listen(0, '127.0.0.1', function () { console.log('listening'); require('fs').writeFileSync('port', String(this.address().port)) })"`;
 		const outcome = await runTool(createBashTool(tempDir(), { env }), {
-			command: `${server} & sleep 0.5; echo started`,
+			command: `${server} & until [ -s port ]; do sleep 0.05; done; echo "started on $(cat port)"`,
 		});
-		expect(outcome.ms).toBeLessThan(2000);
-		expect(outcome.text).toContain("started");
-		const port = /port (\d+)/.exec(outcome.text)?.[1];
+		expect(outcome.ms).toBeLessThan(10_000);
+		expect(outcome.text).toContain("started on");
+		const port = /started on (\d+)/.exec(outcome.text)?.[1];
 		expect(port).toBeDefined();
 		const response = await fetch(`http://127.0.0.1:${port}/`);
 		expect(await response.text()).toBe("hello");
