@@ -196,7 +196,9 @@ describe("edit tool on real files", () => {
 	it("a read-only file is refused and left as it was", async () => {
 		const path = await fileWith("a\n");
 		await chmod(path, 0o444);
-		expect(await editError({ path, old_string: "a", new_string: "b" })).toMatch(/Could not write.*not changed/s);
+		expect(await editError({ path, old_string: "a", new_string: "b" })).toMatch(
+			/Cannot write file.txt: permission denied.*not changed/s,
+		);
 		expect(await readFile(path, "utf8")).toBe("a\n");
 	});
 
@@ -269,5 +271,17 @@ describe("edit tool under concurrency", () => {
 		});
 		expect(messages.filter((message) => message.isError)).toEqual([]);
 		expect(await readFile(path, "utf8")).toBe(expected);
+	});
+});
+
+describe("edit tool: paths", () => {
+	it("finds a file whose name differs only by Unicode spaces, and suggests close names on a miss", async () => {
+		const path = await fileWith("a\n", "Screenshot 2024 at 10.00.00\u202fAM.txt");
+		await edit({ path: "Screenshot 2024 at 10.00.00 AM.txt", old_string: "a", new_string: "b" });
+		expect(await readFile(path, "utf8")).toBe("b\n");
+		await fileWith("x\n", "config.json");
+		expect(await editError({ path: "confg.json", old_string: "x", new_string: "y" })).toMatch(
+			/File not found: confg\.json\nDid you mean: config\.json\?.*use write/s,
+		);
 	});
 });

@@ -5,7 +5,7 @@ import { lineNumbersIn, type TextSource } from "./text-source.js";
 /** Lines of unchanged context around each change. */
 const CONTEXT_LINES = 3;
 /** Beyond this many edit operations a region is shown as "all old lines out, all new lines in". */
-const MAX_EDIT_LENGTH = 2000;
+const MAX_EDIT_LENGTH = 500;
 
 /** The compact diff of an edit. */
 export interface EditDiff {

@@ -1,11 +1,13 @@
-import { errorMessage, ToolError, throwIfAborted } from "../../engine/errors.js";
+import { ToolError, throwIfAborted } from "../../engine/errors.js";
 import { withFileMutationQueue } from "../../engine/file-mutation-queue.js";
 import { truncateTail } from "../../engine/truncate.js";
 import type { ToolResult } from "../../engine/types.js";
 import type { EditToolDetails, EditToolInput, EditToolOptions } from "../edit.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { errorCode, type FileOperations, isNotFound, localFileOperations } from "../fs/operations.js";
-import { displayPath, resolveToolPath } from "../fs/paths.js";
+import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
+import { resolveExistingPath } from "../fs/near-miss.js";
+import { type FileOperations, isNotFound, localFileOperations } from "../fs/operations.js";
+import { displayPath } from "../fs/paths.js";
 import { diffEdit } from "./diff.js";
 import { planExactBytes } from "./fast-path.js";
 import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES, STRATEGY_NOTES } from "./match.js";
@@ -59,7 +61,19 @@ function requestsOf(input: EditToolInput): EditRequest[] {
 	return requests;
 }
 
-async function readForEdit(operations: FileOperations, absolutePath: string, shown: string, maxBytes: number) {
+async function missingFile(cwd: string, absolutePath: string, operations: FileOperations): Promise<ToolError> {
+	const error = await notFoundError({ cwd, absolutePath, operations });
+	return new ToolError(`${error.message}\nedit only changes existing files: to create one, use write.`, error.details);
+}
+
+async function readForEdit(options: {
+	operations: FileOperations;
+	cwd: string;
+	absolutePath: string;
+	shown: string;
+	maxBytes: number;
+}): Promise<Buffer> {
+	const { operations, cwd, absolutePath, shown, maxBytes } = options;
 	try {
 		const info = await operations.stat(absolutePath);
 		if (info.kind === "directory")
@@ -73,13 +87,8 @@ async function readForEdit(operations: FileOperations, absolutePath: string, sho
 		return await operations.readFile(absolutePath);
 	} catch (error) {
 		if (error instanceof ToolError) throw error;
-		if (isNotFound(error)) {
-			throw new ToolError(
-				`File not found: ${shown}. edit only changes existing files: to create one, use write. Use ls or find to locate an existing file.`,
-			);
-		}
-		if (errorCode(error) === "EISDIR") throw new ToolError(`${shown} is a directory, not a file.`);
-		throw new ToolError(`Could not read ${shown}: ${errorMessage(error)}`);
+		if (isNotFound(error)) throw await missingFile(cwd, absolutePath, operations);
+		throw new ToolError(fileSystemErrorMessage(error, shown, "read"));
 	}
 }
 
@@ -133,11 +142,18 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 	const { cwd, input, signal, options } = run;
 	const operations = options.operations ?? localFileOperations;
 	const requests = requestsOf(input);
-	const absolutePath = resolveToolPath(cwd, input.path);
+	// The shared resolver tolerates invisible differences in names (Unicode spaces, NFC/NFD).
+	const { absolutePath } = await resolveExistingPath(cwd, input.path, operations);
 	const shown = displayPath(cwd, absolutePath);
 	return withFileMutationQueue(absolutePath, async () => {
 		throwIfAborted(signal);
-		const bytes = await readForEdit(operations, absolutePath, shown, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+		const bytes = await readForEdit({
+			operations,
+			cwd,
+			absolutePath,
+			shown,
+			maxBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+		});
 		if (!isValidUtf8(bytes)) {
 			throw new ToolError(
 				`${shown} is not valid UTF-8 text (a binary file or another encoding such as Latin-1), so edit refuses it and left it unchanged. Use bash for byte-level changes, or write to replace it with UTF-8 text.`,
@@ -148,9 +164,8 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 		try {
 			await writeFileAtomic(absolutePath, outcome.output, { operations, flush: options.flush ?? false });
 		} catch (error) {
-			const reason =
-				errorCode(error) === "EACCES" ? "permission denied (the file or its folder is read-only)" : errorMessage(error);
-			throw new ToolError(`Could not write ${shown}: ${reason}. The file was not changed.`);
+			const reason = fileSystemErrorMessage(error, shown, "write");
+			throw new ToolError(`${reason}${reason.includes("unchanged") ? "" : " The file was not changed."}`);
 		}
 		const diff = diffEdit({
 			original: outcome.original,
