@@ -100,7 +100,21 @@ export class Workspace {
 	}
 
 	/** Checks where a file tool call points. Undefined for tools that take no path. */
-	async check(toolName: string, args: Record<string, unknown>): Promise<PathCheck | undefined> {
+	check(toolName: string, args: Record<string, unknown>): Promise<PathCheck | undefined> {
+		// Confinement and permissions both ask about the same arguments object within one call.
+		const cached = this.checks.get(args);
+		if (cached?.toolName === toolName && cached.path === args.path) return cached.result;
+		const result = this.checkUncached(toolName, args);
+		this.checks.set(args, { toolName, path: args.path, result });
+		return result;
+	}
+
+	private readonly checks = new WeakMap<
+		object,
+		{ toolName: string; path: unknown; result: Promise<PathCheck | undefined> }
+	>();
+
+	private async checkUncached(toolName: string, args: Record<string, unknown>): Promise<PathCheck | undefined> {
 		const argument = Workspace.pathArgument(toolName, args);
 		if (argument === undefined) return undefined;
 		const lexicalPath = resolveToolPath(this.cwd, argument);

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { canonicalPath } from "../engine/file-mutation-queue.js";
 import type { ToolHooks } from "../engine/types.js";
 import { displayPath, resolveToolPath } from "../tools/fs/paths.js";
@@ -59,8 +59,10 @@ export interface StaleWriteOptions {
 const DEFAULT_MAX_HASH_BYTES = 64 * 1024 * 1024;
 const TRUST_STAT_ABOVE_BYTES = 1024 * 1024;
 
-async function hashFile(path: string): Promise<string> {
+async function hashFile(path: string, size?: number): Promise<string> {
 	const hash = createHash("sha256");
+	// One read for a small file costs fewer thread-pool round trips than a stream.
+	if (size !== undefined && size <= TRUST_STAT_ABOVE_BYTES) return hash.update(await readFile(path)).digest("hex");
 	for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
 	return hash.digest("hex");
 }
@@ -73,7 +75,7 @@ export async function snapshotFile(
 	const stats = await stat(path).catch(() => undefined);
 	if (!stats?.isFile()) return undefined;
 	const snapshot: FileSnapshot = { size: stats.size, mtimeMs: stats.mtimeMs };
-	if (stats.size <= maxHashBytes) snapshot.hash = await hashFile(path).catch(() => undefined);
+	if (stats.size <= maxHashBytes) snapshot.hash = await hashFile(path, stats.size).catch(() => undefined);
 	return snapshot;
 }
 
@@ -116,7 +118,7 @@ export function createStaleWriteHooks(options: StaleWriteOptions): ToolHooks & {
 			if (sameStat && stats.size > TRUST_STAT_ABOVE_BYTES) return undefined;
 			if (seen.hash === undefined && sameStat) return undefined;
 			if (seen.hash !== undefined && stats.size <= maxHashBytes) {
-				const current = await hashFile(file.path).catch(() => undefined);
+				const current = await hashFile(file.path, stats.size).catch(() => undefined);
 				if (current === seen.hash) {
 					// Touched, not changed: remember the new mtime so the next check is cheap.
 					seenFiles.set(file.key, { ...seen, size: stats.size, mtimeMs: stats.mtimeMs });

@@ -1,0 +1,139 @@
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
+import type { AnyAgentTool, ToolCall, ToolHooks } from "../../src/engine/types.js";
+import { splitCommand } from "../../src/safety/command-split.js";
+import { createSafetyLayer } from "../../src/safety/index.js";
+import { parseRule, RuleSet, subjectOf } from "../../src/safety/rules.js";
+import { createEditTool } from "../../src/tools/edit.js";
+import { createReadTool } from "../../src/tools/read.js";
+import type { BenchCase, BenchContext } from "../types.js";
+
+const FILE_COUNT = 200;
+const HOOK_CALLS = 50;
+
+/** A project with 200 small files, settings with a few rules, and a PreToolUse hook script. */
+async function setup({ dataDir }: BenchContext): Promise<void> {
+	const project = join(dataDir, "project");
+	await mkdir(join(project, "src"), { recursive: true });
+	await mkdir(join(project, ".toolbelt"), { recursive: true });
+	for (let index = 0; index < FILE_COUNT; index++) {
+		await writeFile(join(project, "src", `file-${index}.ts`), `export const value${index} = ${index};\n`.repeat(50));
+	}
+	await writeFile(
+		join(project, ".toolbelt", "settings.json"),
+		JSON.stringify({ permissions: { allow: ["edit(src/**)", "bash(npm run test:*)"], deny: ["read(~/.ssh/**)"] } }),
+	);
+	const hook = join(dataDir, "hook.sh");
+	await writeFile(hook, "#!/bin/sh\ncat > /dev/null\nexit 0\n");
+	await chmod(hook, 0o755);
+}
+
+function calls(name: string, count: number, args: (index: number) => Record<string, unknown>): ToolCall[] {
+	return Array.from({ length: count }, (_, index) => ({
+		type: "toolCall",
+		id: `call-${index}`,
+		name,
+		arguments: args(index),
+	}));
+}
+
+async function run(tools: AnyAgentTool[], hooks: ToolHooks, toolCalls: ToolCall[]): Promise<boolean> {
+	const { messages } = await executeToolCalls({ tools, toolCalls, ...hooks });
+	return messages.every((message) => !message.isError);
+}
+
+/** Cost of the safety layer: rules, confinement, stale-write hashing and command hooks on real calls. */
+export const cases: BenchCase[] = [
+	{
+		group: "safety",
+		name: "layer overhead on 200 reads + 200 edits",
+		goal: "< 1 ms per call (400 ms for 400 calls)",
+		maxMs: 400,
+		setup,
+		beforeEach: setup,
+		toolbelt: async ({ dataDir }) => {
+			const project = join(dataDir, "project");
+			const tools = [createReadTool(project), createEditTool(project)];
+			const round = async (hooks: ToolHooks, step: number) => {
+				const started = performance.now();
+				const read = await run(
+					tools,
+					hooks,
+					calls("read", FILE_COUNT, (index) => ({ path: `src/file-${index}.ts` })),
+				);
+				const edit = await run(
+					tools,
+					hooks,
+					calls("edit", FILE_COUNT, (index) => ({
+						path: `src/file-${index}.ts`,
+						old_string: `value${index} = ${index + step};`,
+						new_string: `value${index} = ${index + step + 1};`,
+						replace_all: true,
+					})),
+				);
+				return { ok: read && edit, ms: performance.now() - started };
+			};
+			const bare = await round({}, 0);
+			const safety = await createSafetyLayer({ cwd: project, homeDir: join(dataDir, "home"), mode: "accept-edits" });
+			const guarded = await round(safety.hooks, 1);
+			return {
+				ok: bare.ok && guarded.ok,
+				ms: Math.max(0, guarded.ms - bare.ms),
+				note: `tools alone ${bare.ms.toFixed(0)} ms, with the layer ${guarded.ms.toFixed(0)} ms`,
+			};
+		},
+	},
+	{
+		group: "safety",
+		name: "split + match 10,000 compound commands",
+		goal: "< 100 ms",
+		maxMs: 100,
+		toolbelt: async () => {
+			const rules = new RuleSet(
+				["bash(npm run test:*)", "bash(git status)", "bash(git diff:*)"].map((text) =>
+					parseRule(text, "allow", "bench"),
+				),
+				{ root: "/proj", homeDir: "/home" },
+			);
+			const started = performance.now();
+			let allowed = 0;
+			for (let index = 0; index < 10_000; index++) {
+				const command = `npm run test -- --grep "case ${index}" && git status | tee log.txt; git diff $(git merge-base HEAD main)`;
+				if (rules.evaluate("bash", subjectOf("bash", { command })).behavior === "allow") allowed++;
+			}
+			const ms = performance.now() - started;
+			return { ok: allowed === 0 && splitCommand("a && b").length === 2, ms, note: "merge-base part not allowed" };
+		},
+	},
+	{
+		group: "safety",
+		name: "50 calls with a PreToolUse command hook",
+		goal: "≤ 3× a shell loop spawning the script 50 times",
+		maxRatio: 3,
+		setup,
+		toolbelt: async ({ dataDir }) => {
+			const project = join(dataDir, "project");
+			const hook = join(dataDir, "hook.sh");
+			const safety = await createSafetyLayer({
+				cwd: project,
+				homeDir: join(dataDir, "home"),
+				settings: {
+					sources: [],
+					rules: [],
+					additionalDirectories: [],
+					preToolUse: [{ matcher: "read", hooks: [{ type: "command", command: hook }] }],
+					postToolUse: [],
+					sandbox: {},
+				},
+			});
+			const ok = await run(
+				[createReadTool(project)],
+				safety.hooks,
+				calls("read", HOOK_CALLS, () => ({ path: "src/file-0.ts" })),
+			);
+			return { ok: ok && (await readFile(hook, "utf8")).includes("exit 0") };
+		},
+		baseline: `for i in $(seq ${HOOK_CALLS}); do echo '{}' | ./hook.sh; done`,
+	},
+];
