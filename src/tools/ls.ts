@@ -1,5 +1,5 @@
 import { type Static, Type } from "typebox";
-import { ToolError, throwIfAborted } from "../engine/errors.js";
+import { isAbortError, ToolError, throwIfAborted } from "../engine/errors.js";
 import { DEFAULT_MAX_BYTES } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
@@ -94,7 +94,9 @@ export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentToo
 		execute: async (_toolCallId, args, signal) => {
 			throwIfAborted(signal);
 			const operations = options.operations ?? localFileOperations;
-			const { absolutePath, info } = await resolveExistingPath(cwd, args.path ?? ".", operations);
+			const { absolutePath, info } = await resolveExistingPath(cwd, args.path ?? ".", operations).catch((error) => {
+				throw new ToolError(fileSystemErrorMessage(error, args.path ?? ".", "list"), { path: args.path });
+			});
 			const shown = displayPath(cwd, absolutePath);
 			if (!info) throw await notFoundError({ cwd, absolutePath, operations, noun: "Path" });
 			if (info.kind !== "directory") {
@@ -112,6 +114,7 @@ export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentToo
 					signal,
 				});
 			} catch (error) {
+				if (isAbortError(error)) throw error;
 				throw new ToolError(fileSystemErrorMessage(error, shown, "list"), { path: shown });
 			}
 			let text = listing.lines.length > 0 ? listing.lines.join("\n") : "(empty directory)";

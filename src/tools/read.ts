@@ -1,5 +1,5 @@
 import { type Static, Type } from "typebox";
-import { ToolError, throwIfAborted } from "../engine/errors.js";
+import { isAbortError, ToolError, throwIfAborted } from "../engine/errors.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
@@ -144,18 +144,19 @@ export function createReadTool(
 		execute: async (_toolCallId, args, signal) => {
 			throwIfAborted(signal);
 			const operations = options.operations ?? localFileOperations;
-			const { absolutePath, info } = await resolveExistingPath(cwd, args.path, operations);
-			const shown = displayPath(cwd, absolutePath);
-			if (!info) throw await notFoundError({ cwd, absolutePath, operations });
-			if (info.kind === "directory") {
-				throw new ToolError(`${shown} is a directory, not a file. Use ls to list its entries.`, { path: shown });
-			}
-			if (info.kind !== "file") {
-				throw new ToolError(`${shown} is not a regular file (a device, socket or pipe); read cannot show it.`, {
-					path: shown,
-				});
-			}
+			let shown = args.path;
 			try {
+				const { absolutePath, info } = await resolveExistingPath(cwd, args.path, operations);
+				shown = displayPath(cwd, absolutePath);
+				if (!info) throw await notFoundError({ cwd, absolutePath, operations });
+				if (info.kind === "directory") {
+					throw new ToolError(`${shown} is a directory, not a file. Use ls to list its entries.`, { path: shown });
+				}
+				if (info.kind !== "file") {
+					throw new ToolError(`${shown} is not a regular file (a device, socket or pipe); read cannot show it.`, {
+						path: shown,
+					});
+				}
 				return await readFileContent({
 					operations,
 					absolutePath,
@@ -167,7 +168,7 @@ export function createReadTool(
 					signal,
 				});
 			} catch (error) {
-				if (error instanceof ToolError || (error as Error).name === "AbortError") throw error;
+				if (error instanceof ToolError || isAbortError(error)) throw error;
 				throw new ToolError(fileSystemErrorMessage(error, shown, "read"), { path: shown });
 			}
 		},

@@ -82,7 +82,9 @@ export function createWriteTool(
 			throwIfAborted(signal);
 			const operations = options.operations ?? localFileOperations;
 			// An existing file whose name differs only invisibly (NBSP, NFD) is the one meant.
-			const { absolutePath } = await resolveExistingPath(cwd, path, operations);
+			const { absolutePath } = await resolveExistingPath(cwd, path, operations).catch((error) => {
+				throw new ToolError(fileSystemErrorMessage(error, path, "write"), { path });
+			});
 			const shown = displayPath(cwd, absolutePath);
 			return withFileMutationQueue(absolutePath, async () => {
 				throwIfAborted(signal);
