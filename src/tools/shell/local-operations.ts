@@ -19,6 +19,8 @@ const killGraceMs = 200;
 const drainIdleWithBackgroundMs = 50;
 const drainCapWithBackgroundMs = 300;
 const drainIdleMs = 1000;
+/** After a tree kill, how long to wait for the shell's exit to be reported before settling without it, in ms. */
+const shellExitFallbackMs = 500;
 
 async function isExecutableFile(path: string): Promise<boolean> {
 	try {
@@ -134,6 +136,12 @@ function exec(request: ShellExecRequest): Promise<ShellExecResult> {
 		const killTree = () => {
 			if (killing || exit) return;
 			killing = terminateTree(tree, { graceMs: killGraceMs });
+			// A shell stuck in the kernel (uninterruptible I/O) may never report its exit: settle anyway.
+			void killing.then(() => {
+				setTimeout(() => {
+					if (!exit && !settled) void onExit(null, "SIGKILL");
+				}, shellExitFallbackMs).unref();
+			});
 		};
 		const timer = setTimeout(() => {
 			timedOut = true;
@@ -187,7 +195,9 @@ function exec(request: ShellExecRequest): Promise<ShellExecResult> {
 		}
 
 		const onExit = async (code: number | null, signal: string | null) => {
+			if (exit) return;
 			if (killing) await killing;
+			if (exit) return;
 			else if (process.platform !== "win32") {
 				// Whatever of the tree is still alive now was left running on purpose (`server &`).
 				backgroundPids = findTreeProcesses(tree);
