@@ -1,6 +1,7 @@
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { AbortError } from "../../engine/errors.js";
+import { Prefetch } from "./prefetch.js";
 import type { GrepLine, GrepRequest } from "./types.js";
 import { walkFiles } from "./walker.js";
 import { buildWalkerRegex, type WalkerRegex } from "./walker-regex.js";
@@ -9,11 +10,13 @@ const CHUNK_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 /** How many files are read at once; results still come out in walk order. */
 const CONCURRENT_FILES = 8;
+/** Lines a file searched ahead may hold before it waits for its turn. */
+const PREFETCH_LINES = 1000;
 
 /**
  * The built-in content search: walks like ripgrep, reads each file in chunks (memory stays flat
- * however large the file), skips binary files (a NUL byte in the first chunk), and yields a
- * file's matching and context lines as one batch.
+ * however large the file), skips binary files (a NUL byte in the first chunk), and yields the
+ * matching and context lines in batches, file after file in walk order.
  */
 export async function* walkerGrep(request: GrepRequest, signal: AbortSignal): AsyncGenerator<GrepLine[]> {
 	const regex = buildWalkerRegex(request);
@@ -30,28 +33,22 @@ export async function* walkerGrep(request: GrepRequest, signal: AbortSignal): As
 		exclude: request.exclude,
 		signal,
 	});
-	// A small window of files in flight hides file-open latency; order is kept by awaiting in turn.
-	const inFlight: Promise<GrepLine[]>[] = [];
-	for await (const batch of files) {
-		for (const path of batch) {
-			inFlight.push(collect(searchFile({ root: request.root, path, regex, context: request.context, signal })));
-			if (inFlight.length >= CONCURRENT_FILES) {
-				const lines = await (inFlight.shift() as Promise<GrepLine[]>);
-				if (lines.length > 0) yield lines;
+	// A small window of files in flight hides file-open latency; order is kept by draining in turn.
+	const inFlight: Prefetch<GrepLine>[] = [];
+	const search = (path: string) =>
+		new Prefetch(searchFile({ root: request.root, path, regex, context: request.context, signal }), PREFETCH_LINES);
+	try {
+		for await (const batch of files) {
+			for (const path of batch) {
+				inFlight.push(search(path));
+				if (inFlight.length >= CONCURRENT_FILES) yield* (inFlight.shift() as Prefetch<GrepLine>).drain();
 			}
 		}
+		while (inFlight.length > 0) yield* (inFlight.shift() as Prefetch<GrepLine>).drain();
+		if (signal.aborted) throw new AbortError();
+	} finally {
+		for (const pending of inFlight) pending.close();
 	}
-	while (inFlight.length > 0) {
-		const lines = await (inFlight.shift() as Promise<GrepLine[]>);
-		if (lines.length > 0) yield lines;
-	}
-	if (signal.aborted) throw new AbortError();
-}
-
-async function collect(batches: AsyncIterable<GrepLine[]>): Promise<GrepLine[]> {
-	const lines: GrepLine[] = [];
-	for await (const batch of batches) lines.push(...batch);
-	return lines;
 }
 
 interface FileSearch {
