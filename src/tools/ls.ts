@@ -23,7 +23,8 @@ export const lsSchema = Type.Object({
 	max_depth: Type.Optional(
 		Type.Integer({
 			minimum: 1,
-			description: "With recursive: how many levels deep to list (1 = only the directory itself). Default: unlimited.",
+			description:
+				"How many levels deep to list (1 = only the directory itself); implies recursive. Default: unlimited when recursive.",
 		}),
 	),
 	limit: Type.Optional(Type.Integer({ minimum: 1, description: "Most entries to return. Default: 500." })),
@@ -108,7 +109,13 @@ export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentToo
 				listing = await listDirectory({
 					operations,
 					directory: absolutePath,
-					maxDepth: args.recursive ? (args.max_depth ?? Number.POSITIVE_INFINITY) : 1,
+					// A depth asks for recursion unless the call says otherwise.
+					maxDepth:
+						args.recursive === false
+							? 1
+							: args.recursive || args.max_depth !== undefined
+								? (args.max_depth ?? Number.POSITIVE_INFINITY)
+								: 1,
 					limit,
 					maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
 					signal,

@@ -66,7 +66,8 @@ describe("ls tool", () => {
 		expect(text(await tool.execute("1", { recursive: true, max_depth: 2 }, undefined))).toBe(
 			["a/", "a/b/", "a/top.txt", "link/ -> a", "z.txt"].join("\n"),
 		);
-		expect(text(await tool.execute("1", { path: "a", max_depth: 2 }, undefined))).toBe("b/\ntop.txt");
+		expect(text(await tool.execute("1", { path: "a", max_depth: 2 }, undefined))).toBe("b/\nb/c/\ntop.txt");
+		expect(text(await tool.execute("1", { path: "a", recursive: false, max_depth: 2 }, undefined))).toBe("b/\ntop.txt");
 	});
 
 	it("says entries were left out only when they really were", async () => {

@@ -51,7 +51,7 @@ async function statOrUndefined(operations: FileOperations, path: string): Promis
 
 /**
  * Resolves a tool's path argument to an existing file when one matches: first the literal path,
- * then Unicode variants (NFC/NFD, Unicode spaces as plain spaces, the macOS screenshot U+202F
+ * then the path without surrounding whitespace or a leading `@`, then Unicode variants (NFC/NFD, Unicode spaces as plain spaces, the macOS screenshot U+202F
  * before AM/PM), then a scan of the folder for the one entry that looks the same. When nothing
  * matches, returns the literal path with `match: undefined` (a write creates it there).
  */
@@ -63,7 +63,11 @@ export async function resolveExistingPath(
 	const absolutePath = resolveToolPath(cwd, path);
 	const exact = await statOrUndefined(operations, absolutePath);
 	if (exact) return { absolutePath, info: exact, match: "exact" };
-	for (const variant of pathVariants(absolutePath)) {
+	// Models paste paths with a trailing newline or space, or with the `@` of a file mention.
+	const sloppy = [path.trim(), path.trim().replace(/^@/, "")]
+		.filter((candidate) => candidate !== path && candidate !== "")
+		.map((candidate) => resolveToolPath(cwd, candidate));
+	for (const variant of [...new Set([...sloppy, ...pathVariants(absolutePath)])]) {
 		const info = await statOrUndefined(operations, variant);
 		if (info) return { absolutePath: variant, info, match: "variant" };
 	}

@@ -44,6 +44,12 @@ describe("resolveExistingPath", () => {
 		expect(resolved).toMatchObject({ absolutePath: join(temp(), "thin\u2009space.txt"), match: "folder-scan" });
 	});
 
+	it("forgives a trailing newline and the @ of a file mention", async () => {
+		await writeFile(join(temp(), "notes.md"), "x");
+		expect((await resolveExistingPath(temp(), "notes.md\n", operations)).absolutePath).toBe(join(temp(), "notes.md"));
+		expect((await resolveExistingPath(temp(), "@notes.md", operations)).absolutePath).toBe(join(temp(), "notes.md"));
+	});
+
 	it("returns the literal path when nothing matches (a write creates it there)", async () => {
 		const resolved = await resolveExistingPath(temp(), "sub/new.txt", operations);
 		expect(resolved).toEqual({ absolutePath: join(temp(), "sub", "new.txt"), info: undefined, match: undefined });
