@@ -3,6 +3,7 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail } from "
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { comparePaths } from "./search/grep-collector.js";
 import { createSearchOperations } from "./search/operations.js";
+import { prepareFindArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget, runSearch } from "./search/run-search.js";
 import type { SearchBackendName, SearchOperations } from "./search/types.js";
 
@@ -91,6 +92,7 @@ export function createFindTool(
 	return {
 		...createFindToolDefinition(cwd, options),
 		executionMode: "parallel",
+		prepareArguments: prepareFindArguments,
 		execute: async (_toolCallId, args, signal) => {
 			const limit = args.limit ?? options.defaultLimit ?? 1000;
 			const target = await resolveSearchTarget({ cwd, path: args.path, operations, allowFile: false });

@@ -3,6 +3,7 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail } from "
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { GrepCollector } from "./search/grep-collector.js";
 import { createSearchOperations } from "./search/operations.js";
+import { prepareGrepArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget, runSearch } from "./search/run-search.js";
 import type { SearchBackendName, SearchOperations } from "./search/types.js";
 
@@ -111,6 +112,7 @@ export function createGrepTool(
 	return {
 		...createGrepToolDefinition(cwd, options),
 		executionMode: "parallel",
+		prepareArguments: prepareGrepArguments,
 		execute: async (_toolCallId, args, signal) => {
 			const limit = args.limit ?? options.defaultLimit ?? 100;
 			const context = args.context ?? 0;
