@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { commandCandidates, type ShellDialect, splitCommand } from "./command-split.js";
 import { compilePathPattern, matchesPathPattern, type PathPattern, type PathPatternBase } from "./path-pattern.js";
 
@@ -36,6 +37,18 @@ export const commandTools: Readonly<Record<string, ShellDialect>> = { bash: "bas
 /** Tools whose specifier is a gitignore-style path pattern, matched against their `path` argument. */
 export const pathTools: ReadonlySet<string> = new Set(["read", "write", "edit", "ls", "grep", "find"]);
 
+/**
+ * Rules written for one tool that also govern others with the same kind of path: an `edit(…)`
+ * rule covers `write` (both change files), a `read(…)` rule covers `ls`, `grep` and `find`
+ * (all read), so `deny: ["read(~/.ssh/**)"]` also stops a grep there.
+ */
+const ruleFamilies: Readonly<Record<string, readonly string[]>> = {
+	write: ["write", "edit"],
+	ls: ["ls", "read"],
+	grep: ["grep", "read"],
+	find: ["find", "read"],
+};
+
 /** Thrown for a rule that cannot be parsed. */
 export class RuleSyntaxError extends Error {
 	constructor(rule: string, problem: string) {
@@ -71,7 +84,13 @@ export function formatRule(toolName: string, specifier?: string): string {
 /** What a call is judged on: its commands, its path, or only its tool name. */
 export type CallSubject =
 	| { kind: "command"; parts: string[] }
-	| { kind: "path"; lexicalPath: string; realPath: string }
+	| {
+			kind: "path";
+			lexicalPath: string;
+			realPath: string;
+			/** The tool reads what lies below the path (ls, grep, find), so a deny for its contents applies. */
+			scansBelow?: boolean;
+	  }
 	| { kind: "tool" };
 
 /** Builds the subject of a call from its tool name and validated arguments. */
@@ -83,7 +102,10 @@ export function subjectOf(
 	const dialect = commandTools[toolName];
 	if (dialect && typeof args.command === "string")
 		return { kind: "command", parts: splitCommand(args.command, dialect) };
-	if (pathTools.has(toolName) && paths) return { kind: "path", ...paths };
+	if (pathTools.has(toolName) && paths) {
+		const scansBelow = toolName === "ls" || toolName === "grep" || toolName === "find";
+		return scansBelow ? { kind: "path", ...paths, scansBelow } : { kind: "path", ...paths };
+	}
 	return { kind: "tool" };
 }
 
@@ -125,7 +147,8 @@ export class RuleSet {
 	/** Matches a call: deny beats ask beats allow; a command is allowed only if every part is. */
 	evaluate(toolName: string, subject: CallSubject): RuleEvaluation {
 		const name = toolName.toLowerCase();
-		const relevant = this.rules.filter((rule) => rule.toolName === name);
+		const family = ruleFamilies[name] ?? [name];
+		const relevant = this.rules.filter((rule) => family.includes(rule.toolName));
 		const matching = (behavior: PermissionBehavior) =>
 			relevant.filter((rule) => rule.behavior === behavior && this.matches(rule, subject));
 		const denied = matching("deny")[0];
@@ -163,7 +186,10 @@ export class RuleSet {
 		if (subject.kind === "command") return subject.parts.some((part) => this.matchesPart(rule, part, true));
 		if (subject.kind === "tool") return false;
 		const pattern = this.pathPattern(rule);
-		return matchesPathPattern(pattern, subject.lexicalPath) || matchesPathPattern(pattern, subject.realPath);
+		const views = [subject.lexicalPath, subject.realPath];
+		// A search of `~/.ssh` reads `~/.ssh/*`: a rule about the contents applies to the directory.
+		if (subject.scansBelow) views.push(...views.map((path) => join(path, "\u0001")));
+		return views.some((path) => matchesPathPattern(pattern, path));
 	}
 
 	private matchesPart(rule: PermissionRule, part: string, loose: boolean): boolean {

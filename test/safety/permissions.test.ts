@@ -9,6 +9,9 @@ import type { PermissionAnswer, PermissionRequest } from "../../src/safety/permi
 import { projectSettingsPath, SettingsError } from "../../src/safety/settings.js";
 import { createBashTool } from "../../src/tools/bash.js";
 import { createEditTool } from "../../src/tools/edit.js";
+import { createFindTool } from "../../src/tools/find.js";
+import { createGrepTool } from "../../src/tools/grep.js";
+import { createLsTool } from "../../src/tools/ls.js";
 import { createReadTool } from "../../src/tools/read.js";
 import { createWriteTool } from "../../src/tools/write.js";
 import { useTempDir } from "../helpers/temp-dir.js";
@@ -164,6 +167,25 @@ describe("permission layer", () => {
 		expect(existsSync(join(project, "n.txt"))).toBe(false);
 		expect((await runCall(toolset, readOnly.hooks, "read", { path: "keep.txt" })).isError).toBe(false);
 		expect(prompts).toHaveLength(0);
+	});
+
+	it("a read deny rule also stops grep, find and ls of that folder", async () => {
+		const { project } = paths();
+		await mkdir(join(project, "secrets"), { recursive: true });
+		await writeFile(join(project, "secrets", "key.txt"), "TOKEN\n");
+		const safety = await layer({ rules: { deny: ["read(secrets/**)"] } });
+		const toolset = [...(await tools()), createGrepTool(project), createFindTool(project), createLsTool(project)];
+		for (const [tool, args] of [
+			["read", { path: "secrets/key.txt" }],
+			["grep", { pattern: "TOKEN", path: "secrets" }],
+			["find", { pattern: "*", path: "secrets" }],
+			["ls", { path: "secrets" }],
+		] as const) {
+			const message = await runCall(toolset, safety.hooks, tool, args);
+			expect(message.isError, tool).toBe(true);
+			expect(textOf(message)).toMatch(/Permission denied/);
+			expect(textOf(message)).not.toContain("TOKEN\n");
+		}
 	});
 
 	it("accept-edits runs file edits without asking but still asks for commands", async () => {

@@ -143,6 +143,15 @@ describe("RuleSet", () => {
 		expect(set.evaluate("edit", path("/proj-evil/src/a.ts")).behavior).toBeUndefined();
 	});
 
+	it("edit rules also govern write, read rules also govern ls, grep and find", () => {
+		const set = rules(["edit(src/**)"], [], ["read(~/.ssh/**)"]);
+		expect(set.evaluate("write", path("/proj/src/new.ts")).behavior).toBe("allow");
+		expect(set.evaluate("grep", { ...path("/home/user/.ssh"), scansBelow: true }).behavior).toBe("deny");
+		expect(set.evaluate("find", path("/home/user/.ssh/x")).behavior).toBe("deny");
+		expect(set.evaluate("ls", { ...path("/home/user"), scansBelow: true }).behavior).toBeUndefined();
+		expect(rules(["write(src/**)"]).evaluate("edit", path("/proj/src/a.ts")).behavior).toBeUndefined();
+	});
+
 	it("tells explicit path allows from tool-wide ones", () => {
 		expect(rules(["write"]).evaluate("write", path("/proj/.env")).explicitlyAllowed).toBe(false);
 		expect(rules(["write(.env)"]).evaluate("write", path("/proj/.env")).explicitlyAllowed).toBe(true);
