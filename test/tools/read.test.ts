@@ -136,7 +136,7 @@ describe("read tool: text", () => {
 		expect(gzip.result.details).toMatchObject({ kind: "binary", mimeType: "application/gzip" });
 	});
 
-	it("says File not found with a close name, and points a directory to ls", async () => {
+	it("says File not found with a close name, points a directory to ls, and names a broken symlink", async () => {
 		await mkdir(join(temp(), "src"));
 		await writeFile(join(temp(), "src", "index.ts"), "");
 		await expect(read({ path: "src/index.js" })).rejects.toThrow(
@@ -146,6 +146,10 @@ describe("read tool: text", () => {
 			"File not found: nowhere/x.ts\nThe folder nowhere does not exist either.",
 		);
 		await expect(read({ path: "src" })).rejects.toThrow("src is a directory, not a file. Use ls to list its entries.");
+		await symlink("gone.ts", join(temp(), "src", "link.ts"));
+		await expect(read({ path: "src/link.ts" })).rejects.toThrow(
+			"src/link.ts is a broken symlink: its target gone.ts does not exist.",
+		);
 	});
 
 	it("reads through symlinks, finds macOS screenshot and NFD names, and shows absolute paths inside cwd relatively", async () => {

@@ -23,6 +23,14 @@ export interface NotFoundOptions {
 export async function notFoundError(options: NotFoundOptions): Promise<ToolError> {
 	const { cwd, absolutePath, operations } = options;
 	const shown = displayPath(cwd, absolutePath);
+	const link = await brokenLinkTarget(operations, absolutePath);
+	if (link !== undefined) {
+		return new ToolError(`${shown} is a broken symlink: its target ${link} does not exist.`, {
+			path: shown,
+			absolutePath,
+			suggestions: [],
+		});
+	}
 	let message = `${options.noun ?? "File"} not found: ${shown}`;
 	const suggestions = await similarNames(operations, absolutePath);
 	if (suggestions.length > 0) {
@@ -33,6 +41,16 @@ export async function notFoundError(options: NotFoundOptions): Promise<ToolError
 		message += "\nUse ls or find to locate the file.";
 	}
 	return new ToolError(message, { path: shown, absolutePath, suggestions });
+}
+
+/** The stored target of `path` when it is a symlink (the caller knows the target is missing). */
+async function brokenLinkTarget(operations: FileOperations, path: string): Promise<string | undefined> {
+	try {
+		if ((await operations.lstat(path)).kind !== "symlink") return undefined;
+		return await operations.readlink(path);
+	} catch {
+		return undefined;
+	}
 }
 
 async function exists(operations: FileOperations, path: string): Promise<boolean> {
