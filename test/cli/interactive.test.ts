@@ -96,24 +96,37 @@ describe.skipIf(!TmuxTerminal.available())("interactive session in a real termin
 		expect(server.requests[5]?.body.messages.at(-1)).toMatchObject({ role: "user", content: "wait a while" });
 	});
 
-	it("cancels a streaming reply with Ctrl-C and keeps going", async () => {
+	it("shows a transient waiting line, cancels a silent or streaming reply with Ctrl-C, and keeps going", async () => {
 		server = await startSseServer([
+			{ events: openAIStream([], { done: false }), hang: true },
 			{ events: openAIStream([{ text: "Let me think about" }], { done: false }), hang: true },
 			{ events: text("Second answer.") },
 		]);
 		terminal = startSession(server.openaiBaseUrl);
 		const session = terminal;
 		await session.waitFor(/^›\s*$/m);
+		session.type("silent");
+		session.press("Enter");
+		await session.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for the model · \d+\.\d s/);
+		session.press("C-c");
+		const afterSilent = await session.waitFor(/Cancelled\.\n+›\s*$/);
+		expect(afterSilent).not.toContain("waiting for the model");
+
 		session.type("first");
 		session.press("Enter");
 		await session.waitFor(/Let me think about/);
 		session.press("C-c");
-		await session.waitFor(/Cancelled\./);
+		await session.waitFor(/Let me think about\n+Cancelled\./);
 		session.type("second");
 		session.press("Enter");
 		await session.waitFor(/Second answer\./);
 		session.type("/exit");
 		session.press("Enter");
 		await session.waitFor(/\[exit 0\]/);
+		// Each cancelled turn left a valid transcript: the next request carries all three prompts.
+		const contents = server.requests[2]?.body.messages
+			.filter((message: { role: string }) => message.role === "user")
+			.map((message: { content: string }) => message.content);
+		expect(contents).toEqual(["silent", "first", "second"]);
 	});
 });

@@ -2,6 +2,7 @@ import type { Writable } from "node:stream";
 import type { AgentEvent } from "../../agent/types.js";
 import type { Style } from "./style.js";
 import { ToolCallsView } from "./tool-calls-view.js";
+import { WaitingLine } from "./waiting-line.js";
 
 /** Options of `EventRenderer`. */
 export interface EventRendererOptions {
@@ -26,6 +27,7 @@ export interface EventRendererOptions {
 export class EventRenderer {
 	private readonly options: EventRendererOptions;
 	private readonly toolCalls: ToolCallsView;
+	private readonly waiting: WaitingLine | undefined;
 	/** What is being streamed right now, so a switch (thinking → text) starts a new line. */
 	private streaming: "text" | "thinking" | undefined;
 	private atLineStart = true;
@@ -38,11 +40,17 @@ export class EventRenderer {
 			style: options.style,
 			columns: options.columns,
 		});
+		this.waiting = options.live ? new WaitingLine({ stream: options.stream, style: options.style }) : undefined;
 	}
 
 	/** Renders one event. */
 	handle(event: AgentEvent): void {
 		switch (event.type) {
+			case "turn_start":
+				this.toolCalls.commit();
+				this.endStreaming();
+				this.waiting?.start("waiting for the model");
+				return;
 			case "message_update": {
 				const update = event.assistantMessageEvent;
 				if (update.type === "text_delta" && this.options.assistantText) this.stream("text", update.delta);
@@ -51,6 +59,7 @@ export class EventRenderer {
 			}
 			case "message_end": {
 				if (event.message.role !== "assistant") return;
+				this.waiting?.stop();
 				this.endStreaming();
 				const { stopReason, errorMessage } = event.message;
 				if (stopReason === "error")
@@ -58,6 +67,7 @@ export class EventRenderer {
 				return;
 			}
 			case "tool_execution_start":
+				this.waiting?.stop();
 				this.endStreaming();
 				this.toolCalls.start(event.toolCallId, event.toolName, event.args);
 				return;
@@ -68,6 +78,7 @@ export class EventRenderer {
 				this.toolCalls.end(event.toolCallId, event);
 				return;
 			case "agent_end":
+				this.waiting?.stop();
 				this.toolCalls.commit();
 				this.endStreaming();
 				if (event.reason === "maxTurns") {
@@ -81,11 +92,13 @@ export class EventRenderer {
 
 	/** Stops timers; call when the session ends. */
 	dispose(): void {
+		this.waiting?.stop();
 		this.toolCalls.dispose();
 	}
 
 	private stream(kind: "text" | "thinking", delta: string): void {
 		if (delta === "") return;
+		this.waiting?.stop();
 		this.toolCalls.commit();
 		if (this.streaming !== kind && !this.atLineStart) this.options.stream.write("\n");
 		this.streaming = kind;
