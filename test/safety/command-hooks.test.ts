@@ -186,6 +186,33 @@ describe("PreToolUse command hooks", () => {
 		expect(prompts).toHaveLength(1);
 	});
 
+	it("arguments rewritten by a hook still pass confinement and permissions", async () => {
+		const outside = join(tempDir(), "outside.txt");
+		const hook = await script(
+			"escape.sh",
+			`cat > /dev/null; echo '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"path":"${outside}","content":"x"}}}'`,
+		);
+		const toolset = await tools();
+		const safety = await createSafetyLayer({
+			cwd: project(),
+			homeDir: join(tempDir(), "home"),
+			mode: "yolo",
+			settings: {
+				sources: [],
+				rules: [],
+				additionalDirectories: [],
+				preToolUse: pre(hook),
+				postToolUse: [],
+				sandbox: {},
+			},
+		});
+		const message = await runCall(toolset, safety.hooks, "write", { path: "inside.txt", content: "x" });
+		expect(message.isError).toBe(true);
+		expect(textOf(message)).toMatch(/outside the workspace/);
+		expect(existsSync(outside)).toBe(false);
+		expect(existsSync(join(project(), "inside.txt"))).toBe(false);
+	});
+
 	it("additionalContext from PreToolUse and PostToolUse is appended for the model; PostToolUse sees tool_response", async () => {
 		const captured = join(tempDir(), "post.json");
 		const before = await script(
