@@ -56,6 +56,8 @@ describe("bash: bounded memory, complete output", () => {
 		const growthMB = (Math.max(...sizes) - baseline) / 2 ** 20;
 		expect(growthMB).toBeLessThan(64);
 		expect(outcome.details.truncation.originalBytes).toBe(256 * 2 ** 20);
+		// 11-byte lines, the last one partial: counted natively in the full-output file.
+		expect(outcome.details.truncation.originalLines).toBe(Math.ceil((256 * 2 ** 20) / 11));
 		expect(statSync(outcome.details.fullOutputPath ?? "").size).toBe(256 * 2 ** 20);
 		expect(outcome.details.truncation.outputBytes).toBeLessThanOrEqual(50 * 1024);
 	}, 60_000);

@@ -1,9 +1,10 @@
 import { open } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { createGrepTool, createGrepToolDefinition, type GrepToolOptions } from "../../src/tools/grep.js";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { backends, makeFifo, releaseFifo, textOf, writeTree } from "./search/fixtures.js";
+import { backends, makeFifo, processesIn, releaseFifo, textOf, writeTree } from "./search/fixtures.js";
 
 /** Non-matching lines, more than one read buffer of ripgrep or the walker. */
 const PADDING = "pad\n".repeat(100_000);
@@ -90,6 +91,8 @@ describe.each(backends)("grep ($name)", ({ backend }) => {
 			void handle.write(`hit 1\nhit 2\nhit 3\n${PADDING}`).catch(() => {});
 			const result = await pending;
 			expect(textOf(result)).toContain("[Showing the first 2 matches");
+			await sleep(100);
+			expect(await processesIn(dir())).toEqual([]);
 		} finally {
 			await handle.close();
 		}
@@ -257,6 +260,8 @@ describe.each(backends)("grep ($name)", ({ backend }) => {
 		setTimeout(() => controller.abort(), 100);
 		await expect(pending).rejects.toMatchObject({ name: "AbortError" });
 		expect(Date.now() - started).toBeLessThan(2000);
+		await sleep(100);
+		expect(await processesIn(dir())).toEqual([]);
 		// Unblock a reader still waiting to open the pipe (the walker's thread), so nothing lingers.
 		await releaseFifo(fifo);
 	});

@@ -99,8 +99,7 @@ export function parseGrepLine(line: Buffer): GrepLine | undefined {
 	if (line[end - 1] === 0x0d) end--;
 	const textBytes = line.subarray(position, end);
 	const text = textBytes.toString("utf8");
-	let path = line.toString("utf8", 0, pathEnd);
-	if (path.startsWith("./")) path = path.slice(2);
+	const path = posixPath(line.toString("utf8", 0, pathEnd));
 	const result: GrepLine = { kind, path, lineNumber, text };
 	if (kind === "match" && column > 0) {
 		// Byte column to character offset; cheap when the line is ASCII.
@@ -112,9 +111,9 @@ export function parseGrepLine(line: Buffer): GrepLine | undefined {
 
 /** Runs a content search with ripgrep; rejects when ripgrep cannot start. */
 export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: AbortSignal) {
-	const process = await startRipgrep({ rgPath, args: grepArgs(request), cwd: request.root, signal });
+	const ripgrep = await startRipgrep({ rgPath, args: grepArgs(request), cwd: request.root, signal });
 	const wanted = pathFilter(request.file === undefined ? request.include : undefined);
-	return mapBatches(process.lines, (lines) => {
+	return mapBatches(ripgrep.lines, (lines) => {
 		const parsed: GrepLine[] = [];
 		for (const line of lines) {
 			const grepLine = parseGrepLine(line);
@@ -126,17 +125,24 @@ export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: 
 
 /** Lists files with ripgrep; rejects when ripgrep cannot start. */
 export async function ripgrepListFiles(rgPath: string, request: ListFilesRequest, signal: AbortSignal) {
-	const process = await startRipgrep({ rgPath, args: listFilesArgs(request), cwd: request.root, signal });
+	const ripgrep = await startRipgrep({ rgPath, args: listFilesArgs(request), cwd: request.root, signal });
 	const wanted = pathFilter(request.pattern);
-	return mapBatches(process.lines, (lines) => {
+	return mapBatches(ripgrep.lines, (lines) => {
 		const paths: string[] = [];
 		for (const line of lines) {
-			let path = line.toString("utf8");
-			if (path.startsWith("./")) path = path.slice(2);
+			const path = posixPath(line.toString("utf8"));
 			if (wanted(path)) paths.push(path);
 		}
 		return paths;
 	});
+}
+
+const windows = process.platform === "win32";
+
+/** ripgrep's path as the tools print it: no `./` prefix, `/` between folders on every platform. */
+function posixPath(path: string): string {
+	const posix = windows ? path.replaceAll("\\", "/") : path;
+	return posix.startsWith("./") ? posix.slice(2) : posix;
 }
 
 async function* mapBatches<TItem>(

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { constants } from "node:fs";
-import { mkdir, open, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, readlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ToolResult } from "../../../src/engine/types.js";
 
@@ -39,4 +39,27 @@ export async function releaseFifo(path: string): Promise<void> {
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code !== "ENXIO") throw error;
 	}
+}
+
+/**
+ * Ids of the processes whose working directory is `dir` (Linux /proc), to prove that no
+ * ripgrep outlives a search. Empty where /proc does not exist.
+ */
+export async function processesIn(dir: string): Promise<number[]> {
+	let entries: string[];
+	try {
+		entries = await readdir("/proc");
+	} catch {
+		return [];
+	}
+	const found: number[] = [];
+	for (const entry of entries) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			if ((await readlink(`/proc/${entry}/cwd`)) === dir) found.push(Number(entry));
+		} catch {
+			// gone, or not ours to inspect
+		}
+	}
+	return found;
 }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { countNewlines } from "../../../src/tools/shell/line-count.js";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { countFileNewlines, countNewlines } from "../../../src/tools/shell/line-count.js";
+import { useTempDir } from "../../helpers/temp-dir.js";
 
 function naive(bytes: Uint8Array): number {
 	let count = 0;
@@ -27,5 +30,15 @@ describe("countNewlines", () => {
 
 	it("counts a buffer made only of newlines", () => {
 		expect(countNewlines(Buffer.alloc(1001, 10))).toBe(1001);
+	});
+});
+
+describe("countFileNewlines", () => {
+	const tempDir = useTempDir();
+
+	it("counts the newlines of a file, including a name with spaces", async () => {
+		const path = join(tempDir(), "full output.log");
+		await writeFile(path, "a\nb\n\nlast");
+		expect(await countFileNewlines(path)).toBe(3);
 	});
 });
