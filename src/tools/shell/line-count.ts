@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import { open } from "node:fs/promises";
+
 /**
  * Counts `\n` bytes. Shell output can be gigabytes, so this reads four bytes per step with a
  * zero-byte test on 32-bit words (about twice as fast as a byte loop, far faster than indexOf).
@@ -23,4 +26,41 @@ export function countNewlines(bytes: Uint8Array): number {
 	}
 	for (; index < length; index++) if (bytes[index] === 10) count++;
 	return count;
+}
+
+function countWithWc(path: string): Promise<number> {
+	return new Promise((resolve, reject) => {
+		execFile("wc", ["-l", path], { encoding: "latin1", windowsHide: true }, (error, stdout) => {
+			const count = Number.parseInt(stdout.trim().split(/\s+/)[0] ?? "", 10);
+			if (error || !Number.isInteger(count)) reject(error ?? new Error(`unexpected wc output: ${stdout}`));
+			else resolve(count);
+		});
+	});
+}
+
+async function countWithReads(path: string): Promise<number> {
+	const handle = await open(path, "r");
+	try {
+		const block = Buffer.allocUnsafe(1024 * 1024);
+		let count = 0;
+		for (;;) {
+			const { bytesRead } = await handle.read(block, 0, block.length, null);
+			if (bytesRead === 0) return count;
+			count += countNewlines(block.subarray(0, bytesRead));
+		}
+	} finally {
+		await handle.close();
+	}
+}
+
+/**
+ * Counts `\n` bytes in a file. Uses `wc -l` where it exists (native and several times faster than
+ * JavaScript on gigabytes), else reads the file in blocks.
+ */
+export async function countFileNewlines(path: string): Promise<number> {
+	try {
+		return await countWithWc(path);
+	} catch {
+		return countWithReads(path);
+	}
 }

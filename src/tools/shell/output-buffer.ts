@@ -1,9 +1,9 @@
-import { closeSync, openSync, write, writeSync } from "node:fs";
+import { closeSync, openSync, writeSync, writev } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, type TruncationResult, truncateHead } from "../../engine/truncate.js";
 import { registerOutputFile, releaseOutputFile } from "./background-registry.js";
-import { countNewlines } from "./line-count.js";
+import { countFileNewlines, countNewlines } from "./line-count.js";
 import { sanitizeTerminalOutput } from "./sanitize.js";
 
 /** Limits of a `ShellOutputBuffer`. */
@@ -37,6 +37,10 @@ export interface ShellOutput {
 // producer waits, so memory stays bounded however fast the command prints.
 const highWaterBytes = 8 * 1024 * 1024;
 const lowWaterBytes = 2 * 1024 * 1024;
+const fileBatchBytes = 1024 * 1024;
+// Past this much output the lines are counted once at the end, natively, in the full-output file:
+// counting every chunk in JavaScript would cost more CPU than everything else together.
+const inlineLineCountBytes = 8 * 1024 * 1024;
 
 /** Length of `bytes` without a trailing, incomplete UTF-8 sequence. */
 function completeUtf8Length(bytes: Buffer): number {
@@ -64,12 +68,15 @@ export class ShellOutputBuffer {
 	private ringFilled = 0;
 	private totalBytes = 0;
 	private newlines = 0;
+	private countingInline = true;
 	private lastByte = -1;
 	private filePath: string | undefined;
 	private fileDescriptor: number | undefined;
 	private filePosition = 0;
 	private fileError: string | undefined;
 	private bytesInFlight = 0;
+	private batch: Buffer[] = [];
+	private batchBytes = 0;
 	private waiters: (() => void)[] = [];
 	private drained: (() => void)[] = [];
 
@@ -92,7 +99,10 @@ export class ShellOutputBuffer {
 			if (this.totalBytes + chunk.length > this.ring.length) this.openFile();
 		}
 		this.totalBytes += chunk.length;
-		this.newlines += countNewlines(chunk);
+		if (this.countingInline && this.totalBytes > inlineLineCountBytes && this.fileDescriptor !== undefined) {
+			this.countingInline = false;
+		}
+		if (this.countingInline) this.newlines += countNewlines(chunk);
 		this.lastByte = chunk[chunk.length - 1] ?? -1;
 		this.appendToRing(chunk);
 		if (this.fileDescriptor !== undefined) return this.writeToFile(chunk);
@@ -117,6 +127,9 @@ export class ShellOutputBuffer {
 		if (this.fileDescriptor !== undefined) {
 			closeSync(this.fileDescriptor);
 			this.fileDescriptor = undefined;
+		}
+		if (!this.countingInline && this.filePath !== undefined && !this.fileError) {
+			this.newlines = await countFileNewlines(this.filePath);
 		}
 		const lineCut = tail.partialLine;
 		const marker = lineCut ? `[… line cut: only its last ${tail.outputBytes} bytes fit in the output budget]\n` : "";
@@ -205,19 +218,34 @@ export class ShellOutputBuffer {
 	}
 
 	private writeToFile(chunk: Buffer): void | Promise<void> {
+		if (this.fileDescriptor === undefined || this.fileError) return;
+		// Chunks arrive at pipe size (64 KB); one write per megabyte costs far fewer system calls.
+		this.batch.push(chunk);
+		this.batchBytes += chunk.length;
+		if (this.batchBytes >= fileBatchBytes) this.writeBatch();
+		if (this.bytesInFlight > highWaterBytes) return new Promise((resolve) => this.waiters.push(resolve));
+	}
+
+	private writeBatch(): void {
 		const descriptor = this.fileDescriptor;
-		if (descriptor === undefined || this.fileError) return;
+		if (descriptor === undefined || this.batchBytes === 0) return;
+		const buffers = this.batch;
+		const size = this.batchBytes;
 		const position = this.filePosition;
-		this.filePosition += chunk.length;
-		this.bytesInFlight += chunk.length;
+		this.batch = [];
+		this.batchBytes = 0;
+		this.filePosition += size;
+		this.bytesInFlight += size;
 		// Positional writes: several may run at once on the thread pool and still land in order.
-		write(descriptor, chunk, 0, chunk.length, position, (error) => {
-			this.bytesInFlight -= chunk.length;
-			if (error && !this.fileError) this.fileError = `writing the full output failed: ${error.message}`;
+		writev(descriptor, buffers, position, (error) => {
+			this.bytesInFlight -= size;
+			if (error && !this.fileError) {
+				this.fileError = `writing the full output failed: ${error.message}`;
+				this.countingInline = true; // the file cannot be counted now; later lines still are
+			}
 			if (this.bytesInFlight <= lowWaterBytes) this.release(this.waiters);
 			if (this.bytesInFlight === 0) this.release(this.drained);
 		});
-		if (this.bytesInFlight > highWaterBytes) return new Promise((resolve) => this.waiters.push(resolve));
 	}
 
 	private release(list: (() => void)[]): void {
@@ -226,6 +254,7 @@ export class ShellOutputBuffer {
 	}
 
 	private flush(): Promise<void> {
+		this.writeBatch();
 		if (this.bytesInFlight === 0) return Promise.resolve();
 		return new Promise((resolve) => this.drained.push(resolve));
 	}

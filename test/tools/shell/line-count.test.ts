@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { countFileNewlines, countNewlines } from "../../../src/tools/shell/line-count.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
