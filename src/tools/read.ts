@@ -34,7 +34,7 @@ export type ReadOperations = FileOperations;
 export interface ReadToolOptions {
 	/** File access. Default: `localFileOperations`. */
 	operations?: ReadOperations;
-	/** Most lines per page. Default: 2000. */
+	/** Lines per page when the call gives no `limit` (a larger `limit` is allowed; the byte budget still applies). Default: 2000. */
 	maxLines?: number;
 	/** Most UTF-8 bytes of numbered text per page. Default: 50 KB. */
 	maxBytes?: number;
