@@ -28,6 +28,9 @@ describe("bash: bounded memory, complete output", () => {
 		expect(fullOutputPath).toBeDefined();
 		expect(outcome.text).toContain(fullOutputPath);
 		expect(readFileSync(fullOutputPath ?? "").equals(expected)).toBe(true);
+		// Disposing of the tools removes the file (exiting does too: see exit-cleanup.test.ts).
+		await disposeShellProcesses();
+		expect(existsSync(fullOutputPath ?? "")).toBe(false);
 	});
 
 	it("honours a smaller output budget", async () => {
