@@ -154,4 +154,15 @@ describe("toolbelt run (in process, against a scripted OpenAI-compatible server)
 		expect(Date.now() - interruptedAt).toBeLessThan(5000);
 		expect(stderr()).toContain("cancelled");
 	});
+
+	it("gives up waiting on a second interrupt", async () => {
+		server.push({ events: openAIStream([{ text: "Let me" }], { done: false }), hang: true });
+		const { io, stderr, interrupt } = createMemoryIO({ cwd: tempDir() });
+		const running = main(["run", ...modelFlags(), "hello"], io);
+		while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+		interrupt();
+		interrupt();
+		expect(await running).toBe(130);
+		expect(stderr()).toContain("cancelled");
+	});
 });

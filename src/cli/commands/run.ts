@@ -73,13 +73,26 @@ export async function runRunCommand(args: ParsedArgs, io: CliIO): Promise<number
 		if (json) io.stdout.write(`${eventToJson(event)}\n`);
 		else renderer?.handle(event);
 	});
+	// First Ctrl-C cancels cleanly; a second one gives up waiting for the run (and MCP servers) to wind down.
 	let interrupted = false;
+	let forceQuit = () => {};
+	const forced = new Promise<"forced">((resolve) => {
+		forceQuit = () => resolve("forced");
+	});
 	const stopListening = io.onInterrupt?.(() => {
+		if (interrupted) forceQuit();
 		interrupted = true;
 		agent.abort();
 	});
+	let quitting = false;
 	try {
-		const messages = await agent.prompt(prompt);
+		const outcome = await Promise.race([agent.prompt(prompt), forced]);
+		if (outcome === "forced") {
+			quitting = true;
+			io.stderr.write("toolbelt: cancelled (forced).\n");
+			return ExitCode.cancelled;
+		}
+		const messages = outcome;
 		const reason = end?.reason ?? (interrupted ? "aborted" : "error");
 		if (reason === "aborted" || interrupted) {
 			io.stderr.write("toolbelt: cancelled.\n");
@@ -104,6 +117,7 @@ export async function runRunCommand(args: ParsedArgs, io: CliIO): Promise<number
 		stopListening?.();
 		unsubscribe();
 		renderer?.dispose();
-		await setup.close();
+		if (quitting) void setup.close();
+		else await setup.close();
 	}
 }
