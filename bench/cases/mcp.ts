@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,14 +10,9 @@ const CALLS = 1000;
 const CONCURRENCY = 8;
 const FILE_TEXT = Array.from({ length: 20 }, (_, index) => `line ${index + 1} of a small file`).join("\n");
 
-/** `toolbelt mcp` from the build when it is wired (npm run bench builds first), from source otherwise. */
+/** The built `toolbelt mcp` (`npm run bench` builds first), serving the read-only tools of `cwd`. */
 function serverCommand(cwd: string): { command: string; args: string[] } {
-	const main = join(root, "dist/cli/main.js");
-	if (existsSync(main) && readFileSync(main, "utf8").includes("commands/mcp.js")) {
-		return { command: process.execPath, args: [join(root, "dist/cli/bin.js"), "mcp", "--cwd", cwd, "--read-only"] };
-	}
-	const entry = join(root, "test/mcp/fixtures/serve-entry.ts");
-	return { command: process.execPath, args: ["--import", "tsx", entry, "--cwd", cwd, "--read-only"] };
+	return { command: process.execPath, args: [join(root, "dist/cli/bin.js"), "mcp", "--cwd", cwd, "--read-only"] };
 }
 
 // One server per bench process: the warm-up run starts it, the timed runs reuse it, as a client would.

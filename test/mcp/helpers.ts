@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -5,21 +6,24 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const builtBin = `${root}dist/cli/bin.js`;
-const builtMain = `${root}dist/cli/main.js`;
-const sourceEntry = fileURLToPath(new URL("./fixtures/serve-entry.ts", import.meta.url));
-
-/** True when the built CLI exists and dispatches `mcp` to runMcpCommand. */
-export function usesBuiltCli(): boolean {
-	return existsSync(builtBin) && existsSync(builtMain) && readFileSync(builtMain, "utf8").includes("commands/mcp.js");
-}
 
 /**
- * How to start `toolbelt mcp ARGS`: the built binary (dist/cli/bin.js) once it is built and wired,
- * the source entry under tsx before that.
+ * The built CLI (dist/cli/bin.js), which these tests drive as a real child process. `npm run check`
+ * builds before testing; a bare `vitest run` on a tree without dist/ builds once here.
  */
+export function ensureBuiltCli(): string {
+	if (!existsSync(builtBin)) {
+		execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", "tsconfig.build.json"], {
+			cwd: root,
+			stdio: "inherit",
+		});
+	}
+	return builtBin;
+}
+
+/** How to start the built `toolbelt mcp ARGS`. */
 export function toolbeltMcpCommand(args: string[]): { command: string; args: string[] } {
-	if (usesBuiltCli()) return { command: process.execPath, args: [builtBin, "mcp", ...args] };
-	return { command: process.execPath, args: ["--import", "tsx", sourceEntry, ...args] };
+	return { command: process.execPath, args: [ensureBuiltCli(), "mcp", ...args] };
 }
 
 /** A connected SDK client speaking to a `toolbelt mcp` child over stdio. */
