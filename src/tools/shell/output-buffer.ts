@@ -87,11 +87,6 @@ export class ShellOutputBuffer {
 		this.tempDir = options.tempDir ?? tmpdir();
 	}
 
-	/** Bytes received so far. */
-	get bytes(): number {
-		return this.totalBytes;
-	}
-
 	/** Takes a chunk. Returns a promise when the caller should wait before sending more. */
 	write(chunk: Buffer): void | Promise<void> {
 		if (chunk.length === 0) return;

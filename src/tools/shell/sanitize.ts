@@ -38,9 +38,9 @@ function collapseRedraws(line: string): string {
 }
 
 /**
- * What a person would read on a terminal: colour and cursor sequences removed, progress redraws
- * (`\r`) and backspaces collapsed to their final state, CRLF turned into LF, other control bytes
- * dropped: `"\x1b[31mred\x1b[0m\r10%\r100%\n"` becomes `"red\n100%\n"`.
+ * Terminal output made readable for a model: colour and cursor sequences removed, progress
+ * redraws (`\r`) collapsed to their final state, backspaces applied, CRLF turned into LF, other
+ * control bytes dropped: `"\x1b[31mred\x1b[0m\r10%\r100%\n"` becomes `"red\n100%\n"`.
  */
 export function sanitizeTerminalOutput(text: string): string {
 	let clean = text.includes("\x1b") ? text.replace(escapeSequence, "") : text;
