@@ -131,7 +131,7 @@ describe("bash: timeout and abort kill the whole tree", () => {
 		expect(outcome.isError).toBe(true);
 		expect(outcome.details.timedOut).toBe(true);
 		expect(outcome.text).toContain("before");
-		expect(outcome.text).toMatch(/timed out after 1 seconds/);
+		expect(outcome.text).toMatch(/timed out after 1 second;/);
 		expect(processesWithMarker(marker)).toEqual([]);
 		expect(processGroupMembers(outcome.details.pid ?? -1)).toEqual([]);
 	});

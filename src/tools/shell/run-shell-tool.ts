@@ -92,7 +92,7 @@ function failureOf(result: ShellExecResult, timeoutSeconds: number, options: She
 	if (result.aborted) return cancelledMessage();
 	if (result.timedOut) {
 		const maximum = options.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS;
-		return `Command timed out after ${timeoutSeconds} seconds; it and all its processes were killed. The output so far is above. If it needs more time, run it again with a larger timeout (at most ${maximum}), or start it in the background (\`cmd > log 2>&1 &\`) and check the log.`;
+		return `Command timed out after ${timeoutSeconds} second${timeoutSeconds === 1 ? "" : "s"}; it and all its processes were killed. The output so far is above. If it needs more time, run it again with a larger timeout (at most ${maximum}), or start it in the background (\`cmd > log 2>&1 &\`) and check the log.`;
 	}
 	if (result.signal) return `Command was killed by signal ${result.signal}.`;
 	if (result.exitCode !== 0) return `Command exited with code ${result.exitCode}`;
