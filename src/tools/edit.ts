@@ -64,8 +64,6 @@ export interface EditToolDetails {
 	strategy: EditMatchStrategy;
 	/** The strategy of each edit, in the order given. */
 	strategies: EditMatchStrategy[];
-	/** Line-ending style of the file before the edit. */
-	lineEnding: "lf" | "crlf" | "mixed" | "none";
 	/** Whether the file starts with a UTF-8 byte-order mark (kept as it was). */
 	bom: boolean;
 	/** Lines added and removed, as counted in the diff. */

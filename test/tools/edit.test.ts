@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -55,7 +56,6 @@ describe("edit tool on real files", () => {
 			firstChangedLine: 2,
 			replacements: 1,
 			strategy: "exact",
-			lineEnding: "lf",
 			bom: false,
 		});
 		const text = result.content[0]?.type === "text" ? result.content[0].text : "";
@@ -68,7 +68,6 @@ describe("edit tool on real files", () => {
 		const result = await edit({ path, old_string: "a\nb", new_string: "x\ny\nz" });
 		expect(await readFile(path, "utf8")).toBe("x\r\ny\r\nz\r\nc\r\n");
 		expect(result.details?.strategy).toBe("line-endings");
-		expect(result.details?.lineEnding).toBe("crlf");
 	});
 
 	it("mixed endings: every untouched line keeps its own ending", async () => {
@@ -191,6 +190,12 @@ describe("edit tool on real files", () => {
 		expect(await editError({ path: "file.txt", old_string: "a", new_string: "a" })).toMatch(/identical/);
 		expect(await editError({ path: "file.txt", old_string: "a" })).toMatch(/new_string is missing/);
 		expect(await editError({ path: "file.txt" })).toMatch(/Nothing to edit/);
+	});
+
+	it("a FIFO is refused without reading from it (which would block)", async () => {
+		const fifo = join(tempDir(), "pipe");
+		execFileSync("mkfifo", [fifo]);
+		expect(await editError({ path: "pipe", old_string: "a", new_string: "b" })).toMatch(/not a regular file/);
 	});
 
 	it("a read-only file is refused and left as it was", async () => {

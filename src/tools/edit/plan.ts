@@ -1,7 +1,7 @@
 import { ToolError } from "../../engine/errors.js";
 import { type EditMatchStrategy, type EditRequest, locateEdit } from "./match.js";
 import { MatchContext } from "./match-context.js";
-import { type LineEndingStyle, lineNumbersOf, withLineEnding } from "./text.js";
+import { lineNumbersOf, withLineEnding } from "./text.js";
 import { lineEndingNear, stringSource } from "./text-source.js";
 
 /** One span replaced by the plan, with where it lands in the new content. */
@@ -24,8 +24,6 @@ export interface EditPlan {
 	replacements: AppliedReplacement[];
 	/** The strategy each edit matched with, in the order given. */
 	strategies: EditMatchStrategy[];
-	/** Line-ending style of the original text. */
-	lineEnding: LineEndingStyle;
 }
 
 interface Pending {
@@ -127,5 +125,5 @@ export function planEdits(content: string, requests: readonly EditRequest[]): Ed
 			"The edit would change nothing: the text that matched is already identical to new_string. Read the file to check its current content.",
 		);
 	}
-	return { content: updated, replacements, strategies, lineEnding: source.lineEndingStyle() };
+	return { content: updated, replacements, strategies };
 }

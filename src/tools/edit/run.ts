@@ -6,13 +6,13 @@ import type { EditToolDetails, EditToolInput, EditToolOptions } from "../edit.js
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
 import { resolveExistingPath } from "../fs/near-miss.js";
-import { type FileOperations, isNotFound, localFileOperations } from "../fs/operations.js";
+import { type FileInfo, type FileOperations, isNotFound, localFileOperations } from "../fs/operations.js";
 import { displayPath } from "../fs/paths.js";
 import { diffEdit } from "./diff.js";
 import { planExactBytes } from "./fast-path.js";
 import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES, STRATEGY_NOTES } from "./match.js";
 import { type AppliedReplacement, planEdits } from "./plan.js";
-import { BOM_BYTES, hasBom, isValidUtf8, type LineEndingStyle } from "./text.js";
+import { BOM_BYTES, hasBom, isValidUtf8 } from "./text.js";
 import { bytesSource, stringSource, type TextSource } from "./text-source.js";
 
 const DEFAULT_MAX_FILE_BYTES = 256 * 2 ** 20;
@@ -32,7 +32,6 @@ interface Outcome {
 	updated: TextSource;
 	replacements: AppliedReplacement[];
 	strategies: EditMatchStrategy[];
-	lineEnding: LineEndingStyle;
 }
 
 /** The replacements a call asks for: the top-level pair and/or `edits`, duplicates dropped. */
@@ -66,27 +65,31 @@ async function missingFile(cwd: string, absolutePath: string, operations: FileOp
 	return new ToolError(`${error.message}\nedit only changes existing files: to create one, use write.`, error.details);
 }
 
+/**
+ * Reads the file inside its mutation queue. Kind and size come from the look-up made before
+ * queueing (a FIFO must not be read at all); the read itself reports a file that went away.
+ */
 async function readForEdit(options: {
 	operations: FileOperations;
 	cwd: string;
 	absolutePath: string;
 	shown: string;
+	info: FileInfo | undefined;
 	maxBytes: number;
 }): Promise<Buffer> {
-	const { operations, cwd, absolutePath, shown, maxBytes } = options;
+	const { operations, cwd, absolutePath, shown, info, maxBytes } = options;
+	if (info?.kind === "directory")
+		throw new ToolError(`${shown} is a directory, not a file. Use ls to see what it holds.`);
+	if (info && info.kind !== "file")
+		throw new ToolError(`${shown} is not a regular file; edit changes text files only.`);
+	if (info && info.size > maxBytes) {
+		throw new ToolError(
+			`${shown} is ${Math.round(info.size / 2 ** 20)} MB, more than edit loads (${Math.round(maxBytes / 2 ** 20)} MB). Use bash (e.g. sed) for a file this large.`,
+		);
+	}
 	try {
-		const info = await operations.stat(absolutePath);
-		if (info.kind === "directory")
-			throw new ToolError(`${shown} is a directory, not a file. Use ls to see what it holds.`);
-		if (info.kind !== "file") throw new ToolError(`${shown} is not a regular file; edit changes text files only.`);
-		if (info.size > maxBytes) {
-			throw new ToolError(
-				`${shown} is ${Math.round(info.size / 2 ** 20)} MB, more than edit loads (${Math.round(maxBytes / 2 ** 20)} MB). Use bash (e.g. sed) for a file this large.`,
-			);
-		}
 		return await operations.readFile(absolutePath);
 	} catch (error) {
-		if (error instanceof ToolError) throw error;
 		if (isNotFound(error)) throw await missingFile(cwd, absolutePath, operations);
 		throw new ToolError(fileSystemErrorMessage(error, shown, "read"));
 	}
@@ -108,7 +111,6 @@ function planOutcome(bytes: Buffer, requests: readonly EditRequest[], shown: str
 			updated: bytesSource(fast.body),
 			replacements: fast.replacements,
 			strategies: requests.map(() => "exact"),
-			lineEnding: original.lineEndingStyle(),
 		};
 	}
 	const text = body.toString("utf8");
@@ -120,7 +122,6 @@ function planOutcome(bytes: Buffer, requests: readonly EditRequest[], shown: str
 			updated: stringSource(plan.content),
 			replacements: plan.replacements,
 			strategies: plan.strategies,
-			lineEnding: plan.lineEnding,
 		};
 	} catch (error) {
 		if (error instanceof ToolError) throw new ToolError(`Edit of ${shown} failed: ${error.message}`, error.details);
@@ -143,7 +144,7 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 	const operations = options.operations ?? localFileOperations;
 	const requests = requestsOf(input);
 	// The shared resolver tolerates invisible differences in names (Unicode spaces, NFC/NFD).
-	const { absolutePath } = await resolveExistingPath(cwd, input.path, operations);
+	const { absolutePath, info } = await resolveExistingPath(cwd, input.path, operations);
 	const shown = displayPath(cwd, absolutePath);
 	return withFileMutationQueue(absolutePath, async () => {
 		throwIfAborted(signal);
@@ -152,6 +153,7 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 			cwd,
 			absolutePath,
 			shown,
+			info,
 			maxBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
 		});
 		if (!isValidUtf8(bytes)) {
@@ -181,7 +183,6 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 			replacements: outcome.replacements.length,
 			strategy: mostTolerant(outcome.strategies),
 			strategies: outcome.strategies,
-			lineEnding: outcome.lineEnding,
 			bom: hasBom(bytes),
 			linesAdded: diff.added,
 			linesRemoved: diff.removed,

@@ -1,5 +1,4 @@
-import { countLineBreaks } from "./line-breaks.js";
-import type { LineEndingStyle } from "./text.js";
+import { countLineFeeds } from "./line-breaks.js";
 
 /**
  * Line-level access to a text held either as a string or as UTF-8 bytes, so the diff and the
@@ -19,14 +18,6 @@ export interface TextSource {
 	slice(from: number, to: number): string;
 	/** Counts `\n` in `[from, to)`. */
 	countNewlines(from: number, to: number): number;
-	/** Whether the text uses `\n`, `\r\n`, both, or has no line break. */
-	lineEndingStyle(): LineEndingStyle;
-}
-
-function styleOf(lineFeeds: number, crlf: number): LineEndingStyle {
-	if (lineFeeds === 0) return "none";
-	if (crlf === 0) return "lf";
-	return crlf === lineFeeds ? "crlf" : "mixed";
 }
 
 /** A string as a `TextSource`. */
@@ -44,17 +35,6 @@ export function stringSource(text: string): TextSource {
 			}
 			return count;
 		},
-		lineEndingStyle: () => {
-			let lineFeeds = 0;
-			let crlf = 0;
-			for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1)) {
-				lineFeeds++;
-				if (index > 0 && text.charCodeAt(index - 1) === 13) crlf++;
-				// Enough to decide "mixed"; counting the rest of a huge text would only cost time.
-				if (crlf > 0 && crlf < lineFeeds) return "mixed";
-			}
-			return styleOf(lineFeeds, crlf);
-		},
 	};
 }
 
@@ -67,11 +47,7 @@ export function bytesSource(bytes: Buffer): TextSource {
 		lastIndexOfNewline: (from) => (from < 0 ? -1 : bytes.lastIndexOf(10, from)),
 		isCarriageReturn: (index) => bytes[index] === 13,
 		slice: (from, to) => bytes.toString("utf8", from, to),
-		countNewlines: (from, to) => countLineBreaks(bytes, from, to).lineFeeds,
-		lineEndingStyle: () => {
-			const { lineFeeds, crlf } = countLineBreaks(bytes, 0, bytes.length);
-			return styleOf(lineFeeds, crlf);
-		},
+		countNewlines: (from, to) => countLineFeeds(bytes, from, to),
 	};
 }
 

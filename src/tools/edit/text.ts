@@ -1,8 +1,5 @@
 import { isUtf8 } from "node:buffer";
 
-/** Line-ending style of a text. */
-export type LineEndingStyle = "lf" | "crlf" | "mixed" | "none";
-
 /** The UTF-8 byte-order mark. */
 export const BOM_BYTES = Buffer.from([0xef, 0xbb, 0xbf]);
 
