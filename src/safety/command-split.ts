@@ -14,6 +14,11 @@ export type ShellDialect = "bash" | "powershell";
 const LEADING_KEYWORDS = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "time"]);
 const TRAILING_KEYWORDS = new Set(["fi", "done", "esac", "}"]);
 
+/** A run of characters with no meaning to the splitter (sticky: matches only at `lastIndex`). */
+const plainRun = /[^\\'"#$<>`(){}\n;|&]+/y;
+/** A run of characters inside double quotes with no meaning to the splitter. */
+const quotedRun = /[^"\\$`]+/y;
+
 interface Scanner {
 	text: string;
 	index: number;
@@ -52,6 +57,14 @@ function scanSequence(scanner: Scanner, parts: string[], closer: string | undefi
 	};
 	const { text, dialect } = scanner;
 	while (scanner.index < text.length) {
+		// Ordinary characters in one step: only the ones below can change what is a command.
+		plainRun.lastIndex = scanner.index;
+		const run = plainRun.exec(text);
+		if (run) {
+			current += run[0];
+			scanner.index += run[0].length;
+			continue;
+		}
 		const char = text[scanner.index] as string;
 		const next = text[scanner.index + 1];
 		if (closer !== undefined && char === closer) {
@@ -155,6 +168,12 @@ function scanDoubleQuoted(scanner: Scanner, parts: string[]): string {
 		if (char === '"') {
 			scanner.index++;
 			break;
+		}
+		quotedRun.lastIndex = scanner.index;
+		const run = quotedRun.exec(text);
+		if (run) {
+			scanner.index += run[0].length;
+			continue;
 		}
 		if (char === "$" && next === "(") {
 			if (text[scanner.index + 2] === "(" && dialect === "bash") scanArithmetic(scanner, parts);
