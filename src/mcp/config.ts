@@ -21,6 +21,11 @@ export interface McpRemoteServerConfig {
 	url: string;
 	/** Extra request headers, e.g. `Authorization`. Default: none. */
 	headers: Record<string, string>;
+	/**
+	 * Try the legacy SSE transport when Streamable HTTP fails. Set for a `url` given without a
+	 * `type` (as Cursor configs do), where either transport may be meant. Default: false.
+	 */
+	sseFallback?: boolean;
 }
 
 /** One configured server. */
@@ -87,7 +92,9 @@ function parseServer(name: string, raw: unknown, options: Required<ParseMcpConfi
 		} catch {
 			throw new McpConfigError(`${where}.url is not a valid URL: ${url}`);
 		}
-		return { type: type === "sse" ? "sse" : "http", url, headers: stringRecord(raw.headers, `${where}.headers`, env) };
+		const headers = stringRecord(raw.headers, `${where}.headers`, env);
+		if (type === undefined) return { type: "http", url, headers, sseFallback: true };
+		return { type: type === "sse" ? "sse" : "http", url, headers };
 	}
 	if (typeof raw.command !== "string" || raw.command.trim() === "") {
 		throw new McpConfigError(`${where} needs a "command" (stdio server) or a "url" (HTTP server).`);

@@ -37,6 +37,8 @@ export interface McpCallOptions {
 	onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
 }
 
+class ConnectTimeoutError extends Error {}
+
 function seconds(ms: number): string {
 	return `${Math.round(ms / 100) / 10} s`;
 }
@@ -113,7 +115,7 @@ export class McpConnection {
 		await client?.close().catch(() => {});
 	}
 
-	private createTransport(): Transport {
+	private createTransport(legacySse = false): Transport {
 		const { config } = this;
 		if (config.type === "stdio") {
 			const transport = new StdioClientTransport({
@@ -128,7 +130,7 @@ export class McpConnection {
 		}
 		const requestInit = { headers: config.headers };
 		const url = new URL(config.url);
-		return config.type === "sse"
+		return config.type === "sse" || legacySse
 			? new SSEClientTransport(url, { requestInit })
 			: new StreamableHTTPClientTransport(url, { requestInit });
 	}
@@ -146,14 +148,26 @@ export class McpConnection {
 	}
 
 	private async open(): Promise<Client> {
+		const { config } = this;
+		try {
+			return await this.attempt(this.createTransport());
+		} catch (error) {
+			if (config.type !== "http" || !config.sseFallback || error instanceof ConnectTimeoutError) throw error;
+			// A url without a type may be a server that only speaks the legacy SSE transport.
+			return await this.attempt(this.createTransport(true)).catch(() => {
+				throw error;
+			});
+		}
+	}
+
+	private async attempt(transport: Transport): Promise<Client> {
 		const client = new Client(this.clientInfo, { capabilities: {} });
-		const transport = this.createTransport();
 		let timer: NodeJS.Timeout | undefined;
 		const timeout = new Promise<never>((_resolve, reject) => {
 			timer = setTimeout(
 				() =>
 					reject(
-						new Error(
+						new ConnectTimeoutError(
 							`MCP server "${this.name}" did not finish connecting within ${seconds(this.connectTimeoutMs)}.${this.stderrNote()}`,
 						),
 					),

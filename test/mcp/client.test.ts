@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,6 +19,18 @@ const everythingEntry = fileURLToPath(
 	new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
 );
 const flakyEntry = fileURLToPath(new URL("./fixtures/flaky-server.mjs", import.meta.url));
+
+/** A port that was free a moment ago. */
+function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const probe = createServer();
+		probe.once("error", reject);
+		probe.listen(0, "127.0.0.1", () => {
+			const address = probe.address();
+			probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+		});
+	});
+}
 
 const open: McpTools[] = [];
 afterEach(async () => {
@@ -184,6 +198,27 @@ describe("MCP client: external servers as agent tools", () => {
 		expect(written.message.isError).toBe(false);
 		const read = await callThroughEngine(toolNamed(loaded, "toolbelt__read"), { path: "via-mcp.txt" });
 		expect(read.text).toContain("round trip");
+	});
+
+	it("falls back to the legacy SSE transport for a url without a type", async () => {
+		const port = await freePort();
+		const server = spawn(process.execPath, [everythingEntry, "sse"], {
+			env: { ...process.env, PORT: String(port) },
+			stdio: ["ignore", "ignore", "pipe"],
+		});
+		try {
+			let stderr = "";
+			server.stderr.on("data", (chunk: Buffer) => {
+				stderr += chunk.toString("utf8");
+			});
+			await waitFor(() => stderr.includes(`port ${port}`), 10_000);
+			const loaded = await load(tempDir(), { legacy: { url: `http://127.0.0.1:${port}/sse` } });
+			expect(loaded.servers[0]?.error).toBeUndefined();
+			const { text } = await callThroughEngine(toolNamed(loaded, "legacy__echo"), { message: "over sse" });
+			expect(text).toContain("over sse");
+		} finally {
+			server.kill("SIGKILL");
+		}
 	});
 
 	it("rejects an unusable config file with the entry named", async () => {

@@ -25,7 +25,7 @@ describe("parseMcpConfig", () => {
 			},
 			remote: { type: "http", url: "http://127.0.0.1:9000/mcp", headers: { Authorization: "Bearer x" } },
 			legacy: { type: "sse", url: "http://127.0.0.1:9001/sse", headers: {} },
-			plainUrl: { type: "http", url: "http://127.0.0.1:9002/mcp", headers: {} },
+			plainUrl: { type: "http", url: "http://127.0.0.1:9002/mcp", headers: {}, sseFallback: true },
 		});
 	});
 
