@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -178,6 +179,20 @@ describe.each(backends)("grep ($name)", ({ backend }) => {
 		expect(textOf(await grep({ pattern: "hit" }))).toBe(
 			["keep.txt:1: hit", "other/secret.txt:1: hit", "pkg/important.log:1: hit", "tools/shared.txt:1: hit"].join("\n"),
 		);
+	});
+
+	it("honours .gitignore and the repository's info/exclude inside a git repository", async () => {
+		execFileSync("git", ["init", "-q"], { cwd: dir() });
+		await writeTree(dir(), {
+			".gitignore": "*.log\n",
+			".git/info/exclude": "local-notes.txt\n",
+			"local-notes.txt": "hit\n",
+			"app.log": "hit\n",
+			"src/.gitignore": "gen/\n",
+			"src/gen/out.ts": "hit\n",
+			"src/main.ts": "hit\n",
+		});
+		expect(textOf(await grep({ pattern: "hit" }))).toBe("src/main.ts:1: hit");
 	});
 
 	it("applies the ignore files of folders above the searched path", async () => {

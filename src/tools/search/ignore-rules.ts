@@ -3,7 +3,10 @@ import { dirname, join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 
 /** The ignore files the search honours, highest precedence first (as ripgrep ranks them). */
-export const IGNORE_FILE_NAMES = [".rgignore", ".ignore", ".gitignore"] as const;
+export const IGNORE_FILE_NAMES = [".rgignore", ".ignore", ".gitignore", ".git/info/exclude"] as const;
+
+/** The ignore file a folder holding a `.git` folder has in it (a repository's local excludes). */
+export const GIT_EXCLUDE = ".git/info/exclude";
 
 interface Level {
 	/** How a path relative to the search root reads relative to this level's folder. */

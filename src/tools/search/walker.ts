@@ -2,7 +2,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { AbortError } from "../../engine/errors.js";
 import { compileGlob, type GlobTest } from "./glob-filter.js";
-import { IGNORE_FILE_NAMES, IgnoreRules } from "./ignore-rules.js";
+import { GIT_EXCLUDE, IGNORE_FILE_NAMES, IgnoreRules } from "./ignore-rules.js";
 
 /** What the built-in walker lists. */
 export interface WalkOptions {
@@ -47,12 +47,11 @@ export async function* walkFiles(options: WalkOptions): AsyncGenerator<string[]>
 		entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
 		let rules = folder.rules;
 		if (rules) {
-			const present = entries.filter((entry) => entry.isFile() && isIgnoreFileName(entry.name));
-			rules = await rules.enter(
-				absolute,
-				folder.relative,
-				present.map((entry) => entry.name),
-			);
+			const present = entries
+				.filter((entry) => entry.isFile() && isIgnoreFileName(entry.name))
+				.map((entry) => entry.name);
+			if (entries.some((entry) => entry.name === ".git" && entry.isDirectory())) present.push(GIT_EXCLUDE);
+			rules = await rules.enter(absolute, folder.relative, present);
 		}
 		const files: string[] = [];
 		const folders: PendingFolder[] = [];
