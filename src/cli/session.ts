@@ -4,6 +4,7 @@ import type { AgentSetup } from "./agent-setup.js";
 import { type CliIO, ExitCode } from "./io.js";
 import { EventRenderer } from "./render/event-renderer.js";
 import type { Style } from "./render/style.js";
+import { formatTurnSummary } from "./render/turn-summary.js";
 
 const sessionHelp = `Type a request and press Enter. While the agent works, Ctrl-C cancels the turn.
   /new    start a new conversation (forget the transcript)
@@ -124,8 +125,10 @@ export class InteractiveSession {
 		input.on("data", onData);
 		input.resume();
 		const stopListening = io.onInterrupt?.(cancel);
+		const startedAt = Date.now();
+		let summary = "";
 		try {
-			await agent.prompt(text);
+			summary = formatTurnSummary(await agent.prompt(text), Date.now() - startedAt);
 		} finally {
 			stopListening?.();
 			input.off("data", onData);
@@ -135,6 +138,7 @@ export class InteractiveSession {
 			renderer.dispose();
 		}
 		if (cancelled) io.stdout.write(`${style.dim("Cancelled.")}\n`);
+		else if (summary !== "") io.stdout.write(`${style.dim(summary)}\n`);
 		io.stdout.write("\n");
 		return exitAfter;
 	}

@@ -36,7 +36,13 @@ describe.skipIf(!TmuxTerminal.available())("interactive session in a real termin
 
 	it("streams replies, shows tool calls with spinner and outcome, cancels with Ctrl-C, exits with Ctrl-D", async () => {
 		server = await startSseServer([
-			{ events: openAIStream([{ text: "Running the tests." }, { finish: "stop" }]) },
+			{
+				events: openAIStream([
+					{ text: "Running the tests." },
+					{ finish: "stop" },
+					{ usage: { prompt_tokens: 1200, completion_tokens: 34 } },
+				]),
+			},
 			{ events: bashCall("call_1", "sleep 1.6; echo ok") },
 			{ events: text("All tests pass.") },
 			{ events: bashCall("call_2", "exit 3") },
@@ -51,7 +57,8 @@ describe.skipIf(!TmuxTerminal.available())("interactive session in a real termin
 		// A plain reply streams in.
 		session.type("hello");
 		session.press("Enter");
-		await session.waitFor(/Running the tests\./);
+		// The reply streams in, then a dim line with the prompt's token usage and time.
+		await session.waitFor(/Running the tests\.\n1200 in · 34 out · \d+\.\d s/);
 
 		// A long call: spinner with elapsed time, then ✓ and its duration.
 		session.type("run the tests");

@@ -5,6 +5,7 @@ import { EventRenderer } from "../../src/cli/render/event-renderer.js";
 import { createStyle } from "../../src/cli/render/style.js";
 import { ToolCallsView } from "../../src/cli/render/tool-calls-view.js";
 import { failureLabel, fitWidth, formatDuration, summarizeToolArguments } from "../../src/cli/render/tool-line.js";
+import { formatTurnSummary } from "../../src/cli/render/turn-summary.js";
 
 function sink(): { stream: Writable; text: () => string } {
 	let text = "";
@@ -162,5 +163,20 @@ describe("EventRenderer", () => {
 		});
 		renderer.handle({ type: "agent_end", messages: [], reason: "maxTurns" });
 		expect(output.text()).toBe("Stopped: the turn limit was reached (raise it with --max-turns).\n");
+	});
+});
+
+describe("formatTurnSummary", () => {
+	it("sums the usage of every reply of the prompt", () => {
+		const usage = (inputTokens: number, outputTokens: number, cacheReadTokens = 0) => ({
+			inputTokens,
+			outputTokens,
+			cacheReadTokens,
+			cacheWriteTokens: 0,
+			totalTokens: inputTokens + outputTokens + cacheReadTokens,
+		});
+		const messages = [assistant({ usage: usage(1000, 200, 8000) }), assistant({ usage: usage(3300, 256, 0) })];
+		expect(formatTurnSummary(messages, 8100)).toBe("12.3k in (8000 cached) · 456 out · 8.1 s");
+		expect(formatTurnSummary([assistant({})], 100)).toBe("");
 	});
 });
