@@ -1,3 +1,4 @@
+import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { BeforeToolCallResult, ToolHooks } from "../engine/types.js";
@@ -169,7 +170,13 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 	const flagRules: PermissionRule[] = (["deny", "ask", "allow"] as const).flatMap((behavior) =>
 		(options.rules?.[behavior] ?? []).map((text) => parseRule(text, behavior, "command line")),
 	);
-	const rules = new RuleSet([...settings.rules, ...flagRules], { root: projectDir, homeDir });
+	const realOf = (path: string) => realpath(path).catch(() => path);
+	const rules = new RuleSet([...settings.rules, ...flagRules], {
+		root: projectDir,
+		homeDir,
+		realRoot: await realOf(projectDir),
+		realHomeDir: await realOf(homeDir),
+	});
 	const roots = [cwd, ...settings.additionalDirectories, ...(options.roots ?? [])].map((root) =>
 		resolve(cwd, expandHomeWith(root, homeDir)),
 	);

@@ -10,6 +10,10 @@ export interface PathPatternBase {
 	root: string;
 	/** The home directory for `~/…` patterns. */
 	homeDir: string;
+	/** The real path of `root`, when it differs (a symlinked project): real paths are matched from here. Default: `root`. */
+	realRoot?: string;
+	/** The real path of `homeDir`, when it differs. Default: `homeDir`. */
+	realHomeDir?: string;
 }
 
 /**
@@ -19,6 +23,8 @@ export interface PathPatternBase {
 export interface PathPattern {
 	/** The directory the pattern is relative to. */
 	base: string;
+	/** The same directory as a real path, when it differs (symlinks resolved). */
+	realBase?: string;
 	/** The pattern in gitignore syntax, relative to `base`; empty when it names `base` itself. */
 	body: string;
 	/** Tests a path relative to `base` (POSIX separators, no leading `./`). */
@@ -28,12 +34,15 @@ export interface PathPattern {
 /** Compiles a path specifier. `~/`, `//` and `/` anchor it; otherwise gitignore rules apply (`*.ts` at any depth). */
 export function compilePathPattern(specifier: string, base: PathPatternBase): PathPattern {
 	let anchorBase = base.root;
+	let realBase = base.realRoot;
 	let body = specifier.trim();
 	if (body.startsWith("~/") || body === "~") {
 		anchorBase = base.homeDir;
+		realBase = base.realHomeDir;
 		body = `/${body.slice(2)}`;
 	} else if (body.startsWith("//")) {
 		anchorBase = "/";
+		realBase = undefined;
 		body = `/${body.slice(2)}`;
 	} else if (body.startsWith("./")) {
 		body = `/${body.slice(2)}`;
@@ -44,6 +53,7 @@ export function compilePathPattern(specifier: string, base: PathPatternBase): Pa
 	const matcher = namesBase ? undefined : ignore({ allowRelativePaths: true }).add(body);
 	return {
 		base: anchorBase,
+		...(realBase !== undefined && realBase !== anchorBase ? { realBase } : {}),
 		body: namesBase ? "" : body,
 		test: (relativePath) => {
 			if (relativePath === "") return namesBase;
@@ -53,10 +63,13 @@ export function compilePathPattern(specifier: string, base: PathPatternBase): Pa
 	};
 }
 
-/** True when `absolutePath` is `pattern.base` or below it and the pattern matches it. */
+/** True when `absolutePath` is at or below the pattern's base (as written or as a real path) and the pattern matches it. */
 export function matchesPathPattern(pattern: PathPattern, absolutePath: string): boolean {
-	const relativePath = relativeInside(pattern.base, absolutePath);
-	return relativePath !== undefined && pattern.test(relativePath);
+	for (const base of pattern.realBase === undefined ? [pattern.base] : [pattern.base, pattern.realBase]) {
+		const relativePath = relativeInside(base, absolutePath);
+		if (relativePath !== undefined && pattern.test(relativePath)) return true;
+	}
+	return false;
 }
 
 /**

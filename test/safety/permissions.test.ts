@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
@@ -167,6 +167,18 @@ describe("permission layer", () => {
 		expect(existsSync(join(project, "n.txt"))).toBe(false);
 		expect((await runCall(toolset, readOnly.hooks, "read", { path: "keep.txt" })).isError).toBe(false);
 		expect(prompts).toHaveLength(0);
+	});
+
+	it("path rules hold in a project reached through a symlink", async () => {
+		const { project, homeDir } = paths();
+		await mkdir(join(project, "src"), { recursive: true });
+		const link = join(tempDir(), "link-to-project");
+		await symlink(project, link);
+		const safety = await createSafetyLayer({ cwd: link, homeDir, rules: { allow: ["write(src/**)"] } });
+		const toolset = [createWriteTool(link)];
+		expect((await runCall(toolset, safety.hooks, "write", { path: "src/a.ts", content: "a" })).isError).toBe(false);
+		expect(await readFile(join(project, "src", "a.ts"), "utf8")).toBe("a");
+		expect((await runCall(toolset, safety.hooks, "write", { path: "lib/a.ts", content: "a" })).isError).toBe(true);
 	});
 
 	it("a read deny rule also stops grep, find and ls of that folder", async () => {
