@@ -4,14 +4,51 @@ import { countNewlines, lineEndOf, lineStartOf } from "./text.js";
 
 const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
 
-/** Text with all whitespace except line breaks removed, so only the line structure is left to compare. */
-function withoutWhitespace(text: string): string {
-	return text.replace(/\r\n/g, "\n").replace(/[^\S\n]+/g, "");
+/** A line with every whitespace character removed. */
+function withoutWhitespace(line: string): string {
+	return line.replace(/\s+/g, "");
 }
 
 /** Also folds compatibility forms (full-width letters, ligatures), look-alikes and zero-width characters. */
-function withoutWhitespaceOrUnicode(text: string): string {
-	return withoutWhitespace(mapLookAlikes(text.normalize("NFKC")).replace(ZERO_WIDTH, ""));
+function withoutWhitespaceOrUnicode(line: string): string {
+	return withoutWhitespace(mapLookAlikes(line.normalize("NFKC")).replace(ZERO_WIDTH, ""));
+}
+
+/** The text's lines folded and joined without separators, with where each line starts in the result. */
+interface FoldedText {
+	text: string;
+	/** Offset in `text` where each kept (non-empty after folding) line starts. */
+	starts: number[];
+	/** The 1-based line number of each kept line. */
+	lines: number[];
+}
+
+function foldLines(content: string, fold: (line: string) => string): FoldedText {
+	const parts: string[] = [];
+	const starts: number[] = [];
+	const lines: number[] = [];
+	let length = 0;
+	for (const [index, line] of content.split("\n").entries()) {
+		const folded = fold(line);
+		if (folded === "") continue;
+		parts.push(folded);
+		starts.push(length);
+		lines.push(index + 1);
+		length += folded.length;
+	}
+	return { text: parts.join(""), starts, lines };
+}
+
+/** The line number holding folded offset `offset`. */
+function lineAt(folded: FoldedText, offset: number): number {
+	let low = 0;
+	let high = folded.starts.length - 1;
+	while (low < high) {
+		const middle = (low + high + 1) >> 1;
+		if ((folded.starts[middle] ?? 0) <= offset) low = middle;
+		else high = middle - 1;
+	}
+	return folded.lines[low] ?? 1;
 }
 
 function offsetOfLine(text: string, lineNumber: number): number {
@@ -39,10 +76,13 @@ function quoteLines(text: string, first: number, count: number, maxLines = 6): s
 	return shown.join("\n");
 }
 
+/**
+ * Looks for old_string with all whitespace (line breaks and blank lines included) ignored, then
+ * also with Unicode compatibility forms folded: a near match the ladder could not take, to show.
+ */
 function nearMatch(content: string, needle: string): string | undefined {
-	const needleLineCount = needle.replace(/\n+$/, "").split("\n").length;
 	const attempts = [
-		{ fold: withoutWhitespace, kind: "only in whitespace (spaces, tabs, indentation or line endings)" },
+		{ fold: withoutWhitespace, kind: "only in whitespace (spaces, tabs, indentation, blank lines or line breaks)" },
 		{
 			fold: withoutWhitespaceOrUnicode,
 			kind: "only in whitespace or Unicode look-alike characters (quotes, dashes, spaces, full-width or zero-width characters)",
@@ -50,15 +90,17 @@ function nearMatch(content: string, needle: string): string | undefined {
 	];
 	// For ASCII text the second fold changes nothing in the file: reuse the first (a large file costs one pass).
 	const ascii = !/[^\x00-\x7f]/.test(content);
-	let folded = "";
+	let folded: FoldedText | undefined;
 	for (const [attempt, { fold, kind }] of attempts.entries()) {
-		const foldedNeedle = fold(needle).replace(/^\n+|\n+$/g, "");
-		if (foldedNeedle.replace(/\n/g, "") === "") return undefined;
-		if (attempt === 0 || !ascii) folded = fold(content);
-		const index = folded.indexOf(foldedNeedle);
+		const foldedNeedle = fold(needle);
+		// Too short once folded, and "near matches" are coincidences.
+		if (foldedNeedle.length < 4) return undefined;
+		if (attempt === 0 || !ascii || !folded) folded = foldLines(content, fold);
+		const index = folded.text.indexOf(foldedNeedle);
 		if (index === -1) continue;
-		const line = countNewlines(folded, 0, index) + 1;
-		return `A near match at line ${line} differs ${kind}:\n${quoteLines(content, line, needleLineCount)}\nCopy old_string exactly from these lines.`;
+		const first = lineAt(folded, index);
+		const last = lineAt(folded, index + foldedNeedle.length - 1);
+		return `A near match at line ${first} differs ${kind}:\n${quoteLines(content, first, last - first + 1)}\nCopy old_string exactly from these lines.`;
 	}
 	return undefined;
 }

@@ -144,6 +144,15 @@ describe("errors that say so", () => {
 		);
 	});
 
+	it("near match across blank lines and re-wrapped lines, quoting every line it spans", () => {
+		expect(() => apply("x\nalpha();\n\n\nbeta();\n", edit("alpha();\n\nbeta();", "y"))).toThrow(
+			/near match at line 2 differs only in whitespace.*\n {2}2\talpha\(\);\n {2}3\t\n {2}4\t\n {2}5\tbeta\(\);\n/s,
+		);
+		expect(() => apply("a\ncall(first,\n     second);\n", edit("call(first, second);", "y"))).toThrow(
+			/near match at line 2 differs only in whitespace/,
+		);
+	});
+
 	it("near match with a Unicode-only difference beyond the ladder (ellipsis, full-width)", () => {
 		expect(() => apply("a\nwait…\nb\n", edit("wait...", "x"))).toThrow(
 			/near match at line 2 differs only in whitespace or Unicode/,
