@@ -1,96 +1,147 @@
 /**
- * Parses the JSON object a model is still streaming (tool-call arguments) as far as it goes:
- * `{"path": "src/a.ts", "content": "hel` gives `{ path: "src/a.ts", content: "hel" }`.
- * Incomplete keys, literals and escapes are dropped. Returns `{}` when nothing usable parsed
- * or the value is not an object. Never throws.
+ * Follows JSON text as it streams in, keeping the scanner state between chunks, so that each
+ * character is scanned once however often the value is read. `value()` parses as much of the
+ * text as is complete.
+ */
+export class PartialJsonScanner {
+	private text = "";
+	private readonly stack: ("{" | "[")[] = [];
+	private inString = false;
+	private escaped = false;
+	private stringIsKey = false;
+	private expectKey = false;
+	private primitiveStart = -1;
+	private safe: { end: number; closers: string } | undefined;
+
+	/** All text received so far. */
+	get received(): string {
+		return this.text;
+	}
+
+	/** Adds a chunk of JSON text. */
+	push(chunk: string): void {
+		const offset = this.text.length;
+		this.text += chunk;
+		// Scan the chunk, not the whole text: touching the concatenated text would flatten it each time.
+		this.scan(chunk, offset);
+	}
+
+	/**
+	 * The object so far: `{"path": "src/a.ts", "content": "hel` gives `{ path: "src/a.ts",
+	 * content: "hel" }`. Incomplete keys, literals and escapes are dropped. `{}` when nothing
+	 * usable parsed or the value is not an object. Never throws.
+	 */
+	value(): Record<string, unknown> {
+		// While a container or string is open the text cannot parse as is; skip the attempt.
+		if (this.stack.length === 0 && !this.inString) {
+			const complete = tryParseObject(this.text);
+			if (complete) return complete;
+		}
+		const closers = this.closers();
+		const candidates: string[] = [];
+		if (this.inString && !this.stringIsKey) {
+			const body = this.escaped ? this.text.slice(0, -1) : this.text;
+			candidates.push(`${body.replace(/\\u[0-9a-fA-F]{0,3}$/, "")}"${closers}`);
+		}
+		if (!this.inString && this.primitiveStart >= 0) candidates.push(this.text + closers);
+		if (this.safe) candidates.push(this.text.slice(0, this.safe.end) + this.safe.closers);
+		for (const candidate of candidates) {
+			const parsed = tryParseObject(candidate);
+			if (parsed) return parsed;
+		}
+		return {};
+	}
+
+	private closers(): string {
+		let closers = "";
+		for (let index = this.stack.length - 1; index >= 0; index--) closers += this.stack[index] === "{" ? "}" : "]";
+		return closers;
+	}
+
+	private markSafe(end: number): void {
+		this.safe = { end, closers: this.closers() };
+	}
+
+	private endPrimitive(end: number): void {
+		if (this.primitiveStart >= 0) this.markSafe(end);
+		this.primitiveStart = -1;
+	}
+
+	private scan(text: string, offset: number): void {
+		const specials = /["\\]/g;
+		let index = 0;
+		while (index < text.length) {
+			if (this.inString) {
+				if (this.escaped) {
+					this.escaped = false;
+					index++;
+					continue;
+				}
+				// Jump over ordinary string characters: long strings (file contents) dominate.
+				specials.lastIndex = index;
+				const match = specials.exec(text);
+				if (!match) return;
+				index = match.index;
+				if (text[index] === "\\") this.escaped = true;
+				else {
+					this.inString = false;
+					if (!this.stringIsKey) this.markSafe(offset + index + 1);
+				}
+				index++;
+				continue;
+			}
+			const char = text[index];
+			switch (char) {
+				case '"':
+					this.endPrimitive(offset + index);
+					this.inString = true;
+					this.stringIsKey = this.stack.at(-1) === "{" && this.expectKey;
+					this.expectKey = false;
+					break;
+				case "{":
+				case "[":
+					this.endPrimitive(offset + index);
+					this.stack.push(char);
+					this.expectKey = char === "{";
+					this.markSafe(offset + index + 1);
+					break;
+				case "}":
+				case "]":
+					this.endPrimitive(offset + index);
+					this.stack.pop();
+					this.expectKey = false;
+					this.markSafe(offset + index + 1);
+					break;
+				case ":":
+					this.endPrimitive(offset + index);
+					this.expectKey = false;
+					break;
+				case ",":
+					this.endPrimitive(offset + index);
+					this.expectKey = this.stack.at(-1) === "{";
+					break;
+				case " ":
+				case "\n":
+				case "\r":
+				case "\t":
+					this.endPrimitive(offset + index);
+					break;
+				default:
+					if (this.primitiveStart < 0) this.primitiveStart = offset + index;
+			}
+			index++;
+		}
+	}
+}
+
+/**
+ * Parses the JSON object a model is still streaming (tool-call arguments) as far as it goes.
+ * See `PartialJsonScanner.value`. Never throws.
  */
 export function parsePartialJson(text: string): Record<string, unknown> {
-	const complete = tryParseObject(text);
-	if (complete) return complete;
-
-	const stack: ("{" | "[")[] = [];
-	let inString = false;
-	let escaped = false;
-	let stringIsKey = false;
-	let expectKey = false;
-	let primitiveStart = -1;
-	let safe: { end: number; closers: string } | undefined;
-	const closers = () =>
-		stack
-			.map((open) => (open === "{" ? "}" : "]"))
-			.reverse()
-			.join("");
-	const markSafe = (end: number) => {
-		safe = { end, closers: closers() };
-	};
-	const endPrimitive = (end: number) => {
-		if (primitiveStart >= 0) markSafe(end);
-		primitiveStart = -1;
-	};
-
-	for (let index = 0; index < text.length; index++) {
-		const char = text[index];
-		if (inString) {
-			if (escaped) escaped = false;
-			else if (char === "\\") escaped = true;
-			else if (char === '"') {
-				inString = false;
-				if (!stringIsKey) markSafe(index + 1);
-			}
-			continue;
-		}
-		switch (char) {
-			case '"':
-				endPrimitive(index);
-				inString = true;
-				stringIsKey = stack.at(-1) === "{" && expectKey;
-				expectKey = false;
-				break;
-			case "{":
-			case "[":
-				endPrimitive(index);
-				stack.push(char);
-				expectKey = char === "{";
-				markSafe(index + 1);
-				break;
-			case "}":
-			case "]":
-				endPrimitive(index);
-				stack.pop();
-				expectKey = false;
-				markSafe(index + 1);
-				break;
-			case ":":
-				endPrimitive(index);
-				expectKey = false;
-				break;
-			case ",":
-				endPrimitive(index);
-				expectKey = stack.at(-1) === "{";
-				break;
-			case " ":
-			case "\n":
-			case "\r":
-			case "\t":
-				endPrimitive(index);
-				break;
-			default:
-				if (primitiveStart < 0) primitiveStart = index;
-		}
-	}
-
-	const candidates: string[] = [];
-	if (inString && !stringIsKey) {
-		const body = escaped ? text.slice(0, -1) : text;
-		candidates.push(`${body.replace(/\\u[0-9a-fA-F]{0,3}$/, "")}"${closers()}`);
-	}
-	if (!inString && primitiveStart >= 0) candidates.push(text + closers());
-	if (safe) candidates.push(text.slice(0, safe.end) + safe.closers);
-	for (const candidate of candidates) {
-		const parsed = tryParseObject(candidate);
-		if (parsed) return parsed;
-	}
-	return {};
+	const scanner = new PartialJsonScanner();
+	scanner.push(text);
+	return scanner.value();
 }
 
 function tryParseObject(text: string): Record<string, unknown> | undefined {

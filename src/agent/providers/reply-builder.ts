@@ -9,7 +9,10 @@ import type {
 	ToolCall,
 	Usage,
 } from "../types.js";
-import { parsePartialJson, parseToolArguments } from "./partial-json.js";
+import { PartialJsonScanner, parseToolArguments } from "./partial-json.js";
+
+/** Argument JSON up to this many characters is re-parsed on every delta. */
+const PARSE_EVERY_DELTA_BELOW = 8192;
 
 type BlockKind = "text" | "thinking" | "toolcall";
 
@@ -25,7 +28,8 @@ export class ReplyBuilder {
 	/** The message being built. */
 	readonly message: AssistantMessage;
 	private readonly queue: AssistantMessageEvent[] = [];
-	private readonly rawArguments = new Map<number, string>();
+	private readonly scanners = new Map<number, PartialJsonScanner>();
+	private readonly parsedLength = new Map<number, number>();
 	private readonly open = new Set<number>();
 	private started = false;
 
@@ -57,8 +61,12 @@ export class ReplyBuilder {
 		this.message.content.push(block);
 		this.open.add(index);
 		if (block.type === "toolCall") {
-			this.rawArguments.set(index, rawArguments);
-			if (rawArguments) block.arguments = parsePartialJson(rawArguments);
+			const scanner = new PartialJsonScanner();
+			this.scanners.set(index, scanner);
+			if (rawArguments) {
+				scanner.push(rawArguments);
+				block.arguments = scanner.value();
+			}
 		}
 		this.push(`${kindOf(block)}_start`, index, "");
 		return index;
@@ -71,9 +79,17 @@ export class ReplyBuilder {
 		if (block.type === "text") block.text += delta;
 		else if (block.type === "thinking") block.thinking += delta;
 		else {
-			const raw = (this.rawArguments.get(index) ?? "") + delta;
-			this.rawArguments.set(index, raw);
-			block.arguments = parsePartialJson(raw);
+			const scanner = this.scanners.get(index) ?? new PartialJsonScanner();
+			this.scanners.set(index, scanner);
+			scanner.push(delta);
+			const length = scanner.received.length;
+			// Each read parses the whole prefix, which is quadratic over thousands of deltas (a large
+			// write); beyond a few KB, read again only after 25% growth.
+			const parsedLength = this.parsedLength.get(index) ?? 0;
+			if (length <= PARSE_EVERY_DELTA_BELOW || length - parsedLength >= parsedLength / 4) {
+				block.arguments = scanner.value();
+				this.parsedLength.set(index, length);
+			}
 		}
 		this.push(`${kindOf(block)}_delta`, index, delta);
 	}
@@ -89,7 +105,7 @@ export class ReplyBuilder {
 		if (!this.open.delete(index)) return;
 		const block = this.message.content[index];
 		if (!block) return;
-		if (block.type === "toolCall") block.arguments = parseToolArguments(this.rawArguments.get(index) ?? "");
+		if (block.type === "toolCall") block.arguments = parseToolArguments(this.scanners.get(index)?.received ?? "");
 		this.push(`${kindOf(block)}_end`, index, "");
 	}
 
