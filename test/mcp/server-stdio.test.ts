@@ -152,6 +152,16 @@ describe("toolbelt mcp over stdio", () => {
 		expect(await readFile(path, "utf8")).toBe("ALPHA\nbeta\nGAMMA\n");
 	});
 
+	it("makes a sequential call a barrier for calls that arrive after it", async () => {
+		const [written, read] = await Promise.all([
+			session.client.callTool({ name: "bash", arguments: { command: "sleep 0.4; echo barrier-held > barrier.txt" } }),
+			session.client.callTool({ name: "read", arguments: { path: "barrier.txt" } }),
+		]);
+		expect(written.isError).toBeFalsy();
+		expect(read.isError).toBeFalsy();
+		expect(textOf(read)).toContain("barrier-held");
+	});
+
 	it("serves only the read-only tools with --read-only", async () => {
 		const readOnly = await connectStdio(["--cwd", root, "--read-only"]);
 		try {
