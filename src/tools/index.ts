@@ -8,6 +8,89 @@ import { createPowerShellTool, createPowerShellToolDefinition, type PowerShellTo
 import { createReadTool, createReadToolDefinition, type ReadToolOptions } from "./read.js";
 import { createWriteTool, createWriteToolDefinition, type WriteToolOptions } from "./write.js";
 
+// Each tool's factories, schema and types, for callers that build one tool with its own options.
+export {
+	type BashOperations,
+	type BashToolDetails,
+	type BashToolInput,
+	type BashToolOptions,
+	bashSchema,
+	createBashTool,
+	createBashToolDefinition,
+} from "./bash.js";
+export {
+	createEditTool,
+	createEditToolDefinition,
+	type EditMatchStrategy,
+	type EditOperations,
+	type EditToolDetails,
+	type EditToolInput,
+	type EditToolOptions,
+	editSchema,
+} from "./edit.js";
+export {
+	createFindTool,
+	createFindToolDefinition,
+	type FindToolDetails,
+	type FindToolInput,
+	type FindToolOptions,
+	findSchema,
+} from "./find.js";
+export { writeFileAtomic } from "./fs/atomic-write.js";
+export { type FileInfo, type FileOperations, localFileOperations } from "./fs/operations.js";
+export {
+	createGrepTool,
+	createGrepToolDefinition,
+	type GrepToolDetails,
+	type GrepToolInput,
+	type GrepToolOptions,
+	grepSchema,
+} from "./grep.js";
+export {
+	createLsTool,
+	createLsToolDefinition,
+	type LsOperations,
+	type LsToolDetails,
+	type LsToolInput,
+	type LsToolOptions,
+	lsSchema,
+} from "./ls.js";
+export {
+	createPowerShellTool,
+	createPowerShellToolDefinition,
+	type PowerShellOperations,
+	type PowerShellToolDetails,
+	type PowerShellToolInput,
+	type PowerShellToolOptions,
+	powerShellSchema,
+} from "./powershell.js";
+export {
+	createReadTool,
+	createReadToolDefinition,
+	type ReadOperations,
+	type ReadToolDetails,
+	type ReadToolInput,
+	type ReadToolOptions,
+	readSchema,
+} from "./read.js";
+export {
+	disposeShellProcesses,
+	localShellOperations,
+	runningBackgroundPids,
+	type ShellOperations,
+	type ShellToolDetails,
+	type ShellToolOptions,
+} from "./shell/index.js";
+export {
+	createWriteTool,
+	createWriteToolDefinition,
+	type WriteOperations,
+	type WriteToolDetails,
+	type WriteToolInput,
+	type WriteToolOptions,
+	writeSchema,
+} from "./write.js";
+
 /** The names of the built-in tools. */
 export type ToolName = "read" | "write" | "edit" | "bash" | "powershell" | "grep" | "find" | "ls";
 
