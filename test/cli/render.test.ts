@@ -22,6 +22,28 @@ function sink(): { stream: Writable; text: () => string } {
 
 const plain = createStyle(false);
 
+/** The final screen after `output`: a minimal terminal for the sequences the views use. */
+function screenOf(output: string): { lines: string[]; maxUp: number } {
+	const rows: string[] = [""];
+	let row = 0;
+	let maxUp = 0;
+	const pattern = /\x1b\[(\d*)([FKJ])|\r|\n|[^\x1b\r\n]+/g;
+	for (const match of output.matchAll(pattern)) {
+		const [token, count, command] = match;
+		if (command === "F") {
+			maxUp = Math.max(maxUp, Number(count));
+			row -= Number(count);
+			if (row < 0) throw new Error("moved above the top of the output");
+		} else if (command === "K") rows[row] = "";
+		else if (command === "J") rows.splice(row + 1);
+		else if (token === "\n") {
+			row++;
+			rows[row] ??= "";
+		} else if (token !== "\r") rows[row] = (rows[row] ?? "") + token;
+	}
+	return { lines: rows.slice(0, rows.length - (rows.at(-1) === "" ? 1 : 0)), maxUp };
+}
+
 describe("tool lines", () => {
 	it("summarizes arguments as a person would type them", () => {
 		expect(summarizeToolArguments("bash", { command: "npm  test\n  -- --watch=false" })).toBe(
@@ -82,11 +104,28 @@ describe("ToolCallsView", () => {
 		expect(text).toContain("\x1b[2F"); // moves up over the two lines to redraw them
 		expect(text).toMatch(/● bash npm test {2}[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] 1\.\d s {2}PASS b\.test\.ts/);
 		expect(text.endsWith('\x1b[2F\x1b[2K● bash npm test  ✓ 1.2 s\n\x1b[2K● grep "x"  ✓ 0.0 s\n')).toBe(true);
+		expect(screenOf(text).lines).toEqual(["● bash npm test  ✓ 1.2 s", '● grep "x"  ✓ 0.0 s']);
 		// Finished: the spinner stops (no more writes).
 		const length = text.length;
 		await new Promise((resolve) => setTimeout(resolve, 60));
 		expect(output.text().length).toBe(length);
 		view.dispose();
+	});
+
+	it("keeps the live block small when a model starts many calls at once", () => {
+		const output = sink();
+		const view = new ToolCallsView({ stream: output.stream, live: true, style: plain, columns: () => 80 });
+		for (let index = 0; index < 14; index++) view.start(String(index), "read", { path: `f${index}.ts` });
+		for (let index = 13; index >= 0; index--) {
+			view.end(String(index), { result: { content: [] }, isError: false, durationMs: 100 * index });
+		}
+		view.dispose();
+		const { lines: screen, maxUp } = screenOf(output.text());
+		expect(maxUp).toBeLessThanOrEqual(10);
+		expect(screen).toHaveLength(14);
+		for (let index = 0; index < 14; index++) {
+			expect(screen.filter((line) => line.startsWith(`● read f${index}.ts  ✓`))).toHaveLength(1);
+		}
 	});
 
 	it("keeps every line within the terminal width", () => {

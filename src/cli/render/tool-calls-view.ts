@@ -9,6 +9,12 @@ const spinnerFrames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "
 /** Calls shorter than this show no elapsed time while running: only long calls need a clock. */
 const showElapsedAfterMs = 1000;
 
+/**
+ * Most lines redrawn in place. Moving the cursor above the top of the screen is impossible, so
+ * calls beyond this (a model that starts dozens at once) print one line when they end instead.
+ */
+const maxLiveLines = 10;
+
 /** Options of `ToolCallsView`. */
 export interface ToolCallsViewOptions {
 	/** Where the lines go. */
@@ -34,6 +40,8 @@ interface Entry {
 	/** Last line of the latest partial output, shown dim while the call runs. */
 	preview?: string;
 	outcome?: { isError: boolean; label: string; durationMs: number };
+	/** Not drawn live (the block was full); prints its line when it ends. */
+	overflow?: boolean;
 }
 
 /**
@@ -54,8 +62,11 @@ export class ToolCallsView {
 
 	/** A call started. */
 	start(id: string, name: string, args: unknown): void {
-		this.entries.push({ id, name, summary: summarizeToolArguments(name, args), startedAt: Date.now() });
-		if (!this.options.live) return;
+		const entry: Entry = { id, name, summary: summarizeToolArguments(name, args), startedAt: Date.now() };
+		this.retireFinished();
+		entry.overflow = this.options.live && this.liveEntries().length >= maxLiveLines;
+		this.entries.push(entry);
+		if (!this.options.live || entry.overflow) return;
 		this.redraw();
 		this.timer ??= setInterval(() => {
 			this.frame++;
@@ -81,9 +92,15 @@ export class ToolCallsView {
 			label: options.isError ? failureLabel(options.result) : "",
 			durationMs: options.durationMs,
 		};
-		if (!this.options.live) {
-			this.options.stream.write(`${this.render(entry)}\n`);
+		if (!this.options.live || entry.overflow) {
+			// Keep the live block at the bottom: the plain line goes above it.
+			const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F\x1b[2K` : "";
+			this.options.stream.write(`${up}${this.render(entry)}\n`);
 			this.entries = this.entries.filter((candidate) => candidate !== entry);
+			if (this.drawnLines > 0) {
+				this.drawnLines = 0;
+				this.redraw();
+			}
 			return;
 		}
 		this.redraw();
@@ -107,11 +124,27 @@ export class ToolCallsView {
 		this.timer = undefined;
 	}
 
+	private liveEntries(): Entry[] {
+		return this.entries.filter((entry) => !entry.overflow);
+	}
+
+	/** Finished calls at the top of the block are final on screen: stop redrawing them. */
+	private retireFinished(): void {
+		if (!this.options.live) return;
+		while (this.entries[0]?.outcome && !this.entries[0].overflow && this.drawnLines > 0) {
+			this.entries.shift();
+			this.drawnLines--;
+		}
+	}
+
 	private redraw(): void {
+		const live = this.liveEntries();
 		const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F` : "";
-		const lines = this.entries.map((entry) => `\x1b[2K${this.render(entry)}\n`);
-		this.options.stream.write(up + lines.join(""));
-		this.drawnLines = this.entries.length;
+		// A shorter block than last time leaves stale rows below; clear them.
+		const stale = Math.max(0, this.drawnLines - live.length);
+		const lines = live.map((entry) => `\x1b[2K${this.render(entry)}\n`);
+		this.options.stream.write(up + lines.join("") + (stale > 0 ? "\x1b[0J" : ""));
+		this.drawnLines = live.length;
 	}
 
 	private render(entry: Entry): string {
