@@ -1,4 +1,5 @@
 import { compileGlob, nameGlobOf } from "./glob-filter.js";
+import { LineSplitter, TextLineSplitter } from "./line-splitter.js";
 import { startRipgrep } from "./ripgrep-process.js";
 import type { GrepLine, GrepRequest, ListFilesRequest } from "./types.js";
 
@@ -111,7 +112,10 @@ export function parseGrepLine(line: Buffer): GrepLine | undefined {
 
 /** Runs a content search with ripgrep; rejects when ripgrep cannot start. */
 export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: AbortSignal) {
-	const ripgrep = await startRipgrep({ rgPath, args: grepArgs(request), cwd: request.root, signal });
+	const ripgrep = await startRipgrep(
+		{ rgPath, args: grepArgs(request), cwd: request.root, signal },
+		new LineSplitter(),
+	);
 	const wanted = pathFilter(request.file === undefined ? request.include : undefined);
 	return mapBatches(ripgrep.lines, (lines) => {
 		const parsed: GrepLine[] = [];
@@ -125,13 +129,17 @@ export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: 
 
 /** Lists files with ripgrep; rejects when ripgrep cannot start. */
 export async function ripgrepListFiles(rgPath: string, request: ListFilesRequest, signal: AbortSignal) {
-	const ripgrep = await startRipgrep({ rgPath, args: listFilesArgs(request), cwd: request.root, signal });
-	const wanted = pathFilter(request.pattern);
+	const ripgrep = await startRipgrep(
+		{ rgPath, args: listFilesArgs(request), cwd: request.root, signal },
+		new TextLineSplitter(),
+	);
+	// A name glob is fully applied by ripgrep's file type; only a path glob needs a second look.
+	const wanted = nameOnly(request.pattern) ? undefined : pathFilter(request.pattern);
 	return mapBatches(ripgrep.lines, (lines) => {
 		const paths: string[] = [];
 		for (const line of lines) {
-			const path = posixPath(line.toString("utf8"));
-			if (wanted(path)) paths.push(path);
+			const path = posixPath(line);
+			if (!wanted || wanted(path)) paths.push(path);
 		}
 		return paths;
 	});
@@ -145,9 +153,15 @@ function posixPath(path: string): string {
 	return posix.startsWith("./") ? posix.slice(2) : posix;
 }
 
-async function* mapBatches<TItem>(
-	source: AsyncIterable<Buffer[]>,
-	map: (lines: Buffer[]) => TItem[],
+/** True for a glob that only constrains the file name: `*.ts`, `**\/*.ts`. */
+function nameOnly(glob: string): boolean {
+	const pattern = glob.trim().replace(/^(\*\*\/)+/, "");
+	return !pattern.includes("/") && !pattern.includes("**") && nameGlobOf(glob) !== undefined;
+}
+
+async function* mapBatches<TLine, TItem>(
+	source: AsyncIterable<TLine[]>,
+	map: (lines: TLine[]) => TItem[],
 ): AsyncGenerator<TItem[]> {
 	for await (const lines of source) {
 		const items = map(lines);

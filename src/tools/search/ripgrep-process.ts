@@ -1,7 +1,6 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { AbortError, ToolError } from "../../engine/errors.js";
-import { LineSplitter } from "./line-splitter.js";
 
 /** How to run ripgrep once. */
 export interface RipgrepRunOptions {
@@ -15,10 +14,18 @@ export interface RipgrepRunOptions {
 	signal: AbortSignal;
 }
 
+/** Cuts ripgrep's output into lines: raw bytes (`LineSplitter`) or text (`TextLineSplitter`). */
+export interface OutputSplitter<TLine> {
+	/** The complete lines a chunk finishes. */
+	push(chunk: Buffer): TLine[];
+	/** The unfinished last line, at the end of the output. */
+	flush(): TLine[];
+}
+
 /** A started ripgrep process, read as batches of output lines. */
-export interface RipgrepProcess {
-	/** Batches of raw output lines (no `\n`). Ends when ripgrep exits; kills it when iteration stops early. */
-	lines: AsyncIterable<Buffer[]>;
+export interface RipgrepProcess<TLine> {
+	/** Batches of output lines (no `\n`). Ends when ripgrep exits; kills it when iteration stops early. */
+	lines: AsyncIterable<TLine[]>;
 }
 
 const MAX_STDERR = 16 * 1024;
@@ -30,7 +37,10 @@ const HARMLESS = [/\(os error \d+\)\s*$/, /No files were searched/, /Running wit
  * Starts ripgrep and resolves once the process really runs, so a missing or unrunnable binary
  * rejects here (and the caller can fall back) instead of surfacing mid-stream.
  */
-export async function startRipgrep(options: RipgrepRunOptions): Promise<RipgrepProcess> {
+export async function startRipgrep<TLine>(
+	options: RipgrepRunOptions,
+	splitter: OutputSplitter<TLine>,
+): Promise<RipgrepProcess<TLine>> {
 	const { signal } = options;
 	if (signal.aborted) throw new AbortError();
 	// stdin is closed: with no path argument and a readable stdin, ripgrep would search stdin.
@@ -52,14 +62,16 @@ export async function startRipgrep(options: RipgrepRunOptions): Promise<RipgrepP
 			reject(error);
 		});
 	});
-	return { lines: readLines(child, signal, kill) };
+	return { lines: readLines({ child, signal, kill, splitter }) };
 }
 
-async function* readLines(
-	child: ChildProcessByStdio<null, Readable, Readable>,
-	signal: AbortSignal,
-	kill: () => void,
-): AsyncGenerator<Buffer[]> {
+async function* readLines<TLine>(run: {
+	child: ChildProcessByStdio<null, Readable, Readable>;
+	signal: AbortSignal;
+	kill: () => void;
+	splitter: OutputSplitter<TLine>;
+}): AsyncGenerator<TLine[]> {
+	const { child, signal, kill, splitter } = run;
 	let stderr = "";
 	child.stderr.setEncoding("utf8");
 	child.stderr.on("data", (text: string) => {
@@ -71,7 +83,6 @@ async function* readLines(
 	});
 	let finished = false;
 	try {
-		const splitter = new LineSplitter();
 		for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
 			if (signal.aborted) break;
 			const lines = splitter.push(chunk);
