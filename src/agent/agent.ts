@@ -106,7 +106,7 @@ export class Agent {
 	prompt(input: AgentInput, images?: readonly ImageContent[]): Promise<Message[]> {
 		const prompts =
 			typeof input === "string" ? [createUserMessage(input, images)] : Array.isArray(input) ? input : [input];
-		return this.run(prompts);
+		return this.run(prompts, "prompt");
 	}
 
 	/**
@@ -114,7 +114,7 @@ export class Agent {
 	 * when the last message is a tool result). Throws if a run is in progress.
 	 */
 	continue(): Promise<Message[]> {
-		return this.run([]);
+		return this.run([], "continue");
 	}
 
 	/** Queues a message to inject after the current tool batch (or before the next request). */
@@ -179,8 +179,8 @@ export class Agent {
 		}
 	}
 
-	private run(prompts: Message[]): Promise<Message[]> {
-		this.assertIdle("prompt");
+	private run(prompts: Message[], action: string): Promise<Message[]> {
+		this.assertIdle(action);
 		const controller = new AbortController();
 		this.controller = controller;
 		let added: Message[] = [];

@@ -311,4 +311,23 @@ describe("toOpenAIMessages", () => {
 			},
 		]);
 	});
+
+	it("sends malformed tool-call arguments as {} so template-rendering servers accept the history", () => {
+		const messages = toOpenAIMessages({
+			messages: [
+				{
+					role: "assistant",
+					content: [
+						{ type: "toolCall", id: "c1", name: "read", arguments: '{"path": x' as unknown as Record<string, unknown> },
+					],
+					provider: "openai",
+					model: "m",
+					usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0 },
+					stopReason: "toolUse",
+					timestamp: 0,
+				},
+			],
+		});
+		expect(messages[0]).toMatchObject({ tool_calls: [{ function: { arguments: "{}" } }] });
+	});
 });

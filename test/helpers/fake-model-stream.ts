@@ -1,4 +1,5 @@
 import { createAssistantMessage } from "../../src/agent/messages.js";
+import { parsePartialJson } from "../../src/agent/providers/partial-json.js";
 import type {
 	AssistantContent,
 	AssistantMessage,
@@ -96,17 +97,6 @@ function chunks(text: string, size: number): string[] {
 	return parts.length > 0 ? parts : [""];
 }
 
-function parseLoosely(json: string): Record<string, unknown> {
-	try {
-		const value: unknown = JSON.parse(json);
-		return typeof value === "object" && value !== null && !Array.isArray(value)
-			? (value as Record<string, unknown>)
-			: {};
-	} catch {
-		return {};
-	}
-}
-
 /**
  * A fake model that replays scripted replies as a real `StreamFn` would stream them (start,
  * block start/delta/end, done/error), honours the abort signal, and records each request.
@@ -194,7 +184,7 @@ export function createFakeModelStream(replies: Scripted[] = [], options: FakeMod
 				for (const part of chunks(raw, chunkSize)) {
 					if (await pause()) return yield aborted();
 					sofar += part;
-					live.arguments = parseLoosely(sofar);
+					live.arguments = parsePartialJson(sofar);
 					yield { type: "toolcall_delta", contentIndex, delta: part, partial: message };
 				}
 				// A malformed argument string is passed on as a string, as a provider would.

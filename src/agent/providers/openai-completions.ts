@@ -82,7 +82,7 @@ function convertMessage(message: Message, pendingImages: ChatCompletionContentPa
 		type: "function",
 		function: {
 			name: call.name,
-			arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+			arguments: argumentsJson(call.arguments),
 		},
 	}));
 	if (!text && toolCalls.length === 0) return [];
@@ -93,6 +93,21 @@ function convertMessage(message: Message, pendingImages: ChatCompletionContentPa
 			...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
 		},
 	];
+}
+
+/**
+ * The arguments as a JSON string. Malformed arguments (kept as the raw string) are sent as `{}`:
+ * servers that render tool calls through a chat template parse them and fail on bad JSON, and the
+ * error result already shows the model what it sent.
+ */
+function argumentsJson(args: unknown): string {
+	if (typeof args !== "string") return JSON.stringify(args ?? {});
+	try {
+		JSON.parse(args);
+		return args;
+	} catch {
+		return "{}";
+	}
 }
 
 function isOfficialOpenAI(baseUrl: string): boolean {
