@@ -48,3 +48,15 @@ describe.skipIf(!process.env.ANTHROPIC_API_KEY)("live: Anthropic Messages", () =
 		expect(messageText(agent.state.messages.at(-1)!)).toContain("4817");
 	});
 });
+
+describe.skipIf(!process.env.TOOLBELT_LIVE_OLLAMA_MODEL)("live: a local OpenAI-compatible server (Ollama)", () => {
+	it("calls a tool and answers with its result, without a key", { timeout: 180_000 }, async () => {
+		const agent = await askForSecret({
+			provider: "ollama",
+			id: process.env.TOOLBELT_LIVE_OLLAMA_MODEL ?? "",
+			baseUrl: process.env.TOOLBELT_LIVE_OLLAMA_URL ?? "http://127.0.0.1:11434/v1",
+		});
+		expect(agent.state.lastError).toBeUndefined();
+		expect(messageText(agent.state.messages.at(-1)!)).toContain("4817");
+	});
+});

@@ -101,6 +101,22 @@ describe("streamOpenAICompletions against a real SSE server", () => {
 		]);
 	});
 
+	it("moves a leading <think> section of the content into a thinking block (local reasoning models)", async () => {
+		server.push({
+			events: openAIStream([
+				{ text: "<think>\nSmall " },
+				{ text: "model thoughts</thi" },
+				{ text: "nk>\n\nHi!" },
+				{ finish: "stop" },
+			]),
+		});
+		const { final } = await collect(streamOpenAICompletions(model, context(), { apiKey: "k" }));
+		expect(final.content).toEqual([
+			{ type: "thinking", thinking: "\nSmall model thoughts" },
+			{ type: "text", text: "Hi!" },
+		]);
+	});
+
 	it("assembles parallel tool calls from split argument chunks, with partial parses on the way", async () => {
 		server.push({
 			events: openAIStream([

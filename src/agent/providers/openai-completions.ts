@@ -14,6 +14,7 @@ import { describeProviderError } from "./errors.js";
 import type { ProviderOptions } from "./index.js";
 import type { ReplyBuilder } from "./reply-builder.js";
 import { streamWithRetry } from "./stream-with-retry.js";
+import { ThinkTagSplitter } from "./think-tags.js";
 import { toOpenAITools } from "./tool-schemas.js";
 import { normalizeTranscript } from "./transcript.js";
 
@@ -194,6 +195,7 @@ async function* attempt(
 	let current: { kind: "text" | "thinking"; index: number } | undefined;
 	const toolBlocks = new Map<number, number>();
 	let finishReason: ChatCompletionChunk.Choice["finish_reason"] = null;
+	const splitter = new ThinkTagSplitter();
 	const openFlow = (kind: "text" | "thinking") => {
 		if (current?.kind === kind) return current.index;
 		if (current) builder.closeBlock(current.index);
@@ -217,7 +219,9 @@ async function* attempt(
 			const delta = choice.delta as (ChatCompletionChunk.Choice.Delta & ReasoningDelta) | undefined;
 			const reasoning = delta?.reasoning_content ?? delta?.reasoning;
 			if (reasoning) builder.append(openFlow("thinking"), reasoning);
-			if (delta?.content) builder.append(openFlow("text"), delta.content);
+			if (delta?.content) {
+				for (const segment of splitter.push(delta.content)) builder.append(openFlow(segment.kind), segment.text);
+			}
 			for (const call of delta?.tool_calls ?? []) {
 				let index = toolBlocks.get(call.index);
 				if (index === undefined) {
@@ -241,6 +245,7 @@ async function* attempt(
 		yield* builder.drain();
 	}
 	if (signal?.aborted) return;
+	for (const segment of splitter.flush()) builder.append(openFlow(segment.kind), segment.text);
 	if (finishReason === null) {
 		builder.fail("error", `${LABEL} stream ended without a finish reason; the reply may be incomplete.`);
 	} else if (finishReason === "length") {
