@@ -203,3 +203,23 @@ describe("trailing whitespace at the end of old_string", () => {
 		expect(apply("line 100\nline 1000\n", edit("line 100  ", "L")).content).toBe("L\nline 1000\n");
 	});
 });
+
+describe("bytes outside the replaced spans", () => {
+	it("stay identical for every tolerant rung", () => {
+		const before = "keep “this”  \r\n\tkeep\u00a0too\t\r\nmixed\n";
+		const after = "\r\nlast “line”   \r\n";
+		const cases: [string, string][] = [
+			["a  \r\nb", "a\nb"], // line endings + trailing whitespace
+			["say “x” — y", 'say "x" - y'], // look-alikes
+			["    deep();\r\n    deeper();", "deep();\n  deeper();"], // indentation (rung differs: relative indent changed)
+		];
+		for (const [middle, oldString] of cases) {
+			const content = `${before}${middle}${after}`;
+			const plan = apply(content, edit(oldString, "NEW"));
+			expect(plan.content.startsWith(before), oldString).toBe(true);
+			expect(plan.content.endsWith(after), oldString).toBe(true);
+			const replaced = plan.content.slice(before.length, plan.content.length - after.length);
+			expect(replaced.trim(), oldString).toBe("NEW");
+		}
+	});
+});
