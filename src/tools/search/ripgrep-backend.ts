@@ -52,12 +52,14 @@ export function grepArgs(request: GrepRequest): string[] {
 		"--with-filename",
 		"--no-heading",
 		"--no-context-separator",
-		// Each line as soon as it is found: the limit can stop ripgrep early, a timeout keeps what came.
-		"--line-buffered",
 		request.caseSensitive ? "--case-sensitive" : "--ignore-case",
 	];
 	// ripgrep applies no glob to a file named on its command line; neither does the walker.
 	if (request.file === undefined) args.push(...globArgs(request.include, request.exclude));
+	// Searching a folder, ripgrep writes each file's lines as soon as the file is done. In one
+	// (large) file it would hold them until its buffer fills: ask for every line at once, so the
+	// limit can stop it early and a timeout keeps what was found.
+	else args.push("--line-buffered");
 	if (request.literal) args.push("--fixed-strings");
 	if (request.context > 0) args.push("--context", String(request.context));
 	// --regexp keeps a pattern that starts with "-" from being read as a flag; "--" ends flags for the path.
