@@ -1,3 +1,4 @@
+export { type CallGate, type CallGateRunOptions, createCallGate } from "./call-gate.js";
 export { AbortError, errorMessage, isAbortError, ToolError, throwIfAborted } from "./errors.js";
 export { createThrottle, emitSafely, type Throttle, type ToolEventListener } from "./events.js";
 export {
