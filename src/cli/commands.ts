@@ -51,7 +51,8 @@ export const agentOptions: OptionSpecs = {
 	provider: {
 		type: "string",
 		valueName: "<name>",
-		description: "Model API: openai (also any OpenAI-compatible server) or anthropic.",
+		description:
+			"openai (any OpenAI-compatible server) or anthropic; ollama, lmstudio, llamacpp, vllm, openrouter preset the URL.",
 	},
 	model: { type: "string", valueName: "<id>", description: "Model id, e.g. gpt-4.1, claude-sonnet-4-5, qwen3:8b." },
 	"base-url": {
@@ -64,19 +65,19 @@ export const agentOptions: OptionSpecs = {
 	sequential: { type: "boolean", description: "Run the tool calls of a reply one at a time, not in parallel." },
 	"system-prompt": { type: "string", valueName: "<text>", description: "Replace the default system prompt." },
 	"max-turns": { type: "string", valueName: "<n>", description: "Stop after this many model turns. Default: 50." },
-	// MCP client: the MCP helper's loader reads this file; see mcp-config.ts.
+	// MCP client: src/mcp/client.ts connects to the servers (see agent-setup.ts).
 	"mcp-config": {
 		type: "string",
 		valueName: "<file>",
 		description: "JSON file of MCP servers whose tools the agent may also use ({ mcpServers: { … } }).",
 	},
-	...help,
 };
 
 const providerHelp = `Provider setup (no key is needed for a local server):
   export OPENAI_API_KEY=…         then: toolbelt --model gpt-4.1
   export ANTHROPIC_API_KEY=…      then: toolbelt --provider anthropic
-  Ollama / vLLM / LM Studio:      toolbelt --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b`;
+  Ollama / vLLM / LM Studio:      toolbelt --provider openai --base-url http://localhost:11434/v1 --model qwen3:8b
+  Ollama at its usual port:       toolbelt --provider ollama --model qwen3:8b`;
 
 /** The interactive session: `toolbelt` with no command. */
 export const interactiveCommand: CommandSpec = {
@@ -87,7 +88,7 @@ export const interactiveCommand: CommandSpec = {
 as one line with a live spinner; Ctrl-C cancels the running turn, Ctrl-D exits.
 
 ${providerHelp}`,
-	options: agentOptions,
+	options: { ...agentOptions, ...help },
 	load: async () => (await import("./commands/interactive.js")).runInteractiveCommand,
 };
 
@@ -96,19 +97,26 @@ export const commands: CommandSpec[] = [
 	{
 		name: "run",
 		summary: "Run one prompt and print the final answer (for scripts).",
-		usage: ['toolbelt run [options] "<prompt>"', "echo '<prompt>' | toolbelt run [options]"],
+		usage: [
+			'toolbelt run [options] "<prompt>"',
+			"echo '<prompt>' | toolbelt run [options]",
+			'git diff | toolbelt run [options] "<prompt>" -',
+		],
 		description: `Runs the agent on one prompt until it stops. The final answer goes to stdout, progress
-(one line per tool call) to stderr. With --json, stdout gets one JSON event per line instead.
-Exit code: 0 done, 1 error, 130 cancelled (Ctrl-C).
+(one line per tool call) to stderr. With --json, stdout gets one JSON event per line instead
+(streaming updates carry only the delta). Without a prompt argument the prompt is read from
+stdin; a '-' argument is replaced by stdin. Exit code: 0 done, 1 error or turn limit,
+130 cancelled (Ctrl-C; a second Ctrl-C stops waiting for cleanup).
 
 ${providerHelp}`,
 		options: {
 			...agentOptions,
 			json: { type: "boolean", description: "Print every agent event as one JSON object per line on stdout." },
+			...help,
 		},
 		examples: [
 			'toolbelt run "Which tests cover src/engine/validate.ts?"',
-			'git diff | toolbelt run --read-only "Review this diff"',
+			'git diff | toolbelt run --read-only "Review this diff:" -',
 			'toolbelt run --json "List the TODOs" | jq -c \'select(.type == "tool_execution_end")\'',
 		],
 		load: async () => (await import("./commands/run.js")).runRunCommand,
