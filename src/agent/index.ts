@@ -21,7 +21,7 @@ export {
 	resolveApiKey,
 } from "./providers/config.js";
 export { createStreamFn, modelApi, type ProviderOptions, streamModel } from "./providers/index.js";
-export { parsePartialJson } from "./providers/partial-json.js";
+export { PartialJsonScanner, parsePartialJson } from "./providers/partial-json.js";
 export { isRetryableError, type RetryOptions } from "./providers/retry.js";
 export {
 	type AnthropicToolSchema,

@@ -317,6 +317,45 @@ describe("agentLoop", () => {
 		expect(results[1]).toMatchObject({ isError: false, content: [{ text: "patched by hook" }] });
 	});
 
+	it("survives throwing hooks and a throwing shouldStopAfterTurn: every call answered, the stream ends", async () => {
+		const fake = createFakeModelStream([
+			toolCallReply([
+				{ name: "echo", arguments: { text: "a" } },
+				{ name: "echo", arguments: { text: "b" } },
+			]),
+			textReply("never reached"),
+		]);
+		const { messages, end } = await run(
+			"go",
+			{
+				tools: [echoTool()],
+				config: {
+					beforeToolCall: ({ args }) => {
+						if (args.text === "a") throw new Error("policy engine down");
+						return undefined;
+					},
+					afterToolCall: () => {
+						throw new Error("audit log full");
+					},
+					shouldStopAfterTurn: () => {
+						throw new Error("callback bug");
+					},
+				},
+			},
+			fake,
+		);
+		const results = messages.filter((message) => message.role === "toolResult");
+		expect(results.map((result) => result.isError)).toEqual([true, true]);
+		expect(JSON.stringify(results)).toContain("policy engine down");
+		expect(JSON.stringify(results)).toContain("audit log full");
+		expect(end).toMatchObject({
+			type: "agent_end",
+			reason: "error",
+			errorMessage: expect.stringContaining("callback bug"),
+		});
+		expectEveryCallAnswered(messages);
+	});
+
 	it("applies transformContext to the request only and passes getApiKey's key", async () => {
 		const fake = createFakeModelStream([textReply("ok")]);
 		const { messages } = await run(
