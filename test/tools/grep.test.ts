@@ -132,6 +132,17 @@ describe.each(backends)("grep ($name)", ({ backend }) => {
 		expect(textOf(await grep({ pattern: "foo.bar" }))).toBe("a.txt:3: foo.bar\na.txt:4: fooXbar");
 	});
 
+	it("reads CRLF files like LF files: no \r in the text, $ matches at the line end", async () => {
+		await writeTree(dir(), { "win.txt": "first line\r\nend here\r\nlast\r\n" });
+		expect(textOf(await grep({ pattern: "here$" }))).toBe("win.txt:2: end here");
+		expect(textOf(await grep({ pattern: "^last$", context: 1 }))).toBe("win.txt-2- end here\nwin.txt:3: last");
+	});
+
+	it("skips binary files in a folder", async () => {
+		await writeTree(dir(), { "image.bin": "hit\u0000\u0001\u0002 hit\n", "text.txt": "hit\n" });
+		expect(textOf(await grep({ pattern: "hit" }))).toBe("text.txt:1: hit");
+	});
+
 	it("narrows files with include and exclude globs", async () => {
 		await writeTree(dir(), {
 			"src/a.ts": "hit\n",

@@ -52,6 +52,8 @@ export function grepArgs(request: GrepRequest): string[] {
 		"--with-filename",
 		"--no-heading",
 		"--no-context-separator",
+		// `$` matches before \r\n too, as in the walker, which strips \r from every line.
+		"--crlf",
 		request.caseSensitive ? "--case-sensitive" : "--ignore-case",
 	];
 	// ripgrep applies no glob to a file named on its command line; neither does the walker.

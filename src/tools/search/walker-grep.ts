@@ -120,7 +120,8 @@ async function* scanFile(
 
 	const processText = (text: string) => {
 		// Fast path: no match anywhere in the chunk and no context owed, so only count lines.
-		if (afterRemaining === 0 && !regex.chunk.test(text)) {
+		// With \r\n endings a multiline `$` would miss, so such chunks go line by line.
+		if (afterRemaining === 0 && !text.includes("\r") && !regex.chunk.test(text)) {
 			const lineCount = countNewlines(text) + 1;
 			if (context > 0) {
 				const tail = lastLines(text, context);
