@@ -2,23 +2,22 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/leave-background.ts", import.meta.url));
 const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const markers: string[] = [];
-
-afterEach(() => {
-	for (const marker of markers.splice(0)) killMarked(marker);
-});
-
 async function startToolbelt(mode: string) {
 	const { marker } = newMarker();
-	markers.push(marker);
+	// Per test, not in afterEach: these tests run concurrently, and one test's cleanup must not
+	// kill the processes another test is still checking.
+	onTestFinished(() => killMarked(marker));
 	const child = spawn(process.execPath, ["--import", "tsx", fixture, mode, marker], {
 		cwd: repositoryRoot,
 		stdio: ["pipe", "pipe", "inherit"],
+	});
+	onTestFinished(() => {
+		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 	});
 	let output = "";
 	child.stdout.on("data", (chunk: Buffer) => {
