@@ -10,6 +10,17 @@ const CHUNK_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 /** How many files are read at once; results still come out in walk order. */
 const CONCURRENT_FILES = 8;
+/** Read buffers of finished files, reused: a fresh 256 KB buffer per small file is garbage. */
+const spareBuffers: Buffer[] = [];
+
+function takeBuffer(): Buffer {
+	return spareBuffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
+}
+
+function giveBuffer(buffer: Buffer): void {
+	if (spareBuffers.length < CONCURRENT_FILES * 2) spareBuffers.push(buffer);
+}
+
 /** Lines a file searched ahead may hold before it waits for its turn. */
 const PREFETCH_LINES = 1000;
 
@@ -91,82 +102,89 @@ async function* scanFile(
 	// Bytes of an unfinished line, kept as parts so a very long line is copied once, not per chunk.
 	let carry: Buffer[] = [];
 	let first = true;
-	const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-
-	const emitLine = (text: string) => {
-		lineNumber++;
-		const match = regex.line.exec(text);
-		if (match) {
-			for (const held of before) {
-				if (held.lineNumber > lastEmitted) results.push({ kind: "context", path, ...held });
-			}
-			before.length = 0;
-			results.push({ kind: "match", path, lineNumber, text, matchStart: match.index });
-			lastEmitted = lineNumber;
-			afterRemaining = context;
-			return;
-		}
-		if (afterRemaining > 0) {
-			results.push({ kind: "context", path, lineNumber, text });
-			lastEmitted = lineNumber;
-			afterRemaining--;
-			return;
-		}
-		if (context > 0) {
-			before.push({ lineNumber, text });
-			if (before.length > context) before.shift();
-		}
-	};
-
-	const processText = (text: string) => {
-		// Fast path: no match anywhere in the chunk and no context owed, so only count lines.
-		// With \r\n endings a multiline `$` would miss, so such chunks go line by line.
-		if (afterRemaining === 0 && !text.includes("\r") && !regex.chunk.test(text)) {
-			const lineCount = countNewlines(text) + 1;
-			if (context > 0) {
-				const tail = lastLines(text, context);
-				const firstNumber = lineNumber + lineCount - tail.length + 1;
-				for (const [index, line] of tail.entries()) {
-					before.push({ lineNumber: firstNumber + index, text: stripCr(line) });
-				}
-				while (before.length > context) before.shift();
-			}
-			lineNumber += lineCount;
-			return;
-		}
-		for (const line of text.split("\n")) emitLine(stripCr(line));
-	};
-
-	for (;;) {
-		if (search.signal.aborted) throw new AbortError();
-		const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
-		if (bytesRead === 0) break;
-		let chunk = buffer.subarray(0, bytesRead);
-		if (first) {
-			first = false;
-			if (chunk.indexOf(0) !== -1) return; // binary file
-		}
-		const lastNewline = chunk.lastIndexOf(NEWLINE);
-		if (lastNewline === -1) {
-			carry.push(Buffer.from(chunk));
-			continue;
-		}
-		let lastInChunk = lastNewline;
-		if (carry.length > 0) {
-			const carried = carry.reduce((sum, part) => sum + part.length, 0);
-			chunk = Buffer.concat([...carry, chunk]);
-			lastInChunk += carried;
-			carry = [];
-		}
-		processText(chunk.toString("utf8", 0, lastInChunk));
-		if (lastInChunk + 1 < chunk.length) carry.push(Buffer.from(chunk.subarray(lastInChunk + 1)));
-		if (results.length > 0) {
-			yield results;
-			results = [];
-		}
+	const buffer = takeBuffer();
+	try {
+		yield* scanChunks();
+	} finally {
+		giveBuffer(buffer);
 	}
-	if (carry.length > 0) processText(Buffer.concat(carry).toString("utf8"));
-	if (results.length > 0) yield results;
+
+	async function* scanChunks(): AsyncGenerator<GrepLine[]> {
+		const emitLine = (text: string) => {
+			lineNumber++;
+			const match = regex.line.exec(text);
+			if (match) {
+				for (const held of before) {
+					if (held.lineNumber > lastEmitted) results.push({ kind: "context", path, ...held });
+				}
+				before.length = 0;
+				results.push({ kind: "match", path, lineNumber, text, matchStart: match.index });
+				lastEmitted = lineNumber;
+				afterRemaining = context;
+				return;
+			}
+			if (afterRemaining > 0) {
+				results.push({ kind: "context", path, lineNumber, text });
+				lastEmitted = lineNumber;
+				afterRemaining--;
+				return;
+			}
+			if (context > 0) {
+				before.push({ lineNumber, text });
+				if (before.length > context) before.shift();
+			}
+		};
+
+		const processText = (text: string) => {
+			// Fast path: no match anywhere in the chunk and no context owed, so only count lines.
+			// With \r\n endings a multiline `$` would miss, so such chunks go line by line.
+			if (afterRemaining === 0 && !text.includes("\r") && !regex.chunk.test(text)) {
+				const lineCount = countNewlines(text) + 1;
+				if (context > 0) {
+					const tail = lastLines(text, context);
+					const firstNumber = lineNumber + lineCount - tail.length + 1;
+					for (const [index, line] of tail.entries()) {
+						before.push({ lineNumber: firstNumber + index, text: stripCr(line) });
+					}
+					while (before.length > context) before.shift();
+				}
+				lineNumber += lineCount;
+				return;
+			}
+			for (const line of text.split("\n")) emitLine(stripCr(line));
+		};
+
+		for (;;) {
+			if (search.signal.aborted) throw new AbortError();
+			const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
+			if (bytesRead === 0) break;
+			let chunk = buffer.subarray(0, bytesRead);
+			if (first) {
+				first = false;
+				if (chunk.indexOf(0) !== -1) return; // binary file
+			}
+			const lastNewline = chunk.lastIndexOf(NEWLINE);
+			if (lastNewline === -1) {
+				carry.push(Buffer.from(chunk));
+				continue;
+			}
+			let lastInChunk = lastNewline;
+			if (carry.length > 0) {
+				const carried = carry.reduce((sum, part) => sum + part.length, 0);
+				chunk = Buffer.concat([...carry, chunk]);
+				lastInChunk += carried;
+				carry = [];
+			}
+			processText(chunk.toString("utf8", 0, lastInChunk));
+			if (lastInChunk + 1 < chunk.length) carry.push(Buffer.from(chunk.subarray(lastInChunk + 1)));
+			if (results.length > 0) {
+				yield results;
+				results = [];
+			}
+		}
+		if (carry.length > 0) processText(Buffer.concat(carry).toString("utf8"));
+		if (results.length > 0) yield results;
+	}
 }
 
 function stripCr(line: string): string {
