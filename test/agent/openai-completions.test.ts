@@ -180,6 +180,13 @@ describe("streamOpenAICompletions against a real SSE server", () => {
 		expect(server.requests).toHaveLength(2);
 	});
 
+	it("retries when the connection is cut before any content arrived", async () => {
+		server.push({ events: [], destroy: true }, { events: openAIStream([{ text: "second try" }, { finish: "stop" }]) });
+		const { final } = await collect(streamOpenAICompletions(model, context(), { apiKey: "k", retry: fastRetry }));
+		expect(final.content).toEqual([{ type: "text", text: "second try" }]);
+		expect(server.requests).toHaveLength(2);
+	});
+
 	it("honours retry-after-ms but caps it at maxDelayMs", async () => {
 		server.push(
 			{ status: 503, headers: { "retry-after-ms": "60000" }, json: { error: { message: "busy" } } },
@@ -265,9 +272,14 @@ describe("streamOpenAICompletions against a real SSE server", () => {
 		const closed = await startSseServer();
 		const baseUrl = closed.openaiBaseUrl;
 		await closed.close();
+		const started = Date.now();
 		const { final } = await collect(
-			streamOpenAICompletions({ provider: "ollama", id: "m", baseUrl }, context(), { retry: { maxRetries: 0 } }),
+			streamOpenAICompletions({ provider: "ollama", id: "m", baseUrl }, context(), {
+				retry: { maxRetries: 3, baseDelayMs: 5000 },
+			}),
 		);
+		// A refused connection is not retried: the server is not running, waiting will not help.
+		expect(Date.now() - started).toBeLessThan(3000);
 		expect(final.stopReason).toBe("error");
 		expect(final.errorMessage).toContain(`Could not reach OpenAI-compatible API at ${baseUrl}`);
 	});

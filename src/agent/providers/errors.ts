@@ -1,5 +1,14 @@
 import { errorMessage } from "../../engine/errors.js";
-import { errorClassName, errorStatus, errorType } from "./retry.js";
+import { causeCodes, errorClassName, errorStatus, errorType } from "./retry.js";
+
+const UNREACHABLE_CODES = new Set([
+	"ECONNREFUSED",
+	"ENOTFOUND",
+	"EAI_NONAME",
+	"EAI_AGAIN",
+	"EHOSTUNREACH",
+	"ENETUNREACH",
+]);
 
 /** Options of `describeProviderError`. */
 export interface DescribeErrorOptions {
@@ -45,6 +54,9 @@ export function describeProviderError(error: unknown, options: DescribeErrorOpti
 	const name = errorClassName(error);
 	if (name === "APIConnectionTimeoutError") {
 		return `${options.label} at ${options.baseUrl} did not answer in time (request timed out).`;
+	}
+	if (name === "APIConnectionError" && !causeCodes(error).some((code) => UNREACHABLE_CODES.has(code))) {
+		return `The connection to ${options.label} at ${options.baseUrl} failed: ${causeOf(error)}.`;
 	}
 	if (name === "APIConnectionError") {
 		return (

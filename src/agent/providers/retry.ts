@@ -69,7 +69,35 @@ export function isRetryableError(error: unknown): boolean {
 	if (status !== undefined) return status === 408 || status === 409 || status === 429 || status >= 500;
 	const type = errorType(error);
 	if (type !== undefined) return RETRYABLE_TYPES.has(type);
-	return name === "APIConnectionError" || name === "APIConnectionTimeoutError";
+	if (name === "APIConnectionTimeoutError") return true;
+	// A connection cut before the reply arrived (proxy restart, idle timeout) is worth another try.
+	if (causeCodes(error).some((code) => TRANSIENT_NETWORK_CODES.has(code))) return true;
+	// Nothing listening or no such host is a setup problem (Ollama not started, typo in the URL):
+	// say so at once instead of after a minute of backoff.
+	return name === "APIConnectionError" && !causeCodes(error).some((code) => PERMANENT_NETWORK_CODES.has(code));
+}
+
+const TRANSIENT_NETWORK_CODES = new Set([
+	"ECONNRESET",
+	"EPIPE",
+	"ETIMEDOUT",
+	"ECONNABORTED",
+	"UND_ERR_SOCKET",
+	"UND_ERR_CONNECT_TIMEOUT",
+]);
+
+const PERMANENT_NETWORK_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_NONAME", "ERR_INVALID_URL"]);
+
+/** The `code`s along an error's `cause` chain (fetch wraps the socket error). */
+export function causeCodes(error: unknown): string[] {
+	const codes: string[] = [];
+	let current: unknown = error;
+	for (let depth = 0; current && depth < 5; depth++) {
+		const code = (current as { code?: unknown }).code;
+		if (typeof code === "string") codes.push(code);
+		current = (current as { cause?: unknown }).cause;
+	}
+	return codes;
 }
 
 /** The server's requested wait (`retry-after-ms` or `retry-after` header), in ms, if any. */
