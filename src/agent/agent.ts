@@ -90,7 +90,11 @@ export class Agent {
 		};
 	}
 
-	/** Registers a listener for every event; returns a function that removes it. A throwing listener is ignored. */
+	/**
+	 * Registers a listener for every event; returns a function that removes it. A throwing listener
+	 * is ignored. Listeners run while the run is still in progress (also for `agent_end`): to
+	 * start another run from a listener, await `waitForIdle()` first.
+	 */
 	subscribe(listener: AgentEventListener): () => void {
 		this.listeners.add(listener);
 		return () => {
@@ -143,17 +147,17 @@ export class Agent {
 		while (this.running) await this.running;
 	}
 
-	/** Replaces the model for later requests. */
+	/** Replaces the model; takes effect with the next run (`prompt` or `continue`). */
 	setModel(model: Model): void {
 		this.model = model;
 	}
 
-	/** Replaces the system prompt for later requests. */
+	/** Replaces the system prompt; takes effect with the next run. */
 	setSystemPrompt(systemPrompt: string | undefined): void {
 		this.systemPrompt = systemPrompt;
 	}
 
-	/** Replaces the tools for later requests. */
+	/** Replaces the tools; takes effect with the next run. */
 	setTools(tools: AnyAgentTool[]): void {
 		this.tools = [...tools];
 	}
