@@ -55,6 +55,18 @@ describe("bash: no hang on background work", () => {
 		expect(processesWithMarker(marker).length).toBeGreaterThan(0);
 	});
 
+	it("returns when a writer that escaped tracking keeps the pipe busy", async () => {
+		const { env } = marked();
+		// Own session and no run marker: nothing can find it, and it never lets the pipe go idle.
+		const outcome = await runTool(createBashTool(tempDir(), { env }), {
+			command: `setsid env -u TOOLBELT_SHELL_RUN sh -c 'while :; do echo x; sleep 0.05; done' & sleep 0.3; echo started`,
+			timeout: 60,
+		});
+		expect(outcome.ms).toBeLessThan(8000);
+		expect(outcome.isError).toBe(false);
+		expect(outcome.text).toContain("started");
+	});
+
 	it("returns after starting a server with &, which keeps serving until disposal", async () => {
 		const { marker, env } = marked();
 		// The server keeps the inherited stdout pipe open and logs to it; it writes its port to a file

@@ -14,11 +14,13 @@ const killGraceMs = 200;
 /**
  * After the shell exits, how long to keep reading for output still in the pipe. With background
  * processes holding the pipe open, reading stops after a short idle time; otherwise it continues
- * until the pipe closes (bounded by a long idle time against processes that escaped tracking).
+ * until the pipe closes or goes idle, and at most `drainCapMs`: a writer that escaped tracking
+ * (own session and marker removed) may keep the pipe busy forever.
  */
 const drainIdleWithBackgroundMs = 50;
 const drainCapWithBackgroundMs = 300;
 const drainIdleMs = 1000;
+const drainCapMs = 2000;
 /** After a tree kill, how long to wait for the shell's exit to be reported before settling without it, in ms. */
 const shellExitFallbackMs = 500;
 
@@ -208,6 +210,8 @@ function exec(request: ShellExecRequest): Promise<ShellExecResult> {
 			if (killing || backgroundPids.length > 0) {
 				drainIdle = drainIdleWithBackgroundMs;
 				drainDeadline = Date.now() + drainCapWithBackgroundMs;
+			} else {
+				drainDeadline = Date.now() + drainCapMs;
 			}
 			exit = { code, signal };
 			maybeFinish();
