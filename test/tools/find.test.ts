@@ -51,6 +51,12 @@ describe.each(backends)("find ($name)", ({ backend }) => {
 		expect(textOf(await find({ pattern: "src/**/*.test.ts" }))).toBe("src/tools/grep.test.ts");
 		expect(textOf(await find({ pattern: "**/*.test.ts" }))).toBe("src/tools/grep.test.ts\ntest/tools/find.test.ts");
 		expect(textOf(await find({ pattern: "tools/*.ts" }))).toBe("No files found");
+		expect(textOf(await find({ pattern: "./src/*.ts" }))).toBe("src/index.ts");
+		expect(textOf(await find({ pattern: "./index.ts" }))).toBe("No files found");
+		expect(textOf(await find({ pattern: "/package.json" }))).toBe("package.json");
+		expect(textOf(await find({ pattern: "src/**/*.{ts,md}", path: "." }))).toBe(
+			"src/generated/keep.ts\nsrc/index.ts\nsrc/tools/grep.test.ts\nsrc/tools/grep.ts",
+		);
 	});
 
 	it("finds dotfiles, by an explicit pattern and by a name pattern", async () => {

@@ -157,6 +157,9 @@ describe.each(backends)("grep ($name)", ({ backend }) => {
 			"src/a.ts:1: hit\nsrc/b.js:1: hit",
 		);
 		expect(textOf(await grep({ pattern: "hit", exclude: "src" }))).toBe("lib/c.ts:1: hit");
+		expect(textOf(await grep({ pattern: "hit", exclude: "./lib" }))).toBe(
+			"src/a.test.ts:1: hit\nsrc/a.ts:1: hit\nsrc/b.js:1: hit",
+		);
 	});
 
 	it("never brings back ignored files through include", async () => {

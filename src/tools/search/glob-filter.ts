@@ -5,15 +5,15 @@ export type GlobTest = (relativePath: string, isDirectory: boolean) => boolean;
 
 /**
  * Compiles a glob the way ripgrep reads `--glob` (gitignore style): without a `/` it matches
- * the name at any depth, with one it matches the path from the search root; a leading `/`
- * only anchors; a trailing `/` matches directories only. Dotfiles match like any file.
+ * the name at any depth, with one it matches the path from the search root; a leading `/` or
+ * `./` only anchors; a trailing `/` matches directories only. Dotfiles match like any file.
  */
 export function compileGlob(glob: string): GlobTest {
 	let pattern = glob.trim();
 	const directoryOnly = pattern.endsWith("/");
 	if (directoryOnly) pattern = pattern.slice(0, -1);
 	const anchored = pattern.includes("/");
-	if (pattern.startsWith("/")) pattern = pattern.slice(1);
+	pattern = pattern.replace(/^(\.?\/)+/, "");
 	const matches = picomatch(pattern, { dot: true });
 	return (relativePath, isDirectory) => {
 		if (directoryOnly && !isDirectory) return false;

@@ -23,7 +23,8 @@ function globArgs(include: string | undefined, exclude: string | undefined): str
 	const args: string[] = [];
 	const name = include ? nameGlobOf(include) : undefined;
 	if (name) args.push("--type-add", `toolbeltinclude:${name}`, "--type", "toolbeltinclude");
-	if (exclude) args.push("--glob", `!${exclude}`);
+	// "./dist" means the top-level dist, which a gitignore-style glob spells "/dist".
+	if (exclude) args.push("--glob", `!${exclude.trim().replace(/^(\.\/)+/, "/")}`);
 	return args;
 }
 
