@@ -103,7 +103,7 @@ export function createWriteTool(
 					content: [
 						{
 							type: "text",
-							text: `${verb} ${shown}${through}: ${lines} ${lines === 1 ? "line" : "lines"}, ${result.bytes} bytes.`,
+							text: `${verb} ${shown}${through}: ${lines} ${lines === 1 ? "line" : "lines"}, ${result.bytes} ${result.bytes === 1 ? "byte" : "bytes"}.`,
 						},
 					],
 					details: {

@@ -52,6 +52,12 @@ describe("write tool", () => {
 		const result = await createWriteTool(temp()).execute("1", { path: "empty", content: "" }, undefined);
 		expect(result.details).toMatchObject({ bytes: 0, lines: 0, created: true });
 		expect((await stat(join(temp(), "empty"))).size).toBe(0);
+		expect(text(result)).toBe("Created empty: 0 lines, 0 bytes.");
+	});
+
+	it("counts a single byte in the singular", async () => {
+		const result = await createWriteTool(temp()).execute("1", { path: "one", content: "x" }, undefined);
+		expect(text(result)).toBe("Created one: 1 line, 1 byte.");
 	});
 
 	it("replaces the existing file whose name differs only by a Unicode space", async () => {
