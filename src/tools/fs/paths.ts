@@ -21,6 +21,8 @@ export function resolveToolPath(cwd: string, path: string): string {
 export function displayPath(cwd: string, absolutePath: string): string {
 	const relativePath = relative(cwd, absolutePath);
 	if (relativePath === "") return ".";
-	if (relativePath.startsWith("..") || isAbsolute(relativePath)) return absolutePath;
+	// `..notes` is a name inside cwd; only `..` as a whole segment leaves it.
+	const outside = relativePath === ".." || relativePath.startsWith(`..${sep}`) || isAbsolute(relativePath);
+	if (outside) return absolutePath;
 	return relativePath.split(sep).join("/");
 }
