@@ -1,4 +1,30 @@
 // The public API: explicit named exports. Subpaths (`toolbelt/engine`, `toolbelt/tools`, …) hold the same names by layer.
+
+export {
+	Agent,
+	type AgentContext,
+	type AgentEndReason,
+	type AgentEvent,
+	type AgentEventListener,
+	type AgentEventStream,
+	type AgentLoopConfig,
+	type AgentOptions,
+	type AgentState,
+	type AssistantMessage,
+	type AssistantMessageEvent,
+	agentLoop,
+	buildSystemPrompt,
+	createStreamFn,
+	createUserMessage,
+	type Message,
+	type Model,
+	type ProviderOptions,
+	type StreamFn,
+	streamModel,
+	toAnthropicTools,
+	toOpenAITools,
+	type UserMessage,
+} from "./agent/index.js";
 export {
 	AbortError,
 	type AfterToolCallContext,
@@ -43,6 +69,14 @@ export {
 	validateToolArguments,
 	withFileMutationQueue,
 } from "./engine/index.js";
+export {
+	type AskPermission,
+	createSafetyLayer,
+	type PermissionMode,
+	type PermissionRequest,
+	type SafetyLayer,
+	type SafetyLayerOptions,
+} from "./safety/index.js";
 export {
 	allToolNames,
 	codingToolNames,
