@@ -1,7 +1,7 @@
 import { type Static, Type } from "typebox";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
-import { comparePaths } from "./search/grep-collector.js";
+import { sortPaths } from "./search/grep-collector.js";
 import { createSearchOperations } from "./search/operations.js";
 import { prepareFindArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget, runSearch } from "./search/run-search.js";
@@ -118,7 +118,7 @@ export function createFindTool(
 				signal,
 				timeoutMs,
 			});
-			paths.sort(comparePaths);
+			const sorted = sortPaths(paths);
 			const details: FindToolDetails = { backend: run.backend, fileCount: paths.length };
 			if (run.fallbackReason) details.fallbackReason = run.fallbackReason;
 			if (limitReached) details.resultLimitReached = limit;
@@ -131,7 +131,7 @@ export function createFindTool(
 				return { content: [{ type: "text", text }], details };
 			}
 			const notices: string[] = [];
-			let text = paths.join("\n");
+			let text = sorted.join("\n");
 			const budget = truncateTail(text, {
 				maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
 				maxLines: options.maxLines ?? DEFAULT_MAX_LINES,

@@ -73,7 +73,7 @@ export class GrepCollector {
 
 	/** The printed result. */
 	format(): GrepOutput {
-		const paths = [...this.files.keys()].sort(comparePaths);
+		const paths = sortPaths([...this.files.keys()]);
 		const out: string[] = [];
 		let linesCut = false;
 		let fileCount = 0;
@@ -110,4 +110,15 @@ export function comparePaths(left: string, right: string): number {
 		return x - y;
 	}
 	return left.length - right.length;
+}
+
+/**
+ * Sorts paths in `comparePaths` order, fast: `/` becomes U+0000 (below every character a name
+ * can hold) so the engine's native string order does the work, instead of a JavaScript
+ * comparator called a few hundred thousand times for a big listing.
+ */
+export function sortPaths(paths: readonly string[]): string[] {
+	const keys = paths.map((path) => path.replaceAll("/", "\u0000"));
+	keys.sort();
+	return keys.map((key) => key.replaceAll("\u0000", "/"));
 }

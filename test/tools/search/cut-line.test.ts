@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cutAroundMatch } from "../../../src/tools/search/cut-line.js";
-import { comparePaths } from "../../../src/tools/search/grep-collector.js";
+import { comparePaths, sortPaths } from "../../../src/tools/search/grep-collector.js";
 
 describe("cutAroundMatch", () => {
 	it("leaves a short line alone", () => {
@@ -30,5 +30,10 @@ describe("cutAroundMatch", () => {
 describe("comparePaths", () => {
 	it("keeps a folder's files together", () => {
 		expect(["a-b", "a/c/d", "a/b", "a.txt"].sort(comparePaths)).toEqual(["a/b", "a/c/d", "a-b", "a.txt"]);
+	});
+
+	it("agrees with sortPaths, the fast sort used for listings", () => {
+		const paths = ["b", "a-b", "a/c/d", "a/b", "a.txt", "A", "a/b-c", "a/b/c", ".x", "é/a", "a!/b"];
+		expect(sortPaths(paths)).toEqual([...paths].sort(comparePaths));
 	});
 });
