@@ -1,10 +1,12 @@
 import { resolve } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import type { AnyAgentTool } from "../engine/types.js";
+import type { AskPermission } from "../safety/index.js";
 import { booleanOption, type ParsedArgs, stringOption, UsageError } from "./args.js";
 import type { CliIO } from "./io.js";
 import { resolveCwd } from "./paths.js";
 import { type ProviderConfig, resolveProviderConfig } from "./provider-config.js";
+import { type CliSafety, createCliSafety } from "./safety-setup.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { loadToolCatalog } from "./tool-catalog.js";
 import { selectToolNames } from "./tool-selection.js";
@@ -22,6 +24,8 @@ export interface AgentSetup {
 	cwd: string;
 	/** Names of every tool the model may call (built-in and MCP). */
 	toolNames: string[];
+	/** The safety layer every tool call goes through. */
+	safety: CliSafety;
 	/** Shuts down what the setup started (MCP servers). Idempotent. */
 	close(): Promise<void>;
 }
@@ -35,16 +39,30 @@ function parseMaxTurns(args: ParsedArgs): number {
 	return value;
 }
 
+/** Options of `createAgentSetup`. */
+export interface AgentSetupOptions {
+	/** Asks the person about calls that need approval (the interactive session). Default: none — such calls are refused. */
+	ask?: AskPermission;
+}
+
 /**
  * Builds the agent the `run` and interactive commands use. Checks the cheap things first (provider
- * configuration, flags) so a misconfiguration fails fast, before the tools and SDKs load.
+ * configuration, flags, settings files) so a misconfiguration fails fast, before the tools and SDKs load.
+ * Every tool call goes through the safety layer (rules, confinement, stale writes, hooks, sandbox).
  */
-export async function createAgentSetup(args: ParsedArgs, io: CliIO): Promise<AgentSetup> {
+export async function createAgentSetup(
+	args: ParsedArgs,
+	io: CliIO,
+	options: AgentSetupOptions = {},
+): Promise<AgentSetup> {
 	const provider = resolveProviderConfig(args.values, io.env);
 	const maxTurns = parseMaxTurns(args);
 	const cwd = await resolveCwd(io, args.values);
+	const safety = await createCliSafety({ cwd, flags: args.values, io, ask: options.ask });
 	const catalog = await loadToolCatalog();
-	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog).map((name) => catalog.tool(name, cwd));
+	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog).map((name) =>
+		catalog.tool(name, cwd, safety.toolOptions),
+	);
 
 	let close = async () => {};
 	const mcpConfig = stringOption(args.values, "mcp-config");
@@ -63,8 +81,9 @@ export async function createAgentSetup(args: ParsedArgs, io: CliIO): Promise<Age
 		systemPrompt: stringOption(args.values, "system-prompt") ?? defaultSystemPrompt({ cwd, toolNames }),
 		toolExecution: booleanOption(args.values, "sequential") ? "sequential" : "parallel",
 		maxTurns,
+		...safety.hooks,
 	});
-	return { agent, provider, cwd, toolNames, close };
+	return { agent, provider, cwd, toolNames, safety, close };
 }
 
 // ─── MCP client (`--mcp-config`) ─────────────────────────────────────────────────────────────

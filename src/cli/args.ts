@@ -10,13 +10,15 @@ export interface OptionSpec {
 	description: string;
 	/** Placeholder shown in help for a string option, e.g. `<name>`. Default: `<value>`. */
 	valueName?: string;
+	/** A string option that may be given several times; its value is then a list. Default: false. */
+	multiple?: boolean;
 }
 
 /** Option specs by long name (without the dashes). */
 export type OptionSpecs = Record<string, OptionSpec>;
 
-/** Parsed option values by long name: a string, `true`, or absent. */
-export type OptionValues = Record<string, string | boolean | undefined>;
+/** Parsed option values by long name: a string, a list (repeatable options), `true`, or absent. */
+export type OptionValues = Record<string, string | string[] | boolean | undefined>;
 
 /** The result of parsing one command's arguments. */
 export interface ParsedArgs {
@@ -47,9 +49,11 @@ function flagName(token: string): string {
  * switch throw a `UsageError` with a short message naming the culprit.
  */
 export function parseCommandArgs(argv: readonly string[], specs: OptionSpecs): ParsedArgs {
-	const options: Record<string, { type: "string" | "boolean"; short?: string }> = {};
+	const options: Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }> = {};
 	for (const [name, spec] of Object.entries(specs)) {
-		options[name] = spec.short ? { type: spec.type, short: spec.short } : { type: spec.type };
+		options[name] = { type: spec.type };
+		if (spec.short) options[name].short = spec.short;
+		if (spec.multiple) options[name].multiple = true;
 	}
 	try {
 		const { values, positionals } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
@@ -88,17 +92,23 @@ function suggestFlag(flag: string, specs: OptionSpecs): string | undefined {
 	return best ? `--${best.name}` : undefined;
 }
 
+/** Edits (insert, delete, replace, swap two neighbours) from one word to the other: `--modle` is one from `--model`. */
 function editDistance(left: string, right: string): number {
-	let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+	const rows: number[][] = [Array.from({ length: right.length + 1 }, (_, index) => index)];
 	for (let row = 1; row <= left.length; row++) {
 		const current = [row];
 		for (let column = 1; column <= right.length; column++) {
 			const cost = left[row - 1] === right[column - 1] ? 0 : 1;
-			current[column] = Math.min(previous[column]! + 1, current[column - 1]! + 1, previous[column - 1]! + cost);
+			const previous = rows[row - 1]!;
+			let best = Math.min(previous[column]! + 1, current[column - 1]! + 1, previous[column - 1]! + cost);
+			const swapped =
+				row > 1 && column > 1 && left[row - 1] === right[column - 2] && left[row - 2] === right[column - 1];
+			if (swapped) best = Math.min(best, rows[row - 2]![column - 2]! + 1);
+			current[column] = best;
 		}
-		previous = current;
+		rows.push(current);
 	}
-	return previous[right.length]!;
+	return rows[left.length]![right.length]!;
 }
 
 /**
@@ -129,6 +139,12 @@ export function findCommand(
 export function stringOption(values: OptionValues, name: string): string | undefined {
 	const value = values[name];
 	return typeof value === "string" ? value : undefined;
+}
+
+/** A repeatable option's values, in order (empty when absent). */
+export function listOption(values: OptionValues, name: string): string[] {
+	const value = values[name];
+	return Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
 }
 
 /** A boolean option's value (false when absent). */

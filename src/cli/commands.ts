@@ -1,5 +1,6 @@
 import type { OptionSpecs, ParsedArgs } from "./args.js";
 import type { CliIO } from "./io.js";
+import { safetyHelp, safetyOptions, toolCommandSafetyOptions } from "./safety-options.js";
 
 /** Runs a command with its parsed arguments; resolves to the process exit code. */
 export type CommandHandler = (args: ParsedArgs, io: CliIO) => Promise<number>;
@@ -71,6 +72,7 @@ export const agentOptions: OptionSpecs = {
 		valueName: "<file>",
 		description: "JSON file of MCP servers whose tools the agent may also use ({ mcpServers: { … } }).",
 	},
+	...safetyOptions,
 };
 
 const providerHelp = `Provider setup (no key is needed for a local server):
@@ -86,6 +88,11 @@ export const interactiveCommand: CommandSpec = {
 	usage: ["toolbelt [options]"],
 	description: `Chat with a coding agent that uses the tools in the working directory. Each tool call shows
 as one line with a live spinner; Ctrl-C cancels the running turn, Ctrl-D exits.
+
+Before a call that needs approval (in default mode: file changes and commands), you are asked:
+y runs it, n refuses it, a runs it and adds an allow rule for exactly that call to
+.toolbelt/settings.json. Ctrl-C at the question refuses the call and cancels the turn.
+${safetyHelp}
 
 ${providerHelp}`,
 	options: { ...agentOptions, ...help },
@@ -108,6 +115,12 @@ export const commands: CommandSpec[] = [
 stdin; a '-' argument is replaced by stdin. Exit code: 0 done, 1 error or turn limit,
 130 cancelled (Ctrl-C; a second Ctrl-C stops waiting for cleanup).
 
+Print mode cannot ask, so a call that needs approval is refused (the model is told why) and
+stderr ends with the exact flags that would allow it. In the default mode that is every file
+change and command: pass --mode accept-edits to let the agent edit files, --allow 'bash(npm test)'
+for a command, or --mode yolo for everything (deny rules still apply).
+${safetyHelp}
+
 ${providerHelp}`,
 		options: {
 			...agentOptions,
@@ -117,6 +130,7 @@ ${providerHelp}`,
 		examples: [
 			'toolbelt run "Which tests cover src/engine/validate.ts?"',
 			'git diff | toolbelt run --read-only "Review this diff:" -',
+			"toolbelt run --mode accept-edits --allow 'bash(npm test:*)' \"Fix the failing test\"",
 			'toolbelt run --json "List the TODOs" | jq -c \'select(.type == "tool_execution_end")\'',
 		],
 		load: async () => (await import("./commands/run.js")).runRunCommand,
@@ -127,10 +141,16 @@ ${providerHelp}`,
 		usage: ["toolbelt tool [options] <name> '<json arguments>'", "echo '<json arguments>' | toolbelt tool <name>"],
 		description: `Runs a single tool call through the same engine the agent uses: arguments are repaired,
 validated and coerced exactly as for a model. Prints the result text the model would read; an
-error result goes to stderr with exit code 1. No provider is needed.`,
+error result goes to stderr with exit code 1. No provider is needed.
+
+The call goes through the same safety layer as the agent's, in yolo mode unless --mode says
+otherwise (you typed it yourself, so nothing is asked): the file tools stay inside the working
+directory, deny rules and command hooks from .toolbelt/settings.json apply, and a write to
+.git, .toolbelt or .env* needs --allow 'write(<path>)'. write may replace a file unread.`,
 		options: {
 			...cwdOption,
 			json: { type: "boolean", description: "Print the full result (content, details, isError) as JSON." },
+			...toolCommandSafetyOptions,
 			...help,
 		},
 		examples: [

@@ -2,6 +2,7 @@ import { createInterface } from "node:readline";
 import type { ReadStream } from "node:tty";
 import type { AgentSetup } from "./agent-setup.js";
 import { type CliIO, ExitCode } from "./io.js";
+import type { TerminalPermissionPrompt } from "./permission-prompt.js";
 import { EventRenderer } from "./render/event-renderer.js";
 import type { Style } from "./render/style.js";
 import { formatTurnSummary } from "./render/turn-summary.js";
@@ -21,6 +22,8 @@ export interface InteractiveSessionOptions {
 	style: Style;
 	/** Header line shown once at start. */
 	banner: string;
+	/** The permission prompt the agent's safety layer asks through; it pauses each turn's live output. Default: none. */
+	prompt?: TerminalPermissionPrompt;
 }
 
 /**
@@ -107,6 +110,7 @@ export class InteractiveSession {
 			thinking: true,
 		});
 		const unsubscribe = agent.subscribe((event) => renderer.handle(event));
+		if (this.options.prompt) this.options.prompt.view = renderer;
 		let cancelled = false;
 		let exitAfter = false;
 		const cancel = () => {
@@ -135,6 +139,7 @@ export class InteractiveSession {
 			input.pause();
 			if (raw) input.setRawMode?.(false);
 			unsubscribe();
+			if (this.options.prompt) this.options.prompt.view = undefined;
 			renderer.dispose();
 		}
 		if (cancelled) io.stdout.write(`${style.dim("Cancelled.")}\n`);

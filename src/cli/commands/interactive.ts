@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { createAgentSetup } from "../agent-setup.js";
 import { type ParsedArgs, UsageError } from "../args.js";
 import type { CliIO } from "../io.js";
+import { TerminalPermissionPrompt } from "../permission-prompt.js";
 import { colorEnabled, createStyle } from "../render/style.js";
 import { InteractiveSession } from "../session.js";
 import { packageVersion } from "../version.js";
@@ -18,14 +19,15 @@ export async function runInteractiveCommand(args: ParsedArgs, io: CliIO): Promis
 			'The interactive session needs a terminal. In scripts use: toolbelt run "<prompt>" (or pipe the prompt into toolbelt run).',
 		);
 	}
-	const setup = await createAgentSetup(args, io);
 	const style = createStyle(colorEnabled(true, io.env));
+	const prompt = new TerminalPermissionPrompt({ io, style });
+	const setup = await createAgentSetup(args, io, { ask: prompt.ask });
 	const { provider, model } = setup.provider;
 	const banner = `${style.bold("toolbelt")} ${packageVersion()} · ${provider} ${model} · ${shortPath(setup.cwd)}\n${style.dim(
-		`Tools: ${setup.toolNames.join(", ")}`,
+		`Tools: ${setup.toolNames.join(", ")} · mode ${setup.safety.mode}`,
 	)}`;
 	try {
-		return await new InteractiveSession({ setup, io, style, banner }).run();
+		return await new InteractiveSession({ setup, io, style, banner, prompt }).run();
 	} finally {
 		await setup.close();
 	}

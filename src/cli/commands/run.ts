@@ -117,6 +117,9 @@ export async function runRunCommand(args: ParsedArgs, io: CliIO): Promise<number
 		stopListening?.();
 		unsubscribe();
 		renderer?.dispose();
+		// Whatever the outcome: the person should learn which flags would have let the calls run.
+		const hint = setup.safety.approvals.text("toolbelt run");
+		if (hint) io.stderr.write(hint);
 		if (quitting) void setup.close();
 		else await setup.close();
 	}

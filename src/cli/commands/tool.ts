@@ -3,6 +3,7 @@ import { booleanOption, type ParsedArgs, UsageError } from "../args.js";
 import { type CliIO, ExitCode, readPipedStdin } from "../io.js";
 import { resolveCwd } from "../paths.js";
 import { contentToText } from "../render/content.js";
+import { createCliSafety } from "../safety-setup.js";
 import { loadToolCatalog } from "../tool-catalog.js";
 
 /**
@@ -21,7 +22,10 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 	}
 	const toolArguments = parseJsonArguments(json ?? (await readPipedStdin(io)));
 	const cwd = await resolveCwd(io, args.values);
-	const tool = catalog.tool(name, cwd);
+	// A person typed this call: nothing to ask about (yolo unless --mode), and no model has to
+	// have read a file before write replaces it. Confinement, deny rules and hooks still apply.
+	const safety = await createCliSafety({ cwd, flags: args.values, io, mode: "yolo", allowWriteWithoutRead: true });
+	const tool = catalog.tool(name, cwd, safety.toolOptions);
 
 	const controller = new AbortController();
 	const unsubscribe = io.onInterrupt?.(() => controller.abort());
@@ -30,6 +34,7 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 			tools: [tool],
 			toolCalls: [{ type: "toolCall", id: "cli-call-1", name, arguments: toolArguments }],
 			signal: controller.signal,
+			...safety.hooks,
 		});
 		const message = messages[0]!;
 		if (booleanOption(args.values, "json")) {
@@ -39,6 +44,8 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 			const text = contentToText(message.content);
 			(message.isError ? io.stderr : io.stdout).write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
 		}
+		const hint = safety.approvals.text("toolbelt tool");
+		if (hint) io.stderr.write(hint);
 		if (controller.signal.aborted) return ExitCode.cancelled;
 		return message.isError ? ExitCode.error : ExitCode.ok;
 	} finally {

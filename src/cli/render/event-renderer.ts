@@ -90,6 +90,18 @@ export class EventRenderer {
 		}
 	}
 
+	/** Clears the live lines (spinners) off the bottom of the screen before a question is asked there. */
+	pause(): void {
+		this.waiting?.stop();
+		this.endStreaming();
+		this.toolCalls.pause();
+	}
+
+	/** Draws the running tool calls again after a question was answered. */
+	resume(): void {
+		this.toolCalls.resume();
+	}
+
 	/** Stops timers; call when the session ends. */
 	dispose(): void {
 		this.waiting?.stop();

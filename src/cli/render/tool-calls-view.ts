@@ -55,6 +55,8 @@ export class ToolCallsView {
 	private drawnLines = 0;
 	private frame = 0;
 	private timer: NodeJS.Timeout | undefined;
+	/** A question is on screen below the block: draw nothing until `resume`. */
+	private paused = false;
 
 	constructor(options: ToolCallsViewOptions) {
 		this.options = options;
@@ -68,11 +70,44 @@ export class ToolCallsView {
 		this.entries.push(entry);
 		if (!this.options.live || entry.overflow) return;
 		this.redraw();
+		this.startTimer();
+	}
+
+	private startTimer(): void {
+		if (this.paused) return;
 		this.timer ??= setInterval(() => {
 			this.frame++;
 			this.redraw();
 		}, this.options.tickMs ?? 100);
 		this.timer.unref?.();
+	}
+
+	/**
+	 * Erases the live block and stops drawing, so that a question (a permission prompt) can use
+	 * the bottom of the screen. Calls that end meanwhile are drawn by `resume`.
+	 */
+	pause(): void {
+		if (this.paused) return;
+		this.paused = true;
+		if (this.timer) clearInterval(this.timer);
+		this.timer = undefined;
+		if (this.options.live && this.drawnLines > 0) this.options.stream.write(`\x1b[${this.drawnLines}F\x1b[0J`);
+		this.drawnLines = 0;
+	}
+
+	/** Draws the block again below whatever was written while paused, and restarts the spinner. */
+	resume(): void {
+		if (!this.paused) return;
+		this.paused = false;
+		// Overflow calls that ended while paused still owe their one line.
+		for (const entry of this.entries.filter((candidate) => candidate.overflow && candidate.outcome)) {
+			this.options.stream.write(`${this.render(entry)}\n`);
+		}
+		this.entries = this.entries.filter((entry) => !(entry.overflow && entry.outcome));
+		if (!this.options.live || this.liveEntries().length === 0) return;
+		this.redraw();
+		if (this.entries.every((candidate) => candidate.outcome)) this.commit();
+		else this.startTimer();
 	}
 
 	/** A running call reported partial output. */
@@ -92,6 +127,7 @@ export class ToolCallsView {
 			label: options.isError ? failureLabel(options.result) : "",
 			durationMs: options.durationMs,
 		};
+		if (this.paused && this.options.live) return;
 		if (!this.options.live || entry.overflow) {
 			// Keep the live block at the bottom: the plain line goes above it.
 			const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F\x1b[2K` : "";

@@ -74,6 +74,11 @@ export function failureLabel(result: ToolResult): string {
 	if (typeof details.exitCode === "number" && details.exitCode !== 0) return `exit ${details.exitCode}`;
 	const text = result.content.find((block) => block.type === "text")?.text ?? "";
 	if (/was cancelled|was aborted/.test(text)) return "cancelled";
+	// The safety layer's refusals (src/safety): their full text is for the model, a word is enough here.
+	if (text.startsWith("Permission required:")) return "needs approval";
+	if (text.startsWith("Permission denied:")) return "denied by a rule or mode";
+	if (text.startsWith("The user declined")) return "declined";
+	if (text.startsWith("Access denied:") && text.includes("outside the workspace")) return "outside the workspace";
 	const exit = /exit(?:ed with)? code (\d+)/i.exec(text);
 	if (exit) return `exit ${exit[1]}`;
 	const firstLine = text.trim().split("\n")[0] ?? "";

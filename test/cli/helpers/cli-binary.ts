@@ -1,5 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The repository root. */
@@ -24,11 +26,13 @@ export function ensureBuiltCli(): string {
 
 /**
  * A minimal environment for the child: no API keys or base URLs leak in from the machine
- * running the tests, so provider resolution is exactly what each test sets.
+ * running the tests, so provider resolution is exactly what each test sets. `HOME` is a
+ * directory that does not exist (pass one in `extra` to test user settings), so the real
+ * ~/.toolbelt is never read or written.
  */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-	const env: Record<string, string> = { NO_COLOR: "1" };
-	for (const name of ["PATH", "HOME", "TMPDIR", "LANG", "SYSTEMROOT"]) {
+	const env: Record<string, string> = { NO_COLOR: "1", HOME: join(tmpdir(), `toolbelt-test-no-home-${process.pid}`) };
+	for (const name of ["PATH", "TMPDIR", "LANG", "SYSTEMROOT"]) {
 		const value = process.env[name];
 		if (value !== undefined) env[name] = value;
 	}

@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { PassThrough, Readable, Writable } from "node:stream";
 import type { CliIO } from "../../../src/cli/io.js";
 
@@ -27,7 +29,10 @@ function collector(): { stream: Writable; text: () => string } {
 export interface MemoryIOOptions {
 	/** Piped stdin content; undefined means stdin is a terminal (never read). */
 	stdin?: string;
-	/** Environment; API keys are NOT inherited from the test process. Default: `{}`. */
+	/**
+	 * Environment; API keys are NOT inherited from the test process. Default: `{}`. `HOME`
+	 * defaults to a directory that does not exist, so no test reads the real ~/.toolbelt settings.
+	 */
 	env?: Record<string, string | undefined>;
 	/** Working directory. Default: process.cwd(). */
 	cwd?: string;
@@ -36,6 +41,8 @@ export interface MemoryIOOptions {
 	/** Use this stream as stdin instead (e.g. a PassThrough the test writes keys into). */
 	stdinStream?: Readable;
 }
+
+const missingHome = join(tmpdir(), `toolbelt-test-no-home-${process.pid}`);
 
 /** An in-memory CliIO for driving `main(argv, io)` in process. */
 export function createMemoryIO(options: MemoryIOOptions = {}): MemoryIO {
@@ -49,7 +56,7 @@ export function createMemoryIO(options: MemoryIOOptions = {}): MemoryIO {
 			stdin,
 			stdout: stdout.stream,
 			stderr: stderr.stream,
-			env: options.env ?? {},
+			env: { HOME: missingHome, ...options.env },
 			cwd: options.cwd ?? process.cwd(),
 			isTTY: options.isTTY ?? false,
 			stdinIsTTY: options.stdin === undefined && options.stdinStream === undefined,

@@ -1,0 +1,108 @@
+import { homedir } from "node:os";
+import type { ToolHooks } from "../engine/types.js";
+import {
+	type AskPermission,
+	createSafetyLayer,
+	type PermissionMode,
+	permissionModes,
+	RuleSyntaxError,
+	type SafetyLayer,
+	SandboxUnavailableError,
+	SettingsError,
+} from "../safety/index.js";
+import type { ToolsOptions } from "../tools/index.js";
+import { ApprovalHint } from "./approval-hint.js";
+import { booleanOption, listOption, type OptionValues, stringOption, UsageError } from "./args.js";
+import type { CliIO } from "./io.js";
+
+export { safetyOptions, toolCommandSafetyOptions } from "./safety-options.js";
+
+/** Options of `createCliSafety`. */
+export interface CliSafetyOptions {
+	/** The tools' working directory: the workspace root; its `.toolbelt/settings.json` is read and gets "always" rules. */
+	cwd: string;
+	/**
+	 * Parsed command-line values. Read: `mode`, `allow`, `ask`, `deny` (strings or lists),
+	 * `sandbox`, `allow-write-without-read`, `no-confine` (switches). Absent ones change nothing.
+	 */
+	flags: OptionValues;
+	/** The process: `env.HOME` locates `~/.toolbelt/settings.json`; failed command hooks are reported on `stderr`. */
+	io: CliIO;
+	/** Asks the person (the interactive session). Default: none — calls that need approval are refused, with a reason the model can act on. */
+	ask?: AskPermission;
+	/** The mode when `--mode` is not given, over the settings' `defaultMode`. Default: none (settings, else `default`). */
+	mode?: PermissionMode;
+	/** Let `write` replace files the model has not read, even without `--allow-write-without-read`. Default: false. */
+	allowWriteWithoutRead?: boolean;
+}
+
+/** The safety layer as the CLI uses it. */
+export interface CliSafety {
+	/** The assembled layer (rules, workspace, settings, sandbox). */
+	layer: SafetyLayer;
+	/** Hooks for the agent or `executeToolCalls`: the layer's, plus a record of calls refused for want of approval. */
+	hooks: ToolHooks;
+	/** Options for the tool factories: bash and powershell run through the sandbox when it is on. */
+	toolOptions: ToolsOptions;
+	/** The mode in force. */
+	mode: PermissionMode;
+	/** Calls refused because nobody could approve them, and the flags that would allow them. */
+	approvals: ApprovalHint;
+}
+
+function modeFlag(flags: OptionValues): PermissionMode | undefined {
+	const text = stringOption(flags, "mode");
+	if (text === undefined) return undefined;
+	if (!(permissionModes as readonly string[]).includes(text)) {
+		throw new UsageError(`Unknown mode '${text}'. Use one of: ${permissionModes.join(", ")}.`);
+	}
+	return text as PermissionMode;
+}
+
+/**
+ * Builds the safety layer from the settings files and the command-line flags: permission rules
+ * and mode, workspace confinement (on unless `--no-confine`), stale-write protection (write over
+ * an unread file refused unless `--allow-write-without-read`), command hooks, and the sandbox
+ * with `--sandbox`. A malformed settings file, a bad rule or an unavailable sandbox becomes a
+ * `UsageError` (exit 2) naming the problem.
+ *
+ * For `toolbelt mcp`: `createCliSafety({ cwd, flags: args.values, io })` (no `ask`: the server cannot ask).
+ */
+export async function createCliSafety(options: CliSafetyOptions): Promise<CliSafety> {
+	const { flags, io } = options;
+	const mode = modeFlag(flags) ?? options.mode;
+	let layer: SafetyLayer;
+	try {
+		layer = await createSafetyLayer({
+			cwd: options.cwd,
+			homeDir: io.env.HOME || homedir(),
+			mode,
+			rules: { allow: listOption(flags, "allow"), ask: listOption(flags, "ask"), deny: listOption(flags, "deny") },
+			ask: options.ask,
+			confine: !booleanOption(flags, "no-confine"),
+			allowWriteWithoutRead: options.allowWriteWithoutRead || booleanOption(flags, "allow-write-without-read"),
+			// Without the flag the settings decide; the flag cannot turn a configured sandbox off.
+			sandbox: booleanOption(flags, "sandbox") ? true : undefined,
+			onHookError: (failure) =>
+				io.stderr.write(
+					`toolbelt: ${failure.event} hook failed (${failure.onError === "block" ? "call blocked" : "ignored"}): ${failure.command}: ${failure.message}\n`,
+				),
+		});
+	} catch (error) {
+		if (error instanceof SettingsError || error instanceof RuleSyntaxError) {
+			throw new UsageError(error.message, { showHelpHint: error instanceof RuleSyntaxError });
+		}
+		// Its message already says what to do (install bwrap, or run without the sandbox).
+		if (error instanceof SandboxUnavailableError) throw new UsageError(error.message, { showHelpHint: false });
+		throw error;
+	}
+	const approvals = new ApprovalHint();
+	const shell = { ...layer.shell };
+	return {
+		layer,
+		hooks: approvals.watch(layer.hooks),
+		toolOptions: { bash: shell, powershell: shell },
+		mode: layer.mode,
+		approvals,
+	};
+}
