@@ -47,14 +47,73 @@ function isTrustedRequest(request: IncomingMessage): boolean {
 	}
 }
 
-function reject(response: ServerResponse, status: number, message: string): void {
+function reject(response: ServerResponse, status: number, message: string, code = -32000): void {
 	response.writeHead(status, { "content-type": "application/json" });
-	response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+	response.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }
 
 interface Session {
 	transport: StreamableHTTPServerTransport;
 	mcp: ToolbeltMcpServer;
+}
+
+/** The largest request body read, as the SDK's own limit (a larger one gets 413, never buffered). */
+const MAX_BODY_BYTES = 4 * 2 ** 20;
+
+type Body = { ok: true; value: unknown } | { ok: false; status: number; message: string };
+
+/** Reads and parses a POST body, bounded; the transport then gets it pre-parsed. */
+async function readBody(request: IncomingMessage): Promise<Body> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of request as AsyncIterable<Buffer>) {
+		size += chunk.length;
+		if (size > MAX_BODY_BYTES) {
+			return {
+				ok: false,
+				status: 413,
+				message: `Payload too large: a request body must not exceed ${MAX_BODY_BYTES} bytes.`,
+			};
+		}
+		chunks.push(chunk);
+	}
+	try {
+		return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+	} catch {
+		return { ok: false, status: 400, message: "Parse error: the request body is not valid JSON." };
+	}
+}
+
+/** Ids of the JSON-RPC requests (not notifications or responses) in a message or batch. */
+function requestIdsOf(body: unknown): (string | number)[] {
+	const messages = Array.isArray(body) ? body : [body];
+	const ids: (string | number)[] = [];
+	for (const message of messages) {
+		if (typeof message !== "object" || message === null) continue;
+		const { id, method } = message as { id?: unknown; method?: unknown };
+		if (typeof method === "string" && (typeof id === "string" || typeof id === "number")) ids.push(id);
+	}
+	return ids;
+}
+
+/**
+ * A client that drops the connection of a POST before its answers arrived cannot receive them any
+ * more, and the SDK does not cancel the calls: cancel them as if the client had sent
+ * `notifications/cancelled`, so their processes die and later calls are not held behind them.
+ */
+function cancelOnDisconnect(session: Session, response: ServerResponse, body: unknown): void {
+	const ids = requestIdsOf(body);
+	if (ids.length === 0) return;
+	response.once("close", () => {
+		if (response.writableFinished) return;
+		for (const requestId of ids) {
+			session.transport.onmessage?.({
+				jsonrpc: "2.0",
+				method: "notifications/cancelled",
+				params: { requestId, reason: "The HTTP client disconnected before the answer." },
+			});
+		}
+	});
 }
 
 /**
@@ -83,10 +142,17 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
 		if (url.pathname !== path) return reject(response, 404, `Not found: the MCP endpoint is ${path}.`);
 		if (!isTrustedRequest(request)) return reject(response, 403, "Forbidden: Host and Origin must be loopback.");
 		const sessionId = request.headers["mcp-session-id"];
+		let body: unknown;
+		if (request.method === "POST") {
+			const read = await readBody(request);
+			if (!read.ok) return reject(response, read.status, read.message, read.status === 400 ? -32700 : -32000);
+			body = read.value;
+		}
 		if (typeof sessionId === "string") {
 			const session = sessions.get(sessionId);
 			if (!session) return reject(response, 404, "Session not found; initialize a new session.");
-			return session.transport.handleRequest(request, response);
+			if (request.method === "POST") cancelOnDisconnect(session, response, body);
+			return session.transport.handleRequest(request, response, body);
 		}
 		if (request.method !== "POST") return reject(response, 400, "Bad request: no mcp-session-id header.");
 		const mcp = options.createSession();
@@ -101,7 +167,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
 			void endSession(session);
 		};
 		await mcp.connect(transport);
-		await transport.handleRequest(request, response);
+		await transport.handleRequest(request, response, body);
 		// Not an initialize request: the transport answered with an error and no session exists.
 		if (!transport.sessionId) await mcp.close();
 	};

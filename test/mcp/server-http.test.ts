@@ -41,6 +41,35 @@ function postWithHost(host: string): Promise<number> {
 	});
 }
 
+const jsonHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+/** Opens a session by hand (fetch, so a call can be dropped mid-way) and returns its headers. */
+async function rawSession(): Promise<Record<string, string>> {
+	const initialize = await fetch(url, {
+		method: "POST",
+		headers: jsonHeaders,
+		body: JSON.stringify({
+			jsonrpc: "2.0",
+			id: 1,
+			method: "initialize",
+			params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+		}),
+	});
+	await initialize.text();
+	const headers = {
+		...jsonHeaders,
+		"mcp-session-id": initialize.headers.get("mcp-session-id") ?? "",
+		"mcp-protocol-version": "2025-06-18",
+	};
+	const body = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
+	await (await fetch(url, { method: "POST", headers, body })).text();
+	return headers;
+}
+
+function callBody(id: number, command: string): string {
+	return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "bash", arguments: { command } } });
+}
+
 beforeAll(async () => {
 	root = await mkdtemp(join(tmpdir(), "toolbelt-"));
 	const { command, args } = toolbeltMcpCommand(["--http", "127.0.0.1:0", "--cwd", root]);
@@ -135,6 +164,38 @@ describe("toolbelt mcp --http", () => {
 		} finally {
 			await remote.close();
 		}
+	});
+
+	it("cancels a call whose client disconnected: its process dies and later calls are not held behind it", async () => {
+		const headers = await rawSession();
+		const marker = "37.4419";
+		const controller = new AbortController();
+		const dropped = fetch(url, {
+			method: "POST",
+			headers,
+			body: callBody(2, `sleep ${marker}`),
+			signal: controller.signal,
+		})
+			.then((response) => response.text())
+			.catch(() => "disconnected");
+		await waitFor(() => processesMatching(`sleep ${marker}`).length > 0, 10_000);
+		controller.abort();
+		expect(await dropped).toBe("disconnected");
+		await waitFor(() => processesMatching(`sleep ${marker}`).length === 0, 3000);
+		// bash is a barrier: without the cancellation this call would wait for the sleep.
+		const started = Date.now();
+		const next = await fetch(url, { method: "POST", headers, body: callBody(3, "echo after-drop") });
+		expect(await next.text()).toContain("after-drop");
+		expect(Date.now() - started).toBeLessThan(5000);
+	});
+
+	it("answers a body that is not JSON with a parse error and keeps serving", async () => {
+		const headers = await rawSession();
+		const response = await fetch(url, { method: "POST", headers, body: "{ not json" });
+		expect(response.status).toBe(400);
+		expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
+		const next = await fetch(url, { method: "POST", headers, body: callBody(4, "echo still-serving") });
+		expect(await next.text()).toContain("still-serving");
 	});
 
 	it("refuses requests whose Host header is not loopback (DNS rebinding)", async () => {
