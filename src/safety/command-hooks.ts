@@ -7,7 +7,7 @@ import type {
 	ToolResultContent,
 } from "../engine/types.js";
 import { validateToolArguments } from "../engine/validate.js";
-import { resolveToolPath } from "../tools/fs/paths.js";
+import { toolTargetPath } from "../tools/fs/near-miss.js";
 import { type HookProcessResult, runHookProcess } from "./hook-process.js";
 import type { HookCommandSettings, HookMatcherSettings } from "./settings.js";
 
@@ -146,9 +146,9 @@ export function createCommandHooks(options: CommandHooksOptions) {
 	const matching = (list: typeof pre, toolName: string) =>
 		list.filter((entry) => entry.regex.test(toolName)).flatMap((entry) => entry.hooks);
 
-	const toolInput = (toolName: string, args: Record<string, unknown>) => {
+	const toolInput = async (toolName: string, args: Record<string, unknown>) => {
 		if (!filePathTools.has(toolName) || typeof args.path !== "string") return args;
-		return { ...args, file_path: resolveToolPath(options.cwd, args.path) };
+		return { ...args, file_path: await toolTargetPath(options.cwd, args.path) };
 	};
 
 	/** Turns a hook's `updatedInput` back into the tool's own argument names. */
@@ -192,7 +192,7 @@ export function createCommandHooks(options: CommandHooksOptions) {
 		let args = context.args;
 		const rank = { allow: 1, ask: 2, deny: 3 } as const;
 		for (const hook of hooks) {
-			const sent = toolInput(context.tool.name, args);
+			const sent = await toolInput(context.tool.name, args);
 			const payload = {
 				session_id: sessionId,
 				cwd: options.cwd,
@@ -275,7 +275,7 @@ export function createCommandHooks(options: CommandHooksOptions) {
 				hook_event_name: "PostToolUse",
 				permission_mode: options.permissionMode ?? "default",
 				tool_name: context.tool.name,
-				tool_input: toolInput(context.tool.name, context.args),
+				tool_input: await toolInput(context.tool.name, context.args),
 				tool_response: {
 					content: textOf(context.result.content),
 					details: context.result.details,

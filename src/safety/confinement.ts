@@ -1,7 +1,7 @@
 import { lstat, readlink, realpath } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { ToolHooks } from "../engine/types.js";
-import { resolveToolPath } from "../tools/fs/paths.js";
+import { toolTargetPath } from "../tools/fs/near-miss.js";
 import { compilePathPattern, type PathPattern, relativeInside } from "./path-pattern.js";
 import { pathTools } from "./rules.js";
 
@@ -41,7 +41,7 @@ export async function resolveRealPath(path: string): Promise<string> {
 
 /** Where a file tool call points, and how that relates to the workspace. */
 export interface PathCheck {
-	/** The path as the tool will resolve it (`~` expanded, relative to cwd). */
+	/** The path as the tool will resolve it (`~` expanded, relative to cwd, near-miss names found as the tool finds them). */
 	lexicalPath: string;
 	/** Its real path (symlinks resolved, also for a file not created yet). */
 	realPath: string;
@@ -117,7 +117,7 @@ export class Workspace {
 	private async checkUncached(toolName: string, args: Record<string, unknown>): Promise<PathCheck | undefined> {
 		const argument = Workspace.pathArgument(toolName, args);
 		if (argument === undefined) return undefined;
-		const lexicalPath = resolveToolPath(this.cwd, argument);
+		const lexicalPath = await toolTargetPath(this.cwd, argument);
 		const realPath = await resolveRealPath(lexicalPath);
 		const check: PathCheck = { lexicalPath, realPath };
 		const index = this.realRoots.findIndex((root) => relativeInside(root, realPath) !== undefined);

@@ -3,7 +3,8 @@ import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { canonicalPath } from "../engine/file-mutation-queue.js";
 import type { ToolHooks } from "../engine/types.js";
-import { displayPath, resolveToolPath } from "../tools/fs/paths.js";
+import { toolTargetPath } from "../tools/fs/near-miss.js";
+import { displayPath } from "../tools/fs/paths.js";
 
 /** What the model last saw of a file. */
 export interface FileSnapshot {
@@ -91,7 +92,7 @@ export function createStaleWriteHooks(options: StaleWriteOptions): ToolHooks & {
 	const maxHashBytes = options.maxHashBytes ?? DEFAULT_MAX_HASH_BYTES;
 	const target = async (args: Record<string, unknown>) => {
 		if (typeof args.path !== "string") return undefined;
-		const path = resolveToolPath(options.cwd, args.path);
+		const path = await toolTargetPath(options.cwd, args.path);
 		return { path, key: await canonicalPath(path), shown: displayPath(options.cwd, path) };
 	};
 	return {

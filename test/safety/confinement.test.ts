@@ -67,6 +67,21 @@ describe("confinement through the engine", () => {
 		expect(textOf(message)).not.toMatch(/secret\n|outside\n/);
 	});
 
+	it("judges the path the tool really opens: '@/abs' and ' /abs' are outside, not names inside cwd", async () => {
+		const { project, tools } = await setup();
+		const hooks = createConfinementHook(await Workspace.create({ cwd: project }));
+		const outside = join(tempDir(), "outside.txt");
+		for (const path of [`@${outside}`, ` ${outside}`, `${outside}\n`]) {
+			const read = await runCall(tools, hooks, "read", { path });
+			expect(read.isError, path).toBe(true);
+			expect(textOf(read)).toMatch(/outside the workspace/);
+		}
+		const write = await runCall(tools, hooks, "write", { path: `@${outside}`, content: "owned\n" });
+		expect(write.isError).toBe(true);
+		expect(await readFile(outside, "utf8")).toBe("outside\n");
+		expect((await runCall(tools, hooks, "ls", { path: `@${tempDir()}` })).isError).toBe(true);
+	});
+
 	it("blocks a write through a symlink or a dangling symlink: no file is created outside", async () => {
 		const { project, evil, tools } = await setup();
 		const hooks = createConfinementHook(await Workspace.create({ cwd: project }));

@@ -169,6 +169,19 @@ describe("permission layer", () => {
 		expect(prompts).toHaveLength(0);
 	});
 
+	it("a path deny rule holds however the path is spelled ('@', surrounding spaces)", async () => {
+		const { project } = paths();
+		const toolset = await tools();
+		await mkdir(join(project, "secrets"), { recursive: true });
+		await writeFile(join(project, "secrets", "key.txt"), "hunter2\n");
+		const yolo = await layer({ mode: "yolo", rules: { deny: ["read(secrets/**)"] } });
+		for (const path of ["secrets/key.txt", "@secrets/key.txt", " secrets/key.txt ", `@${project}/secrets/key.txt`]) {
+			const message = await runCall(toolset, yolo.hooks, "read", { path });
+			expect(message.isError, path).toBe(true);
+			expect(textOf(message)).not.toContain("hunter2");
+		}
+	});
+
 	it("path rules hold in a project reached through a symlink", async () => {
 		const { project, homeDir } = paths();
 		await mkdir(join(project, "src"), { recursive: true });

@@ -104,6 +104,22 @@ describe("stale-write protection", () => {
 		expect(await readFile(join(tempDir(), "existing.txt"), "utf8")).toBe("replaced\n");
 	});
 
+	it("checks the file the tool really writes when the name differs only invisibly or by a leading @", async () => {
+		const real = join(tempDir(), "my\u00a0notes.md");
+		await writeFile(real, "precious\n");
+		const hooks = createStaleWriteHooks({ cwd: tempDir() });
+		for (const path of ["my notes.md", "@my\u00a0notes.md"]) {
+			const blocked = await runCall(tools(), hooks, "write", { path, content: "clobbered\n" });
+			expect(blocked.isError, path).toBe(true);
+			expect(textOf(blocked)).toMatch(/have not read it/);
+		}
+		expect(await readFile(real, "utf8")).toBe("precious\n");
+		// Reading it under the plain-space name counts as having seen it.
+		expect((await runCall(tools(), hooks, "read", { path: "my notes.md" })).isError).toBe(false);
+		expect((await runCall(tools(), hooks, "write", { path: "my notes.md", content: "new\n" })).isError).toBe(false);
+		expect(await readFile(real, "utf8")).toBe("new\n");
+	});
+
 	it("the record is per workspace and shared by path spelling (relative, absolute, ./x/..)", async () => {
 		const file = join(tempDir(), "a.txt");
 		await writeFile(file, "x\n");
