@@ -9,7 +9,8 @@ const texts = (messages: { content: { type: string; text?: string }[] }[]) =>
 	messages.map((message) => message.content.map((block) => block.text ?? "").join(""));
 
 describe("executeToolCalls: scheduling", () => {
-	it("runs parallel calls concurrently", async () => {
+	// Timing under a loaded machine can stall a worker; a retry keeps the bound meaningful without flaking.
+	it("runs parallel calls concurrently", { retry: 2 }, async () => {
 		const started = performance.now();
 		const { messages } = await executeToolCalls({
 			tools: [sleepTool()],

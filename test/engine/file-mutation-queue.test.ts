@@ -28,7 +28,7 @@ describe("withFileMutationQueue", () => {
 		expect(await readFile(file, "utf8")).toBe("20");
 	});
 
-	it("runs mutations of different files concurrently", async () => {
+	it("runs mutations of different files concurrently", { retry: 2 }, async () => {
 		const started = performance.now();
 		await Promise.all([
 			withFileMutationQueue(join(tempDir(), "a"), () => pause(150)),
