@@ -176,7 +176,7 @@ export function locateEdit(context: MatchContext, request: EditRequest): Located
 			}
 		}
 	}
-	if (!located) throw new ToolError(describeMiss(context, needle, request.newString));
+	if (!located) throw new ToolError(describeMiss(context, needle, request.newString), { reason: "not-found" });
 	if (request.replaceAll) return { strategy: located.strategy, occurrences: disjoint(located.occurrences) };
 	if (located.occurrences.length > 1 && preferredLine !== undefined) {
 		// The copied prefix says which line was meant: that settles an otherwise ambiguous match.

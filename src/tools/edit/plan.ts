@@ -48,6 +48,41 @@ function checkRequest(request: EditRequest, prefix: string): void {
 	}
 }
 
+function isMiss(error: ToolError): boolean {
+	return (error.details as { reason?: unknown } | undefined)?.reason === "not-found";
+}
+
+/**
+ * For an old_string that misses: the index of the earlier edit after which it would be found, when
+ * the model chained edits as if each saw the result of the one before (a common mistake).
+ */
+function earlierEditsCreating(content: string, pending: readonly Pending[], needle: string): number[] | undefined {
+	const applied = [...pending].sort((a, b) => a.start - b.start || a.end - b.end);
+	const pieces: string[] = [];
+	let copied = 0;
+	for (const replacement of applied) {
+		if (replacement.start < copied) return undefined;
+		pieces.push(content.slice(copied, replacement.start), replacement.text);
+		copied = replacement.end;
+	}
+	pieces.push(content.slice(copied));
+	const interim = pieces.join("");
+	const found = interim.indexOf(needle);
+	if (found === -1) return undefined;
+	// The edits whose inserted text the match touches.
+	let position = 0;
+	copied = 0;
+	const creators = new Set<number>();
+	for (const replacement of applied) {
+		const insertedStart = position + (replacement.start - copied);
+		const insertedEnd = insertedStart + replacement.text.length;
+		if (insertedStart < found + needle.length && found <= insertedEnd) creators.add(replacement.editIndex);
+		position = insertedEnd;
+		copied = replacement.end;
+	}
+	return [...creators].sort((a, b) => a - b);
+}
+
 /**
  * Applies `requests` to `content`, all matched against the original text, and returns the new
  * text. All or nothing: any miss, ambiguity, overlap or no-op throws a `ToolError` and nothing is
@@ -66,8 +101,19 @@ export function planEdits(content: string, requests: readonly EditRequest[]): Ed
 		try {
 			located = locateEdit(context, request);
 		} catch (error) {
-			if (error instanceof ToolError && prefix) throw new ToolError(`${prefix}${error.message}`, error.details);
-			throw error;
+			if (!(error instanceof ToolError) || !prefix) throw error;
+			const earlier =
+				editIndex > 0 && isMiss(error) ? earlierEditsCreating(content, pending, request.oldString) : undefined;
+			if (earlier && earlier.length > 0) {
+				const names = earlier.map((index) => `edits[${index}]`).join(" and ");
+				throw new ToolError(
+					`${prefix}old_string is not in the file as it is now: it only appears once ${names} ${earlier.length > 1 ? "are" : "is"} applied. ` +
+						"All edits are matched against the original file, not one after another: write each old_string as the " +
+						"file reads now, or merge the dependent edits into one. Nothing was changed.",
+					error.details,
+				);
+			}
+			throw new ToolError(`${prefix}${error.message}`, error.details);
 		}
 		strategies.push(located.strategy);
 		for (const occurrence of located.occurrences) {

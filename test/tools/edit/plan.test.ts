@@ -223,3 +223,24 @@ describe("bytes outside the replaced spans", () => {
 		}
 	});
 });
+
+describe("edits[] chained as if applied one after another", () => {
+	it("names the earlier edit that the missing old_string depends on", () => {
+		const content = "alpha\nbeta\ngamma\n";
+		expect(() => apply(content, edit("beta", "BETA"), edit("alpha", "ALPHA"), edit("ALPHA\nBETA", "joined"))).toThrow(
+			/edits\[2\]: old_string is not in the file as it is now: it only appears once edits\[0\] and edits\[1\] are applied\. All edits are matched against the original file/,
+		);
+	});
+
+	it("names the one edit when only one is involved", () => {
+		expect(() => apply("alpha\nbeta\n", edit("alpha", "gamma"), edit("gamma\nbeta", "delta"))).toThrow(
+			/edits\[1\]: old_string is not in the file as it is now: it only appears once edits\[0\] is applied/,
+		);
+	});
+
+	it("keeps the ordinary miss message when no earlier edit produces the text", () => {
+		expect(() => apply("alpha\nbeta\n", edit("alpha", "ALPHA"), edit("delta", "x"))).toThrow(
+			/edits\[1\]: old_string was not found/,
+		);
+	});
+});
