@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
 import { useTempDir } from "../helpers/temp-dir.js";
@@ -26,9 +28,10 @@ describe.skipIf(!TmuxTerminal.available())("interactive session in a real termin
 		server = undefined;
 	});
 
-	function startSession(baseUrl: string): TmuxTerminal {
+	/** `extraFlags` default to `--mode yolo`: tests of rendering should not stop at permission prompts. */
+	function startSession(baseUrl: string, extraFlags: string[] = ["--mode", "yolo"]): TmuxTerminal {
 		const binary = ensureBuiltCli();
-		const flags = ["--provider", "openai", "--base-url", baseUrl, "--model", "scripted-model"];
+		const flags = ["--provider", "openai", "--base-url", baseUrl, "--model", "scripted-model", ...extraFlags];
 		const env = cleanEnv();
 		delete env.NO_COLOR;
 		return TmuxTerminal.start({ command: [process.execPath, binary, ...flags], cwd: tempDir(), env });
@@ -135,5 +138,61 @@ describe.skipIf(!TmuxTerminal.available())("interactive session in a real termin
 			.filter((message: { role: string }) => message.role === "user")
 			.map((message: { content: string }) => message.content);
 		expect(contents).toEqual(["silent", "first", "second"]);
+	});
+	it("asks before a command: always adds the rule and stops asking, no refuses, Ctrl-C refuses and cancels", async () => {
+		server = await startSseServer([
+			{ events: bashCall("call_1", "echo approved >> log.txt") },
+			{ events: text("Ran it once.") },
+			{ events: bashCall("call_2", "echo approved >> log.txt") },
+			{ events: text("Ran it again.") },
+			{ events: bashCall("call_3", "echo other >> log.txt") },
+			{ events: text("It was declined.") },
+			{ events: bashCall("call_4", "echo third >> log.txt") },
+		]);
+		terminal = startSession(server.openaiBaseUrl, []);
+		const session = terminal;
+		await session.waitFor(/mode default/);
+		await session.waitFor(/^›\s*$/m);
+
+		session.type("first");
+		session.press("Enter");
+		const asked = await session.waitFor(
+			/Allow\? yes · no · always \(adds bash\(echo approved >> log\.txt\) to \.toolbelt\/settings\.json\)/,
+		);
+		expect(asked).toMatch(/\? bash: echo approved >> log\.txt\n\s+commands need approval in default mode/);
+		session.type("a");
+		await session.waitFor(/Ran it once\./);
+		const settingsFile = join(tempDir(), ".toolbelt", "settings.json");
+		const settings = JSON.parse(await readFile(settingsFile, "utf8"));
+		expect(settings.permissions.allow).toEqual(["bash(echo approved >> log.txt)"]);
+
+		// The identical call runs without a question.
+		session.type("again");
+		session.press("Enter");
+		const again = await session.waitFor(/Ran it again\./);
+		expect(again.match(/Allow\?/g)).toHaveLength(1);
+		expect(await readFile(join(tempDir(), "log.txt"), "utf8")).toBe("approved\napproved\n");
+
+		// n refuses: the command does not run and the model is told.
+		session.type("other");
+		session.press("Enter");
+		await session.waitFor(/\? bash: echo other >> log\.txt/);
+		session.type("n");
+		const declined = await session.waitFor(/It was declined\./);
+		expect(declined).toMatch(/● bash echo other >> log\.txt {2}✗ declined/);
+		expect(server.requests[5]?.body.messages.at(-1).content).toContain("The user declined this bash call");
+
+		// Ctrl-C at the question refuses the call and cancels the turn.
+		session.type("third");
+		session.press("Enter");
+		await session.waitFor(/\? bash: echo third >> log\.txt/);
+		session.press("C-c");
+		await session.waitFor(/Cancelled\.\n+›\s*$/);
+		expect(await readFile(join(tempDir(), "log.txt"), "utf8")).toBe("approved\napproved\n");
+		expect(server.requests).toHaveLength(7);
+
+		session.press("C-d");
+		const final = await session.waitFor(/\[exit 0\]/);
+		if (process.env.TOOLBELT_SHOW_SCREEN) console.log(final);
 	});
 });
