@@ -30,7 +30,8 @@ export const STRATEGY_NOTES: Record<EditMatchStrategy, string> = {
 	exact: "exact match",
 	"line-endings": "matched ignoring line endings",
 	"trailing-whitespace": "matched ignoring trailing whitespace",
-	unicode: "matched treating curly quotes, dashes and special spaces as plain ASCII",
+	unicode:
+		"matched treating curly quotes, dashes and special spaces as plain ASCII, and composed and decomposed accents as the same",
 	indentation: "matched ignoring indentation; new_string was re-indented to the file",
 	"line-numbers": "matched after removing line-number prefixes copied from read output",
 };
@@ -96,6 +97,25 @@ function anchorOf(needle: string): string {
 	return longest;
 }
 
+/**
+ * old_string with accents composed (NFC) or decomposed (NFD) the other way from the file: they look
+ * identical, so the model cannot copy them "better". new_string takes the file's form too.
+ */
+function findOtherNormalForm(content: string, needle: string, replacement: string): LocatedEdit | undefined {
+	for (const form of ["NFC", "NFD"] as const) {
+		const variant = needle.normalize(form);
+		if (variant === needle) continue;
+		const found = findAll(content, variant);
+		if (found.length === 0) continue;
+		const text = replacement.normalize(form);
+		return {
+			strategy: "unicode",
+			occurrences: found.map((start) => ({ start, end: start + variant.length, replacement: text })),
+		};
+	}
+	return undefined;
+}
+
 function search(context: MatchContext, needle: string, replacement: string): LocatedEdit | undefined {
 	const exact = findAll(context.content, needle);
 	if (exact.length > 0) {
@@ -104,6 +124,8 @@ function search(context: MatchContext, needle: string, replacement: string): Loc
 			occurrences: exact.map((start) => ({ start, end: start + needle.length, replacement })),
 		};
 	}
+	const composed = findOtherNormalForm(context.content, needle, replacement);
+	if (composed) return composed;
 	const anchor = anchorOf(needle);
 	if (anchor.length >= 3 && !context.content.includes(anchor)) return undefined;
 	for (const rung of RUNGS) {

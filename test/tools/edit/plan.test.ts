@@ -244,3 +244,16 @@ describe("edits[] chained as if applied one after another", () => {
 		);
 	});
 });
+
+describe("composed and decomposed accents", () => {
+	it("an NFD old_string finds NFC text, and new_string takes the file's form", () => {
+		const plan = apply("caf\u00e9 = 1\n", edit("cafe\u0301 = 1", "cafe\u0301 = 2"));
+		expect(plan.content).toBe("caf\u00e9 = 2\n");
+		expect(plan.strategies).toEqual(["unicode"]);
+	});
+
+	it("an NFC old_string finds NFD text", () => {
+		const plan = apply("x\nna\u0308ive\n", edit("n\u00e4ive", "plain"));
+		expect(plan.content).toBe("x\nplain\n");
+	});
+});
