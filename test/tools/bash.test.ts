@@ -113,6 +113,14 @@ describe("bash: options", () => {
 		expect(outcome.ms).toBeLessThan(3500);
 	});
 
+	it("an unbounded maximum does not turn a huge timeout into an instant one", async () => {
+		const tool = createBashTool(tempDir(), { maxTimeoutSeconds: Number.POSITIVE_INFINITY });
+		const outcome = await runTool(tool, { command: "sleep 0.2; echo ok", timeout: 1e9 });
+		expect(outcome.isError).toBe(false);
+		expect(outcome.text).toBe("ok");
+		expect(outcome.details.timeoutSeconds).toBeLessThan(2 ** 31 / 1000);
+	});
+
 	it("fails clearly when the working directory is missing", async () => {
 		const missing = join(tempDir(), "gone");
 		const outcome = await runTool(createBashTool(missing), { command: "echo hi" });

@@ -33,10 +33,13 @@ export interface RunShellToolInput {
 	resolveShell: ShellResolver;
 }
 
+/** Node fires a longer timer at once (after 1 ms), so no timeout may exceed this (~24.8 days), in seconds. */
+const longestTimerSeconds = 2_147_483.647;
+
 function effectiveTimeout(requested: number | undefined, options: ShellToolOptions): number {
 	const maximum = options.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS;
 	const chosen = requested ?? options.defaultTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-	return Math.min(Math.max(chosen, 0.001), maximum);
+	return Math.min(Math.max(chosen, 0.001), maximum, longestTimerSeconds);
 }
 
 function emptyDetails(timeoutSeconds: number, startedAt: number): ShellToolDetails {
