@@ -220,19 +220,57 @@ function scanArithmetic(scanner: Scanner, parts: string[]): string {
 	return text.slice(start, scanner.index);
 }
 
+/** Wrappers that run the rest of their words as a command. */
+const commandWrappers = new Set([
+	"env",
+	"command",
+	"exec",
+	"nohup",
+	"sudo",
+	"xargs",
+	"time",
+	"nice",
+	"builtin",
+	"eval",
+	"timeout",
+	"setsid",
+	"stdbuf",
+	"ionice",
+	"doas",
+]);
+/** Shells whose `-c` argument is itself a command line. */
+const shellPrograms = new Set(["sh", "bash", "zsh", "dash", "ksh"]);
+
+/** A word as the shell would see it after quote removal, near enough for deny rules: `\rm`, `"rm"`, `r\m` are `rm`. */
+function unquoted(text: string): string {
+	return text.replace(/\\(.)/g, "$1").replace(/["']/g, "");
+}
+
 /**
  * Forms of a simple command that a deny or ask rule is also checked against: the command with
- * leading variable assignments and wrappers (`env`, `command`, `exec`, `nohup`, `sudo`, `xargs`, …)
- * removed, so that `FOO=1 rm -rf x` and `sudo rm -rf x` still meet `bash(rm:*)`. Allow rules
- * never use these forms: `PATH=/tmp/evil npm test` must not pass as `npm test`.
+ * quotes and backslashes removed, with leading variable assignments and wrappers (`env`,
+ * `command`, `sudo`, `timeout 5`, `xargs`, …) removed, with a path on the program dropped, and
+ * the commands inside `bash -c '…'`, so that `FOO=1 rm -rf x`, `sudo rm -rf x`, `\rm -rf x` and
+ * `sh -c "rm -rf x"` still meet `bash(rm:*)`. Allow rules never use these forms:
+ * `PATH=/tmp/evil npm test` must not pass as `npm test`.
  */
-export function commandCandidates(part: string): string[] {
+export function commandCandidates(part: string, depth = 0): string[] {
 	const candidates = [part];
-	let words = part.split(" ");
-	const wrappers = new Set(["env", "command", "exec", "nohup", "sudo", "xargs", "time", "nice", "builtin", "eval"]);
+	const plain = unquoted(part);
+	candidates.push(plain);
+	let words = plain.split(" ");
+	let afterTimeout = false;
 	for (let guard = 0; guard < 16 && words.length > 1; guard++) {
 		const first = words[0] ?? "";
-		if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(first) || wrappers.has(first) || (first.startsWith("-") && guard > 0)) {
+		// `timeout` takes options (some with a value, `-s KILL`) and then a duration before the command.
+		const skip =
+			afterTimeout ||
+			/^[A-Za-z_][A-Za-z0-9_]*=/.test(first) ||
+			commandWrappers.has(first) ||
+			(first.startsWith("-") && guard > 0);
+		if (skip) {
+			if (first === "timeout") afterTimeout = true;
+			else if (afterTimeout && /^\d+(?:\.\d+)?[smhd]?$/.test(first)) afterTimeout = false;
 			words = words.slice(1);
 			candidates.push(words.join(" "));
 			continue;
@@ -242,7 +280,12 @@ export function commandCandidates(part: string): string[] {
 	// `/usr/bin/rm` is `rm` to a deny rule.
 	const last = candidates[candidates.length - 1] ?? part;
 	const program = last.split(" ")[0] ?? "";
-	if (program.includes("/"))
-		candidates.push(`${program.slice(program.lastIndexOf("/") + 1)}${last.slice(program.length)}`);
+	const name = program.slice(program.lastIndexOf("/") + 1);
+	if (program.includes("/")) candidates.push(`${name}${last.slice(program.length)}`);
+	// `bash -c 'rm -rf x'`: the script's own commands.
+	const script = /(?:^| )-c (['"])(.*)\1$/s.exec(part);
+	if (shellPrograms.has(name) && script?.[2] !== undefined && depth < 3) {
+		for (const inner of splitCommand(script[2])) candidates.push(...commandCandidates(inner, depth + 1));
+	}
 	return [...new Set(candidates)];
 }

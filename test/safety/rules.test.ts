@@ -118,6 +118,26 @@ describe("RuleSet", () => {
 		expect(set.evaluate("bash", command("rm file")).behavior).toBe("allow");
 	});
 
+	it("deny sees through quoting, timeout and shells' -c scripts", () => {
+		const set = rules(["bash"], [], ["bash(rm:*)"]);
+		for (const sneaky of [
+			"\\rm -rf build",
+			"r\\m -rf build",
+			'"rm" -rf build',
+			"'rm' -rf build",
+			"timeout 5 rm -rf build",
+			"timeout -s KILL 5s rm -rf build",
+			'bash -c "rm -rf build"',
+			"sh -c 'echo hi; rm -rf build'",
+			"sudo bash -c 'sh -c \"rm -rf build\"'",
+		]) {
+			expect(set.evaluate("bash", command(sneaky)).behavior, sneaky).toBe("deny");
+		}
+		for (const harmless of ["echo rm", 'echo "rm -rf"', "git rm x", "bash -c 'echo fine'", "timeout 5 ls"]) {
+			expect(set.evaluate("bash", command(harmless)).behavior, harmless).toBe("allow");
+		}
+	});
+
 	it("allow rules do not see through variable assignments", () => {
 		const set = rules(["bash(npm test)"]);
 		expect(set.evaluate("bash", command("PATH=/tmp/evil npm test")).behavior).toBeUndefined();
