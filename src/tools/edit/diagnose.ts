@@ -4,51 +4,27 @@ import { countNewlines, lineEndOf, lineStartOf } from "./text.js";
 
 const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
 
-/** A line with every whitespace character removed. */
-function withoutWhitespace(line: string): string {
-	return line.replace(/\s+/g, "");
+/** A text with every whitespace character removed. */
+function withoutWhitespace(text: string): string {
+	return text.replace(/\s+/g, "");
 }
 
-/** Also folds compatibility forms (full-width letters, ligatures), look-alikes and zero-width characters. */
-function withoutWhitespaceOrUnicode(line: string): string {
-	return withoutWhitespace(mapLookAlikes(line.normalize("NFKC")).replace(ZERO_WIDTH, ""));
+/**
+ * Folds compatibility forms (full-width letters, ligatures), look-alikes and zero-width characters.
+ * Line breaks are untouched, so a position in the result has the same line number as in the input.
+ */
+function foldUnicode(text: string): string {
+	return mapLookAlikes(text.normalize("NFKC")).replace(ZERO_WIDTH, "");
 }
 
-/** The text's lines folded and joined without separators, with where each line starts in the result. */
-interface FoldedText {
-	text: string;
-	/** Offset in `text` where each kept (non-empty after folding) line starts. */
-	starts: number[];
-	/** The 1-based line number of each kept line. */
-	lines: number[];
-}
+// Longer old_strings are not worth a near-match search (the regex grows with them).
+const MAX_PATTERN_CHARACTERS = 20_000;
 
-function foldLines(content: string, fold: (line: string) => string): FoldedText {
-	const parts: string[] = [];
-	const starts: number[] = [];
-	const lines: number[] = [];
-	let length = 0;
-	for (const [index, line] of content.split("\n").entries()) {
-		const folded = fold(line);
-		if (folded === "") continue;
-		parts.push(folded);
-		starts.push(length);
-		lines.push(index + 1);
-		length += folded.length;
-	}
-	return { text: parts.join(""), starts, lines };
-}
-
-/** The line number holding folded offset `offset`. */
-function lineAt(folded: FoldedText, offset: number): number {
-	let low = 0;
-	let high = folded.starts.length - 1;
-	while (low < high) {
-		const middle = (low + high + 1) >> 1;
-		if ((folded.starts[middle] ?? 0) <= offset) low = middle;
-		else high = middle - 1;
-	}
-	return folded.lines[low] ?? 1;
+/** `folded` (no whitespace) as a pattern that allows any whitespace between its characters. */
+function spacedPattern(folded: string): RegExp | undefined {
+	const characters = Array.from(folded);
+	if (characters.length > MAX_PATTERN_CHARACTERS) return undefined;
+	return new RegExp(characters.map((character) => character.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("\\s*"));
 }
 
 function offsetOfLine(text: string, lineNumber: number): number {
@@ -79,28 +55,39 @@ function quoteLines(text: string, first: number, count: number, maxLines = 6): s
 /**
  * Looks for old_string with all whitespace (line breaks and blank lines included) ignored, then
  * also with Unicode compatibility forms folded: a near match the ladder could not take, to show.
+ * One regex scan of the file per attempt (whitespace allowed between any two characters), so a
+ * miss in a large file stays cheap and positions keep their line numbers.
  */
 function nearMatch(content: string, needle: string): string | undefined {
+	const ascii = !/[^\x00-\x7f]/.test(content);
 	const attempts = [
-		{ fold: withoutWhitespace, kind: "only in whitespace (spaces, tabs, indentation, blank lines or line breaks)" },
 		{
-			fold: withoutWhitespaceOrUnicode,
+			needle: withoutWhitespace(needle),
+			text: () => content,
+			kind: "only in whitespace (spaces, tabs, indentation, blank lines or line breaks)",
+		},
+		{
+			needle: withoutWhitespace(foldUnicode(needle)),
+			// Folding changes nothing in an ASCII file.
+			text: () => (ascii ? content : foldUnicode(content)),
 			kind: "only in whitespace or Unicode look-alike characters (quotes, dashes, spaces, full-width or zero-width characters)",
 		},
 	];
-	// For ASCII text the second fold changes nothing in the file: reuse the first (a large file costs one pass).
-	const ascii = !/[^\x00-\x7f]/.test(content);
-	let folded: FoldedText | undefined;
-	for (const [attempt, { fold, kind }] of attempts.entries()) {
-		const foldedNeedle = fold(needle);
+	let tried: string | undefined;
+	for (const attempt of attempts) {
 		// Too short once folded, and "near matches" are coincidences.
-		if (foldedNeedle.length < 4) return undefined;
-		if (attempt === 0 || !ascii || !folded) folded = foldLines(content, fold);
-		const index = folded.text.indexOf(foldedNeedle);
-		if (index === -1) continue;
-		const first = lineAt(folded, index);
-		const last = lineAt(folded, index + foldedNeedle.length - 1);
-		return `A near match at line ${first} differs ${kind}:\n${quoteLines(content, first, last - first + 1)}\nCopy old_string exactly from these lines.`;
+		if (attempt.needle.length < 4) return undefined;
+		// Nothing new to find when neither the needle nor the file changed in folding.
+		if (ascii && attempt.needle === tried) continue;
+		tried = attempt.needle;
+		const pattern = spacedPattern(attempt.needle);
+		if (!pattern) return undefined;
+		const text = attempt.text();
+		const match = pattern.exec(text);
+		if (!match) continue;
+		const first = countNewlines(text, 0, match.index) + 1;
+		const last = first + countNewlines(text, match.index, match.index + match[0].length);
+		return `A near match at line ${first} differs ${attempt.kind}:\n${quoteLines(content, first, last - first + 1)}\nCopy old_string exactly from these lines.`;
 	}
 	return undefined;
 }
