@@ -65,8 +65,9 @@ export class ApprovalHint {
 	text(command: string): string | undefined {
 		if (this.calls.length === 0) return undefined;
 		const rules = [...new Set(this.calls.flatMap((call) => call.rules))];
-		const count = this.calls.length === 1 ? "1 call was" : `${this.calls.length} calls were`;
-		const lines = [`toolbelt: ${count} not run: they need approval, and ${command} cannot ask.`];
+		const count =
+			this.calls.length === 1 ? "1 call was not run: it needs" : `${this.calls.length} calls were not run: they need`;
+		const lines = [`toolbelt: ${count} approval, and ${command} cannot ask.`];
 		if (rules.length > 0) {
 			lines.push(`  Allow exactly these: ${rules.map((rule) => `--allow ${quoteForShell(rule)}`).join(" ")}`);
 		}

@@ -92,6 +92,7 @@ as one line with a live spinner; Ctrl-C cancels the running turn, Ctrl-D exits.
 Before a call that needs approval (in default mode: file changes and commands), you are asked:
 y runs it, n refuses it, a runs it and adds an allow rule for exactly that call to
 .toolbelt/settings.json. Ctrl-C at the question refuses the call and cancels the turn.
+
 ${safetyHelp}
 
 ${providerHelp}`,
@@ -119,6 +120,7 @@ Print mode cannot ask, so a call that needs approval is refused (the model is to
 stderr ends with the exact flags that would allow it. In the default mode that is every file
 change and command: pass --mode accept-edits to let the agent edit files, --allow 'bash(npm test)'
 for a command, or --mode yolo for everything (deny rules still apply).
+
 ${safetyHelp}
 
 ${providerHelp}`,

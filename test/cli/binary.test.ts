@@ -82,7 +82,17 @@ describe("the built toolbelt binary", () => {
 			},
 			{ events: openAIStream([{ text: "The command printed from-bash." }, { finish: "stop" }]) },
 		]);
-		const flags = ["--provider", "openai", "--base-url", server.openaiBaseUrl, "--model", "m"];
+		// Print mode cannot ask: the command needs an allow rule (or --mode yolo).
+		const flags = [
+			"--provider",
+			"openai",
+			"--base-url",
+			server.openaiBaseUrl,
+			"--model",
+			"m",
+			"--allow",
+			"bash(echo:*)",
+		];
 		const result = await processes.run(["run", ...flags], { cwd: tempDir(), input: "Run echo\n" });
 		expect(result.stderr).toMatch(/● bash echo from-bash {2}✓/);
 		expect(result).toMatchObject({ code: 0, stdout: "The command printed from-bash.\n" });

@@ -35,8 +35,11 @@ function screenOf(output: string): { lines: string[]; maxUp: number } {
 			row -= Number(count);
 			if (row < 0) throw new Error("moved above the top of the output");
 		} else if (command === "K") rows[row] = "";
-		else if (command === "J") rows.splice(row + 1);
-		else if (token === "\n") {
+		else if (command === "J") {
+			// Erase to the end of the screen; the views only do this at the start of a row.
+			rows[row] = "";
+			rows.splice(row + 1);
+		} else if (token === "\n") {
 			row++;
 			rows[row] ??= "";
 		} else if (token !== "\r") rows[row] = (rows[row] ?? "") + token;
@@ -110,6 +113,39 @@ describe("ToolCallsView", () => {
 		await new Promise((resolve) => setTimeout(resolve, 60));
 		expect(output.text().length).toBe(length);
 		view.dispose();
+	});
+
+	it("steps aside for a question: pause erases the block and draws nothing, resume draws it below", async () => {
+		const output = sink();
+		const view = new ToolCallsView({ stream: output.stream, live: true, style: plain, tickMs: 10, columns: () => 80 });
+		view.start("1", "bash", { command: "sleep 1" });
+		view.start("2", "write", { path: "a.txt" });
+		view.pause();
+		const paused = output.text().length;
+		output.stream.write("? write a.txt\n  Allow? yes\n");
+		view.end("1", { result: { content: [] }, isError: false, durationMs: 300 });
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		// Nothing but the question was written while paused: no spinner frames, no finished line.
+		expect(output.text().slice(paused)).toBe("? write a.txt\n  Allow? yes\n");
+		view.resume();
+		view.end("2", { result: { content: [] }, isError: false, durationMs: 20 });
+		view.dispose();
+		expect(screenOf(output.text()).lines).toEqual([
+			"? write a.txt",
+			"  Allow? yes",
+			"● bash sleep 1  ✓ 0.3 s",
+			"● write a.txt  ✓ 0.0 s",
+		]);
+	});
+
+	it("labels the safety layer's refusals in a word", () => {
+		const label = (text: string) => failureLabel({ content: [{ type: "text", text }] });
+		expect(label("Permission required: this write call needs the user's approval …")).toBe("needs approval");
+		expect(label("Permission denied: this bash call was not run because …")).toBe("denied by a rule or mode");
+		expect(label("The user declined this bash call (bash: ls). It was not run.")).toBe("declined");
+		expect(label("Access denied: read may not touch /etc/passwd, because it is outside the workspace (/p).")).toBe(
+			"outside the workspace",
+		);
 	});
 
 	it("keeps the live block small when a model starts many calls at once", () => {

@@ -2,10 +2,11 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
 import { useTempDir } from "../helpers/temp-dir.js";
+import { CliProcesses, ensureBuiltCli } from "./helpers/cli-binary.js";
 import { createMemoryIO } from "./helpers/memory-io.js";
 
 const toolCall = (name: string, args: Record<string, unknown>) =>
@@ -23,6 +24,32 @@ function bwrapWorks(): boolean {
 		return false;
 	}
 }
+
+describe("the safety flags in --help", () => {
+	it("documents the flags, what print mode does, and that tool runs in yolo mode but stays confined", async () => {
+		const run = createMemoryIO();
+		expect(await main(["run", "--help"], run.io)).toBe(0);
+		for (const flag of [
+			"--mode <mode>",
+			"--allow <rule>",
+			"--ask <rule>",
+			"--deny <rule>",
+			"--sandbox",
+			"--no-confine",
+		]) {
+			expect(run.stdout()).toContain(flag);
+		}
+		expect(run.stdout()).toContain("--allow-write-without-read");
+		expect(run.stdout()).toContain("Print mode cannot ask");
+		const tool = createMemoryIO();
+		expect(await main(["tool", "--help"], tool.io)).toBe(0);
+		expect(tool.stdout()).toContain("in yolo mode unless --mode says");
+		expect(tool.stdout()).not.toContain("--ask <rule>");
+		const interactive = createMemoryIO();
+		expect(await main(["--help"], interactive.io)).toBe(0);
+		expect(interactive.stdout()).toContain("--mode <mode>");
+	});
+});
 
 describe("toolbelt run with the safety layer", () => {
 	const tempDir = useTempDir();
@@ -52,7 +79,7 @@ describe("toolbelt run with the safety layer", () => {
 		expect(toolMessage(1).content).toMatch(/Permission required: .*cannot ask the user/);
 		expect(toolMessage(1).content).toContain('"write(/new.txt)"');
 		expect(result.stderr).toMatch(/● write new\.txt {2}✗ needs approval/);
-		expect(result.stderr).toContain("toolbelt: 1 call was not run: they need approval, and toolbelt run cannot ask.");
+		expect(result.stderr).toContain("toolbelt: 1 call was not run: it needs approval, and toolbelt run cannot ask.");
 		expect(result.stderr).toContain("Allow exactly these: --allow 'write(/new.txt)'");
 		expect(result.stderr).toContain("--mode accept-edits");
 		expect(result.stdout).toBe("Could not.\n");
@@ -181,5 +208,33 @@ describe("toolbelt tool with the safety layer", () => {
 		// Without the sandbox the same command does reach it: the shell is not confined.
 		expect((await tool(["--cwd", "workspace", "bash", JSON.stringify({ command })])).code).toBe(0);
 		expect(existsSync(outside)).toBe(true);
+	});
+});
+
+describe("the built binary with the safety layer", () => {
+	const tempDir = useTempDir();
+	const processes = new CliProcesses();
+	beforeAll(() => {
+		ensureBuiltCli();
+	});
+	afterEach(() => {
+		processes.killAll();
+	});
+
+	it("refuses a path outside the working directory, and exits 2 naming a malformed settings file", async () => {
+		const outside = await processes.run(["tool", "read", '{"path":"/etc/passwd"}'], { cwd: tempDir() });
+		expect(outside.code).toBe(1);
+		expect(outside.stdout).toBe("");
+		expect(outside.stderr).toContain("outside the workspace");
+
+		await mkdir(join(tempDir(), ".toolbelt"));
+		await writeFile(join(tempDir(), ".toolbelt", "settings.json"), '{ "permissions": { "defaultMode": "careless" } }');
+		const malformed = await processes.run(["tool", "ls", "{}"], { cwd: tempDir() });
+		expect(malformed.code).toBe(2);
+		expect(malformed.stderr).toContain(
+			`toolbelt: Invalid settings file ${join(tempDir(), ".toolbelt", "settings.json")}`,
+		);
+		expect(malformed.stderr).toContain("permissions.defaultMode");
+		expect(malformed.stderr).not.toMatch(/\n\s+at /);
 	});
 });
