@@ -82,15 +82,14 @@ describe("read tool: images", () => {
 		expect(details).toMatchObject({ included: false, originalWidth: 300 });
 	});
 
-	it("still returns an image that fits when decoding it fails", async () => {
+	it("never returns an image it cannot decode (a model API would reject it, and every later request with it)", async () => {
 		const corrupt = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(200)]);
 		await writeFile(join(temp(), "corrupt.png"), corrupt);
-		const { image, text } = await read("corrupt.png");
-		expect(image?.data).toBe(corrupt.toString("base64"));
-		expect(text).toContain("could not be decoded to check its size");
-		const { image: none, text: notice } = await read("corrupt.png", { imageMaxBase64Bytes: 100 });
-		expect(none).toBeUndefined();
-		expect(notice).toContain("that is not shown: it could not be decoded");
+		const { image, text, details } = await read("corrupt.png");
+		expect(image).toBeUndefined();
+		expect(text).toMatch(/^corrupt\.png is an image \(image\/png, .*\) that is not shown: it could not be decoded/);
+		expect(text).toContain("damaged");
+		expect(details).toMatchObject({ included: false });
 	});
 
 	it("gives a notice when images are turned off", async () => {

@@ -52,7 +52,8 @@ const SHRINK_STEPS = [1, 0.75, 0.5, 0.35, 0.25] as const;
 /**
  * Makes an image fit `limits`: returned unchanged when it already fits, otherwise scaled down
  * (aspect kept) and, if still too large, re-encoded as JPEG at lower quality and size. A failure
- * of any step falls back to the source when that fits, so one broken step never drops the image.
+ * of a resize step falls back to the source when that fits, so one broken step never drops the
+ * image; an image that cannot be decoded at all is never returned.
  */
 export async function fitImage(source: Buffer, mimeType: string, limits: ImageLimits): Promise<FittedImage> {
 	const sourceFitsBytes = base64Length(source.length) <= limits.maxBase64Bytes;
@@ -91,9 +92,9 @@ export async function fitImage(source: Buffer, mimeType: string, limits: ImageLi
 		// An animated GIF or WebP reports the height of all frames stacked; one frame is what is shown.
 		height = metadata.pageHeight ?? metadata.height ?? 0;
 	} catch (error) {
-		return sourceFitsBytes
-			? unchanged(undefined, undefined, `it could not be decoded to check its size (${errorMessage(error)})`)
-			: none(`it could not be decoded (${errorMessage(error)})`);
+		// A model API rejects an image it cannot decode, and the rejected block then fails every
+		// later request of the conversation: a file the image library cannot decode is not sent.
+		return none(`it could not be decoded, so the file is probably damaged or truncated (${errorMessage(error)})`);
 	}
 	if (width <= limits.maxWidth && height <= limits.maxHeight && sourceFitsBytes) return unchanged(width, height);
 
