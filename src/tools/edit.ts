@@ -54,8 +54,10 @@ export interface EditToolDetails {
 	path: string;
 	/** The absolute path of the edited file (the path given, not a symlink's target). */
 	absolutePath: string;
-	/** Unified diff of the changed regions only (never the whole file). */
+	/** Unified diff of the changed regions only (never the whole file), cut after 1 MB. */
 	diff: string;
+	/** Whether `diff` was cut at 1 MB (a huge replace_all); the file itself holds every change. */
+	diffTruncated: boolean;
 	/** 1-based line number of the first changed line in the new file. */
 	firstChangedLine: number;
 	/** Number of replaced spans in all. */

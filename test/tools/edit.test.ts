@@ -63,6 +63,19 @@ describe("edit tool on real files", () => {
 		expect(text).toContain("-two\n+TWO");
 	});
 
+	it("a replace_all over every line keeps the model's text and details within bounds", async () => {
+		const lines = Array.from({ length: 100_000 }, (_, index) => `line ${index}`);
+		const path = await fileWith(`${lines.join("\n")}\n`);
+		const result = await edit({ path, old_string: "line", new_string: "LINE", replace_all: true });
+		const text = result.content[0]?.type === "text" ? result.content[0].text : "";
+		expect(Buffer.byteLength(text)).toBeLessThan(52 * 1024);
+		expect(text).toContain("[diff cut to 2000 of 200003 lines");
+		expect(Buffer.byteLength(result.details?.diff ?? "")).toBeLessThanOrEqual(2 ** 20);
+		expect(result.details?.diffTruncated).toBe(true);
+		expect(result.details?.linesAdded).toBe(100_000);
+		expect(await readFile(path, "utf8")).toBe(`${lines.map((line) => line.toUpperCase()).join("\n")}\n`);
+	});
+
 	it("CRLF file: LF old_string matches, inserted lines get CRLF", async () => {
 		const path = await fileWith("a\r\nb\r\nc\r\n");
 		const result = await edit({ path, old_string: "a\nb", new_string: "x\ny\nz" });

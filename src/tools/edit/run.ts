@@ -16,6 +16,8 @@ import { BOM_BYTES, hasBom, isValidUtf8 } from "./text.js";
 import { bytesSource, stringSource, type TextSource } from "./text-source.js";
 
 const DEFAULT_MAX_FILE_BYTES = 256 * 2 ** 20;
+/** Most UTF-8 bytes of diff kept in `details` (the model sees far less). */
+const MAX_DETAILS_DIFF_BYTES = 2 ** 20;
 
 /** What one edit call needs. */
 export interface RunEditOptions {
@@ -175,10 +177,13 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 			replacements: outcome.replacements,
 			path: shown,
 		});
+		// details travel to UIs and MCP clients whole: a diff of every line of a large file must not.
+		const keptDiff = truncateTail(diff.text, { maxBytes: MAX_DETAILS_DIFF_BYTES, maxLines: Number.POSITIVE_INFINITY });
 		const details: EditToolDetails = {
 			path: shown,
 			absolutePath,
-			diff: diff.text,
+			diff: keptDiff.content,
+			diffTruncated: keptDiff.truncated,
 			firstChangedLine: diff.firstChangedLine,
 			replacements: outcome.replacements.length,
 			strategy: mostTolerant(outcome.strategies),
@@ -187,15 +192,15 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 			linesAdded: diff.added,
 			linesRemoved: diff.removed,
 		};
-		return { content: [{ type: "text", text: summarize(details) }], details };
+		return { content: [{ type: "text", text: summarize(details, diff.text) }], details };
 	});
 }
 
-function summarize(details: EditToolDetails): string {
+function summarize(details: EditToolDetails, fullDiff: string): string {
 	const count = details.replacements;
 	const how = details.strategy === "exact" ? "" : ` (${STRATEGY_NOTES[details.strategy]})`;
 	const head = `Edited ${details.path}: ${count} replacement${count === 1 ? "" : "s"}${how}, first changed line ${details.firstChangedLine}.`;
-	const shownDiff = truncateTail(details.diff);
+	const shownDiff = truncateTail(fullDiff);
 	const note = shownDiff.truncated
 		? `\n[diff cut to ${shownDiff.outputLines} of ${shownDiff.originalLines} lines; read the file to see the rest]`
 		: "";
