@@ -33,7 +33,23 @@ describe("comparePaths", () => {
 	});
 
 	it("agrees with sortPaths, the fast sort used for listings", () => {
-		const paths = ["b", "a-b", "a/c/d", "a/b", "a.txt", "A", "a/b-c", "a/b/c", ".x", "é/a", "a!/b"];
+		const paths = ["b", "a-b", "a/c/d", "a/b/e", "a.txt", "A", "a/b-c", "a/b/c", ".x", "é/a", "a!/b", "ab/c", "a/bc"];
 		expect(sortPaths(paths)).toEqual([...paths].sort(comparePaths));
+		const letters = ["a", "b", "-", ".", "_", "A", "ä"];
+		let seed = 7;
+		const next = () => {
+			seed = (seed * 48271) % 2147483647;
+			return seed;
+		};
+		const random = new Set<string>();
+		while (random.size < 2000) {
+			const segments = Array.from({ length: 1 + (next() % 4) }, () =>
+				Array.from({ length: 1 + (next() % 3) }, () => letters[next() % letters.length]).join(""),
+			);
+			random.add(segments.join("/"));
+		}
+		// A path that is also a folder of another cannot come from one file system; keep to real listings.
+		const listing = [...random].filter((path) => ![...random].some((other) => other.startsWith(`${path}/`)));
+		expect(sortPaths(listing)).toEqual([...listing].sort(comparePaths));
 	});
 });
