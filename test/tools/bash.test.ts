@@ -61,6 +61,7 @@ describe("bash: argument repair", () => {
 		expect(tool.prepareArguments?.({ script: "ls", timeout: "2m" })).toEqual({ command: "ls", timeout: 120 });
 		expect(tool.prepareArguments?.({ command: "ls", timeout: "1500ms" })).toEqual({ command: "ls", timeout: 1.5 });
 		expect(tool.prepareArguments?.({ command: "ls", cmd: "rm -rf /" })).toEqual({ command: "ls", cmd: "rm -rf /" });
+		expect(tool.prepareArguments?.({ command: "ls", timeout: null, description: null })).toEqual({ command: "ls" });
 		const { messages } = await executeToolCalls({
 			tools: [tool],
 			toolCalls: [{ type: "toolCall", id: "1", name: "bash", arguments: { cmd: "echo repaired", timeout: "10s" } }],

@@ -1,10 +1,12 @@
 /**
  * Repairs common model mistakes in shell tool arguments before validation: the command sent as
- * `cmd` or `script`, and a timeout written with a unit (`"30s"`, `"2m"`, `"500ms"`).
+ * `cmd` or `script`, a timeout written with a unit (`"30s"`, `"2m"`, `"500ms"`), and `null` for
+ * an option not used (as strict structured output sends every optional field).
  */
 export function prepareShellArguments(args: unknown): unknown {
 	if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
-	const repaired: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+	const repaired: Record<string, unknown> = {};
+	for (const [field, value] of Object.entries(args)) if (value !== null) repaired[field] = value;
 	if (repaired.command === undefined) {
 		for (const alias of ["cmd", "script"]) {
 			if (typeof repaired[alias] === "string") {
