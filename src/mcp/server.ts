@@ -75,9 +75,21 @@ export function toMcpTool(tool: AnyAgentTool): Tool {
 	};
 }
 
+/** Most characters of JSON `details` sent in `_meta`; a larger one is replaced by a note. */
+const MAX_DETAILS_JSON_CHARACTERS = 2 * 2 ** 20;
+
+/** `details` as plain JSON data, or a note when it is too large to send (it is never model input). */
 function jsonSafe(value: unknown): unknown {
 	try {
-		return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+		if (value === undefined) return undefined;
+		const json = JSON.stringify(value);
+		if (json === undefined) return undefined;
+		if (json.length > MAX_DETAILS_JSON_CHARACTERS) {
+			return {
+				omitted: `details were ${json.length} characters of JSON, over the ${MAX_DETAILS_JSON_CHARACTERS} sent`,
+			};
+		}
+		return JSON.parse(json);
 	} catch {
 		return undefined;
 	}
