@@ -55,6 +55,13 @@ describe("write tool", () => {
 		expect(text(result)).toBe("Created empty: 0 lines, 0 bytes.");
 	});
 
+	it("creates the file a pasted path with surrounding whitespace means", async () => {
+		const result = await createWriteTool(temp()).execute("1", { path: " sub/x.txt\n", content: "x\n" }, undefined);
+		expect(text(result)).toBe("Created sub/x.txt: 1 line, 2 bytes.");
+		expect(await readdir(temp())).toEqual(["sub"]);
+		expect(await readdir(join(temp(), "sub"))).toEqual(["x.txt"]);
+	});
+
 	it("counts a single byte in the singular", async () => {
 		const result = await createWriteTool(temp()).execute("1", { path: "one", content: "x" }, undefined);
 		expect(text(result)).toBe("Created one: 1 line, 1 byte.");

@@ -53,7 +53,8 @@ async function statOrUndefined(operations: FileOperations, path: string): Promis
  * Resolves a tool's path argument to an existing file when one matches: first the literal path,
  * then the path without surrounding whitespace or a leading `@`, then Unicode variants (NFC/NFD, Unicode spaces as plain spaces, the macOS screenshot U+202F
  * before AM/PM), then a scan of the folder for the one entry that looks the same. When nothing
- * matches, returns the literal path with `match: undefined` (a write creates it there).
+ * matches, returns the literal path without surrounding whitespace, with `match: undefined`
+ * (a write creates it there).
  */
 export async function resolveExistingPath(
 	cwd: string,
@@ -80,7 +81,11 @@ export async function resolveExistingPath(
 		const info = await statOrUndefined(operations, candidate);
 		if (info) return { absolutePath: candidate, info, match: "folder-scan" };
 	}
-	return { absolutePath, info: undefined, match: undefined };
+	// A name that starts or ends with whitespace is a pasting slip, never meant: `write` of
+	// " /tmp/x" or "new.ts\n" creates /tmp/x and new.ts, not a folder named " " or a name with a newline.
+	const trimmed = path.trim();
+	const literal = trimmed === "" || trimmed === path ? absolutePath : resolveToolPath(cwd, trimmed);
+	return { absolutePath: literal, info: undefined, match: undefined };
 }
 
 /**

@@ -55,6 +55,15 @@ describe("resolveExistingPath", () => {
 		expect(resolved).toEqual({ absolutePath: join(temp(), "sub", "new.txt"), info: undefined, match: undefined });
 	});
 
+	it("drops surrounding whitespace from a path that matches nothing", async () => {
+		expect((await resolveExistingPath(temp(), "new.ts\n", operations)).absolutePath).toBe(join(temp(), "new.ts"));
+		const absolute = join(temp(), "elsewhere", "x.txt");
+		expect((await resolveExistingPath(temp(), ` ${absolute} `, operations)).absolutePath).toBe(absolute);
+		// A name that really has the space is still found as it is.
+		await writeFile(join(temp(), " spaced"), "x");
+		expect((await resolveExistingPath(temp(), " spaced", operations)).absolutePath).toBe(join(temp(), " spaced"));
+	});
+
 	it("lists the variants without the original", () => {
 		expect(pathVariants("a b")).not.toContain("a b");
 		expect(pathVariants("x 1 AM.png")).toContain("x 1\u202fAM.png");
