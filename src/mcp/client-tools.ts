@@ -3,6 +3,7 @@ import type { TSchema } from "typebox";
 import { ToolError } from "../engine/errors.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail } from "../engine/truncate.js";
 import type { AgentTool, ToolResult, ToolResultContent } from "../engine/types.js";
+import { fitImage, type ImageLimits } from "../tools/read/image.js";
 import type { McpConnection } from "./connection.js";
 import { mcpToolName, normalizeToolSchema, type SchemaDialect } from "./normalize.js";
 
@@ -35,6 +36,27 @@ export interface McpAgentToolOptions {
 }
 
 type McpContent = CallToolResult["content"][number];
+
+/** The limits read applies to images: what a model API accepts. */
+const IMAGE_LIMITS: ImageLimits = { maxWidth: 2000, maxHeight: 2000, maxBase64Bytes: 4.5 * 2 ** 20 };
+
+/**
+ * Fits every image to the limits read uses (scaled down, re-encoded); one that cannot be made
+ * to fit or decoded becomes a short text notice instead of an oversized block the provider refuses.
+ */
+async function fitImages(content: readonly ToolResultContent[]): Promise<ToolResultContent[]> {
+	return Promise.all(
+		content.map(async (block): Promise<ToolResultContent> => {
+			if (block.type !== "image") return block;
+			const fitted = await fitImage(Buffer.from(block.data, "base64"), block.mimeType, IMAGE_LIMITS);
+			if (fitted.data !== undefined) return { type: "image", data: fitted.data, mimeType: fitted.mimeType };
+			return {
+				type: "text",
+				text: `[image ${block.mimeType}, ${describeBytes(block.data)} — not shown: ${fitted.note ?? "it does not fit the image limits"}]`,
+			};
+		}),
+	);
+}
 
 function describeBytes(base64: string): string {
 	return formatSize(Math.floor((base64.length * 3) / 4));
@@ -149,7 +171,7 @@ export function createMcpAgentTool(options: McpAgentToolOptions): AgentTool<TSch
 					converted.details,
 				);
 			}
-			return converted;
+			return { ...converted, content: await fitImages(converted.content) };
 		},
 	};
 }

@@ -112,6 +112,20 @@ describe("MCP client: external servers as agent tools", () => {
 		expect(JSON.stringify(result.content)).toContain("completed");
 	});
 
+	it("fits a server's images to the limits read applies, and replaces an unusable one by a notice", async () => {
+		const loaded = await load(tempDir(), { flaky: { command: process.execPath, args: [flakyEntry] } });
+		const result = await toolNamed(loaded, "flaky__huge-image").execute("id", {}, undefined);
+		const [image, notice] = result.content;
+		expect(image?.type).toBe("image");
+		const data = image?.type === "image" ? image.data : "";
+		expect(data.length).toBeLessThanOrEqual(4.5 * 2 ** 20);
+		const { default: sharp } = await import("sharp");
+		const { width, height } = await sharp(Buffer.from(data, "base64")).metadata();
+		expect(Math.max(width ?? 0, height ?? 0)).toBeLessThanOrEqual(2000);
+		expect(notice?.type).toBe("text");
+		expect(notice?.type === "text" ? notice.text : "").toMatch(/^\[image image\/png, 6(\.0)? MB — not shown/);
+	});
+
 	it("normalises names and schemas, validates and coerces, and maps annotations", async () => {
 		const loaded = await load(tempDir(), { flaky: { command: process.execPath, args: [flakyEntry] } });
 		const lookup = toolNamed(loaded, "flaky__lookup");
