@@ -1,7 +1,7 @@
 import { type Static, Type } from "typebox";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail } from "../engine/truncate.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
-import { sortPaths } from "./search/grep-collector.js";
+import { formatListing } from "./search/format-listing.js";
 import { createSearchOperations } from "./search/operations.js";
 import { prepareFindArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget, runSearch } from "./search/run-search.js";
@@ -118,7 +118,6 @@ export function createFindTool(
 				signal,
 				timeoutMs,
 			});
-			const sorted = sortPaths(paths);
 			const details: FindToolDetails = { backend: run.backend, fileCount: paths.length };
 			if (run.fallbackReason) details.fallbackReason = run.fallbackReason;
 			if (limitReached) details.resultLimitReached = limit;
@@ -131,16 +130,15 @@ export function createFindTool(
 				return { content: [{ type: "text", text }], details };
 			}
 			const notices: string[] = [];
-			let text = sorted.join("\n");
-			const budget = truncateTail(text, {
+			const listing = formatListing(paths, {
 				maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
 				maxLines: options.maxLines ?? DEFAULT_MAX_LINES,
 			});
-			if (budget.truncated) {
-				text = budget.content;
+			let text = listing.text;
+			if (listing.shownPaths < paths.length || listing.shownBytes < listing.totalBytes) {
 				details.outputTruncated = true;
 				notices.push(
-					`Output cut to ${budget.outputLines} of ${budget.originalLines} paths (${formatSize(budget.outputBytes)} of ${formatSize(budget.originalBytes)}). Use a more specific pattern or path.`,
+					`Output cut to ${listing.shownPaths} of ${paths.length} paths (${formatSize(listing.shownBytes)} of ${formatSize(listing.totalBytes)}). Use a more specific pattern or path.`,
 				);
 			}
 			if (limitReached) {

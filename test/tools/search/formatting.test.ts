@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cutAroundMatch } from "../../../src/tools/search/cut-line.js";
-import { comparePaths, sortPaths } from "../../../src/tools/search/grep-collector.js";
+import { formatListing } from "../../../src/tools/search/format-listing.js";
+import { comparePaths, sortPaths } from "../../../src/tools/search/sort-paths.js";
 
 describe("cutAroundMatch", () => {
 	it("leaves a short line alone", () => {
@@ -51,5 +52,30 @@ describe("comparePaths", () => {
 		// A path that is also a folder of another cannot come from one file system; keep to real listings.
 		const listing = [...random].filter((path) => ![...random].some((other) => other.startsWith(`${path}/`)));
 		expect(sortPaths(listing)).toEqual([...listing].sort(comparePaths));
+	});
+});
+
+describe("formatListing", () => {
+	it("keeps the sorted head that fits the line and byte budget, counting the whole listing", () => {
+		const paths = ["b/2.txt", "a/1.txt", "c/3.txt", "a/0.txt"];
+		expect(formatListing(paths, { maxLines: 2, maxBytes: 1000 })).toEqual({
+			text: "a/0.txt\na/1.txt",
+			shownPaths: 2,
+			shownBytes: 15,
+			totalBytes: 31,
+		});
+		expect(formatListing(paths, { maxLines: 10, maxBytes: 20 })).toMatchObject({
+			text: "a/0.txt\na/1.txt",
+			shownPaths: 2,
+		});
+		expect(formatListing(paths, { maxLines: 10, maxBytes: 1000 }).shownPaths).toBe(4);
+	});
+
+	it("cuts a single path longer than the byte budget", () => {
+		expect(formatListing(["é".repeat(10)], { maxLines: 10, maxBytes: 5 })).toMatchObject({
+			text: "éé",
+			shownPaths: 1,
+			shownBytes: 4,
+		});
 	});
 });
