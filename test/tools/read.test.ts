@@ -70,6 +70,12 @@ describe("read tool: text", () => {
 		await expect(read({ path: "empty.txt", offset: 2 })).rejects.toThrow("the file has 0 lines");
 	});
 
+	it("does not call a /proc file empty just because it reports a size of 0", async () => {
+		const { text: output } = await read({ path: "/proc/self/status" });
+		expect(output).not.toContain("is empty");
+		expect(output).toContain("cat /proc/self/status");
+	});
+
 	it("stops at 2,000 lines by default and at 50 KB, whichever comes first", async () => {
 		await writeFile(join(temp(), "many.txt"), Array.from({ length: 2500 }, (_, index) => `${index + 1}`).join("\n"));
 		const lines = await read({ path: "many.txt" });

@@ -94,8 +94,14 @@ async function readText(
 
 	if (size <= firstLineStart) {
 		if (startLine > 1) throw beyondEnd(request, 0);
+		// Kernel files report a size of 0 whatever they hold, and some block when read: say so
+		// instead of claiming they are empty.
+		const virtual = size === 0 && /^\/(proc|sys)\//.test(absolutePath);
+		const text = virtual
+			? `${shownPath} reports a size of 0 bytes, as files in /proc and /sys do whatever they hold; read cannot page it. Use bash (e.g. cat ${shownPath}) to see its content.`
+			: `${shownPath} is empty (0 lines).`;
 		return {
-			content: [{ type: "text", text: `${shownPath} is empty (0 lines).` }],
+			content: [{ type: "text", text }],
 			details: {
 				...base,
 				startLine: 0,
