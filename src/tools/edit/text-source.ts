@@ -20,6 +20,13 @@ export interface TextSource {
 	countNewlines(from: number, to: number): number;
 }
 
+/** Counts `\n` in `text[from, to)`. */
+export function countNewlines(text: string, from: number, to: number): number {
+	let count = 0;
+	for (let index = text.indexOf("\n", from); index !== -1 && index < to; index = text.indexOf("\n", index + 1)) count++;
+	return count;
+}
+
 /** A string as a `TextSource`. */
 export function stringSource(text: string): TextSource {
 	return {
@@ -28,13 +35,7 @@ export function stringSource(text: string): TextSource {
 		lastIndexOfNewline: (from) => text.lastIndexOf("\n", from),
 		isCarriageReturn: (index) => text.charCodeAt(index) === 13,
 		slice: (from, to) => text.slice(from, to),
-		countNewlines: (from, to) => {
-			let count = 0;
-			for (let index = text.indexOf("\n", from); index !== -1 && index < to; index = text.indexOf("\n", index + 1)) {
-				count++;
-			}
-			return count;
-		},
+		countNewlines: (from, to) => countNewlines(text, from, to),
 	};
 }
 

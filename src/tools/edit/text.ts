@@ -1,4 +1,7 @@
 import { isUtf8 } from "node:buffer";
+import { lineNumbersIn, stringSource } from "./text-source.js";
+
+export { countNewlines } from "./text-source.js";
 
 /** The UTF-8 byte-order mark. */
 export const BOM_BYTES = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -19,29 +22,12 @@ export function withLineEnding(text: string, ending: "\n" | "\r\n"): string {
 	return ending === "\n" ? text.replace(/\r\n/g, "\n") : text.replace(/\r?\n/g, "\r\n");
 }
 
-/** Counts `\n` in `text[from, to)`. */
-export function countNewlines(text: string, from: number, to: number): number {
-	let count = 0;
-	for (let index = text.indexOf("\n", from); index !== -1 && index < to; index = text.indexOf("\n", index + 1)) count++;
-	return count;
-}
-
 /**
  * 1-based line numbers of ascending `positions`, in one pass over the text up to the last one
  * (so many positions cost no more than one).
  */
 export function lineNumbersOf(text: string, positions: readonly number[]): number[] {
-	const result: number[] = [];
-	let line = 1;
-	let scanned = 0;
-	for (const position of positions) {
-		if (position > scanned) {
-			line += countNewlines(text, scanned, position);
-			scanned = position;
-		}
-		result.push(line);
-	}
-	return result;
+	return lineNumbersIn(stringSource(text), positions);
 }
 
 /** Offset where the line holding `position` starts. */
