@@ -58,21 +58,25 @@ export async function runSearch<TItem>(options: {
 	timeoutMs: number;
 }): Promise<SearchRunResult> {
 	const deadline = startDeadline(options.signal, options.timeoutMs);
-	// Rejects on abort or timeout, so a backend stuck in a system call (a FIFO, a slow mount)
-	// cannot delay the answer; the stream is closed behind it.
-	const stopped = new Promise<never>((_resolve, reject) => {
-		const stop = () => reject(new AbortError());
-		if (deadline.signal.aborted) stop();
-		else deadline.signal.addEventListener("abort", stop, { once: true });
-	});
-	stopped.catch(() => {});
+	// Each wait rejects on abort or timeout, so a backend stuck in a system call (a FIFO, a slow
+	// mount) cannot delay the answer; the stream is closed behind it. One listener serves every
+	// wait (racing each step against one long-lived promise would pile up reactions on it).
+	let rejectWait: ((error: Error) => void) | undefined;
+	const onStop = () => rejectWait?.(new AbortError());
+	deadline.signal.addEventListener("abort", onStop, { once: true });
+	const untilStopped = <TValue>(promise: Promise<TValue>) =>
+		new Promise<TValue>((resolve, reject) => {
+			if (deadline.signal.aborted) reject(new AbortError());
+			rejectWait = reject;
+			promise.then(resolve, reject);
+		});
 	let stream: SearchStream<TItem> | undefined;
 	let iterator: AsyncIterator<readonly TItem[]> | undefined;
 	try {
-		stream = await Promise.race([options.start(deadline.signal), stopped]);
+		stream = await untilStopped(options.start(deadline.signal));
 		iterator = stream.items[Symbol.asyncIterator]();
 		for (;;) {
-			const next = await Promise.race([iterator.next(), stopped]);
+			const next = await untilStopped(iterator.next());
 			if (next.done || !options.onBatch(next.value)) break;
 		}
 		return { backend: stream.backend, fallbackReason: stream.fallbackReason, timedOut: false };
@@ -83,6 +87,7 @@ export async function runSearch<TItem>(options: {
 		if (options.signal?.aborted) throw new AbortError("The search was aborted.");
 		throw error;
 	} finally {
+		deadline.signal.removeEventListener("abort", onStop);
 		deadline.dispose();
 		// Ends the backend (kills ripgrep) when we stopped early; not awaited, as a stuck step would block it.
 		iterator?.return?.().catch(() => {});
