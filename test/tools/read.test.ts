@@ -70,6 +70,18 @@ describe("read tool: text", () => {
 		await expect(read({ path: "empty.txt", offset: 2 })).rejects.toThrow("the file has 0 lines");
 	});
 
+	it("tells how to convert UTF-16 text instead of calling it binary", async () => {
+		await writeFile(
+			join(temp(), "u16.txt"),
+			Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("hi\r\n", "utf16le")]),
+		);
+		const { text: output, result } = await read({ path: "u16.txt" });
+		expect(output).toMatch(
+			/^u16\.txt is UTF-16 text \(10 B\), which read does not decode\. Convert it via bash \(iconv -f UTF-16/,
+		);
+		expect(result.details).toMatchObject({ kind: "binary", mimeType: "text/plain; charset=utf-16" });
+	});
+
 	it("does not call a /proc file empty just because it reports a size of 0", async () => {
 		const { text: output } = await read({ path: "/proc/self/status" });
 		expect(output).not.toContain("is empty");

@@ -72,8 +72,11 @@ function binaryNotice(
 				`${found.line ? `: line ${found.line} has bytes that are not valid UTF-8` : ""}. ` +
 				"Its bytes are not shown, to avoid garbled characters. If it is text in a legacy encoding such as Latin-1, " +
 				"convert it with iconv (via bash) and read the result."
-			: `${shownPath} is a binary file (${found.description}, ${formatSize(size)})` +
-				`${found.line ? `: line ${found.line} contains NUL bytes` : ""}. Its bytes are not shown.`;
+			: found.mimeType?.includes("utf-16")
+				? `${shownPath} is UTF-16 text (${formatSize(size)}), which read does not decode. ` +
+					`Convert it via bash (iconv -f UTF-16 -t UTF-8 ${shownPath} > converted.txt) and read the result, or view it with iconv -f UTF-16 -t UTF-8 ${shownPath} | head.`
+				: `${shownPath} is a binary file (${found.description}, ${formatSize(size)})` +
+					`${found.line ? `: line ${found.line} contains NUL bytes` : ""}. Its bytes are not shown.`;
 	return {
 		content: [{ type: "text", text }],
 		details: { kind: "binary", path: shownPath, absolutePath, mimeType: found.mimeType, size, reason: found.reason },
