@@ -57,11 +57,19 @@ interface Rung {
 	applies(context: MatchContext, needle: string): boolean;
 }
 
+/** Whether `needle` is the end of `text` plus a final line break that `text` lacks. */
+function endsWithoutLineBreak(text: string, needle: string): boolean {
+	return (
+		needle.length > 1 && needle.endsWith("\n") && !text.endsWith("\n") && text.endsWith(needle.replace(/\r?\n$/, ""))
+	);
+}
+
 const RUNGS: readonly Rung[] = [
 	{
 		strategy: "line-endings",
 		normalization: { lineEndings: true, trailingWhitespace: false, unicode: false },
-		applies: (context, needle) => context.content.includes("\r") || needle.includes("\r"),
+		applies: (context, needle) =>
+			context.content.includes("\r") || needle.includes("\r") || endsWithoutLineBreak(context.content, needle),
 	},
 	{
 		strategy: "trailing-whitespace",
@@ -139,12 +147,23 @@ function search(context: MatchContext, needle: string, replacement: string): Loc
 			const after = normalizedNeedle.length;
 			found = found.filter((start) => start + after === view.text.length || view.text[start + after] === "\n");
 		}
+		let length = normalizedNeedle.length;
+		let text = replacement;
+		if (found.length === 0 && rung.normalization.lineEndings) {
+			// A final line break copied after the file's last line, which has none.
+			const start = view.text.length - (length - 1);
+			if (endsWithoutLineBreak(view.text, normalizedNeedle) && start >= 0) {
+				found = [start];
+				length--;
+				text = replacement.replace(/\r?\n$/, "");
+			}
+		}
 		if (found.length === 0) continue;
 		return {
 			strategy: rung.strategy,
 			occurrences: found.map((start) => ({
-				...toOriginalSpan(view, context.content, { start, end: start + normalizedNeedle.length }),
-				replacement,
+				...toOriginalSpan(view, context.content, { start, end: start + length }),
+				replacement: text,
 			})),
 		};
 	}

@@ -257,3 +257,17 @@ describe("composed and decomposed accents", () => {
 		expect(plan.content).toBe("x\nplain\n");
 	});
 });
+
+describe("a final line break after a last line that has none", () => {
+	it("matches the last line, and inserts no line break there", () => {
+		const plan = apply("one\ntwo\nthree", edit("two\nthree\n", "2\n3\n"));
+		expect(plan.content).toBe("one\n2\n3");
+		expect(plan.strategies).toEqual(["line-endings"]);
+	});
+
+	it("in a CRLF file too", () => {
+		const plan = apply("one\r\ntwo\r\nthree", edit("two\nthree\n", "2\nthree\n"));
+		expect(plan.content).toBe("one\r\n2\r\nthree");
+		expect(plan.strategies).toEqual(["line-endings"]);
+	});
+});
