@@ -79,8 +79,14 @@ describe("write tool", () => {
 		await writeFile(join(temp(), "file"), "");
 		const tool = createWriteTool(temp());
 		await expect(tool.execute("1", { path: "dir", content: "x" }, undefined)).rejects.toThrow(
-			"Cannot write dir: it is a directory.",
+			"Cannot write dir: it is a directory. Give the path of a file (for a new file in it: dir/<name>).",
 		);
+		await writeFile(join(temp(), "locked.txt"), "keep");
+		await chmod(join(temp(), "locked.txt"), 0o444);
+		await expect(tool.execute("1", { path: "locked.txt", content: "x" }, undefined)).rejects.toThrow(
+			/^Cannot write locked\.txt: permission denied\. It may be read-only .*check with ls -l/,
+		);
+		expect(await readFile(join(temp(), "locked.txt"), "utf8")).toBe("keep");
 		await expect(tool.execute("1", { path: "file/child.txt", content: "x" }, undefined)).rejects.toThrow(
 			/Cannot write file\/child\.txt: a part of the path is a file/,
 		);

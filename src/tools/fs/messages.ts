@@ -67,9 +67,9 @@ export function fileSystemErrorMessage(error: unknown, shownPath: string, action
 	switch (errorCode(error)) {
 		case "EACCES":
 		case "EPERM":
-			return `Cannot ${action} ${shownPath}: permission denied.`;
+			return `Cannot ${action} ${shownPath}: permission denied. It may be read-only or belong to another user (check with ls -l); do not retry the same call.`;
 		case "EISDIR":
-			return `Cannot ${action} ${shownPath}: it is a directory.`;
+			return `Cannot ${action} ${shownPath}: it is a directory. Give the path of a file (for a new file in it: ${shownPath.replace(/\/$/, "")}/<name>).`;
 		case "ENOTDIR":
 		case "EEXIST": // from creating a parent folder whose name is taken by a file
 			return `Cannot ${action} ${shownPath}: a part of the path is a file, not a directory.`;
