@@ -17,6 +17,11 @@ export interface McpHttpServerOptions {
 	path?: string;
 	/** Receives diagnostics. Default: none. */
 	log?: (message: string) => void;
+	/**
+	 * A session with no open request and no running call for this long is ended, so clients that
+	 * vanish without closing their session do not pile up, in ms. Default: 30 minutes.
+	 */
+	sessionIdleMs?: number;
 }
 
 /** A running Streamable HTTP endpoint. */
@@ -55,6 +60,20 @@ function reject(response: ServerResponse, status: number, message: string, code 
 interface Session {
 	transport: StreamableHTTPServerTransport;
 	mcp: ToolbeltMcpServer;
+	/** Requests (POSTs, the GET event stream) whose response is still open. */
+	openRequests: number;
+	/** When the last request arrived or ended, in ms since the epoch. */
+	lastActive: number;
+}
+
+/** Counts `response` as activity of `session` until it closes. */
+function trackActivity(session: Session, response: ServerResponse): void {
+	session.openRequests++;
+	session.lastActive = Date.now();
+	response.once("close", () => {
+		session.openRequests--;
+		session.lastActive = Date.now();
+	});
 }
 
 /** The largest request body read, as the SDK's own limit (a larger one gets 413, never buffered). */
@@ -151,6 +170,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
 		if (typeof sessionId === "string") {
 			const session = sessions.get(sessionId);
 			if (!session) return reject(response, 404, "Session not found; initialize a new session.");
+			trackActivity(session, response);
 			if (request.method === "POST") cancelOnDisconnect(session, response, body);
 			return session.transport.handleRequest(request, response, body);
 		}
@@ -162,7 +182,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
 				sessions.set(id, session);
 			},
 		});
-		const session: Session = { transport, mcp };
+		const session: Session = { transport, mcp, openRequests: 0, lastActive: Date.now() };
 		transport.onclose = () => {
 			void endSession(session);
 		};
@@ -171,6 +191,22 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
 		// Not an initialize request: the transport answered with an error and no session exists.
 		if (!transport.sessionId) await mcp.close();
 	};
+
+	const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+	const sweep = setInterval(
+		() => {
+			const now = Date.now();
+			for (const session of sessions.values()) {
+				if (session.openRequests > 0 || session.mcp.activeCalls > 0 || now - session.lastActive < idleMs) continue;
+				options.log?.(
+					`mcp http: ending session ${session.transport.sessionId}, idle for ${Math.round(idleMs / 1000)} s`,
+				);
+				void endSession(session);
+			}
+		},
+		Math.min(Math.max(idleMs / 2, 10), 60_000),
+	);
+	sweep.unref();
 
 	const http = createServer((request, response) => {
 		handle(request, response).catch((error: unknown) => {
@@ -194,6 +230,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
 			return sessions.size;
 		},
 		async close() {
+			clearInterval(sweep);
 			await Promise.all([...sessions.values()].map(endSession));
 			http.closeAllConnections();
 			await new Promise<void>((resolve) => http.close(() => resolve()));
