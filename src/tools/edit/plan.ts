@@ -44,7 +44,9 @@ function checkRequest(request: EditRequest, prefix: string): void {
 		);
 	}
 	if (request.oldString === request.newString) {
-		throw new ToolError(`${prefix}old_string and new_string are identical, so this edit would change nothing.`);
+		throw new ToolError(
+			`${prefix}old_string and new_string are identical, so this edit would change nothing. Put the changed text in new_string, or leave this edit out.`,
+		);
 	}
 }
 

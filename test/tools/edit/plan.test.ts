@@ -125,7 +125,7 @@ describe("errors that say so", () => {
 	});
 
 	it("identical old and new", () => {
-		expect(() => apply("a\n", edit("a", "a"))).toThrow(/identical/);
+		expect(() => apply("a\n", edit("a", "a"))).toThrow(/identical.*Put the changed text in new_string/);
 	});
 
 	it("a tolerant match whose replacement changes nothing", () => {
