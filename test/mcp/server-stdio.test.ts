@@ -64,6 +64,24 @@ describe("toolbelt mcp over stdio", () => {
 		expect(textOf(bash)).toContain(root);
 	});
 
+	it("cuts large results to the agent's budget: a 1 MB file read, 3 MB of command output", async () => {
+		await writeFile(
+			join(root, "big.log"),
+			Array.from({ length: 60_000 }, (_, index) => `entry ${index} ${"z".repeat(10)}`).join("\n"),
+		);
+		const read = textOf(await session.client.callTool({ name: "read", arguments: { path: "big.log" } }));
+		expect(Buffer.byteLength(read)).toBeLessThan(52 * 1024);
+		expect(read).toMatch(/\[Showing lines 1-\d+ of 60000; .*Use offset=\d+ to continue\.\]$/);
+		const bash = textOf(
+			await session.client.callTool({
+				name: "bash",
+				arguments: { command: "yes 0123456789 | head -c 3000000; echo tail-end" },
+			}),
+		);
+		expect(Buffer.byteLength(bash)).toBeLessThan(52 * 1024);
+		expect(bash).toContain("tail-end");
+	});
+
 	it("returns an image read as image content", async () => {
 		const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#ff0000" } })
 			.png()
