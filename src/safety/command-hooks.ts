@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { formatSize, truncateTail } from "../engine/truncate.js";
 import type {
 	AfterToolCallContext,
 	BeforeToolCallContext,
@@ -89,6 +90,17 @@ function matcherRegex(matcher: string | undefined): RegExp {
 	// Anchored, so `edit` does not match `notebook_edit`; case-insensitive, so `Write|Edit` from
 	// a Claude Code settings file matches toolbelt's `write` and `edit`.
 	return new RegExp(`^(?:${matcher})$`, "i");
+}
+
+/** Most a single hook text (a block reason, feedback, added context) may put in front of the model. */
+const hookTextMaxBytes = 16 * 1024;
+const hookTextMaxLines = 400;
+
+/** A hook's text bounded for the model: a linter that prints a megabyte must not flood the context. */
+function forModel(text: string): string {
+	const kept = truncateTail(text, { maxBytes: hookTextMaxBytes, maxLines: hookTextMaxLines });
+	if (!kept.truncated) return text;
+	return `${kept.content}\n[Hook output truncated: showing ${kept.outputLines} of ${kept.originalLines} lines (${formatSize(kept.outputBytes)} of ${formatSize(kept.originalBytes)}).]`;
 }
 
 function textOf(content: readonly ToolResultContent[]): ToolResultContent[] {
@@ -214,24 +226,25 @@ export function createCommandHooks(options: CommandHooksOptions) {
 				};
 			}
 			if (ran.result.exitCode === 2) {
-				const reason = ran.result.stderr.trim() || `Blocked by the PreToolUse hook "${hook.command}".`;
+				const reason = forModel(ran.result.stderr.trim()) || `Blocked by the PreToolUse hook "${hook.command}".`;
 				return { ...outcome, block: true, reason, permissionDecision: "deny" };
 			}
 			const output = ran.output ?? {};
 			const specific = isRecord(output.hookSpecificOutput) ? output.hookSpecificOutput : {};
 			let decision = specific.permissionDecision as HookPermissionDecision | undefined;
 			let decisionReason =
-				typeof specific.permissionDecisionReason === "string" ? specific.permissionDecisionReason : undefined;
+				typeof specific.permissionDecisionReason === "string" ? forModel(specific.permissionDecisionReason) : undefined;
 			// The older top-level form: `decision: "approve" | "block"` with `reason`.
 			if (decision === undefined && (output.decision === "approve" || output.decision === "block")) {
 				decision = output.decision === "approve" ? "allow" : "deny";
-				if (typeof output.reason === "string") decisionReason = output.reason;
+				if (typeof output.reason === "string") decisionReason = forModel(output.reason);
 			}
-			if (typeof specific.additionalContext === "string") outcome.additionalContext.push(specific.additionalContext);
+			if (typeof specific.additionalContext === "string")
+				outcome.additionalContext.push(forModel(specific.additionalContext));
 			if (output.continue === false) {
 				const stop =
 					typeof output.stopReason === "string"
-						? output.stopReason
+						? forModel(output.stopReason)
 						: `The PreToolUse hook "${hook.command}" stopped the run.`;
 				return { ...outcome, block: true, terminate: true, reason: stop };
 			}
@@ -289,7 +302,7 @@ export function createCommandHooks(options: CommandHooksOptions) {
 				continue;
 			}
 			if (ran.result.exitCode === 2) {
-				const feedback = ran.result.stderr.trim();
+				const feedback = forModel(ran.result.stderr.trim());
 				if (feedback)
 					outcome.additionalContext.push(
 						`Feedback from the PostToolUse hook "${hook.command}" (the tool did run): ${feedback}`,
@@ -300,10 +313,11 @@ export function createCommandHooks(options: CommandHooksOptions) {
 			const specific = isRecord(output.hookSpecificOutput) ? output.hookSpecificOutput : {};
 			if (output.decision === "block" && typeof output.reason === "string") {
 				outcome.additionalContext.push(
-					`Feedback from the PostToolUse hook "${hook.command}" (the tool did run): ${output.reason}`,
+					`Feedback from the PostToolUse hook "${hook.command}" (the tool did run): ${forModel(output.reason)}`,
 				);
 			}
-			if (typeof specific.additionalContext === "string") outcome.additionalContext.push(specific.additionalContext);
+			if (typeof specific.additionalContext === "string")
+				outcome.additionalContext.push(forModel(specific.additionalContext));
 			if (output.continue === false) outcome.terminate = true;
 		}
 		return outcome;

@@ -245,6 +245,19 @@ describe("PreToolUse command hooks", () => {
 		expect(await readFile(join(project(), "a.txt"), "utf8")).toBe("x");
 	});
 
+	it("a hook that prints a megabyte is cut to a bounded text for the model", async () => {
+		const noisy = await script("noisy.sh", "cat > /dev/null; seq 1 200000 >&2; exit 2");
+		const after = createCommandHooks({ cwd: project(), postToolUse: pre(noisy) }).hooks();
+		const fed = textOf(await runCall(await tools(), after, "write", { path: "b.txt", content: "x" }));
+		expect(Buffer.byteLength(fed)).toBeLessThan(20 * 1024);
+		expect(fed).toMatch(/Feedback from the PostToolUse hook .*\(the tool did run\): 1\n2\n3\n/s);
+		expect(fed).toMatch(/\[Hook output truncated: showing 400 of \d+ lines/);
+		const before = createCommandHooks({ cwd: project(), preToolUse: pre(noisy) }).hooks();
+		const blocked = textOf(await runCall(await tools(), before, "write", { path: "c.txt", content: "x" }));
+		expect(Buffer.byteLength(blocked)).toBeLessThan(20 * 1024);
+		expect(existsSync(join(project(), "c.txt"))).toBe(false);
+	});
+
 	it("the matcher is a regex on the tool name: other tools are not hooked", async () => {
 		const hook = await script("deny.sh", "cat > /dev/null; exit 2");
 		const hooks = createCommandHooks({ cwd: project(), preToolUse: pre(hook, {}, "bash|edit") }).hooks();
