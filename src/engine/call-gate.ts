@@ -39,8 +39,9 @@ function cancelledBeforeStart(): AbortError {
 export function createCallGate(): CallGate {
 	// Resolves when the latest barrier (and everything before it) has finished.
 	let barrier: Promise<void> = Promise.resolve();
-	// Parallel calls admitted since the latest barrier; the next barrier waits for all of them.
-	let sinceBarrier: Promise<void>[] = [];
+	// Parallel calls admitted since the latest barrier and still unsettled; the next barrier waits
+	// for them. Settled ones leave, so a long run of parallel calls holds no memory for them.
+	const sinceBarrier = new Set<Promise<void>>();
 	let pending = 0;
 
 	return {
@@ -64,9 +65,10 @@ export function createCallGate(): CallGate {
 			});
 			if (sequential) {
 				barrier = done;
-				sinceBarrier = [];
+				sinceBarrier.clear();
 			} else {
-				sinceBarrier.push(done);
+				sinceBarrier.add(done);
+				void done.then(() => sinceBarrier.delete(done));
 			}
 			if (!signal) return execution;
 			// Abort while waiting: answer at once; the queued slot still drains in order.
