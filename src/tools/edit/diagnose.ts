@@ -36,19 +36,32 @@ function offsetOfLine(text: string, lineNumber: number): number {
 	return Math.max(0, offset);
 }
 
+// Zero-width and other format characters: invisible when quoted, so shown as escapes.
+const INVISIBLE = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/g;
+
 /** Lines `first`…`first + count - 1` of `text`, each prefixed with its number, at most `maxLines`. */
 function quoteLines(text: string, first: number, count: number, maxLines = 6): string {
 	const shown: string[] = [];
+	let escaped = false;
 	let offset = offsetOfLine(text, first);
 	for (let index = 0; index < Math.min(count, maxLines) && offset <= text.length; index++) {
 		const end = lineEndOf(text, offset);
 		const line = text.slice(offset, end);
-		shown.push(`  ${first + index}\t${line.length > 160 ? `${line.slice(0, 160)}…` : line}`);
+		const cut = line.length > 160 ? `${line.slice(0, 160)}…` : line;
+		const visible = cut.replace(
+			INVISIBLE,
+			(character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+		);
+		if (visible !== cut) escaped = true;
+		shown.push(`  ${first + index}\t${visible}`);
 		const newline = text.indexOf("\n", end);
 		if (newline === -1) break;
 		offset = newline + 1;
 	}
 	if (count > maxLines) shown.push(`  … (${count - maxLines} more lines)`);
+	if (escaped) {
+		shown.push("(\\uXXXX stands for an invisible character in the file: write it as that JSON escape in old_string.)");
+	}
 	return shown.join("\n");
 }
 

@@ -21,3 +21,17 @@ describe("describeMiss", () => {
 		expect(message).toContain("Read the file to see its current content");
 	});
 });
+
+describe("quoting a near match", () => {
+	it("shows invisible characters as JSON escapes the model can copy", () => {
+		const message = describeMiss(new MatchContext("ab\u200bcd = 1\n"), "abcd = 1", "x");
+		expect(message).toContain("  1\tab\\u200bcd = 1");
+		expect(message).toContain("\\uXXXX stands for an invisible character");
+	});
+
+	it("adds no escape note when nothing is invisible", () => {
+		const message = describeMiss(new MatchContext("if (a)  {\n"), "if (a) {", "x");
+		expect(message).toContain("  1\tif (a)  {");
+		expect(message).not.toContain("\\uXXXX");
+	});
+});
