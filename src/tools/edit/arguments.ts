@@ -53,5 +53,11 @@ export function prepareEditArguments(args: unknown): unknown {
 	for (const field of ["old_string", "new_string", "replace_all", "edits"]) {
 		if (result[field] === null) delete result[field];
 	}
+	// Strict-schema callers fill the unused top-level pair with empty strings when they use edits.
+	if (result.old_string === "" && result.new_string === "" && Array.isArray(result.edits) && result.edits.length > 0) {
+		delete result.old_string;
+		delete result.new_string;
+		if (result.replace_all === false) delete result.replace_all;
+	}
 	return result;
 }

@@ -56,6 +56,23 @@ describe("edit prepareArguments", () => {
 		});
 	});
 
+	it("drops an empty top-level pair sent next to edits (strict-schema callers fill every field)", () => {
+		expect(
+			prepareAndValidate({
+				path: "f",
+				old_string: "",
+				new_string: "",
+				replace_all: false,
+				edits: [{ old_string: "a", new_string: "b", replace_all: false }],
+			}),
+		).toEqual({ path: "f", edits: [{ old_string: "a", new_string: "b", replace_all: false }] });
+		expect(prepareAndValidate({ path: "f", old_string: "", new_string: "" })).toEqual({
+			path: "f",
+			old_string: "",
+			new_string: "",
+		});
+	});
+
 	it("leaves what it cannot repair for validation to report", () => {
 		expect(() => prepareAndValidate({ path: "f", edits: "not json" })).toThrow(/edits/);
 		expect(() => prepareAndValidate({ path: "f", old_string: "a", new_string: "b", bogus: 1 })).toThrow(/bogus/);
