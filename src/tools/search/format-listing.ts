@@ -18,8 +18,8 @@ export interface Listing {
  * shown, cut to the byte budget if it alone is longer.
  */
 export function formatListing(paths: readonly string[], budget: { maxLines: number; maxBytes: number }): Listing {
-	let totalBytes = Math.max(0, paths.length - 1);
-	for (const path of paths) totalBytes += Buffer.byteLength(path);
+	// One native count over the joined listing beats a call per path.
+	const totalBytes = Buffer.byteLength(paths.join("\n"));
 	const shown: string[] = [];
 	let shownBytes = 0;
 	sortedPathsUntil(paths, (path) => {

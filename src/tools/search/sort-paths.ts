@@ -37,7 +37,7 @@ export function sortPaths(paths: readonly string[]): string[] {
 
 /**
  * Hands out paths in `comparePaths` order until `take` returns false. The paths go into a tree
- * of folders and each folder's names are sorted on their own (short strings, plain `<`) only
+ * of folders and each folder's names are sorted on their own (short strings, native order) only
  * when the walk reaches it: a listing cut to its first 2,000 lines sorts little more than those,
  * and no JavaScript comparator walks long shared prefixes a few hundred thousand times.
  */
@@ -60,15 +60,22 @@ export function sortedPathsUntil(paths: readonly string[], take: TakePath): void
 		}
 		folder.files.push(path.slice(start));
 	}
-	const byName = (left: { name: string }, right: { name: string }) =>
-		left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
 	const visit = (folder: FolderNode, prefix: string): boolean => {
-		const entries: { name: string; folder?: FolderNode }[] = folder.files.map((name) => ({ name }));
-		for (const [name, sub] of folder.folders) entries.push({ name, folder: sub });
-		entries.sort(byName);
-		for (const entry of entries) {
-			const more = entry.folder ? visit(entry.folder, `${prefix}${entry.name}/`) : take(prefix + entry.name);
-			if (!more) return false;
+		// Two sorted lists (files, folders) merged: no object per entry, no comparator callback.
+		const files = folder.files.sort();
+		const folders = [...folder.folders.keys()].sort();
+		let fileIndex = 0;
+		let folderIndex = 0;
+		while (fileIndex < files.length || folderIndex < folders.length) {
+			const file = files[fileIndex];
+			const name = folders[folderIndex];
+			if (file !== undefined && (name === undefined || file <= name)) {
+				fileIndex++;
+				if (!take(prefix + file)) return false;
+			} else if (name !== undefined) {
+				folderIndex++;
+				if (!visit(folder.folders.get(name) as FolderNode, `${prefix}${name}/`)) return false;
+			}
 		}
 		return true;
 	};
