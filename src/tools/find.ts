@@ -44,10 +44,16 @@ export interface FindToolDetails {
 	timedOut?: boolean;
 }
 
+/**
+ * The find tool's side effects: the search backend shared by grep and find (ripgrep, the
+ * built-in walker, or your own for a remote workspace). See `createSearchOperations`.
+ */
+export type FindOperations = SearchOperations;
+
 /** Options of the find tool. */
 export interface FindToolOptions {
 	/** Side effects (process execution, file system). Default: ripgrep with the built-in walker as fallback. */
-	operations?: SearchOperations;
+	operations?: FindOperations;
 	/** Path of an `rg` binary to use instead of the one from `@vscode/ripgrep`. Default: the bundled binary. */
 	rgPath?: string;
 	/** Force a backend: `auto` tries ripgrep then the walker. Default: `auto`. */

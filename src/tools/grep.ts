@@ -62,10 +62,16 @@ export interface GrepToolDetails {
 	timedOut?: boolean;
 }
 
+/**
+ * The grep tool's side effects: the search backend shared by grep and find (ripgrep, the
+ * built-in walker, or your own for a remote workspace). See `createSearchOperations`.
+ */
+export type GrepOperations = SearchOperations;
+
 /** Options of the grep tool. */
 export interface GrepToolOptions {
 	/** Side effects (process execution, file system). Default: ripgrep with the built-in walker as fallback. */
-	operations?: SearchOperations;
+	operations?: GrepOperations;
 	/** Path of an `rg` binary to use instead of the one from `@vscode/ripgrep`. Default: the bundled binary. */
 	rgPath?: string;
 	/** Force a backend: `auto` tries ripgrep then the walker. Default: `auto`. */
