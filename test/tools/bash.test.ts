@@ -114,6 +114,14 @@ describe("bash: options", () => {
 		expect(outcome.ms).toBeLessThan(3500);
 	});
 
+	it("runs a command longer than the kernel allows for one argument, with stdin still empty", async () => {
+		const body = "é".repeat(100_000);
+		const command = `cat > big.txt <<'EOF'\n${body}\nEOF\nwc -c < big.txt; cat; read line || echo "stdin empty"; exit 3`;
+		const outcome = await runTool(createBashTool(tempDir()), { command, timeout: 20 });
+		expect(outcome.text).toBe("200001\nstdin empty\n\nCommand exited with code 3");
+		expect(outcome.ms).toBeLessThan(5000);
+	});
+
 	it("an unbounded maximum does not turn a huge timeout into an instant one", async () => {
 		const tool = createBashTool(tempDir(), { maxTimeoutSeconds: Number.POSITIVE_INFINITY });
 		const outcome = await runTool(tool, { command: "sleep 0.2; echo ok", timeout: 1e9 });

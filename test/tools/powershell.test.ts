@@ -65,6 +65,14 @@ describe("powershell", () => {
 		expect(processesWithMarker(marker)).toEqual([]);
 	});
 
+	it("says a command too long for the command line was not run, and what to do instead", async () => {
+		const outcome = await runTool(await toolWithFakePwsh(), { command: `Write-Output '${"x".repeat(200_000)}'` });
+		expect(outcome.isError).toBe(true);
+		expect(outcome.text).toMatch(
+			/^The command is too long to pass to .*pwsh \(195\.\d KB\), so it was not run\. Write long content to a file with the write tool/,
+		);
+	});
+
 	it("fails with a clear message where PowerShell is not installed", async () => {
 		const emptyDirectory = join(tempDir(), "empty");
 		await mkdir(emptyDirectory);

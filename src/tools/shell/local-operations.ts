@@ -107,9 +107,10 @@ function exec(request: ShellExecRequest): Promise<ShellExecResult> {
 		let drainIdle = drainIdleMs;
 		let backgroundPids: number[] = [];
 
-		// Empty stdin: `cat`, `read` and `rg` without a path see end-of-input at once.
+		// Empty stdin: `cat`, `read` and `rg` without a path see end-of-input at once (after the
+		// script itself, when a long command is passed that way).
 		child.stdin?.on("error", () => {});
-		child.stdin?.end();
+		child.stdin?.end(request.stdin);
 
 		const onChunk = (chunk: Buffer) => {
 			if (discarding) return;

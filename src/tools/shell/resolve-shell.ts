@@ -5,9 +5,23 @@ import type { ShellOperations, ShellToolOptions } from "./types.js";
 export interface ShellInvocation {
 	/** The program to start. */
 	file: string;
-	/** Its arguments, the command included. */
+	/** Its arguments, the command included unless it comes on stdin. */
 	args: string[];
+	/** The command, when it is too long for an argument and goes to the shell's stdin instead. */
+	stdin?: string;
 }
+
+/**
+ * Longest command passed as an argument, in UTF-8 bytes. Linux refuses a single argument over
+ * 128 KB (`E2BIG`), which a model's heredoc easily exceeds; longer commands go through stdin.
+ */
+const longestInlineCommandBytes = 100 * 1024;
+
+/**
+ * Reads the whole script from stdin, then runs it with stdin at end-of-input, so the commands
+ * in it see the same empty stdin as a short command does.
+ */
+const scriptFromStdin = 'eval "$(cat)" < /dev/null';
 
 /** What a shell resolver gets. */
 export interface ShellResolverInput {
@@ -53,6 +67,9 @@ export const resolveBashShell: ShellResolver = async (input) => {
 		throw new ToolError(
 			"No shell was found: neither bash nor sh is installed or on PATH. Install bash to run commands.",
 		);
+	}
+	if (Buffer.byteLength(input.command, "utf8") > longestInlineCommandBytes) {
+		return { file, args: ["-c", scriptFromStdin], stdin: input.command };
 	}
 	return { file, args: ["-c", input.command] };
 };

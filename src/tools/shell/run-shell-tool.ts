@@ -144,6 +144,7 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 			env,
 			timeoutMs: timeoutSeconds * 1000,
 			signal: input.signal,
+			...(shell.stdin !== undefined ? { stdin: shell.stdin } : {}),
 			onData: (chunk) => {
 				const wait = output.write(chunk);
 				updates?.push();
@@ -152,6 +153,11 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 		});
 	} catch (error) {
 		await output.discard();
+		if ((error as { code?: string }).code === "E2BIG") {
+			throw new ToolError(
+				`The command is too long to pass to ${shell.file} (${formatSize(Buffer.byteLength(command, "utf8"))}), so it was not run. Write long content to a file with the write tool, then run a short command that uses it.`,
+			);
+		}
 		throw new ToolError(`Could not start ${shell.file}: ${(error as Error).message}`);
 	} finally {
 		updates?.close();

@@ -15,6 +15,11 @@ export interface ShellExecRequest {
 	/** Aborting kills the whole process tree; the result says `aborted`. */
 	signal?: AbortSignal;
 	/**
+	 * Written to the shell's stdin, which is then closed. A command too long for an argument arrives
+	 * this way, so every executor must deliver it. Default: nothing (stdin is empty at once).
+	 */
+	stdin?: string;
+	/**
 	 * Receives stdout and stderr bytes in arrival order. When it returns a promise, the executor
 	 * stops reading until it settles (backpressure, so memory stays bounded).
 	 */
