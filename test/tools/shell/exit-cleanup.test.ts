@@ -2,15 +2,15 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, type TestContext } from "vitest";
 import { eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/leave-background.ts", import.meta.url));
 const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
-async function startToolbelt(mode: string) {
+async function startToolbelt(mode: string, onTestFinished: TestContext["onTestFinished"]) {
 	const { marker } = newMarker();
-	// Per test, not in afterEach: these tests run concurrently, and one test's cleanup must not
-	// kill the processes another test is still checking.
+	// Per test, from the test's own context: these tests run concurrently, and one test's cleanup
+	// must not kill the processes another test is still checking (a global hook may fire for another test).
 	onTestFinished(() => killMarked(marker));
 	const child = spawn(process.execPath, ["--import", "tsx", fixture, mode, marker], {
 		cwd: repositoryRoot,
@@ -29,10 +29,11 @@ async function startToolbelt(mode: string) {
 }
 
 describe("shell processes never outlive toolbelt", () => {
-	it.concurrent.each(["exit", "SIGINT", "SIGTERM"])(
+	it.concurrent.for(["exit", "SIGINT", "SIGTERM"])(
 		"kills background processes and removes output files on %s",
-		async (mode) => {
-			const { child, marker, reported } = await startToolbelt(mode);
+		{ timeout: 40_000 },
+		async (mode, { onTestFinished }) => {
+			const { child, marker, reported } = await startToolbelt(mode, onTestFinished);
 			expect(reported.backgroundPids.length).toBe(2);
 			expect(processesWithMarker(marker).sort()).toEqual([...reported.backgroundPids].sort());
 			expect(existsSync(reported.fullOutputPath)).toBe(true);
@@ -48,6 +49,5 @@ describe("shell processes never outlive toolbelt", () => {
 			expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
 			expect(existsSync(reported.fullOutputPath)).toBe(false);
 		},
-		40_000,
 	);
 });
