@@ -29,6 +29,8 @@ export interface McpAgentToolOptions {
 	dialect?: SchemaDialect;
 	/** Per-call timeout (reset by progress), in ms. Default: 120,000. */
 	callTimeoutMs?: number;
+	/** Most time a call may take in all, progress or not, in ms. Default: 30 minutes. */
+	callMaxTotalMs?: number;
 	/** Most UTF-8 bytes of text the model gets. Default: `DEFAULT_MAX_BYTES` (50 KB). */
 	maxBytes?: number;
 	/** Most lines of text the model gets. Default: `DEFAULT_MAX_LINES` (2,000). */
@@ -149,6 +151,7 @@ export function createMcpAgentTool(options: McpAgentToolOptions): AgentTool<TSch
 			const result = await connection.callTool(tool.name, args as Record<string, unknown>, {
 				signal,
 				timeoutMs: options.callTimeoutMs,
+				maxTotalMs: options.callMaxTotalMs,
 				onProgress: onUpdate
 					? (progress) => {
 							const total = progress.total !== undefined ? `/${progress.total}` : "";

@@ -12,6 +12,8 @@ export interface McpClientOptions {
 	connectTimeoutMs?: number;
 	/** Time a call may go without an answer or progress, in ms. Default: 120,000. */
 	callTimeoutMs?: number;
+	/** Most time a call may take in all, progress or not, in ms. Default: 30 minutes. */
+	callMaxTotalMs?: number;
 	/** Most UTF-8 bytes of text per result. Default: 50 KB. */
 	maxBytes?: number;
 	/** Most lines of text per result. Default: 2,000. */
@@ -64,6 +66,7 @@ export async function connectMcpServers(
 						tool,
 						dialect: options.dialect,
 						callTimeoutMs: options.callTimeoutMs,
+						callMaxTotalMs: options.callMaxTotalMs,
 						maxBytes: options.maxBytes,
 						maxLines: options.maxLines,
 					}),

@@ -12,6 +12,8 @@ import type { McpServerConfig } from "./config.js";
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 /** Default time a tool call may go without an answer or a progress notification, in ms. */
 export const DEFAULT_CALL_TIMEOUT_MS = 120_000;
+/** Default time a tool call may take in all, progress or not, in ms. */
+export const DEFAULT_CALL_MAX_TOTAL_MS = 30 * 60_000;
 
 const STDERR_TAIL_LINES = 20;
 
@@ -33,6 +35,11 @@ export interface McpCallOptions {
 	signal?: AbortSignal;
 	/** Time without an answer or progress before the call fails, in ms. Default: `DEFAULT_CALL_TIMEOUT_MS` (120 s). */
 	timeoutMs?: number;
+	/**
+	 * Time the call may take in all, in ms: progress notifications reset `timeoutMs`, never this, so a
+	 * server that reports progress forever is still cancelled. Default: `DEFAULT_CALL_MAX_TOTAL_MS` (30 min).
+	 */
+	maxTotalMs?: number;
 	/** Receives the server's progress notifications. Asking for them sends a progress token. */
 	onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
 }
@@ -93,17 +100,29 @@ export class McpConnection {
 	/** Calls one tool. Rejects with `AbortError` when cancelled and with a clear `Error` on any failure. */
 	async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
 		const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+		const maxTotalMs = options.maxTotalMs ?? DEFAULT_CALL_MAX_TOTAL_MS;
 		const client = await this.connect();
+		// Our own signal, not the SDK's maxTotalTimeout: an abort also tells the server to stop.
+		const total = new AbortController();
+		const timer = setTimeout(() => total.abort(), maxTotalMs);
 		try {
 			const result = await client.callTool({ name: tool, arguments: args }, undefined, {
-				signal: options.signal,
+				signal: options.signal ? AbortSignal.any([options.signal, total.signal]) : total.signal,
 				timeout: timeoutMs,
 				resetTimeoutOnProgress: true,
 				...(options.onProgress ? { onprogress: options.onProgress } : {}),
 			});
 			return result as CallToolResult;
 		} catch (error) {
+			if (total.signal.aborted && !options.signal?.aborted) {
+				throw new Error(
+					`MCP server "${this.name}", tool "${tool}": still running after ${seconds(maxTotalMs)} in all, so the call was cancelled. ` +
+						"Try a smaller request, or use another tool.",
+				);
+			}
 			throw this.explain(error, tool, timeoutMs, options.signal);
+		} finally {
+			clearTimeout(timer);
 		}
 	}
 

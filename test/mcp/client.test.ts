@@ -162,6 +162,29 @@ describe("MCP client: external servers as agent tools", () => {
 		expect(text).toContain('MCP server "flaky", tool "hang": no answer within 0.8 s');
 	});
 
+	it("cancels a call that reports progress forever once it has run its total time", async () => {
+		const loaded = await load(
+			tempDir(),
+			{ flaky: { command: process.execPath, args: [flakyEntry] } },
+			{ callTimeoutMs: 400, callMaxTotalMs: 1500 },
+		);
+		const updates: string[] = [];
+		const started = Date.now();
+		const { messages } = await executeToolCalls({
+			tools: [toolNamed(loaded, "flaky__chatty")],
+			toolCalls: [{ type: "toolCall", id: "call-1", name: "flaky__chatty", arguments: {} }],
+			onEvent: (event) => {
+				if (event.type === "tool_execution_update") updates.push(JSON.stringify(event.partialResult.content));
+			},
+		});
+		expect(Date.now() - started).toBeLessThan(6000);
+		expect(updates.length).toBeGreaterThan(1);
+		expect(messages[0]?.isError).toBe(true);
+		expect(JSON.stringify(messages[0]?.content)).toContain("still running after 1.5 s in all");
+		const again = await callThroughEngine(toolNamed(loaded, "flaky__lookup"), { count: 1 });
+		expect(again.message.isError).toBe(false);
+	});
+
 	it("turns a crashed server into an error result, then restarts it on the next call", async () => {
 		const loaded = await load(tempDir(), { flaky: { command: process.execPath, args: [flakyEntry] } });
 		const { message, text } = await callThroughEngine(toolNamed(loaded, "flaky__crash"), {});
