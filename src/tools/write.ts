@@ -5,10 +5,11 @@ import { countLines } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { writeFileAtomic } from "./fs/atomic-write.js";
+import { inCallOrder } from "./fs/call-order.js";
 import { fileSystemErrorMessage } from "./fs/messages.js";
 import { resolveExistingPath } from "./fs/near-miss.js";
 import { type FileOperations, localFileOperations } from "./fs/operations.js";
-import { displayPath } from "./fs/paths.js";
+import { displayPath, resolveToolPath } from "./fs/paths.js";
 
 const DESCRIPTION = `Write a file: creates it, or replaces its whole content. Parent directories are created as needed.
 The write is atomic (a temp file renamed into place), keeps a symlink a symlink and keeps an existing file's permissions.
@@ -78,43 +79,46 @@ export function createWriteTool(
 		...createWriteToolDefinition(cwd, options),
 		executionMode: "sequential",
 		prepareArguments: aliasArguments({ path: PATH_ALIASES, content: ["contents", "file_text", "text", "data"] }),
-		execute: async (_toolCallId, { path, content }, signal) => {
-			throwIfAborted(signal);
-			const operations = options.operations ?? localFileOperations;
-			// An existing file whose name differs only invisibly (NBSP, NFD) is the one meant.
-			const { absolutePath } = await resolveExistingPath(cwd, path, operations).catch((error) => {
-				throw new ToolError(fileSystemErrorMessage(error, path, "write"), { path });
-			});
-			const shown = displayPath(cwd, absolutePath);
-			return withFileMutationQueue(absolutePath, async () => {
+		execute: (_toolCallId, { path, content }, signal) =>
+			inCallOrder(resolveToolPath(cwd, path.trim()), async () => {
 				throwIfAborted(signal);
-				let result: Awaited<ReturnType<typeof writeFileAtomic>>;
-				try {
-					result = await writeFileAtomic(absolutePath, content, { operations, flush: options.flush });
-				} catch (error) {
-					if (isAbortError(error)) throw error;
-					throw new ToolError(fileSystemErrorMessage(error, shown, "write"), { path: shown, absolutePath });
-				}
-				const lines = countLines(content);
-				const through =
-					result.targetPath === absolutePath ? "" : ` (through the symlink, to ${displayPath(cwd, result.targetPath)})`;
-				const verb = result.created ? "Created" : "Replaced";
-				return {
-					content: [
-						{
-							type: "text",
-							text: `${verb} ${shown}${through}: ${lines} ${lines === 1 ? "line" : "lines"}, ${result.bytes} ${result.bytes === 1 ? "byte" : "bytes"}.`,
+				const operations = options.operations ?? localFileOperations;
+				// An existing file whose name differs only invisibly (NBSP, NFD) is the one meant.
+				const { absolutePath } = await resolveExistingPath(cwd, path, operations).catch((error) => {
+					throw new ToolError(fileSystemErrorMessage(error, path, "write"), { path });
+				});
+				const shown = displayPath(cwd, absolutePath);
+				return withFileMutationQueue(absolutePath, async () => {
+					throwIfAborted(signal);
+					let result: Awaited<ReturnType<typeof writeFileAtomic>>;
+					try {
+						result = await writeFileAtomic(absolutePath, content, { operations, flush: options.flush });
+					} catch (error) {
+						if (isAbortError(error)) throw error;
+						throw new ToolError(fileSystemErrorMessage(error, shown, "write"), { path: shown, absolutePath });
+					}
+					const lines = countLines(content);
+					const through =
+						result.targetPath === absolutePath
+							? ""
+							: ` (through the symlink, to ${displayPath(cwd, result.targetPath)})`;
+					const verb = result.created ? "Created" : "Replaced";
+					return {
+						content: [
+							{
+								type: "text",
+								text: `${verb} ${shown}${through}: ${lines} ${lines === 1 ? "line" : "lines"}, ${result.bytes} ${result.bytes === 1 ? "byte" : "bytes"}.`,
+							},
+						],
+						details: {
+							path: shown,
+							absolutePath: result.targetPath,
+							created: result.created,
+							bytes: result.bytes,
+							lines,
 						},
-					],
-					details: {
-						path: shown,
-						absolutePath: result.targetPath,
-						created: result.created,
-						bytes: result.bytes,
-						lines,
-					},
-				};
-			});
-		},
+					};
+				});
+			}),
 	};
 }

@@ -2,6 +2,7 @@ import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
+import { type FileOperations, localFileOperations } from "../../src/tools/fs/operations.js";
 import { createWriteTool, createWriteToolDefinition } from "../../src/tools/write.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
@@ -92,14 +93,37 @@ describe("write tool", () => {
 		);
 	});
 
-	it("serializes concurrent writes of one file: the last content wins whole, no temp files remain", async () => {
+	it("serializes concurrent writes of one file in call order: the last content wins whole, no temp files remain", async () => {
 		const tool = createWriteTool(temp());
 		const contents = Array.from({ length: 20 }, (_, index) => `${index}`.repeat(50_000));
-		await Promise.all(
-			contents.map((content, index) => tool.execute(`${index}`, { path: "same.txt", content }, undefined)),
-		);
-		expect(await readFile(join(temp(), "same.txt"), "utf8")).toBe(contents[19]);
-		expect(await readdir(temp())).toEqual(["same.txt"]);
+		for (const round of [1, 2, 3, 4, 5]) {
+			// The first call finds no file (a slower look-up) and later ones may find it: order must still hold.
+			await Promise.all(
+				contents.map((content, index) => tool.execute(`${index}`, { path: `same${round}.txt`, content }, undefined)),
+			);
+			expect(await readFile(join(temp(), `same${round}.txt`), "utf8")).toBe(contents[19]);
+		}
+		expect(await readdir(temp())).toEqual(["same1.txt", "same2.txt", "same3.txt", "same4.txt", "same5.txt"]);
+	});
+
+	it("lands two writes of one path in call order even when the first one's look-up is slower", async () => {
+		let first = true;
+		const operations: FileOperations = {
+			...localFileOperations,
+			stat: async (path) => {
+				if (first) {
+					first = false;
+					await new Promise((resolve) => setTimeout(resolve, 100));
+				}
+				return localFileOperations.stat(path);
+			},
+		};
+		const tool = createWriteTool(temp(), { operations });
+		await Promise.all([
+			tool.execute("1", { path: "order.txt", content: "first" }, undefined),
+			tool.execute("2", { path: "order.txt", content: "second" }, undefined),
+		]);
+		expect(await readFile(join(temp(), "order.txt"), "utf8")).toBe("second");
 	});
 
 	it("is a sequential, destructive tool whose errors become one error result", async () => {
