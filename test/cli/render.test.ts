@@ -198,7 +198,7 @@ describe("EventRenderer", () => {
 			assistantText: true,
 			thinking: true,
 		});
-		const message = assistant({});
+		const message = assistant({ content: [{ type: "text", text: "Looking around." }] });
 		const delta = (type: "text_delta" | "thinking_delta", text: string): AgentEvent => ({
 			type: "message_update",
 			message,
@@ -225,6 +225,38 @@ describe("EventRenderer", () => {
 		for (const event of events) renderer.handle(event);
 		renderer.dispose();
 		expect(output.text()).toBe("Let me think\nLooking around.\n● ls src  ✓ 0.0 s\n✗ 401 invalid key\n");
+	});
+
+	it("says when a reply is empty, holds only thinking, or was cut off at the token limit", () => {
+		const output = sink();
+		const renderer = new EventRenderer({ stream: output.stream, live: false, style: plain });
+		renderer.handle({ type: "message_end", message: assistant({ content: [] }) });
+		renderer.handle({
+			type: "message_end",
+			message: assistant({
+				content: [
+					{ type: "thinking", thinking: "hmm" },
+					{ type: "text", text: "\n" },
+				],
+			}),
+		});
+		renderer.handle({
+			type: "message_end",
+			message: assistant({ content: [{ type: "text", text: "The answer is" }], stopReason: "length" }),
+		});
+		// A cut-off tool call is answered for the model; a reply with text is no news.
+		renderer.handle({
+			type: "message_end",
+			message: assistant({
+				content: [{ type: "toolCall", id: "1", name: "write", arguments: {} }],
+				stopReason: "length",
+			}),
+		});
+		renderer.handle({ type: "message_end", message: assistant({ content: [{ type: "text", text: "Hi." }] }) });
+		expect(output.text()).toBe(
+			"The model ended its turn without an answer (empty reply).\n".repeat(2) +
+				"The reply was cut off at the model's output token limit.\n",
+		);
 	});
 
 	it("keeps the assistant text out of print-mode progress", () => {

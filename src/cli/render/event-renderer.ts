@@ -61,9 +61,18 @@ export class EventRenderer {
 				if (event.message.role !== "assistant") return;
 				this.waiting?.stop();
 				this.endStreaming();
-				const { stopReason, errorMessage } = event.message;
+				const { stopReason, errorMessage, content } = event.message;
 				if (stopReason === "error")
 					this.line(this.options.style.red(`✗ ${errorMessage ?? "The model request failed."}`));
+				else if (stopReason === "length" && !content.some((block) => block.type === "toolCall"))
+					// Calls in a cut-off reply are answered for the model; a cut-off answer would pass silently.
+					this.line(this.options.style.yellow("The reply was cut off at the model's output token limit."));
+				else if (
+					stopReason === "stop" &&
+					!content.some((block) => block.type === "toolCall" || (block.type === "text" && block.text.trim() !== ""))
+				)
+					// Otherwise an empty answer looks like the program hung or lost it.
+					this.line(this.options.style.yellow("The model ended its turn without an answer (empty reply)."));
 				return;
 			}
 			case "tool_execution_start":
