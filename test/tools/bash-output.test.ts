@@ -161,7 +161,9 @@ describe("bash: streaming", () => {
 		expect(outcome.updates.length).toBeGreaterThanOrEqual(3);
 		for (let index = 1; index < outcome.updates.length; index++) {
 			const gap = (outcome.updates[index]?.at ?? 0) - (outcome.updates[index - 1]?.at ?? 0);
-			expect(gap).toBeGreaterThanOrEqual(95);
+			// Each time is taken after that update's tail was rendered, whose cost varies under load;
+			// unthrottled updates would come microseconds apart during `seq`.
+			expect(gap).toBeGreaterThanOrEqual(75);
 		}
 		expect(outcome.updates[0]?.text).toContain("line1");
 		expect(outcome.updates.at(-1)?.text).toMatch(/line[5-8]|\d+$/);
