@@ -2,8 +2,21 @@ import { isLoopbackHost } from "../../mcp/loopback.js";
 import { type OptionSpecs, parseCommandArgs, stringOption, UsageError } from "../args.js";
 import { type CliIO, ExitCode } from "../io.js";
 import { resolveCwd } from "../paths.js";
+import { safetyOptions } from "../safety-options.js";
 import { loadToolCatalog } from "../tool-catalog.js";
 import { selectToolNames } from "../tool-selection.js";
+
+// An MCP client asks its own user before each call, so nothing here asks: the mode defaults to yolo,
+// and confinement, deny rules, protected paths, stale-write protection and command hooks stay in force.
+const { ask: _noAsking, ...servedSafetyOptions } = safetyOptions;
+const mcpSafetyOptions: OptionSpecs = {
+	...servedSafetyOptions,
+	mode: {
+		...safetyOptions.mode!,
+		description:
+			"Permission mode: yolo (default here: the MCP client approves each call), accept-edits, default or read-only. Calls that would need approval are refused with a reason the model can act on.",
+	},
+};
 
 const serveOptions: OptionSpecs = {
 	http: {
@@ -23,6 +36,7 @@ const serveOptions: OptionSpecs = {
 		valueName: "<dir>",
 		description: "Directory the tools are rooted at (default: the current one).",
 	},
+	...mcpSafetyOptions,
 	help: { type: "boolean", short: "h", description: "Show this help." },
 };
 
@@ -95,11 +109,15 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 	const transport = httpValue === undefined ? ("stdio" as const) : { http: parseHttpAddress(httpValue) };
 	const cwd = await resolveCwd(io, args.values);
 	const names = selectToolNames(args.values, await loadToolCatalog());
+	const { createCliSafety } = await import("../safety-setup.js");
+	const safety = await createCliSafety({ cwd, flags: args.values, io, mode: "yolo" });
 	const { runMcpServer } = await import("../../mcp/run-server.js");
 	const log = (message: string) => void io.stderr.write(`${message}\n`);
 	const running = await runMcpServer({
 		cwd,
 		tools: names as Parameters<typeof runMcpServer>[0]["tools"],
+		toolsOptions: safety.toolOptions,
+		...safety.hooks,
 		transport,
 		// stdio belongs to the protocol only when we are the real process; tests pass in-memory streams.
 		stdin: io.stdin,
