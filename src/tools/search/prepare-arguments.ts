@@ -1,3 +1,5 @@
+import { joinGlobList } from "./glob-list.js";
+
 /** Other names models use for a parameter, canonical name first. */
 type Aliases = Record<string, readonly string[]>;
 
@@ -36,10 +38,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Repairs grep arguments a model named after other tools (`glob`, `ignore_case`, `-C`, …). */
+/**
+ * Repairs grep arguments a model named after other tools (`glob`, `ignore_case`, `-C`, …); a
+ * list of `include` or `exclude` globs (array or comma list) becomes one brace group.
+ */
 export function prepareGrepArguments(args: unknown): unknown {
 	if (!isRecord(args)) return args;
 	const result = rename(args, GREP_ALIASES);
+	for (const name of ["include", "exclude"]) {
+		if (name in result) result[name] = joinGlobList(result[name]);
+	}
 	for (const name of CASE_INSENSITIVE) {
 		if (!(name in result)) continue;
 		const value = result[name];
@@ -51,7 +59,13 @@ export function prepareGrepArguments(args: unknown): unknown {
 	return result;
 }
 
-/** Repairs find arguments a model named after other tools (`glob`, `name`, `directory`, …). */
+/**
+ * Repairs find arguments a model named after other tools (`glob`, `name`, `directory`, …); a
+ * list of patterns (array or comma list) becomes one brace group.
+ */
 export function prepareFindArguments(args: unknown): unknown {
-	return isRecord(args) ? rename(args, FIND_ALIASES) : args;
+	if (!isRecord(args)) return args;
+	const result = rename(args, FIND_ALIASES);
+	if ("pattern" in result) result.pattern = joinGlobList(result.pattern);
+	return result;
 }

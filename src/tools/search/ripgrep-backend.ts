@@ -63,7 +63,11 @@ export function grepArgs(request: GrepRequest): string[] {
 	// (large) file it would hold them until its buffer fills: ask for every line at once, so the
 	// limit can stop it early and a timeout keeps what was found.
 	else args.push("--line-buffered");
+	// Look-around and back-references are common in patterns models write; `auto` keeps the fast
+	// engine and switches to PCRE2 only for a pattern that needs it (the walker's JavaScript
+	// regex has both, so the backends agree).
 	if (request.literal) args.push("--fixed-strings");
+	else args.push("--engine", "auto");
 	if (request.context > 0) args.push("--context", String(request.context));
 	// --regexp keeps a pattern that starts with "-" from being read as a flag; "--" ends flags for the path.
 	args.push("--regexp", request.pattern, "--");

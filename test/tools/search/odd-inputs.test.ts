@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { validateToolArguments } from "../../../src/engine/validate.js";
+import { createFindTool } from "../../../src/tools/find.js";
+import { createGrepTool } from "../../../src/tools/grep.js";
+import { useTempDir } from "../../helpers/temp-dir.js";
+import { backends, textOf, writeTree } from "./fixtures.js";
+
+/** Arguments as a model sends them: repaired, then validated, as the engine does before execute. */
+function callAsModel(tool: ReturnType<typeof createGrepTool> | ReturnType<typeof createFindTool>, raw: unknown) {
+	const args = validateToolArguments(tool, tool.prepareArguments ? tool.prepareArguments(raw) : raw);
+	return tool.execute("call", args as never, undefined);
+}
+
+describe.each(backends)("grep and find with inputs models send ($name)", ({ backend }) => {
+	const dir = useTempDir();
+	const tree = {
+		"src/a.ts": "needle ts\n",
+		"src/b.js": "needle js\n",
+		"src/c.md": "needle md\n",
+		"docs/d.md": "needle doc\n",
+		"e.ts": "needle top\n",
+	};
+
+	it("grep takes include as an array of globs", async () => {
+		await writeTree(dir(), tree);
+		const result = await callAsModel(createGrepTool(dir(), { backend }), {
+			pattern: "needle",
+			include: ["*.ts", "*.js"],
+		});
+		expect(textOf(result)).toBe("e.ts:1: needle top\nsrc/a.ts:1: needle ts\nsrc/b.js:1: needle js");
+	});
+
+	it("grep takes include as a comma list, and a name glob next to a path glob keeps matching at any depth", async () => {
+		await writeTree(dir(), tree);
+		const grep = createGrepTool(dir(), { backend });
+		expect(textOf(await callAsModel(grep, { pattern: "needle", include: "*.ts, *.js" }))).toBe(
+			"e.ts:1: needle top\nsrc/a.ts:1: needle ts\nsrc/b.js:1: needle js",
+		);
+		expect(textOf(await callAsModel(grep, { pattern: "needle", include: ["*.ts", "docs/*.{md,txt}"] }))).toBe(
+			"docs/d.md:1: needle doc\ne.ts:1: needle top\nsrc/a.ts:1: needle ts",
+		);
+	});
+
+	it("grep takes exclude as a list", async () => {
+		await writeTree(dir(), tree);
+		const result = await callAsModel(createGrepTool(dir(), { backend }), { pattern: "needle", exclude: "*.md,*.js" });
+		expect(textOf(result)).toBe("e.ts:1: needle top\nsrc/a.ts:1: needle ts");
+	});
+
+	it("find takes a list of patterns", async () => {
+		await writeTree(dir(), tree);
+		const find = createFindTool(dir(), { backend });
+		expect(textOf(await callAsModel(find, { pattern: "*.ts,*.js" }))).toBe("e.ts\nsrc/a.ts\nsrc/b.js");
+		expect(textOf(await callAsModel(find, { pattern: ["docs/*.md", "*.js"] }))).toBe("docs/d.md\nsrc/b.js");
+	});
+
+	it("grep supports look-ahead and back-references", async () => {
+		await writeTree(dir(), { "a.txt": "fooBar\nfooBaz\nabab\nabba\n" });
+		const grep = createGrepTool(dir(), { backend });
+		expect(textOf(await callAsModel(grep, { pattern: "foo(?=Bar)" }))).toBe("a.txt:1: fooBar");
+		expect(textOf(await callAsModel(grep, { pattern: "(ab)\\1" }))).toBe("a.txt:3: abab");
+	});
+});
