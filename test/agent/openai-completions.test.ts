@@ -187,6 +187,23 @@ describe("streamOpenAICompletions against a real SSE server", () => {
 		expect(server.requests).toHaveLength(2);
 	});
 
+	it("gives up a stream that goes silent after the headers: retried before content, an error after", async () => {
+		// The SDK's own timeout ends with the headers; without an idle limit these would hang forever.
+		server.push(
+			{ events: [], hang: true },
+			{ events: openAIStream([{ text: "half an answ" }], { done: false }), hang: true },
+		);
+		const started = Date.now();
+		const { final } = await collect(
+			streamOpenAICompletions(model, context(), { apiKey: "k", retry: fastRetry, idleTimeoutMs: 300 }),
+		);
+		expect(Date.now() - started).toBeLessThan(5000);
+		expect(server.requests).toHaveLength(2);
+		expect(final.stopReason).toBe("error");
+		expect(final.errorMessage).toBe("The model's stream stalled: no data for 0.3 s. (after 1 retry)");
+		expect(final.content).toEqual([{ type: "text", text: "half an answ" }]);
+	});
+
 	it("honours retry-after-ms but caps it at maxDelayMs", async () => {
 		server.push(
 			{ status: 503, headers: { "retry-after-ms": "60000" }, json: { error: { message: "busy" } } },

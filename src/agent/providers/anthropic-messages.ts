@@ -167,8 +167,9 @@ export async function* streamAnthropicMessages(
 		model,
 		signal: options.signal,
 		retry: options.retry,
+		idleTimeoutMs: options.idleTimeoutMs,
 		describeError: describe,
-		attempt: (builder) => attempt(client, params, builder, options.signal),
+		attempt: (builder, signal) => attempt(client, params, builder, signal),
 	});
 }
 

@@ -11,8 +11,13 @@ export interface ProviderOptions {
 	retry?: RetryOptions;
 	/** Extra HTTP headers sent with every request. Default: none. */
 	headers?: Record<string, string>;
-	/** Request timeout in ms (per attempt). Default: 600000 (10 min). */
+	/** Request timeout in ms (per attempt), until the response headers arrive. Default: 600000 (10 min). */
 	timeoutMs?: number;
+	/**
+	 * Longest silence in ms while waiting for the next stream event before the attempt is given up
+	 * as stalled (retried when nothing has streamed yet). Default: 300000 (5 min).
+	 */
+	idleTimeoutMs?: number;
 }
 
 /** The protocol a model speaks: `model.api`, else Anthropic Messages for `anthropic`, else OpenAI Chat Completions. */

@@ -180,8 +180,9 @@ export async function* streamOpenAICompletions(
 		model,
 		signal: options.signal,
 		retry: options.retry,
+		idleTimeoutMs: options.idleTimeoutMs,
 		describeError: describe,
-		attempt: (builder) => attempt(client, params, builder, options.signal),
+		attempt: (builder, signal) => attempt(client, params, builder, signal),
 	});
 }
 

@@ -16,15 +16,59 @@ export interface StreamWithRetryOptions {
 	signal?: AbortSignal;
 	retry?: RetryOptions;
 	/**
-	 * One attempt: sends the request and feeds the builder, yielding its drained events. It ends
-	 * by calling `builder.finish` (or `fail`); it may throw, which this wrapper handles.
+	 * The longest wait for the next stream event, in ms, before the attempt is abandoned as
+	 * stalled (and retried if nothing has streamed yet). Default: 300000 (5 min).
 	 */
-	attempt: (builder: ReplyBuilder) => AsyncIterable<AssistantMessageEvent>;
+	idleTimeoutMs?: number;
+	/**
+	 * One attempt: sends the request with `signal` and feeds the builder, yielding its drained
+	 * events. It ends by calling `builder.finish` (or `fail`); it may throw, which this wrapper
+	 * handles. `signal` aborts on the caller's abort and when the stream stalls.
+	 */
+	attempt: (builder: ReplyBuilder, signal: AbortSignal) => AsyncIterable<AssistantMessageEvent>;
 	/** Turns a thrown error into a readable message for `errorMessage`. */
 	describeError: (error: unknown) => string;
 }
 
 const ABORTED_TEXT = "The request was aborted.";
+
+/** Default of `idleTimeoutMs`: long enough for a slow local model to read a large prompt. */
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
+
+/**
+ * The SDKs' request timeout ends once the response headers arrive; a server that then goes
+ * silent would hold the stream (and a script running `toolbelt run`) forever. This aborts the
+ * attempt's request after `idleMs` without an event.
+ */
+class IdleWatch {
+	readonly controller = new AbortController();
+	stalled = false;
+	private timer: NodeJS.Timeout | undefined;
+	private readonly onAbort = () => this.controller.abort();
+
+	constructor(
+		private readonly idleMs: number,
+		private readonly signal: AbortSignal | undefined,
+	) {
+		signal?.addEventListener("abort", this.onAbort, { once: true });
+		this.touch();
+	}
+
+	/** Restarts the wait (an event arrived). */
+	touch(): void {
+		clearTimeout(this.timer);
+		this.timer = setTimeout(() => {
+			this.stalled = true;
+			this.controller.abort();
+		}, this.idleMs);
+	}
+
+	/** Stops watching. */
+	dispose(): void {
+		clearTimeout(this.timer);
+		this.signal?.removeEventListener("abort", this.onAbort);
+	}
+}
 
 /**
  * Runs attempts until one completes, retrying transient failures (429, 5xx, overloaded,
@@ -34,21 +78,30 @@ const ABORTED_TEXT = "The request was aborted.";
 export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGenerator<AssistantMessageEvent> {
 	const retry = resolveRetryOptions(options.retry);
 	const { signal } = options;
+	const idleMs = Math.max(1, options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS);
+	const stalledText = `The model's stream stalled: no data for ${formatSeconds(idleMs)}.`;
 	for (let attempt = 0; ; attempt++) {
 		const builder = new ReplyBuilder(options.model);
 		let ended = false;
+		const watch = new IdleWatch(idleMs, signal);
 		try {
 			if (signal?.aborted) {
 				builder.fail("aborted", ABORTED_TEXT);
 				yield* builder.drain();
 				return;
 			}
-			for await (const event of options.attempt(builder)) {
-				if (event.type === "done" || event.type === "error") ended = true;
-				yield event;
-				if (ended) return;
+			try {
+				for await (const event of options.attempt(builder, watch.controller.signal)) {
+					watch.touch();
+					if (event.type === "done" || event.type === "error") ended = true;
+					yield event;
+					if (ended) return;
+				}
+			} catch (error) {
+				throw watch.stalled && !signal?.aborted ? new StreamStalledError(stalledText) : error;
 			}
 			// The SDKs end a stream quietly when its request is aborted.
+			if (watch.stalled && !signal?.aborted) throw new StreamStalledError(stalledText);
 			builder.fail(
 				signal?.aborted ? "aborted" : "error",
 				signal?.aborted ? ABORTED_TEXT : "The model's stream ended before the reply was complete.",
@@ -56,12 +109,13 @@ export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGe
 			yield* builder.drain();
 			return;
 		} catch (error) {
-			if (signal?.aborted || isAbortError(error) || errorClassName(error) === "APIUserAbortError") {
+			const stalled = error instanceof StreamStalledError;
+			if (!stalled && (signal?.aborted || isAbortError(error) || errorClassName(error) === "APIUserAbortError")) {
 				builder.fail("aborted", ABORTED_TEXT);
 				yield* builder.drain();
 				return;
 			}
-			if (!builder.hasContent && attempt < retry.maxRetries && isRetryableError(error)) {
+			if (!builder.hasContent && attempt < retry.maxRetries && (stalled || isRetryableError(error))) {
 				try {
 					await sleep(retryDelayMs(attempt, retry, error), signal);
 				} catch {
@@ -73,7 +127,7 @@ export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGe
 			}
 			let text: string;
 			try {
-				text = options.describeError(error);
+				text = stalled ? stalledText : options.describeError(error);
 			} catch {
 				text = errorMessage(error);
 			}
@@ -81,6 +135,15 @@ export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGe
 			builder.fail("error", text + retries);
 			yield* builder.drain();
 			return;
+		} finally {
+			watch.dispose();
 		}
 	}
+}
+
+class StreamStalledError extends Error {}
+
+function formatSeconds(ms: number): string {
+	const seconds = ms / 1000;
+	return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
