@@ -5,6 +5,13 @@ import { basename, dirname, join, resolve } from "node:path";
 const queues = new Map<string, Promise<void>>();
 
 /**
+ * Key look-ups run one after another, so that mutations take their places in line in the order
+ * they were called: otherwise a later call whose realpath resolves first would overtake an
+ * earlier call to the same file. Only the look-up is serialized; the mutations themselves are not.
+ */
+let intake: Promise<unknown> = Promise.resolve();
+
+/**
  * The key under which mutations of `path` are serialized: the realpath of the deepest existing
  * ancestor plus the remaining segments. So `a/f`, `./a/../a/f`, the absolute path and a path
  * through a symlinked directory agree, also for a file that does not exist yet.
@@ -29,10 +36,13 @@ export async function canonicalPath(path: string): Promise<string> {
 /**
  * Runs `fn` when every earlier mutation of the same file has finished, and holds the slot until
  * `fn` has settled — also when it throws or its caller was aborted, so the next writer never
- * overlaps I/O still in flight. Mutations of different files run concurrently.
+ * overlaps I/O still in flight. Mutations of one file run in call order; mutations of different
+ * files run concurrently.
  */
 export async function withFileMutationQueue<T>(path: string, fn: () => Promise<T>): Promise<T> {
-	const key = await canonicalPath(path);
+	const lookup = intake.then(() => canonicalPath(path));
+	intake = lookup;
+	const key = await lookup;
 	const previous = queues.get(key) ?? Promise.resolve();
 	let release: () => void = () => {};
 	const done = new Promise<void>((resolveDone) => {

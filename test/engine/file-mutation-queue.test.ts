@@ -80,6 +80,26 @@ describe("withFileMutationQueue", () => {
 		expect(maxActive).toBe(1);
 	});
 
+	it("runs mutations of one file in call order, whatever spelling each call uses", async () => {
+		const root = tempDir();
+		await mkdir(join(root, "a", "b", "c"), { recursive: true });
+		await symlink(join(root, "a"), join(root, "link"));
+		// A missing file in a deep folder takes several failed look-ups; the short spelling takes one.
+		const spellings = [
+			join(root, "a", "b", "c", "missing", "deeper", "f"),
+			join(root, "link", "b", "c", "missing", "deeper", "f"),
+		];
+		const order: number[] = [];
+		await Promise.all(
+			Array.from({ length: 40 }, (_, index) =>
+				withFileMutationQueue(index % 3 === 0 ? spellings[0]! : spellings[1]!, async () => {
+					order.push(index);
+				}),
+			),
+		);
+		expect(order).toEqual(Array.from({ length: 40 }, (_, index) => index));
+	});
+
 	it("releases the slot when fn throws, and forgets files with nothing pending", async () => {
 		const file = join(tempDir(), "x");
 		await expect(
