@@ -70,6 +70,10 @@ describe("tool lines", () => {
 		expect(failureLabel({ content: [{ type: "text", text: "File not found: a.ts\nUse ls." }] })).toBe(
 			"File not found: a.ts",
 		);
+		const validation = 'Validation failed for tool "read":\n  - path: is required\n\nReceived arguments:\n{}';
+		expect(failureLabel({ content: [{ type: "text", text: validation }] })).toBe(
+			'Validation failed for tool "read": - path: is required',
+		);
 		expect(failureLabel({ content: [{ type: "text", text: 'Tool "bash" was cancelled: the run was aborted.' }] })).toBe(
 			"cancelled",
 		);

@@ -81,7 +81,14 @@ export function failureLabel(result: ToolResult): string {
 	if (text.startsWith("Access denied:") && text.includes("outside the workspace")) return "outside the workspace";
 	const exit = /exit(?:ed with)? code (\d+)/i.exec(text);
 	if (exit) return `exit ${exit[1]}`;
-	const firstLine = text.trim().split("\n")[0] ?? "";
+	const lines = text
+		.trim()
+		.split("\n")
+		.map((line) => line.trim())
+		.filter((line) => line !== "");
+	const firstLine = lines[0] ?? "";
+	// "Validation failed for tool "read":" says nothing alone; the reason is on the next line.
+	if (firstLine.endsWith(":") && lines[1]) return `${firstLine} ${lines[1]}`;
 	return firstLine === "" ? "failed" : firstLine;
 }
 
