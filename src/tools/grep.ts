@@ -60,6 +60,8 @@ export interface GrepToolDetails {
 	outputTruncated?: boolean;
 	/** True when the search stopped at the timeout and the result is partial. */
 	timedOut?: boolean;
+	/** Binary files that hold a match, whose content is not shown (a binary file named as `path`). */
+	binaryFiles?: string[];
 }
 
 /**
@@ -154,10 +156,14 @@ export function createGrepTool(
 			if (collector.limitReached) details.matchLimitReached = limit;
 			if (output.linesCut) details.linesTruncated = true;
 			if (run.timedOut) details.timedOut = true;
+			if (output.binaryFiles.length > 0) details.binaryFiles = output.binaryFiles;
 
 			const notices: string[] = [];
 			let text = output.text;
-			if (text === "") {
+			if (text === "" && output.binaryFiles.length > 0) {
+				// "No matches found" would send the model looking elsewhere for something that is here.
+				text = `${output.binaryFiles.join(", ")}: binary file matches; grep does not print binary content. Use read on it to see what kind of file it is.`;
+			} else if (text === "") {
 				text = run.timedOut ? "No matches found before the search timed out." : "No matches found";
 			} else {
 				const budget = truncateTail(text, {
@@ -176,6 +182,9 @@ export function createGrepTool(
 				notices.push(
 					`Showing the first ${limit} matches; more exist. Narrow the search, or raise limit (e.g. limit: ${limit * 2}).`,
 				);
+			}
+			if (output.binaryFiles.length > 0 && output.text !== "") {
+				notices.push(`Binary files that match, content not shown: ${output.binaryFiles.join(", ")}.`);
 			}
 			if (output.linesCut) {
 				notices.push(

@@ -20,6 +20,8 @@ export interface GrepOutput {
 	fileCount: number;
 	/** True when at least one long line was cut. */
 	linesCut: boolean;
+	/** Binary files that hold a match, whose lines are not shown (sorted). */
+	binaryFiles: string[];
 }
 
 /**
@@ -33,6 +35,7 @@ export class GrepCollector {
 	/** True once a match beyond the limit was seen: matches were really left out. */
 	limitReached = false;
 	private readonly files = new Map<string, GrepLine[]>();
+	private readonly binaryFiles = new Set<string>();
 	private lastMatch: GrepLine | undefined;
 
 	constructor(private readonly options: GrepCollectorOptions) {}
@@ -40,6 +43,10 @@ export class GrepCollector {
 	/** Takes a batch; returns false once the limit is passed and the search should stop. */
 	add(lines: readonly GrepLine[]): boolean {
 		for (const line of lines) {
+			if (line.kind === "binary") {
+				this.binaryFiles.add(line.path);
+				continue;
+			}
 			if (line.kind === "match") {
 				if (this.matchCount >= this.options.limit) {
 					this.limitReached = true;
@@ -92,6 +99,6 @@ export class GrepCollector {
 				out.push(`${path}${mark}${line.lineNumber}${mark} ${text}`);
 			}
 		}
-		return { text: out.join("\n"), fileCount, linesCut };
+		return { text: out.join("\n"), fileCount, linesCut, binaryFiles: sortPaths([...this.binaryFiles]) };
 	}
 }

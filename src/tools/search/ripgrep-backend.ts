@@ -86,7 +86,7 @@ export function listFilesArgs(request: ListFilesRequest): string[] {
  */
 export function parseGrepLine(line: Buffer): GrepLine | undefined {
 	const pathEnd = line.indexOf(0);
-	if (pathEnd === -1) return undefined;
+	if (pathEnd === -1) return parseBinaryNotice(line);
 	let position = pathEnd + 1;
 	let lineNumber = 0;
 	let byte = line[position];
@@ -117,6 +117,19 @@ export function parseGrepLine(line: Buffer): GrepLine | undefined {
 			text.length === textBytes.length ? column - 1 : textBytes.toString("utf8", 0, column - 1).length;
 	}
 	return result;
+}
+
+const BINARY_NOTICE = ": binary file matches (";
+
+/**
+ * A file named on the command line is searched even when it is binary; ripgrep then prints
+ * `path: binary file matches (found "\0" byte around offset N)` instead of the lines.
+ */
+function parseBinaryNotice(line: Buffer): GrepLine | undefined {
+	const text = line.toString("utf8");
+	const noticeStart = text.lastIndexOf(BINARY_NOTICE);
+	if (noticeStart <= 0) return undefined;
+	return { kind: "binary", path: posixPath(text.slice(0, noticeStart)), lineNumber: 0, text: "" };
 }
 
 /** Runs a content search with ripgrep; rejects when ripgrep cannot start. */

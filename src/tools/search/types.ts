@@ -3,8 +3,12 @@ export type SearchBackendName = "ripgrep" | "walker";
 
 /** One line of grep output: a match, or a context line around one. */
 export interface GrepLine {
-	/** `match` for a line that matches, `context` for a line shown around one. */
-	kind: "match" | "context";
+	/**
+	 * `match` for a line that matches, `context` for a line shown around one, `binary` for a
+	 * binary file that holds a match (only for a file named as the search path; `lineNumber` is
+	 * 0 and `text` empty, as binary lines are not shown).
+	 */
+	kind: "match" | "context" | "binary";
 	/** Path relative to the search root, with `/` (the file name when one file was searched). */
 	path: string;
 	/** 1-based line number. */

@@ -33,7 +33,14 @@ export async function* walkerGrep(request: GrepRequest, signal: AbortSignal): As
 	const regex = buildWalkerRegex(request);
 	if (request.file !== undefined) {
 		// One file: stream it chunk by chunk, so a limit or timeout sees lines as they are found.
-		yield* searchFile({ root: request.root, path: request.file, regex, context: request.context, signal });
+		yield* searchFile({
+			root: request.root,
+			path: request.file,
+			regex,
+			context: request.context,
+			signal,
+			reportBinary: true,
+		});
 		if (signal.aborted) throw new AbortError();
 		return;
 	}
@@ -68,6 +75,8 @@ interface FileSearch {
 	regex: WalkerRegex;
 	context: number;
 	signal: AbortSignal;
+	/** Say whether a binary file matches (a file named as the path), instead of skipping it silently. */
+	reportBinary?: boolean;
 }
 
 async function* searchFile(search: FileSearch): AsyncGenerator<GrepLine[]> {
@@ -161,7 +170,14 @@ async function* scanFile(
 			let chunk = buffer.subarray(0, bytesRead);
 			if (first) {
 				first = false;
-				if (chunk.indexOf(0) !== -1) return; // binary file
+				if (chunk.indexOf(0) !== -1) {
+					// A binary file: skipped in a folder, like ripgrep; named on its own, its matches are
+					// only reported, not printed.
+					if (search.reportBinary && (await binaryMatches(handle, chunk, search))) {
+						yield [{ kind: "binary", path, lineNumber: 0, text: "" }];
+					}
+					return;
+				}
 			}
 			const lastNewline = chunk.lastIndexOf(NEWLINE);
 			if (lastNewline === -1) {
@@ -184,6 +200,32 @@ async function* scanFile(
 		}
 		if (carry.length > 0) processText(Buffer.concat(carry).toString("utf8"));
 		if (results.length > 0) yield results;
+	}
+}
+
+/** Longest unfinished line kept between chunks when a binary file is tested for a match. */
+const BINARY_CARRY_CHARS = 64 * 1024;
+
+/**
+ * Tests a binary file for a match, chunk by chunk from `first` (already read) to the end. NUL
+ * bytes count as line ends, as in ripgrep, so a match cannot run across one.
+ */
+async function binaryMatches(
+	handle: import("node:fs/promises").FileHandle,
+	first: Buffer,
+	search: FileSearch,
+): Promise<boolean> {
+	let carry = "";
+	let chunk = first;
+	const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+	for (;;) {
+		const text = carry + chunk.toString("utf8").replaceAll("\0", "\n");
+		if (search.regex.chunk.test(text)) return true;
+		carry = text.slice(text.lastIndexOf("\n") + 1).slice(-BINARY_CARRY_CHARS);
+		if (search.signal.aborted) throw new AbortError();
+		const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
+		if (bytesRead === 0) return false;
+		chunk = buffer.subarray(0, bytesRead);
 	}
 }
 

@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateToolArguments } from "../../../src/engine/validate.js";
 import { createFindTool } from "../../../src/tools/find.js";
@@ -59,5 +61,23 @@ describe.each(backends)("grep and find with inputs models send ($name)", ({ back
 		const grep = createGrepTool(dir(), { backend });
 		expect(textOf(await callAsModel(grep, { pattern: "foo(?=Bar)" }))).toBe("a.txt:1: fooBar");
 		expect(textOf(await callAsModel(grep, { pattern: "(ab)\\1" }))).toBe("a.txt:3: abab");
+	});
+});
+
+describe.each(backends)("grep on a binary file named as the path ($name)", ({ backend }) => {
+	const dir = useTempDir();
+	const binary = (text: string) => Buffer.concat([Buffer.from("header\n"), Buffer.alloc(16), Buffer.from(text)]);
+
+	it("says that the binary file matches instead of 'No matches found'", async () => {
+		await writeFile(join(dir(), "blob.bin"), binary("\nsecret needle\n"));
+		await writeFile(join(dir(), "other.bin"), binary("\nnothing here\n"));
+		const grep = createGrepTool(dir(), { backend });
+		const found = await callAsModel(grep, { pattern: "needle", path: "blob.bin" });
+		expect(textOf(found)).toMatch(/^blob\.bin: binary file matches; grep does not print binary content/);
+		expect(found.details).toMatchObject({ matchCount: 0, binaryFiles: ["blob.bin"] });
+		const missing = await callAsModel(grep, { pattern: "needle", path: "other.bin" });
+		expect(textOf(missing)).toBe("No matches found");
+		// In a folder, binary files are skipped silently (as ripgrep does).
+		expect(textOf(await callAsModel(grep, { pattern: "needle" }))).toBe("No matches found");
 	});
 });
