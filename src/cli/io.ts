@@ -1,4 +1,5 @@
 import type { Readable, Writable } from "node:stream";
+import { UsageError } from "./args.js";
 
 /**
  * Everything the CLI touches of its process, so tests can drive `main` in process with
@@ -78,10 +79,28 @@ export function createProcessIO(): CliIO {
 	};
 }
 
-/** Reads all of piped stdin as UTF-8; resolves to undefined when stdin is a terminal. */
+/** Most piped input read: 16 MiB, already far beyond what any model takes in one prompt. */
+export const MAX_PIPED_STDIN_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads all of piped stdin as UTF-8; resolves to undefined when stdin is a terminal. Throws a
+ * `UsageError` past `MAX_PIPED_STDIN_BYTES` instead of holding an endless pipe in memory.
+ */
 export async function readPipedStdin(io: CliIO): Promise<string | undefined> {
 	if (io.stdinIsTTY ?? io.isTTY) return undefined;
 	const chunks: Buffer[] = [];
-	for await (const chunk of io.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+	let size = 0;
+	for await (const chunk of io.stdin) {
+		const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+		size += buffer.length;
+		if (size > MAX_PIPED_STDIN_BYTES) {
+			throw new UsageError(
+				`The piped input is over ${MAX_PIPED_STDIN_BYTES / 1024 / 1024} MB, more than a model can take in one prompt. ` +
+					"Save it to a file and name the file in the prompt: the agent reads the parts it needs.",
+				{ showHelpHint: false },
+			);
+		}
+		chunks.push(buffer);
+	}
 	return Buffer.concat(chunks).toString("utf8");
 }

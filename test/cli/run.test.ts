@@ -1,10 +1,17 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { createMemoryIO } from "./helpers/memory-io.js";
+
+/** An input that never ends, like `yes | toolbelt run -`. */
+function* endlessInput(): Generator<Buffer> {
+	const chunk = Buffer.alloc(1024 * 1024, "y\n");
+	while (true) yield chunk;
+}
 
 describe("toolbelt run (in process, against a scripted OpenAI-compatible server)", () => {
 	const tempDir = useTempDir();
@@ -89,6 +96,13 @@ describe("toolbelt run (in process, against a scripted OpenAI-compatible server)
 		const dash = createMemoryIO({ cwd: tempDir(), stdin: "diff --git a b" });
 		expect(await main(["run", ...modelFlags(), "Review:", "-"], dash.io)).toBe(0);
 		expect(server.requests[1]?.body.messages.at(-1).content).toBe("Review: diff --git a b");
+	});
+
+	it("refuses piped input beyond 16 MB with exit 2 instead of buffering it all", async () => {
+		const piped = createMemoryIO({ cwd: tempDir(), stdinStream: Readable.from(endlessInput()) });
+		expect(await main(["run", ...modelFlags(), "Summarize:", "-"], piped.io)).toBe(2);
+		expect(piped.stderr()).toContain("The piped input is over 16 MB");
+		expect(server.requests).toHaveLength(0);
 	});
 
 	it("adds the tools of the MCP servers in --mcp-config", async () => {
