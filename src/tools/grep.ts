@@ -123,7 +123,10 @@ export function createGrepTool(
 		prepareArguments: prepareGrepArguments,
 		execute: async (_toolCallId, args, signal) => {
 			const limit = args.limit ?? options.defaultLimit ?? 100;
-			const context = args.context ?? 0;
+			const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+			const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+			// More context than the output has lines could never be shown: do not collect it.
+			const context = Math.min(args.context ?? 0, maxLines);
 			const target = await resolveSearchTarget({ cwd, path: args.path, operations, allowFile: true });
 			const collector = new GrepCollector({ limit, context, maxLineLength: options.maxLineLength ?? 500 });
 			const run = await runSearch({
@@ -146,7 +149,7 @@ export function createGrepTool(
 				signal,
 				timeoutMs: options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS,
 			});
-			const output = collector.format();
+			const output = collector.formatWithin({ maxLines, maxBytes });
 			const details: GrepToolDetails = {
 				backend: run.backend,
 				matchCount: collector.matchCount,
@@ -166,10 +169,7 @@ export function createGrepTool(
 			} else if (text === "") {
 				text = run.timedOut ? "No matches found before the search timed out." : "No matches found";
 			} else {
-				const budget = truncateTail(text, {
-					maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
-					maxLines: options.maxLines ?? DEFAULT_MAX_LINES,
-				});
+				const budget = truncateTail(text, { maxBytes, maxLines });
 				if (budget.truncated) {
 					text = budget.content;
 					details.outputTruncated = true;
@@ -177,6 +177,11 @@ export function createGrepTool(
 						`Output cut to ${budget.outputLines} of ${budget.originalLines} lines (${formatSize(budget.outputBytes)} of ${formatSize(budget.originalBytes)}). Narrow the search with path, include or a more specific pattern, or lower context.`,
 					);
 				}
+			}
+			if (output.context < (args.context ?? 0) && output.text !== "") {
+				notices.push(
+					`Showing ${output.context} lines of context instead of ${args.context}, so that the matches fit the output. Use read with offset and limit to see more around a match.`,
+				);
 			}
 			if (collector.limitReached) {
 				notices.push(

@@ -1,3 +1,4 @@
+import { countLines } from "../../engine/truncate.js";
 import { cutAroundMatch } from "./cut-line.js";
 import { sortPaths } from "./sort-paths.js";
 import type { GrepLine } from "./types.js";
@@ -22,6 +23,8 @@ export interface GrepOutput {
 	linesCut: boolean;
 	/** Binary files that hold a match, whose lines are not shown (sorted). */
 	binaryFiles: string[];
+	/** Context lines per side in `text`: the asked-for context, or less when `formatWithin` lowered it. */
+	context: number;
 }
 
 /**
@@ -79,15 +82,43 @@ export class GrepCollector {
 		}
 	}
 
-	/** The printed result. */
-	format(): GrepOutput {
+	/**
+	 * The printed result, fitted to the output budget: when the context asked for would push
+	 * matches out of it (a model asking for `context: 5000` would see only lines before the first
+	 * match), the context is lowered to the most that fits. With no room even for the matches
+	 * alone, the full context is returned and the caller cuts it.
+	 */
+	formatWithin(budget: { maxLines: number; maxBytes: number }): GrepOutput {
+		const fits = (output: GrepOutput) =>
+			countLines(output.text) <= budget.maxLines && Buffer.byteLength(output.text) <= budget.maxBytes;
+		const full = this.format(this.options.context);
+		if (this.options.context === 0 || fits(full)) return full;
+		let best: GrepOutput | undefined;
+		let low = 0;
+		let high = this.options.context - 1;
+		while (low <= high) {
+			const middle = (low + high) >> 1;
+			const output = this.format(middle);
+			if (fits(output)) {
+				best = output;
+				low = middle + 1;
+			} else {
+				high = middle - 1;
+			}
+		}
+		return best ?? full;
+	}
+
+	/** The printed result with `context` lines per side (at most what was collected). */
+	format(context = this.options.context): GrepOutput {
 		const paths = sortPaths([...this.files.keys()]);
 		const out: string[] = [];
 		let linesCut = false;
 		let fileCount = 0;
 		for (const path of paths) {
-			const lines = this.files.get(path) as GrepLine[];
-			if (lines.some((line) => line.kind === "match")) fileCount++;
+			const all = this.files.get(path) as GrepLine[];
+			if (all.some((line) => line.kind === "match")) fileCount++;
+			const lines = context < this.options.context ? withinContext(all, context) : all;
 			let previous: number | undefined;
 			for (const line of lines) {
 				const separated = previous === undefined ? out.length > 0 : line.lineNumber !== previous + 1;
@@ -99,6 +130,24 @@ export class GrepCollector {
 				out.push(`${path}${mark}${line.lineNumber}${mark} ${text}`);
 			}
 		}
-		return { text: out.join("\n"), fileCount, linesCut, binaryFiles: sortPaths([...this.binaryFiles]) };
+		return { text: out.join("\n"), fileCount, linesCut, binaryFiles: sortPaths([...this.binaryFiles]), context };
 	}
+}
+
+/** A file's lines (in order) without the context lines farther than `context` from every match. */
+function withinContext(lines: readonly GrepLine[], context: number): GrepLine[] {
+	const nearNext = new Array<boolean>(lines.length).fill(false);
+	let nextMatch = Number.POSITIVE_INFINITY;
+	for (let index = lines.length - 1; index >= 0; index--) {
+		const line = lines[index] as GrepLine;
+		if (line.kind === "match") nextMatch = line.lineNumber;
+		nearNext[index] = nextMatch - line.lineNumber <= context;
+	}
+	const kept: GrepLine[] = [];
+	let lastMatch = Number.NEGATIVE_INFINITY;
+	for (const [index, line] of lines.entries()) {
+		if (line.kind === "match") lastMatch = line.lineNumber;
+		if (line.kind === "match" || nearNext[index] || line.lineNumber - lastMatch <= context) kept.push(line);
+	}
+	return kept;
 }

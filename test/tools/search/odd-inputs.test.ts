@@ -81,3 +81,21 @@ describe.each(backends)("grep on a binary file named as the path ($name)", ({ ba
 		expect(textOf(await callAsModel(grep, { pattern: "needle" }))).toBe("No matches found");
 	});
 });
+
+describe.each(backends)("grep with more context than the output holds ($name)", ({ backend }) => {
+	const dir = useTempDir();
+
+	it("lowers the context so that the match stays in the output, and says so", async () => {
+		const lines = Array.from({ length: 400 }, (_, index) => `filler line ${index + 1}`);
+		lines[199] = "the needle";
+		await writeFile(join(dir(), "long.txt"), `${lines.join("\n")}\n`);
+		const grep = createGrepTool(dir(), { backend, maxLines: 41 });
+		const result = await callAsModel(grep, { pattern: "needle", context: 5000 });
+		const text = textOf(result);
+		expect(text).toContain("long.txt:200: the needle");
+		expect(text.split("\n\n")[0]?.split("\n")).toHaveLength(41);
+		expect(text).toContain("long.txt-180- filler line 180");
+		expect(text).toContain("[Showing 20 lines of context instead of 5000, so that the matches fit the output.");
+		expect(result.details?.outputTruncated).toBeUndefined();
+	});
+});
