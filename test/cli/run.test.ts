@@ -98,6 +98,32 @@ describe("toolbelt run (in process, against a scripted OpenAI-compatible server)
 		expect(server.requests[1]?.body.messages.at(-1).content).toBe("Review: diff --git a b");
 	});
 
+	it("runs the calls of a reply one at a time with --sequential, together without", async () => {
+		await writeFile(join(tempDir(), "a.txt"), "a\n");
+		const order = async (flags: string[]) => {
+			server.push(
+				{
+					events: openAIStream([
+						{ toolCall: { index: 0, id: "c1", name: "read", arguments: '{"path":"a.txt"}' } },
+						{ toolCall: { index: 1, id: "c2", name: "read", arguments: '{"path":"a.txt"}' } },
+						{ finish: "tool_calls" },
+					]),
+				},
+				{ events: openAIStream([{ text: "ok" }, { finish: "stop" }]) },
+			);
+			const { io, stdout } = createMemoryIO({ cwd: tempDir() });
+			expect(await main(["run", ...modelFlags(), "--json", ...flags, "read a twice"], io)).toBe(0);
+			return stdout()
+				.trim()
+				.split("\n")
+				.map((line) => JSON.parse(line) as { type: string; toolCallId?: string })
+				.filter((event) => event.type === "tool_execution_start" || event.type === "tool_execution_end")
+				.map((event) => `${event.type.replace("tool_execution_", "")} ${event.toolCallId}`);
+		};
+		expect(await order(["--sequential"])).toEqual(["start c1", "end c1", "start c2", "end c2"]);
+		expect((await order([])).slice(0, 2)).toEqual(["start c1", "start c2"]);
+	});
+
 	it("refuses piped input beyond 16 MB with exit 2 instead of buffering it all", async () => {
 		const piped = createMemoryIO({ cwd: tempDir(), stdinStream: Readable.from(endlessInput()) });
 		expect(await main(["run", ...modelFlags(), "Summarize:", "-"], piped.io)).toBe(2);
