@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { rmSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { findTreeProcesses, type ProcessTree, processGroupOf, terminateTree } from "./process-tree.js";
 
@@ -88,9 +88,43 @@ export function registerBackgroundRun(run: BackgroundRun): void {
 	installHandlers();
 }
 
-/** Keeps a full-output temp file until toolbelt exits or `disposeShellProcesses` runs. */
+/** How many full-output files are kept at most; older ones are deleted first. */
+export const MAX_RETAINED_OUTPUT_FILES = 20;
+/** How many bytes of full-output files are kept at most (2 GiB); older files are deleted first. */
+export const MAX_RETAINED_OUTPUT_BYTES = 2 * 1024 ** 3;
+
+function sizeOf(path: string): number {
+	try {
+		return statSync(path).size;
+	} catch {
+		return 0;
+	}
+}
+
+/**
+ * Deletes the oldest full-output files (never `newest`) while more than the retention limits are
+ * kept, so a long session of large outputs cannot fill the temp disk.
+ */
+function enforceRetention(newest: string): void {
+	const older = [...outputFiles].filter((path) => path !== newest);
+	let count = older.length + 1;
+	let bytes = older.reduce((total, path) => total + sizeOf(path), 0);
+	for (const path of older) {
+		if (count <= MAX_RETAINED_OUTPUT_FILES && bytes <= MAX_RETAINED_OUTPUT_BYTES) break;
+		bytes -= sizeOf(path);
+		count--;
+		outputFiles.delete(path);
+		rmSync(path, { force: true });
+	}
+}
+
+/**
+ * Keeps a full-output temp file until toolbelt exits or `disposeShellProcesses` runs — at most
+ * the newest `MAX_RETAINED_OUTPUT_FILES` files and `MAX_RETAINED_OUTPUT_BYTES` in all.
+ */
 export function registerOutputFile(path: string): void {
 	outputFiles.add(path);
+	enforceRetention(path);
 	installHandlers();
 }
 

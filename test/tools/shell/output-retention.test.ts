@@ -1,0 +1,27 @@
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+	disposeShellProcesses,
+	MAX_RETAINED_OUTPUT_FILES,
+	registerOutputFile,
+} from "../../../src/tools/shell/background-registry.js";
+import { useTempDir } from "../../helpers/temp-dir.js";
+
+describe("full-output file retention", () => {
+	const tempDir = useTempDir();
+	afterEach(() => disposeShellProcesses());
+
+	it("keeps only the newest files, so a long session cannot fill the temp disk", async () => {
+		const paths: string[] = [];
+		for (let index = 0; index < MAX_RETAINED_OUTPUT_FILES + 5; index++) {
+			const path = join(tempDir(), `output-${index}.log`);
+			await writeFile(path, "x".repeat(100));
+			registerOutputFile(path);
+			paths.push(path);
+		}
+		expect(paths.slice(0, 5).map(existsSync)).toEqual([false, false, false, false, false]);
+		expect(paths.slice(5).every(existsSync)).toBe(true);
+	});
+});
