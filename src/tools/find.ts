@@ -1,8 +1,11 @@
 import { type Static, Type } from "typebox";
+import { ToolError } from "../engine/errors.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import { resolveToolPath } from "./fs/paths.js";
 import { formatListing } from "./search/format-listing.js";
 import { createSearchOperations } from "./search/operations.js";
+import { splitPathGlob } from "./search/path-glob.js";
 import { prepareFindArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget, runSearch } from "./search/run-search.js";
 import type { SearchBackendName, SearchOperations } from "./search/types.js";
@@ -101,6 +104,12 @@ export function createFindTool(
 		prepareArguments: prepareFindArguments,
 		execute: async (_toolCallId, args, signal) => {
 			const limit = args.limit ?? options.defaultLimit ?? 1000;
+			const pathGlob = args.path === undefined ? undefined : splitPathGlob(args.path);
+			if (pathGlob && !(await operations.stat(resolveToolPath(cwd, args.path as string)))) {
+				throw new ToolError(
+					`path must be a folder, not a glob: ${args.path}. Pass path: "${pathGlob.folder}" and put the glob into pattern.`,
+				);
+			}
 			const target = await resolveSearchTarget({ cwd, path: args.path, operations, allowFile: false });
 			const paths: string[] = [];
 			let limitReached = false;
@@ -130,9 +139,14 @@ export function createFindTool(
 			if (run.timedOut) details.timedOut = true;
 
 			if (paths.length === 0) {
-				const text = run.timedOut
+				let text = run.timedOut
 					? `No files found before the listing timed out after ${formatDuration(timeoutMs)}.`
 					: "No files found";
+				// A bare word is matched against whole names: "Button" misses Button.tsx, "src" lists no folder.
+				const word = args.pattern.trim().replace(/\/+$/, "");
+				if (word !== "" && !/[*?[\]{}/]/.test(word)) {
+					text += ` (the pattern matches whole file names: use '*${word}*' for names that contain it, or '${word}/**' for the files in a folder of that name).`;
+				}
 				return { content: [{ type: "text", text }], details };
 			}
 			const notices: string[] = [];

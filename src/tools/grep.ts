@@ -1,8 +1,11 @@
 import { type Static, Type } from "typebox";
+import { ToolError } from "../engine/errors.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import { resolveToolPath } from "./fs/paths.js";
 import { GrepCollector } from "./search/grep-collector.js";
 import { createSearchOperations } from "./search/operations.js";
+import { splitPathGlob } from "./search/path-glob.js";
 import { prepareGrepArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget, runSearch } from "./search/run-search.js";
 import type { SearchBackendName, SearchOperations } from "./search/types.js";
@@ -127,7 +130,21 @@ export function createGrepTool(
 			const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
 			// More context than the output has lines could never be shown: do not collect it.
 			const context = Math.min(args.context ?? 0, maxLines);
-			const target = await resolveSearchTarget({ cwd, path: args.path, operations, allowFile: true });
+			let path = args.path;
+			let include = args.include || undefined;
+			const notices: string[] = [];
+			const pathGlob = path === undefined ? undefined : splitPathGlob(path);
+			if (pathGlob && !(await operations.stat(resolveToolPath(cwd, path as string)))) {
+				if (include) {
+					throw new ToolError(
+						`path must be a folder or file, not a glob: ${path}. Pass path: "${pathGlob.folder}" and put the file filter into include.`,
+					);
+				}
+				notices.push(`Read path "${path}" as path "${pathGlob.folder}" with include "${pathGlob.glob}".`);
+				path = pathGlob.folder;
+				include = pathGlob.glob;
+			}
+			const target = await resolveSearchTarget({ cwd, path, operations, allowFile: true });
 			const collector = new GrepCollector({ limit, context, maxLineLength: options.maxLineLength ?? 500 });
 			const run = await runSearch({
 				start: (searchSignal) =>
@@ -139,7 +156,7 @@ export function createGrepTool(
 							literal: args.literal ?? false,
 							caseSensitive: args.case_sensitive ?? true,
 							context,
-							include: args.include || undefined,
+							include,
 							exclude: args.exclude || undefined,
 							respectIgnoreFiles: options.respectIgnoreFiles ?? true,
 						},
@@ -161,7 +178,6 @@ export function createGrepTool(
 			if (run.timedOut) details.timedOut = true;
 			if (output.binaryFiles.length > 0) details.binaryFiles = output.binaryFiles;
 
-			const notices: string[] = [];
 			let text = output.text;
 			if (text === "" && output.binaryFiles.length > 0) {
 				// "No matches found" would send the model looking elsewhere for something that is here.

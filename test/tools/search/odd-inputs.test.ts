@@ -99,3 +99,40 @@ describe.each(backends)("grep with more context than the output holds ($name)", 
 		expect(result.details?.outputTruncated).toBeUndefined();
 	});
 });
+
+describe.each(backends)("a glob in path, a bare word as find pattern ($name)", ({ backend }) => {
+	const dir = useTempDir();
+
+	it("grep reads a glob in path as the folder plus include", async () => {
+		await writeTree(dir(), { "src/a.ts": "needle\n", "src/deep/b.ts": "needle\n", "src/c.js": "needle\n" });
+		const grep = createGrepTool(dir(), { backend });
+		const direct = textOf(await callAsModel(grep, { pattern: "needle", path: "src/*.ts" }));
+		expect(direct).toBe('a.ts:1: needle\n\n[Read path "src/*.ts" as path "src" with include "/*.ts".]');
+		const deep = textOf(await callAsModel(grep, { pattern: "needle", path: "src/**/*.ts" }));
+		expect(deep.split("\n\n")[0]).toBe("a.ts:1: needle\ndeep/b.ts:1: needle");
+		await expect(callAsModel(grep, { pattern: "needle", path: "src/*.ts", include: "*.ts" })).rejects.toThrow(
+			'path must be a folder or file, not a glob: src/*.ts. Pass path: "src"',
+		);
+	});
+
+	it("a folder whose name holds glob characters is still a folder", async () => {
+		await writeTree(dir(), { "app/[id]/page.ts": "needle\n" });
+		const result = await callAsModel(createGrepTool(dir(), { backend }), { pattern: "needle", path: "app/[id]" });
+		expect(textOf(result)).toBe("page.ts:1: needle");
+		expect(textOf(await callAsModel(createFindTool(dir(), { backend }), { pattern: "*.ts", path: "app/[id]" }))).toBe(
+			"page.ts",
+		);
+	});
+
+	it("find says how to match part of a name when a bare word finds nothing", async () => {
+		await writeTree(dir(), { "src/Button.tsx": "x\n" });
+		const find = createFindTool(dir(), { backend });
+		expect(textOf(await callAsModel(find, { pattern: "Button" }))).toBe(
+			"No files found (the pattern matches whole file names: use '*Button*' for names that contain it, or 'Button/**' for the files in a folder of that name).",
+		);
+		expect(textOf(await callAsModel(find, { pattern: "*Button*" }))).toBe("src/Button.tsx");
+		await expect(callAsModel(find, { pattern: "*.tsx", path: "src/**" })).rejects.toThrow(
+			'path must be a folder, not a glob: src/**. Pass path: "src" and put the glob into pattern.',
+		);
+	});
+});
