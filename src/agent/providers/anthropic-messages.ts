@@ -10,13 +10,11 @@ import type {
 	ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages";
 import type { ImageContent, TextContent } from "../../engine/types.js";
-import { createErrorReply } from "../messages.js";
 import type { AssistantMessageEvent, Message, Model, ModelContext, StreamOptions, Usage } from "../types.js";
-import { apiKeyEnvVar, defaultBaseUrl, resolveApiKey } from "./config.js";
-import { describeProviderError } from "./errors.js";
+import { defaultBaseUrl } from "./config.js";
 import type { ProviderOptions } from "./index.js";
+import { streamFromProvider } from "./provider-stream.js";
 import type { ReplyBuilder } from "./reply-builder.js";
-import { streamWithRetry } from "./stream-with-retry.js";
 import { toAnthropicTools } from "./tool-schemas.js";
 import { normalizeTranscript } from "./transcript.js";
 
@@ -122,18 +120,6 @@ export async function* streamAnthropicMessages(
 	options: AnthropicMessagesOptions = {},
 ): AsyncGenerator<AssistantMessageEvent> {
 	const baseUrl = model.baseUrl ?? defaultBaseUrl("anthropic")!;
-	const key = resolveApiKey({ provider: model.provider, apiKey: options.apiKey, baseUrl });
-	if (!key.ok) {
-		yield { type: "error", message: createErrorReply({ model, errorMessage: key.errorMessage }) };
-		return;
-	}
-	const describe = (error: unknown) =>
-		describeProviderError(error, {
-			label: LABEL,
-			baseUrl,
-			modelId: model.id,
-			apiKeyVariable: apiKeyEnvVar(model.provider),
-		});
 	const thinkingBudget = options.thinkingBudgetTokens ?? 0;
 	const maxTokens = Math.max(options.maxTokens ?? model.maxTokens ?? DEFAULT_MAX_TOKENS, thinkingBudget + 1024);
 	const params: MessageCreateParamsStreaming = {
@@ -149,27 +135,13 @@ export async function* streamAnthropicMessages(
 		...(options.temperature !== undefined && thinkingBudget === 0 ? { temperature: options.temperature } : {}),
 		...(thinkingBudget > 0 ? { thinking: { type: "enabled", budget_tokens: Math.max(1024, thinkingBudget) } } : {}),
 	};
-	let client: Anthropic;
-	try {
-		client = new Anthropic({
-			// A keyless local proxy still needs some credential for the SDK to send the request.
-			apiKey: key.apiKey ?? "no-key",
-			baseURL: baseUrl,
-			maxRetries: 0,
-			timeout: options.timeoutMs ?? 600_000,
-			defaultHeaders: options.headers,
-		});
-	} catch (error) {
-		yield { type: "error", message: createErrorReply({ model, errorMessage: describe(error) }) };
-		return;
-	}
-	yield* streamWithRetry({
+	yield* streamFromProvider({
 		model,
-		signal: options.signal,
-		retry: options.retry,
-		idleTimeoutMs: options.idleTimeoutMs,
-		describeError: describe,
-		attempt: (builder, signal) => attempt(client, params, builder, signal),
+		label: LABEL,
+		baseUrl,
+		options,
+		createClient: (clientOptions) => new Anthropic(clientOptions),
+		attempt: (client, builder, signal) => attempt(client, params, builder, signal),
 	});
 }
 
@@ -177,7 +149,7 @@ async function* attempt(
 	client: Anthropic,
 	params: MessageCreateParamsStreaming,
 	builder: ReplyBuilder,
-	signal: AbortSignal | undefined,
+	signal: AbortSignal,
 ): AsyncGenerator<AssistantMessageEvent> {
 	const stream = await client.messages.create(params, { signal });
 	// Anthropic's block indices count server-side blocks too; map them to ours.

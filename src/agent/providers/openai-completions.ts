@@ -7,13 +7,12 @@ import type {
 	ChatCompletionMessageToolCall,
 } from "openai/resources/chat/completions";
 import type { ImageContent, TextContent } from "../../engine/types.js";
-import { createErrorReply, toolCallsOf } from "../messages.js";
+import { toolCallsOf } from "../messages.js";
 import type { AssistantMessageEvent, Message, Model, ModelContext, StreamOptions } from "../types.js";
-import { apiKeyEnvVar, defaultBaseUrl, resolveApiKey } from "./config.js";
-import { describeProviderError } from "./errors.js";
+import { defaultBaseUrl } from "./config.js";
 import type { ProviderOptions } from "./index.js";
+import { streamFromProvider } from "./provider-stream.js";
 import type { ReplyBuilder } from "./reply-builder.js";
-import { streamWithRetry } from "./stream-with-retry.js";
 import { ThinkTagSplitter } from "./think-tags.js";
 import { toOpenAITools } from "./tool-schemas.js";
 import { normalizeTranscript } from "./transcript.js";
@@ -135,18 +134,6 @@ export async function* streamOpenAICompletions(
 	options: OpenAICompletionsOptions = {},
 ): AsyncGenerator<AssistantMessageEvent> {
 	const baseUrl = model.baseUrl ?? defaultBaseUrl(model.provider) ?? defaultBaseUrl("openai")!;
-	const key = resolveApiKey({ provider: model.provider, apiKey: options.apiKey, baseUrl });
-	if (!key.ok) {
-		yield { type: "error", message: createErrorReply({ model, errorMessage: key.errorMessage }) };
-		return;
-	}
-	const describe = (error: unknown) =>
-		describeProviderError(error, {
-			label: LABEL,
-			baseUrl,
-			modelId: model.id,
-			apiKeyVariable: apiKeyEnvVar(model.provider),
-		});
 	const maxTokens = options.maxTokens ?? model.maxTokens;
 	const params: ChatCompletionCreateParamsStreaming = {
 		model: model.id,
@@ -162,27 +149,13 @@ export async function* streamOpenAICompletions(
 				: { max_tokens: maxTokens }
 			: {}),
 	};
-	let client: OpenAI;
-	try {
-		client = new OpenAI({
-			// Local servers need no key, but the SDK insists on one.
-			apiKey: key.apiKey ?? "no-key",
-			baseURL: baseUrl,
-			maxRetries: 0,
-			timeout: options.timeoutMs ?? 600_000,
-			defaultHeaders: options.headers,
-		});
-	} catch (error) {
-		yield { type: "error", message: createErrorReply({ model, errorMessage: describe(error) }) };
-		return;
-	}
-	yield* streamWithRetry({
+	yield* streamFromProvider({
 		model,
-		signal: options.signal,
-		retry: options.retry,
-		idleTimeoutMs: options.idleTimeoutMs,
-		describeError: describe,
-		attempt: (builder, signal) => attempt(client, params, builder, signal),
+		label: LABEL,
+		baseUrl,
+		options,
+		createClient: (clientOptions) => new OpenAI(clientOptions),
+		attempt: (client, builder, signal) => attempt(client, params, builder, signal),
 	});
 }
 
@@ -190,7 +163,7 @@ async function* attempt(
 	client: OpenAI,
 	params: ChatCompletionCreateParamsStreaming,
 	builder: ReplyBuilder,
-	signal: AbortSignal | undefined,
+	signal: AbortSignal,
 ): AsyncGenerator<AssistantMessageEvent> {
 	const stream = await client.chat.completions.create(params, { signal });
 	let current: { kind: "text" | "thinking"; index: number } | undefined;
