@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createUserMessage } from "../../src/agent/messages.js";
+import { toAnthropicMessages } from "../../src/agent/providers/anthropic-messages.js";
 import { streamOpenAICompletions, toOpenAIMessages } from "../../src/agent/providers/openai-completions.js";
 import type { AssistantMessage, AssistantMessageEvent, Message, Model, ModelContext } from "../../src/agent/types.js";
 import { openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
@@ -374,5 +375,21 @@ describe("toOpenAIMessages", () => {
 			],
 		});
 		expect(messages[0]).toMatchObject({ tool_calls: [{ function: { arguments: "{}" } }] });
+	});
+
+	it("names a tool call cut off before its name streamed, so the API accepts the history", () => {
+		// The first chunk of a call may carry only its id; Ctrl-C can land before the name.
+		const final: AssistantMessage = {
+			role: "assistant",
+			content: [{ type: "toolCall", id: "c1", name: "", arguments: {} }],
+			provider: "openai",
+			model: "m",
+			usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0 },
+			stopReason: "aborted",
+			timestamp: 0,
+		};
+		const messages = toOpenAIMessages({ messages: [createUserMessage("hi"), final] });
+		expect(messages[1]).toMatchObject({ tool_calls: [{ id: "c1", function: { name: "unnamed_tool" } }] });
+		expect(toAnthropicMessages([final])[0]?.content).toMatchObject([{ type: "tool_use", name: "unnamed_tool" }]);
 	});
 });

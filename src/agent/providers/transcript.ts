@@ -1,5 +1,8 @@
 import { createSkippedToolResult, toolCallsOf } from "../messages.js";
-import type { Message, ToolResultMessage } from "../types.js";
+import type { AssistantMessage, Message, ToolResultMessage } from "../types.js";
+
+/** The name sent for a tool call cut off before its name streamed: the APIs reject an empty name. */
+export const UNNAMED_TOOL_CALL_NAME = "unnamed_tool";
 
 /** Told to the model for a tool call that has no result in the transcript. */
 export const MISSING_TOOL_RESULT_TEXT = "No result was recorded for this tool call; it may not have run.";
@@ -17,8 +20,11 @@ export function normalizeTranscript(messages: readonly Message[]): Message[] {
 		const message = messages[index]!;
 		index++;
 		if (message.role === "toolResult") continue; // An orphan: its call is not directly before it.
-		output.push(message);
-		if (message.role !== "assistant") continue;
+		if (message.role !== "assistant") {
+			output.push(message);
+			continue;
+		}
+		output.push(withNamedToolCalls(message));
 		const calls = toolCallsOf(message);
 		if (calls.length === 0) continue;
 		const results = new Map<string, ToolResultMessage>();
@@ -40,4 +46,15 @@ export function normalizeTranscript(messages: readonly Message[]): Message[] {
 		output.push(...others);
 	}
 	return output;
+}
+
+/** The message, with a placeholder name for tool calls aborted before their name arrived. */
+function withNamedToolCalls(message: AssistantMessage): AssistantMessage {
+	if (!message.content.some((block) => block.type === "toolCall" && block.name === "")) return message;
+	return {
+		...message,
+		content: message.content.map((block) =>
+			block.type === "toolCall" && block.name === "" ? { ...block, name: UNNAMED_TOOL_CALL_NAME } : block,
+		),
+	};
 }
