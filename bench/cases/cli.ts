@@ -1,12 +1,14 @@
 import { spawnSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchCase } from "../types.js";
 
 const bin = fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
 
-function timeCli(args: string[], expect: (stdout: string) => boolean) {
+function timeCli(args: string[], expect: (stdout: string) => boolean, cwd?: string) {
 	const started = performance.now();
-	const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8" });
+	const result = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", cwd });
 	const ms = performance.now() - started;
 	return { ok: result.status === 0 && expect(result.stdout), ms };
 }
@@ -30,5 +32,19 @@ export const cases: BenchCase[] = [
 		repeat: 5,
 		toolbelt: async () => timeCli(["tools"], (stdout) => stdout.includes("grep")),
 		baseline: `node -e ""`,
+	},
+	{
+		group: "cli",
+		name: "toolbelt tool read (one small file)",
+		goal: "< 1 s",
+		maxMs: 1000,
+		repeat: 5,
+		setup: async ({ dataDir }) => {
+			await mkdir(dataDir, { recursive: true });
+			await writeFile(join(dataDir, "small.txt"), "hello\n");
+		},
+		toolbelt: async ({ dataDir }) =>
+			timeCli(["tool", "read", '{"path":"small.txt"}'], (stdout) => stdout.includes("hello"), dataDir),
+		baseline: "cat small.txt",
 	},
 ];
