@@ -256,6 +256,29 @@ function findCase(backend: Backend): BenchCase {
 	};
 }
 
+/**
+ * find against ripgrep doing the same work. `rg -g '*.ts'` whitelists what the glob matches, so
+ * ripgrep checks no ignore rule for those files (and would list a gitignored `x.gen.ts`); find
+ * keeps ignored files out, which costs ripgrep one ignore check per file (the repository's
+ * .gitignore above the tree applies). This row compares like with like.
+ */
+function findSameRulesCase(): BenchCase {
+	return {
+		group: "search",
+		name: "find **/*.ts over 20k files, vs rg with the same ignore rules (ripgrep)",
+		goal: "≤ 1.3× rg --files --type (same rules)",
+		maxRatio: 1.3,
+		setup,
+		toolbelt: async (context): Promise<BenchOutcome> => {
+			const manifest = await manifestOf(context.dataDir);
+			const tool = createFindTool(context.dataDir, { backend: "ripgrep" });
+			const result = await tool.execute("bench", { pattern: "**/*.ts", path: TREE, limit: 100_000 }, undefined);
+			return { ok: result.details?.fileCount === manifest.tsFiles, note: `${result.details?.fileCount} files` };
+		},
+		baseline: `${rg} --files --hidden -g '!.git' --no-require-git --type-add 'ts:*.ts' -t ts ${TREE}`,
+	};
+}
+
 /** grep and find against raw ripgrep on a generated tree of 20,000 files and a 200 MB file. */
 export const cases: BenchCase[] = (["ripgrep", "walker"] as const).flatMap((backend) => [
 	literalCase(backend),
@@ -263,4 +286,5 @@ export const cases: BenchCase[] = (["ripgrep", "walker"] as const).flatMap((back
 	limitCase(backend),
 	bigFileCase(backend),
 	findCase(backend),
+	...(backend === "ripgrep" ? [findSameRulesCase()] : []),
 ]);
