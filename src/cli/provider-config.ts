@@ -64,6 +64,14 @@ export function resolveProviderConfig(values: OptionValues, env: Record<string, 
 			: provider === "anthropic"
 				? env.ANTHROPIC_BASE_URL || undefined
 				: defaultBaseUrl(provider, {}));
+	if (baseUrl !== undefined && !isHttpUrl(baseUrl)) {
+		const source =
+			flagBaseUrl !== undefined ? "--base-url" : provider === "anthropic" ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL";
+		throw new UsageError(
+			`${source} '${baseUrl}' is not an http(s) URL. For example: --base-url http://localhost:11434/v1 (Ollama).`,
+			{ showHelpHint: false },
+		);
+	}
 	const keyVariable = apiKeyEnvVar(provider);
 	const apiKey = env[keyVariable] || undefined;
 	if (apiKey === undefined && baseUrl === undefined) {
@@ -85,4 +93,13 @@ export function resolveProviderConfig(values: OptionValues, env: Record<string, 
 		});
 	}
 	return { provider, model, baseUrl, apiKey };
+}
+
+function isHttpUrl(text: string): boolean {
+	try {
+		const { protocol } = new URL(text);
+		return protocol === "http:" || protocol === "https:";
+	} catch {
+		return false;
+	}
 }

@@ -60,5 +60,10 @@ describe("resolveProviderConfig", () => {
 		expect(message({ provider: "ollama" }, {})).toContain("--model <id>, e.g. --model qwen3:8b");
 		expect(message({ provider: "openrouter", model: "x" }, {})).toContain("export OPENROUTER_API_KEY=");
 		expect(message({ provider: "bedrock" }, {})).toContain("Unknown provider 'bedrock'");
+		// Not "no API key": the URL itself is wrong.
+		expect(message({ "base-url": "localhost:11434/v1", model: "m" }, {})).toBe(
+			"--base-url 'localhost:11434/v1' is not an http(s) URL. For example: --base-url http://localhost:11434/v1 (Ollama).",
+		);
+		expect(message({ model: "m" }, { OPENAI_BASE_URL: "notaurl" })).toContain("OPENAI_BASE_URL 'notaurl'");
 	});
 });
