@@ -66,6 +66,11 @@ describe("provider configuration", () => {
 		const missing = resolveApiKey({ provider: "openrouter", baseUrl: "https://openrouter.ai/api/v1", env: {} });
 		expect(missing.ok).toBe(false);
 		expect(!missing.ok && missing.errorMessage).toContain("OPENROUTER_API_KEY");
+		expect(!missing.ok && missing.errorMessage).not.toContain("any value");
+		const remote = resolveApiKey({ provider: "openai", baseUrl: "http://gpu-box:8000/v1", env: {} });
+		expect(!remote.ok && remote.errorMessage).toContain(
+			"If http://gpu-box:8000/v1 needs no key, set OPENAI_API_KEY to any value, e.g. OPENAI_API_KEY=none.",
+		);
 	});
 
 	it("picks base URLs and protocols", () => {

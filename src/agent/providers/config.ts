@@ -72,10 +72,15 @@ export function resolveApiKey(options: ResolveApiKeyOptions): ApiKeyResolution {
 	const apiKey = options.apiKey || env[variable] || undefined;
 	if (apiKey) return { ok: true, apiKey };
 	if (isLocalBaseUrl(options.baseUrl)) return { ok: true, apiKey: undefined };
+	const official = Object.values(BASE_URLS).includes(options.baseUrl ?? "") || options.baseUrl === undefined;
+	// A server on another machine (a GPU box, a VPN name) may need no key, but only local ones are sent without.
+	const keyless = official
+		? ""
+		: ` If ${options.baseUrl} needs no key, set ${variable} to any value, e.g. ${variable}=none.`;
 	return {
 		ok: false,
 		errorMessage:
 			`No API key for provider "${options.provider}". Set the ${variable} environment variable, ` +
-			"or point the base URL at a local server (e.g. Ollama at http://127.0.0.1:11434/v1), which needs no key.",
+			`or point the base URL at a local server (e.g. Ollama at http://127.0.0.1:11434/v1), which needs no key.${keyless}`,
 	};
 }
