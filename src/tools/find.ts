@@ -5,7 +5,7 @@ import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { resolveToolPath } from "./fs/paths.js";
 import { formatListing } from "./search/format-listing.js";
 import { createSearchOperations } from "./search/operations.js";
-import { splitPathGlob } from "./search/path-glob.js";
+import { rebaseGlob, splitPathGlob } from "./search/path-glob.js";
 import { prepareFindArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget, runSearch } from "./search/run-search.js";
 import type { SearchBackendName, SearchOperations } from "./search/types.js";
@@ -111,13 +111,14 @@ export function createFindTool(
 				);
 			}
 			const target = await resolveSearchTarget({ cwd, path: args.path, operations, allowFile: false });
+			const pattern = rebaseGlob(args.pattern, { cwd, root: target.root });
 			const paths: string[] = [];
 			let limitReached = false;
 			const timeoutMs = options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
 			const run = await runSearch({
 				start: (searchSignal) =>
 					operations.listFiles(
-						{ root: target.root, pattern: args.pattern, respectIgnoreFiles: options.respectIgnoreFiles ?? true },
+						{ root: target.root, pattern, respectIgnoreFiles: options.respectIgnoreFiles ?? true },
 						searchSignal,
 					),
 				onBatch: (batch) => {

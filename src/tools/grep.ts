@@ -5,7 +5,7 @@ import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { resolveToolPath } from "./fs/paths.js";
 import { GrepCollector } from "./search/grep-collector.js";
 import { createSearchOperations } from "./search/operations.js";
-import { splitPathGlob } from "./search/path-glob.js";
+import { rebaseGlob, splitPathGlob } from "./search/path-glob.js";
 import { prepareGrepArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget, runSearch } from "./search/run-search.js";
 import type { SearchBackendName, SearchOperations } from "./search/types.js";
@@ -145,6 +145,7 @@ export function createGrepTool(
 				include = pathGlob.glob;
 			}
 			const target = await resolveSearchTarget({ cwd, path, operations, allowFile: true });
+			const folders = { cwd, root: target.root };
 			const collector = new GrepCollector({ limit, context, maxLineLength: options.maxLineLength ?? 500 });
 			const run = await runSearch({
 				start: (searchSignal) =>
@@ -156,8 +157,8 @@ export function createGrepTool(
 							literal: args.literal ?? false,
 							caseSensitive: args.case_sensitive ?? true,
 							context,
-							include,
-							exclude: args.exclude || undefined,
+							include: include === undefined ? undefined : rebaseGlob(include, folders),
+							exclude: args.exclude ? rebaseGlob(args.exclude, folders) : undefined,
 							respectIgnoreFiles: options.respectIgnoreFiles ?? true,
 						},
 						searchSignal,

@@ -1,3 +1,5 @@
+import { relative } from "node:path";
+
 /** A `path` argument that holds a glob, split into the folder before the glob and the glob. */
 export interface PathGlob {
 	/** The folder part, before the first segment with a glob character (`.` when there is none). */
@@ -19,4 +21,22 @@ export function splitPathGlob(path: string): PathGlob | undefined {
 	if (first === -1) return undefined;
 	const folder = segments.slice(0, first).join("/") || (path.startsWith("/") ? "/" : ".");
 	return { folder, glob: `/${segments.slice(first).join("/")}` };
+}
+
+/**
+ * Globs are relative to the searched folder, but models often write them from the working
+ * directory (`path: "src"`, `include: "src/**\/*.ts"`) or as absolute paths. A glob that starts
+ * with the searched folder, spelled either way, is made relative to it (and anchored there).
+ */
+export function rebaseGlob(glob: string, folders: { cwd: string; root: string }): string {
+	const pattern = glob.trim().replace(/^(\.\/)+/, "");
+	const root = folders.root.replaceAll("\\", "/");
+	const fromCwd = relative(folders.cwd, folders.root).replaceAll("\\", "/");
+	for (const prefix of [root, fromCwd]) {
+		if (prefix === "" || prefix === "/" || prefix.startsWith("..")) continue;
+		if (pattern.startsWith(`${prefix}/`) && pattern.length > prefix.length + 1) {
+			return pattern.slice(prefix.length);
+		}
+	}
+	return glob;
 }

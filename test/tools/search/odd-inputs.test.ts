@@ -136,3 +136,21 @@ describe.each(backends)("a glob in path, a bare word as find pattern ($name)", (
 		);
 	});
 });
+
+describe.each(backends)("globs written from the working directory ($name)", ({ backend }) => {
+	const dir = useTempDir();
+
+	it("an include or find pattern that repeats the searched folder or its absolute path still matches", async () => {
+		await writeTree(dir(), { "src/a.ts": "needle\n", "src/x/b.ts": "needle\n", "src/c.md": "needle\n" });
+		const grep = createGrepTool(dir(), { backend });
+		expect(textOf(await callAsModel(grep, { pattern: "needle", path: "src", include: "src/**/*.ts" }))).toBe(
+			"a.ts:1: needle\nx/b.ts:1: needle",
+		);
+		expect(textOf(await callAsModel(grep, { pattern: "needle", path: "src", exclude: "./src/x/**" }))).toBe(
+			"a.ts:1: needle\nc.md:1: needle",
+		);
+		const find = createFindTool(dir(), { backend });
+		expect(textOf(await callAsModel(find, { pattern: join(dir(), "src", "*.ts") }))).toBe("src/a.ts");
+		expect(textOf(await callAsModel(find, { pattern: "src/x/*.ts", path: "src" }))).toBe("x/b.ts");
+	});
+});
