@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { createStreamFn } from "../../src/agent/providers/index.js";
 import { createTool } from "../../src/tools/index.js";
-import { anthropicStream, openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
+import { anthropicStream, openAIStream, useSseServer } from "../helpers/sse-server.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 /**
@@ -12,13 +12,7 @@ import { useTempDir } from "../helpers/temp-dir.js";
  */
 describe("abort while a tool call streams: the next request is valid on the wire", () => {
 	const tempDir = useTempDir();
-	let server: SseServer;
-	beforeEach(async () => {
-		server = await startSseServer();
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useSseServer();
 
 	async function abortThenContinue(agent: Agent): Promise<void> {
 		const run = agent.prompt("write it");

@@ -1,12 +1,12 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { createStreamFn } from "../../src/agent/providers/index.js";
 import type { AgentEvent, ToolResultMessage } from "../../src/agent/types.js";
 import { createTool } from "../../src/tools/index.js";
-import { anthropicStream, openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
+import { anthropicStream, openAIStream, useSseServer } from "../helpers/sse-server.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 /**
@@ -15,13 +15,7 @@ import { useTempDir } from "../helpers/temp-dir.js";
  */
 describe("Agent with real providers and real tools", () => {
 	const tempDir = useTempDir();
-	let server: SseServer;
-	beforeEach(async () => {
-		server = await startSseServer();
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useSseServer();
 
 	it("OpenAI-compatible: writes a file, reads it back, and answers", async () => {
 		server.push(

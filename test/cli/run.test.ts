@@ -1,9 +1,9 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
-import { openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
+import { openAIStream, useSseServer } from "../helpers/sse-server.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { createMemoryIO } from "./helpers/memory-io.js";
 
@@ -15,13 +15,7 @@ function* endlessInput(): Generator<Buffer> {
 
 describe("toolbelt run (in process, against a scripted OpenAI-compatible server)", () => {
 	const tempDir = useTempDir();
-	let server: SseServer;
-	beforeEach(async () => {
-		server = await startSseServer();
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useSseServer();
 	const modelFlags = () => ["--provider", "openai", "--base-url", server.openaiBaseUrl, "--model", "test-model"];
 
 	it("runs the tools the model asks for and prints only the final answer on stdout", async () => {

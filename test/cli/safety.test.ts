@@ -2,9 +2,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
-import { openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
+import { openAIStream, useSseServer } from "../helpers/sse-server.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { CliProcesses, ensureBuiltCli } from "./helpers/cli-binary.js";
 import { createMemoryIO } from "./helpers/memory-io.js";
@@ -53,13 +53,7 @@ describe("the safety flags in --help", () => {
 
 describe("toolbelt run with the safety layer", () => {
 	const tempDir = useTempDir();
-	let server: SseServer;
-	beforeEach(async () => {
-		server = await startSseServer();
-	});
-	afterEach(async () => {
-		await server.close();
-	});
+	const server = useSseServer();
 	const run = async (flags: string[], prompt: string) => {
 		const memory = createMemoryIO({ cwd: tempDir(), env: { PATH: process.env.PATH } });
 		const code = await main(

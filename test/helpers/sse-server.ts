@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach, beforeEach } from "vitest";
 
 /** One server-sent event. `data` is JSON-encoded unless it is a string. */
 export interface SseEvent {
@@ -116,6 +117,38 @@ export async function startSseServer(replies: ScriptedHttpReply[] = []): Promise
 				server.closeAllConnections();
 				server.close(() => resolve());
 			}),
+	};
+}
+
+/**
+ * A fresh scripted server for each test of the calling `describe`, closed after it. The returned
+ * object forwards to the current test's server, so tests write `server.push(…)` as usual.
+ */
+export function useSseServer(): SseServer {
+	let current: SseServer | undefined;
+	beforeEach(async () => {
+		current = await startSseServer();
+	});
+	afterEach(async () => {
+		await current?.close();
+		current = undefined;
+	});
+	const get = (): SseServer => {
+		if (!current) throw new Error("useSseServer: the server exists only while a test runs.");
+		return current;
+	};
+	return {
+		get url() {
+			return get().url;
+		},
+		get openaiBaseUrl() {
+			return get().openaiBaseUrl;
+		},
+		get requests() {
+			return get().requests;
+		},
+		push: (...replies) => get().push(...replies),
+		close: () => get().close(),
 	};
 }
 
