@@ -99,13 +99,17 @@ function settleWithinGrace<T>(promise: Promise<T>, signal: AbortSignal | undefin
 	});
 }
 
-function parseArguments(raw: unknown): unknown {
-	// Some models send the arguments object as a JSON string.
+/** Some models send the arguments object as a JSON string; a string that is not JSON is an error the model can fix. */
+function parseArguments(toolName: string, raw: unknown): unknown {
 	if (typeof raw !== "string") return raw;
 	try {
 		return JSON.parse(raw);
-	} catch {
-		return raw;
+	} catch (error) {
+		const shown = raw.length > 2000 ? `${raw.slice(0, 2000)}… [${raw.length - 2000} more characters]` : raw;
+		throw new Error(
+			`The arguments for tool "${toolName}" are not valid JSON (${errorMessage(error)}). ` +
+				`Send one JSON object matching the tool's schema.\n\nReceived:\n${shown}`,
+		);
 	}
 }
 
@@ -157,7 +161,7 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
 		}
 		let args: Record<string, unknown>;
 		try {
-			const raw = parseArguments(toolCall.arguments);
+			const raw = parseArguments(toolCall.name, toolCall.arguments);
 			args = validateToolArguments(tool, tool.prepareArguments ? tool.prepareArguments(raw) : raw);
 		} catch (error) {
 			return { ready: false, outcome: errorOutcome(errorMessage(error)) };

@@ -166,6 +166,18 @@ describe("executeToolCalls: exactly one result per call, in source order", () =>
 	});
 });
 
+describe("executeToolCalls: malformed JSON arguments", () => {
+	it("says the arguments are not valid JSON and echoes them, without running the tool", async () => {
+		const recorded: unknown[] = [];
+		const toolCall = call("record", {});
+		(toolCall as { arguments: unknown }).arguments = '{"path": "a.txt", "limit": 2';
+		const { messages } = await executeToolCalls({ tools: [recordingTool(recorded)], toolCalls: [toolCall] });
+		expect(messages[0]!.isError).toBe(true);
+		expect(texts(messages)[0]).toMatch(/arguments for tool "record" are not valid JSON[\s\S]*"limit": 2/);
+		expect(recorded).toEqual([]);
+	});
+});
+
 describe("executeToolCalls: abort", () => {
 	it("gives running calls the signal and unstarted calls an aborted result", async () => {
 		const controller = new AbortController();
