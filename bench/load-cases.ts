@@ -1,4 +1,5 @@
 import { readdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchCase } from "./types.js";
@@ -6,8 +7,12 @@ import type { BenchCase } from "./types.js";
 /** Folder of the case modules: each `bench/cases/<group>.ts` exports `cases: BenchCase[]`. */
 export const casesDir = fileURLToPath(new URL("./cases/", import.meta.url));
 
-/** Data of every group lives under the repository's `.bench-tmp/` (git-ignored). */
-export const benchRoot = fileURLToPath(new URL("../.bench-tmp/", import.meta.url));
+/**
+ * Data of every group lives under the system temp dir, outside any repository: a tree nested in an
+ * ignored folder of this repository would make ripgrep check every file against the repository's
+ * .gitignore, a cost no real search from a project's root pays. `TOOLBELT_BENCH_DIR` overrides it.
+ */
+export const benchRoot = process.env.TOOLBELT_BENCH_DIR ?? join(tmpdir(), "toolbelt-bench");
 
 /** Loads every case module, in file-name order. */
 export async function loadCases(): Promise<{ file: string; benchCase: BenchCase }[]> {
