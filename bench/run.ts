@@ -99,12 +99,14 @@ for (const { file, benchCase } of await loadCases()) {
 }
 
 const format = (value: number | undefined, digits = 1) => (value === undefined ? "–" : value.toFixed(digits));
+// Case names and goals hold shell pipes; a bare `|` would split the Markdown cell.
+const cell = (text: string | undefined) => (text ?? "").replaceAll("|", "\\|");
 const lines = [
 	"| case | goal | toolbelt ms | raw ms | ratio | toolbelt peak RSS growth MB | raw peak RSS MB | correct | goal met | note |",
 	"|---|---|---:|---:|---:|---:|---:|---|---|---|",
 	...rows.map(
 		(row) =>
-			`| ${row.id} | ${row.goal} | ${format(row.toolbeltMs)} | ${format(row.baselineMs)} | ${format(row.ratio, 2)} | ${format(row.rssGrowthMB)} | ${format(row.baselineRssMB)} | ${row.ok ? "yes" : "NO"} | ${row.met ? "yes" : "NO"} | ${row.note ?? ""} |`,
+			`| ${cell(row.id)} | ${cell(row.goal)} | ${format(row.toolbeltMs)} | ${format(row.baselineMs)} | ${format(row.ratio, 2)} | ${format(row.rssGrowthMB)} | ${format(row.baselineRssMB)} | ${row.ok ? "yes" : "NO"} | ${row.met ? "yes" : "NO"} | ${cell(row.note)} |`,
 	),
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
