@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
@@ -179,6 +181,30 @@ describe("bash: shell resolution", () => {
 	});
 });
 
+describe("bash: startup files", () => {
+	const tempDir = useTempDir();
+
+	it("never sources ~/.bashrc, even when bash would take its socket stdin for an ssh session", async () => {
+		// With SHLVL unset (an MCP client's minimal environment) and a socket on stdin (Node's pipes),
+		// bash reads ~/.bashrc unless told not to; a slow or blocking rc file would then hang every call.
+		const home = tempDir();
+		await writeFile(join(home, ".bashrc"), `touch "${join(home, "bashrc-ran")}"\n`);
+		const saved = { HOME: process.env.HOME, SHLVL: process.env.SHLVL };
+		process.env.HOME = home;
+		delete process.env.SHLVL;
+		try {
+			const outcome = await runTool(createBashTool(home), { command: "echo ran" });
+			expect(outcome.text).toContain("ran");
+		} finally {
+			for (const [name, value] of Object.entries(saved)) {
+				if (value === undefined) delete process.env[name];
+				else process.env[name] = value;
+			}
+		}
+		expect(existsSync(join(home, "bashrc-ran"))).toBe(false);
+	});
+});
+
 describe("bash: custom operations (a remote executor)", () => {
 	const tempDir = useTempDir();
 
@@ -199,7 +225,7 @@ describe("bash: custom operations (a remote executor)", () => {
 		});
 		expect(requests[0]).toMatchObject({
 			file: "/bin/bash",
-			args: ["-c", "make"],
+			args: ["--norc", "--noprofile", "-c", "make"],
 			cwd: "/remote/project",
 			timeoutMs: 7000,
 		});

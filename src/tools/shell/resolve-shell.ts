@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { ToolError } from "../../engine/errors.js";
 import type { ShellOperations, ShellToolOptions } from "./types.js";
 
@@ -68,10 +69,14 @@ export const resolveBashShell: ShellResolver = async (input) => {
 			"No shell was found: neither bash nor sh is installed or on PATH. Install bash to run commands.",
 		);
 	}
+	// Node's stdio pipes are sockets, and bash takes a socket on stdin with SHLVL unset (as under an
+	// MCP client's minimal environment) for an ssh session and sources ~/.bashrc — which may run
+	// slow or blocking setup (version managers, prompts). Commands must not depend on it.
+	const noStartupFiles = basename(file) === "bash" ? ["--norc", "--noprofile"] : [];
 	if (Buffer.byteLength(input.command, "utf8") > longestInlineCommandBytes) {
-		return { file, args: ["-c", scriptFromStdin], stdin: input.command };
+		return { file, args: [...noStartupFiles, "-c", scriptFromStdin], stdin: input.command };
 	}
-	return { file, args: ["-c", input.command] };
+	return { file, args: [...noStartupFiles, "-c", input.command] };
 };
 
 /**
