@@ -90,8 +90,7 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unk
  * Any tool, whatever its schema. `execute` is declared as a method, so a tool with a concrete
  * argument type is assignable here (method parameters are checked bivariantly).
  */
-// biome-ignore lint/suspicious/noExplicitAny: the erased form of AgentTool needs an open details type.
-export type AnyAgentTool = AgentTool<TSchema, any>;
+export type AnyAgentTool = AgentTool<TSchema, unknown>;
 
 /** A tool call as the model emitted it. */
 export interface ToolCall {
