@@ -4,20 +4,7 @@ import { createUserMessage, emptyUsage } from "../../src/agent/messages.js";
 import { streamAnthropicMessages, toAnthropicMessages } from "../../src/agent/providers/anthropic-messages.js";
 import type { AssistantMessage, AssistantMessageEvent, Model, ModelContext } from "../../src/agent/types.js";
 import { anthropicStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
-
-const fastRetry = { maxRetries: 2, baseDelayMs: 10, maxDelayMs: 50 };
-
-async function collect(iterable: AsyncIterable<AssistantMessageEvent>) {
-	const events: AssistantMessageEvent[] = [];
-	const snapshots: string[] = [];
-	for await (const event of iterable) {
-		events.push(event);
-		snapshots.push(JSON.stringify("partial" in event ? event.partial : event.message));
-	}
-	const last = events.at(-1);
-	if (!last || (last.type !== "done" && last.type !== "error")) throw new Error("stream did not end with done/error");
-	return { events, snapshots, final: last.message as AssistantMessage };
-}
+import { collect, fastRetry } from "./provider-stream.js";
 
 const editTool = {
 	name: "edit",

@@ -5,21 +5,7 @@ import { toAnthropicMessages } from "../../src/agent/providers/anthropic-message
 import { streamOpenAICompletions, toOpenAIMessages } from "../../src/agent/providers/openai-completions.js";
 import type { AssistantMessage, AssistantMessageEvent, Message, Model, ModelContext } from "../../src/agent/types.js";
 import { openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
-
-const fastRetry = { maxRetries: 2, baseDelayMs: 10, maxDelayMs: 50 };
-
-async function collect(iterable: AsyncIterable<AssistantMessageEvent>) {
-	const events: AssistantMessageEvent[] = [];
-	// `partial` is the live message; a snapshot shows what a UI saw at that moment.
-	const snapshots: string[] = [];
-	for await (const event of iterable) {
-		events.push(event);
-		snapshots.push(JSON.stringify("partial" in event ? event.partial : event.message));
-	}
-	const last = events.at(-1);
-	if (!last || (last.type !== "done" && last.type !== "error")) throw new Error("stream did not end with done/error");
-	return { events, snapshots, final: last.message as AssistantMessage };
-}
+import { collect, fastRetry } from "./provider-stream.js";
 
 const readTool = {
 	name: "read",
