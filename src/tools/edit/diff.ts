@@ -23,6 +23,8 @@ interface Region {
 	oldEnd: number;
 	newStart: number;
 	newEnd: number;
+	/** Line breaks the region's replacements add (negative: remove). */
+	lineDelta: number;
 }
 
 function lineStartIn(text: TextSource, position: number): number {
@@ -50,9 +52,16 @@ function linesAfter(text: TextSource, position: number, count: number): number {
  * and where each lands in the new text. Outside the replaced spans both texts are identical, so a
  * region's new bounds are its old ones shifted by the length change before them.
  */
-function regionsOf(original: TextSource, replacements: readonly AppliedReplacement[]): Region[] {
+function regionsOf(
+	original: TextSource,
+	updated: TextSource,
+	replacements: readonly AppliedReplacement[],
+): Region[] {
 	const regions: Region[] = [];
 	for (const replacement of replacements) {
+		const lineDelta =
+			updated.countNewlines(replacement.newStart, replacement.newEnd) -
+			original.countNewlines(replacement.start, replacement.end);
 		const oldStart = linesBefore(original, replacement.start, CONTEXT_LINES);
 		const lastPosition = Math.max(replacement.start, replacement.end - 1);
 		const oldEnd = linesAfter(original, lastPosition, CONTEXT_LINES);
@@ -61,11 +70,13 @@ function regionsOf(original: TextSource, replacements: readonly AppliedReplaceme
 			oldEnd,
 			newStart: oldStart + (replacement.newStart - replacement.start),
 			newEnd: oldEnd + (replacement.newEnd - replacement.end),
+			lineDelta,
 		};
 		const last = regions[regions.length - 1];
 		if (last && region.oldStart <= last.oldEnd) {
 			last.oldEnd = region.oldEnd;
 			last.newEnd = region.newEnd;
+			last.lineDelta += lineDelta;
 		} else {
 			regions.push(region);
 		}
@@ -95,15 +106,19 @@ export function diffEdit(options: {
 	path: string;
 }): EditDiff {
 	const { original, updated, replacements, path } = options;
-	const regions = regionsOf(original, replacements);
+	const regions = regionsOf(original, updated, replacements);
 	const oldLines = lineNumbersIn(
 		original,
 		regions.map((region) => region.oldStart),
 	);
-	const newLines = lineNumbersIn(
-		updated,
-		regions.map((region) => region.newStart),
-	);
+	// Before a region both texts differ only by the earlier regions' replacements, so the new
+	// line numbers follow from the old ones without a second pass over the new text.
+	let shift = 0;
+	const newLines = regions.map((region, index) => {
+		const line = (oldLines[index] ?? 1) + shift;
+		shift += region.lineDelta;
+		return line;
+	});
 	const output: string[] = [`--- ${path}`, `+++ ${path}`];
 	let firstChangedLine = 0;
 	let added = 0;

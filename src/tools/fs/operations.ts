@@ -1,3 +1,4 @@
+import * as fsSync from "node:fs";
 import { constants as fsConstants } from "node:fs";
 import * as fs from "node:fs/promises";
 
@@ -92,12 +93,73 @@ function infoOf(stats: import("node:fs").Stats): FileInfo {
 	return { kind: kindOf(stats), size: stats.size, mode: stats.mode & 0o7777, mtimeMs: stats.mtimeMs };
 }
 
-/** The local file system through `node:fs/promises`. */
+/**
+ * Files up to this size are read and written with synchronous calls. A round trip through the
+ * thread pool costs more than the system call itself for metadata and small files (an edit makes a
+ * dozen of them), and the tools go on to process these bytes synchronously anyway, so the event
+ * loop is held no longer than it already is. Larger files go through the thread pool.
+ */
+const SYNC_IO_MAX_BYTES = 4 * 2 ** 20;
+
+/**
+ * Reads a regular file of at most `SYNC_IO_MAX_BYTES` synchronously, or returns undefined when the
+ * path needs the asynchronous path (larger, or not a regular file). Opened non-blocking, so a FIFO
+ * never stalls the event loop: it is handed to the asynchronous read instead.
+ */
+function readSmallFileSync(path: string): Buffer | undefined {
+	const descriptor = fsSync.openSync(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+	try {
+		const stats = fsSync.fstatSync(descriptor);
+		if (!stats.isFile() || stats.size > SYNC_IO_MAX_BYTES) return undefined;
+		// One byte more than the size, to notice a file that grew since the fstat.
+		const buffer = Buffer.allocUnsafe(stats.size + 1);
+		let length = 0;
+		for (;;) {
+			const bytesRead = fsSync.readSync(descriptor, buffer, length, buffer.length - length, null);
+			if (bytesRead === 0) return buffer.subarray(0, length);
+			length += bytesRead;
+			if (length === buffer.length) return undefined; // grew: let readFile take all of it
+		}
+	} finally {
+		fsSync.closeSync(descriptor);
+	}
+}
+
+async function writeFileAsync(path: string, data: Uint8Array, options: WriteFileOptions): Promise<void> {
+	const handle = await fs.open(path, options.exclusive ? "wx" : "w", options.mode ?? 0o666);
+	try {
+		let written = 0;
+		while (written < data.length) {
+			const { bytesWritten } = await handle.write(data, written, data.length - written);
+			written += bytesWritten;
+		}
+		if (options.flush) await handle.datasync();
+	} finally {
+		await handle.close();
+	}
+}
+
+function writeNewFileSync(path: string, data: Uint8Array, options: WriteFileOptions): void {
+	const descriptor = fsSync.openSync(path, "wx", options.mode ?? 0o666);
+	try {
+		let written = 0;
+		while (written < data.length) written += fsSync.writeSync(descriptor, data, written, data.length - written);
+		if (options.flush) fsSync.fdatasyncSync(descriptor);
+	} finally {
+		fsSync.closeSync(descriptor);
+	}
+}
+
+/**
+ * The local file system. Metadata calls and small files use synchronous system calls (see
+ * `SYNC_IO_MAX_BYTES`); directory listings, large files and anything that could block (a FIFO,
+ * an existing path opened for writing) use `node:fs/promises`.
+ */
 export const localFileOperations: FileOperations = {
-	stat: async (path) => infoOf(await fs.stat(path)),
-	lstat: async (path) => infoOf(await fs.lstat(path)),
-	realpath: (path) => fs.realpath(path),
-	readlink: (path) => fs.readlink(path),
+	stat: async (path) => infoOf(fsSync.statSync(path)),
+	lstat: async (path) => infoOf(fsSync.lstatSync(path)),
+	realpath: async (path) => fsSync.realpathSync.native(path),
+	readlink: async (path) => fsSync.readlinkSync(path),
 	readdir: async (path) =>
 		(await fs.readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, kind: kindOf(entry) })),
 	open: async (path) => {
@@ -113,26 +175,18 @@ export const localFileOperations: FileOperations = {
 			},
 		};
 	},
-	readFile: (path) => fs.readFile(path),
+	readFile: async (path) => readSmallFileSync(path) ?? (await fs.readFile(path)),
 	writeFile: async (path, data, options = {}) => {
-		const handle = await fs.open(path, options.exclusive ? "wx" : "w", options.mode ?? 0o666);
-		try {
-			let written = 0;
-			while (written < data.length) {
-				const { bytesWritten } = await handle.write(data, written, data.length - written);
-				written += bytesWritten;
-			}
-			if (options.flush) await handle.datasync();
-		} finally {
-			await handle.close();
-		}
+		// Only a new file is written synchronously: opening an existing path could block (a FIFO).
+		if (options.exclusive && data.length <= SYNC_IO_MAX_BYTES) writeNewFileSync(path, data, options);
+		else await writeFileAsync(path, data, options);
 	},
 	mkdir: async (path, options) => {
 		await fs.mkdir(path, { recursive: options?.recursive ?? false });
 	},
-	rename: (from, to) => fs.rename(from, to),
-	unlink: (path) => fs.unlink(path),
-	chmod: (path, mode) => fs.chmod(path, mode),
+	rename: async (from, to) => fsSync.renameSync(from, to),
+	unlink: async (path) => fsSync.unlinkSync(path),
+	chmod: async (path, mode) => fsSync.chmodSync(path, mode),
 };
 
 /** The POSIX error code of a file-system failure (`ENOENT`, …), or undefined. */

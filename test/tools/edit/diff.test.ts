@@ -56,6 +56,17 @@ describe("diffEdit", () => {
 		expect(diff.firstChangedLine).toBe(5);
 	});
 
+	it("counts lines after a deletion and after merged regions in the new file", () => {
+		const removed = diffOf(numbered(40), [edit("line 5\nline 6\nline 7\n", ""), edit("line 30\n", "thirty\n")]);
+		expect(removed.text).toContain("@@ -27,7 +24,7 @@");
+		const merged = diffOf(numbered(60), [
+			edit("line 5\n", "x\ny\nline 5\n"),
+			edit("line 8\n", "z\nline 8\n"),
+			edit("line 50\n", "fifty\n"),
+		]);
+		expect(merged.text).toContain("@@ -47,7 +50,7 @@");
+	});
+
 	it("handles deleting lines at the start and end of a file", () => {
 		const start = diffOf(numbered(10), [edit("line 1\n", "")]);
 		expect(start.text).toContain("@@ -1,4 +1,3 @@\n-line 1\n line 2");

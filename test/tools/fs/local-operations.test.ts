@@ -1,0 +1,57 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { localFileOperations as operations } from "../../../src/tools/fs/operations.js";
+import { useTempDir } from "../../helpers/temp-dir.js";
+
+describe("localFileOperations", () => {
+	const dir = useTempDir();
+
+	it("reads small files (synchronous path) and large ones (thread pool) byte for byte", async () => {
+		const small = Buffer.from("héllo\nworld\n");
+		const large = Buffer.alloc(5 * 2 ** 20, "abc\n");
+		writeFileSync(join(dir(), "small"), small);
+		writeFileSync(join(dir(), "large"), large);
+		writeFileSync(join(dir(), "empty"), "");
+		expect((await operations.readFile(join(dir(), "small"))).equals(small)).toBe(true);
+		expect((await operations.readFile(join(dir(), "large"))).equals(large)).toBe(true);
+		expect((await operations.readFile(join(dir(), "empty"))).length).toBe(0);
+	});
+
+	it("rejects with the POSIX code for a missing file, a directory and an existing exclusive target", async () => {
+		await expect(operations.readFile(join(dir(), "missing"))).rejects.toMatchObject({ code: "ENOENT" });
+		await expect(operations.readFile(dir())).rejects.toMatchObject({ code: "EISDIR" });
+		await expect(operations.stat(join(dir(), "missing", "x"))).rejects.toMatchObject({ code: "ENOENT" });
+		writeFileSync(join(dir(), "taken"), "old");
+		await expect(
+			operations.writeFile(join(dir(), "taken"), Buffer.from("new"), { exclusive: true }),
+		).rejects.toMatchObject({ code: "EEXIST" });
+		expect(readFileSync(join(dir(), "taken"), "utf8")).toBe("old");
+	});
+
+	it("creates files with the requested mode, small and large", async () => {
+		for (const [name, size] of [
+			["small", 10],
+			["large", 5 * 2 ** 20],
+		] as const) {
+			const path = join(dir(), name);
+			await operations.writeFile(path, Buffer.alloc(size, "x"), { exclusive: true, mode: 0o600 });
+			expect(statSync(path).size).toBe(size);
+			expect(statSync(path).mode & 0o777).toBe(0o600);
+		}
+	});
+
+	it("hands a FIFO to the thread pool instead of blocking the event loop", async () => {
+		const fifo = join(dir(), "fifo");
+		execFileSync("mkfifo", [fifo]);
+		const info = await operations.stat(fifo);
+		expect(info.kind).toBe("other");
+		// Nobody writes: the read waits in the thread pool while timers still run.
+		const read = operations.readFile(fifo);
+		const tick = await new Promise<string>((resolve) => setTimeout(() => resolve("loop alive"), 20));
+		expect(tick).toBe("loop alive");
+		writeFileSync(fifo, "through the pipe");
+		expect((await read).toString()).toBe("through the pipe");
+	});
+});
