@@ -8,6 +8,7 @@ import { createSearchOperations } from "./search/operations.js";
 import { rebaseGlob, splitPathGlob } from "./search/path-glob.js";
 import { prepareFindArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget, runSearch } from "./search/run-search.js";
+import { PathGroups } from "./search/sort-paths.js";
 import type { SearchBackendName, SearchOperations } from "./search/types.js";
 
 const DESCRIPTION = `Find files by glob pattern and get their paths, relative to the searched directory, sorted.
@@ -112,7 +113,8 @@ export function createFindTool(
 			}
 			const target = await resolveSearchTarget({ cwd, path: args.path, operations, allowFile: false });
 			const pattern = rebaseGlob(args.pattern, { cwd, root: target.root });
-			const paths: string[] = [];
+			// Filed by folder as ripgrep lists them, so sorting at the end has little left to do.
+			const paths = new PathGroups();
 			let limitReached = false;
 			const timeoutMs = options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
 			const run = await runSearch({
@@ -123,23 +125,23 @@ export function createFindTool(
 					),
 				onBatch: (batch) => {
 					for (const path of batch) {
-						if (paths.length >= limit) {
+						if (paths.count >= limit) {
 							limitReached = true;
 							return false;
 						}
-						paths.push(path);
+						paths.add(path);
 					}
 					return true;
 				},
 				signal,
 				timeoutMs,
 			});
-			const details: FindToolDetails = { backend: run.backend, fileCount: paths.length };
+			const details: FindToolDetails = { backend: run.backend, fileCount: paths.count };
 			if (run.fallbackReason) details.fallbackReason = run.fallbackReason;
 			if (limitReached) details.resultLimitReached = limit;
 			if (run.timedOut) details.timedOut = true;
 
-			if (paths.length === 0) {
+			if (paths.count === 0) {
 				let text = run.timedOut
 					? `No files found before the listing timed out after ${formatDuration(timeoutMs)}.`
 					: "No files found";
@@ -156,10 +158,10 @@ export function createFindTool(
 				maxLines: options.maxLines ?? DEFAULT_MAX_LINES,
 			});
 			let text = listing.text;
-			if (listing.shownPaths < paths.length || listing.shownBytes < listing.totalBytes) {
+			if (listing.shownPaths < paths.count || listing.shownBytes < listing.totalBytes) {
 				details.outputTruncated = true;
 				notices.push(
-					`Output cut to ${listing.shownPaths} of ${paths.length} paths (${formatSize(listing.shownBytes)} of ${formatSize(listing.totalBytes)}). Use a more specific pattern or path.`,
+					`Output cut to ${listing.shownPaths} of ${paths.count} paths (${formatSize(listing.shownBytes)} of ${formatSize(listing.totalBytes)}). Use a more specific pattern or path.`,
 				);
 			}
 			if (limitReached) {

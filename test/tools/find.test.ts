@@ -31,6 +31,17 @@ describe.each(backends)("find ($name)", ({ backend }) => {
 	const find = (args: Parameters<ReturnType<typeof createFindTool>["execute"]>[1], options: FindToolOptions = {}) =>
 		createFindTool(dir(), { backend, ...options }).execute("call", args, undefined);
 
+	it.each([
+		[".gitignore", "*.gen.ts\n"],
+		[".ignore", "*.gen.ts\n"],
+		[".rgignore", "*.gen.ts\n"],
+		[".git/info/exclude", "*.gen.ts\n"],
+	])("applies %s in a folder above the searched path", async (file, rules) => {
+		await writeTree(dir(), { [file]: rules, "pkg/src/a.ts": "", "pkg/src/b.gen.ts": "", "pkg/c.gen.ts": "" });
+		expect(textOf(await find({ pattern: "*.ts", path: "pkg/src" }))).toBe("a.ts");
+		expect(textOf(await find({ pattern: "*.ts", path: "pkg" }))).toBe("src/a.ts");
+	});
+
 	it("matches a pattern without / against the name at any depth, sorted by path", async () => {
 		await writeTree(dir(), project);
 		const result = await find({ pattern: "*.ts" });

@@ -1,4 +1,4 @@
-import { sortedPathsUntil } from "./sort-paths.js";
+import { PathGroups } from "./sort-paths.js";
 
 /** A sorted file listing cut to the output budget. */
 export interface Listing {
@@ -17,12 +17,18 @@ export interface Listing {
  * `truncateTail` would keep), sorting only as far as the budget reaches. At least one path is
  * shown, cut to the byte budget if it alone is longer.
  */
-export function formatListing(paths: readonly string[], budget: { maxLines: number; maxBytes: number }): Listing {
-	// One native count over the joined listing beats a call per path.
-	const totalBytes = Buffer.byteLength(paths.join("\n"));
+export function formatListing(
+	paths: readonly string[] | PathGroups,
+	budget: { maxLines: number; maxBytes: number },
+): Listing {
+	let groups = paths instanceof PathGroups ? paths : undefined;
+	if (!groups) {
+		groups = new PathGroups();
+		for (const path of paths as readonly string[]) groups.add(path);
+	}
 	const shown: string[] = [];
 	let shownBytes = 0;
-	sortedPathsUntil(paths, (path) => {
+	groups.walk((path) => {
 		const bytes = Buffer.byteLength(path) + (shown.length > 0 ? 1 : 0);
 		if (shown.length >= budget.maxLines || (shown.length > 0 && shownBytes + bytes > budget.maxBytes)) return false;
 		shown.push(path);
@@ -37,5 +43,7 @@ export function formatListing(paths: readonly string[], budget: { maxLines: numb
 			.replace(/\uFFFD$/, "");
 		shownBytes = Buffer.byteLength(text);
 	}
+	// Everything shown: the listing is what was shown (before any cut of a single long path).
+	const totalBytes = shown.length === groups.count ? Buffer.byteLength(shown.join("\n")) : groups.listingBytes();
 	return { text, shownPaths: shown.length, shownBytes, totalBytes };
 }

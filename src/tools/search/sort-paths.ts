@@ -16,7 +16,9 @@ export function comparePaths(left: string, right: string): number {
 }
 
 interface FolderNode {
-	/** Names of the files directly in the folder. */
+	/** The folder's own path (`a/b`; empty for the root). */
+	path: string;
+	/** Full paths of the files directly in the folder. */
 	files: string[];
 	/** Sub-folders by name. */
 	folders: Map<string, FolderNode>;
@@ -25,7 +27,7 @@ interface FolderNode {
 /** Stops a sorted listing early: return false once enough paths were taken. */
 export type TakePath = (path: string) => boolean;
 
-/** Sorts paths in `comparePaths` order (see `sortedPathsUntil`). */
+/** Sorts paths in `comparePaths` order (see `PathGroups`). */
 export function sortPaths(paths: readonly string[]): string[] {
 	const sorted: string[] = [];
 	sortedPathsUntil(paths, (path) => {
@@ -35,49 +37,88 @@ export function sortPaths(paths: readonly string[]): string[] {
 	return sorted;
 }
 
-/**
- * Hands out paths in `comparePaths` order until `take` returns false. The paths go into a tree
- * of folders and each folder's names are sorted on their own (short strings, native order) only
- * when the walk reaches it: a listing cut to its first 2,000 lines sorts little more than those,
- * and no JavaScript comparator walks long shared prefixes a few hundred thousand times.
- */
+/** Hands out `paths` in `comparePaths` order until `take` returns false (see `PathGroups`). */
 export function sortedPathsUntil(paths: readonly string[], take: TakePath): void {
-	const root: FolderNode = { files: [], folders: new Map() };
-	for (const path of paths) {
-		let folder = root;
-		let start = 0;
-		let slash = path.indexOf("/");
-		while (slash !== -1) {
-			const name = path.slice(start, slash);
-			let next = folder.folders.get(name);
-			if (!next) {
-				next = { files: [], folders: new Map() };
-				folder.folders.set(name, next);
-			}
-			folder = next;
-			start = slash + 1;
-			slash = path.indexOf("/", start);
-		}
-		folder.files.push(path.slice(start));
+	const groups = new PathGroups();
+	for (const path of paths) groups.add(path);
+	groups.walk(take);
+}
+
+/**
+ * Collects paths for a sorted listing. Each path is filed under its folder as it arrives (one
+ * slice and one map look-up), so a caller can collect while ripgrep is still walking; `walk`
+ * then builds a tree of the few distinct folders and sorts each folder's files natively only
+ * when it reaches them: a listing cut to its first 2,000 lines sorts little more than those, and
+ * no JavaScript comparator runs per pair of paths.
+ *
+ * Within a folder, full paths share the folder's prefix, so comparing them natively compares the
+ * names; and a sub-folder's path is a prefix of its contents, so a sub-folder `a` sorts before a
+ * file `a-b` or `a.ts`, exactly as `comparePaths` puts `a/x` before them.
+ */
+export class PathGroups {
+	private readonly filesByFolder = new Map<string, string[]>();
+	/** How many paths were added. */
+	count = 0;
+
+	/** Adds one path (relative, `/`-separated). */
+	add(path: string): void {
+		this.count++;
+		const folder = path.slice(0, Math.max(0, path.lastIndexOf("/")));
+		const files = this.filesByFolder.get(folder);
+		if (files) files.push(path);
+		else this.filesByFolder.set(folder, [path]);
 	}
-	const visit = (folder: FolderNode, prefix: string): boolean => {
-		// Two sorted lists (files, folders) merged: no object per entry, no comparator callback.
-		const files = folder.files.sort();
-		const folders = [...folder.folders.keys()].sort();
-		let fileIndex = 0;
-		let folderIndex = 0;
-		while (fileIndex < files.length || folderIndex < folders.length) {
-			const file = files[fileIndex];
-			const name = folders[folderIndex];
-			if (file !== undefined && (name === undefined || file <= name)) {
-				fileIndex++;
-				if (!take(prefix + file)) return false;
-			} else if (name !== undefined) {
-				folderIndex++;
-				if (!visit(folder.folders.get(name) as FolderNode, `${prefix}${name}/`)) return false;
+
+	/** UTF-8 bytes of every path added, one line each (`\n` between). */
+	listingBytes(): number {
+		// One native count per folder (its paths joined) is far cheaper than a call per path.
+		let bytes = 0;
+		for (const files of this.filesByFolder.values()) bytes += Buffer.byteLength(files.join("\n"));
+		return bytes + Math.max(0, this.filesByFolder.size - 1);
+	}
+
+	/** Hands out the paths in `comparePaths` order until `take` returns false. */
+	walk(take: TakePath): void {
+		const root: FolderNode = { path: "", files: this.filesByFolder.get("") ?? [], folders: new Map() };
+		for (const [folderPath, files] of this.filesByFolder) {
+			if (folderPath === "") continue;
+			let folder = root;
+			let start = 0;
+			for (;;) {
+				const slash = folderPath.indexOf("/", start);
+				const end = slash === -1 ? folderPath.length : slash;
+				const name = folderPath.slice(start, end);
+				let next = folder.folders.get(name);
+				if (!next) {
+					next = { path: folderPath.slice(0, end), files: [], folders: new Map() };
+					folder.folders.set(name, next);
+				}
+				folder = next;
+				if (slash === -1) break;
+				start = slash + 1;
 			}
+			folder.files = files;
 		}
-		return true;
-	};
-	visit(root, "");
+		visitFolder(root, take);
+	}
+}
+
+/** Walks one folder: its sorted files and sorted sub-folders merged; false once `take` said stop. */
+function visitFolder(folder: FolderNode, take: TakePath): boolean {
+	const files = folder.files.sort();
+	const folders = [...folder.folders.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+	let fileIndex = 0;
+	let folderIndex = 0;
+	while (fileIndex < files.length || folderIndex < folders.length) {
+		const file = files[fileIndex];
+		const next = folders[folderIndex];
+		if (file !== undefined && (next === undefined || file < next.path)) {
+			fileIndex++;
+			if (!take(file)) return false;
+		} else if (next !== undefined) {
+			folderIndex++;
+			if (!visitFolder(next, take)) return false;
+		}
+	}
+	return true;
 }

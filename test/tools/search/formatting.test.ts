@@ -71,6 +71,13 @@ describe("formatListing", () => {
 		expect(formatListing(paths, { maxLines: 10, maxBytes: 1000 }).shownPaths).toBe(4);
 	});
 
+	it("counts the whole listing's bytes across folders, also when it shows only part", () => {
+		const paths = ["b/2.txt", "a/1.txt", "c/é.txt", "a/0.txt", "top.md", "a/d/x"];
+		const whole = paths.join("\n");
+		expect(formatListing(paths, { maxLines: 1, maxBytes: 1000 }).totalBytes).toBe(Buffer.byteLength(whole));
+		expect(formatListing(paths, { maxLines: 100, maxBytes: 1000 }).totalBytes).toBe(Buffer.byteLength(whole));
+	});
+
 	it("cuts a single path longer than the byte budget", () => {
 		expect(formatListing(["é".repeat(10)], { maxLines: 10, maxBytes: 5 })).toMatchObject({
 			text: "éé",
