@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../src/tools/bash.js";
 import { disposeShellProcesses } from "../../src/tools/shell/background-registry.js";
 import { useTempDir } from "../helpers/temp-dir.js";
+import { bashWith, outputPaths } from "./shell/output-paths.js";
 import { runTool } from "./shell/run-tool.js";
 import {
 	eventually,
@@ -27,65 +28,69 @@ afterEach(async () => {
 	for (const marker of markers.splice(0)) killMarked(marker);
 });
 
-describe("bash: no hang on background work", () => {
-	const tempDir = useTempDir();
+describe.each(outputPaths)("$name", ({ operations }) => {
+	const bash = bashWith(operations);
 
-	it("returns when the shell exits, not when a background job closes the pipe", async () => {
-		const { marker, env } = marked();
-		const outcome = await runTool(createBashTool(tempDir(), { env }), { command: "sleep 60 & echo done" });
-		expect(outcome.ms).toBeLessThan(2000);
-		expect(outcome.isError).toBe(false);
-		expect(outcome.text).toContain("done");
-		// The job keeps running (it may be intended, like a dev server) and is reported.
-		const [sleeper] = processesWithMarker(marker);
-		expect(sleeper).toBeDefined();
-		expect(outcome.details.backgroundPids).toContain(sleeper);
-		expect(outcome.text).toContain(`pid ${sleeper}`);
-	});
+	describe("bash: no hang on background work", () => {
+		const tempDir = useTempDir();
 
-	it("returns while a background loop keeps writing to the inherited pipe", async () => {
-		const { marker, env } = marked();
-		const outcome = await runTool(createBashTool(tempDir(), { env }), {
-			command: "(while true; do echo x; sleep 0.1; done) & echo started",
+		it("returns when the shell exits, not when a background job closes the pipe", async () => {
+			const { marker, env } = marked();
+			const outcome = await runTool(bash(tempDir(), { env }), { command: "sleep 60 & echo done" });
+			expect(outcome.ms).toBeLessThan(2000);
+			expect(outcome.isError).toBe(false);
+			expect(outcome.text).toContain("done");
+			// The job keeps running (it may be intended, like a dev server) and is reported.
+			const [sleeper] = processesWithMarker(marker);
+			expect(sleeper).toBeDefined();
+			expect(outcome.details.backgroundPids).toContain(sleeper);
+			expect(outcome.text).toContain(`pid ${sleeper}`);
 		});
-		expect(outcome.ms).toBeLessThan(2000);
-		expect(outcome.text).toContain("started");
-		// Still running: the pipe is kept flowing, so the writer neither blocks nor dies of SIGPIPE.
-		await new Promise((resolve) => setTimeout(resolve, 300));
-		expect(processesWithMarker(marker).length).toBeGreaterThan(0);
-	});
 
-	it("returns when a writer that escaped tracking keeps the pipe busy", async () => {
-		const { env } = marked();
-		// Own session and no run marker: nothing can find it, and it never lets the pipe go idle.
-		const outcome = await runTool(createBashTool(tempDir(), { env }), {
-			command: `setsid env -u TOOLBELT_SHELL_RUN sh -c 'while :; do echo x; sleep 0.05; done' & sleep 0.3; echo started`,
-			timeout: 60,
+		it("returns while a background loop keeps writing to the inherited pipe", async () => {
+			const { marker, env } = marked();
+			const outcome = await runTool(bash(tempDir(), { env }), {
+				command: "(while true; do echo x; sleep 0.1; done) & echo started",
+			});
+			expect(outcome.ms).toBeLessThan(2000);
+			expect(outcome.text).toContain("started");
+			// Still running: the pipe is kept flowing, so the writer neither blocks nor dies of SIGPIPE.
+			await new Promise((resolve) => setTimeout(resolve, 300));
+			expect(processesWithMarker(marker).length).toBeGreaterThan(0);
 		});
-		expect(outcome.ms).toBeLessThan(8000);
-		expect(outcome.isError).toBe(false);
-		expect(outcome.text).toContain("started");
-	});
 
-	it("returns after starting a server with &, which keeps serving until disposal", async () => {
-		const { marker, env } = marked();
-		// The server keeps the inherited stdout pipe open and logs to it; it writes its port to a file
-		// so the command can wait for it however slowly node starts on a loaded machine.
-		const server = `${JSON.stringify(process.execPath)} -e "require('http').createServer((q, s) => s.end('hello')).listen(0, '127.0.0.1', function () { console.log('listening'); require('fs').writeFileSync('port', String(this.address().port)) })"`;
-		const outcome = await runTool(createBashTool(tempDir(), { env }), {
-			command: `${server} & until [ -s port ]; do sleep 0.05; done; echo "started on $(cat port)"`,
+		it("returns when a writer that escaped tracking keeps the pipe busy", async () => {
+			const { env } = marked();
+			// Own session and no run marker: nothing can find it, and it never lets the pipe go idle.
+			const outcome = await runTool(bash(tempDir(), { env }), {
+				command: `setsid env -u TOOLBELT_SHELL_RUN sh -c 'while :; do echo x; sleep 0.05; done' & sleep 0.3; echo started`,
+				timeout: 60,
+			});
+			expect(outcome.ms).toBeLessThan(8000);
+			expect(outcome.isError).toBe(false);
+			expect(outcome.text).toContain("started");
 		});
-		expect(outcome.ms).toBeLessThan(10_000);
-		expect(outcome.text).toContain("started on");
-		const port = /started on (\d+)/.exec(outcome.text)?.[1];
-		expect(port).toBeDefined();
-		const response = await fetch(`http://127.0.0.1:${port}/`);
-		expect(await response.text()).toBe("hello");
-		expect(outcome.details.backgroundPids.length).toBeGreaterThan(0);
 
-		await disposeShellProcesses();
-		expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
-		for (const pid of outcome.details.backgroundPids) expect(isAlive(pid)).toBe(false);
+		it("returns after starting a server with &, which keeps serving until disposal", async () => {
+			const { marker, env } = marked();
+			// The server keeps the inherited stdout pipe open and logs to it; it writes its port to a file
+			// so the command can wait for it however slowly node starts on a loaded machine.
+			const server = `${JSON.stringify(process.execPath)} -e "require('http').createServer((q, s) => s.end('hello')).listen(0, '127.0.0.1', function () { console.log('listening'); require('fs').writeFileSync('port', String(this.address().port)) })"`;
+			const outcome = await runTool(bash(tempDir(), { env }), {
+				command: `${server} & until [ -s port ]; do sleep 0.05; done; echo "started on $(cat port)"`,
+			});
+			expect(outcome.ms).toBeLessThan(10_000);
+			expect(outcome.text).toContain("started on");
+			const port = /started on (\d+)/.exec(outcome.text)?.[1];
+			expect(port).toBeDefined();
+			const response = await fetch(`http://127.0.0.1:${port}/`);
+			expect(await response.text()).toBe("hello");
+			expect(outcome.details.backgroundPids.length).toBeGreaterThan(0);
+
+			await disposeShellProcesses();
+			expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
+			for (const pid of outcome.details.backgroundPids) expect(isAlive(pid)).toBe(false);
+		});
 	});
 });
 

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 
 /**
  * Counts `\n` bytes. Shell output can be gigabytes, so this reads four bytes per step with a
@@ -38,29 +38,40 @@ function countWithWc(path: string): Promise<number> {
 	});
 }
 
-async function countWithReads(path: string): Promise<number> {
+async function countWithReads(path: string, limit: number): Promise<number> {
 	const handle = await open(path, "r");
 	try {
 		const block = Buffer.allocUnsafe(1024 * 1024);
 		let count = 0;
-		for (;;) {
-			const { bytesRead } = await handle.read(block, 0, block.length, null);
-			if (bytesRead === 0) return count;
+		let position = 0;
+		while (position < limit) {
+			const { bytesRead } = await handle.read(block, 0, Math.min(block.length, limit - position), position);
+			if (bytesRead === 0) break;
 			count += countNewlines(block.subarray(0, bytesRead));
+			position += bytesRead;
 		}
+		return count;
 	} finally {
 		await handle.close();
 	}
 }
 
+/** Up to this size a file is counted in JavaScript: cheaper than starting `wc`. */
+const countInProcessBytes = 8 * 1024 * 1024;
+
 /**
- * Counts `\n` bytes in a file. Uses `wc -l` where it exists (native and several times faster than
- * JavaScript on gigabytes), else reads the file in blocks.
+ * Counts `\n` bytes in a file, or in its first `limit` bytes. A large file, when all of it is
+ * wanted, is counted by `wc -l` where it exists (native, several times faster than JavaScript on
+ * gigabytes); anything else is read in blocks.
  */
-export async function countFileNewlines(path: string): Promise<number> {
-	try {
-		return await countWithWc(path);
-	} catch {
-		return countWithReads(path);
+export async function countFileNewlines(path: string, limit?: number): Promise<number> {
+	const size = (await stat(path)).size;
+	if (size > countInProcessBytes && (limit === undefined || size === limit)) {
+		try {
+			return await countWithWc(path);
+		} catch {
+			// No wc: count in JavaScript.
+		}
 	}
+	return countWithReads(path, limit ?? Number.POSITIVE_INFINITY);
 }

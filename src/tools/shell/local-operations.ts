@@ -67,9 +67,14 @@ async function isDirectory(path: string): Promise<boolean> {
 const mergeStreamsScript = 'exec "$@" 2>&1';
 const canMergeStreams = process.platform !== "win32" && existsSync("/bin/sh");
 
-function startProcess(request: ShellExecRequest, marker: string): ChildProcess {
+/** A request without `onData`: the output goes to `outputFile` instead. */
+type ExecRequest = Omit<ShellExecRequest, "onData"> & { onData?: ShellExecRequest["onData"] };
+
+function startProcess(request: ExecRequest, marker: string, outputFile: number | undefined): ChildProcess {
 	const env = { ...request.env, [PROCESS_MARKER_VARIABLE]: marker };
-	const [file, args] = canMergeStreams
+	// Into a file, stdout and stderr are one open file: the bytes land in the order written.
+	const merge = outputFile === undefined && canMergeStreams;
+	const [file, args] = merge
 		? ["/bin/sh", ["-c", mergeStreamsScript, "sh", request.file, ...request.args]]
 		: [request.file, request.args];
 	return spawn(file, args, {
@@ -77,17 +82,25 @@ function startProcess(request: ShellExecRequest, marker: string): ChildProcess {
 		env,
 		// Own process group (and session), so the whole tree can be signalled at once.
 		detached: process.platform !== "win32",
-		stdio: ["pipe", "pipe", canMergeStreams ? "ignore" : "pipe"],
+		stdio: outputFile === undefined ? ["pipe", "pipe", merge ? "ignore" : "pipe"] : ["pipe", outputFile, outputFile],
 		windowsHide: true,
 	});
 }
 
 function exec(request: ShellExecRequest): Promise<ShellExecResult> {
+	return run(request, undefined);
+}
+
+function execToFile(request: Omit<ShellExecRequest, "onData">, outputFile: number): Promise<ShellExecResult> {
+	return run(request, outputFile);
+}
+
+function run(request: ExecRequest, outputFile: number | undefined): Promise<ShellExecResult> {
 	return new Promise((resolve, reject) => {
 		const marker = `${process.pid}-${randomUUID()}`;
 		let child: ChildProcess;
 		try {
-			child = startProcess(request, marker);
+			child = startProcess(request, marker, outputFile);
 		} catch (error) {
 			reject(error);
 			return;
@@ -115,7 +128,7 @@ function exec(request: ShellExecRequest): Promise<ShellExecResult> {
 		const onChunk = (chunk: Buffer) => {
 			if (discarding) return;
 			lastActivity = Date.now();
-			const wait = request.onData(chunk);
+			const wait = request.onData?.(chunk);
 			if (wait) {
 				for (const stream of streams) stream.pause();
 				wait.then(
@@ -230,5 +243,13 @@ function exec(request: ShellExecRequest): Promise<ShellExecResult> {
 	});
 }
 
-/** Runs shells as local child processes: own process group, marked environment, tree kill. */
-export const localShellOperations: ShellOperations = { exec, isDirectory, findExecutable };
+/**
+ * Runs shells as local child processes: own process group, marked environment, tree kill. On
+ * POSIX it can also point a shell's output straight into a file (`execToFile`).
+ */
+export const localShellOperations: ShellOperations = {
+	exec,
+	isDirectory,
+	findExecutable,
+	...(process.platform === "win32" ? {} : { execToFile }),
+};

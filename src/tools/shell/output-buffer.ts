@@ -1,10 +1,11 @@
 import { closeSync, openSync, writeSync, writev } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, type TruncationResult, truncateHead } from "../../engine/truncate.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../../engine/truncate.js";
 import { registerOutputFile, releaseOutputFile } from "./background-registry.js";
 import { countFileNewlines, countNewlines } from "./line-count.js";
-import { sanitizeTerminalOutput } from "./sanitize.js";
+import { describeOutput, outputFilePath, type RenderedTail, renderTail, type ShellOutput } from "./output-tail.js";
+
+export type { ShellOutput } from "./output-tail.js";
 
 /** Limits of a `ShellOutputBuffer`. */
 export interface ShellOutputBufferOptions {
@@ -21,18 +22,6 @@ export interface ShellOutputBufferOptions {
 	tempDir?: string;
 }
 
-/** The output of a finished command, as the model will see it. */
-export interface ShellOutput {
-	/** The sanitized tail within the budget (with a marker when a single line was cut). */
-	text: string;
-	/** Totals of the raw output and size of what is shown. */
-	truncation: Omit<TruncationResult, "content"> & { lineCut: boolean };
-	/** The file holding the complete raw output, present when `truncation.truncated`. */
-	fullOutputPath?: string;
-	/** Set when the full-output file could not be written completely. */
-	fullOutputError?: string;
-}
-
 // Writes to the full-output file run in the background; past this many bytes in flight the
 // producer waits, so memory stays bounded however fast the command prints.
 const highWaterBytes = 8 * 1024 * 1024;
@@ -41,18 +30,6 @@ const fileBatchBytes = 1024 * 1024;
 // Past this much output the lines are counted once at the end, natively, in the full-output file:
 // counting every chunk in JavaScript would cost more CPU than everything else together.
 const inlineLineCountBytes = 8 * 1024 * 1024;
-
-/** Length of `bytes` without a trailing, incomplete UTF-8 sequence. */
-function completeUtf8Length(bytes: Buffer): number {
-	const length = bytes.length;
-	for (let back = 1; back <= Math.min(3, length); back++) {
-		const byte = bytes[length - back] ?? 0;
-		if ((byte & 0xc0) === 0x80) continue; // continuation byte: look further back for the lead
-		const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-		return needed > back ? length - back : length;
-	}
-	return length;
-}
 
 /**
  * Collects a command's output in bounded memory: counts every byte and line, keeps only a raw tail
@@ -126,23 +103,15 @@ export class ShellOutputBuffer {
 		if (!this.countingInline && this.filePath !== undefined && !this.fileError) {
 			this.newlines = await countFileNewlines(this.filePath);
 		}
-		const lineCut = tail.partialLine;
-		const marker = lineCut ? `[… line cut: only its last ${tail.outputBytes} bytes fit in the output budget]\n` : "";
-		return {
-			text: marker + tail.content,
-			truncation: {
-				truncated,
-				truncatedBy: truncated ? (tail.truncatedBy ?? (tail.cut ? "lines" : "bytes")) : null,
-				originalLines: this.newlines + (this.totalBytes > 0 && this.lastByte !== 10 ? 1 : 0),
-				originalBytes: this.totalBytes,
-				outputLines: tail.outputLines,
-				outputBytes: tail.outputBytes,
-				partialLine: tail.partialLine,
-				lineCut,
-			},
-			fullOutputPath: truncated ? this.filePath : undefined,
+		return describeOutput({
+			tail,
+			truncated,
+			totalBytes: this.totalBytes,
+			newlines: this.newlines,
+			lastByte: this.lastByte,
+			fullOutputPath: this.filePath,
 			fullOutputError: this.fileError,
-		};
+		});
 	}
 
 	/** Drops the full-output file (when the call fails before it finishes). */
@@ -170,36 +139,18 @@ export class ShellOutputBuffer {
 	}
 
 	/** The sanitized tail within the budget; `cut` says whether raw lines were left out before sanitizing. */
-	private truncatedTail(): TruncationResult & { cut: boolean } {
-		let raw = this.ringContents();
-		let cut = false;
-		if (this.totalBytes > this.ring.length) {
-			// The ring starts wherever the overwritten part ended: skip a split character.
-			let start = 0;
-			while (start < 3 && start < raw.length && ((raw[start] ?? 0) & 0xc0) === 0x80) start++;
-			raw = raw.subarray(start);
-		}
-		raw = raw.subarray(0, completeUtf8Length(raw));
-		// Sanitizing never joins lines, so the last maxLines raw lines are all the budget can show;
-		// cutting there first keeps the work per call small however many short lines the ring holds.
-		let position = raw.length - (raw[raw.length - 1] === 10 ? 2 : 1);
-		for (let line = 0; line < this.maxLines && position >= 0; line++) position = raw.lastIndexOf(10, position) - 1;
-		if (position >= 0) {
-			raw = raw.subarray(position + 2);
-			cut = true;
-		}
-		const text = sanitizeTerminalOutput(raw.toString("utf8"));
-		return { ...truncateHead(text, { maxBytes: this.maxBytes, maxLines: this.maxLines }), cut };
+	private truncatedTail(): RenderedTail {
+		return renderTail(this.ringContents(), this.totalBytes > this.ring.length, {
+			maxBytes: this.maxBytes,
+			maxLines: this.maxLines,
+		});
 	}
 
 	/** Creates the temp file and writes what the ring holds, which at this point is all output so far. */
 	private openFile(): void {
-		const path = join(
-			this.tempDir,
-			`toolbelt-shell-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 10)}.log`,
-		);
+		const path = outputFilePath(this.tempDir);
 		try {
-			this.fileDescriptor = openSync(path, "w", 0o600);
+			this.fileDescriptor = openSync(path, "wx", 0o600);
 			this.filePath = path;
 			registerOutputFile(path);
 			const contents = this.ringContents();

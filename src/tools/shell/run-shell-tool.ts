@@ -3,10 +3,17 @@ import { createThrottle } from "../../engine/events.js";
 import { formatSize } from "../../engine/truncate.js";
 import type { ToolResult, ToolUpdateCallback } from "../../engine/types.js";
 import { buildShellEnvironment } from "./environment.js";
+import { FileShellOutput } from "./file-output.js";
 import { localShellOperations } from "./local-operations.js";
 import { type ShellOutput, ShellOutputBuffer } from "./output-buffer.js";
 import type { ShellResolver } from "./resolve-shell.js";
-import type { ShellExecResult, ShellToolDetails, ShellToolOptions } from "./types.js";
+import type {
+	ShellExecRequest,
+	ShellExecResult,
+	ShellOperations,
+	ShellToolDetails,
+	ShellToolOptions,
+} from "./types.js";
 
 /** Default timeout of a command, in seconds. */
 export const DEFAULT_TIMEOUT_SECONDS = 120;
@@ -102,6 +109,84 @@ function failureOf(result: ShellExecResult, timeoutSeconds: number, options: She
 	return undefined;
 }
 
+/** One execution's inputs, shared by the file and pipe paths. */
+interface ExecRun {
+	operations: ShellOperations;
+	request: Omit<ShellExecRequest, "onData">;
+	options: ShellToolOptions;
+	onUpdate: ToolUpdateCallback<ShellToolDetails> | undefined;
+	sendUpdate: ((onUpdate: ToolUpdateCallback<ShellToolDetails>, text: string) => void) | undefined;
+}
+
+/** A finished process, and how to read its output. */
+interface Execution {
+	result: ShellExecResult;
+	finish: () => Promise<ShellOutput>;
+}
+
+/**
+ * The fast path, where the executor offers it: the shell writes straight into the output file,
+ * and progress updates read its tail when it has grown. Undefined when the executor cannot, or
+ * the file cannot be created (the pipe path then runs).
+ */
+async function execIntoFile(run: ExecRun): Promise<Execution | undefined> {
+	const { operations, options, onUpdate, sendUpdate } = run;
+	if (!operations.execToFile) return undefined;
+	let output: FileShellOutput;
+	try {
+		output = FileShellOutput.create({ maxBytes: options.maxBytes, maxLines: options.maxLines });
+	} catch {
+		return undefined;
+	}
+	let reported = 0;
+	const updates =
+		onUpdate && sendUpdate
+			? setInterval(() => {
+					const size = output.size();
+					if (size === reported) return;
+					reported = size;
+					sendUpdate(onUpdate, output.preview());
+				}, updateIntervalMs)
+			: undefined;
+	let result: ShellExecResult;
+	try {
+		result = await operations.execToFile(run.request, output.descriptor);
+	} catch (error) {
+		await output.discard();
+		throw error;
+	} finally {
+		clearInterval(updates);
+	}
+	return { result, finish: () => output.finish(result.backgroundPids) };
+}
+
+/** The general path: the executor hands over the output in chunks, kept in a bounded buffer. */
+async function execThroughPipe(run: ExecRun): Promise<Execution> {
+	const { operations, options, onUpdate, sendUpdate } = run;
+	const output = new ShellOutputBuffer({ maxBytes: options.maxBytes, maxLines: options.maxLines });
+	const updates =
+		onUpdate && sendUpdate
+			? createThrottle<void>(updateIntervalMs, () => sendUpdate(onUpdate, output.preview()))
+			: undefined;
+	let result: ShellExecResult;
+	try {
+		result = await operations.exec({
+			...run.request,
+			onData: (chunk) => {
+				const wait = output.write(chunk);
+				updates?.push();
+				return wait;
+			},
+		});
+	} catch (error) {
+		await output.discard();
+		throw error;
+	} finally {
+		updates?.close();
+	}
+	return { result, finish: () => output.finish() };
+}
+
 /**
  * Runs one shell command for a tool: resolves the shell, streams output through a bounded buffer,
  * kills the tree on timeout or abort, and turns the outcome into a result (or a `ToolError` that
@@ -124,46 +209,34 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 	const command = options.commandPrefix ? `${options.commandPrefix}\n${input.command}` : input.command;
 	const shell = await input.resolveShell({ command, options, operations, env });
 
-	const output = new ShellOutputBuffer({ maxBytes: options.maxBytes, maxLines: options.maxLines });
-	const { onUpdate } = input;
-	const updates = onUpdate
-		? createThrottle<void>(updateIntervalMs, () =>
-				onUpdate({
-					content: [{ type: "text", text: output.preview() }],
-					details: { ...emptyDetails(timeoutSeconds, startedAt) },
-				}),
-			)
+	const request: Omit<ShellExecRequest, "onData"> = {
+		file: shell.file,
+		args: shell.args,
+		cwd,
+		env,
+		timeoutMs: timeoutSeconds * 1000,
+		signal: input.signal,
+		...(shell.stdin !== undefined ? { stdin: shell.stdin } : {}),
+	};
+	const sendUpdate = input.onUpdate
+		? (onUpdate: ToolUpdateCallback<ShellToolDetails>, text: string) =>
+				onUpdate({ content: [{ type: "text", text }], details: { ...emptyDetails(timeoutSeconds, startedAt) } })
 		: undefined;
-
-	let result: ShellExecResult;
+	const run = { operations, request, options, onUpdate: input.onUpdate, sendUpdate };
+	let execution: Execution;
 	try {
-		result = await operations.exec({
-			file: shell.file,
-			args: shell.args,
-			cwd,
-			env,
-			timeoutMs: timeoutSeconds * 1000,
-			signal: input.signal,
-			...(shell.stdin !== undefined ? { stdin: shell.stdin } : {}),
-			onData: (chunk) => {
-				const wait = output.write(chunk);
-				updates?.push();
-				return wait;
-			},
-		});
+		execution = (await execIntoFile(run)) ?? (await execThroughPipe(run));
 	} catch (error) {
-		await output.discard();
 		if ((error as { code?: string }).code === "E2BIG") {
 			throw new ToolError(
 				`The command is too long to pass to ${shell.file} (${formatSize(Buffer.byteLength(command, "utf8"))}), so it was not run. Write long content to a file with the write tool, then run a short command that uses it.`,
 			);
 		}
 		throw new ToolError(`Could not start ${shell.file}: ${(error as Error).message}`);
-	} finally {
-		updates?.close();
 	}
+	const { result } = execution;
+	const finished = await execution.finish();
 
-	const finished = await output.finish();
 	const details: ShellToolDetails = {
 		exitCode: result.exitCode,
 		signal: result.signal,

@@ -56,6 +56,13 @@ export interface ShellOperations {
 	 * on the `PATH` of `env`. Resolves to the path to start, or undefined when there is none.
 	 */
 	findExecutable(nameOrPath: string, env: Record<string, string>): Promise<string | undefined>;
+	/**
+	 * Optional. Runs like `exec`, but the shell's stdout and stderr are `outputFile`, a descriptor
+	 * of a local file opened for appending, and `onData` is never called: the output reaches the
+	 * file without passing through toolbelt's process, which reads back only the tail it shows.
+	 * Only an executor whose processes write to this machine's files can offer it.
+	 */
+	execToFile?(request: Omit<ShellExecRequest, "onData">, outputFile: number): Promise<ShellExecResult>;
 }
 
 /** Options shared by the bash and powershell tools. */

@@ -41,4 +41,14 @@ describe("countFileNewlines", () => {
 		await writeFile(path, "a\nb\n\nlast");
 		expect(await countFileNewlines(path)).toBe(3);
 	});
+
+	it("counts a large file whole (natively) or only its first limit bytes (a file still being appended to)", async () => {
+		const path = join(tempDir(), "growing.log");
+		const lines = 5 * 1024 * 1024;
+		await writeFile(path, `${"x\n".repeat(lines)}tail\n`);
+		expect(await countFileNewlines(path)).toBe(lines + 1);
+		expect(await countFileNewlines(path, 2 * lines + 5)).toBe(lines + 1);
+		expect(await countFileNewlines(path, 10)).toBe(5);
+		expect(await countFileNewlines(path, 2 * lines + 1)).toBe(lines);
+	});
 });

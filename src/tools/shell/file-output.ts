@@ -1,0 +1,142 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { copyFile, truncate } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../../engine/truncate.js";
+import { registerOutputFile, releaseOutputFile } from "./background-registry.js";
+import { countFileNewlines, countNewlines } from "./line-count.js";
+import type { ShellOutputBufferOptions } from "./output-buffer.js";
+import { sinkOutputFile } from "./output-sink.js";
+import { describeOutput, outputFilePath, renderTail, type ShellOutput, type TailBudget } from "./output-tail.js";
+
+/**
+ * A command's output written by the command itself straight into a temp file (the shell's stdout
+ * and stderr are that file), so not one byte passes through toolbelt's process on the way: the
+ * tail the model sees is read back from the end of the file, and the lines are counted natively.
+ * The file is the full-output file when the output does not fit the budget, and is removed when
+ * it does.
+ */
+export class FileShellOutput {
+	/** Where the output goes. */
+	readonly path: string;
+	/** Opened for appending: give it to the shell as stdout and stderr. */
+	readonly descriptor: number;
+	private readonly folder: string;
+	private readonly readDescriptor: number;
+	private readonly budget: TailBudget;
+	private readonly tail: Buffer;
+	private closed = false;
+
+	private constructor(
+		path: string,
+		folder: string,
+		descriptor: number,
+		readDescriptor: number,
+		options: ShellOutputBufferOptions,
+	) {
+		this.path = path;
+		this.folder = folder;
+		this.descriptor = descriptor;
+		this.readDescriptor = readDescriptor;
+		this.budget = { maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES };
+		// Sanitizing shrinks output (colour codes, redraws): read more raw bytes than the budget.
+		this.tail = Buffer.allocUnsafe(options.tailBytes ?? Math.max(4 * this.budget.maxBytes, 256 * 1024));
+	}
+
+	/** Creates the temp file. Throws when it cannot (the caller then reads the output through a pipe). */
+	static create(options: ShellOutputBufferOptions = {}): FileShellOutput {
+		const folder = options.tempDir ?? tmpdir();
+		const path = outputFilePath(folder);
+		// Exclusive (the temp folder may be shared) and append-only: writers that share the file
+		// (the shell, its background jobs) never overwrite each other, and go on writing at the end
+		// after the file is emptied (see `sinkOutputFile`).
+		const descriptor = openSync(
+			path,
+			constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND,
+			0o600,
+		);
+		// Removed when toolbelt exits, also if the call never finishes.
+		registerOutputFile(path);
+		try {
+			return new FileShellOutput(path, folder, descriptor, openSync(path, "r"), options);
+		} catch (error) {
+			closeSync(descriptor);
+			void releaseOutputFile(path);
+			throw error;
+		}
+	}
+
+	/** Bytes written so far. */
+	size(): number {
+		return fstatSync(this.readDescriptor).size;
+	}
+
+	/** The sanitized tail within the budget, for progress updates. */
+	preview(): string {
+		return this.readTail(this.size()).content;
+	}
+
+	/**
+	 * Reads the output as it stands now and decides what the model sees. `writerPids` are
+	 * processes that may go on writing to the file (background jobs): what they write from now on
+	 * is not part of this result, so a full-output file is then a copy cut at this size, and the
+	 * file itself is handed to `sinkOutputFile`.
+	 */
+	async finish(writerPids: readonly number[]): Promise<ShellOutput> {
+		const size = this.size();
+		const tail = this.readTail(size);
+		const tailLength = Math.min(size, this.tail.length);
+		const truncated = tail.truncated || tail.cut || size > this.tail.length;
+		const lastByte = tailLength > 0 ? (this.tail[tailLength - 1] ?? -1) : -1;
+		let newlines: number;
+		let fullOutputPath: string | undefined;
+		let fullOutputError: string | undefined;
+		try {
+			newlines =
+				size <= this.tail.length
+					? countNewlines(this.tail.subarray(0, tailLength))
+					: await countFileNewlines(this.path, size);
+			if (truncated) fullOutputPath = writerPids.length > 0 ? await this.snapshot(size) : this.path;
+		} catch (error) {
+			newlines = countNewlines(this.tail.subarray(0, tailLength));
+			fullOutputError = `could not keep the full output in ${this.path}: ${(error as Error).message}`;
+		}
+		this.close(writerPids);
+		if (fullOutputPath !== this.path) await releaseOutputFile(this.path);
+		return describeOutput({ tail, truncated, totalBytes: size, newlines, lastByte, fullOutputPath, fullOutputError });
+	}
+
+	/** Drops the file (when the call fails before it finishes). */
+	async discard(writerPids: readonly number[] = []): Promise<void> {
+		this.close(writerPids);
+		await releaseOutputFile(this.path);
+	}
+
+	private close(writerPids: readonly number[]): void {
+		if (this.closed) return;
+		this.closed = true;
+		closeSync(this.readDescriptor);
+		if (writerPids.length > 0) sinkOutputFile(this.descriptor, writerPids);
+		else closeSync(this.descriptor);
+	}
+
+	/** A copy of the first `size` bytes, kept as the full-output file while the original goes on growing. */
+	private async snapshot(size: number): Promise<string> {
+		const path = outputFilePath(this.folder);
+		await copyFile(this.path, path);
+		registerOutputFile(path);
+		await truncate(path, size);
+		return path;
+	}
+
+	/** Renders the last bytes before `size`. */
+	private readTail(size: number) {
+		const length = Math.min(size, this.tail.length);
+		let read = 0;
+		while (read < length) {
+			const bytes = readSync(this.readDescriptor, this.tail, read, length - read, size - length + read);
+			if (bytes === 0) break;
+			read += bytes;
+		}
+		return renderTail(this.tail.subarray(0, read), size > this.tail.length, this.budget);
+	}
+}

@@ -1,0 +1,67 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { afterEach, describe, expect, it } from "vitest";
+import { createBashTool } from "../../../src/tools/bash.js";
+import { disposeShellProcesses } from "../../../src/tools/shell/background-registry.js";
+import { useTempDir } from "../../helpers/temp-dir.js";
+import { runTool } from "./run-tool.js";
+import { eventually, killMarked, newMarker } from "./survivors.js";
+
+const markers: string[] = [];
+afterEach(async () => {
+	await disposeShellProcesses();
+	for (const marker of markers.splice(0)) killMarked(marker);
+});
+
+function marked() {
+	const created = newMarker();
+	markers.push(created.marker);
+	return created;
+}
+
+/** This process's output files in the temp folder. */
+function ownOutputFiles(): string[] {
+	return readdirSync(tmpdir()).filter((name) => name.startsWith(`toolbelt-shell-${process.pid}-`));
+}
+
+const linux = process.platform === "linux";
+
+describe("bash on the local executor: output straight into a file", () => {
+	const tempDir = useTempDir();
+
+	it("leaves no file behind when the output fits", async () => {
+		const before = ownOutputFiles();
+		const outcome = await runTool(createBashTool(tempDir()), { command: "echo small; echo err >&2" });
+		expect(outcome.text).toBe("small\nerr");
+		expect(ownOutputFiles()).toEqual(before);
+	});
+
+	it("keeps the full-output file a snapshot while a background job goes on writing", async () => {
+		const { env } = marked();
+		const outcome = await runTool(createBashTool(tempDir(), { env }), {
+			command: "seq 1 5000; (sleep 0.3; while :; do echo LATE; sleep 0.05; done) &",
+		});
+		const path = outcome.details.fullOutputPath ?? "";
+		expect(outcome.details.truncation.originalLines).toBe(5000);
+		expect(outcome.details.backgroundPids.length).toBeGreaterThan(0);
+		await new Promise((resolve) => setTimeout(resolve, 600));
+		expect(readFileSync(path).equals(execFileSync("seq", ["1", "5000"]))).toBe(true);
+	});
+
+	it.runIf(linux)("keeps a background job's ongoing output from growing without bound", async () => {
+		const { env } = marked();
+		// After the call has ended, the job writes 3 MB and then waits: its stdout is the output file.
+		const outcome = await runTool(createBashTool(tempDir(), { env }), {
+			command: "(sleep 0.2; head -c 3000000 /dev/zero; sleep 30) & echo started",
+		});
+		expect(outcome.text).toContain("started");
+		const [job] = outcome.details.backgroundPids;
+		expect(job).toBeDefined();
+		const stdoutSize = () => statSync(`/proc/${job}/fd/1`).size;
+		expect(await eventually(() => stdoutSize() >= 3_000_000, 3000)).toBe(true);
+		// Emptied within a few seconds, while the job lives on (no broken pipe, no blocking).
+		expect(await eventually(() => stdoutSize() === 0, 4000)).toBe(true);
+		expect(statSync(`/proc/${job}`).isDirectory()).toBe(true);
+	});
+});
