@@ -14,8 +14,24 @@ export type ShellDialect = "bash" | "powershell";
 const LEADING_KEYWORDS = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "time"]);
 const TRAILING_KEYWORDS = new Set(["fi", "done", "esac", "}"]);
 
-/** A run of characters with no meaning to the splitter (sticky: matches only at `lastIndex`). */
-const plainRun = /[^\\'"#$<>`(){}\n;|&]+/y;
+/**
+ * Characters that can change what is a command, by code (all below 128); every other character
+ * is ordinary. Looking codes up in a table is cheaper than running a sticky regex per run.
+ */
+const specialChars = new Uint8Array(128);
+for (const char of "\\'\"#$<>`(){}\n;|&") specialChars[char.charCodeAt(0)] = 1;
+
+/** The end of the run of ordinary characters starting at `index` (`index` itself when there is none). */
+function plainRunEnd(text: string, index: number): number {
+	let end = index;
+	while (end < text.length) {
+		const code = text.charCodeAt(end);
+		if (code < 128 && specialChars[code] === 1) break;
+		end++;
+	}
+	return end;
+}
+
 /** A run of characters inside double quotes with no meaning to the splitter. */
 const quotedRun = /[^"\\$`]+/y;
 
@@ -34,15 +50,42 @@ export function splitCommand(command: string, dialect: ShellDialect = "bash"): s
 	const parts: string[] = [];
 	const scanner: Scanner = { text: command, index: 0, dialect };
 	scanSequence(scanner, parts, undefined);
-	return parts.map(normalizePart).filter((part) => part !== "");
+	const normalized: string[] = [];
+	for (const part of parts) {
+		const simple = normalizePart(part);
+		if (simple !== "") normalized.push(simple);
+	}
+	return normalized;
 }
 
-/** Collapses whitespace and strips reserved words around a simple command. */
+/** Whitespace other than a lone space: what `normalizePart` has to collapse. */
+const uncollapsedSpace = /[^\S ]| {2}/;
+/** The longest reserved word; a longer word needs no lookup. */
+const KEYWORD_MAX_LENGTH = 5;
+/** First characters of leading reserved words and last ones of trailing ones, to skip most lookups. */
+const LEADING_KEYWORD_STARTS = new Set([...LEADING_KEYWORDS].map((word) => word.charCodeAt(0)));
+const TRAILING_KEYWORD_ENDS = new Set([...TRAILING_KEYWORDS].map((word) => word.charCodeAt(word.length - 1)));
+
+/**
+ * Collapses whitespace and strips reserved words around a simple command. Works on the string
+ * rather than an array of words, and looks a word up only when its first or last character
+ * could belong to a reserved word: this runs once per part of every command checked.
+ */
 function normalizePart(part: string): string {
-	const words = part.trim().split(/\s+/);
-	while (words.length > 0 && LEADING_KEYWORDS.has(words[0] ?? "")) words.shift();
-	while (words.length > 0 && TRAILING_KEYWORDS.has(words[words.length - 1] ?? "")) words.pop();
-	return words.join(" ").trim();
+	let text = part.trim();
+	if (uncollapsedSpace.test(text)) text = text.replace(/\s+/g, " ");
+	while (LEADING_KEYWORD_STARTS.has(text.charCodeAt(0))) {
+		const space = text.indexOf(" ");
+		const word = space === -1 ? text : text.slice(0, space);
+		if (word.length > KEYWORD_MAX_LENGTH || !LEADING_KEYWORDS.has(word)) break;
+		text = space === -1 ? "" : text.slice(space + 1);
+	}
+	while (TRAILING_KEYWORD_ENDS.has(text.charCodeAt(text.length - 1))) {
+		const space = text.lastIndexOf(" ");
+		if (text.length - space - 1 > KEYWORD_MAX_LENGTH || !TRAILING_KEYWORDS.has(text.slice(space + 1))) break;
+		text = space === -1 ? "" : text.slice(0, space);
+	}
+	return text;
 }
 
 /**
@@ -50,96 +93,106 @@ function normalizePart(part: string): string {
  * Pushes every simple command found, including the inner ones of substitutions.
  */
 function scanSequence(scanner: Scanner, parts: string[], closer: string | undefined): void {
-	let current = "";
-	const flush = () => {
-		parts.push(current);
-		current = "";
-	};
 	const { text, dialect } = scanner;
+	// The current command is `current` followed by `text` from `start` up to the scan position.
+	// Slicing once per command instead of appending each piece keeps its string flat and cheap
+	// to normalize; `current` only collects what comes before a break (an escaped newline, a
+	// comment, a subshell).
+	let current = "";
+	let start = scanner.index;
 	while (scanner.index < text.length) {
 		// Ordinary characters in one step: only the ones below can change what is a command.
-		plainRun.lastIndex = scanner.index;
-		const run = plainRun.exec(text);
-		if (run) {
-			current += run[0];
-			scanner.index += run[0].length;
+		const runEnd = plainRunEnd(text, scanner.index);
+		if (runEnd > scanner.index) {
+			scanner.index = runEnd;
 			continue;
 		}
 		const char = text[scanner.index] as string;
 		const next = text[scanner.index + 1];
 		if (closer !== undefined && char === closer) {
+			parts.push(current + text.slice(start, scanner.index));
 			scanner.index++;
-			flush();
 			return;
 		}
 		if (char === "\\" && dialect === "bash") {
 			// A backslash-newline joins lines; any other escaped character is literal.
-			if (next === "\n") current += " ";
-			else current += text.slice(scanner.index, scanner.index + 2);
+			if (next === "\n") {
+				current += `${text.slice(start, scanner.index)} `;
+				start = scanner.index + 2;
+			}
 			scanner.index += 2;
 			continue;
 		}
 		if (char === "`" && dialect === "powershell") {
-			current += text.slice(scanner.index, scanner.index + 2);
 			scanner.index += 2;
 			continue;
 		}
 		if (char === "'") {
 			const end = text.indexOf("'", scanner.index + 1);
-			const stop = end === -1 ? text.length : end + 1;
-			current += text.slice(scanner.index, stop);
-			scanner.index = stop;
+			scanner.index = end === -1 ? text.length : end + 1;
 			continue;
 		}
 		if (char === '"') {
-			current += scanDoubleQuoted(scanner, parts);
+			scanDoubleQuoted(scanner, parts);
 			continue;
 		}
-		if (char === "#" && (current === "" || /\s$/.test(current))) {
-			const end = text.indexOf("\n", scanner.index);
-			scanner.index = end === -1 ? text.length : end;
-			continue;
+		if (char === "#") {
+			const before = current + text.slice(start, scanner.index);
+			if (before === "" || /\s$/.test(before)) {
+				const end = text.indexOf("\n", scanner.index);
+				current = before;
+				scanner.index = end === -1 ? text.length : end;
+				start = scanner.index;
+				continue;
+			}
 		}
 		if (char === "$" && next === "(" && text[scanner.index + 2] === "(" && dialect === "bash") {
-			current += scanArithmetic(scanner, parts);
+			scanArithmetic(scanner, parts);
 			continue;
 		}
 		if ((char === "$" || char === "<" || char === ">") && next === "(") {
-			current += scanSubstitution(scanner, parts, 2, ")");
+			scanSubstitution(scanner, parts, 2, ")");
 			continue;
 		}
 		if (char === "`" && dialect === "bash") {
-			current += scanSubstitution(scanner, parts, 1, "`");
+			scanSubstitution(scanner, parts, 1, "`");
 			continue;
 		}
-		if (char === "(" && current.trim() === "") {
-			// A subshell: its commands are parts; the parentheses run nothing themselves.
-			scanner.index++;
-			scanSequence(scanner, parts, ")");
-			continue;
+		if (char === "(") {
+			const before = current + text.slice(start, scanner.index);
+			if (before.trim() === "") {
+				// A subshell: its commands are parts; the parentheses run nothing themselves.
+				current = before;
+				scanner.index++;
+				scanSequence(scanner, parts, ")");
+				start = scanner.index;
+				continue;
+			}
 		}
 		if (char === "{" && dialect === "powershell") {
 			// A script block may run anything: its statements are parts of their own.
-			const start = scanner.index;
 			scanner.index++;
 			scanSequence(scanner, parts, "}");
-			current += text.slice(start, scanner.index);
 			continue;
 		}
-		const operator = operatorAt(text, scanner.index, current);
+		const operator = operatorAt(text, scanner.index, current, start);
 		if (operator > 0) {
+			parts.push(current + text.slice(start, scanner.index));
+			current = "";
 			scanner.index += operator;
-			flush();
+			start = scanner.index;
 			continue;
 		}
-		current += char;
 		scanner.index++;
 	}
-	flush();
+	parts.push(current + text.slice(start, scanner.index));
 }
 
-/** Length of a command-separating operator at `index`, or 0. Redirections (`2>&1`, `&>`) are not operators. */
-function operatorAt(text: string, index: number, current: string): number {
+/**
+ * Length of a command-separating operator at `index`, or 0. Redirections (`2>&1`, `&>`) are not
+ * operators. The command so far is `current` followed by `text` from `start` to `index`.
+ */
+function operatorAt(text: string, index: number, current: string, start: number): number {
 	const char = text[index];
 	const next = text[index + 1];
 	if (char === "\n" || char === ";") return next === ";" && char === ";" ? 2 : 1;
@@ -147,7 +200,8 @@ function operatorAt(text: string, index: number, current: string): number {
 	if (char === "&") {
 		if (next === "&") return 2;
 		if (next === ">") return 0;
-		if (/[<>]$/.test(current)) return 0;
+		const previous = index > start ? text[index - 1] : current[current.length - 1];
+		if (previous === "<" || previous === ">") return 0;
 		return 1;
 	}
 	return 0;

@@ -149,11 +149,10 @@ export class RuleSet {
 		const name = toolName.toLowerCase();
 		const family = ruleFamilies[name] ?? [name];
 		const relevant = this.rules.filter((rule) => family.includes(rule.toolName));
-		const matching = (behavior: PermissionBehavior) =>
-			relevant.filter((rule) => rule.behavior === behavior && this.matches(rule, subject));
-		const denied = matching("deny")[0];
+		// The first match decides: no need to test the rest, nor to build a closure per call.
+		const denied = relevant.find((rule) => rule.behavior === "deny" && this.matches(rule, subject));
 		if (denied) return { behavior: "deny", rule: denied, explicitlyAllowed: false, unallowedParts: [] };
-		const asked = matching("ask")[0];
+		const asked = relevant.find((rule) => rule.behavior === "ask" && this.matches(rule, subject));
 		const allows = relevant.filter((rule) => rule.behavior === "allow");
 		let allowed: boolean;
 		let explicitlyAllowed = false;
@@ -163,12 +162,10 @@ export class RuleSet {
 			allowed = subject.parts.length > 0 && unallowedParts.length === 0;
 		} else if (subject.kind === "path") {
 			// Both views must be covered, by one rule or two: the path as written and where it really leads.
-			const covers = (rule: PermissionRule, path: string) =>
-				rule.specifier === undefined || matchesPathPattern(this.pathPattern(rule), path);
 			const views = [subject.lexicalPath, subject.realPath];
-			allowed = views.every((path) => allows.some((rule) => covers(rule, path)));
+			allowed = views.every((path) => allows.some((rule) => this.covers(rule, path)));
 			const specific = allows.filter((rule) => rule.specifier !== undefined);
-			explicitlyAllowed = views.every((path) => specific.some((rule) => covers(rule, path)));
+			explicitlyAllowed = views.every((path) => specific.some((rule) => this.covers(rule, path)));
 		} else {
 			allowed = allows.some((rule) => rule.specifier === undefined);
 		}
@@ -192,12 +189,17 @@ export class RuleSet {
 		return views.some((path) => matchesPathPattern(pattern, path));
 	}
 
+	/** Does an allow rule cover `path`? A rule without a specifier covers every path. */
+	private covers(rule: PermissionRule, path: string): boolean {
+		return rule.specifier === undefined || matchesPathPattern(this.pathPattern(rule), path);
+	}
+
 	private matchesPart(rule: PermissionRule, part: string, loose: boolean): boolean {
 		if (rule.specifier === undefined) return true;
 		if (!commandTools[rule.toolName]) return false;
 		const pattern = this.commandPattern(rule);
-		const candidates = loose ? commandCandidates(part) : [part];
-		return candidates.some((candidate) => pattern.test(candidate));
+		if (!loose) return pattern.test(part);
+		return commandCandidates(part).some((candidate) => pattern.test(candidate));
 	}
 
 	private pathPattern(rule: PermissionRule): PathPattern {

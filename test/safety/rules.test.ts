@@ -41,6 +41,13 @@ describe("splitCommand", () => {
 		["git commit -m 'a && b' # comment && rm -rf /", ["git commit -m 'a && b'"]],
 		["echo a\\;b", ["echo a\\;b"]],
 		["npm   run\ttest", ["npm run test"]],
+		["npm\u00a0run\t\vtest ", ["npm run test"]],
+		["while true; do echo x; done", ["true", "echo x"]],
+		["time ! make fifo", ["make fifo"]],
+		["iffy thing; done_it", ["iffy thing", "done_it"]],
+		["echo a \\\n  b # note", ["echo a b"]],
+		["echo a#b #c", ["echo a#b"]],
+		["x=1; (  cd a ) && { b; }", ["x=1", "cd a", "b"]],
 	])("%j → %j", (input, parts) => {
 		expect(splitCommand(input)).toEqual(parts);
 	});
