@@ -8,6 +8,7 @@ import { useTempDir } from "../helpers/temp-dir.js";
 import { bashWith, outputPaths } from "./shell/output-paths.js";
 import { runTool } from "./shell/run-tool.js";
 import {
+	commandProcessesWithMarker,
 	eventually,
 	isAlive,
 	killMarked,
@@ -41,7 +42,7 @@ describe.each(outputPaths)("$name", ({ operations }) => {
 			expect(outcome.isError).toBe(false);
 			expect(outcome.text).toContain("done");
 			// The job keeps running (it may be intended, like a dev server) and is reported.
-			const [sleeper] = processesWithMarker(marker);
+			const [sleeper] = commandProcessesWithMarker(marker);
 			expect(sleeper).toBeDefined();
 			expect(outcome.details.backgroundPids).toContain(sleeper);
 			expect(outcome.text).toContain(`pid ${sleeper}`);
@@ -56,7 +57,7 @@ describe.each(outputPaths)("$name", ({ operations }) => {
 			expect(outcome.text).toContain("started");
 			// Still running: the pipe is kept flowing, so the writer neither blocks nor dies of SIGPIPE.
 			await new Promise((resolve) => setTimeout(resolve, 300));
-			expect(processesWithMarker(marker).length).toBeGreaterThan(0);
+			expect(commandProcessesWithMarker(marker).length).toBeGreaterThan(0);
 		});
 
 		it("returns when a writer that escaped tracking keeps the pipe busy", async () => {
@@ -190,7 +191,7 @@ describe("bash: timeout and abort kill the whole tree", () => {
 			{ command: `trap "" TERM; bash -c 'trap "" TERM; sleep 100' & sleep 100` },
 			{ signal: controller.signal },
 		);
-		await eventually(() => processesWithMarker(marker).length >= 3);
+		await eventually(() => commandProcessesWithMarker(marker).length >= 3);
 		const abortedAt = Date.now();
 		controller.abort();
 		const outcome = await running;

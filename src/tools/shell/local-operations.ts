@@ -5,8 +5,9 @@ import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import type { Readable } from "node:stream";
 import { registerBackgroundRun } from "./background-registry.js";
+import { canRelayOutput, startWithRelay } from "./output-relay.js";
 import { findTreeProcesses, PROCESS_MARKER_VARIABLE, type ProcessTree, terminateTree } from "./process-tree.js";
-import type { ShellExecRequest, ShellExecResult, ShellOperations } from "./types.js";
+import type { ShellExecRequest, ShellExecResult, ShellFileExecResult, ShellOperations } from "./types.js";
 
 /** Time from SIGTERM to SIGKILL when a command is timed out or aborted, in ms. */
 const killGraceMs = 200;
@@ -23,6 +24,10 @@ const drainIdleMs = 1000;
 const drainCapMs = 2000;
 /** After a tree kill, how long to wait for the shell's exit to be reported before settling without it, in ms. */
 const shellExitFallbackMs = 500;
+/** How long an exited command waits for the relay's pid to be read, in ms (it is written first thing). */
+const relayAnnouncementWaitMs = 200;
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 async function isExecutableFile(path: string): Promise<boolean> {
 	try {
@@ -71,18 +76,19 @@ const canMergeStreams = process.platform !== "win32" && existsSync("/bin/sh");
 type ExecRequest = Omit<ShellExecRequest, "onData"> & { onData?: ShellExecRequest["onData"] };
 
 function startProcess(request: ExecRequest, marker: string, outputFile: number | undefined): ChildProcess {
-	const env = { ...request.env, [PROCESS_MARKER_VARIABLE]: marker };
-	// Into a file, stdout and stderr are one open file: the bytes land in the order written.
-	const merge = outputFile === undefined && canMergeStreams;
-	const [file, args] = merge
+	const env: Record<string, string> = { ...request.env, [PROCESS_MARKER_VARIABLE]: marker };
+	// Own process group (and session), so the whole tree can be signalled at once.
+	const common = { cwd: request.cwd, detached: process.platform !== "win32" };
+	if (outputFile !== undefined) {
+		return startWithRelay({ file: request.file, args: request.args, env, outputFile, ...common });
+	}
+	const [file, args] = canMergeStreams
 		? ["/bin/sh", ["-c", mergeStreamsScript, "sh", request.file, ...request.args]]
 		: [request.file, request.args];
 	return spawn(file, args, {
-		cwd: request.cwd,
+		...common,
 		env,
-		// Own process group (and session), so the whole tree can be signalled at once.
-		detached: process.platform !== "win32",
-		stdio: outputFile === undefined ? ["pipe", "pipe", merge ? "ignore" : "pipe"] : ["pipe", outputFile, outputFile],
+		stdio: ["pipe", "pipe", canMergeStreams ? "ignore" : "pipe"],
 		windowsHide: true,
 	});
 }
@@ -91,11 +97,11 @@ function exec(request: ShellExecRequest): Promise<ShellExecResult> {
 	return run(request, undefined);
 }
 
-function execToFile(request: Omit<ShellExecRequest, "onData">, outputFile: number): Promise<ShellExecResult> {
+function execToFile(request: Omit<ShellExecRequest, "onData">, outputFile: number): Promise<ShellFileExecResult> {
 	return run(request, outputFile);
 }
 
-function run(request: ExecRequest, outputFile: number | undefined): Promise<ShellExecResult> {
+function run(request: ExecRequest, outputFile: number | undefined): Promise<ShellFileExecResult> {
 	return new Promise((resolve, reject) => {
 		const marker = `${process.pid}-${randomUUID()}`;
 		let child: ChildProcess;
@@ -106,8 +112,21 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 			return;
 		}
 		const tree: ProcessTree = { groupId: child.pid, marker, rootPid: child.pid };
-		const streams = [child.stdout, child.stderr].filter((stream): stream is Readable => stream !== null);
+		// Through the relay, the one stream is its fd 3: the relay's pid, then its end.
+		const relayChannel = outputFile === undefined ? undefined : (child.stdio[3] as Readable | null | undefined);
+		const streams = (relayChannel ? [relayChannel] : [child.stdout, child.stderr]).filter(
+			(stream): stream is Readable => stream !== null && stream !== undefined,
+		);
 		let openStreams = streams.length;
+		let relayAnnouncement = "";
+		let relayPid: number | undefined;
+		let relayAnnounced: () => void = () => {};
+		const relayKnown = relayChannel
+			? new Promise<void>((resolve) => {
+					relayAnnounced = resolve;
+					relayChannel.once("close", () => resolve());
+				})
+			: Promise.resolve();
 		let exit: { code: number | null; signal: string | null } | undefined;
 		let killing: Promise<void> | undefined;
 		let timedOut = false;
@@ -128,6 +147,15 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 		const onChunk = (chunk: Buffer) => {
 			if (discarding) return;
 			lastActivity = Date.now();
+			if (relayChannel) {
+				relayAnnouncement += chunk.toString("latin1");
+				const line = relayAnnouncement.split("\n")[0];
+				if (relayPid === undefined && relayAnnouncement.includes("\n")) {
+					if (/^\d+$/.test(line ?? "")) relayPid = Number(line);
+					relayAnnounced();
+				}
+				return;
+			}
 			const wait = request.onData?.(chunk);
 			if (wait) {
 				for (const stream of streams) stream.pause();
@@ -183,6 +211,12 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 				stream.resume();
 				(stream as Readable & { unref?: () => void }).unref?.();
 			}
+			// A relay still open copies what background jobs write: it writes to the file, too. With no
+			// background job known, an untracked writer holds the pipe: stop the relay with toolbelt.
+			const relayWriting = relayPid !== undefined && openStreams > 0 ? [relayPid] : [];
+			if (relayWriting.length > 0 && backgroundPids.length === 0) {
+				registerBackgroundRun({ marker, groupId: tree.groupId, rootPid: tree.rootPid, pids: relayWriting });
+			}
 			resolve({
 				exitCode: exit.code,
 				signal: exit.signal,
@@ -190,6 +224,7 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 				aborted,
 				backgroundPids,
 				pid: child.pid,
+				outputWriters: [...backgroundPids, ...relayWriting],
 			});
 		};
 
@@ -215,10 +250,14 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 			if (killing) await killing;
 			if (exit) return;
 			else if (process.platform !== "win32") {
-				// Whatever of the tree is still alive now was left running on purpose (`server &`).
-				backgroundPids = findTreeProcesses(tree);
+				// The relay's pid comes first on its channel; a very short command may exit before it is read.
+				await Promise.race([relayKnown, delay(relayAnnouncementWaitMs)]);
+				// Whatever of the tree is still alive now was left running on purpose (`server &`); the
+				// relay is toolbelt's own, and is stopped with the run.
+				const alive = findTreeProcesses(tree);
+				backgroundPids = alive.filter((pid) => pid !== relayPid);
 				if (backgroundPids.length > 0) {
-					registerBackgroundRun({ marker, groupId: tree.groupId, rootPid: tree.rootPid, pids: backgroundPids });
+					registerBackgroundRun({ marker, groupId: tree.groupId, rootPid: tree.rootPid, pids: alive });
 				}
 			}
 			if (killing || backgroundPids.length > 0) {
@@ -251,5 +290,5 @@ export const localShellOperations: ShellOperations = {
 	exec,
 	isDirectory,
 	findExecutable,
-	...(process.platform === "win32" ? {} : { execToFile }),
+	...(canRelayOutput ? { execToFile } : {}),
 };

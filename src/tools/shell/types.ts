@@ -62,7 +62,17 @@ export interface ShellOperations {
 	 * file without passing through toolbelt's process, which reads back only the tail it shows.
 	 * Only an executor whose processes write to this machine's files can offer it.
 	 */
-	execToFile?(request: Omit<ShellExecRequest, "onData">, outputFile: number): Promise<ShellExecResult>;
+	execToFile?(request: Omit<ShellExecRequest, "onData">, outputFile: number): Promise<ShellFileExecResult>;
+}
+
+/** How an `execToFile` execution ended. */
+export interface ShellFileExecResult extends ShellExecResult {
+	/**
+	 * Processes that may still append to the output file: the background jobs, and anything the
+	 * executor runs to carry their output there. toolbelt keeps the file from growing without bound
+	 * until they are gone.
+	 */
+	outputWriters: number[];
 }
 
 /** Options shared by the bash and powershell tools. */

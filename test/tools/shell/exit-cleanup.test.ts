@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, type TestContext } from "vitest";
-import { eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
+import { commandProcessesWithMarker, eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/leave-background.ts", import.meta.url));
 const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
@@ -35,7 +35,7 @@ describe("shell processes never outlive toolbelt", () => {
 		async (mode, { onTestFinished }) => {
 			const { child, marker, reported } = await startToolbelt(mode, onTestFinished);
 			expect(reported.backgroundPids.length).toBe(2);
-			expect(processesWithMarker(marker).sort()).toEqual([...reported.backgroundPids].sort());
+			expect(commandProcessesWithMarker(marker).sort()).toEqual([...reported.backgroundPids].sort());
 			expect(existsSync(reported.fullOutputPath)).toBe(true);
 
 			const exited = once(child, "exit");

@@ -6,7 +6,7 @@ import { createBashTool } from "../../../src/tools/bash.js";
 import { disposeShellProcesses } from "../../../src/tools/shell/background-registry.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { runTool } from "./run-tool.js";
-import { eventually, killMarked, newMarker } from "./survivors.js";
+import { eventually, isAlive, isOutputRelay, killMarked, newMarker, processesWithMarker } from "./survivors.js";
 
 const markers: string[] = [];
 afterEach(async () => {
@@ -50,18 +50,27 @@ describe("bash on the local executor: output straight into a file", () => {
 	});
 
 	it.runIf(linux)("keeps a background job's ongoing output from growing without bound", async () => {
-		const { env } = marked();
-		// After the call has ended, the job writes 3 MB and then waits: its stdout is the output file.
+		const { marker, env } = marked();
+		// After the call has ended, the job writes 3 MB and then waits; the relay copies it into the output file.
 		const outcome = await runTool(createBashTool(tempDir(), { env }), {
 			command: "(sleep 0.2; head -c 3000000 /dev/zero; sleep 30) & echo started",
 		});
 		expect(outcome.text).toContain("started");
 		const [job] = outcome.details.backgroundPids;
 		expect(job).toBeDefined();
-		const stdoutSize = () => statSync(`/proc/${job}/fd/1`).size;
-		expect(await eventually(() => stdoutSize() >= 3_000_000, 3000)).toBe(true);
+		const [relay] = processesWithMarker(marker).filter(isOutputRelay);
+		expect(relay).toBeDefined();
+		const fileSize = () => statSync(`/proc/${relay}/fd/1`).size;
+		expect(await eventually(() => fileSize() >= 3_000_000, 3000)).toBe(true);
 		// Emptied within a few seconds, while the job lives on (no broken pipe, no blocking).
-		expect(await eventually(() => stdoutSize() === 0, 4000)).toBe(true);
-		expect(statSync(`/proc/${job}`).isDirectory()).toBe(true);
+		expect(await eventually(() => fileSize() === 0, 4000)).toBe(true);
+		expect(isAlive(job as number)).toBe(true);
+	});
+
+	it("gives the command a real pipe, so /dev/stdout and /dev/stderr append instead of truncating", async () => {
+		const outcome = await runTool(createBashTool(tempDir()), {
+			command: "echo a; echo b > /dev/stdout; echo c | tee /dev/stderr; echo d >> /dev/stderr",
+		});
+		expect(outcome.text).toBe("a\nb\nc\nc\nd");
 	});
 });

@@ -46,6 +46,20 @@ export function processesWithMarker(marker: string): number[] {
 		.map(({ pid }) => pid);
 }
 
+/** True for the relay that copies a command's output into its output file (see local-operations.ts). */
+export function isOutputRelay(pid: number): boolean {
+	try {
+		return readFileSync(`/proc/${pid}/cmdline`).toString("utf8").startsWith("toolbelt-output-relay\0");
+	} catch {
+		return false;
+	}
+}
+
+/** Like `processesWithMarker`, without toolbelt's output relay: the command's own processes. */
+export function commandProcessesWithMarker(marker: string): number[] {
+	return processesWithMarker(marker).filter((pid) => !isOutputRelay(pid));
+}
+
 /** Live (non-zombie) members of a process group. */
 export function processGroupMembers(groupId: number): number[] {
 	return liveProcesses()
