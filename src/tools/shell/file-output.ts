@@ -9,6 +9,12 @@ import { sinkOutputFile } from "./output-sink.js";
 import { describeOutput, outputFilePath, renderTail, type ShellOutput, type TailBudget } from "./output-tail.js";
 
 /**
+ * Up to this size the lines are counted synchronously: a few reads from the page cache cost less
+ * than the thread-pool round trips (or the `wc` process) of the asynchronous count.
+ */
+const syncCountBytes = 4 * 1024 * 1024;
+
+/**
  * A command's output written by the command itself straight into a temp file (the shell's stdout
  * and stderr are that file), so not one byte passes through toolbelt's process on the way: the
  * tail the model sees is read back from the end of the file, and the lines are counted natively.
@@ -94,7 +100,9 @@ export class FileShellOutput {
 			newlines =
 				size <= this.tail.length
 					? countNewlines(this.tail.subarray(0, tailLength))
-					: await countFileNewlines(this.path, size);
+					: size <= syncCountBytes
+						? this.countNewlinesBefore(size)
+						: await countFileNewlines(this.path, size);
 			if (truncated) fullOutputPath = writerPids.length > 0 ? await this.snapshot(size) : this.path;
 		} catch (error) {
 			newlines = countNewlines(this.tail.subarray(0, tailLength));
@@ -126,6 +134,18 @@ export class FileShellOutput {
 		registerOutputFile(path);
 		await truncate(path, size);
 		return path;
+	}
+
+	/** Counts `\n` in the first `size` bytes, reading synchronously through the tail buffer (which is read again after). */
+	private countNewlinesBefore(size: number): number {
+		let count = 0;
+		for (let position = 0; position < size; ) {
+			const bytes = readSync(this.readDescriptor, this.tail, 0, Math.min(this.tail.length, size - position), position);
+			if (bytes === 0) break;
+			count += countNewlines(this.tail.subarray(0, bytes));
+			position += bytes;
+		}
+		return count;
 	}
 
 	/** Renders the last bytes before `size`. */

@@ -15,7 +15,10 @@ import { basename, join } from "node:path";
 export const RELAY_NAME = "toolbelt-output-relay";
 
 const savedBashEnvVariable = "TOOLBELT_SAVED_BASH_ENV";
-const relayRedirect = `exec > >(printf "%s\\n" "$BASHPID" >&3; exec -a ${RELAY_NAME} cat) 2>&1 3>&-`;
+// The relay ignores SIGTERM: when a timeout or abort stops the command, the relay goes on copying
+// what the command writes while it dies (a trap's last words), and ends when the pipe closes
+// (SIGKILL after the grace period ends it regardless).
+const relayRedirect = `exec > >(trap "" TERM; printf "%s\\n" "$BASHPID" >&3; exec -a ${RELAY_NAME} cat) 2>&1 3>&-`;
 
 /** Bash for the wrapper that relays the output of any other program (sh, pwsh…). */
 const wrapperShell = process.platform !== "win32" && existsSync("/bin/bash") ? "/bin/bash" : undefined;

@@ -67,6 +67,15 @@ describe("bash on the local executor: output straight into a file", () => {
 		expect(isAlive(job as number)).toBe(true);
 	});
 
+	it("keeps what a command writes while a timeout stops it", async () => {
+		const outcome = await runTool(createBashTool(tempDir()), {
+			command: "echo start; trap 'echo cleaning up; exit 1' TERM; sleep 5 & wait",
+			timeout: 0.5,
+		});
+		expect(outcome.details.timedOut).toBe(true);
+		expect(outcome.text).toContain("start\ncleaning up");
+	});
+
 	it("gives the command a real pipe, so /dev/stdout and /dev/stderr append instead of truncating", async () => {
 		const outcome = await runTool(createBashTool(tempDir()), {
 			command: "echo a; echo b > /dev/stdout; echo c | tee /dev/stderr; echo d >> /dev/stderr",
