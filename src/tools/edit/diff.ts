@@ -52,11 +52,7 @@ function linesAfter(text: TextSource, position: number, count: number): number {
  * and where each lands in the new text. Outside the replaced spans both texts are identical, so a
  * region's new bounds are its old ones shifted by the length change before them.
  */
-function regionsOf(
-	original: TextSource,
-	updated: TextSource,
-	replacements: readonly AppliedReplacement[],
-): Region[] {
+function regionsOf(original: TextSource, updated: TextSource, replacements: readonly AppliedReplacement[]): Region[] {
 	const regions: Region[] = [];
 	for (const replacement of replacements) {
 		const lineDelta =
