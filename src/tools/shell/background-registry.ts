@@ -68,7 +68,9 @@ function installHandlers(): void {
 	if (handlersInstalled) return;
 	handlersInstalled = true;
 	process.on("exit", onExit);
-	for (const signal of exitSignals) process.on(signal, onSignal);
+	// First in line: `onSignal` must see the other listeners of the signal, and a `once` listener
+	// that ran before it would already have removed itself.
+	for (const signal of exitSignals) process.prependListener(signal, onSignal);
 }
 
 function uninstallHandlers(): void {
