@@ -128,15 +128,22 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		bwrapPath,
 		options: resolved,
 		argsFor,
-		wrap: (operations) => ({
-			isDirectory: (path) => operations.isDirectory(path),
-			findExecutable: (name, env) => operations.findExecutable(name, env),
-			exec: (request: ShellExecRequest) =>
-				operations.exec({
-					...request,
-					file: bwrapPath,
-					args: [...argsFor(request.cwd), request.file, ...request.args],
-				}),
-		}),
+		wrap: (operations) => {
+			const sandboxed = <TRequest extends Omit<ShellExecRequest, "onData">>(request: TRequest): TRequest => ({
+				...request,
+				file: bwrapPath,
+				args: [...argsFor(request.cwd), request.file, ...request.args],
+			});
+			const { execToFile } = operations;
+			return {
+				isDirectory: (path) => operations.isDirectory(path),
+				findExecutable: (name, env) => operations.findExecutable(name, env),
+				exec: (request: ShellExecRequest) => operations.exec(sandboxed(request)),
+				// Output straight into a file works the same: the command inside writes to what it is given.
+				...(execToFile
+					? { execToFile: (request, outputFile) => execToFile.call(operations, sandboxed(request), outputFile) }
+					: {}),
+			};
+		},
 	};
 }
