@@ -18,7 +18,9 @@ const savedBashEnvVariable = "TOOLBELT_SAVED_BASH_ENV";
 // The relay ignores SIGTERM: when a timeout or abort stops the command, the relay goes on copying
 // what the command writes while it dies (a trap's last words), and ends when the pipe closes
 // (SIGKILL after the grace period ends it regardless).
-const relayRedirect = `exec > >(trap "" TERM; printf "%s\\n" "$BASHPID" >&3; exec -a ${RELAY_NAME} cat) 2>&1 3>&-`;
+// Bash before 4 (macOS) has no $BASHPID: a small sh then tells its own pid, which cat inherits.
+const announceAndCopy = `if [ -n "$BASHPID" ]; then printf "%s\\n" "$BASHPID" >&3; exec -a ${RELAY_NAME} cat; else exec sh -c 'printf "%s\\n" "$$" >&3; exec cat'; fi`;
+const relayRedirect = `exec > >(trap "" TERM; ${announceAndCopy}) 2>&1 3>&-`;
 
 /** Bash for the wrapper that relays the output of any other program (sh, pwsh…). */
 const wrapperShell = process.platform !== "win32" && existsSync("/bin/bash") ? "/bin/bash" : undefined;
