@@ -48,6 +48,16 @@ describe.each(outputPaths)("$name", ({ operations }) => {
 			expect(outcome.text).toContain(`pid ${sleeper}`);
 		});
 
+		it("lets a command wait for its own background jobs", async () => {
+			const outcome = await runTool(bash(tempDir()), {
+				command: "sleep 0.1 & sleep 0.2 & wait; echo after",
+				timeout: 10,
+			});
+			expect(outcome.ms).toBeLessThan(2000);
+			expect(outcome.text).toBe("after");
+			expect(outcome.details.backgroundPids).toEqual([]);
+		});
+
 		it("returns while a background loop keeps writing to the inherited pipe", async () => {
 			const { marker, env } = marked();
 			const outcome = await runTool(bash(tempDir(), { env }), {

@@ -16,6 +16,8 @@ export interface BackgroundRun {
 
 const runs = new Set<BackgroundRun>();
 const outputFiles = new Set<string>();
+/** Output files a running command still writes: never deleted to make room. */
+const liveOutputFiles = new Set<string>();
 const exitSignals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 let handlersInstalled = false;
 
@@ -48,6 +50,7 @@ function cleanUpSync(): void {
 	runs.clear();
 	for (const path of outputFiles) rmSync(path, { force: true });
 	outputFiles.clear();
+	liveOutputFiles.clear();
 }
 
 function onExit(): void {
@@ -108,9 +111,9 @@ function sizeOf(path: string): number {
  * kept, so a long session of large outputs cannot fill the temp disk.
  */
 function enforceRetention(newest: string): void {
-	const older = [...outputFiles].filter((path) => path !== newest);
-	let count = older.length + 1;
-	let bytes = older.reduce((total, path) => total + sizeOf(path), 0);
+	const older = [...outputFiles].filter((path) => path !== newest && !liveOutputFiles.has(path));
+	let count = outputFiles.size;
+	let bytes = [...outputFiles].reduce((total, path) => total + sizeOf(path), 0);
 	for (const path of older) {
 		if (count <= MAX_RETAINED_OUTPUT_FILES && bytes <= MAX_RETAINED_OUTPUT_BYTES) break;
 		bytes -= sizeOf(path);
@@ -124,15 +127,23 @@ function enforceRetention(newest: string): void {
  * Keeps a full-output temp file until toolbelt exits or `disposeShellProcesses` runs — at most
  * the newest `MAX_RETAINED_OUTPUT_FILES` files and `MAX_RETAINED_OUTPUT_BYTES` in all.
  */
-export function registerOutputFile(path: string): void {
+export function registerOutputFile(path: string, options: { live?: boolean } = {}): void {
 	outputFiles.add(path);
-	enforceRetention(path);
+	if (options.live) liveOutputFiles.add(path);
+	else enforceRetention(path);
 	installHandlers();
+}
+
+/** A live output file (see `registerOutputFile`) is complete: it now counts toward the retention limits. */
+export function settleOutputFile(path: string): void {
+	if (!liveOutputFiles.delete(path)) return;
+	if (outputFiles.has(path)) enforceRetention(path);
 }
 
 /** Forgets (and deletes) a full-output file that turned out not to be needed. */
 export async function releaseOutputFile(path: string): Promise<void> {
 	outputFiles.delete(path);
+	liveOutputFiles.delete(path);
 	await rm(path, { force: true });
 	uninstallWhenIdle();
 }
@@ -152,6 +163,7 @@ export async function disposeShellProcesses(): Promise<void> {
 	runs.clear();
 	const files = [...outputFiles];
 	outputFiles.clear();
+	liveOutputFiles.clear();
 	await Promise.all(
 		pending.map((run) => {
 			const tree: ProcessTree = { marker: run.marker, rootPid: run.rootPid };

@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { copyFile, truncate } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../../engine/truncate.js";
-import { registerOutputFile, releaseOutputFile } from "./background-registry.js";
+import { registerOutputFile, releaseOutputFile, settleOutputFile } from "./background-registry.js";
 import { countFileNewlines, countNewlines } from "./line-count.js";
 import type { ShellOutputBufferOptions } from "./output-buffer.js";
 import { sinkOutputFile } from "./output-sink.js";
@@ -60,8 +60,8 @@ export class FileShellOutput {
 			constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND,
 			0o600,
 		);
-		// Removed when toolbelt exits, also if the call never finishes.
-		registerOutputFile(path);
+		// Removed when toolbelt exits, also if the call never finishes; never removed to make room while written.
+		registerOutputFile(path, { live: true });
 		try {
 			return new FileShellOutput(path, folder, descriptor, openSync(path, "r"), options);
 		} catch (error) {
@@ -88,29 +88,48 @@ export class FileShellOutput {
 	 * file itself is handed to `sinkOutputFile`.
 	 */
 	async finish(writerPids: readonly number[]): Promise<ShellOutput> {
-		const size = this.size();
-		const tail = this.readTail(size);
-		const tailLength = Math.min(size, this.tail.length);
-		const truncated = tail.truncated || tail.cut || size > this.tail.length;
-		const lastByte = tailLength > 0 ? (this.tail[tailLength - 1] ?? -1) : -1;
-		let newlines: number;
-		let fullOutputPath: string | undefined;
-		let fullOutputError: string | undefined;
+		let keptPath: string | undefined;
 		try {
-			newlines =
-				size <= this.tail.length
-					? countNewlines(this.tail.subarray(0, tailLength))
-					: size <= syncCountBytes
-						? this.countNewlinesBefore(size)
-						: await countFileNewlines(this.path, size);
-			if (truncated) fullOutputPath = writerPids.length > 0 ? await this.snapshot(size) : this.path;
-		} catch (error) {
-			newlines = countNewlines(this.tail.subarray(0, tailLength));
-			fullOutputError = `could not keep the full output in ${this.path}: ${(error as Error).message}`;
+			const size = this.size();
+			const tail = this.readTail(size);
+			const tailLength = Math.min(size, this.tail.length);
+			const truncated = tail.truncated || tail.cut || size > this.tail.length;
+			const lastByte = tailLength > 0 ? (this.tail[tailLength - 1] ?? -1) : -1;
+			// All of the output when it fits the tail; else replaced by the count of the whole file.
+			let newlines = countNewlines(this.tail.subarray(0, tailLength));
+			let fullOutputError: string | undefined;
+			if (size > this.tail.length) {
+				try {
+					newlines =
+						size <= syncCountBytes
+							? this.countNewlinesBefore(size)
+							: // Exactly up to `size` while someone may still append; natively otherwise.
+								await countFileNewlines(this.path, writerPids.length > 0 ? size : undefined);
+				} catch (error) {
+					fullOutputError = `could not count the lines of ${this.path}: ${(error as Error).message}`;
+				}
+			}
+			if (truncated) {
+				try {
+					keptPath = writerPids.length > 0 ? await this.snapshot(size) : this.path;
+				} catch (error) {
+					fullOutputError = `could not keep the full output: ${(error as Error).message}`;
+				}
+			}
+			return describeOutput({
+				tail,
+				truncated,
+				totalBytes: size,
+				newlines,
+				lastByte,
+				fullOutputPath: keptPath,
+				fullOutputError,
+			});
+		} finally {
+			this.close(writerPids);
+			if (keptPath === this.path) settleOutputFile(this.path);
+			else await releaseOutputFile(this.path);
 		}
-		this.close(writerPids);
-		if (fullOutputPath !== this.path) await releaseOutputFile(this.path);
-		return describeOutput({ tail, truncated, totalBytes: size, newlines, lastByte, fullOutputPath, fullOutputError });
 	}
 
 	/** Drops the file (when the call fails before it finishes). */
@@ -130,9 +149,15 @@ export class FileShellOutput {
 	/** A copy of the first `size` bytes, kept as the full-output file while the original goes on growing. */
 	private async snapshot(size: number): Promise<string> {
 		const path = outputFilePath(this.folder);
-		await copyFile(this.path, path);
+		// Registered first, so even a partial copy is removed at exit.
 		registerOutputFile(path);
-		await truncate(path, size);
+		try {
+			await copyFile(this.path, path);
+			await truncate(path, size);
+		} catch (error) {
+			await releaseOutputFile(path);
+			throw error;
+		}
 		return path;
 	}
 

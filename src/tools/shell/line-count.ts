@@ -60,13 +60,12 @@ async function countWithReads(path: string, limit: number): Promise<number> {
 const countInProcessBytes = 8 * 1024 * 1024;
 
 /**
- * Counts `\n` bytes in a file, or in its first `limit` bytes. A large file, when all of it is
- * wanted, is counted by `wc -l` where it exists (native, several times faster than JavaScript on
- * gigabytes); anything else is read in blocks.
+ * Counts `\n` bytes in a file, or exactly in its first `limit` bytes (a file that may still be
+ * growing). A large whole file is counted by `wc -l` where it exists (native, several times faster
+ * than JavaScript on gigabytes); anything else is read in blocks.
  */
 export async function countFileNewlines(path: string, limit?: number): Promise<number> {
-	const size = (await stat(path)).size;
-	if (size > countInProcessBytes && (limit === undefined || size === limit)) {
+	if (limit === undefined && (await stat(path)).size > countInProcessBytes) {
 		try {
 			return await countWithWc(path);
 		} catch {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { constants, existsSync } from "node:fs";
+import { constants, existsSync, fstatSync } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import type { Readable } from "node:stream";
@@ -24,8 +24,19 @@ const drainIdleMs = 1000;
 const drainCapMs = 2000;
 /** After a tree kill, how long to wait for the shell's exit to be reported before settling without it, in ms. */
 const shellExitFallbackMs = 500;
-/** How long an exited command waits for the relay's pid to be read, in ms (it is written first thing). */
-const relayAnnouncementWaitMs = 200;
+/**
+ * How long an exited command waits for the relay's pid, in ms. The relay writes it before the
+ * command starts, so only a machine starved of CPU makes this wait at all.
+ */
+const relayAnnouncementWaitMs = 1000;
+
+function outputFileSize(descriptor: number): number {
+	try {
+		return fstatSync(descriptor).size;
+	} catch {
+		return -1;
+	}
+}
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -138,6 +149,10 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 		let drainDeadline = Number.POSITIVE_INFINITY;
 		let drainIdle = drainIdleMs;
 		let backgroundPids: number[] = [];
+		// Set the moment the shell exits: a timeout or abort after that must not kill what it left running.
+		let shellExited = false;
+		// Through the relay, activity is the output file growing (the channel carries no output).
+		let outputSize = -1;
 
 		// Empty stdin: `cat`, `read` and `rg` without a path see end-of-input at once (after the
 		// script itself, when a long command is passed that way).
@@ -178,7 +193,7 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 		}
 
 		const killTree = () => {
-			if (killing || exit) return;
+			if (killing || exit || shellExited) return;
 			killing = terminateTree(tree, { graceMs: killGraceMs });
 			// A shell stuck in the kernel (uninterruptible I/O) may never report its exit: settle anyway.
 			void killing.then(() => {
@@ -188,10 +203,12 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 			});
 		};
 		const timer = setTimeout(() => {
+			if (shellExited) return;
 			timedOut = true;
 			killTree();
 		}, request.timeoutMs);
 		const onAbort = () => {
+			if (shellExited) return;
 			aborted = true;
 			killTree();
 		};
@@ -232,6 +249,13 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 			if (!exit || settled) return;
 			if (openStreams === 0) return finish();
 			const now = Date.now();
+			if (relayChannel && outputFile !== undefined) {
+				const size = outputFileSize(outputFile);
+				if (size !== outputSize) {
+					outputSize = size;
+					lastActivity = now;
+				}
+			}
 			const idle = streams.every((stream) => !stream.isPaused()) && now - lastActivity >= drainIdle;
 			if (idle || now >= drainDeadline) return finish();
 			if (!drainTimer) {
@@ -270,6 +294,7 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 			maybeFinish();
 		};
 		child.on("exit", (code, signal) => {
+			shellExited = true;
 			void onExit(code, signal);
 		});
 		child.on("error", (error) => {

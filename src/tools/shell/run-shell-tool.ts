@@ -10,6 +10,7 @@ import type { ShellResolver } from "./resolve-shell.js";
 import type {
 	ShellExecRequest,
 	ShellExecResult,
+	ShellFileExecResult,
 	ShellOperations,
 	ShellToolDetails,
 	ShellToolOptions,
@@ -148,7 +149,7 @@ async function execIntoFile(run: ExecRun): Promise<Execution | undefined> {
 					sendUpdate(onUpdate, output.preview());
 				}, updateIntervalMs)
 			: undefined;
-	let result: ShellExecResult;
+	let result: ShellFileExecResult;
 	try {
 		result = await operations.execToFile(run.request, output.descriptor);
 	} catch (error) {
@@ -157,7 +158,8 @@ async function execIntoFile(run: ExecRun): Promise<Execution | undefined> {
 	} finally {
 		clearInterval(updates);
 	}
-	return { result, finish: () => output.finish(result.backgroundPids) };
+	// An executor that predates `outputWriters` still names the background jobs.
+	return { result, finish: () => output.finish(result.outputWriters ?? result.backgroundPids) };
 }
 
 /** The general path: the executor hands over the output in chunks, kept in a bounded buffer. */
@@ -235,7 +237,15 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 		throw new ToolError(`Could not start ${shell.file}: ${(error as Error).message}`);
 	}
 	const { result } = execution;
-	const finished = await execution.finish();
+	let finished: ShellOutput;
+	try {
+		finished = await execution.finish();
+	} catch (error) {
+		const ended = failureOf(result, timeoutSeconds, options) ?? "The command succeeded.";
+		throw new ToolError(
+			`${ended} Its output could not be read back: ${(error as Error).message}. Run it again with its output redirected to a file (\`cmd > out.log 2>&1\`) and read that file.`,
+		);
+	}
 
 	const details: ShellToolDetails = {
 		exitCode: result.exitCode,

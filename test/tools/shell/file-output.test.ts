@@ -76,6 +76,15 @@ describe("bash on the local executor: output straight into a file", () => {
 		expect(outcome.text).toContain("start\ncleaning up");
 	});
 
+	it("waits for the relay to copy the end of a long command's output", async () => {
+		const { env } = marked();
+		for (const command of ["sleep 1.2; seq 1 200000", "sleep 30 & sleep 1.2; seq 1 200000"]) {
+			const outcome = await runTool(createBashTool(tempDir(), { env }), { command });
+			expect(outcome.details.truncation.originalLines).toBe(200000);
+			expect(outcome.text.split("\n\n")[0]?.endsWith("\n200000")).toBe(true);
+		}
+	});
+
 	it("gives the command a real pipe, so /dev/stdout and /dev/stderr append instead of truncating", async () => {
 		const outcome = await runTool(createBashTool(tempDir()), {
 			command: "echo a; echo b > /dev/stdout; echo c | tee /dev/stderr; echo d >> /dev/stderr",
