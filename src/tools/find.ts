@@ -49,6 +49,12 @@ export interface FindToolDetails {
 }
 
 /**
+ * Most paths collected before sorting. Beyond it the listing stops (bounded memory), and the
+ * paths shown are the first in path order among those found so far.
+ */
+const MAX_COLLECTED_PATHS = 100_000;
+
+/**
  * The find tool's side effects: the search backend shared by grep and find (ripgrep, the
  * built-in walker, or your own for a remote workspace). See `createSearchOperations`.
  */
@@ -113,9 +119,12 @@ export function createFindTool(
 			}
 			const target = await resolveSearchTarget({ cwd, path: args.path, operations, allowFile: false });
 			const pattern = rebaseGlob(args.pattern, { cwd, root: target.root });
-			// Filed by folder as ripgrep lists them, so sorting at the end has little left to do.
+			// Filed by folder as ripgrep lists them, so sorting at the end has little left to do. All
+			// matches are collected (up to a cap) and the first `limit` in path order are shown, so
+			// the same call always gives the same files, whatever order the parallel walk found them in.
 			const paths = new PathGroups();
-			let limitReached = false;
+			const collectLimit = Math.max(limit, MAX_COLLECTED_PATHS);
+			let collectLimitReached = false;
 			const timeoutMs = options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
 			const run = await runSearch({
 				start: (searchSignal) =>
@@ -125,8 +134,8 @@ export function createFindTool(
 					),
 				onBatch: (batch) => {
 					for (const path of batch) {
-						if (paths.count >= limit) {
-							limitReached = true;
+						if (paths.count >= collectLimit) {
+							collectLimitReached = true;
 							return false;
 						}
 						paths.add(path);
@@ -136,7 +145,8 @@ export function createFindTool(
 				signal,
 				timeoutMs,
 			});
-			const details: FindToolDetails = { backend: run.backend, fileCount: paths.count };
+			const limitReached = collectLimitReached || paths.count > limit;
+			const details: FindToolDetails = { backend: run.backend, fileCount: Math.min(paths.count, limit) };
 			if (run.fallbackReason) details.fallbackReason = run.fallbackReason;
 			if (limitReached) details.resultLimitReached = limit;
 			if (run.timedOut) details.timedOut = true;
@@ -156,17 +166,19 @@ export function createFindTool(
 			const listing = formatListing(paths, {
 				maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
 				maxLines: options.maxLines ?? DEFAULT_MAX_LINES,
+				limit,
 			});
 			let text = listing.text;
-			if (listing.shownPaths < paths.count || listing.shownBytes < listing.totalBytes) {
+			if (listing.shownPaths < listing.listedPaths || listing.shownBytes < listing.totalBytes) {
 				details.outputTruncated = true;
 				notices.push(
-					`Output cut to ${listing.shownPaths} of ${paths.count} paths (${formatSize(listing.shownBytes)} of ${formatSize(listing.totalBytes)}). Use a more specific pattern or path.`,
+					`Output cut to ${listing.shownPaths} of ${listing.listedPaths} paths (${formatSize(listing.shownBytes)} of ${formatSize(listing.totalBytes)}). Use a more specific pattern or path.`,
 				);
 			}
 			if (limitReached) {
+				const matched = collectLimitReached ? `more than ${paths.count}` : `${paths.count}`;
 				notices.push(
-					`Showing ${limit} files; more match. Use a more specific pattern or path, or raise limit (e.g. limit: ${limit * 2}).`,
+					`Showing the first ${limit} of ${matched} matching files, in path order. Use a more specific pattern or path, or raise limit (e.g. limit: ${limit * 2}).`,
 				);
 			}
 			if (run.timedOut) {

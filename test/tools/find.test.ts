@@ -122,11 +122,26 @@ describe.each(backends)("find ($name)", ({ backend }) => {
 		expect(exact.details?.resultLimitReached).toBeUndefined();
 		const cut = await find({ pattern: "*.txt", limit: 2 });
 		const [body, notice] = textOf(cut).split("\n\n");
-		expect(body?.split("\n")).toHaveLength(2);
+		expect(body).toBe("a.txt\nb.txt");
 		expect(notice).toBe(
-			"[Showing 2 files; more match. Use a more specific pattern or path, or raise limit (e.g. limit: 4).]",
+			"[Showing the first 2 of 3 matching files, in path order. Use a more specific pattern or path, or raise limit (e.g. limit: 4).]",
 		);
 		expect(cut.details).toMatchObject({ fileCount: 2, resultLimitReached: 2 });
+	});
+
+	it("shows the same first files in path order on every call, whatever order the walk finds them in", async () => {
+		const files: Record<string, string> = {};
+		for (let folder = 0; folder < 20; folder++) {
+			for (let file = 0; file < 20; file++)
+				files[`d${String(folder).padStart(2, "0")}/f${String(file).padStart(2, "0")}.txt`] = "";
+		}
+		await writeTree(dir(), files);
+		const expected = Object.keys(files).sort().slice(0, 25).join("\n");
+		for (let run = 0; run < 5; run++) {
+			const result = await find({ pattern: "*.txt", limit: 25 });
+			expect(textOf(result).split("\n\n")[0]).toBe(expected);
+			expect(textOf(result)).toContain("first 25 of 400 matching files");
+		}
 	});
 
 	it("keeps the output within the budget, with a notice", async () => {

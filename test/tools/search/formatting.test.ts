@@ -62,7 +62,16 @@ describe("formatListing", () => {
 			text: "a/0.txt\na/1.txt",
 			shownPaths: 2,
 			shownBytes: 15,
+			listedPaths: 4,
 			totalBytes: 31,
+		});
+		// A limit lists the first paths in path order, and the totals are those of the listing.
+		expect(formatListing(paths, { maxLines: 1, maxBytes: 1000, limit: 3 })).toEqual({
+			text: "a/0.txt",
+			shownPaths: 1,
+			shownBytes: 7,
+			listedPaths: 3,
+			totalBytes: 23,
 		});
 		expect(formatListing(paths, { maxLines: 10, maxBytes: 20 })).toMatchObject({
 			text: "a/0.txt\na/1.txt",
