@@ -5,7 +5,7 @@ import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import type { Readable } from "node:stream";
 import { registerBackgroundRun } from "./background-registry.js";
-import { canRelayOutput, startWithRelay } from "./output-relay.js";
+import { canRelayOutput, isOutputRelay, startWithRelay } from "./output-relay.js";
 import { findTreeProcesses, PROCESS_MARKER_VARIABLE, type ProcessTree, terminateTree } from "./process-tree.js";
 import type { ShellExecRequest, ShellExecResult, ShellFileExecResult, ShellOperations } from "./types.js";
 
@@ -279,7 +279,7 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 				// Whatever of the tree is still alive now was left running on purpose (`server &`); the
 				// relay is toolbelt's own, and is stopped with the run.
 				const alive = findTreeProcesses(tree);
-				backgroundPids = alive.filter((pid) => pid !== relayPid);
+				backgroundPids = alive.filter((pid) => pid !== relayPid && !(relayChannel && isOutputRelay(pid)));
 				if (backgroundPids.length > 0) {
 					registerBackgroundRun({ marker, groupId: tree.groupId, rootPid: tree.rootPid, pids: alive });
 				}

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
 /**
  * Output into a file goes through a relay. The command gets a real pipe as stdout and stderr
@@ -35,6 +35,18 @@ const wrapperScript = [
 	`exec > >(trap "" TERM; ${announceAndCopy}) 2>&1 3>&-`,
 	'exec "$@"',
 ].join("\n");
+
+/**
+ * True for a relay process, recognised by its name where `/proc` shows it (Linux): the fallback
+ * when its announced pid did not arrive in time.
+ */
+export function isOutputRelay(pid: number): boolean {
+	try {
+		return readFileSync(`/proc/${pid}/cmdline`, "latin1").startsWith(`${RELAY_NAME}\0`);
+	} catch {
+		return false;
+	}
+}
 
 /** True when output can be relayed into a file on this machine. */
 export const canRelayOutput = wrapperShell !== undefined;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
+import { isOutputRelay } from "../../../src/tools/shell/output-relay.js";
 
 /** Environment variable the tests put on every command (through the tool's `env` option) to find its processes. */
 export const TEST_MARKER_VARIABLE = "TOOLBELT_TEST_MARKER";
@@ -46,14 +47,7 @@ export function processesWithMarker(marker: string): number[] {
 		.map(({ pid }) => pid);
 }
 
-/** True for the relay that copies a command's output into its output file (see local-operations.ts). */
-export function isOutputRelay(pid: number): boolean {
-	try {
-		return readFileSync(`/proc/${pid}/cmdline`).toString("utf8").startsWith("toolbelt-output-relay\0");
-	} catch {
-		return false;
-	}
-}
+export { isOutputRelay };
 
 /** Like `processesWithMarker`, without toolbelt's output relay: the command's own processes. */
 export function commandProcessesWithMarker(marker: string): number[] {
