@@ -8,6 +8,7 @@ export { sanitizeTerminalOutput } from "./sanitize.js";
 export type {
 	ShellExecRequest,
 	ShellExecResult,
+	ShellFileExecResult,
 	ShellOperations,
 	ShellToolDetails,
 	ShellToolOptions,
