@@ -66,7 +66,7 @@ export class FileShellOutput {
 			return new FileShellOutput(path, folder, descriptor, openSync(path, "r"), options);
 		} catch (error) {
 			closeSync(descriptor);
-			void releaseOutputFile(path);
+			void releaseOutputFile(path).catch(() => {});
 			throw error;
 		}
 	}
@@ -127,8 +127,9 @@ export class FileShellOutput {
 			});
 		} finally {
 			this.close(writerPids);
+			// A file that cannot be removed now is removed when toolbelt exits: no reason to fail the call.
 			if (keptPath === this.path) settleOutputFile(this.path);
-			else await releaseOutputFile(this.path);
+			else await releaseOutputFile(this.path).catch(() => {});
 		}
 	}
 

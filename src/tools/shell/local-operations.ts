@@ -25,8 +25,8 @@ const drainCapMs = 2000;
 /** After a tree kill, how long to wait for the shell's exit to be reported before settling without it, in ms. */
 const shellExitFallbackMs = 500;
 /**
- * How long an exited command waits for the relay's pid, in ms. The relay writes it before the
- * command starts, so only a machine starved of CPU makes this wait at all.
+ * How long an exited command waits for the relay's pid, in ms. The relay writes it as it starts,
+ * alongside the command, so only a very short command on a machine starved of CPU waits at all.
  */
 const relayAnnouncementWaitMs = 1000;
 
@@ -123,7 +123,8 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 			return;
 		}
 		const tree: ProcessTree = { groupId: child.pid, marker, rootPid: child.pid };
-		// Through the relay, the one stream is its fd 3: the relay's pid, then its end.
+		// Through the relay, the one stream is its fd 3: the relay's pid, then its end (when it has
+		// copied everything).
 		const relayChannel = outputFile === undefined ? undefined : (child.stdio[3] as Readable | null | undefined);
 		const streams = (relayChannel ? [relayChannel] : [child.stdout, child.stderr]).filter(
 			(stream): stream is Readable => stream !== null && stream !== undefined,
@@ -198,7 +199,7 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 			// A shell stuck in the kernel (uninterruptible I/O) may never report its exit: settle anyway.
 			void killing.then(() => {
 				setTimeout(() => {
-					if (!exit && !settled) void onExit(null, "SIGKILL");
+					if (!shellExited && !settled) void onExit(null, "SIGKILL");
 				}, shellExitFallbackMs).unref();
 			});
 		};
@@ -228,11 +229,13 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 				stream.resume();
 				(stream as Readable & { unref?: () => void }).unref?.();
 			}
-			// A relay still open copies what background jobs write: it writes to the file, too. With no
-			// background job known, an untracked writer holds the pipe: stop the relay with toolbelt.
-			const relayWriting = relayPid !== undefined && openStreams > 0 ? [relayPid] : [];
-			if (relayWriting.length > 0 && backgroundPids.length === 0) {
-				registerBackgroundRun({ marker, groupId: tree.groupId, rootPid: tree.rootPid, pids: relayWriting });
+			// Through the relay, only the relay writes to the file, and only while its channel is open
+			// (background jobs, or an untracked writer, still hold the pipe). With no background job
+			// known, stop the relay with toolbelt. Without its pid, the background jobs stand in for it.
+			const relayOpen = relayChannel !== undefined && openStreams > 0;
+			const outputWriters = !relayOpen ? [] : relayPid !== undefined ? [relayPid] : backgroundPids;
+			if (relayOpen && relayPid !== undefined && backgroundPids.length === 0) {
+				registerBackgroundRun({ marker, groupId: tree.groupId, rootPid: tree.rootPid, pids: [relayPid] });
 			}
 			resolve({
 				exitCode: exit.code,
@@ -241,7 +244,7 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 				aborted,
 				backgroundPids,
 				pid: child.pid,
-				outputWriters: [...backgroundPids, ...relayWriting],
+				outputWriters,
 			});
 		};
 
@@ -269,17 +272,21 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 			}
 		}
 
+		// Handled once: the real exit, or the fallback after a kill whose exit never came.
+		let exitHandled = false;
 		const onExit = async (code: number | null, signal: string | null) => {
-			if (exit) return;
+			if (exitHandled) return;
+			exitHandled = true;
 			if (killing) await killing;
-			if (exit) return;
-			else if (process.platform !== "win32") {
-				// The relay's pid comes first on its channel; a very short command may exit before it is read.
-				await Promise.race([relayKnown, delay(relayAnnouncementWaitMs)]);
+			if (process.platform !== "win32") {
+				// The relay announces its pid as it starts, racing the command: a very short command may
+				// exit before the pid is read.
+				if (relayChannel) await Promise.race([relayKnown, delay(relayAnnouncementWaitMs)]);
 				// Whatever of the tree is still alive now was left running on purpose (`server &`); the
 				// relay is toolbelt's own, and is stopped with the run.
 				const alive = findTreeProcesses(tree);
-				backgroundPids = alive.filter((pid) => pid !== relayPid && !(relayChannel && isOutputRelay(pid)));
+				if (relayChannel && relayPid === undefined) relayPid = alive.find(isOutputRelay);
+				backgroundPids = alive.filter((pid) => pid !== relayPid);
 				if (backgroundPids.length > 0) {
 					registerBackgroundRun({ marker, groupId: tree.groupId, rootPid: tree.rootPid, pids: alive });
 				}

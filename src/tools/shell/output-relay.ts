@@ -16,23 +16,33 @@ import { existsSync, readFileSync } from "node:fs";
 /** The relay's name in `ps`, so a user who sees it next to a background job knows what it is. */
 export const RELAY_NAME = "toolbelt-output-relay";
 
-/** The environment variable that carries the user's `BASH_ENV` past the wrapper. */
-const savedBashEnvVariable = "TOOLBELT_SAVED_BASH_ENV";
+/**
+ * Variables the wrapper must not act on itself, passed under other names and handed back to the
+ * command: `BASH_ENV` (a startup file the wrapper would read) and `POSIXLY_CORRECT` (POSIX mode,
+ * where older bash has no process substitution). The value travels with an `x` in front, so an
+ * empty value survives too.
+ */
+const handedOver = ["BASH_ENV", "POSIXLY_CORRECT"];
+const handOverPrefix = "TOOLBELT_SAVED_";
 
 // Bash before 4 (macOS) has no $BASHPID: a small sh then tells its own pid, which cat inherits.
 const announceAndCopy = `if [ -n "$BASHPID" ]; then printf "%s\\n" "$BASHPID" >&3; exec -a ${RELAY_NAME} cat; else exec sh -c 'printf "%s\\n" "$$" >&3; exec cat'; fi`;
 
 const wrapperShell = process.platform !== "win32" && existsSync("/bin/bash") ? "/bin/bash" : undefined;
 const wrapperScript = [
-	// POSIXLY_CORRECT or SHELLOPTS may start bash in POSIX mode, where older versions have no
-	// process substitution; the command still gets its environment unchanged.
+	// SHELLOPTS may start bash in POSIX mode, where older versions have no process substitution.
 	"set +o posix",
-	// The wrapper read no BASH_ENV (it came under another name); the command gets it back.
-	'if [ -n "$TOOLBELT_SAVED_BASH_ENV" ]; then export BASH_ENV="$TOOLBELT_SAVED_BASH_ENV"; fi; unset TOOLBELT_SAVED_BASH_ENV',
 	// The relay ignores SIGTERM: when a timeout or abort stops the command, it goes on copying what
 	// the command writes while it dies (a trap's last words) and ends when the pipe closes (the
-	// SIGKILL after the grace period ends it regardless).
-	`exec > >(trap "" TERM; ${announceAndCopy}) 2>&1 3>&-`,
+	// SIGKILL after the grace period ends it regardless). It runs in the background of the process
+	// substitution, which exits at once: so the relay is no child of the command, and a command
+	// that waits for all its children (a bare `wait`, a `wait()` loop) does not wait for it.
+	// `<&0` keeps the pipe as its input (a background job would get /dev/null).
+	`exec > >( (trap "" TERM; ${announceAndCopy}) <&0 & ) 2>&1 3>&-`,
+	...handedOver.map(
+		(name) =>
+			`if [ -n "$${handOverPrefix}${name}" ]; then export ${name}="\${${handOverPrefix}${name}#x}"; fi; unset ${handOverPrefix}${name}`,
+	),
 	'exec "$@"',
 ].join("\n");
 
@@ -71,9 +81,12 @@ export interface RelayedCommand {
 export function startWithRelay(command: RelayedCommand): ChildProcess {
 	if (!wrapperShell) throw new Error("relaying output into a file needs /bin/bash, which is not installed");
 	const env = { ...command.env };
-	const bashEnv = env.BASH_ENV;
-	delete env.BASH_ENV;
-	if (bashEnv !== undefined) env[savedBashEnvVariable] = bashEnv;
+	for (const name of handedOver) {
+		const value = env[name];
+		if (value === undefined) continue;
+		delete env[name];
+		env[handOverPrefix + name] = `x${value}`;
+	}
 	const args = ["--norc", "--noprofile", "-c", wrapperScript, "toolbelt-relay", command.file, ...command.args];
 	return spawn(wrapperShell, args, {
 		cwd: command.cwd,

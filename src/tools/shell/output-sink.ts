@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, ftruncateSync } from "node:fs";
+import { processGroupOf } from "./process-tree.js";
 
 /** How often a sunk output file is checked, in ms. */
 const checkIntervalMs = 1000;
@@ -8,11 +9,12 @@ const maxSunkBytes = 1024 * 1024;
 function isAlive(pid: number): boolean {
 	try {
 		process.kill(pid, 0);
-		return true;
 	} catch {
 		// ESRCH: gone. EPERM: it exists but belongs to someone else (the pid was reused); not ours to wait for.
 		return false;
 	}
+	// A zombie answers signal 0 too, and may never be reaped (toolbelt as PID 1 of a container).
+	return process.platform !== "linux" || processGroupOf(pid) !== undefined;
 }
 
 /**
@@ -33,6 +35,11 @@ export function sinkOutputFile(descriptor: number, writerPids: readonly number[]
 			if (fstatSync(descriptor).size > maxSunkBytes) ftruncateSync(descriptor, 0);
 		} catch {
 			clearInterval(timer);
+			try {
+				closeSync(descriptor);
+			} catch {
+				// Already closed.
+			}
 		}
 	}, checkIntervalMs);
 	timer.unref();

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../../src/tools/bash.js";
 import { disposeShellProcesses } from "../../../src/tools/shell/background-registry.js";
@@ -83,6 +84,31 @@ describe("bash on the local executor: output straight into a file", () => {
 			expect(outcome.details.truncation.originalLines).toBe(200000);
 			expect(outcome.text.split("\n\n")[0]?.endsWith("\n200000")).toBe(true);
 		}
+	});
+
+	it.runIf(existsSync("/usr/bin/perl"))(
+		"lets a command wait for all its children: the relay is none of them",
+		async () => {
+			const outcome = await runTool(createBashTool(tempDir()), {
+				command: `perl -e 'fork or exit; 1 while wait() != -1; print "done\\n"'`,
+				timeout: 10,
+			});
+			expect(outcome.ms).toBeLessThan(3000);
+			expect(outcome.text).toBe("done");
+		},
+	);
+
+	it("hands BASH_ENV and POSIXLY_CORRECT (even empty) to the command unchanged", async () => {
+		const startup = join(tempDir(), "startup.sh");
+		writeFileSync(startup, "echo from-startup\n");
+		const withStartup = await runTool(createBashTool(tempDir(), { env: { BASH_ENV: startup } }), {
+			command: `echo "B=$BASH_ENV saved=\${TOOLBELT_SAVED_BASH_ENV-none}"`,
+		});
+		expect(withStartup.text).toBe(`from-startup\nB=${startup} saved=none`);
+		const posix = await runTool(createBashTool(tempDir(), { env: { POSIXLY_CORRECT: "" } }), {
+			command: `echo "P=\${POSIXLY_CORRECT-unset}"; echo b > /dev/stdout`,
+		});
+		expect(posix.text).toBe("P=\nb");
 	});
 
 	it("gives the command a real pipe, so /dev/stdout and /dev/stderr append instead of truncating", async () => {
