@@ -60,13 +60,28 @@ export class PathGroups {
 	/** How many paths were added. */
 	count = 0;
 
+	private lastFolder: string | undefined;
+	private lastFiles: string[] = [];
+
 	/** Adds one path (relative, `/`-separated). */
 	add(path: string): void {
 		this.count++;
-		const folder = path.slice(0, Math.max(0, path.lastIndexOf("/")));
-		const files = this.filesByFolder.get(folder);
+		const slash = path.lastIndexOf("/");
+		// ripgrep lists a folder's files one after another: most paths go where the last one went.
+		const last = this.lastFolder;
+		if (last !== undefined && slash === last.length && slash > 0 && path.startsWith(last)) {
+			this.lastFiles.push(path);
+			return;
+		}
+		const folder = path.slice(0, Math.max(0, slash));
+		let files = this.filesByFolder.get(folder);
 		if (files) files.push(path);
-		else this.filesByFolder.set(folder, [path]);
+		else {
+			files = [path];
+			this.filesByFolder.set(folder, files);
+		}
+		this.lastFolder = folder;
+		this.lastFiles = files;
 	}
 
 	/** UTF-8 bytes of every path added, one line each (`\n` between). */
