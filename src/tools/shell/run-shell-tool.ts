@@ -115,8 +115,8 @@ interface ExecRun {
 	operations: ShellOperations;
 	request: Omit<ShellExecRequest, "onData">;
 	options: ShellToolOptions;
-	onUpdate: ToolUpdateCallback<ShellToolDetails> | undefined;
-	sendUpdate: ((onUpdate: ToolUpdateCallback<ShellToolDetails>, text: string) => void) | undefined;
+	/** Sends the growing tail as a progress update; absent when nobody listens. */
+	sendUpdate: ((text: string) => void) | undefined;
 }
 
 /** A finished process, and how to read its output. */
@@ -131,7 +131,7 @@ interface Execution {
  * the file cannot be created (the pipe path then runs).
  */
 async function execIntoFile(run: ExecRun): Promise<Execution | undefined> {
-	const { operations, options, onUpdate, sendUpdate } = run;
+	const { operations, options, sendUpdate } = run;
 	if (!operations.execToFile) return undefined;
 	let output: FileShellOutput;
 	try {
@@ -140,15 +140,14 @@ async function execIntoFile(run: ExecRun): Promise<Execution | undefined> {
 		return undefined;
 	}
 	let reported = 0;
-	const updates =
-		onUpdate && sendUpdate
-			? setInterval(() => {
-					const size = output.size();
-					if (size === reported) return;
-					reported = size;
-					sendUpdate(onUpdate, output.preview());
-				}, updateIntervalMs)
-			: undefined;
+	const updates = sendUpdate
+		? setInterval(() => {
+				const size = output.size();
+				if (size === reported) return;
+				reported = size;
+				sendUpdate(output.preview());
+			}, updateIntervalMs)
+		: undefined;
 	let result: ShellFileExecResult;
 	try {
 		result = await operations.execToFile(run.request, output.descriptor);
@@ -164,12 +163,9 @@ async function execIntoFile(run: ExecRun): Promise<Execution | undefined> {
 
 /** The general path: the executor hands over the output in chunks, kept in a bounded buffer. */
 async function execThroughPipe(run: ExecRun): Promise<Execution> {
-	const { operations, options, onUpdate, sendUpdate } = run;
+	const { operations, options, sendUpdate } = run;
 	const output = new ShellOutputBuffer({ maxBytes: options.maxBytes, maxLines: options.maxLines });
-	const updates =
-		onUpdate && sendUpdate
-			? createThrottle<void>(updateIntervalMs, () => sendUpdate(onUpdate, output.preview()))
-			: undefined;
+	const updates = sendUpdate ? createThrottle<void>(updateIntervalMs, () => sendUpdate(output.preview())) : undefined;
 	let result: ShellExecResult;
 	try {
 		result = await operations.exec({
@@ -220,11 +216,12 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 		signal: input.signal,
 		...(shell.stdin !== undefined ? { stdin: shell.stdin } : {}),
 	};
-	const sendUpdate = input.onUpdate
-		? (onUpdate: ToolUpdateCallback<ShellToolDetails>, text: string) =>
+	const { onUpdate } = input;
+	const sendUpdate = onUpdate
+		? (text: string) =>
 				onUpdate({ content: [{ type: "text", text }], details: { ...emptyDetails(timeoutSeconds, startedAt) } })
 		: undefined;
-	const run = { operations, request, options, onUpdate: input.onUpdate, sendUpdate };
+	const run = { operations, request, options, sendUpdate };
 	let execution: Execution;
 	try {
 		execution = (await execIntoFile(run)) ?? (await execThroughPipe(run));
