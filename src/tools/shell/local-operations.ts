@@ -164,12 +164,14 @@ function run(request: ExecRequest, outputFile: number | undefined): Promise<Shel
 			if (discarding) return;
 			lastActivity = Date.now();
 			if (relayChannel) {
+				// One line, the relay's pid; nothing else ever comes on the channel.
+				if (relayAnnouncement.includes("\n")) return;
 				relayAnnouncement += chunk.toString("latin1");
-				const line = relayAnnouncement.split("\n")[0];
-				if (relayPid === undefined && relayAnnouncement.includes("\n")) {
-					if (/^\d+$/.test(line ?? "")) relayPid = Number(line);
-					relayAnnounced();
-				}
+				const newline = relayAnnouncement.indexOf("\n");
+				if (newline === -1) return;
+				const line = relayAnnouncement.slice(0, newline);
+				if (/^\d+$/.test(line)) relayPid = Number(line);
+				relayAnnounced();
 				return;
 			}
 			const wait = request.onData?.(chunk);
