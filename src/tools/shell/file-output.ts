@@ -83,9 +83,9 @@ export class FileShellOutput {
 
 	/**
 	 * Reads the output as it stands now and decides what the model sees. `writerPids` are
-	 * processes that may go on writing to the file (background jobs): what they write from now on
-	 * is not part of this result, so a full-output file is then a copy cut at this size, and the
-	 * file itself is handed to `sinkOutputFile`.
+	 * processes that may go on writing to the file (the relay of background jobs' output): what
+	 * they write from now on is not part of this result, so a full-output file is then a copy cut
+	 * at this size, and the file itself is handed to `sinkOutputFile`.
 	 */
 	async finish(writerPids: readonly number[]): Promise<ShellOutput> {
 		let keptPath: string | undefined;
@@ -136,7 +136,7 @@ export class FileShellOutput {
 	/** Drops the file (when the call fails before it finishes). */
 	async discard(writerPids: readonly number[] = []): Promise<void> {
 		this.close(writerPids);
-		await releaseOutputFile(this.path);
+		await releaseOutputFile(this.path).catch(() => {});
 	}
 
 	private close(writerPids: readonly number[]): void {
