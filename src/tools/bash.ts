@@ -2,7 +2,7 @@ import { type Static, Type } from "typebox";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { prepareShellArguments } from "./shell/prepare-arguments.js";
 import { resolveBashShell } from "./shell/resolve-shell.js";
-import { runShellTool } from "./shell/run-shell-tool.js";
+import { shellToolExecute } from "./shell/run-shell-tool.js";
 import type { ShellOperations, ShellToolDetails, ShellToolOptions } from "./shell/types.js";
 
 const bashDescription = `Runs a command in bash in the working directory and returns its combined stdout and stderr.
@@ -54,15 +54,6 @@ export function createBashTool(
 		...createBashToolDefinition(cwd, options),
 		executionMode: "sequential",
 		prepareArguments: prepareShellArguments,
-		execute: (_toolCallId, args, signal, onUpdate) =>
-			runShellTool({
-				cwd,
-				options,
-				command: args.command,
-				timeoutSeconds: args.timeout,
-				signal,
-				onUpdate,
-				resolveShell: resolveBashShell,
-			}),
+		execute: shellToolExecute(cwd, options, resolveBashShell),
 	};
 }

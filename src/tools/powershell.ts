@@ -2,7 +2,7 @@ import { type Static, Type } from "typebox";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { prepareShellArguments } from "./shell/prepare-arguments.js";
 import { resolvePowerShell } from "./shell/resolve-shell.js";
-import { runShellTool } from "./shell/run-shell-tool.js";
+import { shellToolExecute } from "./shell/run-shell-tool.js";
 import type { ShellOperations, ShellToolDetails, ShellToolOptions } from "./shell/types.js";
 
 const powerShellDescription = `Runs a PowerShell command (pwsh, or Windows PowerShell on Windows) in the working directory and returns its combined output.
@@ -56,15 +56,6 @@ export function createPowerShellTool(
 		...createPowerShellToolDefinition(cwd, options),
 		executionMode: "sequential",
 		prepareArguments: prepareShellArguments,
-		execute: (_toolCallId, args, signal, onUpdate) =>
-			runShellTool({
-				cwd,
-				options,
-				command: args.command,
-				timeoutSeconds: args.timeout,
-				signal,
-				onUpdate,
-				resolveShell: resolvePowerShell,
-			}),
+		execute: shellToolExecute(cwd, options, resolvePowerShell),
 	};
 }

@@ -261,3 +261,17 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 	if (failure) throw new ToolError(`${text}\n\n${failure}`, details);
 	return { content: [{ type: "text", text }], details };
 }
+
+/**
+ * The `execute` of a shell tool (bash, powershell): the tools differ only in how the shell is
+ * found and how the command is passed.
+ */
+export function shellToolExecute(cwd: string, options: ShellToolOptions, resolveShell: ShellResolver) {
+	return (
+		_toolCallId: string,
+		args: { command: string; timeout?: number },
+		signal: AbortSignal | undefined,
+		onUpdate?: ToolUpdateCallback<ShellToolDetails>,
+	): Promise<ToolResult<ShellToolDetails>> =>
+		runShellTool({ cwd, options, command: args.command, timeoutSeconds: args.timeout, signal, onUpdate, resolveShell });
+}
