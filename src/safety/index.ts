@@ -11,6 +11,8 @@ import { type PermissionMode, type PermissionRule, parseRule, RuleSet } from "./
 import { createSandbox, type Sandbox } from "./sandbox.js";
 import { type LoadedSettings, loadSettings, projectSettingsPath } from "./settings.js";
 import { createStaleWriteHooks, type SeenFiles } from "./stale-write.js";
+import type { ProjectTrustCheck } from "./trust.js";
+import { alwaysRulesSaver } from "./trust-always-rules.js";
 
 export {
 	appendContext,
@@ -76,6 +78,7 @@ export {
 	settingsSchema,
 	userSettingsPath,
 } from "./settings.js";
+export * from "./trust-exports.js";
 export {
 	createStaleWriteHooks,
 	type FileSnapshot,
@@ -117,6 +120,13 @@ export interface SafetyLayerOptions {
 	sandbox?:
 		| boolean
 		| { allowNetwork?: boolean; writablePaths?: readonly string[]; isolateProcesses?: boolean; bwrapPath?: string };
+	/**
+	 * Whether the project settings file may widen what runs (hooks, allow rules, a less strict mode,
+	 * extra directories, sandbox relaxations): `true`, `false`, or a check shown exactly what it
+	 * enables. What only restricts always applies. Default: only when the user already trusts the
+	 * folder (a trust record for this exact file, or `trustedProjects` in the user settings).
+	 */
+	trustProject?: boolean | ProjectTrustCheck;
 	/** Settings already loaded (skips reading the files). Default: loaded from `projectDir` and `homeDir`. */
 	settings?: LoadedSettings;
 	/** `session_id` for command hooks. Default: a random UUID. */
@@ -150,6 +160,12 @@ export interface SafetyLayer {
 	wrapShellOperations(operations: ShellOperations): ShellOperations;
 }
 
+/** Where "always" answers go: the project file (not in an untrusted folder), keeping its trust record current. */
+function alwaysRulesOptions(persist: boolean, projectDir: string, homeDir: string, settings: LoadedSettings) {
+	const saveRules = persist ? alwaysRulesSaver({ projectDir, project: settings.project, homeDir }) : undefined;
+	return saveRules ? { settingsFile: projectSettingsPath(projectDir), saveRules } : {};
+}
+
 function expandHomeWith(path: string, homeDir: string): string {
 	return path === "~" ? homeDir : path.startsWith("~/") ? resolve(homeDir, path.slice(2)) : path;
 }
@@ -165,7 +181,8 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 	const cwd = resolve(options.cwd);
 	const projectDir = resolve(options.projectDir ?? cwd);
 	const homeDir = options.homeDir ?? homedir();
-	const settings = options.settings ?? (await loadSettings({ projectDir, homeDir }));
+	const settings =
+		options.settings ?? (await loadSettings({ projectDir, homeDir, trustProject: options.trustProject }));
 	const mode = options.mode ?? settings.defaultMode ?? "default";
 	const flagRules: PermissionRule[] = (["deny", "ask", "allow"] as const).flatMap((behavior) =>
 		(options.rules?.[behavior] ?? []).map((text) => parseRule(text, behavior, "command line")),
@@ -200,7 +217,7 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		rules,
 		mode,
 		ask: options.ask,
-		settingsFile: options.persistAlways === false ? undefined : projectSettingsPath(projectDir),
+		...alwaysRulesOptions(options.persistAlways !== false, projectDir, homeDir, settings),
 	});
 	const confine = options.confine !== false;
 	const pendingContext = new Map<string, string[]>();

@@ -51,6 +51,8 @@ export interface PermissionHookOptions {
 	ask?: AskPermission;
 	/** The settings file `always` answers are written to (the project's). Default: none (kept for the session only). */
 	settingsFile?: string;
+	/** Writes the rules of an `always` answer to `settingsFile` (the safety layer also keeps the folder's trust record current). Default: `addRulesToSettingsFile`. */
+	saveRules?: (rules: string[]) => Promise<void>;
 	/** Require an explicit allow rule (or the user's approval) for writes to protected paths. Default: true. */
 	protectPaths?: boolean;
 }
@@ -165,7 +167,8 @@ export function createPermissionHook(options: PermissionHookOptions) {
 					args: context.args,
 					summary: verdict.summary,
 					reason: verdict.reason,
-					rulesIfAlways: verdict.rulesIfAlways,
+					// Without a file to write to, `always` approves for the session only.
+					rulesIfAlways: options.settingsFile ? verdict.rulesIfAlways : [],
 				},
 				signal,
 			);
@@ -189,8 +192,8 @@ export function createPermissionHook(options: PermissionHookOptions) {
 		if (verdict.rulesIfAlways.length === 0) return;
 		const source = options.settingsFile ?? "session";
 		for (const text of verdict.rulesIfAlways) rules.add(parseRule(text, "allow", source));
-		if (options.settingsFile)
-			await addRulesToSettingsFile({ file: options.settingsFile, rules: verdict.rulesIfAlways });
+		const file = options.settingsFile;
+		if (file) await (options.saveRules ?? ((rules) => addRulesToSettingsFile({ file, rules })))(verdict.rulesIfAlways);
 	};
 
 	/** Decides one call; `hookDecision` is what a PreToolUse command hook said, if anything. */

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import AjvModule, { type ErrorObject } from "ajv";
@@ -10,6 +10,14 @@ import {
 	parseRule,
 	permissionModes,
 } from "./rules.js";
+import {
+	type ProjectSettingsTrust,
+	type ProjectTrustCheck,
+	settingsContentHash,
+	splitProjectSettings,
+	trustedByUser,
+	userTrustOf,
+} from "./trust.js";
 
 // ajv ships CommonJS; under NodeNext its default export is the module object.
 const Ajv = AjvModule.default ?? AjvModule;
@@ -65,6 +73,11 @@ export const settingsSchema = Type.Object({
 			{ additionalProperties: false },
 		),
 	),
+	/**
+	 * Folders whose project settings are trusted without asking (user file only; ignored in a
+	 * project file): absolute paths or `~/…`, a trailing `/**` covers every folder below.
+	 */
+	trustedProjects: Type.Optional(Type.Array(Type.String({ pattern: "^(/|~/|~$)" }))),
 });
 
 /** The contents of one settings file, as validated. */
@@ -92,7 +105,7 @@ export interface SettingsSource {
 	scope: "user" | "project";
 	/** Absolute path of the file. */
 	file: string;
-	/** Its validated contents. */
+	/** Its validated contents as applied: of a project file in an untrusted folder, only what restricts. */
 	settings: Settings;
 }
 
@@ -102,6 +115,14 @@ export interface LoadSettingsOptions {
 	projectDir: string;
 	/** The home directory whose `.toolbelt/settings.json` is read. Default: the user's home (tests pass a temp dir). */
 	homeDir?: string;
+	/**
+	 * Whether the project file's settings that widen what runs (hooks, allow rules, a less strict
+	 * mode, extra directories, sandbox relaxations) apply: `true`, `false`, or a check that sees
+	 * exactly what they enable (asked only when the file widens anything). Settings that only
+	 * restrict always apply. Default: only when the user already trusts the folder — a record in
+	 * `~/.toolbelt/trusted-folders.json` for this exact file, or `trustedProjects` in the user file.
+	 */
+	trustProject?: boolean | ProjectTrustCheck;
 }
 
 /** Settings of all files, merged. */
@@ -120,6 +141,8 @@ export interface LoadedSettings {
 	postToolUse: HookMatcherSettings[];
 	/** Sandbox settings: project fields over user fields. */
 	sandbox: NonNullable<Settings["sandbox"]>;
+	/** How the project file was applied (trusted, or which widening settings were ignored); absent without a project file. */
+	project?: ProjectSettingsTrust;
 }
 
 /** The path of the project settings file. */
@@ -208,15 +231,14 @@ export function parseSettings(text: string, file: string): Settings {
 	return settings;
 }
 
-async function readSettingsFile(file: string): Promise<Settings | undefined> {
-	let text: string;
+/** The text of a settings file, undefined when it does not exist. */
+async function readSettingsText(file: string): Promise<string | undefined> {
 	try {
-		text = await readFile(file, "utf8");
+		return await readFile(file, "utf8");
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
 		throw new SettingsError(file, `cannot be read (${(error as Error).message})`);
 	}
-	return parseSettings(text, file);
 }
 
 /** Rules of one settings file, tagged with the file. */
@@ -228,10 +250,44 @@ export function rulesOf(settings: Settings, source: string): PermissionRule[] {
 }
 
 /**
+ * The project source as it may apply: all of it when trusted, else only what restricts. The
+ * trust check sees exactly the bytes that were parsed, so what is trusted is what is used.
+ */
+async function applyProjectTrust(
+	source: SettingsSource,
+	text: string,
+	options: LoadSettingsOptions,
+	user: Settings | undefined,
+): Promise<{ settings: Settings; project: ProjectSettingsTrust }> {
+	const homeDir = options.homeDir ?? homedir();
+	const { restrictive, widening } = splitProjectSettings(source.settings, user?.permissions?.defaultMode);
+	const realProjectDir = await realpath(options.projectDir).catch(() => resolve(options.projectDir));
+	const contentHash = settingsContentHash(text);
+	const project = { file: source.file, realProjectDir, contentHash, widening };
+	const check = options.trustProject ?? trustedByUser;
+	let trusted = widening.length === 0 || check === true;
+	if (!trusted && typeof check === "function") {
+		const trustedBy = await userTrustOf({
+			realProjectDir,
+			contentHash,
+			trustedProjects: user?.trustedProjects,
+			homeDir,
+		});
+		trusted = (await check({ ...project, trustedBy })) === true;
+	}
+	const { trustedProjects: _neverFromAProject, ...all } = source.settings;
+	return {
+		settings: trusted ? all : restrictive,
+		project: { ...project, trusted, ignored: trusted ? [] : widening },
+	};
+}
+
+/**
  * Loads `~/.toolbelt/settings.json` and `<project>/.toolbelt/settings.json`. Rules and hooks of
  * both apply (deny beats ask beats allow, wherever a rule comes from); for single values the
- * project file wins over the user file. A missing file is fine; a malformed one throws
- * `SettingsError` naming the file and the problem.
+ * project file wins over the user file. The project file's settings that widen what runs apply
+ * only when the folder is trusted (`trustProject`); what only restricts always applies. A missing
+ * file is fine; a malformed one throws `SettingsError` naming the file and the problem.
  */
 export async function loadSettings(options: LoadSettingsOptions): Promise<LoadedSettings> {
 	const candidates: { scope: "user" | "project"; file: string }[] = [
@@ -239,11 +295,20 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 		{ scope: "project", file: projectSettingsPath(options.projectDir) },
 	];
 	const sources: SettingsSource[] = [];
+	let project: ProjectSettingsTrust | undefined;
 	for (const candidate of candidates) {
-		// The same file twice (project dir = home dir) would double every hook.
+		// The same file twice (project dir = home dir) would double every hook; it is the user's own.
 		if (sources.some((source) => source.file === candidate.file)) continue;
-		const settings = await readSettingsFile(candidate.file);
-		if (settings) sources.push({ ...candidate, settings });
+		const text = await readSettingsText(candidate.file);
+		if (text === undefined) continue;
+		const source: SettingsSource = { ...candidate, settings: parseSettings(text, candidate.file) };
+		if (candidate.scope === "project") {
+			const user = sources.find((entry) => entry.scope === "user")?.settings;
+			const applied = await applyProjectTrust(source, text, options, user);
+			source.settings = applied.settings;
+			project = applied.project;
+		}
+		sources.push(source);
 	}
 	const loaded: LoadedSettings = {
 		sources,
@@ -252,6 +317,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 		preToolUse: [],
 		postToolUse: [],
 		sandbox: {},
+		project,
 	};
 	for (const { settings, file } of sources) {
 		const permissions = settings.permissions;
@@ -272,6 +338,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 /**
  * Adds `rules` to the `permissions[behavior]` list of a settings file (the project's, for
  * "always" answers), keeping everything else in it. Creates the file if needed; writes atomically.
+ * Resolves to the file's text before (undefined when it did not exist) and after.
  */
 export async function addRulesToSettingsFile(options: {
 	/** The settings file to change. */
@@ -280,9 +347,10 @@ export async function addRulesToSettingsFile(options: {
 	rules: string[];
 	/** The list to add them to. Default: `allow`. */
 	behavior?: PermissionBehavior;
-}): Promise<void> {
+}): Promise<{ before?: string; after: string }> {
 	const behavior = options.behavior ?? "allow";
-	const existing = (await readSettingsFile(options.file)) ?? {};
+	const before = await readSettingsText(options.file);
+	const existing = before === undefined ? {} : parseSettings(before, options.file);
 	const permissions = { ...existing.permissions };
 	const list = [...(permissions[behavior] ?? [])];
 	for (const rule of options.rules) if (!list.includes(rule)) list.push(rule);
@@ -290,6 +358,8 @@ export async function addRulesToSettingsFile(options: {
 	const updated = { ...existing, permissions };
 	await mkdir(dirname(options.file), { recursive: true });
 	const temporary = `${options.file}.${process.pid}.${Date.now()}.tmp`;
-	await writeFile(temporary, `${JSON.stringify(updated, null, 2)}\n`);
+	const after = `${JSON.stringify(updated, null, 2)}\n`;
+	await writeFile(temporary, after);
 	await rename(temporary, options.file);
+	return { before, after };
 }

@@ -236,7 +236,8 @@ describe("permission layer", () => {
 			JSON.stringify({ permissions: { allow: ["write(src/**)", "bash(git:*)"], ask: ["bash(git push:*)"] } }),
 		);
 		const { ask, prompts } = scripted("no");
-		const safety = await layer({ ask });
+		// The project's allow rules widen what runs: they apply in a trusted folder only.
+		const safety = await layer({ ask, trustProject: true });
 		const toolset = await tools();
 		expect((await runCall(toolset, safety.hooks, "write", { path: "src/x.ts", content: "x" })).isError).toBe(false);
 		expect((await runCall(toolset, safety.hooks, "bash", { command: "git --version" })).isError).toBe(false);

@@ -44,7 +44,7 @@ describe("loadSettings", () => {
 			},
 			sandbox: { allowNetwork: false },
 		});
-		const loaded = await loadSettings({ projectDir, homeDir });
+		const loaded = await loadSettings({ projectDir, homeDir, trustProject: true });
 		expect(loaded.sources.map((source) => source.scope)).toEqual(["user", "project"]);
 		expect(loaded.rules.map((rule) => `${rule.behavior} ${rule.text} ${rule.source}`)).toEqual([
 			`deny read(~/.ssh/**) ${userSettingsPath(homeDir)}`,

@@ -1,0 +1,44 @@
+import { realpath } from "node:fs/promises";
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { addRulesToSettingsFile, projectSettingsPath } from "./settings.js";
+import { type ProjectSettingsTrust, recordProjectTrust, settingsContentHash } from "./trust.js";
+import { trustRecordOf } from "./trust-store.js";
+
+/** Writes the allow rules of an "always" answer to the project settings file. */
+export type SaveAlwaysRules = (rules: string[]) => Promise<void>;
+
+/**
+ * How "always" answers are kept, given how the project file was applied:
+ * - in a folder that is not trusted, nowhere but the session (undefined): the file's widening
+ *   settings are ignored, so a rule written there would be ignored too, and vouching for the file
+ *   would trust what the user declined;
+ * - otherwise in the project file, and when the user's trust covered the file as it was (a trust
+ *   record for it, or a file that widened nothing), the record moves to the new content, so the
+ *   user's own answer does not make the next session ask again. A file that changed since it was
+ *   loaded is written but not vouched for.
+ */
+export function alwaysRulesSaver(options: {
+	/** The project directory. */
+	projectDir: string;
+	/** How the project file was applied at load (`LoadedSettings.project`); undefined when there was none. */
+	project: ProjectSettingsTrust | undefined;
+	/** Home directory of the trust records. Default: the user's home. */
+	homeDir?: string;
+}): SaveAlwaysRules | undefined {
+	const { project } = options;
+	if (project && !project.trusted) return undefined;
+	const homeDir = options.homeDir ?? homedir();
+	return async (rules) => {
+		const { before, after } = await addRulesToSettingsFile({ file: projectSettingsPath(options.projectDir), rules });
+		const hashBefore = before === undefined ? undefined : settingsContentHash(before);
+		if (hashBefore !== project?.contentHash) return;
+		const realProjectDir =
+			project?.realProjectDir ?? (await realpath(options.projectDir).catch(() => resolve(options.projectDir)));
+		const covered =
+			project === undefined ||
+			project.widening.length === 0 ||
+			(await trustRecordOf(realProjectDir, homeDir))?.settingsHash === hashBefore;
+		if (covered) await recordProjectTrust({ realProjectDir, contentHash: settingsContentHash(after) }, homeDir);
+	};
+}
