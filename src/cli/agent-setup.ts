@@ -6,7 +6,7 @@ import { booleanOption, type ParsedArgs, stringOption, UsageError } from "./args
 import type { CliIO } from "./io.js";
 import { resolveCwd } from "./paths.js";
 import { type ProviderConfig, resolveProviderConfig } from "./provider-config.js";
-import { type CliSafety, createCliSafety } from "./safety-setup.js";
+import { type CliSafety, type CliSafetyOptions, createCliSafety } from "./safety-setup.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { loadToolCatalog } from "./tool-catalog.js";
 import { selectToolNames } from "./tool-selection.js";
@@ -43,6 +43,8 @@ function parseMaxTurns(args: ParsedArgs): number {
 export interface AgentSetupOptions {
 	/** Asks the person about calls that need approval (the interactive session). Default: none — such calls are refused. */
 	ask?: AskPermission;
+	/** Asks the person whether the folder's settings may widen what runs. Default: none — they are ignored unless trusted already. */
+	askTrust?: CliSafetyOptions["askTrust"];
 }
 
 /**
@@ -58,7 +60,13 @@ export async function createAgentSetup(
 	const provider = resolveProviderConfig(args.values, io.env);
 	const maxTurns = parseMaxTurns(args);
 	const cwd = await resolveCwd(io, args.values);
-	const safety = await createCliSafety({ cwd, flags: args.values, io, ask: options.ask });
+	const safety = await createCliSafety({
+		cwd,
+		flags: args.values,
+		io,
+		ask: options.ask,
+		askTrust: options.askTrust,
+	});
 	const catalog = await loadToolCatalog();
 	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog).map((name) =>
 		catalog.tool(name, cwd, safety.toolOptions),

@@ -47,6 +47,11 @@ export const safetyOptions: OptionSpecs = {
 		description:
 			"Let the file tools reach paths outside the working directory (confined by default; the shell never is).",
 	},
+	"trust-project": {
+		type: "boolean",
+		description:
+			"Trust this folder's .toolbelt/settings.json for this run: its hooks, allow rules, mode, additionalDirectories and sandbox relaxations apply (ignored in an untrusted folder).",
+	},
 };
 
 /**
@@ -66,9 +71,12 @@ export const toolCommandSafetyOptions: OptionSpecs = {
 	deny: safetyOptions.deny!,
 	sandbox: safetyOptions.sandbox!,
 	"no-confine": safetyOptions["no-confine"]!,
+	"trust-project": safetyOptions["trust-project"]!,
 };
 
 /** What `--help` says about the safety layer (the agent commands). */
 export const safetyHelp = `Safety: file tools stay inside the working directory (and permissions.additionalDirectories);
 writes to .git, .toolbelt and .env* need an allow rule. Rules come from .toolbelt/settings.json,
-~/.toolbelt/settings.json and the flags; deny beats ask beats allow.`;
+~/.toolbelt/settings.json and the flags; deny beats ask beats allow. A folder's own settings that
+widen what runs (hooks, allow rules, a laxer mode, extra directories, sandbox relaxations) apply
+only once you trust the folder (asked in the session; --trust-project; trustedProjects).`;

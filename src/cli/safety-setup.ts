@@ -4,8 +4,11 @@ import {
 	type AskPermission,
 	createSafetyLayer,
 	type PermissionMode,
+	type ProjectSettingsReview,
+	type ProjectTrustCheck,
 	permissionModes,
 	RuleSyntaxError,
+	recordProjectTrust,
 	type SafetyLayer,
 	SandboxUnavailableError,
 	SettingsError,
@@ -14,6 +17,7 @@ import type { ToolsOptions } from "../tools/index.js";
 import { ApprovalHint } from "./approval-hint.js";
 import { booleanOption, listOption, type OptionValues, stringOption, UsageError } from "./args.js";
 import type { CliIO } from "./io.js";
+import { type TrustAnswer, untrustedNotice } from "./trust-prompt.js";
 
 export { safetyOptions, toolCommandSafetyOptions } from "./safety-options.js";
 
@@ -34,6 +38,12 @@ export interface CliSafetyOptions {
 	mode?: PermissionMode;
 	/** Let `write` replace files the model has not read, even without `--allow-write-without-read`. Default: false. */
 	allowWriteWithoutRead?: boolean;
+	/**
+	 * Asks the person whether the folder's settings may widen what runs (the interactive session),
+	 * when neither `--trust-project` nor their own records already trust it. Default: none — the
+	 * widening settings are ignored and stderr says so once, naming them and the flag.
+	 */
+	askTrust?: (review: ProjectSettingsReview) => Promise<TrustAnswer>;
 }
 
 /** The safety layer as the CLI uses it. */
@@ -60,10 +70,30 @@ function modeFlag(flags: OptionValues): PermissionMode | undefined {
 }
 
 /**
+ * The folder trust of the CLI: `--trust-project` trusts; so do the user's own records and
+ * `trustedProjects`; otherwise the person is asked when they can be ("trust" is remembered).
+ */
+function trustCheck(
+	flag: boolean,
+	homeDir: string,
+	askTrust: CliSafetyOptions["askTrust"],
+): boolean | ProjectTrustCheck {
+	if (flag) return true;
+	return async (review) => {
+		if (review.trustedBy !== undefined) return true;
+		if (!askTrust) return false;
+		const answer = await askTrust(review);
+		if (answer === "trust") await recordProjectTrust(review, homeDir);
+		return answer !== "no";
+	};
+}
+
+/**
  * Builds the safety layer from the settings files and the command-line flags: permission rules
  * and mode, workspace confinement (on unless `--no-confine`), stale-write protection (write over
  * an unread file refused unless `--allow-write-without-read`), command hooks, and the sandbox
- * with `--sandbox`. A malformed settings file, a bad rule or an unavailable sandbox becomes a
+ * with `--sandbox`. The folder's own settings that widen what runs need its trust (`--trust-project`,
+the user's records, or `askTrust`); without it stderr names what was ignored. A malformed settings file, a bad rule or an unavailable sandbox becomes a
  * `UsageError` (exit 2) naming the problem.
  *
  * For `toolbelt mcp`: `createCliSafety({ cwd, flags: args.values, io })` (no `ask`: the server cannot ask).
@@ -71,11 +101,12 @@ function modeFlag(flags: OptionValues): PermissionMode | undefined {
 export async function createCliSafety(options: CliSafetyOptions): Promise<CliSafety> {
 	const { flags, io } = options;
 	const mode = modeFlag(flags) ?? options.mode;
+	const homeDir = io.env.HOME || homedir();
 	let layer: SafetyLayer;
 	try {
 		layer = await createSafetyLayer({
 			cwd: options.cwd,
-			homeDir: io.env.HOME || homedir(),
+			homeDir,
 			mode,
 			rules: { allow: listOption(flags, "allow"), ask: listOption(flags, "ask"), deny: listOption(flags, "deny") },
 			ask: options.ask,
@@ -83,6 +114,7 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 			allowWriteWithoutRead: options.allowWriteWithoutRead || booleanOption(flags, "allow-write-without-read"),
 			// Without the flag the settings decide; the flag cannot turn a configured sandbox off.
 			sandbox: booleanOption(flags, "sandbox") ? true : undefined,
+			trustProject: trustCheck(booleanOption(flags, "trust-project"), homeDir, options.askTrust),
 			onHookError: (failure) =>
 				io.stderr.write(
 					`toolbelt: ${failure.event} hook failed (${failure.onError === "block" ? "call blocked" : "ignored"}): ${failure.command}: ${failure.message}\n`,
@@ -96,6 +128,8 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 		if (error instanceof SandboxUnavailableError) throw new UsageError(error.message, { showHelpHint: false });
 		throw error;
 	}
+	const notice = untrustedNotice(layer.settings.project, mode !== undefined);
+	if (notice) io.stderr.write(notice);
 	const approvals = new ApprovalHint();
 	const shell = { ...layer.shell };
 	return {

@@ -78,7 +78,6 @@ export {
 	settingsSchema,
 	userSettingsPath,
 } from "./settings.js";
-export * from "./trust-exports.js";
 export {
 	createStaleWriteHooks,
 	type FileSnapshot,
@@ -86,6 +85,7 @@ export {
 	type StaleWriteOptions,
 	snapshotFile,
 } from "./stale-write.js";
+export * from "./trust-exports.js";
 
 /** Options of `createSafetyLayer`. Flags given here win over the settings files. */
 export interface SafetyLayerOptions {

@@ -43,10 +43,7 @@ export async function readTrustRecords(homeDir: string = homedir()): Promise<Rec
 }
 
 /** The record of one folder (by real path), if the store holds one. */
-export async function trustRecordOf(
-	realFolder: string,
-	homeDir: string = homedir(),
-): Promise<TrustRecord | undefined> {
+export async function trustRecordOf(realFolder: string, homeDir: string = homedir()): Promise<TrustRecord | undefined> {
 	const records = await readTrustRecords(homeDir);
 	return Object.hasOwn(records, realFolder) ? records[realFolder] : undefined;
 }

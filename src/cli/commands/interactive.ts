@@ -5,6 +5,7 @@ import type { CliIO } from "../io.js";
 import { TerminalPermissionPrompt } from "../permission-prompt.js";
 import { colorEnabled, createStyle } from "../render/style.js";
 import { InteractiveSession } from "../session.js";
+import { TerminalTrustPrompt } from "../trust-prompt.js";
 import { packageVersion } from "../version.js";
 
 function shortPath(path: string): string {
@@ -21,7 +22,8 @@ export async function runInteractiveCommand(args: ParsedArgs, io: CliIO): Promis
 	}
 	const style = createStyle(colorEnabled(true, io.env));
 	const prompt = new TerminalPermissionPrompt({ io, style });
-	const setup = await createAgentSetup(args, io, { ask: prompt.ask });
+	const trustPrompt = new TerminalTrustPrompt({ io, style });
+	const setup = await createAgentSetup(args, io, { ask: prompt.ask, askTrust: trustPrompt.ask });
 	const { provider, model } = setup.provider;
 	const banner = `${style.bold("toolbelt")} ${packageVersion()} · ${provider} ${model} · ${shortPath(setup.cwd)}\n${style.dim(
 		`Tools: ${setup.toolNames.join(", ")} · mode ${setup.safety.mode}`,
