@@ -72,18 +72,27 @@ function modeFlag(flags: OptionValues): PermissionMode | undefined {
 /**
  * The folder trust of the CLI: `--trust-project` trusts; so do the user's own records and
  * `trustedProjects`; otherwise the person is asked when they can be ("trust" is remembered).
+ * `asked` is set once the person has answered (they need no list of what was ignored then).
  */
 function trustCheck(
 	flag: boolean,
 	homeDir: string,
-	askTrust: CliSafetyOptions["askTrust"],
+	options: Pick<CliSafetyOptions, "askTrust" | "io">,
+	asked: { value: boolean },
 ): boolean | ProjectTrustCheck {
 	if (flag) return true;
 	return async (review) => {
 		if (review.trustedBy !== undefined) return true;
-		if (!askTrust) return false;
-		const answer = await askTrust(review);
-		if (answer === "trust") await recordProjectTrust(review, homeDir);
+		if (!options.askTrust) return false;
+		const answer = await options.askTrust(review);
+		asked.value = true;
+		if (answer === "trust") {
+			await recordProjectTrust(review, homeDir).catch((error: Error) => {
+				options.io.stderr.write(
+					`toolbelt: could not record the trust in ~/.toolbelt (${error.message}); the folder is trusted for this session only.\n`,
+				);
+			});
+		}
 		return answer !== "no";
 	};
 }
@@ -102,6 +111,7 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	const { flags, io } = options;
 	const mode = modeFlag(flags) ?? options.mode;
 	const homeDir = io.env.HOME || homedir();
+	const asked = { value: false };
 	let layer: SafetyLayer;
 	try {
 		layer = await createSafetyLayer({
@@ -114,7 +124,7 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 			allowWriteWithoutRead: options.allowWriteWithoutRead || booleanOption(flags, "allow-write-without-read"),
 			// Without the flag the settings decide; the flag cannot turn a configured sandbox off.
 			sandbox: booleanOption(flags, "sandbox") ? true : undefined,
-			trustProject: trustCheck(booleanOption(flags, "trust-project"), homeDir, options.askTrust),
+			trustProject: trustCheck(booleanOption(flags, "trust-project"), homeDir, options, asked),
 			onHookError: (failure) =>
 				io.stderr.write(
 					`toolbelt: ${failure.event} hook failed (${failure.onError === "block" ? "call blocked" : "ignored"}): ${failure.command}: ${failure.message}\n`,
@@ -128,8 +138,10 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 		if (error instanceof SandboxUnavailableError) throw new UsageError(error.message, { showHelpHint: false });
 		throw error;
 	}
-	const notice = untrustedNotice(layer.settings.project, mode !== undefined);
-	if (notice) io.stderr.write(notice);
+	const notice = asked.value
+		? "toolbelt: this folder's settings that widen what runs are ignored in this session (start with --trust-project to use them).\n"
+		: untrustedNotice(layer.settings.project, mode !== undefined);
+	if (notice && layer.settings.project?.trusted === false) io.stderr.write(notice);
 	const approvals = new ApprovalHint();
 	const shell = { ...layer.shell };
 	return {

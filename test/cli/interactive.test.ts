@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
@@ -194,5 +195,80 @@ describe.skipIf(!TmuxTerminal.available())("interactive session in a real termin
 		session.press("C-d");
 		const final = await session.waitFor(/\[exit 0\]/);
 		if (process.env.TOOLBELT_SHOW_SCREEN) console.log(final);
+	});
+	it("asks once whether to trust the folder's settings, showing what they enable; a changed file asks again", async () => {
+		const repo = join(tempDir(), "repo");
+		const home = join(tempDir(), "home");
+		const marker = join(tempDir(), "hook-ran");
+		await mkdir(join(repo, ".toolbelt"), { recursive: true });
+		await mkdir(home);
+		const settingsFile = join(repo, ".toolbelt", "settings.json");
+		const settings = {
+			hooks: { PreToolUse: [{ hooks: [{ type: "command", command: `touch ${marker}` }] }] },
+			permissions: { allow: ["bash(*)"] },
+		};
+		await writeFile(settingsFile, JSON.stringify(settings));
+		server = await startSseServer([
+			{ events: bashCall("call_1", "echo hi >> log.txt") },
+			{ events: text("It was declined.") },
+			{ events: bashCall("call_2", "echo hi >> log.txt") },
+			{ events: text("Ran it.") },
+		]);
+		const flags = ["--provider", "openai", "--base-url", server.openaiBaseUrl, "--model", "scripted-model"];
+		const start = () =>
+			TmuxTerminal.start({
+				command: [process.execPath, ensureBuiltCli(), ...flags],
+				cwd: repo,
+				env: cleanEnv({ HOME: home }),
+			});
+
+		// Not trusted: the hook and the allow rule are ignored, so bash asks and no hook runs.
+		terminal = start();
+		const asked = await terminal.waitFor(/trust \(until the file changes\) · session only · no/);
+		expect(asked).toContain(`hooks.PreToolUse: touch ${marker} (every tool)`);
+		expect(asked).toContain("permissions.allow: bash(*)");
+		terminal.type("n");
+		await terminal.waitFor(/not trusted[\s\S]*mode default[\s\S]*^›\s*$/m);
+		terminal.type("go");
+		terminal.press("Enter");
+		await terminal.waitFor(/Allow\? yes · no · always \(for this session\)/);
+		terminal.type("n");
+		await terminal.waitFor(/It was declined\./);
+		expect(existsSync(marker)).toBe(false);
+		terminal.press("C-d");
+		await terminal.waitFor(/\[exit 0\]/);
+		terminal.close();
+
+		// Trusted: the allow rule runs bash unasked, the hook runs, and the answer is recorded (0600).
+		terminal = start();
+		await terminal.waitFor(/session only · no/);
+		terminal.type("t");
+		await terminal.waitFor(/trusted[\s\S]*^›\s*$/m);
+		terminal.type("go");
+		terminal.press("Enter");
+		const ran = await terminal.waitFor(/Ran it\./);
+		expect(ran).not.toContain("Allow?");
+		expect(existsSync(marker)).toBe(true);
+		expect(await readFile(join(repo, "log.txt"), "utf8")).toBe("hi\n");
+		expect((await stat(join(home, ".toolbelt", "trusted-folders.json"))).mode & 0o777).toBe(0o600);
+		terminal.press("C-d");
+		await terminal.waitFor(/\[exit 0\]/);
+		terminal.close();
+
+		// The same file: no question. A changed file: asked again.
+		terminal = start();
+		const again = await terminal.waitFor(/mode default[\s\S]*^›\s*$/m);
+		expect(again).not.toContain("Trust this folder");
+		terminal.press("C-d");
+		await terminal.waitFor(/\[exit 0\]/);
+		terminal.close();
+		await writeFile(settingsFile, JSON.stringify({ ...settings, permissions: { allow: ["bash(*)", "write(**)"] } }));
+		terminal = start();
+		const changed = await terminal.waitFor(/session only · no/);
+		expect(changed).toContain("permissions.allow: write(**)");
+		terminal.press("C-c");
+		await terminal.waitFor(/not trusted[\s\S]*^›\s*$/m);
+		terminal.press("C-d");
+		await terminal.waitFor(/\[exit 0\]/);
 	});
 });
