@@ -75,7 +75,13 @@ export const cases: BenchCase[] = [
 				return { ok: read && edit, ms: performance.now() - started };
 			};
 			const bare = await round({}, 0);
-			const safety = await createSafetyLayer({ cwd: project, homeDir: join(dataDir, "home"), mode: "accept-edits" });
+			const safety = await createSafetyLayer({
+				cwd: project,
+				homeDir: join(dataDir, "home"),
+				mode: "accept-edits",
+				// The bench's own project settings (rules to evaluate on every call).
+				trustProject: true,
+			});
 			const guarded = await round(safety.hooks, 1);
 			return {
 				ok: bare.ok && guarded.ok,
