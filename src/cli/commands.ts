@@ -89,6 +89,10 @@ export const interactiveCommand: CommandSpec = {
 	description: `Chat with a coding agent that uses the tools in the working directory. Each tool call shows
 as one line with a live spinner; Ctrl-C cancels the running turn, Ctrl-D exits.
 
+When the folder's .toolbelt/settings.json would widen what runs (hooks, allow rules, a laxer
+mode, extra directories, sandbox relaxations), you are first asked once whether to trust it:
+t trusts it until the file changes, s for this session, n ignores those settings.
+
 Before a call that needs approval (in default mode: file changes and commands), you are asked:
 y runs it, n refuses it, a runs it and adds an allow rule for exactly that call to
 .toolbelt/settings.json. Ctrl-C at the question refuses the call and cancels the turn.
@@ -147,8 +151,9 @@ error result goes to stderr with exit code 1. No provider is needed.
 
 The call goes through the same safety layer as the agent's, in yolo mode unless --mode says
 otherwise (you typed it yourself, so nothing is asked): the file tools stay inside the working
-directory, deny rules and command hooks from .toolbelt/settings.json apply, and a write to
-.git, .toolbelt or .env* needs --allow 'write(<path>)'. write may replace a file unread.`,
+directory, deny rules from .toolbelt/settings.json apply (its hooks and allow rules only in a
+trusted folder: --trust-project), and a write to .git, .toolbelt or .env* needs
+--allow 'write(<path>)'. write may replace a file unread.`,
 		options: {
 			...cwdOption,
 			json: { type: "boolean", description: "Print the full result (content, details, isError) as JSON." },

@@ -193,7 +193,8 @@ export function createPermissionHook(options: PermissionHookOptions) {
 		const source = options.settingsFile ?? "session";
 		for (const text of verdict.rulesIfAlways) rules.add(parseRule(text, "allow", source));
 		const file = options.settingsFile;
-		if (file) await (options.saveRules ?? ((rules) => addRulesToSettingsFile({ file, rules })))(verdict.rulesIfAlways);
+		if (file)
+			await (options.saveRules ?? ((texts) => addRulesToSettingsFile({ file, rules: texts })))(verdict.rulesIfAlways);
 	};
 
 	/** Decides one call; `hookDecision` is what a PreToolUse command hook said, if anything. */
