@@ -106,6 +106,7 @@ export function splitProjectSettings(
 
 	const restrictiveSandbox: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(settings.sandbox ?? {})) {
+		if (Array.isArray(value) && value.length === 0) continue; // an empty list widens nothing
 		if ((key === "enabled" && value === true) || (key === "allowNetwork" && value === false))
 			restrictiveSandbox[key] = value;
 		else widening.push({ key: `sandbox.${key}`, value: describeValue(value) });
