@@ -213,7 +213,8 @@ describe("toolbelt mcp --http: how the token and the origins are chosen", () => 
 		child.stderr.on("data", (chunk: Buffer) => {
 			stderr += chunk.toString("utf8");
 		});
-		expect(await new Promise((resolve) => child.once("exit", resolve))).toBe(2);
+		await waitFor(() => child.exitCode !== null, 15_000);
+		expect(child.exitCode).toBe(2);
 		expect(stderr).toMatch(/TOOLBELT_MCP_TOKEN holds a token of 4 characters/);
 	});
 
@@ -309,8 +310,7 @@ describe("toolbelt mcp --http: another local user", () => {
 		}
 		const root = tempDir();
 		await chmod(root, 0o755);
-		const tokenFile = join(root, "token");
-		const server = await startServer(root, ["--token-file", tokenFile]);
+		const server = await startServer(root);
 		const marker = join(root, "pwned-by-nobody");
 		const script = `
 			const headers = ${JSON.stringify(jsonHeaders)};
@@ -326,6 +326,9 @@ describe("toolbelt mcp --http: another local user", () => {
 		expect(seen.uid).not.toBe(process.getuid?.());
 		expect(seen.statuses).toEqual([401, 401]);
 		expect(existsSync(marker)).toBe(false);
+		const tokenFile = join(root, "token");
+		const withFile = await startServer(root, ["--token-file", tokenFile]);
+		expect(withFile.printedToken).toBeDefined();
 		const readToken = spawnSync("runuser", ["-u", "nobody", "--", "cat", tokenFile], {
 			encoding: "utf8",
 			timeout: 15_000,
