@@ -2,12 +2,14 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { bearerChallenge, generateMcpToken, hasBearerToken, mcpTokenProblem } from "./http-auth.js";
+import { addCorsHeaders, answerPreflight, normalizeOrigin, originProblem } from "./http-origin.js";
 import { isLoopbackHost } from "./loopback.js";
 import type { ToolbeltMcpServer } from "./server.js";
 
 /** Options of `startMcpHttpServer`. */
 export interface McpHttpServerOptions {
-	/** A loopback address: `127.0.0.1`, `::1` or `localhost`. Anything else is refused (no authentication). */
+	/** A loopback address: `127.0.0.1`, `::1` or `localhost`. Anything else is refused (plain HTTP, no TLS). */
 	host: string;
 	/** The port; 0 picks a free one (read it from `url`). */
 	port: number;
@@ -22,38 +24,46 @@ export interface McpHttpServerOptions {
 	 * vanish without closing their session do not pile up, in ms. Default: 30 minutes.
 	 */
 	sessionIdleMs?: number;
+	/**
+	 * The bearer token every request must carry (`Authorization: Bearer <token>`); at least 16
+	 * visible ASCII characters. Default: a fresh 256-bit random token per start, readable from the
+	 * result's `token`. Must not be given with `auth: false`.
+	 */
+	token?: string;
+	/**
+	 * `false` serves without a token: every local user and every local process can then run the
+	 * tools as you. Only for a machine (or container) nobody else uses. Default: true.
+	 */
+	auth?: boolean;
+	/**
+	 * Browser origins allowed to call the endpoint, e.g. `http://localhost:6274` (exact
+	 * `scheme://host:port`; they still need the token). Requests with any other `Origin` header get
+	 * 403, so a web page open in the user's browser cannot drive the tools. Default: none — only
+	 * clients that send no `Origin` (programs, not browsers).
+	 */
+	allowedOrigins?: readonly string[];
 }
 
 /** A running Streamable HTTP endpoint. */
 export interface McpHttpServer {
 	/** The endpoint, e.g. `http://127.0.0.1:41234/mcp`. */
 	readonly url: string;
+	/** The bearer token clients must send, or undefined when serving with `auth: false`. */
+	readonly token: string | undefined;
 	/** Open client sessions. */
 	readonly sessionCount: number;
 	/** Ends every session (aborting its running calls) and stops listening. */
 	close(): Promise<void>;
 }
 
-function hostnameOf(header: string): string {
-	if (header.startsWith("[")) return header.slice(0, header.indexOf("]") + 1);
-	return header.split(":")[0] ?? "";
-}
-
-/** Refuses requests a web page could forge against a local server (DNS rebinding, cross-site POST). */
-function isTrustedRequest(request: IncomingMessage): boolean {
-	const host = request.headers.host;
-	if (!host || !isLoopbackHost(hostnameOf(host))) return false;
-	const origin = request.headers.origin;
-	if (origin === undefined || origin === "null") return origin === undefined;
-	try {
-		return isLoopbackHost(hostnameOf(new URL(origin).host));
-	} catch {
-		return false;
-	}
-}
-
-function reject(response: ServerResponse, status: number, message: string, code = -32000): void {
-	response.writeHead(status, { "content-type": "application/json" });
+function reject(
+	response: ServerResponse,
+	status: number,
+	message: string,
+	code = -32000,
+	headers: Record<string, string> = {},
+): void {
+	response.writeHead(status, { "content-type": "application/json", ...headers });
 	response.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }
 
@@ -135,103 +145,206 @@ function cancelOnDisconnect(session: Session, response: ServerResponse, body: un
 	});
 }
 
-/**
- * Serves MCP over Streamable HTTP on a loopback address, one MCP server per client session
- * (the `mcp-session-id` header). Host and Origin headers are checked so a web page cannot reach
- * the tools through the user's browser.
- */
-export async function startMcpHttpServer(options: McpHttpServerOptions): Promise<McpHttpServer> {
-	if (!isLoopbackHost(options.host)) {
-		throw new Error(
-			`Refusing to serve MCP on ${options.host}: the tools run commands and write files without authentication, ` +
-				"so only loopback addresses (127.0.0.1, ::1, localhost) are allowed.",
-		);
+/** Who may call the endpoint: the token (undefined with `auth: false`) and the allowed browser origins. */
+interface AccessPolicy {
+	token: string | undefined;
+	allowedOrigins: ReadonlySet<string>;
+}
+
+/** Checks the access options once at start; a contradiction or a weak token is a programmer error. */
+function accessPolicy(options: McpHttpServerOptions): AccessPolicy {
+	if (options.auth === false && options.token !== undefined) {
+		throw new Error("startMcpHttpServer: `token` and `auth: false` contradict each other; pass one of them.");
 	}
-	const path = options.path ?? "/mcp";
-	const sessions = new Map<string, Session>();
-
-	const endSession = async (session: Session) => {
-		const id = session.transport.sessionId;
-		if (id) sessions.delete(id);
-		await session.mcp.close();
-	};
-
-	const handle = async (request: IncomingMessage, response: ServerResponse) => {
-		const url = new URL(request.url ?? "/", "http://localhost");
-		if (url.pathname !== path) return reject(response, 404, `Not found: the MCP endpoint is ${path}.`);
-		if (!isTrustedRequest(request)) return reject(response, 403, "Forbidden: Host and Origin must be loopback.");
-		const sessionId = request.headers["mcp-session-id"];
-		let body: unknown;
-		if (request.method === "POST") {
-			const read = await readBody(request);
-			if (!read.ok) return reject(response, read.status, read.message, read.status === 400 ? -32700 : -32000);
-			body = read.value;
+	const problem = options.token === undefined ? undefined : mcpTokenProblem(options.token, "The `token` option");
+	if (problem) throw new Error(`startMcpHttpServer: ${problem}`);
+	const allowedOrigins = new Set<string>();
+	for (const origin of options.allowedOrigins ?? []) {
+		const normalized = normalizeOrigin(origin);
+		if (normalized === undefined) {
+			throw new Error(
+				`startMcpHttpServer: allowed origin ${JSON.stringify(origin)} is not an origin; write scheme://host[:port], e.g. http://localhost:6274.`,
+			);
 		}
-		if (typeof sessionId === "string") {
-			const session = sessions.get(sessionId);
-			if (!session) return reject(response, 404, "Session not found; initialize a new session.");
-			trackActivity(session, response);
-			if (request.method === "POST") cancelOnDisconnect(session, response, body);
-			return session.transport.handleRequest(request, response, body);
-		}
-		if (request.method !== "POST") return reject(response, 400, "Bad request: no mcp-session-id header.");
-		const mcp = options.createSession();
-		const transport = new StreamableHTTPServerTransport({
-			sessionIdGenerator: () => randomUUID(),
-			onsessioninitialized: (id) => {
-				sessions.set(id, session);
-			},
-		});
-		const session: Session = { transport, mcp, openRequests: 0, lastActive: Date.now() };
-		transport.onclose = () => {
-			void endSession(session);
-		};
-		await mcp.connect(transport);
-		await transport.handleRequest(request, response, body);
-		// Not an initialize request: the transport answered with an error and no session exists.
-		if (!transport.sessionId) await mcp.close();
-	};
+		allowedOrigins.add(normalized);
+	}
+	return { token: options.auth === false ? undefined : (options.token ?? generateMcpToken()), allowedOrigins };
+}
 
-	const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+/** What every request handler of one server shares. */
+interface ServerState {
+	options: McpHttpServerOptions;
+	access: AccessPolicy;
+	/** The endpoint path. */
+	path: string;
+	/** Open sessions by `mcp-session-id`. */
+	sessions: Map<string, Session>;
+}
+
+async function endSession(state: ServerState, session: Session): Promise<void> {
+	const id = session.transport.sessionId;
+	if (id) state.sessions.delete(id);
+	await session.mcp.close();
+}
+
+/**
+ * Answers (and returns true for) a request that must not reach MCP: a foreign Host or Origin (403),
+ * a CORS preflight of an allowed origin (204), a missing or wrong token (401), another path (404).
+ * The token is checked before anything that could start a session or a tool.
+ */
+function refused(state: ServerState, request: IncomingMessage, response: ServerResponse): boolean {
+	const forbidden = originProblem(request, state.access.allowedOrigins);
+	if (forbidden) {
+		reject(response, 403, forbidden);
+		return true;
+	}
+	if (answerPreflight(request, response)) return true;
+	addCorsHeaders(request, response);
+	const token = state.access.token;
+	if (token !== undefined && !hasBearerToken(request, token)) {
+		reject(
+			response,
+			401,
+			"Unauthorized: send the header 'Authorization: Bearer <token>'. The token is printed on the server's stderr " +
+				"when `toolbelt mcp --http` starts (or is the value of TOOLBELT_MCP_TOKEN / the --token-file the server was started with).",
+			-32001,
+			{ "www-authenticate": bearerChallenge(request) },
+		);
+		return true;
+	}
+	const url = new URL(request.url ?? "/", "http://localhost");
+	if (url.pathname !== state.path) {
+		reject(response, 404, `Not found: the MCP endpoint is ${state.path}.`);
+		return true;
+	}
+	return false;
+}
+
+/** Creates the session of an initialize POST (the transport answers anything else with an error). */
+async function openSession(
+	state: ServerState,
+	request: IncomingMessage,
+	response: ServerResponse,
+	body: unknown,
+): Promise<void> {
+	const mcp = state.options.createSession();
+	const transport = new StreamableHTTPServerTransport({
+		sessionIdGenerator: () => randomUUID(),
+		onsessioninitialized: (id) => {
+			state.sessions.set(id, session);
+		},
+	});
+	const session: Session = { transport, mcp, openRequests: 0, lastActive: Date.now() };
+	transport.onclose = () => {
+		void endSession(state, session);
+	};
+	await mcp.connect(transport);
+	await transport.handleRequest(request, response, body);
+	// Not an initialize request: the transport answered with an error and no session exists.
+	if (!transport.sessionId) await mcp.close();
+}
+
+async function handleRequest(state: ServerState, request: IncomingMessage, response: ServerResponse): Promise<void> {
+	if (refused(state, request, response)) return;
+	const sessionId = request.headers["mcp-session-id"];
+	let body: unknown;
+	if (request.method === "POST") {
+		const read = await readBody(request);
+		if (!read.ok) return reject(response, read.status, read.message, read.status === 400 ? -32700 : -32000);
+		body = read.value;
+	}
+	if (typeof sessionId === "string") {
+		const session = state.sessions.get(sessionId);
+		if (!session) return reject(response, 404, "Session not found; initialize a new session.");
+		trackActivity(session, response);
+		if (request.method === "POST") cancelOnDisconnect(session, response, body);
+		return session.transport.handleRequest(request, response, body);
+	}
+	if (request.method !== "POST") return reject(response, 400, "Bad request: no mcp-session-id header.");
+	await openSession(state, request, response, body);
+}
+
+/** Ends, every so often, the sessions idle for `sessionIdleMs`; returns the timer to clear on close. */
+function startIdleSweep(state: ServerState): NodeJS.Timeout {
+	const idleMs = state.options.sessionIdleMs ?? 30 * 60_000;
 	const sweep = setInterval(
 		() => {
 			const now = Date.now();
-			for (const session of sessions.values()) {
+			for (const session of state.sessions.values()) {
 				if (session.openRequests > 0 || session.mcp.activeCalls > 0 || now - session.lastActive < idleMs) continue;
-				options.log?.(
+				state.options.log?.(
 					`mcp http: ending session ${session.transport.sessionId}, idle for ${Math.round(idleMs / 1000)} s`,
 				);
-				void endSession(session);
+				void endSession(state, session);
 			}
 		},
 		Math.min(Math.max(idleMs / 2, 10), 60_000),
 	);
 	sweep.unref();
+	return sweep;
+}
 
+/**
+ * Serves MCP over Streamable HTTP on a loopback address, one MCP server per client session
+ * (the `mcp-session-id` header). Every request must carry the bearer token (`token`, or a fresh
+ * random one returned as `token`) unless `auth: false`; the Host header must be loopback (DNS
+ * rebinding) and a request with an `Origin` header is refused unless that origin is in
+ * `allowedOrigins`, so neither another local user nor a web page in the user's browser can reach
+ * the tools.
+ *
+ * @example
+ * const server = await startMcpHttpServer({
+ *   host: "127.0.0.1",
+ *   port: 0,
+ *   createSession: () => createMcpServer({ tools: createCodingTools(process.cwd()) }),
+ * });
+ * // A client sends: Authorization: Bearer ${server.token}
+ * console.error(`MCP at ${server.url}`);
+ */
+export async function startMcpHttpServer(options: McpHttpServerOptions): Promise<McpHttpServer> {
+	if (!isLoopbackHost(options.host)) {
+		throw new Error(
+			`Refusing to serve MCP on ${options.host}: the endpoint is plain HTTP (the token would cross the network in clear text), ` +
+				"so only loopback addresses (127.0.0.1, ::1, localhost) are allowed.",
+		);
+	}
+	const state: ServerState = {
+		options,
+		access: accessPolicy(options),
+		path: options.path ?? "/mcp",
+		sessions: new Map(),
+	};
+	const sweep = startIdleSweep(state);
 	const http = createServer((request, response) => {
-		handle(request, response).catch((error: unknown) => {
+		handleRequest(state, request, response).catch((error: unknown) => {
 			options.log?.(`mcp http: ${error instanceof Error ? error.message : String(error)}`);
 			if (!response.headersSent) reject(response, 500, "Internal server error.");
 			else response.end();
 		});
 	});
-	await new Promise<void>((resolve, rejectListen) => {
-		http.once("error", rejectListen);
-		http.listen(options.port, options.host, () => {
-			http.off("error", rejectListen);
-			resolve();
+	try {
+		await new Promise<void>((resolve, rejectListen) => {
+			http.once("error", rejectListen);
+			http.listen(options.port, options.host, () => {
+				http.off("error", rejectListen);
+				resolve();
+			});
 		});
-	});
+	} catch (error) {
+		clearInterval(sweep);
+		throw error;
+	}
 	const address = http.address() as AddressInfo;
 	const hostText = address.family === "IPv6" ? `[${address.address}]` : address.address;
 	return {
-		url: `http://${hostText}:${address.port}${path}`,
+		url: `http://${hostText}:${address.port}${state.path}`,
+		token: state.access.token,
 		get sessionCount() {
-			return sessions.size;
+			return state.sessions.size;
 		},
 		async close() {
 			clearInterval(sweep);
-			await Promise.all([...sessions.values()].map(endSession));
+			await Promise.all([...state.sessions.values()].map((session) => endSession(state, session)));
 			http.closeAllConnections();
 			await new Promise<void>((resolve) => http.close(() => resolve()));
 		},

@@ -27,6 +27,8 @@ export {
 	McpConnection,
 	type McpConnectionOptions,
 } from "./connection.js";
+export { generateMcpToken, MIN_MCP_TOKEN_LENGTH, mcpTokenProblem } from "./http-auth.js";
+export { normalizeOrigin } from "./http-origin.js";
 export { type McpHttpServer, type McpHttpServerOptions, startMcpHttpServer } from "./http-server.js";
 export { isLoopbackHost } from "./loopback.js";
 export {
@@ -37,6 +39,7 @@ export {
 	type SchemaDialect,
 } from "./normalize.js";
 export {
+	type McpHttpTransportOptions,
 	type McpServerTransportOption,
 	type RunMcpServerOptions,
 	type RunningMcpServer,
@@ -50,3 +53,4 @@ export {
 	toCallToolResult,
 	toMcpTool,
 } from "./server.js";
+export { loadOrCreateTokenFile, type McpTokenFile, McpTokenFileError } from "./token-file.js";

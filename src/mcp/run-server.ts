@@ -7,8 +7,31 @@ import { disposeShellProcesses } from "../tools/shell/background-registry.js";
 import { startMcpHttpServer } from "./http-server.js";
 import { createMcpServer } from "./server.js";
 
-/** Where `runMcpServer` listens. */
-export type McpServerTransportOption = "stdio" | { http: { host: string; port: number } };
+/** How `runMcpServer` serves Streamable HTTP: where, and who may call. */
+export interface McpHttpTransportOptions {
+	/** A loopback address: `127.0.0.1`, `::1` or `localhost`. */
+	host: string;
+	/** The port; 0 picks a free one (read it from the result's `url`). */
+	port: number;
+	/**
+	 * The bearer token every request must carry (`Authorization: Bearer <token>`), at least 16
+	 * visible ASCII characters. Default: a fresh 256-bit random token, returned as `token`.
+	 */
+	token?: string;
+	/**
+	 * `false` serves without a token, so every local user and process can run the tools as you.
+	 * Default: true.
+	 */
+	auth?: boolean;
+	/**
+	 * Browser origins (`scheme://host[:port]`) allowed to call; any other `Origin` gets 403.
+	 * Default: none — only clients that send no `Origin` header.
+	 */
+	allowedOrigins?: readonly string[];
+}
+
+/** Where `runMcpServer` listens: `stdio`, or Streamable HTTP on a loopback address. */
+export type McpServerTransportOption = "stdio" | { http: McpHttpTransportOptions };
 
 /** Options of `runMcpServer`. */
 export interface RunMcpServerOptions extends ToolHooks {
@@ -28,7 +51,7 @@ export interface RunMcpServerOptions extends ToolHooks {
 	stdin?: Readable;
 	/** stdout for the stdio transport; only protocol messages are written to it. Default: `process.stdout`. */
 	stdout?: Writable;
-	/** Receives diagnostics (the HTTP URL, transport errors). Default: none. Never stdout. */
+	/** Receives diagnostics (transport errors, ended idle sessions). Default: none. Never stdout. */
 	log?: (message: string) => void;
 	/**
 	 * Runs once after the server stopped, every running call settled and the shell tools' background
@@ -41,6 +64,8 @@ export interface RunMcpServerOptions extends ToolHooks {
 export interface RunningMcpServer {
 	/** The Streamable HTTP endpoint, when serving HTTP. */
 	url?: string;
+	/** The bearer token clients must send, when serving HTTP with authentication (the default). */
+	token?: string;
 	/** The names of the tools served. */
 	toolNames: string[];
 	/** Resolves once the server has stopped: stdin reached EOF (stdio) or `close` was called. */
@@ -60,8 +85,16 @@ function toolsToServe(options: RunMcpServerOptions): AnyAgentTool[] {
 
 /**
  * Serves toolbelt's tools rooted at `cwd` over MCP: stdio by default (exits when stdin ends),
- * or Streamable HTTP on a loopback address. Calls are scheduled by the engine: a sequential tool
- * is a barrier, edits of one file queue, parallel tools overlap.
+ * or Streamable HTTP on a loopback address, where every request must carry a bearer token (a
+ * random one unless `transport.http.token` is given; `auth: false` opts out) and browser origins
+ * are refused unless listed in `allowedOrigins`. Calls are scheduled by the engine: a sequential
+ * tool is a barrier, edits of one file queue, parallel tools overlap.
+ *
+ * @example
+ * const server = await runMcpServer({ cwd: "/path/to/project", transport: { http: { host: "127.0.0.1", port: 8765 } } });
+ * console.error(`claude mcp add --transport http toolbelt ${server.url} --header "Authorization: Bearer ${server.token}"`);
+ * process.once("SIGTERM", () => void server.close());
+ * await server.closed;
  */
 export async function runMcpServer(options: RunMcpServerOptions): Promise<RunningMcpServer> {
 	const tools = toolsToServe(options);
@@ -113,11 +146,15 @@ export async function runMcpServer(options: RunMcpServerOptions): Promise<Runnin
 	}
 
 	const http = await startMcpHttpServer({
-		host: transport.http.host,
-		port: transport.http.port,
+		...transport.http,
 		createSession: () => createMcpServer(serverOptions),
 		log,
 	});
-	log?.(`toolbelt MCP server listening on ${http.url}`);
-	return { url: http.url, toolNames: tools.map((tool) => tool.name), closed, close: stopWith(() => http.close()) };
+	return {
+		url: http.url,
+		token: http.token,
+		toolNames: tools.map((tool) => tool.name),
+		closed,
+		close: stopWith(() => http.close()),
+	};
 }

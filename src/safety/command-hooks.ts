@@ -9,11 +9,17 @@ import type {
 } from "../engine/types.js";
 import { validateToolArguments } from "../engine/validate.js";
 import { toolTargetPath } from "../tools/fs/near-miss.js";
-import { type HookProcessResult, runHookProcess } from "./hook-process.js";
+import {
+	type HookPermissionDecision,
+	readPostToolUseAnswer,
+	readPreToolUseAnswer,
+	stricterDecision,
+} from "./hook-output.js";
+import { checkedAnswer, type HookFailure, type HookRun, type HookRunSettings, runHook } from "./hook-run.js";
 import type { HookCommandSettings, HookMatcherSettings } from "./settings.js";
 
-/** A decision a PreToolUse hook can return in `hookSpecificOutput.permissionDecision`. */
-export type HookPermissionDecision = "allow" | "deny" | "ask";
+export type { HookPermissionDecision } from "./hook-output.js";
+export type { HookEvent, HookFailure } from "./hook-run.js";
 
 /** Options of `createCommandHooks`. */
 export interface CommandHooksOptions {
@@ -33,24 +39,12 @@ export interface CommandHooksOptions {
 	defaultTimeoutSeconds?: number;
 	/** Extra environment variables for hook commands. Default: none. */
 	env?: Record<string, string>;
-	/** Told about every hook that failed (crash, timeout, missing script, bad output), whatever its `onError`. */
+	/**
+	 * Told about every hook that failed (crash, timeout, missing script) or gave an answer that
+	 * cannot be acted on (bad JSON, an unknown decision), whatever its `onError`. Default: none.
+	 */
 	onHookError?: (error: HookFailure) => void;
 }
-
-/** A hook command that could not do its job. */
-export interface HookFailure {
-	/** `PreToolUse` or `PostToolUse`. */
-	event: HookEvent;
-	/** The command line of the hook. */
-	command: string;
-	/** What went wrong, in words. */
-	message: string;
-	/** The hook's `onError` policy. */
-	onError: "block" | "continue";
-}
-
-/** The two events hooks can run on. */
-export type HookEvent = "PreToolUse" | "PostToolUse";
 
 /** What the PreToolUse hooks of a call decided, combined. */
 export interface PreToolUseOutcome {
@@ -81,10 +75,6 @@ export interface PostToolUseOutcome {
 /** Tools whose `path` Claude Code's hook scripts know as `tool_input.file_path`. */
 const filePathTools = new Set(["read", "write", "edit"]);
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function matcherRegex(matcher: string | undefined): RegExp {
 	if (matcher === undefined || matcher === "" || matcher === "*") return /^/;
 	// Anchored, so `edit` does not match `notebook_edit`; case-insensitive, so `Write|Edit` from
@@ -108,29 +98,227 @@ function textOf(content: readonly ToolResultContent[]): ToolResultContent[] {
 	return content.map((block) => (block.type === "image" ? { type: "text", text: `[image ${block.mimeType}]` } : block));
 }
 
-function describeFailure(result: HookProcessResult, timeoutSeconds: number): string | undefined {
-	if (result.spawnError) return `could not be started (${result.spawnError})`;
-	if (result.timedOut) return `timed out after ${timeoutSeconds} s and was killed`;
-	if (result.aborted) return "was cancelled";
-	if (result.signal) return `was killed by ${result.signal}`;
-	const stderr = result.stderr.trim();
-	const detail = stderr === "" ? "" : `: ${stderr.slice(0, 2000)}`;
-	if (result.exitCode === 127) return `could not run its command: not found (exit code 127)${detail}`;
-	if (result.exitCode === 126) return `could not run its command: not executable (exit code 126)${detail}`;
-	if (result.exitCode !== 0 && result.exitCode !== 2) return `failed with exit code ${result.exitCode}${detail}`;
+/** One settings entry, its matcher compiled. */
+interface CompiledMatcher {
+	regex: RegExp;
+	hooks: readonly HookCommandSettings[];
+}
+
+/** What every hook run of one `createCommandHooks` instance shares; fixed when it is created. */
+interface CommandHooksState extends HookRunSettings {
+	sessionId: string;
+	permissionMode: string;
+	pre: readonly CompiledMatcher[];
+	post: readonly CompiledMatcher[];
+}
+
+function createState(options: CommandHooksOptions): CommandHooksState {
+	const projectDir = options.projectDir ?? options.cwd;
+	const compile = (entries: readonly HookMatcherSettings[] = []) =>
+		entries.map((entry) => ({ regex: matcherRegex(entry.matcher), hooks: entry.hooks }));
+	return {
+		cwd: options.cwd,
+		sessionId: options.sessionId ?? randomUUID(),
+		permissionMode: options.permissionMode ?? "default",
+		defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 60,
+		environment: { ...process.env, TOOLBELT_PROJECT_DIR: projectDir, CLAUDE_PROJECT_DIR: projectDir, ...options.env },
+		pre: compile(options.preToolUse),
+		post: compile(options.postToolUse),
+		onHookError: options.onHookError,
+	};
+}
+
+function matchingHooks(list: readonly CompiledMatcher[], toolName: string): HookCommandSettings[] {
+	return list.filter((entry) => entry.regex.test(toolName)).flatMap((entry) => entry.hooks);
+}
+
+/** The arguments as hook scripts know them: Claude Code's `file_path` beside the tool's `path`. */
+async function toolInputOf(state: CommandHooksState, toolName: string, args: Record<string, unknown>) {
+	if (!filePathTools.has(toolName) || typeof args.path !== "string") return args;
+	return { ...args, file_path: await toolTargetPath(state.cwd, args.path) };
+}
+
+/** Turns a hook's `updatedInput` back into the tool's own argument names. */
+function fromToolInput(toolName: string, sent: Record<string, unknown>, updated: Record<string, unknown>) {
+	const { file_path: filePath, ...rest } = updated;
+	if (filePathTools.has(toolName) && typeof filePath === "string" && filePath !== sent.file_path) rest.path = filePath;
+	return rest;
+}
+
+const brokenHookAdvice =
+	"This is a fault in the user's hook configuration, not a decision about your call; tell the user so they can fix the hook.";
+
+/** The PreToolUse chain of one call: its context, what the hooks decided so far, what the last hook was sent. */
+interface PreToolUseCall {
+	context: BeforeToolCallContext;
+	outcome: PreToolUseOutcome;
+	/** The `tool_input` the running hook received (its `updatedInput` is mapped back against it). */
+	sent: Record<string, unknown>;
+}
+
+/**
+ * Turns one PreToolUse hook's run into the call's fate: a returned outcome ends the chain (the call
+ * is blocked); undefined lets the next hook run, with `outcome` updated (decision, context, args).
+ */
+function judgePreToolUse(state: CommandHooksState, call: PreToolUseCall, ran: HookRun): PreToolUseOutcome | undefined {
+	const { outcome } = call;
+	const { hook } = ran;
+	if (ran.kind === "failed") {
+		if (ran.onError === "continue") return undefined;
+		return {
+			...outcome,
+			block: true,
+			reason: `The call was not run because a PreToolUse hook is broken: ${ran.failure}. ${brokenHookAdvice}`,
+		};
+	}
+	if (ran.kind === "exit2") {
+		const reason = forModel(ran.stderr) || `Blocked by the PreToolUse hook "${hook.command}".`;
+		return { ...outcome, block: true, reason, permissionDecision: "deny" };
+	}
+	const checked = checkedAnswer(state, ran, readPreToolUseAnswer);
+	if (!checked.ok) {
+		return {
+			...outcome,
+			block: true,
+			reason:
+				`The call was not run: the ${checked.failure}. An answer a hook gives that toolbelt cannot act on blocks the call, ` +
+				`it never counts as permission. ${brokenHookAdvice}`,
+		};
+	}
+	const answer = checked.answer;
+	if (answer.additionalContext !== undefined) outcome.additionalContext.push(forModel(answer.additionalContext));
+	// Claude Code: `continue: false` takes precedence over any decision.
+	if (answer.stop) {
+		const reason = answer.stop.reason ?? `The PreToolUse hook "${hook.command}" stopped the run.`;
+		return { ...outcome, block: true, terminate: true, reason: forModel(reason) };
+	}
+	const reason = answer.reason === undefined ? undefined : forModel(answer.reason);
+	if (answer.decision === "deny") {
+		return {
+			...outcome,
+			block: true,
+			reason: reason ?? `Denied by the PreToolUse hook "${hook.command}".`,
+			permissionDecision: "deny",
+		};
+	}
+	if (
+		answer.decision !== undefined &&
+		stricterDecision(outcome.permissionDecision, answer.decision) !== outcome.permissionDecision
+	) {
+		outcome.permissionDecision = answer.decision;
+		outcome.permissionDecisionReason = reason;
+	}
+	if (answer.updatedInput !== undefined) {
+		try {
+			const updated = fromToolInput(call.context.tool.name, call.sent, answer.updatedInput);
+			outcome.args = validateToolArguments(call.context.tool, updated);
+		} catch (error) {
+			return {
+				...outcome,
+				block: true,
+				reason: `The PreToolUse hook "${hook.command}" rewrote the arguments into something the tool cannot take, so the call was not run. ${(error as Error).message}`,
+			};
+		}
+	}
 	return undefined;
 }
 
-/** The parsed JSON a hook printed on stdout (exit 0), or an error text. */
-function parseOutput(stdout: string): { output?: Record<string, unknown>; error?: string } {
-	const text = stdout.trim();
-	if (!text.startsWith("{")) return {};
-	try {
-		const output: unknown = JSON.parse(text);
-		return isRecord(output) ? { output } : { error: "printed JSON that is not an object" };
-	} catch (error) {
-		return { error: `printed invalid JSON on stdout (${(error as Error).message})` };
+/** Runs the PreToolUse hooks matching the call, in order; each sees the arguments the previous ones left. */
+async function runPreToolUse(
+	state: CommandHooksState,
+	context: BeforeToolCallContext,
+	signal?: AbortSignal,
+): Promise<PreToolUseOutcome> {
+	const outcome: PreToolUseOutcome = { additionalContext: [] };
+	for (const hook of matchingHooks(state.pre, context.tool.name)) {
+		const sent = await toolInputOf(state, context.tool.name, outcome.args ?? context.args);
+		const payload = {
+			session_id: state.sessionId,
+			cwd: state.cwd,
+			hook_event_name: "PreToolUse",
+			permission_mode: state.permissionMode,
+			tool_name: context.tool.name,
+			tool_input: sent,
+			tool_use_id: context.toolCall.id,
+		};
+		const ran = await runHook(state, { event: "PreToolUse", hook, payload, signal });
+		const ended = judgePreToolUse(state, { context, outcome, sent }, ran);
+		if (ended) return ended;
 	}
+	return outcome;
+}
+
+/** Adds what one PostToolUse hook's run has to say to `outcome` (the tool has run: nothing blocks). */
+function judgePostToolUse(state: CommandHooksState, ran: HookRun, outcome: PostToolUseOutcome): void {
+	const { hook } = ran;
+	const feedback = (text: string) =>
+		outcome.additionalContext.push(`Feedback from the PostToolUse hook "${hook.command}" (the tool did run): ${text}`);
+	if (ran.kind === "failed") {
+		if (ran.onError === "block") outcome.additionalContext.push(`Note: the tool ran, but ${ran.failure}.`);
+		return;
+	}
+	if (ran.kind === "exit2") {
+		if (ran.stderr !== "") feedback(forModel(ran.stderr));
+		return;
+	}
+	const checked = checkedAnswer(state, ran, readPostToolUseAnswer);
+	if (!checked.ok) {
+		outcome.additionalContext.push(
+			`Note: the tool ran, but the ${checked.failure}; tell the user so they can fix the hook.`,
+		);
+		return;
+	}
+	const answer = checked.answer;
+	if (answer.feedback)
+		feedback(answer.feedback.reason === undefined ? "(no reason given)" : forModel(answer.feedback.reason));
+	if (answer.additionalContext !== undefined) outcome.additionalContext.push(forModel(answer.additionalContext));
+	if (answer.stop) outcome.terminate = true;
+}
+
+/** Runs the PostToolUse hooks matching the call, in order, collecting what they add for the model. */
+async function runPostToolUse(
+	state: CommandHooksState,
+	context: AfterToolCallContext,
+	signal?: AbortSignal,
+): Promise<PostToolUseOutcome> {
+	const outcome: PostToolUseOutcome = { additionalContext: [] };
+	for (const hook of matchingHooks(state.post, context.tool.name)) {
+		const payload = {
+			session_id: state.sessionId,
+			cwd: state.cwd,
+			hook_event_name: "PostToolUse",
+			permission_mode: state.permissionMode,
+			tool_name: context.tool.name,
+			tool_input: await toolInputOf(state, context.tool.name, context.args),
+			tool_response: {
+				content: textOf(context.result.content),
+				details: context.result.details,
+				is_error: context.isError,
+			},
+			tool_use_id: context.toolCall.id,
+		};
+		judgePostToolUse(state, await runHook(state, { event: "PostToolUse", hook, payload, signal }), outcome);
+	}
+	return outcome;
+}
+
+/** The command hooks as engine hooks; PreToolUse context waits, per call, for the result it is appended to. */
+function commandToolHooks(state: CommandHooksState): ToolHooks {
+	const pendingContext = new Map<string, string[]>();
+	return {
+		beforeToolCall: async (context, signal) => {
+			const outcome = await runPreToolUse(state, context, signal);
+			if (outcome.block) return { block: true, reason: outcome.reason, terminate: outcome.terminate };
+			if (outcome.additionalContext.length > 0) pendingContext.set(context.toolCall.id, outcome.additionalContext);
+			return outcome.args ? { args: outcome.args } : undefined;
+		},
+		afterToolCall: async (context, signal) => {
+			const before = pendingContext.get(context.toolCall.id) ?? [];
+			pendingContext.delete(context.toolCall.id);
+			const after = await runPostToolUse(state, context, signal);
+			return appendContext(context.result, [...before, ...after.additionalContext], after.terminate);
+		},
+	};
 }
 
 /**
@@ -139,210 +327,23 @@ function parseOutput(stdout: string): { output?: Record<string, unknown>; error?
  * with `hookSpecificOutput.permissionDecision` / `updatedInput` / `additionalContext`, or
  * `decision: "block"` with `reason`, or `continue: false`. A hook that crashes, times out or
  * cannot be found follows its `onError` (default `block`), and is reported as a broken hook,
- * never as a decision about the call.
+ * never as a decision about the call. Hooks fail closed: an answer that cannot be acted on exactly
+ * as written (a `permissionDecision` other than allow/deny/ask, a field of the wrong type, a
+ * decision for another event, invalid JSON) blocks a PreToolUse call whatever its `onError`,
+ * naming the hook.
  */
 export function createCommandHooks(options: CommandHooksOptions) {
-	const sessionId = options.sessionId ?? randomUUID();
-	const projectDir = options.projectDir ?? options.cwd;
-	const defaultTimeoutSeconds = options.defaultTimeoutSeconds ?? 60;
-	const environment: NodeJS.ProcessEnv = {
-		...process.env,
-		TOOLBELT_PROJECT_DIR: projectDir,
-		CLAUDE_PROJECT_DIR: projectDir,
-		...options.env,
+	const state = createState(options);
+	return {
+		/** Runs the matching PreToolUse hooks of a call and combines what they decided. */
+		runPreToolUse: (context: BeforeToolCallContext, signal?: AbortSignal) => runPreToolUse(state, context, signal),
+		/** Runs the matching PostToolUse hooks of a call and collects what they add. */
+		runPostToolUse: (context: AfterToolCallContext, signal?: AbortSignal) => runPostToolUse(state, context, signal),
+		/** The hooks alone, for use without the rest of the safety layer. */
+		hooks: (): ToolHooks => commandToolHooks(state),
+		/** Sent to hooks as `session_id`. */
+		sessionId: state.sessionId,
 	};
-	const compile = (entries: readonly HookMatcherSettings[] = []) =>
-		entries.map((entry) => ({ regex: matcherRegex(entry.matcher), hooks: entry.hooks }));
-	const pre = compile(options.preToolUse);
-	const post = compile(options.postToolUse);
-	const matching = (list: typeof pre, toolName: string) =>
-		list.filter((entry) => entry.regex.test(toolName)).flatMap((entry) => entry.hooks);
-
-	const toolInput = async (toolName: string, args: Record<string, unknown>) => {
-		if (!filePathTools.has(toolName) || typeof args.path !== "string") return args;
-		return { ...args, file_path: await toolTargetPath(options.cwd, args.path) };
-	};
-
-	/** Turns a hook's `updatedInput` back into the tool's own argument names. */
-	const fromToolInput = (toolName: string, sent: Record<string, unknown>, updated: Record<string, unknown>) => {
-		const { file_path: filePath, ...rest } = updated;
-		if (filePathTools.has(toolName) && typeof filePath === "string" && filePath !== sent.file_path)
-			rest.path = filePath;
-		return rest;
-	};
-
-	const run = async (
-		event: HookEvent,
-		hook: HookCommandSettings,
-		payload: Record<string, unknown>,
-		signal?: AbortSignal,
-	) => {
-		const timeoutSeconds = hook.timeout ?? defaultTimeoutSeconds;
-		const result = await runHookProcess({
-			command: hook.command,
-			stdin: JSON.stringify(payload),
-			cwd: options.cwd,
-			env: environment,
-			timeoutMs: timeoutSeconds * 1000,
-			signal,
-		});
-		let failure = describeFailure(result, timeoutSeconds);
-		const parsed = result.exitCode === 0 ? parseOutput(result.stdout) : {};
-		if (!failure && parsed.error) failure = parsed.error;
-		if (failure) {
-			const onError = hook.onError ?? "block";
-			options.onHookError?.({ event, command: hook.command, message: failure, onError });
-			return { result, failure: `${event} hook "${hook.command}" ${failure}`, onError };
-		}
-		return { result, output: parsed.output };
-	};
-
-	const runPreToolUse = async (context: BeforeToolCallContext, signal?: AbortSignal): Promise<PreToolUseOutcome> => {
-		const outcome: PreToolUseOutcome = { additionalContext: [] };
-		const hooks = matching(pre, context.tool.name);
-		if (hooks.length === 0) return outcome;
-		let args = context.args;
-		const rank = { allow: 1, ask: 2, deny: 3 } as const;
-		for (const hook of hooks) {
-			const sent = await toolInput(context.tool.name, args);
-			const payload = {
-				session_id: sessionId,
-				cwd: options.cwd,
-				hook_event_name: "PreToolUse",
-				permission_mode: options.permissionMode ?? "default",
-				tool_name: context.tool.name,
-				tool_input: sent,
-				tool_use_id: context.toolCall.id,
-			};
-			const ran = await run("PreToolUse", hook, payload, signal);
-			if (ran.failure !== undefined) {
-				if (ran.onError === "continue") continue;
-				return {
-					...outcome,
-					block: true,
-					reason:
-						`The call was not run because a PreToolUse hook is broken: ${ran.failure}. ` +
-						"This is a fault in the user's hook configuration, not a decision about your call; tell the user so they can fix the hook.",
-				};
-			}
-			if (ran.result.exitCode === 2) {
-				const reason = forModel(ran.result.stderr.trim()) || `Blocked by the PreToolUse hook "${hook.command}".`;
-				return { ...outcome, block: true, reason, permissionDecision: "deny" };
-			}
-			const output = ran.output ?? {};
-			const specific = isRecord(output.hookSpecificOutput) ? output.hookSpecificOutput : {};
-			let decision = specific.permissionDecision as HookPermissionDecision | undefined;
-			let decisionReason =
-				typeof specific.permissionDecisionReason === "string" ? forModel(specific.permissionDecisionReason) : undefined;
-			// The older top-level form: `decision: "approve" | "block"` with `reason`.
-			if (decision === undefined && (output.decision === "approve" || output.decision === "block")) {
-				decision = output.decision === "approve" ? "allow" : "deny";
-				if (typeof output.reason === "string") decisionReason = forModel(output.reason);
-			}
-			if (typeof specific.additionalContext === "string")
-				outcome.additionalContext.push(forModel(specific.additionalContext));
-			if (output.continue === false) {
-				const stop =
-					typeof output.stopReason === "string"
-						? forModel(output.stopReason)
-						: `The PreToolUse hook "${hook.command}" stopped the run.`;
-				return { ...outcome, block: true, terminate: true, reason: stop };
-			}
-			if (decision === "deny") {
-				return {
-					...outcome,
-					block: true,
-					reason: decisionReason ?? `Denied by the PreToolUse hook "${hook.command}".`,
-					permissionDecision: "deny",
-				};
-			}
-			if (decision === "allow" || decision === "ask") {
-				if (!outcome.permissionDecision || rank[decision] > rank[outcome.permissionDecision]) {
-					outcome.permissionDecision = decision;
-					outcome.permissionDecisionReason = decisionReason;
-				}
-			}
-			if (isRecord(specific.updatedInput)) {
-				const updated = fromToolInput(context.tool.name, sent, specific.updatedInput);
-				try {
-					args = validateToolArguments(context.tool, updated);
-				} catch (error) {
-					return {
-						...outcome,
-						block: true,
-						reason: `The PreToolUse hook "${hook.command}" rewrote the arguments into something the tool cannot take, so the call was not run. ${(error as Error).message}`,
-					};
-				}
-				outcome.args = args;
-			}
-		}
-		return outcome;
-	};
-
-	const runPostToolUse = async (context: AfterToolCallContext, signal?: AbortSignal): Promise<PostToolUseOutcome> => {
-		const outcome: PostToolUseOutcome = { additionalContext: [] };
-		for (const hook of matching(post, context.tool.name)) {
-			const payload = {
-				session_id: sessionId,
-				cwd: options.cwd,
-				hook_event_name: "PostToolUse",
-				permission_mode: options.permissionMode ?? "default",
-				tool_name: context.tool.name,
-				tool_input: await toolInput(context.tool.name, context.args),
-				tool_response: {
-					content: textOf(context.result.content),
-					details: context.result.details,
-					is_error: context.isError,
-				},
-				tool_use_id: context.toolCall.id,
-			};
-			const ran = await run("PostToolUse", hook, payload, signal);
-			if (ran.failure !== undefined) {
-				if (ran.onError === "block") outcome.additionalContext.push(`Note: the tool ran, but ${ran.failure}.`);
-				continue;
-			}
-			if (ran.result.exitCode === 2) {
-				const feedback = forModel(ran.result.stderr.trim());
-				if (feedback)
-					outcome.additionalContext.push(
-						`Feedback from the PostToolUse hook "${hook.command}" (the tool did run): ${feedback}`,
-					);
-				continue;
-			}
-			const output = ran.output ?? {};
-			const specific = isRecord(output.hookSpecificOutput) ? output.hookSpecificOutput : {};
-			if (output.decision === "block" && typeof output.reason === "string") {
-				outcome.additionalContext.push(
-					`Feedback from the PostToolUse hook "${hook.command}" (the tool did run): ${forModel(output.reason)}`,
-				);
-			}
-			if (typeof specific.additionalContext === "string")
-				outcome.additionalContext.push(forModel(specific.additionalContext));
-			if (output.continue === false) outcome.terminate = true;
-		}
-		return outcome;
-	};
-
-	/** The hooks alone, for use without the rest of the safety layer. */
-	const hooks = (): ToolHooks => {
-		const pending = new Map<string, string[]>();
-		return {
-			beforeToolCall: async (context, signal) => {
-				const outcome = await runPreToolUse(context, signal);
-				if (outcome.block) return { block: true, reason: outcome.reason, terminate: outcome.terminate };
-				if (outcome.additionalContext.length > 0) pending.set(context.toolCall.id, outcome.additionalContext);
-				return outcome.args ? { args: outcome.args } : undefined;
-			},
-			afterToolCall: async (context, signal) => {
-				const before = pending.get(context.toolCall.id) ?? [];
-				pending.delete(context.toolCall.id);
-				const after = await runPostToolUse(context, signal);
-				return appendContext(context.result, [...before, ...after.additionalContext], after.terminate);
-			},
-		};
-	};
-
-	return { runPreToolUse, runPostToolUse, hooks, sessionId };
 }
 
 /** The result patch that appends `texts` to a result's content (undefined when there is nothing to add). */

@@ -6,7 +6,12 @@ import { useTempDir } from "../helpers/temp-dir.js";
 import { waitFor } from "./helpers.js";
 
 const tempDir = useTempDir();
-const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const token = "session-test-token-0123456789";
+const headers = {
+	"content-type": "application/json",
+	accept: "application/json, text/event-stream",
+	authorization: `Bearer ${token}`,
+};
 let server: McpHttpServer | undefined;
 
 afterEach(async () => {
@@ -39,6 +44,7 @@ describe("startMcpHttpServer sessions", () => {
 			host: "127.0.0.1",
 			port: 0,
 			sessionIdleMs: 300,
+			token,
 			createSession: () => createMcpServer({ tools: [createTool("bash", tempDir())] }),
 		});
 		const url = server.url;

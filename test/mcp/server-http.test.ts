@@ -15,10 +15,13 @@ let serverExited: Promise<number | null>;
 let url: URL;
 let root: string;
 let stderr = "";
+/** The bearer token the server printed on stderr at start. */
+let token = "";
+let authorization: Record<string, string> = {};
 
 async function connect(): Promise<Client> {
 	const client = new Client({ name: "toolbelt-http-test", version: "1.0.0" });
-	await client.connect(new StreamableHTTPClientTransport(url));
+	await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: authorization } }));
 	return client;
 }
 
@@ -29,7 +32,12 @@ function postWithHost(host: string): Promise<number> {
 			url,
 			{
 				method: "POST",
-				headers: { host, "content-type": "application/json", accept: "application/json, text/event-stream" },
+				headers: {
+					host,
+					"content-type": "application/json",
+					accept: "application/json, text/event-stream",
+					...authorization,
+				},
 			},
 			(response) => {
 				response.resume();
@@ -41,10 +49,13 @@ function postWithHost(host: string): Promise<number> {
 	});
 }
 
-const jsonHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-
 /** Opens a session by hand (fetch, so a call can be dropped mid-way) and returns its headers. */
 async function rawSession(): Promise<Record<string, string>> {
+	const jsonHeaders = {
+		"content-type": "application/json",
+		accept: "application/json, text/event-stream",
+		...authorization,
+	};
 	const initialize = await fetch(url, {
 		method: "POST",
 		headers: jsonHeaders,
@@ -73,13 +84,21 @@ function callBody(id: number, command: string): string {
 beforeAll(async () => {
 	root = await mkdtemp(join(tmpdir(), "toolbelt-"));
 	const { command, args } = toolbeltMcpCommand(["--http", "127.0.0.1:0", "--cwd", root]);
-	server = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+	server = spawn(command, args, {
+		stdio: ["ignore", "pipe", "pipe"],
+		env: { ...process.env, TOOLBELT_MCP_TOKEN: undefined },
+	});
 	serverExited = new Promise((resolve) => server.once("exit", (code) => resolve(code)));
 	server.stderr?.on("data", (chunk: Buffer) => {
 		stderr += chunk.toString("utf8");
 	});
-	await waitFor(() => /http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr), 15_000);
-	url = new URL(/http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(stderr)?.[0] ?? "");
+	const connectLine =
+		/claude mcp add --transport http toolbelt (http:\/\/127\.0\.0\.1:\d+\/mcp) --header "Authorization: Bearer ([^"]+)"/;
+	await waitFor(() => connectLine.test(stderr), 15_000);
+	const [, printedUrl = "", printedToken = ""] = connectLine.exec(stderr) ?? [];
+	url = new URL(printedUrl);
+	token = printedToken;
+	authorization = { authorization: `Bearer ${token}` };
 });
 
 afterAll(async () => {
@@ -154,7 +173,9 @@ describe("toolbelt mcp --http", () => {
 	});
 
 	it("serves as an HTTP server for toolbelt's own MCP client", async () => {
-		const remote = await connectMcpServers({ remote: { type: "http", url: url.href, headers: { "x-test": "1" } } });
+		const remote = await connectMcpServers({
+			remote: { type: "http", url: url.href, headers: { "x-test": "1", ...authorization } },
+		});
 		try {
 			expect(remote.servers[0]?.error).toBeUndefined();
 			const ls = remote.tools.find((tool) => tool.name === "remote__ls");
@@ -196,6 +217,17 @@ describe("toolbelt mcp --http", () => {
 		expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
 		const next = await fetch(url, { method: "POST", headers, body: callBody(4, "echo still-serving") });
 		expect(await next.text()).toContain("still-serving");
+	});
+
+	it("prints a fresh 256-bit token and answers 401 without it", async () => {
+		expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+		const response = await fetch(url, {
+			method: "POST",
+			headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+			body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+		});
+		expect(response.status).toBe(401);
+		expect(response.headers.get("www-authenticate")).toMatch(/^Bearer /);
 	});
 
 	it("refuses requests whose Host header is not loopback (DNS rebinding)", async () => {

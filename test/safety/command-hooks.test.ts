@@ -321,3 +321,79 @@ describe("PreToolUse command hooks", () => {
 		expect(textOf(result.messages[0] as never)).toBe("budget exhausted");
 	});
 });
+
+/** A PreToolUse/PostToolUse hook script that prints `stdout` verbatim and exits 0. */
+async function answering(name: string, stdout: string): Promise<string> {
+	const answer = join(tempDir(), `${name}.out`);
+	await writeFile(answer, stdout);
+	return script(`${name}.sh`, `cat > /dev/null; cat "${answer}"`);
+}
+
+describe("command hooks fail closed on answers they cannot act on", () => {
+	const unreadable: [string, string, RegExp][] = [
+		["maybe", '{"hookSpecificOutput":{"permissionDecision":"maybe"}}', /permissionDecision: "maybe"/],
+		["number", '{"hookSpecificOutput":{"permissionDecision":1}}', /permissionDecision: 1,/],
+		["capitalised", '{"hookSpecificOutput":{"permissionDecision":"Allow"}}', /permissionDecision: "Allow"/],
+		["null", '{"hookSpecificOutput":{"permissionDecision":null}}', /permissionDecision: null/],
+		[
+			"wrong-event",
+			'{"hookSpecificOutput":{"hookEventName":"PostToolUse","permissionDecision":"allow"}}',
+			/answered for the event "PostToolUse"/,
+		],
+		["specific-not-object", '{"hookSpecificOutput":"allow"}', /hookSpecificOutput that is not an object/],
+		["legacy-unknown", '{"decision":"deny"}', /decision: "deny", which is not "approve" or "block"/],
+		["continue-string", '{"continue":"false"}', /continue: "false"/],
+		["updated-not-object", '{"hookSpecificOutput":{"updatedInput":"rm -rf /"}}', /updatedInput that is not an object/],
+		["invalid-json", '{"hookSpecificOutput": {', /invalid JSON/],
+		["array", '[{"hookSpecificOutput":{"permissionDecision":"allow"}}]', /JSON that is not an object/],
+		["buried", 'checking…\n{"hookSpecificOutput":{"permissionDecision":"deny"}}', /mixed with other text/],
+	];
+	for (const [name, stdout, problem] of unreadable) {
+		it(`blocks the call, naming the hook: ${name}`, async () => {
+			const hook = await answering(name, stdout);
+			const failures: HookFailure[] = [];
+			// onError: continue covers a crashing hook, never an answer that cannot be read.
+			const hooks = createCommandHooks({
+				cwd: project(),
+				preToolUse: pre(hook, { onError: "continue" }, "bash"),
+				onHookError: (failure) => failures.push(failure),
+			}).hooks();
+			const message = await runCall(await tools(), hooks, "bash", { command: "touch made-by-bash" });
+			expect(message.isError).toBe(true);
+			expect(textOf(message)).toContain(`PreToolUse hook "${hook}"`);
+			expect(textOf(message)).toMatch(problem);
+			expect(textOf(message)).toMatch(/never counts as permission/);
+			expect(existsSync(join(project(), "made-by-bash"))).toBe(false);
+			expect(failures).toEqual([expect.objectContaining({ event: "PreToolUse", command: hook, onError: "block" })]);
+		});
+	}
+
+	it("plain text on stdout with exit 0 is no objection (as in Claude Code)", async () => {
+		const hook = await answering("plain", "checked 3 rules, all fine\n");
+		const hooks = createCommandHooks({ cwd: project(), preToolUse: pre(hook, {}, "bash") }).hooks();
+		expect((await runCall(await tools(), hooks, "bash", { command: "touch ok" })).isError).toBe(false);
+		expect(existsSync(join(project(), "ok"))).toBe(true);
+	});
+
+	it("when the legacy decision and permissionDecision disagree, the stricter wins", async () => {
+		for (const stdout of [
+			'{"decision":"block","reason":"legacy no","hookSpecificOutput":{"permissionDecision":"allow"}}',
+			'{"decision":"approve","hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"new no"}}',
+		]) {
+			const hook = await answering("disagree", stdout);
+			const hooks = createCommandHooks({ cwd: project(), preToolUse: pre(hook, {}, "bash") }).hooks();
+			const message = await runCall(await tools(), hooks, "bash", { command: "touch made-by-bash" });
+			expect(message.isError).toBe(true);
+			expect(textOf(message)).toMatch(/^(legacy no|new no)$/);
+			expect(existsSync(join(project(), "made-by-bash"))).toBe(false);
+		}
+	});
+
+	it("a PostToolUse answer that cannot be acted on is told to the model; the tool did run", async () => {
+		const hook = await answering("post-decision", '{"hookSpecificOutput":{"permissionDecision":"deny"}}');
+		const hooks = createCommandHooks({ cwd: project(), postToolUse: pre(hook) }).hooks();
+		const message = await runCall(await tools(), hooks, "write", { path: "a.txt", content: "x" });
+		expect(textOf(message)).toMatch(/the tool ran, but the PostToolUse hook ".*" answered permissionDecision/);
+		expect(await readFile(join(project(), "a.txt"), "utf8")).toBe("x");
+	});
+});

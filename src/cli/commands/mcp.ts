@@ -5,6 +5,7 @@ import { resolveCwd } from "../paths.js";
 import { safetyOptions } from "../safety-options.js";
 import { loadToolCatalog } from "../tool-catalog.js";
 import { selectToolNames } from "../tool-selection.js";
+import { connectionInstructions, httpAccessFromFlags, httpAccessOptions, mcpTokenVariable } from "./mcp-http-access.js";
 
 // An MCP client asks its own user before each call, so nothing here asks: the mode defaults to yolo,
 // and confinement, deny rules, protected paths, stale-write protection and command hooks stay in force.
@@ -23,8 +24,9 @@ const serveOptions: OptionSpecs = {
 		type: "string",
 		valueName: "<host:port>",
 		description:
-			"Serve Streamable HTTP on a loopback address instead of stdio, e.g. 127.0.0.1:8765 (port 0 picks one).",
+			"Serve Streamable HTTP on a loopback address instead of stdio, e.g. 127.0.0.1:8765 (port 0 picks one). Every request needs the bearer token printed at start.",
 	},
+	...httpAccessOptions,
 	tools: {
 		type: "string",
 		valueName: "<names>",
@@ -65,6 +67,11 @@ Serves toolbelt's tools to any MCP client (Claude Desktop, Claude Code, Cursor, 
 or over Streamable HTTP on a loopback port. Only protocol messages go to stdout; logs go to stderr.
 With stdio the server exits when its stdin closes and ends every process it started.
 
+Over HTTP every request must send 'Authorization: Bearer <token>' (401 otherwise): the token is
+${mcpTokenVariable} when set, else read from --token-file, else a new random one per start. The
+token, the URL and a ready-made 'claude mcp add' line are printed on stderr. Requests with an
+Origin header (web pages) get 403 unless --allow-origin names that origin.
+
 Options:
 ${optionLines(serveOptions)}
 
@@ -81,7 +88,7 @@ function parseHttpAddress(value: string): { host: string; port: number } {
 	if (!isLoopbackHost(host)) {
 		throw new UsageError(
 			`--http ${value}: only loopback addresses (127.0.0.1, ::1, localhost) are allowed; ` +
-				"the tools run commands and write files, and the endpoint has no authentication.",
+				"the endpoint is plain HTTP, so its token would cross the network in clear text.",
 			{ showHelpHint: false },
 		);
 	}
@@ -106,7 +113,9 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 	}
 	if (args.positionals.length > 0) throw new UsageError(`Unexpected argument '${args.positionals[0]}'.`);
 	const httpValue = stringOption(args.values, "http");
-	const transport = httpValue === undefined ? ("stdio" as const) : { http: parseHttpAddress(httpValue) };
+	const address = httpValue === undefined ? undefined : parseHttpAddress(httpValue);
+	const access = await httpAccessFromFlags(args.values, io, address !== undefined);
+	const transport = address === undefined ? ("stdio" as const) : { http: { ...address, ...access.options } };
 	const cwd = await resolveCwd(io, args.values);
 	const names = selectToolNames(args.values, await loadToolCatalog());
 	const { createCliSafety } = await import("../safety-setup.js");
@@ -124,7 +133,10 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 		stdout: io.stdout,
 		log,
 	});
-	if (running.url) io.stderr.write(`toolbelt mcp: serving ${running.toolNames.join(", ")} at ${running.url}\n`);
+	if (running.url) {
+		io.stderr.write(`toolbelt mcp: serving ${running.toolNames.join(", ")} at ${running.url}\n`);
+		io.stderr.write(connectionInstructions(running.url, running.token, access.source));
+	}
 	const stopListening = onTermination(io, () => void running.close());
 	try {
 		await running.closed;
