@@ -61,7 +61,7 @@ export async function createAgentSetup(
 	const safety = await createCliSafety({ cwd, flags: args.values, io, ask: options.ask });
 	const catalog = await loadToolCatalog();
 	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog).map((name) =>
-		catalog.tool(name, cwd, safety.toolOptions),
+		catalog.createTool(name, cwd, safety.toolOptions),
 	);
 
 	let close = async () => {};
