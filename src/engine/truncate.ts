@@ -174,3 +174,23 @@ export function formatSize(bytes: number): string {
 	if (bytes < 1024 * 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 	return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GB`;
 }
+
+/** How `formatDuration` writes a duration. */
+export type DurationStyle = "elapsed" | "limit";
+
+/**
+ * Formats a duration for people and models, in one of two styles:
+ * - `"elapsed"` (default), a clock that ran: always tenths, so a line that ticks keeps its width:
+ *   `0.4 s`, `12.3 s`, `2 m 05 s`;
+ * - `"limit"`, a configured bound stated as it was given: `250 ms`, `1.5 s`, `60 s`.
+ */
+export function formatDuration(milliseconds: number, style: DurationStyle = "elapsed"): string {
+	if (style === "limit") {
+		if (milliseconds < 1000) return `${milliseconds} ms`;
+		const seconds = milliseconds / 1000;
+		return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+	}
+	if (milliseconds < 60_000) return `${(milliseconds / 1000).toFixed(1)} s`;
+	const seconds = Math.round(milliseconds / 1000);
+	return `${Math.floor(seconds / 60)} m ${String(seconds % 60).padStart(2, "0")} s`;
+}
