@@ -12,7 +12,7 @@ import type {
 import type { ImageContent, TextContent } from "../../engine/types.js";
 import type { AssistantMessageEvent, Message, Model, ModelContext, StreamOptions, Usage } from "../types.js";
 import { defaultBaseUrl } from "./config.js";
-import type { ProviderOptions } from "./index.js";
+import type { ProviderOptions } from "./provider-options.js";
 import { streamFromProvider } from "./provider-stream.js";
 import type { ReplyBuilder } from "./reply-builder.js";
 import { toAnthropicTools } from "./tool-schemas.js";

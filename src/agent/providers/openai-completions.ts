@@ -10,7 +10,7 @@ import type { ImageContent, TextContent } from "../../engine/types.js";
 import { toolCallsOf } from "../messages.js";
 import type { AssistantMessageEvent, Message, Model, ModelContext, StreamOptions } from "../types.js";
 import { defaultBaseUrl } from "./config.js";
-import type { ProviderOptions } from "./index.js";
+import type { ProviderOptions } from "./provider-options.js";
 import { streamFromProvider } from "./provider-stream.js";
 import type { ReplyBuilder } from "./reply-builder.js";
 import { ThinkTagSplitter } from "./think-tags.js";

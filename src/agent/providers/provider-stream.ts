@@ -2,7 +2,7 @@ import { createErrorReply } from "../messages.js";
 import type { AssistantMessageEvent, Model, StreamOptions } from "../types.js";
 import { apiKeyEnvVar, resolveApiKey } from "./config.js";
 import { describeProviderError } from "./errors.js";
-import type { ProviderOptions } from "./index.js";
+import type { ProviderOptions } from "./provider-options.js";
 import type { ReplyBuilder } from "./reply-builder.js";
 import { streamWithRetry } from "./stream-with-retry.js";
 
