@@ -1,4 +1,5 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
 	type CallToolRequest,
@@ -6,6 +7,8 @@ import {
 	ErrorCode,
 	ListToolsRequestSchema,
 	McpError,
+	type ServerNotification,
+	type ServerRequest,
 	type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -120,6 +123,30 @@ function progressMessage(event: ToolExecutionEvent, maxBytes: number): string | 
 	return utf8Suffix(text, maxBytes);
 }
 
+/** A call this server is running, so `close` can abort it and wait for it. */
+interface RunningCall {
+	controller: AbortController;
+	done: Promise<unknown>;
+}
+
+/** What one server holds across calls; the phases below read and change it. */
+interface ServerState {
+	options: McpServerOptions;
+	server: Server;
+	tools: AnyAgentTool[];
+	toolsByName: Map<string, AnyAgentTool>;
+	gate: CallGate;
+	progressTailBytes: number;
+	includeDetails: boolean;
+	running: Set<RunningCall>;
+	/** Set by `close`: new calls are refused. */
+	closing: boolean;
+	/** The one close in progress or done. */
+	closed: Promise<void> | undefined;
+}
+
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
 /**
  * Creates an MCP server for `tools` on the SDK's low-level `Server`: `tools/list` gives each
  * tool's JSON Schema, description and annotations; `tools/call` runs one call through the engine
@@ -131,12 +158,6 @@ export function createMcpServer(options: McpServerOptions): ToolbeltMcpServer {
 	const tools = [...options.tools];
 	const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
 	if (toolsByName.size !== tools.length) throw new Error("createMcpServer: tool names must be unique.");
-	const gate = options.gate ?? createCallGate();
-	const progressTailBytes = options.progressTailBytes ?? 4096;
-	const includeDetails = options.includeDetails ?? true;
-	const running = new Set<{ controller: AbortController; done: Promise<unknown> }>();
-	let closing = false;
-	let closed: Promise<void> | undefined;
 	const server = new Server(
 		{ name: options.name ?? "toolbelt", version: options.version ?? "0.1.0" },
 		{
@@ -144,87 +165,110 @@ export function createMcpServer(options: McpServerOptions): ToolbeltMcpServer {
 			...(options.instructions ? { instructions: options.instructions } : {}),
 		},
 	);
+	const state: ServerState = {
+		options,
+		server,
+		tools,
+		toolsByName,
+		gate: options.gate ?? createCallGate(),
+		progressTailBytes: options.progressTailBytes ?? 4096,
+		includeDetails: options.includeDetails ?? true,
+		running: new Set(),
+		closing: false,
+		closed: undefined,
+	};
 	server.onerror = (error) => options.log?.(`mcp: ${error.message}`);
-
 	server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toMcpTool) }));
-
-	server.setRequestHandler(LooseCallToolRequestSchema, async (raw, extra): Promise<CallToolResult> => {
+	server.setRequestHandler(LooseCallToolRequestSchema, (raw, extra) =>
 		// The SDK's wrapper has validated the request against the strict schema by now.
-		const request = raw as unknown as CallToolRequest;
-		const { name } = request.params;
-		const tool = toolsByName.get(name);
-		if (!tool) {
-			throw new McpError(
-				ErrorCode.InvalidParams,
-				`Unknown tool "${name}". Available tools: ${[...toolsByName.keys()].join(", ")}.`,
-			);
-		}
-		if (closing) throw new McpError(ErrorCode.InternalError, "The server is shutting down.");
-		const controller = new AbortController();
-		const onCancel = () => controller.abort(extra.signal.reason);
-		if (extra.signal.aborted) onCancel();
-		else extra.signal.addEventListener("abort", onCancel, { once: true });
-		const { progressToken } = extra._meta ?? {};
-		let progress = 0;
-		const onEvent =
-			progressToken === undefined
-				? undefined
-				: (event: ToolExecutionEvent) => {
-						const message = progressMessage(event, progressTailBytes);
-						if (message === undefined) return;
-						progress++;
-						extra
-							.sendNotification({ method: "notifications/progress", params: { progressToken, progress, message } })
-							.catch(() => {});
-					};
-		const call = gate.run(
-			() =>
-				executeToolCalls({
-					tools,
-					toolCalls: [
-						{ type: "toolCall", id: String(extra.requestId), name, arguments: request.params.arguments ?? {} },
-					],
-					signal: controller.signal,
-					onEvent,
-					updateIntervalMs: options.progressIntervalMs ?? 100,
-					beforeToolCall: options.beforeToolCall,
-					afterToolCall: options.afterToolCall,
-				}),
-			{ mode: tool.executionMode, signal: controller.signal },
-		);
-		const entry = { controller, done: call.catch(() => {}) };
-		running.add(entry);
-		try {
-			const { messages } = await call;
-			const message = messages[0];
-			if (!message) throw new McpError(ErrorCode.InternalError, `Tool "${name}" produced no result.`);
-			return toCallToolResult(message, includeDetails);
-		} catch (error) {
-			if (isAbortError(error)) {
-				return { content: [{ type: "text", text: `Tool "${name}" was cancelled before it started.` }], isError: true };
-			}
-			throw error;
-		} finally {
-			running.delete(entry);
-			extra.signal.removeEventListener("abort", onCancel);
-		}
-	});
-
+		handleCallTool(state, raw as unknown as CallToolRequest, extra),
+	);
 	return {
 		server,
 		connect: (transport) => server.connect(transport),
 		get activeCalls() {
-			return running.size;
+			return state.running.size;
 		},
-		close() {
-			closed ??= (async () => {
-				closing = true;
-				const pending = [...running];
-				for (const entry of pending) entry.controller.abort(new Error("The MCP server is shutting down."));
-				await Promise.all(pending.map((entry) => entry.done));
-				await server.close().catch(() => {});
-			})();
-			return closed;
-		},
+		close: () => closeServer(state),
 	};
+}
+
+/** The tool a call names, if the server may still take calls. */
+function admittedTool(state: ServerState, name: string): AnyAgentTool {
+	const tool = state.toolsByName.get(name);
+	if (!tool) {
+		throw new McpError(
+			ErrorCode.InvalidParams,
+			`Unknown tool "${name}". Available tools: ${[...state.toolsByName.keys()].join(", ")}.`,
+		);
+	}
+	if (state.closing) throw new McpError(ErrorCode.InternalError, "The server is shutting down.");
+	return tool;
+}
+
+/** Sends the growing output tail as progress notifications, when the client asked for them. */
+function progressReporter(state: ServerState, extra: CallExtra): ((event: ToolExecutionEvent) => void) | undefined {
+	const { progressToken } = extra._meta ?? {};
+	if (progressToken === undefined) return undefined;
+	let progress = 0;
+	return (event) => {
+		const message = progressMessage(event, state.progressTailBytes);
+		if (message === undefined) return;
+		progress++;
+		extra
+			.sendNotification({ method: "notifications/progress", params: { progressToken, progress, message } })
+			.catch(() => {});
+	};
+}
+
+/** One `tools/call`: admitted, run through the engine in the gate, answered as an MCP result. */
+async function handleCallTool(state: ServerState, request: CallToolRequest, extra: CallExtra): Promise<CallToolResult> {
+	const { name } = request.params;
+	const tool = admittedTool(state, name);
+	const controller = new AbortController();
+	const onCancel = () => controller.abort(extra.signal.reason);
+	if (extra.signal.aborted) onCancel();
+	else extra.signal.addEventListener("abort", onCancel, { once: true });
+	const onEvent = progressReporter(state, extra);
+	const call = state.gate.run(
+		() =>
+			executeToolCalls({
+				tools: state.tools,
+				toolCalls: [{ type: "toolCall", id: String(extra.requestId), name, arguments: request.params.arguments ?? {} }],
+				signal: controller.signal,
+				onEvent,
+				updateIntervalMs: state.options.progressIntervalMs ?? 100,
+				beforeToolCall: state.options.beforeToolCall,
+				afterToolCall: state.options.afterToolCall,
+			}),
+		{ mode: tool.executionMode, signal: controller.signal },
+	);
+	const entry: RunningCall = { controller, done: call.catch(() => {}) };
+	state.running.add(entry);
+	try {
+		const { messages } = await call;
+		const message = messages[0];
+		if (!message) throw new McpError(ErrorCode.InternalError, `Tool "${name}" produced no result.`);
+		return toCallToolResult(message, state.includeDetails);
+	} catch (error) {
+		if (isAbortError(error)) {
+			return { content: [{ type: "text", text: `Tool "${name}" was cancelled before it started.` }], isError: true };
+		}
+		throw error;
+	} finally {
+		state.running.delete(entry);
+		extra.signal.removeEventListener("abort", onCancel);
+	}
+}
+
+/** Aborts every running call, waits for them to settle, then closes the SDK server. Idempotent. */
+function closeServer(state: ServerState): Promise<void> {
+	state.closed ??= (async () => {
+		state.closing = true;
+		const pending = [...state.running];
+		for (const entry of pending) entry.controller.abort(new Error("The MCP server is shutting down."));
+		await Promise.all(pending.map((entry) => entry.done));
+		await state.server.close().catch(() => {});
+	})();
+	return state.closed;
 }
