@@ -192,7 +192,7 @@ function isLowSurrogate(code: number): boolean {
  */
 export function cutText(text: string, options: CutTextOptions): LineTruncationResult {
 	const { maxLength, omitted = 0 } = options;
-	if (text.length <= maxLength && omitted === 0) return { text, truncated: false };
+	if (text.length <= maxLength && omitted <= 0) return { text, truncated: false };
 	if (options.around !== undefined) return cutWindow(text, options.around, maxLength);
 	let end = Math.max(0, Math.min(maxLength, text.length));
 	if (isHighSurrogate(text.charCodeAt(end - 1))) end--;
