@@ -1,3 +1,4 @@
+import { raceAbort } from "../engine/abort.js";
 import { errorMessage } from "../engine/errors.js";
 import { executeToolCalls } from "../engine/execute-tool-calls.js";
 import type { ToolResultMessage } from "../engine/types.js";
@@ -218,27 +219,5 @@ function nextOrAbort<T>(
 	signal: AbortSignal | undefined,
 	graceMs: number,
 ): Promise<IteratorResult<T> | "aborted"> {
-	const next = iterator.next();
-	if (!signal) return next;
-	next.catch(() => {});
-	return new Promise((resolve, reject) => {
-		let timer: NodeJS.Timeout | undefined;
-		const onAbort = () => {
-			timer = setTimeout(() => resolve("aborted"), graceMs);
-		};
-		if (signal.aborted) onAbort();
-		else signal.addEventListener("abort", onAbort, { once: true });
-		next.then(
-			(value) => {
-				signal.removeEventListener("abort", onAbort);
-				if (timer) clearTimeout(timer);
-				resolve(value);
-			},
-			(error: unknown) => {
-				signal.removeEventListener("abort", onAbort);
-				if (timer) clearTimeout(timer);
-				reject(error);
-			},
-		);
-	});
+	return raceAbort(iterator.next(), { signal, graceMs, abandon: () => "aborted" as const });
 }

@@ -14,24 +14,43 @@ export interface SystemPromptOptions {
 	platform?: string;
 }
 
-const GUIDANCE = `Guidelines:
-- Look before you change: read the relevant files and search the code base before editing.
-- Prefer small, exact edits to rewriting whole files; write only new files or full rewrites.
-- Paths are relative to the working directory unless absolute.
-- Run the project's tests or build after a change when you can, and report what you ran.
-- When a tool fails, read its message: it says what went wrong and what to try next.
-- Do not run destructive commands (deleting files, resetting git history) unless asked to.
-- Be concise. Show file paths when you talk about code. Finish with a short summary of what you did.`;
-
 /** The first line of a description, trimmed, so the tool list stays short. */
 function summary(description: string): string {
 	const line = description.trim().split("\n", 1)[0] ?? "";
 	return line.length > 200 ? `${line.slice(0, 197)}...` : line;
 }
 
+/** How to work, fitted to the tools: a read-only agent is not told to edit, one without a shell not to run tests. */
+function guidance(names: ReadonlySet<string>): string[] {
+	const changes = names.has("edit") || names.has("write");
+	const shell = names.has("bash") || names.has("powershell");
+	return [
+		"Guidelines:",
+		"- Look before you act: find and read the relevant files instead of guessing their contents.",
+		...(names.has("grep") || names.has("find") || names.has("ls")
+			? ["- Prefer grep, find and ls for searching and listing over shell commands that do the same."]
+			: []),
+		...(changes
+			? [
+					"- Change files with edit (exact old_string → new_string) and create them with write; read a file before editing it.",
+					"- Keep changes focused on what was asked; follow the project's existing style.",
+				]
+			: ["- You can only read: do not claim to have changed anything."]),
+		...(shell ? ["- Run the project's tests or build after a change when that is cheap, and report what failed."] : []),
+		"- Paths are relative to the working directory unless absolute.",
+		"- When a tool fails, read its message: it says what went wrong and what to try next.",
+		...(shell ? ["- Do not run destructive commands (deleting files, resetting git history) unless asked to."] : []),
+		"- Independent look-ups can go in one reply as several tool calls; they run in parallel.",
+		"- Be concise. When done, say briefly what you found or changed, with file paths.",
+	];
+}
+
 /**
- * Builds a concise system prompt for a coding agent: its role, the available tools, guidance for
- * working on a code base, the working directory and today's date.
+ * Builds the system prompt of a coding agent (the CLI's default): its role, the available tools,
+ * guidance fitted to those tools, the working directory, platform and today's date.
+ *
+ * @example
+ * const systemPrompt = buildSystemPrompt({ tools, cwd: process.cwd() });
  */
 export function buildSystemPrompt(options: SystemPromptOptions): string {
 	const date = (options.date ?? new Date()).toISOString().slice(0, 10);
@@ -40,9 +59,9 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
 			? options.tools.map((tool) => `- ${tool.name}: ${summary(tool.description)}`).join("\n")
 			: "(no tools: answer from the conversation alone)";
 	const sections = [
-		"You are a coding agent working in a software project on the user's machine. You help by reading, searching, editing and running code with the tools below.",
+		"You are a coding agent working in a software project on the user's machine. You act through the tools below and answer concisely.",
 		`Available tools:\n${tools}`,
-		GUIDANCE,
+		guidance(new Set(options.tools.map((tool) => tool.name))).join("\n"),
 		`Working directory: ${options.cwd}\nPlatform: ${options.platform ?? process.platform}\nToday's date: ${date}`,
 	];
 	if (options.append?.trim()) sections.push(options.append.trim());

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { Agent } from "../agent/agent.js";
+import { buildSystemPrompt } from "../agent/system-prompt.js";
 import type { AnyAgentTool } from "../engine/types.js";
 import type { AskPermission } from "../safety/index.js";
 import { booleanOption, type ParsedArgs, stringOption, UsageError } from "./args.js";
@@ -7,7 +8,6 @@ import type { CliIO } from "./io.js";
 import { resolveCwd } from "./paths.js";
 import { type ProviderConfig, resolveProviderConfig } from "./provider-config.js";
 import { type CliSafety, type CliSafetyOptions, createCliSafety } from "./safety-setup.js";
-import { defaultSystemPrompt } from "./system-prompt.js";
 import { loadToolCatalog } from "./tool-catalog.js";
 import { selectToolNames } from "./tool-selection.js";
 
@@ -69,7 +69,7 @@ export async function createAgentSetup(
 	});
 	const catalog = await loadToolCatalog();
 	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog).map((name) =>
-		catalog.tool(name, cwd, safety.toolOptions),
+		catalog.createTool(name, cwd, safety.toolOptions),
 	);
 
 	let close = async () => {};
@@ -86,7 +86,7 @@ export async function createAgentSetup(
 		model: { provider: provider.provider, id: provider.model, baseUrl: provider.baseUrl },
 		getApiKey: () => provider.apiKey,
 		tools,
-		systemPrompt: stringOption(args.values, "system-prompt") ?? defaultSystemPrompt({ cwd, toolNames }),
+		systemPrompt: stringOption(args.values, "system-prompt") ?? buildSystemPrompt({ cwd, tools }),
 		toolExecution: booleanOption(args.values, "sequential") ? "sequential" : "parallel",
 		maxTurns,
 		...safety.hooks,

@@ -1,28 +1,13 @@
-import type { AnyAgentTool, ToolDefinition } from "../engine/types.js";
-import type { ToolsOptions } from "../tools/index.js";
-import type { ToolCatalog } from "./tool-selection.js";
+import type * as ToolsModule from "../tools/index.js";
 
-/** The tool registry as the CLI uses it: names plus factories by name. */
-export interface LoadedToolCatalog extends ToolCatalog {
-	/** Creates the definition of the tool `name`, rooted at `cwd`. */
-	definition(name: string, cwd: string): ToolDefinition;
-	/** Creates the runnable tool `name`, rooted at `cwd`, with its entry of `options` (e.g. the sandboxed shell). Default: no options. */
-	tool(name: string, cwd: string, options?: ToolsOptions): AnyAgentTool;
-}
+/**
+ * The tools' registry (`src/tools/index.ts`) as the CLI sees it: `allToolNames`,
+ * `readOnlyToolNames`, `isToolName`, `createTool`, `createToolDefinition`. The CLI keeps no list
+ * of its own.
+ */
+export type ToolRegistry = typeof ToolsModule;
 
-/** Loads the tool registry (lazily: the tools pull in sharp, ripgrep and friends). */
-export async function loadToolCatalog(): Promise<LoadedToolCatalog> {
-	const registry = await import("../tools/index.js");
-	const known = (name: string) => {
-		if (!registry.isToolName(name)) {
-			throw new Error(`Unknown tool "${name}". Known tools: ${registry.allToolNames.join(", ")}.`);
-		}
-		return name;
-	};
-	return {
-		allNames: registry.allToolNames,
-		readOnlyNames: registry.readOnlyToolNames,
-		definition: (name, cwd) => registry.createToolDefinition(known(name), cwd),
-		tool: (name, cwd, options) => registry.createTool(known(name), cwd, options),
-	};
+/** Loads the tools' registry, lazily: the tools pull in sharp, ripgrep and friends. */
+export function loadToolCatalog(): Promise<ToolRegistry> {
+	return import("../tools/index.js");
 }

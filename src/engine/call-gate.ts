@@ -1,3 +1,4 @@
+import { raceAbort } from "./abort.js";
 import { AbortError } from "./errors.js";
 import type { ExecutionMode } from "./types.js";
 
@@ -35,6 +36,10 @@ function cancelledBeforeStart(): AbortError {
 	return new AbortError("The call was cancelled before it started.");
 }
 
+function throwCancelledBeforeStart(): never {
+	throw cancelledBeforeStart();
+}
+
 /** Creates an empty gate. Gates are independent: one per client session is the usual scope. */
 export function createCallGate(): CallGate {
 	// Resolves when the latest barrier (and everything before it) has finished.
@@ -70,24 +75,9 @@ export function createCallGate(): CallGate {
 				sinceBarrier.add(done);
 				void done.then(() => sinceBarrier.delete(done));
 			}
-			if (!signal) return execution;
-			// Abort while waiting: answer at once; the queued slot still drains in order.
-			return new Promise<T>((resolve, reject) => {
-				const onAbort = () => {
-					if (!started) reject(cancelledBeforeStart());
-				};
-				signal.addEventListener("abort", onAbort, { once: true });
-				execution.then(
-					(value) => {
-						signal.removeEventListener("abort", onAbort);
-						resolve(value);
-					},
-					(error: unknown) => {
-						signal.removeEventListener("abort", onAbort);
-						reject(error);
-					},
-				);
-			});
+			// Abort while waiting: answer at once; the queued slot still drains in order. Once started,
+			// the signal is the task's own business.
+			return raceAbort(execution, { signal, mayAbandon: () => !started, abandon: throwCancelledBeforeStart });
 		},
 	};
 }

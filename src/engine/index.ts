@@ -1,3 +1,4 @@
+export { type Deadline, type RaceAbortOptions, raceAbort, startDeadline } from "./abort.js";
 export { type CallGate, type CallGateRunOptions, createCallGate } from "./call-gate.js";
 export { AbortError, errorMessage, isAbortError, ToolError, throwIfAborted } from "./errors.js";
 export { createThrottle, emitSafely, type Throttle, type ToolEventListener } from "./events.js";
@@ -9,9 +10,13 @@ export {
 export { canonicalPath, pendingFileMutationQueues, withFileMutationQueue } from "./file-mutation-queue.js";
 export { composeHooks } from "./hooks.js";
 export {
+	type CutTextOptions,
 	countLines,
+	cutText,
 	DEFAULT_MAX_BYTES,
 	DEFAULT_MAX_LINES,
+	type DurationStyle,
+	formatDuration,
 	formatSize,
 	type LineTruncationResult,
 	type TruncationOptions,

@@ -147,24 +147,78 @@ function truncate(text: string, options: TruncationOptions, keep: "head" | "tail
 	};
 }
 
-/** The result of `truncateLine`. */
+/** The result of `cutText` and `truncateLine`. */
 export interface LineTruncationResult {
-	/** The line, cut with a marker when it was too long. */
+	/** The text, cut with a marker when it was too long. */
 	text: string;
-	/** True when the line was cut. */
+	/** True when anything was cut. */
 	truncated: boolean;
+}
+
+/** Options of `cutText`. */
+export interface CutTextOptions {
+	/** Most characters (UTF-16 code units) to keep, markers not counted. */
+	maxLength: number;
+	/**
+	 * Keep a window of `maxLength` around this character index (a fifth of it before), marking both
+	 * cut ends: `[… 980 chars] …match… [925 chars …]`. Search uses it so a match in a minified line
+	 * stays in view. Default: keep the beginning and mark the end.
+	 */
+	around?: number;
+	/**
+	 * Characters already left out after `text` (a streamed line whose rest was never decoded): they
+	 * count in the marker, and any makes the text cut. Default: 0.
+	 */
+	omitted?: number;
+	/** What the text is, named in the end marker: `… [line truncated, 20 more characters]`. Default: `"text"`. */
+	noun?: string;
+}
+
+/** How much of a window goes before the `around` index, so a match reads with some lead-in. */
+const LEAD_IN = 0.2;
+
+function isHighSurrogate(code: number): boolean {
+	return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+	return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * The one way text is cut for a model: to at most `maxLength` characters, never splitting a
+ * surrogate pair, with a marker that says how much is missing so the model knows the text goes
+ * on. Keeps the beginning (`… [text truncated, N more characters]`) or, with `around`, a window.
+ */
+export function cutText(text: string, options: CutTextOptions): LineTruncationResult {
+	const { maxLength, omitted = 0 } = options;
+	if (text.length <= maxLength && omitted <= 0) return { text, truncated: false };
+	if (options.around !== undefined) return cutWindow(text, options.around, maxLength);
+	let end = Math.max(0, Math.min(maxLength, text.length));
+	if (isHighSurrogate(text.charCodeAt(end - 1))) end--;
+	const missing = omitted + text.length - end;
+	return {
+		text: `${text.slice(0, end)}… [${options.noun ?? "text"} truncated, ${missing} more characters]`,
+		truncated: true,
+	};
+}
+
+function cutWindow(text: string, around: number, maxLength: number): LineTruncationResult {
+	let start = Math.max(0, Math.min(around - Math.floor(maxLength * LEAD_IN), text.length - maxLength));
+	let end = start + maxLength;
+	if (isLowSurrogate(text.charCodeAt(start))) start++;
+	if (isLowSurrogate(text.charCodeAt(end))) end--;
+	const head = start > 0 ? `[… ${start} chars] ` : "";
+	const tail = end < text.length ? ` [${text.length - end} chars …]` : "";
+	return { text: `${head}${text.slice(start, end)}${tail}`, truncated: true };
 }
 
 /**
  * Cuts a line longer than `maxLength` characters (UTF-16 code units) and appends a marker
- * saying how much was cut. Never splits a surrogate pair.
+ * saying how much was cut: `cutText` for one line. Never splits a surrogate pair.
  */
 export function truncateLine(line: string, maxLength: number): LineTruncationResult {
-	if (line.length <= maxLength) return { text: line, truncated: false };
-	let end = Math.max(0, maxLength);
-	const code = line.charCodeAt(end - 1);
-	if (code >= 0xd800 && code <= 0xdbff) end--;
-	return { text: `${line.slice(0, end)}… [line truncated, ${line.length - end} more characters]`, truncated: true };
+	return cutText(line, { maxLength, noun: "line" });
 }
 
 /** Formats a byte count for people and models: `512 B`, `1.5 KB`, `2.0 MB`, `1.0 GB`. */
@@ -173,4 +227,24 @@ export function formatSize(bytes: number): string {
 	if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
 	if (bytes < 1024 * 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 	return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GB`;
+}
+
+/** How `formatDuration` writes a duration. */
+export type DurationStyle = "elapsed" | "limit";
+
+/**
+ * Formats a duration for people and models, in one of two styles:
+ * - `"elapsed"` (default), a clock that ran: always tenths, so a line that ticks keeps its width:
+ *   `0.4 s`, `12.3 s`, `2 m 05 s`;
+ * - `"limit"`, a configured bound stated as it was given: `250 ms`, `1.5 s`, `60 s`.
+ */
+export function formatDuration(milliseconds: number, style: DurationStyle = "elapsed"): string {
+	if (style === "limit") {
+		if (milliseconds < 1000) return `${milliseconds} ms`;
+		const seconds = milliseconds / 1000;
+		return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+	}
+	if (milliseconds < 60_000) return `${(milliseconds / 1000).toFixed(1)} s`;
+	const seconds = Math.round(milliseconds / 1000);
+	return `${Math.floor(seconds / 60)} m ${String(seconds % 60).padStart(2, "0")} s`;
 }

@@ -1,4 +1,5 @@
 import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
+import { cutText } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
 
 // ajv ships CommonJS; under NodeNext its default export is the module object.
@@ -42,7 +43,7 @@ export class ValidationError extends Error {
 function safeJson(value: unknown): string {
 	try {
 		const text = JSON.stringify(value, null, 2) ?? String(value);
-		return text.length > 2000 ? `${text.slice(0, 2000)}… [${text.length - 2000} more characters]` : text;
+		return cutText(text, { maxLength: 2000 }).text;
 	} catch {
 		return String(value);
 	}

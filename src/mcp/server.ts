@@ -1,4 +1,5 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
 	type CallToolRequest,
@@ -6,23 +7,23 @@ import {
 	ErrorCode,
 	ListToolsRequestSchema,
 	McpError,
-	type Tool,
+	type ServerNotification,
+	type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { type CallGate, createCallGate } from "../engine/call-gate.js";
 import { isAbortError } from "../engine/errors.js";
 import { executeToolCalls } from "../engine/execute-tool-calls.js";
-import { utf8Suffix } from "../engine/truncate.js";
-import type { AnyAgentTool, ToolExecutionEvent, ToolHooks, ToolResultMessage } from "../engine/types.js";
+import type { AnyAgentTool, ToolExecutionEvent, ToolHooks } from "../engine/types.js";
+import { progressMessage, toCallToolResult, toMcpTool } from "./call-result.js";
+
+export { DETAILS_META_KEY, toCallToolResult, toMcpTool } from "./call-result.js";
 
 /**
  * Accepts any `tools/call` shape so that the SDK's own strict check answers a malformed request
  * with `-32602 Invalid params` (a strict schema here would fail first, as `-32603 Internal error`).
  */
 const LooseCallToolRequestSchema = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() });
-
-/** The `_meta` key under which a result's structured `details` travel to MCP clients. */
-export const DETAILS_META_KEY = "toolbelt/details";
 
 /** Options of `createMcpServer`. */
 export interface McpServerOptions extends ToolHooks {
@@ -61,64 +62,29 @@ export interface ToolbeltMcpServer {
 	close(): Promise<void>;
 }
 
-/** The MCP listing of a tool: a plain JSON Schema (TypeBox's symbols dropped) plus annotations. */
-export function toMcpTool(tool: AnyAgentTool): Tool {
-	const inputSchema = JSON.parse(JSON.stringify(tool.parameters)) as Tool["inputSchema"];
-	inputSchema.type = "object";
-	const annotations = tool.annotations ? { ...tool.annotations } : undefined;
-	return {
-		name: tool.name,
-		...(annotations?.title ? { title: annotations.title } : {}),
-		description: tool.description,
-		inputSchema,
-		...(annotations ? { annotations } : {}),
-	};
+/** A call this server is running, so `close` can abort it and wait for it. */
+interface RunningCall {
+	controller: AbortController;
+	done: Promise<unknown>;
 }
 
-/** Most characters of JSON `details` sent in `_meta`; a larger one is replaced by a note. */
-const MAX_DETAILS_JSON_CHARACTERS = 2 * 2 ** 20;
-
-/** `details` as plain JSON data, or a note when it is too large to send (it is never model input). */
-function jsonSafe(value: unknown): unknown {
-	try {
-		if (value === undefined) return undefined;
-		const json = JSON.stringify(value);
-		if (json === undefined) return undefined;
-		if (json.length > MAX_DETAILS_JSON_CHARACTERS) {
-			return {
-				omitted: `details were ${json.length} characters of JSON, over the ${MAX_DETAILS_JSON_CHARACTERS} sent`,
-			};
-		}
-		return JSON.parse(json);
-	} catch {
-		return undefined;
-	}
+/** What one server holds across calls; the phases below read and change it. */
+interface ServerState {
+	options: McpServerOptions;
+	server: Server;
+	tools: AnyAgentTool[];
+	toolsByName: Map<string, AnyAgentTool>;
+	gate: CallGate;
+	progressTailBytes: number;
+	includeDetails: boolean;
+	running: Set<RunningCall>;
+	/** Set by `close`: new calls are refused. */
+	closing: boolean;
+	/** The one close in progress or done. */
+	closed: Promise<void> | undefined;
 }
 
-/** Converts an engine result message into an MCP `tools/call` result. */
-export function toCallToolResult(message: ToolResultMessage, includeDetails = true): CallToolResult {
-	const content: CallToolResult["content"] = message.content.map((block) =>
-		block.type === "text"
-			? { type: "text", text: block.text }
-			: { type: "image", data: block.data, mimeType: block.mimeType },
-	);
-	if (content.length === 0) content.push({ type: "text", text: "" });
-	const details = includeDetails ? jsonSafe(message.details) : undefined;
-	return {
-		content,
-		...(message.isError ? { isError: true } : {}),
-		...(details !== undefined ? { _meta: { [DETAILS_META_KEY]: details } } : {}),
-	};
-}
-
-function progressMessage(event: ToolExecutionEvent, maxBytes: number): string | undefined {
-	if (event.type !== "tool_execution_update") return undefined;
-	const text = event.partialResult.content
-		.filter((block) => block.type === "text")
-		.map((block) => block.text)
-		.join("\n");
-	return utf8Suffix(text, maxBytes);
-}
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /**
  * Creates an MCP server for `tools` on the SDK's low-level `Server`: `tools/list` gives each
@@ -131,12 +97,6 @@ export function createMcpServer(options: McpServerOptions): ToolbeltMcpServer {
 	const tools = [...options.tools];
 	const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
 	if (toolsByName.size !== tools.length) throw new Error("createMcpServer: tool names must be unique.");
-	const gate = options.gate ?? createCallGate();
-	const progressTailBytes = options.progressTailBytes ?? 4096;
-	const includeDetails = options.includeDetails ?? true;
-	const running = new Set<{ controller: AbortController; done: Promise<unknown> }>();
-	let closing = false;
-	let closed: Promise<void> | undefined;
 	const server = new Server(
 		{ name: options.name ?? "toolbelt", version: options.version ?? "0.1.0" },
 		{
@@ -144,87 +104,110 @@ export function createMcpServer(options: McpServerOptions): ToolbeltMcpServer {
 			...(options.instructions ? { instructions: options.instructions } : {}),
 		},
 	);
+	const state: ServerState = {
+		options,
+		server,
+		tools,
+		toolsByName,
+		gate: options.gate ?? createCallGate(),
+		progressTailBytes: options.progressTailBytes ?? 4096,
+		includeDetails: options.includeDetails ?? true,
+		running: new Set(),
+		closing: false,
+		closed: undefined,
+	};
 	server.onerror = (error) => options.log?.(`mcp: ${error.message}`);
-
 	server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toMcpTool) }));
-
-	server.setRequestHandler(LooseCallToolRequestSchema, async (raw, extra): Promise<CallToolResult> => {
+	server.setRequestHandler(LooseCallToolRequestSchema, (raw, extra) =>
 		// The SDK's wrapper has validated the request against the strict schema by now.
-		const request = raw as unknown as CallToolRequest;
-		const { name } = request.params;
-		const tool = toolsByName.get(name);
-		if (!tool) {
-			throw new McpError(
-				ErrorCode.InvalidParams,
-				`Unknown tool "${name}". Available tools: ${[...toolsByName.keys()].join(", ")}.`,
-			);
-		}
-		if (closing) throw new McpError(ErrorCode.InternalError, "The server is shutting down.");
-		const controller = new AbortController();
-		const onCancel = () => controller.abort(extra.signal.reason);
-		if (extra.signal.aborted) onCancel();
-		else extra.signal.addEventListener("abort", onCancel, { once: true });
-		const { progressToken } = extra._meta ?? {};
-		let progress = 0;
-		const onEvent =
-			progressToken === undefined
-				? undefined
-				: (event: ToolExecutionEvent) => {
-						const message = progressMessage(event, progressTailBytes);
-						if (message === undefined) return;
-						progress++;
-						extra
-							.sendNotification({ method: "notifications/progress", params: { progressToken, progress, message } })
-							.catch(() => {});
-					};
-		const call = gate.run(
-			() =>
-				executeToolCalls({
-					tools,
-					toolCalls: [
-						{ type: "toolCall", id: String(extra.requestId), name, arguments: request.params.arguments ?? {} },
-					],
-					signal: controller.signal,
-					onEvent,
-					updateIntervalMs: options.progressIntervalMs ?? 100,
-					beforeToolCall: options.beforeToolCall,
-					afterToolCall: options.afterToolCall,
-				}),
-			{ mode: tool.executionMode, signal: controller.signal },
-		);
-		const entry = { controller, done: call.catch(() => {}) };
-		running.add(entry);
-		try {
-			const { messages } = await call;
-			const message = messages[0];
-			if (!message) throw new McpError(ErrorCode.InternalError, `Tool "${name}" produced no result.`);
-			return toCallToolResult(message, includeDetails);
-		} catch (error) {
-			if (isAbortError(error)) {
-				return { content: [{ type: "text", text: `Tool "${name}" was cancelled before it started.` }], isError: true };
-			}
-			throw error;
-		} finally {
-			running.delete(entry);
-			extra.signal.removeEventListener("abort", onCancel);
-		}
-	});
-
+		handleCallTool(state, raw as unknown as CallToolRequest, extra),
+	);
 	return {
 		server,
 		connect: (transport) => server.connect(transport),
 		get activeCalls() {
-			return running.size;
+			return state.running.size;
 		},
-		close() {
-			closed ??= (async () => {
-				closing = true;
-				const pending = [...running];
-				for (const entry of pending) entry.controller.abort(new Error("The MCP server is shutting down."));
-				await Promise.all(pending.map((entry) => entry.done));
-				await server.close().catch(() => {});
-			})();
-			return closed;
-		},
+		close: () => closeServer(state),
 	};
+}
+
+/** The tool a call names, if the server may still take calls. */
+function admittedTool(state: ServerState, name: string): AnyAgentTool {
+	const tool = state.toolsByName.get(name);
+	if (!tool) {
+		throw new McpError(
+			ErrorCode.InvalidParams,
+			`Unknown tool "${name}". Available tools: ${[...state.toolsByName.keys()].join(", ")}.`,
+		);
+	}
+	if (state.closing) throw new McpError(ErrorCode.InternalError, "The server is shutting down.");
+	return tool;
+}
+
+/** Sends the growing output tail as progress notifications, when the client asked for them. */
+function progressReporter(state: ServerState, extra: CallExtra): ((event: ToolExecutionEvent) => void) | undefined {
+	const { progressToken } = extra._meta ?? {};
+	if (progressToken === undefined) return undefined;
+	let progress = 0;
+	return (event) => {
+		const message = progressMessage(event, state.progressTailBytes);
+		if (message === undefined) return;
+		progress++;
+		extra
+			.sendNotification({ method: "notifications/progress", params: { progressToken, progress, message } })
+			.catch(() => {});
+	};
+}
+
+/** One `tools/call`: admitted, run through the engine in the gate, answered as an MCP result. */
+async function handleCallTool(state: ServerState, request: CallToolRequest, extra: CallExtra): Promise<CallToolResult> {
+	const { name } = request.params;
+	const tool = admittedTool(state, name);
+	const controller = new AbortController();
+	const onCancel = () => controller.abort(extra.signal.reason);
+	if (extra.signal.aborted) onCancel();
+	else extra.signal.addEventListener("abort", onCancel, { once: true });
+	const onEvent = progressReporter(state, extra);
+	const call = state.gate.run(
+		() =>
+			executeToolCalls({
+				tools: state.tools,
+				toolCalls: [{ type: "toolCall", id: String(extra.requestId), name, arguments: request.params.arguments ?? {} }],
+				signal: controller.signal,
+				onEvent,
+				updateIntervalMs: state.options.progressIntervalMs ?? 100,
+				beforeToolCall: state.options.beforeToolCall,
+				afterToolCall: state.options.afterToolCall,
+			}),
+		{ mode: tool.executionMode, signal: controller.signal },
+	);
+	const entry: RunningCall = { controller, done: call.catch(() => {}) };
+	state.running.add(entry);
+	try {
+		const { messages } = await call;
+		const message = messages[0];
+		if (!message) throw new McpError(ErrorCode.InternalError, `Tool "${name}" produced no result.`);
+		return toCallToolResult(message, state.includeDetails);
+	} catch (error) {
+		if (isAbortError(error)) {
+			return { content: [{ type: "text", text: `Tool "${name}" was cancelled before it started.` }], isError: true };
+		}
+		throw error;
+	} finally {
+		state.running.delete(entry);
+		extra.signal.removeEventListener("abort", onCancel);
+	}
+}
+
+/** Aborts every running call, waits for them to settle, then closes the SDK server. Idempotent. */
+function closeServer(state: ServerState): Promise<void> {
+	state.closed ??= (async () => {
+		state.closing = true;
+		const pending = [...state.running];
+		for (const entry of pending) entry.controller.abort(new Error("The MCP server is shutting down."));
+		await Promise.all(pending.map((entry) => entry.done));
+		await state.server.close().catch(() => {});
+	})();
+	return state.closed;
 }

@@ -1,11 +1,11 @@
 import { type Static, Type } from "typebox";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { prepareEditArguments } from "./edit/arguments.js";
-import type { EditMatchStrategy } from "./edit/match.js";
 import { runEdit } from "./edit/run.js";
-import type { FileOperations } from "./fs/operations.js";
+import type { EditToolDetails, EditToolOptions } from "./edit/types.js";
 
 export type { EditMatchStrategy } from "./edit/match.js";
+export type { EditOperations, EditToolDetails, EditToolOptions } from "./edit/types.js";
 
 const EDIT_DESCRIPTION = `Replace text in an existing file. Give \`path\`, the exact text to find (\`old_string\`) and its replacement (\`new_string\`), or several such pairs in \`edits\`.
 - Copy \`old_string\` from the file as it is, with enough surrounding lines to make it unique; without \`replace_all\` it must occur exactly once.
@@ -47,44 +47,6 @@ export const editSchema = Type.Object(
 
 /** Arguments of the edit tool, as validated against its schema. */
 export type EditToolInput = Static<typeof editSchema>;
-
-/** Structured result of an edit, for programs and UIs. */
-export interface EditToolDetails {
-	/** The edited file as shown to the model (relative to cwd when inside it). */
-	path: string;
-	/** The absolute path of the edited file (the path given, not a symlink's target). */
-	absolutePath: string;
-	/** Unified diff of the changed regions only (never the whole file), cut after 1 MB. */
-	diff: string;
-	/** Whether `diff` was cut at 1 MB (a huge replace_all); the file itself holds every change. */
-	diffTruncated: boolean;
-	/** 1-based line number of the first changed line in the new file. */
-	firstChangedLine: number;
-	/** Number of replaced spans in all. */
-	replacements: number;
-	/** The most tolerant strategy any edit needed. */
-	strategy: EditMatchStrategy;
-	/** The strategy of each edit, in the order given. */
-	strategies: EditMatchStrategy[];
-	/** Whether the file starts with a UTF-8 byte-order mark (kept as it was). */
-	bom: boolean;
-	/** Lines added and removed, as counted in the diff. */
-	linesAdded: number;
-	linesRemoved: number;
-}
-
-/** The side effects edit needs; the same as the other file tools. */
-export type EditOperations = FileOperations;
-
-/** Options of the edit tool. */
-export interface EditToolOptions {
-	/** File access. Default: `localFileOperations`. */
-	operations?: EditOperations;
-	/** Flush data to stable storage before the atomic rename. Default: false (as editors and `sed -i`). */
-	flush?: boolean;
-	/** Largest file edit will load, in bytes; larger files are refused with a hint. Default: 256 MB. */
-	maxFileBytes?: number;
-}
 
 /** The model-facing definition of edit (name, description, schema). */
 export function createEditToolDefinition(_cwd: string, _options?: EditToolOptions): ToolDefinition<typeof editSchema> {

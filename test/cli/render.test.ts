@@ -4,8 +4,9 @@ import type { AgentEvent, AssistantMessage } from "../../src/agent/types.js";
 import { EventRenderer } from "../../src/cli/render/event-renderer.js";
 import { createStyle } from "../../src/cli/render/style.js";
 import { ToolCallsView } from "../../src/cli/render/tool-calls-view.js";
-import { failureLabel, fitWidth, formatDuration, summarizeToolArguments } from "../../src/cli/render/tool-line.js";
+import { failureLabel, fitWidth, summarizeToolArguments } from "../../src/cli/render/tool-line.js";
 import { formatTurnSummary } from "../../src/cli/render/turn-summary.js";
+import { formatDuration } from "../../src/engine/truncate.js";
 
 function sink(): { stream: Writable; text: () => string } {
 	let text = "";

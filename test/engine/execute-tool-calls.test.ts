@@ -2,11 +2,11 @@ import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import type { AgentTool, ToolExecutionEvent } from "../../src/engine/types.js";
+import { type HasContent, resultText } from "../helpers/results.js";
 import { call, recordingTool, type Span, sleepTool, throwingTool } from "./stub-tools.js";
 
 const overlaps = (a: Span, b: Span) => a.start < b.end && b.start < a.end;
-const texts = (messages: { content: { type: string; text?: string }[] }[]) =>
-	messages.map((message) => message.content.map((block) => block.text ?? "").join(""));
+const texts = (messages: HasContent[]) => messages.map((message) => resultText(message));
 
 describe("executeToolCalls: scheduling", () => {
 	// Timing under a loaded machine can stall a worker; a retry keeps the bound meaningful without flaking.

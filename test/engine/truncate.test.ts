@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
 	countLines,
+	cutText,
+	formatDuration,
 	formatSize,
 	truncateHead,
 	truncateLine,
@@ -93,6 +95,50 @@ describe("truncateLine", () => {
 		const result = truncateLine(`abc${"😀".repeat(5)}`, 4);
 		expect(result.text.startsWith("abc…")).toBe(true);
 		expect(result.text).toContain("10 more characters");
+	});
+});
+
+describe("cutText", () => {
+	it("marks an end cut with what the text is and how much is missing", () => {
+		expect(cutText("x".repeat(30), { maxLength: 10 }).text).toBe(
+			`${"x".repeat(10)}… [text truncated, 20 more characters]`,
+		);
+		expect(cutText("x".repeat(30), { maxLength: 10, noun: "line" }).text).toBe(
+			`${"x".repeat(10)}… [line truncated, 20 more characters]`,
+		);
+	});
+
+	it("counts characters already left out, even when the kept text fits", () => {
+		expect(cutText("abc", { maxLength: 10, omitted: 7, noun: "line" })).toEqual({
+			text: "abc… [line truncated, 7 more characters]",
+			truncated: true,
+		});
+		expect(cutText("x".repeat(12), { maxLength: 10, omitted: 5 }).text).toContain("7 more characters");
+	});
+
+	it("keeps a window around an index with a fifth of it before, marking both cut ends", () => {
+		const line = `${"a".repeat(1000)}MATCH${"b".repeat(1000)}`;
+		expect(cutText(line, { maxLength: 100, around: 1000 })).toEqual({
+			text: `[… 980 chars] ${"a".repeat(20)}MATCH${"b".repeat(75)} [925 chars …]`,
+			truncated: true,
+		});
+		expect(cutText("x".repeat(1000), { maxLength: 100, around: 3 }).text).toBe(`${"x".repeat(100)} [900 chars …]`);
+		expect(cutText("x".repeat(1000), { maxLength: 100, around: 990 }).text).toBe(`[… 900 chars] ${"x".repeat(100)}`);
+	});
+
+	it("never splits a surrogate pair at either end of a window", () => {
+		const { text } = cutText("😀".repeat(500), { maxLength: 101, around: 301 });
+		expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+	});
+});
+
+describe("formatDuration", () => {
+	it("writes a clock with tenths and minutes, and a limit as it was given", () => {
+		expect(formatDuration(0)).toBe("0.0 s");
+		expect(formatDuration(125_000)).toBe("2 m 05 s");
+		expect(formatDuration(500, "limit")).toBe("500 ms");
+		expect(formatDuration(1500, "limit")).toBe("1.5 s");
+		expect(formatDuration(60_000, "limit")).toBe("60 s");
 	});
 });
 

@@ -12,6 +12,7 @@ import type { AnyAgentTool } from "../../src/engine/types.js";
 import { loadMcpTools, type McpTools } from "../../src/mcp/client.js";
 import { McpConfigError } from "../../src/mcp/config.js";
 import { createFakeModelStream, fakeModel, textReply, toolCallReply } from "../helpers/fake-model-stream.js";
+import { resultText } from "../helpers/results.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { processesMatching, toolbeltMcpCommand, waitFor } from "./helpers.js";
 
@@ -57,7 +58,7 @@ async function callThroughEngine(tool: AnyAgentTool, args: Record<string, unknow
 		toolCalls: [{ type: "toolCall", id: "call-1", name: tool.name, arguments: args }],
 	});
 	const message = messages[0] as ToolResultMessage;
-	const text = message.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
+	const text = resultText(message, { separator: "\n", markOthers: true });
 	return { message, text };
 }
 
@@ -106,7 +107,7 @@ describe("MCP client: external servers as agent tools", () => {
 			"id",
 			{ duration: 1, steps: 3 },
 			undefined,
-			(partial) => updates.push(partial.content[0]?.type === "text" ? partial.content[0].text : ""),
+			(partial) => updates.push(resultText(partial)),
 		);
 		expect(updates.length).toBeGreaterThanOrEqual(2);
 		expect(JSON.stringify(result.content)).toContain("completed");

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type HasContent, resultText } from "../helpers/results.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const builtBin = `${root}dist/cli/bin.js`;
@@ -74,9 +75,5 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
 
 /** The text of a tools/call result's content. */
 export function textOf(result: unknown): string {
-	const content = ((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[];
-	return content
-		.filter((block) => block.type === "text")
-		.map((block) => block.text ?? "")
-		.join("\n");
+	return resultText(result as HasContent, { separator: "\n" });
 }

@@ -1,5 +1,6 @@
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import type { AnyAgentTool, ToolHooks, ToolResultMessage } from "../../src/engine/types.js";
+import { resultText } from "../helpers/results.js";
 
 let counter = 0;
 
@@ -33,5 +34,5 @@ export async function runCall(
 
 /** The text of a result message. */
 export function textOf(message: ToolResultMessage): string {
-	return message.content.map((block) => (block.type === "text" ? block.text : "[image]")).join("\n");
+	return resultText(message, { separator: "\n", markOthers: true });
 }

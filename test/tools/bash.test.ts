@@ -8,6 +8,7 @@ import { disposeShellProcesses } from "../../src/tools/shell/background-registry
 import { localShellOperations } from "../../src/tools/shell/local-operations.js";
 import { resolveBashShell } from "../../src/tools/shell/resolve-shell.js";
 import type { ShellExecRequest, ShellOperations, ShellToolDetails } from "../../src/tools/shell/types.js";
+import { resultText } from "../helpers/results.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runTool } from "./shell/run-tool.js";
 
@@ -47,7 +48,7 @@ describe("bash: definition", () => {
 		expect(messages[0]?.content).toEqual([{ type: "text", text: "hello" }]);
 		expect((messages[0]?.details as ShellToolDetails | undefined)?.timeoutSeconds).toBe(5);
 		expect(messages[1]?.isError).toBe(true);
-		const errorText = messages[1]?.content[0]?.type === "text" ? messages[1].content[0].text : "";
+		const errorText = resultText(messages[1]!);
 		expect(errorText).toContain("failing");
 		expect(errorText).toContain("Command exited with code 2");
 		expect((messages[1]?.details as ShellToolDetails | undefined)?.exitCode).toBe(2);
@@ -82,7 +83,7 @@ describe("bash: argument repair", () => {
 		});
 		expect(Date.now() - started).toBeLessThan(1500);
 		expect(messages[0]?.isError).toBe(true);
-		const text = messages[0]?.content[0]?.type === "text" ? messages[0].content[0].text : "";
+		const text = resultText(messages[0]!);
 		expect(text).toContain("started");
 		expect(text).toContain("cancelled by the user");
 		expect((messages[0]?.details as ShellToolDetails | undefined)?.cancelled).toBe(true);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import { allToolNames, createTool, createToolDefinition, type ToolName } from "../../src/tools/index.js";
+import { resultText } from "../helpers/results.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 /** Arguments that make each tool do real work that takes a while (so abort has something to stop). */
@@ -89,7 +90,7 @@ describe.each(allToolNames)("contract: %s", (name) => {
 		});
 		expect(messages).toHaveLength(1);
 		expect(messages[0]!.isError).toBe(true);
-		const text = messages[0]!.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+		const text = resultText(messages[0]!);
 		expect(text.length).toBeGreaterThan(10);
 		expect(text).not.toMatch(/^\s*at /m); // no stack traces
 		expect(events.filter((type) => type === "tool_execution_end")).toHaveLength(1);

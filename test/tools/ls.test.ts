@@ -3,12 +3,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import { createLsTool } from "../../src/tools/ls.js";
+import { type HasContent, resultText } from "../helpers/results.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 const temp = useTempDir();
 
-function text(result: { content: { type: string; text?: string }[] }): string {
-	return result.content.map((block) => block.text ?? "").join("");
+function text(result: HasContent): string {
+	return resultText(result);
 }
 
 async function tree(root: string, files: string[]): Promise<void> {

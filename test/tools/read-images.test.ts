@@ -5,6 +5,7 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import type { ImageContent } from "../../src/engine/types.js";
 import { createReadTool, type ReadImageDetails, type ReadToolOptions } from "../../src/tools/read.js";
+import { resultText } from "../helpers/results.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 const temp = useTempDir();
@@ -21,7 +22,7 @@ function noise(width: number, height: number) {
 async function read(path: string, options?: ReadToolOptions) {
 	const result = await createReadTool(temp(), options).execute("1", { path }, undefined);
 	const image = result.content.find((block): block is ImageContent => block.type === "image");
-	const text = result.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+	const text = resultText(result);
 	return { result, image, text, details: result.details as ReadImageDetails };
 }
 

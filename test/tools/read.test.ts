@@ -4,12 +4,13 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import { createReadTool, type ReadTextDetails, type ReadToolOptions } from "../../src/tools/read.js";
+import { type HasContent, resultText } from "../helpers/results.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 const temp = useTempDir();
 
-function text(result: { content: { type: string; text?: string }[] }): string {
-	return result.content.map((block) => block.text ?? "").join("");
+function text(result: HasContent): string {
+	return resultText(result);
 }
 
 async function read(args: { path: string; offset?: number; limit?: number }, options?: ReadToolOptions) {

@@ -4,12 +4,13 @@ import { describe, expect, it } from "vitest";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import { type FileOperations, localFileOperations } from "../../src/tools/fs/operations.js";
 import { createWriteTool, createWriteToolDefinition } from "../../src/tools/write.js";
+import { type HasContent, resultText } from "../helpers/results.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 const temp = useTempDir();
 
-function text(result: { content: { type: string; text?: string }[] }): string {
-	return result.content.map((block) => block.text ?? "").join("");
+function text(result: HasContent): string {
+	return resultText(result);
 }
 
 describe("write tool", () => {

@@ -12,8 +12,8 @@ import type {
 import type { ImageContent, TextContent } from "../../engine/types.js";
 import type { AssistantMessageEvent, Message, Model, ModelContext, StreamOptions, Usage } from "../types.js";
 import { defaultBaseUrl } from "./config.js";
-import type { ProviderOptions } from "./index.js";
-import { streamFromProvider } from "./provider-stream.js";
+import type { ProviderOptions } from "./provider-options.js";
+import { type ProviderAdapter, streamFromProvider } from "./provider-stream.js";
 import type { ReplyBuilder } from "./reply-builder.js";
 import { toAnthropicTools } from "./tool-schemas.js";
 import { normalizeTranscript } from "./transcript.js";
@@ -135,15 +135,14 @@ export async function* streamAnthropicMessages(
 		...(options.temperature !== undefined && thinkingBudget === 0 ? { temperature: options.temperature } : {}),
 		...(thinkingBudget > 0 ? { thinking: { type: "enabled", budget_tokens: Math.max(1024, thinkingBudget) } } : {}),
 	};
-	yield* streamFromProvider({
-		model,
-		label: LABEL,
-		baseUrl,
-		options,
-		createClient: (clientOptions) => new Anthropic(clientOptions),
-		attempt: (client, builder, signal) => attempt(client, params, builder, signal),
-	});
+	yield* streamFromProvider(anthropicAdapter, { model, baseUrl, options, request: params });
 }
+
+const anthropicAdapter: ProviderAdapter<Anthropic, MessageCreateParamsStreaming> = {
+	label: LABEL,
+	createClient: (clientOptions) => new Anthropic(clientOptions),
+	attempt,
+};
 
 async function* attempt(
 	client: Anthropic,

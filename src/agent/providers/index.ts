@@ -1,24 +1,9 @@
 import { errorMessage } from "../../engine/errors.js";
 import { createErrorReply } from "../messages.js";
 import type { AssistantMessageEvent, Model, ModelApi, ModelContext, StreamFn, StreamOptions } from "../types.js";
-import type { RetryOptions } from "./retry.js";
+import type { ProviderOptions } from "./provider-options.js";
 
-/** Options shared by the built-in providers. */
-export interface ProviderOptions {
-	/** API key for every request. Default: `StreamOptions.apiKey`, then the provider's environment variable. */
-	apiKey?: string;
-	/** Retry policy for 429, 5xx and overloaded replies. Default: see `RetryOptions`. */
-	retry?: RetryOptions;
-	/** Extra HTTP headers sent with every request. Default: none. */
-	headers?: Record<string, string>;
-	/** Request timeout in ms (per attempt), until the response headers arrive. Default: 600000 (10 min). */
-	timeoutMs?: number;
-	/**
-	 * Longest silence in ms while waiting for the next stream event before the attempt is given up
-	 * as stalled (retried when nothing has streamed yet). Default: 300000 (5 min).
-	 */
-	idleTimeoutMs?: number;
-}
+export type { ProviderOptions } from "./provider-options.js";
 
 /** The protocol a model speaks: `model.api`, else Anthropic Messages for `anthropic`, else OpenAI Chat Completions. */
 export function modelApi(model: Pick<Model, "provider" | "api">): ModelApi {

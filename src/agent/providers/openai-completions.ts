@@ -10,8 +10,8 @@ import type { ImageContent, TextContent } from "../../engine/types.js";
 import { toolCallsOf } from "../messages.js";
 import type { AssistantMessageEvent, Message, Model, ModelContext, StreamOptions } from "../types.js";
 import { defaultBaseUrl } from "./config.js";
-import type { ProviderOptions } from "./index.js";
-import { streamFromProvider } from "./provider-stream.js";
+import type { ProviderOptions } from "./provider-options.js";
+import { type ProviderAdapter, streamFromProvider } from "./provider-stream.js";
 import type { ReplyBuilder } from "./reply-builder.js";
 import { ThinkTagSplitter } from "./think-tags.js";
 import { toOpenAITools } from "./tool-schemas.js";
@@ -149,15 +149,14 @@ export async function* streamOpenAICompletions(
 				: { max_tokens: maxTokens }
 			: {}),
 	};
-	yield* streamFromProvider({
-		model,
-		label: LABEL,
-		baseUrl,
-		options,
-		createClient: (clientOptions) => new OpenAI(clientOptions),
-		attempt: (client, builder, signal) => attempt(client, params, builder, signal),
-	});
+	yield* streamFromProvider(openAIAdapter, { model, baseUrl, options, request: params });
 }
+
+const openAIAdapter: ProviderAdapter<OpenAI, ChatCompletionCreateParamsStreaming> = {
+	label: LABEL,
+	createClient: (clientOptions) => new OpenAI(clientOptions),
+	attempt,
+};
 
 async function* attempt(
 	client: OpenAI,

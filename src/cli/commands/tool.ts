@@ -17,15 +17,15 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 		throw new UsageError(`Unexpected argument '${extra}'. Quote the JSON arguments as one argument.`);
 	}
 	const catalog = await loadToolCatalog();
-	if (!catalog.allNames.includes(name)) {
-		throw new UsageError(`Unknown tool '${name}'. Known tools: ${catalog.allNames.join(", ")}.`);
+	if (!catalog.isToolName(name)) {
+		throw new UsageError(`Unknown tool '${name}'. Known tools: ${catalog.allToolNames.join(", ")}.`);
 	}
 	const toolArguments = parseJsonArguments(json ?? (await readPipedStdin(io)));
 	const cwd = await resolveCwd(io, args.values);
 	// A person typed this call: nothing to ask about (yolo unless --mode), and no model has to
 	// have read a file before write replaces it. Confinement, deny rules and hooks still apply.
 	const safety = await createCliSafety({ cwd, flags: args.values, io, mode: "yolo", allowWriteWithoutRead: true });
-	const tool = catalog.tool(name, cwd, safety.toolOptions);
+	const tool = catalog.createTool(name, cwd, safety.toolOptions);
 
 	const controller = new AbortController();
 	const unsubscribe = io.onInterrupt?.(() => controller.abort());

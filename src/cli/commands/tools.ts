@@ -15,7 +15,7 @@ export async function runToolsCommand(args: ParsedArgs, io: CliIO): Promise<numb
 	}
 	const cwd = await resolveCwd(io, args.values);
 	const catalog = await loadToolCatalog();
-	const definitions = selectToolNames(args.values, catalog).map((name) => catalog.definition(name, cwd));
+	const definitions = selectToolNames(args.values, catalog).map((name) => catalog.createToolDefinition(name, cwd));
 	if (format !== undefined) {
 		io.stdout.write(`${JSON.stringify(formatToolDefinitions(definitions, format), null, 2)}\n`);
 		return ExitCode.ok;

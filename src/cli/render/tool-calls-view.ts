@@ -1,8 +1,9 @@
 import type { Writable } from "node:stream";
+import { formatDuration } from "../../engine/truncate.js";
 import type { ToolResult } from "../../engine/types.js";
 import { contentToText } from "./content.js";
 import type { Style } from "./style.js";
-import { failureLabel, fitWidth, formatDuration, summarizeToolArguments } from "./tool-line.js";
+import { failureLabel, fitWidth, summarizeToolArguments } from "./tool-line.js";
 
 const spinnerFrames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 

@@ -53,13 +53,6 @@ export function summarizeToolArguments(toolName: string, rawArgs: unknown): stri
 	}
 }
 
-/** A duration as people read it: `0.4 s`, `12.3 s`, `2 m 05 s`. */
-export function formatDuration(milliseconds: number): string {
-	if (milliseconds < 60_000) return `${(milliseconds / 1000).toFixed(1)} s`;
-	const seconds = Math.round(milliseconds / 1000);
-	return `${Math.floor(seconds / 60)} m ${String(seconds % 60).padStart(2, "0")} s`;
-}
-
 /**
  * Why a call failed, in a few words: `exit 1` for a shell command that exited non-zero,
  * `timed out`, `cancelled`, else the first line of the error text.

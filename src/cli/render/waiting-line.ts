@@ -1,6 +1,6 @@
 import type { Writable } from "node:stream";
+import { formatDuration } from "../../engine/truncate.js";
 import type { Style } from "./style.js";
-import { formatDuration } from "./tool-line.js";
 
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 

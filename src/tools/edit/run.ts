@@ -2,7 +2,6 @@ import { ToolError, throwIfAborted } from "../../engine/errors.js";
 import { withFileMutationQueue } from "../../engine/file-mutation-queue.js";
 import { truncateTail } from "../../engine/truncate.js";
 import type { ToolResult } from "../../engine/types.js";
-import type { EditToolDetails, EditToolInput, EditToolOptions } from "../edit.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
 import { resolveExistingPath } from "../fs/near-miss.js";
@@ -14,6 +13,7 @@ import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES, STRATEGY_NO
 import { type AppliedReplacement, planEdits } from "./plan.js";
 import { BOM_BYTES, hasBom, isValidUtf8 } from "./text.js";
 import { bytesSource, stringSource, type TextSource } from "./text-source.js";
+import type { EditArguments, EditToolDetails, EditToolOptions } from "./types.js";
 
 const DEFAULT_MAX_FILE_BYTES = 256 * 2 ** 20;
 /** Most UTF-8 bytes of diff kept in `details` (the model sees far less). */
@@ -22,7 +22,7 @@ const MAX_DETAILS_DIFF_BYTES = 2 ** 20;
 /** What one edit call needs. */
 export interface RunEditOptions {
 	cwd: string;
-	input: EditToolInput;
+	input: EditArguments;
 	signal: AbortSignal | undefined;
 	options: EditToolOptions;
 }
@@ -37,7 +37,7 @@ interface Outcome {
 }
 
 /** The replacements a call asks for: the top-level pair and/or `edits`, duplicates dropped. */
-function requestsOf(input: EditToolInput): EditRequest[] {
+function requestsOf(input: EditArguments): EditRequest[] {
 	const requests: EditRequest[] = [];
 	if (input.old_string !== undefined || input.new_string !== undefined) {
 		if (input.old_string === undefined || input.new_string === undefined) {

@@ -2,10 +2,10 @@ import { ToolError } from "../../engine/errors.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../../engine/truncate.js";
 import type { ToolResult } from "../../engine/types.js";
 import type { FileOperations } from "../fs/operations.js";
-import type { ReadBinaryDetails, ReadImageDetails, ReadToolDetails, ReadToolOptions } from "../read.js";
 import { fitImage } from "./image.js";
 import { readLinePage } from "./line-pager.js";
 import { SNIFF_BYTES, sniff } from "./sniff.js";
+import type { ReadBinaryDetails, ReadImageDetails, ReadToolDetails, ReadToolOptions } from "./types.js";
 
 /** Default longest line shown, in characters. */
 const DEFAULT_MAX_LINE_LENGTH = 2000;

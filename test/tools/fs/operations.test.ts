@@ -4,6 +4,7 @@ import type { DirectoryEntry, FileInfo, FileOperations } from "../../../src/tool
 import { createLsTool } from "../../../src/tools/ls.js";
 import { createReadTool } from "../../../src/tools/read.js";
 import { createWriteTool } from "../../../src/tools/write.js";
+import { type HasContent, resultText } from "../../helpers/results.js";
 
 /**
  * A workspace that is not the local disk (as an SSH or container workspace would be): files live
@@ -71,8 +72,7 @@ function memoryOperations(files: Record<string, string>): FileOperations & { fil
 	};
 }
 
-const text = (result: { content: { type: string; text?: string }[] }) =>
-	result.content.map((block) => block.text ?? "").join("");
+const text = (result: HasContent) => resultText(result);
 
 describe("FileOperations: the file tools work against any workspace", () => {
 	it("reads, writes and lists through injected operations only", async () => {

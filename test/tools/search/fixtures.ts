@@ -3,6 +3,7 @@ import { constants } from "node:fs";
 import { mkdir, open, readdir, readlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ToolResult } from "../../../src/engine/types.js";
+import { resultText } from "../../helpers/results.js";
 
 /** The two backends every grep and find case runs against. */
 export const backends = [
@@ -21,9 +22,7 @@ export async function writeTree(root: string, files: Record<string, string>): Pr
 
 /** The text of a tool result's first block. */
 export function textOf(result: ToolResult): string {
-	const block = result.content[0];
-	if (block?.type !== "text") throw new Error("expected a text block");
-	return block.text;
+	return resultText(result);
 }
 
 /** Creates a named pipe (reads from it block until a writer appears): a file that never ends. */

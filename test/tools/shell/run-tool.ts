@@ -1,6 +1,7 @@
 import { ToolError } from "../../../src/engine/errors.js";
 import type { AgentTool, ToolResult } from "../../../src/engine/types.js";
 import type { ShellToolDetails } from "../../../src/tools/shell/types.js";
+import { resultText } from "../../helpers/results.js";
 
 /** What a shell call produced, whether it succeeded or threw a ToolError. */
 export interface ShellOutcome {
@@ -26,16 +27,14 @@ export async function runTool(
 	const updates: { at: number; text: string }[] = [];
 	const started = Date.now();
 	const onUpdate = (partial: ToolResult<ShellToolDetails>) => {
-		const first = partial.content[0];
-		const text = first?.type === "text" ? first.text : "";
+		const text = resultText(partial);
 		updates.push({ at: Date.now(), text });
 		options.onUpdate?.(text);
 	};
 	try {
 		const result = await tool.execute("call", args, options.signal, onUpdate);
-		const first = result.content[0];
 		return {
-			text: first?.type === "text" ? first.text : "",
+			text: resultText(result),
 			details: result.details as ShellToolDetails,
 			isError: false,
 			ms: Date.now() - started,
