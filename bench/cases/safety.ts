@@ -8,8 +8,8 @@ import { parseRule, RuleSet, subjectOf } from "../../src/safety/rules.js";
 import { createSandbox } from "../../src/safety/sandbox.js";
 import { createBashTool } from "../../src/tools/bash.js";
 import { createEditTool } from "../../src/tools/edit.js";
-import { localShellOperations } from "../../src/tools/shell/local-operations.js";
 import { createReadTool } from "../../src/tools/read.js";
+import { localShellOperations } from "../../src/tools/shell/local-operations.js";
 import type { BenchCase, BenchContext } from "../types.js";
 
 const FILE_COUNT = 200;
@@ -153,7 +153,11 @@ export const cases: BenchCase[] = [
 			const sandboxed = [createBashTool(project, { operations: sandbox.wrap(localShellOperations) })];
 			const timed = async (tools: AnyAgentTool[]) => {
 				const started = performance.now();
-				const ok = await run(tools, {}, calls("bash", SANDBOX_COMMANDS, () => ({ command: "true" })));
+				const ok = await run(
+					tools,
+					{},
+					calls("bash", SANDBOX_COMMANDS, () => ({ command: "true" })),
+				);
 				return { ok, ms: (performance.now() - started) / SANDBOX_COMMANDS };
 			};
 			const without = await timed(bare);

@@ -116,7 +116,14 @@ export interface SafetyLayerOptions {
 	 */
 	sandbox?:
 		| boolean
-		| { allowNetwork?: boolean; writablePaths?: readonly string[]; isolateProcesses?: boolean; bwrapPath?: string };
+		| {
+				allowNetwork?: boolean;
+				writablePaths?: readonly string[];
+				isolateProcesses?: boolean;
+				bwrapPath?: string;
+				/** Credential locations to leave visible, e.g. `["~/.aws"]`. Default: the settings' `sandbox.exposeCredentials`, else none. */
+				exposeCredentials?: readonly string[];
+		  };
 	/** Settings already loaded (skips reading the files). Default: loaded from `projectDir` and `homeDir`. */
 	settings?: LoadedSettings;
 	/** `session_id` for command hooks. Default: a random UUID. */
@@ -246,6 +253,8 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 			allowNetwork: extra.allowNetwork ?? settings.sandbox.allowNetwork ?? false,
 			isolateProcesses: extra.isolateProcesses,
 			bwrapPath: extra.bwrapPath,
+			homeDir,
+			exposeCredentials: extra.exposeCredentials ?? settings.sandbox.exposeCredentials ?? [],
 		});
 	}
 	const wrapShellOperations = (operations: ShellOperations) => (sandbox ? sandbox.wrap(operations) : operations);

@@ -1,0 +1,130 @@
+import { lstat, readdir, readFile } from "node:fs/promises";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { SandboxUnavailableError } from "./errors.js";
+import type { MountPoint } from "./mount-points.js";
+
+/**
+ * Entries at each workspace root that stay read-only in the sandbox, whether they exist or not,
+ * because something outside the sandbox runs what they say without being asked:
+ * - `.git`: config (`core.fsmonitor`, `core.hooksPath`, aliases, filters) and hooks run on the
+ *   user's next `git status` or commit; a new `.git` is a new repository with its own config.
+ * - `.toolbelt`: project settings (hooks, rules) of the next toolbelt session.
+ * - `.claude`: another agent's project settings and hooks.
+ * - `.vscode`, `.idea`, `.devcontainer`: editor tasks run on folder open, interpreter and terminal
+ *   settings, dev-container lifecycle commands.
+ * - `.envrc`: direnv runs it on `cd`.
+ * - `.husky`: its scripts are the git hooks of projects that use husky.
+ */
+export const autoRunEntries: readonly MountPoint[] = [
+	{ path: ".git", kind: "directory" },
+	{ path: ".toolbelt", kind: "directory" },
+	{ path: ".claude", kind: "directory" },
+	{ path: ".vscode", kind: "directory" },
+	{ path: ".idea", kind: "directory" },
+	{ path: ".devcontainer", kind: "directory" },
+	{ path: ".envrc", kind: "file" },
+	{ path: ".husky", kind: "directory" },
+];
+
+/** What must be read-only for one sandboxed call. */
+export interface ProtectedPlan {
+	/** Paths bound read-only onto themselves (they exist once the mount points are leased). */
+	readOnly: string[];
+	/** Paths that are missing or empty: placeholders may be needed or in use by another call. */
+	mountPoints: MountPoint[];
+}
+
+const isInside = (path: string, directory: string) => path === directory || path.startsWith(directory + sep);
+
+async function gitPointer(file: string): Promise<string | undefined> {
+	const text = await readFile(file, "utf8").catch(() => "");
+	const match = /^gitdir:\s*(.+?)\s*$/m.exec(text);
+	return match?.[1] ? resolve(dirname(file), match[1]) : undefined;
+}
+
+/** `core.hooksPath` of a git config file, if set (the last one wins, as in git). */
+export function hooksPathOf(configText: string): string | undefined {
+	let section = "";
+	let found: string | undefined;
+	for (const line of configText.split(/\r?\n/)) {
+		const header = /^\s*\[\s*([^\]\s"]+)[^\]]*\]/.exec(line);
+		if (header?.[1]) section = header[1].toLowerCase();
+		const entry = /^\s*hookspath\s*=\s*(.*?)\s*(?:[#;].*)?$/i.exec(header ? line.slice(header[0].length) : line);
+		if (section === "core" && entry?.[1] !== undefined) found = entry[1].replace(/^"(.*)"$/, "$1");
+	}
+	return found;
+}
+
+/** The git directories of a root (its `.git`, or what a `.git` file points to, and the common dir) and its hooks path. */
+async function gitPathsOf(root: string, homeDir: string): Promise<string[]> {
+	const dotGit = join(root, ".git");
+	const info = await lstat(dotGit).catch(() => undefined);
+	if (!info) return [];
+	const paths: string[] = [];
+	let gitDir = dotGit;
+	if (info.isFile()) {
+		const pointed = await gitPointer(dotGit);
+		if (!pointed) return [];
+		paths.push(pointed);
+		gitDir = pointed;
+	}
+	const common = (await readFile(join(gitDir, "commondir"), "utf8").catch(() => "")).trim();
+	const commonDir = common ? resolve(gitDir, common) : gitDir;
+	if (commonDir !== gitDir) paths.push(commonDir);
+	const configs = await Promise.all(
+		[join(commonDir, "config"), join(gitDir, "config.worktree")].map((file) => readFile(file, "utf8").catch(() => "")),
+	);
+	const hooksPath = configs.map(hooksPathOf).reduce((last, next) => next ?? last, undefined);
+	if (hooksPath) {
+		const expanded = hooksPath.startsWith("~/") ? join(homeDir, hooksPath.slice(2)) : hooksPath;
+		paths.push(isAbsolute(expanded) ? resolve(expanded) : resolve(root, expanded));
+	}
+	return paths;
+}
+
+async function isEmpty(path: string, isDirectory: boolean, size: number): Promise<boolean> {
+	if (!isDirectory) return size === 0;
+	return (await readdir(path).catch(() => ["?"])).length === 0;
+}
+
+/**
+ * Lists what must be read-only at the workspace `roots` for the next call: every auto-run entry,
+ * the git directories a `.git` file points to, and `core.hooksPath`, when they lie in a writable
+ * path — minus the paths the user named in `writablePaths`. Throws `SandboxUnavailableError` for an
+ * entry that is a symbolic link: a mount would land on its target while the link itself stayed
+ * replaceable.
+ */
+export async function planProtectedPaths(options: {
+	roots: readonly string[];
+	writablePaths: readonly string[];
+	homeDir: string;
+}): Promise<ProtectedPlan> {
+	const writable = [...options.roots, ...options.writablePaths];
+	const named = new Set(options.writablePaths);
+	const candidates = new Map<string, MountPoint["kind"]>();
+	for (const root of options.roots) {
+		for (const entry of autoRunEntries) candidates.set(join(root, entry.path), entry.kind);
+		for (const path of await gitPathsOf(root, options.homeDir)) candidates.set(path, "directory");
+	}
+	const plan: ProtectedPlan = { readOnly: [], mountPoints: [] };
+	const paths = [...candidates.keys()]
+		.filter((path) => !named.has(path) && writable.some((directory) => isInside(path, directory)))
+		.sort();
+	for (const path of paths) {
+		// A path inside another protected one is covered by its mount.
+		if (plan.readOnly.some((outer) => isInside(path, outer))) continue;
+		const info = await lstat(path).catch(() => undefined);
+		if (info?.isSymbolicLink()) {
+			throw new SandboxUnavailableError(
+				`The sandbox cannot keep ${path} read-only: it is a symbolic link, and a command could replace the link itself. ` +
+					"Replace the link by what it points to, or name the path in sandbox.writablePaths to let commands change it. The command was not run.",
+			);
+		}
+		if (!info || (await isEmpty(path, info.isDirectory(), info.size))) {
+			const kind = info ? (info.isDirectory() ? "directory" : "file") : (candidates.get(path) ?? "directory");
+			plan.mountPoints.push({ path, kind });
+		}
+		plan.readOnly.push(path);
+	}
+	return plan;
+}

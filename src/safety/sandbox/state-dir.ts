@@ -1,0 +1,39 @@
+import { createHash, randomUUID } from "node:crypto";
+import { lstat, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SandboxUnavailableError } from "./errors.js";
+
+/**
+ * The sandbox's private state directory, `<tmpdir>/toolbelt-sandbox-<uid>` (mode 0700): the seccomp
+ * program bwrap reads, and the record of mount points in use. It is shared by every toolbelt process
+ * of this user, and mounted read-only in the sandbox so a command cannot rewrite it. Refuses one that
+ * another user made or opened up (a planted directory could swap the filter).
+ */
+export async function sandboxStateDir(base: string = tmpdir()): Promise<string> {
+	const uid = process.getuid?.() ?? 0;
+	const directory = join(base, `toolbelt-sandbox-${uid}`);
+	await mkdir(directory, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+		if (error.code !== "EEXIST") throw error;
+	});
+	const info = await lstat(directory);
+	if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o077) !== 0) {
+		throw new SandboxUnavailableError(
+			`The sandbox's state directory ${directory} is not a private directory of this user (a symlink, another owner, or open to others). ` +
+				"Remove it (or set TMPDIR to a private directory) and try again; commands are not run unsandboxed.",
+		);
+	}
+	return directory;
+}
+
+/** Writes `content` to `<directory>/<prefix>-<hash>` once (atomically) and returns its path. */
+export async function contentFile(directory: string, prefix: string, content: Buffer): Promise<string> {
+	const hash = createHash("sha256").update(content).digest("hex").slice(0, 16);
+	const file = join(directory, `${prefix}-${hash}`);
+	const current = await readFile(file).catch(() => undefined);
+	if (current?.equals(content)) return file;
+	const temporary = `${file}.${randomUUID()}`;
+	await writeFile(temporary, content, { mode: 0o600 });
+	await rename(temporary, file);
+	return file;
+}
