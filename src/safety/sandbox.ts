@@ -163,7 +163,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	const probeLaunch = await prepare(writableRoots[0] ?? "/");
 	const failure = await probe(probeLaunch).finally(() => probeLaunch.release());
 	if (failure !== undefined) throw new SandboxUnavailableError(explainProbeFailure(failure));
-	return { bwrapPath, options: resolved, prepare, wrap: (operations) => wrapOperations(operations, prepare) };
+	return {
+		bwrapPath,
+		options: resolved,
+		prepare,
+		wrap: (operations) => wrapOperations(operations, prepare, options.isolateProcesses !== false),
+	};
 }
 
 function explainProbeFailure(failure: string): string {
@@ -195,8 +200,14 @@ function isAlive(pid: number): boolean {
  * are gone: at once, awaited, in the usual case, so a process that exits right after the call
  * leaves no placeholder behind.
  */
-async function releaseAfter(result: ShellExecResult, release: () => Promise<void>): Promise<void> {
-	if (!result.backgroundPids.some(isAlive)) {
+async function releaseAfter(
+	result: ShellExecResult,
+	release: () => Promise<void>,
+	isolateProcesses: boolean,
+): Promise<void> {
+	// In a PID namespace everything ends with the sandbox: what looks alive has been SIGKILLed with
+	// its namespace's init and never runs again.
+	if (isolateProcesses || !result.backgroundPids.some(isAlive)) {
 		await release();
 		return;
 	}
@@ -208,7 +219,11 @@ async function releaseAfter(result: ShellExecResult, release: () => Promise<void
 	timer.unref();
 }
 
-function wrapOperations(operations: ShellOperations, prepare: Sandbox["prepare"]): ShellOperations {
+function wrapOperations(
+	operations: ShellOperations,
+	prepare: Sandbox["prepare"],
+	isolateProcesses: boolean,
+): ShellOperations {
 	const run = async <TResult extends ShellExecResult>(
 		request: { cwd: string; file: string; args: string[] },
 		start: (launch: SandboxLaunch) => Promise<TResult>,
@@ -221,7 +236,7 @@ function wrapOperations(operations: ShellOperations, prepare: Sandbox["prepare"]
 			await launch.release();
 			throw error;
 		}
-		await releaseAfter(result, launch.release);
+		await releaseAfter(result, launch.release, isolateProcesses);
 		return result;
 	};
 	const { execToFile } = operations;
