@@ -132,6 +132,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	}
 	const writableRoots = await Promise.all(options.writableRoots.map((root) => realpath(root)));
 	const writablePaths = await Promise.all((options.writablePaths ?? []).map((path) => realpath(path)));
+	const namedPaths = (options.writablePaths ?? []).map((path) => resolve(path));
 	const homeDir = options.homeDir ?? homedir();
 	const stateDir = await sandboxStateDir(options.stateDir);
 	const filterFile = options.allowNetwork ? undefined : await seccompFilterFile(stateDir);
@@ -140,7 +141,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	const stateIsWritable = writable.some((path) => stateDir === path || stateDir.startsWith(path + sep));
 
 	const prepare = async (cwd: string): Promise<SandboxLaunch> => {
-		const plan = await planProtectedPaths({ roots: writableRoots, writablePaths, homeDir });
+		const plan = await planProtectedPaths({ roots: writableRoots, writablePaths, namedPaths, homeDir });
 		const hidden = await credentialsToHide(homeDir, options.exposeCredentials);
 		const lease = await leaseMountPoints(stateDir, plan.mountPoints);
 		const args = buildBwrapArgs({

@@ -95,12 +95,17 @@ async function isEmpty(path: string, isDirectory: boolean, size: number): Promis
  * replaceable.
  */
 export async function planProtectedPaths(options: {
+	/** The workspace roots (real paths). */
 	roots: readonly string[];
+	/** The other writable paths (real paths). */
 	writablePaths: readonly string[];
+	/** The writable paths as the user spelled them (absolute), which may be links. Default: `writablePaths`. */
+	namedPaths?: readonly string[];
+	/** For a hooks path starting with `~/`. */
 	homeDir: string;
 }): Promise<ProtectedPlan> {
 	const writable = [...options.roots, ...options.writablePaths];
-	const named = new Set(options.writablePaths);
+	const named = new Set([...options.writablePaths, ...(options.namedPaths ?? [])]);
 	const candidates = new Map<string, MountPoint["kind"]>();
 	for (const root of options.roots) {
 		for (const entry of autoRunEntries) candidates.set(join(root, entry.path), entry.kind);
