@@ -55,9 +55,13 @@ export {
 	toolCategory,
 } from "./rules.js";
 export {
+	autoRunEntries,
+	type BwrapLayout,
 	buildBwrapArgs,
 	createSandbox,
+	credentialLocations,
 	type Sandbox,
+	type SandboxLaunch,
 	type SandboxOptions,
 	SandboxUnavailableError,
 } from "./sandbox.js";
