@@ -38,7 +38,7 @@ export interface SandboxOptions {
 	homeDir?: string;
 	/** Credential locations to leave visible, e.g. `["~/.aws"]`. Default: none (all hidden). */
 	exposeCredentials?: readonly string[];
-	/** Where the seccomp program and the mount-point records live. Default: `<tmpdir>/toolbelt-sandbox-<uid>`. */
+	/** The directory in which `toolbelt-sandbox-<uid>` (the seccomp program, the mount-point records) is made. Default: `$XDG_RUNTIME_DIR`, else the temp dir. */
 	stateDir?: string;
 }
 
@@ -141,8 +141,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	const stateIsWritable = writable.some((path) => stateDir === path || stateDir.startsWith(path + sep));
 
 	const prepare = async (cwd: string): Promise<SandboxLaunch> => {
-		const plan = await planProtectedPaths({ roots: writableRoots, writablePaths, namedPaths, homeDir });
-		const hidden = await credentialsToHide(homeDir, options.exposeCredentials);
+		const plan = planProtectedPaths({ roots: writableRoots, writablePaths, namedPaths, homeDir });
+		const hidden = credentialsToHide(homeDir, options.exposeCredentials);
 		const lease = await leaseMountPoints(stateDir, plan.mountPoints);
 		const args = buildBwrapArgs({
 			writable,

@@ -40,7 +40,7 @@ describe("planProtectedPaths", () => {
 		await writeFile(join(root, "gitdirs", "main", "config"), "[core]\n\thooksPath = tools/hooks\n");
 		await mkdir(join(root, ".vscode"));
 		await writeFile(join(root, ".vscode", "tasks.json"), "{}");
-		const plan = await planProtectedPaths({ roots: [root], writablePaths: [], homeDir: join(tempDir(), "home") });
+		const plan = planProtectedPaths({ roots: [root], writablePaths: [], homeDir: join(tempDir(), "home") });
 		for (const entry of [".git", ".toolbelt", ".vscode", ".idea", ".devcontainer", ".envrc", ".claude", ".husky"]) {
 			expect(plan.readOnly).toContain(join(root, entry));
 		}
@@ -57,7 +57,7 @@ describe("planProtectedPaths", () => {
 	it("leaves out a path the user named in writablePaths", async () => {
 		const root = join(tempDir(), "root");
 		await mkdir(root);
-		const plan = await planProtectedPaths({
+		const plan = planProtectedPaths({
 			roots: [root],
 			writablePaths: [join(root, ".vscode")],
 			homeDir: tempDir(),
@@ -70,9 +70,13 @@ describe("planProtectedPaths", () => {
 		const root = join(tempDir(), "root");
 		await mkdir(join(root, "elsewhere"), { recursive: true });
 		await symlink("elsewhere", join(root, ".vscode"));
-		const error = await planProtectedPaths({ roots: [root], writablePaths: [], homeDir: tempDir() }).catch(
-			(caught: unknown) => caught,
-		);
+		const error = (() => {
+			try {
+				return planProtectedPaths({ roots: [root], writablePaths: [], homeDir: tempDir() });
+			} catch (caught) {
+				return caught;
+			}
+		})();
 		expect(error).toBeInstanceOf(SandboxUnavailableError);
 		expect((error as Error).message).toContain(`${join(root, ".vscode")} read-only: it is a symbolic link`);
 	});

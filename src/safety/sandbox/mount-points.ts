@@ -4,8 +4,19 @@
 // mount on it would detach that mount (the kernel lazily unmounts a deleted mount point in other
 // namespaces), so every call that relies on a placeholder records it here, under one lock, and a
 // placeholder goes only when no live call of any toolbelt process of this user still uses it.
+// The few file operations are synchronous: each call makes dozens, and a thread-pool round trip
+// apiece costs more than the operations themselves, above all on a loaded machine.
 import { randomUUID } from "node:crypto";
-import { link, lstat, mkdir, readdir, readFile, rmdir, unlink, writeFile } from "node:fs/promises";
+import {
+	linkSync,
+	lstatSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	rmdirSync,
+	unlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { SandboxUnavailableError } from "./errors.js";
 import { isProcessAlive, processIdentity } from "./process-identity.js";
@@ -24,64 +35,97 @@ export interface MountPointLease {
 	release(): Promise<void>;
 }
 
-const lockWaitMs = 10_000;
-const placeholdersFile = "placeholders.json";
+/** The record shared by every toolbelt process of this user. */
+interface Registry {
+	/** Placeholders toolbelt made, by path. */
+	placeholders: Record<string, MountPoint["kind"]>;
+	/** Calls in flight: their process (see `processIdentity`) and the paths they rely on. */
+	claims: Record<string, { owner: string; paths: string[] }>;
+}
 
-type Placeholders = Record<string, MountPoint["kind"]>;
+const lockWaitMs = 10_000;
+const registryFile = "mount-points.json";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function withLock<T>(stateDir: string, action: () => Promise<T>): Promise<T> {
-	const lock = join(stateDir, "mounts.lock");
+function tryLock(lock: string, claim: string): boolean {
+	try {
+		linkSync(claim, lock);
+		return true;
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+		return false;
+	}
+}
+
+async function withLock<T>(stateDir: string, action: (registry: Registry) => T): Promise<T> {
+	const lock = join(stateDir, "mount-points.lock");
 	// The lock file is born with its owner inside (link of a written file), so no one ever sees an
 	// owner-less lock; one whose owner died (a crash inside this short section) is broken.
-	const claim = join(stateDir, `mounts.lock.${randomUUID()}`);
-	await writeFile(claim, processIdentity(), { mode: 0o600 });
+	const claim = join(stateDir, `mount-points.lock.${randomUUID()}`);
+	writeFileSync(claim, processIdentity(), { mode: 0o600 });
 	const deadline = Date.now() + lockWaitMs;
 	try {
-		for (;;) {
-			const taken = await link(claim, lock).then(
-				() => true,
-				(error: NodeJS.ErrnoException) => {
-					if (error.code !== "EEXIST") throw error;
-					return false;
-				},
-			);
-			if (taken) break;
-			const owner = await readFile(lock, "utf8").catch(() => undefined);
-			if (owner !== undefined && !isProcessAlive(owner)) await unlink(lock).catch(() => {});
+		while (!tryLock(lock, claim)) {
+			const owner = readText(lock);
+			if (owner !== undefined && !isProcessAlive(owner)) removeQuietly(lock);
 			else if (Date.now() > deadline) {
 				throw new SandboxUnavailableError(
 					`The sandbox's mount-point lock ${lock} has been held by process ${owner} for over ${lockWaitMs / 1000} s. ` +
 						"If no toolbelt process is stuck, delete the file and try again.",
 				);
-			} else await sleep(5);
+			} else await sleep(2);
 		}
 	} finally {
-		await unlink(claim).catch(() => {});
+		removeQuietly(claim);
 	}
 	try {
-		return await action();
+		const registry = readRegistry(stateDir);
+		try {
+			return action(registry);
+		} finally {
+			writeFileSync(join(stateDir, registryFile), JSON.stringify(registry), { mode: 0o600 });
+		}
 	} finally {
-		await unlink(lock).catch(() => {});
+		removeQuietly(lock);
 	}
 }
 
-async function readPlaceholders(stateDir: string): Promise<Placeholders> {
-	const text = await readFile(join(stateDir, placeholdersFile), "utf8").catch(() => "{}");
+function readText(path: string): string | undefined {
 	try {
-		return JSON.parse(text) as Placeholders;
+		return readFileSync(path, "utf8");
 	} catch {
-		return {};
+		return undefined;
 	}
 }
 
-async function ensureExists(point: MountPoint, placeholders: Placeholders): Promise<void> {
-	const info = await lstat(point.path).catch(() => undefined);
-	if (info) return;
+function removeQuietly(path: string): void {
 	try {
-		if (point.kind === "directory") await mkdir(point.path, { mode: 0o755 });
-		else await writeFile(point.path, "", { flag: "wx", mode: 0o644 });
+		unlinkSync(path);
+	} catch {
+		// Already gone.
+	}
+}
+
+function readRegistry(stateDir: string): Registry {
+	try {
+		const parsed = JSON.parse(readText(join(stateDir, registryFile)) ?? "{}") as Partial<Registry>;
+		return { placeholders: parsed.placeholders ?? {}, claims: parsed.claims ?? {} };
+	} catch {
+		return { placeholders: {}, claims: {} };
+	}
+}
+
+function ensureExists(point: MountPoint, registry: Registry): void {
+	try {
+		lstatSync(point.path);
+		return;
+	} catch {
+		// Missing: make the placeholder.
+	}
+	try {
+		if (point.kind === "directory") mkdirSync(point.path, { mode: 0o755 });
+		else writeFileSync(point.path, "", { flag: "wx", mode: 0o644 });
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === "EEXIST") return;
 		throw new SandboxUnavailableError(
@@ -89,31 +133,32 @@ async function ensureExists(point: MountPoint, placeholders: Placeholders): Prom
 				"Without it a command could create that path and plant code that runs outside the sandbox, so the command was not run.",
 		);
 	}
-	placeholders[point.path] = point.kind;
+	registry.placeholders[point.path] = point.kind;
 }
 
 /** Removes a placeholder if it is still the empty thing toolbelt made. */
-async function removePlaceholder(path: string, kind: MountPoint["kind"]): Promise<void> {
-	const info = await lstat(path).catch(() => undefined);
-	if (!info) return;
-	if (kind === "directory" && info.isDirectory()) await rmdir(path).catch(() => {});
-	else if (kind === "file" && info.isFile() && info.size === 0) await unlink(path).catch(() => {});
+function removePlaceholder(path: string, kind: MountPoint["kind"]): void {
+	try {
+		const info = lstatSync(path);
+		if (kind === "directory" && info.isDirectory() && readdirSync(path).length === 0) rmdirSync(path);
+		else if (kind === "file" && info.isFile() && info.size === 0) unlinkSync(path);
+	} catch {
+		// Gone already, or filled by the user meanwhile: theirs now.
+	}
 }
 
-async function liveClaims(claimsDir: string): Promise<Set<string>> {
+function releaseClaim(registry: Registry, id: string): void {
+	delete registry.claims[id];
 	const inUse = new Set<string>();
-	for (const name of await readdir(claimsDir).catch(() => [])) {
-		const file = join(claimsDir, name);
-		const claim = await readFile(file, "utf8")
-			.then((text) => JSON.parse(text) as { owner: string; paths: string[] })
-			.catch(() => undefined);
-		if (!claim || !isProcessAlive(claim.owner)) {
-			await unlink(file).catch(() => {});
-			continue;
-		}
-		for (const path of claim.paths) inUse.add(path);
+	for (const [claimId, claim] of Object.entries(registry.claims)) {
+		if (isProcessAlive(claim.owner)) for (const path of claim.paths) inUse.add(path);
+		else delete registry.claims[claimId];
 	}
-	return inUse;
+	for (const [path, kind] of Object.entries(registry.placeholders)) {
+		if (inUse.has(path)) continue;
+		removePlaceholder(path, kind);
+		delete registry.placeholders[path];
+	}
 }
 
 /**
@@ -123,36 +168,18 @@ async function liveClaims(claimsDir: string): Promise<Set<string>> {
  */
 export async function leaseMountPoints(stateDir: string, points: readonly MountPoint[]): Promise<MountPointLease> {
 	if (points.length === 0) return { release: async () => {} };
-	const claimsDir = join(stateDir, "mount-claims");
-	const claimFile = join(claimsDir, `${randomUUID()}.json`);
+	const id = randomUUID();
 	let released = false;
 	const release = async () => {
 		if (released) return;
 		released = true;
-		await withLock(stateDir, async () => {
-			await unlink(claimFile).catch(() => {});
-			const inUse = await liveClaims(claimsDir);
-			const placeholders = await readPlaceholders(stateDir);
-			for (const [path, kind] of Object.entries(placeholders)) {
-				if (inUse.has(path)) continue;
-				await removePlaceholder(path, kind);
-				delete placeholders[path];
-			}
-			await writeFile(join(stateDir, placeholdersFile), JSON.stringify(placeholders), { mode: 0o600 });
-		}).catch(() => {});
+		await withLock(stateDir, (registry) => releaseClaim(registry, id)).catch(() => {});
 	};
 	try {
-		await withLock(stateDir, async () => {
-			await mkdir(claimsDir, { recursive: true, mode: 0o700 });
-			const placeholders = await readPlaceholders(stateDir);
+		await withLock(stateDir, (registry) => {
 			// The claim comes first: a placeholder made and then not recorded could be removed under us.
-			const paths = points.map((point) => point.path);
-			await writeFile(claimFile, JSON.stringify({ owner: processIdentity(), paths }), { mode: 0o600 });
-			try {
-				for (const point of points) await ensureExists(point, placeholders);
-			} finally {
-				await writeFile(join(stateDir, placeholdersFile), JSON.stringify(placeholders), { mode: 0o600 });
-			}
+			registry.claims[id] = { owner: processIdentity(), paths: points.map((point) => point.path) };
+			for (const point of points) ensureExists(point, registry);
 		});
 	} catch (error) {
 		await release();

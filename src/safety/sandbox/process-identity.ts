@@ -2,8 +2,14 @@ import { readFileSync } from "node:fs";
 
 /** A process as `pid:start-time`, so a recycled pid is not taken for the process that held it. */
 export function processIdentity(pid: number = process.pid): string {
+	if (pid === process.pid) {
+		ownIdentity ??= `${pid}:${startTimeOf(pid) ?? "?"}`;
+		return ownIdentity;
+	}
 	return `${pid}:${startTimeOf(pid) ?? "?"}`;
 }
+
+let ownIdentity: string | undefined;
 
 /** True while the process named by `processIdentity` is still running. */
 export function isProcessAlive(identity: string): boolean {

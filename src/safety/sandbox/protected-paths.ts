@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile } from "node:fs/promises";
+import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { SandboxUnavailableError } from "./errors.js";
 import type { MountPoint } from "./mount-points.js";
@@ -36,8 +36,25 @@ export interface ProtectedPlan {
 
 const isInside = (path: string, directory: string) => path === directory || path.startsWith(directory + sep);
 
-async function gitPointer(file: string): Promise<string | undefined> {
-	const text = await readFile(file, "utf8").catch(() => "");
+// Synchronous on purpose: a few dozen tiny operations per call cost less than as many thread-pool round trips.
+function readText(path: string): string {
+	try {
+		return readFileSync(path, "utf8");
+	} catch {
+		return "";
+	}
+}
+
+function lstatOrUndefined(path: string): Stats | undefined {
+	try {
+		return lstatSync(path);
+	} catch {
+		return undefined;
+	}
+}
+
+function gitPointer(file: string): string | undefined {
+	const text = readText(file);
 	const match = /^gitdir:\s*(.+?)\s*$/m.exec(text);
 	return match?.[1] ? resolve(dirname(file), match[1]) : undefined;
 }
@@ -56,24 +73,22 @@ export function hooksPathOf(configText: string): string | undefined {
 }
 
 /** The git directories of a root (its `.git`, or what a `.git` file points to, and the common dir) and its hooks path. */
-async function gitPathsOf(root: string, homeDir: string): Promise<string[]> {
+function gitPathsOf(root: string, homeDir: string): string[] {
 	const dotGit = join(root, ".git");
-	const info = await lstat(dotGit).catch(() => undefined);
+	const info = lstatOrUndefined(dotGit);
 	if (!info) return [];
 	const paths: string[] = [];
 	let gitDir = dotGit;
 	if (info.isFile()) {
-		const pointed = await gitPointer(dotGit);
+		const pointed = gitPointer(dotGit);
 		if (!pointed) return [];
 		paths.push(pointed);
 		gitDir = pointed;
 	}
-	const common = (await readFile(join(gitDir, "commondir"), "utf8").catch(() => "")).trim();
+	const common = readText(join(gitDir, "commondir")).trim();
 	const commonDir = common ? resolve(gitDir, common) : gitDir;
 	if (commonDir !== gitDir) paths.push(commonDir);
-	const configs = await Promise.all(
-		[join(commonDir, "config"), join(gitDir, "config.worktree")].map((file) => readFile(file, "utf8").catch(() => "")),
-	);
+	const configs = [join(commonDir, "config"), join(gitDir, "config.worktree")].map(readText);
 	const hooksPath = configs.map(hooksPathOf).reduce((last, next) => next ?? last, undefined);
 	if (hooksPath) {
 		const expanded = hooksPath.startsWith("~/") ? join(homeDir, hooksPath.slice(2)) : hooksPath;
@@ -82,9 +97,13 @@ async function gitPathsOf(root: string, homeDir: string): Promise<string[]> {
 	return paths;
 }
 
-async function isEmpty(path: string, isDirectory: boolean, size: number): Promise<boolean> {
-	if (!isDirectory) return size === 0;
-	return (await readdir(path).catch(() => ["?"])).length === 0;
+function isEmpty(path: string, info: Stats): boolean {
+	if (!info.isDirectory()) return info.size === 0;
+	try {
+		return readdirSync(path).length === 0;
+	} catch {
+		return false;
+	}
 }
 
 /**
@@ -94,7 +113,7 @@ async function isEmpty(path: string, isDirectory: boolean, size: number): Promis
  * entry that is a symbolic link: a mount would land on its target while the link itself stayed
  * replaceable.
  */
-export async function planProtectedPaths(options: {
+export function planProtectedPaths(options: {
 	/** The workspace roots (real paths). */
 	roots: readonly string[];
 	/** The other writable paths (real paths). */
@@ -103,13 +122,13 @@ export async function planProtectedPaths(options: {
 	namedPaths?: readonly string[];
 	/** For a hooks path starting with `~/`. */
 	homeDir: string;
-}): Promise<ProtectedPlan> {
+}): ProtectedPlan {
 	const writable = [...options.roots, ...options.writablePaths];
 	const named = new Set([...options.writablePaths, ...(options.namedPaths ?? [])]);
 	const candidates = new Map<string, MountPoint["kind"]>();
 	for (const root of options.roots) {
 		for (const entry of autoRunEntries) candidates.set(join(root, entry.path), entry.kind);
-		for (const path of await gitPathsOf(root, options.homeDir)) candidates.set(path, "directory");
+		for (const path of gitPathsOf(root, options.homeDir)) candidates.set(path, "directory");
 	}
 	const plan: ProtectedPlan = { readOnly: [], mountPoints: [] };
 	const paths = [...candidates.keys()]
@@ -118,14 +137,14 @@ export async function planProtectedPaths(options: {
 	for (const path of paths) {
 		// A path inside another protected one is covered by its mount.
 		if (plan.readOnly.some((outer) => isInside(path, outer))) continue;
-		const info = await lstat(path).catch(() => undefined);
+		const info = lstatOrUndefined(path);
 		if (info?.isSymbolicLink()) {
 			throw new SandboxUnavailableError(
 				`The sandbox cannot keep ${path} read-only: it is a symbolic link, and a command could replace the link itself. ` +
 					"Replace the link by what it points to, or name the path in sandbox.writablePaths to let commands change it. The command was not run.",
 			);
 		}
-		if (!info || (await isEmpty(path, info.isDirectory(), info.size))) {
+		if (!info || isEmpty(path, info)) {
 			const kind = info ? (info.isDirectory() ? "directory" : "file") : (candidates.get(path) ?? "directory");
 			plan.mountPoints.push({ path, kind });
 		}

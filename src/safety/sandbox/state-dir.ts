@@ -1,16 +1,22 @@
 import { createHash, randomUUID } from "node:crypto";
 import { lstat, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { SandboxUnavailableError } from "./errors.js";
 
+/** `$XDG_RUNTIME_DIR` (the user's own tmpfs, where one exists: cheaper than a disk under load), else the temp dir. */
+function defaultBase(): string {
+	const runtime = process.env.XDG_RUNTIME_DIR;
+	return runtime && isAbsolute(runtime) ? runtime : tmpdir();
+}
+
 /**
- * The sandbox's private state directory, `<tmpdir>/toolbelt-sandbox-<uid>` (mode 0700): the seccomp
+ * The sandbox's private state directory, `<base>/toolbelt-sandbox-<uid>` (mode 0700): the seccomp
  * program bwrap reads, and the record of mount points in use. It is shared by every toolbelt process
- * of this user, and mounted read-only in the sandbox so a command cannot rewrite it. Refuses one that
+ * of this user, and kept read-only in the sandbox so a command cannot rewrite it. Refuses one that
  * another user made or opened up (a planted directory could swap the filter).
  */
-export async function sandboxStateDir(base: string = tmpdir()): Promise<string> {
+export async function sandboxStateDir(base: string = defaultBase()): Promise<string> {
 	const uid = process.getuid?.() ?? 0;
 	const directory = join(base, `toolbelt-sandbox-${uid}`);
 	await mkdir(directory, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
