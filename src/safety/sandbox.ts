@@ -7,7 +7,7 @@ import { buildBwrapArgs } from "./sandbox/bwrap-args.js";
 import { credentialsToHide } from "./sandbox/credentials.js";
 import { SandboxUnavailableError } from "./sandbox/errors.js";
 import { leaseMountPoints } from "./sandbox/mount-points.js";
-import { planProtectedPaths } from "./sandbox/protected-paths.js";
+import { assertNoSymbolicLinks, planProtectedPaths } from "./sandbox/protected-paths.js";
 import { buildSeccompFilter, seccompArchitecture } from "./sandbox/seccomp-filter.js";
 import { contentFile, sandboxStateDir } from "./sandbox/state-dir.js";
 
@@ -144,6 +144,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		const plan = planProtectedPaths({ roots: writableRoots, writablePaths, namedPaths, homeDir });
 		const hidden = credentialsToHide(homeDir, options.exposeCredentials);
 		const lease = await leaseMountPoints(stateDir, plan.mountPoints);
+		try {
+			assertNoSymbolicLinks(plan.readOnly);
+		} catch (error) {
+			await lease.release();
+			throw error;
+		}
 		const args = buildBwrapArgs({
 			writable,
 			readOnly: stateIsWritable ? [...plan.readOnly, stateDir] : plan.readOnly,

@@ -53,6 +53,21 @@ function lstatOrUndefined(path: string): Stats | undefined {
 	}
 }
 
+function symbolicLinkError(path: string): SandboxUnavailableError {
+	return new SandboxUnavailableError(
+		`The sandbox cannot keep ${path} read-only: it is a symbolic link, and a command could replace the link itself. ` +
+			"Replace the link by what it points to, or name the path in sandbox.writablePaths to let commands change it. The command was not run.",
+	);
+}
+
+/**
+ * Throws `SandboxUnavailableError` if one of `paths` became a symbolic link since it was planned
+ * (between the plan and the mount, another process could have put one there).
+ */
+export function assertNoSymbolicLinks(paths: readonly string[]): void {
+	for (const path of paths) if (lstatOrUndefined(path)?.isSymbolicLink()) throw symbolicLinkError(path);
+}
+
 function gitPointer(file: string): string | undefined {
 	const text = readText(file);
 	const match = /^gitdir:\s*(.+?)\s*$/m.exec(text);
@@ -138,12 +153,7 @@ export function planProtectedPaths(options: {
 		// A path inside another protected one is covered by its mount.
 		if (plan.readOnly.some((outer) => isInside(path, outer))) continue;
 		const info = lstatOrUndefined(path);
-		if (info?.isSymbolicLink()) {
-			throw new SandboxUnavailableError(
-				`The sandbox cannot keep ${path} read-only: it is a symbolic link, and a command could replace the link itself. ` +
-					"Replace the link by what it points to, or name the path in sandbox.writablePaths to let commands change it. The command was not run.",
-			);
-		}
+		if (info?.isSymbolicLink()) throw symbolicLinkError(path);
 		if (!info || isEmpty(path, info)) {
 			const kind = info ? (info.isDirectory() ? "directory" : "file") : (candidates.get(path) ?? "directory");
 			plan.mountPoints.push({ path, kind });
