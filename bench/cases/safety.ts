@@ -5,12 +5,16 @@ import type { AnyAgentTool, ToolCall, ToolHooks } from "../../src/engine/types.j
 import { splitCommand } from "../../src/safety/command-split.js";
 import { createSafetyLayer } from "../../src/safety/index.js";
 import { parseRule, RuleSet, subjectOf } from "../../src/safety/rules.js";
+import { createSandbox } from "../../src/safety/sandbox.js";
+import { createBashTool } from "../../src/tools/bash.js";
 import { createEditTool } from "../../src/tools/edit.js";
 import { createReadTool } from "../../src/tools/read.js";
+import { localShellOperations } from "../../src/tools/shell/local-operations.js";
 import type { BenchCase, BenchContext } from "../types.js";
 
 const FILE_COUNT = 200;
 const HOOK_CALLS = 50;
+const SANDBOX_COMMANDS = 20;
 
 /** A project with 200 small files, settings with a few rules, and a PreToolUse hook script. */
 async function setup({ dataDir }: BenchContext): Promise<void> {
@@ -141,5 +145,34 @@ export const cases: BenchCase[] = [
 			return { ok: ok && (await readFile(hook, "utf8")).includes("exit 0") };
 		},
 		baseline: `for i in $(seq ${HOOK_CALLS}); do echo '{}' | ./hook.sh; done`,
+	},
+	{
+		group: "safety",
+		name: "sandbox start-up: 20 × bash `true`, sandboxed minus bare, per command",
+		goal: "< 50 ms per command",
+		maxMs: 50,
+		setup,
+		toolbelt: async ({ dataDir }) => {
+			const project = join(dataDir, "project");
+			const sandbox = await createSandbox({ writableRoots: [project] });
+			const bare = [createBashTool(project)];
+			const sandboxed = [createBashTool(project, { operations: sandbox.wrap(localShellOperations) })];
+			const timed = async (tools: AnyAgentTool[]) => {
+				const started = performance.now();
+				const ok = await run(
+					tools,
+					{},
+					calls("bash", SANDBOX_COMMANDS, () => ({ command: "true" })),
+				);
+				return { ok, ms: (performance.now() - started) / SANDBOX_COMMANDS };
+			};
+			const without = await timed(bare);
+			const within = await timed(sandboxed);
+			return {
+				ok: without.ok && within.ok,
+				ms: Math.max(0, within.ms - without.ms),
+				note: `bare ${without.ms.toFixed(1)} ms, sandboxed ${within.ms.toFixed(1)} ms per command`,
+			};
+		},
 	},
 ];

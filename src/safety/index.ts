@@ -57,9 +57,13 @@ export {
 	toolCategory,
 } from "./rules.js";
 export {
+	autoRunEntries,
+	type BwrapLayout,
 	buildBwrapArgs,
 	createSandbox,
+	credentialLocations,
 	type Sandbox,
+	type SandboxLaunch,
 	type SandboxOptions,
 	SandboxUnavailableError,
 } from "./sandbox.js";
@@ -119,7 +123,14 @@ export interface SafetyLayerOptions {
 	 */
 	sandbox?:
 		| boolean
-		| { allowNetwork?: boolean; writablePaths?: readonly string[]; isolateProcesses?: boolean; bwrapPath?: string };
+		| {
+				allowNetwork?: boolean;
+				writablePaths?: readonly string[];
+				isolateProcesses?: boolean;
+				bwrapPath?: string;
+				/** Credential locations to leave visible, e.g. `["~/.aws"]`. Default: the settings' `sandbox.exposeCredentials`, else none. */
+				exposeCredentials?: readonly string[];
+		  };
 	/**
 	 * Whether the project settings file may widen what runs (hooks, allow rules, a less strict mode,
 	 * extra directories, sandbox relaxations): `true`, `false`, or a check shown exactly what it
@@ -263,6 +274,8 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 			allowNetwork: extra.allowNetwork ?? settings.sandbox.allowNetwork ?? false,
 			isolateProcesses: extra.isolateProcesses,
 			bwrapPath: extra.bwrapPath,
+			homeDir,
+			exposeCredentials: extra.exposeCredentials ?? settings.sandbox.exposeCredentials ?? [],
 		});
 	}
 	const wrapShellOperations = (operations: ShellOperations) => (sandbox ? sandbox.wrap(operations) : operations);

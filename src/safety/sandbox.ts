@@ -1,15 +1,31 @@
 import { execFile } from "node:child_process";
-import { access, constants, mkdir, realpath } from "node:fs/promises";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
-import type { ShellExecRequest, ShellOperations } from "../tools/shell/types.js";
+import { access, constants, realpath } from "node:fs/promises";
+import { homedir } from "node:os";
+import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
+import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/shell/types.js";
+import { buildBwrapArgs } from "./sandbox/bwrap-args.js";
+import { credentialsToHide } from "./sandbox/credentials.js";
+import { SandboxUnavailableError } from "./sandbox/errors.js";
+import { leaseMountPoints } from "./sandbox/mount-points.js";
+import { assertNoSymbolicLinks, planProtectedPaths } from "./sandbox/protected-paths.js";
+import { buildSeccompFilter, seccompArchitecture } from "./sandbox/seccomp-filter.js";
+import { contentFile, sandboxStateDir } from "./sandbox/state-dir.js";
+
+export { type BwrapLayout, buildBwrapArgs } from "./sandbox/bwrap-args.js";
+export { credentialLocations } from "./sandbox/credentials.js";
+export { SandboxUnavailableError } from "./sandbox/errors.js";
+export { autoRunEntries } from "./sandbox/protected-paths.js";
 
 /** Options of the bubblewrap sandbox for shell commands. */
 export interface SandboxOptions {
-	/** Directories the sandboxed shell may write (the workspace roots). Everything else is read-only. */
+	/** Directories the sandboxed shell may write (the workspace roots), except their auto-run entries. Everything else is read-only. */
 	writableRoots: readonly string[];
-	/** More writable directories (e.g. a package cache). Default: none. */
+	/**
+	 * More writable directories (e.g. a package cache). A path named here exactly that is also a
+	 * protected entry (`<root>/.vscode`, `<root>/.git`) becomes writable. Default: none.
+	 */
 	writablePaths?: readonly string[];
-	/** Keep the network. Default: false (the sandbox has only its own loopback). */
+	/** Keep the network (and host Unix sockets). Default: false (only the sandbox's own loopback, no `socket(AF_UNIX)`). */
 	allowNetwork?: boolean;
 	/**
 	 * Run each command in its own PID namespace, so nothing it starts outlives it (background
@@ -18,66 +34,22 @@ export interface SandboxOptions {
 	isolateProcesses?: boolean;
 	/** The bwrap executable. Default: `bwrap` on PATH. */
 	bwrapPath?: string;
+	/** The home directory whose credential locations are hidden. Default: the user's home. */
+	homeDir?: string;
+	/** Credential locations to leave visible, e.g. `["~/.aws"]`. Default: none (all hidden). */
+	exposeCredentials?: readonly string[];
+	/** The directory in which `toolbelt-sandbox-<uid>` (the seccomp program, the mount-point records) is made. Default: `$XDG_RUNTIME_DIR`, else the temp dir. */
+	stateDir?: string;
 }
 
-/** Thrown when a sandbox was asked for and cannot be had. Never silently run unsandboxed. */
-export class SandboxUnavailableError extends Error {
-	constructor(message: string) {
-		super(message);
-		this.name = "SandboxUnavailableError";
-	}
-}
-
-/** Paths inside a writable root that stay read-only in the sandbox: code outside it would run what they hold. */
-const readOnlyInsideRoots = [".toolbelt", ".git/hooks", ".git/config"];
-
-/**
- * The bwrap arguments (up to and including `--`) that run a program with the whole file system
- * read-only, `/tmp` private and empty, a fresh `/dev` and `/proc`, the writable roots writable
- * except their settings and git hooks, no network unless allowed, and no survival past its parent.
- * Pass real paths: bind mounts are made at the paths given.
- */
-export function buildBwrapArgs(options: SandboxOptions & { cwd: string }): string[] {
-	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-	for (const path of [...options.writableRoots, ...(options.writablePaths ?? [])]) args.push("--bind", path, path);
-	for (const root of options.writableRoots) {
-		for (const inside of readOnlyInsideRoots) args.push("--ro-bind-try", join(root, inside), join(root, inside));
-	}
-	if (!options.allowNetwork) args.push("--unshare-net");
-	if (options.isolateProcesses !== false) args.push("--unshare-pid");
-	args.push("--unshare-ipc", "--die-with-parent", "--new-session", "--chdir", options.cwd, "--");
-	return args;
-}
-
-async function findOnPath(name: string): Promise<string | undefined> {
-	if (isAbsolute(name) || name.includes("/")) {
-		return (await access(name, constants.X_OK).then(
-			() => true,
-			() => false,
-		))
-			? resolve(name)
-			: undefined;
-	}
-	for (const directory of (process.env.PATH ?? "").split(delimiter)) {
-		if (directory === "") continue;
-		const candidate = join(directory, name);
-		if (
-			await access(candidate, constants.X_OK).then(
-				() => true,
-				() => false,
-			)
-		)
-			return candidate;
-	}
-	return undefined;
-}
-
-function probe(bwrapPath: string, args: string[]): Promise<string | undefined> {
-	return new Promise((resolvePromise) => {
-		execFile(bwrapPath, [...args, "/bin/sh", "-c", "true"], { timeout: 10_000 }, (error, _stdout, stderr) => {
-			resolvePromise(error ? stderr.trim() || error.message : undefined);
-		});
-	});
+/** The command line of one sandboxed call, and what to undo after it. */
+export interface SandboxLaunch {
+	/** The program to start. */
+	file: string;
+	/** Its arguments, up to the command (append the command and its arguments). */
+	args: string[];
+	/** Removes the call's mount-point placeholders once the sandbox is gone. Never throws. */
+	release(): Promise<void>;
 }
 
 /** A sandbox that has been checked to work on this machine. */
@@ -86,16 +58,64 @@ export interface Sandbox {
 	bwrapPath: string;
 	/** The options, with roots resolved to real paths. */
 	options: SandboxOptions;
-	/** The bwrap arguments for a command run in `cwd`. */
-	argsFor(cwd: string): string[];
+	/**
+	 * Prepares one call in `cwd`: checks every protection can be set up (else throws
+	 * `SandboxUnavailableError` saying which), makes the mount points it needs, and returns the command line.
+	 */
+	prepare(cwd: string): Promise<SandboxLaunch>;
 	/** Wraps shell operations so every command runs inside the sandbox (for the bash tool's `operations` option). */
 	wrap(operations: ShellOperations): ShellOperations;
 }
 
+async function isExecutable(path: string): Promise<boolean> {
+	return access(path, constants.X_OK).then(
+		() => true,
+		() => false,
+	);
+}
+
+async function findOnPath(name: string): Promise<string | undefined> {
+	if (isAbsolute(name) || name.includes("/")) return (await isExecutable(name)) ? resolve(name) : undefined;
+	for (const directory of (process.env.PATH ?? "").split(delimiter)) {
+		if (directory !== "" && (await isExecutable(join(directory, name)))) return join(directory, name);
+	}
+	return undefined;
+}
+
+function probe(launch: SandboxLaunch): Promise<string | undefined> {
+	return new Promise((resolvePromise) => {
+		execFile(launch.file, [...launch.args, "/bin/sh", "-c", "true"], { timeout: 10_000 }, (error, _stdout, stderr) => {
+			resolvePromise(error ? stderr.trim() || error.message : undefined);
+		});
+	});
+}
+
+/** The descriptor the seccomp program is passed on; a shell opens it for bwrap, which closes it after reading. */
+const seccompFd = 9;
+// bwrap reads the filter only from a descriptor; this shell opens the file on it and becomes bwrap.
+const seccompLauncherScript = `filter=$1; shift; exec "$@" ${seccompFd}<"$filter"`;
+
+async function seccompFilterFile(stateDir: string): Promise<string> {
+	const arch = seccompArchitecture();
+	if (!arch) {
+		throw new SandboxUnavailableError(
+			`The sandbox blocks host Unix sockets with a seccomp filter written for x86_64 and aarch64; this machine is ${process.arch}. ` +
+				"Without it a sandboxed command could reach docker.sock, D-Bus or ssh-agent, so it is not run. Run without the sandbox, or allow the network in it (sandbox.allowNetwork), knowing that this allows host sockets too.",
+		);
+	}
+	if (!(await isExecutable("/bin/sh"))) {
+		throw new SandboxUnavailableError(
+			"The sandbox needs /bin/sh to hand its seccomp filter to bwrap; there is none here.",
+		);
+	}
+	return contentFile(stateDir, `seccomp-${arch}`, buildSeccompFilter(arch));
+}
+
 /**
- * Checks that bubblewrap is installed and can create its namespaces here, then returns the
- * sandbox. Throws `SandboxUnavailableError` with what to do when it is not Linux, bwrap is
- * missing, or namespaces are not permitted — a sandbox that was asked for is never skipped.
+ * Checks that bubblewrap is installed and can set up every protection here (namespaces, the
+ * seccomp filter, the read-only auto-run entries), then returns the sandbox. Throws
+ * `SandboxUnavailableError` with what to do when it is not Linux, bwrap is missing, or a
+ * protection cannot be had — a sandbox that was asked for is never weakened or skipped.
  */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	if (process.platform !== "linux") {
@@ -112,38 +132,134 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	}
 	const writableRoots = await Promise.all(options.writableRoots.map((root) => realpath(root)));
 	const writablePaths = await Promise.all((options.writablePaths ?? []).map((path) => realpath(path)));
-	// The settings folder must exist to be mounted read-only; a sandboxed command could otherwise
-	// create it and plant hooks that the next session would run outside the sandbox.
-	await Promise.all(writableRoots.map((root) => mkdir(join(root, ".toolbelt"), { recursive: true })));
-	const resolved: SandboxOptions = { ...options, writableRoots, writablePaths, bwrapPath };
-	const argsFor = (cwd: string) => buildBwrapArgs({ ...resolved, cwd });
-	const failure = await probe(bwrapPath, argsFor(writableRoots[0] ?? "/"));
-	if (failure !== undefined) {
-		throw new SandboxUnavailableError(
-			`The shell sandbox was requested but bubblewrap cannot run here: ${failure}. ` +
-				"It needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or a setuid bwrap. Commands are not run unsandboxed.",
-		);
-	}
+	const namedPaths = (options.writablePaths ?? []).map((path) => resolve(path));
+	const homeDir = options.homeDir ?? homedir();
+	const stateDir = await sandboxStateDir(options.stateDir);
+	const filterFile = options.allowNetwork ? undefined : await seccompFilterFile(stateDir);
+	const resolved: SandboxOptions = { ...options, writableRoots, writablePaths, bwrapPath, homeDir, stateDir };
+	const writable = [...writableRoots, ...writablePaths];
+	const stateIsWritable = writable.some((path) => stateDir === path || stateDir.startsWith(path + sep));
+
+	const prepare = async (cwd: string): Promise<SandboxLaunch> => {
+		const plan = planProtectedPaths({ roots: writableRoots, writablePaths, namedPaths, homeDir });
+		const hidden = credentialsToHide(homeDir, options.exposeCredentials);
+		const lease = await leaseMountPoints(stateDir, plan.mountPoints);
+		try {
+			assertNoSymbolicLinks(plan.readOnly);
+		} catch (error) {
+			await lease.release();
+			throw error;
+		}
+		const args = buildBwrapArgs({
+			writable,
+			readOnly: stateIsWritable ? [...plan.readOnly, stateDir] : plan.readOnly,
+			hidden,
+			allowNetwork: options.allowNetwork,
+			isolateProcesses: options.isolateProcesses,
+			seccompFd: filterFile ? seccompFd : undefined,
+			cwd,
+		});
+		if (!filterFile) return { file: bwrapPath, args, release: lease.release };
+		return {
+			file: "/bin/sh",
+			args: ["-c", seccompLauncherScript, "toolbelt-sandbox", filterFile, bwrapPath, ...args],
+			release: lease.release,
+		};
+	};
+
+	const probeLaunch = await prepare(writableRoots[0] ?? "/");
+	const failure = await probe(probeLaunch).finally(() => probeLaunch.release());
+	if (failure !== undefined) throw new SandboxUnavailableError(explainProbeFailure(failure));
 	return {
 		bwrapPath,
 		options: resolved,
-		argsFor,
-		wrap: (operations) => {
-			const sandboxed = <TRequest extends Omit<ShellExecRequest, "onData">>(request: TRequest): TRequest => ({
-				...request,
-				file: bwrapPath,
-				args: [...argsFor(request.cwd), request.file, ...request.args],
-			});
-			const { execToFile } = operations;
-			return {
-				isDirectory: (path) => operations.isDirectory(path),
-				findExecutable: (name, env) => operations.findExecutable(name, env),
-				exec: (request: ShellExecRequest) => operations.exec(sandboxed(request)),
-				// Output straight into a file works the same: the command inside writes to what it is given.
-				...(execToFile
-					? { execToFile: (request, outputFile) => execToFile.call(operations, sandboxed(request), outputFile) }
-					: {}),
-			};
-		},
+		prepare,
+		wrap: (operations) => wrapOperations(operations, prepare, options.isolateProcesses !== false),
+	};
+}
+
+function explainProbeFailure(failure: string): string {
+	if (/seccomp/i.test(failure)) {
+		return (
+			`The shell sandbox was requested but bubblewrap cannot install its seccomp filter here: ${failure}. ` +
+			"The filter keeps sandboxed commands from host Unix sockets (docker.sock, D-Bus, ssh-agent); it needs a bwrap with --seccomp and a kernel with seccomp. Commands are not run unsandboxed."
+		);
+	}
+	return (
+		`The shell sandbox was requested but bubblewrap cannot run here: ${failure}. ` +
+		"It needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or a setuid bwrap. Commands are not run unsandboxed."
+	);
+}
+
+const backgroundPollMs = 500;
+
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Releases the mount points once the command and what it left running (outside a PID namespace)
+ * are gone: at once, awaited, in the usual case, so a process that exits right after the call
+ * leaves no placeholder behind.
+ */
+async function releaseAfter(
+	result: ShellExecResult,
+	release: () => Promise<void>,
+	isolateProcesses: boolean,
+): Promise<void> {
+	// In a PID namespace everything ends with the sandbox: what looks alive has been SIGKILLed with
+	// its namespace's init and never runs again.
+	if (isolateProcesses || !result.backgroundPids.some(isAlive)) {
+		await release();
+		return;
+	}
+	const timer = setInterval(() => {
+		if (result.backgroundPids.some(isAlive)) return;
+		clearInterval(timer);
+		void release();
+	}, backgroundPollMs);
+	timer.unref();
+}
+
+function wrapOperations(
+	operations: ShellOperations,
+	prepare: Sandbox["prepare"],
+	isolateProcesses: boolean,
+): ShellOperations {
+	const run = async <TResult extends ShellExecResult>(
+		request: { cwd: string; file: string; args: string[] },
+		start: (launch: SandboxLaunch) => Promise<TResult>,
+	): Promise<TResult> => {
+		const launch = await prepare(request.cwd);
+		let result: TResult;
+		try {
+			result = await start({ ...launch, args: [...launch.args, request.file, ...request.args] });
+		} catch (error) {
+			await launch.release();
+			throw error;
+		}
+		await releaseAfter(result, launch.release, isolateProcesses);
+		return result;
+	};
+	const { execToFile } = operations;
+	return {
+		isDirectory: (path) => operations.isDirectory(path),
+		findExecutable: (name, env) => operations.findExecutable(name, env),
+		exec: (request: ShellExecRequest) =>
+			run(request, (launch) => operations.exec({ ...request, file: launch.file, args: launch.args })),
+		// Output straight into a file works the same: the command inside writes to what it is given.
+		...(execToFile
+			? {
+					execToFile: (request, outputFile) =>
+						run(request, (launch) =>
+							execToFile.call(operations, { ...request, file: launch.file, args: launch.args }, outputFile),
+						),
+				}
+			: {}),
 	};
 }

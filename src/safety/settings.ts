@@ -69,6 +69,7 @@ export const settingsSchema = Type.Object({
 				enabled: Type.Optional(Type.Boolean()),
 				allowNetwork: Type.Optional(Type.Boolean()),
 				writablePaths: Type.Optional(Type.Array(Type.String())),
+				exposeCredentials: Type.Optional(Type.Array(Type.String())),
 			},
 			{ additionalProperties: false },
 		),

@@ -56,16 +56,38 @@ function survivors(text: string): number[] {
 }
 
 describe("buildBwrapArgs", () => {
-	it("makes / read-only, /tmp private, the roots writable except settings and git hooks, and the network off", () => {
-		const args = buildBwrapArgs({ writableRoots: ["/work/proj"], cwd: "/work/proj/sub" });
+	it("makes / read-only, /tmp private, the roots writable, protected paths read-only on top, the network off", () => {
+		const args = buildBwrapArgs({
+			writable: ["/work/proj/cache", "/work/proj"],
+			readOnly: ["/work/proj/.git", "/work/proj/.toolbelt"],
+			hidden: [
+				{ path: "/home/u/.ssh", kind: "directory" },
+				{ path: "/home/u/.netrc", kind: "file" },
+			],
+			seccompFd: 9,
+			cwd: "/work/proj/sub",
+		});
 		const text = args.join(" ");
-		expect(text).toMatch(/^--ro-bind \/ \/ --dev \/dev --proc \/proc --tmpfs \/tmp --bind \/work\/proj \/work\/proj /);
-		expect(text).toContain("--ro-bind-try /work/proj/.toolbelt /work/proj/.toolbelt");
-		expect(text).toContain("--ro-bind-try /work/proj/.git/hooks /work/proj/.git/hooks");
+		expect(text).toMatch(
+			/^--ro-bind \/ \/ --dev \/dev --proc \/proc --tmpfs \/tmp --bind \/work\/proj \/work\/proj --bind \/work\/proj\/cache \/work\/proj\/cache --ro-bind \/work\/proj\/.git \/work\/proj\/.git --ro-bind \/work\/proj\/.toolbelt /,
+		);
+		expect(text).toContain("--tmpfs /home/u/.ssh --ro-bind /dev/null /home/u/.netrc");
+		expect(text).toContain("--seccomp 9");
 		expect(args).toContain("--unshare-net");
 		expect(args).toContain("--die-with-parent");
 		expect(args.slice(-3)).toEqual(["--chdir", "/work/proj/sub", "--"]);
-		expect(buildBwrapArgs({ writableRoots: [], cwd: "/", allowNetwork: true })).not.toContain("--unshare-net");
+		expect(buildBwrapArgs({ writable: [], cwd: "/", allowNetwork: true })).not.toContain("--unshare-net");
+	});
+
+	it("binds a writable path named inside a protected one after the protection", () => {
+		const args = buildBwrapArgs({
+			writable: ["/p", "/p/.vscode/cache"],
+			readOnly: ["/p/.vscode"],
+			cwd: "/p",
+		}).join(" ");
+		expect(args.indexOf("--ro-bind /p/.vscode /p/.vscode")).toBeLessThan(
+			args.indexOf("--bind /p/.vscode/cache /p/.vscode/cache"),
+		);
 	});
 });
 

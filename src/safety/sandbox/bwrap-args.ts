@@ -1,0 +1,49 @@
+import { sep } from "node:path";
+import type { HiddenPath } from "./credentials.js";
+
+/** Everything the bwrap command line of one call is made from; paths are real paths. */
+export interface BwrapLayout {
+	/** Writable directories: the workspace roots and the user's `writablePaths`. */
+	writable: readonly string[];
+	/** Paths that stay read-only although they lie in a writable directory (they exist). */
+	readOnly?: readonly string[];
+	/** Credential locations to hide: a tmpfs over a directory, `/dev/null` over a file. */
+	hidden?: readonly HiddenPath[];
+	/** Keep the network. Default: false. */
+	allowNetwork?: boolean;
+	/** A PID namespace of its own. Default: true. */
+	isolateProcesses?: boolean;
+	/** The descriptor bwrap reads the seccomp program from, when there is one. Default: none. */
+	seccompFd?: number;
+	/** Working directory of the command. */
+	cwd: string;
+}
+
+const isInside = (path: string, directory: string) => path === directory || path.startsWith(directory + sep);
+
+/**
+ * The bwrap arguments (up to and including `--`): the whole file system read-only, `/tmp` private
+ * and empty, a fresh `/dev` and `/proc`, the writable directories writable, then the protected
+ * paths read-only on top of them (so no writable bind can uncover one) — except a writable path the
+ * user named inside a protected one — then the credentials hidden; no network unless allowed, the
+ * seccomp filter when given, and no survival past the parent.
+ */
+export function buildBwrapArgs(layout: BwrapLayout): string[] {
+	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+	const readOnly = layout.readOnly ?? [];
+	// Shorter paths first, so a parent's bind never covers a child's.
+	const byDepth = [...layout.writable].sort((a, b) => a.length - b.length);
+	const insideProtected = (path: string) => readOnly.some((protectedPath) => isInside(path, protectedPath));
+	for (const path of byDepth) if (!insideProtected(path)) args.push("--bind", path, path);
+	for (const path of readOnly) args.push("--ro-bind", path, path);
+	for (const path of byDepth) if (insideProtected(path)) args.push("--bind", path, path);
+	for (const hidden of layout.hidden ?? []) {
+		if (hidden.kind === "directory") args.push("--tmpfs", hidden.path);
+		else args.push("--ro-bind", "/dev/null", hidden.path);
+	}
+	if (!layout.allowNetwork) args.push("--unshare-net");
+	if (layout.isolateProcesses !== false) args.push("--unshare-pid");
+	if (layout.seccompFd !== undefined) args.push("--seccomp", String(layout.seccompFd));
+	args.push("--unshare-ipc", "--die-with-parent", "--new-session", "--chdir", layout.cwd, "--");
+	return args;
+}

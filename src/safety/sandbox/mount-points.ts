@@ -1,0 +1,189 @@
+// A read-only bind over a path that does not exist needs a mount point, and bwrap can only make it
+// on the host (the workspace is a bind of the host folder). So toolbelt makes an empty placeholder
+// there for the time of the call and removes it after. Removing it while another sandbox has a
+// mount on it would detach that mount (the kernel lazily unmounts a deleted mount point in other
+// namespaces), so every call that relies on a placeholder records it here, under one lock, and a
+// placeholder goes only when no live call of any toolbelt process of this user still uses it.
+// The few file operations are synchronous: each call makes dozens, and a thread-pool round trip
+// apiece costs more than the operations themselves, above all on a loaded machine.
+import { randomUUID } from "node:crypto";
+import {
+	linkSync,
+	lstatSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	rmdirSync,
+	unlinkSync,
+	writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { SandboxUnavailableError } from "./errors.js";
+import { isProcessAlive, processIdentity } from "./process-identity.js";
+
+/** A path that may be a placeholder: missing now, or an empty entry a call made earlier. */
+export interface MountPoint {
+	/** Absolute path. */
+	path: string;
+	/** What to make when it is missing. */
+	kind: "directory" | "file";
+}
+
+/** Mount points held for one call; release them when the sandbox is gone. */
+export interface MountPointLease {
+	/** Drops this call's claim and removes placeholders no live call uses. Never throws. */
+	release(): Promise<void>;
+}
+
+/** The record shared by every toolbelt process of this user. */
+interface Registry {
+	/** Placeholders toolbelt made, by path. */
+	placeholders: Record<string, MountPoint["kind"]>;
+	/** Calls in flight: their process (see `processIdentity`) and the paths they rely on. */
+	claims: Record<string, { owner: string; paths: string[] }>;
+}
+
+const lockWaitMs = 10_000;
+const registryFile = "mount-points.json";
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function tryLock(lock: string, claim: string): boolean {
+	try {
+		linkSync(claim, lock);
+		return true;
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+		return false;
+	}
+}
+
+async function withLock<T>(stateDir: string, action: (registry: Registry) => T): Promise<T> {
+	const lock = join(stateDir, "mount-points.lock");
+	// The lock file is born with its owner inside (link of a written file), so no one ever sees an
+	// owner-less lock; one whose owner died (a crash inside this short section) is broken.
+	const claim = join(stateDir, `mount-points.lock.${randomUUID()}`);
+	writeFileSync(claim, processIdentity(), { mode: 0o600 });
+	const deadline = Date.now() + lockWaitMs;
+	try {
+		while (!tryLock(lock, claim)) {
+			const owner = readText(lock);
+			if (owner !== undefined && !isProcessAlive(owner)) removeQuietly(lock);
+			else if (Date.now() > deadline) {
+				throw new SandboxUnavailableError(
+					`The sandbox's mount-point lock ${lock} has been held by process ${owner} for over ${lockWaitMs / 1000} s. ` +
+						"If no toolbelt process is stuck, delete the file and try again.",
+				);
+			} else await sleep(2);
+		}
+	} finally {
+		removeQuietly(claim);
+	}
+	try {
+		const registry = readRegistry(stateDir);
+		try {
+			return action(registry);
+		} finally {
+			writeFileSync(join(stateDir, registryFile), JSON.stringify(registry), { mode: 0o600 });
+		}
+	} finally {
+		removeQuietly(lock);
+	}
+}
+
+function readText(path: string): string | undefined {
+	try {
+		return readFileSync(path, "utf8");
+	} catch {
+		return undefined;
+	}
+}
+
+function removeQuietly(path: string): void {
+	try {
+		unlinkSync(path);
+	} catch {
+		// Already gone.
+	}
+}
+
+function readRegistry(stateDir: string): Registry {
+	try {
+		const parsed = JSON.parse(readText(join(stateDir, registryFile)) ?? "{}") as Partial<Registry>;
+		return { placeholders: parsed.placeholders ?? {}, claims: parsed.claims ?? {} };
+	} catch {
+		return { placeholders: {}, claims: {} };
+	}
+}
+
+function ensureExists(point: MountPoint, registry: Registry): void {
+	try {
+		lstatSync(point.path);
+		return;
+	} catch {
+		// Missing: make the placeholder.
+	}
+	try {
+		if (point.kind === "directory") mkdirSync(point.path, { mode: 0o755 });
+		else writeFileSync(point.path, "", { flag: "wx", mode: 0o644 });
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "EEXIST") return;
+		throw new SandboxUnavailableError(
+			`The sandbox cannot keep ${point.path} read-only: making its mount point failed (${(error as Error).message}). ` +
+				"Without it a command could create that path and plant code that runs outside the sandbox, so the command was not run.",
+		);
+	}
+	registry.placeholders[point.path] = point.kind;
+}
+
+/** Removes a placeholder if it is still the empty thing toolbelt made. */
+function removePlaceholder(path: string, kind: MountPoint["kind"]): void {
+	try {
+		const info = lstatSync(path);
+		if (kind === "directory" && info.isDirectory() && readdirSync(path).length === 0) rmdirSync(path);
+		else if (kind === "file" && info.isFile() && info.size === 0) unlinkSync(path);
+	} catch {
+		// Gone already, or filled by the user meanwhile: theirs now.
+	}
+}
+
+function releaseClaim(registry: Registry, id: string): void {
+	delete registry.claims[id];
+	const inUse = new Set<string>();
+	for (const [claimId, claim] of Object.entries(registry.claims)) {
+		if (isProcessAlive(claim.owner)) for (const path of claim.paths) inUse.add(path);
+		else delete registry.claims[claimId];
+	}
+	for (const [path, kind] of Object.entries(registry.placeholders)) {
+		if (inUse.has(path)) continue;
+		removePlaceholder(path, kind);
+		delete registry.placeholders[path];
+	}
+}
+
+/**
+ * Makes sure each of `points` exists (an empty directory or file where it is missing), records that
+ * this call uses them, and returns the lease that undoes it. Throws `SandboxUnavailableError` when a
+ * mount point cannot be made.
+ */
+export async function leaseMountPoints(stateDir: string, points: readonly MountPoint[]): Promise<MountPointLease> {
+	if (points.length === 0) return { release: async () => {} };
+	const id = randomUUID();
+	let released = false;
+	const release = async () => {
+		if (released) return;
+		released = true;
+		await withLock(stateDir, (registry) => releaseClaim(registry, id)).catch(() => {});
+	};
+	try {
+		await withLock(stateDir, (registry) => {
+			// The claim comes first: a placeholder made and then not recorded could be removed under us.
+			registry.claims[id] = { owner: processIdentity(), paths: points.map((point) => point.path) };
+			for (const point of points) ensureExists(point, registry);
+		});
+	} catch (error) {
+		await release();
+		throw error;
+	}
+	return { release };
+}

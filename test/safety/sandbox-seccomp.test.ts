@@ -1,0 +1,174 @@
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildSeccompFilter, seccompArchitecture } from "../../src/safety/sandbox/seccomp-filter.js";
+import { createSandbox, SandboxUnavailableError } from "../../src/safety/sandbox.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+
+const tempDir = useTempDir();
+const python = ["/usr/bin/python3", "/usr/local/bin/python3"].find((path) => existsSync(path));
+const bwrap = ["/usr/bin/bwrap", "/usr/local/bin/bwrap"].find((path) => existsSync(path));
+
+async function sandboxUnavailableReason(): Promise<string | undefined> {
+	try {
+		await createSandbox({ writableRoots: ["/tmp"] });
+		return undefined;
+	} catch (error) {
+		return (error as Error).message;
+	}
+}
+const unavailable = bwrap ? await sandboxUnavailableReason() : "bwrap is not installed";
+
+describe("buildSeccompFilter", () => {
+	it("is whole sock_filter instructions that start by checking the architecture", () => {
+		for (const arch of ["x64", "arm64"] as const) {
+			const program = buildSeccompFilter(arch);
+			expect(program.length % 8).toBe(0);
+			// ld [4]: seccomp_data.arch
+			expect(program.readUInt16LE(0)).toBe(0x20);
+			expect(program.readUInt32LE(4)).toBe(4);
+			expect(program.readUInt32LE(12)).toBe(arch === "x64" ? 0xc000003e : 0xc00000b7);
+		}
+		expect(seccompArchitecture("x64")).toBe("x64");
+		expect(seccompArchitecture("ia32")).toBeUndefined();
+		expect(seccompArchitecture("riscv64")).toBeUndefined();
+	});
+});
+
+describe("a sandbox that cannot install its filter refuses", () => {
+	let originalArch: PropertyDescriptor | undefined;
+	beforeEach(() => {
+		originalArch = Object.getOwnPropertyDescriptor(process, "arch");
+	});
+	afterEach(() => {
+		if (originalArch) Object.defineProperty(process, "arch", originalArch);
+	});
+
+	it.skipIf(unavailable !== undefined)(
+		"on an architecture the filter is not written for (unless the network is on)",
+		async () => {
+			Object.defineProperty(process, "arch", { value: "riscv64", configurable: true });
+			const error = await createSandbox({ writableRoots: [tempDir()] }).catch((caught: unknown) => caught);
+			expect(error).toBeInstanceOf(SandboxUnavailableError);
+			expect((error as Error).message).toMatch(/x86_64 and aarch64; this machine is riscv64/);
+			await expect(createSandbox({ writableRoots: [tempDir()], allowNetwork: true })).resolves.toBeDefined();
+		},
+	);
+
+	it.skipIf(unavailable !== undefined)("with a bwrap that has no --seccomp", async () => {
+		const fake = join(tempDir(), "old-bwrap");
+		await writeFile(
+			fake,
+			`#!/bin/sh\nfor a in "$@"; do [ "$a" = --seccomp ] && { echo "bwrap: Unknown option --seccomp" >&2; exit 1; }; done\nexec ${bwrap} "$@"\n`,
+		);
+		await chmod(fake, 0o755);
+		const error = await createSandbox({ writableRoots: [tempDir()], bwrapPath: fake }).catch(
+			(caught: unknown) => caught,
+		);
+		expect(error).toBeInstanceOf(SandboxUnavailableError);
+		expect((error as Error).message).toMatch(/cannot install its seccomp filter.*Unknown option --seccomp/s);
+	});
+});
+
+describe.skipIf(unavailable !== undefined || python === undefined)("the filter under real bwrap", () => {
+	let outsideTmp = "";
+	beforeEach(async () => {
+		outsideTmp = await mkdtemp(join("/var/tmp", "toolbelt-seccomp-test-"));
+	});
+	afterEach(async () => {
+		await rm(outsideTmp, { recursive: true, force: true });
+	});
+
+	async function runSandboxed(script: string, allowNetwork = false): Promise<string> {
+		const sandbox = await createSandbox({ writableRoots: [tempDir()], allowNetwork });
+		const launch = await sandbox.prepare(tempDir());
+		try {
+			return execFileSync(launch.file, [...launch.args, python ?? "python3", "-c", script], {
+				encoding: "utf8",
+				timeout: 20_000,
+			});
+		} finally {
+			await launch.release();
+		}
+	}
+
+	it("refuses AF_UNIX sockets and datagram pairs; stream and seqpacket pairs and inet sockets work", async () => {
+		const output = await runSandboxed(`
+import socket
+def attempt(name, make):
+    try:
+        make(); print(name, "ok")
+    except OSError as error:
+        print(name, "errno", error.errno)
+attempt("unix", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+attempt("unix-dgram", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM))
+attempt("inet", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+attempt("pair-stream", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC))
+attempt("pair-seqpacket", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET))
+attempt("pair-dgram", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM))
+attempt("pair-raw", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_RAW))
+`);
+		expect(output.trim().split("\n")).toEqual([
+			"unix errno 1",
+			"unix-dgram errno 1",
+			"inet ok",
+			"pair-stream ok",
+			"pair-seqpacket ok",
+			"pair-dgram errno 1",
+			"pair-raw errno 1",
+		]);
+	});
+
+	it("a host datagram socket outside /tmp receives nothing from the sandbox", async () => {
+		const path = join(outsideTmp, "log.sock");
+		// The listener prints every datagram until the test's own "end", so no timing decides the result.
+		const listener = spawn(
+			python ?? "python3",
+			[
+				"-c",
+				`import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); s.settimeout(20)
+print("ready", flush=True)
+while True:
+    data = s.recv(100)
+    if data == b"end": break
+    print(data.decode(), flush=True)`,
+				path,
+			],
+			{ stdio: ["ignore", "pipe", "inherit"] },
+		);
+		let received = "";
+		listener.stdout.on("data", (chunk: Buffer) => {
+			received += chunk.toString();
+		});
+		const exited = new Promise<void>((resolve) => listener.on("close", () => resolve()));
+		try {
+			for (let waited = 0; !received.includes("ready") && waited < 200; waited++) {
+				await new Promise((resolve) => setTimeout(resolve, 50));
+			}
+			expect(received).toContain("ready");
+			const send = (text: string) => `
+import socket
+for make in (lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM), lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0]):
+    try:
+        make().sendto(b"${text}", ${JSON.stringify(path)})
+    except OSError:
+        pass
+`;
+			// The control: with the network on there is no filter, and the datagrams arrive.
+			await runSandboxed(send("with-network"), true);
+			await runSandboxed(send("from-sandbox"));
+			execFileSync(python ?? "python3", [
+				"-c",
+				`import socket; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b"end", ${JSON.stringify(path)})`,
+			]);
+			await exited;
+			expect(received).toContain("with-network");
+			expect(received).not.toContain("from-sandbox");
+		} finally {
+			listener.kill();
+		}
+	});
+});
