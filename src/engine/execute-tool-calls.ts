@@ -1,5 +1,15 @@
-import { AbortError, errorMessage, isAbortError, ToolError } from "./errors.js";
+import {
+	abortedBeforeStart,
+	errorOutcome,
+	isToolResult,
+	type Outcome,
+	outcomeOfThrow,
+	parseArguments,
+	settleWithinGrace,
+} from "./call-outcome.js";
+import { errorMessage } from "./errors.js";
 import { createThrottle, emitSafely } from "./events.js";
+import { applyResultPatch, declaredTarget } from "./hooks.js";
 import type {
 	AnyAgentTool,
 	ExecutionMode,
@@ -8,6 +18,7 @@ import type {
 	ToolHooks,
 	ToolResult,
 	ToolResultMessage,
+	ToolTarget,
 } from "./types.js";
 import { validateToolArguments } from "./validate.js";
 
@@ -43,221 +54,201 @@ export interface ExecuteToolCallsResult {
 	terminate: boolean;
 }
 
-interface Outcome {
-	result: ToolResult;
-	isError: boolean;
+/** A call ready to run: its tool, its final arguments, and the target the hooks saw. */
+interface ReadyCall {
+	ready: true;
+	tool: AnyAgentTool;
+	args: Record<string, unknown>;
+	target: ToolTarget | undefined;
+	terminate: boolean;
 }
 
-type Preparation =
-	| { ready: false; outcome: Outcome }
-	| { ready: true; tool: AnyAgentTool; args: Record<string, unknown>; terminate: boolean };
+type Preparation = { ready: false; outcome: Outcome } | ReadyCall;
 
-function errorOutcome(text: string, details?: unknown): Outcome {
-	return { result: { content: [{ type: "text", text }], details }, isError: true };
+/** The state of one batch, shared by its phases (prepare, run, finish). */
+interface BatchState {
+	options: ExecuteToolCallsOptions;
+	toolsByName: Map<string, AnyAgentTool>;
+	messages: ToolResultMessage[];
+	terminate: boolean;
+	updateIntervalMs: number;
+	abortGraceMs: number;
 }
 
-function abortedBeforeStart(toolName: string): Outcome {
-	return errorOutcome(`Tool "${toolName}" was not run: the run was aborted before this call started.`);
+function emit(state: BatchState, event: ToolExecutionEvent): void {
+	emitSafely(state.options.onEvent, event);
 }
 
-function outcomeOfThrow(toolName: string, error: unknown): Outcome {
-	if (isAbortError(error)) {
-		return errorOutcome(`Tool "${toolName}" was cancelled: the run was aborted while it was running.`);
-	}
-	return errorOutcome(errorMessage(error), error instanceof ToolError ? error.details : undefined);
-}
-
-function isToolResult(value: unknown): value is ToolResult {
-	return typeof value === "object" && value !== null && Array.isArray((value as ToolResult).content);
-}
-
-/** Rejects with `AbortError` if `signal` aborts and `promise` has not settled `graceMs` later. */
-function settleWithinGrace<T>(promise: Promise<T>, signal: AbortSignal | undefined, graceMs: number): Promise<T> {
-	if (!signal) return promise;
-	promise.catch(() => {});
-	return new Promise<T>((resolve, reject) => {
-		let timer: NodeJS.Timeout | undefined;
-		const onAbort = () => {
-			timer = setTimeout(() => reject(new AbortError()), graceMs);
-		};
-		const cleanup = () => {
-			signal.removeEventListener("abort", onAbort);
-			if (timer) clearTimeout(timer);
-		};
-		if (signal.aborted) onAbort();
-		else signal.addEventListener("abort", onAbort, { once: true });
-		promise.then(
-			(value) => {
-				cleanup();
-				resolve(value);
-			},
-			(error: unknown) => {
-				cleanup();
-				reject(error);
-			},
-		);
+/** Records a call's one result message and emits its one end event. */
+function finish(state: BatchState, index: number, toolCall: ToolCall, outcome: Outcome, startedAt: number): void {
+	if (outcome.result.terminate) state.terminate = true;
+	state.messages[index] = {
+		role: "toolResult",
+		toolCallId: toolCall.id,
+		toolName: toolCall.name,
+		content: outcome.result.content,
+		details: outcome.result.details,
+		isError: outcome.isError,
+		timestamp: Date.now(),
+	};
+	emit(state, {
+		type: "tool_execution_end",
+		toolCallId: toolCall.id,
+		toolName: toolCall.name,
+		result: outcome.result,
+		isError: outcome.isError,
+		durationMs: Date.now() - startedAt,
 	});
 }
 
-/** Some models send the arguments object as a JSON string; a string that is not JSON is an error the model can fix. */
-function parseArguments(toolName: string, raw: unknown): unknown {
-	if (typeof raw !== "string") return raw;
-	try {
-		return JSON.parse(raw);
-	} catch (error) {
-		const shown = raw.length > 2000 ? `${raw.slice(0, 2000)}… [${raw.length - 2000} more characters]` : raw;
-		throw new Error(
-			`The arguments for tool "${toolName}" are not valid JSON (${errorMessage(error)}). ` +
-				`Send one JSON object matching the tool's schema.\n\nReceived:\n${shown}`,
-		);
+/** Looks the tool up, repairs and validates the arguments, asks for the target, then runs `beforeToolCall`. */
+async function prepare(state: BatchState, toolCall: ToolCall): Promise<Preparation> {
+	const { beforeToolCall, signal } = state.options;
+	const tool = state.toolsByName.get(toolCall.name);
+	if (!tool) {
+		const available = [...state.toolsByName.keys()].join(", ") || "(none)";
+		return { ready: false, outcome: errorOutcome(`Tool "${toolCall.name}" not found. Available tools: ${available}.`) };
 	}
+	let args: Record<string, unknown>;
+	let target: ToolTarget | undefined;
+	try {
+		const raw = parseArguments(toolCall.name, toolCall.arguments);
+		args = validateToolArguments(tool, tool.prepareArguments ? tool.prepareArguments(raw) : raw);
+		target = await declaredTarget(tool, args);
+	} catch (error) {
+		return { ready: false, outcome: errorOutcome(errorMessage(error)) };
+	}
+	if (!beforeToolCall) return { ready: true, tool, args, target, terminate: false };
+	try {
+		const decision = await beforeToolCall({ toolCall, tool, args, target }, signal);
+		const stop = decision?.terminate === true;
+		if (decision?.block) {
+			const reason = decision.reason ?? `Tool call "${toolCall.name}" was blocked by a hook.`;
+			const outcome = errorOutcome(reason);
+			if (stop) outcome.result.terminate = true;
+			return { ready: false, outcome };
+		}
+		if (decision?.args) {
+			args = validateToolArguments(tool, decision.args);
+			// `composeHooks` already showed later hooks the rewritten call's target; the tool gets the same.
+			target = decision.target ?? (await declaredTarget(tool, args));
+		}
+		return { ready: true, tool, args, target, terminate: stop };
+	} catch (error) {
+		return { ready: false, outcome: errorOutcome(`beforeToolCall hook failed: ${errorMessage(error)}`) };
+	}
+}
+
+/** Runs the tool, turning a throw, an invalid result or an abort past the grace time into an outcome. */
+async function run(state: BatchState, toolCall: ToolCall, call: ReadyCall): Promise<Outcome> {
+	const { tool, args, target } = call;
+	const { signal } = state.options;
+	const throttle = createThrottle<ToolResult>(state.updateIntervalMs, (partialResult) =>
+		emit(state, {
+			type: "tool_execution_update",
+			toolCallId: toolCall.id,
+			toolName: tool.name,
+			args: toolCall.arguments,
+			partialResult,
+		}),
+	);
+	let outcome: Outcome;
+	try {
+		const result: unknown = await settleWithinGrace(
+			Promise.resolve().then(() =>
+				tool.execute(toolCall.id, args, signal, (partial) => throttle.push(partial), { target }),
+			),
+			signal,
+			state.abortGraceMs,
+		);
+		outcome = isToolResult(result)
+			? { result, isError: false }
+			: errorOutcome(`Tool "${tool.name}" returned an invalid result (no content array).`);
+	} catch (error) {
+		outcome = outcomeOfThrow(tool.name, error);
+	} finally {
+		throttle.close();
+	}
+	if (call.terminate) outcome.result = { ...outcome.result, terminate: true };
+	return outcome;
+}
+
+/** Lets `afterToolCall` patch the outcome; a throwing hook becomes an error result. */
+async function afterRun(state: BatchState, toolCall: ToolCall, call: ReadyCall, outcome: Outcome): Promise<Outcome> {
+	const { afterToolCall, signal } = state.options;
+	if (!afterToolCall) return outcome;
+	try {
+		const { tool, args, target } = call;
+		const patch = await afterToolCall({ toolCall, tool, args, target, ...outcome }, signal);
+		return applyResultPatch(outcome, patch);
+	} catch (error) {
+		return errorOutcome(`afterToolCall hook failed: ${errorMessage(error)}`);
+	}
+}
+
+async function settle(
+	state: BatchState,
+	index: number,
+	toolCall: ToolCall,
+	startedAt: number,
+	preparation: Preparation,
+): Promise<void> {
+	const outcome = preparation.ready
+		? await afterRun(state, toolCall, preparation, await run(state, toolCall, preparation))
+		: preparation.outcome;
+	finish(state, index, toolCall, outcome, startedAt);
 }
 
 /**
  * Runs the tool calls of one assistant message: prepares each in source order (lookup,
- * `prepareArguments`, validation with coercion, `beforeToolCall`), schedules them (parallel with
- * sequential barriers, or one at a time), finalizes each with `afterToolCall`, and returns exactly
- * one result per call in source order — whatever throws, blocks or aborts.
+ * `prepareArguments`, validation with coercion, the tool's `target`, `beforeToolCall`), schedules
+ * them (parallel with sequential barriers, or one at a time), finalizes each with `afterToolCall`,
+ * and returns exactly one result per call in source order — whatever throws, blocks or aborts.
+ *
+ * @example
+ * const { messages } = await executeToolCalls({
+ *   tools: createCodingTools(process.cwd()),
+ *   toolCalls: [{ type: "toolCall", id: "1", name: "read", arguments: { path: "README.md" } }],
+ * });
  */
 export async function executeToolCalls(options: ExecuteToolCallsOptions): Promise<ExecuteToolCallsResult> {
 	const { toolCalls, signal } = options;
 	const mode = options.toolExecution ?? "parallel";
-	const updateIntervalMs = options.updateIntervalMs ?? 100;
-	const abortGraceMs = options.abortGraceMs ?? 2000;
-	const toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
-	const messages: ToolResultMessage[] = new Array(toolCalls.length);
-	let terminate = false;
-	const emit = (event: ToolExecutionEvent) => emitSafely(options.onEvent, event);
-
-	const finish = (index: number, toolCall: ToolCall, outcome: Outcome, startedAt: number) => {
-		if (outcome.result.terminate) terminate = true;
-		messages[index] = {
-			role: "toolResult",
-			toolCallId: toolCall.id,
-			toolName: toolCall.name,
-			content: outcome.result.content,
-			details: outcome.result.details,
-			isError: outcome.isError,
-			timestamp: Date.now(),
-		};
-		emit({
-			type: "tool_execution_end",
-			toolCallId: toolCall.id,
-			toolName: toolCall.name,
-			result: outcome.result,
-			isError: outcome.isError,
-			durationMs: Date.now() - startedAt,
-		});
+	const state: BatchState = {
+		options,
+		toolsByName: new Map(options.tools.map((tool) => [tool.name, tool])),
+		messages: new Array(toolCalls.length),
+		terminate: false,
+		updateIntervalMs: options.updateIntervalMs ?? 100,
+		abortGraceMs: options.abortGraceMs ?? 2000,
 	};
-
-	const prepare = async (toolCall: ToolCall): Promise<Preparation> => {
-		const tool = toolsByName.get(toolCall.name);
-		if (!tool) {
-			const available = [...toolsByName.keys()].join(", ") || "(none)";
-			return {
-				ready: false,
-				outcome: errorOutcome(`Tool "${toolCall.name}" not found. Available tools: ${available}.`),
-			};
-		}
-		let args: Record<string, unknown>;
-		try {
-			const raw = parseArguments(toolCall.name, toolCall.arguments);
-			args = validateToolArguments(tool, tool.prepareArguments ? tool.prepareArguments(raw) : raw);
-		} catch (error) {
-			return { ready: false, outcome: errorOutcome(errorMessage(error)) };
-		}
-		if (!options.beforeToolCall) return { ready: true, tool, args, terminate: false };
-		try {
-			const decision = await options.beforeToolCall({ toolCall, tool, args }, signal);
-			const stop = decision?.terminate === true;
-			if (decision?.block) {
-				const reason = decision.reason ?? `Tool call "${toolCall.name}" was blocked by a hook.`;
-				const outcome = errorOutcome(reason);
-				if (stop) outcome.result.terminate = true;
-				return { ready: false, outcome };
-			}
-			if (decision?.args) args = validateToolArguments(tool, decision.args);
-			return { ready: true, tool, args, terminate: stop };
-		} catch (error) {
-			return { ready: false, outcome: errorOutcome(`beforeToolCall hook failed: ${errorMessage(error)}`) };
-		}
-	};
-
-	const run = async (toolCall: ToolCall, preparation: Preparation & { ready: true }): Promise<Outcome> => {
-		const { tool, args } = preparation;
-		const throttle = createThrottle<ToolResult>(updateIntervalMs, (partialResult) =>
-			emit({
-				type: "tool_execution_update",
-				toolCallId: toolCall.id,
-				toolName: tool.name,
-				args: toolCall.arguments,
-				partialResult,
-			}),
-		);
-		let outcome: Outcome;
-		try {
-			const result: unknown = await settleWithinGrace(
-				Promise.resolve().then(() => tool.execute(toolCall.id, args, signal, (partial) => throttle.push(partial))),
-				signal,
-				abortGraceMs,
-			);
-			outcome = isToolResult(result)
-				? { result, isError: false }
-				: errorOutcome(`Tool "${tool.name}" returned an invalid result (no content array).`);
-		} catch (error) {
-			outcome = outcomeOfThrow(tool.name, error);
-		} finally {
-			throttle.close();
-		}
-		if (preparation.terminate) outcome.result = { ...outcome.result, terminate: true };
-		if (!options.afterToolCall) return outcome;
-		try {
-			const patch = await options.afterToolCall(
-				{ toolCall, tool, args, result: outcome.result, isError: outcome.isError },
-				signal,
-			);
-			if (!patch) return outcome;
-			return {
-				result: {
-					...outcome.result,
-					...(patch.content !== undefined ? { content: patch.content } : {}),
-					...("details" in patch ? { details: patch.details } : {}),
-					...(patch.terminate !== undefined ? { terminate: patch.terminate } : {}),
-				},
-				isError: patch.isError ?? outcome.isError,
-			};
-		} catch (error) {
-			return errorOutcome(`afterToolCall hook failed: ${errorMessage(error)}`);
-		}
-	};
-
-	const settle = async (index: number, toolCall: ToolCall, startedAt: number, preparation: Preparation) => {
-		const outcome = preparation.ready ? await run(toolCall, preparation) : preparation.outcome;
-		finish(index, toolCall, outcome, startedAt);
-	};
-
 	let running: Promise<void>[] = [];
 	for (const [index, toolCall] of toolCalls.entries()) {
-		const barrier = mode === "sequential" || toolsByName.get(toolCall.name)?.executionMode === "sequential";
+		const barrier = mode === "sequential" || state.toolsByName.get(toolCall.name)?.executionMode === "sequential";
 		if (barrier) {
 			await Promise.all(running);
 			running = [];
 		}
 		const startedAt = Date.now();
-		emit({ type: "tool_execution_start", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments });
+		emit(state, {
+			type: "tool_execution_start",
+			toolCallId: toolCall.id,
+			toolName: toolCall.name,
+			args: toolCall.arguments,
+		});
 		if (signal?.aborted) {
-			finish(index, toolCall, abortedBeforeStart(toolCall.name), startedAt);
+			finish(state, index, toolCall, abortedBeforeStart(toolCall.name), startedAt);
 			continue;
 		}
-		const preparation = await prepare(toolCall);
+		const preparation = await prepare(state, toolCall);
 		if (signal?.aborted && preparation.ready) {
-			finish(index, toolCall, abortedBeforeStart(toolCall.name), startedAt);
+			finish(state, index, toolCall, abortedBeforeStart(toolCall.name), startedAt);
 			continue;
 		}
-		const task = settle(index, toolCall, startedAt, preparation);
+		const task = settle(state, index, toolCall, startedAt, preparation);
 		if (barrier) await task;
 		else running.push(task);
 	}
 	await Promise.all(running);
-	return { messages, terminate };
+	return { messages: state.messages, terminate: state.terminate };
 }

@@ -34,14 +34,31 @@ export async function canonicalPath(path: string): Promise<string> {
 	}
 }
 
+/** Options of `withFileMutationQueue`. */
+export interface FileMutationQueueOptions {
+	/**
+	 * The canonical key, when the caller already resolved it (a workspace's `ResolvedPath.key`),
+	 * possibly still being resolved: the place in line is taken at the call either way. Default:
+	 * `canonicalPath(path)`.
+	 */
+	key?: string | Promise<string>;
+}
+
 /**
  * Runs `fn` when every earlier mutation of the same file has finished, and holds the slot until
  * `fn` has settled — also when it throws or its caller was aborted, so the next writer never
  * overlaps I/O still in flight. Mutations of one file run in call order; mutations of different
  * files run concurrently.
  */
-export async function withFileMutationQueue<T>(path: string, fn: () => Promise<T>): Promise<T> {
-	const lookup = intake.then(() => canonicalPath(path));
+export async function withFileMutationQueue<T>(
+	path: string,
+	fn: () => Promise<T>,
+	options: FileMutationQueueOptions = {},
+): Promise<T> {
+	const { key: given } = options;
+	const lookup = intake.then(() =>
+		given === undefined ? canonicalPath(path) : Promise.resolve(given).catch(() => canonicalPath(path)),
+	);
 	intake = lookup;
 	const key = await lookup;
 	const previous = queues.get(key) ?? Promise.resolve();

@@ -1,10 +1,43 @@
 import type {
 	AfterToolCallHook,
 	AfterToolCallResult,
+	AnyAgentTool,
 	BeforeToolCallHook,
 	BeforeToolCallResult,
 	ToolHooks,
+	ToolResult,
+	ToolTarget,
 } from "./types.js";
+
+/**
+ * The target a tool declares for these arguments; `{ access: "execute" }` for a tool that
+ * declares none, so every call has one (a fresh object per call, which hooks may use as the
+ * call's own state).
+ */
+export async function declaredTarget(tool: AnyAgentTool, args: Record<string, unknown>): Promise<ToolTarget> {
+	return tool.target ? await tool.target(args) : { access: "execute" };
+}
+
+/**
+ * Applies an after-hook's patch to a result, field by field: `content`, `details` (also when set
+ * to undefined), `terminate` and `isError` replace theirs; omitted fields stay. The one place the
+ * merge is written, for the engine and for `composeHooks`.
+ */
+export function applyResultPatch(
+	outcome: { result: ToolResult; isError: boolean },
+	patch: AfterToolCallResult | undefined,
+): { result: ToolResult; isError: boolean } {
+	if (!patch) return outcome;
+	return {
+		result: {
+			...outcome.result,
+			...(patch.content !== undefined ? { content: patch.content } : {}),
+			...("details" in patch ? { details: patch.details } : {}),
+			...(patch.terminate !== undefined ? { terminate: patch.terminate } : {}),
+		},
+		isError: patch.isError ?? outcome.isError,
+	};
+}
 
 /**
  * Chains several hook pairs into one. Before-hooks run in order: each sees the arguments as
@@ -24,41 +57,40 @@ export function composeHooks(hooks: readonly (ToolHooks | undefined)[]): ToolHoo
 function chainBefore(hooks: BeforeToolCallHook[]): BeforeToolCallHook {
 	return async (context, signal) => {
 		let args = context.args;
+		let target = context.target;
 		let terminate = false;
 		let rewritten = false;
 		for (const hook of hooks) {
-			const decision = await hook({ ...context, args }, signal);
+			const decision = await hook({ ...context, args, target }, signal);
 			if (!decision) continue;
 			terminate ||= decision.terminate === true;
-			if (decision.block) return { block: true, reason: decision.reason, terminate };
+			if (decision.block) return { ...decision, block: true, terminate };
 			if (decision.args) {
 				args = decision.args;
+				// Later hooks judge what the rewritten call acts on, not what the model asked for.
+				target = decision.target ?? (await declaredTarget(context.tool, args));
 				rewritten = true;
 			}
 		}
 		const result: BeforeToolCallResult = {};
 		if (terminate) result.terminate = true;
-		if (rewritten) result.args = args;
+		if (rewritten) {
+			result.args = args;
+			result.target = target;
+		}
 		return result;
 	};
 }
 
 function chainAfter(hooks: AfterToolCallHook[]): AfterToolCallHook {
 	return async (context, signal) => {
-		let result = context.result;
-		let isError = context.isError;
+		let outcome = { result: context.result, isError: context.isError };
 		const merged: AfterToolCallResult = {};
 		for (const hook of hooks) {
-			const patch = await hook({ ...context, result, isError }, signal);
+			const patch = await hook({ ...context, ...outcome }, signal);
 			if (!patch) continue;
 			Object.assign(merged, definedFields(patch));
-			result = {
-				...result,
-				...(patch.content !== undefined ? { content: patch.content } : {}),
-				...("details" in patch ? { details: patch.details } : {}),
-				...(patch.terminate !== undefined ? { terminate: patch.terminate } : {}),
-			};
-			if (patch.isError !== undefined) isError = patch.isError;
+			outcome = applyResultPatch(outcome, patch);
 		}
 		return merged;
 	};

@@ -8,7 +8,7 @@ export {
 	executeToolCalls,
 } from "./execute-tool-calls.js";
 export { canonicalPath, pendingFileMutationQueues, withFileMutationQueue } from "./file-mutation-queue.js";
-export { composeHooks } from "./hooks.js";
+export { applyResultPatch, composeHooks, declaredTarget } from "./hooks.js";
 export {
 	type CutTextOptions,
 	countLines,
@@ -39,9 +39,11 @@ export type {
 	ExecutionMode,
 	ImageContent,
 	TextContent,
+	ToolAccess,
 	ToolAnnotations,
 	ToolCall,
 	ToolDefinition,
+	ToolExecuteContext,
 	ToolExecutionEndEvent,
 	ToolExecutionEvent,
 	ToolExecutionStartEvent,
@@ -50,6 +52,7 @@ export type {
 	ToolResult,
 	ToolResultContent,
 	ToolResultMessage,
+	ToolTarget,
 	ToolUpdateCallback,
 } from "./types.js";
 export { ValidationError, validateToolArguments } from "./validate.js";

@@ -64,6 +64,34 @@ export type ToolUpdateCallback<TDetails = unknown> = (partialResult: ToolResult<
  */
 export type ExecutionMode = "parallel" | "sequential";
 
+/**
+ * What a call may do to its surroundings, as its tool declares it: `read` a file, `write` (create,
+ * replace or edit) a file, `list` or search below a folder, `execute` a command or anything else.
+ * Guards decide on this, never on a tool's name.
+ */
+export type ToolAccess = "read" | "write" | "list" | "execute";
+
+/**
+ * What one call acts on, declared by its tool (`AgentTool.target`). The engine asks for it once,
+ * after validation, and carries it unchanged, opaque to itself, in the hook contexts and into
+ * `execute`, so a guard and the tool see the same resolved thing. Tools and guards may extend it
+ * (a resolved path, the roots a guard confines the call to, a filter the tool must honour).
+ */
+export interface ToolTarget {
+	/** What the call may do. */
+	access: ToolAccess;
+	/** The path argument as the call gave it, when the call acts on a path. */
+	path?: string;
+	/** The command the call runs, when it runs one. */
+	command?: string;
+}
+
+/** What `execute` receives besides its arguments. */
+export interface ToolExecuteContext {
+	/** The call's target, as declared by `target(args)` and seen by the hooks. Undefined for tools that declare none. */
+	target?: ToolTarget;
+}
+
 /** A tool that can run: its definition plus the code that executes it. */
 export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unknown>
 	extends ToolDefinition<TParameters> {
@@ -76,7 +104,15 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unk
 		args: Static<TParameters>,
 		signal: AbortSignal | undefined,
 		onUpdate?: ToolUpdateCallback<TDetails>,
+		context?: ToolExecuteContext,
 	): Promise<ToolResult<TDetails>>;
+	/**
+	 * Declares what a call with these (validated) arguments acts on. Called once per call by the
+	 * engine, before `beforeToolCall` (again when a hook rewrites the arguments). Contract: may
+	 * read the disk to resolve the path, must not change anything. Default: none (guards treat
+	 * the call as `{ access: "execute" }`).
+	 */
+	target?(args: Static<TParameters>): ToolTarget | Promise<ToolTarget>;
 	/**
 	 * Repairs common model mistakes before validation (aliases, a JSON string where an array
 	 * belongs, legacy field names). Receives the raw arguments; returns the repaired ones.
@@ -163,6 +199,8 @@ export interface BeforeToolCallContext {
 	tool: AnyAgentTool;
 	/** The validated, coerced arguments (as updated by earlier hooks in a chain). */
 	args: Record<string, unknown>;
+	/** What the call acts on, as the tool declared it (`{ access: "execute" }` for tools that declare none). Undefined only outside `executeToolCalls`. */
+	target?: ToolTarget;
 }
 
 /** What a `beforeToolCall` hook may decide. Returning nothing lets the call run unchanged. */
@@ -175,6 +213,8 @@ export interface BeforeToolCallResult {
 	terminate?: boolean;
 	/** Replacement arguments; re-validated against the tool's schema before the tool runs. */
 	args?: Record<string, unknown>;
+	/** The target of the replacement arguments, when the hook (or `composeHooks`) already asked the tool for it. Default: asked again. */
+	target?: ToolTarget;
 }
 
 /** What an `afterToolCall` hook sees. */
@@ -183,6 +223,8 @@ export interface AfterToolCallContext {
 	tool: AnyAgentTool;
 	/** The arguments the tool ran with. */
 	args: Record<string, unknown>;
+	/** The call's target, the same object the before-hooks and `execute` saw. */
+	target?: ToolTarget;
 	/** The result so far (patched by earlier hooks in a chain). */
 	result: ToolResult;
 	/** Whether the result so far is an error. */

@@ -2,7 +2,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { TSchema } from "typebox";
 import { ToolError } from "../engine/errors.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail } from "../engine/truncate.js";
-import type { AgentTool, ToolResult, ToolResultContent } from "../engine/types.js";
+import type { AgentTool, ToolAccess, ToolResult, ToolResultContent } from "../engine/types.js";
 import { fitImage, type ImageLimits } from "../tools/read/image.js";
 import type { McpConnection } from "./connection.js";
 import { mcpToolName, normalizeToolSchema, type SchemaDialect } from "./normalize.js";
@@ -124,6 +124,22 @@ export function convertCallToolResult(
 }
 
 /**
+ * What an MCP tool's calls may do, from the server's annotations, since its name says nothing
+ * (a server's `write` is not the built-in one): `readOnlyHint` → `read`; a tool that declares it
+ * neither destroys data nor reaches an open world → `write` (it changes only its own state);
+ * anything else, and any tool without annotations → `execute`.
+ */
+export function mcpToolAccess(annotations: {
+	readOnlyHint?: boolean;
+	destructiveHint?: boolean;
+	openWorldHint?: boolean;
+}): ToolAccess {
+	if (annotations.readOnlyHint === true) return "read";
+	if (annotations.destructiveHint === false && annotations.openWorldHint === false) return "write";
+	return "execute";
+}
+
+/**
  * Wraps one MCP server tool as an AgentTool named `<server>__<tool>`: the engine validates and
  * coerces arguments against its (normalised) JSON Schema, `readOnlyHint` makes it parallel,
  * anything else sequential, and a server-side error, timeout or crash becomes a thrown error the
@@ -146,6 +162,7 @@ export function createMcpAgentTool(options: McpAgentToolOptions): AgentTool<TSch
 			...(annotations.openWorldHint !== undefined ? { openWorldHint: annotations.openWorldHint } : {}),
 		},
 		executionMode: annotations.readOnlyHint === true ? "parallel" : "sequential",
+		target: () => ({ access: mcpToolAccess(annotations) }),
 		async execute(_toolCallId, args, signal, onUpdate) {
 			let progressText = "";
 			const result = await connection.callTool(tool.name, args as Record<string, unknown>, {

@@ -6,9 +6,10 @@ import type {
 	ToolHooks,
 	ToolResult,
 	ToolResultContent,
+	ToolTarget,
 } from "../engine/types.js";
 import { validateToolArguments } from "../engine/validate.js";
-import { toolTargetPath } from "../tools/fs/near-miss.js";
+import { isWorkspaceTarget } from "../tools/index.js";
 import {
 	type HookPermissionDecision,
 	readPostToolUseAnswer,
@@ -73,7 +74,13 @@ export interface PostToolUseOutcome {
 }
 
 /** Tools whose `path` Claude Code's hook scripts know as `tool_input.file_path`. */
-const filePathTools = new Set(["read", "write", "edit"]);
+function filePathOf(target: ToolTarget | undefined, args: Record<string, unknown>): string | undefined {
+	if ((target?.access !== "read" && target?.access !== "write") || !isWorkspaceTarget(target)) return undefined;
+	if (typeof args.path !== "string") return undefined;
+	// An earlier hook may have rewritten the path: the target then speaks of the old one.
+	if (args.path === target.path && target.resolved) return target.resolved.absolutePath;
+	return target.workspace.lexicalPath(args.path);
+}
 
 function matcherRegex(matcher: string | undefined): RegExp {
 	if (matcher === undefined || matcher === "" || matcher === "*") return /^/;
@@ -133,15 +140,15 @@ function matchingHooks(list: readonly CompiledMatcher[], toolName: string): Hook
 }
 
 /** The arguments as hook scripts know them: Claude Code's `file_path` beside the tool's `path`. */
-async function toolInputOf(state: CommandHooksState, toolName: string, args: Record<string, unknown>) {
-	if (!filePathTools.has(toolName) || typeof args.path !== "string") return args;
-	return { ...args, file_path: await toolTargetPath(state.cwd, args.path) };
+function toolInputOf(target: ToolTarget | undefined, args: Record<string, unknown>): Record<string, unknown> {
+	const filePath = filePathOf(target, args);
+	return filePath === undefined ? args : { ...args, file_path: filePath };
 }
 
 /** Turns a hook's `updatedInput` back into the tool's own argument names. */
-function fromToolInput(toolName: string, sent: Record<string, unknown>, updated: Record<string, unknown>) {
+function fromToolInput(sent: Record<string, unknown>, updated: Record<string, unknown>) {
 	const { file_path: filePath, ...rest } = updated;
-	if (filePathTools.has(toolName) && typeof filePath === "string" && filePath !== sent.file_path) rest.path = filePath;
+	if ("file_path" in sent && typeof filePath === "string" && filePath !== sent.file_path) rest.path = filePath;
 	return rest;
 }
 
@@ -210,7 +217,7 @@ function judgePreToolUse(state: CommandHooksState, call: PreToolUseCall, ran: Ho
 	}
 	if (answer.updatedInput !== undefined) {
 		try {
-			const updated = fromToolInput(call.context.tool.name, call.sent, answer.updatedInput);
+			const updated = fromToolInput(call.sent, answer.updatedInput);
 			outcome.args = validateToolArguments(call.context.tool, updated);
 		} catch (error) {
 			return {
@@ -231,7 +238,7 @@ async function runPreToolUse(
 ): Promise<PreToolUseOutcome> {
 	const outcome: PreToolUseOutcome = { additionalContext: [] };
 	for (const hook of matchingHooks(state.pre, context.tool.name)) {
-		const sent = await toolInputOf(state, context.tool.name, outcome.args ?? context.args);
+		const sent = toolInputOf(context.target, outcome.args ?? context.args);
 		const payload = {
 			session_id: state.sessionId,
 			cwd: state.cwd,
@@ -289,7 +296,7 @@ async function runPostToolUse(
 			hook_event_name: "PostToolUse",
 			permission_mode: state.permissionMode,
 			tool_name: context.tool.name,
-			tool_input: await toolInputOf(state, context.tool.name, context.args),
+			tool_input: toolInputOf(context.target, context.args),
 			tool_response: {
 				content: textOf(context.result.content),
 				details: context.result.details,

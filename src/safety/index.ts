@@ -1,12 +1,19 @@
-import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import type { BeforeToolCallResult, ToolHooks } from "../engine/types.js";
-import { localShellOperations } from "../tools/shell/local-operations.js";
-import type { ShellOperations } from "../tools/shell/types.js";
-import { appendContext, createCommandHooks, type HookFailure } from "./command-hooks.js";
-import { Workspace } from "./confinement.js";
+import { composeHooks } from "../engine/hooks.js";
+import type { ToolHooks } from "../engine/types.js";
+import {
+	createLocalWorkspace,
+	localShellOperations,
+	type ShellOperations,
+	type Workspace as ToolWorkspace,
+} from "../tools/index.js";
+import { callStateOf } from "./call-state.js";
+import { postToolUseUnit, preToolUseUnit } from "./command-hook-units.js";
+import { createCommandHooks, type HookFailure } from "./command-hooks.js";
+import { Confinement, createConfinementHook } from "./confinement.js";
 import { type AskPermission, createPermissionHook } from "./permissions.js";
+import { createReadDenyFilter } from "./read-deny-filter.js";
 import { type PermissionMode, type PermissionRule, parseRule, RuleSet } from "./rules.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
 import { type LoadedSettings, loadSettings, projectSettingsPath } from "./settings.js";
@@ -14,6 +21,8 @@ import { createStaleWriteHooks, type SeenFiles } from "./stale-write.js";
 import type { ProjectTrustCheck } from "./trust.js";
 import { alwaysRulesSaver } from "./trust-always-rules.js";
 
+export { callStateOf, type SafetyCallState } from "./call-state.js";
+export { categoryOfCall, familyOfCall, subjectOfCall } from "./call-subject.js";
 export {
 	appendContext,
 	type CommandHooksOptions,
@@ -26,10 +35,11 @@ export {
 } from "./command-hooks.js";
 export { type ShellDialect, splitCommand } from "./command-split.js";
 export {
+	Confinement,
+	type ConfinementOptions,
 	createConfinementHook,
 	defaultProtectedPatterns,
 	type PathCheck,
-	resolveRealPath,
 	Workspace,
 	type WorkspaceOptions,
 } from "./confinement.js";
@@ -40,6 +50,7 @@ export {
 	type PermissionHookOptions,
 	type PermissionRequest,
 } from "./permissions.js";
+export { createReadDenyFilter } from "./read-deny-filter.js";
 export {
 	type CallSubject,
 	compileCommandPattern,
@@ -140,6 +151,8 @@ export interface SafetyLayerOptions {
 	trustProject?: boolean | ProjectTrustCheck;
 	/** Settings already loaded (skips reading the files). Default: loaded from `projectDir` and `homeDir`. */
 	settings?: LoadedSettings;
+	/** The workspace the tools act on, whose disk the roots are resolved on. Default: a local workspace at `cwd`. */
+	workspace?: ToolWorkspace;
 	/** `session_id` for command hooks. Default: a random UUID. */
 	sessionId?: string;
 	/** Told about every command hook that failed. Default: none. */
@@ -156,8 +169,8 @@ export interface SafetyLayer {
 	settings: LoadedSettings;
 	/** The rules in force (settings, flags, and "always" answers as they come). */
 	rules: RuleSet;
-	/** The workspace roots and path checks. */
-	workspace: Workspace;
+	/** The workspace roots and the checks of calls' targets against them. */
+	workspace: Confinement;
 	/** The record of what the model has seen. */
 	seenFiles: SeenFiles;
 	/** The sandbox, when enabled. */
@@ -198,7 +211,8 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 	const flagRules: PermissionRule[] = (["deny", "ask", "allow"] as const).flatMap((behavior) =>
 		(options.rules?.[behavior] ?? []).map((text) => parseRule(text, behavior, "command line")),
 	);
-	const realOf = (path: string) => realpath(path).catch(() => path);
+	const tools = options.workspace ?? createLocalWorkspace(cwd);
+	const realOf = (path: string) => tools.files.realpath(path).catch(() => path);
 	const rules = new RuleSet([...settings.rules, ...flagRules], {
 		root: projectDir,
 		homeDir,
@@ -208,7 +222,12 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 	const roots = [cwd, ...settings.additionalDirectories, ...(options.roots ?? [])].map((root) =>
 		resolve(cwd, expandHomeWith(root, homeDir)),
 	);
-	const workspace = await Workspace.create({ cwd, roots, protectedPatterns: options.protectedPatterns });
+	const workspace = await Confinement.create({
+		cwd,
+		roots,
+		protectedPatterns: options.protectedPatterns,
+		workspace: tools,
+	});
 	const commandHooks = createCommandHooks({
 		cwd,
 		projectDir,
@@ -219,7 +238,6 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		onHookError: options.onHookError,
 	});
 	const staleWrite = createStaleWriteHooks({
-		cwd,
 		seenFiles: options.seenFiles,
 		allowWriteWithoutRead: options.allowWriteWithoutRead,
 	});
@@ -230,37 +248,16 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		ask: options.ask,
 		...alwaysRulesOptions(options.persistAlways !== false, projectDir, homeDir, settings),
 	});
-	const confine = options.confine !== false;
-	const pendingContext = new Map<string, string[]>();
-
-	const hooks: ToolHooks = {
-		beforeToolCall: async (context, signal) => {
-			const pre = await commandHooks.runPreToolUse(context, signal);
-			if (pre.block) return { block: true, reason: pre.reason, terminate: pre.terminate };
-			const current = pre.args ? { ...context, args: pre.args } : context;
-			const blocked = async (): Promise<BeforeToolCallResult | undefined> => {
-				if (confine) {
-					const check = await workspace.check(current.tool.name, current.args);
-					if (check && check.root === undefined)
-						return { block: true, reason: workspace.outsideMessage(current.tool.name, check) };
-				}
-				const stale = await staleWrite.beforeToolCall?.(current, signal);
-				if (stale?.block) return stale;
-				return permissions.check(current, signal, pre.permissionDecision);
-			};
-			const decision = await blocked();
-			if (decision?.block) return decision;
-			if (pre.additionalContext.length > 0) pendingContext.set(context.toolCall.id, pre.additionalContext);
-			return pre.args ? { args: pre.args } : undefined;
+	const hooks = composeHooks([
+		preToolUseUnit(commandHooks),
+		options.confine !== false ? createConfinementHook(workspace) : undefined,
+		staleWrite,
+		{
+			beforeToolCall: (context, signal) => permissions.check(context, signal, callStateOf(context.target).hookDecision),
 		},
-		afterToolCall: async (context, signal) => {
-			await staleWrite.afterToolCall?.(context, signal);
-			const before = pendingContext.get(context.toolCall.id) ?? [];
-			pendingContext.delete(context.toolCall.id);
-			const post = await commandHooks.runPostToolUse(context, signal);
-			return appendContext(context.result, [...before, ...post.additionalContext], post.terminate);
-		},
-	};
+		createReadDenyFilter(rules),
+		postToolUseUnit(commandHooks),
+	]);
 
 	const sandboxSetting = options.sandbox ?? settings.sandbox.enabled ?? false;
 	let sandbox: Sandbox | undefined;

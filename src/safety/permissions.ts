@@ -1,7 +1,8 @@
 import type { BeforeToolCallContext, BeforeToolCallResult, ToolHooks } from "../engine/types.js";
-import { displayPath } from "../tools/fs/paths.js";
+import { displayPath } from "../tools/index.js";
+import { categoryOfCall, familyOfCall, subjectOfCall } from "./call-subject.js";
 import type { HookPermissionDecision } from "./command-hooks.js";
-import type { PathCheck, Workspace } from "./confinement.js";
+import type { Confinement, PathCheck } from "./confinement.js";
 import { exactPathSpecifier } from "./path-pattern.js";
 import {
 	type CallSubject,
@@ -12,8 +13,6 @@ import {
 	parseRule,
 	type RuleEvaluation,
 	type RuleSet,
-	subjectOf,
-	toolCategory,
 } from "./rules.js";
 import { addRulesToSettingsFile } from "./settings.js";
 
@@ -41,8 +40,8 @@ export type AskPermission = (request: PermissionRequest, signal: AbortSignal | u
 
 /** Options of `createPermissionHook`. */
 export interface PermissionHookOptions {
-	/** The workspace: resolves path arguments and knows protected paths. */
-	workspace: Workspace;
+	/** The workspace roots: checks each call's resolved target and knows protected paths. */
+	workspace: Confinement;
 	/** The rules from settings and flags; `always` answers are added here too. */
 	rules: RuleSet;
 	/** What happens to calls no rule decides. Default: `default`. */
@@ -98,9 +97,9 @@ export function createPermissionHook(options: PermissionHookOptions) {
 
 	const judge = async (context: BeforeToolCallContext, hookDecision?: HookPermissionDecision): Promise<Verdict> => {
 		const toolName = context.tool.name;
-		const check = await workspace.check(toolName, context.args);
-		const subject = subjectOf(toolName, context.args, check);
-		const evaluation = rules.evaluate(toolName, subject);
+		const check = workspace.checkTarget(context.target);
+		const subject = subjectOfCall(context, check);
+		const evaluation = rules.evaluate(toolName, subject, familyOfCall(context));
 		const summary = summaryOf(toolName, context.args, check, workspace.cwd);
 		const rulesIfAlways = exactRules(toolName, subject, evaluation, rules.base.root);
 		const verdict = (decision: Verdict["decision"], reason: string, askedByRule = false): Verdict => ({
@@ -113,7 +112,7 @@ export function createPermissionHook(options: PermissionHookOptions) {
 		if (evaluation.behavior === "deny") {
 			return verdict("deny", `the permission rule "${evaluation.rule?.text}" (${evaluation.rule?.source}) denies it`);
 		}
-		const category = toolCategory(toolName, context.tool.annotations?.readOnlyHint);
+		const category = categoryOfCall(context);
 		if (mode === "read-only" && category !== "read") return verdict("deny", "the session is in read-only mode");
 		if (approvedForSession.has(`${toolName}\u0000${JSON.stringify(subject)}`))
 			return verdict("allow", "approved for this session");
@@ -186,8 +185,7 @@ export function createPermissionHook(options: PermissionHookOptions) {
 	};
 
 	const remember = async (context: BeforeToolCallContext, verdict: Verdict) => {
-		const check = await workspace.check(context.tool.name, context.args);
-		const subject = subjectOf(context.tool.name, context.args, check);
+		const subject = subjectOfCall(context, workspace.checkTarget(context.target));
 		approvedForSession.add(`${context.tool.name}\u0000${JSON.stringify(subject)}`);
 		if (verdict.rulesIfAlways.length === 0) return;
 		const source = options.settingsFile ?? "session";

@@ -34,20 +34,17 @@ export interface PermissionRule {
 /** Tools whose specifier is a command pattern, and the shell syntax their commands use. */
 export const commandTools: Readonly<Record<string, ShellDialect>> = { bash: "bash", powershell: "powershell" };
 
-/** Tools whose specifier is a gitignore-style path pattern, matched against their `path` argument. */
-export const pathTools: ReadonlySet<string> = new Set(["read", "write", "edit", "ls", "grep", "find"]);
-
 /**
- * Rules written for one tool that also govern others with the same kind of path: an `edit(…)`
- * rule covers `write` (both change files), a `read(…)` rule covers `ls`, `grep` and `find`
- * (all read), so `deny: ["read(~/.ssh/**)"]` also stops a grep there.
+ * The rule names that govern a call besides its tool's own name, by what the call does: an
+ * `edit(…)` rule covers every whole-file write too, a `read(…)` rule covers every listing and
+ * search (so `deny: ["read(~/.ssh/**)"]` also stops a grep there), and a command's shell name
+ * covers a renamed shell tool. By access, never by tool name: a renamed built-in keeps its rules.
  */
-const ruleFamilies: Readonly<Record<string, readonly string[]>> = {
-	write: ["write", "edit"],
-	ls: ["ls", "read"],
-	grep: ["grep", "read"],
-	find: ["find", "read"],
-};
+export function ruleFamily(toolName: string, access?: string, dialect?: string): readonly string[] {
+	const name = toolName.toLowerCase();
+	const related = access === "write" ? ["edit"] : access === "read" || access === "list" ? ["read"] : [];
+	return [...new Set([name, ...related, ...(dialect ? [dialect] : [])])];
+}
 
 /** Thrown for a rule that cannot be parsed. */
 export class RuleSyntaxError extends Error {
@@ -93,19 +90,19 @@ export type CallSubject =
 	  }
 	| { kind: "tool" };
 
-/** Builds the subject of a call from its tool name and validated arguments. */
+/**
+ * Builds the subject of a call: its command (split in `dialect`, by default the shell the tool
+ * is named after), else its resolved paths, else only the tool.
+ */
 export function subjectOf(
 	toolName: string,
-	args: Record<string, unknown>,
-	paths?: { lexicalPath: string; realPath: string },
+	args: { command?: unknown },
+	paths?: { lexicalPath: string; realPath: string; scansBelow?: boolean },
+	dialect: ShellDialect | undefined = commandTools[toolName],
 ): CallSubject {
-	const dialect = commandTools[toolName];
 	if (dialect && typeof args.command === "string")
 		return { kind: "command", parts: splitCommand(args.command, dialect) };
-	if (pathTools.has(toolName) && paths) {
-		const scansBelow = toolName === "ls" || toolName === "grep" || toolName === "find";
-		return scansBelow ? { kind: "path", ...paths, scansBelow } : { kind: "path", ...paths };
-	}
+	if (paths) return paths.scansBelow ? { kind: "path", ...paths, scansBelow: true } : { kind: "path", ...paths };
 	return { kind: "tool" };
 }
 
@@ -145,9 +142,7 @@ export class RuleSet {
 	}
 
 	/** Matches a call: deny beats ask beats allow; a command is allowed only if every part is. */
-	evaluate(toolName: string, subject: CallSubject): RuleEvaluation {
-		const name = toolName.toLowerCase();
-		const family = ruleFamilies[name] ?? [name];
+	evaluate(toolName: string, subject: CallSubject, family: readonly string[] = legacyFamily(toolName)): RuleEvaluation {
 		const relevant = this.rules.filter((rule) => family.includes(rule.toolName));
 		// The first match decides: no need to test the rest, nor to build a closure per call.
 		const denied = relevant.find((rule) => rule.behavior === "deny" && this.matches(rule, subject));
@@ -252,14 +247,35 @@ export function exactCommandSpecifier(command: string): string {
 	return escaped;
 }
 
+/** The rule family of a built-in by its name, for callers that have no target. */
+function legacyFamily(toolName: string): readonly string[] {
+	const access = toolCategory(toolName) === "read" ? (toolName === "read" ? "read" : "list") : undefined;
+	return ruleFamily(toolName, toolName === "write" ? "write" : access);
+}
+
 /** How a tool is treated by the modes. */
 export type ToolCategory = "read" | "edit" | "execute" | "other";
 
-/** The category of a tool: built-ins by name, others by their `readOnlyHint` annotation. */
+/**
+ * The category of a tool: built-ins by name, others by their `readOnlyHint` annotation.
+ * @deprecated Guards use `categoryOfAccess` (by the call's declared access); kept for callers without a target.
+ */
 export function toolCategory(toolName: string, readOnlyHint?: boolean): ToolCategory {
 	if (["read", "ls", "grep", "find"].includes(toolName)) return "read";
 	if (toolName === "write" || toolName === "edit") return "edit";
 	if (commandTools[toolName]) return "execute";
+	return readOnlyHint === true ? "read" : "other";
+}
+
+/** The category of a call by its declared access: what the modes decide on. */
+export function categoryOfAccess(
+	access: string | undefined,
+	hasCommand: boolean,
+	readOnlyHint?: boolean,
+): ToolCategory {
+	if (access === "read" || access === "list") return "read";
+	if (access === "write") return "edit";
+	if (hasCommand) return "execute";
 	return readOnlyHint === true ? "read" : "other";
 }
 

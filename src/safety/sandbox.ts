@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { access, constants, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
-import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/shell/types.js";
+import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/index.js";
 import { buildBwrapArgs } from "./sandbox/bwrap-args.js";
 import { credentialsToHide } from "./sandbox/credentials.js";
 import { SandboxUnavailableError } from "./sandbox/errors.js";

@@ -1,10 +1,13 @@
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
-import { canonicalPath } from "../engine/file-mutation-queue.js";
-import type { ToolHooks } from "../engine/types.js";
-import { toolTargetPath } from "../tools/fs/near-miss.js";
-import { displayPath } from "../tools/fs/paths.js";
+import type { ToolHooks, ToolTarget } from "../engine/types.js";
+import {
+	type FileOperations,
+	isWorkspaceTarget,
+	localFileOperations,
+	type ResolvedPath,
+	type Workspace,
+	type WorkspaceTarget,
+} from "../tools/index.js";
 
 /** What the model last saw of a file. */
 export interface FileSnapshot {
@@ -47,11 +50,11 @@ export class SeenFiles {
 
 /** Options of `createStaleWriteHooks`. */
 export interface StaleWriteOptions {
-	/** The tools' working directory (relative paths are taken from here). */
-	cwd: string;
+	/** The tools' working directory. @deprecated Unused: each call's target carries its resolved path. */
+	cwd?: string;
 	/** The record to use. Default: a new one (pass a shared one to share it between tool sets). */
 	seenFiles?: SeenFiles;
-	/** Let `write` replace an existing file the model never read. Default: false (refused). */
+	/** Let a whole-file write replace an existing file the model never read. Default: false (refused). */
 	allowWriteWithoutRead?: boolean;
 	/** Files larger than this are compared by size and mtime only, not hashed, in bytes. Default: 64 MiB. */
 	maxHashBytes?: number;
@@ -59,85 +62,117 @@ export interface StaleWriteOptions {
 
 const DEFAULT_MAX_HASH_BYTES = 64 * 1024 * 1024;
 const TRUST_STAT_ABOVE_BYTES = 1024 * 1024;
+const HASH_CHUNK_BYTES = 1024 * 1024;
 
-async function hashFile(path: string, size?: number): Promise<string> {
+async function hashFile(files: FileOperations, path: string, size: number): Promise<string> {
 	const hash = createHash("sha256");
-	// One read for a small file costs fewer thread-pool round trips than a stream.
-	if (size !== undefined && size <= TRUST_STAT_ABOVE_BYTES) return hash.update(await readFile(path)).digest("hex");
-	for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-	return hash.digest("hex");
-}
-
-/** Takes a snapshot of a regular file; undefined when it does not exist or is not a file. */
-export async function snapshotFile(
-	path: string,
-	maxHashBytes = DEFAULT_MAX_HASH_BYTES,
-): Promise<FileSnapshot | undefined> {
-	const stats = await stat(path).catch(() => undefined);
-	if (!stats?.isFile()) return undefined;
-	const snapshot: FileSnapshot = { size: stats.size, mtimeMs: stats.mtimeMs };
-	if (stats.size <= maxHashBytes) snapshot.hash = await hashFile(path, stats.size).catch(() => undefined);
-	return snapshot;
+	// One read for a small file costs fewer round trips than reading by chunks.
+	if (size <= TRUST_STAT_ABOVE_BYTES) return hash.update(await files.readFile(path)).digest("hex");
+	const file = await files.open(path);
+	try {
+		const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
+		for (let position = 0; ; ) {
+			const bytesRead = await file.read({ buffer, offset: 0, length: buffer.length, position });
+			if (bytesRead === 0) return hash.digest("hex");
+			hash.update(buffer.subarray(0, bytesRead));
+			position += bytesRead;
+		}
+	} finally {
+		await file.close();
+	}
 }
 
 /**
- * Hooks that refuse `edit` and `write` on a file that changed on disk since the model last saw
- * it, so an outside change (the user's editor, a formatter, another agent) is never overwritten
- * unseen. After each successful read, write and edit the file's hash is recorded, so the model's
- * own consecutive edits never trip the check, and a file merely touched (same content) does not
- * count as changed. `write` over an existing file the model never read is refused unless allowed.
+ * Takes a snapshot of a regular file; undefined when it does not exist or is not a file.
+ * `files` is the disk it lives on. Default: `localFileOperations`.
  */
-export function createStaleWriteHooks(options: StaleWriteOptions): ToolHooks & { seenFiles: SeenFiles } {
-	const seenFiles = options.seenFiles ?? new SeenFiles();
-	const maxHashBytes = options.maxHashBytes ?? DEFAULT_MAX_HASH_BYTES;
-	const target = async (args: Record<string, unknown>) => {
-		if (typeof args.path !== "string") return undefined;
-		const path = await toolTargetPath(options.cwd, args.path);
-		return { path, key: await canonicalPath(path), shown: displayPath(options.cwd, path) };
+export async function snapshotFile(
+	path: string,
+	maxHashBytes = DEFAULT_MAX_HASH_BYTES,
+	files: FileOperations = localFileOperations,
+): Promise<FileSnapshot | undefined> {
+	const info = await files.stat(path).catch(() => undefined);
+	if (info?.kind !== "file") return undefined;
+	const snapshot: FileSnapshot = { size: info.size, mtimeMs: info.mtimeMs };
+	if (info.size <= maxHashBytes) snapshot.hash = await hashFile(files, path, info.size).catch(() => undefined);
+	return snapshot;
+}
+
+/** The resolved file of a path target, with the disk it lives on. */
+function fileOf(
+	target: ToolTarget | undefined,
+): { resolved: ResolvedPath; files: FileOperations; workspace: Workspace } | undefined {
+	if (!isWorkspaceTarget(target) || !target.resolved) return undefined;
+	return { resolved: target.resolved, files: target.workspace.filesFor(target), workspace: target.workspace };
+}
+
+/** The state of the stale-write unit, shared by its before and after hooks. */
+interface StaleWriteState {
+	seenFiles: SeenFiles;
+	maxHashBytes: number;
+	allowWriteWithoutRead: boolean;
+}
+
+/** Why a write of `target` must not run now, or undefined when it may. */
+async function staleReason(state: StaleWriteState, target: WorkspaceTarget): Promise<string | undefined> {
+	const file = fileOf(target);
+	if (!file) return undefined;
+	const { resolved, files } = file;
+	const info = await files.stat(resolved.absolutePath).catch(() => undefined);
+	if (info?.kind !== "file") return undefined;
+	const seen = state.seenFiles.get(resolved.key);
+	if (!seen) {
+		if (target.partial || state.allowWriteWithoutRead) return undefined;
+		return (
+			`${resolved.display} already exists and you have not read it in this session, so write would replace content you have not seen. ` +
+			"Read it first (then write or edit it), or use edit for a targeted change. The file was not modified."
+		);
+	}
+	// Same size and mtime is trusted only for big files: a same-size rewrite of a small file
+	// within the clock's resolution must still be caught, and hashing it is cheap.
+	const sameStat = seen.size === info.size && seen.mtimeMs === info.mtimeMs;
+	if (sameStat && info.size > TRUST_STAT_ABOVE_BYTES) return undefined;
+	if (seen.hash === undefined && sameStat) return undefined;
+	if (seen.hash !== undefined && info.size <= state.maxHashBytes) {
+		const current = await hashFile(files, resolved.absolutePath, info.size).catch(() => undefined);
+		if (current === seen.hash) {
+			// Touched, not changed: remember the new mtime so the next check is cheap.
+			state.seenFiles.set(resolved.key, { ...seen, size: info.size, mtimeMs: info.mtimeMs });
+			return undefined;
+		}
+	}
+	return `${resolved.display} changed on disk since you last read it; read it again, then redo your change. The file was not modified, so the outside change is kept.`;
+}
+
+/**
+ * Hooks that refuse writes (whole-file writes and edits, by their target's access) of a file that
+ * changed on disk since the model last saw it, so an outside change (the user's editor, a
+ * formatter, another agent) is never overwritten unseen. After each successful read and write
+ * the file's hash is recorded, so the model's own consecutive edits never trip the check, and a
+ * file merely touched (same content) does not count as changed. A whole-file write over an
+ * existing file the model never read is refused unless allowed; an edit (a `partial` write)
+ * proves what it saw by matching it.
+ */
+export function createStaleWriteHooks(options: StaleWriteOptions = {}): ToolHooks & { seenFiles: SeenFiles } {
+	const state: StaleWriteState = {
+		seenFiles: options.seenFiles ?? new SeenFiles(),
+		maxHashBytes: options.maxHashBytes ?? DEFAULT_MAX_HASH_BYTES,
+		allowWriteWithoutRead: options.allowWriteWithoutRead ?? false,
 	};
 	return {
-		seenFiles,
-		beforeToolCall: async ({ tool, args }) => {
-			if (tool.name !== "edit" && tool.name !== "write") return undefined;
-			const file = await target(args);
-			if (!file) return undefined;
-			const stats = await stat(file.path).catch(() => undefined);
-			if (!stats?.isFile()) return undefined;
-			const seen = seenFiles.get(file.key);
-			if (!seen) {
-				if (tool.name === "edit" || options.allowWriteWithoutRead) return undefined;
-				return {
-					block: true,
-					reason:
-						`${file.shown} already exists and you have not read it in this session, so write would replace content you have not seen. ` +
-						"Read it first (then write or edit it), or use edit for a targeted change. The file was not modified.",
-				};
-			}
-			// Same size and mtime is trusted only for big files: a same-size rewrite of a small file
-			// within the clock's resolution must still be caught, and hashing it is cheap.
-			const sameStat = seen.size === stats.size && seen.mtimeMs === stats.mtimeMs;
-			if (sameStat && stats.size > TRUST_STAT_ABOVE_BYTES) return undefined;
-			if (seen.hash === undefined && sameStat) return undefined;
-			if (seen.hash !== undefined && stats.size <= maxHashBytes) {
-				const current = await hashFile(file.path, stats.size).catch(() => undefined);
-				if (current === seen.hash) {
-					// Touched, not changed: remember the new mtime so the next check is cheap.
-					seenFiles.set(file.key, { ...seen, size: stats.size, mtimeMs: stats.mtimeMs });
-					return undefined;
-				}
-			}
-			return {
-				block: true,
-				reason: `${file.shown} changed on disk since you last read it; read it again, then redo your change. The file was not modified, so the outside change is kept.`,
-			};
+		seenFiles: state.seenFiles,
+		beforeToolCall: async ({ target }) => {
+			if (target?.access !== "write" || !isWorkspaceTarget(target)) return undefined;
+			const reason = await staleReason(state, target);
+			return reason === undefined ? undefined : { block: true, reason };
 		},
-		afterToolCall: async ({ tool, args, isError }) => {
-			if (isError || (tool.name !== "read" && tool.name !== "edit" && tool.name !== "write")) return undefined;
-			const file = await target(args);
+		afterToolCall: async ({ target, isError }) => {
+			if (isError || (target?.access !== "read" && target?.access !== "write")) return undefined;
+			const file = fileOf(target);
 			if (!file) return undefined;
-			const snapshot = await snapshotFile(file.path, maxHashBytes);
-			if (snapshot) seenFiles.set(file.key, snapshot);
-			else seenFiles.delete(file.key);
+			const snapshot = await snapshotFile(file.resolved.absolutePath, state.maxHashBytes, file.files);
+			if (snapshot) state.seenFiles.set(file.resolved.key, snapshot);
+			else state.seenFiles.delete(file.resolved.key);
 			return undefined;
 		},
 	};

@@ -4,6 +4,7 @@ import { prepareShellArguments } from "./shell/prepare-arguments.js";
 import { resolveBashShell } from "./shell/resolve-shell.js";
 import { shellToolExecute } from "./shell/run-shell-tool.js";
 import type { ShellOperations, ShellToolDetails, ShellToolOptions } from "./shell/types.js";
+import { commandTarget } from "./workspace.js";
 
 const bashDescription = `Runs a command in bash in the working directory and returns its combined stdout and stderr.
 stdin is empty and the environment is non-interactive: pass flags instead of answering prompts (e.g. \`git commit -m\`, \`npm init -y\`).
@@ -54,6 +55,7 @@ export function createBashTool(
 		...createBashToolDefinition(cwd, options),
 		executionMode: "sequential",
 		prepareArguments: prepareShellArguments,
+		target: ({ command }) => commandTarget(command, "bash"),
 		execute: shellToolExecute(cwd, options, resolveBashShell),
 	};
 }

@@ -3,6 +3,7 @@ import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { prepareEditArguments } from "./edit/arguments.js";
 import { runEdit } from "./edit/run.js";
 import type { EditToolDetails, EditToolOptions } from "./edit/types.js";
+import { workspaceOf } from "./workspace.js";
 
 export type { EditMatchStrategy } from "./edit/match.js";
 export type { EditOperations, EditToolDetails, EditToolOptions } from "./edit/types.js";
@@ -66,10 +67,19 @@ export function createEditToolDefinition(_cwd: string, _options?: EditToolOption
 
 /** The runnable edit tool: exact-then-tolerant matching, atomic write, unified diff result. */
 export function createEditTool(cwd: string, options?: EditToolOptions): AgentTool<typeof editSchema, EditToolDetails> {
+	const workspace = workspaceOf(cwd, options ?? {});
 	return {
 		...createEditToolDefinition(cwd, options),
 		executionMode: "sequential",
 		prepareArguments: prepareEditArguments,
-		execute: (_toolCallId, input, signal) => runEdit({ cwd, input, signal, options: options ?? {} }),
+		target: ({ path }) => workspace.resolveTarget({ access: "write", path, partial: true }),
+		execute: (_toolCallId, input, signal, _onUpdate, call) =>
+			// Through the call's own operations: confined ones check the file really read and written.
+			runEdit({
+				cwd: workspace.cwd,
+				input,
+				signal,
+				options: { ...options, operations: workspace.filesFor(call?.target) },
+			}),
 	};
 }

@@ -6,10 +6,12 @@ import { resolveToolPath } from "./fs/paths.js";
 import { formatListing } from "./search/format-listing.js";
 import { createSearchOperations } from "./search/operations.js";
 import { rebaseGlob, splitPathGlob } from "./search/path-glob.js";
+import { runPinnedSearch } from "./search/pinned-search.js";
 import { prepareFindArguments } from "./search/prepare-arguments.js";
-import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget, runSearch } from "./search/run-search.js";
+import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget } from "./search/run-search.js";
 import { PathGroups } from "./search/sort-paths.js";
 import type { SearchBackendName, SearchOperations } from "./search/types.js";
+import { createLocalWorkspace, type Workspace } from "./workspace.js";
 
 const DESCRIPTION = `Find files by glob pattern and get their paths, relative to the searched directory, sorted.
 A pattern without '/' matches file names at any depth ('*.ts', 'package.json'); a pattern with '/' matches the relative path ('src/**/*.test.ts', '.github/workflows/*.yml').
@@ -62,6 +64,8 @@ export type FindOperations = SearchOperations;
 
 /** Options of the find tool. */
 export interface FindToolOptions {
+	/** What the tool acts on: its folder and path resolution (the search itself goes through `operations`). Default: a local workspace at `cwd`. */
+	workspace?: Workspace;
 	/** Side effects (process execution, file system). Default: ripgrep with the built-in walker as fallback. */
 	operations?: FindOperations;
 	/** Path of an `rg` binary to use instead of the one from `@vscode/ripgrep`. Default: the bundled binary. */
@@ -105,11 +109,13 @@ export function createFindTool(
 	options: FindToolOptions = {},
 ): AgentTool<typeof findSchema, FindToolDetails> {
 	const operations = options.operations ?? createSearchOperations({ rgPath: options.rgPath, backend: options.backend });
+	const workspace = options.workspace ?? createLocalWorkspace(cwd);
 	return {
 		...createFindToolDefinition(cwd, options),
 		executionMode: "parallel",
 		prepareArguments: prepareFindArguments,
-		execute: async (_toolCallId, args, signal) => {
+		target: ({ path }) => workspace.resolveTarget({ access: "list", path: path ?? "." }, { nearMiss: false }),
+		execute: async (_toolCallId, args, signal, _onUpdate, context) => {
 			const limit = args.limit ?? options.defaultLimit ?? 1000;
 			const pathGlob = args.path === undefined ? undefined : splitPathGlob(args.path);
 			if (pathGlob && !(await operations.stat(resolveToolPath(cwd, args.path as string)))) {
@@ -126,12 +132,17 @@ export function createFindTool(
 			const collectLimit = Math.max(limit, MAX_COLLECTED_PATHS);
 			let collectLimitReached = false;
 			const timeoutMs = options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
-			const run = await runSearch({
-				start: (searchSignal) =>
+			const run = await runPinnedSearch({
+				workspace,
+				callTarget: context?.target,
+				root: target.root,
+				display: target.display,
+				start: (openedRoot, searchSignal) =>
 					operations.listFiles(
-						{ root: target.root, pattern, respectIgnoreFiles: options.respectIgnoreFiles ?? true },
+						{ root: target.root, openedRoot, pattern, respectIgnoreFiles: options.respectIgnoreFiles ?? true },
 						searchSignal,
 					),
+				pathOf: (path) => path,
 				onBatch: (batch) => {
 					for (const path of batch) {
 						if (paths.count >= collectLimit) {

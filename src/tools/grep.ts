@@ -1,14 +1,17 @@
 import { type Static, Type } from "typebox";
 import { ToolError } from "../engine/errors.js";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail } from "../engine/truncate.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { resolveToolPath } from "./fs/paths.js";
 import { GrepCollector } from "./search/grep-collector.js";
+import { describeGrepOutput } from "./search/grep-output-text.js";
 import { createSearchOperations } from "./search/operations.js";
 import { rebaseGlob, splitPathGlob } from "./search/path-glob.js";
+import { runPinnedSearch } from "./search/pinned-search.js";
 import { prepareGrepArguments } from "./search/prepare-arguments.js";
-import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget, runSearch } from "./search/run-search.js";
+import { DEFAULT_SEARCH_TIMEOUT_MS, resolveSearchTarget } from "./search/run-search.js";
 import type { SearchBackendName, SearchOperations } from "./search/types.js";
+import { createLocalWorkspace, type Workspace } from "./workspace.js";
 
 const DESCRIPTION = `Search file contents with a regular expression (ripgrep syntax) and get matching lines as \`path:line: text\`, context lines as \`path-line- text\`, groups divided by \`--\`.
 Paths are relative to the searched directory. Honours .gitignore, .ignore and .rgignore; searches hidden files; never searches .git/.
@@ -75,6 +78,8 @@ export type GrepOperations = SearchOperations;
 
 /** Options of the grep tool. */
 export interface GrepToolOptions {
+	/** What the tool acts on: its folder and path resolution (the search itself goes through `operations`). Default: a local workspace at `cwd`. */
+	workspace?: Workspace;
 	/** Side effects (process execution, file system). Default: ripgrep with the built-in walker as fallback. */
 	operations?: GrepOperations;
 	/** Path of an `rg` binary to use instead of the one from `@vscode/ripgrep`. Default: the bundled binary. */
@@ -120,11 +125,13 @@ export function createGrepTool(
 	options: GrepToolOptions = {},
 ): AgentTool<typeof grepSchema, GrepToolDetails> {
 	const operations = options.operations ?? createSearchOperations({ rgPath: options.rgPath, backend: options.backend });
+	const workspace = options.workspace ?? createLocalWorkspace(cwd);
 	return {
 		...createGrepToolDefinition(cwd, options),
 		executionMode: "parallel",
 		prepareArguments: prepareGrepArguments,
-		execute: async (_toolCallId, args, signal) => {
+		target: ({ path }) => workspace.resolveTarget({ access: "list", path: path ?? "." }, { nearMiss: false }),
+		execute: async (_toolCallId, args, signal, _onUpdate, call) => {
 			const limit = args.limit ?? options.defaultLimit ?? 100;
 			const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
 			const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -147,11 +154,16 @@ export function createGrepTool(
 			const target = await resolveSearchTarget({ cwd, path, operations, allowFile: true });
 			const folders = { cwd, root: target.root };
 			const collector = new GrepCollector({ limit, context, maxLineLength: options.maxLineLength ?? 500 });
-			const run = await runSearch({
-				start: (searchSignal) =>
+			const run = await runPinnedSearch({
+				workspace,
+				callTarget: call?.target,
+				root: target.root,
+				display: target.display,
+				start: (openedRoot, searchSignal) =>
 					operations.grep(
 						{
 							root: target.root,
+							openedRoot,
 							file: target.file,
 							pattern: args.pattern,
 							literal: args.literal ?? false,
@@ -163,6 +175,7 @@ export function createGrepTool(
 						},
 						searchSignal,
 					),
+				pathOf: (line) => line.path,
 				onBatch: (batch) => collector.add(batch),
 				signal,
 				timeoutMs: options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS,
@@ -179,45 +192,18 @@ export function createGrepTool(
 			if (run.timedOut) details.timedOut = true;
 			if (output.binaryFiles.length > 0) details.binaryFiles = output.binaryFiles;
 
-			let text = output.text;
-			if (text === "" && output.binaryFiles.length > 0) {
-				// "No matches found" would send the model looking elsewhere for something that is here.
-				text = `${output.binaryFiles.join(", ")}: binary file matches; grep does not print binary content. Use read on it to see what kind of file it is.`;
-			} else if (text === "") {
-				text = run.timedOut ? "No matches found before the search timed out." : "No matches found";
-			} else {
-				const budget = truncateTail(text, { maxBytes, maxLines });
-				if (budget.truncated) {
-					text = budget.content;
-					details.outputTruncated = true;
-					notices.push(
-						`Output cut to ${budget.outputLines} of ${budget.originalLines} lines (${formatSize(budget.outputBytes)} of ${formatSize(budget.originalBytes)}). Narrow the search with path, include or a more specific pattern, or lower context.`,
-					);
-				}
-			}
-			if (output.context < (args.context ?? 0) && output.text !== "") {
-				notices.push(
-					`Showing ${output.context} lines of context instead of ${args.context}, so that the matches fit the output. Use read with offset and limit to see more around a match.`,
-				);
-			}
-			if (collector.limitReached) {
-				notices.push(
-					`Showing the first ${limit} matches; more exist. Narrow the search, or raise limit (e.g. limit: ${limit * 2}).`,
-				);
-			}
-			if (output.binaryFiles.length > 0 && output.text !== "") {
-				notices.push(`Binary files that match, content not shown: ${output.binaryFiles.join(", ")}.`);
-			}
-			if (output.linesCut) {
-				notices.push(
-					`Lines longer than ${options.maxLineLength ?? 500} characters were cut around the match; use read with offset to see them whole.`,
-				);
-			}
-			if (run.timedOut) {
-				notices.push(
-					`The search timed out after ${formatDuration(options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS)}; the results are partial. Search a smaller path or use include to narrow the files.`,
-				);
-			}
+			let text = describeGrepOutput({
+				output,
+				collector,
+				details,
+				notices,
+				args,
+				limit,
+				maxLines,
+				maxBytes,
+				options,
+				run,
+			});
 			if (notices.length > 0) text += `\n\n${notices.map((notice) => `[${notice}]`).join("\n")}`;
 			return { content: [{ type: "text", text }], details };
 		},

@@ -37,7 +37,18 @@ export {
 	findSchema,
 } from "./find.js";
 export { writeFileAtomic } from "./fs/atomic-write.js";
-export { type FileInfo, type FileOperations, localFileOperations } from "./fs/operations.js";
+export { confineFileOperations } from "./fs/confined-operations.js";
+export {
+	type DirectoryEntry,
+	type FileInfo,
+	type FileOperations,
+	localFileOperations,
+	type ReadableFile,
+	type ReplaceFileOptions,
+	type WriteFileOptions,
+} from "./fs/operations.js";
+export { displayPath } from "./fs/paths.js";
+export { isInsideRoot, realPathOf } from "./fs/real-path.js";
 export {
 	createGrepTool,
 	createGrepToolDefinition,
@@ -84,6 +95,20 @@ export {
 	type ShellToolDetails,
 	type ShellToolOptions,
 } from "./shell/index.js";
+export {
+	type CommandTarget,
+	callTarget,
+	commandTarget,
+	createLocalWorkspace,
+	type DeclaredTarget,
+	isWorkspaceTarget,
+	type LocalWorkspaceOptions,
+	type ResolvedPath,
+	type ResolveOptions,
+	type Workspace,
+	type WorkspaceTarget,
+	workspaceOf,
+} from "./workspace.js";
 export {
 	createWriteTool,
 	createWriteToolDefinition,

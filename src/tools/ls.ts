@@ -5,9 +5,8 @@ import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { listDirectory } from "./fs/list-directory.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
-import { resolveExistingPath } from "./fs/near-miss.js";
-import { type FileOperations, localFileOperations } from "./fs/operations.js";
-import { displayPath } from "./fs/paths.js";
+import type { FileOperations } from "./fs/operations.js";
+import { callTarget, type Workspace, workspaceOf } from "./workspace.js";
 
 const DESCRIPTION = `List a directory: one entry per line, sorted, "/" after directories, dotfiles included, symlinks shown with their target (broken ones marked).
 With recursive, lists subdirectories too (paths relative to the listed directory), down to max_depth levels. At most limit entries (default 500); the result says when entries were left out.`;
@@ -38,8 +37,10 @@ export type LsOperations = FileOperations;
 
 /** Options of the ls tool. */
 export interface LsToolOptions {
-	/** File access. Default: `localFileOperations`. */
+	/** File access. Default: `localFileOperations`. @deprecated Pass `workspace` (e.g. `createLocalWorkspace(cwd, { files })`). */
 	operations?: LsOperations;
+	/** What the tool acts on: its folder, file access and path resolution. Default: a local workspace at `cwd` with `operations`. */
+	workspace?: Workspace;
 	/** Entries returned when the call gives no `limit`. Default: 500. */
 	defaultLimit?: number;
 	/** Most UTF-8 bytes of output. Default: 50 KB. */
@@ -85,6 +86,7 @@ export function createLsToolDefinition(_cwd: string, _options?: LsToolOptions): 
 
 /** The ls tool: lists a directory, optionally recursively. */
 export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentTool<typeof lsSchema, LsToolDetails> {
+	const workspace = workspaceOf(cwd, options);
 	return {
 		...createLsToolDefinition(cwd, options),
 		executionMode: "parallel",
@@ -92,14 +94,16 @@ export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentToo
 			path: ["dir", "directory", "folder", ...PATH_ALIASES],
 			max_depth: ["maxDepth", "depth"],
 		}),
-		execute: async (_toolCallId, args, signal) => {
+		target: ({ path }) => workspace.resolveTarget({ access: "list", path: path ?? "." }),
+		execute: async (_toolCallId, args, signal, _onUpdate, context) => {
 			throwIfAborted(signal);
-			const operations = options.operations ?? localFileOperations;
-			const { absolutePath, info } = await resolveExistingPath(cwd, args.path ?? ".", operations).catch((error) => {
-				throw new ToolError(fileSystemErrorMessage(error, args.path ?? ".", "list"), { path: args.path });
-			});
-			const shown = displayPath(cwd, absolutePath);
-			if (!info) throw await notFoundError({ cwd, absolutePath, operations, noun: "Path" });
+			const target = await callTarget(workspace, context?.target, { access: "list", path: args.path ?? "." });
+			if (!target.resolved) {
+				throw new ToolError(fileSystemErrorMessage(target.resolveError, args.path ?? ".", "list"), { path: args.path });
+			}
+			const { absolutePath, info, display: shown } = target.resolved;
+			const operations = workspace.filesFor(target);
+			if (!info) throw await notFoundError({ cwd: workspace.cwd, absolutePath, operations, noun: "Path" });
 			if (info.kind !== "directory") {
 				throw new ToolError(`${shown} is a file, not a directory. Use read to see its content.`, { path: shown });
 			}
@@ -119,12 +123,16 @@ export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentToo
 					limit,
 					maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
 					signal,
+					hides: target.hides,
 				});
 			} catch (error) {
 				if (isAbortError(error)) throw error;
 				throw new ToolError(fileSystemErrorMessage(error, shown, "list"), { path: shown });
 			}
 			let text = listing.lines.length > 0 ? listing.lines.join("\n") : "(empty directory)";
+			if (listing.withheld > 0) {
+				text += `\n\n[${listing.withheld} ${listing.withheld === 1 ? "entry" : "entries"} withheld: a read deny rule hides ${listing.withheld === 1 ? "it" : "them"}.]`;
+			}
 			if (listing.truncatedBy === "limit") {
 				const total = listing.total === undefined ? "more" : `${listing.total}`;
 				text += `\n\n[Showing ${listing.lines.length} of ${total} entries (limit ${limit}). Use limit=${limit * 2} to see more, or list a subdirectory.]`;

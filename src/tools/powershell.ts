@@ -4,6 +4,7 @@ import { prepareShellArguments } from "./shell/prepare-arguments.js";
 import { resolvePowerShell } from "./shell/resolve-shell.js";
 import { shellToolExecute } from "./shell/run-shell-tool.js";
 import type { ShellOperations, ShellToolDetails, ShellToolOptions } from "./shell/types.js";
+import { commandTarget } from "./workspace.js";
 
 const powerShellDescription = `Runs a PowerShell command (pwsh, or Windows PowerShell on Windows) in the working directory and returns its combined output.
 The command is passed verbatim (no quoting needed for $env:X, @{...} or quotes); output is UTF-8; stdin is empty and prompts fail.
@@ -56,6 +57,7 @@ export function createPowerShellTool(
 		...createPowerShellToolDefinition(cwd, options),
 		executionMode: "sequential",
 		prepareArguments: prepareShellArguments,
+		target: ({ command }) => commandTarget(command, "powershell"),
 		execute: shellToolExecute(cwd, options, resolvePowerShell),
 	};
 }

@@ -3,11 +3,9 @@ import { isAbortError, ToolError, throwIfAborted } from "../engine/errors.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
-import { resolveExistingPath } from "./fs/near-miss.js";
-import { localFileOperations } from "./fs/operations.js";
-import { displayPath } from "./fs/paths.js";
 import { readFileContent } from "./read/read-file.js";
 import type { ReadToolDetails, ReadToolOptions } from "./read/types.js";
+import { callTarget, workspaceOf } from "./workspace.js";
 
 export type {
 	ReadBinaryDetails,
@@ -58,6 +56,7 @@ export function createReadTool(
 	cwd: string,
 	options: ReadToolOptions = {},
 ): AgentTool<typeof readSchema, ReadToolDetails> {
+	const workspace = workspaceOf(cwd, options);
 	return {
 		...createReadToolDefinition(cwd, options),
 		executionMode: "parallel",
@@ -66,14 +65,17 @@ export function createReadTool(
 			offset: ["start_line", "startLine", "line"],
 			limit: ["max_lines", "maxLines", "line_count", "lines"],
 		}),
-		execute: async (_toolCallId, args, signal) => {
+		target: ({ path }) => workspace.resolveTarget({ access: "read", path }),
+		execute: async (_toolCallId, args, signal, _onUpdate, context) => {
 			throwIfAborted(signal);
-			const operations = options.operations ?? localFileOperations;
 			let shown = args.path;
 			try {
-				const { absolutePath, info } = await resolveExistingPath(cwd, args.path, operations);
-				shown = displayPath(cwd, absolutePath);
-				if (!info) throw await notFoundError({ cwd, absolutePath, operations });
+				const target = await callTarget(workspace, context?.target, { access: "read", path: args.path });
+				if (!target.resolved) throw target.resolveError;
+				const { absolutePath, info, display } = target.resolved;
+				const operations = workspace.filesFor(target);
+				shown = display;
+				if (!info) throw await notFoundError({ cwd: workspace.cwd, absolutePath, operations });
 				if (info.kind === "directory") {
 					throw new ToolError(`${shown} is a directory, not a file. Use ls to list its entries.`, { path: shown });
 				}

@@ -5,11 +5,9 @@ import { countLines } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { writeFileAtomic } from "./fs/atomic-write.js";
-import { inCallOrder } from "./fs/call-order.js";
 import { fileSystemErrorMessage } from "./fs/messages.js";
-import { resolveExistingPath } from "./fs/near-miss.js";
-import { type FileOperations, localFileOperations } from "./fs/operations.js";
-import { displayPath, resolveToolPath } from "./fs/paths.js";
+import type { FileOperations } from "./fs/operations.js";
+import { callTarget, type Workspace, type WorkspaceTarget, workspaceOf } from "./workspace.js";
 
 const DESCRIPTION = `Write a file: creates it, or replaces its whole content. Parent directories are created as needed.
 The write is atomic (a temp file renamed into place), keeps a symlink a symlink and keeps an existing file's permissions.
@@ -31,7 +29,9 @@ export type WriteOperations = FileOperations;
 
 /** Options of the write tool. */
 export interface WriteToolOptions {
-	/** File access. Default: `localFileOperations`. */
+	/** What the tool acts on: its folder, file access and path resolution. Default: a local workspace at `cwd`. */
+	workspace?: Workspace;
+	/** File access. Default: `localFileOperations`. @deprecated Pass `workspace` (e.g. `createLocalWorkspace(cwd, { files })`). */
 	operations?: WriteOperations;
 	/** Flush data to stable storage before the rename. Default: false. */
 	flush?: boolean;
@@ -75,50 +75,56 @@ export function createWriteTool(
 	cwd: string,
 	options: WriteToolOptions = {},
 ): AgentTool<typeof writeSchema, WriteToolDetails> {
+	const workspace = workspaceOf(cwd, options);
 	return {
 		...createWriteToolDefinition(cwd, options),
 		executionMode: "sequential",
 		prepareArguments: aliasArguments({ path: PATH_ALIASES, content: ["contents", "file_text", "text", "data"] }),
-		execute: (_toolCallId, { path, content }, signal) =>
-			inCallOrder(resolveToolPath(cwd, path.trim()), async () => {
-				throwIfAborted(signal);
-				const operations = options.operations ?? localFileOperations;
-				// An existing file whose name differs only invisibly (NBSP, NFD) is the one meant.
-				const { absolutePath } = await resolveExistingPath(cwd, path, operations).catch((error) => {
-					throw new ToolError(fileSystemErrorMessage(error, path, "write"), { path });
-				});
-				const shown = displayPath(cwd, absolutePath);
-				return withFileMutationQueue(absolutePath, async () => {
-					throwIfAborted(signal);
-					let result: Awaited<ReturnType<typeof writeFileAtomic>>;
-					try {
-						result = await writeFileAtomic(absolutePath, content, { operations, flush: options.flush });
-					} catch (error) {
-						if (isAbortError(error)) throw error;
-						throw new ToolError(fileSystemErrorMessage(error, shown, "write"), { path: shown, absolutePath });
-					}
-					const lines = countLines(content);
-					const through =
-						result.targetPath === absolutePath
-							? ""
-							: ` (through the symlink, to ${displayPath(cwd, result.targetPath)})`;
-					const verb = result.created ? "Created" : "Replaced";
-					return {
-						content: [
-							{
-								type: "text",
-								text: `${verb} ${shown}${through}: ${lines} ${lines === 1 ? "line" : "lines"}, ${result.bytes} ${result.bytes === 1 ? "byte" : "bytes"}.`,
-							},
-						],
-						details: {
-							path: shown,
-							absolutePath: result.targetPath,
-							created: result.created,
-							bytes: result.bytes,
-							lines,
-						},
-					};
-				});
-			}),
+		target: ({ path }) => workspace.resolveTarget({ access: "write", path }),
+		execute: (_toolCallId, { path, content }, signal, _onUpdate, context) => {
+			const target = callTarget(workspace, context?.target, { access: "write", path });
+			// The place in line is taken now, in call order, even though the key is still being resolved.
+			const key = target.then((resolved) => resolved.resolved?.key ?? workspace.lexicalPath(path.trim()));
+			return withFileMutationQueue(
+				workspace.lexicalPath(path.trim()),
+				async () => writeTarget(await target, content, signal, options),
+				{
+					key,
+				},
+			);
+		},
+	};
+}
+
+async function writeTarget(
+	target: WorkspaceTarget,
+	content: string,
+	signal: AbortSignal | undefined,
+	options: WriteToolOptions,
+): Promise<{ content: { type: "text"; text: string }[]; details: WriteToolDetails }> {
+	throwIfAborted(signal);
+	const { workspace, resolved } = target;
+	const path = target.path ?? "";
+	if (!resolved) throw new ToolError(fileSystemErrorMessage(target.resolveError, path, "write"), { path });
+	// An existing file whose name differs only invisibly (NBSP, NFD) is the one meant: `resolve` found it.
+	const { absolutePath, display: shown } = resolved;
+	let result: Awaited<ReturnType<typeof writeFileAtomic>>;
+	try {
+		result = await writeFileAtomic(absolutePath, content, {
+			operations: workspace.filesFor(target),
+			flush: options.flush,
+		});
+	} catch (error) {
+		if (isAbortError(error)) throw error;
+		throw new ToolError(fileSystemErrorMessage(error, shown, "write"), { path: shown, absolutePath });
+	}
+	const lines = countLines(content);
+	const through =
+		result.targetPath === absolutePath ? "" : ` (through the symlink, to ${workspace.displayPath(result.targetPath)})`;
+	const verb = result.created ? "Created" : "Replaced";
+	const size = `${lines} ${lines === 1 ? "line" : "lines"}, ${result.bytes} ${result.bytes === 1 ? "byte" : "bytes"}`;
+	return {
+		content: [{ type: "text", text: `${verb} ${shown}${through}: ${size}.` }],
+		details: { path: shown, absolutePath: result.targetPath, created: result.created, bytes: result.bytes, lines },
 	};
 }

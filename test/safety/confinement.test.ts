@@ -3,16 +3,19 @@ import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AnyAgentTool } from "../../src/engine/types.js";
-import { createConfinementHook, resolveRealPath, Workspace } from "../../src/safety/confinement.js";
+import { createConfinementHook, Workspace } from "../../src/safety/confinement.js";
 import { createSafetyLayer } from "../../src/safety/index.js";
 import { createEditTool } from "../../src/tools/edit.js";
 import { createFindTool } from "../../src/tools/find.js";
 import { createGrepTool } from "../../src/tools/grep.js";
+import { localFileOperations, realPathOf } from "../../src/tools/index.js";
 import { createLsTool } from "../../src/tools/ls.js";
 import { createReadTool } from "../../src/tools/read.js";
 import { createWriteTool } from "../../src/tools/write.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "./run-calls.js";
+
+const realPath = (path: string) => realPathOf(localFileOperations, path);
 
 const tempDir = useTempDir();
 
@@ -38,13 +41,13 @@ async function setup() {
 	return { project, evil, tools };
 }
 
-describe("resolveRealPath", () => {
+describe("realPathOf (the workspace real path)", () => {
 	it("follows existing symlinks, dangling ones, and keeps missing tails", async () => {
 		const { project } = await setup();
-		const root = await resolveRealPath(tempDir());
-		expect(await resolveRealPath(join(project, "link-out", "secret.txt"))).toBe(join(root, "proj-evil", "secret.txt"));
-		expect(await resolveRealPath(join(project, "dangling"))).toBe(join(root, "nowhere", "new.txt"));
-		expect(await resolveRealPath(join(project, "new", "deep", "f.ts"))).toBe(join(root, "proj", "new", "deep", "f.ts"));
+		const root = await realPath(tempDir());
+		expect(await realPath(join(project, "link-out", "secret.txt"))).toBe(join(root, "proj-evil", "secret.txt"));
+		expect(await realPath(join(project, "dangling"))).toBe(join(root, "nowhere", "new.txt"));
+		expect(await realPath(join(project, "new", "deep", "f.ts"))).toBe(join(root, "proj", "new", "deep", "f.ts"));
 	});
 });
 

@@ -89,6 +89,14 @@ export async function writeFileAtomic(
 	}
 	if (!existing) await operations.mkdir(dirname(targetPath), { recursive: true });
 
+	if (operations.replaceFile) {
+		await operations.replaceFile(targetPath, bytes, {
+			mode: existing?.mode ?? 0o666,
+			exactMode: existing !== undefined,
+			flush: options.flush ?? false,
+		});
+		return { targetPath, created: !existing, bytes: bytes.length, mode: existing?.mode };
+	}
 	const tempPath = tempPathFor(targetPath);
 	let tempCreated = false;
 	try {

@@ -17,6 +17,8 @@ export interface ListDirectoryOptions {
 	maxBytes: number;
 	/** Stops the walk between directories. */
 	signal?: AbortSignal;
+	/** True for an entry (absolute path) that must not be shown nor entered (a read deny rule). Default: none. */
+	hides?: (absolutePath: string) => boolean;
 }
 
 /** What `listDirectory` found. */
@@ -29,6 +31,8 @@ export interface DirectoryListing {
 	total: number | undefined;
 	/** Broken symlinks among the lines. */
 	brokenSymlinks: number;
+	/** Entries left out because `hides` named them. */
+	withheld: number;
 }
 
 interface DescribedEntry {
@@ -75,7 +79,8 @@ async function describe(
  * `limit + 1` entries prove that some were left out.
  */
 export async function listDirectory(options: ListDirectoryOptions): Promise<DirectoryListing> {
-	const { operations, limit, maxBytes, maxDepth, signal } = options;
+	const { operations, limit, maxBytes, maxDepth, signal, hides } = options;
+	let withheld = 0;
 	const lines: string[] = [];
 	let bytes = 0;
 	let brokenSymlinks = 0;
@@ -84,7 +89,9 @@ export async function listDirectory(options: ListDirectoryOptions): Promise<Dire
 
 	const visit = async (directory: string, prefix: string, depth: number): Promise<void> => {
 		throwIfAborted(signal);
-		const entries = await operations.readdir(directory);
+		const listed = await operations.readdir(directory);
+		const entries = hides ? listed.filter((entry) => !hides(join(directory, entry.name))) : listed;
+		withheld += listed.length - entries.length;
 		if (depth === 1 && maxDepth === 1) total = entries.length;
 		entries.sort((left, right) => compareCodePoints(left.name, right.name));
 		for (const entry of entries) {
@@ -115,5 +122,5 @@ export async function listDirectory(options: ListDirectoryOptions): Promise<Dire
 	};
 
 	await visit(options.directory, "", 1);
-	return { lines, truncatedBy, total, brokenSymlinks };
+	return { lines, truncatedBy, total, brokenSymlinks, withheld };
 }

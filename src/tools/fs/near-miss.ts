@@ -1,5 +1,5 @@
 import { basename, dirname, join } from "node:path";
-import { type FileInfo, type FileOperations, isNotFound, localFileOperations } from "./operations.js";
+import { type FileInfo, type FileOperations, isNotFound } from "./operations.js";
 import { resolveToolPath } from "./paths.js";
 
 /** Spaces other than U+0020 that models and operating systems put into names (NBSP, thin, narrow NBSP, …). */
@@ -86,25 +86,6 @@ export async function resolveExistingPath(
 	const trimmed = path.trim();
 	const literal = trimmed === "" || trimmed === path ? absolutePath : resolveToolPath(cwd, trimmed);
 	return { absolutePath: literal, info: undefined, match: undefined };
-}
-
-/**
- * The absolute path a file tool (read, write, edit, ls) acts on for a path argument, resolved as
- * `resolveExistingPath` does: a guard that judges a call (confinement, permission rules, stale
- * writes, hooks) must judge this path, not the literal one, or `@/etc/passwd` and ` /etc/passwd`
- * would be checked as names inside the working directory and then read outside it.
- */
-export async function toolTargetPath(
-	cwd: string,
-	path: string,
-	operations: FileOperations = localFileOperations,
-): Promise<string> {
-	try {
-		return (await resolveExistingPath(cwd, path, operations)).absolutePath;
-	} catch {
-		// The tool fails on the same error; judge the literal path.
-		return resolveToolPath(cwd, path);
-	}
 }
 
 async function entryNames(operations: FileOperations, folder: string): Promise<string[]> {

@@ -46,6 +46,16 @@ export interface WriteFileOptions {
 	flush?: boolean;
 }
 
+/** Options of `FileOperations.replaceFile`. */
+export interface ReplaceFileOptions {
+	/** Permission bits of the new file. Default: `0o666` (the umask applies unless `exactMode`). */
+	mode?: number;
+	/** Set `mode` exactly, past the umask (an existing file's bits are kept this way). Default: false. */
+	exactMode?: boolean;
+	/** Flush the data to stable storage before the rename. Default: false. */
+	flush?: boolean;
+}
+
 /**
  * The side effects the file tools (read, write, edit, ls) share. The local default is
  * `localFileOperations`; a remote workspace (SSH, container, a virtual file system) implements
@@ -80,6 +90,19 @@ export interface FileOperations {
 	unlink(path: string): Promise<void>;
 	/** Sets the permission bits of `path`. */
 	chmod(path: string, mode: number): Promise<void>;
+	/**
+	 * Optional: replaces the file at `path` (not a symlink: the caller has followed links) with
+	 * `data` atomically, a temp file in the same folder renamed over it, as one operation, so a
+	 * backend can pin the folder for both steps. On failure no temp file is left. Default: the
+	 * tools compose it from `writeFile`, `chmod` and `rename`.
+	 */
+	replaceFile?(path: string, data: Uint8Array, options: ReplaceFileOptions): Promise<void>;
+	/**
+	 * Optional: operations that refuse any object outside `roots` (real paths), checking the object
+	 * really used (e.g. an opened descriptor), so a concurrent symlink swap cannot redirect them.
+	 * Default: the workspace checks real paths before each operation (best effort).
+	 */
+	confine?(roots: readonly string[]): FileOperations | undefined;
 }
 
 function kindOf(stats: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): FileKind {
@@ -150,6 +173,20 @@ function writeNewFileSync(path: string, data: Uint8Array, options: WriteFileOpti
 	}
 }
 
+/** A `ReadableFile` over an open handle; closing twice is harmless. */
+export function readableFile(handle: fs.FileHandle): ReadableFile {
+	let closed = false;
+	return {
+		read: async ({ buffer, offset, length, position }) =>
+			(await handle.read(buffer, offset, length, position)).bytesRead,
+		close: async () => {
+			if (closed) return;
+			closed = true;
+			await handle.close();
+		},
+	};
+}
+
 /**
  * The local file system. Metadata calls and small files use synchronous system calls (see
  * `SYNC_IO_MAX_BYTES`); directory listings, large files and anything that could block (a FIFO,
@@ -162,19 +199,7 @@ export const localFileOperations: FileOperations = {
 	readlink: async (path) => fsSync.readlinkSync(path),
 	readdir: async (path) =>
 		(await fs.readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, kind: kindOf(entry) })),
-	open: async (path) => {
-		const handle = await fs.open(path, fsConstants.O_RDONLY);
-		let closed = false;
-		return {
-			read: async ({ buffer, offset, length, position }) =>
-				(await handle.read(buffer, offset, length, position)).bytesRead,
-			close: async () => {
-				if (closed) return;
-				closed = true;
-				await handle.close();
-			},
-		};
-	},
+	open: async (path) => readableFile(await fs.open(path, fsConstants.O_RDONLY)),
 	readFile: async (path) => readSmallFileSync(path) ?? (await fs.readFile(path)),
 	writeFile: async (path, data, options = {}) => {
 		// Only a new file is written synchronously: opening an existing path could block (a FIFO).

@@ -71,7 +71,8 @@ export function createSearchOperations(options: SearchOperationsOptions = {}): S
 				(rgPath) => ripgrepListFiles(rgPath, request, signal),
 				() =>
 					walkFiles({
-						root: request.root,
+						root: request.openedRoot ?? request.root,
+						ignoreRoot: request.root,
 						respectIgnoreFiles: request.respectIgnoreFiles,
 						include: request.pattern,
 						signal,

@@ -153,7 +153,7 @@ function parseBinaryNotice(line: Buffer): GrepLine | undefined {
 /** Runs a content search with ripgrep; rejects when ripgrep cannot start. */
 export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: AbortSignal) {
 	const ripgrep = await startRipgrep(
-		{ rgPath, args: grepArgs(request), cwd: request.root, signal },
+		{ rgPath, args: grepArgs(request), cwd: request.openedRoot ?? request.root, signal },
 		new LineSplitter(),
 	);
 	const wanted = pathFilter(request.file === undefined ? request.include : undefined);
@@ -170,7 +170,7 @@ export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: 
 /** Lists files with ripgrep; rejects when ripgrep cannot start. */
 export async function ripgrepListFiles(rgPath: string, request: ListFilesRequest, signal: AbortSignal) {
 	const ripgrep = await startRipgrep(
-		{ rgPath, args: listFilesArgs(request), cwd: request.root, signal },
+		{ rgPath, args: listFilesArgs(request), cwd: request.openedRoot ?? request.root, signal },
 		new TextLineSplitter(),
 	);
 	// A name glob is fully applied by ripgrep's file type; only a path glob needs a second look.

@@ -25,6 +25,12 @@ export interface GrepLine {
 export interface GrepRequest {
 	/** Absolute path of the directory to run in (the search root, or the parent of a single file). */
 	root: string;
+	/**
+	 * The same folder as `root`, pinned: a path that reaches the verified, opened folder
+	 * (`/proc/self/fd/N`), so a symlink swapped after the check cannot redirect the search. What is
+	 * read goes through it; `root` still names the folder (ignore files above it). Default: `root`.
+	 */
+	openedRoot?: string;
 	/** A single file (name relative to `root`) to search instead of the whole root. */
 	file?: string;
 	/** The regular expression, or the literal text when `literal` is true. */
@@ -47,6 +53,12 @@ export interface GrepRequest {
 export interface ListFilesRequest {
 	/** Absolute path of the directory whose files are listed. */
 	root: string;
+	/**
+	 * The same folder as `root`, pinned: a path that reaches the verified, opened folder
+	 * (`/proc/self/fd/N`), so a symlink swapped after the check cannot redirect the search. What is
+	 * read goes through it; `root` still names the folder (ignore files above it). Default: `root`.
+	 */
+	openedRoot?: string;
 	/** Glob the listed paths must match: against the relative path when it holds `/`, else the name. Ignored files stay ignored. */
 	pattern: string;
 	/** Honour .gitignore, .ignore and .rgignore. */

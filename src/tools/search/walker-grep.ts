@@ -34,7 +34,7 @@ export async function* walkerGrep(request: GrepRequest, signal: AbortSignal): As
 	if (request.file !== undefined) {
 		// One file: stream it chunk by chunk, so a limit or timeout sees lines as they are found.
 		yield* searchFile({
-			root: request.root,
+			root: request.openedRoot ?? request.root,
 			path: request.file,
 			regex,
 			context: request.context,
@@ -45,7 +45,8 @@ export async function* walkerGrep(request: GrepRequest, signal: AbortSignal): As
 		return;
 	}
 	const files = walkFiles({
-		root: request.root,
+		root: request.openedRoot ?? request.root,
+		ignoreRoot: request.root,
 		respectIgnoreFiles: request.respectIgnoreFiles,
 		include: request.include,
 		exclude: request.exclude,
@@ -54,7 +55,10 @@ export async function* walkerGrep(request: GrepRequest, signal: AbortSignal): As
 	// A small window of files in flight hides file-open latency; order is kept by draining in turn.
 	const inFlight: Prefetch<GrepLine>[] = [];
 	const search = (path: string) =>
-		new Prefetch(searchFile({ root: request.root, path, regex, context: request.context, signal }), PREFETCH_LINES);
+		new Prefetch(
+			searchFile({ root: request.openedRoot ?? request.root, path, regex, context: request.context, signal }),
+			PREFETCH_LINES,
+		);
 	try {
 		for await (const batch of files) {
 			for (const path of batch) {

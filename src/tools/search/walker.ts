@@ -8,6 +8,8 @@ import { GIT_EXCLUDE, IGNORE_FILE_NAMES, IgnoreRules } from "./ignore-rules.js";
 export interface WalkOptions {
 	/** Absolute path of the folder to walk. */
 	root: string;
+	/** Where ignore files above the walked folder are looked up, when `root` is a pinned path. Default: `root`. */
+	ignoreRoot?: string;
 	/** Honour .gitignore, .ignore and .rgignore. */
 	respectIgnoreFiles: boolean;
 	/** Only files matching this glob (see `compileGlob`); never brings back an ignored file. */
@@ -32,7 +34,9 @@ interface PendingFolder {
 export async function* walkFiles(options: WalkOptions): AsyncGenerator<string[]> {
 	const include = options.include ? compileGlob(options.include) : undefined;
 	const exclude = options.exclude ? compileGlob(options.exclude) : undefined;
-	const rootRules = options.respectIgnoreFiles ? await IgnoreRules.forRoot(options.root) : undefined;
+	const rootRules = options.respectIgnoreFiles
+		? await IgnoreRules.forRoot(options.ignoreRoot ?? options.root)
+		: undefined;
 	const stack: PendingFolder[] = [{ relative: "", rules: rootRules }];
 	while (stack.length > 0) {
 		if (options.signal.aborted) throw new AbortError();

@@ -1,0 +1,77 @@
+import { AbortError, errorMessage, isAbortError, ToolError } from "./errors.js";
+import type { ToolResult } from "./types.js";
+
+/** What a call ended with: its result and whether that is an error. */
+export interface Outcome {
+	result: ToolResult;
+	isError: boolean;
+}
+
+/** An error outcome with `text` for the model. */
+export function errorOutcome(text: string, details?: unknown): Outcome {
+	return { result: { content: [{ type: "text", text }], details }, isError: true };
+}
+
+/** The outcome of a call the abort stopped before it began. */
+export function abortedBeforeStart(toolName: string): Outcome {
+	return errorOutcome(`Tool "${toolName}" was not run: the run was aborted before this call started.`);
+}
+
+/** The outcome of a tool that threw. */
+export function outcomeOfThrow(toolName: string, error: unknown): Outcome {
+	if (isAbortError(error)) {
+		return errorOutcome(`Tool "${toolName}" was cancelled: the run was aborted while it was running.`);
+	}
+	return errorOutcome(errorMessage(error), error instanceof ToolError ? error.details : undefined);
+}
+
+/** True for a value shaped like a `ToolResult`. */
+export function isToolResult(value: unknown): value is ToolResult {
+	return typeof value === "object" && value !== null && Array.isArray((value as ToolResult).content);
+}
+
+/** Rejects with `AbortError` if `signal` aborts and `promise` has not settled `graceMs` later. */
+export function settleWithinGrace<T>(
+	promise: Promise<T>,
+	signal: AbortSignal | undefined,
+	graceMs: number,
+): Promise<T> {
+	if (!signal) return promise;
+	promise.catch(() => {});
+	return new Promise<T>((resolve, reject) => {
+		let timer: NodeJS.Timeout | undefined;
+		const onAbort = () => {
+			timer = setTimeout(() => reject(new AbortError()), graceMs);
+		};
+		const cleanup = () => {
+			signal.removeEventListener("abort", onAbort);
+			if (timer) clearTimeout(timer);
+		};
+		if (signal.aborted) onAbort();
+		else signal.addEventListener("abort", onAbort, { once: true });
+		promise.then(
+			(value) => {
+				cleanup();
+				resolve(value);
+			},
+			(error: unknown) => {
+				cleanup();
+				reject(error);
+			},
+		);
+	});
+}
+
+/** Some models send the arguments object as a JSON string; a string that is not JSON is an error the model can fix. */
+export function parseArguments(toolName: string, raw: unknown): unknown {
+	if (typeof raw !== "string") return raw;
+	try {
+		return JSON.parse(raw);
+	} catch (error) {
+		const shown = raw.length > 2000 ? `${raw.slice(0, 2000)}… [${raw.length - 2000} more characters]` : raw;
+		throw new Error(
+			`The arguments for tool "${toolName}" are not valid JSON (${errorMessage(error)}). ` +
+				`Send one JSON object matching the tool's schema.\n\nReceived:\n${shown}`,
+		);
+	}
+}

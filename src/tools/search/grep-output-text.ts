@@ -1,0 +1,59 @@
+import { formatSize, truncateTail } from "../../engine/truncate.js";
+import type { GrepCollector } from "./grep-collector.js";
+import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration } from "./run-search.js";
+
+/** The model-facing text of a grep result, with a notice for each limit that applied (added to `notices`). */
+export function describeGrepOutput(facts: {
+	output: ReturnType<GrepCollector["formatWithin"]>;
+	collector: GrepCollector;
+	details: { outputTruncated?: boolean };
+	notices: string[];
+	args: { context?: number };
+	limit: number;
+	maxLines: number;
+	maxBytes: number;
+	options: { maxLineLength?: number; timeoutMs?: number };
+	run: { timedOut: boolean };
+}): string {
+	const { output, collector, details, notices, args, limit, maxLines, maxBytes, options, run } = facts;
+	let text = output.text;
+	if (text === "" && output.binaryFiles.length > 0) {
+		// "No matches found" would send the model looking elsewhere for something that is here.
+		text = `${output.binaryFiles.join(", ")}: binary file matches; grep does not print binary content. Use read on it to see what kind of file it is.`;
+	} else if (text === "") {
+		text = run.timedOut ? "No matches found before the search timed out." : "No matches found";
+	} else {
+		const budget = truncateTail(text, { maxBytes, maxLines });
+		if (budget.truncated) {
+			text = budget.content;
+			details.outputTruncated = true;
+			notices.push(
+				`Output cut to ${budget.outputLines} of ${budget.originalLines} lines (${formatSize(budget.outputBytes)} of ${formatSize(budget.originalBytes)}). Narrow the search with path, include or a more specific pattern, or lower context.`,
+			);
+		}
+	}
+	if (output.context < (args.context ?? 0) && output.text !== "") {
+		notices.push(
+			`Showing ${output.context} lines of context instead of ${args.context}, so that the matches fit the output. Use read with offset and limit to see more around a match.`,
+		);
+	}
+	if (collector.limitReached) {
+		notices.push(
+			`Showing the first ${limit} matches; more exist. Narrow the search, or raise limit (e.g. limit: ${limit * 2}).`,
+		);
+	}
+	if (output.binaryFiles.length > 0 && output.text !== "") {
+		notices.push(`Binary files that match, content not shown: ${output.binaryFiles.join(", ")}.`);
+	}
+	if (output.linesCut) {
+		notices.push(
+			`Lines longer than ${options.maxLineLength ?? 500} characters were cut around the match; use read with offset to see them whole.`,
+		);
+	}
+	if (run.timedOut) {
+		notices.push(
+			`The search timed out after ${formatDuration(options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS)}; the results are partial. Search a smaller path or use include to narrow the files.`,
+		);
+	}
+	return text;
+}
