@@ -1,4 +1,4 @@
-import { mapLookAlikes, type Normalization, type NormalizedText, normalizeText } from "./normalize.js";
+import { hasFullWidth, mapLookAlikes, type Normalization, type NormalizedText, normalizeText } from "./normalize.js";
 
 /**
  * The file's text and the views of it the matching ladder needs, each computed once on first use
@@ -10,6 +10,7 @@ export class MatchContext {
 	private readonly normalized = new Map<string, NormalizedText>();
 	private starts: number[] | undefined;
 	private keys: string[] | undefined;
+	private folded: string | undefined;
 
 	constructor(content: string) {
 		this.content = content;
@@ -24,6 +25,16 @@ export class MatchContext {
 			this.normalized.set(key, view);
 		}
 		return view;
+	}
+
+	/**
+	 * Whether `piece` (letters and digits, look-alikes mapped) can be in the file: as it is, or in
+	 * full-width forms when the file has any.
+	 */
+	mayContain(piece: string): boolean {
+		if (this.content.includes(piece)) return true;
+		if (this.folded === undefined) this.folded = hasFullWidth(this.content) ? mapLookAlikes(this.content) : "";
+		return this.folded.includes(piece);
 	}
 
 	/** Offsets where each line starts. */

@@ -3,7 +3,7 @@ import { describeMiss } from "./diagnose.js";
 import { findByIndentation, type Occurrence } from "./indentation.js";
 import { stripLineNumbers, stripLineNumbersLoosely } from "./line-numbers.js";
 import type { MatchContext } from "./match-context.js";
-import { hasLookAlikes, type Normalization, normalizeNeedle, toOriginalSpan } from "./normalize.js";
+import { hasLookAlikes, mapLookAlikes, type Normalization, normalizeNeedle, toOriginalSpan } from "./normalize.js";
 import { lineNumbersOf, previewLine } from "./text.js";
 
 /** How an old_string was found: exactly, or by one rung of the tolerant matching ladder. */
@@ -31,7 +31,7 @@ export const STRATEGY_NOTES: Record<EditMatchStrategy, string> = {
 	"line-endings": "matched ignoring line endings",
 	"trailing-whitespace": "matched ignoring trailing whitespace",
 	unicode:
-		"matched treating curly quotes, dashes and special spaces as plain ASCII, and composed and decomposed accents as the same",
+		"matched treating curly quotes, dashes, special spaces and full-width forms as plain ASCII, and composed and decomposed accents as the same",
 	indentation: "matched ignoring indentation; new_string was re-indented to the file",
 	"line-numbers": "matched after removing line-number prefixes copied from read output",
 };
@@ -93,13 +93,14 @@ function findAll(haystack: string, needle: string): number[] {
 }
 
 /**
- * The longest piece of `needle` that every tolerant rung must find verbatim: no rung changes
- * anything but whitespace and the look-alike characters (and their ASCII forms ' " -), so a run
- * free of those is in the file as it is, or nowhere. Lets a miss skip the costly rungs.
+ * The longest run of letters and digits in `needle` (look-alikes already mapped to ASCII) that
+ * every tolerant rung must find as it is: rungs change only whitespace, punctuation look-alikes
+ * and full-width forms (which the context's folded view covers), never a letter or digit between
+ * two others. Lets a miss skip the costly rungs.
  */
 function anchorOf(needle: string): string {
 	let longest = "";
-	for (const piece of needle.split(/[\s'"\-\u2010-\u2015\u2018-\u201f\u2032\u2033\u2212]+/)) {
+	for (const piece of needle.split(/[^\p{L}\p{N}_$]+/u)) {
 		if (piece.length > longest.length) longest = piece;
 	}
 	return longest;
@@ -134,8 +135,8 @@ function search(context: MatchContext, needle: string, replacement: string): Loc
 	}
 	const composed = findOtherNormalForm(context.content, needle, replacement);
 	if (composed) return composed;
-	const anchor = anchorOf(needle);
-	if (anchor.length >= 3 && !context.content.includes(anchor)) return undefined;
+	const anchor = anchorOf(mapLookAlikes(needle));
+	if (anchor.length >= 3 && !context.mayContain(anchor)) return undefined;
 	for (const rung of RUNGS) {
 		if (!rung.applies(context, needle)) continue;
 		const normalizedNeedle = normalizeNeedle(needle, rung.normalization);

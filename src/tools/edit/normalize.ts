@@ -11,7 +11,7 @@ export interface Normalization {
 	lineEndings: boolean;
 	/** Ignore spaces and tabs (and other non-breaking spaces) at the end of each line. */
 	trailingWhitespace: boolean;
-	/** Treat curly quotes, en/em dashes, minus signs and non-breaking or typographic spaces as their ASCII forms. */
+	/** Treat curly quotes, en/em dashes, minus signs, non-breaking or typographic spaces and full-width forms as their ASCII forms. */
 	unicode: boolean;
 }
 
@@ -63,13 +63,32 @@ const LOOK_ALIKES: Record<string, string> = {
 	"\u2212": "-",
 };
 
-const LOOK_ALIKE_PATTERN = new RegExp(`[${Object.keys(LOOK_ALIKES).join("")}]`, "g");
+// Full-width ASCII (U+FF01–U+FF5E: `，（）ＡＢＣ１２３`) sits at a fixed distance from ASCII.
+const FULL_WIDTH_FIRST = 0xff01;
+const FULL_WIDTH_LAST = 0xff5e;
+const FULL_WIDTH_SHIFT = 0xfee0;
 
-/** Replaces Unicode look-alikes (curly quotes, dashes, odd spaces) by their ASCII forms, one for one. */
+const LOOK_ALIKE_PATTERN = new RegExp(`[${Object.keys(LOOK_ALIKES).join("")}\\uff01-\\uff5e]`, "g");
+
+function asciiFormOf(character: string): string {
+	const code = character.charCodeAt(0);
+	if (code >= FULL_WIDTH_FIRST && code <= FULL_WIDTH_LAST) return String.fromCharCode(code - FULL_WIDTH_SHIFT);
+	return LOOK_ALIKES[character] ?? character;
+}
+
+/**
+ * Replaces Unicode look-alikes (curly quotes, dashes, odd spaces, full-width letters, digits and
+ * punctuation) by their ASCII forms, one for one.
+ */
 export function mapLookAlikes(text: string): string {
 	LOOK_ALIKE_PATTERN.lastIndex = 0;
 	if (!LOOK_ALIKE_PATTERN.test(text)) return text;
-	return text.replace(LOOK_ALIKE_PATTERN, (character) => LOOK_ALIKES[character] ?? character);
+	return text.replace(LOOK_ALIKE_PATTERN, asciiFormOf);
+}
+
+/** Whether `text` holds full-width forms (whose ASCII forms are any printable character). */
+export function hasFullWidth(text: string): boolean {
+	return /[\uff01-\uff5e]/.test(text);
 }
 
 /** Whether `text` holds any character that `mapLookAlikes` would change. */

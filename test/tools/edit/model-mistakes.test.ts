@@ -44,3 +44,17 @@ describe("quote straightening", () => {
 		);
 	});
 });
+
+describe("full-width forms", () => {
+	it("ASCII old_string finds full-width punctuation and letters in the file, changing only the match", async () => {
+		const content = "keep，this\nconst ＡＢＣ１２３ = f（a，b）;\nkeep（too）\n";
+		const { after, details } = await edit({ old_string: "ABC123 = f(a,b)", new_string: "X = g(a)" }, content);
+		expect(after).toBe("keep，this\nconst X = g(a);\nkeep（too）\n");
+		expect(details?.strategy).toBe("unicode");
+	});
+
+	it("full-width old_string finds ASCII in the file", async () => {
+		const { after } = await edit({ old_string: "ｆ（ａ，ｂ）；", new_string: "g();" }, "x = f(a,b);\n");
+		expect(after).toBe("x = g();\n");
+	});
+});
