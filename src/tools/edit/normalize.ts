@@ -97,14 +97,64 @@ export function hasLookAlikes(text: string): boolean {
 	return LOOK_ALIKE_PATTERN.test(text);
 }
 
-// [^\S\r\n] is "whitespace other than a line break"; it includes NBSP and the other Unicode spaces.
-const CRLF_AND_TRAILING = /[^\S\r\n]*\r\n|[^\S\r\n]+(?=\n|$)/g;
-const CRLF_ONLY = /\r\n/g;
-const TRAILING_ONLY = /[^\S\r\n]+(?=\r?\n|$)/g;
+/**
+ * Whether the UTF-16 unit `code` is whitespace other than a line break (what `[^\S\r\n]` means in
+ * a JavaScript regex): spaces, tabs, NBSP and the other Unicode spaces.
+ */
+export function isBlank(code: number): boolean {
+	if (code === 32 || code === 9) return true;
+	if (code < 0xa0) return code === 11 || code === 12;
+	return (
+		code === 0xa0 ||
+		code === 0x1680 ||
+		(code >= 0x2000 && code <= 0x200a) ||
+		code === 0x2028 ||
+		code === 0x2029 ||
+		code === 0x202f ||
+		code === 0x205f ||
+		code === 0x3000 ||
+		code === 0xfeff
+	);
+}
 
-function deletionPattern(normalization: Normalization): RegExp | undefined {
-	if (normalization.trailingWhitespace) return normalization.lineEndings ? CRLF_AND_TRAILING : TRAILING_ONLY;
-	return normalization.lineEndings ? CRLF_ONLY : undefined;
+/**
+ * Deletes what `normalization` ignores — the CR of each CRLF, blanks at the end of each line —
+ * calling `onDelete(offset, length)` for each deleted run (offsets in `source`). One linear pass:
+ * a regex with a lookahead after a blank run backtracks over every long run of blanks.
+ */
+function deleteIgnored(
+	source: string,
+	normalization: Normalization,
+	onDelete: (offset: number, length: number) => void,
+): string {
+	const { lineEndings, trailingWhitespace } = normalization;
+	const pieces: string[] = [];
+	let copied = 0;
+	let runStart = -1;
+	const remove = (from: number, to: number) => {
+		pieces.push(source.slice(copied, from));
+		onDelete(from, to - from);
+		copied = to;
+	};
+	for (let index = 0; index < source.length; index++) {
+		const code = source.charCodeAt(index);
+		if (isBlank(code)) {
+			if (runStart === -1) runStart = index;
+			continue;
+		}
+		const blanks = trailingWhitespace && runStart !== -1;
+		if (code === 10) {
+			if (blanks) remove(runStart, index);
+		} else if (code === 13 && source.charCodeAt(index + 1) === 10) {
+			if (lineEndings) remove(blanks ? runStart : index, index + 1);
+			else if (blanks) remove(runStart, index);
+		}
+		runStart = -1;
+	}
+	if (trailingWhitespace && runStart !== -1) remove(runStart, source.length);
+	if (copied === 0) return source;
+	pieces.push(source.slice(copied));
+	return pieces.join("");
 }
 
 /** Normalizes `text` and records the deletions, so positions can be mapped back with `toOriginal*`. */
@@ -112,17 +162,14 @@ export function normalizeText(text: string, normalization: Normalization): Norma
 	const source = normalization.unicode ? mapLookAlikes(text) : text;
 	const runPositions: number[] = [];
 	const runTotals: number[] = [];
-	const pattern = deletionPattern(normalization);
-	if (!pattern) return { text: source, runPositions, runTotals, lineEndings: false };
+	if (!normalization.lineEndings && !normalization.trailingWhitespace) {
+		return { text: source, runPositions, runTotals, lineEndings: false };
+	}
 	let deleted = 0;
-	pattern.lastIndex = 0;
-	const normalized = source.replace(pattern, (match: string, offset: number) => {
-		const keepsNewline = match.endsWith("\n");
-		const removed = match.length - (keepsNewline ? 1 : 0);
+	const normalized = deleteIgnored(source, normalization, (offset, length) => {
 		runPositions.push(offset - deleted);
-		deleted += removed;
+		deleted += length;
 		runTotals.push(deleted);
-		return keepsNewline ? "\n" : "";
 	});
 	return { text: normalized, runPositions, runTotals, lineEndings: normalization.lineEndings };
 }
@@ -130,10 +177,7 @@ export function normalizeText(text: string, normalization: Normalization): Norma
 /** Normalizes a needle (old_string) the same way; no position map is needed for it. */
 export function normalizeNeedle(text: string, normalization: Normalization): string {
 	const source = normalization.unicode ? mapLookAlikes(text) : text;
-	const pattern = deletionPattern(normalization);
-	if (!pattern) return source;
-	pattern.lastIndex = 0;
-	return source.replace(pattern, (match: string) => (match.endsWith("\n") ? "\n" : ""));
+	return deleteIgnored(source, normalization, () => {});
 }
 
 function deletedBefore(normalized: NormalizedText, position: number): number {
