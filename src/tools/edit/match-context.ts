@@ -11,6 +11,7 @@ export class MatchContext {
 	private starts: number[] | undefined;
 	private keys: string[] | undefined;
 	private folded: string | undefined;
+	private readonly memos = new Map<string, unknown>();
 
 	constructor(content: string) {
 		this.content = content;
@@ -28,13 +29,19 @@ export class MatchContext {
 	}
 
 	/**
-	 * Whether `piece` (letters and digits, look-alikes mapped) can be in the file: as it is, or in
-	 * full-width forms when the file has any.
+	 * The text to look for runs of letters and digits in: the content, or, when the file has
+	 * full-width forms, the content with look-alikes mapped (same offsets: the mapping is one for one).
 	 */
-	mayContain(piece: string): boolean {
-		if (this.content.includes(piece)) return true;
-		if (this.folded === undefined) this.folded = hasFullWidth(this.content) ? mapLookAlikes(this.content) : "";
-		return this.folded.includes(piece);
+	searchable(): string {
+		if (this.folded === undefined)
+			this.folded = hasFullWidth(this.content) ? mapLookAlikes(this.content) : this.content;
+		return this.folded;
+	}
+
+	/** `compute()`'s result, computed once per context under `key` (a view of the content a rung needs). */
+	memo<T>(key: string, compute: () => T): T {
+		if (!this.memos.has(key)) this.memos.set(key, compute());
+		return this.memos.get(key) as T;
 	}
 
 	/** Offsets where each line starts. */

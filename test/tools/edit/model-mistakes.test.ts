@@ -58,3 +58,71 @@ describe("full-width forms", () => {
 		expect(after).toBe("x = g();\n");
 	});
 });
+
+describe("whitespace inside lines", () => {
+	const file = "class A {\n  function  myFunc( a, b ) {\n    return a;\n  }\n}\n";
+
+	it("applies a one-line old_string that differs in runs of spaces and spaces around brackets", async () => {
+		const { after, details, text } = await edit(
+			{ old_string: "function myFunc(a, b) {", new_string: "function myFunc(a, b, c) {" },
+			file,
+		);
+		// Only the matched span changed: the indentation before it and every other line are the file's.
+		expect(after).toBe("class A {\n  function myFunc(a, b, c) {\n    return a;\n  }\n}\n");
+		expect(details?.strategy).toBe("whitespace");
+		expect(text).toContain("matched ignoring spaces inside lines");
+	});
+
+	it("applies several lines, re-indenting new_string to the file", async () => {
+		const { after } = await edit(
+			{
+				old_string: "function myFunc(a,b) {\n  return a;\n}",
+				new_string: "function myFunc(a,b) {\n  const sum = a + b;\n  return sum;\n}",
+			},
+			file,
+		);
+		expect(after).toBe("class A {\n  function myFunc(a,b) {\n    const sum = a + b;\n    return sum;\n  }\n}\n");
+	});
+
+	it("keeps CRLF line endings and the bytes around the match", async () => {
+		const { after } = await edit(
+			{ old_string: "call(x , y);\nnext();", new_string: "call(x);\nnext();" },
+			"keep \t\r\n  call( x, y );\r\n  next( );\r\nkeep\r\n",
+		);
+		expect(after).toBe("keep \t\r\n  call(x);\r\n  next();\r\nkeep\r\n");
+	});
+
+	it("does not join words, nor widen a word that old_string ended with a space", async () => {
+		expect(await refusal({ old_string: "return x", new_string: "y" }, "returnx;\n")).toMatch(/not found/);
+		expect(await refusal({ old_string: "line 100 ", new_string: "L" }, "line 1000 x\nline 1001 x\n")).toMatch(
+			/not found/,
+		);
+	});
+
+	it("is unique or says where every place is", async () => {
+		expect(await refusal({ old_string: "f(a,b)", new_string: "g()" }, "x\nf( a, b );\ny\nf(a , b);\n")).toMatch(
+			/old_string matches 2 places \(matched ignoring spaces inside lines.*at lines 2, 4/s,
+		);
+	});
+});
+
+describe("re-indenting new_string", () => {
+	it("leaves new_string alone when it already carries the file's indentation, not old_string's", async () => {
+		const content = "class A {\n    run() {\n        go();\n    }\n}\n";
+		const { after, details } = await edit(
+			{ old_string: "run() {\n    go();\n}", new_string: "    run() {\n        stop();\n    }" },
+			content,
+		);
+		expect(after).toBe("class A {\n    run() {\n        stop();\n    }\n}\n");
+		expect(details?.strategy).toBe("indentation");
+	});
+
+	it("still re-indents new_string written in old_string's indentation", async () => {
+		const content = "class A {\n    run() {\n        go();\n    }\n}\n";
+		const { after } = await edit(
+			{ old_string: "run() {\n    go();\n}", new_string: "run() {\n    stop();\n}" },
+			content,
+		);
+		expect(after).toBe("class A {\n    run() {\n        stop();\n    }\n}\n");
+	});
+});
