@@ -14,12 +14,34 @@ import { isBlank, mapLookAlikes } from "./normalize.js";
 
 /** Most line comparisons one search may make: repetitive input ends with an error, not a hang. */
 const MAX_COMPARISONS = 20_000_000;
+/**
+ * Largest text (a window, or the whole file when no word of old_string narrows the search) this
+ * rung canonicalizes, in characters: beyond it the rung is skipped, keeping a miss fast.
+ */
+const MAX_CHARACTERS = 2 ** 21;
 
-/** A line in canonical form, with each character's offset in the original line. */
+/**
+ * A line in canonical form, and where its characters were: canonical text is made of segments
+ * copied from the line, and canonical character i of the segment starting at `segmentStarts[k]`
+ * was at `segmentOrigins[k] + (i - segmentStarts[k])` (a kept blank is a segment of its own).
+ */
 interface CanonicalLine {
 	text: string;
-	/** `origins[i]`: offset in the line of canonical character i (a run's start for a kept blank). */
-	origins: number[];
+	segmentStarts: number[];
+	segmentOrigins: number[];
+}
+
+/** Offset in the original line of canonical character `index` (or just after the last one). */
+function originOf(line: CanonicalLine, index: number): number {
+	const { segmentStarts, segmentOrigins } = line;
+	let low = 0;
+	let high = segmentStarts.length - 1;
+	while (low < high) {
+		const middle = (low + high + 1) >> 1;
+		if ((segmentStarts[middle] ?? 0) <= index) low = middle;
+		else high = middle - 1;
+	}
+	return (segmentOrigins[low] ?? 0) + (index - (segmentStarts[low] ?? 0));
 }
 
 function isWordCode(code: number): boolean {
@@ -32,36 +54,45 @@ function isWordCode(code: number): boolean {
 			code === 36
 		);
 	}
-	return /[\p{L}\p{N}]/u.test(String.fromCharCode(code));
+	return code === code && /[\p{L}\p{N}]/u.test(String.fromCharCode(code));
 }
 
-/** `line` (no line break) in canonical form: look-alikes mapped, blanks dropped or kept as one space. */
+const BLANK_RUN = /[^\S\r\n]+/g;
+
+/**
+ * `line` (no line break) in canonical form: look-alikes mapped, leading and trailing blanks
+ * dropped, a blank run between two letters or digits kept as one space, any other dropped.
+ * Runs are found by a regex of one character class (no backtracking), the text built from slices.
+ */
 export function canonicalLine(line: string): CanonicalLine {
 	const mapped = mapLookAlikes(line);
 	let end = mapped.length;
 	while (end > 0 && (isBlank(mapped.charCodeAt(end - 1)) || mapped.charCodeAt(end - 1) === 13)) end--;
-	let index = 0;
-	while (index < end && isBlank(mapped.charCodeAt(index))) index++;
-	const characters: string[] = [];
-	const origins: number[] = [];
-	let previousIsWord = false;
-	while (index < end) {
-		const code = mapped.charCodeAt(index);
-		if (isBlank(code)) {
-			const runStart = index;
-			while (index < end && isBlank(mapped.charCodeAt(index))) index++;
-			if (previousIsWord && isWordCode(mapped.charCodeAt(index))) {
-				characters.push(" ");
-				origins.push(runStart);
-			}
-			continue;
+	let begin = 0;
+	while (begin < end && isBlank(mapped.charCodeAt(begin))) begin++;
+	const pieces: string[] = [];
+	const segmentStarts: number[] = [0];
+	const segmentOrigins: number[] = [begin];
+	let length = 0;
+	let copied = begin;
+	BLANK_RUN.lastIndex = begin;
+	for (let run = BLANK_RUN.exec(mapped); run && run.index < end; run = BLANK_RUN.exec(mapped)) {
+		const runEnd = run.index + run[0].length;
+		pieces.push(mapped.slice(copied, run.index));
+		length += run.index - copied;
+		const keep = isWordCode(mapped.charCodeAt(run.index - 1)) && isWordCode(mapped.charCodeAt(runEnd));
+		if (keep) {
+			pieces.push(" ");
+			segmentStarts.push(length);
+			segmentOrigins.push(run.index);
+			length++;
 		}
-		characters.push(mapped[index] as string);
-		origins.push(index);
-		previousIsWord = isWordCode(code);
-		index++;
+		segmentStarts.push(length);
+		segmentOrigins.push(runEnd);
+		copied = runEnd;
 	}
-	return { text: characters.join(""), origins };
+	pieces.push(mapped.slice(copied, end));
+	return { text: pieces.join(""), segmentStarts, segmentOrigins };
 }
 
 /** old_string as canonical lines, with what its edges require of the file. */
@@ -120,7 +151,7 @@ function matchesInLine(line: CanonicalLine, needle: NeedleLines): Columns[] {
 	for (let at = line.text.indexOf(key); at !== -1; at = line.text.indexOf(key, at + Math.max(1, key.length))) {
 		if (needle.finalNewline && at + key.length !== line.text.length) continue;
 		if (!edgesFit(line.text, at, key.length, needle, true, true)) continue;
-		found.push({ startColumn: line.origins[at] ?? 0, endColumn: (line.origins[at + key.length - 1] ?? 0) + 1 });
+		found.push({ startColumn: originOf(line, at), endColumn: originOf(line, at + key.length - 1) + 1 });
 	}
 	return found;
 }
@@ -143,8 +174,8 @@ function matchAt(lines: readonly CanonicalLine[], first: number, needle: NeedleL
 	if (!edgesFit(tail.text, 0, lastKey.length, needle, false, true)) return undefined;
 	// A needle that starts with a line break starts after the last character of the line.
 	const startColumn =
-		startIndex < head.origins.length ? (head.origins[startIndex] ?? 0) : (head.origins.at(-1) ?? -1) + 1;
-	const endColumn = lastKey === "" ? 0 : (tail.origins[lastKey.length - 1] ?? 0) + 1;
+		startIndex < head.text.length ? originOf(head, startIndex) : originOf(head, head.text.length - 1) + 1;
+	const endColumn = lastKey === "" ? 0 : originOf(tail, lastKey.length - 1) + 1;
 	return { startColumn, endColumn };
 }
 
@@ -187,7 +218,7 @@ function canonicalLinesOf(context: MatchContext): CanonicalLine[] {
 export function findByInnerWhitespace(context: MatchContext, needle: string, replacement: string): Occurrence[] {
 	const lines = needleLinesOf(needle);
 	const { keys } = lines;
-	if (keys.every((key) => key === "")) return [];
+	if (keys.every((key) => key === "") || context.content.length > MAX_CHARACTERS) return [];
 	const fileLines = canonicalLinesOf(context);
 	// A middle line must be equal, so the longest one makes the quick test for each place.
 	let probe = -1;
