@@ -54,7 +54,8 @@ function isWordCode(code: number): boolean {
 			code === 36
 		);
 	}
-	return code === code && /[\p{L}\p{N}]/u.test(String.fromCharCode(code));
+	// NaN (past the end of a line) lands here as U+0000: not a letter.
+	return /[\p{L}\p{N}]/u.test(String.fromCharCode(code));
 }
 
 const BLANK_RUN = /[^\S\r\n]+/g;
