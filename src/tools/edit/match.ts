@@ -1,6 +1,7 @@
 import { ToolError } from "../../engine/errors.js";
 import { findCandidates } from "./candidates.js";
 import { describeMiss } from "./diagnose.js";
+import { unescapeOnce } from "./escapes.js";
 import { findByIndentation, type Occurrence } from "./indentation.js";
 import { findByInnerWhitespace } from "./inner-whitespace.js";
 import { stripLineNumbers, stripLineNumbersLoosely } from "./line-numbers.js";
@@ -16,7 +17,8 @@ export type EditMatchStrategy =
 	| "unicode"
 	| "indentation"
 	| "whitespace"
-	| "line-numbers";
+	| "line-numbers"
+	| "escapes";
 
 /** The ladder's rungs, from strict to tolerant. */
 export const MATCH_STRATEGIES: readonly EditMatchStrategy[] = [
@@ -27,6 +29,7 @@ export const MATCH_STRATEGIES: readonly EditMatchStrategy[] = [
 	"indentation",
 	"whitespace",
 	"line-numbers",
+	"escapes",
 ];
 
 /** How each tolerant strategy is described to the model. */
@@ -40,6 +43,8 @@ export const STRATEGY_NOTES: Record<EditMatchStrategy, string> = {
 	whitespace:
 		"matched ignoring spaces inside lines (runs of spaces, spaces around brackets, commas and operators) and indentation",
 	"line-numbers": "matched after removing line-number prefixes copied from read output",
+	escapes:
+		'matched after reading the escapes \\n, \\t, \\" and \\\\ in old_string as the characters they stand for (the text was escaped twice); new_string was read the same way',
 };
 
 /** One replacement request: what to find, what to put there, and whether every occurrence counts. */
@@ -225,6 +230,15 @@ function ambiguityMessage(context: MatchContext, located: LocatedEdit): string {
 	);
 }
 
+/** old_string escaped twice, read once: taken only when it then matches exactly one place. */
+function findUnescaped(context: MatchContext, request: EditRequest): LocatedEdit | undefined {
+	const needle = unescapeOnce(request.oldString);
+	if (needle === undefined || needle.trim() === "") return undefined;
+	const found = search(context, needle, unescapeOnce(request.newString) ?? request.newString);
+	if (found?.occurrences.length !== 1) return undefined;
+	return { strategy: "escapes", occurrences: found.occurrences };
+}
+
 /**
  * Finds where an edit applies: exactly first, then each tolerant rung in turn; uniqueness is
  * decided on the first rung that finds anything. Throws a `ToolError` written for the model when
@@ -245,6 +259,7 @@ export function locateEdit(context: MatchContext, request: EditRequest): Located
 			}
 		}
 	}
+	if (!located) located = findUnescaped(context, request);
 	if (!located) throw new ToolError(describeMiss(context, needle, request.newString), { reason: "not-found" });
 	if (request.replaceAll) return { strategy: located.strategy, occurrences: disjoint(located.occurrences) };
 	if (located.occurrences.length > 1 && preferredLine !== undefined) {

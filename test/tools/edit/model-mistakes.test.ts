@@ -126,3 +126,38 @@ describe("re-indenting new_string", () => {
 		expect(after).toBe("class A {\n    run() {\n        stop();\n    }\n}\n");
 	});
 });
+
+describe("old_string escaped twice", () => {
+	const file = 'x\nfunction f() {\n\tconsole.log("hi");\n}\npath = "C:\\dir";\n';
+
+	it('reads \\n, \\t and \\" as the characters when only that finds old_string, and new_string alike', async () => {
+		const { after, details, text } = await edit(
+			{
+				old_string: 'function f() {\\n\\tconsole.log(\\"hi\\");\\n}',
+				new_string: 'function f() {\\n\\tconsole.log(\\"bye\\");\\n}',
+			},
+			file,
+		);
+		expect(after).toBe('x\nfunction f() {\n\tconsole.log("bye");\n}\npath = "C:\\dir";\n');
+		expect(details?.strategy).toBe("escapes");
+		expect(text).toContain("escaped twice");
+	});
+
+	it("reads \\\\ as one backslash", async () => {
+		const { after } = await edit(
+			{ old_string: 'path = \\"C:\\\\dir\\";', new_string: 'path = \\"D:\\\\dir\\";' },
+			file,
+		);
+		expect(after).toBe('x\nfunction f() {\n\tconsole.log("hi");\n}\npath = "D:\\dir";\n');
+	});
+
+	it("keeps escapes the file really has, and refuses an unescaped text found in several places", async () => {
+		const { after, details } = await edit(
+			{ old_string: 'print("a\\nb")', new_string: 'print("a\\tb")' },
+			'print("a\\nb")\n',
+		);
+		expect(after).toBe('print("a\\tb")\n');
+		expect(details?.strategy).toBe("exact");
+		expect(await refusal({ old_string: "a\\nb", new_string: "c" }, "a\nb\na\nb\n")).toMatch(/not found/);
+	});
+});
