@@ -1,6 +1,7 @@
 import { ToolError } from "../../engine/errors.js";
 import { type EditMatchStrategy, type EditRequest, locateEdit } from "./match.js";
 import { MatchContext } from "./match-context.js";
+import { omissionPlaceholder } from "./placeholders.js";
 import { lineNumbersOf, withLineEnding } from "./text.js";
 import { lineEndingNear, stringSource } from "./text-source.js";
 
@@ -41,6 +42,14 @@ function checkRequest(request: EditRequest, prefix: string): void {
 	if (request.oldString === "") {
 		throw new ToolError(
 			`${prefix}old_string is empty. edit replaces text that already exists: put the text next to where the new text goes in old_string and repeat it in new_string. To write a whole file, use the write tool.`,
+		);
+	}
+	const placeholder = omissionPlaceholder(request.oldString, request.newString);
+	if (placeholder) {
+		throw new ToolError(
+			`${prefix}new_string puts the placeholder \`${placeholder}\` where old_string has code. edit writes new_string literally, so that code would be deleted; nothing was changed. ` +
+				"Write the code out in full in new_string, or make old_string cover only the lines that change (several small edits in edits[] are fine).",
+			{ reason: "placeholder" },
 		);
 	}
 }

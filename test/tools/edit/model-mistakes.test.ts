@@ -161,3 +161,46 @@ describe("old_string escaped twice", () => {
 		expect(await refusal({ old_string: "a\\nb", new_string: "c" }, "a\nb\na\nb\n")).toMatch(/not found/);
 	});
 });
+
+describe("omission placeholders in new_string", () => {
+	const file = "def f():\n    a = 1\n    b = 2\n    return a + b\n";
+	const code = "function f() {\n  a();\n  b();\n}\n<div>\n  <p>x</p>\n</div>\n";
+
+	it("are refused when they replace code, saying what to send instead", async () => {
+		const cases: [string, string, string][] = [
+			[file, "    a = 1\n    b = 2\n    return a + b", "    a = 10\n    # ... existing code ...\n    return a + b"],
+			[code, "  a();\n  b();", "  // ... rest of code ...\n  c();"],
+			[code, "  a();\n  b();", "  /* unchanged */\n  c();"],
+			[code, "<div>\n  <p>x</p>\n</div>", "<div>\n  <!-- ... -->\n  <p>y</p>\n</div>"],
+		];
+		for (const [content, oldString, newString] of cases) {
+			expect(await refusal({ old_string: oldString, new_string: newString }, content), newString).toMatch(
+				/new_string puts the placeholder `.+` where old_string has code\. .*Write the code out in full in new_string, or make old_string cover only the lines that change/s,
+			);
+		}
+	});
+
+	it("are fine when old_string has them too, or when they replace nothing", async () => {
+		const withPlaceholder = "function f() {\n  // ... existing code ...\n  a();\n}\n";
+		const kept = await edit(
+			{ old_string: "  // ... existing code ...\n  a();", new_string: "  // ... existing code ...\n  b();" },
+			withPlaceholder,
+		);
+		expect(kept.after).toBe("function f() {\n  // ... existing code ...\n  b();\n}\n");
+		const added = await edit({ old_string: "  b();", new_string: "  b();\n  // ...\n  c();" }, code);
+		expect(added.after).toContain("  b();\n  // ...\n  c();\n");
+		const comment = await edit({ old_string: "  a();", new_string: "  // compute the rest later\n  c();" }, code);
+		expect(comment.after).toContain("  // compute the rest later\n  c();\n");
+	});
+});
+
+describe("an old_string found in several places", () => {
+	it("says how many and where; with many, the first few lines and how many more", async () => {
+		const content = Array.from({ length: 30 }, (_, index) => `  call(${index % 2 === 0 ? "a" : "b"});`).join("\n");
+		const message = await refusal({ old_string: "call(a);", new_string: "call(c);" }, content);
+		expect(message).toMatch(/old_string matches 15 places, at lines 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, …:/);
+		expect(message).toContain("  line 1:   call(a);");
+		expect(message).toContain("  … and 5 more");
+		expect(message).toMatch(/Add surrounding lines to old_string so it matches exactly one place, or set replace_all/);
+	});
+});
