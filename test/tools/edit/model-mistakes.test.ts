@@ -204,3 +204,29 @@ describe("an old_string found in several places", () => {
 		expect(message).toMatch(/Add surrounding lines to old_string so it matches exactly one place, or set replace_all/);
 	});
 });
+
+describe("the diff of an edit in a very long line", () => {
+	it("shows a window around the change within a 1 MB line, with markers saying what was cut", async () => {
+		const content = `first\n${"x".repeat(500_000)}NEEDLE${"y".repeat(500_000)}\nlast\n`;
+		const { after, text, details } = await edit({ old_string: "NEEDLE", new_string: "CHANGED" }, content);
+		expect(after).toBe(content.replace("NEEDLE", "CHANGED"));
+		expect(text).toMatch(
+			/\n-\[… 499880 characters not shown …\]x{120}NEEDLEy{120}\[… 499880 characters not shown …\]\n/,
+		);
+		expect(text).toMatch(
+			/\n\+\[… 499880 characters not shown …\]x{120}CHANGEDy{120}\[… 499880 characters not shown …\]\n/,
+		);
+		expect(text).toContain("\n first\n");
+		expect(text).not.toContain("diff cut");
+		expect(text.length).toBeLessThan(2000);
+		expect(details?.diff.length).toBeLessThan(2000);
+		expect(details).toMatchObject({ linesAdded: 1, linesRemoved: 1, firstChangedLine: 2 });
+	});
+
+	it("cuts a long unchanged context line and a long added line to their start", async () => {
+		const long = "z".repeat(5000);
+		const { text } = await edit({ old_string: "b\n", new_string: `b\n${long}\n` }, `${long}\na\nb\nc\n`);
+		expect(text).toContain(`\n ${"z".repeat(1000)}[… 4000 characters not shown …]\n`);
+		expect(text).toContain(`\n+${"z".repeat(1000)}[… 4000 characters not shown …]\n`);
+	});
+});
