@@ -1,6 +1,7 @@
 import type { MatchContext } from "./match-context.js";
 import { normalizeNeedle } from "./normalize.js";
 import { lineEndOf } from "./text.js";
+import { WorkBudget } from "./work-budget.js";
 
 /** A span of the original content to replace, with the text to put there. */
 export interface Occurrence {
@@ -112,10 +113,14 @@ export function findByIndentation(context: MatchContext, needle: string, replace
 	const count = needleKeys.length;
 	const occurrences: Occurrence[] = [];
 	const anchorKey = needleKeys[anchor];
+	const budget = new WorkBudget();
 	for (let line = anchor; line + count - anchor <= keys.length; line++) {
 		if (keys[line] !== anchorKey) continue;
 		const first = line - anchor;
-		if (!needleKeys.every((key, offset) => keys[first + offset] === key)) continue;
+		let equal = 0;
+		while (equal < count && keys[first + equal] === needleKeys[equal]) equal++;
+		budget.spend(equal + 1);
+		if (equal < count) continue;
 		const start = starts[first] ?? 0;
 		const lastStart = starts[first + count - 1] ?? 0;
 		const afterLast = starts[first + count];

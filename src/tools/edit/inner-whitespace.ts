@@ -1,7 +1,7 @@
-import { ToolError } from "../../engine/errors.js";
 import { indentOf, type Occurrence, reindentLines } from "./indentation.js";
 import type { MatchContext } from "./match-context.js";
 import { isBlank, mapLookAlikes } from "./normalize.js";
+import { WorkBudget } from "./work-budget.js";
 
 /**
  * The inner-whitespace rung: old_string differs from the file only in blanks inside its lines —
@@ -12,8 +12,6 @@ import { isBlank, mapLookAlikes } from "./normalize.js";
  * every character, its offset in the file, so a match replaces exactly the file's bytes it covers.
  */
 
-/** Most line comparisons one search may make: repetitive input ends with an error, not a hang. */
-const MAX_COMPARISONS = 20_000_000;
 /**
  * Largest text (a window, or the whole file when no word of old_string narrows the search) this
  * rung canonicalizes, in characters: beyond it the rung is skipped, keeping a miss fast.
@@ -158,7 +156,12 @@ function matchesInLine(line: CanonicalLine, needle: NeedleLines): Columns[] {
 }
 
 /** The match of a needle of several lines whose first line is the file's line `first`, or undefined. */
-function matchAt(lines: readonly CanonicalLine[], first: number, needle: NeedleLines): Columns | undefined {
+function matchAt(
+	lines: readonly CanonicalLine[],
+	first: number,
+	needle: NeedleLines,
+	budget: WorkBudget,
+): Columns | undefined {
 	const { keys, finalNewline } = needle;
 	const count = keys.length;
 	const head = lines[first] as CanonicalLine;
@@ -168,6 +171,7 @@ function matchAt(lines: readonly CanonicalLine[], first: number, needle: NeedleL
 	const startIndex = head.text.length - firstKey.length;
 	if (!edgesFit(head.text, startIndex, firstKey.length, needle, true, false)) return undefined;
 	for (let offset = 1; offset < count - 1; offset++) {
+		budget.spend(1);
 		if (lines[first + offset]?.text !== keys[offset]) return undefined;
 	}
 	const tail = lines[first + count - 1] as CanonicalLine;
@@ -227,19 +231,14 @@ export function findByInnerWhitespace(context: MatchContext, needle: string, rep
 		if (probe === -1 || (keys[index] as string).length > (keys[probe] as string).length) probe = index;
 	}
 	const occurrences: Occurrence[] = [];
-	let comparisons = 0;
+	const budget = new WorkBudget();
 	for (let first = 0; first + keys.length <= fileLines.length; first++) {
 		if (probe !== -1 && fileLines[first + probe]?.text !== keys[probe]) continue;
-		comparisons += keys.length;
-		if (comparisons > MAX_COMPARISONS) {
-			throw new ToolError(
-				"old_string is too repetitive to place with whitespace ignored in a file this size. Copy it exactly from the file, with a distinctive line in it.",
-			);
-		}
+		budget.spend(1);
 		const found =
 			keys.length === 1
 				? matchesInLine(fileLines[first] as CanonicalLine, lines)
-				: [matchAt(fileLines, first, lines)].filter((columns) => columns !== undefined);
+				: [matchAt(fileLines, first, lines, budget)].filter((columns) => columns !== undefined);
 		for (const columns of found) occurrences.push(occurrenceAt(context, first, columns, lines, replacement));
 	}
 	return occurrences;

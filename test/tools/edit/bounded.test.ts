@@ -56,4 +56,11 @@ describe("a failed edit is bounded", () => {
 		expect(message).toMatch(/old_string was not found/);
 		expect(ms).toBeLessThan(2000);
 	});
+
+	it("an old_string of lines that occur everywhere ends with an error, not a stalled call", async () => {
+		const content = "  }\n".repeat(400_000);
+		const { message, ms } = await failedEdit(content, `${"}\n".repeat(2000)};`);
+		expect(message).toMatch(/too repetitive to place.*with a distinctive line/);
+		expect(ms).toBeLessThan(2000);
+	});
 });
