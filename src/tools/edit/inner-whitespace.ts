@@ -57,10 +57,12 @@ function isWordCode(code: number): boolean {
 }
 
 const BLANK_RUN = /[^\S\r\n]+/g;
+const OPERATORS = "+-*/&|<>=!";
 
 /**
  * `line` (no line break) in canonical form: look-alikes mapped, leading and trailing blanks
- * dropped, a blank run between two letters or digits kept as one space, any other dropped.
+ * dropped, a blank run between two letters or digits (or two equal operators) kept as one space,
+ * any other dropped.
  * Runs are found by a regex of one character class (no backtracking), the text built from slices.
  */
 export function canonicalLine(line: string): CanonicalLine {
@@ -79,7 +81,11 @@ export function canonicalLine(line: string): CanonicalLine {
 		const runEnd = run.index + run[0].length;
 		pieces.push(mapped.slice(copied, run.index));
 		length += run.index - copied;
-		const keep = isWordCode(mapped.charCodeAt(run.index - 1)) && isWordCode(mapped.charCodeAt(runEnd));
+		const before = mapped.charCodeAt(run.index - 1);
+		const after = mapped.charCodeAt(runEnd);
+		// `a - -b` is not `a --b`, nor `x + +y` `x ++y`: a blank between two equal operators counts too.
+		const keep =
+			(isWordCode(before) && isWordCode(after)) || (before === after && OPERATORS.includes(mapped[runEnd] ?? ""));
 		if (keep) {
 			pieces.push(" ");
 			segmentStarts.push(length);

@@ -230,3 +230,11 @@ describe("the diff of an edit in a very long line", () => {
 		expect(text).toContain(`\n+${"z".repeat(1000)}[… 4000 characters not shown …]\n`);
 	});
 });
+
+describe("whitespace that changes meaning", () => {
+	it("a blank between two equal operators is kept: `a - -b` is not `a --b`", async () => {
+		expect(await refusal({ old_string: "x = a - -b;", new_string: "y" }, "x = a --b;\n")).toMatch(/not found/);
+		const { after } = await edit({ old_string: "x = a - -b;", new_string: "y" }, "x=a -  -b ;\n");
+		expect(after).toBe("y\n");
+	});
+});
