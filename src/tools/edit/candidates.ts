@@ -1,5 +1,6 @@
 import { MatchContext } from "./match-context.js";
 import { mapLookAlikes } from "./normalize.js";
+import { countNewlines } from "./text-source.js";
 
 /**
  * Where a tolerant match of an old_string can be, found without normalizing the whole file. No
@@ -89,8 +90,8 @@ export function findCandidates(context: MatchContext, needle: string): Candidate
 	const at = mapped.indexOf(anchor.run);
 	// The anchor may sit on any needle line it occurs on; take the widest reach either way.
 	const lastAt = mapped.lastIndexOf(anchor.run);
-	const linesBefore = countLines(mapped, 0, lastAt) + 1;
-	const linesAfter = countLines(mapped, at, mapped.length) + 1;
+	const linesBefore = countNewlines(mapped, 0, lastAt) + 1;
+	const linesAfter = countNewlines(mapped, at, mapped.length) + 1;
 	const spans: { start: number; end: number }[] = [];
 	for (const place of anchor.places) {
 		let start = lineStartBefore(text, place);
@@ -108,10 +109,4 @@ export function findCandidates(context: MatchContext, needle: string): Candidate
 		offset: span.start,
 	}));
 	return { kind: "windows", windows };
-}
-
-function countLines(text: string, from: number, to: number): number {
-	let count = 0;
-	for (let index = text.indexOf("\n", from); index !== -1 && index < to; index = text.indexOf("\n", index + 1)) count++;
-	return count;
 }
