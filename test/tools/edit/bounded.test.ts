@@ -63,4 +63,24 @@ describe("a failed edit is bounded", () => {
 		expect(message).toMatch(/too repetitive to place.*with a distinctive line/);
 		expect(ms).toBeLessThan(2000);
 	});
+
+	it("searching near old_string's rarest word still sees every place: distant tolerant matches are ambiguous", async () => {
+		const filler = Array.from({ length: 50_000 }, (_, index) => `row ${index} filler text`);
+		filler[1000] = "\tunique_call( first,  second );";
+		filler[40_000] = "  unique_call(first, second);  ";
+		const content = `${filler.join("\r\n")}\r\n`;
+		const { message } = await failedEdit(content, "unique_call(first, second);\n");
+		expect(message).toMatch(
+			/old_string matches 2 places \(matched ignoring spaces inside lines.*at lines 1001, 40001/s,
+		);
+		const path = join(tempDir(), "min.js");
+		await createEditTool(tempDir()).execute(
+			"call",
+			{ path, old_string: "unique_call(first,second);", new_string: "done();", replace_all: true },
+			undefined,
+		);
+		expect(await readFile(path, "utf8")).toBe(
+			content.replace("unique_call( first,  second );", "done();").replace("unique_call(first, second);", "done();"),
+		);
+	});
 });
