@@ -69,7 +69,7 @@ describe("a failed edit is bounded", () => {
 		filler[1000] = "\tunique_call( first,  second );";
 		filler[40_000] = "  unique_call(first, second);  ";
 		const content = `${filler.join("\r\n")}\r\n`;
-		const { message } = await failedEdit(content, "unique_call(first, second);\n");
+		const { message } = await failedEdit(content, "unique_call(first,second);");
 		expect(message).toMatch(
 			/old_string matches 2 places \(matched ignoring spaces inside lines.*at lines 1001, 40001/s,
 		);
