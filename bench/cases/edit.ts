@@ -110,6 +110,34 @@ export const cases: BenchCase[] = [
 	},
 	{
 		group: "edit",
+		name: "a failed edit (every word of old_string is in the file, the lines are not) in a 20 MB file",
+		goal: "≤ 2× sed scanning it",
+		maxRatio: 2,
+		setup: (context) => generate(context, "big.txt", bigLf),
+		beforeEach: restore("big.txt"),
+		toolbelt: async (context) => {
+			const tool = createEditTool(context.dataDir);
+			let message = "";
+			return timed(
+				async () => {
+					try {
+						await tool.execute(
+							"bench",
+							{ path: "big.txt", old_string: `line 200000 ${PAYLOAD}\nline 200002 ${PAYLOAD}`, new_string: "JOINED" },
+							undefined,
+						);
+					} catch (error) {
+						message = (error as Error).message;
+					}
+					return message.includes("not found");
+				},
+				() => fileIsPristineWith(context, "big.txt", []),
+			);
+		},
+		baseline: "sed -n '/^line 200000 x*$/{N;/\\nline 200002 /p}' big.txt",
+	},
+	{
+		group: "edit",
 		name: `${SEQUENTIAL_EDITS} sequential edits of a 1 MB file`,
 		goal: `faster than ${SEQUENTIAL_EDITS} sed -i runs`,
 		maxRatio: 1,

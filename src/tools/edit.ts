@@ -10,7 +10,7 @@ export type { EditOperations, EditToolDetails, EditToolOptions } from "./edit/ty
 
 const EDIT_DESCRIPTION = `Replace text in an existing file. Give \`path\`, the exact text to find (\`old_string\`) and its replacement (\`new_string\`), or several such pairs in \`edits\`.
 - Copy \`old_string\` from the file as it is, with enough surrounding lines to make it unique; without \`replace_all\` it must occur exactly once.
-- Small differences are tolerated and reported: line endings, trailing whitespace, curly quotes/dashes/odd spaces, a different leading indentation (new_string is re-indented to match), and line-number prefixes copied from read output.
+- Small differences are tolerated and reported: line endings, trailing whitespace, spaces inside a line, curly quotes/dashes/odd spaces/full-width forms, a different leading indentation (new_string is re-indented to match), line-number prefixes copied from read output, and text escaped twice (\\n for a line break).
 - \`edits\` are all matched against the original file, must not overlap, and are applied all or nothing.
 - Line endings and a byte-order mark of the file are kept. To create a file or replace all of it, use write.
 Returns a unified diff of the changed lines.`;

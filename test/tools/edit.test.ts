@@ -178,7 +178,9 @@ describe("edit tool on real files", () => {
 			["trailing-whitespace", "a  \nb\n", "a\nb", "c"],
 			["unicode", "it’s\n", "it's", "c"],
 			["indentation", "  a\n    b\n", "a\n  b", "c\n  d"],
+			["whitespace", "f( a, b );\n", "f(a, b);", "c"],
 			["line-numbers", "a\nb\n", "     1\ta\n     2\tb", "c"],
+			["escapes", "a\n\tb\n", "a\\n\\tb", "c"],
 		];
 		for (const [strategy, content, oldString, newString] of cases) {
 			const path = await fileWith(content, `${strategy}.txt`);

@@ -1,6 +1,6 @@
 /**
  * Repairs the argument shapes models send to edit before validation: other tools' field names,
- * `edits` as a JSON string, and a single edit object where an array belongs.
+ * `edits` as a JSON string (also one with raw line breaks inside its strings), and a single edit object where an array belongs.
  */
 
 const ALIASES: Record<string, readonly string[]> = {
@@ -27,11 +27,43 @@ function renameAliases(source: Record<string, unknown>, fields: readonly string[
 	return result;
 }
 
+const CONTROL_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/**
+ * `text` with raw control characters inside JSON strings escaped: a model that writes a JSON
+ * string by hand often puts real line breaks and tabs in it, which JSON forbids. One linear pass
+ * that tracks whether it is inside a string (and after a backslash).
+ */
+function escapeControlCharactersInStrings(text: string): string {
+	let result = "";
+	let copied = 0;
+	let inString = false;
+	for (let index = 0; index < text.length; index++) {
+		const code = text.charCodeAt(index);
+		if (!inString) {
+			if (code === 34) inString = true;
+		} else if (code === 92) {
+			index++;
+		} else if (code === 34) {
+			inString = false;
+		} else if (code < 0x20) {
+			const character = text[index] as string;
+			result += text.slice(copied, index) + (CONTROL_ESCAPES[character] ?? `\\u${code.toString(16).padStart(4, "0")}`);
+			copied = index + 1;
+		}
+	}
+	return copied === 0 ? text : result + text.slice(copied);
+}
+
 function parseJson(text: string): unknown {
 	try {
 		return JSON.parse(text);
 	} catch {
-		return text;
+		try {
+			return JSON.parse(escapeControlCharactersInStrings(text));
+		} catch {
+			return text;
+		}
 	}
 }
 

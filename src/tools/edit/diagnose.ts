@@ -1,31 +1,6 @@
 import type { MatchContext } from "./match-context.js";
-import { mapLookAlikes } from "./normalize.js";
+import { findNearMatch } from "./near-match.js";
 import { countNewlines, lineEndOf, lineStartOf } from "./text.js";
-
-const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
-
-/** A text with every whitespace character removed. */
-function withoutWhitespace(text: string): string {
-	return text.replace(/\s+/g, "");
-}
-
-/**
- * Folds compatibility forms (full-width letters, ligatures), look-alikes and zero-width characters.
- * Line breaks are untouched, so a position in the result has the same line number as in the input.
- */
-function foldUnicode(text: string): string {
-	return mapLookAlikes(text.normalize("NFKC")).replace(ZERO_WIDTH, "");
-}
-
-// Longer old_strings are not worth a near-match search (the regex grows with them).
-const MAX_PATTERN_CHARACTERS = 20_000;
-
-/** `folded` (no whitespace) as a pattern that allows any whitespace between its characters. */
-function spacedPattern(folded: string): RegExp | undefined {
-	const characters = Array.from(folded);
-	if (characters.length > MAX_PATTERN_CHARACTERS) return undefined;
-	return new RegExp(characters.map((character) => character.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("\\s*"));
-}
 
 function offsetOfLine(text: string, lineNumber: number): number {
 	let offset = 0;
@@ -65,44 +40,10 @@ function quoteLines(text: string, first: number, count: number, maxLines = 6): s
 	return shown.join("\n");
 }
 
-/**
- * Looks for old_string with all whitespace (line breaks and blank lines included) ignored, then
- * also with Unicode compatibility forms folded: a near match the ladder could not take, to show.
- * One regex scan of the file per attempt (whitespace allowed between any two characters), so a
- * miss in a large file stays cheap and positions keep their line numbers.
- */
-function nearMatch(content: string, needle: string): string | undefined {
-	const ascii = !/[^\x00-\x7f]/.test(content);
-	const attempts = [
-		{
-			needle: withoutWhitespace(needle),
-			text: () => content,
-			kind: "only in whitespace (spaces, tabs, indentation, blank lines or line breaks)",
-		},
-		{
-			needle: withoutWhitespace(foldUnicode(needle)),
-			// Folding changes nothing in an ASCII file.
-			text: () => (ascii ? content : foldUnicode(content)),
-			kind: "only in whitespace or Unicode look-alike characters (quotes, dashes, spaces, full-width or zero-width characters)",
-		},
-	];
-	let tried: string | undefined;
-	for (const attempt of attempts) {
-		// Too short once folded, and "near matches" are coincidences.
-		if (attempt.needle.length < 4) return undefined;
-		// Nothing new to find when neither the needle nor the file changed in folding.
-		if (ascii && attempt.needle === tried) continue;
-		tried = attempt.needle;
-		const pattern = spacedPattern(attempt.needle);
-		if (!pattern) return undefined;
-		const text = attempt.text();
-		const match = pattern.exec(text);
-		if (!match) continue;
-		const first = countNewlines(text, 0, match.index) + 1;
-		const last = first + countNewlines(text, match.index, match.index + match[0].length);
-		return `A near match at line ${first} differs ${attempt.kind}:\n${quoteLines(content, first, last - first + 1)}\nCopy old_string exactly from these lines.`;
-	}
-	return undefined;
+function nearMatchHint(context: MatchContext, needle: string): string | undefined {
+	const near = findNearMatch(context, needle);
+	if (!near) return undefined;
+	return `A near match at line ${near.line} differs ${near.kind}:\n${quoteLines(context.content, near.line, near.lineCount)}\nCopy old_string exactly from these lines.`;
 }
 
 function firstLineHint(content: string, needle: string): string | undefined {
@@ -143,7 +84,7 @@ export function describeMiss(context: MatchContext, needle: string, replacement:
 			return parts.join(" ");
 		}
 	}
-	const hint = nearMatch(content, needle) ?? firstLineHint(content, needle);
+	const hint = nearMatchHint(context, needle) ?? firstLineHint(content, needle);
 	if (hint) parts.push(hint);
 	else parts.push("Read the file to see its current content, then copy old_string from it exactly.");
 	return parts.join("\n");

@@ -1,4 +1,5 @@
 import { structuredPatch } from "diff";
+import { boundLongLines } from "./long-lines.js";
 import type { AppliedReplacement } from "./plan.js";
 import { lineNumbersIn, type TextSource } from "./text-source.js";
 
@@ -9,7 +10,11 @@ const MAX_EDIT_LENGTH = 500;
 
 /** The compact diff of an edit. */
 export interface EditDiff {
-	/** Unified diff of the changed regions only, with `---`/`+++` headers; empty when nothing changed. */
+	/**
+	 * Unified diff of the changed regions only, with `---`/`+++` headers; empty when nothing changed.
+	 * A line longer than 1,000 characters is shown as a window around its change, with markers
+	 * saying how many characters were cut.
+	 */
 	text: string;
 	/** 1-based number, in the new file, of the first line that differs (0 when none). */
 	firstChangedLine: number;
@@ -134,7 +139,7 @@ export function diffEdit(options: {
 			const newStart = newBase + hunk.newStart;
 			output.push(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`);
 			let newLine = newStart;
-			for (const line of hunk.lines) {
+			for (const line of boundLongLines(hunk.lines)) {
 				// The model reads the diff; a CR at the end of every line of a CRLF file is noise.
 				output.push(line.endsWith("\r") ? line.slice(0, -1) : line);
 				const marker = line[0];

@@ -1,4 +1,5 @@
 import type { EditRequest } from "./match.js";
+import { omissionPlaceholder } from "./placeholders.js";
 import type { AppliedReplacement } from "./plan.js";
 import { withLineEnding } from "./text.js";
 import { bytesSource, lineEndingNear } from "./text-source.js";
@@ -41,6 +42,8 @@ export function planExactBytes(options: {
 	let changes = false;
 	for (const [editIndex, request] of requests.entries()) {
 		if (request.oldString === "" || request.oldString === request.newString) return undefined;
+		// A placeholder in new_string is refused, with its message, by the text path.
+		if (omissionPlaceholder(request.oldString, request.newString)) return undefined;
 		const needle = Buffer.from(request.oldString, "utf8");
 		const starts: number[] = [];
 		let lastEnd = -1;

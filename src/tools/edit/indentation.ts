@@ -1,6 +1,7 @@
 import type { MatchContext } from "./match-context.js";
 import { normalizeNeedle } from "./normalize.js";
 import { lineEndOf } from "./text.js";
+import { WorkBudget } from "./work-budget.js";
 
 /** A span of the original content to replace, with the text to put there. */
 export interface Occurrence {
@@ -14,7 +15,8 @@ export interface Occurrence {
 
 const ALL = { lineEndings: true, trailingWhitespace: true, unicode: true } as const;
 
-function indentOf(line: string): string {
+/** The leading blanks (spaces and tabs) of `line`. */
+export function indentOf(line: string): string {
 	return /^[ \t]*/.exec(line)?.[0] ?? "";
 }
 
@@ -41,11 +43,7 @@ function levelOf(indent: string, unit: string): number {
  * common case: the model dropped or added a level), that swap is applied; otherwise (tabs against
  * spaces) indentation levels are converted unit for unit.
  */
-function reindenter(needleLines: readonly string[], fileLines: readonly string[]): (indent: string) => string {
-	const pairs = needleLines
-		.map((line, index) => ({ needle: line, file: fileLines[index] ?? "" }))
-		.filter((pair) => pair.needle.trim() !== "")
-		.map((pair) => ({ needle: indentOf(pair.needle), file: indentOf(pair.file) }));
+function reindenter(pairs: readonly { needle: string; file: string }[]): (indent: string) => string {
 	const first = pairs[0];
 	if (!first) return (indent) => indent;
 	const swapsPrefix = pairs.every(
@@ -64,16 +62,38 @@ function reindenter(needleLines: readonly string[], fileLines: readonly string[]
 	return (indent) => fileUnit.repeat(Math.max(0, Math.round(levelOf(indent, needleUnit) + shift)));
 }
 
+/**
+ * `lines` of new_string moved from old_string's indentation (`needleLines`) to the file's
+ * (`fileLines`, line for line). Left as they are when they already carry the file's indentation
+ * rather than old_string's (the model indented new_string for the file): re-indenting them again
+ * would indent twice.
+ */
+export function reindentLines(
+	lines: readonly string[],
+	needleLines: readonly string[],
+	fileLines: readonly string[],
+): string[] {
+	const pairs = needleLines
+		.map((line, index) => ({ needle: line, file: fileLines[index] ?? "" }))
+		.filter((pair) => pair.needle.trim() !== "")
+		.map((pair) => ({ needle: indentOf(pair.needle), file: indentOf(pair.file) }));
+	// The first line of new_string that has a counterpart in old_string tells whose indentation it has.
+	const sample = lines.findIndex((line, index) => line.trim() !== "" && (needleLines[index] ?? "").trim() !== "");
+	if (sample !== -1) {
+		const indent = indentOf(lines[sample] as string);
+		const fileIndent = indentOf(fileLines[sample] ?? "");
+		if (indent === fileIndent && indent !== indentOf(needleLines[sample] as string)) return [...lines];
+	}
+	const convert = reindenter(pairs);
+	return lines.map((line) => {
+		if (line.trim() === "") return line;
+		const indent = indentOf(line);
+		return convert(indent) + line.slice(indent.length);
+	});
+}
+
 function reindent(replacement: string, needleLines: readonly string[], fileLines: readonly string[]): string {
-	const convert = reindenter(needleLines, fileLines);
-	return replacement
-		.split("\n")
-		.map((line) => {
-			if (line.trim() === "") return line;
-			const indent = indentOf(line);
-			return convert(indent) + line.slice(indent.length);
-		})
-		.join("\n");
+	return reindentLines(replacement.split("\n"), needleLines, fileLines).join("\n");
 }
 
 /**
@@ -93,10 +113,14 @@ export function findByIndentation(context: MatchContext, needle: string, replace
 	const count = needleKeys.length;
 	const occurrences: Occurrence[] = [];
 	const anchorKey = needleKeys[anchor];
+	const budget = new WorkBudget();
 	for (let line = anchor; line + count - anchor <= keys.length; line++) {
 		if (keys[line] !== anchorKey) continue;
 		const first = line - anchor;
-		if (!needleKeys.every((key, offset) => keys[first + offset] === key)) continue;
+		let equal = 0;
+		while (equal < count && keys[first + equal] === needleKeys[equal]) equal++;
+		budget.spend(equal + 1);
+		if (equal < count) continue;
 		const start = starts[first] ?? 0;
 		const lastStart = starts[first + count - 1] ?? 0;
 		const afterLast = starts[first + count];

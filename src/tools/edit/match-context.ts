@@ -1,4 +1,4 @@
-import { mapLookAlikes, type Normalization, type NormalizedText, normalizeText } from "./normalize.js";
+import { hasFullWidth, mapLookAlikes, type Normalization, type NormalizedText, normalizeText } from "./normalize.js";
 
 /**
  * The file's text and the views of it the matching ladder needs, each computed once on first use
@@ -10,6 +10,8 @@ export class MatchContext {
 	private readonly normalized = new Map<string, NormalizedText>();
 	private starts: number[] | undefined;
 	private keys: string[] | undefined;
+	private folded: string | undefined;
+	private readonly memos = new Map<string, unknown>();
 
 	constructor(content: string) {
 		this.content = content;
@@ -24,6 +26,22 @@ export class MatchContext {
 			this.normalized.set(key, view);
 		}
 		return view;
+	}
+
+	/**
+	 * The text to look for runs of letters and digits in: the content, or, when the file has
+	 * full-width forms, the content with look-alikes mapped (same offsets: the mapping is one for one).
+	 */
+	searchable(): string {
+		if (this.folded === undefined)
+			this.folded = hasFullWidth(this.content) ? mapLookAlikes(this.content) : this.content;
+		return this.folded;
+	}
+
+	/** `compute()`'s result, computed once per context under `key` (a view of the content a rung needs). */
+	memo<T>(key: string, compute: () => T): T {
+		if (!this.memos.has(key)) this.memos.set(key, compute());
+		return this.memos.get(key) as T;
 	}
 
 	/** Offsets where each line starts. */

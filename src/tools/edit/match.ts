@@ -1,6 +1,9 @@
 import { ToolError } from "../../engine/errors.js";
+import { findCandidates } from "./candidates.js";
 import { describeMiss } from "./diagnose.js";
+import { unescapeOnce } from "./escapes.js";
 import { findByIndentation, type Occurrence } from "./indentation.js";
+import { findByInnerWhitespace } from "./inner-whitespace.js";
 import { stripLineNumbers, stripLineNumbersLoosely } from "./line-numbers.js";
 import type { MatchContext } from "./match-context.js";
 import { hasLookAlikes, type Normalization, normalizeNeedle, toOriginalSpan } from "./normalize.js";
@@ -13,7 +16,9 @@ export type EditMatchStrategy =
 	| "trailing-whitespace"
 	| "unicode"
 	| "indentation"
-	| "line-numbers";
+	| "whitespace"
+	| "line-numbers"
+	| "escapes";
 
 /** The ladder's rungs, from strict to tolerant. */
 export const MATCH_STRATEGIES: readonly EditMatchStrategy[] = [
@@ -22,7 +27,9 @@ export const MATCH_STRATEGIES: readonly EditMatchStrategy[] = [
 	"trailing-whitespace",
 	"unicode",
 	"indentation",
+	"whitespace",
 	"line-numbers",
+	"escapes",
 ];
 
 /** How each tolerant strategy is described to the model. */
@@ -31,9 +38,13 @@ export const STRATEGY_NOTES: Record<EditMatchStrategy, string> = {
 	"line-endings": "matched ignoring line endings",
 	"trailing-whitespace": "matched ignoring trailing whitespace",
 	unicode:
-		"matched treating curly quotes, dashes and special spaces as plain ASCII, and composed and decomposed accents as the same",
+		"matched treating curly quotes, dashes, special spaces and full-width forms as plain ASCII, and composed and decomposed accents as the same",
 	indentation: "matched ignoring indentation; new_string was re-indented to the file",
+	whitespace:
+		"matched ignoring spaces inside lines (runs of spaces, spaces around brackets, commas and operators) and indentation",
 	"line-numbers": "matched after removing line-number prefixes copied from read output",
+	escapes:
+		'matched after reading the escapes \\n, \\t, \\" and \\\\ in old_string as the characters they stand for (the text was escaped twice); new_string was read the same way',
 };
 
 /** One replacement request: what to find, what to put there, and whether every occurrence counts. */
@@ -83,26 +94,26 @@ const RUNGS: readonly Rung[] = [
 	},
 ];
 
-/** Every start of `needle` in `haystack`, overlapping ones included (they make a match ambiguous too). */
+/**
+ * Every start of `needle` in `haystack`, each search resuming after the last match (so a
+ * repetitive file costs one pass, not one per character); one overlapping the only match is
+ * added, as it makes that match ambiguous too ("aa" in "aaa").
+ */
 function findAll(haystack: string, needle: string): number[] {
 	const positions: number[] = [];
-	for (let index = haystack.indexOf(needle); index !== -1; index = haystack.indexOf(needle, index + 1)) {
+	for (
+		let index = haystack.indexOf(needle);
+		index !== -1;
+		index = haystack.indexOf(needle, index + Math.max(1, needle.length))
+	) {
 		positions.push(index);
 	}
-	return positions;
-}
-
-/**
- * The longest piece of `needle` that every tolerant rung must find verbatim: no rung changes
- * anything but whitespace and the look-alike characters (and their ASCII forms ' " -), so a run
- * free of those is in the file as it is, or nowhere. Lets a miss skip the costly rungs.
- */
-function anchorOf(needle: string): string {
-	let longest = "";
-	for (const piece of needle.split(/[\s'"\-\u2010-\u2015\u2018-\u201f\u2032\u2033\u2212]+/)) {
-		if (piece.length > longest.length) longest = piece;
+	const [only] = positions;
+	if (positions.length === 1 && only !== undefined) {
+		const overlapping = haystack.indexOf(needle, only + 1);
+		if (overlapping !== -1) positions.push(overlapping);
 	}
-	return longest;
+	return positions;
 }
 
 /**
@@ -124,6 +135,49 @@ function findOtherNormalForm(content: string, needle: string, replacement: strin
 	return undefined;
 }
 
+/** The normalization rungs: the needle and the file normalized alike, matches mapped back. */
+function findNormalized(context: MatchContext, rung: Rung, needle: string, replacement: string): Occurrence[] {
+	if (!rung.applies(context, needle)) return [];
+	const normalizedNeedle = normalizeNeedle(needle, rung.normalization);
+	if (normalizedNeedle === "") return [];
+	const view = context.normalizedBy(rung.normalization);
+	let found = findAll(view.text, normalizedNeedle);
+	if (rung.normalization.trailingWhitespace && /[^\S\r\n]$/.test(needle)) {
+		// The blanks cut from the needle's end were trailing only if the match ends a line too.
+		const after = normalizedNeedle.length;
+		found = found.filter((start) => start + after === view.text.length || view.text[start + after] === "\n");
+	}
+	let length = normalizedNeedle.length;
+	let text = replacement;
+	if (found.length === 0 && rung.normalization.lineEndings) {
+		// A final line break copied after the file's last line, which has none.
+		const start = view.text.length - (length - 1);
+		if (endsWithoutLineBreak(view.text, normalizedNeedle) && start >= 0) {
+			found = [start];
+			length--;
+			text = replacement.replace(/\r?\n$/, "");
+		}
+	}
+	return found.map((start) => ({
+		...toOriginalSpan(view, context.content, { start, end: start + length }),
+		replacement: text,
+	}));
+}
+
+/** The tolerant rungs in order, each finding its matches in one context (the file or a window of it). */
+const TOLERANT_RUNGS: readonly {
+	strategy: EditMatchStrategy;
+	find(context: MatchContext, needle: string, replacement: string): Occurrence[];
+}[] = [
+	...RUNGS.map((rung) => ({
+		strategy: rung.strategy,
+		find: (context: MatchContext, needle: string, replacement: string) =>
+			findNormalized(context, rung, needle, replacement),
+	})),
+	{ strategy: "indentation", find: findByIndentation },
+	{ strategy: "whitespace", find: findByInnerWhitespace },
+];
+
 function search(context: MatchContext, needle: string, replacement: string): LocatedEdit | undefined {
 	const exact = findAll(context.content, needle);
 	if (exact.length > 0) {
@@ -134,41 +188,20 @@ function search(context: MatchContext, needle: string, replacement: string): Loc
 	}
 	const composed = findOtherNormalForm(context.content, needle, replacement);
 	if (composed) return composed;
-	const anchor = anchorOf(needle);
-	if (anchor.length >= 3 && !context.content.includes(anchor)) return undefined;
-	for (const rung of RUNGS) {
-		if (!rung.applies(context, needle)) continue;
-		const normalizedNeedle = normalizeNeedle(needle, rung.normalization);
-		if (normalizedNeedle === "") continue;
-		const view = context.normalizedBy(rung.normalization);
-		let found = findAll(view.text, normalizedNeedle);
-		if (rung.normalization.trailingWhitespace && /[^\S\r\n]$/.test(needle)) {
-			// The blanks cut from the needle's end were trailing only if the match ends a line too.
-			const after = normalizedNeedle.length;
-			found = found.filter((start) => start + after === view.text.length || view.text[start + after] === "\n");
-		}
-		let length = normalizedNeedle.length;
-		let text = replacement;
-		if (found.length === 0 && rung.normalization.lineEndings) {
-			// A final line break copied after the file's last line, which has none.
-			const start = view.text.length - (length - 1);
-			if (endsWithoutLineBreak(view.text, normalizedNeedle) && start >= 0) {
-				found = [start];
-				length--;
-				text = replacement.replace(/\r?\n$/, "");
-			}
-		}
-		if (found.length === 0) continue;
-		return {
-			strategy: rung.strategy,
-			occurrences: found.map((start) => ({
-				...toOriginalSpan(view, context.content, { start, end: start + length }),
-				replacement: text,
+	// Only the lines around the rarest word of old_string are worth normalizing.
+	const candidates = findCandidates(context, needle);
+	if (candidates.kind === "none") return undefined;
+	const windows = candidates.kind === "whole" ? [{ context, offset: 0 }] : candidates.windows;
+	for (const rung of TOLERANT_RUNGS) {
+		const occurrences = windows.flatMap((window) =>
+			rung.find(window.context, needle, replacement).map((occurrence) => ({
+				start: occurrence.start + window.offset,
+				end: occurrence.end + window.offset,
+				replacement: occurrence.replacement,
 			})),
-		};
+		);
+		if (occurrences.length > 0) return { strategy: rung.strategy, occurrences };
 	}
-	const indented = findByIndentation(context, needle, replacement);
-	if (indented.length > 0) return { strategy: "indentation", occurrences: indented };
 	return undefined;
 }
 
@@ -197,6 +230,15 @@ function ambiguityMessage(context: MatchContext, located: LocatedEdit): string {
 	);
 }
 
+/** old_string escaped twice, read once: taken only when it then matches exactly one place. */
+function findUnescaped(context: MatchContext, request: EditRequest): LocatedEdit | undefined {
+	const needle = unescapeOnce(request.oldString);
+	if (needle === undefined || needle.trim() === "") return undefined;
+	const found = search(context, needle, unescapeOnce(request.newString) ?? request.newString);
+	if (found?.occurrences.length !== 1) return undefined;
+	return { strategy: "escapes", occurrences: found.occurrences };
+}
+
 /**
  * Finds where an edit applies: exactly first, then each tolerant rung in turn; uniqueness is
  * decided on the first rung that finds anything. Throws a `ToolError` written for the model when
@@ -217,6 +259,7 @@ export function locateEdit(context: MatchContext, request: EditRequest): Located
 			}
 		}
 	}
+	if (!located) located = findUnescaped(context, request);
 	if (!located) throw new ToolError(describeMiss(context, needle, request.newString), { reason: "not-found" });
 	if (request.replaceAll) return { strategy: located.strategy, occurrences: disjoint(located.occurrences) };
 	if (located.occurrences.length > 1 && preferredLine !== undefined) {

@@ -11,7 +11,7 @@ export interface Normalization {
 	lineEndings: boolean;
 	/** Ignore spaces and tabs (and other non-breaking spaces) at the end of each line. */
 	trailingWhitespace: boolean;
-	/** Treat curly quotes, en/em dashes, minus signs and non-breaking or typographic spaces as their ASCII forms. */
+	/** Treat curly quotes, en/em dashes, minus signs, non-breaking or typographic spaces and full-width forms as their ASCII forms. */
 	unicode: boolean;
 }
 
@@ -63,13 +63,32 @@ const LOOK_ALIKES: Record<string, string> = {
 	"\u2212": "-",
 };
 
-const LOOK_ALIKE_PATTERN = new RegExp(`[${Object.keys(LOOK_ALIKES).join("")}]`, "g");
+// Full-width ASCII (U+FF01–U+FF5E: `，（）ＡＢＣ１２３`) sits at a fixed distance from ASCII.
+const FULL_WIDTH_FIRST = 0xff01;
+const FULL_WIDTH_LAST = 0xff5e;
+const FULL_WIDTH_SHIFT = 0xfee0;
 
-/** Replaces Unicode look-alikes (curly quotes, dashes, odd spaces) by their ASCII forms, one for one. */
+const LOOK_ALIKE_PATTERN = new RegExp(`[${Object.keys(LOOK_ALIKES).join("")}\\uff01-\\uff5e]`, "g");
+
+function asciiFormOf(character: string): string {
+	const code = character.charCodeAt(0);
+	if (code >= FULL_WIDTH_FIRST && code <= FULL_WIDTH_LAST) return String.fromCharCode(code - FULL_WIDTH_SHIFT);
+	return LOOK_ALIKES[character] ?? character;
+}
+
+/**
+ * Replaces Unicode look-alikes (curly quotes, dashes, odd spaces, full-width letters, digits and
+ * punctuation) by their ASCII forms, one for one.
+ */
 export function mapLookAlikes(text: string): string {
 	LOOK_ALIKE_PATTERN.lastIndex = 0;
 	if (!LOOK_ALIKE_PATTERN.test(text)) return text;
-	return text.replace(LOOK_ALIKE_PATTERN, (character) => LOOK_ALIKES[character] ?? character);
+	return text.replace(LOOK_ALIKE_PATTERN, asciiFormOf);
+}
+
+/** Whether `text` holds full-width forms (whose ASCII forms are any printable character). */
+export function hasFullWidth(text: string): boolean {
+	return /[\uff01-\uff5e]/.test(text);
 }
 
 /** Whether `text` holds any character that `mapLookAlikes` would change. */
@@ -78,14 +97,61 @@ export function hasLookAlikes(text: string): boolean {
 	return LOOK_ALIKE_PATTERN.test(text);
 }
 
-// [^\S\r\n] is "whitespace other than a line break"; it includes NBSP and the other Unicode spaces.
-const CRLF_AND_TRAILING = /[^\S\r\n]*\r\n|[^\S\r\n]+(?=\n|$)/g;
-const CRLF_ONLY = /\r\n/g;
-const TRAILING_ONLY = /[^\S\r\n]+(?=\r?\n|$)/g;
+/**
+ * Whether the UTF-16 unit `code` is whitespace other than a line break (what `[^\S\r\n]` means in
+ * a JavaScript regex): spaces, tabs, NBSP and the other Unicode spaces.
+ */
+export function isBlank(code: number): boolean {
+	if (code === 32 || code === 9) return true;
+	if (code < 0xa0) return code === 11 || code === 12;
+	return (
+		code === 0xa0 ||
+		code === 0x1680 ||
+		(code >= 0x2000 && code <= 0x200a) ||
+		code === 0x2028 ||
+		code === 0x2029 ||
+		code === 0x202f ||
+		code === 0x205f ||
+		code === 0x3000 ||
+		code === 0xfeff
+	);
+}
 
-function deletionPattern(normalization: Normalization): RegExp | undefined {
-	if (normalization.trailingWhitespace) return normalization.lineEndings ? CRLF_AND_TRAILING : TRAILING_ONLY;
-	return normalization.lineEndings ? CRLF_ONLY : undefined;
+/**
+ * Deletes what `normalization` ignores — the CR of each CRLF, blanks at the end of each line —
+ * calling `onDelete(offset, length)` for each deleted run (offsets in `source`), in order. Only
+ * the ends of lines are looked at (found with `indexOf`), so the cost is one native pass plus the
+ * blanks removed; a regex with a lookahead after a blank run backtracks over every long run.
+ */
+function deleteIgnored(
+	source: string,
+	normalization: Normalization,
+	onDelete: (offset: number, length: number) => void,
+): string {
+	const { lineEndings, trailingWhitespace } = normalization;
+	const pieces: string[] = [];
+	let copied = 0;
+	const remove = (from: number, to: number) => {
+		if (to <= from) return;
+		pieces.push(source.slice(copied, from));
+		onDelete(from, to - from);
+		copied = to;
+	};
+	const blanksBefore = (end: number) => {
+		let start = end;
+		while (start > copied && isBlank(source.charCodeAt(start - 1))) start--;
+		return start;
+	};
+	for (let newline = source.indexOf("\n"); newline !== -1; newline = source.indexOf("\n", newline + 1)) {
+		const crlf = newline > copied && source.charCodeAt(newline - 1) === 13;
+		const lineEnd = crlf ? newline - 1 : newline;
+		const start = trailingWhitespace ? blanksBefore(lineEnd) : lineEnd;
+		remove(start, lineEndings && crlf ? newline : lineEnd);
+	}
+	if (trailingWhitespace) remove(blanksBefore(source.length), source.length);
+	if (copied === 0) return source;
+	pieces.push(source.slice(copied));
+	return pieces.join("");
 }
 
 /** Normalizes `text` and records the deletions, so positions can be mapped back with `toOriginal*`. */
@@ -93,17 +159,14 @@ export function normalizeText(text: string, normalization: Normalization): Norma
 	const source = normalization.unicode ? mapLookAlikes(text) : text;
 	const runPositions: number[] = [];
 	const runTotals: number[] = [];
-	const pattern = deletionPattern(normalization);
-	if (!pattern) return { text: source, runPositions, runTotals, lineEndings: false };
+	if (!normalization.lineEndings && !normalization.trailingWhitespace) {
+		return { text: source, runPositions, runTotals, lineEndings: false };
+	}
 	let deleted = 0;
-	pattern.lastIndex = 0;
-	const normalized = source.replace(pattern, (match: string, offset: number) => {
-		const keepsNewline = match.endsWith("\n");
-		const removed = match.length - (keepsNewline ? 1 : 0);
+	const normalized = deleteIgnored(source, normalization, (offset, length) => {
 		runPositions.push(offset - deleted);
-		deleted += removed;
+		deleted += length;
 		runTotals.push(deleted);
-		return keepsNewline ? "\n" : "";
 	});
 	return { text: normalized, runPositions, runTotals, lineEndings: normalization.lineEndings };
 }
@@ -111,10 +174,7 @@ export function normalizeText(text: string, normalization: Normalization): Norma
 /** Normalizes a needle (old_string) the same way; no position map is needed for it. */
 export function normalizeNeedle(text: string, normalization: Normalization): string {
 	const source = normalization.unicode ? mapLookAlikes(text) : text;
-	const pattern = deletionPattern(normalization);
-	if (!pattern) return source;
-	pattern.lastIndex = 0;
-	return source.replace(pattern, (match: string) => (match.endsWith("\n") ? "\n" : ""));
+	return deleteIgnored(source, normalization, () => {});
 }
 
 function deletedBefore(normalized: NormalizedText, position: number): number {

@@ -1,6 +1,7 @@
 import { ToolError } from "../../engine/errors.js";
 import { type EditMatchStrategy, type EditRequest, locateEdit } from "./match.js";
 import { MatchContext } from "./match-context.js";
+import { omissionPlaceholder } from "./placeholders.js";
 import { lineNumbersOf, withLineEnding } from "./text.js";
 import { lineEndingNear, stringSource } from "./text-source.js";
 
@@ -43,11 +44,30 @@ function checkRequest(request: EditRequest, prefix: string): void {
 			`${prefix}old_string is empty. edit replaces text that already exists: put the text next to where the new text goes in old_string and repeat it in new_string. To write a whole file, use the write tool.`,
 		);
 	}
-	if (request.oldString === request.newString) {
+	const placeholder = omissionPlaceholder(request.oldString, request.newString);
+	if (placeholder) {
 		throw new ToolError(
-			`${prefix}old_string and new_string are identical, so this edit would change nothing. Put the changed text in new_string, or leave this edit out.`,
+			`${prefix}new_string puts the placeholder \`${placeholder}\` where old_string has code. edit writes new_string literally, so that code would be deleted; nothing was changed. ` +
+				"Write the code out in full in new_string, or make old_string cover only the lines that change (several small edits in edits[] are fine).",
+			{ reason: "placeholder" },
 		);
 	}
+}
+
+/**
+ * Refuses an edit whose every matched span already reads as its replacement. Compared with the
+ * file's bytes, not with old_string: old `say "hi"` matching curly quotes in the file, with the
+ * same new_string, straightens them — a real change.
+ */
+function checkChanges(content: string, edits: readonly Pending[], request: EditRequest, prefix: string): void {
+	if (!edits.every((edit) => content.slice(edit.start, edit.end) === edit.text)) return;
+	const why =
+		request.oldString === request.newString
+			? "old_string and new_string are identical"
+			: "the text that matched in the file is already identical to new_string";
+	throw new ToolError(
+		`${prefix}${why}, so this edit would change nothing. Put the changed text in new_string, or leave this edit out.`,
+	);
 }
 
 function isMiss(error: ToolError): boolean {
@@ -118,6 +138,7 @@ export function planEdits(content: string, requests: readonly EditRequest[]): Ed
 			throw new ToolError(`${prefix}${error.message}`, error.details);
 		}
 		strategies.push(located.strategy);
+		const edits: Pending[] = [];
 		for (const occurrence of located.occurrences) {
 			const text = withLineEnding(occurrence.replacement, lineEndingNear(source, occurrence.start));
 			// old_string "\n…" matched just after a CR: take the CR into the span, or "\r\r\n" would result.
@@ -125,13 +146,15 @@ export function planEdits(content: string, requests: readonly EditRequest[]): Ed
 				text.startsWith("\r\n") &&
 				content.charCodeAt(occurrence.start) === 10 &&
 				content.charCodeAt(occurrence.start - 1) === 13;
-			pending.push({
+			edits.push({
 				editIndex,
 				start: splitsCrlf ? occurrence.start - 1 : occurrence.start,
 				end: occurrence.end,
 				text,
 			});
 		}
+		checkChanges(content, edits, request, prefix);
+		pending.push(...edits);
 	}
 	pending.sort((a, b) => a.start - b.start || a.end - b.end);
 	for (let index = 1; index < pending.length; index++) {

@@ -73,6 +73,16 @@ describe("edit prepareArguments", () => {
 		});
 	});
 
+	it("repairs edits sent as a JSON string with raw line breaks and tabs inside its strings", () => {
+		// Real line breaks and a tab inside the strings, next to proper JSON escapes (\" and \t).
+		const edits = '[{"old_string": "if (a) {\n\treturn 1;\n}", "new_string": "say \\"hi\\"\r\n\\tend"}]';
+		expect(() => JSON.parse(edits)).toThrow();
+		expect(prepareAndValidate({ path: "f", edits })).toEqual({
+			path: "f",
+			edits: [{ old_string: "if (a) {\n\treturn 1;\n}", new_string: 'say "hi"\r\n\tend' }],
+		});
+	});
+
 	it("leaves what it cannot repair for validation to report", () => {
 		expect(() => prepareAndValidate({ path: "f", edits: "not json" })).toThrow(/edits/);
 		expect(() => prepareAndValidate({ path: "f", old_string: "a", new_string: "b", bogus: 1 })).toThrow(/bogus/);

@@ -40,3 +40,18 @@ describe("normalizeText", () => {
 		expect(view.text).toBe("a \nb\rc\n");
 	});
 });
+
+describe("normalizing is linear", () => {
+	it("a run of a million blanks inside a line (a regex with a lookahead backtracks over it for minutes)", () => {
+		const blanks = " ".repeat(1_000_000);
+		const original = `a${blanks}b  \r\nc${blanks}\r\n`;
+		const started = performance.now();
+		const view = normalizeText(original, ALL);
+		expect(performance.now() - started).toBeLessThan(2000);
+		expect(view.text).toBe(`a${blanks}b\nc\n`);
+		expect(normalizeNeedle(`x${blanks}y${blanks}`, ALL)).toBe(`x${blanks}y`);
+		expect(normalizeText("a \r\r\n", { lineEndings: false, trailingWhitespace: true, unicode: false }).text).toBe(
+			"a \r\r\n",
+		);
+	});
+});
