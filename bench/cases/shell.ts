@@ -82,6 +82,21 @@ export const cases: BenchCase[] = [
 	},
 	{
 		group: "shell",
+		name: "echo ok (the fixed cost of one call)",
+		goal: "≤ 25 ms a call",
+		maxMs: 25,
+		repeat: 30,
+		baseline: "bash -c 'echo ok' > /dev/null",
+		toolbelt: async (context) => {
+			const { text, details, error } = await runBash(context.dataDir, "echo ok");
+			return {
+				ok: !error && text === "ok" && details?.backgroundPids.length === 0,
+				note: "start, contain, read, clean up",
+			};
+		},
+	},
+	{
+		group: "shell",
 		name: "timeout 1 s of bash -c 'sleep 100 & sleep 100'",
 		goal: "settles ≤ 1.5 s, zero survivors",
 		maxMs: 1500,

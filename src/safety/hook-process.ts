@@ -1,4 +1,12 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+	attachRoot,
+	containedCommand,
+	createProcessContainment,
+	killContainment,
+	type ProcessContainment,
+	releaseContainment,
+} from "../tools/index.js";
 
 /** One run of a hook command. */
 export interface HookProcessInput {
@@ -10,9 +18,9 @@ export interface HookProcessInput {
 	cwd: string;
 	/** Complete environment of the command. */
 	env: NodeJS.ProcessEnv;
-	/** Kill the command's whole process group after this many ms. */
+	/** Kill the command and everything it started after this many ms. */
 	timeoutMs: number;
-	/** Aborting kills the process group. */
+	/** Aborting kills the command and everything it started. */
 	signal?: AbortSignal;
 }
 
@@ -35,87 +43,134 @@ export interface HookProcessResult {
 }
 
 const MAX_CAPTURE_BYTES = 1024 * 1024;
+/** After the hook exits, how long its pipes may take to deliver what it wrote, in ms. */
+const drainMs = 500;
 
-function killGroup(pid: number | undefined): void {
-	if (pid === undefined) return;
-	try {
-		process.kill(-pid, "SIGKILL");
-	} catch {
-		// Already gone.
+/** One running hook: its process, its containment and what it wrote so far. */
+interface HookRun {
+	input: HookProcessInput;
+	child: ChildProcess;
+	containment: ProcessContainment;
+	stdout: Buffer[];
+	stderr: Buffer[];
+	stdoutBytes: number;
+	stderrBytes: number;
+	timedOut: boolean;
+	aborted: boolean;
+	settled: boolean;
+	/** The kill of everything the hook started; the run settles only after it. */
+	killing: Promise<void> | undefined;
+	timer: NodeJS.Timeout | undefined;
+	onAbort: () => void;
+	resolve: (result: HookProcessResult) => void;
+}
+
+function killHookTree(run: HookRun): Promise<void> {
+	run.killing ??= killContainment(run.containment.tree).then(() => {
+		releaseContainment(run.containment.tree);
+	});
+	return run.killing;
+}
+
+async function finishHook(run: HookRun, result: Partial<HookProcessResult>): Promise<void> {
+	if (run.settled) return;
+	run.settled = true;
+	clearTimeout(run.timer);
+	run.input.signal?.removeEventListener("abort", run.onAbort);
+	// Nothing the hook started may outlive it, `setsid` children included.
+	await killHookTree(run);
+	run.resolve({
+		exitCode: null,
+		signal: null,
+		stdout: Buffer.concat(run.stdout).toString("utf8"),
+		stderr: Buffer.concat(run.stderr).toString("utf8"),
+		timedOut: run.timedOut,
+		aborted: run.aborted,
+		...result,
+	});
+}
+
+function capture(run: HookRun): void {
+	run.child.stdout?.on("data", (chunk: Buffer) => {
+		if (run.stdoutBytes < MAX_CAPTURE_BYTES) run.stdout.push(chunk);
+		run.stdoutBytes += chunk.length;
+	});
+	run.child.stderr?.on("data", (chunk: Buffer) => {
+		if (run.stderrBytes < MAX_CAPTURE_BYTES) run.stderr.push(chunk);
+		run.stderrBytes += chunk.length;
+	});
+}
+
+function onHookExit(run: HookRun, exitCode: number | null, signal: NodeJS.Signals | null): void {
+	// Whatever the hook left running dies now, which also closes the pipes it held.
+	void killHookTree(run);
+	// Give the pipes a moment to drain what the hook wrote before it exited.
+	const drained = () => void finishHook(run, { exitCode, signal });
+	const streams = [run.child.stdout, run.child.stderr].filter((stream) => stream !== null && !stream.closed);
+	let pending = streams.length;
+	if (pending === 0) drained();
+	for (const stream of streams) {
+		stream?.once("close", () => {
+			pending--;
+			if (pending === 0) drained();
+		});
 	}
+	setTimeout(drained, drainMs).unref();
+}
+
+function armHookLimits(run: HookRun): void {
+	run.timer = setTimeout(() => {
+		run.timedOut = true;
+		void killHookTree(run);
+	}, run.input.timeoutMs);
+	run.onAbort = () => {
+		run.aborted = true;
+		void killHookTree(run);
+	};
+	if (run.input.signal?.aborted) run.onAbort();
+	else run.input.signal?.addEventListener("abort", run.onAbort, { once: true });
 }
 
 /**
- * Runs a hook command in its own process group with JSON on stdin. On timeout or abort the
- * whole group is killed; when the command exits, anything it left running in its group is
- * killed too, so a hook never outlives its call and never holds the call open through a pipe.
+ * Runs a hook command with JSON on stdin, in the same containment as the shell tools (its own
+ * cgroup where one is writable, else its own process group and marker). On timeout or abort
+ * everything it started is killed; when it exits, anything it left running is killed too (also
+ * `setsid` children), so a hook never outlives its call and never holds the call open through a
+ * pipe. Resolves after those processes are gone.
  */
 export function runHookProcess(input: HookProcessInput): Promise<HookProcessResult> {
-	return new Promise((resolvePromise) => {
-		const stdout: Buffer[] = [];
-		const stderr: Buffer[] = [];
-		let stdoutBytes = 0;
-		let stderrBytes = 0;
-		let timedOut = false;
-		let aborted = false;
-		let settled = false;
-		const child = spawn("/bin/sh", ["-c", input.command], {
+	return new Promise((resolve) => {
+		const containment = createProcessContainment();
+		const { file, args } = containedCommand(containment, "/bin/sh", ["-c", input.command]);
+		const child = spawn(file, args, {
 			cwd: input.cwd,
-			env: input.env,
+			env: { ...input.env, ...containment.env },
 			detached: process.platform !== "win32",
 			stdio: ["pipe", "pipe", "pipe"],
 		});
-		const finish = (result: Partial<HookProcessResult>) => {
-			if (settled) return;
-			settled = true;
-			clearTimeout(timer);
-			input.signal?.removeEventListener("abort", onAbort);
-			resolvePromise({
-				exitCode: null,
-				signal: null,
-				stdout: Buffer.concat(stdout).toString("utf8"),
-				stderr: Buffer.concat(stderr).toString("utf8"),
-				timedOut,
-				aborted,
-				...result,
-			});
+		attachRoot(containment, child.pid);
+		const run: HookRun = {
+			input,
+			child,
+			containment,
+			stdout: [],
+			stderr: [],
+			stdoutBytes: 0,
+			stderrBytes: 0,
+			timedOut: false,
+			aborted: false,
+			settled: false,
+			killing: undefined,
+			timer: undefined,
+			onAbort: () => {},
+			resolve,
 		};
-		const timer = setTimeout(() => {
-			timedOut = true;
-			killGroup(child.pid);
-		}, input.timeoutMs);
-		const onAbort = () => {
-			aborted = true;
-			killGroup(child.pid);
-		};
-		if (input.signal?.aborted) onAbort();
-		else input.signal?.addEventListener("abort", onAbort, { once: true });
-		child.stdout.on("data", (chunk: Buffer) => {
-			if (stdoutBytes < MAX_CAPTURE_BYTES) stdout.push(chunk);
-			stdoutBytes += chunk.length;
-		});
-		child.stderr.on("data", (chunk: Buffer) => {
-			if (stderrBytes < MAX_CAPTURE_BYTES) stderr.push(chunk);
-			stderrBytes += chunk.length;
-		});
+		armHookLimits(run);
+		capture(run);
 		// A hook that does not read its stdin closes the pipe early; that is not an error.
-		child.stdin.on("error", () => {});
-		child.stdin.end(input.stdin);
-		child.on("error", (error) => finish({ spawnError: error.message }));
-		child.on("exit", (exitCode, signal) => {
-			killGroup(child.pid);
-			// Give the pipes a moment to drain what the hook wrote before it exited.
-			const drained = () => finish({ exitCode, signal });
-			const streams = [child.stdout, child.stderr].filter((stream) => !stream.closed);
-			let pending = streams.length;
-			if (pending === 0) drained();
-			for (const stream of streams) {
-				stream.once("close", () => {
-					pending--;
-					if (pending === 0) drained();
-				});
-			}
-			setTimeout(drained, 500).unref();
-		});
+		child.stdin?.on("error", () => {});
+		child.stdin?.end(input.stdin);
+		child.on("error", (error) => void finishHook(run, { spawnError: error.message }));
+		child.on("exit", (exitCode, signal) => onHookExit(run, exitCode, signal));
 	});
 }

@@ -85,8 +85,18 @@ export {
 	readSchema,
 } from "./read.js";
 export {
+	attachRoot,
+	CONTAINMENT_VARIABLE,
+	type ContainmentMechanism,
+	containedCommand,
+	createProcessContainment,
 	disposeShellProcesses,
+	killContainment,
 	localShellOperations,
+	PROCESS_MARKER_VARIABLE,
+	type ProcessContainment,
+	type ProcessTree,
+	releaseContainment,
 	runningBackgroundPids,
 	type ShellExecRequest,
 	type ShellExecResult,
@@ -94,6 +104,7 @@ export {
 	type ShellOperations,
 	type ShellToolDetails,
 	type ShellToolOptions,
+	terminateContainment,
 } from "./shell/index.js";
 export {
 	type CommandTarget,

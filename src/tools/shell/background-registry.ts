@@ -1,5 +1,13 @@
 import { rmSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import {
+	cgroupMembers,
+	cgroupPopulated,
+	cgroupsInUse,
+	killCommandCgroup,
+	releaseAllCgroupsSync,
+	removeCgroup,
+} from "./cgroup.js";
 import { findTreeProcesses, type ProcessTree, processGroupOf, terminateTree } from "./process-tree.js";
 
 /** Processes a command left running when its shell exited. */
@@ -10,6 +18,8 @@ export interface BackgroundRun {
 	groupId?: number;
 	/** The shell's pid (processes of the run have later pids). */
 	rootPid?: number;
+	/** The command's cgroup, when it ran in one: then it alone says which processes are the run's. */
+	cgroup?: string;
 	/** The pids seen when the shell exited. */
 	pids: number[];
 }
@@ -27,6 +37,7 @@ let handlersInstalled = false;
  * may belong to someone else.
  */
 function liveProcesses(run: BackgroundRun): number[] {
+	if (run.cgroup !== undefined) return cgroupMembers(run.cgroup);
 	const live = new Set(findTreeProcesses({ marker: run.marker, rootPid: run.rootPid }));
 	for (const pid of run.pids) {
 		const groupId = processGroupOf(pid);
@@ -36,6 +47,7 @@ function liveProcesses(run: BackgroundRun): number[] {
 }
 
 function killRunSync(run: BackgroundRun): void {
+	if (run.cgroup !== undefined) killCommandCgroup(run.cgroup);
 	for (const pid of liveProcesses(run)) {
 		try {
 			process.kill(pid, "SIGKILL");
@@ -48,6 +60,8 @@ function killRunSync(run: BackgroundRun): void {
 function cleanUpSync(): void {
 	for (const run of runs) killRunSync(run);
 	runs.clear();
+	// Every command cgroup, also of commands still running: nothing toolbelt started outlives it.
+	releaseAllCgroupsSync();
 	for (const path of outputFiles) rmSync(path, { force: true });
 	outputFiles.clear();
 	liveOutputFiles.clear();
@@ -84,12 +98,29 @@ function uninstallHandlers(): void {
 }
 
 function uninstallWhenIdle(): void {
-	if (runs.size === 0 && outputFiles.size === 0) uninstallHandlers();
+	// While commands run in cgroups, toolbelt's exit must still end them.
+	if (runs.size === 0 && outputFiles.size === 0 && !cgroupsInUse()) uninstallHandlers();
+}
+
+/** Forgets runs whose processes all ended by themselves, removing their cgroups. */
+function pruneEndedRuns(): void {
+	for (const run of runs) {
+		if (run.cgroup !== undefined && !cgroupPopulated(run.cgroup) && removeCgroup(run.cgroup)) runs.delete(run);
+	}
 }
 
 /** Keeps a command's background processes until toolbelt exits or `disposeShellProcesses` runs. */
 export function registerBackgroundRun(run: BackgroundRun): void {
+	pruneEndedRuns();
 	runs.add(run);
+	installHandlers();
+}
+
+/**
+ * Makes sure toolbelt's exit and fatal signals end every contained command, also one still
+ * running when toolbelt exits. Called when a command starts in a cgroup.
+ */
+export function ensureExitCleanup(): void {
 	installHandlers();
 }
 
@@ -166,7 +197,11 @@ export async function disposeShellProcesses(): Promise<void> {
 	liveOutputFiles.clear();
 	await Promise.all(
 		pending.map((run) => {
-			const tree: ProcessTree = { marker: run.marker, rootPid: run.rootPid };
+			const tree: ProcessTree = {
+				marker: run.marker,
+				rootPid: run.rootPid,
+				...(run.cgroup !== undefined ? { cgroup: run.cgroup } : {}),
+			};
 			// Recorded pids that left the marker behind (env -i) are killed by pid.
 			for (const pid of liveProcesses(run)) {
 				try {
@@ -175,7 +210,10 @@ export async function disposeShellProcesses(): Promise<void> {
 					// Already gone.
 				}
 			}
-			return terminateTree(tree, { graceMs: 200 }).then(() => killRunSync(run));
+			return terminateTree(tree, { graceMs: 200 }).then(() => {
+				killRunSync(run);
+				if (run.cgroup !== undefined) removeCgroup(run.cgroup);
+			});
 		}),
 	);
 	await Promise.all(files.map((path) => rm(path, { force: true })));

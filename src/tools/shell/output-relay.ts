@@ -29,7 +29,7 @@ const handOverPrefix = "TOOLBELT_SAVED_";
 const announceAndCopy = `if [ -n "$BASHPID" ]; then printf "%s\\n" "$BASHPID" >&3; exec -a ${RELAY_NAME} cat; else exec sh -c 'printf "%s\\n" "$$" >&3; exec cat'; fi`;
 
 const wrapperShell = process.platform !== "win32" && existsSync("/bin/bash") ? "/bin/bash" : undefined;
-const wrapperScript = [
+const wrapperLines = [
 	// SHELLOPTS may start bash in POSIX mode, where older versions have no process substitution.
 	"set +o posix",
 	// The relay ignores SIGTERM: when a timeout or abort stops the command, it goes on copying what
@@ -44,15 +44,22 @@ const wrapperScript = [
 			`if [ -n "$${handOverPrefix}${name}" ]; then export ${name}="\${${handOverPrefix}${name}#x}"; fi; unset ${handOverPrefix}${name}`,
 	),
 	'exec "$@"',
-].join("\n");
+];
+const wrapperScript = wrapperLines.join("\n");
+
+/** `$0` of the wrapper, so its short-lived forks can be told apart from the command's processes. */
+const wrapperName = "toolbelt-relay";
 
 /**
  * True for a relay process, recognised by its name where `/proc` shows it (Linux): the fallback
- * when its announced pid did not arrive in time.
+ * when its announced pid did not arrive in time. Also true for the wrapper's own short-lived fork
+ * that starts the relay (the process substitution), which may still be exiting when a very short
+ * command has ended: it is toolbelt's, not a background job of the command.
  */
 export function isOutputRelay(pid: number): boolean {
 	try {
-		return readFileSync(`/proc/${pid}/cmdline`, "latin1").startsWith(`${RELAY_NAME}\0`);
+		const argv = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0");
+		return argv[0] === RELAY_NAME || (argv[0] === wrapperShell && argv[5] === wrapperName);
 	} catch {
 		return false;
 	}
@@ -72,6 +79,11 @@ export interface RelayedCommand {
 	detached: boolean;
 	/** Descriptor of the output file, opened for appending. */
 	outputFile: number;
+	/**
+	 * Shell text the wrapper runs first, before the relay starts (joining the command's cgroup, so
+	 * the relay is inside it too and ends with it). Default: none.
+	 */
+	prelude?: string;
 }
 
 /**
@@ -87,7 +99,8 @@ export function startWithRelay(command: RelayedCommand): ChildProcess {
 		delete env[name];
 		env[handOverPrefix + name] = `x${value}`;
 	}
-	const args = ["--norc", "--noprofile", "-c", wrapperScript, "toolbelt-relay", command.file, ...command.args];
+	const script = command.prelude ? `${command.prelude}\n${wrapperScript}` : wrapperScript;
+	const args = ["--norc", "--noprofile", "-c", script, wrapperName, command.file, ...command.args];
 	return spawn(wrapperShell, args, {
 		cwd: command.cwd,
 		detached: command.detached,

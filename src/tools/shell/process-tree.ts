@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
+import { cgroupMembers, killCommandCgroup, signalCgroup } from "./cgroup.js";
 
 /**
  * Name of the environment variable that marks every process of one command. Children inherit
@@ -8,8 +9,16 @@ import { setTimeout as delay } from "node:timers/promises";
  */
 export const PROCESS_MARKER_VARIABLE = "TOOLBELT_SHELL_RUN";
 
-/** The processes of one command: its process group and its environment marker. */
+/**
+ * The processes of one command: its cgroup where cgroups are used (Linux, see `cgroup.ts`),
+ * otherwise its process group and its environment marker.
+ */
 export interface ProcessTree {
+	/**
+	 * Directory of the command's own cgroup v2. When set, it alone defines the tree: no process can
+	 * leave it by `setsid` or by clearing its environment. Default: none (process group and marker).
+	 */
+	cgroup?: string;
 	/** Process group id (the shell's pid, since the shell leads its own group). */
 	groupId?: number;
 	/** Value of `PROCESS_MARKER_VARIABLE` in every process of the command. */
@@ -107,10 +116,12 @@ function findWithPs(tree: ProcessTree): number[] {
 }
 
 /**
- * The live processes of a command: members of its process group plus every process carrying its
- * marker (Linux reads `/proc`; other POSIX systems see the process group only). Zombies excluded.
+ * The live processes of a command: the members of its cgroup when it has one; otherwise members of
+ * its process group plus every process carrying its marker (Linux reads `/proc`; other POSIX
+ * systems see the process group only). Zombies excluded.
  */
 export function findTreeProcesses(tree: ProcessTree): number[] {
+	if (tree.cgroup !== undefined) return cgroupMembers(tree.cgroup);
 	if (process.platform === "win32") return [];
 	if (process.platform === "linux") return findOnLinux(tree);
 	return findWithPs(tree);
@@ -124,10 +135,18 @@ function sendSignal(pid: number, signal: NodeJS.Signals): void {
 	}
 }
 
-/** Sends `signal` to the process group and to every process that carries the marker. */
+/**
+ * Sends `signal` to every process of the tree: the members of its cgroup, or else the process
+ * group and every process that carries the marker.
+ */
 export function signalTree(tree: ProcessTree, signal: NodeJS.Signals): void {
 	if (process.platform === "win32") {
 		if (tree.rootPid !== undefined) killWindowsTree(tree.rootPid);
+		return;
+	}
+	if (tree.cgroup !== undefined) {
+		if (signal === "SIGKILL") killCommandCgroup(tree.cgroup);
+		else signalCgroup(tree.cgroup, signal);
 		return;
 	}
 	if (tree.groupId !== undefined) sendSignal(-tree.groupId, signal);
@@ -148,7 +167,7 @@ export interface TerminateOptions {
 }
 
 /**
- * Kills a whole command: SIGTERM to its group and marked processes, SIGKILL to whatever is still
+ * Kills a whole command: SIGTERM to its cgroup (or group and marked processes), SIGKILL to whatever is still
  * alive after a short grace (processes that trap or ignore SIGTERM), repeated for processes that
  * forked in between. Resolves when no process of the tree is left (or after a few rounds).
  */

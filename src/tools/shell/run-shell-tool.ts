@@ -8,6 +8,7 @@ import { localShellOperations } from "./local-operations.js";
 import { type ShellOutput, ShellOutputBuffer } from "./output-buffer.js";
 import type { ShellResolver } from "./resolve-shell.js";
 import type {
+	EscapedProcess,
 	ShellExecRequest,
 	ShellExecResult,
 	ShellFileExecResult,
@@ -76,8 +77,17 @@ function cancelledMessage(): string {
 	return "Command cancelled by the user. Do not run it again unless the user asks for it.";
 }
 
-/** The text the model reads: output, truncation notice, background notice. */
-function composeText(output: ShellOutput, backgroundPids: number[]): string {
+/** The notice about processes toolbelt lost track of and cannot stop. */
+function escapedNotice(escaped: readonly EscapedProcess[]): string {
+	const list = escaped.map(({ pid, command }) => `pid ${pid} (${command || "unknown command"})`).join(", ");
+	const pids = escaped.map(({ pid }) => pid).join(" ");
+	const one = escaped.length === 1;
+	const [object, subject, verb] = one ? ["it", "it", "keeps"] : ["them", "they", "keep"];
+	return `[Not tracked: ${list} started during this command in a new session with a cleared environment. toolbelt cannot stop ${object} on this system, so ${subject} ${verb} running after toolbelt exits. If the command started ${object} and ${subject} should not keep running, stop ${object}: kill ${pids}]`;
+}
+
+/** The text the model reads: output, truncation notice, background and escape notices. */
+function composeText(output: ShellOutput, backgroundPids: number[], escaped: readonly EscapedProcess[] = []): string {
 	// One trailing newline is how output ends, not content; notices follow after a blank line.
 	const body = output.text.endsWith("\n") ? output.text.slice(0, -1) : output.text;
 	const parts = [body === "" ? "(no output)" : body];
@@ -95,6 +105,7 @@ function composeText(output: ShellOutput, backgroundPids: number[]): string {
 			`[Still running in the background: pid ${backgroundPids.join(", ")}. These processes are stopped when toolbelt exits.]`,
 		);
 	}
+	if (escaped.length > 0) parts.push(escapedNotice(escaped));
 	return parts.join("\n\n");
 }
 
@@ -254,9 +265,10 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 		truncation: finished.truncation,
 		...(finished.fullOutputPath ? { fullOutputPath: finished.fullOutputPath } : {}),
 		backgroundPids: result.backgroundPids,
+		...(result.escapedProcesses?.length ? { escapedProcesses: result.escapedProcesses } : {}),
 		...(result.pid !== undefined ? { pid: result.pid } : {}),
 	};
-	const text = composeText(finished, result.backgroundPids);
+	const text = composeText(finished, result.backgroundPids, result.escapedProcesses);
 	const failure = failureOf(result, timeoutSeconds, options);
 	if (failure) throw new ToolError(`${text}\n\n${failure}`, details);
 	return { content: [{ type: "text", text }], details };

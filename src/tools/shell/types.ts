@@ -1,4 +1,7 @@
 import type { TruncationResult } from "../../engine/truncate.js";
+import type { EscapedProcess } from "./escapees.js";
+
+export type { EscapedProcess } from "./escapees.js";
 
 /** What the shell runner asks an executor to start. */
 export interface ShellExecRequest {
@@ -38,6 +41,11 @@ export interface ShellExecResult {
 	aborted: boolean;
 	/** Processes the command left running in the background (they keep running until disposal). */
 	backgroundPids: number[];
+	/**
+	 * Processes that seem to have escaped tracking (a new session and a cleared environment, where
+	 * no cgroup holds the command): toolbelt cannot stop them, so the model is told. Default: none.
+	 */
+	escapedProcesses?: EscapedProcess[];
 	/** Process id of the shell (and of its process group on POSIX), when known. */
 	pid?: number;
 }
@@ -121,6 +129,11 @@ export interface ShellToolDetails {
 	fullOutputPath?: string;
 	/** Processes the command left running in the background; killed when toolbelt exits or the tools are disposed. */
 	backgroundPids: number[];
+	/**
+	 * Processes born during the call that escaped tracking and that toolbelt cannot stop (only where
+	 * no cgroup holds commands, see the README). Absent when there are none.
+	 */
+	escapedProcesses?: EscapedProcess[];
 	/** Process id of the shell (also its process group id on POSIX), when known. */
 	pid?: number;
 }

@@ -1,0 +1,296 @@
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { type Dirent, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * cgroup v2 containment of shell commands (Linux). Each command runs in its own cgroup under one
+ * cgroup per toolbelt process (`toolbelt-<pid>-<random>`, beside toolbelt's own cgroup's other
+ * children). A process cannot leave a cgroup by `setsid`, by clearing its environment or by
+ * double-forking, so the cgroup lists every process the command started; `cgroup.kill` (Linux
+ * 5.14+) ends them all at once. Only a process with write access to another cgroup's
+ * `cgroup.procs` (root, or the owner of a delegated subtree) can move itself out on purpose.
+ */
+
+/** Set to `process-group` to run commands without cgroups (the process group and marker fallback). */
+export const CONTAINMENT_VARIABLE = "TOOLBELT_SHELL_CONTAINMENT";
+
+interface CgroupBase {
+	/** Directory of toolbelt's own parent cgroup for its commands. */
+	path: string;
+	/** True when the kernel offers `cgroup.kill`. */
+	canKill: boolean;
+}
+
+/** undefined: not tried yet; null: no writable cgroup v2 hierarchy here. */
+let base: CgroupBase | null | undefined;
+let runCounter = 0;
+
+/** Mountinfo escapes spaces and similar bytes as `\040`-style octal. */
+function decodeMountField(field: string): string {
+	return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
+}
+
+/** The cgroup v2 mounts: the hierarchy path each one shows (its root) and where it is mounted. */
+function cgroup2Mounts(): { root: string; mountPoint: string }[] {
+	let text: string;
+	try {
+		text = readFileSync("/proc/self/mountinfo", "utf8");
+	} catch {
+		return [];
+	}
+	const mounts: { root: string; mountPoint: string }[] = [];
+	for (const line of text.split("\n")) {
+		const fields = line.split(" ");
+		const separator = fields.indexOf("-");
+		if (separator === -1 || fields[separator + 1] !== "cgroup2") continue;
+		const root = fields[3];
+		const mountPoint = fields[4];
+		if (root !== undefined && mountPoint !== undefined) {
+			mounts.push({ root: decodeMountField(root), mountPoint: decodeMountField(mountPoint) });
+		}
+	}
+	return mounts;
+}
+
+/** Directory of this process's own cgroup v2, reached through a mount, or undefined. */
+export function ownCgroupDirectory(): string | undefined {
+	let own: string | undefined;
+	try {
+		own = readFileSync("/proc/self/cgroup", "utf8")
+			.split("\n")
+			.find((line) => line.startsWith("0::"))
+			?.slice(3);
+	} catch {
+		return undefined;
+	}
+	if (own === undefined || own.endsWith(" (deleted)")) return undefined;
+	for (const { root, mountPoint } of cgroup2Mounts()) {
+		if (root === "/") return join(mountPoint, own);
+		if (own === root || own.startsWith(`${root}/`)) return join(mountPoint, own.slice(root.length));
+	}
+	return undefined;
+}
+
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "EPERM";
+	}
+}
+
+/**
+ * Removes what dead toolbelt processes left beside us (a toolbelt killed by SIGKILL cannot clean
+ * up): their commands were meant to end with them, so they are killed, and the cgroups removed.
+ */
+function sweepStale(parent: string): void {
+	let entries: string[];
+	try {
+		entries = readdirSync(parent);
+	} catch {
+		return;
+	}
+	for (const entry of entries) {
+		const match = /^toolbelt-(\d+)-[0-9a-f]+$/.exec(entry);
+		if (!match || isAlive(Number(match[1]))) continue;
+		const path = join(parent, entry);
+		killCgroup(path, existsSync(join(path, "cgroup.kill")));
+		removeCgroup(path);
+	}
+}
+
+/**
+ * Moves a throw-away `sh` into a cgroup: creating a directory may be allowed where moving a
+ * process is not (the common ancestor's `cgroup.procs` must be writable too).
+ */
+function canMoveInto(directory: string): boolean {
+	try {
+		execFileSync("/bin/sh", ["-c", 'printf "%s\\n" "$$" > "$1"', "sh", join(directory, "cgroup.procs")], {
+			stdio: "ignore",
+			timeout: 5000,
+		});
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+function createBase(): CgroupBase | null {
+	if (process.platform !== "linux" || process.env[CONTAINMENT_VARIABLE] === "process-group") return null;
+	if (!existsSync("/bin/sh")) return null;
+	const parent = ownCgroupDirectory();
+	if (parent === undefined) return null;
+	const path = join(parent, `toolbelt-${process.pid}-${randomBytes(4).toString("hex")}`);
+	try {
+		mkdirSync(path);
+	} catch {
+		return null;
+	}
+	const probe = join(path, "probe");
+	let movable = false;
+	try {
+		mkdirSync(probe);
+		movable = canMoveInto(probe);
+	} catch {
+		movable = false;
+	}
+	removeCgroup(probe);
+	if (!movable) {
+		removeCgroup(path);
+		return null;
+	}
+	sweepStale(parent);
+	return { path, canKill: existsSync(join(path, "cgroup.kill")) };
+}
+
+function currentBase(): CgroupBase | null {
+	if (base === undefined) base = createBase();
+	return base;
+}
+
+/** True once a command cgroup hierarchy of this process exists (until it is released at exit). */
+export function cgroupsInUse(): boolean {
+	return base !== undefined && base !== null;
+}
+
+/** True when commands run in cgroups on this machine (decided once, at first use). */
+export function cgroupsAvailable(): boolean {
+	return currentBase() !== null;
+}
+
+/**
+ * Creates a fresh cgroup for one command, or returns undefined where cgroups cannot be used (the
+ * caller falls back to process groups).
+ */
+export function createCommandCgroup(): string | undefined {
+	const current = currentBase();
+	if (!current) return undefined;
+	const path = join(current.path, `run-${++runCounter}`);
+	try {
+		mkdirSync(path);
+		return path;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * A POSIX `sh` line that moves the shell running it into `cgroup` (before it execs the command, so
+ * everything the command starts is born inside). If that fails, the shell exits with 125 and says
+ * why: running the command untracked would be a silent downgrade.
+ */
+export function joinCgroupScript(cgroup: string): string {
+	const procs = `'${join(cgroup, "cgroup.procs").replaceAll("'", `'\\''`)}'`;
+	return `printf '%s\\n' "$$" 2>/dev/null > ${procs} || { echo "toolbelt: could not move the command into its cgroup, so it was not run. Run it again; if this persists, the user can set ${CONTAINMENT_VARIABLE}=process-group to run commands without cgroups." >&2; exit 125; }`;
+}
+
+/** True for a zombie (dead, waiting for its parent to reap it) or a pid that is gone. */
+function isDead(pid: string): boolean {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+		const state = stat.charAt(stat.lastIndexOf(")") + 2);
+		return state === "Z" || state === "X";
+	} catch {
+		return true;
+	}
+}
+
+/**
+ * Live processes of a cgroup and of the cgroups below it (a root command may create some). A
+ * zombie is still listed by the kernel until it is reaped; it is left out, as it is dead.
+ */
+export function cgroupMembers(cgroup: string): number[] {
+	const found: number[] = [];
+	const visit = (directory: string) => {
+		let entries: Dirent[];
+		try {
+			for (const line of readFileSync(join(directory, "cgroup.procs"), "latin1").split("\n")) {
+				if (line !== "" && !isDead(line)) found.push(Number(line));
+			}
+			entries = readdirSync(directory, { withFileTypes: true });
+		} catch {
+			return;
+		}
+		for (const entry of entries) if (entry.isDirectory()) visit(join(directory, entry.name));
+	};
+	visit(cgroup);
+	return found;
+}
+
+/** True while a process lives in the cgroup or below it. */
+export function cgroupPopulated(cgroup: string): boolean {
+	try {
+		return /^populated 1$/m.test(readFileSync(join(cgroup, "cgroup.events"), "latin1"));
+	} catch {
+		return false;
+	}
+}
+
+/** Sends `signal` to every process of the cgroup (and below). */
+export function signalCgroup(cgroup: string, signal: NodeJS.Signals): void {
+	for (const pid of cgroupMembers(cgroup)) {
+		try {
+			process.kill(pid, signal);
+		} catch {
+			// Gone already.
+		}
+	}
+}
+
+function killCgroup(cgroup: string, canKill: boolean): void {
+	if (canKill) {
+		try {
+			// The kernel SIGKILLs every process below, also those forking meanwhile.
+			writeFileSync(join(cgroup, "cgroup.kill"), "1");
+			return;
+		} catch {
+			// Removed meanwhile, or refused: signal one by one.
+		}
+	}
+	signalCgroup(cgroup, "SIGKILL");
+}
+
+/** SIGKILLs every process of the cgroup and below (`cgroup.kill` where the kernel has it). */
+export function killCommandCgroup(cgroup: string): void {
+	killCgroup(cgroup, currentBase()?.canKill ?? false);
+}
+
+/** Removes a cgroup and the cgroups below it; true when it is gone. Fails (false) while populated. */
+export function removeCgroup(cgroup: string): boolean {
+	let entries: Dirent[] = [];
+	try {
+		entries = readdirSync(cgroup, { withFileTypes: true });
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "ENOENT";
+	}
+	for (const entry of entries) if (entry.isDirectory()) removeCgroup(join(cgroup, entry.name));
+	try {
+		rmdirSync(cgroup);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "ENOENT";
+	}
+}
+
+/** Blocks the thread for `ms` (only for the synchronous exit path, which cannot await). */
+function sleepSync(ms: number): void {
+	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * At toolbelt's exit: kills every process of every command cgroup (background jobs, and commands
+ * still running), waits briefly for them to die and removes the cgroups. Synchronous.
+ */
+export function releaseAllCgroupsSync(): void {
+	if (!base) return;
+	const { path, canKill } = base;
+	killCgroup(path, canKill);
+	const deadline = Date.now() + 500;
+	while (cgroupPopulated(path) && Date.now() < deadline) {
+		sleepSync(5);
+		if (!canKill) signalCgroup(path, "SIGKILL");
+	}
+	if (removeCgroup(path)) base = undefined;
+}

@@ -1,0 +1,172 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+
+/**
+ * Where no cgroup holds a command (Linux without a writable cgroup v2 hierarchy), a process that
+ * starts its own session and clears its environment leaves the process group and the marker
+ * behind, and toolbelt can neither find nor stop it. What toolbelt can still do is notice it and
+ * say so: at the moment the shell exits, a daemon that double-forked is an orphan (its parent is
+ * init, or a subreaper such as `systemd --user`) that was born during the call. Those are
+ * reported to the model by pid and command, never killed (they may not be the command's). Since
+ * no cgroup is writable here, the command's processes cannot leave toolbelt's own cgroup, so only
+ * processes in it are considered; that keeps other services' and sessions' processes out.
+ * Other POSIX systems (macOS, BSD) have none of cgroups, PID namespaces or a subreaper call Node
+ * could use: there `ps` lists this user's orphans younger than the call.
+ */
+
+/** A process that may have escaped a command's tracking. */
+export interface EscapedProcess {
+	/** Its pid. */
+	pid: number;
+	/** Its command line (arguments joined by spaces, cut at 200 characters). */
+	command: string;
+}
+
+interface StatFields {
+	state: string;
+	parentPid: number;
+	/** Start time, in clock ticks since boot. */
+	startTicks: number;
+}
+
+function readStat(pid: number | string): StatFields | undefined {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+		const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+		return { state: fields[0] ?? "", parentPid: Number(fields[1]), startTicks: Number(fields[19]) };
+	} catch {
+		return undefined;
+	}
+}
+
+/** When a live process started (clock ticks since boot, Linux), or undefined. */
+export function processStartTicks(pid: number | undefined): number | undefined {
+	if (pid === undefined || process.platform !== "linux") return undefined;
+	return readStat(pid)?.startTicks;
+}
+
+function cgroupsOf(pid: string): string | undefined {
+	try {
+		return readFileSync(`/proc/${pid}/cgroup`, "latin1");
+	} catch {
+		return undefined;
+	}
+}
+
+function commandLineOf(pid: string): string {
+	try {
+		const text = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+		return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+	} catch {
+		return "";
+	}
+}
+
+/** Init, or a subreaper that adopts orphans (a service manager): the parents an escaped daemon ends up with. */
+function isAdoptiveParent(pid: number): boolean {
+	if (pid === 1) return true;
+	try {
+		const name = readFileSync(`/proc/${pid}/comm`, "latin1").trim();
+		return name === "systemd" || name === "init";
+	} catch {
+		return false;
+	}
+}
+
+/** What `findEscapedProcesses` looks for. */
+export interface EscapeSearch {
+	/** Start time of the command's shell (clock ticks since boot, Linux): escapees were born after it. */
+	sinceTicks?: number;
+	/** Start time of the command's shell (epoch ms), where clock ticks are not available. */
+	sinceMs?: number;
+	/** The shell's pid: pids are handed out upwards, so escapees have larger ones (barring wrap-around). */
+	rootPid?: number;
+	/** Processes already known as the command's (tracked, or toolbelt's own). */
+	known: readonly number[];
+}
+
+/**
+ * Orphans born since the command started that toolbelt does not track (Linux; empty elsewhere).
+ * Only processes of this user are considered.
+ */
+export function findEscapedProcesses(search: EscapeSearch): EscapedProcess[] {
+	if (process.platform === "win32") return [];
+	if (process.platform !== "linux" || search.sinceTicks === undefined) return findEscapedWithPs(search);
+	const sinceTicks = search.sinceTicks;
+	const known = new Set([...search.known, process.pid]);
+	const uid = process.getuid?.();
+	const ownCgroups = cgroupsOf("self");
+	const found: EscapedProcess[] = [];
+	let entries: string[];
+	try {
+		entries = readdirSync("/proc");
+	} catch {
+		return found;
+	}
+	for (const entry of entries) {
+		const code = entry.charCodeAt(0);
+		if (code < 48 || code > 57) continue;
+		const pid = Number(entry);
+		if (known.has(pid) || (search.rootPid !== undefined && pid < search.rootPid)) continue;
+		const stat = readStat(entry);
+		if (!stat || stat.state === "Z" || stat.state === "X" || stat.startTicks < sinceTicks) continue;
+		if (!isAdoptiveParent(stat.parentPid) || !ownedBy(entry, uid) || cgroupsOf(entry) !== ownCgroups) continue;
+		const command = commandLineOf(entry);
+		// An empty command line: the process is exiting (or a kernel thread), not an escapee.
+		if (command !== "") found.push({ pid, command });
+	}
+	return found;
+}
+
+function ownedBy(pid: string, uid: number | undefined): boolean {
+	if (uid === undefined) return true;
+	try {
+		const line = readFileSync(`/proc/${pid}/status`, "latin1")
+			.split("\n")
+			.find((text) => text.startsWith("Uid:"));
+		return Number(line?.split(/\s+/)[1]) === uid;
+	} catch {
+		return false;
+	}
+}
+
+/** Seconds from a `ps` elapsed time, `[[dd-]hh:]mm:ss`; NaN when unreadable. */
+export function parseElapsedSeconds(text: string): number {
+	const match = /^(?:(?:(\d+)-)?(\d+):)?(\d+):(\d+)$/.exec(text.trim());
+	if (!match) return Number.NaN;
+	const [, days, hours, minutes, seconds] = match;
+	return ((Number(days ?? 0) * 24 + Number(hours ?? 0)) * 60 + Number(minutes)) * 60 + Number(seconds);
+}
+
+/**
+ * The `ps` way (POSIX systems without `/proc`): this user's processes whose parent is init and
+ * whose age is within the call's (to the second, so one second of slack).
+ */
+export function findEscapedWithPs(search: EscapeSearch): EscapedProcess[] {
+	if (search.sinceMs === undefined) return [];
+	const maxAge = Math.ceil((Date.now() - search.sinceMs) / 1000) + 1;
+	const known = new Set([...search.known, process.pid]);
+	const uid = process.getuid?.();
+	let listing: string;
+	try {
+		listing = execFileSync("ps", ["-A", "-o", "pid=", "-o", "ppid=", "-o", "uid=", "-o", "etime=", "-o", "args="], {
+			encoding: "utf8",
+			stdio: ["ignore", "pipe", "ignore"],
+			timeout: 5000,
+		});
+	} catch {
+		return [];
+	}
+	const found: EscapedProcess[] = [];
+	for (const line of listing.split("\n")) {
+		const match = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line);
+		if (!match) continue;
+		const [, pid, parentPid, owner, elapsed, command] = match;
+		if (known.has(Number(pid)) || Number(parentPid) !== 1) continue;
+		if (uid !== undefined && Number(owner) !== uid) continue;
+		if (!(parseElapsedSeconds(elapsed ?? "") <= maxAge)) continue;
+		const text = (command ?? "").trim();
+		found.push({ pid: Number(pid), command: text.length > 200 ? `${text.slice(0, 200)}…` : text });
+	}
+	return found;
+}

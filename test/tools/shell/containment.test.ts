@@ -1,0 +1,104 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runHookProcess } from "../../../src/safety/hook-process.js";
+import { disposeShellProcesses } from "../../../src/tools/shell/background-registry.js";
+import { cgroupsAvailable, joinCgroupScript } from "../../../src/tools/shell/cgroup.js";
+import { useTempDir } from "../../helpers/temp-dir.js";
+import { bashWith, outputPaths } from "./output-paths.js";
+import { runTool } from "./run-tool.js";
+import { eventually, isAlive, isOutputRelay, killMarked, newMarker, processesWithMarker } from "./survivors.js";
+
+/** The cgroup v2 path of a live process (the `0::` line of /proc/PID/cgroup). */
+function cgroupOf(pid: number): string | undefined {
+	try {
+		return readFileSync(`/proc/${pid}/cgroup`, "utf8")
+			.split("\n")
+			.find((line) => line.startsWith("0::"))
+			?.slice(3);
+	} catch {
+		return undefined;
+	}
+}
+
+/** The directory of a cgroup path, through the cgroup2 mount this process sees. */
+function cgroupDirectory(path: string): string | undefined {
+	for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
+		const fields = line.split(" ");
+		const separator = fields.indexOf("-");
+		if (fields[separator + 1] === "cgroup2" && fields[3] === "/") return `${fields[4]}${path}`;
+	}
+	return undefined;
+}
+
+const markers: string[] = [];
+afterEach(async () => {
+	await disposeShellProcesses();
+	for (const marker of markers.splice(0)) killMarked(marker);
+});
+
+describe.skipIf(process.platform !== "linux" || !cgroupsAvailable())("cgroup containment", () => {
+	const tempDir = useTempDir();
+
+	describe.each(outputPaths)("$name", ({ operations }) => {
+		const bash = bashWith(operations);
+
+		it("puts every process of a command in the command's own cgroup, removed after the call", async () => {
+			const { marker, env } = newMarker();
+			markers.push(marker);
+			// `-w`: as the shell's last command, setsid would fork and leave its child behind as a job.
+			const outcome = await runTool(bash(tempDir(), { env }), {
+				command:
+					"cut -d: -f3 /proc/self/cgroup | tail -n 1; setsid -w env -i sh -c 'cut -d: -f3 /proc/self/cgroup | tail -n 1'",
+			});
+			const [own, escaped] = outcome.text.trim().split("\n");
+			expect(own).toMatch(/\/toolbelt-\d+-[0-9a-f]+\/run-\d+$/);
+			expect(escaped).toBe(own);
+			const directory = cgroupDirectory(own ?? "");
+			expect(directory && existsSync(dirname(directory))).toBe(true);
+			expect(directory && existsSync(directory)).toBe(false);
+		});
+
+		it("keeps a background job's cgroup, with the job and the relay inside, until disposal", async () => {
+			const { marker, env } = newMarker();
+			markers.push(marker);
+			const outcome = await runTool(bash(tempDir(), { env }), { command: "sleep 60 & echo started" });
+			const pids = processesWithMarker(marker);
+			expect(outcome.details?.backgroundPids.length).toBe(1);
+			const groups = new Set(pids.map(cgroupOf));
+			// The job and (through a file) the relay share one cgroup; the relay is not reported as a job.
+			expect(groups.size).toBe(1);
+			expect(outcome.details?.backgroundPids.some(isOutputRelay)).toBe(false);
+			const directory = cgroupDirectory([...groups][0] ?? "");
+			expect(directory && existsSync(directory)).toBe(true);
+			await disposeShellProcesses();
+			expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
+			expect(directory && existsSync(directory)).toBe(false);
+		});
+	});
+
+	it("refuses to run a command it could not move into its cgroup", () => {
+		const script = `${joinCgroupScript(join(tempDir(), "no-such-cgroup"))}\necho ran`;
+		const result = spawnSync("/bin/sh", ["-c", script], { encoding: "utf8" });
+		expect(result.status).toBe(125);
+		expect(result.stdout).toBe("");
+		expect(result.stderr).toContain("could not move the command into its cgroup, so it was not run");
+	});
+
+	it("a hook's setsid env -i child dies when the hook exits", async () => {
+		const { marker } = newMarker();
+		markers.push(marker);
+		const script = `setsid env -i sh -c 'echo $$; sleep 60' & sleep 0.2; exit 0`;
+		const result = await runHookProcess({
+			command: script,
+			stdin: "{}",
+			cwd: tempDir(),
+			env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+			timeoutMs: 10_000,
+		});
+		const escapee = Number(result.stdout.trim());
+		expect(escapee).toBeGreaterThan(0);
+		expect(isAlive(escapee)).toBe(false);
+	});
+});
