@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { commandCandidates, type ShellDialect, splitCommand } from "./command-split.js";
+import { analyzeCommand, type CommandAnalysis, type OpaqueConstruct } from "./command-analysis.js";
+import type { ShellDialect } from "./command-split.js";
 import { compilePathPattern, matchesPathPattern, type PathPattern, type PathPatternBase } from "./path-pattern.js";
 
 /** What a rule does with the calls it matches. When several match: deny beats ask beats allow. */
@@ -76,6 +77,14 @@ export function parseRule(text: string, behavior: PermissionBehavior, source: st
 	return rule;
 }
 
+/** The analysis of a command subject, computed from its parts when the subject was built by hand. */
+function analysisOf(subject: CallSubject & { kind: "command" }): CommandAnalysis {
+	if (subject.analysis) return subject.analysis;
+	const analysis = analyzeCommand(subject.parts.join("\n"));
+	subject.analysis = analysis;
+	return analysis;
+}
+
 /** Writes a rule in its canonical form: `tool` or `tool(specifier)`. */
 export function formatRule(toolName: string, specifier?: string): string {
 	return specifier === undefined ? toolName : `${toolName}(${specifier})`;
@@ -83,7 +92,13 @@ export function formatRule(toolName: string, specifier?: string): string {
 
 /** What a call is judged on: its commands, its path, or only its tool name. */
 export type CallSubject =
-	| { kind: "command"; parts: string[] }
+	| {
+			kind: "command";
+			/** The simple commands. */
+			parts: string[];
+			/** What the parts run and write; computed from `parts` when absent. */
+			analysis?: CommandAnalysis;
+	  }
 	| {
 			kind: "path";
 			lexicalPath: string;
@@ -100,8 +115,10 @@ export function subjectOf(
 	paths?: { lexicalPath: string; realPath: string },
 ): CallSubject {
 	const dialect = commandTools[toolName];
-	if (dialect && typeof args.command === "string")
-		return { kind: "command", parts: splitCommand(args.command, dialect) };
+	if (dialect && typeof args.command === "string") {
+		const analysis = analyzeCommand(args.command, dialect);
+		return { kind: "command", parts: analysis.parts, analysis };
+	}
 	if (pathTools.has(toolName) && paths) {
 		const scansBelow = toolName === "ls" || toolName === "grep" || toolName === "find";
 		return scansBelow ? { kind: "path", ...paths, scansBelow } : { kind: "path", ...paths };
@@ -115,6 +132,12 @@ export interface RuleEvaluation {
 	behavior?: PermissionBehavior;
 	/** The deny or ask rule that decided, for the message. */
 	rule?: PermissionRule;
+	/**
+	 * Set when the deny or ask rule decided only because the command hides its programs behind a
+	 * construct the parser cannot reduce (`$x f`, `… | sh`, `case`): such a command counts as
+	 * matching every deny and ask rule of its tool.
+	 */
+	construct?: OpaqueConstruct;
 	/** True when an allow rule with a specifier names this call (needed for protected paths). */
 	explicitlyAllowed: boolean;
 	/** For commands: the parts that no allow rule covers (what "always" must add). */
@@ -150,15 +173,15 @@ export class RuleSet {
 		const family = ruleFamilies[name] ?? [name];
 		const relevant = this.rules.filter((rule) => family.includes(rule.toolName));
 		// The first match decides: no need to test the rest, nor to build a closure per call.
-		const denied = relevant.find((rule) => rule.behavior === "deny" && this.matches(rule, subject));
-		if (denied) return { behavior: "deny", rule: denied, explicitlyAllowed: false, unallowedParts: [] };
-		const asked = relevant.find((rule) => rule.behavior === "ask" && this.matches(rule, subject));
+		const denied = this.strongest(relevant, "deny", subject);
+		if (denied) return { behavior: "deny", ...denied, explicitlyAllowed: false, unallowedParts: [] };
+		const asked = this.strongest(relevant, "ask", subject);
 		const allows = relevant.filter((rule) => rule.behavior === "allow");
 		let allowed: boolean;
 		let explicitlyAllowed = false;
 		let unallowedParts: string[] = [];
 		if (subject.kind === "command") {
-			unallowedParts = subject.parts.filter((part) => !allows.some((rule) => this.matchesPart(rule, part, false)));
+			unallowedParts = subject.parts.filter((part) => !allows.some((rule) => this.matchesPart(rule, part)));
 			allowed = subject.parts.length > 0 && unallowedParts.length === 0;
 		} else if (subject.kind === "path") {
 			// Both views must be covered, by one rule or two: the path as written and where it really leads.
@@ -169,8 +192,25 @@ export class RuleSet {
 		} else {
 			allowed = allows.some((rule) => rule.specifier === undefined);
 		}
-		if (asked) return { behavior: "ask", rule: asked, explicitlyAllowed, unallowedParts };
+		if (asked) return { behavior: "ask", ...asked, explicitlyAllowed, unallowedParts };
 		return { behavior: allowed ? "allow" : undefined, explicitlyAllowed, unallowedParts };
+	}
+
+	/**
+	 * The first rule of `behavior` that matches the call; failing that, for a command the parser
+	 * cannot reduce to literal programs, the first such rule of its tool, with the construct.
+	 */
+	private strongest(
+		relevant: readonly PermissionRule[],
+		behavior: "deny" | "ask",
+		subject: CallSubject,
+	): { rule: PermissionRule; construct?: OpaqueConstruct } | undefined {
+		const matching = relevant.find((rule) => rule.behavior === behavior && this.matches(rule, subject));
+		if (matching) return { rule: matching };
+		const construct = subject.kind === "command" ? analysisOf(subject).opaque : undefined;
+		if (!construct) return undefined;
+		const rule = relevant.find((candidate) => candidate.behavior === behavior && commandTools[candidate.toolName]);
+		return rule ? { rule, construct } : undefined;
 	}
 
 	/**
@@ -180,7 +220,11 @@ export class RuleSet {
 	 */
 	private matches(rule: PermissionRule, subject: CallSubject): boolean {
 		if (rule.specifier === undefined) return true;
-		if (subject.kind === "command") return subject.parts.some((part) => this.matchesPart(rule, part, true));
+		if (subject.kind === "command") {
+			if (!commandTools[rule.toolName]) return false;
+			const pattern = this.commandPattern(rule);
+			return analysisOf(subject).forms.some((forms) => forms.some((form) => pattern.test(form)));
+		}
 		if (subject.kind === "tool") return false;
 		const pattern = this.pathPattern(rule);
 		const views = [subject.lexicalPath, subject.realPath];
@@ -194,12 +238,29 @@ export class RuleSet {
 		return rule.specifier === undefined || matchesPathPattern(this.pathPattern(rule), path);
 	}
 
-	private matchesPart(rule: PermissionRule, part: string, loose: boolean): boolean {
+	/** Does an allow rule cover a simple command as written? Allow rules never see through wrappers. */
+	private matchesPart(rule: PermissionRule, part: string): boolean {
 		if (rule.specifier === undefined) return true;
 		if (!commandTools[rule.toolName]) return false;
-		const pattern = this.commandPattern(rule);
-		if (!loose) return pattern.test(part);
-		return commandCandidates(part).some((candidate) => pattern.test(candidate));
+		return this.commandPattern(rule).test(part);
+	}
+
+	/**
+	 * The allow rule of `toolName` that covers `part` and names `target` after a redirection
+	 * (`bash(make > build.log)`), or undefined: only such a rule allows writing to a path that
+	 * needs one (outside the workspace, protected).
+	 */
+	allowRuleNaming(toolName: string, part: string, target: string): PermissionRule | undefined {
+		const name = toolName.toLowerCase();
+		return this.rules.find(
+			(rule) =>
+				rule.behavior === "allow" &&
+				rule.toolName === name &&
+				rule.specifier !== undefined &&
+				/>|\btee\b/.test(rule.specifier) &&
+				rule.specifier.includes(target) &&
+				this.matchesPart(rule, part),
+		);
 	}
 
 	private pathPattern(rule: PermissionRule): PathPattern {
