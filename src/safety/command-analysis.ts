@@ -176,15 +176,20 @@ function analyzeWords(
 			return;
 		}
 		if (inner.kind === "script") {
-			if (!inner.script.every(isLiteral)) return markOpaque(state, "script from a variable", joined(inner.script));
+			if (!inner.script.every(isLiteral)) {
+				markOpaque(state, "script from a variable", joined(inner.script));
+				return;
+			}
 			analyzeScript(state, joined(inner.script));
 			return;
 		}
 		words = inner.words;
 		inputAppended ||= inner.appendsInput;
 		placeholder = inner.replace ?? placeholder;
-		if (words.length === 0 && !inner.appendsInput && inputAppended)
-			return markOpaque(state, "command from input", name);
+		if (words.length === 0 && !inner.appendsInput && inputAppended) {
+			markOpaque(state, "command from input", name);
+			return;
+		}
 	}
 	markOpaque(state, "nesting too deep", joined(words));
 }
@@ -219,33 +224,58 @@ function checkProgramWord(state: PartState, program: ShellWord, placeholder: str
 
 /** A program that is not a wrapper: shells, interpreters, eval, trap, find -exec, tee, cd. */
 function analyzeProgram(state: PartState, name: string, words: readonly ShellWord[], inputAppended: boolean): void {
-	if (words[1]?.raw === "()") return markOpaque(state, "function definition", `${words[0]?.raw} ()`);
-	if (opaqueRunners.has(name)) return markOpaque(state, "command runner", joined(words));
+	if (words[1]?.raw === "()") {
+		markOpaque(state, "function definition", `${words[0]?.raw} ()`);
+		return;
+	}
+	if (opaqueRunners.has(name)) {
+		markOpaque(state, "command runner", joined(words));
+		return;
+	}
 	if (name === "alias" && words.some((word) => word.value.includes("="))) {
-		return markOpaque(state, "alias definition", joined(words));
+		markOpaque(state, "alias definition", joined(words));
+		return;
 	}
 	if (name === "eval" || (name === "trap" && words.length > 2)) {
 		const code = name === "eval" ? words.slice(1) : words.slice(1, 2);
-		if (inputAppended || !code.every(isLiteral)) return markOpaque(state, "eval", joined(words));
-		return analyzeScript(state, joined(code));
+		if (inputAppended || !code.every(isLiteral)) {
+			markOpaque(state, "eval", joined(words));
+			return;
+		}
+		analyzeScript(state, joined(code));
+		return;
 	}
 	const source = codeSource(name, words);
 	if (source?.kind === "opaque") {
 		// Under xargs a shell's missing script comes from the input: the same opacity.
-		return markOpaque(state, source.construct, joined(words));
+		markOpaque(state, source.construct, joined(words));
+		return;
 	}
 	if (source?.kind === "script") {
-		if (inputAppended) return markOpaque(state, "command from input", joined(words));
-		return analyzeScript(state, source.script);
+		if (inputAppended) {
+			markOpaque(state, "command from input", joined(words));
+			return;
+		}
+		analyzeScript(state, source.script);
+		return;
 	}
-	if (name === "find") return analyzeFindExec(state, words);
-	if (name === "tee") return recordTeeTargets(state, words);
+	if (name === "find") {
+		analyzeFindExec(state, words);
+		return;
+	}
+	if (name === "tee") {
+		recordTeeTargets(state, words);
+		return;
+	}
 	if (name === "cd" || name === "pushd") recordDirectoryChange(state, words);
 }
 
 /** Reads a script (a `bash -c` argument, an `eval`'s words) as a command line of its own. */
 function analyzeScript(state: PartState, script: string): void {
-	if (state.depth >= MAX_SCRIPT_DEPTH) return markOpaque(state, "nesting too deep", script);
+	if (state.depth >= MAX_SCRIPT_DEPTH) {
+		markOpaque(state, "nesting too deep", script);
+		return;
+	}
 	for (const inner of splitCommand(script, "bash")) {
 		state.forms.push(inner);
 		const nested: PartState = { ...state, depth: state.depth + 1, forms: state.forms };
@@ -278,7 +308,10 @@ function recordTeeTargets(state: PartState, words: readonly ShellWord[]): void {
 
 function recordDirectoryChange(state: PartState, words: readonly ShellWord[]): void {
 	const operand = words.slice(1).find((word) => !(isLiteral(word) && /^-[LPe@]+$/.test(word.value)));
-	if (!operand) return void state.analysis.directoryChanges.push({ path: "~" });
+	if (!operand) {
+		state.analysis.directoryChanges.push({ path: "~" });
+		return;
+	}
 	const readable = isLiteral(operand) && operand.value !== "-";
 	state.analysis.directoryChanges.push(readable ? { path: operand.value } : {});
 }

@@ -37,7 +37,7 @@ const hints: Readonly<Record<OpaqueConstructName, string>> = {
 	coproc: "run the command directly (end it with & to run it in the background)",
 	"function definition": "run the commands directly instead of defining a function",
 	"select loop": "run the commands directly",
-	"expanded command name": "name the program literally (e.g. `rm f`, not `x=rm; $x f` or `${x:-rm} f`)",
+	"expanded command name": "name the program literally (e.g. `rm f`, not `x=rm; $x f` or `$" + "{x:-rm} f`)",
 	"glob in the command name": "name the program literally, without *, ?, [ ] or { }",
 	eval: "run the command itself instead of passing it to eval or trap",
 	"shell reading its input":
