@@ -30,7 +30,7 @@ function chainBefore(hooks: BeforeToolCallHook[]): BeforeToolCallHook {
 			const decision = await hook({ ...context, args }, signal);
 			if (!decision) continue;
 			terminate ||= decision.terminate === true;
-			if (decision.block) return { block: true, reason: decision.reason, terminate };
+			if (decision.block) return { block: true, reason: decision.reason, details: decision.details, terminate };
 			if (decision.args) {
 				args = decision.args;
 				rewritten = true;

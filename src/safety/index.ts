@@ -12,6 +12,7 @@ import { createSandbox, type Sandbox } from "./sandbox.js";
 import { type LoadedSettings, loadSettings, projectSettingsPath } from "./settings.js";
 import { createStaleWriteHooks, type SeenFiles } from "./stale-write.js";
 
+export { analyzeCommand, type CommandAnalysis, type OpaqueConstruct, type WriteTarget } from "./command-analysis.js";
 export {
 	appendContext,
 	type CommandHooksOptions,
@@ -31,6 +32,11 @@ export {
 	Workspace,
 	type WorkspaceOptions,
 } from "./confinement.js";
+export {
+	type BlockedWriteTarget,
+	isPermissionBlockDetails,
+	type PermissionBlockDetails,
+} from "./permission-details.js";
 export {
 	type AskPermission,
 	createPermissionHook,

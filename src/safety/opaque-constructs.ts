@@ -20,7 +20,8 @@ export type OpaqueConstructName =
 	| "command from input"
 	| "code in a variable"
 	| "alias definition"
-	| "nesting too deep";
+	| "nesting too deep"
+	| "expanded write target";
 
 /** A construct that makes a command unreadable to the permission rules. */
 export interface OpaqueConstruct {
@@ -51,6 +52,7 @@ const hints: Readonly<Record<OpaqueConstructName, string>> = {
 	"code in a variable": "do not set BASH_ENV, ENV, PS4, PROMPT_COMMAND or exported functions in the command",
 	"alias definition": "run the command itself instead of defining an alias",
 	"nesting too deep": "run the innermost command directly",
+	"expanded write target": "write the path after > (or given to tee) literally, without $, `…`, globs or a cd the rules cannot read",
 };
 
 /** The construct with its advice. */
