@@ -52,7 +52,8 @@ const hints: Readonly<Record<OpaqueConstructName, string>> = {
 	"code in a variable": "do not set BASH_ENV, ENV, PS4, PROMPT_COMMAND or exported functions in the command",
 	"alias definition": "run the command itself instead of defining an alias",
 	"nesting too deep": "run the innermost command directly",
-	"expanded write target": "write the path after > (or given to tee) literally, without $, `…`, globs or a cd the rules cannot read",
+	"expanded write target":
+		"write the path after > (or given to tee) literally, without $, `…`, globs or a cd the rules cannot read",
 };
 
 /** The construct with its advice. */

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { analyzeCommand, type CommandAnalysis, type OpaqueConstruct } from "./command-analysis.js";
-import type { ShellDialect } from "./command-split.js";
+import { type ShellDialect, splitCommand } from "./command-split.js";
 import { compilePathPattern, matchesPathPattern, type PathPattern, type PathPatternBase } from "./path-pattern.js";
 
 /** What a rule does with the calls it matches. When several match: deny beats ask beats allow. */
@@ -73,8 +73,47 @@ export function parseRule(text: string, behavior: PermissionBehavior, source: st
 	if (specifier === "")
 		throw new RuleSyntaxError(text, "the parentheses are empty; write the tool name alone to match every call");
 	const rule: PermissionRule = { behavior, toolName, text: trimmed, source };
-	if (specifier !== undefined && specifier !== "*") rule.specifier = specifier;
+	if (specifier !== undefined && specifier !== "*") {
+		checkSpecifier(text, toolName, specifier);
+		rule.specifier = specifier;
+	}
 	return rule;
+}
+
+/**
+ * Throws `RuleSyntaxError` for a specifier that is malformed or can never match: a command
+ * pattern spanning several commands (`npm test && npm run build`), one the split would change
+ * (a comment, a leading `time`), or a path pattern leaving the project with `..`.
+ */
+function checkSpecifier(text: string, toolName: string, specifier: string): void {
+	const dialect = commandTools[toolName];
+	if (dialect) {
+		let command = specifier.replace(/\s+/g, " ");
+		if (command.endsWith(":*") && !command.endsWith("\\:*")) command = command.slice(0, -2).trimEnd();
+		const parts = splitCommand(command, dialect);
+		if (!parts.includes(command)) {
+			const problem =
+				parts.length > 1
+					? `it can never match: a rule matches one simple command, and this holds ${parts.length} (${parts.map((part) => JSON.stringify(part)).join(", ")}); write one rule per command`
+					: `it can never match: commands are matched without comments and reserved words such as time or if, as ${JSON.stringify(parts[0] ?? "")}`;
+			throw new RuleSyntaxError(text, problem);
+		}
+		return;
+	}
+	if (pathTools.has(toolName)) {
+		if (/(?:^|\/)\.\.(?:\/|$)/.test(specifier)) {
+			throw new RuleSyntaxError(
+				text,
+				"it can never match: paths are matched inside their anchor, so '..' leads nowhere; write an absolute path as //path or a home path as ~/path",
+			);
+		}
+		try {
+			compilePathPattern(specifier, { root: "/", homeDir: "/" }).test("probe");
+		} catch (error) {
+			throw new RuleSyntaxError(text, `the path pattern is malformed (${(error as Error).message})`);
+		}
+	}
+	// Other tools' calls have nothing a specifier could match; `checkRuleToolNames` says so once the tool is known to exist.
 }
 
 /** The analysis of a command subject, computed from its parts when the subject was built by hand. */

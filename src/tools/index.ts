@@ -37,6 +37,7 @@ export {
 	findSchema,
 } from "./find.js";
 export { writeFileAtomic } from "./fs/atomic-write.js";
+export { editDistance } from "./fs/near-miss.js";
 export { type FileInfo, type FileOperations, localFileOperations } from "./fs/operations.js";
 export {
 	createGrepTool,
