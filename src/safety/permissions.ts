@@ -187,7 +187,7 @@ function ruleVerdict(facts: CallFacts, decision: "deny" | "ask"): Verdict {
 	const details = { rule: ruleFacts(rule), ...(construct ? { construct } : {}) };
 	if (!construct)
 		return verdictOf(facts, decision, `${ruleText} ${action}`, { details, askedByRule: decision === "ask" });
-	const reason = `the command uses a ${construct.construct} (${construct.text}) that the permission rules cannot see through, so ${ruleText} applies to it and ${action}`;
+	const reason = `the command holds a construct the permission rules cannot see through (${construct.construct}: ${construct.text}), so ${ruleText} applies to it and ${action}`;
 	return verdictOf(facts, decision, reason, { details, askedByRule: decision === "ask", rewriteHint: construct.hint });
 }
 

@@ -5,7 +5,7 @@
  * checked by `parseRule` itself.
  */
 import { allToolNames, editDistance } from "../tools/index.js";
-import { type PermissionRule, RuleSyntaxError } from "./rules.js";
+import { commandTools, type PermissionRule, pathTools, RuleSyntaxError } from "./rules.js";
 
 /** Tools being added to toolbelt whose rules are accepted already. */
 const upcomingToolNames: readonly string[] = ["apply_patch", "bash_output", "bash_kill"];
@@ -20,12 +20,7 @@ export class UnknownToolRuleError extends RuleSyntaxError {
 
 	constructor(rule: PermissionRule, knownNames: readonly string[]) {
 		const suggestion = closestName(rule.toolName, knownNames);
-		const where =
-			rule.source === "command line"
-				? `the --${rule.behavior} flag`
-				: rule.source === "session"
-					? "this session"
-					: rule.source;
+		const where = sourceName(rule);
 		const guess = suggestion ? ` Did you mean "${suggestion}"?` : "";
 		super(
 			rule.text,
@@ -35,6 +30,12 @@ export class UnknownToolRuleError extends RuleSyntaxError {
 		this.name = "UnknownToolRuleError";
 		if (suggestion) this.suggestion = suggestion;
 	}
+}
+
+/** Where a rule came from, for messages: the flag or the settings file. */
+function sourceName(rule: PermissionRule): string {
+	if (rule.source === "command line") return `the --${rule.behavior} flag`;
+	return rule.source === "session" ? "this session" : rule.source;
 }
 
 /** The known name nearest to `name` (at most 3 edits, or a shared prefix), if any. */
@@ -50,12 +51,18 @@ function closestName(name: string, knownNames: readonly string[]): string | unde
 /**
  * Throws `UnknownToolRuleError` for the first rule whose tool is neither a built-in (nor one
  * being added: apply_patch, bash_output, bash_kill), nor an MCP tool (`server__tool`), nor one
- * of `extraToolNames` (the embedder's own tools).
+ * of `extraToolNames` (the embedder's own tools); throws `RuleSyntaxError` for a specifier on
+ * a tool whose calls have no command or path (it could never match).
  */
 export function checkRuleToolNames(rules: readonly PermissionRule[], extraToolNames: readonly string[] = []): void {
 	const known = [...allToolNames, ...upcomingToolNames, ...extraToolNames.map((name) => name.toLowerCase())];
 	for (const rule of rules) {
-		if (known.includes(rule.toolName) || mcpToolName.test(rule.toolName)) continue;
-		throw new UnknownToolRuleError(rule, known);
+		if (!known.includes(rule.toolName) && !mcpToolName.test(rule.toolName)) throw new UnknownToolRuleError(rule, known);
+		if (rule.specifier !== undefined && !commandTools[rule.toolName] && !pathTools.has(rule.toolName)) {
+			throw new RuleSyntaxError(
+				rule.text,
+				`from ${sourceName(rule)}: it can never match, because ${rule.toolName} calls have no command or path to match; write the tool name alone ("${rule.toolName}")`,
+			);
+		}
 	}
 }
