@@ -111,6 +111,12 @@ function markOpaque(state: PartState, construct: OpaqueConstructName, text: stri
 	state.analysis.opaque ??= opaqueConstruct(construct, text);
 }
 
+/** The words as written, for messages. */
+function written(words: readonly ShellWord[]): string {
+	return words.map((word) => word.raw).join(" ");
+}
+
+/** The words after quote removal: a form rules are matched against. */
 function joined(words: readonly ShellWord[]): string {
 	return words.map((word) => word.value).join(" ");
 }
@@ -150,6 +156,11 @@ function analyzeWords(
 	for (let guard = 0; guard < 16; guard++) {
 		const program = words[0];
 		if (!program) return;
+		// `time -p cmd` reaches here as `-p cmd` (the reserved word is stripped by the split).
+		if (guard === 0 && (program.raw === "-p" || program.raw === "--")) {
+			words = words.slice(1);
+			continue;
+		}
 		state.forms.push(joined(words));
 		if (!checkProgramWord(state, program, placeholder)) return;
 		const name = program.value.slice(program.value.lastIndexOf("/") + 1);
@@ -159,7 +170,7 @@ function analyzeWords(
 			isCodeRunner(name) &&
 			words.some((word) => word.value.includes(placeholder as string))
 		) {
-			markOpaque(state, "command from input", joined(words));
+			markOpaque(state, "command from input", written(words));
 			return;
 		}
 		if (!isWrapper(name)) {
@@ -177,7 +188,7 @@ function analyzeWords(
 		}
 		if (inner.kind === "script") {
 			if (!inner.script.every(isLiteral)) {
-				markOpaque(state, "script from a variable", joined(inner.script));
+				markOpaque(state, "script from a variable", written(inner.script));
 				return;
 			}
 			analyzeScript(state, joined(inner.script));
@@ -191,7 +202,7 @@ function analyzeWords(
 			return;
 		}
 	}
-	markOpaque(state, "nesting too deep", joined(words));
+	markOpaque(state, "nesting too deep", written(words));
 }
 
 /** Checks that the program word is a literal name; marks the part opaque otherwise. */
@@ -229,17 +240,17 @@ function analyzeProgram(state: PartState, name: string, words: readonly ShellWor
 		return;
 	}
 	if (opaqueRunners.has(name)) {
-		markOpaque(state, "command runner", joined(words));
+		markOpaque(state, "command runner", written(words));
 		return;
 	}
 	if (name === "alias" && words.some((word) => word.value.includes("="))) {
-		markOpaque(state, "alias definition", joined(words));
+		markOpaque(state, "alias definition", written(words));
 		return;
 	}
 	if (name === "eval" || (name === "trap" && words.length > 2)) {
 		const code = name === "eval" ? words.slice(1) : words.slice(1, 2);
 		if (inputAppended || !code.every(isLiteral)) {
-			markOpaque(state, "eval", joined(words));
+			markOpaque(state, "eval", written(words));
 			return;
 		}
 		analyzeScript(state, joined(code));
@@ -248,15 +259,24 @@ function analyzeProgram(state: PartState, name: string, words: readonly ShellWor
 	const source = codeSource(name, words);
 	if (source?.kind === "opaque") {
 		// Under xargs a shell's missing script comes from the input: the same opacity.
-		markOpaque(state, source.construct, joined(words));
+		markOpaque(state, source.construct, written(words));
 		return;
 	}
 	if (source?.kind === "script") {
 		if (inputAppended) {
-			markOpaque(state, "command from input", joined(words));
+			markOpaque(state, "command from input", written(words));
 			return;
 		}
 		analyzeScript(state, source.script);
+		return;
+	}
+	if (
+		(name === "source" || name === ".") &&
+		words[1] &&
+		codeSource("sh", [words[0] as ShellWord, words[1]])?.kind !== "file"
+	) {
+		// `. <(printf 'rm f')`, `source /dev/stdin`: the sourced code comes from a pipe.
+		markOpaque(state, "shell reading its input", written(words));
 		return;
 	}
 	if (name === "find") {
