@@ -102,7 +102,7 @@ export function analyzeCommand(command: string, dialect: ShellDialect = "bash"):
 		const state: PartState = { analysis, part: index, forms: [part], depth: 0, dialect };
 		if (dialect === "bash") analyzeBashPart(state, part);
 		else analyzePowerShellPart(state, part);
-		analysis.forms.push([...new Set(state.forms)]);
+		analysis.forms.push(state.forms.length > 2 ? [...new Set(state.forms)] : state.forms);
 	}
 	return analysis;
 }

@@ -46,8 +46,12 @@ const interpreterSpecs: Readonly<Record<string, InterpreterSpec>> = {
 	},
 };
 
+const interpreterInitials = new Set([..."pnbdlrotw"].map((letter) => letter.charCodeAt(0)));
+
 /** The interpreter family of a program name (`python3.12` → `python`), if it is one. */
 function interpreterName(name: string): string | undefined {
+	// Every interpreter's name starts with one of these letters: most programs are rejected here.
+	if (!interpreterInitials.has(name.charCodeAt(0) | 0x20)) return undefined;
 	const lower = name.toLowerCase();
 	if (/^(?:python|pypy)[0-9.]*$/.test(lower)) return "python";
 	if (lower === "nodejs") return "node";

@@ -44,6 +44,21 @@ export interface CommandWords {
 
 const redirectionOperators = [">>", ">|", ">&", "<>", "<<<", "<<-", "<<", "<&", ">", "<"];
 
+/** Characters with a meaning inside a word (quotes, expansions, globs, syntax, blanks), by code below 128. */
+const wordSpecialChars = new Uint8Array(128);
+for (const char of " \t\n\\'\"$`<>&*?[]{}()") wordSpecialChars[char.charCodeAt(0)] = 1;
+
+/** The end of the run of characters from `index` that mean nothing special in a word. */
+function plainRunEnd(text: string, index: number): number {
+	let end = index;
+	while (end < text.length) {
+		const code = text.charCodeAt(end);
+		if (code < 128 && wordSpecialChars[code] === 1) break;
+		end++;
+	}
+	return end;
+}
+
 /** Characters that end a word outside quotes. */
 function isBlank(char: string | undefined): boolean {
 	return char === " " || char === "\t" || char === "\n";
@@ -105,6 +120,13 @@ function readWord(text: string, index: number): WordReading {
 	};
 	let position = index;
 	while (position < text.length) {
+		// Ordinary characters in one step: most words are only these.
+		const runEnd = plainRunEnd(text, position);
+		if (runEnd > position) {
+			word.value += text.slice(position, runEnd);
+			position = runEnd;
+			continue;
+		}
 		const char = text[position] as string;
 		if (isBlank(char)) break;
 		if ((char === "<" || char === ">") && text[position + 1] !== "(") break;
@@ -119,15 +141,8 @@ function readWord(text: string, index: number): WordReading {
 			position = stop + 1;
 		} else if (char === '"') {
 			position = readDoubleQuoted(text, position + 1, word);
-		} else if (char === "$") {
-			const { end, expands } = skipDollar(text, position);
-			word.expands ||= expands;
-			word.value += text.slice(position, end);
-			position = end;
-		} else if (char === "`") {
-			const end = text.indexOf("`", position + 1);
-			position = end === -1 ? text.length : end + 1;
-			word.expands = true;
+		} else if (char === "$" || char === "`") {
+			position = readExpansion(text, position, word);
 		} else if (char === "<" || char === ">") {
 			// A process substitution: `<(…)` or `>(…)`.
 			const end = skipBalanced(text, position + 1, "(", ")");
@@ -144,6 +159,19 @@ function readWord(text: string, index: number): WordReading {
 	return { word, end: position };
 }
 
+/** Reads a `$…` or `` `…` `` at `index` into `word` (marking it expanded); returns the index past it. */
+function readExpansion(text: string, index: number, word: ShellWord): number {
+	if (text[index] === "`") {
+		const end = text.indexOf("`", index + 1);
+		word.expands = true;
+		return end === -1 ? text.length : end + 1;
+	}
+	const { end, expands } = skipDollar(text, index);
+	word.expands ||= expands;
+	word.value += text.slice(index, end);
+	return end;
+}
+
 /** Reads the inside of `"…"` from `index` (after the quote) into `word`; returns the index past the closing quote. */
 function readDoubleQuoted(text: string, index: number, word: ShellWord): number {
 	let position = index;
@@ -153,15 +181,8 @@ function readDoubleQuoted(text: string, index: number, word: ShellWord): number 
 		if (char === "\\" && /["\\$`\n]/.test(text[position + 1] ?? "")) {
 			word.value += text[position + 1];
 			position += 2;
-		} else if (char === "$") {
-			const { end, expands } = skipDollar(text, position);
-			word.expands ||= expands;
-			word.value += text.slice(position, end);
-			position = end;
-		} else if (char === "`") {
-			const end = text.indexOf("`", position + 1);
-			position = end === -1 ? text.length : end + 1;
-			word.expands = true;
+		} else if (char === "$" || char === "`") {
+			position = readExpansion(text, position, word);
 		} else {
 			word.value += char;
 			position++;
@@ -172,7 +193,9 @@ function readDoubleQuoted(text: string, index: number, word: ShellWord): number 
 
 /** The redirection operator at `index`, if any (`&>` and `&>>` included). */
 function operatorAt(text: string, index: number): string | undefined {
-	if (text[index] === "&" && text[index + 1] === ">") return text[index + 2] === ">" ? "&>>" : "&>";
+	const char = text[index];
+	if (char !== "<" && char !== ">" && char !== "&") return undefined;
+	if (char === "&") return text[index + 1] === ">" ? (text[index + 2] === ">" ? "&>>" : "&>") : undefined;
 	for (const operator of redirectionOperators) if (text.startsWith(operator, index)) return operator;
 	return undefined;
 }
@@ -195,7 +218,9 @@ export function readCommandWords(part: string): CommandWords {
 		const { word, end } = readWord(part, position);
 		position = end;
 		// `2>x`, `{fd}>x`: a descriptor number or name right before the operator belongs to it.
-		if (/^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/.test(word.raw) && operatorAt(part, position) !== undefined) continue;
+		const next = part[position];
+		if ((next === "<" || next === ">" || next === "&") && /^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/.test(word.raw))
+			continue;
 		if (word.raw !== "") words.push(word);
 		else position++;
 	}

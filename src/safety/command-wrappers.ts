@@ -176,8 +176,10 @@ const wrapperSpecs: Readonly<Record<string, WrapperSpec>> = {
 
 /** A wrapper known by name (after any path: `/usr/bin/sudo` is `sudo`). */
 export function isWrapper(name: string): boolean {
-	return Object.hasOwn(wrapperSpecs, name);
+	return wrapperNames.has(name);
 }
+
+const wrapperNames: ReadonlySet<string> = new Set(Object.keys(wrapperSpecs));
 
 /** What unwrapping one wrapper found. */
 export type Unwrapped =

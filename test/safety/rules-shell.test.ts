@@ -2,20 +2,10 @@ import { describe, expect, it } from "vitest";
 import { analyzeCommand } from "../../src/safety/command-analysis.js";
 import { readCommandWords, writtenTargets } from "../../src/safety/command-words.js";
 import { checkRuleToolNames, UnknownToolRuleError } from "../../src/safety/rule-check.js";
-import { parseRule, RuleSet, RuleSyntaxError, subjectOf } from "../../src/safety/rules.js";
+import { parseRule, RuleSyntaxError, subjectOf } from "../../src/safety/rules.js";
+import { ruleSet } from "./rule-set.js";
 
-const base = { root: "/proj", homeDir: "/home/user" };
-
-function rules(allow: string[], ask: string[] = [], deny: string[] = []) {
-	return new RuleSet(
-		[
-			...allow.map((text) => parseRule(text, "allow", "test")),
-			...ask.map((text) => parseRule(text, "ask", "test")),
-			...deny.map((text) => parseRule(text, "deny", "test")),
-		],
-		base,
-	);
-}
+const rules = ruleSet;
 
 const command = (text: string) => subjectOf("bash", { command: text });
 
@@ -90,6 +80,7 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		["f() { rm x; }; f", "function definition"],
 		["function f { rm x; }", "function definition"],
 		["x=rm; $x f", "expanded command name"],
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
 		["${x:-rm} f", "expanded command name"],
 		["$(printf rm) f", "expanded command name"],
 		["r$()m f", "expanded command name"],

@@ -39,6 +39,7 @@ describe("deny rules hold against shell syntax (built CLI)", () => {
 		["coproc", "coproc rm victim; wait"],
 		["a function body", "f() { rm victim; }; f"],
 		["an expanded command name", "x=rm; $x victim"],
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
 		["a default-value expansion", "${x:-rm} victim"],
 		["a shell reading a pipe", "printf 'rm victim' | sh"],
 		["a shell reading a here-string", "sh <<< 'rm victim'"],
