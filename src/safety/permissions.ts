@@ -5,6 +5,7 @@ import { judgeWriteTargets, type WriteTargetJudgement, type WriteTargetProblem }
 import type { PathCheck, Workspace } from "./confinement.js";
 import { exactPathSpecifier } from "./path-pattern.js";
 import type { PermissionBlockDetails } from "./permission-details.js";
+import { cannotAskResult, declinedResult, deniedResult, type Verdict } from "./permission-results.js";
 import {
 	type CallSubject,
 	exactCommandSpecifier,
@@ -81,20 +82,6 @@ interface CallFacts {
 	writes: WriteTargetJudgement;
 	summary: string;
 	rulesIfAlways: string[];
-}
-
-/** The permission decision for one call, before the user is asked. */
-interface Verdict {
-	decision: "allow" | "ask" | "deny";
-	reason: string;
-	rulesIfAlways: string[];
-	/** True when an ask rule (not a mode) asks: allow rules cannot satisfy it, so `always` approves for the session. */
-	askedByRule: boolean;
-	summary: string;
-	/** The facts behind a block, without `kind` (known only when the block is written). */
-	details: Omit<PermissionBlockDetails, "kind" | "suggestedAllowRules" | "reason">;
-	/** Advice for the model when a rule applied only because the command could not be read. */
-	rewriteHint?: string;
 }
 
 function summaryOf(toolName: string, args: Record<string, unknown>, check: PathCheck | undefined, cwd: string): string {
@@ -280,40 +267,6 @@ async function judge(
 	return decide(state, await gatherFacts(state, context, hookDecision));
 }
 
-/** The block result of a verdict, with its reason for the model and its details for programs. */
-function blockOf(verdict: Verdict, kind: PermissionBlockDetails["kind"], reason: string): BeforeToolCallResult {
-	const details: PermissionBlockDetails = {
-		...verdict.details,
-		kind,
-		reason: verdict.reason,
-		suggestedAllowRules: kind === "needs-approval" ? verdict.rulesIfAlways : [],
-	};
-	return { block: true, reason, details };
-}
-
-function deniedResult(toolName: string, verdict: Verdict): BeforeToolCallResult {
-	const next = verdict.rewriteHint
-		? `If the command does not do what the rule forbids, write it plainly: ${verdict.rewriteHint}. Otherwise find another way, or ask the user to change the rule.`
-		: "Do not retry it; find another way, or ask the user to change the rule or mode.";
-	return blockOf(
-		verdict,
-		"denied",
-		`Permission denied: this ${toolName} call was not run because ${verdict.reason}. ${next}`,
-	);
-}
-
-function cannotAskResult(toolName: string, verdict: Verdict): BeforeToolCallResult {
-	const rule = verdict.rulesIfAlways.map((text) => `"${text}"`).join(", ");
-	const hint = rule ? ` (e.g. ${rule} in permissions.allow of .toolbelt/settings.json)` : "";
-	const plainly = verdict.rewriteHint ? ` Or write the command plainly: ${verdict.rewriteHint}.` : "";
-	return blockOf(
-		verdict,
-		"needs-approval",
-		`Permission required: this ${toolName} call needs the user's approval (${verdict.reason}), and this session cannot ask the user, so it was not run. ` +
-			`Do not retry it unchanged. Do without it, or tell the user it needs an allow rule${hint} or a different permission mode.${plainly}`,
-	);
-}
-
 async function askUser(
 	state: PermissionState,
 	context: BeforeToolCallContext,
@@ -339,11 +292,7 @@ async function askUser(
 		answer = "no";
 	}
 	if (answer === "no") {
-		return blockOf(
-			verdict,
-			"declined",
-			`The user declined this ${context.tool.name} call (${verdict.summary}). It was not run. Do not retry it unchanged; ask the user how to proceed.`,
-		);
+		return declinedResult(context.tool.name, verdict);
 	}
 	if (answer === "always") await remember(state, context, verdict);
 	return undefined;
