@@ -66,6 +66,12 @@ export function isCodeRunner(name: string): boolean {
 	return shellPrograms.has(name) || interpreterName(name) !== undefined;
 }
 
+/**
+ * Options after which a shell or interpreter without a script reads no code from its input.
+ * Only long ones: a short `-v` is "verbose" to bash and python, which then read their input.
+ */
+const informationOptions = new Set(["--version", "--help", "--test"]);
+
 /** An operand that names the program's input rather than a file: `-`, `/dev/stdin`, `<(…)`. */
 function readsInput(word: ShellWord): boolean {
 	if (word.raw.startsWith("<(")) return true;
@@ -107,6 +113,7 @@ function shellSource(words: readonly ShellWord[]): CodeSource {
 			return { kind: "opaque", construct: "shell reading its input" };
 	}
 	const operand = words[index];
+	if (!operand && words.some((word) => informationOptions.has(word.value))) return { kind: "file" };
 	if (inline) {
 		if (!operand) return { kind: "opaque", construct: "shell reading its input" };
 		if (operand.expands) return { kind: "opaque", construct: "script from a variable" };
@@ -144,6 +151,7 @@ function interpreterSource(spec: InterpreterSpec, words: readonly ShellWord[]): 
 		}
 		return readsInput(word) ? { kind: "opaque", construct: "shell reading its input" } : { kind: "file" };
 	}
+	if (words.some((word) => informationOptions.has(word.value))) return { kind: "file" };
 	return { kind: "opaque", construct: "shell reading its input" };
 }
 

@@ -104,6 +104,9 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		["parallel rm ::: a", "command runner"],
 		["strace --mystery rm f", "unknown wrapper option"],
 		["sudo -s", "shell reading its input"],
+		["printf 'import os' | python3 -u", "shell reading its input"],
+		["bash -c", "shell reading its input"],
+		["printf 'rm f' | bash -v", "shell reading its input"],
 		["chroot /", "shell reading its input"],
 		["BASH_ENV=/tmp/x bash script.sh", "code in a variable"],
 		["alias r=rm", "alias definition"],
@@ -127,6 +130,9 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		"cd src && make",
 		". ./venv/bin/activate",
 		"env",
+		"node --version",
+		"bash --version",
+		"node --test",
 	])("%j is readable", (text) => {
 		expect(analyzeCommand(text).opaque).toBeUndefined();
 	});
