@@ -96,7 +96,11 @@ interface PartState {
 
 /** Analyses `command`: its parts, the forms rules see, opaque constructs, written files and directory changes. */
 export function analyzeCommand(command: string, dialect: ShellDialect = "bash"): CommandAnalysis {
-	const parts = splitCommand(command, dialect);
+	return analyzeParts(splitCommand(command, dialect), dialect);
+}
+
+/** Analyses the simple commands `splitCommand` returned for a command line. */
+export function analyzeParts(parts: string[], dialect: ShellDialect = "bash"): CommandAnalysis {
 	const analysis: CommandAnalysis = { parts, forms: [], writes: [], directoryChanges: [] };
 	for (const [index, part] of parts.entries()) {
 		const state: PartState = { analysis, part: index, forms: [part], depth: 0, dialect };

@@ -7,6 +7,7 @@ import { exactPathSpecifier } from "./path-pattern.js";
 import type { PermissionBlockDetails } from "./permission-details.js";
 import { cannotAskResult, declinedResult, deniedResult, type Verdict } from "./permission-results.js";
 import {
+	analysisOf,
 	type CallSubject,
 	exactCommandSpecifier,
 	formatRule,
@@ -126,10 +127,10 @@ async function gatherFacts(
 	const subject = subjectOf(toolName, context.args, check);
 	const evaluation = rules.evaluate(toolName, subject);
 	const writes =
-		subject.kind === "command" && subject.analysis
+		subject.kind === "command"
 			? await judgeWriteTargets({
 					toolName,
-					analysis: subject.analysis,
+					analysis: analysisOf(subject),
 					workspace,
 					rules,
 					protectPaths: state.options.protectPaths !== false,

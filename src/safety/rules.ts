@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { analyzeCommand, type CommandAnalysis, type OpaqueConstruct } from "./command-analysis.js";
+import { analyzeParts, type CommandAnalysis, type OpaqueConstruct } from "./command-analysis.js";
 import { type ShellDialect, splitCommand } from "./command-split.js";
 import { compilePathPattern, matchesPathPattern, type PathPattern, type PathPatternBase } from "./path-pattern.js";
 
@@ -116,10 +116,10 @@ function checkSpecifier(text: string, toolName: string, specifier: string): void
 	// Other tools' calls have nothing a specifier could match; `checkRuleToolNames` says so once the tool is known to exist.
 }
 
-/** The analysis of a command subject, computed from its parts when the subject was built by hand. */
-function analysisOf(subject: CallSubject & { kind: "command" }): CommandAnalysis {
+/** The analysis of a command subject, computed on first use (allow rules need only the parts). */
+export function analysisOf(subject: CallSubject & { kind: "command" }): CommandAnalysis {
 	if (subject.analysis) return subject.analysis;
-	const analysis = analyzeCommand(subject.parts.join("\n"));
+	const analysis = analyzeParts(subject.parts, subject.dialect);
 	subject.analysis = analysis;
 	return analysis;
 }
@@ -135,7 +135,9 @@ export type CallSubject =
 			kind: "command";
 			/** The simple commands. */
 			parts: string[];
-			/** What the parts run and write; computed from `parts` when absent. */
+			/** The shell syntax of the parts. Default: `bash`. */
+			dialect?: ShellDialect;
+			/** What the parts run and write; computed from `parts` on first use (`analysisOf`). */
 			analysis?: CommandAnalysis;
 	  }
 	| {
@@ -155,8 +157,7 @@ export function subjectOf(
 ): CallSubject {
 	const dialect = commandTools[toolName];
 	if (dialect && typeof args.command === "string") {
-		const analysis = analyzeCommand(args.command, dialect);
-		return { kind: "command", parts: analysis.parts, analysis };
+		return { kind: "command", parts: splitCommand(args.command, dialect), dialect };
 	}
 	if (pathTools.has(toolName) && paths) {
 		const scansBelow = toolName === "ls" || toolName === "grep" || toolName === "find";
@@ -246,10 +247,10 @@ export class RuleSet {
 	): { rule: PermissionRule; construct?: OpaqueConstruct } | undefined {
 		const matching = relevant.find((rule) => rule.behavior === behavior && this.matches(rule, subject));
 		if (matching) return { rule: matching };
-		const construct = subject.kind === "command" ? analysisOf(subject).opaque : undefined;
-		if (!construct) return undefined;
+		if (subject.kind !== "command") return undefined;
 		const rule = relevant.find((candidate) => candidate.behavior === behavior && commandTools[candidate.toolName]);
-		return rule ? { rule, construct } : undefined;
+		const construct = rule ? analysisOf(subject).opaque : undefined;
+		return rule && construct ? { rule, construct } : undefined;
 	}
 
 	/**
