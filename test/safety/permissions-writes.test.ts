@@ -118,3 +118,25 @@ describe("block details", () => {
 		expect(textOf(message)).toMatch(/write it plainly: name the program literally/);
 	});
 });
+
+describe("rules are checked when the layer is built", () => {
+	it("a misspelt tool in a settings file or a flag is an error naming the rule, its source and the tool meant", async () => {
+		const { project, homeDir } = paths();
+		await mkdir(join(project, ".toolbelt"), { recursive: true });
+		const settings = join(project, ".toolbelt", "settings.json");
+		await writeFile(settings, JSON.stringify({ permissions: { deny: ["raed(.env*)"] } }));
+		await expect(createSafetyLayer({ cwd: project, homeDir })).rejects.toThrow(
+			new RegExp(
+				`"raed\\(\\.env\\*\\)".*${settings.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}.*Did you mean "read"`,
+				"s",
+			),
+		);
+		await writeFile(settings, "{}");
+		await expect(createSafetyLayer({ cwd: project, homeDir, rules: { deny: ["bsah(rm:*)"] } })).rejects.toThrow(
+			/--deny flag.*Did you mean "bash"/s,
+		);
+		await expect(
+			createSafetyLayer({ cwd: project, homeDir, rules: { allow: ["deploy"] }, toolNames: ["deploy"] }),
+		).resolves.toBeDefined();
+	});
+});
