@@ -1,5 +1,10 @@
-import type { AnyAgentTool, ToolHooks } from "../engine/types.js";
-import { formatRule, type ToolCategory, toolCategory } from "../safety/index.js";
+import type { ToolHooks } from "../engine/types.js";
+import {
+	formatRule,
+	isPermissionBlockDetails,
+	type PermissionBlockDetails,
+	type ToolCategory,
+} from "../safety/index.js";
 
 /** A call refused because it needed approval and nobody could be asked. */
 interface UnapprovedCall {
@@ -11,10 +16,6 @@ interface UnapprovedCall {
 	protectedPath: boolean;
 }
 
-// The permission layer's reason texts, which the model reads. Tied to src/safety/permissions.ts.
-const cannotAskPrefix = "Permission required:";
-const suggestedRules = /\(e\.g\. (.+?) in permissions\.allow/;
-
 /** Single-quoted for a POSIX shell: rules hold parentheses and stars. */
 function quoteForShell(text: string): string {
 	return `'${text.replaceAll("'", `'\\''`)}'`;
@@ -23,7 +24,7 @@ function quoteForShell(text: string): string {
 /**
  * Watches the safety hooks for calls refused because they needed approval where nobody can be
  * asked (print mode, `toolbelt tool`), and words a hint for the person: exactly which flags
- * would let those calls through.
+ * would let those calls through. It reads the blocks' `PermissionBlockDetails`, never their prose.
  */
 export class ApprovalHint {
 	private readonly calls: UnapprovedCall[] = [];
@@ -36,20 +37,20 @@ export class ApprovalHint {
 			...hooks,
 			beforeToolCall: async (context, signal) => {
 				const decision = await before(context, signal);
-				if (decision?.block && decision.reason?.startsWith(cannotAskPrefix)) this.record(context.tool, decision.reason);
+				const details = decision?.block ? decision.details : undefined;
+				if (isPermissionBlockDetails(details) && details.kind === "needs-approval") this.record(details);
 				return decision;
 			},
 		};
 	}
 
-	private record(tool: AnyAgentTool, reason: string): void {
-		const listed = suggestedRules.exec(reason)?.[1] ?? "";
-		const rules = [...listed.matchAll(/"([^"]+)"/g)].map((match) => match[1]!);
+	private record(details: PermissionBlockDetails): void {
 		this.calls.push({
-			toolName: tool.name,
-			category: toolCategory(tool.name, tool.annotations?.readOnlyHint),
-			rules,
-			protectedPath: reason.includes("is a protected path"),
+			toolName: details.toolName,
+			category: details.category,
+			rules: details.suggestedAllowRules,
+			// A protected path (the call's own, or a file a command writes) needs a rule: no mode allows it.
+			protectedPath: details.protectedBy !== undefined,
 		});
 	}
 

@@ -124,7 +124,7 @@ async function prepare(state: BatchState, toolCall: ToolCall): Promise<Preparati
 		const stop = decision?.terminate === true;
 		if (decision?.block) {
 			const reason = decision.reason ?? `Tool call "${toolCall.name}" was blocked by a hook.`;
-			const outcome = errorOutcome(reason);
+			const outcome = errorOutcome(reason, decision.details);
 			if (stop) outcome.result.terminate = true;
 			return { ready: false, outcome };
 		}

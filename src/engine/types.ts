@@ -209,6 +209,8 @@ export interface BeforeToolCallResult {
 	block?: boolean;
 	/** Why the call was blocked, written for the model. */
 	reason?: string;
+	/** Structured facts of a block for programs (e.g. the rule that decided); becomes the error result's `details`. */
+	details?: unknown;
 	/** Stop the agent loop after this batch. */
 	terminate?: boolean;
 	/** Replacement arguments; re-validated against the tool's schema before the tool runs. */

@@ -46,6 +46,8 @@ export class Confinement {
 		/** Root directories, real paths, in the same order. */
 		readonly realRoots: readonly string[],
 		private readonly protectedPatterns: readonly { text: string; pattern: PathPattern }[],
+		/** The tools' workspace, which resolves paths a command writes (see `checkWritePath`). */
+		private readonly workspace: ToolWorkspace,
 	) {}
 
 	/** Resolves the roots (they must exist) and compiles the protected patterns. */
@@ -64,7 +66,7 @@ export class Confinement {
 			text,
 			pattern: compilePathPattern(text, { root: "/", homeDir: "/" }),
 		}));
-		return new Confinement(cwd, roots, realRoots, patterns);
+		return new Confinement(cwd, roots, realRoots, patterns, workspace);
 	}
 
 	/** Checks where a call's target points. Undefined for a target without a path. No I/O. */
@@ -79,6 +81,14 @@ export class Confinement {
 		check.root = this.realRoots[index];
 		if (target.access === "write") check.protectedBy = this.protectedPattern(index, check);
 		return check;
+	}
+
+	/**
+	 * Checks a path a command writes (a redirection target), resolved by the same workspace the
+	 * tools use, as a `write` call of that path would be checked.
+	 */
+	async checkWritePath(path: string): Promise<PathCheck | undefined> {
+		return this.checkTarget(await this.workspace.resolveTarget({ access: "write", path }, { nearMiss: false }));
 	}
 
 	private protectedPattern(index: number, check: PathCheck): string | undefined {

@@ -14,6 +14,7 @@ import { createCommandHooks, type HookFailure } from "./command-hooks.js";
 import { Confinement, createConfinementHook } from "./confinement.js";
 import { type AskPermission, createPermissionHook } from "./permissions.js";
 import { createReadDenyFilter } from "./read-deny-filter.js";
+import { checkRuleToolNames } from "./rule-check.js";
 import { type PermissionMode, type PermissionRule, parseRule, RuleSet } from "./rules.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
 import { type LoadedSettings, loadSettings, projectSettingsPath } from "./settings.js";
@@ -23,6 +24,7 @@ import { alwaysRulesSaver } from "./trust-always-rules.js";
 
 export { callStateOf, type SafetyCallState } from "./call-state.js";
 export { categoryOfCall, familyOfCall, subjectOfCall } from "./call-subject.js";
+export { analyzeCommand, type CommandAnalysis, type OpaqueConstruct, type WriteTarget } from "./command-analysis.js";
 export {
 	appendContext,
 	type CommandHooksOptions,
@@ -44,6 +46,11 @@ export {
 	type WorkspaceOptions,
 } from "./confinement.js";
 export {
+	type BlockedWriteTarget,
+	isPermissionBlockDetails,
+	type PermissionBlockDetails,
+} from "./permission-details.js";
+export {
 	type AskPermission,
 	createPermissionHook,
 	type PermissionAnswer,
@@ -51,6 +58,7 @@ export {
 	type PermissionRequest,
 } from "./permissions.js";
 export { createReadDenyFilter } from "./read-deny-filter.js";
+export { checkRuleToolNames, UnknownToolRuleError } from "./rule-check.js";
 export {
 	type CallSubject,
 	compileCommandPattern,
@@ -114,6 +122,8 @@ export interface SafetyLayerOptions {
 	mode?: PermissionMode;
 	/** Extra rules (e.g. from `--allow` / `--ask` / `--deny`), on top of the settings files. Default: none. */
 	rules?: { allow?: readonly string[]; ask?: readonly string[]; deny?: readonly string[] };
+	/** Names of the embedder's own tools that rules may name, besides the built-ins and MCP tools (`server__tool`). Default: none. */
+	toolNames?: readonly string[];
 	/** Asks the user (yes / no / always). Without it, a call that needs approval is denied with a reason for the model. */
 	ask?: AskPermission;
 	/** Write "always" answers to the project settings file. Default: true (false keeps them for the session). */
@@ -199,7 +209,7 @@ function expandHomeWith(path: string, homeDir: string): string {
  * (PreToolUse), workspace confinement, stale-write protection, permission rules with the `ask`
  * callback, then after the call the seen-file record and PostToolUse hooks — as one `ToolHooks`
  * pair, plus the sandboxed shell options. Throws `SettingsError` for a malformed settings file,
- * `RuleSyntaxError` for a bad flag rule, `SandboxUnavailableError` when a requested sandbox cannot run.
+ * `RuleSyntaxError` for a bad flag rule (`UnknownToolRuleError` for a rule naming no known tool), `SandboxUnavailableError` when a requested sandbox cannot run.
  */
 export async function createSafetyLayer(options: SafetyLayerOptions): Promise<SafetyLayer> {
 	const cwd = resolve(options.cwd);
@@ -212,6 +222,7 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		(options.rules?.[behavior] ?? []).map((text) => parseRule(text, behavior, "command line")),
 	);
 	const tools = options.workspace ?? createLocalWorkspace(cwd);
+	checkRuleToolNames([...settings.rules, ...flagRules], options.toolNames);
 	const realOf = (path: string) => tools.files.realpath(path).catch(() => path);
 	const rules = new RuleSet([...settings.rules, ...flagRules], {
 		root: projectDir,

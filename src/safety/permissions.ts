@@ -2,17 +2,23 @@ import type { BeforeToolCallContext, BeforeToolCallResult, ToolHooks } from "../
 import { displayPath } from "../tools/index.js";
 import { categoryOfCall, familyOfCall, subjectOfCall } from "./call-subject.js";
 import type { HookPermissionDecision } from "./command-hooks.js";
+import { judgeWriteTargets, type WriteTargetJudgement, type WriteTargetProblem } from "./command-writes.js";
 import type { Confinement, PathCheck } from "./confinement.js";
 import { exactPathSpecifier } from "./path-pattern.js";
+import type { PermissionBlockDetails } from "./permission-details.js";
+import { cannotAskResult, declinedResult, deniedResult, type Verdict } from "./permission-results.js";
 import {
+	analysisOf,
 	type CallSubject,
 	exactCommandSpecifier,
 	formatRule,
 	modeDecision,
 	type PermissionMode,
+	type PermissionRule,
 	parseRule,
 	type RuleEvaluation,
 	type RuleSet,
+	type ToolCategory,
 } from "./rules.js";
 import { addRulesToSettingsFile } from "./settings.js";
 
@@ -56,14 +62,28 @@ export interface PermissionHookOptions {
 	protectPaths?: boolean;
 }
 
-/** The permission decision for one call, before the user is asked. */
-interface Verdict {
-	decision: "allow" | "ask" | "deny";
-	reason: string;
-	rulesIfAlways: string[];
-	/** True when an ask rule (not a mode) asks: allow rules cannot satisfy it, so `always` approves for the session. */
-	askedByRule: boolean;
+/** The state of one permission hook: its options and what the session approved so far. */
+interface PermissionState {
+	options: PermissionHookOptions;
+	mode: PermissionMode;
+	/** Calls approved with `always` that no rule can express, by `sessionKey`. */
+	approvedForSession: Set<string>;
+	/** The prompt in progress: one at a time. */
+	queue: Promise<void>;
+}
+
+/** What one call is judged on, computed once per judgement. */
+interface CallFacts {
+	context: BeforeToolCallContext;
+	hookDecision?: HookPermissionDecision;
+	toolName: string;
+	category: ToolCategory;
+	check?: PathCheck;
+	subject: CallSubject;
+	evaluation: RuleEvaluation;
+	writes: WriteTargetJudgement;
 	summary: string;
+	rulesIfAlways: string[];
 }
 
 function summaryOf(toolName: string, args: Record<string, unknown>, check: PathCheck | undefined, cwd: string): string {
@@ -73,9 +93,15 @@ function summaryOf(toolName: string, args: Record<string, unknown>, check: PathC
 	return `${toolName} ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
 }
 
-function exactRules(toolName: string, subject: CallSubject, evaluation: RuleEvaluation, root: string): string[] {
+/** The allow rules that name exactly this call: the unallowed parts, and the parts whose writes need naming. */
+function exactRules(facts: Omit<CallFacts, "rulesIfAlways" | "summary">, root: string): string[] {
+	const { toolName, subject, evaluation, writes } = facts;
 	if (subject.kind === "command") {
-		return evaluation.unallowedParts.map((part) => formatRule(toolName, exactCommandSpecifier(part)));
+		const writing = [writes.protectedTarget, writes.unconfined].flatMap((problem) =>
+			problem ? [subject.parts[problem.part] ?? ""] : [],
+		);
+		const parts = [...new Set([...evaluation.unallowedParts, ...writing])];
+		return parts.map((part) => formatRule(toolName, exactCommandSpecifier(part)));
 	}
 	if (subject.kind === "path") {
 		const views = [...new Set([subject.lexicalPath, subject.realPath])];
@@ -84,141 +110,253 @@ function exactRules(toolName: string, subject: CallSubject, evaluation: RuleEval
 	return [toolName];
 }
 
+/** The key of a call approved for the session: its tool and what it acts on. */
+function sessionKey(toolName: string, subject: CallSubject): string {
+	const key = subject.kind === "command" ? { kind: subject.kind, parts: subject.parts } : subject;
+	return `${toolName}\u0000${JSON.stringify(key)}`;
+}
+
+/** Gathers what a call is judged on: its path check, subject, rule evaluation and write targets. */
+async function gatherFacts(
+	state: PermissionState,
+	context: BeforeToolCallContext,
+	hookDecision: HookPermissionDecision | undefined,
+): Promise<CallFacts> {
+	const { workspace, rules } = state.options;
+	const toolName = context.tool.name;
+	const check = workspace.checkTarget(context.target);
+	const subject = subjectOfCall(context, check);
+	const evaluation = rules.evaluate(toolName, subject, familyOfCall(context));
+	const writes =
+		subject.kind === "command"
+			? await judgeWriteTargets({
+					toolName,
+					analysis: analysisOf(subject),
+					workspace,
+					rules,
+					protectPaths: state.options.protectPaths !== false,
+				})
+			: {};
+	const category = categoryOfCall(context);
+	const partial = { context, hookDecision, toolName, category, check, subject, evaluation, writes };
+	return {
+		...partial,
+		summary: summaryOf(toolName, context.args, check, workspace.cwd),
+		rulesIfAlways: exactRules(partial, rules.base.root),
+	};
+}
+
+function verdictOf(
+	facts: CallFacts,
+	decision: Verdict["decision"],
+	reason: string,
+	extra: Partial<Pick<Verdict, "askedByRule" | "rewriteHint">> & { details?: Partial<Verdict["details"]> } = {},
+): Verdict {
+	const askedByRule = extra.askedByRule === true;
+	return {
+		decision,
+		reason,
+		rulesIfAlways: askedByRule ? [] : facts.rulesIfAlways,
+		askedByRule,
+		summary: facts.summary,
+		details: { type: "permission", toolName: facts.toolName, category: facts.category, ...extra.details },
+		...(extra.rewriteHint ? { rewriteHint: extra.rewriteHint } : {}),
+	};
+}
+
+function ruleFacts(rule: PermissionRule | undefined): PermissionBlockDetails["rule"] {
+	return rule ? { text: rule.text, source: rule.source, behavior: rule.behavior } : undefined;
+}
+
+/** The reason a deny or ask rule decided, naming the construct when that is why it applies. */
+function ruleVerdict(facts: CallFacts, decision: "deny" | "ask"): Verdict {
+	const { rule, construct } = facts.evaluation;
+	const ruleText = `the permission rule "${rule?.text}" (${rule?.source})`;
+	const action = decision === "deny" ? "denies it" : "asks for approval";
+	const details = { rule: ruleFacts(rule), ...(construct ? { construct } : {}) };
+	if (!construct)
+		return verdictOf(facts, decision, `${ruleText} ${action}`, { details, askedByRule: decision === "ask" });
+	const reason = `the command holds a construct the permission rules cannot see through (${construct.construct}: ${construct.text}), so ${ruleText} applies to it and ${action}`;
+	return verdictOf(facts, decision, reason, { details, askedByRule: decision === "ask", rewriteHint: construct.hint });
+}
+
+/** The verdict a write-target problem gives, worded for the model. */
+function writeVerdict(facts: CallFacts, decision: "deny" | "ask", problem: WriteTargetProblem): Verdict {
+	const { target, rule } = problem;
+	const details = { writeTarget: target, rule: ruleFacts(rule), protectedBy: problem.protectedBy };
+	const what = `the command writes ${target.path}`;
+	if (target.problem === "unreadable" && rule) {
+		const reason = `${what}, a path the permission rules cannot read, so the rule "${rule.text}" (${rule.source}) applies to it and denies it`;
+		return verdictOf(facts, decision, reason, { details, rewriteHint: "write the target path literally" });
+	}
+	if (rule) {
+		const action = decision === "deny" ? "denies it" : "asks for approval";
+		return verdictOf(facts, decision, `${what}, and the rule "${rule.text}" (${rule.source}) ${action}`, {
+			details,
+			askedByRule: decision === "ask",
+		});
+	}
+	const why =
+		target.problem === "protected"
+			? `a protected path (${problem.protectedBy})`
+			: target.problem === "outside"
+				? "outside the workspace"
+				: "a path the permission rules cannot read";
+	return verdictOf(facts, decision, `${what}, ${why}, and no rule names it`, { details });
+}
+
 /**
- * Decides each call from the rules (deny beats ask beats allow), the mode, protected paths and
- * a command hook's decision, and asks the user when needed — one prompt at a time, re-checking
- * after each answer so that an `always` also settles calls waiting behind it.
+ * Decides one call from the rules (deny beats ask beats allow), the mode, protected paths, the
+ * files a command writes and a command hook's decision.
+ */
+function decide(state: PermissionState, facts: CallFacts): Verdict {
+	const { mode } = state;
+	const { evaluation, writes, check } = facts;
+	if (evaluation.behavior === "deny") return ruleVerdict(facts, "deny");
+	if (writes.denied) return writeVerdict(facts, "deny", writes.denied);
+	if (mode === "read-only" && facts.category !== "read")
+		return verdictOf(facts, "deny", "the session is in read-only mode");
+	if (state.approvedForSession.has(sessionKey(facts.toolName, facts.subject))) {
+		return verdictOf(facts, "allow", "approved for this session");
+	}
+	if (check?.protectedBy && state.options.protectPaths !== false && !evaluation.explicitlyAllowed) {
+		const path = displayPath(state.options.workspace.cwd, check.lexicalPath);
+		return verdictOf(facts, "ask", `${path} is a protected path (${check.protectedBy}) and no allow rule names it`, {
+			details: { protectedBy: check.protectedBy },
+		});
+	}
+	if (writes.protectedTarget) return writeVerdict(facts, "ask", writes.protectedTarget);
+	if (writes.asked && mode !== "yolo") return writeVerdict(facts, "ask", writes.asked);
+	if (evaluation.behavior === "ask") {
+		if (mode === "yolo") return verdictOf(facts, "allow", "yolo mode");
+		return ruleVerdict(facts, "ask");
+	}
+	if (facts.hookDecision === "ask" && mode !== "yolo") {
+		return verdictOf(facts, "ask", "a PreToolUse hook asks for approval", { askedByRule: true });
+	}
+	const allowedBy =
+		evaluation.behavior === "allow"
+			? "allowed by a rule"
+			: facts.hookDecision === "allow"
+				? "allowed by a PreToolUse hook"
+				: undefined;
+	if (allowedBy) {
+		// An allow rule for a command is not an allow rule for the files it writes.
+		if (writes.unconfined && mode !== "yolo" && !allowsWholeTool(state, facts.toolName)) {
+			return writeVerdict(facts, "ask", writes.unconfined);
+		}
+		return verdictOf(facts, "allow", allowedBy);
+	}
+	const decision = modeDecision(mode, facts.category);
+	const what =
+		facts.category === "execute" ? "commands" : facts.category === "edit" ? "file changes" : `${facts.toolName} calls`;
+	return verdictOf(facts, decision, `${what} need approval in ${mode} mode`);
+}
+
+/** True when a rule allows every call of the tool (`bash`): then every command may write anything. */
+function allowsWholeTool(state: PermissionState, toolName: string): boolean {
+	const name = toolName.toLowerCase();
+	return state.options.rules
+		.list()
+		.some((rule) => rule.behavior === "allow" && rule.toolName === name && rule.specifier === undefined);
+}
+
+async function judge(
+	state: PermissionState,
+	context: BeforeToolCallContext,
+	hookDecision: HookPermissionDecision | undefined,
+): Promise<Verdict> {
+	return decide(state, await gatherFacts(state, context, hookDecision));
+}
+
+async function askUser(
+	state: PermissionState,
+	context: BeforeToolCallContext,
+	verdict: Verdict,
+	signal: AbortSignal | undefined,
+): Promise<BeforeToolCallResult | undefined> {
+	const ask = state.options.ask;
+	if (!ask) return cannotAskResult(context.tool.name, verdict);
+	let answer: PermissionAnswer;
+	try {
+		answer = await ask(
+			{
+				toolName: context.tool.name,
+				toolCallId: context.toolCall.id,
+				args: context.args,
+				summary: verdict.summary,
+				reason: verdict.reason,
+				// Without a file to write to, `always` approves for the session only.
+				rulesIfAlways: state.options.settingsFile ? verdict.rulesIfAlways : [],
+			},
+			signal,
+		);
+	} catch {
+		answer = "no";
+	}
+	if (answer === "no") {
+		return declinedResult(context.tool.name, verdict);
+	}
+	if (answer === "always") await remember(state, context, verdict);
+	return undefined;
+}
+
+async function remember(state: PermissionState, context: BeforeToolCallContext, verdict: Verdict): Promise<void> {
+	const { workspace, rules, settingsFile } = state.options;
+	state.approvedForSession.add(
+		sessionKey(context.tool.name, subjectOfCall(context, workspace.checkTarget(context.target))),
+	);
+	if (verdict.rulesIfAlways.length === 0) return;
+	for (const text of verdict.rulesIfAlways) rules.add(parseRule(text, "allow", settingsFile ?? "session"));
+	if (!settingsFile) return;
+	const save =
+		state.options.saveRules ?? ((texts: string[]) => addRulesToSettingsFile({ file: settingsFile, rules: texts }));
+	await save(verdict.rulesIfAlways);
+}
+
+/** Decides one call; `hookDecision` is what a PreToolUse command hook said, if anything. */
+async function checkCall(
+	state: PermissionState,
+	context: BeforeToolCallContext,
+	signal: AbortSignal | undefined,
+	hookDecision?: HookPermissionDecision,
+): Promise<BeforeToolCallResult | undefined> {
+	const first = await judge(state, context, hookDecision);
+	if (first.decision === "allow") return undefined;
+	if (first.decision === "deny") return deniedResult(context.tool.name, first);
+	if (!state.options.ask) return cannotAskResult(context.tool.name, first);
+	// One prompt at a time; an earlier "always" may have settled this call meanwhile.
+	const turn = state.queue.then(async () => {
+		const verdict = await judge(state, context, hookDecision);
+		if (verdict.decision === "allow") return undefined;
+		if (verdict.decision === "deny") return deniedResult(context.tool.name, verdict);
+		return askUser(state, context, verdict, signal);
+	});
+	state.queue = turn.then(
+		() => undefined,
+		() => undefined,
+	);
+	return turn;
+}
+
+/**
+ * Decides each call from the rules (deny beats ask beats allow), the mode, protected paths, the
+ * files a command writes and a command hook's decision, and asks the user when needed — one
+ * prompt at a time, re-checking after each answer so that an `always` also settles calls
+ * waiting behind it. Every block carries `PermissionBlockDetails` in its `details`.
  */
 export function createPermissionHook(options: PermissionHookOptions) {
-	const mode = options.mode ?? "default";
-	const { workspace, rules } = options;
-	const approvedForSession = new Set<string>();
-	let queue: Promise<void> = Promise.resolve();
-
-	const judge = async (context: BeforeToolCallContext, hookDecision?: HookPermissionDecision): Promise<Verdict> => {
-		const toolName = context.tool.name;
-		const check = workspace.checkTarget(context.target);
-		const subject = subjectOfCall(context, check);
-		const evaluation = rules.evaluate(toolName, subject, familyOfCall(context));
-		const summary = summaryOf(toolName, context.args, check, workspace.cwd);
-		const rulesIfAlways = exactRules(toolName, subject, evaluation, rules.base.root);
-		const verdict = (decision: Verdict["decision"], reason: string, askedByRule = false): Verdict => ({
-			decision,
-			reason,
-			rulesIfAlways: askedByRule ? [] : rulesIfAlways,
-			askedByRule,
-			summary,
-		});
-		if (evaluation.behavior === "deny") {
-			return verdict("deny", `the permission rule "${evaluation.rule?.text}" (${evaluation.rule?.source}) denies it`);
-		}
-		const category = categoryOfCall(context);
-		if (mode === "read-only" && category !== "read") return verdict("deny", "the session is in read-only mode");
-		if (approvedForSession.has(`${toolName}\u0000${JSON.stringify(subject)}`))
-			return verdict("allow", "approved for this session");
-		if (check?.protectedBy && options.protectPaths !== false && !evaluation.explicitlyAllowed) {
-			return verdict(
-				"ask",
-				`${displayPath(workspace.cwd, check.lexicalPath)} is a protected path (${check.protectedBy}) and no allow rule names it`,
-			);
-		}
-		if (evaluation.behavior === "ask") {
-			if (mode === "yolo") return verdict("allow", "yolo mode");
-			return verdict(
-				"ask",
-				`the permission rule "${evaluation.rule?.text}" (${evaluation.rule?.source}) asks for approval`,
-				true,
-			);
-		}
-		if (hookDecision === "ask" && mode !== "yolo") return verdict("ask", "a PreToolUse hook asks for approval", true);
-		if (evaluation.behavior === "allow") return verdict("allow", "allowed by a rule");
-		if (hookDecision === "allow") return verdict("allow", "allowed by a PreToolUse hook");
-		const decision = modeDecision(mode, category);
-		const what = category === "execute" ? "commands" : category === "edit" ? "file changes" : `${toolName} calls`;
-		return verdict(decision, `${what} need approval in ${mode} mode`);
+	const state: PermissionState = {
+		options,
+		mode: options.mode ?? "default",
+		approvedForSession: new Set(),
+		queue: Promise.resolve(),
 	};
-
-	const denied = (toolName: string, verdict: Verdict): BeforeToolCallResult => ({
-		block: true,
-		reason: `Permission denied: this ${toolName} call was not run because ${verdict.reason}. Do not retry it; find another way, or ask the user to change the rule or mode.`,
-	});
-
-	const cannotAsk = (toolName: string, verdict: Verdict): BeforeToolCallResult => {
-		const rule = verdict.rulesIfAlways.map((text) => `"${text}"`).join(", ");
-		const hint = rule ? ` (e.g. ${rule} in permissions.allow of .toolbelt/settings.json)` : "";
-		return {
-			block: true,
-			reason:
-				`Permission required: this ${toolName} call needs the user's approval (${verdict.reason}), and this session cannot ask the user, so it was not run. ` +
-				`Do not retry it unchanged. Do without it, or tell the user it needs an allow rule${hint} or a different permission mode.`,
-		};
-	};
-
-	const askUser = async (context: BeforeToolCallContext, verdict: Verdict, signal: AbortSignal | undefined) => {
-		const ask = options.ask;
-		if (!ask) return cannotAsk(context.tool.name, verdict);
-		let answer: PermissionAnswer;
-		try {
-			answer = await ask(
-				{
-					toolName: context.tool.name,
-					toolCallId: context.toolCall.id,
-					args: context.args,
-					summary: verdict.summary,
-					reason: verdict.reason,
-					// Without a file to write to, `always` approves for the session only.
-					rulesIfAlways: options.settingsFile ? verdict.rulesIfAlways : [],
-				},
-				signal,
-			);
-		} catch {
-			answer = "no";
-		}
-		if (answer === "no") {
-			return {
-				block: true,
-				reason: `The user declined this ${context.tool.name} call (${verdict.summary}). It was not run. Do not retry it unchanged; ask the user how to proceed.`,
-			};
-		}
-		if (answer === "always") await remember(context, verdict);
-		return undefined;
-	};
-
-	const remember = async (context: BeforeToolCallContext, verdict: Verdict) => {
-		const subject = subjectOfCall(context, workspace.checkTarget(context.target));
-		approvedForSession.add(`${context.tool.name}\u0000${JSON.stringify(subject)}`);
-		if (verdict.rulesIfAlways.length === 0) return;
-		const source = options.settingsFile ?? "session";
-		for (const text of verdict.rulesIfAlways) rules.add(parseRule(text, "allow", source));
-		const file = options.settingsFile;
-		if (file)
-			await (options.saveRules ?? ((texts) => addRulesToSettingsFile({ file, rules: texts })))(verdict.rulesIfAlways);
-	};
-
-	/** Decides one call; `hookDecision` is what a PreToolUse command hook said, if anything. */
-	const check = async (
+	const check = (
 		context: BeforeToolCallContext,
 		signal: AbortSignal | undefined,
 		hookDecision?: HookPermissionDecision,
-	): Promise<BeforeToolCallResult | undefined> => {
-		const first = await judge(context, hookDecision);
-		if (first.decision === "allow") return undefined;
-		if (first.decision === "deny") return denied(context.tool.name, first);
-		if (!options.ask) return cannotAsk(context.tool.name, first);
-		// One prompt at a time; an earlier "always" may have settled this call meanwhile.
-		const turn = queue.then(async () => {
-			const verdict = await judge(context, hookDecision);
-			if (verdict.decision === "allow") return undefined;
-			if (verdict.decision === "deny") return denied(context.tool.name, verdict);
-			return askUser(context, verdict, signal);
-		});
-		queue = turn.then(
-			() => undefined,
-			() => undefined,
-		);
-		return turn;
-	};
-
+	) => checkCall(state, context, signal, hookDecision);
 	const hooks: ToolHooks = { beforeToolCall: (context, signal) => check(context, signal) };
-	return { check, hooks, mode };
+	return { check, hooks, mode: state.mode };
 }

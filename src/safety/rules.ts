@@ -1,5 +1,7 @@
 import { join } from "node:path";
-import { commandCandidates, type ShellDialect, splitCommand } from "./command-split.js";
+import { pathToolNames } from "../tools/index.js";
+import { analyzeParts, type CommandAnalysis, type OpaqueConstruct } from "./command-analysis.js";
+import { type ShellDialect, splitCommand } from "./command-split.js";
 import { compilePathPattern, matchesPathPattern, type PathPattern, type PathPatternBase } from "./path-pattern.js";
 
 /** What a rule does with the calls it matches. When several match: deny beats ask beats allow. */
@@ -69,8 +71,55 @@ export function parseRule(text: string, behavior: PermissionBehavior, source: st
 	if (specifier === "")
 		throw new RuleSyntaxError(text, "the parentheses are empty; write the tool name alone to match every call");
 	const rule: PermissionRule = { behavior, toolName, text: trimmed, source };
-	if (specifier !== undefined && specifier !== "*") rule.specifier = specifier;
+	if (specifier !== undefined && specifier !== "*") {
+		checkSpecifier(text, toolName, specifier);
+		rule.specifier = specifier;
+	}
 	return rule;
+}
+
+/**
+ * Throws `RuleSyntaxError` for a specifier that is malformed or can never match: a command
+ * pattern spanning several commands (`npm test && npm run build`), one the split would change
+ * (a comment, a leading `time`), or a path pattern leaving the project with `..`.
+ */
+function checkSpecifier(text: string, toolName: string, specifier: string): void {
+	const dialect = commandTools[toolName];
+	if (dialect) {
+		let command = specifier.replace(/\s+/g, " ");
+		if (command.endsWith(":*") && !command.endsWith("\\:*")) command = command.slice(0, -2).trimEnd();
+		const parts = splitCommand(command, dialect);
+		if (!parts.includes(command)) {
+			const problem =
+				parts.length > 1
+					? `it can never match: a rule matches one simple command, and this holds ${parts.length} (${parts.map((part) => JSON.stringify(part)).join(", ")}); write one rule per command`
+					: `it can never match: commands are matched without comments and reserved words such as time or if, as ${JSON.stringify(parts[0] ?? "")}`;
+			throw new RuleSyntaxError(text, problem);
+		}
+		return;
+	}
+	if ((pathToolNames as readonly string[]).includes(toolName)) {
+		if (/(?:^|\/)\.\.(?:\/|$)/.test(specifier)) {
+			throw new RuleSyntaxError(
+				text,
+				"it can never match: paths are matched inside their anchor, so '..' leads nowhere; write an absolute path as //path or a home path as ~/path",
+			);
+		}
+		try {
+			compilePathPattern(specifier, { root: "/", homeDir: "/" }).test("probe");
+		} catch (error) {
+			throw new RuleSyntaxError(text, `the path pattern is malformed (${(error as Error).message})`);
+		}
+	}
+	// Other tools' calls have nothing a specifier could match; `checkRuleToolNames` says so once the tool is known to exist.
+}
+
+/** The analysis of a command subject, computed on first use (allow rules need only the parts). */
+export function analysisOf(subject: CallSubject & { kind: "command" }): CommandAnalysis {
+	if (subject.analysis) return subject.analysis;
+	const analysis = analyzeParts(subject.parts, subject.dialect);
+	subject.analysis = analysis;
+	return analysis;
 }
 
 /** Writes a rule in its canonical form: `tool` or `tool(specifier)`. */
@@ -80,7 +129,15 @@ export function formatRule(toolName: string, specifier?: string): string {
 
 /** What a call is judged on: its commands, its path, or only its tool name. */
 export type CallSubject =
-	| { kind: "command"; parts: string[] }
+	| {
+			kind: "command";
+			/** The simple commands. */
+			parts: string[];
+			/** The shell syntax of the parts. Default: `bash`. */
+			dialect?: ShellDialect;
+			/** What the parts run and write; computed from `parts` on first use (`analysisOf`). */
+			analysis?: CommandAnalysis;
+	  }
 	| {
 			kind: "path";
 			lexicalPath: string;
@@ -100,8 +157,9 @@ export function subjectOf(
 	paths?: { lexicalPath: string; realPath: string; scansBelow?: boolean },
 	dialect: ShellDialect | undefined = commandTools[toolName],
 ): CallSubject {
-	if (dialect && typeof args.command === "string")
-		return { kind: "command", parts: splitCommand(args.command, dialect) };
+	if (dialect && typeof args.command === "string") {
+		return { kind: "command", parts: splitCommand(args.command, dialect), dialect };
+	}
 	if (paths) return paths.scansBelow ? { kind: "path", ...paths, scansBelow: true } : { kind: "path", ...paths };
 	return { kind: "tool" };
 }
@@ -112,6 +170,12 @@ export interface RuleEvaluation {
 	behavior?: PermissionBehavior;
 	/** The deny or ask rule that decided, for the message. */
 	rule?: PermissionRule;
+	/**
+	 * Set when the deny or ask rule decided only because the command hides its programs behind a
+	 * construct the parser cannot reduce (`$x f`, `… | sh`, `case`): such a command counts as
+	 * matching every deny and ask rule of its tool.
+	 */
+	construct?: OpaqueConstruct;
 	/** True when an allow rule with a specifier names this call (needed for protected paths). */
 	explicitlyAllowed: boolean;
 	/** For commands: the parts that no allow rule covers (what "always" must add). */
@@ -145,15 +209,15 @@ export class RuleSet {
 	evaluate(toolName: string, subject: CallSubject, family: readonly string[] = legacyFamily(toolName)): RuleEvaluation {
 		const relevant = this.rules.filter((rule) => family.includes(rule.toolName));
 		// The first match decides: no need to test the rest, nor to build a closure per call.
-		const denied = relevant.find((rule) => rule.behavior === "deny" && this.matches(rule, subject));
-		if (denied) return { behavior: "deny", rule: denied, explicitlyAllowed: false, unallowedParts: [] };
-		const asked = relevant.find((rule) => rule.behavior === "ask" && this.matches(rule, subject));
+		const denied = this.strongest(relevant, "deny", subject);
+		if (denied) return { behavior: "deny", ...denied, explicitlyAllowed: false, unallowedParts: [] };
+		const asked = this.strongest(relevant, "ask", subject);
 		const allows = relevant.filter((rule) => rule.behavior === "allow");
 		let allowed: boolean;
 		let explicitlyAllowed = false;
 		let unallowedParts: string[] = [];
 		if (subject.kind === "command") {
-			unallowedParts = subject.parts.filter((part) => !allows.some((rule) => this.matchesPart(rule, part, false)));
+			unallowedParts = subject.parts.filter((part) => !allows.some((rule) => this.matchesPart(rule, part)));
 			allowed = subject.parts.length > 0 && unallowedParts.length === 0;
 		} else if (subject.kind === "path") {
 			// Both views must be covered, by one rule or two: the path as written and where it really leads.
@@ -164,8 +228,25 @@ export class RuleSet {
 		} else {
 			allowed = allows.some((rule) => rule.specifier === undefined);
 		}
-		if (asked) return { behavior: "ask", rule: asked, explicitlyAllowed, unallowedParts };
+		if (asked) return { behavior: "ask", ...asked, explicitlyAllowed, unallowedParts };
 		return { behavior: allowed ? "allow" : undefined, explicitlyAllowed, unallowedParts };
+	}
+
+	/**
+	 * The first rule of `behavior` that matches the call; failing that, for a command the parser
+	 * cannot reduce to literal programs, the first such rule of its tool, with the construct.
+	 */
+	private strongest(
+		relevant: readonly PermissionRule[],
+		behavior: "deny" | "ask",
+		subject: CallSubject,
+	): { rule: PermissionRule; construct?: OpaqueConstruct } | undefined {
+		const matching = relevant.find((rule) => rule.behavior === behavior && this.matches(rule, subject));
+		if (matching) return { rule: matching };
+		if (subject.kind !== "command") return undefined;
+		const rule = relevant.find((candidate) => candidate.behavior === behavior && commandTools[candidate.toolName]);
+		const construct = rule ? analysisOf(subject).opaque : undefined;
+		return rule && construct ? { rule, construct } : undefined;
 	}
 
 	/**
@@ -175,7 +256,11 @@ export class RuleSet {
 	 */
 	private matches(rule: PermissionRule, subject: CallSubject): boolean {
 		if (rule.specifier === undefined) return true;
-		if (subject.kind === "command") return subject.parts.some((part) => this.matchesPart(rule, part, true));
+		if (subject.kind === "command") {
+			if (!commandTools[rule.toolName]) return false;
+			const pattern = this.commandPattern(rule);
+			return analysisOf(subject).forms.some((forms) => forms.some((form) => pattern.test(form)));
+		}
 		if (subject.kind === "tool") return false;
 		const pattern = this.pathPattern(rule);
 		const views = [subject.lexicalPath, subject.realPath];
@@ -189,12 +274,29 @@ export class RuleSet {
 		return rule.specifier === undefined || matchesPathPattern(this.pathPattern(rule), path);
 	}
 
-	private matchesPart(rule: PermissionRule, part: string, loose: boolean): boolean {
+	/** Does an allow rule cover a simple command as written? Allow rules never see through wrappers. */
+	private matchesPart(rule: PermissionRule, part: string): boolean {
 		if (rule.specifier === undefined) return true;
 		if (!commandTools[rule.toolName]) return false;
-		const pattern = this.commandPattern(rule);
-		if (!loose) return pattern.test(part);
-		return commandCandidates(part).some((candidate) => pattern.test(candidate));
+		return this.commandPattern(rule).test(part);
+	}
+
+	/**
+	 * The allow rule of `toolName` that covers `part` and names `target` after a redirection
+	 * (`bash(make > build.log)`), or undefined: only such a rule allows writing to a path that
+	 * needs one (outside the workspace, protected).
+	 */
+	allowRuleNaming(toolName: string, part: string, target: string): PermissionRule | undefined {
+		const name = toolName.toLowerCase();
+		return this.rules.find(
+			(rule) =>
+				rule.behavior === "allow" &&
+				rule.toolName === name &&
+				rule.specifier !== undefined &&
+				/>|\btee\b/.test(rule.specifier) &&
+				rule.specifier.includes(target) &&
+				this.matchesPart(rule, part),
+		);
 	}
 
 	private pathPattern(rule: PermissionRule): PathPattern {

@@ -38,6 +38,7 @@ export {
 } from "./find.js";
 export { writeFileAtomic } from "./fs/atomic-write.js";
 export { confineFileOperations } from "./fs/confined-operations.js";
+export { editDistance } from "./fs/near-miss.js";
 export {
 	type DirectoryEntry,
 	type FileInfo,
@@ -179,6 +180,12 @@ export const codingToolNames: readonly ToolName[] = ["read", "bash", "edit", "wr
 
 /** The tools that only look: read, grep, find, ls. */
 export const readOnlyToolNames: readonly ToolName[] = ["read", "grep", "find", "ls"];
+
+/**
+ * The built-in tools whose calls act on one path (their target's `path`), so that a permission
+ * rule naming them takes a path pattern as its specifier: `read(src/**)`, `edit(.env*)`.
+ */
+export const pathToolNames: readonly ToolName[] = ["read", "write", "edit", "ls", "grep", "find"];
 
 /** True when `name` is a built-in tool name. */
 export function isToolName(name: string): name is ToolName {

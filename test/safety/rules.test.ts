@@ -5,24 +5,13 @@ import {
 	compileCommandPattern,
 	modeDecision,
 	parseRule,
-	RuleSet,
 	RuleSyntaxError,
 	subjectOf,
 	toolCategory,
 } from "../../src/safety/rules.js";
+import { ruleSet } from "./rule-set.js";
 
-const base = { root: "/proj", homeDir: "/home/user" };
-
-function rules(allow: string[], ask: string[] = [], deny: string[] = []) {
-	return new RuleSet(
-		[
-			...allow.map((text) => parseRule(text, "allow", "test")),
-			...ask.map((text) => parseRule(text, "ask", "test")),
-			...deny.map((text) => parseRule(text, "deny", "test")),
-		],
-		base,
-	);
-}
+const rules = ruleSet;
 
 const command = (text: string) => subjectOf("bash", { command: text });
 const path = (lexicalPath: string, realPath = lexicalPath) => ({ kind: "path" as const, lexicalPath, realPath });

@@ -97,7 +97,7 @@ async function entryNames(operations: FileOperations, folder: string): Promise<s
 }
 
 /** Edit distance between two short strings (insert, delete, substitute), capped work for long names. */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
 	if (Math.abs(a.length - b.length) > 8) return Number.POSITIVE_INFINITY;
 	let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
 	for (let i = 1; i <= a.length; i++) {

@@ -1,0 +1,229 @@
+import { describe, expect, it } from "vitest";
+import { analyzeCommand } from "../../src/safety/command-analysis.js";
+import { readCommandWords, writtenTargets } from "../../src/safety/command-words.js";
+import { checkRuleToolNames, UnknownToolRuleError } from "../../src/safety/rule-check.js";
+import { parseRule, RuleSyntaxError, subjectOf } from "../../src/safety/rules.js";
+import { ruleSet } from "./rule-set.js";
+
+const rules = ruleSet;
+
+const command = (text: string) => subjectOf("bash", { command: text });
+
+describe("readCommandWords", () => {
+	it("removes quotes, keeps redirections apart, and marks what the shell would change", () => {
+		const { words, redirections } = readCommandWords(`2>/dev/null "r"m -f 'a b' >out $x *.ts`);
+		expect(words.map((word) => word.value)).toEqual(["rm", "-f", "a b", "$x", "*.ts"]);
+		expect(words[3]?.expands).toBe(true);
+		expect(words[4]?.globs).toBe(true);
+		expect(redirections.map((redirection) => [redirection.operator, redirection.target?.value])).toEqual([
+			[">", "/dev/null"],
+			[">", "out"],
+		]);
+	});
+
+	it("tells written files from descriptor copies, input and heredocs", () => {
+		const targets = (text: string) => writtenTargets(readCommandWords(text).redirections).map((word) => word.value);
+		expect(targets("make 2>&1 >&- <in <<EOF <<<'x' >>log &>all >|forced 3<>rw")).toEqual([
+			"log",
+			"all",
+			"forced",
+			"rw",
+		]);
+		expect(targets("echo x>out")).toEqual(["out"]);
+		expect(targets("echo x2>out")).toEqual(["out"]);
+		expect(targets("diff <(ls) >(cat)")).toEqual([]);
+	});
+});
+
+describe("analyzeCommand: what the rules are checked against", () => {
+	it.each([
+		["2>/dev/null rm x", "rm x"],
+		[">log rm x", "rm x"],
+		["sudo -u root env FOO=1 nice -n 5 rm x", "rm x"],
+		["timeout -s KILL -k 1 5s rm x", "rm x"],
+		["xargs -a list -I {} rm {}", "rm {}"],
+		["xargs -0 -n 1 rm", "rm"],
+		["flock -w 3 lockfile rm x", "rm x"],
+		["flock lockfile -c 'rm x'", "rm x"],
+		["chroot --userspec=a:b / rm x", "rm x"],
+		["strace -f -e trace=file -o log rm x", "rm x"],
+		["watch -n 1 'rm x'", "rm x"],
+		["stdbuf -oL rm x", "rm x"],
+		["ionice -c 3 -n 7 rm x", "rm x"],
+		["taskset -c 0 rm x", "rm x"],
+		["busybox rm x", "rm x"],
+		["command -p rm x", "rm x"],
+		["exec -a name rm x", "rm x"],
+		["setsid -w rm x", "rm x"],
+		["nohup rm x", "rm x"],
+		["doas -u root rm x", "rm x"],
+		["unbuffer rm x", "rm x"],
+		["/usr/bin/time -f %e rm x", "rm x"],
+		["time -p rm x", "rm x"],
+		["env -S 'rm x'", "rm x"],
+		["eval 'rm x'", "rm x"],
+		["trap 'rm x' EXIT", "rm x"],
+		["bash -ec 'cd a && rm x'", "rm x"],
+		["find . -name x -exec rm -f {} \\;", "rm -f {}"],
+		['"r"m x', "rm x"],
+		["\\rm x", "rm x"],
+		["/bin/rm x", "rm x"],
+	])("%j is checked as %j", (text, form) => {
+		const analysis = analyzeCommand(text);
+		expect(analysis.opaque).toBeUndefined();
+		expect(analysis.forms.flat()).toContain(form);
+	});
+
+	it.each([
+		["case $x in a) rm x;; esac", "case statement"],
+		["coproc rm x", "coproc"],
+		["f() { rm x; }; f", "function definition"],
+		["function f { rm x; }", "function definition"],
+		["x=rm; $x f", "expanded command name"],
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
+		["${x:-rm} f", "expanded command name"],
+		["$(printf rm) f", "expanded command name"],
+		["r$()m f", "expanded command name"],
+		["$'\\x72m' f", "expanded command name"],
+		["/bin/r? f", "glob in the command name"],
+		["{rm,f}", "glob in the command name"],
+		['eval "$cmd"', "eval"],
+		["printf 'rm f' | sh", "shell reading its input"],
+		["sh <<<'rm f'", "shell reading its input"],
+		["bash -s < script", "shell reading its input"],
+		["bash <(curl x)", "shell reading its input"],
+		["source /dev/stdin", "shell reading its input"],
+		['bash -c "$x"', "script from a variable"],
+		["python3 -c 'import os'", "interpreter with inline code"],
+		["node -e 'x'", "interpreter with inline code"],
+		["perl -ne 'print'", "interpreter with inline code"],
+		["awk 'BEGIN { system(\"rm f\") }'", "interpreter with inline code"],
+		["echo rm f | xargs -I% sh -c %", "command from input"],
+		["printf 'rm\\nf' | xargs env", "command from input"],
+		["find . -exec {} \\;", "command from input"],
+		["parallel rm ::: a", "command runner"],
+		["strace --mystery rm f", "unknown wrapper option"],
+		["sudo -s", "shell reading its input"],
+		["printf 'import os' | python3 -u", "shell reading its input"],
+		["bash -c", "shell reading its input"],
+		["printf 'rm f' | bash -v", "shell reading its input"],
+		["chroot /", "shell reading its input"],
+		["BASH_ENV=/tmp/x bash script.sh", "code in a variable"],
+		["alias r=rm", "alias definition"],
+	])("%j is opaque: %s", (text, construct) => {
+		expect(analyzeCommand(text).opaque?.construct).toBe(construct);
+	});
+
+	it.each([
+		"npm run test -- --grep 'a b'",
+		'git commit -m "$(cat msg)"',
+		"for f in *.ts; do echo $f; done",
+		"[ -f x ] && [[ -d y ]]",
+		"ls *.ts | wc -l",
+		"echo $HOME > /dev/null",
+		"node script.js",
+		"python3 -m pytest -q",
+		"bash script.sh",
+		"sh -c 'echo fine'",
+		"awk '{print $1}' file",
+		"xargs",
+		"cd src && make",
+		". ./venv/bin/activate",
+		"env",
+		"node --version",
+		"bash --version",
+		"node --test",
+	])("%j is readable", (text) => {
+		expect(analyzeCommand(text).opaque).toBeUndefined();
+	});
+
+	it("collects written files, also inside bash -c scripts, and cd targets", () => {
+		const analysis = analyzeCommand("cd /tmp && echo a > f; bash -c 'echo b >> g' | tee -a h i; make 2>&1");
+		expect(analysis.writes.map((write) => [write.word.value, write.via])).toEqual([
+			["f", ">"],
+			["g", ">"],
+			["h", "tee"],
+			["i", "tee"],
+		]);
+		expect(analysis.directoryChanges).toEqual([{ path: "/tmp" }]);
+		expect(analyzeCommand('cd "$d"').directoryChanges).toEqual([{}]);
+	});
+});
+
+describe("RuleSet with commands the parser cannot reduce", () => {
+	it("an opaque command matches every deny and ask rule of the tool, naming the construct", () => {
+		const denying = rules(["bash"], [], ["bash(rm:*)"]);
+		const evaluation = denying.evaluate("bash", command("x=rm; $x f"));
+		expect(evaluation.behavior).toBe("deny");
+		expect(evaluation.rule?.text).toBe("bash(rm:*)");
+		expect(evaluation.construct?.construct).toBe("expanded command name");
+		const asking = rules(["bash"], ["bash(git push:*)"]);
+		expect(asking.evaluate("bash", command("printf x | sh")).behavior).toBe("ask");
+		// A plain match names no construct.
+		expect(denying.evaluate("bash", command("sudo rm f")).construct).toBeUndefined();
+	});
+
+	it("an opaque command is left to allow rules and the mode when there is no deny or ask rule", () => {
+		expect(rules(["bash"]).evaluate("bash", command("x=rm; $x f")).behavior).toBe("allow");
+		expect(rules(["bash(echo:*)"]).evaluate("bash", command("x=echo; $x f")).behavior).toBeUndefined();
+		// Deny rules of other tools do not make a command opaque-denied.
+		expect(rules(["bash"], [], ["read(.env)"]).evaluate("bash", command("$x f")).behavior).toBe("allow");
+	});
+
+	it("allow rules name a redirection only when they spell its target", () => {
+		const set = rules(["bash(echo:*)", "bash(make > build.log)"]);
+		expect(set.allowRuleNaming("bash", "make > build.log", "build.log")?.text).toBe("bash(make > build.log)");
+		expect(set.allowRuleNaming("bash", "echo x > /tmp/y", "/tmp/y")).toBeUndefined();
+	});
+});
+
+describe("rules are checked when loaded", () => {
+	it.each([
+		["bash(npm test && npm run build)", /never match.*holds 2/],
+		["bash(time make)", /never match.*reserved words/],
+		["bash(echo x # note)", /never match/],
+		["read(../secret)", /never match.*'\.\.'/],
+	])("%j is refused", (text, message) => {
+		expect(() => parseRule(text, "deny", "f")).toThrow(RuleSyntaxError);
+		expect(() => parseRule(text, "deny", "f")).toThrow(message);
+	});
+
+	it.each([
+		"bash(git commit -m 'a && b')",
+		"bash(echo $(date))",
+		"bash(npm run test:*)",
+		"edit(src/**)",
+		"bash(echo (a))",
+	])("%j is accepted", (text) => {
+		expect(() => parseRule(text, "allow", "f")).not.toThrow();
+	});
+
+	it("an unknown tool names the rule, where it came from, and the closest tool", () => {
+		const rule = parseRule("bsah(rm:*)", "deny", "command line");
+		const error = (() => {
+			try {
+				checkRuleToolNames([rule]);
+			} catch (caught) {
+				return caught;
+			}
+			return undefined;
+		})();
+		expect(error).toBeInstanceOf(UnknownToolRuleError);
+		expect(error).toBeInstanceOf(RuleSyntaxError);
+		expect((error as UnknownToolRuleError).suggestion).toBe("bash");
+		expect((error as Error).message).toMatch(/"bsah\(rm:\*\)".*--deny flag.*Did you mean "bash"/s);
+		const fromFile = parseRule("raed(.env)", "deny", "/p/.toolbelt/settings.json");
+		expect(() => checkRuleToolNames([fromFile])).toThrow(/\/p\/\.toolbelt\/settings\.json.*Did you mean "read"/s);
+	});
+
+	it("built-ins, the coming tools, MCP tools and the embedder's tools are known", () => {
+		const names = ["bash", "powershell", "apply_patch", "bash_kill", "github__create_issue", "mcp__fs__read", "deploy"];
+		expect(() =>
+			checkRuleToolNames(
+				names.map((name) => parseRule(name, "allow", "f")),
+				["deploy"],
+			),
+		).not.toThrow();
+		expect(() => checkRuleToolNames([parseRule("github__create_issue(x)", "allow", "f")])).toThrow(/never match/);
+	});
+});

@@ -1,0 +1,125 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+
+/**
+ * Red-team tests of the permission rules against the built CLI, as a user runs it:
+ * `toolbelt tool bash '{"command":…}' --deny 'bash(rm:*)'`. In yolo mode (the default of `tool`
+ * and `mcp`) deny rules are the only guard, so each way of dressing up `rm` must be refused and
+ * the file must survive; allow rules must not let a command write where the rule does not name.
+ */
+describe("deny rules hold against shell syntax (built CLI)", () => {
+	const tempDir = useTempDir();
+	const processes = new CliProcesses();
+	beforeAll(() => {
+		ensureBuiltCli();
+	});
+	afterEach(() => processes.killAll());
+
+	async function project(): Promise<string> {
+		const dir = join(tempDir(), "project");
+		await mkdir(dir, { recursive: true });
+		await writeFile(join(dir, "victim"), "keep me\n");
+		await writeFile(join(dir, "list"), "victim\n");
+		return dir;
+	}
+
+	function runBash(cwd: string, command: string, flags: string[]) {
+		return processes.run(["tool", "bash", JSON.stringify({ command }), ...flags], { cwd, env: cleanEnv() });
+	}
+
+	// Each of these runs `rm victim` when nothing stops it (checked on the base commit).
+	const dressedUp: [string, string][] = [
+		["a redirection before the command", "2>/dev/null rm victim"],
+		["case … esac", "case x in x) rm victim;; esac"],
+		["coproc", "coproc rm victim; wait"],
+		["a function body", "f() { rm victim; }; f"],
+		["an expanded command name", "x=rm; $x victim"],
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
+		["a default-value expansion", "${x:-rm} victim"],
+		["a shell reading a pipe", "printf 'rm victim' | sh"],
+		["a shell reading a here-string", "sh <<< 'rm victim'"],
+		["a shell reading a heredoc", "sh <<'EOF'\n$(printf r)m victim\nEOF"],
+		["a shell script from a variable", "x='rm victim'; bash -c \"$x\""],
+		["eval of a substitution", "eval \"$(printf 'rm victim')\""],
+		["source of a process substitution", "source <(printf 'rm victim')"],
+		["an interpreter with inline code", "node -e \"require('fs').rmSync('victim')\""],
+		["xargs -a", "xargs -a list rm"],
+		["xargs -I into sh -c", "echo 'rm victim' | xargs -I% sh -c %"],
+		["flock", "flock lockfile rm victim"],
+		["chroot", "chroot --skip-chdir / rm victim"],
+		["strace", "strace -f -o /dev/null rm victim"],
+		["watch", "timeout 3 watch -n 0.1 rm victim"],
+		["nice with a value", "nice -n 5 rm victim"],
+		["timeout with -k", "timeout -k 1 5 rm victim"],
+		["env -u", "env -u X rm victim"],
+		["stdbuf", "stdbuf -o L rm victim"],
+		["ionice", "ionice -c 3 rm victim"],
+		["taskset", "taskset -c 0 rm victim"],
+		["time -p", "time -p rm victim"],
+		["find -exec", "find . -name victim -exec rm {} \\;"],
+	];
+
+	it.each(dressedUp)("%s: %s", async (_name, command) => {
+		const dir = await project();
+		const result = await runBash(dir, command, ["--deny", "bash(rm:*)"]);
+		expect(existsSync(join(dir, "victim")), `${command}\n${result.stdout}${result.stderr}`).toBe(true);
+		expect(result.code).not.toBe(0);
+		expect(result.stdout + result.stderr).toMatch(/Permission denied/);
+	});
+
+	it("says which construct made the rule apply and how to write the command plainly", async () => {
+		const dir = await project();
+		const result = await runBash(dir, "x=rm; $x victim", ["--deny", "bash(rm:*)"]);
+		expect(result.stdout + result.stderr).toMatch(/expanded command name: \$x/);
+		expect(result.stdout + result.stderr).toMatch(/name the program literally/);
+	});
+
+	it("a command without rm still runs under the deny rule", async () => {
+		const dir = await project();
+		const result = await runBash(dir, "echo fine | tr a-z A-Z", ["--deny", "bash(rm:*)"]);
+		expect(result.code).toBe(0);
+		expect(result.stdout).toContain("FINE");
+	});
+
+	it("an allow rule for echo does not allow writing outside the workspace", async () => {
+		const dir = await project();
+		const outside = join(tempDir(), "outside.txt");
+		const result = await runBash(dir, `echo planted > ${outside}`, ["--allow", "bash(echo:*)", "--mode", "default"]);
+		expect(existsSync(outside), result.stdout + result.stderr).toBe(false);
+		expect(result.stdout + result.stderr).toMatch(/outside the workspace/);
+		// Inside the workspace the same rule still lets it write.
+		const inside = await runBash(dir, "echo fine > inside.txt", ["--allow", "bash(echo:*)", "--mode", "default"]);
+		expect(inside.code, inside.stdout + inside.stderr).toBe(0);
+		expect(existsSync(join(dir, "inside.txt"))).toBe(true);
+	});
+
+	it("an allow rule for git status does not let it plant a git hook", async () => {
+		const dir = await project();
+		execFileSync("git", ["init", "-q"], { cwd: dir });
+		const hook = join(dir, ".git", "hooks", "pre-commit");
+		for (const mode of ["default", "yolo"]) {
+			const result = await runBash(dir, "git status > .git/hooks/pre-commit", [
+				"--allow",
+				"bash(git status:*)",
+				"--mode",
+				mode,
+			]);
+			expect(existsSync(hook), `${mode}: ${result.stdout}${result.stderr}`).toBe(false);
+			expect(result.stdout + result.stderr).toMatch(/protected path/);
+		}
+	});
+
+	it("a misspelt tool name in a rule is an error naming the tool meant", async () => {
+		const dir = await project();
+		const result = await runBash(dir, "rm victim", ["--deny", "bsah(rm:*)"]);
+		expect(result.code).toBe(2);
+		expect(result.stderr).toMatch(/bsah/);
+		expect(result.stderr).toMatch(/did you mean "bash"/i);
+		expect(existsSync(join(dir, "victim"))).toBe(true);
+	});
+});
