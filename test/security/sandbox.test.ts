@@ -69,8 +69,8 @@ async function gitRepository(path: string): Promise<string> {
 }
 
 /** Runs one bash command through the built CLI with `--sandbox`. */
-function sandboxed(cwd: string, command: string, extraEnv: Record<string, string> = {}) {
-	return cli.run(["tool", "bash", JSON.stringify({ command }), "--sandbox"], {
+function sandboxed(cwd: string, command: string, extraEnv: Record<string, string> = {}, flags: string[] = []) {
+	return cli.run(["tool", "bash", JSON.stringify({ command }), "--sandbox", ...flags], {
 		cwd,
 		env: cleanEnv({ HOME: homeDir(), ...identity, ...extraEnv }),
 	});
@@ -172,6 +172,9 @@ describe.skipIf(unavailable !== undefined)("the sandbox against code planted for
 			repo,
 			"echo '{\"tasks\":[]}' > .vscode/tasks.json; echo 'touch x' > .envrc; mkdir .idea; mkdir .devcontainer; " +
 				"rm -rf .vscode; ls -A",
+			{},
+			// `.envrc` is a protected path to the permission rules too: allow the write, so the sandbox is what stops it.
+			["--allow", "edit(.envrc)"],
 		);
 		expect(run.code).toBe(0);
 		expect(readdirSync(join(repo, ".vscode"))).toEqual(["settings.json"]);
