@@ -48,7 +48,11 @@ const textStep = {
 };
 
 async function loadAll() {
-	const [ai, test, adapter] = await Promise.all([import("ai"), import("ai/test"), import("../../src/adapters/ai-sdk/index.js")]);
+	const [ai, test, adapter] = await Promise.all([
+		import("ai"),
+		import("ai/test"),
+		import("../../src/adapters/ai-sdk/index.js"),
+	]);
 	return { ...ai, ...test, ...adapter };
 }
 

@@ -4,8 +4,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterEach } from "vitest";
-import type { ToolHooks } from "../../src/engine/types.js";
 import { nodeMajor } from "../../src/adapters/shared/load-framework.js";
+import type { ToolHooks } from "../../src/engine/types.js";
 import { disposeShellProcesses } from "../../src/tools/shell/background-registry.js";
 import { killMarked, newMarker } from "../tools/shell/survivors.js";
 

@@ -36,7 +36,9 @@ export function toAiSdkModelOutput(output: ToolbeltAiSdkOutput): AiSdkModelOutpu
 }
 
 function outputOf(message: Pick<ToolResultMessage, "content" | "details">): ToolbeltAiSdkOutput {
-	return message.details === undefined ? { content: message.content } : { content: message.content, details: message.details };
+	return message.details === undefined
+		? { content: message.content }
+		: { content: message.content, details: message.details };
 }
 
 /**
