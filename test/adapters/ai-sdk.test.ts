@@ -147,4 +147,56 @@ describe.skipIf(skip)("toolbelt/ai-sdk with the AI SDK's mock language model", (
 		expect(output.type).toBe("content");
 		expect(output.value.some((block) => block.type.startsWith("file") && block.mediaType === "image/png")).toBe(true);
 	});
+
+	it("streams a running shell's output as preliminary tool results", async () => {
+		const { streamText, simulateReadableStream, MockLanguageModelV4, createAiSdkTools } = await loadAll();
+		const finish = (unified: "tool-calls" | "stop") => ({
+			type: "finish" as const,
+			finishReason: { unified, raw: unified },
+			usage,
+		});
+		const model = new MockLanguageModelV4({
+			doStream: [
+				{
+					stream: simulateReadableStream({
+						chunks: [
+							{
+								type: "tool-call" as const,
+								toolCallId: "s1",
+								toolName: "bash",
+								// The second line waits until the first has been reported, so there is progress to see.
+								input: JSON.stringify({ command: "echo first; sleep 1; echo second" }),
+							},
+							finish("tool-calls"),
+						],
+					}),
+				},
+				{
+					stream: simulateReadableStream({
+						chunks: [
+							{ type: "text-start" as const, id: "t" },
+							{ type: "text-delta" as const, id: "t", delta: "Done." },
+							{ type: "text-end" as const, id: "t" },
+							finish("stop"),
+						],
+					}),
+				},
+			],
+		});
+		const result = streamText({
+			model,
+			tools: createAiSdkTools(dir(), { updateIntervalMs: 0 }),
+			prompt: "run",
+			stopWhen: (await import("ai")).isStepCount(2),
+		});
+		const preliminary: string[] = [];
+		let final = "";
+		for await (const part of result.fullStream) {
+			if (part.type !== "tool-result") continue;
+			if (part.preliminary) preliminary.push(JSON.stringify(part.output));
+			else final = JSON.stringify(part.output);
+		}
+		expect(preliminary.some((output) => output.includes("first") && !output.includes("second"))).toBe(true);
+		expect(final).toContain("second");
+	});
 });

@@ -2,7 +2,7 @@ import type { ToolMessage } from "@langchain/core/messages";
 import type { DynamicStructuredTool, ToolRunnableConfig } from "@langchain/core/tools";
 import type { ToolResult, ToolResultMessage } from "../../engine/types.js";
 import { latestUpdates } from "../shared/latest-updates.js";
-import { plainParameters, resultText, type ToolbeltToolSet } from "../shared/tool-set.js";
+import { fallbackCallId, plainParameters, resultText, type ToolbeltToolSet } from "../shared/tool-set.js";
 
 /** The parts of `@langchain/core` the adapter uses. */
 export interface LangChainModules {
@@ -41,7 +41,7 @@ export function toLangChainTools(langChain: LangChainModules, set: ToolbeltToolS
 			const toolCallId = config.toolCall?.id;
 			const updates = latestUpdates((onUpdate) =>
 				set.run(engineTool.name, input, {
-					toolCallId: toolCallId ?? `${engineTool.name}-${Date.now()}`,
+					toolCallId: toolCallId ?? fallbackCallId(engineTool.name),
 					signal: config.signal,
 					onUpdate,
 				}),

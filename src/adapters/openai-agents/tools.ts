@@ -2,7 +2,7 @@ import type { FunctionTool } from "@openai/agents";
 import type { AnyAgentTool, ToolResultMessage } from "../../engine/types.js";
 import { validateToolArguments } from "../../engine/validate.js";
 import type { SafetyLayer } from "../../safety/index.js";
-import { plainParameters, resultText, type ToolbeltToolSet } from "../shared/tool-set.js";
+import { fallbackCallId, plainParameters, resultText, type ToolbeltToolSet } from "../shared/tool-set.js";
 import type { AgentsApprovalBridge } from "./approval-bridge.js";
 
 /** The parts of `@openai/agents` the adapter uses. */
@@ -71,7 +71,7 @@ export function toAgentsTools(
 			// The SDK's default hides the message; toolbelt's errors are written for the model, so it reads them.
 			errorFunction: (_context, error) => (error instanceof Error ? error.message : String(error)),
 			execute: async (input: unknown, _context, details): Promise<AgentsToolOutput> => {
-				const toolCallId = details?.toolCall?.callId ?? `${engineTool.name}-${Date.now()}`;
+				const toolCallId = details?.toolCall?.callId ?? fallbackCallId(engineTool.name);
 				if (needsApproval !== false) approvals?.approve(toolCallId);
 				try {
 					const message = await set.run(engineTool.name, input, { toolCallId, signal: details?.signal });

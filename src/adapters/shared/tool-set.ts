@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { type CallGate, createCallGate } from "../../engine/call-gate.js";
 import { isAbortError } from "../../engine/errors.js";
@@ -94,8 +95,8 @@ export function createToolbeltToolSet(cwd: string, options: AdapterOptions = {})
 
 	const run = async (name: string, args: unknown, call: AdapterCall): Promise<ToolResultMessage> => {
 		const tool = byName.get(name);
-		const argumentsObject =
-			typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+		// Passed on as received: the engine repairs what it can and reports the rest to the model.
+		const argumentsObject = (args ?? {}) as Record<string, unknown>;
 		try {
 			const { messages } = await gate.run(
 				() =>
@@ -134,4 +135,9 @@ export function resultText(message: Pick<ToolResultMessage, "content">): string 
 export function plainParameters(tool: AnyAgentTool): Record<string, unknown> & { type: "object" } {
 	const schema = JSON.parse(JSON.stringify(tool.parameters)) as Record<string, unknown>;
 	return { ...schema, type: "object" };
+}
+
+/** An id for a call the framework gave none (e.g. a tool invoked directly rather than by a model). */
+export function fallbackCallId(toolName: string): string {
+	return `${toolName}-${randomUUID()}`;
 }
