@@ -12,7 +12,9 @@ import type { ReadToolDetails, ReadToolOptions } from "./read/types.js";
 export type {
 	ReadBinaryDetails,
 	ReadImageDetails,
+	ReadNotebookDetails,
 	ReadOperations,
+	ReadPdfDetails,
 	ReadTextDetails,
 	ReadToolDetails,
 	ReadToolOptions,
