@@ -1,3 +1,5 @@
+export { sourceLines } from "../../src/tools/notebook/cell-source.js";
+
 /** A cell as the tests write it: source as a string, or as nbformat's array of lines. */
 export interface TestCell {
 	cell_type: "code" | "markdown" | "raw";
@@ -5,11 +7,6 @@ export interface TestCell {
 	execution_count?: number | null;
 	outputs?: unknown[];
 	metadata?: Record<string, unknown>;
-}
-
-/** Splits text into nbformat's array of lines, each keeping its "\n" (the last one may lack it). */
-export function sourceLines(text: string): string[] {
-	return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
 }
 
 /**
