@@ -80,6 +80,20 @@ describe("edit tool: notebook cells", () => {
 		expect(after).toBe(compact.replace('"b = 2"', `"b = 'é'"`));
 	});
 
+	it("escapes non-ASCII text when the notebook does (Python's ensure_ascii)", async () => {
+		const path = join(temp(), "ascii.ipynb");
+		const escaped = (json: string) =>
+			json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+		const original = [{ cell_type: "markdown" as const, source: sourceLines("Caf\u00e9 menu\nprices") }];
+		await writeFile(path, escaped(makeNotebook(original)));
+		await edit({ path: "ascii.ipynb", cell: 1, old_string: "prices", new_string: "prix: 5 €" });
+		const after = await readFile(path, "utf8");
+		expect(after).toBe(
+			escaped(makeNotebook([{ cell_type: "markdown", source: sourceLines("Caf\u00e9 menu\nprix: 5 €") }])),
+		);
+		expect(after).toContain("\\u20ac");
+	});
+
 	it("fills an empty source array at the file's indentation", async () => {
 		const path = join(temp(), "e.ipynb");
 		const empty = [{ cell_type: "code" as const, source: [] as string[] }];

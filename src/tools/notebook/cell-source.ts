@@ -29,13 +29,16 @@ function indentUnit(text: string): string {
 function jsonString(value: string, asciiOnly: boolean): string {
 	const json = JSON.stringify(value);
 	return asciiOnly
-		? json.replace(/[\u007f-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`)
+		? json.replace(/[\u0080-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`)
 		: json;
 }
 
 /** True when a file escapes every non-ASCII character (Python's json default, `ensure_ascii`). */
 function escapesNonAscii(text: string): boolean {
-	return !/[^\u0000-\u007f]/.test(text) && /\\u(00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])[0-9a-fA-F]{2}/.test(text);
+	return (
+		!/[^\u0000-\u007f]/.test(text) &&
+		/\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})/.test(text)
+	);
 }
 
 /**
