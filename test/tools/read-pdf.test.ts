@@ -80,3 +80,17 @@ describe("read tool: PDF", () => {
 		await expect(read({ path: "broken.pdf" })).rejects.toThrow(/broken\.pdf starts like a PDF but could not be parsed/);
 	});
 });
+
+describe("read tool: PDF detection", () => {
+	it("finds a PDF header after binary junk, but reads text that mentions %PDF- as text", async () => {
+		await writeFile(
+			join(temp(), "junk.pdf"),
+			Buffer.concat([Buffer.from([0xff, 0x00, 0x10]), makePdf(["late header"])]),
+		);
+		expect((await read({ path: "junk.pdf" })).details.kind).toBe("pdf");
+		await writeFile(join(temp(), "magic.ts"), 'const header = "%PDF-1.4";\n');
+		const text = await read({ path: "magic.ts" });
+		expect((text.result.details as { kind: string }).kind).toBe("text");
+		expect(text.text).toContain('const header = "%PDF-1.4";');
+	});
+});

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { errorMessage, ToolError, throwIfAborted } from "../../engine/errors.js";
 import { DEFAULT_MAX_BYTES, formatSize, utf8Prefix } from "../../engine/truncate.js";
 import type { ToolResult } from "../../engine/types.js";
@@ -13,9 +14,17 @@ const MAX_PDF_BYTES = 256 * 1024 * 1024;
 const HEADER_WINDOW = 1024;
 const PDF_MAGIC = Buffer.from("%PDF-", "latin1");
 
-/** True when the first bytes of a file are a PDF header (by content, never the extension). */
+/**
+ * True when the first bytes of a file are a PDF header (by content, never the extension): `%PDF-`
+ * at the start, or later in the first 1024 bytes after bytes that are not text (a source file
+ * that merely mentions "%PDF-" near its top stays a text file).
+ */
 export function isPdf(sample: Uint8Array): boolean {
-	return Buffer.from(sample.buffer, sample.byteOffset, Math.min(sample.length, HEADER_WINDOW)).includes(PDF_MAGIC);
+	const bytes = Buffer.from(sample.buffer, sample.byteOffset, Math.min(sample.length, HEADER_WINDOW));
+	const at = bytes.indexOf(PDF_MAGIC);
+	if (at <= 0) return at === 0;
+	const before = bytes.subarray(0, at);
+	return before.includes(0) || !isUtf8(before);
 }
 
 /** One text item of a page, as pdf.js reports it (marked-content items have no `str`). */
