@@ -3,6 +3,7 @@ import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { prepareEditArguments } from "./edit/arguments.js";
 import { runEdit } from "./edit/run.js";
 import type { EditToolDetails, EditToolOptions } from "./edit/types.js";
+import { isNotebookEdit, runNotebookEdit } from "./notebook/edit-notebook.js";
 import { workspaceOf } from "./workspace.js";
 
 export type { EditMatchStrategy } from "./edit/match.js";
@@ -13,6 +14,7 @@ const EDIT_DESCRIPTION = `Replace text in an existing file. Give \`path\`, the e
 - Small differences are tolerated and reported: line endings, trailing whitespace, spaces inside a line, curly quotes/dashes/odd spaces/full-width forms, a different leading indentation (new_string is re-indented to match), line-number prefixes copied from read output, and text escaped twice (\\n for a line break).
 - \`edits\` are all matched against the original file, must not overlap, and are applied all or nothing.
 - Line endings and a byte-order mark of the file are kept. To create a file or replace all of it, use write.
+- Jupyter notebooks (.ipynb): give \`cell\` (its number, as read shows it) with \`new_source\`, or with old_string/new_string within that cell; the rest of the notebook stays as it was.
 Returns a unified diff of the changed lines.`;
 
 const editItemSchema = Type.Object(
@@ -41,6 +43,15 @@ export const editSchema = Type.Object(
 			Type.Array(editItemSchema, {
 				description: "Several replacements in one file, applied together (instead of old_string/new_string).",
 			}),
+		),
+		cell: Type.Optional(
+			Type.Integer({
+				minimum: 1,
+				description: "Jupyter notebooks only: the 1-based number of the cell to edit, as read shows it.",
+			}),
+		),
+		new_source: Type.Optional(
+			Type.String({ description: "Jupyter notebooks only: the cell's whole new source (with cell)." }),
 		),
 	},
 	{ additionalProperties: false },
@@ -73,13 +84,15 @@ export function createEditTool(cwd: string, options?: EditToolOptions): AgentToo
 		executionMode: "sequential",
 		prepareArguments: prepareEditArguments,
 		target: ({ path }) => workspace.resolveTarget({ access: "write", path, partial: true }),
-		execute: (_toolCallId, input, signal, _onUpdate, call) =>
+		execute: (_toolCallId, input, signal, _onUpdate, call) => {
 			// Through the call's own operations: confined ones check the file really read and written.
-			runEdit({
+			const request = {
 				cwd: workspace.cwd,
 				input,
 				signal,
 				options: { ...options, operations: workspace.filesFor(call?.target) },
-			}),
+			};
+			return isNotebookEdit(input) ? runNotebookEdit(request) : runEdit(request);
+		},
 	};
 }

@@ -10,7 +10,9 @@ import { callTarget, workspaceOf } from "./workspace.js";
 export type {
 	ReadBinaryDetails,
 	ReadImageDetails,
+	ReadNotebookDetails,
 	ReadOperations,
+	ReadPdfDetails,
 	ReadTextDetails,
 	ReadToolDetails,
 	ReadToolOptions,
@@ -19,7 +21,8 @@ export type {
 const DESCRIPTION = `Read a file from the local file system. Text comes back with line numbers (cat -n style: number, tab, line).
 By default up to 2000 lines or 50 KB are returned, whichever comes first; lines longer than 2000 characters are cut. When more remains, the result ends with the exact offset to continue from.
 Use offset (1-based line number) and limit (number of lines) to page through large files instead of reading them whole.
-Images (PNG, JPEG, GIF, WebP) are returned as images, scaled down to fit. Binary files get a short notice instead of their bytes. To list a directory, use ls.`;
+Images (PNG, JPEG, GIF, WebP) are returned as images, scaled down to fit. Binary files get a short notice instead of their bytes. To list a directory, use ls.
+PDFs come back as text page by page and Jupyter notebooks (.ipynb) as their cells (source and outputs, image outputs as images): for these, offset and limit count pages or cells.`;
 
 /** Arguments of the read tool. */
 export const readSchema = Type.Object({
@@ -27,9 +30,19 @@ export const readSchema = Type.Object({
 		description: "Path of the file to read, relative to the working directory or absolute (~ allowed).",
 	}),
 	offset: Type.Optional(
-		Type.Integer({ minimum: 0, description: "1-based line number to start from (0 or omitted: the first line)." }),
+		Type.Integer({
+			minimum: 0,
+			description:
+				"1-based line number to start from (0 or omitted: the first line); for a PDF a page number, for a notebook a cell number.",
+		}),
 	),
-	limit: Type.Optional(Type.Integer({ minimum: 1, description: "Most lines to return. Default: 2000." })),
+	limit: Type.Optional(
+		Type.Integer({
+			minimum: 1,
+			description:
+				"Most lines to return (pages for a PDF, cells for a notebook). Default: 2000 lines; always within the 50 KB output budget.",
+		}),
+	),
 });
 
 /** Arguments of the read tool, as the model sends them. */

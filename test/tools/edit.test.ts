@@ -41,6 +41,8 @@ describe("edit tool: definition", () => {
 			"new_string",
 			"replace_all",
 			"edits",
+			"cell",
+			"new_source",
 		]);
 		expect(createEditToolDefinition(tempDir()).parameters).toBe(tool.parameters);
 	});

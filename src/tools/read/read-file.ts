@@ -2,8 +2,11 @@ import { ToolError } from "../../engine/errors.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../../engine/truncate.js";
 import type { ToolResult } from "../../engine/types.js";
 import type { FileOperations } from "../fs/operations.js";
+import { isNotebookPath } from "../notebook/notebook-json.js";
+import { readNotebook } from "../notebook/read-notebook.js";
 import { fitImage } from "./image.js";
 import { readLinePage } from "./line-pager.js";
+import { isPdf, readPdf } from "./pdf.js";
 import { SNIFF_BYTES, sniff } from "./sniff.js";
 import type { ReadBinaryDetails, ReadImageDetails, ReadToolDetails, ReadToolOptions } from "./types.js";
 
@@ -43,6 +46,10 @@ export async function readFileContent(request: ReadFileContentOptions): Promise<
 		const sample = Buffer.alloc(Math.min(SNIFF_BYTES, request.size));
 		const sampleBytes =
 			sample.length > 0 ? await file.read({ buffer: sample, offset: 0, length: sample.length, position: 0 }) : 0;
+		// Paged documents (PDF pages, notebook cells) have their own readers over the same open file.
+		if (isPdf(sample.subarray(0, sampleBytes))) return await readPdf(request, file);
+		const notebook = isNotebookPath(request.absolutePath) ? await readNotebook(request, file) : undefined;
+		if (notebook) return notebook;
 		const sniffed = await sniff(sample.subarray(0, sampleBytes), sampleBytes >= request.size);
 		if (sniffed.kind === "image") {
 			await file.close();

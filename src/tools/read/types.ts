@@ -1,6 +1,9 @@
 // The read tool's public types, here so the helpers in read/ need not import read.ts (which imports them).
 import type { FileOperations } from "../fs/operations.js";
 import type { Workspace } from "../workspace.js";
+import type { ReadNotebookDetails, ReadPdfDetails } from "./document-types.js";
+
+export type { ReadNotebookDetails, ReadPdfDetails } from "./document-types.js";
 
 /** The side effects read needs; same as the other file tools. */
 export type ReadOperations = FileOperations;
@@ -87,4 +90,9 @@ export interface ReadBinaryDetails {
 }
 
 /** Details of a read result. */
-export type ReadToolDetails = ReadTextDetails | ReadImageDetails | ReadBinaryDetails;
+export type ReadToolDetails =
+	| ReadTextDetails
+	| ReadImageDetails
+	| ReadBinaryDetails
+	| ReadPdfDetails
+	| ReadNotebookDetails;
