@@ -1,7 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { ensureExitCleanup } from "./background-registry.js";
 import { cgroupMembers, createCommandCgroup, joinCgroupScript, killCommandCgroup, removeCgroup } from "./cgroup.js";
-import { PROCESS_MARKER_VARIABLE, type ProcessTree, type TerminateOptions, terminateTree } from "./process-tree.js";
+import {
+	findTreeProcesses,
+	PROCESS_MARKER_VARIABLE,
+	type ProcessTree,
+	type TerminateOptions,
+	terminateTree,
+} from "./process-tree.js";
 
 /**
  * How a command's processes are kept together so that all of them can be found and ended:
@@ -67,9 +73,11 @@ export function terminateContainment(tree: ProcessTree, options: TerminateOption
 }
 
 /** SIGKILLs every process of the containment at once, without a grace period. */
-export function killContainment(tree: ProcessTree): Promise<void> {
+export async function killContainment(tree: ProcessTree): Promise<void> {
 	if (tree.cgroup !== undefined) killCommandCgroup(tree.cgroup);
-	return terminateTree(tree, { graceMs: 0 });
+	// Most commands (every well-behaved hook) leave nothing: then there is nothing to wait for.
+	if (findTreeProcesses(tree).length === 0) return;
+	await terminateTree(tree, { graceMs: 0 });
 }
 
 /**
