@@ -140,7 +140,8 @@ function armHookLimits(run: HookRun): void {
  */
 export function runHookProcess(input: HookProcessInput): Promise<HookProcessResult> {
 	return new Promise((resolve) => {
-		const containment = createProcessContainment();
+		// A hook must leave nothing running: a PID namespace of its own does that most cheaply.
+		const containment = createProcessContainment({ preferPidNamespace: true });
 		const { file, args } = containedCommand(containment, "/bin/sh", ["-c", input.command]);
 		const child = spawn(file, args, {
 			cwd: input.cwd,

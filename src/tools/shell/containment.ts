@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
 import { ensureExitCleanup } from "./background-registry.js";
 import { cgroupMembers, createCommandCgroup, joinCgroupScript, killCommandCgroup, removeCgroup } from "./cgroup.js";
+import { inPidNamespace, pidNamespaceAvailable } from "./pid-namespace.js";
 import {
 	findTreeProcesses,
 	PROCESS_MARKER_VARIABLE,
@@ -13,10 +15,23 @@ import {
  * How a command's processes are kept together so that all of them can be found and ended:
  * - `cgroup`: its own cgroup v2 (Linux with a writable hierarchy); nothing the command starts can
  *   leave it, `setsid` and `env -i` included.
+ * - `pid-namespace`: a PID namespace of its own (asked for by short-lived commands such as hooks,
+ *   Linux where `unshare` is permitted); when the command's first process ends, the kernel ends
+ *   every process in it. Background work cannot outlive the command, so the shell tools do not use it.
  * - `process-group`: its own process group plus an environment marker; a process that starts a
  *   new session and clears its environment is lost (see the README for the platforms).
  */
-export type ContainmentMechanism = "cgroup" | "process-group";
+export type ContainmentMechanism = "cgroup" | "pid-namespace" | "process-group";
+
+/** Options of `createProcessContainment`. */
+export interface ContainmentOptions {
+	/**
+	 * Prefer a PID namespace over a cgroup where one can be made: for commands that must leave
+	 * nothing running when they exit (hooks). Joining a cgroup waits for an RCU grace period
+	 * (milliseconds, serialized across the machine), a new PID namespace does not. Default: false.
+	 */
+	preferPidNamespace?: boolean;
+}
 
 /** Where one command's processes are tracked (the same primitive for bash, powershell and hooks). */
 export interface ProcessContainment {
@@ -34,8 +49,16 @@ export interface ProcessContainment {
 }
 
 /** Prepares the containment of one command: a fresh cgroup where possible, a fresh marker always. */
-export function createProcessContainment(): ProcessContainment {
+export function createProcessContainment(options: ContainmentOptions = {}): ProcessContainment {
 	const marker = `${process.pid}-${randomUUID()}`;
+	if (options.preferPidNamespace && pidNamespaceAvailable()) {
+		return {
+			mechanism: "pid-namespace",
+			tree: { marker, namespaced: true },
+			env: { [PROCESS_MARKER_VARIABLE]: marker },
+			joinScript: "",
+		};
+	}
 	const cgroup = createCommandCgroup();
 	// A command still running when toolbelt exits ends with it.
 	if (cgroup !== undefined) ensureExitCleanup();
@@ -63,6 +86,7 @@ export function containedCommand(
 	file: string,
 	args: readonly string[],
 ): { file: string; args: string[] } {
+	if (containment.mechanism === "pid-namespace") return inPidNamespace(file, args);
 	if (containment.joinScript === "") return { file, args: [...args] };
 	return { file: "/bin/sh", args: ["-c", `${containment.joinScript}\nexec "$@"`, "toolbelt-join", file, ...args] };
 }
@@ -74,6 +98,7 @@ export function terminateContainment(tree: ProcessTree, options: TerminateOption
 
 /** SIGKILLs every process of the containment at once, without a grace period. */
 export async function killContainment(tree: ProcessTree): Promise<void> {
+	if (tree.namespaced && tree.groupId !== undefined) return killNamespacedGroup(tree.groupId);
 	if (tree.cgroup !== undefined) killCommandCgroup(tree.cgroup);
 	// Most commands (every well-behaved hook) leave nothing: then there is nothing to wait for.
 	if (findTreeProcesses(tree).length === 0) return;
@@ -89,4 +114,27 @@ export function releaseContainment(tree: ProcessTree): boolean {
 	// Zombies not yet reaped keep it populated; removal is tried anyway, and fails harmlessly.
 	if (cgroupMembers(tree.cgroup).length > 0) return false;
 	return removeCgroup(tree.cgroup);
+}
+
+/** How long a namespaced command's process group may take to vanish after SIGKILL, in ms. */
+const NAMESPACE_KILL_WAIT_MS = 2000;
+
+/**
+ * SIGKILLs `unshare` and the namespace's first process (one process group); the kernel then ends
+ * the rest of the namespace. No `/proc` scan is needed: nothing can have left the namespace.
+ * Resolves once the group is gone (or after `NAMESPACE_KILL_WAIT_MS`).
+ */
+async function killNamespacedGroup(groupId: number): Promise<void> {
+	const deadline = Date.now() + NAMESPACE_KILL_WAIT_MS;
+	while (signalGroup(groupId, "SIGKILL") && Date.now() < deadline) await delay(5);
+}
+
+/** Signals a process group; false when no process of it is left. */
+function signalGroup(groupId: number, signal: NodeJS.Signals): boolean {
+	try {
+		process.kill(-groupId, signal);
+		return true;
+	} catch {
+		return false;
+	}
 }

@@ -19,6 +19,12 @@ export interface ProcessTree {
 	 * leave it by `setsid` or by clearing its environment. Default: none (process group and marker).
 	 */
 	cgroup?: string;
+	/**
+	 * The command's first process leads a PID namespace of its own (see `pid-namespace.ts`), and
+	 * the root (`unshare`) leads the process group: ending the group's processes ends everything,
+	 * since the kernel kills the rest of a namespace when its first process ends. Default: false.
+	 */
+	namespaced?: boolean;
 	/** Process group id (the shell's pid, since the shell leads its own group). */
 	groupId?: number;
 	/** Value of `PROCESS_MARKER_VARIABLE` in every process of the command. */
