@@ -122,7 +122,8 @@ for line in sys.stdin: print('got', line.strip().upper(), flush=True)"`;
 
 	it("kills a TERM-ignoring job and its setsid grandchildren", async () => {
 		const { bash, kill, marker } = session(tempDir());
-		const command = "trap '' TERM; setsid sleep 300 & setsid sh -c 'trap \"\" TERM; sleep 300' & echo ready; while true; do sleep 0.2; done";
+		const command =
+			"trap '' TERM; setsid sleep 300 & setsid sh -c 'trap \"\" TERM; sleep 300' & echo ready; while true; do sleep 0.2; done";
 		const started = await call(bash, { command, run_in_background: true });
 		expect(await eventually(() => commandProcessesWithMarker(marker).length >= 3)).toBe(true);
 		const killed = await call(kill, { id: started.details.jobId });
@@ -150,7 +151,10 @@ for line in sys.stdin: print('got', line.strip().upper(), flush=True)"`;
 
 	it("keeps a flood bounded: the tail, how much was left out, and the full file", async () => {
 		const { bash, output } = session(tempDir());
-		const started = await call(bash, { command: "head -c 5000000 /dev/zero | tr '\\0' 'x' | fold -w 100; echo END; sleep 30", run_in_background: true });
+		const started = await call(bash, {
+			command: "head -c 5000000 /dev/zero | tr '\\0' 'x' | fold -w 100; echo END; sleep 30",
+			run_in_background: true,
+		});
 		const id = started.details.jobId as string;
 		const seen = await readUntil(output, id, /END/, started.text);
 		expect(seen).toContain("END");
@@ -197,7 +201,10 @@ describe("tty", () => {
 	it("runs a command under a terminal, foreground and background (a REPL)", async (context) => {
 		if ((await ttyUnavailableReason()) !== undefined) context.skip();
 		const { bash, output } = session(tempDir());
-		const foreground = await call(bash, { command: "test -t 0 && test -t 1 && printf '\\033[31mis a tty\\033[0m\\n'", tty: true });
+		const foreground = await call(bash, {
+			command: "test -t 0 && test -t 1 && printf '\\033[31mis a tty\\033[0m\\n'",
+			tty: true,
+		});
 		expect(foreground.isError).toBe(false);
 		expect(foreground.text).toBe("is a tty");
 		const repl = await call(bash, { command: "python3 -q -i", tty: true, run_in_background: true });
