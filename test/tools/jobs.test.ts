@@ -1,9 +1,13 @@
 import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ToolError } from "../../src/engine/errors.js";
 import type { AnyAgentTool } from "../../src/engine/types.js";
+import { createSandbox } from "../../src/safety/sandbox.js";
 import { createJobRegistry, createTool, type JobRegistry, type ToolsOptions } from "../../src/tools/index.js";
 import { disposeShellProcesses } from "../../src/tools/shell/background-registry.js";
+import { localShellOperations } from "../../src/tools/shell/local-operations.js";
 import { ttyUnavailableReason } from "../../src/tools/shell/tty-run.js";
 import { resultText } from "../helpers/results.js";
 import { useTempDir } from "../helpers/temp-dir.js";
@@ -190,6 +194,32 @@ for line in sys.stdin: print('got', line.strip().upper(), flush=True)"`;
 		await call(bash, { command: "setsid sleep 300 & sleep 300", run_in_background: true });
 		await call(bash, { command: "sleep 300", run_in_background: true });
 		expect(await eventually(() => commandProcessesWithMarker(marker).length >= 3)).toBe(true);
+		await jobs.dispose();
+		expect(await eventually(() => commandProcessesWithMarker(marker).length === 0, 5000)).toBe(true);
+	});
+});
+
+describe("a job under the sandbox", () => {
+	const tempDir = useTempDir();
+
+	it("stays sandboxed: the project is writable, the rest is not; it dies with the session", async (context) => {
+		const sandbox = await createSandbox({ writableRoots: [tempDir()] }).catch(() => undefined);
+		if (!sandbox) context.skip();
+		const { marker, env } = newMarker();
+		markers.push(marker);
+		const jobs = createJobRegistry();
+		registries.push(jobs);
+		const outside = join(homedir(), `toolbelt-job-escape-${marker}`);
+		const options: ToolsOptions = { jobs, bash: { env, operations: sandbox?.wrap(localShellOperations) } };
+		const bash = createTool("bash", tempDir(), options);
+		const output = createTool("bash_output", tempDir(), options);
+		const command = `touch inside.txt && echo inside-ok; touch ${outside} 2>&1 || echo outside-refused; sleep 300`;
+		const started = await call(bash, { command, run_in_background: true });
+		const seen = await readUntil(output, started.details.jobId as string, /outside-refused/, started.text);
+		expect(seen).toContain("inside-ok");
+		expect(seen).toContain("outside-refused");
+		expect(existsSync(outside)).toBe(false);
+		expect(await eventually(() => commandProcessesWithMarker(marker).length > 0)).toBe(true);
 		await jobs.dispose();
 		expect(await eventually(() => commandProcessesWithMarker(marker).length === 0, 5000)).toBe(true);
 	});
