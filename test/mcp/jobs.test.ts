@@ -1,19 +1,12 @@
-import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { connectStdio, processesMatching, textOf, waitFor } from "./helpers.js";
 
-const root = new URL("../../", import.meta.url).pathname;
-
 describe("background jobs through toolbelt mcp", () => {
 	const tempDir = useTempDir();
 
 	it("starts, polls, sends input, kills; a job alive at disconnect dies", async () => {
-		// The build under test is this tree's (the jobs tools are new).
-		execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", "tsconfig.build.json"], {
-			cwd: root,
-		});
 		const needle = `jobs-e2e-${randomUUID()}`;
 		const session = await connectStdio(["--cwd", tempDir()]);
 		try {
