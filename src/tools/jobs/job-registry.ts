@@ -52,7 +52,6 @@ export class JobRegistry {
 	private readonly changeListeners = new Set<() => void>();
 	private nextNumber = 1;
 	private unregister: (() => void) | undefined;
-	private disposed = false;
 
 	constructor(options: JobRegistryOptions = {}) {
 		this.maxJobs = Math.max(1, options.maxJobs ?? DEFAULT_MAX_JOBS);
@@ -61,7 +60,6 @@ export class JobRegistry {
 
 	/** Starts a job; throws, naming the jobs to kill, when the session holds `maxJobs` already. */
 	start(spec: Omit<JobSpec, "id" | "keptBytes">): Job {
-		if (this.disposed) throw new Error("The session that held background jobs has ended; no new job can start.");
 		if (this.jobs.size >= this.maxJobs) {
 			const held = this.list()
 				.map((job) => `${job.id} (${job.state}, ${job.command.slice(0, 60)})`)
@@ -140,9 +138,11 @@ export class JobRegistry {
 		return () => this.changeListeners.delete(listener);
 	}
 
-	/** Ends the session: kills every job's tree and deletes their output files. Idempotent. */
+	/**
+	 * Ends the session: kills every job's tree and deletes their output files. Idempotent; a job
+	 * started afterwards begins a new session.
+	 */
 	async dispose(): Promise<void> {
-		this.disposed = true;
 		const jobs = [...this.jobs.values()];
 		await Promise.all(jobs.map((job) => job.kill("the end of the session")));
 		for (const job of jobs) this.forget(job);
