@@ -37,6 +37,12 @@ function guidance(names: ReadonlySet<string>): string[] {
 				]
 			: ["- You can only read: do not claim to have changed anything."]),
 		...(shell ? ["- Run the project's tests or build after a change when that is cheap, and report what failed."] : []),
+		...(shell && names.has("bash_output")
+			? [
+					"- Start anything that does not end by itself (a dev server, a watcher, a long run you want to check on) with run_in_background: true, then read it with bash_output; never wait on it in the foreground.",
+					"- Kill each background job with bash_kill as soon as it is no longer needed.",
+				]
+			: []),
 		"- Paths are relative to the working directory unless absolute.",
 		"- When a tool fails, read its message: it says what went wrong and what to try next.",
 		...(shell ? ["- Do not run destructive commands (deleting files, resetting git history) unless asked to."] : []),

@@ -3,6 +3,7 @@ import type { Agent } from "../agent/agent.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import type { AnyAgentTool } from "../engine/types.js";
 import type { AskPermission } from "../safety/index.js";
+import type { JobRegistry } from "../tools/index.js";
 import { booleanOption, type ParsedArgs, stringOption, UsageError } from "./args.js";
 import type { CliIO } from "./io.js";
 import { resolveCwd } from "./paths.js";
@@ -26,7 +27,9 @@ export interface AgentSetup {
 	toolNames: string[];
 	/** The safety layer every tool call goes through. */
 	safety: CliSafety;
-	/** Shuts down what the setup started (MCP servers). Idempotent. */
+	/** The session's background jobs (`run_in_background`); `/jobs` and the status line read it. */
+	jobs: JobRegistry;
+	/** Shuts down what the setup started (background jobs, MCP servers). Idempotent. */
 	close(): Promise<void>;
 }
 
@@ -68,16 +71,24 @@ export async function createAgentSetup(
 		askTrust: options.askTrust,
 	});
 	const catalog = await loadToolCatalog();
+	// The session's background jobs: they end when the setup closes (and at toolbelt's exit).
+	const jobs = catalog.createJobRegistry();
+	const toolOptions = { ...safety.toolOptions, jobs };
 	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog).map((name) =>
-		catalog.createTool(name, cwd, safety.toolOptions),
+		catalog.createTool(name, cwd, toolOptions),
 	);
 
-	let close = async () => {};
+	let close = async () => {
+		await jobs.dispose();
+	};
 	const mcpConfig = stringOption(args.values, "mcp-config");
 	if (mcpConfig !== undefined) {
 		const mcp = await loadMcpServers({ path: resolve(io.cwd, mcpConfig), io, provider });
 		tools.push(...mcp.tools);
-		close = () => mcp.close();
+		close = async () => {
+			await jobs.dispose();
+			await mcp.close();
+		};
 	}
 
 	const toolNames = tools.map((tool) => tool.name);
@@ -91,7 +102,7 @@ export async function createAgentSetup(
 		maxTurns,
 		...safety.hooks,
 	});
-	return { agent, provider, cwd, toolNames, safety, close };
+	return { agent, provider, cwd, toolNames, safety, jobs, close };
 }
 
 // ─── MCP client (`--mcp-config`) ─────────────────────────────────────────────────────────────

@@ -2,6 +2,7 @@ import { createInterface } from "node:readline";
 import type { ReadStream } from "node:tty";
 import type { AgentSetup } from "./agent-setup.js";
 import { type CliIO, ExitCode } from "./io.js";
+import { handleJobsCommand, jobsHelp, jobsStatus } from "./jobs-commands.js";
 import type { TerminalPermissionPrompt } from "./permission-prompt.js";
 import { EventRenderer } from "./render/event-renderer.js";
 import type { Style } from "./render/style.js";
@@ -9,6 +10,7 @@ import { formatTurnSummary } from "./render/turn-summary.js";
 
 const sessionHelp = `Type a request and press Enter. While the agent works, Ctrl-C cancels the turn.
   /new    start a new conversation (forget the transcript)
+${jobsHelp}
   /exit   leave (or Ctrl-D)
   /help   this text`;
 
@@ -52,6 +54,7 @@ export class InteractiveSession {
 				io.stdout.write(`${sessionHelp}\n\n`);
 				continue;
 			}
+			if (await handleJobsCommand(text, this.options.setup.jobs, io, style)) continue;
 			if (text === "/new" || text === "/clear") {
 				this.options.setup.agent.reset();
 				io.stdout.write(`${style.dim("New conversation.")}\n\n`);
@@ -75,7 +78,7 @@ export class InteractiveSession {
 				history: [...this.history],
 				historySize: 1000,
 				removeHistoryDuplicates: true,
-				prompt: `${style.cyan("›")} `,
+				prompt: `${jobsStatus(this.options.setup.jobs, style)}${style.cyan("›")} `,
 			});
 			let answer: string | undefined;
 			readline.on("line", (line) => {

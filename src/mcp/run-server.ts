@@ -2,7 +2,15 @@ import { resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { AnyAgentTool, ToolHooks } from "../engine/types.js";
-import { allToolNames, createTool, readOnlyToolNames, type ToolName, type ToolsOptions } from "../tools/index.js";
+import {
+	allToolNames,
+	createJobRegistry,
+	createTool,
+	type JobRegistry,
+	readOnlyToolNames,
+	type ToolName,
+	type ToolsOptions,
+} from "../tools/index.js";
 import { disposeShellProcesses } from "../tools/shell/background-registry.js";
 import { startMcpHttpServer } from "./http-server.js";
 import { createMcpServer } from "./server.js";
@@ -77,10 +85,12 @@ export interface RunningMcpServer {
 	close(): Promise<void>;
 }
 
-function toolsToServe(options: RunMcpServerOptions): AnyAgentTool[] {
+function toolsToServe(options: RunMcpServerOptions, jobs: JobRegistry): AnyAgentTool[] {
 	const names = options.readOnly ? readOnlyToolNames : (options.tools ?? allToolNames);
 	const cwd = resolve(options.cwd);
-	return [...names.map((name) => createTool(name, cwd, options.toolsOptions)), ...(options.extraTools ?? [])];
+	// One session of background jobs for the server's lifetime, shared by every client session.
+	const toolsOptions: ToolsOptions = { ...options.toolsOptions, jobs };
+	return [...names.map((name) => createTool(name, cwd, toolsOptions)), ...(options.extraTools ?? [])];
 }
 
 /**
@@ -97,7 +107,8 @@ function toolsToServe(options: RunMcpServerOptions): AnyAgentTool[] {
  * await server.closed;
  */
 export async function runMcpServer(options: RunMcpServerOptions): Promise<RunningMcpServer> {
-	const tools = toolsToServe(options);
+	const jobs = options.toolsOptions?.jobs ?? createJobRegistry();
+	const tools = toolsToServe(options, jobs);
 	const transport = options.transport ?? "stdio";
 	const log = options.log;
 	const serverOptions = {
@@ -119,6 +130,7 @@ export async function runMcpServer(options: RunMcpServerOptions): Promise<Runnin
 			try {
 				await stopServing();
 			} finally {
+				await jobs.dispose().catch(() => {});
 				await disposeShellProcesses().catch(() => {});
 				await Promise.resolve(options.onShutdown?.()).catch(() => {});
 				resolveClosed();

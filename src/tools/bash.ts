@@ -10,7 +10,8 @@ const bashDescription = `Runs a command in bash in the working directory and ret
 stdin is empty and the environment is non-interactive: pass flags instead of answering prompts (e.g. \`git commit -m\`, \`npm init -y\`).
 Output beyond 2000 lines or 50 KB keeps the last part; the full output is saved to a file whose path the result gives.
 Commands time out after \`timeout\` seconds (default 120); the whole process tree is then killed.
-Processes started in the background with \`&\` keep running (e.g. a dev server); their pids are reported.
+For a server, a watcher or anything that does not end, pass \`run_in_background: true\`: the call returns a job id at once; read its output (and write to its stdin) with bash_output, stop it with bash_kill.
+\`tty: true\` runs the command under a pseudo-terminal (REPLs, prompts); its output is cleaned of escape sequences.
 A non-zero exit code makes the result an error that still carries the output.`;
 
 /** Arguments of the bash tool. */
@@ -23,6 +24,18 @@ export const bashSchema = Type.Object({
 		Type.Number({
 			description: "Seconds before the command and all its processes are killed. Default 120.",
 			exclusiveMinimum: 0,
+		}),
+	),
+	run_in_background: Type.Optional(
+		Type.Boolean({
+			description:
+				"Start the command as a background job and return at once with its id and first output (for servers, watchers, anything that does not end). Read it with bash_output, stop it with bash_kill. Default false.",
+		}),
+	),
+	tty: Type.Optional(
+		Type.Boolean({
+			description:
+				"Run under a pseudo-terminal, for a command that needs one (a REPL, a prompt, a progress UI). Default false.",
 		}),
 	),
 });

@@ -1,8 +1,11 @@
 import type { AnyAgentTool, ToolDefinition } from "../engine/types.js";
 import { type BashToolOptions, createBashTool, createBashToolDefinition } from "./bash.js";
+import { createBashKillTool, createBashKillToolDefinition } from "./bash-kill.js";
+import { createBashOutputTool, createBashOutputToolDefinition, type JobToolOptions } from "./bash-output.js";
 import { createEditTool, createEditToolDefinition, type EditToolOptions } from "./edit.js";
 import { createFindTool, createFindToolDefinition, type FindToolOptions } from "./find.js";
 import { createGrepTool, createGrepToolDefinition, type GrepToolOptions } from "./grep.js";
+import { createJobRegistry, type JobRegistry } from "./jobs/job-registry.js";
 import { createLsTool, createLsToolDefinition, type LsToolOptions } from "./ls.js";
 import { createPowerShellTool, createPowerShellToolDefinition, type PowerShellToolOptions } from "./powershell.js";
 import { createReadTool, createReadToolDefinition, type ReadToolOptions } from "./read.js";
@@ -18,6 +21,20 @@ export {
 	createBashTool,
 	createBashToolDefinition,
 } from "./bash.js";
+export {
+	type BashKillToolInput,
+	bashKillSchema,
+	createBashKillTool,
+	createBashKillToolDefinition,
+} from "./bash-kill.js";
+export {
+	type BashOutputToolDetails,
+	type BashOutputToolInput,
+	bashOutputSchema,
+	createBashOutputTool,
+	createBashOutputToolDefinition,
+	type JobToolOptions,
+} from "./bash-output.js";
 export {
 	createEditTool,
 	createEditToolDefinition,
@@ -58,6 +75,16 @@ export {
 	type GrepToolOptions,
 	grepSchema,
 } from "./grep.js";
+export type { JobStatus } from "./jobs/job.js";
+export {
+	createJobRegistry,
+	DEFAULT_KEPT_OUTPUT_BYTES,
+	DEFAULT_MAX_JOBS,
+	JobRegistry,
+	type JobRegistryOptions,
+	type JobSummary,
+} from "./jobs/job-registry.js";
+export type { JobDetails } from "./jobs/job-report.js";
 export {
 	createLsTool,
 	createLsToolDefinition,
@@ -132,10 +159,31 @@ export {
 } from "./write.js";
 
 /** The names of the built-in tools. */
-export type ToolName = "read" | "write" | "edit" | "bash" | "powershell" | "grep" | "find" | "ls";
+export type ToolName =
+	| "read"
+	| "write"
+	| "edit"
+	| "bash"
+	| "powershell"
+	| "bash_output"
+	| "bash_kill"
+	| "grep"
+	| "find"
+	| "ls";
 
 /** Every built-in tool name, in a stable order. */
-export const allToolNames: readonly ToolName[] = ["read", "write", "edit", "bash", "powershell", "grep", "find", "ls"];
+export const allToolNames: readonly ToolName[] = [
+	"read",
+	"write",
+	"edit",
+	"bash",
+	"powershell",
+	"bash_output",
+	"bash_kill",
+	"grep",
+	"find",
+	"ls",
+];
 
 /** Options for the built-in tools: one optional entry per tool. */
 export interface ToolsOptions {
@@ -155,12 +203,24 @@ export interface ToolsOptions {
 	find?: FindToolOptions;
 	/** Options of the ls tool. */
 	ls?: LsToolOptions;
+	/** Options of the bash_output tool. */
+	bash_output?: JobToolOptions;
+	/** Options of the bash_kill tool. */
+	bash_kill?: JobToolOptions;
+	/**
+	 * The session's background jobs, shared by bash, powershell, bash_output and bash_kill (a
+	 * tool's own `jobs` option wins). Default: one registry per options object, so every tool
+	 * made from the same options shares it; end it with `dispose()` or `disposeShellProcesses()`.
+	 */
+	jobs?: JobRegistry;
 }
+
+type PerToolOptions = Omit<ToolsOptions, "jobs">;
 
 type Factories = {
 	[K in ToolName]: {
-		definition(cwd: string, options?: ToolsOptions[K]): ToolDefinition;
-		tool(cwd: string, options?: ToolsOptions[K]): AnyAgentTool;
+		definition(cwd: string, options?: PerToolOptions[K]): ToolDefinition;
+		tool(cwd: string, options?: PerToolOptions[K]): AnyAgentTool;
 	};
 };
 
@@ -170,6 +230,8 @@ const factories: Factories = {
 	edit: { definition: createEditToolDefinition, tool: createEditTool },
 	bash: { definition: createBashToolDefinition, tool: createBashTool },
 	powershell: { definition: createPowerShellToolDefinition, tool: createPowerShellTool },
+	bash_output: { definition: createBashOutputToolDefinition, tool: createBashOutputTool },
+	bash_kill: { definition: createBashKillToolDefinition, tool: createBashKillTool },
 	grep: { definition: createGrepToolDefinition, tool: createGrepTool },
 	find: { definition: createFindToolDefinition, tool: createFindTool },
 	ls: { definition: createLsToolDefinition, tool: createLsTool },
@@ -207,9 +269,29 @@ export function createToolDefinition<K extends ToolName>(
 	return factoryOf(name).definition(cwd, options[name]);
 }
 
-/** Creates one runnable built-in tool rooted at `cwd`. */
+const jobToolNames: ReadonlySet<ToolName> = new Set(["bash", "powershell", "bash_output", "bash_kill"]);
+const sessionJobs = new WeakMap<ToolsOptions, JobRegistry>();
+
+/** The job registry tools made from `options` share (see `ToolsOptions.jobs`). */
+export function jobRegistryOf(options: ToolsOptions): JobRegistry {
+	if (options.jobs) return options.jobs;
+	let jobs = sessionJobs.get(options);
+	if (!jobs) {
+		jobs = createJobRegistry();
+		sessionJobs.set(options, jobs);
+	}
+	return jobs;
+}
+
+/**
+ * Creates one runnable built-in tool rooted at `cwd`. The shell and job tools made from the same
+ * `options` object share one session of background jobs.
+ */
 export function createTool<K extends ToolName>(name: K, cwd: string, options: ToolsOptions = {}): AnyAgentTool {
-	return factoryOf(name).tool(cwd, options[name]);
+	const own = options[name];
+	if (!jobToolNames.has(name)) return factoryOf(name).tool(cwd, own);
+	const jobs = (own as { jobs?: JobRegistry } | undefined)?.jobs ?? jobRegistryOf(options);
+	return factoryOf(name).tool(cwd, { ...own, jobs } as PerToolOptions[K]);
 }
 
 /** Definitions of the coding tools: read, bash, edit, write. */
@@ -232,7 +314,7 @@ export function createReadOnlyTools(cwd: string, options: ToolsOptions = {}): An
 	return readOnlyToolNames.map((name) => createTool(name, cwd, options));
 }
 
-/** Definitions of all 8 built-in tools, by name. */
+/** Definitions of all 10 built-in tools, by name. */
 export function createAllToolDefinitions(cwd: string, options: ToolsOptions = {}): Record<ToolName, ToolDefinition> {
 	return Object.fromEntries(allToolNames.map((name) => [name, createToolDefinition(name, cwd, options)])) as Record<
 		ToolName,
@@ -240,7 +322,7 @@ export function createAllToolDefinitions(cwd: string, options: ToolsOptions = {}
 	>;
 }
 
-/** All 8 built-in tools, by name. */
+/** All 10 built-in tools, by name (the shell and job tools share one session of background jobs). */
 export function createAllTools(cwd: string, options: ToolsOptions = {}): Record<ToolName, AnyAgentTool> {
 	return Object.fromEntries(allToolNames.map((name) => [name, createTool(name, cwd, options)])) as Record<
 		ToolName,

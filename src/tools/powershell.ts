@@ -10,6 +10,7 @@ const powerShellDescription = `Runs a PowerShell command (pwsh, or Windows Power
 The command is passed verbatim (no quoting needed for $env:X, @{...} or quotes); output is UTF-8; stdin is empty and prompts fail.
 Output beyond 2000 lines or 50 KB keeps the last part; the full output is saved to a file whose path the result gives.
 Commands time out after \`timeout\` seconds (default 120); the whole process tree is then killed.
+For a server, a watcher or anything that does not end, pass \`run_in_background: true\` and use bash_output / bash_kill with the job id.
 A non-zero exit code makes the result an error that still carries the output.`;
 
 /** Arguments of the powershell tool. */
@@ -22,6 +23,18 @@ export const powerShellSchema = Type.Object({
 		Type.Number({
 			description: "Seconds before the command and all its processes are killed. Default 120.",
 			exclusiveMinimum: 0,
+		}),
+	),
+	run_in_background: Type.Optional(
+		Type.Boolean({
+			description:
+				"Start the command as a background job and return at once with its id and first output (for servers, watchers, anything that does not end). Read it with bash_output, stop it with bash_kill. Default false.",
+		}),
+	),
+	tty: Type.Optional(
+		Type.Boolean({
+			description:
+				"Run under a pseudo-terminal, for a command that needs one (a REPL, a prompt, a progress UI). Default false.",
 		}),
 	),
 });

@@ -45,6 +45,8 @@ describe("toolbelt run (in process, against a scripted OpenAI-compatible server)
 			"write",
 			"edit",
 			"bash",
+			"bash_output",
+			"bash_kill",
 			"grep",
 			"find",
 			"ls",

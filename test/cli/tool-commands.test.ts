@@ -100,7 +100,7 @@ describe("toolbelt tools", () => {
 			.trim()
 			.split("\n")
 			.map((line) => line.split(" ")[0]);
-		expect(names).toEqual(["read", "write", "edit", "bash", "grep", "find", "ls"]);
+		expect(names).toEqual(["read", "write", "edit", "bash", "bash_output", "bash_kill", "grep", "find", "ls"]);
 		expect(stdout()).toMatch(/^read\s+read-only\s+\S/m);
 	});
 

@@ -27,7 +27,13 @@ describe("bash: definition", () => {
 		expect(tool.parameters).toBe(bashSchema);
 		expect(tool.executionMode).toBe("sequential");
 		expect(definition.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
-		expect(Object.keys(bashSchema.properties).sort()).toEqual(["command", "description", "timeout"]);
+		expect(Object.keys(bashSchema.properties).sort()).toEqual([
+			"command",
+			"description",
+			"run_in_background",
+			"timeout",
+			"tty",
+		]);
 	});
 
 	it("runs through the engine: coerced timeout, and an error result that keeps its details", async () => {

@@ -1,4 +1,4 @@
-// One contract, every built-in tool: the same cases run against all 8.
+// One contract, every built-in tool: the same cases run against all 10.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -14,6 +14,8 @@ const slowArgs: Record<ToolName, Record<string, unknown>> = {
 	edit: { path: "big.txt", old_string: "line 1\n", new_string: "first line\n" },
 	bash: { command: "sleep 30" },
 	powershell: { command: "Start-Sleep -Seconds 30" },
+	bash_output: { id: "job-1", wait_seconds: 30 },
+	bash_kill: { id: "job-1" },
 	grep: { pattern: "line 9+", path: "." },
 	find: { pattern: "**/*", path: "." },
 	ls: { path: ".", recursive: true },
@@ -26,6 +28,8 @@ const failingArgs: Record<ToolName, Record<string, unknown>> = {
 	edit: { path: "missing.txt", old_string: "a", new_string: "b" },
 	bash: { command: "exit 3" },
 	powershell: { command: "exit 3" },
+	bash_output: { id: "job-999" },
+	bash_kill: { id: "job-999" },
 	grep: { pattern: "x", path: "missing-dir" },
 	find: { pattern: "*", path: "missing-dir" },
 	ls: { path: "missing-dir" },
@@ -40,6 +44,8 @@ const expectedMode: Record<ToolName, "parallel" | "sequential"> = {
 	edit: "sequential",
 	bash: "sequential",
 	powershell: "sequential",
+	bash_output: "sequential",
+	bash_kill: "sequential",
 };
 
 describe.each(allToolNames)("contract: %s", (name) => {

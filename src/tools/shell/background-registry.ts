@@ -24,7 +24,16 @@ export interface BackgroundRun {
 	pids: number[];
 }
 
+/** Something else toolbelt started that must end with it: the background jobs of a session. */
+export interface SessionCleanup {
+	/** Ends it at once, synchronously (toolbelt is exiting). */
+	killNow(): void;
+	/** Ends it gracefully (`disposeShellProcesses`). */
+	dispose(): Promise<void>;
+}
+
 const runs = new Set<BackgroundRun>();
+const sessionCleanups = new Set<SessionCleanup>();
 const outputFiles = new Set<string>();
 /** Output files a running command still writes: never deleted to make room. */
 const liveOutputFiles = new Set<string>();
@@ -58,6 +67,7 @@ function killRunSync(run: BackgroundRun): void {
 }
 
 function cleanUpSync(): void {
+	for (const cleanup of sessionCleanups) cleanup.killNow();
 	for (const run of runs) killRunSync(run);
 	runs.clear();
 	// Every command cgroup, also of commands still running: nothing toolbelt started outlives it.
@@ -99,7 +109,7 @@ function uninstallHandlers(): void {
 
 function uninstallWhenIdle(): void {
 	// While commands run in cgroups, toolbelt's exit must still end them.
-	if (runs.size === 0 && outputFiles.size === 0 && !cgroupsInUse()) uninstallHandlers();
+	if (runs.size === 0 && outputFiles.size === 0 && sessionCleanups.size === 0 && !cgroupsInUse()) uninstallHandlers();
 }
 
 /** Forgets runs whose processes all ended by themselves, removing their cgroups. */
@@ -114,6 +124,19 @@ export function registerBackgroundRun(run: BackgroundRun): void {
 	pruneEndedRuns();
 	runs.add(run);
 	installHandlers();
+}
+
+/**
+ * Makes toolbelt's exit (and `disposeShellProcesses`) end what `cleanup` holds, until the
+ * returned function is called.
+ */
+export function registerSessionCleanup(cleanup: SessionCleanup): () => void {
+	sessionCleanups.add(cleanup);
+	installHandlers();
+	return () => {
+		sessionCleanups.delete(cleanup);
+		uninstallWhenIdle();
+	};
 }
 
 /**
@@ -185,11 +208,12 @@ export function runningBackgroundPids(): number[] {
 }
 
 /**
- * Stops every background process that bash or powershell commands left running (SIGTERM, then
+ * Ends every session's background jobs, stops every background process that bash or powershell commands left running (SIGTERM, then
  * SIGKILL after a short grace) and deletes the full-output temp files. Call it when disposing of
  * the tool set; toolbelt also does this by itself when its process exits or gets SIGINT/SIGTERM/SIGHUP.
  */
 export async function disposeShellProcesses(): Promise<void> {
+	await Promise.all([...sessionCleanups].map((cleanup) => cleanup.dispose().catch(() => {})));
 	const pending = [...runs];
 	runs.clear();
 	const files = [...outputFiles];

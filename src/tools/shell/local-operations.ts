@@ -3,6 +3,7 @@ import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { runLocalCommand } from "./local-run.js";
 import { canRelayOutput } from "./output-relay.js";
+import { runTtyCommand } from "./tty-run.js";
 import type { ShellExecRequest, ShellExecResult, ShellFileExecResult, ShellOperations } from "./types.js";
 
 async function isExecutableFile(path: string): Promise<boolean> {
@@ -44,6 +45,7 @@ async function isDirectory(path: string): Promise<boolean> {
 }
 
 function exec(request: ShellExecRequest): Promise<ShellExecResult> {
+	if (request.tty) return runTtyCommand(request);
 	return runLocalCommand(request, undefined);
 }
 
@@ -54,7 +56,8 @@ function execToFile(request: Omit<ShellExecRequest, "onData">, outputFile: numbe
 /**
  * Runs shells as local child processes, each in its own containment (a cgroup on Linux where one
  * is writable, else its own process group and a marked environment), with tree kill. On
- * POSIX it can also point a shell's output straight into a file (`execToFile`).
+ * POSIX it can also point a shell's output straight into a file (`execToFile`). `tty: true`
+ * runs the command under a pseudo-terminal (through a PTY package loaded on first use).
  */
 export const localShellOperations: ShellOperations = {
 	exec,

@@ -5,9 +5,10 @@ import { attachRoot, createProcessContainment, type ProcessContainment, releaseC
 import { type EscapedProcess, processStartTicks } from "./escapees.js";
 import { collectLeftRunning, keepOrRelease, type ShellStart } from "./left-running.js";
 import { startWithRelay } from "./output-relay.js";
-import { terminateTree } from "./process-tree.js";
+import { findTreeProcesses, signalTree, terminateTree } from "./process-tree.js";
 import { createRelayChannel, type RelayChannel, readRelayAnnouncement } from "./relay-channel.js";
-import type { ShellExecRequest, ShellFileExecResult } from "./types.js";
+import { pipeStdinWriter } from "./stdin-writer.js";
+import type { ShellExecRequest, ShellFileExecResult, ShellRunHandle } from "./types.js";
 
 /** Time from SIGTERM to SIGKILL when a command is timed out or aborted, in ms. */
 const killGraceMs = 200;
@@ -289,7 +290,14 @@ function wireChild(state: RunState): void {
 	// Empty stdin: `cat`, `read` and `rg` without a path see end-of-input at once (after the
 	// script itself, when a long command is passed that way).
 	child.stdin?.on("error", () => {});
-	child.stdin?.end(state.request.stdin);
+	const { openStdin } = state.request;
+	if (openStdin && child.stdin) {
+		// A background job keeps its stdin: the model writes to it later.
+		if (state.request.stdin !== undefined) child.stdin.write(state.request.stdin);
+		openStdin(pipeStdinWriter(child.stdin));
+	} else {
+		child.stdin?.end(state.request.stdin);
+	}
 	for (const stream of state.streams) {
 		stream.on("data", (chunk: Buffer) => onChunk(state, chunk));
 		stream.on("error", () => {});
@@ -311,6 +319,19 @@ function wireChild(state: RunState): void {
 	});
 }
 
+/** The handle `onStart` receives: the containment outlives the shell, so leftovers die too. */
+export function runHandle(containment: ProcessContainment, pid: number | undefined): ShellRunHandle {
+	return {
+		...(pid !== undefined ? { pid } : {}),
+		killTree: async () => {
+			await terminateTree(containment.tree, { graceMs: killGraceMs });
+			releaseContainment(containment.tree);
+		},
+		livePids: () => findTreeProcesses(containment.tree),
+		killNow: () => signalTree(containment.tree, "SIGKILL"),
+	};
+}
+
 /**
  * Runs one command as a local child process, inside its own containment (cgroup, or process group
  * and marker), and resolves when the shell has exited and its output is read. With `outputFile`,
@@ -328,6 +349,7 @@ export function runLocalCommand(request: ExecRequest, outputFile: number | undef
 			return;
 		}
 		attachRoot(containment, child.pid);
+		request.onStart?.(runHandle(containment, child.pid));
 		const state = newRunState(request, outputFile, child, containment, { resolve, reject });
 		wireChild(state);
 		armTimeoutAndAbort(state);

@@ -80,6 +80,33 @@ export class ShellOutputBuffer {
 		if (this.fileDescriptor !== undefined) return this.writeToFile(chunk);
 	}
 
+	/** Bytes written so far (the whole output, also what left the ring). */
+	get bytesWritten(): number {
+		return this.totalBytes;
+	}
+
+	/**
+	 * The raw bytes from `offset` (a count of bytes written) to the end, as far as the ring still
+	 * holds them; `omittedBytes` were written after `offset` but left the ring (they are in the
+	 * full-output file). `startsMidStream` says the bytes do not begin at `offset`.
+	 */
+	rawSince(offset: number): { bytes: Buffer; omittedBytes: number; startsMidStream: boolean } {
+		const ringStart = this.totalBytes - this.ringFilled;
+		const from = Math.max(offset, ringStart);
+		const contents = this.ringContents();
+		return {
+			bytes: contents.subarray(from - ringStart),
+			omittedBytes: from - Math.min(offset, from),
+			startsMidStream: from > offset,
+		};
+	}
+
+	/** The full-output file so far, every byte written (undefined while the ring holds everything). */
+	async fullOutputSoFar(): Promise<string | undefined> {
+		await this.flush();
+		return this.fileError ? undefined : this.filePath;
+	}
+
 	/** The sanitized tail within the budget, for progress updates. */
 	preview(): string {
 		return this.truncatedTail().content;

@@ -1,7 +1,8 @@
 /**
  * Repairs common model mistakes in shell tool arguments before validation: the command sent as
- * `cmd` or `script`, a timeout written with a unit (`"30s"`, `"2m"`, `"500ms"`), and `null` for
- * an option not used (as strict structured output sends every optional field).
+ * `cmd` or `script`, a timeout written with a unit (`"30s"`, `"2m"`, `"500ms"`), flags written as
+ * `"true"`/`"false"`, and `null` for an option not used (as strict structured output sends every
+ * optional field).
  */
 export function prepareShellArguments(args: unknown): unknown {
 	if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
@@ -15,6 +16,9 @@ export function prepareShellArguments(args: unknown): unknown {
 				break;
 			}
 		}
+	}
+	for (const flag of ["run_in_background", "tty"]) {
+		if (repaired[flag] === "true" || repaired[flag] === "false") repaired[flag] = repaired[flag] === "true";
 	}
 	if (typeof repaired.timeout === "string") {
 		const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?)\s*$/i.exec(repaired.timeout);

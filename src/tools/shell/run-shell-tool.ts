@@ -1,7 +1,8 @@
 import { ToolError } from "../../engine/errors.js";
 import { createThrottle } from "../../engine/events.js";
-import { formatSize } from "../../engine/truncate.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../../engine/truncate.js";
 import type { ToolResult, ToolUpdateCallback } from "../../engine/types.js";
+import { startBackgroundJob } from "../jobs/start-job.js";
 import { buildShellEnvironment } from "./environment.js";
 import { FileShellOutput } from "./file-output.js";
 import { localShellOperations } from "./local-operations.js";
@@ -40,6 +41,10 @@ export interface RunShellToolInput {
 	onUpdate?: ToolUpdateCallback<ShellToolDetails>;
 	/** Finds the shell and builds its arguments. */
 	resolveShell: ShellResolver;
+	/** Start it as a background job of the session and return at once. Default: false. */
+	background?: boolean;
+	/** Run it under a pseudo-terminal. Default: false. */
+	tty?: boolean;
 }
 
 /** Node fires a longer timer at once (after 1 ms), so no timeout may exceed this (~24.8 days), in seconds. */
@@ -143,7 +148,8 @@ interface Execution {
  */
 async function execIntoFile(run: ExecRun): Promise<Execution | undefined> {
 	const { operations, options, sendUpdate } = run;
-	if (!operations.execToFile) return undefined;
+	// A terminal's output cannot go straight to a file.
+	if (!operations.execToFile || run.request.tty) return undefined;
 	let output: FileShellOutput;
 	try {
 		output = FileShellOutput.create({ maxBytes: options.maxBytes, maxLines: options.maxLines });
@@ -196,6 +202,46 @@ async function execThroughPipe(run: ExecRun): Promise<Execution> {
 	return { result, finish: () => output.finish() };
 }
 
+/** A job runs until killed unless the model gave it a timeout. */
+function backgroundTimeoutMs(input: RunShellToolInput): number {
+	if (input.timeoutSeconds === undefined) return longestTimerSeconds * 1000;
+	return effectiveTimeout(input.timeoutSeconds, input.options) * 1000;
+}
+
+async function startInBackground(
+	input: RunShellToolInput,
+	prepared: {
+		operations: ShellOperations;
+		request: Omit<ShellExecRequest, "onData">;
+		timeoutSeconds: number;
+		startedAt: number;
+	},
+): Promise<ToolResult<ShellToolDetails>> {
+	const { options } = input;
+	if (!options.jobs) {
+		throw new ToolError(
+			"run_in_background is not available here: this tool was created without a session's job registry (the `jobs` option). Run the command in the foreground, or redirect it to a log (`cmd > log 2>&1 &`).",
+		);
+	}
+	const { signal: _callSignal, ...request } = prepared.request;
+	const started = await startBackgroundJob({
+		jobs: options.jobs,
+		command: input.command,
+		operations: prepared.operations,
+		request: { ...request, timeoutMs: backgroundTimeoutMs(input) },
+		budget: { maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES },
+	});
+	const job = started.details;
+	const details: ShellToolDetails = {
+		...emptyDetails(prepared.timeoutSeconds, prepared.startedAt),
+		...(job.status.state === "exited" ? { exitCode: job.status.exitCode } : {}),
+		...(job.pid !== undefined ? { pid: job.pid } : {}),
+		jobId: job.jobId,
+		job,
+	};
+	return { content: [{ type: "text", text: started.text }], details };
+}
+
 /**
  * Runs one shell command for a tool: resolves the shell, streams output through a bounded buffer,
  * kills the tree on timeout or abort, and turns the outcome into a result (or a `ToolError` that
@@ -226,7 +272,11 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 		timeoutMs: timeoutSeconds * 1000,
 		signal: input.signal,
 		...(shell.stdin !== undefined ? { stdin: shell.stdin } : {}),
+		...(input.tty ? { tty: true } : {}),
 	};
+	if (input.background) {
+		return startInBackground(input, { operations, request, timeoutSeconds, startedAt });
+	}
 	const { onUpdate } = input;
 	const sendUpdate = onUpdate
 		? (text: string) =>
@@ -281,9 +331,19 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 export function shellToolExecute(cwd: string, options: ShellToolOptions, resolveShell: ShellResolver) {
 	return (
 		_toolCallId: string,
-		args: { command: string; timeout?: number },
+		args: { command: string; timeout?: number; run_in_background?: boolean; tty?: boolean },
 		signal: AbortSignal | undefined,
 		onUpdate?: ToolUpdateCallback<ShellToolDetails>,
 	): Promise<ToolResult<ShellToolDetails>> =>
-		runShellTool({ cwd, options, command: args.command, timeoutSeconds: args.timeout, signal, onUpdate, resolveShell });
+		runShellTool({
+			cwd,
+			options,
+			command: args.command,
+			timeoutSeconds: args.timeout,
+			signal,
+			onUpdate,
+			resolveShell,
+			background: args.run_in_background === true,
+			tty: args.tty === true,
+		});
 }

@@ -1,4 +1,6 @@
 import type { TruncationResult } from "../../engine/truncate.js";
+import type { JobRegistry } from "../jobs/job-registry.js";
+import type { JobDetails } from "../jobs/job-report.js";
 import type { EscapedProcess } from "./escapees.js";
 
 export type { EscapedProcess } from "./escapees.js";
@@ -27,6 +29,45 @@ export interface ShellExecRequest {
 	 * stops reading until it settles (backpressure, so memory stays bounded).
 	 */
 	onData(chunk: Buffer): void | Promise<void>;
+	/**
+	 * Keeps stdin open as a pipe (after `stdin`, if given, is written) and hands its writer over, so
+	 * a background job can be talked to. An executor that cannot keep stdin open never calls it.
+	 * Default: stdin is closed after `stdin`.
+	 */
+	openStdin?(input: ShellInput): void;
+	/**
+	 * Runs the command under a pseudo-terminal (a REPL, a prompt or a progress UI behaves as in a
+	 * terminal); stdout and stderr are the terminal. An executor that cannot rejects with a message
+	 * saying so. Default: false (pipes).
+	 */
+	tty?: boolean;
+	/**
+	 * Called once the command started, with a handle that kills its whole tree (the same kill as a
+	 * timeout), also after the shell itself exited and left processes behind. Default: none.
+	 */
+	onStart?(handle: ShellRunHandle): void;
+}
+
+/** The writable stdin of a running command (see `ShellExecRequest.openStdin`). */
+export interface ShellInput {
+	/** Writes `text`; resolves once it is handed to the pipe, rejects when stdin is closed. */
+	write(text: string): Promise<void>;
+	/** Closes stdin: the command reads end-of-input. */
+	end(): void;
+	/** False once stdin was closed (by `end`, or because the command closed its end or exited). */
+	readonly writable: boolean;
+}
+
+/** A started command, as `ShellExecRequest.onStart` sees it. */
+export interface ShellRunHandle {
+	/** The shell's pid (also its process group id on POSIX), when known. */
+	pid?: number;
+	/** Ends every process of the command: SIGTERM, then SIGKILL after a short grace. */
+	killTree(): Promise<void>;
+	/** Pids of the command's processes still alive (the whole tree). */
+	livePids(): number[];
+	/** SIGKILLs every process of the command at once (for toolbelt's own exit, which cannot wait). */
+	killNow(): void;
 }
 
 /** How an execution ended. */
@@ -101,6 +142,11 @@ export interface ShellToolOptions {
 	commandPrefix?: string;
 	/** Process execution; replace it to run commands elsewhere (SSH, container). Default: local processes. */
 	operations?: ShellOperations;
+	/**
+	 * The session's background jobs (`run_in_background`), shared with bash_output and bash_kill.
+	 * Default: none — the tool sets of `src/tools/index.ts` pass one per tool set.
+	 */
+	jobs?: JobRegistry;
 }
 
 /** Truncation facts of a shell result: how much output there was and how much the model sees. */
@@ -136,4 +182,8 @@ export interface ShellToolDetails {
 	escapedProcesses?: EscapedProcess[];
 	/** Process id of the shell (also its process group id on POSIX), when known. */
 	pid?: number;
+	/** The background job's id, when the command was started with `run_in_background`. */
+	jobId?: string;
+	/** The background job's state and first output facts, with `run_in_background`. */
+	job?: JobDetails;
 }

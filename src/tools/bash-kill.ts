@@ -1,0 +1,71 @@
+import { type Static, Type } from "typebox";
+import { ToolError } from "../engine/errors.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../engine/truncate.js";
+import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import { type JobToolOptions, jobsOf, prepareJobArguments } from "./bash-output.js";
+import { type JobDetails, reportJob } from "./jobs/job-report.js";
+
+const bashKillDescription = `Kills a background job (from bash with run_in_background) and every process it started, also ones that ignore SIGTERM or left its session.
+Reports what was killed and the output not read yet. Kill a job as soon as it is no longer needed.`;
+
+/** Arguments of the bash_kill tool. */
+export const bashKillSchema = Type.Object({
+	id: Type.String({ description: "The job id, e.g. job-1." }),
+});
+
+/** Arguments of the bash_kill tool, as the model sends them. */
+export type BashKillToolInput = Static<typeof bashKillSchema>;
+
+/** The bash_kill tool's definition, as the model sees it. */
+export function createBashKillToolDefinition(
+	_cwd: string,
+	_options?: JobToolOptions,
+): ToolDefinition<typeof bashKillSchema> {
+	return {
+		name: "bash_kill",
+		description: bashKillDescription,
+		parameters: bashKillSchema,
+		annotations: { title: "Kill a background job", readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+	};
+}
+
+/** The bash_kill tool: ends a background job's whole process tree. */
+export function createBashKillTool(
+	cwd: string,
+	options: JobToolOptions = {},
+): AgentTool<typeof bashKillSchema, JobDetails> {
+	return {
+		...createBashKillToolDefinition(cwd, options),
+		// Like the shell tools it serves: a barrier in a parallel batch.
+		executionMode: "sequential",
+		prepareArguments: prepareJobArguments,
+		target: ({ id }) => ({ access: "execute", command: `kill ${id}` }),
+		execute: async (_toolCallId, { id }) => {
+			const jobs = jobsOf(options);
+			let job: ReturnType<typeof jobs.get>;
+			try {
+				job = jobs.get(id);
+			} catch (error) {
+				throw new ToolError((error as Error).message);
+			}
+			const wasRunning = job.running;
+			const pids = job.livePids();
+			await job.kill("bash_kill");
+			const budget = {
+				maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+				maxLines: options.maxLines ?? DEFAULT_MAX_LINES,
+			};
+			const report = await reportJob(jobs, job, budget);
+			const killed =
+				pids.length > 0
+					? `Killed ${job.id}: pid${pids.length === 1 ? "" : "s"} ${pids.join(", ")} ended.`
+					: wasRunning
+						? `Killed ${job.id}.`
+						: `${job.id} had already ended; nothing was left to kill.`;
+			return {
+				content: [{ type: "text", text: `${killed} Output not read before:\n${report.text}` }],
+				details: { ...report.details, killedPids: pids },
+			};
+		},
+	};
+}
