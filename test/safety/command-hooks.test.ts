@@ -12,6 +12,7 @@ import { createBashTool } from "../../src/tools/bash.js";
 import { createReadTool } from "../../src/tools/read.js";
 import { createWriteTool } from "../../src/tools/write.js";
 import { useTempDir } from "../helpers/temp-dir.js";
+import { processesWithArgument } from "../tools/shell/survivors.js";
 import { runCall, textOf } from "./run-calls.js";
 
 const tempDir = useTempDir();
@@ -24,16 +25,6 @@ async function script(name: string, body: string): Promise<string> {
 	await writeFile(path, `#!/bin/sh\n${body}\n`);
 	await chmod(path, 0o755);
 	return path;
-}
-
-/** True while `pid` runs (a zombie waiting for a reaper counts as dead). */
-function isAlive(pid: number): boolean {
-	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-		return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-	} catch {
-		return false;
-	}
 }
 
 function project() {
@@ -295,8 +286,9 @@ describe("PreToolUse command hooks", () => {
 	});
 
 	it("a hook that times out is killed with its whole process group", async () => {
-		const pidFile = join(tempDir(), "child.pid");
-		const slow = await script("slow.sh", `sleep 30 & echo $! > "${pidFile}"; sleep 30`);
+		// Found by a unique argument: a hook may run in a PID namespace, where `$!` is not the host's pid.
+		const duration = `30.${process.pid}${Date.now() % 100_000}`;
+		const slow = await script("slow.sh", `sleep ${duration} & sleep 30`);
 		const hooks = createCommandHooks({ cwd: project(), preToolUse: pre(slow, { timeout: 1 }) }).hooks();
 		const started = Date.now();
 		const message = await runCall(await tools(), hooks, "write", { path: "a.txt", content: "x" });
@@ -304,9 +296,8 @@ describe("PreToolUse command hooks", () => {
 		expect(message.isError).toBe(true);
 		expect(textOf(message)).toMatch(/timed out after 1 s/);
 		expect(existsSync(join(project(), "a.txt"))).toBe(false);
-		const childPid = Number(await readFile(pidFile, "utf8"));
 		await new Promise((resolve) => setTimeout(resolve, 100));
-		expect(isAlive(childPid)).toBe(false);
+		expect(processesWithArgument(`sleep ${duration}`)).toEqual([]);
 	});
 
 	it("continue: false stops the run", async () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runHookProcess } from "../../../src/safety/hook-process.js";
@@ -8,7 +8,14 @@ import { cgroupsAvailable, joinCgroupScript } from "../../../src/tools/shell/cgr
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { bashWith, outputPaths } from "./output-paths.js";
 import { runTool } from "./run-tool.js";
-import { eventually, isOutputRelay, killMarked, newMarker, processesWithMarker } from "./survivors.js";
+import {
+	eventually,
+	isOutputRelay,
+	killMarked,
+	newMarker,
+	processesWithArgument,
+	processesWithMarker,
+} from "./survivors.js";
 
 /** The cgroup v2 path of a live process (the `0::` line of /proc/PID/cgroup). */
 function cgroupOf(pid: number): string | undefined {
@@ -30,21 +37,6 @@ function cgroupDirectory(path: string): string | undefined {
 		if (fields[separator + 1] === "cgroup2" && fields[3] === "/") return `${fields[4]}${path}`;
 	}
 	return undefined;
-}
-
-/** Pids of live processes whose command line contains `text`. */
-function processesRunning(text: string): number[] {
-	const found: number[] = [];
-	for (const entry of readdirSync("/proc")) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			if (readFileSync(`/proc/${entry}/cmdline`, "latin1").replaceAll("\0", " ").includes(text))
-				found.push(Number(entry));
-		} catch {
-			// Gone while listing.
-		}
-	}
-	return found;
 }
 
 const markers: string[] = [];
@@ -112,6 +104,6 @@ describe.skipIf(process.platform !== "linux" || !cgroupsAvailable())("cgroup con
 			env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
 			timeoutMs: 10_000,
 		});
-		expect(processesRunning(`sleep ${duration}`)).toEqual([]);
+		expect(processesWithArgument(`sleep ${duration}`)).toEqual([]);
 	});
 });

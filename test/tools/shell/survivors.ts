@@ -86,3 +86,22 @@ export function killMarked(marker: string): void {
 		}
 	}
 }
+
+/**
+ * Pids of live processes whose command line contains `text` (a unique argument such as
+ * `sleep 30.<random>`). Unlike a pid a command prints, it also finds processes that ran in a
+ * PID namespace of their own, where `$$` and `$!` are not the host's pids.
+ */
+export function processesWithArgument(text: string): number[] {
+	const found: number[] = [];
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const commandLine = readFileSync(`/proc/${entry}/cmdline`, "latin1").replaceAll("\0", " ");
+			if (commandLine.includes(text) && isAlive(Number(entry))) found.push(Number(entry));
+		} catch {
+			// Gone while listing.
+		}
+	}
+	return found;
+}
