@@ -1,6 +1,8 @@
 import type { AnyAgentTool, ToolDefinition } from "../engine/types.js";
 import { type BashToolOptions, createBashTool, createBashToolDefinition } from "./bash.js";
+import { createApplyPatchTool, createApplyPatchToolDefinition } from "./apply-patch.js";
 import { createEditTool, createEditToolDefinition, type EditToolOptions } from "./edit.js";
+import type { ApplyPatchToolOptions } from "./patch/types.js";
 import { createFindTool, createFindToolDefinition, type FindToolOptions } from "./find.js";
 import { createGrepTool, createGrepToolDefinition, type GrepToolOptions } from "./grep.js";
 import { createLsTool, createLsToolDefinition, type LsToolOptions } from "./ls.js";
@@ -107,6 +109,16 @@ export {
 	terminateContainment,
 } from "./shell/index.js";
 export {
+	type ApplyPatchDetails,
+	type ApplyPatchToolInput,
+	type ApplyPatchToolOptions,
+	applyPatchSchema,
+	createApplyPatchTool,
+	createApplyPatchToolDefinition,
+	type PatchFileDetails,
+} from "./apply-patch.js";
+export { type PatchOperation, parsePatch } from "./patch/parse.js";
+export {
 	type CommandTarget,
 	callTarget,
 	commandTarget,
@@ -114,6 +126,7 @@ export {
 	type DeclaredTarget,
 	isWorkspaceTarget,
 	type LocalWorkspaceOptions,
+	partsOfTarget,
 	type ResolvedPath,
 	type ResolveOptions,
 	type Workspace,
@@ -131,10 +144,20 @@ export {
 } from "./write.js";
 
 /** The names of the built-in tools. */
-export type ToolName = "read" | "write" | "edit" | "bash" | "powershell" | "grep" | "find" | "ls";
+export type ToolName = "read" | "write" | "edit" | "apply_patch" | "bash" | "powershell" | "grep" | "find" | "ls";
 
 /** Every built-in tool name, in a stable order. */
-export const allToolNames: readonly ToolName[] = ["read", "write", "edit", "bash", "powershell", "grep", "find", "ls"];
+export const allToolNames: readonly ToolName[] = [
+	"read",
+	"write",
+	"edit",
+	"apply_patch",
+	"bash",
+	"powershell",
+	"grep",
+	"find",
+	"ls",
+];
 
 /** Options for the built-in tools: one optional entry per tool. */
 export interface ToolsOptions {
@@ -144,6 +167,8 @@ export interface ToolsOptions {
 	write?: WriteToolOptions;
 	/** Options of the edit tool. */
 	edit?: EditToolOptions;
+	/** Options of the apply_patch tool. */
+	apply_patch?: ApplyPatchToolOptions;
 	/** Options of the bash tool. */
 	bash?: BashToolOptions;
 	/** Options of the powershell tool. */
@@ -167,6 +192,7 @@ const factories: Factories = {
 	read: { definition: createReadToolDefinition, tool: createReadTool },
 	write: { definition: createWriteToolDefinition, tool: createWriteTool },
 	edit: { definition: createEditToolDefinition, tool: createEditTool },
+	apply_patch: { definition: createApplyPatchToolDefinition, tool: createApplyPatchTool },
 	bash: { definition: createBashToolDefinition, tool: createBashTool },
 	powershell: { definition: createPowerShellToolDefinition, tool: createPowerShellTool },
 	grep: { definition: createGrepToolDefinition, tool: createGrepTool },
@@ -225,7 +251,7 @@ export function createReadOnlyTools(cwd: string, options: ToolsOptions = {}): An
 	return readOnlyToolNames.map((name) => createTool(name, cwd, options));
 }
 
-/** Definitions of all 8 built-in tools, by name. */
+/** Definitions of all 9 built-in tools, by name. */
 export function createAllToolDefinitions(cwd: string, options: ToolsOptions = {}): Record<ToolName, ToolDefinition> {
 	return Object.fromEntries(allToolNames.map((name) => [name, createToolDefinition(name, cwd, options)])) as Record<
 		ToolName,
@@ -233,7 +259,7 @@ export function createAllToolDefinitions(cwd: string, options: ToolsOptions = {}
 	>;
 }
 
-/** All 8 built-in tools, by name. */
+/** All 9 built-in tools, by name. */
 export function createAllTools(cwd: string, options: ToolsOptions = {}): Record<ToolName, AnyAgentTool> {
 	return Object.fromEntries(allToolNames.map((name) => [name, createTool(name, cwd, options)])) as Record<
 		ToolName,
