@@ -1,5 +1,5 @@
 import type { BeforeToolCallContext, BeforeToolCallResult, ToolHooks } from "../engine/types.js";
-import { displayPath } from "../tools/index.js";
+import { displayPath, partsOfTarget } from "../tools/index.js";
 import { categoryOfCall, familyOfCall, subjectOfCall } from "./call-subject.js";
 import type { HookPermissionDecision } from "./command-hooks.js";
 import type { Confinement, PathCheck } from "./confinement.js";
@@ -197,6 +197,19 @@ export function createPermissionHook(options: PermissionHookOptions) {
 
 	/** Decides one call; `hookDecision` is what a PreToolUse command hook said, if anything. */
 	const check = async (
+		context: BeforeToolCallContext,
+		signal: AbortSignal | undefined,
+		hookDecision?: HookPermissionDecision,
+	): Promise<BeforeToolCallResult | undefined> => {
+		// A call on several files (apply_patch) is decided file by file: a refusal of one refuses it whole.
+		for (const part of partsOfTarget(context.target)) {
+			const decided = await checkOne(part === context.target ? context : { ...context, target: part }, signal, hookDecision);
+			if (decided) return decided;
+		}
+		return undefined;
+	};
+
+	const checkOne = async (
 		context: BeforeToolCallContext,
 		signal: AbortSignal | undefined,
 		hookDecision?: HookPermissionDecision,

@@ -114,10 +114,10 @@ export function isWorkspaceTarget(target: ToolTarget | undefined): target is Wor
 
 /**
  * What the guards judge of a call: each of its `parts` when it acts on several files, else the
- * target itself.
+ * target itself (also for a multi-file call whose parts could not be worked out).
  */
 export function partsOfTarget(target: ToolTarget | undefined): readonly (ToolTarget | undefined)[] {
-	return isWorkspaceTarget(target) && target.parts ? target.parts : [target];
+	return isWorkspaceTarget(target) && target.parts && target.parts.length > 0 ? target.parts : [target];
 }
 
 /**

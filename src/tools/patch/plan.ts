@@ -28,7 +28,7 @@ function joined(lines: readonly string[]): string {
 
 function hunkError(path: string, hunk: PatchHunk, message: string, details?: unknown): ToolError {
 	return new ToolError(
-		`Hunk ${hunk.number} of ${path} does not apply: ${message.replace(/old_string/g, "the hunk's context and '-' lines")}\nNo file was changed.`,
+		`Hunk ${hunk.number} of ${path} does not apply: ${message.replace(/old_string was/g, "the hunk's context and '-' lines were").replace(/old_string/g, "the hunk's lines")}\nNo file was changed.`,
 		{ reason: "hunk-failed", path, hunk: hunk.number, ...(typeof details === "object" ? details : {}) },
 	);
 }
@@ -88,6 +88,35 @@ function afterAnchors(content: string, from: number, hunk: PatchHunk): number {
 	return cursor;
 }
 
+/** Splits text into lines, each with its line break. */
+function linesWithBreaks(text: string): string[] {
+	return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+}
+
+/**
+ * The text that replaces a matched span: context lines as the file has them (a tolerant match
+ * must not rewrite their whitespace or quotes), added lines from the (re-indented) replacement in
+ * the file's line endings. When the line counts do not line up, the whole replacement.
+ */
+function keepContextLines(matched: string, replacement: string, hunk: PatchHunk, ending: "\n" | "\r\n"): string {
+	const original = linesWithBreaks(matched);
+	const added = linesWithBreaks(replacement);
+	const oldCount = hunk.lines.filter((line) => line.kind !== "+").length;
+	const newCount = hunk.lines.filter((line) => line.kind !== "-").length;
+	if (original.length !== oldCount || added.length !== newCount) return withLineEnding(replacement, ending);
+	const pieces: string[] = [];
+	let oldIndex = 0;
+	let newIndex = 0;
+	for (const line of hunk.lines) {
+		if (line.kind === " ") {
+			pieces.push(original[oldIndex++] as string);
+			newIndex++;
+		} else if (line.kind === "-") oldIndex++;
+		else pieces.push(withLineEnding(added[newIndex++] as string, ending));
+	}
+	return pieces.join("");
+}
+
 /** The span one hunk replaces, and its text in the file's line endings. */
 function planHunk(content: string, from: number, hunk: PatchHunk): { span: Span; strategy: EditMatchStrategy } {
 	const cursor = afterAnchors(content, from, hunk);
@@ -107,7 +136,8 @@ function planHunk(content: string, from: number, hunk: PatchHunk): { span: Span;
 	const located = locateFrom(content, cursor, { oldString: oldText, newString: newText, replaceAll: false }, hunk.endOfFile ? "last" : "unique");
 	const occurrence = located.occurrences[0];
 	if (!occurrence) throw new ToolError("its lines are not in the file.");
-	const text = withLineEnding(occurrence.replacement, lineEndingNear(source, occurrence.start));
+	const ending = lineEndingNear(source, occurrence.start);
+	const text = keepContextLines(content.slice(occurrence.start, occurrence.end), occurrence.replacement, hunk, ending);
 	// Lines "\n…" matched just after a CR: take the CR into the span, or "\r\r\n" would result.
 	const splitsCrlf =
 		text.startsWith("\r\n") && content.charCodeAt(occurrence.start) === 10 && content.charCodeAt(occurrence.start - 1) === 13;
