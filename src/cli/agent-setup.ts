@@ -68,7 +68,7 @@ export async function createAgentSetup(
 		askTrust: options.askTrust,
 	});
 	const catalog = await loadToolCatalog();
-	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog).map((name) =>
+	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog, process.platform, provider.model).map((name) =>
 		catalog.createTool(name, cwd, safety.toolOptions),
 	);
 

@@ -203,7 +203,11 @@ export function createPermissionHook(options: PermissionHookOptions) {
 	): Promise<BeforeToolCallResult | undefined> => {
 		// A call on several files (apply_patch) is decided file by file: a refusal of one refuses it whole.
 		for (const part of partsOfTarget(context.target)) {
-			const decided = await checkOne(part === context.target ? context : { ...context, target: part }, signal, hookDecision);
+			const decided = await checkOne(
+				part === context.target ? context : { ...context, target: part },
+				signal,
+				hookDecision,
+			);
 			if (decided) return decided;
 		}
 		return undefined;

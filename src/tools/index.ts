@@ -1,15 +1,24 @@
 import type { AnyAgentTool, ToolDefinition } from "../engine/types.js";
-import { type BashToolOptions, createBashTool, createBashToolDefinition } from "./bash.js";
 import { createApplyPatchTool, createApplyPatchToolDefinition } from "./apply-patch.js";
+import { type BashToolOptions, createBashTool, createBashToolDefinition } from "./bash.js";
 import { createEditTool, createEditToolDefinition, type EditToolOptions } from "./edit.js";
-import type { ApplyPatchToolOptions } from "./patch/types.js";
 import { createFindTool, createFindToolDefinition, type FindToolOptions } from "./find.js";
 import { createGrepTool, createGrepToolDefinition, type GrepToolOptions } from "./grep.js";
 import { createLsTool, createLsToolDefinition, type LsToolOptions } from "./ls.js";
+import type { ApplyPatchToolOptions } from "./patch/types.js";
 import { createPowerShellTool, createPowerShellToolDefinition, type PowerShellToolOptions } from "./powershell.js";
 import { createReadTool, createReadToolDefinition, type ReadToolOptions } from "./read.js";
 import { createWriteTool, createWriteToolDefinition, type WriteToolOptions } from "./write.js";
 
+export {
+	type ApplyPatchDetails,
+	type ApplyPatchToolInput,
+	type ApplyPatchToolOptions,
+	applyPatchSchema,
+	createApplyPatchTool,
+	createApplyPatchToolDefinition,
+	type PatchFileDetails,
+} from "./apply-patch.js";
 // Each tool's factories, schema and types, for callers that build one tool with its own options.
 export {
 	type BashOperations,
@@ -68,6 +77,7 @@ export {
 	type LsToolOptions,
 	lsSchema,
 } from "./ls.js";
+export { type PatchOperation, parsePatch } from "./patch/parse.js";
 export {
 	createPowerShellTool,
 	createPowerShellToolDefinition,
@@ -108,16 +118,6 @@ export {
 	type ShellToolOptions,
 	terminateContainment,
 } from "./shell/index.js";
-export {
-	type ApplyPatchDetails,
-	type ApplyPatchToolInput,
-	type ApplyPatchToolOptions,
-	applyPatchSchema,
-	createApplyPatchTool,
-	createApplyPatchToolDefinition,
-	type PatchFileDetails,
-} from "./apply-patch.js";
-export { type PatchOperation, parsePatch } from "./patch/parse.js";
 export {
 	type CommandTarget,
 	callTarget,

@@ -33,7 +33,19 @@ describe("apply_patch: the documented format", () => {
 		const lines = Array.from({ length: 30 }, (_, index) => `line ${index + 1}`);
 		await put("a.txt", `${lines.join("\n")}\n`);
 		const result = await apply(
-			patchOf("*** Update File: a.txt", "@@", " line 2", "-line 3", "+LINE 3", " line 4", "@@", " line 20", "-line 21", "+LINE 21", " line 22"),
+			patchOf(
+				"*** Update File: a.txt",
+				"@@",
+				" line 2",
+				"-line 3",
+				"+LINE 3",
+				" line 4",
+				"@@",
+				" line 20",
+				"-line 21",
+				"+LINE 21",
+				" line 22",
+			),
 		);
 		const after = await text("a.txt");
 		expect(after).toContain("line 2\nLINE 3\nline 4");
@@ -54,7 +66,15 @@ describe("apply_patch: the documented format", () => {
 		await put("old.txt", "a\nb\n");
 		await put("gone.txt", "bye\n");
 		const result = await apply(
-			patchOf("*** Update File: old.txt", "*** Move to: moved/new.txt", "@@", " a", "-b", "+c", "*** Delete File: gone.txt"),
+			patchOf(
+				"*** Update File: old.txt",
+				"*** Move to: moved/new.txt",
+				"@@",
+				" a",
+				"-b",
+				"+c",
+				"*** Delete File: gone.txt",
+			),
 		);
 		expect(await text("moved/new.txt")).toBe("a\nc\n");
 		await expect(stat(join(dir(), "old.txt"))).rejects.toThrow();
@@ -72,7 +92,10 @@ describe("apply_patch: the documented format", () => {
 describe("apply_patch: shapes models get slightly wrong", () => {
 	it.each([
 		["a missing *** End Patch", "*** Begin Patch\n*** Update File: f.txt\n@@\n-one\n+two\n"],
-		["a heredoc around it", "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: f.txt\n@@\n-one\n+two\n*** End Patch\nEOF\n"],
+		[
+			"a heredoc around it",
+			"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: f.txt\n@@\n-one\n+two\n*** End Patch\nEOF\n",
+		],
 		["a code fence around it", "```diff\n*** Begin Patch\n*** Update File: f.txt\n@@\n-one\n+two\n*** End Patch\n```"],
 		["a unified-diff @@ header", "*** Begin Patch\n*** Update File: f.txt\n@@ -1,1 +1,1 @@\n-one\n+two\n*** End Patch"],
 		["CRLF line breaks", "*** Begin Patch\r\n*** Update File: f.txt\r\n@@\r\n-one\r\n+two\r\n*** End Patch\r\n"],
@@ -97,7 +120,9 @@ describe("apply_patch: bytes kept and tolerant matching", () => {
 
 	it("matches context with trailing whitespace and different indentation, as edit does", async () => {
 		await put("t.ts", "function f() {\n\tconst a = 1;   \n\treturn a;\n}\n");
-		const result = await apply(patchOf("*** Update File: t.ts", "@@", "   const a = 1;", "-  return a;", "+  return a + 1;"));
+		const result = await apply(
+			patchOf("*** Update File: t.ts", "@@", "   const a = 1;", "-  return a;", "+  return a + 1;"),
+		);
 		expect(await text("t.ts")).toBe("function f() {\n\tconst a = 1;   \n\treturn a + 1;\n}\n");
 		expect(result.details?.files[0]?.strategies?.[0]).not.toBe("exact");
 	});
@@ -106,7 +131,18 @@ describe("apply_patch: bytes kept and tolerant matching", () => {
 		await put("ok.txt", "a\nb\n");
 		await put("bad.txt", "alpha\nbeta\ngamma\n");
 		const error = await apply(
-			patchOf("*** Update File: ok.txt", "@@", "-a", "+A", "*** Update File: bad.txt", "@@", " alpha", "-betta", "+BETA", " gamma"),
+			patchOf(
+				"*** Update File: ok.txt",
+				"@@",
+				"-a",
+				"+A",
+				"*** Update File: bad.txt",
+				"@@",
+				" alpha",
+				"-betta",
+				"+BETA",
+				" gamma",
+			),
 		).catch((thrown: Error) => thrown);
 		expect(String(error)).toMatch(/Hunk 1 of bad\.txt does not apply/);
 		expect(String(error)).toMatch(/at line 1/);
@@ -115,16 +151,16 @@ describe("apply_patch: bytes kept and tolerant matching", () => {
 
 	it("refuses hunks given out of file order, saying so", async () => {
 		await put("o.txt", "one\ntwo\nthree\nfour\n");
-		await expect(
-			apply(patchOf("*** Update File: o.txt", "@@", "-four", "+4", "@@", "-one", "+1")),
-		).rejects.toThrow(/file order/);
+		await expect(apply(patchOf("*** Update File: o.txt", "@@", "-four", "+4", "@@", "-one", "+1"))).rejects.toThrow(
+			/file order/,
+		);
 	});
 
 	it("refuses a file named twice", async () => {
 		await put("d.txt", "x\n");
-		await expect(
-			apply(patchOf("*** Update File: d.txt", "@@", "-x", "+y", "*** Delete File: d.txt")),
-		).rejects.toThrow(/more than once/);
+		await expect(apply(patchOf("*** Update File: d.txt", "@@", "-x", "+y", "*** Delete File: d.txt"))).rejects.toThrow(
+			/more than once/,
+		);
 	});
 });
 

@@ -124,8 +124,7 @@ class PatchReader {
 			this.index++;
 		}
 		// A blank line between sections is spacing, not content.
-		while (content.length > 0 && content[content.length - 1] === "" && this.lines[this.index - 1] === "")
-			content.pop();
+		while (content.length > 0 && content[content.length - 1] === "" && this.lines[this.index - 1] === "") content.pop();
 		return content.length === 0 ? "" : `${content.join("\n")}\n`;
 	}
 
@@ -164,7 +163,8 @@ class PatchReader {
 			}
 			const marker = line[0];
 			if (marker === " " || marker === "-" || marker === "+") hunk.lines.push({ kind: marker, text: line.slice(1) });
-			else if (line === "") hunk.lines.push({ kind: " ", text: "" }); // An empty context line whose space was lost.
+			else if (line === "")
+				hunk.lines.push({ kind: " ", text: "" }); // An empty context line whose space was lost.
 			else throw this.fail("a hunk line starts with ' ' (context), '-' (remove) or '+' (add)");
 			this.index++;
 		}
@@ -201,6 +201,8 @@ export function parsePatch(text: string): PatchOperation[] {
 /** The paths a patch touches, in order (a move's destination after its source). */
 export function pathsOfPatch(operations: readonly PatchOperation[]): string[] {
 	return operations.flatMap((operation) =>
-		operation.kind === "update" && operation.moveTo !== undefined ? [operation.path, operation.moveTo] : [operation.path],
+		operation.kind === "update" && operation.moveTo !== undefined
+			? [operation.path, operation.moveTo]
+			: [operation.path],
 	);
 }

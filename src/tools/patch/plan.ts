@@ -133,14 +133,21 @@ function planHunk(content: string, from: number, hunk: PatchHunk): { span: Span;
 			strategy: "exact",
 		};
 	}
-	const located = locateFrom(content, cursor, { oldString: oldText, newString: newText, replaceAll: false }, hunk.endOfFile ? "last" : "unique");
+	const located = locateFrom(
+		content,
+		cursor,
+		{ oldString: oldText, newString: newText, replaceAll: false },
+		hunk.endOfFile ? "last" : "unique",
+	);
 	const occurrence = located.occurrences[0];
 	if (!occurrence) throw new ToolError("its lines are not in the file.");
 	const ending = lineEndingNear(source, occurrence.start);
 	const text = keepContextLines(content.slice(occurrence.start, occurrence.end), occurrence.replacement, hunk, ending);
 	// Lines "\n…" matched just after a CR: take the CR into the span, or "\r\r\n" would result.
 	const splitsCrlf =
-		text.startsWith("\r\n") && content.charCodeAt(occurrence.start) === 10 && content.charCodeAt(occurrence.start - 1) === 13;
+		text.startsWith("\r\n") &&
+		content.charCodeAt(occurrence.start) === 10 &&
+		content.charCodeAt(occurrence.start - 1) === 13;
 	return {
 		span: { start: splitsCrlf ? occurrence.start - 1 : occurrence.start, end: occurrence.end, text },
 		strategy: located.strategy,

@@ -59,7 +59,8 @@ async function readExisting(input: PlanInput, part: WorkspaceTarget, verb: strin
 		});
 		throw new ToolError(`${error.message}\nTo create a file, use *** Add File:. No file was changed.`, error.details);
 	}
-	if (info.kind !== "file") throw new ToolError(`Cannot ${verb} ${shown}: it is not a regular file. No file was changed.`);
+	if (info.kind !== "file")
+		throw new ToolError(`Cannot ${verb} ${shown}: it is not a regular file. No file was changed.`);
 	if (info.size > input.maxBytes) {
 		throw new ToolError(`${shown} is larger than apply_patch loads (${input.maxBytes} bytes). No file was changed.`);
 	}
@@ -74,7 +75,9 @@ async function currentContent(
 	const info = await files.stat(absolutePath).catch(() => undefined);
 	if (!info) return undefined;
 	if (info.kind !== "file") {
-		throw new ToolError(`Cannot write ${absolutePath}: something that is not a regular file is there. No file was changed.`);
+		throw new ToolError(
+			`Cannot write ${absolutePath}: something that is not a regular file is there. No file was changed.`,
+		);
 	}
 	return { bytes: await files.readFile(absolutePath), mode: info.mode };
 }
@@ -134,7 +137,12 @@ async function planUpdate(
 	const updated = plan?.content ?? text;
 	const output = Buffer.concat([bom ? BOM_BYTES : Buffer.alloc(0), Buffer.from(updated, "utf8")]);
 	const diff = plan
-		? diffEdit({ original: stringSource(text), updated: stringSource(updated), replacements: plan.replacements, path: display })
+		? diffEdit({
+				original: stringSource(text),
+				updated: stringSource(updated),
+				replacements: plan.replacements,
+				path: display,
+			})
 		: { text: "", added: 0, removed: 0 };
 	const mode = (await input.files.stat(absolutePath)).mode;
 	const details: PatchFileDetails = {
@@ -147,7 +155,11 @@ async function planUpdate(
 		bom,
 	};
 	if (!destination) {
-		return { changes: [{ absolutePath, display, content: output, before: bytes, beforeMode: mode }], details, diff: diff.text };
+		return {
+			changes: [{ absolutePath, display, content: output, before: bytes, beforeMode: mode }],
+			details,
+			diff: diff.text,
+		};
 	}
 	const target = pathOf(destination);
 	if (await currentContent(input.files, target.absolutePath)) {
@@ -196,9 +208,12 @@ function describe(planned: readonly PlannedOperation[]): string {
 	const lines = planned.map(({ details }) => {
 		const counts = `+${details.linesAdded} -${details.linesRemoved}`;
 		const tolerant = (details.strategies ?? []).filter((strategy) => strategy !== "exact");
-		const how = tolerant.length > 0 ? `; ${[...new Set(tolerant)].map((strategy) => STRATEGY_NOTES[strategy]).join("; ")}` : "";
+		const how =
+			tolerant.length > 0 ? `; ${[...new Set(tolerant)].map((strategy) => STRATEGY_NOTES[strategy]).join("; ")}` : "";
 		const verb =
-			details.action === "moved" ? `Moved ${details.path} to ${details.movedTo}` : `${details.action[0]?.toUpperCase()}${details.action.slice(1)} ${details.path}`;
+			details.action === "moved"
+				? `Moved ${details.path} to ${details.movedTo}`
+				: `${details.action[0]?.toUpperCase()}${details.action.slice(1)} ${details.path}`;
 		return `${verb} (${counts}${how})`;
 	});
 	return `Applied the patch to ${planned.length} file${planned.length === 1 ? "" : "s"}:\n${lines.join("\n")}`;
