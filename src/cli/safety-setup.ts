@@ -1,4 +1,7 @@
+import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
+import { type Checkpoints, createCheckpoints } from "../checkpoints/index.js";
+import { composeHooks } from "../engine/hooks.js";
 import type { ToolHooks } from "../engine/types.js";
 import {
 	type AskPermission,
@@ -58,6 +61,19 @@ export interface CliSafety {
 	mode: PermissionMode;
 	/** Calls refused because nobody could approve them, and the flags that would allow them. */
 	approvals: ApprovalHint;
+	/** The checkpoints every file change is recorded in (undefined when the state directory cannot be written). */
+	checkpoints?: Checkpoints;
+}
+
+/** The workspace's checkpoints, in the user's state directory; a warning instead when that fails. */
+export async function openCliCheckpoints(cwd: string, io: CliIO): Promise<Checkpoints | undefined> {
+	try {
+		return await createCheckpoints({ workspace: await realpath(cwd), homeDir: io.env.HOME || homedir(), env: io.env });
+	} catch (error) {
+		const reason = error instanceof Error ? error.message : String(error);
+		io.stderr.write(`toolbelt: checkpoints are off (undo will not see this session's changes): ${reason}\n`);
+		return undefined;
+	}
 }
 
 function modeFlag(flags: OptionValues): PermissionMode | undefined {
@@ -144,9 +160,12 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	if (notice && layer.settings.project?.trusted === false) io.stderr.write(notice);
 	const approvals = new ApprovalHint();
 	const shell = { ...layer.shell };
+	// After the layer: only calls that really run are recorded.
+	const checkpoints = await openCliCheckpoints(options.cwd, io);
 	return {
 		layer,
-		hooks: approvals.watch(layer.hooks),
+		checkpoints,
+		hooks: approvals.watch(checkpoints ? composeHooks([layer.hooks, checkpoints.hooks]) : layer.hooks),
 		toolOptions: { bash: shell, powershell: shell },
 		mode: layer.mode,
 		approvals,
