@@ -126,25 +126,29 @@ async function restoreWith(store: CheckpointStore, options: RestoreOptions): Pro
  */
 export async function createCheckpoints(options: CheckpointsOptions): Promise<Checkpoints> {
 	const store = await CheckpointStore.open(options);
-	const pending = new WeakMap<ToolTarget, { path: string; before: FileImage }[]>();
+	// The turn is taken when the call starts: a turn begun while it runs does not own it.
+	const pending = new WeakMap<ToolTarget, { turn: string; files: { path: string; before: FileImage }[] }>();
 	let turn = randomUUID();
 	const hooks: ToolHooks = {
 		beforeToolCall: async ({ target }) => {
 			const paths = pathsOf(target);
 			if (!target || paths.length === 0) return undefined;
-			pending.set(target, await Promise.all(paths.map(async (path) => ({ path, before: await imageOf(path, store) }))));
+			const startedIn = turn;
+			const files = await Promise.all(paths.map(async (path) => ({ path, before: await imageOf(path, store) })));
+			pending.set(target, { turn: startedIn, files });
 			return undefined;
 		},
 		afterToolCall: async ({ target, tool }) => {
-			const before = target ? pending.get(target) : undefined;
-			if (!target || !before) return undefined;
+			const started = target ? pending.get(target) : undefined;
+			if (!target || !started) return undefined;
 			pending.delete(target);
 			const files: CheckpointFile[] = [];
-			for (const file of before) {
+			for (const file of started.files) {
 				const after = await imageOf(file.path);
 				if (!sameImage(file.before, after)) files.push({ ...file, after });
 			}
-			if (files.length > 0) await store.append({ id: randomUUID(), turn, time: Date.now(), tool: tool.name, files });
+			if (files.length > 0)
+				await store.append({ id: randomUUID(), turn: started.turn, time: Date.now(), tool: tool.name, files });
 			return undefined;
 		},
 	};

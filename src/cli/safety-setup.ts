@@ -41,6 +41,8 @@ export interface CliSafetyOptions {
 	mode?: PermissionMode;
 	/** Let `write` replace files the model has not read, even without `--allow-write-without-read`. Default: false. */
 	allowWriteWithoutRead?: boolean;
+	/** Every call starts a new checkpoint turn (the MCP server: one turn per client request). Default: false. */
+	turnPerCall?: boolean;
 	/**
 	 * Asks the person whether the folder's settings may widen what runs (the interactive session),
 	 * when neither `--trust-project` nor their own records already trust it. Default: none — the
@@ -162,10 +164,12 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	const shell = { ...layer.shell };
 	// After the layer: only calls that really run are recorded.
 	const checkpoints = await openCliCheckpoints(options.cwd, io);
+	const turns: ToolHooks | undefined =
+		checkpoints && options.turnPerCall ? { beforeToolCall: () => void checkpoints.startTurn() } : undefined;
 	return {
 		layer,
 		checkpoints,
-		hooks: approvals.watch(checkpoints ? composeHooks([layer.hooks, checkpoints.hooks]) : layer.hooks),
+		hooks: approvals.watch(checkpoints ? composeHooks([turns, layer.hooks, checkpoints.hooks]) : layer.hooks),
 		toolOptions: { bash: shell, powershell: shell },
 		mode: layer.mode,
 		approvals,

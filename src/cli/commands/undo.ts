@@ -1,5 +1,5 @@
 import { relative, sep } from "node:path";
-import type { Checkpoint } from "../../checkpoints/index.js";
+import type { Checkpoint, RestoreReport } from "../../checkpoints/index.js";
 import { booleanOption, type ParsedArgs, stringOption, UsageError } from "../args.js";
 import { type CliIO, ExitCode } from "../io.js";
 import { resolveCwd } from "../paths.js";
@@ -33,26 +33,27 @@ export async function runUndoCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 		return ExitCode.ok;
 	}
 	const report = await checkpoints.restore({ turns, calls, force: booleanOption(args.values, "force") });
+	const text = describeUndo(cwd, report, "toolbelt undo --force (with the same options)");
+	(report.calls === 0 ? io.stderr : io.stdout).write(text);
+	return report.calls === 0 && report.conflicts.length > 0 ? ExitCode.error : ExitCode.ok;
+}
+
+/** What an undo did, or why it did nothing, for a person. */
+export function describeUndo(cwd: string, report: RestoreReport, forceHint = "toolbelt undo --force"): string {
 	if (report.calls === 0 && report.conflicts.length > 0) {
-		io.stderr.write(
-			`Nothing was undone: these files changed after the checkpoint, by something other than toolbelt's tools:\n${report.conflicts
-				.map((path) => `  ${shown(cwd, path)}\n`)
-				.join("")}Run toolbelt undo --force (with the same options) to overwrite them anyway.\n`,
-		);
-		return ExitCode.error;
+		return `Nothing was undone: these files changed after the checkpoint, by something other than toolbelt's tools:\n${report.conflicts
+			.map((path) => `  ${shown(cwd, path)}\n`)
+			.join("")}Run ${forceHint} to overwrite them anyway.\n`;
 	}
+	if (report.calls === 0) return "Nothing to undo.\n";
 	const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
-	io.stdout.write(
-		`Undid ${plural(report.calls, "call")} in ${plural(report.turns, "turn")}:\n${report.restored
-			.map((file) => `  ${DONE[file.to]} ${shown(cwd, file.path)}\n`)
-			.join("")}`,
-	);
-	if (report.conflicts.length > 0) {
-		io.stdout.write(
-			`Overwritten (--force) despite later changes: ${report.conflicts.map((path) => shown(cwd, path)).join(", ")}\n`,
-		);
-	}
-	return ExitCode.ok;
+	const forced =
+		report.conflicts.length > 0
+			? `Overwritten (--force) despite later changes: ${report.conflicts.map((path) => shown(cwd, path)).join(", ")}\n`
+			: "";
+	return `Undid ${plural(report.calls, "call")} in ${plural(report.turns, "turn")}:\n${report.restored
+		.map((file) => `  ${DONE[file.to]} ${shown(cwd, file.path)}\n`)
+		.join("")}${forced}`;
 }
 
 /** One line per turn: when, how many calls, which files. */
