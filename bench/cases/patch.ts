@@ -1,8 +1,9 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { createCheckpoints } from "../../src/checkpoints/index.js";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import type { ToolCall } from "../../src/engine/types.js";
-import { createApplyPatchTool, createEditTool } from "../../src/tools/index.js";
+import { createApplyPatchTool, createEditTool, createWriteTool } from "../../src/tools/index.js";
 import type { BenchCase, BenchContext } from "../types.js";
 
 const FILES = 10;
@@ -105,6 +106,43 @@ export const cases: BenchCase[] = [
 				() => executeToolCalls({ tools: [tool], toolCalls }),
 				() => allChanged(context),
 			);
+		},
+	},
+	{
+		group: "patch",
+		name: "undo of 200 calls (200 writes over 20 files, one turn)",
+		goal: "report",
+		beforeEach: resetFiles,
+		async toolbelt(context) {
+			const folder = join(context.dataDir, "work");
+			const stateDir = join(context.dataDir, `state-${process.pid}-${Date.now()}`);
+			const checkpoints = await createCheckpoints({ workspace: folder, stateDir });
+			const tool = createWriteTool(folder);
+			const toolCalls: ToolCall[] = Array.from({ length: 200 }, (_, index) => ({
+				type: "toolCall",
+				id: `w${index}`,
+				name: "write",
+				arguments: { path: `u${index % 20}.txt`, content: `version ${index}\n${"y".repeat(2000)}\n` },
+			}));
+			await executeToolCalls({ tools: [tool], toolCalls, ...checkpoints.hooks });
+			const recorded = (await checkpoints.list()).length;
+			const result = await timed(
+				() => checkpoints.restore({ turns: 1 }),
+				async () => {
+					const names = Array.from({ length: 20 }, (_, index) => join(folder, `u${index}.txt`));
+					const gone = await Promise.all(
+						names.map((name) =>
+							readFile(name).then(
+								() => false,
+								() => true,
+							),
+						),
+					);
+					return recorded === 200 && gone.every(Boolean);
+				},
+			);
+			await rm(stateDir, { recursive: true, force: true });
+			return { ...result, note: "200 checkpoints recorded, then one restore timed" };
 		},
 	},
 ];
