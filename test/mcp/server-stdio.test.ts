@@ -24,7 +24,7 @@ describe("toolbelt mcp over stdio", () => {
 	it("lists the tools with JSON Schemas, descriptions and accurate annotations", async () => {
 		const { tools } = await session.client.listTools();
 		const byName = new Map(tools.map((tool) => [tool.name, tool]));
-		expect([...byName.keys()].sort()).toEqual(["bash", "edit", "find", "grep", "ls", "read", "write"]);
+		expect([...byName.keys()].sort()).toEqual(["apply_patch", "bash", "edit", "find", "grep", "ls", "read", "write"]);
 		for (const tool of tools) {
 			expect(tool.inputSchema.type).toBe("object");
 			expect(tool.description?.length).toBeGreaterThan(20);
@@ -111,7 +111,7 @@ describe("toolbelt mcp over stdio", () => {
 		expect((error as McpError).message).toContain("Available tools: read");
 
 		// Still serving after the bad requests.
-		expect((await session.client.listTools()).tools.length).toBe(7);
+		expect((await session.client.listTools()).tools.length).toBe(8);
 	});
 
 	it("coerces string arguments as the engine does", async () => {
