@@ -111,7 +111,16 @@ describe("toolbelt mcp --http", () => {
 		const client = await connect();
 		try {
 			const { tools } = await client.listTools();
-			expect(tools.map((tool) => tool.name)).toEqual(["read", "write", "edit", "apply_patch", "bash", "grep", "find", "ls"]);
+			expect(tools.map((tool) => tool.name)).toEqual([
+				"read",
+				"write",
+				"edit",
+				"apply_patch",
+				"bash",
+				"grep",
+				"find",
+				"ls",
+			]);
 			expect(tools.find((tool) => tool.name === "grep")?.annotations?.readOnlyHint).toBe(true);
 			await client.callTool({ name: "write", arguments: { path: "notes.md", content: "# Notes\n" } });
 			expect(await readFile(join(root, "notes.md"), "utf8")).toBe("# Notes\n");

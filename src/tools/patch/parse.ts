@@ -147,7 +147,7 @@ class PatchReader {
 	private readHunk(number: number): PatchHunk {
 		const hunk: PatchHunk = { anchors: [], lines: [], endOfFile: false, number };
 		// Consecutive @@ lines narrow the place down (a class, then a method in it).
-		while (this.line !== undefined && this.line.startsWith("@@")) {
+		while (this.line?.startsWith("@@")) {
 			const unified = UNIFIED_HEADER.exec(this.line);
 			const anchor = (unified ? (unified[1] ?? "") : this.line.slice(2)).trim();
 			if (anchor !== "" && anchor !== "@@") hunk.anchors.push(anchor);
