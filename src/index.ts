@@ -26,6 +26,21 @@ export {
 	type UserMessage,
 } from "./agent/index.js";
 export {
+	type Checkpoint,
+	type CheckpointFile,
+	CheckpointStore,
+	type CheckpointStoreOptions,
+	type Checkpoints,
+	type CheckpointsOptions,
+	checkpointDirOf,
+	createCheckpoints,
+	DEFAULT_CHECKPOINT_MAX_AGE_MS,
+	DEFAULT_CHECKPOINT_MAX_BYTES,
+	type FileImage,
+	type RestoreOptions,
+	type RestoreReport,
+} from "./checkpoints/index.js";
+export {
 	AbortError,
 	type AfterToolCallContext,
 	type AfterToolCallHook,
@@ -78,10 +93,14 @@ export {
 	type SafetyLayerOptions,
 } from "./safety/index.js";
 export {
+	type ApplyPatchDetails,
+	type ApplyPatchToolOptions,
 	allToolNames,
 	codingToolNames,
 	createAllToolDefinitions,
 	createAllTools,
+	createApplyPatchTool,
+	createApplyPatchToolDefinition,
 	createCodingToolDefinitions,
 	createCodingTools,
 	createReadOnlyToolDefinitions,
@@ -89,6 +108,7 @@ export {
 	createTool,
 	createToolDefinition,
 	isToolName,
+	parsePatch,
 	readOnlyToolNames,
 	type ToolName,
 	type ToolsOptions,

@@ -22,7 +22,7 @@ function summary(description: string): string {
 
 /** How to work, fitted to the tools: a read-only agent is not told to edit, one without a shell not to run tests. */
 function guidance(names: ReadonlySet<string>): string[] {
-	const changes = names.has("edit") || names.has("write");
+	const changes = names.has("edit") || names.has("write") || names.has("apply_patch");
 	const shell = names.has("bash") || names.has("powershell");
 	return [
 		"Guidelines:",
@@ -32,7 +32,16 @@ function guidance(names: ReadonlySet<string>): string[] {
 			: []),
 		...(changes
 			? [
-					"- Change files with edit (exact old_string → new_string) and create them with write; read a file before editing it.",
+					...(names.has("apply_patch")
+						? [
+								"- Change files with apply_patch: one patch (*** Begin Patch … *** End Patch) can add, update, move and delete several files, applied all or nothing; read a file before patching it.",
+							]
+						: []),
+					...(names.has("edit") || names.has("write")
+						? [
+								"- Change files with edit (exact old_string → new_string) and create them with write; read a file before editing it.",
+							]
+						: []),
 					"- Keep changes focused on what was asked; follow the project's existing style.",
 				]
 			: ["- You can only read: do not claim to have changed anything."]),

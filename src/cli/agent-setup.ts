@@ -74,7 +74,7 @@ export async function createAgentSetup(
 	// The session's background jobs: they end when the setup closes (and at toolbelt's exit).
 	const jobs = catalog.createJobRegistry();
 	const toolOptions = { ...safety.toolOptions, jobs };
-	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog).map((name) =>
+	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog, process.platform, provider.model).map((name) =>
 		catalog.createTool(name, cwd, toolOptions),
 	);
 

@@ -186,4 +186,31 @@ definitions as JSON in the shape an API expects. No provider is needed.`,
 		examples: ["toolbelt tools", "toolbelt tools --format openai --read-only"],
 		load: async () => (await import("./commands/tools.js")).runToolsCommand,
 	},
+	{
+		name: "undo",
+		summary: "Take back the file changes of the last turns or tool calls.",
+		usage: ["toolbelt undo [--turns N | --calls N] [--force]"],
+		description: `Puts the files changed by write, edit and apply_patch back as they were before the last
+turn (one prompt, one toolbelt tool run, one MCP request) or the last N turns or calls: content,
+permissions, symlinks, and files that did not exist are removed again. Changes made by bash are
+not recorded. When a file was changed after the checkpoint by something else, nothing is undone
+and the files are listed; --force overwrites them.`,
+		options: {
+			turns: { type: "string", valueName: "<n>", description: "Undo the last N turns. Default: 1." },
+			calls: { type: "string", valueName: "<n>", description: "Undo the last N tool calls instead." },
+			force: { type: "boolean", description: "Overwrite files changed since the checkpoint." },
+			...cwdOption,
+			...help,
+		},
+		examples: ["toolbelt undo", "toolbelt undo --calls 3", "toolbelt undo --turns 2 --force"],
+		load: async () => (await import("./commands/undo.js")).runUndoCommand,
+	},
+	{
+		name: "checkpoints",
+		summary: "List the recorded turns that toolbelt undo can take back.",
+		usage: ["toolbelt checkpoints"],
+		description: "Lists the recorded turns of this folder, newest first, with their tools and files.",
+		options: { ...cwdOption, ...help },
+		load: async () => (await import("./commands/undo.js")).runCheckpointsCommand,
+	},
 ];

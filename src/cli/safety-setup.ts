@@ -1,4 +1,7 @@
+import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
+import { type Checkpoints, createCheckpoints } from "../checkpoints/index.js";
+import { composeHooks } from "../engine/hooks.js";
 import type { ToolHooks } from "../engine/types.js";
 import {
 	type AskPermission,
@@ -38,6 +41,8 @@ export interface CliSafetyOptions {
 	mode?: PermissionMode;
 	/** Let `write` replace files the model has not read, even without `--allow-write-without-read`. Default: false. */
 	allowWriteWithoutRead?: boolean;
+	/** Every call starts a new checkpoint turn (the MCP server: one turn per client request). Default: false. */
+	turnPerCall?: boolean;
 	/**
 	 * Asks the person whether the folder's settings may widen what runs (the interactive session),
 	 * when neither `--trust-project` nor their own records already trust it. Default: none — the
@@ -58,6 +63,19 @@ export interface CliSafety {
 	mode: PermissionMode;
 	/** Calls refused because nobody could approve them, and the flags that would allow them. */
 	approvals: ApprovalHint;
+	/** The checkpoints every file change is recorded in (undefined when the state directory cannot be written). */
+	checkpoints?: Checkpoints;
+}
+
+/** The workspace's checkpoints, in the user's state directory; a warning instead when that fails. */
+export async function openCliCheckpoints(cwd: string, io: CliIO): Promise<Checkpoints | undefined> {
+	try {
+		return await createCheckpoints({ workspace: await realpath(cwd), homeDir: io.env.HOME || homedir(), env: io.env });
+	} catch (error) {
+		const reason = error instanceof Error ? error.message : String(error);
+		io.stderr.write(`toolbelt: checkpoints are off (undo will not see this session's changes): ${reason}\n`);
+		return undefined;
+	}
 }
 
 function modeFlag(flags: OptionValues): PermissionMode | undefined {
@@ -144,9 +162,14 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	if (notice && layer.settings.project?.trusted === false) io.stderr.write(notice);
 	const approvals = new ApprovalHint();
 	const shell = { ...layer.shell };
+	// After the layer: only calls that really run are recorded.
+	const checkpoints = await openCliCheckpoints(options.cwd, io);
+	const turns: ToolHooks | undefined =
+		checkpoints && options.turnPerCall ? { beforeToolCall: () => void checkpoints.startTurn() } : undefined;
 	return {
 		layer,
-		hooks: approvals.watch(layer.hooks),
+		checkpoints,
+		hooks: approvals.watch(checkpoints ? composeHooks([turns, layer.hooks, checkpoints.hooks]) : layer.hooks),
 		toolOptions: { bash: shell, powershell: shell },
 		mode: layer.mode,
 		approvals,

@@ -11,6 +11,8 @@ import { formatTurnSummary } from "./render/turn-summary.js";
 const sessionHelp = `Type a request and press Enter. While the agent works, Ctrl-C cancels the turn.
   /new    start a new conversation (forget the transcript)
 ${jobsHelp}
+  /undo   take back the file changes of the last prompt (not those made by bash)
+  /checkpoints  list the prompts /undo can take back
   /exit   leave (or Ctrl-D)
   /help   this text`;
 
@@ -55,6 +57,10 @@ export class InteractiveSession {
 				continue;
 			}
 			if (await handleJobsCommand(text, this.options.setup.jobs, io, style)) continue;
+			if (text === "/undo" || text === "/checkpoints") {
+				await this.checkpointCommand(text);
+				continue;
+			}
 			if (text === "/new" || text === "/clear") {
 				this.options.setup.agent.reset();
 				io.stdout.write(`${style.dim("New conversation.")}\n\n`);
@@ -64,6 +70,19 @@ export class InteractiveSession {
 		}
 		io.stdout.write("\n");
 		return ExitCode.ok;
+	}
+
+	/** `/undo` takes back the last turn's file changes; `/checkpoints` lists the turns. */
+	private async checkpointCommand(text: string): Promise<void> {
+		const { io, style, setup } = this.options;
+		const checkpoints = setup.safety.checkpoints;
+		if (!checkpoints) {
+			io.stdout.write(`${style.dim("Checkpoints are off in this session.")}\n\n`);
+			return;
+		}
+		const { describeCheckpoints, describeUndo } = await import("./commands/undo.js");
+		if (text === "/checkpoints") io.stdout.write(`${describeCheckpoints(setup.cwd, await checkpoints.list())}\n`);
+		else io.stdout.write(`${describeUndo(setup.cwd, await checkpoints.restore({ turns: 1 }))}\n`);
 	}
 
 	/** Reads one line; undefined on Ctrl-D or end of input. */
@@ -104,6 +123,8 @@ export class InteractiveSession {
 	private async runTurn(text: string): Promise<boolean> {
 		const { io, style, setup } = this.options;
 		const { agent } = setup;
+		// One prompt, one checkpoint turn: /undo takes back everything it changed.
+		setup.safety.checkpoints?.startTurn();
 		const renderer = new EventRenderer({
 			stream: io.stdout,
 			live: true,

@@ -6,11 +6,25 @@ import type { ToolRegistry } from "./tool-catalog.js";
 export type ToolCatalog = Pick<ToolRegistry, "allToolNames" | "readOnlyToolNames" | "isToolName">;
 
 /**
+ * Whether a model id names a model trained on the `apply_patch` format: OpenAI's GPT-5 and codex
+ * families (also behind a router prefix such as `openai/`). Other models get edit alone.
+ */
+export function knowsApplyPatch(modelId: string): boolean {
+	return /(^|[/:])gpt-5(?![0-9])|codex/i.test(modelId);
+}
+
+/**
  * Which tools `--tools` / `--read-only` select. Default: every tool except the one shell that
  * does not belong on this platform (powershell off Windows), so the model is not offered a
- * tool that can only fail.
+ * tool that can only fail, and except apply_patch when `modelId` is given and names a model not
+ * trained on its format (listings, with no model, show it).
  */
-export function selectToolNames(values: OptionValues, catalog: ToolCatalog, platform = process.platform): ToolName[] {
+export function selectToolNames(
+	values: OptionValues,
+	catalog: ToolCatalog,
+	platform = process.platform,
+	modelId?: string,
+): ToolName[] {
 	const list = stringOption(values, "tools");
 	const readOnly = booleanOption(values, "read-only");
 	if (list !== undefined && readOnly) {
@@ -19,7 +33,8 @@ export function selectToolNames(values: OptionValues, catalog: ToolCatalog, plat
 	if (readOnly) return [...catalog.readOnlyToolNames];
 	if (list === undefined) {
 		const skipped = platform === "win32" ? undefined : "powershell";
-		return catalog.allToolNames.filter((name) => name !== skipped);
+		const patches = modelId === undefined || knowsApplyPatch(modelId);
+		return catalog.allToolNames.filter((name) => name !== skipped && (patches || name !== "apply_patch"));
 	}
 	const names = list
 		.split(",")

@@ -1,6 +1,11 @@
 import { resolve } from "node:path";
 import type { ToolHooks, ToolTarget } from "../engine/types.js";
-import { createLocalWorkspace, isWorkspaceTarget, type Workspace as ToolWorkspace } from "../tools/index.js";
+import {
+	createLocalWorkspace,
+	isWorkspaceTarget,
+	partsOfTarget,
+	type Workspace as ToolWorkspace,
+} from "../tools/index.js";
 import { compilePathPattern, type PathPattern, relativeInside } from "./path-pattern.js";
 
 /** Paths inside the workspace that writes may touch only with an explicit allow rule. */
@@ -127,10 +132,17 @@ export type Workspace = Confinement;
 export function createConfinementHook(confinement: Confinement): ToolHooks {
 	return {
 		beforeToolCall: ({ tool, target }) => {
-			const check = confinement.checkTarget(target);
-			if (!check) return undefined;
-			if (check.root === undefined) return { block: true, reason: confinement.outsideMessage(tool.name, check) };
-			if (isWorkspaceTarget(target)) target.confinedTo = confinement.realRoots;
+			// A call on several files (apply_patch) is judged file by file: one outside refuses it whole.
+			const parts = partsOfTarget(target);
+			let confined = false;
+			for (const part of parts) {
+				const check = confinement.checkTarget(part);
+				if (!check) continue;
+				if (check.root === undefined) return { block: true, reason: confinement.outsideMessage(tool.name, check) };
+				if (isWorkspaceTarget(part)) part.confinedTo = confinement.realRoots;
+				confined = true;
+			}
+			if (confined && isWorkspaceTarget(target)) target.confinedTo = confinement.realRoots;
 			return undefined;
 		},
 	};

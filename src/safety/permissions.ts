@@ -1,5 +1,5 @@
 import type { BeforeToolCallContext, BeforeToolCallResult, ToolHooks } from "../engine/types.js";
-import { displayPath } from "../tools/index.js";
+import { displayPath, partsOfTarget } from "../tools/index.js";
 import { categoryOfCall, familyOfCall, subjectOfCall } from "./call-subject.js";
 import type { HookPermissionDecision } from "./command-hooks.js";
 import { judgeWriteTargets, type WriteTargetJudgement, type WriteTargetProblem } from "./command-writes.js";
@@ -352,11 +352,19 @@ export function createPermissionHook(options: PermissionHookOptions) {
 		approvedForSession: new Set(),
 		queue: Promise.resolve(),
 	};
-	const check = (
+	const check = async (
 		context: BeforeToolCallContext,
 		signal: AbortSignal | undefined,
 		hookDecision?: HookPermissionDecision,
-	) => checkCall(state, context, signal, hookDecision);
+	): Promise<BeforeToolCallResult | undefined> => {
+		// A call on several files (apply_patch) is decided file by file: a refusal of one refuses it whole.
+		for (const part of partsOfTarget(context.target)) {
+			const call = part === context.target ? context : { ...context, target: part };
+			const decided = await checkCall(state, call, signal, hookDecision);
+			if (decided) return decided;
+		}
+		return undefined;
+	};
 	const hooks: ToolHooks = { beforeToolCall: (context, signal) => check(context, signal) };
 	return { check, hooks, mode: state.mode };
 }

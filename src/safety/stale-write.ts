@@ -4,6 +4,7 @@ import {
 	type FileOperations,
 	isWorkspaceTarget,
 	localFileOperations,
+	partsOfTarget,
 	type ResolvedPath,
 	type Workspace,
 	type WorkspaceTarget,
@@ -162,17 +163,24 @@ export function createStaleWriteHooks(options: StaleWriteOptions = {}): ToolHook
 	return {
 		seenFiles: state.seenFiles,
 		beforeToolCall: async ({ target }) => {
-			if (target?.access !== "write" || !isWorkspaceTarget(target)) return undefined;
-			const reason = await staleReason(state, target);
-			return reason === undefined ? undefined : { block: true, reason };
+			// Every file of a multi-file call (apply_patch): one stale file refuses the call whole.
+			for (const part of partsOfTarget(target)) {
+				if (part?.access !== "write" || !isWorkspaceTarget(part)) continue;
+				const reason = await staleReason(state, part);
+				if (reason !== undefined) return { block: true, reason };
+			}
+			return undefined;
 		},
 		afterToolCall: async ({ target, isError }) => {
-			if (isError || (target?.access !== "read" && target?.access !== "write")) return undefined;
-			const file = fileOf(target);
-			if (!file) return undefined;
-			const snapshot = await snapshotFile(file.resolved.absolutePath, state.maxHashBytes, file.files);
-			if (snapshot) state.seenFiles.set(file.resolved.key, snapshot);
-			else state.seenFiles.delete(file.resolved.key);
+			if (isError) return undefined;
+			for (const part of partsOfTarget(target)) {
+				if (part?.access !== "read" && part?.access !== "write") continue;
+				const file = fileOf(part);
+				if (!file) continue;
+				const snapshot = await snapshotFile(file.resolved.absolutePath, state.maxHashBytes, file.files);
+				if (snapshot) state.seenFiles.set(file.resolved.key, snapshot);
+				else state.seenFiles.delete(file.resolved.key);
+			}
 			return undefined;
 		},
 	};

@@ -1,4 +1,5 @@
 import type { AnyAgentTool, ToolDefinition } from "../engine/types.js";
+import { createApplyPatchTool, createApplyPatchToolDefinition } from "./apply-patch.js";
 import { type BashToolOptions, createBashTool, createBashToolDefinition } from "./bash.js";
 import { createBashKillTool, createBashKillToolDefinition } from "./bash-kill.js";
 import { createBashOutputTool, createBashOutputToolDefinition, type JobToolOptions } from "./bash-output.js";
@@ -7,10 +8,20 @@ import { createFindTool, createFindToolDefinition, type FindToolOptions } from "
 import { createGrepTool, createGrepToolDefinition, type GrepToolOptions } from "./grep.js";
 import { createJobRegistry, type JobRegistry } from "./jobs/job-registry.js";
 import { createLsTool, createLsToolDefinition, type LsToolOptions } from "./ls.js";
+import type { ApplyPatchToolOptions } from "./patch/types.js";
 import { createPowerShellTool, createPowerShellToolDefinition, type PowerShellToolOptions } from "./powershell.js";
 import { createReadTool, createReadToolDefinition, type ReadToolOptions } from "./read.js";
 import { createWriteTool, createWriteToolDefinition, type WriteToolOptions } from "./write.js";
 
+export {
+	type ApplyPatchDetails,
+	type ApplyPatchToolInput,
+	type ApplyPatchToolOptions,
+	applyPatchSchema,
+	createApplyPatchTool,
+	createApplyPatchToolDefinition,
+	type PatchFileDetails,
+} from "./apply-patch.js";
 // Each tool's factories, schema and types, for callers that build one tool with its own options.
 export {
 	type BashOperations,
@@ -94,6 +105,7 @@ export {
 	type LsToolOptions,
 	lsSchema,
 } from "./ls.js";
+export { type PatchOperation, parsePatch } from "./patch/parse.js";
 export {
 	createPowerShellTool,
 	createPowerShellToolDefinition,
@@ -142,6 +154,7 @@ export {
 	type DeclaredTarget,
 	isWorkspaceTarget,
 	type LocalWorkspaceOptions,
+	partsOfTarget,
 	type ResolvedPath,
 	type ResolveOptions,
 	type Workspace,
@@ -163,6 +176,7 @@ export type ToolName =
 	| "read"
 	| "write"
 	| "edit"
+	| "apply_patch"
 	| "bash"
 	| "powershell"
 	| "bash_output"
@@ -176,6 +190,7 @@ export const allToolNames: readonly ToolName[] = [
 	"read",
 	"write",
 	"edit",
+	"apply_patch",
 	"bash",
 	"powershell",
 	"bash_output",
@@ -193,6 +208,8 @@ export interface ToolsOptions {
 	write?: WriteToolOptions;
 	/** Options of the edit tool. */
 	edit?: EditToolOptions;
+	/** Options of the apply_patch tool. */
+	apply_patch?: ApplyPatchToolOptions;
 	/** Options of the bash tool. */
 	bash?: BashToolOptions;
 	/** Options of the powershell tool. */
@@ -228,6 +245,7 @@ const factories: Factories = {
 	read: { definition: createReadToolDefinition, tool: createReadTool },
 	write: { definition: createWriteToolDefinition, tool: createWriteTool },
 	edit: { definition: createEditToolDefinition, tool: createEditTool },
+	apply_patch: { definition: createApplyPatchToolDefinition, tool: createApplyPatchTool },
 	bash: { definition: createBashToolDefinition, tool: createBashTool },
 	powershell: { definition: createPowerShellToolDefinition, tool: createPowerShellTool },
 	bash_output: { definition: createBashOutputToolDefinition, tool: createBashOutputTool },
@@ -314,7 +332,7 @@ export function createReadOnlyTools(cwd: string, options: ToolsOptions = {}): An
 	return readOnlyToolNames.map((name) => createTool(name, cwd, options));
 }
 
-/** Definitions of all 10 built-in tools, by name. */
+/** Definitions of all 11 built-in tools, by name. */
 export function createAllToolDefinitions(cwd: string, options: ToolsOptions = {}): Record<ToolName, ToolDefinition> {
 	return Object.fromEntries(allToolNames.map((name) => [name, createToolDefinition(name, cwd, options)])) as Record<
 		ToolName,
@@ -322,7 +340,7 @@ export function createAllToolDefinitions(cwd: string, options: ToolsOptions = {}
 	>;
 }
 
-/** All 10 built-in tools, by name (the shell and job tools share one session of background jobs). */
+/** All 11 built-in tools, by name (the shell and job tools share one session of background jobs). */
 export function createAllTools(cwd: string, options: ToolsOptions = {}): Record<ToolName, AnyAgentTool> {
 	return Object.fromEntries(allToolNames.map((name) => [name, createTool(name, cwd, options)])) as Record<
 		ToolName,

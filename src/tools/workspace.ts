@@ -47,6 +47,12 @@ export interface WorkspaceTarget extends ToolTarget {
 	 * read deny rule). Listing and search tools leave such entries out. Contract: synchronous, no I/O.
 	 */
 	hides?: (absolutePath: string) => boolean;
+	/**
+	 * For a call that acts on several files (apply_patch): one resolved target per file, each
+	 * judged by the guards as if it were a call of its own; a refusal of any refuses the call.
+	 * The call itself then has no `path`. Default: none (the call acts on `path` alone).
+	 */
+	parts?: readonly WorkspaceTarget[];
 }
 
 /** What a file tool declares before the workspace resolves it. */
@@ -104,6 +110,14 @@ export interface LocalWorkspaceOptions {
 /** True when `target` was resolved by a workspace (it carries one). */
 export function isWorkspaceTarget(target: ToolTarget | undefined): target is WorkspaceTarget {
 	return target !== undefined && typeof (target as Partial<WorkspaceTarget>).workspace === "object";
+}
+
+/**
+ * What the guards judge of a call: each of its `parts` when it acts on several files, else the
+ * target itself (also for a multi-file call whose parts could not be worked out).
+ */
+export function partsOfTarget(target: ToolTarget | undefined): readonly (ToolTarget | undefined)[] {
+	return isWorkspaceTarget(target) && target.parts && target.parts.length > 0 ? target.parts : [target];
 }
 
 /**

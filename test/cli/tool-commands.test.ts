@@ -68,7 +68,7 @@ describe("toolbelt tool", () => {
 		const cases: [string[], RegExp][] = [
 			[["tool", "read", '{"path": '], /not valid JSON/],
 			[["tool", "read", '["a"]'], /must be a JSON object/],
-			[["tool", "nope", "{}"], /Unknown tool 'nope'. Known tools: read, write, edit, bash/],
+			[["tool", "nope", "{}"], /Unknown tool 'nope'. Known tools: read, write, edit, apply_patch, bash/],
 			[["tool"], /Missing the tool name/],
 			[["tool", "ls", "{}", "extra"], /Unexpected argument 'extra'/],
 		];
@@ -100,7 +100,18 @@ describe("toolbelt tools", () => {
 			.trim()
 			.split("\n")
 			.map((line) => line.split(" ")[0]);
-		expect(names).toEqual(["read", "write", "edit", "bash", "bash_output", "bash_kill", "grep", "find", "ls"]);
+		expect(names).toEqual([
+			"read",
+			"write",
+			"edit",
+			"apply_patch",
+			"bash",
+			"bash_output",
+			"bash_kill",
+			"grep",
+			"find",
+			"ls",
+		]);
 		expect(stdout()).toMatch(/^read\s+read-only\s+\S/m);
 	});
 

@@ -115,6 +115,7 @@ describe("toolbelt mcp --http", () => {
 				"read",
 				"write",
 				"edit",
+				"apply_patch",
 				"bash",
 				"bash_output",
 				"bash_kill",

@@ -25,6 +25,7 @@ describe("toolbelt mcp over stdio", () => {
 		const { tools } = await session.client.listTools();
 		const byName = new Map(tools.map((tool) => [tool.name, tool]));
 		expect([...byName.keys()].sort()).toEqual([
+			"apply_patch",
 			"bash",
 			"bash_kill",
 			"bash_output",
@@ -121,7 +122,7 @@ describe("toolbelt mcp over stdio", () => {
 		expect((error as McpError).message).toContain("Available tools: read");
 
 		// Still serving after the bad requests.
-		expect((await session.client.listTools()).tools.length).toBe(9);
+		expect((await session.client.listTools()).tools.length).toBe(10);
 	});
 
 	it("coerces string arguments as the engine does", async () => {

@@ -1,4 +1,4 @@
-// One contract, every built-in tool: the same cases run against all 10.
+// One contract, every built-in tool: the same cases run against all 11.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ const slowArgs: Record<ToolName, Record<string, unknown>> = {
 	read: { path: "big.txt" },
 	write: { path: "out.txt", content: "x".repeat(1_000_000) },
 	edit: { path: "big.txt", old_string: "line 1\n", new_string: "first line\n" },
+	apply_patch: { patch: "*** Begin Patch\n*** Update File: big.txt\n@@\n-line 1\n+first line\n line 2\n*** End Patch" },
 	bash: { command: "sleep 30" },
 	powershell: { command: "Start-Sleep -Seconds 30" },
 	bash_output: { id: "job-1", wait_seconds: 30 },
@@ -26,6 +27,7 @@ const failingArgs: Record<ToolName, Record<string, unknown>> = {
 	read: { path: "missing.txt" },
 	write: { path: "big.txt/inside-a-file.txt", content: "x" },
 	edit: { path: "missing.txt", old_string: "a", new_string: "b" },
+	apply_patch: { patch: "*** Begin Patch\n*** Delete File: missing.txt\n*** End Patch" },
 	bash: { command: "exit 3" },
 	powershell: { command: "exit 3" },
 	bash_output: { id: "job-999" },
@@ -42,6 +44,7 @@ const expectedMode: Record<ToolName, "parallel" | "sequential"> = {
 	ls: "parallel",
 	write: "sequential",
 	edit: "sequential",
+	apply_patch: "sequential",
 	bash: "sequential",
 	powershell: "sequential",
 	bash_output: "sequential",

@@ -119,7 +119,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 	const cwd = await resolveCwd(io, args.values);
 	const names = selectToolNames(args.values, await loadToolCatalog());
 	const { createCliSafety } = await import("../safety-setup.js");
-	const safety = await createCliSafety({ cwd, flags: args.values, io, mode: "yolo" });
+	const safety = await createCliSafety({ cwd, flags: args.values, io, mode: "yolo", turnPerCall: true });
 	const { runMcpServer } = await import("../../mcp/run-server.js");
 	const log = (message: string) => void io.stderr.write(`${message}\n`);
 	const running = await runMcpServer({

@@ -1,0 +1,164 @@
+import { randomUUID } from "node:crypto";
+import type { ToolHooks, ToolTarget } from "../engine/types.js";
+import { isWorkspaceTarget, partsOfTarget } from "../tools/index.js";
+import { applyImage, imageOf, sameImage } from "./images.js";
+import {
+	type Checkpoint,
+	type CheckpointFile,
+	CheckpointStore,
+	type CheckpointStoreOptions,
+	type FileImage,
+} from "./store.js";
+
+/** Options of `createCheckpoints`: where and how much (see `CheckpointStoreOptions`). */
+export type CheckpointsOptions = CheckpointStoreOptions;
+
+/** What `restore` should take back. Default: the last turn. */
+export interface RestoreOptions {
+	/** Undo the last N turns. Default: 1 (when `calls` is not given). */
+	turns?: number;
+	/** Undo the last N calls instead. */
+	calls?: number;
+	/** Overwrite files that something else changed after the checkpoint. Default: false (refused, listed). */
+	force?: boolean;
+}
+
+/** What `restore` did. */
+export interface RestoreReport {
+	/** The files put back, with the state they now have again. */
+	restored: { path: string; to: FileImage["kind"] }[];
+	/** Files changed after the checkpoint by something else: not restored unless `force` (then nothing was). */
+	conflicts: string[];
+	/** How many calls and turns were undone (0 when refused). */
+	calls: number;
+	turns: number;
+}
+
+/** Checkpoints of one workspace: hooks that record them, and the way back. */
+export interface Checkpoints {
+	/** Add to the tools' hooks (after the safety layer, so only calls that run are recorded). */
+	hooks: ToolHooks;
+	/** Starts a new turn: calls from now on are undone together. */
+	startTurn(): void;
+	/** Every checkpoint, oldest first. */
+	list(): Promise<Checkpoint[]>;
+	/** Puts the files back as they were before the last turns or calls. */
+	restore(options?: RestoreOptions): Promise<RestoreReport>;
+	/** The store (its folder, for messages). */
+	store: CheckpointStore;
+}
+
+/** The paths a write may change: the name given and, through a symlink, the file it reaches. */
+function pathsOf(target: ToolTarget | undefined): string[] {
+	if (target?.access !== "write") return [];
+	const paths = new Set<string>();
+	for (const part of partsOfTarget(target)) {
+		if (!isWorkspaceTarget(part) || !part.resolved) continue;
+		paths.add(part.resolved.absolutePath);
+		paths.add(part.resolved.realPath);
+	}
+	return [...paths];
+}
+
+/** The checkpoints to undo: the last `calls`, or those of the last `turns`. */
+function selected(all: readonly Checkpoint[], options: RestoreOptions): Checkpoint[] {
+	if (options.calls !== undefined) return all.slice(Math.max(0, all.length - options.calls));
+	const turns = new Set<string>();
+	let index = all.length;
+	const wanted = options.turns ?? 1;
+	while (index > 0) {
+		const turn = (all[index - 1] as Checkpoint).turn;
+		if (!turns.has(turn)) {
+			if (turns.size === wanted) break;
+			turns.add(turn);
+		}
+		index--;
+	}
+	return all.slice(index);
+}
+
+/** Per file: the state before the first undone call, and the state the last one left. */
+function plan(undone: readonly Checkpoint[]): Map<string, { before: FileImage; after: FileImage }> {
+	const files = new Map<string, { before: FileImage; after: FileImage }>();
+	for (const checkpoint of undone) {
+		for (const file of checkpoint.files) {
+			const known = files.get(file.path);
+			files.set(file.path, { before: known?.before ?? file.before, after: file.after });
+		}
+	}
+	return files;
+}
+
+async function restoreWith(store: CheckpointStore, options: RestoreOptions): Promise<RestoreReport> {
+	const all = await store.list();
+	const undone = selected(all, options);
+	const files = plan(undone);
+	const conflicts: string[] = [];
+	for (const [path, { after }] of files) {
+		if (!sameImage(await imageOf(path), after)) conflicts.push(path);
+	}
+	const turns = new Set(undone.map((checkpoint) => checkpoint.turn)).size;
+	if (conflicts.length > 0 && !options.force) return { restored: [], conflicts, calls: 0, turns: 0 };
+	const restored: RestoreReport["restored"] = [];
+	// Links before the files they reach: relinking must not happen after writing through them.
+	const ordered = [...files].sort(
+		([, a], [, b]) => Number(b.before.kind === "symlink") - Number(a.before.kind === "symlink"),
+	);
+	for (const [path, { before }] of ordered) {
+		await applyImage(path, before, store);
+		restored.push({ path, to: before.kind });
+	}
+	await store.rewrite(all.slice(0, all.length - undone.length));
+	return { restored, conflicts, calls: undone.length, turns };
+}
+
+/**
+ * Records a checkpoint of every mutating call (a target with `write` access: write, edit,
+ * apply_patch, and any tool that declares one): the before-image of each file it touches
+ * (content, mode, symlink target, absence), taken before the call and kept when the call changed
+ * the file, grouped by turn, in the user's state directory. `restore` takes the last turns or
+ * calls back, refusing files changed since by something else. Changes made by shell commands are
+ * not recorded.
+ *
+ * @example
+ * const checkpoints = await createCheckpoints({ workspace: await realpath(cwd) });
+ * const agent = new Agent({ ...composeHooks([safety.hooks, checkpoints.hooks]) });
+ */
+export async function createCheckpoints(options: CheckpointsOptions): Promise<Checkpoints> {
+	const store = await CheckpointStore.open(options);
+	// The turn is taken when the call starts: a turn begun while it runs does not own it.
+	const pending = new WeakMap<ToolTarget, { turn: string; files: { path: string; before: FileImage }[] }>();
+	let turn = randomUUID();
+	const hooks: ToolHooks = {
+		beforeToolCall: async ({ target }) => {
+			const paths = pathsOf(target);
+			if (!target || paths.length === 0) return undefined;
+			const startedIn = turn;
+			const files = await Promise.all(paths.map(async (path) => ({ path, before: await imageOf(path, store) })));
+			pending.set(target, { turn: startedIn, files });
+			return undefined;
+		},
+		afterToolCall: async ({ target, tool }) => {
+			const started = target ? pending.get(target) : undefined;
+			if (!target || !started) return undefined;
+			pending.delete(target);
+			const files: CheckpointFile[] = [];
+			for (const file of started.files) {
+				const after = await imageOf(file.path);
+				if (!sameImage(file.before, after)) files.push({ ...file, after });
+			}
+			if (files.length > 0)
+				await store.append({ id: randomUUID(), turn: started.turn, time: Date.now(), tool: tool.name, files });
+			return undefined;
+		},
+	};
+	return {
+		hooks,
+		store,
+		startTurn: () => {
+			turn = randomUUID();
+		},
+		list: () => store.list(),
+		restore: (restoreOptions = {}) => restoreWith(store, restoreOptions),
+	};
+}

@@ -1,0 +1,17 @@
+export {
+	type Checkpoints,
+	type CheckpointsOptions,
+	createCheckpoints,
+	type RestoreOptions,
+	type RestoreReport,
+} from "./checkpoints.js";
+export {
+	type Checkpoint,
+	type CheckpointFile,
+	CheckpointStore,
+	type CheckpointStoreOptions,
+	checkpointDirOf,
+	DEFAULT_CHECKPOINT_MAX_AGE_MS,
+	DEFAULT_CHECKPOINT_MAX_BYTES,
+	type FileImage,
+} from "./store.js";

@@ -1,0 +1,82 @@
+import { relative, sep } from "node:path";
+import type { Checkpoint, RestoreReport } from "../../checkpoints/index.js";
+import { booleanOption, type ParsedArgs, stringOption, UsageError } from "../args.js";
+import { type CliIO, ExitCode } from "../io.js";
+import { resolveCwd } from "../paths.js";
+import { openCliCheckpoints } from "../safety-setup.js";
+
+function countOption(args: ParsedArgs, name: string): number | undefined {
+	const text = stringOption(args.values, name);
+	if (text === undefined) return undefined;
+	const value = Number(text);
+	if (!Number.isInteger(value) || value < 1) throw new UsageError(`--${name} needs a whole number ≥ 1, got '${text}'.`);
+	return value;
+}
+
+function shown(cwd: string, path: string): string {
+	const inside = relative(cwd, path);
+	return inside === "" || inside.startsWith("..") ? path : inside.split(sep).join("/");
+}
+
+const DONE: Record<string, string> = { absent: "removed", file: "restored", symlink: "relinked" };
+
+/** `toolbelt undo [--turns N | --calls N] [--force]`: puts files back as they were before the last turns or calls. */
+export async function runUndoCommand(args: ParsedArgs, io: CliIO): Promise<number> {
+	const turns = countOption(args, "turns");
+	const calls = countOption(args, "calls");
+	if (turns !== undefined && calls !== undefined) throw new UsageError("Use either --turns or --calls, not both.");
+	const cwd = await resolveCwd(io, args.values);
+	const checkpoints = await openCliCheckpoints(cwd, io);
+	if (!checkpoints) return ExitCode.error;
+	if ((await checkpoints.list()).length === 0) {
+		io.stdout.write("Nothing to undo: no checkpoints are recorded for this folder.\n");
+		return ExitCode.ok;
+	}
+	const report = await checkpoints.restore({ turns, calls, force: booleanOption(args.values, "force") });
+	const text = describeUndo(cwd, report, "toolbelt undo --force (with the same options)");
+	(report.calls === 0 ? io.stderr : io.stdout).write(text);
+	return report.calls === 0 && report.conflicts.length > 0 ? ExitCode.error : ExitCode.ok;
+}
+
+/** What an undo did, or why it did nothing, for a person. */
+export function describeUndo(cwd: string, report: RestoreReport, forceHint = "toolbelt undo --force"): string {
+	if (report.calls === 0 && report.conflicts.length > 0) {
+		return `Nothing was undone: these files changed after the checkpoint, by something other than toolbelt's tools:\n${report.conflicts
+			.map((path) => `  ${shown(cwd, path)}\n`)
+			.join("")}Run ${forceHint} to overwrite them anyway.\n`;
+	}
+	if (report.calls === 0) return "Nothing to undo.\n";
+	const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+	const forced =
+		report.conflicts.length > 0
+			? `Overwritten (--force) despite later changes: ${report.conflicts.map((path) => shown(cwd, path)).join(", ")}\n`
+			: "";
+	return `Undid ${plural(report.calls, "call")} in ${plural(report.turns, "turn")}:\n${report.restored
+		.map((file) => `  ${DONE[file.to]} ${shown(cwd, file.path)}\n`)
+		.join("")}${forced}`;
+}
+
+/** One line per turn: when, how many calls, which files. */
+export function describeCheckpoints(cwd: string, all: readonly Checkpoint[]): string {
+	const turns = new Map<string, Checkpoint[]>();
+	for (const checkpoint of all) turns.set(checkpoint.turn, [...(turns.get(checkpoint.turn) ?? []), checkpoint]);
+	const lines = [...turns.values()].reverse().map((group, index) => {
+		const first = group[0] as Checkpoint;
+		const files = [...new Set(group.flatMap((checkpoint) => checkpoint.files.map((file) => shown(cwd, file.path))))];
+		const tools = [...new Set(group.map((checkpoint) => checkpoint.tool))].join(", ");
+		const when = new Date(first.time).toISOString().replace("T", " ").slice(0, 19);
+		return `${index + 1}. ${when}  ${group.length} call${group.length === 1 ? "" : "s"} (${tools}): ${files.join(", ")}`;
+	});
+	return lines.length === 0
+		? "No checkpoints are recorded for this folder.\n"
+		: `Turns, newest first (toolbelt undo --turns N takes back the first N):\n${lines.join("\n")}\n`;
+}
+
+/** `toolbelt checkpoints`: lists the recorded turns, newest first. */
+export async function runCheckpointsCommand(args: ParsedArgs, io: CliIO): Promise<number> {
+	const cwd = await resolveCwd(io, args.values);
+	const checkpoints = await openCliCheckpoints(cwd, io);
+	if (!checkpoints) return ExitCode.error;
+	io.stdout.write(describeCheckpoints(cwd, await checkpoints.list()));
+	return ExitCode.ok;
+}

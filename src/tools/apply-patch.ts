@@ -1,0 +1,94 @@
+import { type Static, Type } from "typebox";
+import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import { runPatch } from "./patch/run.js";
+import { declarePatchTarget } from "./patch/target.js";
+import type { ApplyPatchDetails, ApplyPatchToolOptions } from "./patch/types.js";
+import { isWorkspaceTarget, workspaceOf } from "./workspace.js";
+
+export type { ApplyPatchDetails, ApplyPatchToolOptions, PatchFileDetails } from "./patch/types.js";
+
+const DESCRIPTION = `Apply a patch that adds, updates, moves and deletes files, all or nothing: every hunk of every file is checked before anything is written, and if a write fails the files already written are restored.
+Format:
+*** Begin Patch
+*** Add File: path/new.ts
++each line of the new file, prefixed with +
+*** Update File: path/old.ts
+*** Move to: path/renamed.ts   (optional)
+@@ function or class line to find first (optional)
+ context line (a space, then the line as it is)
+-line to remove
++line to add
+*** Delete File: path/gone.ts
+*** End Patch
+Give about 3 lines of context around each change; hunks of a file go in file order. Context is matched like edit's old_string (line endings, trailing whitespace, look-alike characters and indentation are tolerated); line endings and a byte-order mark are kept.
+Returns a diff of each file changed.`;
+
+/** Arguments of the apply_patch tool. */
+export const applyPatchSchema = Type.Object(
+	{
+		patch: Type.String({
+			description: "The whole patch, from *** Begin Patch to *** End Patch.",
+		}),
+	},
+	{ additionalProperties: false },
+);
+
+/** Arguments of apply_patch, as the model sends them. */
+export type ApplyPatchToolInput = Static<typeof applyPatchSchema>;
+
+/** The model-facing definition of apply_patch (name, description, schema). */
+export function createApplyPatchToolDefinition(
+	_cwd: string,
+	_options?: ApplyPatchToolOptions,
+): ToolDefinition<typeof applyPatchSchema> {
+	return {
+		name: "apply_patch",
+		description: DESCRIPTION,
+		parameters: applyPatchSchema,
+		annotations: {
+			title: "Apply patch",
+			readOnlyHint: false,
+			destructiveHint: true,
+			idempotentHint: false,
+			openWorldHint: false,
+		},
+	};
+}
+
+function prepareArguments(args: unknown): unknown {
+	if (typeof args === "string") return { patch: args };
+	if (typeof args !== "object" || args === null) return args;
+	const record = args as Record<string, unknown>;
+	if (record.patch !== undefined) return args;
+	// Names models use for the same thing (Codex's own tool takes `input`).
+	for (const alias of ["input", "diff", "content", "patch_text"]) {
+		if (typeof record[alias] === "string") {
+			const { [alias]: patch, ...rest } = record;
+			return { ...rest, patch };
+		}
+	}
+	return args;
+}
+
+/** The runnable apply_patch tool: a multi-file patch applied as one transaction. */
+export function createApplyPatchTool(
+	cwd: string,
+	options: ApplyPatchToolOptions = {},
+): AgentTool<typeof applyPatchSchema, ApplyPatchDetails> {
+	const workspace = workspaceOf(cwd, options);
+	return {
+		...createApplyPatchToolDefinition(cwd, options),
+		executionMode: "sequential",
+		prepareArguments,
+		target: ({ patch }) => declarePatchTarget(workspace, patch),
+		execute: (_toolCallId, { patch }, signal, _onUpdate, context) =>
+			runPatch({
+				workspace,
+				target: isWorkspaceTarget(context?.target) ? context.target : undefined,
+				patch,
+				signal,
+				flush: options.flush,
+				maxFileBytes: options.maxFileBytes,
+			}),
+	};
+}
