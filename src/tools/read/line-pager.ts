@@ -1,6 +1,7 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import { TextDecoder } from "node:util";
 import { throwIfAborted } from "../../engine/errors.js";
+import { decodeLegacy, type LegacyEncoding } from "../fs/legacy-encoding.js";
 import type { ReadableFile } from "../fs/operations.js";
 
 /** Bytes read per call: large enough that scanning 100 MB costs ~100 reads, small enough for a flat RSS. */
@@ -30,6 +31,8 @@ export interface LinePageOptions {
 	countRestUpTo: number;
 	/** Checked between chunks. */
 	signal?: AbortSignal;
+	/** Decode the lines from this single-byte encoding instead of UTF-8. Default: UTF-8. */
+	encoding?: LegacyEncoding;
 }
 
 /** One page of numbered lines. */
@@ -75,7 +78,10 @@ class LineCollector {
 	private pendingMultibyte = false;
 	private lastByte = -1;
 
-	constructor(private readonly keepBytes: number) {}
+	constructor(
+		private readonly keepBytes: number,
+		private readonly legacy: boolean,
+	) {}
 
 	/** Adds bytes of the current line; `copy` when `bytes` is a view of a buffer about to be reused. */
 	add(bytes: Buffer, copy: boolean): void {
@@ -96,7 +102,7 @@ class LineCollector {
 		}
 		// ASCII (the common case, and NUL-filled holes) needs no decoding: one unit per byte.
 		const pending = this.pendingMultibyte;
-		if (!pending && isAscii(rest)) this.droppedUnits += rest.length;
+		if (this.legacy || (!pending && isAscii(rest))) this.droppedUnits += rest.length;
 		else {
 			this.droppedUnits += this.overflow.decode(rest, { stream: true }).length;
 			this.pendingMultibyte = completeLength(rest) !== rest.length;
@@ -112,8 +118,8 @@ class LineCollector {
 		} else if (bytes[bytes.length - 1] === CARRIAGE_RETURN) {
 			bytes = bytes.subarray(0, bytes.length - 1);
 		}
-		const problem = bytes.includes(0) ? "nul-byte" : isUtf8(bytes) ? undefined : "invalid-utf8";
-		let text = problem ? "" : bytes.toString("utf8");
+		const problem = bytes.includes(0) ? "nul-byte" : this.legacy || isUtf8(bytes) ? undefined : "invalid-utf8";
+		let text = problem ? "" : this.legacy ? decodeLegacy(bytes) : bytes.toString("utf8");
 		if (text.length > maxLength || extraUnits > 0) {
 			let end = Math.min(maxLength, text.length);
 			const code = text.charCodeAt(end - 1);
@@ -139,7 +145,7 @@ class LineCollector {
 export async function readLinePage(options: LinePageOptions): Promise<LinePage> {
 	const { file, size, startLine, maxLines, maxBytes, maxLineLength, signal } = options;
 	const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, size)));
-	const collector = new LineCollector(maxLineLength * 3 + 4);
+	const collector = new LineCollector(maxLineLength * 3 + 4, options.encoding !== undefined);
 	const lines: string[] = [];
 	let outputBytes = 0;
 	let line = 1; // the line that the byte at `position` belongs to

@@ -1,6 +1,7 @@
 import { ToolError } from "../../engine/errors.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../../engine/truncate.js";
 import type { ToolResult } from "../../engine/types.js";
+import { detectLegacyEncoding, encodingName, type LegacyEncoding } from "../fs/legacy-encoding.js";
 import type { FileOperations } from "../fs/operations.js";
 import { isNotebookPath } from "../notebook/notebook-json.js";
 import { readNotebook } from "../notebook/read-notebook.js";
@@ -55,6 +56,11 @@ export async function readFileContent(request: ReadFileContentOptions): Promise<
 			await file.close();
 			return await readImage(request, sniffed.mimeType);
 		}
+		const legacy =
+			sniffed.kind === "binary" && sniffed.reason === "invalid-utf8"
+				? detectLegacyEncoding(sample.subarray(0, sampleBytes), sampleBytes >= request.size)
+				: undefined;
+		if (legacy) return await readText(request, file, 0, legacy);
 		if (sniffed.kind === "binary") {
 			return binaryNotice(request, {
 				reason: sniffed.reason,
@@ -94,6 +100,7 @@ async function readText(
 	request: ReadFileContentOptions,
 	file: Awaited<ReturnType<FileOperations["open"]>>,
 	firstLineStart: number,
+	encoding?: LegacyEncoding,
 ): Promise<ReadResult> {
 	const { shownPath, absolutePath, size, options } = request;
 	const startLine = Math.max(1, request.offset ?? 1);
@@ -134,6 +141,7 @@ async function readText(
 		maxLineLength,
 		countRestUpTo: COUNT_REST_UP_TO,
 		signal: request.signal,
+		encoding,
 	});
 	if (page.beyondEnd) throw beyondEnd(request, page.totalLines ?? 0);
 	if (page.binaryLine !== undefined) {
@@ -148,6 +156,11 @@ async function readText(
 	const truncated = page.truncatedBy !== null;
 	const nextOffset = truncated ? page.endLine + 1 : undefined;
 	const notices: string[] = [];
+	if (encoding) {
+		notices.push(
+			`[${shownPath} is ${encodingName(encoding)} text, not UTF-8: shown decoded. edit and write keep its encoding byte for byte.]`,
+		);
+	}
 	const range = `lines ${startLine}-${page.endLine}`;
 	const of =
 		page.totalLines !== undefined
@@ -176,6 +189,7 @@ async function readText(
 			truncatedBy: page.truncatedBy,
 			nextOffset,
 			longLinesCut: page.longLinesCut,
+			...(encoding ? { encoding } : {}),
 		},
 	};
 }

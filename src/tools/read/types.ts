@@ -53,6 +53,8 @@ export interface ReadTextDetails {
 	nextOffset: number | undefined;
 	/** How many shown lines were cut for being longer than `maxLineLength`. */
 	longLinesCut: number;
+	/** Set when the file is legacy single-byte text (decoded for the page); absent for UTF-8. */
+	encoding?: "latin-1" | "windows-1252";
 }
 
 /** Structured result of an image read. */
