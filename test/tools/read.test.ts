@@ -127,12 +127,12 @@ describe("read tool: text", () => {
 		expect((await read({ path: "split.txt", offset: 2 })).text).toContain("     2\t€ after the border");
 	});
 
-	it("refuses Latin-1 text with a notice instead of mojibake", async () => {
-		await writeFile(join(temp(), "latin1.txt"), Buffer.from("caf\xe9 cr\xe8me\n", "latin1"));
-		const { text: output, result } = await read({ path: "latin1.txt" });
-		expect(output).toMatch(/^latin1\.txt is not UTF-8 text \(.*\)\. Its bytes are not shown/);
+	it("refuses bytes that are neither UTF-8 nor legacy text with a notice instead of mojibake", async () => {
+		await writeFile(join(temp(), "odd.txt"), Buffer.from([0x63, 0x61, 0x66, 0x81, 0x01, 0x0a]));
+		const { text: output, result } = await read({ path: "odd.txt" });
+		expect(output).toMatch(/^odd\.txt is not UTF-8 text \(.*\)\. Its bytes are not shown/);
 		expect(output).not.toContain("\ufffd");
-		expect(result.details).toMatchObject({ kind: "binary", reason: "invalid-utf8", size: 11 });
+		expect(result.details).toMatchObject({ kind: "binary", reason: "invalid-utf8", size: 6 });
 	});
 
 	it("refuses invalid UTF-8 on a page after the first 8 KB, naming the line", async () => {
