@@ -6,6 +6,7 @@ import { resolveToolPath } from "./fs/paths.js";
 import { GrepCollector } from "./search/grep-collector.js";
 import { describeGrepOutput } from "./search/grep-output-text.js";
 import { createSearchOperations } from "./search/operations.js";
+import { OrderedGrepCollector } from "./search/ordered-grep-collector.js";
 import { rebaseGlob, splitPathGlob } from "./search/path-glob.js";
 import { runPinnedSearch } from "./search/pinned-search.js";
 import { prepareGrepArguments } from "./search/prepare-arguments.js";
@@ -153,7 +154,10 @@ export function createGrepTool(
 			}
 			const target = await resolveSearchTarget({ cwd, path, operations, allowFile: true });
 			const folders = { cwd, root: target.root };
-			const collector = new GrepCollector({ limit, context, maxLineLength: options.maxLineLength ?? 500 });
+			const collectorOptions = { limit, context, maxLineLength: options.maxLineLength ?? 500 };
+			// One file is searched in order: its first matches are the first N, and the search can stop there.
+			const collector =
+				target.file === undefined ? new OrderedGrepCollector(collectorOptions) : new GrepCollector(collectorOptions);
 			const run = await runPinnedSearch({
 				workspace,
 				callTarget: call?.target,
