@@ -11,6 +11,7 @@ import { rebaseGlob, splitPathGlob } from "./search/path-glob.js";
 import { runPinnedSearch } from "./search/pinned-search.js";
 import { prepareGrepArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, resolveSearchTarget } from "./search/run-search.js";
+import { describeSkippedFiles, findSkippedFiles } from "./search/skipped-files.js";
 import type { SearchBackendName, SearchOperations } from "./search/types.js";
 import { createLocalWorkspace, type Workspace } from "./workspace.js";
 
@@ -208,6 +209,21 @@ export function createGrepTool(
 				options,
 				run,
 			});
+			if (output.text === "" && output.binaryFiles.length === 0 && !run.timedOut && target.file === undefined) {
+				const skipped = await findSkippedFiles({
+					workspace,
+					callTarget: call?.target,
+					search: operations,
+					root: target.root,
+					display: target.display,
+					include: include === undefined ? undefined : rebaseGlob(include, folders),
+					exclude: args.exclude ? rebaseGlob(args.exclude, folders) : undefined,
+					respectIgnoreFiles: options.respectIgnoreFiles ?? true,
+					signal,
+				});
+				const said = describeSkippedFiles(skipped);
+				if (said) notices.push(said);
+			}
 			if (notices.length > 0) text += `\n\n${notices.map((notice) => `[${notice}]`).join("\n")}`;
 			return { content: [{ type: "text", text }], details };
 		},

@@ -39,3 +39,25 @@ describe("grep limit", () => {
 		});
 	}
 });
+
+describe("grep with no match", () => {
+	for (const { name, backend } of backends) {
+		it(`says how many files it skipped as binary (${name})`, async () => {
+			await writeTree(temp(), { "a.txt": "nothing here\n", "b.txt": "plain\n" });
+			const { writeFile } = await import("node:fs/promises");
+			const { join } = await import("node:path");
+			await writeFile(join(temp(), "blob.bin"), Buffer.from("needle\0\x01\x02"));
+			await writeFile(join(temp(), "data.db"), Buffer.from("\0\0needle"));
+			const result = await createGrepTool(temp(), { backend }).execute("1", { pattern: "absent" }, undefined);
+			expect(resultText(result)).toBe(
+				"No matches found\n\n[Skipped: 2 binary files (blob.bin, data.db). grep does not search binary files: name one as path to learn whether it matches, or use read to see what it is.]",
+			);
+			const clean = await createGrepTool(temp(), { backend }).execute(
+				"2",
+				{ pattern: "absent", include: "*.txt" },
+				undefined,
+			);
+			expect(resultText(clean)).toBe("No matches found");
+		});
+	}
+});
