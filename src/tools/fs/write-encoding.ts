@@ -36,6 +36,8 @@ export async function encodeLikeExisting(
 ): Promise<EncodedContent> {
 	let sample: { bytes: Buffer; complete: boolean };
 	try {
+		// Only a regular file is sampled: opening a FIFO to read would wait for a writer.
+		if ((await operations.stat(path)).kind !== "file") return { data: content, note: undefined };
 		sample = await sampleOf(operations, path);
 	} catch {
 		return { data: content, note: undefined };

@@ -49,6 +49,8 @@ export interface LinePage {
 	truncatedBy: "lines" | "bytes" | null;
 	/** Lines cut for being longer than `maxLineLength`. */
 	longLinesCut: number;
+	/** The first line that was cut, when any was. */
+	firstLongLine: number | undefined;
 	/** First shown line that is not text (a NUL byte, or bytes that are not UTF-8): the page must not be shown. */
 	binaryLine: { line: number; reason: "nul-byte" | "invalid-utf8" } | undefined;
 	/** True when `startLine` lies beyond the last line; `totalLines` is then the line count. */
@@ -153,6 +155,7 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 	let lineHasBytes = false; // the current line has bytes (matters at EOF without a final newline)
 	let truncatedBy: LinePage["truncatedBy"] = null;
 	let longLinesCut = 0;
+	let firstLongLine: number | undefined;
 	let binaryLine: LinePage["binaryLine"];
 	let stoppedAt = -1; // file position just after the last line shown, when the page filled up
 
@@ -195,7 +198,10 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 				break outer;
 			}
 			if (finished.problem) binaryLine ??= { line, reason: finished.problem };
-			if (finished.cut) longLinesCut++;
+			if (finished.cut) {
+				longLinesCut++;
+				firstLongLine ??= line;
+			}
 			lines.push(formatted);
 			outputBytes += lineBytes;
 			line++;
@@ -222,7 +228,10 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 				truncatedBy = "bytes";
 			} else {
 				if (finished.problem) binaryLine ??= { line, reason: finished.problem };
-				if (finished.cut) longLinesCut++;
+				if (finished.cut) {
+					longLinesCut++;
+					firstLongLine ??= line;
+				}
 				lines.push(formatted);
 			}
 		}
@@ -239,6 +248,7 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 		totalLines,
 		truncatedBy,
 		longLinesCut,
+		firstLongLine,
 		binaryLine,
 		beyondEnd: shownLines === 0 && (totalLines ?? 0) < startLine,
 	};
