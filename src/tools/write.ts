@@ -5,13 +5,14 @@ import { countLines } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { writeFileAtomic } from "./fs/atomic-write.js";
+import { inPlaceNotice } from "./fs/in-place-notice.js";
 import { fileSystemErrorMessage } from "./fs/messages.js";
 import type { FileOperations } from "./fs/operations.js";
 import { encodeLikeExisting } from "./fs/write-encoding.js";
 import { callTarget, type Workspace, type WorkspaceTarget, workspaceOf } from "./workspace.js";
 
 const DESCRIPTION = `Write a file: creates it, or replaces its whole content. Parent directories are created as needed.
-The write is atomic (a temp file renamed into place), keeps a symlink a symlink and keeps an existing file's permissions.
+The write is atomic (a temp file renamed into place), keeps a symlink a symlink and keeps an existing file's permissions and encoding (a hard-linked file, or one in a read-only folder, is overwritten in place; the result says so).
 Prefer edit for changing part of an existing file; read a file before replacing it.`;
 
 /** Arguments of the write tool. */
@@ -124,7 +125,12 @@ async function writeTarget(
 	const verb = result.created ? "Created" : "Replaced";
 	const size = `${lines} ${lines === 1 ? "line" : "lines"}, ${result.bytes} ${result.bytes === 1 ? "byte" : "bytes"}`;
 	return {
-		content: [{ type: "text", text: `${verb} ${shown}${through}: ${size}.${encoded.note ? ` ${encoded.note}` : ""}` }],
+		content: [
+			{
+				type: "text",
+				text: `${verb} ${shown}${through}: ${size}.${encoded.note ? ` ${encoded.note}` : ""}${inPlaceNotice(result)}`,
+			},
+		],
 		details: { path: shown, absolutePath: result.targetPath, created: result.created, bytes: result.bytes, lines },
 	};
 }

@@ -3,6 +3,7 @@ import { withFileMutationQueue } from "../../engine/file-mutation-queue.js";
 import { truncateTail } from "../../engine/truncate.js";
 import type { ToolResult } from "../../engine/types.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import { inPlaceNotice } from "../fs/in-place-notice.js";
 import { encodingName, legacyAsUtf8, utf8AsLegacy } from "../fs/legacy-encoding.js";
 import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
 import { resolveExistingPath } from "../fs/near-miss.js";
@@ -170,8 +171,9 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 		throwIfAborted(signal);
 		const output = encoding ? utf8AsLegacy(outcome.output, encoding, shown) : outcome.output;
 		if (output instanceof Error) throw new ToolError(output.message);
+		let written: Awaited<ReturnType<typeof writeFileAtomic>> | undefined;
 		try {
-			await writeFileAtomic(absolutePath, output, { operations, flush: options.flush ?? false });
+			written = await writeFileAtomic(absolutePath, output, { operations, flush: options.flush ?? false });
 		} catch (error) {
 			const reason = fileSystemErrorMessage(error, shown, "write");
 			throw new ToolError(`${reason}${reason.includes("unchanged") ? "" : " The file was not changed."}`);
@@ -197,7 +199,9 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 			linesAdded: diff.added,
 			linesRemoved: diff.removed,
 		};
-		const kept = encoding ? `\n[Kept the file's ${encodingName(encoding)} encoding.]` : "";
+		const inPlace = written ? inPlaceNotice(written).trim() : "";
+		const kept =
+			(encoding ? `\n[Kept the file's ${encodingName(encoding)} encoding.]` : "") + (inPlace ? `\n[${inPlace}]` : "");
 		return { content: [{ type: "text", text: summarize(details, diff.text) + kept }], details };
 	});
 }
