@@ -128,7 +128,7 @@ export class ImportantLines {
 }
 
 /** Collapses runs of repeated or near-identical lines (differing only in numbers) into one line with a count. */
-export function collapseRepeats(text: string, minimumRun = 3): { text: string; collapsed: number } {
+export function collapseRepeats(text: string, minimumRun = 4): { text: string; collapsed: number } {
 	const lines = text.split("\n");
 	const out: string[] = [];
 	let collapsed = 0;
@@ -139,11 +139,13 @@ export function collapseRepeats(text: string, minimumRun = 3): { text: string; c
 		const run = end - index;
 		// Only lines with words collapse: a column of bare numbers (seq, a data dump) is content.
 		if (run >= minimumRun && shape.replace(/[#\s\p{P}]/gu, "").length >= 8) {
+			const hidden = run - 2;
 			out.push(
 				lines[index] as string,
-				`[… ${run - 1} more ${run - 1 === 1 ? "line" : "lines"} like this, ending with: ${(lines[end - 1] as string).slice(0, MAX_LINE)}]`,
+				`[… ${hidden} near-identical ${hidden === 1 ? "line" : "lines"} (differing only in numbers) collapsed]`,
+				lines[end - 1] as string,
 			);
-			collapsed += run - 2;
+			collapsed += hidden;
 		} else {
 			out.push(...lines.slice(index, end));
 		}

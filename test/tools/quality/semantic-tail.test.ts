@@ -25,14 +25,16 @@ describe("semantic truncation of bash output", () => {
 		expect(text).toContain("FAIL test/a.test.ts > adds");
 		expect(text).toContain("the rest is in the full-output file named below");
 		// The near-identical progress lines of the tail collapse into one with a count.
-		expect(text).toMatch(/\[… \d+ more lines like this, ending with: plain progress line number 5000 of the build\]/);
+		expect(text).toMatch(
+			/\n\[… \d+ near-identical lines \(differing only in numbers\) collapsed\]\nplain progress line number 5000 of the build\n/,
+		);
 		expect(text).toContain("Tests: 1 failed, 41 passed");
 	});
 
 	it("does not collapse a column of numbers, which is content", () => {
 		expect(collapseRepeats("1\n2\n3\n4\n5").text).toBe("1\n2\n3\n4\n5");
-		expect(collapseRepeats("retry 1 failed\nretry 2 failed\nretry 3 failed\ndone").text).toBe(
-			"retry 1 failed\n[… 2 more lines like this, ending with: retry 3 failed]\ndone",
+		expect(collapseRepeats("retry 1 failed\nretry 2 failed\nretry 3 failed\nretry 4 failed\ndone").text).toBe(
+			"retry 1 failed\n[… 2 near-identical lines (differing only in numbers) collapsed]\nretry 4 failed\ndone",
 		);
 	});
 });
