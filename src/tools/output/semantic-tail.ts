@@ -62,6 +62,15 @@ export class ImportantLines {
 	/** Important lines seen in all. */
 	seen = 0;
 
+	/** Bytes of the output that were not scanned (a huge output's middle), said in the kept block. */
+	unscannedBytes = 0;
+
+	/** Skips `bytes` of output unscanned: the next chunk starts a fresh line. */
+	skip(bytes: number): void {
+		this.carry = "";
+		this.unscannedBytes += bytes;
+	}
+
 	/** Takes the next chunk of output. */
 	scan(chunk: Buffer): void {
 		const lastNewline = chunk.lastIndexOf(10);
@@ -155,9 +164,10 @@ export function collapseRepeats(text: string, minimumRun = 4): { text: string; c
 }
 
 /** The block put before a cut tail: what was kept from the part the model does not see, and where the rest is. */
-export function keptBlock(kept: readonly KeptLine[], seen: number, where: string): string {
+export function keptBlock(kept: readonly KeptLine[], seen: number, where: string, unscannedBytes = 0): string {
 	if (kept.length === 0) return "";
+	const middle = unscannedBytes > 0 ? `; the middle ${Math.round(unscannedBytes / 2 ** 20)} MB was not scanned` : "";
 	const lines = kept.map((line) => (line.repeats > 1 ? `${line.text}  [×${line.repeats}, near-identical]` : line.text));
 	const more = seen > kept.length ? ` (${kept.length} of ${seen}: the first and the last)` : "";
-	return `[Kept from the cut part of the output: error, warning, stack-trace, failing-test and summary lines${more}; the rest is in ${where}]\n${lines.join("\n")}\n[End of kept lines; the last part of the output follows]\n`;
+	return `[Kept from the cut part of the output: error, warning, stack-trace, failing-test and summary lines${more}; the rest is in ${where}${middle}]\n${lines.join("\n")}\n[End of kept lines; the last part of the output follows]\n`;
 }
