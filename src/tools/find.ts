@@ -3,6 +3,12 @@ import { ToolError } from "../engine/errors.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { resolveToolPath } from "./fs/paths.js";
+import {
+	caseInsensitiveGlob,
+	findIsCaseSensitive,
+	findPatternError,
+	literalPathFallback,
+} from "./search/find-patterns.js";
 import { formatListing } from "./search/format-listing.js";
 import { createSearchOperations } from "./search/operations.js";
 import { rebaseGlob, splitPathGlob } from "./search/path-glob.js";
@@ -27,6 +33,11 @@ export const findSchema = Type.Object(
 			Type.String({ description: "Directory to search, relative to the working directory. Default: ." }),
 		),
 		limit: Type.Optional(Type.Integer({ minimum: 1, description: "Most paths to return. Default: 1000." })),
+		case_sensitive: Type.Optional(
+			Type.Boolean({
+				description: "Match case exactly. Default: smart case (exact when the pattern has an upper-case letter).",
+			}),
+		),
 	},
 	{ additionalProperties: false },
 );
@@ -124,7 +135,8 @@ export function createFindTool(
 				);
 			}
 			const target = await resolveSearchTarget({ cwd, path: args.path, operations, allowFile: false });
-			const pattern = rebaseGlob(args.pattern, { cwd, root: target.root });
+			const rebased = rebaseGlob(args.pattern, { cwd, root: target.root });
+			const pattern = findIsCaseSensitive(args.pattern, args.case_sensitive) ? rebased : caseInsensitiveGlob(rebased);
 			// Filed by folder as ripgrep lists them, so sorting at the end has little left to do. All
 			// matches are collected (up to a cap) and the first `limit` in path order are shown, so
 			// the same call always gives the same files, whatever order the parallel walk found them in.
@@ -155,7 +167,11 @@ export function createFindTool(
 				},
 				signal,
 				timeoutMs,
+			}).catch((error: unknown) => {
+				throw findPatternError(error);
 			});
+			const literal = paths.count === 0 ? await literalPathFallback(operations, target.root, args.pattern) : undefined;
+			if (literal) paths.add(literal.path);
 			const limitReached = collectLimitReached || paths.count > limit;
 			const details: FindToolDetails = { backend: run.backend, fileCount: Math.min(paths.count, limit) };
 			if (run.fallbackReason) details.fallbackReason = run.fallbackReason;
@@ -173,7 +189,7 @@ export function createFindTool(
 				}
 				return { content: [{ type: "text", text }], details };
 			}
-			const notices: string[] = [];
+			const notices: string[] = literal ? [literal.notice] : [];
 			const listing = formatListing(paths, {
 				maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
 				maxLines: options.maxLines ?? DEFAULT_MAX_LINES,

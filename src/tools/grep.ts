@@ -6,10 +6,12 @@ import { resolveToolPath } from "./fs/paths.js";
 import { GrepCollector } from "./search/grep-collector.js";
 import { describeGrepOutput } from "./search/grep-output-text.js";
 import { createSearchOperations } from "./search/operations.js";
+import { OrderedGrepCollector } from "./search/ordered-grep-collector.js";
 import { rebaseGlob, splitPathGlob } from "./search/path-glob.js";
 import { runPinnedSearch } from "./search/pinned-search.js";
 import { prepareGrepArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, resolveSearchTarget } from "./search/run-search.js";
+import { describeSkippedFiles, findSkippedFiles } from "./search/skipped-files.js";
 import type { SearchBackendName, SearchOperations } from "./search/types.js";
 import { createLocalWorkspace, type Workspace } from "./workspace.js";
 
@@ -153,7 +155,10 @@ export function createGrepTool(
 			}
 			const target = await resolveSearchTarget({ cwd, path, operations, allowFile: true });
 			const folders = { cwd, root: target.root };
-			const collector = new GrepCollector({ limit, context, maxLineLength: options.maxLineLength ?? 500 });
+			const collectorOptions = { limit, context, maxLineLength: options.maxLineLength ?? 500 };
+			// One file is searched in order: its first matches are the first N, and the search can stop there.
+			const collector =
+				target.file === undefined ? new OrderedGrepCollector(collectorOptions) : new GrepCollector(collectorOptions);
 			const run = await runPinnedSearch({
 				workspace,
 				callTarget: call?.target,
@@ -204,6 +209,21 @@ export function createGrepTool(
 				options,
 				run,
 			});
+			if (output.text === "" && output.binaryFiles.length === 0 && !run.timedOut && target.file === undefined) {
+				const skipped = await findSkippedFiles({
+					workspace,
+					callTarget: call?.target,
+					search: operations,
+					root: target.root,
+					display: target.display,
+					include: include === undefined ? undefined : rebaseGlob(include, folders),
+					exclude: args.exclude ? rebaseGlob(args.exclude, folders) : undefined,
+					respectIgnoreFiles: options.respectIgnoreFiles ?? true,
+					signal,
+				});
+				const said = describeSkippedFiles(skipped);
+				if (said) notices.push(said);
+			}
 			if (notices.length > 0) text += `\n\n${notices.map((notice) => `[${notice}]`).join("\n")}`;
 			return { content: [{ type: "text", text }], details };
 		},

@@ -5,6 +5,7 @@ import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
 import { readFileContent } from "./read/read-file.js";
 import type { ReadToolDetails, ReadToolOptions } from "./read/types.js";
+import { ReadMemory, readKey, unchangedResult } from "./read/unchanged-reads.js";
 import { callTarget, workspaceOf } from "./workspace.js";
 
 export type {
@@ -22,7 +23,8 @@ const DESCRIPTION = `Read a file from the local file system. Text comes back wit
 By default up to 2000 lines or 50 KB are returned, whichever comes first; lines longer than 2000 characters are cut. When more remains, the result ends with the exact offset to continue from.
 Use offset (1-based line number) and limit (number of lines) to page through large files instead of reading them whole.
 Images (PNG, JPEG, GIF, WebP) are returned as images, scaled down to fit. Binary files get a short notice instead of their bytes. To list a directory, use ls.
-PDFs come back as text page by page and Jupyter notebooks (.ipynb) as their cells (source and outputs, image outputs as images): for these, offset and limit count pages or cells.`;
+PDFs come back as text page by page and Jupyter notebooks (.ipynb) as their cells (source and outputs, image outputs as images): for these, offset and limit count pages or cells.
+Reading the same range of an unchanged file again in a session returns a one-line notice instead of the same content; set refresh: true to get it anyway.`;
 
 /** Arguments of the read tool. */
 export const readSchema = Type.Object({
@@ -41,6 +43,12 @@ export const readSchema = Type.Object({
 			minimum: 1,
 			description:
 				"Most lines to return (pages for a PDF, cells for a notebook). Default: 2000 lines; always within the 50 KB output budget.",
+		}),
+	),
+	refresh: Type.Optional(
+		Type.Boolean({
+			description:
+				"Return the content even when this range was already read in this session and is unchanged (by default such a repeat gets a one-line notice). Default: false.",
 		}),
 	),
 });
@@ -70,6 +78,7 @@ export function createReadTool(
 	options: ReadToolOptions = {},
 ): AgentTool<typeof readSchema, ReadToolDetails> {
 	const workspace = workspaceOf(cwd, options);
+	const memory = options.unchangedReads === false ? undefined : new ReadMemory();
 	return {
 		...createReadToolDefinition(cwd, options),
 		executionMode: "parallel",
@@ -97,7 +106,7 @@ export function createReadTool(
 						path: shown,
 					});
 				}
-				return await readFileContent({
+				const result = await readFileContent({
 					operations,
 					absolutePath,
 					shownPath: shown,
@@ -107,6 +116,10 @@ export function createReadTool(
 					options,
 					signal,
 				});
+				const first = result.content[0];
+				if (!memory || result.details?.kind !== "text" || first?.type !== "text") return result;
+				const verdict = memory.check(readKey(absolutePath, args.offset, args.limit), first.text);
+				return verdict.unchanged && args.refresh !== true ? unchangedResult(result, shown, verdict.since) : result;
 			} catch (error) {
 				if (error instanceof ToolError || isAbortError(error)) throw error;
 				throw new ToolError(fileSystemErrorMessage(error, shown, "read"), { path: shown });

@@ -5,12 +5,14 @@ import { countLines } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { writeFileAtomic } from "./fs/atomic-write.js";
+import { inPlaceNotice } from "./fs/in-place-notice.js";
 import { fileSystemErrorMessage } from "./fs/messages.js";
 import type { FileOperations } from "./fs/operations.js";
+import { encodeLikeExisting } from "./fs/write-encoding.js";
 import { callTarget, type Workspace, type WorkspaceTarget, workspaceOf } from "./workspace.js";
 
 const DESCRIPTION = `Write a file: creates it, or replaces its whole content. Parent directories are created as needed.
-The write is atomic (a temp file renamed into place), keeps a symlink a symlink and keeps an existing file's permissions.
+The write is atomic (a temp file renamed into place), keeps a symlink a symlink and keeps an existing file's permissions and encoding (a hard-linked file, or one in a read-only folder, is overwritten in place; the result says so).
 Prefer edit for changing part of an existing file; read a file before replacing it.`;
 
 /** Arguments of the write tool. */
@@ -45,7 +47,7 @@ export interface WriteToolDetails {
 	absolutePath: string;
 	/** True when the file did not exist before; false when it was replaced. */
 	created: boolean;
-	/** UTF-8 bytes written. */
+	/** Bytes written (UTF-8, or the kept legacy encoding). */
 	bytes: number;
 	/** Lines written (`"a\nb\n"` is 2 lines). */
 	lines: number;
@@ -109,11 +111,10 @@ async function writeTarget(
 	// An existing file whose name differs only invisibly (NBSP, NFD) is the one meant: `resolve` found it.
 	const { absolutePath, display: shown } = resolved;
 	let result: Awaited<ReturnType<typeof writeFileAtomic>>;
+	const operations = workspace.filesFor(target);
+	const encoded = await encodeLikeExisting(operations, absolutePath, content);
 	try {
-		result = await writeFileAtomic(absolutePath, content, {
-			operations: workspace.filesFor(target),
-			flush: options.flush,
-		});
+		result = await writeFileAtomic(absolutePath, encoded.data, { operations, flush: options.flush });
 	} catch (error) {
 		if (isAbortError(error)) throw error;
 		throw new ToolError(fileSystemErrorMessage(error, shown, "write"), { path: shown, absolutePath });
@@ -124,7 +125,12 @@ async function writeTarget(
 	const verb = result.created ? "Created" : "Replaced";
 	const size = `${lines} ${lines === 1 ? "line" : "lines"}, ${result.bytes} ${result.bytes === 1 ? "byte" : "bytes"}`;
 	return {
-		content: [{ type: "text", text: `${verb} ${shown}${through}: ${size}.` }],
+		content: [
+			{
+				type: "text",
+				text: `${verb} ${shown}${through}: ${size}.${encoded.note ? ` ${encoded.note}` : ""}${inPlaceNotice(result)}`,
+			},
+		],
 		details: { path: shown, absolutePath: result.targetPath, created: result.created, bytes: result.bytes, lines },
 	};
 }

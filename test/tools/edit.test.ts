@@ -105,8 +105,9 @@ describe("edit tool on real files", () => {
 	});
 
 	it("refuses a file that is not valid UTF-8 and leaves its bytes unchanged", async () => {
-		const bytes = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x6e, 0x61, 0xef, 0x76, 0x65, 0x0a]); // Latin-1 "café\nnaïve\n"
-		const path = await fileWith(bytes, "latin1.txt");
+		// Not UTF-8, and not legacy text either (0x81 and 0x01 are no text bytes in Windows-1252).
+		const bytes = Buffer.from([0x63, 0x61, 0x66, 0x81, 0x0a, 0x6e, 0x61, 0x01, 0x76, 0x65, 0x0a]);
+		const path = await fileWith(bytes, "binary.txt");
 		const message = await editError({ path, old_string: "caf", new_string: "CAF" });
 		expect(message).toMatch(/not valid UTF-8.*unchanged/s);
 		expect(Buffer.compare(await readFile(path), bytes)).toBe(0);

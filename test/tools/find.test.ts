@@ -189,6 +189,6 @@ describe("find definition", () => {
 		expect(tool.parameters).toBe(definition.parameters);
 		expect(tool.executionMode).toBe("parallel");
 		expect(definition.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-		expect(Object.keys(definition.parameters.properties)).toEqual(["pattern", "path", "limit"]);
+		expect(Object.keys(definition.parameters.properties)).toEqual(["pattern", "path", "limit", "case_sensitive"]);
 	});
 });

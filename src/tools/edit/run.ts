@@ -3,6 +3,8 @@ import { withFileMutationQueue } from "../../engine/file-mutation-queue.js";
 import { truncateTail } from "../../engine/truncate.js";
 import type { ToolResult } from "../../engine/types.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import { inPlaceNotice } from "../fs/in-place-notice.js";
+import { encodingName, legacyAsUtf8, utf8AsLegacy } from "../fs/legacy-encoding.js";
 import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
 import { resolveExistingPath } from "../fs/near-miss.js";
 import { type FileInfo, type FileOperations, isNotFound, localFileOperations } from "../fs/operations.js";
@@ -150,7 +152,7 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 	const shown = displayPath(cwd, absolutePath);
 	return withFileMutationQueue(absolutePath, async () => {
 		throwIfAborted(signal);
-		const bytes = await readForEdit({
+		const read = await readForEdit({
 			operations,
 			cwd,
 			absolutePath,
@@ -158,6 +160,8 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 			info,
 			maxBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
 		});
+		// Legacy single-byte text is edited decoded and written back in its own encoding.
+		const { bytes, encoding } = legacyAsUtf8(read);
 		if (!isValidUtf8(bytes)) {
 			throw new ToolError(
 				`${shown} is not valid UTF-8 text (a binary file or another encoding such as Latin-1), so edit refuses it and left it unchanged. Use bash for byte-level changes, or write to replace it with UTF-8 text.`,
@@ -165,8 +169,11 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 		}
 		const outcome = planOutcome(bytes, requests, shown);
 		throwIfAborted(signal);
+		const output = encoding ? utf8AsLegacy(outcome.output, encoding, shown) : outcome.output;
+		if (output instanceof Error) throw new ToolError(output.message);
+		let written: Awaited<ReturnType<typeof writeFileAtomic>> | undefined;
 		try {
-			await writeFileAtomic(absolutePath, outcome.output, { operations, flush: options.flush ?? false });
+			written = await writeFileAtomic(absolutePath, output, { operations, flush: options.flush ?? false });
 		} catch (error) {
 			const reason = fileSystemErrorMessage(error, shown, "write");
 			throw new ToolError(`${reason}${reason.includes("unchanged") ? "" : " The file was not changed."}`);
@@ -192,7 +199,10 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 			linesAdded: diff.added,
 			linesRemoved: diff.removed,
 		};
-		return { content: [{ type: "text", text: summarize(details, diff.text) }], details };
+		const inPlace = written ? inPlaceNotice(written).trim() : "";
+		const kept =
+			(encoding ? `\n[Kept the file's ${encodingName(encoding)} encoding.]` : "") + (inPlace ? `\n[${inPlace}]` : "");
+		return { content: [{ type: "text", text: summarize(details, diff.text) + kept }], details };
 	});
 }
 

@@ -20,6 +20,11 @@ export interface WriteFileAtomicResult {
 	bytes: number;
 	/** Permission bits the file has now (kept from the old file when replaced). */
 	mode: number | undefined;
+	/**
+	 * Set when the file was overwritten in place instead of replaced by rename: to keep its hard
+	 * links (`hard-links`), or because its folder refused the temp file (`read-only-folder`).
+	 */
+	inPlace?: { reason: "hard-links" | "read-only-folder"; links: number };
 }
 
 /** How many symlinks a chain may have before we call it a loop, as the kernel does (`ELOOP`). */
@@ -72,6 +77,9 @@ function tempPathFor(targetPath: string): string {
  *   with `EACCES`, as `open` would refuse it, even though the rename alone could replace it.
  * - Missing parent folders are created.
  * - On any failure the temp file is removed and the target is left exactly as it was.
+ * - Two cases write in place instead (not atomic; `inPlace` says which): a file with more than
+ *   one hard link (a rename would break the links), and a writable file whose folder refuses
+ *   the temp file (read-only or immutable folder).
  */
 export async function writeFileAtomic(
 	path: string,
@@ -88,6 +96,37 @@ export async function writeFileAtomic(
 		throw fileSystemError("EACCES", `EACCES: permission denied (the file is read-only), write '${targetPath}'`);
 	}
 	if (!existing) await operations.mkdir(dirname(targetPath), { recursive: true });
+	const result = { targetPath, created: !existing, bytes: bytes.length, mode: existing?.mode };
+	// A rename would give this name a new inode and leave the other names with the old content.
+	if (existing && (existing.links ?? 1) > 1) {
+		await operations.writeFile(targetPath, bytes, { flush: options.flush ?? false });
+		return { ...result, inPlace: { reason: "hard-links", links: existing.links ?? 1 } };
+	}
+	try {
+		return await replaceByRename(operations, targetPath, bytes, existing, options.flush ?? false);
+	} catch (error) {
+		// A writable file in a folder that refuses new entries: the temp file cannot exist there.
+		if (!existing || !FOLDER_REFUSALS.has(String((error as { code?: unknown }).code))) throw error;
+		try {
+			await operations.writeFile(targetPath, bytes, { flush: options.flush ?? false });
+		} catch {
+			throw error;
+		}
+		return { ...result, inPlace: { reason: "read-only-folder", links: existing.links ?? 1 } };
+	}
+}
+
+/** Errors of creating the temp file that say the folder, not the file, refuses the write. */
+const FOLDER_REFUSALS = new Set(["EACCES", "EPERM", "EROFS"]);
+
+async function replaceByRename(
+	operations: FileOperations,
+	targetPath: string,
+	bytes: Uint8Array,
+	existing: FileInfo | undefined,
+	flush: boolean,
+): Promise<WriteFileAtomicResult> {
+	const options = { flush };
 
 	if (operations.replaceFile) {
 		await operations.replaceFile(targetPath, bytes, {

@@ -3,6 +3,7 @@ import { errorMessage, ToolError } from "../../engine/errors.js";
 import { similarNames } from "./near-miss.js";
 import { errorCode, type FileOperations } from "./operations.js";
 import { displayPath } from "./paths.js";
+import { notRegularFileMessage, symlinkLoopMessage } from "./special-file-messages.js";
 
 /** What a "not found" error is about, for its wording. */
 export interface NotFoundOptions {
@@ -64,6 +65,8 @@ async function exists(operations: FileOperations, path: string): Promise<boolean
 
 /** Turns a file-system failure into a sentence for the model: what failed and what to try. */
 export function fileSystemErrorMessage(error: unknown, shownPath: string, action: string): string {
+	// Already written for the model (e.g. a symlink loop found while resolving the path).
+	if (error instanceof ToolError) return error.message;
 	switch (errorCode(error)) {
 		case "EACCES":
 		case "EPERM":
@@ -74,7 +77,10 @@ export function fileSystemErrorMessage(error: unknown, shownPath: string, action
 		case "EEXIST": // from creating a parent folder whose name is taken by a file
 			return `Cannot ${action} ${shownPath}: a part of the path is a file, not a directory.`;
 		case "ELOOP":
-			return `Cannot ${action} ${shownPath}: too many symbolic links (a symlink loop?).`;
+			return symlinkLoopMessage(shownPath, action);
+		case "EINVAL":
+			if (/not a regular file/.test(errorMessage(error))) return notRegularFileMessage(shownPath, action);
+			return `Cannot ${action} ${shownPath}: ${errorMessage(error)}`;
 		case "ENOSPC":
 			return `Cannot ${action} ${shownPath}: no space left on the device. The file was left unchanged.`;
 		case "EROFS":

@@ -1,6 +1,7 @@
 import { basename, dirname, join } from "node:path";
 import { type FileInfo, type FileOperations, isNotFound } from "./operations.js";
-import { resolveToolPath } from "./paths.js";
+import { displayPath, resolveToolPath } from "./paths.js";
+import { explainLoop } from "./special-file-messages.js";
 
 /** Spaces other than U+0020 that models and operating systems put into names (NBSP, thin, narrow NBSP, …). */
 const UNICODE_SPACES = /[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g;
@@ -62,7 +63,9 @@ export async function resolveExistingPath(
 	operations: FileOperations,
 ): Promise<ResolvedPath> {
 	const absolutePath = resolveToolPath(cwd, path);
-	const exact = await statOrUndefined(operations, absolutePath);
+	const exact = await statOrUndefined(operations, absolutePath).catch((error: unknown) => {
+		throw explainLoop(error, displayPath(cwd, absolutePath), "open");
+	});
 	if (exact) return { absolutePath, info: exact, match: "exact" };
 	// Models paste paths with a trailing newline or space, or with the `@` of a file mention.
 	const sloppy = [path.trim(), path.trim().replace(/^@/, "")]

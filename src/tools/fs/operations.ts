@@ -15,6 +15,8 @@ export interface FileInfo {
 	mode: number;
 	/** Last modification time, ms since the epoch. */
 	mtimeMs: number;
+	/** Hard links to the file (`nlink`), when the backend knows them. Default: unknown (treated as 1). */
+	links?: number;
 }
 
 /** One entry of a directory listing. */
@@ -113,7 +115,13 @@ function kindOf(stats: { isFile(): boolean; isDirectory(): boolean; isSymbolicLi
 }
 
 function infoOf(stats: import("node:fs").Stats): FileInfo {
-	return { kind: kindOf(stats), size: stats.size, mode: stats.mode & 0o7777, mtimeMs: stats.mtimeMs };
+	return {
+		kind: kindOf(stats),
+		size: stats.size,
+		mode: stats.mode & 0o7777,
+		mtimeMs: stats.mtimeMs,
+		links: stats.nlink,
+	};
 }
 
 /**

@@ -1,6 +1,7 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import { TextDecoder } from "node:util";
 import { throwIfAborted } from "../../engine/errors.js";
+import { decodeLegacy, type LegacyEncoding } from "../fs/legacy-encoding.js";
 import type { ReadableFile } from "../fs/operations.js";
 
 /** Bytes read per call: large enough that scanning 100 MB costs ~100 reads, small enough for a flat RSS. */
@@ -30,6 +31,8 @@ export interface LinePageOptions {
 	countRestUpTo: number;
 	/** Checked between chunks. */
 	signal?: AbortSignal;
+	/** Decode the lines from this single-byte encoding instead of UTF-8. Default: UTF-8. */
+	encoding?: LegacyEncoding;
 }
 
 /** One page of numbered lines. */
@@ -46,6 +49,8 @@ export interface LinePage {
 	truncatedBy: "lines" | "bytes" | null;
 	/** Lines cut for being longer than `maxLineLength`. */
 	longLinesCut: number;
+	/** The first line that was cut, when any was. */
+	firstLongLine: number | undefined;
 	/** First shown line that is not text (a NUL byte, or bytes that are not UTF-8): the page must not be shown. */
 	binaryLine: { line: number; reason: "nul-byte" | "invalid-utf8" } | undefined;
 	/** True when `startLine` lies beyond the last line; `totalLines` is then the line count. */
@@ -75,7 +80,10 @@ class LineCollector {
 	private pendingMultibyte = false;
 	private lastByte = -1;
 
-	constructor(private readonly keepBytes: number) {}
+	constructor(
+		private readonly keepBytes: number,
+		private readonly legacy: boolean,
+	) {}
 
 	/** Adds bytes of the current line; `copy` when `bytes` is a view of a buffer about to be reused. */
 	add(bytes: Buffer, copy: boolean): void {
@@ -96,7 +104,7 @@ class LineCollector {
 		}
 		// ASCII (the common case, and NUL-filled holes) needs no decoding: one unit per byte.
 		const pending = this.pendingMultibyte;
-		if (!pending && isAscii(rest)) this.droppedUnits += rest.length;
+		if (this.legacy || (!pending && isAscii(rest))) this.droppedUnits += rest.length;
 		else {
 			this.droppedUnits += this.overflow.decode(rest, { stream: true }).length;
 			this.pendingMultibyte = completeLength(rest) !== rest.length;
@@ -112,8 +120,8 @@ class LineCollector {
 		} else if (bytes[bytes.length - 1] === CARRIAGE_RETURN) {
 			bytes = bytes.subarray(0, bytes.length - 1);
 		}
-		const problem = bytes.includes(0) ? "nul-byte" : isUtf8(bytes) ? undefined : "invalid-utf8";
-		let text = problem ? "" : bytes.toString("utf8");
+		const problem = bytes.includes(0) ? "nul-byte" : this.legacy || isUtf8(bytes) ? undefined : "invalid-utf8";
+		let text = problem ? "" : this.legacy ? decodeLegacy(bytes) : bytes.toString("utf8");
 		if (text.length > maxLength || extraUnits > 0) {
 			let end = Math.min(maxLength, text.length);
 			const code = text.charCodeAt(end - 1);
@@ -139,7 +147,7 @@ class LineCollector {
 export async function readLinePage(options: LinePageOptions): Promise<LinePage> {
 	const { file, size, startLine, maxLines, maxBytes, maxLineLength, signal } = options;
 	const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, size)));
-	const collector = new LineCollector(maxLineLength * 3 + 4);
+	const collector = new LineCollector(maxLineLength * 3 + 4, options.encoding !== undefined);
 	const lines: string[] = [];
 	let outputBytes = 0;
 	let line = 1; // the line that the byte at `position` belongs to
@@ -147,6 +155,7 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 	let lineHasBytes = false; // the current line has bytes (matters at EOF without a final newline)
 	let truncatedBy: LinePage["truncatedBy"] = null;
 	let longLinesCut = 0;
+	let firstLongLine: number | undefined;
 	let binaryLine: LinePage["binaryLine"];
 	let stoppedAt = -1; // file position just after the last line shown, when the page filled up
 
@@ -189,7 +198,10 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 				break outer;
 			}
 			if (finished.problem) binaryLine ??= { line, reason: finished.problem };
-			if (finished.cut) longLinesCut++;
+			if (finished.cut) {
+				longLinesCut++;
+				firstLongLine ??= line;
+			}
 			lines.push(formatted);
 			outputBytes += lineBytes;
 			line++;
@@ -216,7 +228,10 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 				truncatedBy = "bytes";
 			} else {
 				if (finished.problem) binaryLine ??= { line, reason: finished.problem };
-				if (finished.cut) longLinesCut++;
+				if (finished.cut) {
+					longLinesCut++;
+					firstLongLine ??= line;
+				}
 				lines.push(formatted);
 			}
 		}
@@ -233,6 +248,7 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 		totalLines,
 		truncatedBy,
 		longLinesCut,
+		firstLongLine,
 		binaryLine,
 		beyondEnd: shownLines === 0 && (totalLines ?? 0) < startLine,
 	};

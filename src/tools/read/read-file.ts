@@ -1,7 +1,9 @@
 import { ToolError } from "../../engine/errors.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../../engine/truncate.js";
 import type { ToolResult } from "../../engine/types.js";
-import type { FileOperations } from "../fs/operations.js";
+import { detectLegacyEncoding, encodingName, type LegacyEncoding } from "../fs/legacy-encoding.js";
+import type { FileOperations, ReadableFile } from "../fs/operations.js";
+import { shellQuote } from "../fs/special-file-messages.js";
 import { isNotebookPath } from "../notebook/notebook-json.js";
 import { readNotebook } from "../notebook/read-notebook.js";
 import { fitImage } from "./image.js";
@@ -9,6 +11,7 @@ import { readLinePage } from "./line-pager.js";
 import { isPdf, readPdf } from "./pdf.js";
 import { SNIFF_BYTES, sniff } from "./sniff.js";
 import type { ReadBinaryDetails, ReadImageDetails, ReadToolDetails, ReadToolOptions } from "./types.js";
+import { blocksWhenRead, isVirtualFile, snapshotVirtualFile, VIRTUAL_MAX_BYTES } from "./virtual-file.js";
 
 /** Default longest line shown, in characters. */
 const DEFAULT_MAX_LINE_LENGTH = 2000;
@@ -55,6 +58,14 @@ export async function readFileContent(request: ReadFileContentOptions): Promise<
 			await file.close();
 			return await readImage(request, sniffed.mimeType);
 		}
+		const legacy =
+			sniffed.kind === "binary" && sniffed.reason === "invalid-utf8"
+				? detectLegacyEncoding(sample.subarray(0, sampleBytes), sampleBytes >= request.size)
+				: undefined;
+		if (legacy) return await readText(request, file, 0, legacy);
+		if (isVirtualFile(request.absolutePath, request.size) && !blocksWhenRead(request.absolutePath)) {
+			return await readVirtual(request, file);
+		}
 		if (sniffed.kind === "binary") {
 			return binaryNotice(request, {
 				reason: sniffed.reason,
@@ -94,6 +105,7 @@ async function readText(
 	request: ReadFileContentOptions,
 	file: Awaited<ReturnType<FileOperations["open"]>>,
 	firstLineStart: number,
+	encoding?: LegacyEncoding,
 ): Promise<ReadResult> {
 	const { shownPath, absolutePath, size, options } = request;
 	const startLine = Math.max(1, request.offset ?? 1);
@@ -106,10 +118,11 @@ async function readText(
 		if (startLine > 1) throw beyondEnd(request, 0);
 		// Kernel files report a size of 0 whatever they hold, and some block when read: say so
 		// instead of claiming they are empty.
-		const virtual = size === 0 && /^\/(proc|sys)\//.test(absolutePath);
-		const text = virtual
-			? `${shownPath} reports a size of 0 bytes, as files in /proc and /sys do whatever they hold; read cannot page it. Use bash (e.g. cat ${shownPath}) to see its content.`
-			: `${shownPath} is empty (0 lines).`;
+		const text = !isVirtualFile(absolutePath, size)
+			? `${shownPath} is empty (0 lines).`
+			: blocksWhenRead(absolutePath)
+				? `${shownPath} is a kernel file that waits for new events when read, so read does not open it. Sample it with a time limit via bash, e.g. timeout 2 cat ${shellQuote(shownPath)}.`
+				: `${shownPath} is a kernel file and holds nothing right now (0 bytes when read).`;
 		return {
 			content: [{ type: "text", text }],
 			details: {
@@ -134,6 +147,7 @@ async function readText(
 		maxLineLength,
 		countRestUpTo: COUNT_REST_UP_TO,
 		signal: request.signal,
+		encoding,
 	});
 	if (page.beyondEnd) throw beyondEnd(request, page.totalLines ?? 0);
 	if (page.binaryLine !== undefined) {
@@ -148,6 +162,11 @@ async function readText(
 	const truncated = page.truncatedBy !== null;
 	const nextOffset = truncated ? page.endLine + 1 : undefined;
 	const notices: string[] = [];
+	if (encoding) {
+		notices.push(
+			`[${shownPath} is ${encodingName(encoding)} text, not UTF-8: shown decoded. edit and write keep its encoding byte for byte.]`,
+		);
+	}
 	const range = `lines ${startLine}-${page.endLine}`;
 	const of =
 		page.totalLines !== undefined
@@ -161,7 +180,7 @@ async function readText(
 	}
 	if (page.longLinesCut > 0) {
 		notices.push(
-			`[${page.longLinesCut} ${page.longLinesCut === 1 ? "line was" : "lines were"} longer than ${maxLineLength} characters and cut; use bash (e.g. sed -n '<line>p' <file> | cut -c${maxLineLength + 1}-) to see more.]`,
+			`[${page.longLinesCut} ${page.longLinesCut === 1 ? "line was" : "lines were"} longer than ${maxLineLength} characters and cut (the first: line ${page.firstLongLine}); to see the rest of one, use bash: sed -n '${page.firstLongLine}p' ${shellQuote(shownPath)} | cut -c${maxLineLength + 1}-]`,
 		);
 	}
 	const text = notices.length > 0 ? `${page.text}\n\n${notices.join("\n")}` : page.text;
@@ -176,8 +195,23 @@ async function readText(
 			truncatedBy: page.truncatedBy,
 			nextOffset,
 			longLinesCut: page.longLinesCut,
+			...(encoding ? { encoding } : {}),
 		},
 	};
+}
+
+/** A /proc or /sys file: its size says 0, so its content is read first, then paged like a file. */
+async function readVirtual(request: ReadFileContentOptions, file: ReadableFile): Promise<ReadResult> {
+	const snapshot = await snapshotVirtualFile(file, request.signal);
+	const result = await readText({ ...request, size: snapshot.size }, snapshot.file, 0);
+	const self = /^\/proc\/(self|thread-self)\//.test(request.absolutePath)
+		? " /proc/self is the process running the tools, not a shell you start."
+		: "";
+	const cut = snapshot.cut ? ` Only its first ${formatSize(VIRTUAL_MAX_BYTES)} were taken.` : "";
+	const first = result.content[0];
+	if (first?.type === "text" && (self || cut))
+		first.text += `\n\n[${request.shownPath} is generated by the kernel when read.${cut}${self}]`;
+	return result;
 }
 
 function beyondEnd(request: ReadFileContentOptions, totalLines: number): ToolError {

@@ -20,6 +20,12 @@ export interface ReadToolOptions {
 	maxBytes?: number;
 	/** Lines longer than this many characters are cut with a marker. Default: 2000. */
 	maxLineLength?: number;
+	/**
+	 * A repeated read of a text range this tool already returned, unchanged since (same hash),
+	 * gets a one-line "unchanged since your last read" notice unless the call sets `refresh`.
+	 * Default: true.
+	 */
+	unchangedReads?: boolean;
 	/** Return images as image blocks; when false, an image gets a text notice. Default: true. */
 	images?: boolean;
 	/** Widest image returned, in pixels; larger ones are scaled down. Default: 2000. */
@@ -53,6 +59,10 @@ export interface ReadTextDetails {
 	nextOffset: number | undefined;
 	/** How many shown lines were cut for being longer than `maxLineLength`. */
 	longLinesCut: number;
+	/** True when the content was not repeated: the same range was read before and is unchanged. */
+	unchanged?: boolean;
+	/** Set when the file is legacy single-byte text (decoded for the page); absent for UTF-8. */
+	encoding?: "latin-1" | "windows-1252";
 }
 
 /** Structured result of an image read. */

@@ -37,11 +37,11 @@ export class GrepCollector {
 	matchCount = 0;
 	/** True once a match beyond the limit was seen: matches were really left out. */
 	limitReached = false;
-	private readonly files = new Map<string, GrepLine[]>();
-	private readonly binaryFiles = new Set<string>();
+	protected readonly files = new Map<string, GrepLine[]>();
+	protected readonly binaryFiles = new Set<string>();
 	private lastMatch: GrepLine | undefined;
 
-	constructor(private readonly options: GrepCollectorOptions) {}
+	constructor(protected readonly options: GrepCollectorOptions) {}
 
 	/** Takes a batch; returns false once the limit is passed and the search should stop. */
 	add(lines: readonly GrepLine[]): boolean {

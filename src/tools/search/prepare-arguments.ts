@@ -48,6 +48,11 @@ export function prepareGrepArguments(args: unknown): unknown {
 	for (const name of ["include", "exclude"]) {
 		if (name in result) result[name] = joinGlobList(result[name]);
 	}
+	caseSensitiveFromAliases(result);
+	return result;
+}
+
+function caseSensitiveFromAliases(result: Record<string, unknown>): void {
 	for (const name of CASE_INSENSITIVE) {
 		if (!(name in result)) continue;
 		const value = result[name];
@@ -56,7 +61,6 @@ export function prepareGrepArguments(args: unknown): unknown {
 			result.case_sensitive = !(value === true || value === "true");
 		}
 	}
-	return result;
 }
 
 /**
@@ -67,5 +71,6 @@ export function prepareFindArguments(args: unknown): unknown {
 	if (!isRecord(args)) return args;
 	const result = rename(args, FIND_ALIASES);
 	if ("pattern" in result) result.pattern = joinGlobList(result.pattern);
+	caseSensitiveFromAliases(result);
 	return result;
 }

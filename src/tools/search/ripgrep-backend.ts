@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os";
+import { decodeText } from "../fs/legacy-encoding.js";
 import { compileGlob, nameGlobOf } from "./glob-filter.js";
 import { LineSplitter, TextLineSplitter } from "./line-splitter.js";
 import { hasIgnoreSourcesAbove } from "./parent-ignore-files.js";
@@ -126,7 +127,7 @@ export function parseGrepLine(line: Buffer): GrepLine | undefined {
 	let end = line.length;
 	if (line[end - 1] === 0x0d) end--;
 	const textBytes = line.subarray(position, end);
-	const text = textBytes.toString("utf8");
+	const text = decodeText(textBytes);
 	const path = posixPath(line.toString("utf8", 0, pathEnd));
 	const result: GrepLine = { kind, path, lineNumber, text };
 	if (kind === "match" && column > 0) {

@@ -1,6 +1,7 @@
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { AbortError } from "../../engine/errors.js";
+import { decodeText } from "../fs/legacy-encoding.js";
 import { Prefetch } from "./prefetch.js";
 import type { GrepLine, GrepRequest } from "./types.js";
 import { walkFiles } from "./walker.js";
@@ -195,14 +196,14 @@ async function* scanFile(
 				lastInChunk += carried;
 				carry = [];
 			}
-			processText(chunk.toString("utf8", 0, lastInChunk));
+			processText(decodeText(chunk, 0, lastInChunk));
 			if (lastInChunk + 1 < chunk.length) carry.push(Buffer.from(chunk.subarray(lastInChunk + 1)));
 			if (results.length > 0) {
 				yield results;
 				results = [];
 			}
 		}
-		if (carry.length > 0) processText(Buffer.concat(carry).toString("utf8"));
+		if (carry.length > 0) processText(decodeText(Buffer.concat(carry)));
 		if (results.length > 0) yield results;
 	}
 }

@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { copyFile, truncate } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../../engine/truncate.js";
+import { importantLinesOfFile, withKeptLines } from "../output/scan-output-file.js";
 import { registerOutputFile, releaseOutputFile, settleOutputFile } from "./background-registry.js";
 import { countFileNewlines, countNewlines } from "./line-count.js";
 import type { ShellOutputBufferOptions } from "./output-buffer.js";
@@ -116,7 +117,7 @@ export class FileShellOutput {
 					fullOutputError = `could not keep the full output: ${(error as Error).message}`;
 				}
 			}
-			return describeOutput({
+			const output = describeOutput({
 				tail,
 				truncated,
 				totalBytes: size,
@@ -125,6 +126,13 @@ export class FileShellOutput {
 				fullOutputPath: keptPath,
 				fullOutputError,
 			});
+			// Semantic truncation: the lines the model needs from the part cut away (see output/).
+			// The whole file is scanned: lines the tail already shows are left out of the kept ones.
+			if (truncated) {
+				const important = await importantLinesOfFile(this.path, size).catch(() => undefined);
+				if (important) output.text = withKeptLines(output.text, important, "the full-output file named below");
+			}
+			return output;
 		} finally {
 			this.close(writerPids);
 			// A file that cannot be removed now is removed when toolbelt exits: no reason to fail the call.

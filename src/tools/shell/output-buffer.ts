@@ -1,6 +1,8 @@
 import { closeSync, openSync, writeSync, writev } from "node:fs";
 import { tmpdir } from "node:os";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../../engine/truncate.js";
+import { withKeptLines } from "../output/scan-output-file.js";
+import { ImportantLines } from "../output/semantic-tail.js";
 import { registerOutputFile, releaseOutputFile } from "./background-registry.js";
 import { countFileNewlines, countNewlines } from "./line-count.js";
 import { describeOutput, outputFilePath, type RenderedTail, renderTail, type ShellOutput } from "./output-tail.js";
@@ -56,6 +58,7 @@ export class ShellOutputBuffer {
 	private batchBytes = 0;
 	private waiters: (() => void)[] = [];
 	private drained: (() => void)[] = [];
+	private readonly important = new ImportantLines();
 
 	constructor(options: ShellOutputBufferOptions = {}) {
 		this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -76,6 +79,7 @@ export class ShellOutputBuffer {
 		}
 		if (this.countingInline) this.newlines += countNewlines(chunk);
 		this.lastByte = chunk[chunk.length - 1] ?? -1;
+		this.important.scan(chunk);
 		this.appendToRing(chunk);
 		if (this.fileDescriptor !== undefined) return this.writeToFile(chunk);
 	}
@@ -130,7 +134,7 @@ export class ShellOutputBuffer {
 		if (!this.countingInline && this.filePath !== undefined && !this.fileError) {
 			this.newlines = await countFileNewlines(this.filePath);
 		}
-		return describeOutput({
+		const output = describeOutput({
 			tail,
 			truncated,
 			totalBytes: this.totalBytes,
@@ -139,6 +143,9 @@ export class ShellOutputBuffer {
 			fullOutputPath: this.filePath,
 			fullOutputError: this.fileError,
 		});
+		// Semantic truncation: what the model needs from the part cut away comes before the tail.
+		if (truncated) output.text = withKeptLines(output.text, this.important, "the full-output file named below");
+		return output;
 	}
 
 	/** Drops the full-output file (when the call fails before it finishes). */

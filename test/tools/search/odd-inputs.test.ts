@@ -77,8 +77,10 @@ describe.each(backends)("grep on a binary file named as the path ($name)", ({ ba
 		expect(found.details).toMatchObject({ matchCount: 0, binaryFiles: ["blob.bin"] });
 		const missing = await callAsModel(grep, { pattern: "needle", path: "other.bin" });
 		expect(textOf(missing)).toBe("No matches found");
-		// In a folder, binary files are skipped silently (as ripgrep does).
-		expect(textOf(await callAsModel(grep, { pattern: "needle" }))).toBe("No matches found");
+		// In a folder, binary files are skipped (as ripgrep does), and the empty result says so.
+		expect(textOf(await callAsModel(grep, { pattern: "needle" }))).toMatch(
+			/^No matches found\n\n\[Skipped: 2 binary files \(blob\.bin, other\.bin\)\./,
+		);
 	});
 });
 

@@ -1,0 +1,49 @@
+import { open } from "node:fs/promises";
+import { collapseRepeats, ImportantLines, keptBlock } from "./semantic-tail.js";
+
+const CHUNK_BYTES = 1024 * 1024;
+/** Bytes scanned at each end of a huge output (~0.2 s each); the middle is skipped. */
+const SCAN_EDGE_BYTES = 48 * 1024 * 1024;
+
+/**
+ * Scans toolbelt's own full-output file (a temp file the shell wrote, never a workspace file) up
+ * to `end`, the start of the tail the model sees, for the lines worth keeping. One reusable
+ * buffer: memory stays flat however large the file is.
+ */
+export async function importantLinesOfFile(path: string, end: number): Promise<ImportantLines> {
+	const important = new ImportantLines();
+	const handle = await open(path, "r");
+	try {
+		const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+		// A huge output is scanned at its start and its end only, so the cost stays bounded.
+		const skipFrom = end > 2 * SCAN_EDGE_BYTES ? SCAN_EDGE_BYTES : end;
+		const skipTo = end > 2 * SCAN_EDGE_BYTES ? end - SCAN_EDGE_BYTES : end;
+		for (let position = 0; position < end; ) {
+			if (position === skipFrom && skipTo > skipFrom) {
+				important.skip(skipTo - skipFrom);
+				position = skipTo;
+			}
+			const { bytesRead } = await handle.read(
+				buffer,
+				0,
+				Math.min(CHUNK_BYTES, end - position, position < skipFrom ? skipFrom - position : end - position),
+				position,
+			);
+			if (bytesRead === 0) break;
+			important.scan(buffer.subarray(0, bytesRead));
+			position += bytesRead;
+		}
+	} finally {
+		await handle.close();
+	}
+	return important;
+}
+
+/**
+ * The model's view of a cut output with semantic truncation: near-identical runs in the tail
+ * collapsed, and the kept lines of the cut part put before it, saying where the rest is.
+ */
+export function withKeptLines(tailText: string, important: ImportantLines, where: string): string {
+	const collapsed = collapseRepeats(tailText).text;
+	return keptBlock(important.keptOutside(collapsed), important.seen, where, important.unscannedBytes) + collapsed;
+}

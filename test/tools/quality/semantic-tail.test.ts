@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { createBashTool } from "../../../src/tools/bash.js";
+import { collapseRepeats } from "../../../src/tools/output/semantic-tail.js";
+import { resultText } from "../../helpers/results.js";
+import { useTempDir } from "../../helpers/temp-dir.js";
+
+const temp = useTempDir();
+
+describe("semantic truncation of bash output", () => {
+	it("keeps errors, stack frames, failing tests and summaries from the cut part", async () => {
+		const script = [
+			"echo 'src/a.ts(3,5): error TS2322: Type string is not assignable to type number.'",
+			"echo 'Traceback (most recent call last):'",
+			"echo '    at run (src/run.ts:10:3)'",
+			"echo 'FAIL test/a.test.ts > adds'",
+			'for i in $(seq 1 5000); do echo "plain progress line number $i of the build"; done',
+			"echo 'Tests: 1 failed, 41 passed'",
+		].join("\n");
+		const result = await createBashTool(temp()).execute("1", { command: script }, undefined);
+		const text = resultText(result);
+		expect(text).toMatch(/^\[Kept from the cut part of the output: error, warning/);
+		expect(text).toContain("error TS2322: Type string is not assignable");
+		expect(text).toContain("Traceback (most recent call last):");
+		expect(text).toContain("    at run (src/run.ts:10:3)");
+		expect(text).toContain("FAIL test/a.test.ts > adds");
+		expect(text).toContain("the rest is in the full-output file named below");
+		// The near-identical progress lines of the tail collapse into one with a count.
+		expect(text).toMatch(
+			/\n\[… \d+ near-identical lines \(differing only in numbers\) collapsed\]\nplain progress line number 5000 of the build\n/,
+		);
+		expect(text).toContain("Tests: 1 failed, 41 passed");
+	});
+
+	it("does not collapse a column of numbers, which is content", () => {
+		expect(collapseRepeats("1\n2\n3\n4\n5").text).toBe("1\n2\n3\n4\n5");
+		expect(collapseRepeats("retry 1 failed\nretry 2 failed\nretry 3 failed\nretry 4 failed\ndone").text).toBe(
+			"retry 1 failed\n[… 2 near-identical lines (differing only in numbers) collapsed]\nretry 4 failed\ndone",
+		);
+	});
+});
