@@ -69,7 +69,7 @@ export async function createAgentSetup(
 	});
 	const catalog = await loadToolCatalog();
 	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog).map((name) =>
-		catalog.createTool(name, cwd, safety.toolOptions),
+		catalog.createTool(name, safety.cwd, safety.toolOptions),
 	);
 
 	let close = async () => {};
@@ -86,12 +86,12 @@ export async function createAgentSetup(
 		model: { provider: provider.provider, id: provider.model, baseUrl: provider.baseUrl },
 		getApiKey: () => provider.apiKey,
 		tools,
-		systemPrompt: stringOption(args.values, "system-prompt") ?? buildSystemPrompt({ cwd, tools }),
+		systemPrompt: stringOption(args.values, "system-prompt") ?? buildSystemPrompt({ cwd: safety.cwd, tools }),
 		toolExecution: booleanOption(args.values, "sequential") ? "sequential" : "parallel",
 		maxTurns,
 		...safety.hooks,
 	});
-	return { agent, provider, cwd, toolNames, safety, close };
+	return { agent, provider, cwd: safety.cwd, toolNames, safety, close };
 }
 
 // ─── MCP client (`--mcp-config`) ─────────────────────────────────────────────────────────────

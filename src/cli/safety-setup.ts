@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import type { ToolHooks } from "../engine/types.js";
+import type { RemoteWorkspace } from "../remote/index.js";
 import {
 	type AskPermission,
 	createSafetyLayer,
@@ -18,6 +19,7 @@ import { ApprovalHint } from "./approval-hint.js";
 import { booleanOption, listOption, type OptionValues, stringOption, UsageError } from "./args.js";
 import type { CliIO } from "./io.js";
 import { type TrustAnswer, untrustedNotice } from "./trust-prompt.js";
+import { openCliWorkspace } from "./workspace-option.js";
 
 export { safetyOptions, toolCommandSafetyOptions } from "./safety-options.js";
 
@@ -56,6 +58,10 @@ export interface CliSafety {
 	toolOptions: ToolsOptions;
 	/** The mode in force. */
 	mode: PermissionMode;
+	/** The tools' working directory: `cwd`, or the remote folder of `--workspace`. */
+	cwd: string;
+	/** The remote workspace of `--workspace`, whose operations `toolOptions` carry. Default: none (local). */
+	workspace?: RemoteWorkspace;
 	/** Calls refused because nobody could approve them, and the flags that would allow them. */
 	approvals: ApprovalHint;
 }
@@ -112,10 +118,13 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	const mode = modeFlag(flags) ?? options.mode;
 	const homeDir = io.env.HOME || homedir();
 	const asked = { value: false };
+	const workspace = await openCliWorkspace(flags);
+	const cwd = workspace?.cwd ?? options.cwd;
 	let layer: SafetyLayer;
 	try {
 		layer = await createSafetyLayer({
-			cwd: options.cwd,
+			cwd,
+			workspace,
 			homeDir,
 			mode,
 			rules: { allow: listOption(flags, "allow"), ask: listOption(flags, "ask"), deny: listOption(flags, "deny") },
@@ -144,10 +153,17 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	if (notice && layer.settings.project?.trusted === false) io.stderr.write(notice);
 	const approvals = new ApprovalHint();
 	const shell = { ...layer.shell };
+	const toolOptions: ToolsOptions = { bash: shell, powershell: shell };
+	if (workspace) {
+		const { workspaceToolsOptions } = await import("../remote/index.js");
+		Object.assign(toolOptions, workspaceToolsOptions(workspace, toolOptions));
+	}
 	return {
+		cwd,
+		workspace,
 		layer,
 		hooks: approvals.watch(layer.hooks),
-		toolOptions: { bash: shell, powershell: shell },
+		toolOptions,
 		mode: layer.mode,
 		approvals,
 	};

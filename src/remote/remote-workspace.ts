@@ -1,7 +1,8 @@
 import { posix } from "node:path";
-import { createLocalWorkspace, type Workspace } from "../tools/index.js";
+import { createLocalWorkspace, type SearchOperations, type Workspace } from "../tools/index.js";
 import { createExecTransport } from "./exec-transport.js";
 import { createRemoteFileOperations } from "./remote-files.js";
+import { createRemoteSearchOperations } from "./remote-search.js";
 import { createRemoteShellOperations } from "./remote-shell.js";
 import { createSshTransport } from "./ssh-transport.js";
 import type { RemoteTransport } from "./transport.js";
@@ -13,6 +14,8 @@ export interface RemoteWorkspace extends Workspace {
 	readonly label: string;
 	/** The transport its operations ride on. */
 	readonly transport: RemoteTransport;
+	/** grep and find there (ripgrep on the remote side). */
+	readonly search: SearchOperations;
 	/** Stops commands left running in the background there and closes the connection. */
 	close(): Promise<void>;
 }
@@ -72,6 +75,7 @@ export function createRemoteWorkspace(transport: RemoteTransport, cwd: string): 
 	return Object.assign(workspace, {
 		label: transport.label,
 		transport,
+		search: createRemoteSearchOperations(transport),
 		close: async () => {
 			await shell.close();
 			await transport.close();

@@ -1,4 +1,13 @@
-import { chmodSync, existsSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+	chmodSync,
+	existsSync,
+	lstatSync,
+	mkdirSync,
+	readFileSync,
+	statSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { workspaceToolsOptions } from "../../src/remote/index.js";
@@ -129,6 +138,27 @@ for (const backend of backends) {
 			expect(listing).toContain(".hidden");
 			expect(listing).toContain("b.txt");
 			expect(listing).toMatch(/sub\//);
+		});
+
+		it("grep and find give the same results, ignore rules included", async (context) => {
+			const run = await setup();
+			if (!run) return context.skip();
+			mkdirSync(join(dir(), "src/deep"), { recursive: true });
+			mkdirSync(join(dir(), "build"));
+			writeFileSync(join(dir(), ".gitignore"), "build/\n");
+			writeFileSync(join(dir(), "src/a.ts"), "const needle = 1;\nother\n");
+			writeFileSync(join(dir(), "src/deep/b.ts"), "x\nneedle again\n");
+			writeFileSync(join(dir(), "build/out.ts"), "needle in build\n");
+			const grep = await runCall(run.tools, run.hooks, "grep", { pattern: "needle", literal: true });
+			expect(grep.isError, textOf(grep)).toBe(false);
+			expect(textOf(grep)).toMatch(/src\/a\.ts:1:.*needle/);
+			expect(textOf(grep)).toMatch(/src\/deep\/b\.ts:2: needle again/);
+			expect(textOf(grep)).not.toContain("build/out.ts");
+			const find = await runCall(run.tools, run.hooks, "find", { pattern: "**/*.ts" });
+			expect(find.isError, textOf(find)).toBe(false);
+			expect(textOf(find)).toContain("src/a.ts");
+			expect(textOf(find)).toContain("src/deep/b.ts");
+			expect(textOf(find)).not.toContain("build/out.ts");
 		});
 
 		it("bash runs in the folder, reports exit codes and keeps the tail of long output", async (context) => {

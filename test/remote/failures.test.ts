@@ -65,7 +65,9 @@ describe("ssh failures are clear and lose nothing", () => {
 		if (!sshd) return context.skip();
 		const otherKey = join(dir(), "other_key");
 		execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", otherKey]);
-		const options = sshd.sshOptions.map((option) => (option.startsWith("IdentityFile=") ? `IdentityFile=${otherKey}` : option));
+		const options = sshd.sshOptions.map((option) =>
+			option.startsWith("IdentityFile=") ? `IdentityFile=${otherKey}` : option,
+		);
 		const workspace = open(`${sshd.urlPrefix}${dir()}`, options);
 		await expect(workspace.files.stat(dir())).rejects.toThrow(/refused the login/);
 	});
