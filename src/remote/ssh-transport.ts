@@ -13,7 +13,10 @@ export interface SshTransportOptions {
 	user?: string;
 	/** Port. Default: what `ssh` chooses (config, then 22). */
 	port?: number;
-	/** Extra `-o` options, each `Key=Value` (e.g. `IdentityFile=…`, `UserKnownHostsFile=…`). Default: none. */
+	/**
+	 * Extra `-o` options, each `Key=Value` (e.g. `IdentityFile=…`, `UserKnownHostsFile=…`). A
+	 * `ControlPath` without `%` tokens shares that master (left running on close). Default: none.
+	 */
 	sshOptions?: readonly string[];
 	/** The `ssh` client. Default: `ssh` on PATH. */
 	sshPath?: string;
@@ -53,7 +56,12 @@ export function createSshTransport(options: SshTransportOptions): RemoteTranspor
 		controlDir ??= mkdtempSync(join(tmpdir(), "toolbelt-ssh-"));
 		return controlDir;
 	};
-	const controlPath = () => join(privateDir(), "master");
+	// A ControlPath of the user's own (without % tokens) is shared: their master serves toolbelt too,
+	// and toolbelt leaves it running when it closes.
+	const givenControlPath = (options.sshOptions ?? [])
+		.map((option) => /^ControlPath[= ](.+)$/i.exec(option)?.[1])
+		.find((path) => path !== undefined && !path.includes("%"));
+	const controlPath = () => givenControlPath ?? join(privateDir(), "master");
 	const baseArgs = (): string[] => [
 		"-o",
 		`ControlPath=${controlPath()}`,
@@ -61,7 +69,9 @@ export function createSshTransport(options: SshTransportOptions): RemoteTranspor
 		"BatchMode=yes",
 		"-o",
 		`ConnectTimeout=${options.connectTimeoutSeconds ?? 15}`,
-		...(options.sshOptions ?? []).flatMap((option) => ["-o", option]),
+		...(options.sshOptions ?? [])
+			.filter((option) => !/^ControlPath[= ]/i.test(option))
+			.flatMap((option) => ["-o", option]),
 		...(options.port ? ["-p", String(options.port)] : []),
 		...(options.user ? ["-l", options.user] : []),
 	];
@@ -98,7 +108,7 @@ export function createSshTransport(options: SshTransportOptions): RemoteTranspor
 	}
 
 	function stopMaster(): void {
-		if (!controlDir || !existsSync(controlPath())) return;
+		if (givenControlPath || !controlDir || !existsSync(controlPath())) return;
 		spawnSync(sshPath, [...baseArgs(), "-O", "exit", options.host], { stdio: "ignore", timeout: 5000 });
 		rmSync(controlPath(), { force: true });
 	}
