@@ -12,6 +12,7 @@
  */
 export const fileScript = String.raw`
 export LC_ALL=C
+# Paths are always absolute here, so no "--" is needed (busybox realpath takes none).
 op=$1; roots=$2; shift 2
 fail() { printf 'TOOLBELT_ERRNO %s %s\n' "$1" "$2" >&2; exit 97; }
 errno_of() {
@@ -25,7 +26,7 @@ errno_of() {
 }
 must_exist() { [ -e "$1" ] || [ -L "$1" ] || fail "$(errno_of "$1")" "$1"; }
 real_of() {
-	r=$(realpath -- "$1" 2>/dev/null) && { printf '%s' "$r"; return; }
+	r=$(realpath "$1" 2>/dev/null) && { printf '%s' "$r"; return; }
 	d=$(dirname -- "$1"); b=$(basename -- "$1")
 	if [ "$d" = "$1" ]; then printf '%s' "$1"; return; fi
 	printf '%s/%s' "$(real_of "$d")" "$b" | sed 's#^//#/#'
@@ -61,7 +62,7 @@ check_size() {
 case $op in
 stat) info -L "$1";;
 lstat) info "" "$1";;
-realpath) must_exist "$1"; r=$(realpath -- "$1" 2>/dev/null) || fail "$(errno_of "$1")" "$1"; printf '%s' "$r";;
+realpath) must_exist "$1"; r=$(realpath "$1" 2>/dev/null) || fail "$(errno_of "$1")" "$1"; printf '%s' "$r";;
 readlink) must_exist "$1"; [ -L "$1" ] || fail EINVAL "$1"; readlink -- "$1";;
 readdir)
 	confine "$1"; must_exist "$1"; [ -d "$1" ] || fail ENOTDIR "$1"; cd -- "$1" 2>/dev/null || fail EACCES "$1"
@@ -90,7 +91,7 @@ writefile)
 replacefile)
 	confine "$1"; d=$(dirname -- "$1"); b=$(basename -- "$1")
 	[ -d "$d" ] || fail "$(errno_of "$d/x")" "$d"
-	t=$(mktemp "$d/.$b.XXXXXX.tmp" 2>/dev/null) || fail EACCES "$d"
+	t=$(mktemp "$d/.$b.tmp.XXXXXX" 2>/dev/null) || fail EACCES "$d"
 	trap 'rm -f "$t"' EXIT
 	trap 'rm -f "$t"; exit 1' HUP INT TERM PIPE
 	cat > "$t" || fail EIO "$t"

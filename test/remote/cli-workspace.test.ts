@@ -23,7 +23,15 @@ afterAll(async () => {
 /** Runs `toolbelt tool NAME ARGS --workspace URL --ssh-option …` from an unrelated local folder. */
 async function tool(fixture: SshdFixture, folder: string, name: string, args: Record<string, unknown>) {
 	const options = fixture.sshOptions.flatMap((option) => ["--ssh-option", option]);
-	const argv = [ensureBuiltCli(), "tool", name, JSON.stringify(args), "--workspace", `${fixture.urlPrefix}${folder}`, ...options];
+	const argv = [
+		ensureBuiltCli(),
+		"tool",
+		name,
+		JSON.stringify(args),
+		"--workspace",
+		`${fixture.urlPrefix}${folder}`,
+		...options,
+	];
 	const result = await run(process.execPath, argv, { cwd: "/", env: cleanEnv(), timeout: 30_000 }).catch(
 		(error: { stdout: string; stderr: string; code: number }) => error,
 	);

@@ -80,12 +80,12 @@ describe("ssh failures are clear and lose nothing", () => {
 		await workspace.files.stat(target);
 		const data = Buffer.alloc(256 * 1024 * 1024, 0x61);
 		const writing = workspace.files.replaceFile?.(target, data, { mode: 0o644, exactMode: true });
-		const tempSeen = await until(() => readdirSync(dir()).some((name) => name.endsWith(".tmp")), 20_000);
+		const tempSeen = await until(() => readdirSync(dir()).some((name) => name.startsWith(".big.txt.tmp.")), 20_000);
 		expect(tempSeen).toBe(true);
 		dropConnections(sshd);
 		await expect(writing).rejects.toThrow();
 		expect(readFileSync(target, "utf8")).toBe("old content\n");
-		expect(await until(() => !readdirSync(dir()).some((name) => name.endsWith(".tmp")), 10_000)).toBe(true);
+		expect(await until(() => !readdirSync(dir()).some((name) => name.startsWith(".big.txt.tmp.")), 10_000)).toBe(true);
 		// The next call connects again.
 		expect((await workspace.files.stat(target)).size).toBe(12);
 		await workspace.files.replaceFile?.(target, Buffer.from("new content\n"), { mode: 0o644, exactMode: true });
