@@ -75,8 +75,8 @@ export function createRemoteFileOperations(
 	const text = async (operation: string, path: string, args: string[] = []) =>
 		(await call(operation, path, args)).toString("utf8");
 
+	// No round trip to open: the first read reports a missing or unreadable file.
 	const open = async (path: string): Promise<ReadableFile & { skipLines: SkipLines }> => {
-		await call("stat", path, []);
 		return {
 			read: async ({ buffer, offset, length, position }) => {
 				const bytes = await call("read", path, [String(position), String(length)]);
