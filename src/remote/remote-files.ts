@@ -6,6 +6,9 @@ import { fileScript } from "./file-script.js";
 import { type RemoteRunResult, runRemote } from "./run-remote.js";
 import type { RemoteTransport } from "./transport.js";
 
+/** Smallest read fetched from the remote side (see `open`). */
+const PREFETCH_BYTES = 64 * 1024;
+
 /** The exit code `fileScript` uses for a failure it names with an errno code. */
 const NAMED_FAILURE = 97;
 
@@ -75,13 +78,21 @@ export function createRemoteFileOperations(
 	const text = async (operation: string, path: string, args: string[] = []) =>
 		(await call(operation, path, args)).toString("utf8");
 
-	// No round trip to open: the first read reports a missing or unreadable file.
+	// No round trip to open: the first read reports a missing or unreadable file. Each read fetches
+	// at least PREFETCH_BYTES, so the sniff read and the first page share one round trip.
 	const open = async (path: string): Promise<ReadableFile & { skipLines: SkipLines }> => {
+		let block: { position: number; bytes: Buffer } | undefined;
 		return {
 			read: async ({ buffer, offset, length, position }) => {
-				const bytes = await call("read", path, [String(position), String(length)]);
-				const count = Math.min(bytes.length, length);
-				bytes.copy(buffer, offset, 0, count);
+				const cached = block;
+				if (!cached || position < cached.position || position + length > cached.position + cached.bytes.length) {
+					const fetched = await call("read", path, [String(position), String(Math.max(length, PREFETCH_BYTES))]);
+					block = { position, bytes: fetched };
+				}
+				const current = block as { position: number; bytes: Buffer };
+				const start = position - current.position;
+				const count = Math.max(0, Math.min(length, current.bytes.length - start));
+				current.bytes.copy(buffer, offset, start, start + count);
 				return count;
 			},
 			skipLines: async (position, lines) => {
