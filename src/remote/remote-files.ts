@@ -4,6 +4,7 @@ type FileKind = FileInfo["kind"];
 
 import { fileScript } from "./file-script.js";
 import { type RemoteRunResult, runRemote } from "./run-remote.js";
+import type { ScriptChannel } from "./script-channel.js";
 import type { RemoteTransport } from "./transport.js";
 
 /** Smallest read fetched from the remote side (see `open`). */
@@ -64,14 +65,19 @@ export interface RemoteFileOperations extends FileOperations {
  * `fileScript`). Reads slice on the remote side, `replaceFile` writes a temp file next to the
  * target, checks that every byte arrived, and renames it (old or new content, never a part),
  * hashes are computed there. `confine(roots)` checks real paths inside the same remote command.
+ * With a `channel`, the scripts run over its one long-lived remote `sh` instead of one process each.
  */
 export function createRemoteFileOperations(
 	transport: RemoteTransport,
 	roots: readonly string[] = [],
+	channel?: ScriptChannel,
 ): RemoteFileOperations {
 	const rootsArgument = roots.join("\n");
 	async function call(operation: string, path: string, args: string[], stdin?: Uint8Array): Promise<Buffer> {
-		const result = await runRemote(transport, fileScript, [operation, rootsArgument, path, ...args], { stdin });
+		const request = [operation, rootsArgument, path, ...args];
+		const result = channel
+			? await channel.run(fileScript, request, { stdin })
+			: await runRemote(transport, fileScript, request, { stdin });
 		if (result.exitCode !== 0) throw remoteFileError(operation, path, result);
 		return result.stdout;
 	}
@@ -138,7 +144,7 @@ export function createRemoteFileOperations(
 			await call("chmod", path, [String(mode)]);
 		},
 		hash: async (path) => (await text("sha256", path)).trim(),
-		confine: (confineTo) => createRemoteFileOperations(transport, confineTo),
+		confine: (confineTo) => createRemoteFileOperations(transport, confineTo, channel),
 	};
 }
 

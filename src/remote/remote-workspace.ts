@@ -4,6 +4,7 @@ import { createExecTransport } from "./exec-transport.js";
 import { createRemoteFileOperations } from "./remote-files.js";
 import { createRemoteSearchOperations } from "./remote-search.js";
 import { createRemoteShellOperations } from "./remote-shell.js";
+import { createScriptChannel } from "./script-channel.js";
 import { createSshTransport } from "./ssh-transport.js";
 import type { RemoteTransport } from "./transport.js";
 import { parseWorkspaceUrl, type WorkspaceLocation, WorkspaceUrlError } from "./workspace-url.js";
@@ -69,7 +70,8 @@ export function createRemoteWorkspace(transport: RemoteTransport, cwd: string): 
 	if (!posix.isAbsolute(cwd)) {
 		throw new WorkspaceUrlError(`The remote folder '${cwd}' must be an absolute path (e.g. /home/dev/project).`);
 	}
-	const files = createRemoteFileOperations(transport);
+	const channel = createScriptChannel(transport);
+	const files = createRemoteFileOperations(transport, [], channel);
 	const shell = createRemoteShellOperations(transport);
 	const workspace = createLocalWorkspace(cwd, { files, shell });
 	return Object.assign(workspace, {
@@ -78,6 +80,7 @@ export function createRemoteWorkspace(transport: RemoteTransport, cwd: string): 
 		search: createRemoteSearchOperations(transport),
 		close: async () => {
 			await shell.close();
+			channel.close();
 			await transport.close();
 		},
 	});

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
@@ -37,6 +38,24 @@ function dropConnections(fixture: SshdFixture): void {
 		.map((line) => Number(line.trim()))
 		.filter((pid) => pid > 0);
 	for (const pid of children) process.kill(pid, "SIGKILL");
+}
+
+/** True when a temp file of the target in `dir` holds some but not all of `total` bytes. */
+function partFilled(dir: string, total: number): boolean {
+	return readdirSync(dir).some((name) => {
+		if (!name.startsWith(".big.txt.tmp.")) return false;
+		const size = statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0;
+		return size > 0 && size < total;
+	});
+}
+
+/** True when a remote channel's staging file (`/tmp/tmp.*` + `/in`, the remote is this machine) is part-filled. */
+function stagingPartFilled(total: number): boolean {
+	return readdirSync(tmpdir()).some((name) => {
+		if (!name.startsWith("tmp.")) return false;
+		const size = statSync(join(tmpdir(), name, "in"), { throwIfNoEntry: false })?.size ?? 0;
+		return size > 0 && size < total;
+	});
 }
 
 async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -78,16 +97,20 @@ describe("ssh failures are clear and lose nothing", () => {
 		writeFileSync(target, "old content\n");
 		const workspace = open(`${sshd.urlPrefix}${dir()}`, sshd.sshOptions);
 		await workspace.files.stat(target);
-		const data = Buffer.alloc(256 * 1024 * 1024, 0x61);
+		const total = 256 * 1024 * 1024;
+		const data = Buffer.alloc(total, 0x61);
 		const writing = workspace.files.replaceFile?.(target, data, { mode: 0o644, exactMode: true });
-		const tempSeen = await until(() => readdirSync(dir()).some((name) => name.startsWith(".big.txt.tmp.")), 20_000);
-		expect(tempSeen).toBe(true);
+		// Drop while the bytes are on their way: the channel's staging file or the temp file next to the target is part-filled.
+		const inTransit = () => partFilled(dir(), total) || stagingPartFilled(total);
+		expect(await until(inTransit, 20_000)).toBe(true);
 		dropConnections(sshd);
 		await expect(writing).rejects.toThrow();
-		expect(readFileSync(target, "utf8")).toBe("old content\n");
+		// Never a part: the old content, or (had the last byte arrived just before the drop) all of the new.
+		const size = statSync(target).size;
+		expect(size === 12 ? readFileSync(target, "utf8") : size).toBe(size === 12 ? "old content\n" : total);
 		expect(await until(() => !readdirSync(dir()).some((name) => name.startsWith(".big.txt.tmp.")), 10_000)).toBe(true);
 		// The next call connects again.
-		expect((await workspace.files.stat(target)).size).toBe(12);
+		expect((await workspace.files.stat(target)).size).toBe(size);
 		await workspace.files.replaceFile?.(target, Buffer.from("new content\n"), { mode: 0o644, exactMode: true });
 		expect(readFileSync(target, "utf8")).toBe("new content\n");
 	}, 60_000);
