@@ -194,6 +194,7 @@ export const cases: BenchCase[] = [
 		name: "200 sequential small edits of a remote file",
 		goal: "≤ 1.5× 200 ssh sed -i",
 		maxRatio: 1.5,
+		repeat: 3,
 		setup,
 		beforeEach: resetEdits,
 		toolbelt: async ({ dataDir }) => {

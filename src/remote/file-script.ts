@@ -74,7 +74,9 @@ read)
 	confine "$1"; [ -r "$1" ] || fail "$(errno_of "$1")" "$1"; [ -d "$1" ] && fail EISDIR "$1"
 	if [ "$2" = 0 ]; then head -c "$3" < "$1"; else tail -c +"$(($2 + 1))" < "$1" | head -c "$3"; fi;;
 skiplines)
-	confine "$1"; counts=$(tail -c +"$(($2 + 1))" < "$1" | head -n "$3" | wc -lc)
+	confine "$1"
+	# From the start no tail is needed: one pipe less for the whole skipped part.
+	if [ "$2" = 0 ]; then counts=$(head -n "$3" < "$1" | wc -lc); else counts=$(tail -c +"$(($2 + 1))" < "$1" | head -n "$3" | wc -lc); fi
 	set -- "$1" "$2" "$3" $counts
 	partial=no
 	if [ "$4" -lt "$3" ] && [ "$5" -gt 0 ] && [ "$(tail -c 1 < "$1" | od -An -c | tr -d ' ')" != '\n' ]; then partial=yes; fi
