@@ -85,6 +85,12 @@ export {
 	withFileMutationQueue,
 } from "./engine/index.js";
 export {
+	createWorkspaceFromUrl,
+	type RemoteWorkspace,
+	type WorkspaceFromUrlOptions,
+	workspaceToolsOptions,
+} from "./remote/index.js";
+export {
 	type AskPermission,
 	createSafetyLayer,
 	type PermissionMode,

@@ -75,7 +75,7 @@ export async function createAgentSetup(
 	const jobs = catalog.createJobRegistry();
 	const toolOptions = { ...safety.toolOptions, jobs };
 	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog, process.platform, provider.model).map((name) =>
-		catalog.createTool(name, cwd, toolOptions),
+		catalog.createTool(name, safety.cwd, toolOptions),
 	);
 
 	let close = async () => {
@@ -97,12 +97,12 @@ export async function createAgentSetup(
 		model: { provider: provider.provider, id: provider.model, baseUrl: provider.baseUrl },
 		getApiKey: () => provider.apiKey,
 		tools,
-		systemPrompt: stringOption(args.values, "system-prompt") ?? buildSystemPrompt({ cwd, tools }),
+		systemPrompt: stringOption(args.values, "system-prompt") ?? buildSystemPrompt({ cwd: safety.cwd, tools }),
 		toolExecution: booleanOption(args.values, "sequential") ? "sequential" : "parallel",
 		maxTurns,
 		...safety.hooks,
 	});
-	return { agent, provider, cwd, toolNames, safety, jobs, close };
+	return { agent, provider, cwd: safety.cwd, toolNames, safety, jobs, close };
 }
 
 // ─── MCP client (`--mcp-config`) ─────────────────────────────────────────────────────────────

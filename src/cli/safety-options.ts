@@ -6,8 +6,26 @@ import type { OptionSpecs } from "./args.js";
 /** The permission modes, as `--mode` accepts them. */
 export const cliPermissionModes = ["default", "accept-edits", "read-only", "yolo"] as const;
 
+/** Where the tools act: a remote workspace URL, and options for its ssh client. */
+export const workspaceOptions: OptionSpecs = {
+	workspace: {
+		type: "string",
+		valueName: "<url>",
+		description:
+			"Act on a remote workspace: ssh://[user@]host[:port]/abs/path, docker://container/path, podman://container/path or kubectl://[ns/]pod[/container]/path (instead of --cwd).",
+	},
+	"ssh-option": {
+		type: "string",
+		multiple: true,
+		valueName: "<key=value>",
+		description:
+			"An option for the ssh client of an ssh:// workspace, as ssh -o (e.g. IdentityFile=~/.ssh/dev). Repeatable.",
+	},
+};
+
 /** The safety flags shared by the commands that run tools (run, the interactive session, tool, mcp). */
 export const safetyOptions: OptionSpecs = {
+	...workspaceOptions,
 	mode: {
 		type: "string",
 		valueName: "<mode>",
@@ -59,6 +77,7 @@ export const safetyOptions: OptionSpecs = {
  * the default mode is yolo, and write may replace files (no model has to have read them first).
  */
 export const toolCommandSafetyOptions: OptionSpecs = {
+	...workspaceOptions,
 	mode: {
 		...safetyOptions.mode!,
 		description:

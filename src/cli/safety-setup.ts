@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { type Checkpoints, createCheckpoints } from "../checkpoints/index.js";
 import { composeHooks } from "../engine/hooks.js";
 import type { ToolHooks } from "../engine/types.js";
+import type { RemoteWorkspace } from "../remote/index.js";
 import {
 	type AskPermission,
 	createSafetyLayer,
@@ -21,6 +22,7 @@ import { ApprovalHint } from "./approval-hint.js";
 import { booleanOption, listOption, type OptionValues, stringOption, UsageError } from "./args.js";
 import type { CliIO } from "./io.js";
 import { type TrustAnswer, untrustedNotice } from "./trust-prompt.js";
+import { openCliWorkspace } from "./workspace-option.js";
 
 export { safetyOptions, toolCommandSafetyOptions } from "./safety-options.js";
 
@@ -61,6 +63,10 @@ export interface CliSafety {
 	toolOptions: ToolsOptions;
 	/** The mode in force. */
 	mode: PermissionMode;
+	/** The tools' working directory: `cwd`, or the remote folder of `--workspace`. */
+	cwd: string;
+	/** The remote workspace of `--workspace`, whose operations `toolOptions` carry. Default: none (local). */
+	workspace?: RemoteWorkspace;
 	/** Calls refused because nobody could approve them, and the flags that would allow them. */
 	approvals: ApprovalHint;
 	/** The checkpoints every file change is recorded in (undefined when the state directory cannot be written). */
@@ -130,10 +136,13 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	const mode = modeFlag(flags) ?? options.mode;
 	const homeDir = io.env.HOME || homedir();
 	const asked = { value: false };
+	const workspace = await openCliWorkspace(flags);
+	const cwd = workspace?.cwd ?? options.cwd;
 	let layer: SafetyLayer;
 	try {
 		layer = await createSafetyLayer({
-			cwd: options.cwd,
+			cwd,
+			workspace,
 			homeDir,
 			mode,
 			rules: { allow: listOption(flags, "allow"), ask: listOption(flags, "ask"), deny: listOption(flags, "deny") },
@@ -163,14 +172,22 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	const approvals = new ApprovalHint();
 	const shell = { ...layer.shell };
 	// After the layer: only calls that really run are recorded.
-	const checkpoints = await openCliCheckpoints(options.cwd, io);
+	// Checkpoints read and restore local files: a remote workspace gets none (yet).
+	const checkpoints = workspace ? undefined : await openCliCheckpoints(options.cwd, io);
 	const turns: ToolHooks | undefined =
 		checkpoints && options.turnPerCall ? { beforeToolCall: () => void checkpoints.startTurn() } : undefined;
+	const toolOptions: ToolsOptions = { bash: shell, powershell: shell };
+	if (workspace) {
+		const { workspaceToolsOptions } = await import("../remote/index.js");
+		Object.assign(toolOptions, workspaceToolsOptions(workspace, toolOptions));
+	}
 	return {
+		cwd,
+		workspace,
 		layer,
 		checkpoints,
 		hooks: approvals.watch(checkpoints ? composeHooks([turns, layer.hooks, checkpoints.hooks]) : layer.hooks),
-		toolOptions: { bash: shell, powershell: shell },
+		toolOptions,
 		mode: layer.mode,
 		approvals,
 	};

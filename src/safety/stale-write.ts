@@ -66,6 +66,7 @@ const TRUST_STAT_ABOVE_BYTES = 1024 * 1024;
 const HASH_CHUNK_BYTES = 1024 * 1024;
 
 async function hashFile(files: FileOperations, path: string, size: number): Promise<string> {
+	if (files.hash) return files.hash(path);
 	const hash = createHash("sha256");
 	// One read for a small file costs fewer round trips than reading by chunks.
 	if (size <= TRUST_STAT_ABOVE_BYTES) return hash.update(await files.readFile(path)).digest("hex");

@@ -124,6 +124,11 @@ export {
 	type ReadToolOptions,
 	readSchema,
 } from "./read.js";
+// The ripgrep runner, for search operations that start ripgrep elsewhere (a remote workspace).
+export { ripgrepGrep, ripgrepListFiles } from "./search/ripgrep-backend.js";
+export { locateRipgrep } from "./search/ripgrep-path.js";
+export type { RipgrepLauncher } from "./search/ripgrep-process.js";
+export type { SearchOperations } from "./search/types.js";
 export {
 	attachRoot,
 	CONTAINMENT_VARIABLE,

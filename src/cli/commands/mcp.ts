@@ -123,7 +123,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 	const { runMcpServer } = await import("../../mcp/run-server.js");
 	const log = (message: string) => void io.stderr.write(`${message}\n`);
 	const running = await runMcpServer({
-		cwd,
+		cwd: safety.cwd,
 		tools: names as Parameters<typeof runMcpServer>[0]["tools"],
 		toolsOptions: safety.toolOptions,
 		...safety.hooks,

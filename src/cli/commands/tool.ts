@@ -25,7 +25,7 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 	// A person typed this call: nothing to ask about (yolo unless --mode), and no model has to
 	// have read a file before write replaces it. Confinement, deny rules and hooks still apply.
 	const safety = await createCliSafety({ cwd, flags: args.values, io, mode: "yolo", allowWriteWithoutRead: true });
-	const tool = catalog.createTool(name, cwd, safety.toolOptions);
+	const tool = catalog.createTool(name, safety.cwd, safety.toolOptions);
 
 	const controller = new AbortController();
 	const unsubscribe = io.onInterrupt?.(() => controller.abort());

@@ -36,6 +36,13 @@ export interface ReadableFile {
 	read(request: { buffer: Uint8Array; offset: number; length: number; position: number }): Promise<number>;
 	/** Releases the file. Safe to call once; the tools always call it, also on error and abort. */
 	close(): Promise<void>;
+	/**
+	 * Optional: skips `lines` newlines from byte `position` where the file lives (a remote side),
+	 * resolving to the byte after the last newline skipped, how many were found (fewer at the end),
+	 * and whether the file then ended in a line without a newline (`partialLine`). The read pager
+	 * then moves only the page, not everything before it. Default: the pager reads its way there.
+	 */
+	skipLines?(position: number, lines: number): Promise<{ position: number; lines: number; partialLine: boolean }>;
 }
 
 /** Options of `FileOperations.writeFile`. */
@@ -105,6 +112,8 @@ export interface FileOperations {
 	 * Default: the workspace checks real paths before each operation (best effort).
 	 */
 	confine?(roots: readonly string[]): FileOperations | undefined;
+	/** Optional: the sha256 (hex) of a file's content, computed where it lives. Default: read and hashed here. */
+	hash?(path: string): Promise<string>;
 }
 
 function kindOf(stats: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): FileKind {

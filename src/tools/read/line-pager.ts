@@ -159,7 +159,14 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 	let binaryLine: LinePage["binaryLine"];
 	let stoppedAt = -1; // file position just after the last line shown, when the page filled up
 
-	let readLength = startLine === 1 ? FIRST_READ_BYTES : buffer.length;
+	if (startLine > 1 && file.skipLines) {
+		// A remote file skips to the page where it lives: only the page crosses the wire.
+		const skipped = await file.skipLines(position, startLine - 1);
+		position = skipped.position;
+		line += skipped.lines;
+		lineHasBytes = skipped.partialLine;
+	}
+	let readLength = line === startLine ? FIRST_READ_BYTES : buffer.length;
 	outer: while (position < size) {
 		throwIfAborted(signal);
 		const length = Math.min(readLength, buffer.length, size - position);

@@ -3,7 +3,7 @@ import { decodeText } from "../fs/legacy-encoding.js";
 import { compileGlob, nameGlobOf } from "./glob-filter.js";
 import { LineSplitter, TextLineSplitter } from "./line-splitter.js";
 import { hasIgnoreSourcesAbove } from "./parent-ignore-files.js";
-import { startRipgrep } from "./ripgrep-process.js";
+import { type RipgrepLauncher, startRipgrep } from "./ripgrep-process.js";
 import type { GrepLine, GrepRequest, ListFilesRequest } from "./types.js";
 
 /**
@@ -151,10 +151,10 @@ function parseBinaryNotice(line: Buffer): GrepLine | undefined {
 	return { kind: "binary", path: posixPath(text.slice(0, noticeStart)), lineNumber: 0, text: "" };
 }
 
-/** Runs a content search with ripgrep; rejects when ripgrep cannot start. */
-export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: AbortSignal) {
+/** Runs a content search with ripgrep (locally, or where `launch` starts it); rejects when ripgrep cannot start. */
+export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: AbortSignal, launch?: RipgrepLauncher) {
 	const ripgrep = await startRipgrep(
-		{ rgPath, args: grepArgs(request), cwd: request.openedRoot ?? request.root, signal },
+		{ rgPath, args: grepArgs(request), cwd: request.openedRoot ?? request.root, signal, launch },
 		new LineSplitter(),
 	);
 	const wanted = pathFilter(request.file === undefined ? request.include : undefined);
@@ -169,9 +169,14 @@ export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: 
 }
 
 /** Lists files with ripgrep; rejects when ripgrep cannot start. */
-export async function ripgrepListFiles(rgPath: string, request: ListFilesRequest, signal: AbortSignal) {
+export async function ripgrepListFiles(
+	rgPath: string,
+	request: ListFilesRequest,
+	signal: AbortSignal,
+	launch?: RipgrepLauncher,
+) {
 	const ripgrep = await startRipgrep(
-		{ rgPath, args: listFilesArgs(request), cwd: request.openedRoot ?? request.root, signal },
+		{ rgPath, args: listFilesArgs(request), cwd: request.openedRoot ?? request.root, signal, launch },
 		new TextLineSplitter(),
 	);
 	// A name glob is fully applied by ripgrep's file type; only a path glob needs a second look.

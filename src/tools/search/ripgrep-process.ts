@@ -1,5 +1,5 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { AbortError, ToolError } from "../../engine/errors.js";
 
 /** How to run ripgrep once. */
@@ -12,7 +12,19 @@ export interface RipgrepRunOptions {
 	cwd: string;
 	/** Kills ripgrep at once when aborted. */
 	signal: AbortSignal;
+	/**
+	 * Starts the process somewhere else (a remote workspace runs ripgrep there); stdin must be
+	 * empty and stdout and stderr pipes. Default: a local child process.
+	 */
+	launch?: RipgrepLauncher;
 }
+
+/** Starts `rgPath args` in `cwd` (see `RipgrepRunOptions.launch`). */
+export type RipgrepLauncher = (
+	rgPath: string,
+	args: string[],
+	cwd: string,
+) => Promise<ChildProcessByStdio<null | Writable, Readable, Readable>>;
 
 /** Cuts ripgrep's output into lines: raw bytes (`LineSplitter`) or text (`TextLineSplitter`). */
 export interface OutputSplitter<TLine> {
@@ -44,11 +56,9 @@ export async function startRipgrep<TLine>(
 	const { signal } = options;
 	if (signal.aborted) throw new AbortError();
 	// stdin is closed: with no path argument and a readable stdin, ripgrep would search stdin.
-	const child = spawn(options.rgPath, options.args, {
-		cwd: options.cwd,
-		stdio: ["ignore", "pipe", "pipe"],
-		windowsHide: true,
-	});
+	const child = options.launch
+		? await options.launch(options.rgPath, options.args, options.cwd)
+		: spawn(options.rgPath, options.args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
 	// Registered at once, not when reading starts, so an abort kills even a never-read ripgrep.
 	const kill = () => {
 		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -66,7 +76,7 @@ export async function startRipgrep<TLine>(
 }
 
 async function* readLines<TLine>(run: {
-	child: ChildProcessByStdio<null, Readable, Readable>;
+	child: ChildProcessByStdio<null | Writable, Readable, Readable>;
 	signal: AbortSignal;
 	kill: () => void;
 	splitter: OutputSplitter<TLine>;

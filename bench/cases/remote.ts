@@ -1,0 +1,255 @@
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, open, readFile, writeFile } from "node:fs/promises";
+import { createConnection, createServer } from "node:net";
+import { join } from "node:path";
+import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
+import type { ToolCall } from "../../src/engine/types.js";
+import { createWorkspaceFromUrl, workspaceToolsOptions } from "../../src/remote/index.js";
+import { createAllTools } from "../../src/tools/index.js";
+import type { BenchCase, BenchContext } from "../types.js";
+
+// Remote workspaces (issue 15) against the raw commands over the same multiplexed SSH connection
+// to a loopback sshd: both sides ride one ControlMaster, so only what toolbelt adds is measured.
+
+const BIG_LINES = 1_000_100;
+const LINE_BYTES = 200;
+const TREE_FOLDERS = 200;
+const TREE_FILES_PER_FOLDER = 100;
+const EDITS = 200;
+const SMALL_READS = 100;
+
+interface Remote {
+	port: number;
+	key: string;
+	knownHosts: string;
+	controlPath: string;
+	config: string;
+}
+
+function remoteOf(dataDir: string): Remote {
+	const dir = join(dataDir, "ssh");
+	return {
+		port: 0,
+		key: join(dir, "client_key"),
+		knownHosts: join(dir, "known_hosts"),
+		controlPath: join(dir, "master"),
+		config: join(dir, "ssh_config"),
+	};
+}
+
+function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.once("error", reject);
+		server.listen(0, "127.0.0.1", () => {
+			const address = server.address();
+			server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+		});
+	});
+}
+
+function listening(port: number): Promise<boolean> {
+	return new Promise((resolve) => {
+		const socket = createConnection({ port, host: "127.0.0.1" });
+		socket.once("connect", () => {
+			socket.destroy();
+			resolve(true);
+		});
+		socket.once("error", () => resolve(false));
+	});
+}
+
+/** Starts (or finds running) a loopback sshd that lives at most 30 minutes, and a master connection. */
+async function ensureSshd(dataDir: string): Promise<Remote> {
+	const remote = remoteOf(dataDir);
+	const dir = join(dataDir, "ssh");
+	await mkdir(dir, { recursive: true });
+	const portFile = join(dir, "port");
+	const known = existsSync(portFile) ? Number(await readFile(portFile, "utf8")) : 0;
+	if (known && (await listening(known))) return { ...remote, port: known };
+	for (const name of ["host_key", "client_key"]) {
+		if (!existsSync(join(dir, name)))
+			execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, name)]);
+	}
+	await writeFile(join(dir, "authorized_keys"), await readFile(`${remote.key}.pub`));
+	const port = await freePort();
+	await mkdir("/run/sshd", { recursive: true });
+	const sshdConfig = join(dir, "sshd_config");
+	await writeFile(
+		sshdConfig,
+		`Port ${port}\nListenAddress 127.0.0.1\nHostKey ${join(dir, "host_key")}\nAuthorizedKeysFile ${join(dir, "authorized_keys")}\nStrictModes no\nUsePAM no\nPasswordAuthentication no\nPermitRootLogin prohibit-password\nMaxSessions 100\nSetEnv SHLVL=1\nPidFile ${join(dir, "sshd.pid")}\n`,
+	);
+	const hostKey = (await readFile(join(dir, "host_key.pub"), "utf8")).trim();
+	await writeFile(remote.knownHosts, `[127.0.0.1]:${port} ${hostKey}\n`);
+	await writeFile(
+		remote.config,
+		`Host bench\n  HostName 127.0.0.1\n  Port ${port}\n  IdentityFile ${remote.key}\n  IdentitiesOnly yes\n  UserKnownHostsFile ${remote.knownHosts}\n  StrictHostKeyChecking yes\n  BatchMode yes\n  ControlMaster auto\n  ControlPath ${remote.controlPath}\n  ControlPersist 1800\n`,
+	);
+	spawn("timeout", ["1800", "/usr/sbin/sshd", "-D", "-f", sshdConfig], { detached: true, stdio: "ignore" }).unref();
+	for (let attempt = 0; attempt < 100 && !(await listening(port)); attempt++) {
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+	await writeFile(portFile, String(port));
+	return { ...remote, port };
+}
+
+async function setup({ dataDir }: BenchContext): Promise<void> {
+	const remote = await ensureSshd(dataDir);
+	execFileSync("ssh", ["-F", remote.config, "bench", "true"]);
+	const big = join(dataDir, "big.txt");
+	if (!existsSync(big)) {
+		const handle = await open(big, "w");
+		const pad = "x".repeat(LINE_BYTES);
+		for (let start = 1; start <= BIG_LINES; start += 10_000) {
+			const lines: string[] = [];
+			for (let line = start; line < start + 10_000 && line <= BIG_LINES; line++) {
+				const head = `line ${line} `;
+				lines.push(head + pad.slice(head.length + 1));
+			}
+			await handle.write(`${lines.join("\n")}\n`);
+		}
+		await handle.close();
+	}
+	const tree = join(dataDir, "tree");
+	if (!existsSync(join(tree, `d${TREE_FOLDERS - 1}`))) {
+		for (let folder = 0; folder < TREE_FOLDERS; folder++) {
+			await mkdir(join(tree, `d${folder}`), { recursive: true });
+			for (let file = 0; file < TREE_FILES_PER_FOLDER; file++) {
+				const needle = (folder * TREE_FILES_PER_FOLDER + file) % 97 === 0 ? "needle_literal here\n" : "";
+				await writeFile(join(tree, `d${folder}`, `f${file}.txt`), `${"some text line\n".repeat(20)}${needle}`);
+			}
+		}
+	}
+	await writeFile(join(dataDir, "small.txt"), "small file\n".repeat(20));
+	await resetEdits({ dataDir });
+}
+
+async function resetEdits({ dataDir }: BenchContext): Promise<void> {
+	await writeFile(join(dataDir, "edits.txt"), Array.from({ length: EDITS }, (_, i) => `value-${i}-end`).join("\n"));
+}
+
+async function remoteTools(dataDir: string) {
+	const remote = await ensureSshd(dataDir);
+	const workspace = createWorkspaceFromUrl(`ssh://root@127.0.0.1:${remote.port}${dataDir}`, {
+		sshOptions: [
+			`IdentityFile=${remote.key}`,
+			"IdentitiesOnly=yes",
+			`UserKnownHostsFile=${remote.knownHosts}`,
+			"StrictHostKeyChecking=yes",
+			`ControlPath=${remote.controlPath}`,
+		],
+	});
+	const tools = Object.values(createAllTools(workspace.cwd, workspaceToolsOptions(workspace)));
+	let counter = 0;
+	const call = async (name: string, args: Record<string, unknown>) => {
+		const toolCall: ToolCall = { type: "toolCall", id: `c${++counter}`, name, arguments: args };
+		const { messages } = await executeToolCalls({ tools, toolCalls: [toolCall] });
+		const message = messages[0];
+		const text = message?.content.map((part) => (part.type === "text" ? part.text : "")).join("") ?? "";
+		return { isError: message?.isError ?? true, text };
+	};
+	return { workspace, call };
+}
+
+const ssh = (dataDir: string, command: string) => `ssh -F ${join(dataDir, "ssh", "ssh_config")} bench '${command}'`;
+
+/** Remote workspace costs, side by side with raw ssh commands over the same ControlMaster. */
+export const cases: BenchCase[] = [
+	{
+		group: "remote",
+		name: "read 100 lines at line 1,000,000 of a 200 MB remote file",
+		goal: "≤ 1.5× ssh sed -n",
+		maxRatio: 1.5,
+		maxRssGrowthMB: 64,
+		setup,
+		toolbelt: async ({ dataDir }) => {
+			const { workspace, call } = await remoteTools(dataDir);
+			const result = await call("read", { path: "big.txt", offset: 1_000_000, limit: 100 });
+			await workspace.close();
+			return { ok: !result.isError && result.text.includes("line 1000099 "), note: "remote skip + one page read" };
+		},
+		baseline: ({ dataDir }) => ssh(dataDir, `cd ${dataDir} && sed -n 1000000,1000099p big.txt`),
+	},
+	{
+		group: "remote",
+		name: "grep a literal over a 20k-file remote tree",
+		goal: "≤ 1.3× ssh rg",
+		maxRatio: 1.3,
+		setup,
+		toolbelt: async ({ dataDir }) => {
+			const { workspace, call } = await remoteTools(dataDir);
+			const result = await call("grep", { pattern: "needle_literal", literal: true, path: "tree" });
+			await workspace.close();
+			return { ok: !result.isError && result.text.includes("needle_literal"), note: "rg on the remote side" };
+		},
+		baseline: ({ dataDir }) =>
+			ssh(
+				dataDir,
+				`cd ${dataDir}/tree && "$(command -v rg || ls ~/.cache/toolbelt/rg-* | head -n 1)" -F -n needle_literal`,
+			),
+	},
+	{
+		group: "remote",
+		name: "200 sequential small edits of a remote file",
+		goal: "≤ 1.5× 200 ssh sed -i",
+		maxRatio: 1.5,
+		repeat: 3,
+		setup,
+		beforeEach: resetEdits,
+		toolbelt: async ({ dataDir }) => {
+			const { workspace, call } = await remoteTools(dataDir);
+			let ok = true;
+			for (let index = 0; index < EDITS; index++) {
+				const result = await call("edit", {
+					path: "edits.txt",
+					old_string: `value-${index}-end`,
+					new_string: `done-${index}`,
+				});
+				ok &&= !result.isError;
+			}
+			await workspace.close();
+			return { ok };
+		},
+		baseline: ({ dataDir }) =>
+			`for i in $(seq 0 ${EDITS - 1}); do ${ssh(dataDir, `sed -i "s/^value-$i-end\\$/done-$i/" ${dataDir}/edits.txt`)}; done`,
+	},
+	{
+		group: "remote",
+		name: "bash seq 1 100000 on the remote side",
+		goal: "≤ 1.5× ssh 'seq 1 100000 | tail -n 2000'",
+		maxRatio: 1.5,
+		maxRssGrowthMB: 32,
+		setup,
+		toolbelt: async ({ dataDir }) => {
+			const { workspace, call } = await remoteTools(dataDir);
+			const result = await call("bash", { command: "seq 1 100000" });
+			await workspace.close();
+			return { ok: result.text.includes("100000"), note: "tail of 2000 lines kept" };
+		},
+		baseline: ({ dataDir }) => ssh(dataDir, "seq 1 100000 | tail -n 2000"),
+	},
+	{
+		group: "remote",
+		name: `per-call overhead of a small read (${SMALL_READS} reads)`,
+		goal: "report median and p99",
+		setup,
+		toolbelt: async ({ dataDir }) => {
+			const { workspace, call } = await remoteTools(dataDir);
+			const times: number[] = [];
+			let ok = true;
+			for (let index = 0; index < SMALL_READS; index++) {
+				const started = performance.now();
+				ok &&= !(await call("read", { path: "small.txt" })).isError;
+				times.push(performance.now() - started);
+			}
+			await workspace.close();
+			times.sort((a, b) => a - b);
+			const median = times[Math.floor(times.length / 2)] ?? 0;
+			const p99 = times[Math.floor(times.length * 0.99)] ?? 0;
+			return { ok, note: `median ${median.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms per read` };
+		},
+		baseline: ({ dataDir }) =>
+			`for i in $(seq 1 ${SMALL_READS}); do ${ssh(dataDir, `cat ${dataDir}/small.txt`)} > /dev/null; done`,
+	},
+];

@@ -1,0 +1,103 @@
+import { posix } from "node:path";
+import { createLocalWorkspace, type SearchOperations, type Workspace } from "../tools/index.js";
+import { createExecTransport } from "./exec-transport.js";
+import { createRemoteFileOperations } from "./remote-files.js";
+import { createRemoteSearchOperations } from "./remote-search.js";
+import { createRemoteShellOperations } from "./remote-shell.js";
+import { createScriptChannel } from "./script-channel.js";
+import { createSshTransport } from "./ssh-transport.js";
+import type { RemoteTransport } from "./transport.js";
+import { parseWorkspaceUrl, type WorkspaceLocation, WorkspaceUrlError } from "./workspace-url.js";
+
+/** A workspace on another machine or in a container; close it when done. */
+export interface RemoteWorkspace extends Workspace {
+	/** How messages name it, e.g. `ssh://dev@box` or `docker://web`. */
+	readonly label: string;
+	/** The transport its operations ride on. */
+	readonly transport: RemoteTransport;
+	/** grep and find there (ripgrep on the remote side). */
+	readonly search: SearchOperations;
+	/** Stops commands left running in the background there and closes the connection. */
+	close(): Promise<void>;
+}
+
+/** Options of `createWorkspaceFromUrl`. */
+export interface WorkspaceFromUrlOptions {
+	/** `ssh -o` options, each `Key=Value` (as `--ssh-option`). Default: none. */
+	sshOptions?: readonly string[];
+	/** The `ssh` client. Default: `ssh` on PATH. */
+	sshPath?: string;
+	/** The `docker` client. Default: `docker` on PATH. */
+	dockerPath?: string;
+	/** The `podman` client. Default: `podman` on PATH. */
+	podmanPath?: string;
+	/** The `kubectl` client. Default: `kubectl` on PATH. */
+	kubectlPath?: string;
+}
+
+function transportFor(location: WorkspaceLocation, options: WorkspaceFromUrlOptions): RemoteTransport {
+	switch (location.kind) {
+		case "ssh":
+			return createSshTransport({ ...location, sshOptions: options.sshOptions, sshPath: options.sshPath });
+		case "docker":
+		case "podman":
+			return createExecTransport({
+				label: `${location.kind}://${location.container}`,
+				program: (location.kind === "docker" ? options.dockerPath : options.podmanPath) ?? location.kind,
+				prefix: ["exec", "-i", location.container],
+			});
+		case "kubectl":
+			return createExecTransport({
+				label: `kubectl://${location.namespace ? `${location.namespace}/` : ""}${location.pod}${location.container ? `/${location.container}` : ""}`,
+				program: options.kubectlPath ?? "kubectl",
+				prefix: [
+					"exec",
+					"-i",
+					...(location.namespace ? ["-n", location.namespace] : []),
+					location.pod,
+					...(location.container ? ["-c", location.container] : []),
+					"--",
+				],
+			});
+	}
+}
+
+/**
+ * A workspace over a transport: remote file operations (confinement checked in the same remote
+ * command), remote shell operations, and path resolution in POSIX syntax at `cwd` there.
+ */
+export function createRemoteWorkspace(transport: RemoteTransport, cwd: string): RemoteWorkspace {
+	if (!posix.isAbsolute(cwd)) {
+		throw new WorkspaceUrlError(`The remote folder '${cwd}' must be an absolute path (e.g. /home/dev/project).`);
+	}
+	const channel = createScriptChannel(transport);
+	const files = createRemoteFileOperations(transport, [], channel);
+	const shell = createRemoteShellOperations(transport);
+	const workspace = createLocalWorkspace(cwd, { files, shell });
+	return Object.assign(workspace, {
+		label: transport.label,
+		transport,
+		search: createRemoteSearchOperations(transport),
+		close: async () => {
+			await shell.close();
+			channel.close();
+			await transport.close();
+		},
+	});
+}
+
+/**
+ * Creates the workspace a URL names: `ssh://[user@]host[:port]/abs/path` (the system `ssh`, one
+ * multiplexed connection), `docker://container/path`, `podman://container/path`,
+ * `kubectl://[namespace/]pod[/container]/path` (`exec -i`). Nothing connects until the first call.
+ *
+ * @example
+ * const workspace = createWorkspaceFromUrl("ssh://dev@box/home/dev/app");
+ * const tools = createAllTools(workspace.cwd, workspaceToolsOptions(workspace));
+ * // … run calls …
+ * await workspace.close();
+ */
+export function createWorkspaceFromUrl(url: string, options: WorkspaceFromUrlOptions = {}): RemoteWorkspace {
+	const location = parseWorkspaceUrl(url);
+	return createRemoteWorkspace(transportFor(location, options), location.path);
+}

@@ -1,0 +1,62 @@
+import { execFile } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { type SshdFixture, startSshd } from "./sshd-fixture.js";
+
+const run = promisify(execFile);
+let sshd: SshdFixture | undefined;
+beforeAll(async () => {
+	try {
+		sshd = await startSshd();
+	} catch (error) {
+		console.warn(`skipping the CLI --workspace tests: sshd could not start: ${(error as Error).message}`);
+	}
+}, 30_000);
+afterAll(async () => {
+	await sshd?.stop();
+});
+
+/** Runs `toolbelt tool NAME ARGS --workspace URL --ssh-option …` from an unrelated local folder. */
+async function tool(fixture: SshdFixture, folder: string, name: string, args: Record<string, unknown>) {
+	const options = fixture.sshOptions.flatMap((option) => ["--ssh-option", option]);
+	const argv = [
+		ensureBuiltCli(),
+		"tool",
+		name,
+		JSON.stringify(args),
+		"--workspace",
+		`${fixture.urlPrefix}${folder}`,
+		...options,
+	];
+	const result = await run(process.execPath, argv, { cwd: "/", env: cleanEnv(), timeout: 30_000 }).catch(
+		(error: { stdout: string; stderr: string; code: number }) => error,
+	);
+	return { output: `${result.stdout}${result.stderr}`, code: "code" in result ? result.code : 0 };
+}
+
+describe("toolbelt tool --workspace ssh://…", () => {
+	const dir = useTempDir();
+
+	it("read, write, bash and grep act on the remote folder", async (context) => {
+		if (!sshd) return context.skip();
+		writeFileSync(join(dir(), "hello.txt"), "hello from the remote\n");
+		expect((await tool(sshd, dir(), "read", { path: "hello.txt" })).output).toContain("hello from the remote");
+		const written = await tool(sshd, dir(), "write", { path: "new.txt", content: "made remotely\n" });
+		expect(written.code, written.output).toBe(0);
+		expect(readFileSync(join(dir(), "new.txt"), "utf8")).toBe("made remotely\n");
+		expect((await tool(sshd, dir(), "bash", { command: "pwd" })).output).toContain(dir());
+		expect((await tool(sshd, dir(), "grep", { pattern: "remotely" })).output).toContain("new.txt:1");
+	}, 60_000);
+
+	it("a malformed URL is a usage error naming the forms", async () => {
+		const result = await run(process.execPath, [ensureBuiltCli(), "tool", "ls", "{}", "--workspace", "ftp://x/y"], {
+			env: cleanEnv(),
+		}).catch((error: { stderr: string; code: number }) => error);
+		expect("code" in result ? result.code : 0).toBe(2);
+		expect(result.stderr).toMatch(/ssh:\/\/\[user@\]host/);
+	});
+});

@@ -1,0 +1,66 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** The local test image: a busybox-static root file system, imported (there is no registry). */
+export const testImage = "toolbelt-test-busybox:latest";
+
+function docker(args: string[], input?: string): string {
+	return execFileSync("docker", args, { encoding: "utf8", input, timeout: 60_000, stdio: ["pipe", "pipe", "pipe"] });
+}
+
+/** Why docker tests cannot run here, or undefined when the daemon answers and busybox is there. */
+export function dockerUnavailable(): string | undefined {
+	try {
+		docker(["info", "--format", "{{.ServerVersion}}"]);
+	} catch (error) {
+		return `dockerd is not reachable (${(error as Error).message.split("\n")[0]})`;
+	}
+	try {
+		execFileSync("/bin/busybox", ["true"]);
+	} catch {
+		return "busybox-static is not installed (apt-get install busybox-static)";
+	}
+	return undefined;
+}
+
+/** Imports the busybox image once (relative applet links, so they work inside the container). */
+export function ensureTestImage(): void {
+	if (docker(["images", "-q", testImage]).trim() !== "") return;
+	const root = mkdtempSync(join(tmpdir(), "toolbelt-rootfs-"));
+	try {
+		for (const folder of ["bin", "tmp", "root", "etc", "work"]) mkdirSync(join(root, folder));
+		chmodSync(join(root, "tmp"), 0o1777);
+		execFileSync("cp", ["/bin/busybox", join(root, "bin", "busybox")]);
+		for (const applet of execFileSync("/bin/busybox", ["--list"], { encoding: "utf8" }).split("\n")) {
+			if (applet && applet !== "busybox") symlinkSync("busybox", join(root, "bin", applet));
+		}
+		writeFileSync(join(root, "etc", "passwd"), "root:x:0:0:root:/root:/bin/sh\n");
+		const tar = execFileSync("tar", ["-C", root, "-c", ...readdirSync(root)], { maxBuffer: 64 * 2 ** 20 });
+		execFileSync("docker", ["import", "-c", "ENV PATH=/bin", "-", testImage], { input: tar, timeout: 60_000 });
+	} finally {
+		rmSync(root, { recursive: true, force: true });
+	}
+}
+
+/** Starts a container of the test image with no network; returns its name. */
+export function startContainer(name: string): string {
+	docker(["rm", "-f", name]);
+	docker(["run", "-d", "--network", "none", "--name", name, testImage, "sleep", "3600"]);
+	return name;
+}
+
+/** Removes a container (running or not). */
+export function removeContainer(name: string): void {
+	try {
+		docker(["rm", "-f", name]);
+	} catch {
+		// Already gone.
+	}
+}
+
+/** Runs a command in the container and returns its stdout. */
+export function inContainer(name: string, command: string): string {
+	return docker(["exec", "-i", name, "sh", "-c", command]);
+}

@@ -1,0 +1,99 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
+import { createAllTools } from "../../src/tools/index.js";
+import { runCall, textOf } from "../safety/run-calls.js";
+import { dockerUnavailable, ensureTestImage, inContainer, removeContainer, startContainer } from "./docker-fixture.js";
+
+// The docker backend, and the kubectl backend through a stand-in `kubectl` on PATH that forwards
+// `exec -i [-n ns] pod [-c container] -- …` to `docker exec -i pod …` (no cluster can run here).
+
+const container = `toolbelt-test-${process.pid}`;
+let skipReason = dockerUnavailable();
+const opened: RemoteWorkspace[] = [];
+let standInDir: string | undefined;
+const originalPath = process.env.PATH;
+
+beforeAll(() => {
+	if (skipReason) {
+		console.warn(`skipping the docker and kubectl tests: ${skipReason}`);
+		return;
+	}
+	try {
+		ensureTestImage();
+		startContainer(container);
+	} catch (error) {
+		skipReason = `the test container could not start: ${(error as Error).message}`;
+		console.warn(`skipping the docker and kubectl tests: ${skipReason}`);
+		return;
+	}
+	standInDir = mkdtempSync(join(tmpdir(), "toolbelt-kubectl-"));
+	const script = [
+		"#!/bin/sh",
+		"# A kubectl stand-in: exec -i [-n ns] pod [-c container] -- cmd... becomes docker exec -i pod cmd...",
+		'[ "$1" = exec ] || { echo "stand-in supports only exec" >&2; exit 1; }; shift',
+		"pod=''",
+		'while [ "$#" -gt 0 ]; do case "$1" in -i) shift;; -n|-c) shift 2;; --) shift; break;; *) pod=$1; shift;; esac; done',
+		'exec docker exec -i "$pod" "$@"',
+		"",
+	].join("\n");
+	writeFileSync(join(standInDir, "kubectl"), script);
+	chmodSync(join(standInDir, "kubectl"), 0o755);
+	process.env.PATH = `${standInDir}:${originalPath}`;
+}, 120_000);
+
+afterAll(async () => {
+	process.env.PATH = originalPath;
+	await Promise.all(opened.map((workspace) => workspace.close()));
+	removeContainer(container);
+	if (standInDir) rmSync(standInDir, { recursive: true, force: true });
+});
+
+function open(url: string) {
+	const workspace = createWorkspaceFromUrl(url);
+	opened.push(workspace);
+	return { workspace, tools: Object.values(createAllTools(workspace.cwd, workspaceToolsOptions(workspace))) };
+}
+
+for (const scheme of ["docker", "kubectl"] as const) {
+	describe(`the ${scheme} backend`, () => {
+		const folder = `/work/${scheme}`;
+		const url =
+			scheme === "docker" ? `docker://${container}${folder}` : `kubectl://default/${container}//${folder.slice(1)}`;
+
+		it("write, read, edit, ls, bash and grep act inside the container", async (context) => {
+			if (skipReason) return context.skip();
+			inContainer(container, `mkdir -p ${folder}`);
+			const { tools } = open(url);
+			const lines = Array.from({ length: 3000 }, (_, index) => `row ${index + 1}`).join("\n");
+			const wrote = await runCall(tools, {}, "write", { path: "rows.txt", content: `${lines}\n` });
+			expect(wrote.isError, textOf(wrote)).toBe(false);
+			expect(inContainer(container, `wc -l < ${folder}/rows.txt`).trim()).toBe("3000");
+			const page = textOf(await runCall(tools, {}, "read", { path: "rows.txt", offset: 2998, limit: 2 }));
+			expect(page).toMatch(/2998\trow 2998\n\s+2999\trow 2999/);
+			const edited = await runCall(tools, {}, "edit", {
+				path: "rows.txt",
+				old_string: "row 17\n",
+				new_string: "seventeen\n",
+			});
+			expect(edited.isError, textOf(edited)).toBe(false);
+			expect(inContainer(container, `sed -n 17p ${folder}/rows.txt`)).toBe("seventeen\n");
+			expect(textOf(await runCall(tools, {}, "ls", {}))).toContain("rows.txt");
+			expect(textOf(await runCall(tools, {}, "bash", { command: "pwd; uname -s" }))).toContain(folder);
+			const grep = await runCall(tools, {}, "grep", { pattern: "seventeen", literal: true });
+			expect(textOf(grep)).toMatch(/rows\.txt:17/);
+		}, 60_000);
+
+		it("a stopped container is reported clearly", async (context) => {
+			if (skipReason) return context.skip();
+			const gone =
+				scheme === "docker" ? "docker://toolbelt-no-such-container/work" : "kubectl://toolbelt-no-such-pod/work";
+			const { tools } = open(gone);
+			const result = await runCall(tools, {}, "read", { path: "x.txt" });
+			expect(result.isError).toBe(true);
+			expect(textOf(result)).toMatch(/not running or does not exist/);
+		});
+	});
+}

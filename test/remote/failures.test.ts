@@ -1,0 +1,117 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
+import { createReadTool } from "../../src/tools/index.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { runCall, textOf } from "../safety/run-calls.js";
+import { type SshdFixture, startSshd } from "./sshd-fixture.js";
+
+let sshd: SshdFixture | undefined;
+let skipReason: string | undefined;
+const opened: RemoteWorkspace[] = [];
+beforeAll(async () => {
+	try {
+		sshd = await startSshd();
+	} catch (error) {
+		skipReason = `sshd could not start: ${(error as Error).message}`;
+		console.warn(`skipping the ssh failure tests: ${skipReason}`);
+	}
+}, 30_000);
+afterAll(async () => {
+	await Promise.all(opened.map((workspace) => workspace.close()));
+	await sshd?.stop();
+});
+
+function open(url: string, sshOptions: string[]): RemoteWorkspace {
+	const workspace = createWorkspaceFromUrl(url, { sshOptions });
+	opened.push(workspace);
+	return workspace;
+}
+
+/** Kills the sshd processes that serve connections (children of the listener): every connection drops. */
+function dropConnections(fixture: SshdFixture): void {
+	const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(fixture.process.pid)], { encoding: "utf8" })
+		.split("\n")
+		.map((line) => Number(line.trim()))
+		.filter((pid) => pid > 0);
+	for (const pid of children) process.kill(pid, "SIGKILL");
+}
+
+/** True when a temp file of the target in `dir` holds some but not all of `total` bytes. */
+function partFilled(dir: string, total: number): boolean {
+	return readdirSync(dir).some((name) => {
+		if (!name.startsWith(".big.txt.tmp.")) return false;
+		const size = statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0;
+		return size > 0 && size < total;
+	});
+}
+
+/** True when a remote channel's staging file (`/tmp/tmp.*` + `/in`, the remote is this machine) is part-filled. */
+function stagingPartFilled(total: number): boolean {
+	return readdirSync(tmpdir()).some((name) => {
+		if (!name.startsWith("tmp.")) return false;
+		const size = statSync(join(tmpdir(), name, "in"), { throwIfNoEntry: false })?.size ?? 0;
+		return size > 0 && size < total;
+	});
+}
+
+async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
+	const deadline = Date.now() + timeoutMs;
+	while (!check()) {
+		if (Date.now() > deadline) return false;
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+	return true;
+}
+
+describe("ssh failures are clear and lose nothing", () => {
+	const dir = useTempDir();
+
+	it("an unreachable host says so, for the model", async (context) => {
+		if (!sshd) return context.skip();
+		// A port nothing listens on: connection refused.
+		const workspace = open(`ssh://root@127.0.0.1:1${dir()}`, sshd.sshOptions);
+		const tool = createReadTool(workspace.cwd, workspaceToolsOptions(workspace).read);
+		const result = await runCall([tool], {}, "read", { path: "x.txt" });
+		expect(result.isError).toBe(true);
+		expect(textOf(result)).toMatch(/Cannot reach the SSH workspace ssh:\/\/root@127\.0\.0\.1:1/);
+	});
+
+	it("a refused login says which key to check", async (context) => {
+		if (!sshd) return context.skip();
+		const otherKey = join(dir(), "other_key");
+		execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", otherKey]);
+		const options = sshd.sshOptions.map((option) =>
+			option.startsWith("IdentityFile=") ? `IdentityFile=${otherKey}` : option,
+		);
+		const workspace = open(`${sshd.urlPrefix}${dir()}`, options);
+		await expect(workspace.files.stat(dir())).rejects.toThrow(/refused the login/);
+	});
+
+	it("a connection dropped mid-write leaves the old content, no temp file, and the next call reconnects", async (context) => {
+		if (!sshd) return context.skip();
+		const target = join(dir(), "big.txt");
+		writeFileSync(target, "old content\n");
+		const workspace = open(`${sshd.urlPrefix}${dir()}`, sshd.sshOptions);
+		await workspace.files.stat(target);
+		const total = 256 * 1024 * 1024;
+		const data = Buffer.alloc(total, 0x61);
+		const writing = workspace.files.replaceFile?.(target, data, { mode: 0o644, exactMode: true });
+		// Drop while the bytes are on their way: the channel's staging file or the temp file next to the target is part-filled.
+		const inTransit = () => partFilled(dir(), total) || stagingPartFilled(total);
+		expect(await until(inTransit, 20_000)).toBe(true);
+		dropConnections(sshd);
+		await expect(writing).rejects.toThrow();
+		// Never a part: the old content, or (had the last byte arrived just before the drop) all of the new.
+		const size = statSync(target).size;
+		expect(size === 12 ? readFileSync(target, "utf8") : size).toBe(size === 12 ? "old content\n" : total);
+		expect(await until(() => !readdirSync(dir()).some((name) => name.startsWith(".big.txt.tmp.")), 10_000)).toBe(true);
+		// The next call connects again.
+		expect((await workspace.files.stat(target)).size).toBe(size);
+		await workspace.files.replaceFile?.(target, Buffer.from("new content\n"), { mode: 0o644, exactMode: true });
+		expect(readFileSync(target, "utf8")).toBe("new content\n");
+	}, 60_000);
+});

@@ -1,0 +1,127 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection, createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+
+/** A running throwaway sshd on 127.0.0.1 and the ssh options that reach it. */
+export interface SshdFixture {
+	/** The `ssh://user@127.0.0.1:port` prefix of workspace URLs (append an absolute path). */
+	urlPrefix: string;
+	/** `--ssh-option` values: identity, known hosts, strict host key checking. */
+	sshOptions: string[];
+	/** Kills sshd and removes its folder. */
+	stop(): Promise<void>;
+	/** The sshd process (tests kill it to drop connections). */
+	process: ChildProcess;
+	/** Starts sshd again on the same port (after `process` was killed). */
+	restart(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.once("error", reject);
+		server.listen(0, "127.0.0.1", () => {
+			const address = server.address();
+			server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+		});
+	});
+}
+
+async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		if (child.exitCode !== null) throw new Error(`sshd exited with code ${child.exitCode}`);
+		const open = await new Promise<boolean>((resolve) => {
+			const socket = createConnection({ port, host: "127.0.0.1" });
+			socket.once("connect", () => {
+				socket.destroy();
+				resolve(true);
+			});
+			socket.once("error", () => resolve(false));
+		});
+		if (open) return;
+		if (Date.now() > deadline) throw new Error(`sshd did not listen on port ${port} within ${timeoutMs} ms`);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+}
+
+/** The path of sshd, or undefined when it is not installed. */
+export function sshdPath(): string | undefined {
+	return ["/usr/sbin/sshd", "/usr/local/sbin/sshd"].find((path) => existsSync(path));
+}
+
+/**
+ * Starts `sshd -D` with a generated host key and an authorized client key in a temp folder, on a
+ * random loopback port. Throws (with the reason) when sshd cannot start; callers skip then.
+ */
+export async function startSshd(): Promise<SshdFixture> {
+	const sshd = sshdPath();
+	if (!sshd) throw new Error("sshd is not installed (apt-get install openssh-server)");
+	const dir = mkdtempSync(join(tmpdir(), "toolbelt-sshd-"));
+	const key = (name: string) => {
+		execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, name)]);
+		return join(dir, name);
+	};
+	const hostKey = key("host_key");
+	const clientKey = key("client_key");
+	execFileSync("cp", [`${clientKey}.pub`, join(dir, "authorized_keys")]);
+	const port = await freePort();
+	mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
+	const config = join(dir, "sshd_config");
+	writeFileSync(
+		config,
+		[
+			`Port ${port}`,
+			"ListenAddress 127.0.0.1",
+			`HostKey ${hostKey}`,
+			`AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
+			`PidFile ${join(dir, "sshd.pid")}`,
+			"StrictModes no",
+			"UsePAM no",
+			"PasswordAuthentication no",
+			"KbdInteractiveAuthentication no",
+			"PermitRootLogin prohibit-password",
+			"MaxSessions 100",
+			// bash sources ~/.bashrc for an ssh command when SHLVL < 2; a slow one must not stall tests.
+			"SetEnv SHLVL=1",
+			"MaxStartups 100",
+			"",
+		].join("\n"),
+	);
+	const hostPublic = execFileSync("cat", [`${hostKey}.pub`], { encoding: "utf8" }).trim();
+	writeFileSync(join(dir, "known_hosts"), `[127.0.0.1]:${port} ${hostPublic}\n`);
+	const launch = async () => {
+		const child = spawn(sshd, ["-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] });
+		let log = "";
+		child.stderr?.on("data", (chunk: Buffer) => {
+			log += chunk.toString();
+		});
+		try {
+			await waitForPort(port, child, 10_000);
+		} catch (error) {
+			child.kill("SIGKILL");
+			throw new Error(`${(error as Error).message}: ${log.trim()}`);
+		}
+		return child;
+	};
+	const fixture: SshdFixture = {
+		urlPrefix: `ssh://${userInfo().username}@127.0.0.1:${port}`,
+		sshOptions: [
+			`IdentityFile=${clientKey}`,
+			`UserKnownHostsFile=${join(dir, "known_hosts")}`,
+			"StrictHostKeyChecking=yes",
+			"IdentitiesOnly=yes",
+		],
+		process: await launch(),
+		restart: async () => {
+			fixture.process = await launch();
+		},
+		stop: async () => {
+			fixture.process.kill("SIGKILL");
+			rmSync(dir, { recursive: true, force: true });
+		},
+	};
+	return fixture;
+}
