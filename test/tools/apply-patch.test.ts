@@ -178,8 +178,9 @@ describe("apply_patch: all or nothing", () => {
 		const names = ["one/f.txt", "two/f.txt", "three/f.txt", "four/f.txt"];
 		for (const name of names) await put(name, `old ${name}\n`);
 		const before = await Promise.all(names.map((name) => readFile(join(dir(), name))));
-		const locked = join(dir(), "three");
-		// Root may write to a chmod'ed folder; an immutable one refuses even root.
+		// Root may write to a chmod'ed file; an immutable one refuses even root (and, unlike an
+		// immutable folder, also refuses write's in-place fallback).
+		const locked = join(dir(), "three", "f.txt");
 		if (!canMakeImmutable(locked)) {
 			console.warn("chattr +i is not supported here; the transaction test cannot run");
 			return;
