@@ -2,14 +2,8 @@ import { mkdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import AjvModule, { type ErrorObject } from "ajv";
-import { type Static, Type } from "typebox";
-import {
-	type PermissionBehavior,
-	type PermissionMode,
-	type PermissionRule,
-	parseRule,
-	permissionModes,
-} from "./rules.js";
+import { type PermissionBehavior, type PermissionMode, type PermissionRule, parseRule } from "./rules.js";
+import { type HookMatcherSettings, type Settings, settingsSchema } from "./settings-schema.js";
 import {
 	type ProjectSettingsTrust,
 	type ProjectTrustCheck,
@@ -22,71 +16,12 @@ import {
 // ajv ships CommonJS; under NodeNext its default export is the module object.
 const Ajv = AjvModule.default ?? AjvModule;
 
-const hookCommandSchema = Type.Object(
-	{
-		type: Type.Literal("command"),
-		command: Type.String({ minLength: 1 }),
-		timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-		onError: Type.Optional(Type.Union([Type.Literal("block"), Type.Literal("continue")])),
-	},
-	{ additionalProperties: false },
-);
-
-const hookMatcherSchema = Type.Object(
-	{
-		matcher: Type.Optional(Type.String()),
-		hooks: Type.Array(hookCommandSchema),
-	},
-	{ additionalProperties: false },
-);
-
-/** The JSON Schema of a settings file. Unknown top-level keys are allowed (settings may be shared); our sections are strict. */
-export const settingsSchema = Type.Object({
-	permissions: Type.Optional(
-		Type.Object(
-			{
-				allow: Type.Optional(Type.Array(Type.String())),
-				ask: Type.Optional(Type.Array(Type.String())),
-				deny: Type.Optional(Type.Array(Type.String())),
-				defaultMode: Type.Optional(Type.Union(permissionModes.map((mode) => Type.Literal(mode)))),
-				additionalDirectories: Type.Optional(Type.Array(Type.String())),
-			},
-			{ additionalProperties: false },
-		),
-	),
-	hooks: Type.Optional(
-		Type.Object(
-			{
-				PreToolUse: Type.Optional(Type.Array(hookMatcherSchema)),
-				PostToolUse: Type.Optional(Type.Array(hookMatcherSchema)),
-			},
-			{ additionalProperties: false },
-		),
-	),
-	sandbox: Type.Optional(
-		Type.Object(
-			{
-				enabled: Type.Optional(Type.Boolean()),
-				allowNetwork: Type.Optional(Type.Boolean()),
-				writablePaths: Type.Optional(Type.Array(Type.String())),
-				exposeCredentials: Type.Optional(Type.Array(Type.String())),
-			},
-			{ additionalProperties: false },
-		),
-	),
-	/**
-	 * Folders whose project settings are trusted without asking (user file only; ignored in a
-	 * project file): absolute paths or `~/…`, a trailing `/**` covers every folder below.
-	 */
-	trustedProjects: Type.Optional(Type.Array(Type.String({ pattern: "^(/|~/|~$)" }))),
-});
-
-/** The contents of one settings file, as validated. */
-export type Settings = Static<typeof settingsSchema>;
-/** One `{ type: "command", command, timeout, onError }` entry of `hooks`. */
-export type HookCommandSettings = Static<typeof hookCommandSchema>;
-/** One `{ matcher, hooks }` entry of `hooks.PreToolUse` / `hooks.PostToolUse`. */
-export type HookMatcherSettings = Static<typeof hookMatcherSchema>;
+export {
+	type HookCommandSettings,
+	type HookMatcherSettings,
+	type Settings,
+	settingsSchema,
+} from "./settings-schema.js";
 
 /** Thrown for a settings file that cannot be used; the message names the file and the problem. */
 export class SettingsError extends Error {

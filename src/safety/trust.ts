@@ -3,7 +3,7 @@ import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, resolve, sep } from "node:path";
 import type { PermissionMode } from "./rules.js";
-import type { Settings } from "./settings.js";
+import type { Settings } from "./settings-schema.js";
 import { trustRecordOf, writeTrustRecord } from "./trust-store.js";
 
 /**

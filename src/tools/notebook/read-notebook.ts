@@ -4,8 +4,8 @@ import type { ImageContent, TextContent, ToolResult } from "../../engine/types.j
 import type { ReadableFile } from "../fs/operations.js";
 import type { ReadNotebookDetails } from "../read/document-types.js";
 import { fitImage } from "../read/image.js";
-import type { ReadFileContentOptions } from "../read/read-file.js";
 import { readWhole } from "../read/read-whole.js";
+import type { ReadFileContentOptions } from "../read/types.js";
 import { joinText, type NotebookCell, type NotebookOutput, notebookLanguage, parseNotebook } from "./notebook-json.js";
 
 /** Notebooks larger than this are read as plain text pages instead of being parsed whole. */

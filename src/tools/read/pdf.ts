@@ -5,8 +5,8 @@ import type { ToolResult } from "../../engine/types.js";
 import type { ReadableFile } from "../fs/operations.js";
 import type { ReadPdfDetails } from "./document-types.js";
 import { loadPdfjs } from "./pdf-library.js";
-import type { ReadFileContentOptions } from "./read-file.js";
 import { readWhole } from "./read-whole.js";
+import type { ReadFileContentOptions } from "./types.js";
 
 /** PDFs larger than this are not parsed (pdf.js holds the whole file in memory). */
 const MAX_PDF_BYTES = 256 * 1024 * 1024;

@@ -10,7 +10,10 @@ import { fitImage } from "./image.js";
 import { readLinePage } from "./line-pager.js";
 import { isPdf, readPdf } from "./pdf.js";
 import { SNIFF_BYTES, sniff } from "./sniff.js";
-import type { ReadBinaryDetails, ReadImageDetails, ReadToolDetails, ReadToolOptions } from "./types.js";
+import type { ReadBinaryDetails, ReadFileContentOptions, ReadImageDetails, ReadToolDetails } from "./types.js";
+
+export type { ReadFileContentOptions } from "./types.js";
+
 import { blocksWhenRead, isVirtualFile, snapshotVirtualFile, VIRTUAL_MAX_BYTES } from "./virtual-file.js";
 
 /** Default longest line shown, in characters. */
@@ -21,24 +24,6 @@ const COUNT_REST_UP_TO = 16 * 1024 * 1024;
 const MAX_IMAGE_FILE_BYTES = 100 * 1024 * 1024;
 const DEFAULT_IMAGE_MAX_SIDE = 2000;
 const DEFAULT_IMAGE_MAX_BASE64 = 4.5 * 1024 * 1024;
-
-/** Everything `readFileContent` needs about one call. */
-export interface ReadFileContentOptions {
-	operations: FileOperations;
-	/** The existing regular file to read. */
-	absolutePath: string;
-	/** The path as the model sees it. */
-	shownPath: string;
-	/** File size in bytes, from `stat`. */
-	size: number;
-	/** The call's `offset` (1-based; 0 or undefined = from the start). */
-	offset: number | undefined;
-	/** The call's `limit` in lines. */
-	limit: number | undefined;
-	/** The tool's options. */
-	options: ReadToolOptions;
-	signal: AbortSignal | undefined;
-}
 
 type ReadResult = ToolResult<ReadToolDetails>;
 

@@ -106,3 +106,21 @@ export type ReadToolDetails =
 	| ReadBinaryDetails
 	| ReadPdfDetails
 	| ReadNotebookDetails;
+
+/** Everything `readFileContent` needs about one call. */
+export interface ReadFileContentOptions {
+	operations: FileOperations;
+	/** The existing regular file to read. */
+	absolutePath: string;
+	/** The path as the model sees it. */
+	shownPath: string;
+	/** File size in bytes, from `stat`. */
+	size: number;
+	/** The call's `offset` (1-based; 0 or undefined = from the start). */
+	offset: number | undefined;
+	/** The call's `limit` in lines. */
+	limit: number | undefined;
+	/** The tool's options. */
+	options: ReadToolOptions;
+	signal: AbortSignal | undefined;
+}
