@@ -1,4 +1,5 @@
-import { AbortError, errorMessage, isAbortError, ToolError } from "./errors.js";
+import { errorMessage, isAbortError, ToolError } from "./errors.js";
+import { cutText } from "./truncate.js";
 import type { ToolResult } from "./types.js";
 
 /** What a call ended with: its result and whether that is an error. */
@@ -30,45 +31,13 @@ export function isToolResult(value: unknown): value is ToolResult {
 	return typeof value === "object" && value !== null && Array.isArray((value as ToolResult).content);
 }
 
-/** Rejects with `AbortError` if `signal` aborts and `promise` has not settled `graceMs` later. */
-export function settleWithinGrace<T>(
-	promise: Promise<T>,
-	signal: AbortSignal | undefined,
-	graceMs: number,
-): Promise<T> {
-	if (!signal) return promise;
-	promise.catch(() => {});
-	return new Promise<T>((resolve, reject) => {
-		let timer: NodeJS.Timeout | undefined;
-		const onAbort = () => {
-			timer = setTimeout(() => reject(new AbortError()), graceMs);
-		};
-		const cleanup = () => {
-			signal.removeEventListener("abort", onAbort);
-			if (timer) clearTimeout(timer);
-		};
-		if (signal.aborted) onAbort();
-		else signal.addEventListener("abort", onAbort, { once: true });
-		promise.then(
-			(value) => {
-				cleanup();
-				resolve(value);
-			},
-			(error: unknown) => {
-				cleanup();
-				reject(error);
-			},
-		);
-	});
-}
-
 /** Some models send the arguments object as a JSON string; a string that is not JSON is an error the model can fix. */
 export function parseArguments(toolName: string, raw: unknown): unknown {
 	if (typeof raw !== "string") return raw;
 	try {
 		return JSON.parse(raw);
 	} catch (error) {
-		const shown = raw.length > 2000 ? `${raw.slice(0, 2000)}… [${raw.length - 2000} more characters]` : raw;
+		const shown = cutText(raw, { maxLength: 2000 }).text;
 		throw new Error(
 			`The arguments for tool "${toolName}" are not valid JSON (${errorMessage(error)}). ` +
 				`Send one JSON object matching the tool's schema.\n\nReceived:\n${shown}`,

@@ -1,3 +1,4 @@
+import { raceAbort } from "./abort.js";
 import {
 	abortedBeforeStart,
 	errorOutcome,
@@ -5,7 +6,6 @@ import {
 	type Outcome,
 	outcomeOfThrow,
 	parseArguments,
-	settleWithinGrace,
 } from "./call-outcome.js";
 import { errorMessage } from "./errors.js";
 import { createThrottle, emitSafely } from "./events.js";
@@ -154,12 +154,11 @@ async function run(state: BatchState, toolCall: ToolCall, call: ReadyCall): Prom
 	);
 	let outcome: Outcome;
 	try {
-		const result: unknown = await settleWithinGrace(
+		const result: unknown = await raceAbort(
 			Promise.resolve().then(() =>
 				tool.execute(toolCall.id, args, signal, (partial) => throttle.push(partial), { target }),
 			),
-			signal,
-			state.abortGraceMs,
+			{ signal, graceMs: state.abortGraceMs },
 		);
 		outcome = isToolResult(result)
 			? { result, isError: false }

@@ -1,14 +1,4 @@
-// The tests use the fake model toolbelt ships as `toolbelt/testing` (one copy, in src/testing/).
-export {
-	createFakeModel as createFakeModelStream,
-	errorReply,
-	type FakeModelStream,
-	type FakeModelStreamOptions,
-	fakeModel,
-	type RecordedRequest,
-	type Scripted,
-	type ScriptedReply,
-	type ScriptedToolCall,
-	textReply,
-	toolCallReply,
-} from "../../src/testing/index.js";
+// The tests use the fake model toolbelt ships as `toolbelt/testing` (one copy, in src/testing/),
+// under the name the tests have always used for it.
+export * from "../../src/testing/index.js";
+export { createFakeModel as createFakeModelStream } from "../../src/testing/index.js";

@@ -7,19 +7,12 @@ import { hooksPathOf, planProtectedPaths } from "../../src/safety/sandbox/protec
 import { createSandbox, SandboxUnavailableError } from "../../src/safety/sandbox.js";
 import { createBashTool } from "../../src/tools/bash.js";
 import { localShellOperations } from "../../src/tools/shell/local-operations.js";
+import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "./run-calls.js";
 
 const tempDir = useTempDir();
 
-async function sandboxUnavailableReason(): Promise<string | undefined> {
-	try {
-		await createSandbox({ writableRoots: ["/tmp"] });
-		return undefined;
-	} catch (error) {
-		return (error as Error).message;
-	}
-}
 const unavailable = await sandboxUnavailableReason();
 
 describe("hooksPathOf", () => {

@@ -5,20 +5,13 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildSeccompFilter, seccompArchitecture } from "../../src/safety/sandbox/seccomp-filter.js";
 import { createSandbox, SandboxUnavailableError } from "../../src/safety/sandbox.js";
+import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 const tempDir = useTempDir();
 const python = ["/usr/bin/python3", "/usr/local/bin/python3"].find((path) => existsSync(path));
 const bwrap = ["/usr/bin/bwrap", "/usr/local/bin/bwrap"].find((path) => existsSync(path));
 
-async function sandboxUnavailableReason(): Promise<string | undefined> {
-	try {
-		await createSandbox({ writableRoots: ["/tmp"] });
-		return undefined;
-	} catch (error) {
-		return (error as Error).message;
-	}
-}
 const unavailable = bwrap ? await sandboxUnavailableReason() : "bwrap is not installed";
 
 describe("buildSeccompFilter", () => {

@@ -8,21 +8,11 @@ import { createSafetyLayer } from "../../src/safety/index.js";
 import { buildBwrapArgs, createSandbox, SandboxUnavailableError } from "../../src/safety/sandbox.js";
 import { createBashTool } from "../../src/tools/bash.js";
 import { localShellOperations } from "../../src/tools/shell/local-operations.js";
+import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "./run-calls.js";
 
-/** Why the sandbox cannot run on this machine, or undefined when it can. */
-async function sandboxUnavailableReason(): Promise<string | undefined> {
-	try {
-		await createSandbox({ writableRoots: ["/tmp"] });
-		return undefined;
-	} catch (error) {
-		return (error as Error).message;
-	}
-}
-
 const unavailable = await sandboxUnavailableReason();
-if (unavailable) console.warn(`Skipping the bubblewrap sandbox tests: ${unavailable}`);
 
 const tempDir = useTempDir();
 const cleanups: (() => Promise<void>)[] = [];

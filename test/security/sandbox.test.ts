@@ -7,21 +7,11 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSandbox } from "../../src/safety/sandbox.js";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
+import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
-async function sandboxUnavailableReason(): Promise<string | undefined> {
-	try {
-		await createSandbox({ writableRoots: ["/tmp"] });
-		return undefined;
-	} catch (error) {
-		return (error as Error).message;
-	}
-}
-
 const unavailable = await sandboxUnavailableReason();
-if (unavailable) console.warn(`Skipping the sandbox red-team tests: ${unavailable}`);
 
 const tempDir = useTempDir();
 const cli = new CliProcesses();

@@ -3,6 +3,7 @@ import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApplyPatchTool } from "../../src/tools/index.js";
+import { requiredInCi } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 const dir = useTempDir();
@@ -181,10 +182,8 @@ describe("apply_patch: all or nothing", () => {
 		// Root may write to a chmod'ed file; an immutable one refuses even root (and, unlike an
 		// immutable folder, also refuses write's in-place fallback).
 		const locked = join(dir(), "three", "f.txt");
-		if (!canMakeImmutable(locked)) {
-			console.warn("chattr +i is not supported here; the transaction test cannot run");
+		if (requiredInCi("chattr +i (an immutable file)", canMakeImmutable(locked) ? undefined : "chattr +i failed"))
 			return;
-		}
 		try {
 			const patch = patchOf(
 				...names.flatMap((name) => [`*** Update File: ${name}`, "@@", `-old ${name}`, `+new ${name}`]),

@@ -9,6 +9,7 @@ import { createJobRegistry, createTool, type JobRegistry, type ToolsOptions } fr
 import { disposeShellProcesses } from "../../src/tools/shell/background-registry.js";
 import { localShellOperations } from "../../src/tools/shell/local-operations.js";
 import { ttyUnavailableReason } from "../../src/tools/shell/tty-run.js";
+import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { resultText } from "../helpers/results.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { commandProcessesWithMarker, eventually, killMarked, newMarker } from "./shell/survivors.js";
@@ -203,8 +204,9 @@ describe("a job under the sandbox", () => {
 	const tempDir = useTempDir();
 
 	it("stays sandboxed: the project is writable, the rest is not; it dies with the session", async (context) => {
-		const sandbox = await createSandbox({ writableRoots: [tempDir()] }).catch(() => undefined);
-		if (!sandbox) context.skip();
+		const unavailable = await sandboxUnavailableReason();
+		if (unavailable) context.skip();
+		const sandbox = await createSandbox({ writableRoots: [tempDir()] });
 		const { marker, env } = newMarker();
 		markers.push(marker);
 		const jobs = createJobRegistry();

@@ -1,0 +1,23 @@
+import { createSandbox } from "../../src/safety/sandbox.js";
+
+/**
+ * Passes on why a test cannot run here, or undefined when it can. Under CI (`CI` set, as
+ * `.ci/run` does after installing every prerequisite) a missing one is a failure, not a quiet
+ * skip: a broken install step must not turn the tests that need it into passes.
+ */
+export function requiredInCi(what: string, reason: string | undefined): string | undefined {
+	if (reason !== undefined && process.env.CI) throw new Error(`CI provides ${what}, but here: ${reason}`);
+	if (reason !== undefined) console.warn(`Skipping tests that need ${what}: ${reason}`);
+	return reason;
+}
+
+/** Why the bubblewrap sandbox cannot run on this machine, or undefined when it can (see `requiredInCi`). */
+export async function sandboxUnavailableReason(): Promise<string | undefined> {
+	let reason: string | undefined;
+	try {
+		await createSandbox({ writableRoots: ["/tmp"] });
+	} catch (error) {
+		reason = (error as Error).message;
+	}
+	return requiredInCi("the bubblewrap sandbox", reason);
+}
