@@ -3,6 +3,7 @@ import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { prepareShellArguments } from "./shell/prepare-arguments.js";
 import { resolveBashShell } from "./shell/resolve-shell.js";
 import { shellToolExecute } from "./shell/run-shell-tool.js";
+import { shellCommandFields } from "./shell/schema-fields.js";
 import type { ShellOperations, ShellToolDetails, ShellToolOptions } from "./shell/types.js";
 import { commandTarget } from "./workspace.js";
 
@@ -17,27 +18,7 @@ A non-zero exit code makes the result an error that still carries the output.`;
 /** Arguments of the bash tool. */
 export const bashSchema = Type.Object({
 	command: Type.String({ description: "The bash command to run." }),
-	description: Type.Optional(
-		Type.String({ description: "What the command does, in a few words (shown to people, not run)." }),
-	),
-	timeout: Type.Optional(
-		Type.Number({
-			description: "Seconds before the command and all its processes are killed. Default 120.",
-			exclusiveMinimum: 0,
-		}),
-	),
-	run_in_background: Type.Optional(
-		Type.Boolean({
-			description:
-				"Start the command as a background job and return at once with its id and first output (for servers, watchers, anything that does not end). Read it with bash_output, stop it with bash_kill. Default false.",
-		}),
-	),
-	tty: Type.Optional(
-		Type.Boolean({
-			description:
-				"Run under a pseudo-terminal, for a command that needs one (a REPL, a prompt, a progress UI). Default false.",
-		}),
-	),
+	...shellCommandFields,
 });
 
 /** Arguments of the bash tool, as the model sends them. */
