@@ -1,11 +1,12 @@
 import { randomInt } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
+import { killProcessesWithArgument, processesWithArgument } from "../tools/shell/survivors.js";
 
 /**
  * Escapees: processes a command (or a hook) starts that shed every trace toolbelt could follow
@@ -14,23 +15,6 @@ import { useTempDir } from "../helpers/temp-dir.js";
  */
 
 /** Live (non-zombie) processes whose command line contains `needle`. */
-function processesMatching(needle: string): number[] {
-	const found: number[] = [];
-	for (const entry of readdirSync("/proc")) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-			const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-			if (state === "Z" || state === "X") continue;
-			const commandLine = readFileSync(`/proc/${entry}/cmdline`, "latin1").replaceAll("\0", " ");
-			if (commandLine.includes(needle)) found.push(Number(entry));
-		} catch {
-			// Ended while we looked.
-		}
-	}
-	return found;
-}
-
 function isAlive(pid: number): boolean {
 	try {
 		process.kill(pid, 0);
@@ -55,10 +39,10 @@ async function removeWhenEmpty(directory: string): Promise<void> {
 /** Waits (bounded) until no process matches `needle`; returns those still alive. */
 async function survivorsAfter(needle: string, timeoutMs = 3000): Promise<number[]> {
 	const deadline = Date.now() + timeoutMs;
-	while (processesMatching(needle).length > 0 && Date.now() < deadline) {
+	while (processesWithArgument(needle).length > 0 && Date.now() < deadline) {
 		await new Promise((resolve) => setTimeout(resolve, 50));
 	}
-	return processesMatching(needle);
+	return processesWithArgument(needle);
 }
 
 const needles: string[] = [];
@@ -80,15 +64,7 @@ const cli = new CliProcesses();
 afterEach(() => {
 	cli.killAll();
 	// A failing test must not leak its escapees into the rest of the suite.
-	for (const needle of needles.splice(0)) {
-		for (const pid of processesMatching(needle)) {
-			try {
-				process.kill(pid, "SIGKILL");
-			} catch {
-				// Gone.
-			}
-		}
-	}
+	for (const needle of needles.splice(0)) killProcessesWithArgument(needle);
 });
 
 beforeAll(() => {
@@ -159,7 +135,7 @@ describe.skipIf(process.platform !== "linux")("no escapee outlives a call", () =
 			if (process.getuid?.() === 0) expect(run.stdout).toContain("nested");
 			expect(await survivorsAfter(sleep)).toEqual([]);
 		} finally {
-			for (const pid of processesMatching(sleep)) process.kill(pid, "SIGKILL");
+			for (const pid of processesWithArgument(sleep)) process.kill(pid, "SIGKILL");
 			if (inner) await removeWhenEmpty(inner);
 		}
 	});
@@ -192,7 +168,7 @@ describe.skipIf(process.platform !== "linux")("no escapee outlives a call", () =
 			},
 		});
 		expect(JSON.stringify(result.content)).toContain("started");
-		expect(processesMatching(sleep).length).toBe(1);
+		expect(processesWithArgument(sleep).length).toBe(1);
 		await client.close();
 		// The server notices the closed stdin and exits; its escapee must be gone with it.
 		const deadline = Date.now() + 10_000;
@@ -241,7 +217,7 @@ describe.skipIf(process.platform !== "linux")("no escapee outlives a call", () =
 			content: { text: string }[];
 			details: { escapedProcesses?: { pid: number; command: string }[] };
 		};
-		const [escaped] = processesMatching(sleep);
+		const [escaped] = processesWithArgument(sleep);
 		expect(escaped).toBeDefined();
 		expect(result.details.escapedProcesses).toEqual([{ pid: escaped, command: sleep }]);
 		expect(result.content[0]?.text).toContain(`Not tracked: pid ${escaped} (${sleep})`);

@@ -1,33 +1,15 @@
 import { randomInt } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
+import { killProcessesWithArgument, processesWithArgument } from "../tools/shell/survivors.js";
 
 /**
  * Background jobs may not become a way out of the session: a job that hides in a new session
  * with a cleared environment, or that ignores SIGTERM, still ends when the MCP client goes away.
  */
-
-function processesMatching(needle: string): number[] {
-	const found: number[] = [];
-	for (const entry of readdirSync("/proc")) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-			const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-			if (state === "Z" || state === "X") continue;
-			if (readFileSync(`/proc/${entry}/cmdline`, "latin1").replaceAll("\0", " ").includes(needle)) {
-				found.push(Number(entry));
-			}
-		} catch {
-			// Ended while we looked.
-		}
-	}
-	return found;
-}
 
 async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
 	const deadline = Date.now() + timeoutMs;
@@ -37,15 +19,7 @@ async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boole
 
 const needles: string[] = [];
 afterEach(() => {
-	for (const needle of needles.splice(0)) {
-		for (const pid of processesMatching(needle)) {
-			try {
-				process.kill(pid, "SIGKILL");
-			} catch {
-				// Gone.
-			}
-		}
-	}
+	for (const needle of needles.splice(0)) killProcessesWithArgument(needle);
 });
 
 beforeAll(() => {
@@ -77,10 +51,10 @@ describe.skipIf(process.platform !== "linux")("background jobs end with the MCP 
 				{ timeout: 20_000 },
 			);
 			expect(started.isError).toBeFalsy();
-			expect(await waitUntil(() => processesMatching(sleep).length >= 2, 5000)).toBe(true);
+			expect(await waitUntil(() => processesWithArgument(sleep).length >= 2, 5000)).toBe(true);
 		} finally {
 			await client.close();
 		}
-		expect(await waitUntil(() => processesMatching(sleep).length === 0, 10_000)).toBe(true);
+		expect(await waitUntil(() => processesWithArgument(sleep).length === 0, 10_000)).toBe(true);
 	});
 });

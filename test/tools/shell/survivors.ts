@@ -97,11 +97,25 @@ export function processesWithArgument(text: string): number[] {
 	for (const entry of readdirSync("/proc")) {
 		if (!/^\d+$/.test(entry)) continue;
 		try {
+			const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+			const state = stat.charAt(stat.lastIndexOf(")") + 2);
+			if (state === "Z" || state === "X") continue;
 			const commandLine = readFileSync(`/proc/${entry}/cmdline`, "latin1").replaceAll("\0", " ");
-			if (commandLine.includes(text) && isAlive(Number(entry))) found.push(Number(entry));
+			if (commandLine.includes(text)) found.push(Number(entry));
 		} catch {
 			// Gone while listing.
 		}
 	}
 	return found;
+}
+
+/** SIGKILLs every live process whose command line contains `text`: a failing test's cleanup. */
+export function killProcessesWithArgument(text: string): void {
+	for (const pid of processesWithArgument(text)) {
+		try {
+			process.kill(pid, "SIGKILL");
+		} catch {
+			// Gone already.
+		}
+	}
 }
