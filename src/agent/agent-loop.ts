@@ -1,6 +1,7 @@
 import { raceAbort } from "../engine/abort.js";
 import { errorMessage } from "../engine/errors.js";
 import { executeToolCalls } from "../engine/execute-tool-calls.js";
+import { createToolSession, type ToolSession } from "../engine/session.js";
 import type { ToolResultMessage } from "../engine/types.js";
 import { EventStream } from "./event-stream.js";
 import { createErrorReply, createSkippedToolResult, toolCallsOf } from "./messages.js";
@@ -53,12 +54,16 @@ export function agentLoop(
 	const added: Message[] = [];
 	const emit = (event: AgentEvent) => stream.push(event);
 	void (async () => {
+		// A run is a session unless the caller passed a longer one: what it left running ends with it.
+		const ownSession = config.session ? undefined : createToolSession();
+		const session = config.session ?? ownSession;
 		let outcome: RunOutcome;
 		try {
-			outcome = await runLoop({ prompts, context, config, signal, emit, added });
+			outcome = await runLoop({ prompts, context, config, signal, emit, added, session });
 		} catch (error) {
 			outcome = { reason: "error", errorMessage: `Agent loop failed: ${errorMessage(error)}` };
 		}
+		await ownSession?.end();
 		emit({ type: "agent_end", messages: [...added], reason: outcome.reason, errorMessage: outcome.errorMessage });
 		stream.end([...added]);
 	})();
@@ -73,6 +78,8 @@ interface RunState {
 	emit: (event: AgentEvent) => void;
 	/** Messages this run added, in order. */
 	added: Message[];
+	/** The session the run's tool calls belong to. */
+	session: ToolSession | undefined;
 }
 
 async function runLoop(state: RunState): Promise<RunOutcome> {
@@ -122,6 +129,7 @@ async function runLoop(state: RunState): Promise<RunOutcome> {
 					onEvent: emit,
 					updateIntervalMs: config.toolUpdateIntervalMs,
 					abortGraceMs: config.abortGraceMs,
+					session: state.session,
 				});
 				toolResults = batch.messages;
 				terminate = batch.terminate;

@@ -1,3 +1,4 @@
+import type { ToolSession } from "../engine/session.js";
 import type {
 	AnyAgentTool,
 	ExecutionMode,
@@ -262,6 +263,12 @@ export interface AgentLoopConfig extends ToolHooks {
 	toolUpdateIntervalMs?: number;
 	/** After an abort, how long a running tool may take to stop before it is settled as aborted, in ms. Default: 2000. */
 	abortGraceMs?: number;
+	/**
+	 * The session the run's tool calls belong to. Default: one per run, ended just before
+	 * `agent_end`, so a background job the run started is killed when the run ends. Pass a
+	 * longer-lived session (`createToolSession()`) to keep jobs across runs, and end it yourself.
+	 */
+	session?: ToolSession;
 }
 
 /** Why a run ended. */

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
+import { createToolSession } from "../engine/session.js";
 import type { AnyAgentTool } from "../engine/types.js";
 import type { AskPermission } from "../safety/index.js";
 import type { JobRegistry } from "../tools/index.js";
@@ -73,12 +74,15 @@ export async function createAgentSetup(
 	const catalog = await loadToolCatalog();
 	// The session's background jobs: they end when the setup closes (and at toolbelt's exit).
 	const jobs = catalog.createJobRegistry();
+	// One session for every prompt, so a job started in one turn is still there in the next.
+	const session = createToolSession();
 	const toolOptions = { ...safety.toolOptions, jobs };
 	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog, process.platform, provider.model).map((name) =>
 		catalog.createTool(name, safety.cwd, toolOptions),
 	);
 
 	let close = async () => {
+		await session.end();
 		await jobs.dispose();
 	};
 	const mcpConfig = stringOption(args.values, "mcp-config");
@@ -86,6 +90,7 @@ export async function createAgentSetup(
 		const mcp = await loadMcpServers({ path: resolve(io.cwd, mcpConfig), io, provider });
 		tools.push(...mcp.tools);
 		close = async () => {
+			await session.end();
 			await jobs.dispose();
 			await mcp.close();
 		};
@@ -100,6 +105,7 @@ export async function createAgentSetup(
 		systemPrompt: stringOption(args.values, "system-prompt") ?? buildSystemPrompt({ cwd: safety.cwd, tools }),
 		toolExecution: booleanOption(args.values, "sequential") ? "sequential" : "parallel",
 		maxTurns,
+		session,
 		...safety.hooks,
 	});
 	return { agent, provider, cwd: safety.cwd, toolNames, safety, jobs, close };

@@ -10,6 +10,7 @@ import {
 import { errorMessage } from "./errors.js";
 import { createThrottle, emitSafely } from "./events.js";
 import { applyResultPatch, declaredTarget } from "./hooks.js";
+import type { ToolSession } from "./session.js";
 import type {
 	AnyAgentTool,
 	ExecutionMode,
@@ -44,6 +45,8 @@ export interface ExecuteToolCallsOptions extends ToolHooks {
 	 * settled as aborted anyway, in ms. Guarantees that an abort always ends the batch. Default: 2000.
 	 */
 	abortGraceMs?: number;
+	/** The session the calls belong to, handed to each tool's `execute` (see `ToolExecuteContext.session`). Default: none. */
+	session?: ToolSession;
 }
 
 /** What `executeToolCalls` returns. */
@@ -156,7 +159,10 @@ async function run(state: BatchState, toolCall: ToolCall, call: ReadyCall): Prom
 	try {
 		const result: unknown = await raceAbort(
 			Promise.resolve().then(() =>
-				tool.execute(toolCall.id, args, signal, (partial) => throttle.push(partial), { target }),
+				tool.execute(toolCall.id, args, signal, (partial) => throttle.push(partial), {
+					target,
+					...(state.options.session ? { session: state.options.session } : {}),
+				}),
 			),
 			{ signal, graceMs: state.abortGraceMs },
 		);

@@ -10,6 +10,12 @@ export {
 export { canonicalPath, pendingFileMutationQueues, withFileMutationQueue } from "./file-mutation-queue.js";
 export { applyResultPatch, composeHooks, declaredTarget } from "./hooks.js";
 export {
+	createToolSession,
+	DEFAULT_SESSION_END_TIMEOUT_MS,
+	type OwnedToolSession,
+	type ToolSession,
+} from "./session.js";
+export {
 	type CutTextOptions,
 	countLines,
 	cutText,

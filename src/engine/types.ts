@@ -1,3 +1,4 @@
+import type { ToolSession } from "./session.js";
 import type { Static, TSchema } from "typebox";
 
 /** A block of text the model reads. */
@@ -90,6 +91,12 @@ export interface ToolTarget {
 export interface ToolExecuteContext {
 	/** The call's target, as declared by `target(args)` and seen by the hooks. Undefined for tools that declare none. */
 	target?: ToolTarget;
+	/**
+	 * The session the call belongs to (the agent run, unless its caller passed a longer one). A
+	 * tool that leaves something running past the call registers its clean-up here. Undefined
+	 * when the caller gave none (then such things end with the tool set, e.g. its job registry).
+	 */
+	session?: ToolSession;
 }
 
 /** A tool that can run: its definition plus the code that executes it. */

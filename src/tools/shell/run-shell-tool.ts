@@ -1,7 +1,9 @@
 import { ToolError } from "../../engine/errors.js";
 import { createThrottle } from "../../engine/events.js";
+import type { ToolSession } from "../../engine/session.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../../engine/truncate.js";
-import type { ToolResult, ToolUpdateCallback } from "../../engine/types.js";
+import type { ToolExecuteContext, ToolResult, ToolUpdateCallback } from "../../engine/types.js";
+import type { JobRegistry } from "../jobs/job-registry.js";
 import { startBackgroundJob } from "../jobs/start-job.js";
 import { buildShellEnvironment } from "./environment.js";
 import { FileShellOutput } from "./file-output.js";
@@ -45,6 +47,8 @@ export interface RunShellToolInput {
 	background?: boolean;
 	/** Run it under a pseudo-terminal. Default: false. */
 	tty?: boolean;
+	/** The session the call belongs to: a background job is killed when it ends. Default: none (the job ends with its registry). */
+	session?: ToolSession;
 }
 
 /** Node fires a longer timer at once (after 1 ms), so no timeout may exceed this (~24.8 days), in seconds. */
@@ -202,6 +206,17 @@ async function execThroughPipe(run: ExecRun): Promise<Execution> {
 	return { result, finish: () => output.finish() };
 }
 
+/** Kills the job when the call's session ends, unless it ended before. */
+function endWithSession(jobs: JobRegistry, jobId: string, session: ToolSession | undefined): void {
+	if (!session) return;
+	const job = jobs.get(jobId);
+	if (!job.running) return;
+	const unregister = session.onEnd(async () => {
+		if (job.running) await jobs.kill(job.id, "the end of its session");
+	});
+	void job.ended.then(unregister);
+}
+
 /** A job runs until killed unless the model gave it a timeout. */
 function backgroundTimeoutMs(input: RunShellToolInput): number {
 	if (input.timeoutSeconds === undefined) return longestTimerSeconds * 1000;
@@ -232,6 +247,7 @@ async function startInBackground(
 		budget: { maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES },
 	});
 	const job = started.details;
+	endWithSession(options.jobs, job.jobId, input.session);
 	const details: ShellToolDetails = {
 		...emptyDetails(prepared.timeoutSeconds, prepared.startedAt),
 		...(job.status.state === "exited" ? { exitCode: job.status.exitCode } : {}),
@@ -334,6 +350,7 @@ export function shellToolExecute(cwd: string, options: ShellToolOptions, resolve
 		args: { command: string; timeout?: number; run_in_background?: boolean; tty?: boolean },
 		signal: AbortSignal | undefined,
 		onUpdate?: ToolUpdateCallback<ShellToolDetails>,
+		context?: ToolExecuteContext,
 	): Promise<ToolResult<ShellToolDetails>> =>
 		runShellTool({
 			cwd,
@@ -345,5 +362,6 @@ export function shellToolExecute(cwd: string, options: ShellToolOptions, resolve
 			resolveShell,
 			background: args.run_in_background === true,
 			tty: args.tty === true,
+			...(context?.session ? { session: context.session } : {}),
 		});
 }
