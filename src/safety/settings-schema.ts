@@ -1,6 +1,7 @@
 // The settings file's schema and types, apart from the loader so that trust.ts can use the types
 // without an import circle (settings.ts decides trust with trust.ts).
-import { type Static, Type } from "typebox";
+import type { Static } from "typebox";
+import { Type } from "../engine/schema-builder.js";
 import { permissionModes } from "./rules.js";
 
 const hookCommandSchema = Type.Object(

@@ -1,4 +1,5 @@
-import { type Static, Type } from "typebox";
+import type { Static } from "typebox";
+import { Type } from "../engine/schema-builder.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { runPatch } from "./patch/run.js";
 import { declarePatchTarget } from "./patch/target.js";

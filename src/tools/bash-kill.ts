@@ -1,5 +1,6 @@
-import { type Static, Type } from "typebox";
+import type { Static } from "typebox";
 import { ToolError } from "../engine/errors.js";
+import { Type } from "../engine/schema-builder.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { type JobToolOptions, jobsOf, prepareJobArguments } from "./bash-output.js";

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { type Static, Type } from "typebox";
+import type { Static } from "typebox";
 import { ToolError } from "../engine/errors.js";
+import { Type } from "../engine/schema-builder.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition, ToolResult } from "../engine/types.js";
 import type { JobRegistry, JobSummary } from "./jobs/job-registry.js";

@@ -1,4 +1,5 @@
-import { type Static, Type } from "typebox";
+import type { Static } from "typebox";
+import { Type } from "../engine/schema-builder.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { prepareEditArguments } from "./edit/arguments.js";
 import { runEdit } from "./edit/run.js";

@@ -1,5 +1,6 @@
-import { type Static, Type } from "typebox";
+import type { Static } from "typebox";
 import { isAbortError, ToolError, throwIfAborted } from "../engine/errors.js";
+import { Type } from "../engine/schema-builder.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";

@@ -1,6 +1,7 @@
-import { type Static, Type } from "typebox";
+import type { Static } from "typebox";
 import { isAbortError, ToolError, throwIfAborted } from "../engine/errors.js";
 import { withFileMutationQueue } from "../engine/file-mutation-queue.js";
+import { Type } from "../engine/schema-builder.js";
 import { countLines } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";

@@ -1,4 +1,4 @@
-import { Type } from "typebox";
+import { Type } from "../../engine/schema-builder.js";
 
 /**
  * The arguments bash and powershell share besides their `command`: one home, so the two shells
