@@ -1,16 +1,14 @@
-import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { type AjvClass, loadAjv } from "./ajv-loader.js";
 import { cutText } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
-
-// ajv ships CommonJS; under NodeNext its default export is the module object.
-const Ajv = AjvModule.default ?? AjvModule;
 
 /**
  * One validator for every schema, TypeBox-built or foreign (MCP). `coerceTypes` repairs what
  * models get wrong most often: `"10"` → 10, `"true"` → true, 5 → "5". `strict: false` because
  * foreign schemas carry keywords ajv does not know.
  */
-const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false, validateFormats: false });
+let ajv: InstanceType<AjvClass> | undefined;
 
 const compiled = new WeakMap<object, ValidateFunction>();
 
@@ -19,6 +17,13 @@ function validatorFor(schema: object): ValidateFunction {
 	if (!validate) {
 		// A `$schema` naming a draft ajv was not built with would fail compilation; the keywords are what matter.
 		const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
+		ajv ??= new (loadAjv())({
+			allErrors: true,
+			coerceTypes: true,
+			useDefaults: true,
+			strict: false,
+			validateFormats: false,
+		});
 		validate = ajv.compile(rest);
 		compiled.set(schema, validate);
 	}

@@ -12,7 +12,6 @@ import {
 	type ToolsOptions,
 } from "../tools/index.js";
 import { disposeShellProcesses } from "../tools/shell/background-registry.js";
-import { startMcpHttpServer } from "./http-server.js";
 import { createMcpServer } from "./server.js";
 
 /** How `runMcpServer` serves Streamable HTTP: where, and who may call. */
@@ -157,6 +156,8 @@ export async function runMcpServer(options: RunMcpServerOptions): Promise<Runnin
 		return { toolNames: tools.map((tool) => tool.name), closed, close };
 	}
 
+	// Loaded only for HTTP: the Streamable HTTP transport and its web-server adapter cost a stdio start time.
+	const { startMcpHttpServer } = await import("./http-server.js");
 	const http = await startMcpHttpServer({
 		...transport.http,
 		createSession: () => createMcpServer(serverOptions),

@@ -1,7 +1,8 @@
 import { mkdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import AjvModule, { type ErrorObject } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { loadAjv } from "../engine/ajv-loader.js";
 import { type PermissionBehavior, type PermissionMode, type PermissionRule, parseRule } from "./rules.js";
 import { type HookMatcherSettings, type Settings, settingsSchema } from "./settings-schema.js";
 import {
@@ -12,9 +13,6 @@ import {
 	trustedByUser,
 	userTrustOf,
 } from "./trust.js";
-
-// ajv ships CommonJS; under NodeNext its default export is the module object.
-const Ajv = AjvModule.default ?? AjvModule;
 
 export {
 	type HookCommandSettings,
@@ -91,8 +89,8 @@ export function userSettingsPath(homeDir: string = homedir()): string {
 	return join(homeDir, ".toolbelt", "settings.json");
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateSettings = ajv.compile(settingsSchema);
+// Compiled on first use: a start with no settings file pays nothing for ajv.
+let validateSettings: ValidateFunction | undefined;
 
 function describeProblem(error: ErrorObject): string {
 	const path = error.instancePath
@@ -138,6 +136,7 @@ export function parseSettings(text: string, file: string): Settings {
 	if (typeof data !== "object" || data === null || Array.isArray(data)) {
 		throw new SettingsError(file, "the top level must be a JSON object");
 	}
+	validateSettings ??= new (loadAjv())({ allErrors: true, strict: false }).compile(settingsSchema);
 	if (!validateSettings(data)) {
 		const problems = [...new Set(summarizeErrors(validateSettings.errors ?? []))].slice(0, 5);
 		throw new SettingsError(file, problems.join("; "));
