@@ -1,12 +1,13 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { type AjvClass, loadAjv } from "./ajv-loader.js";
+import { precompiledValidator } from "./precompiled-validators.js";
 import { cutText } from "./truncate.js";
 import type { ToolDefinition } from "./types.js";
+import { validatorOptions } from "./validator-options.js";
 
 /**
- * One validator for every schema, TypeBox-built or foreign (MCP). `coerceTypes` repairs what
- * models get wrong most often: `"10"` → 10, `"true"` → true, 5 → "5". `strict: false` because
- * foreign schemas carry keywords ajv does not know.
+ * One validator for every schema, TypeBox-built or foreign (MCP), with `validatorOptions`
+ * (coercion, defaults). Created on the first schema the build did not precompile.
  */
 let ajv: InstanceType<AjvClass> | undefined;
 
@@ -17,14 +18,11 @@ function validatorFor(schema: object): ValidateFunction {
 	if (!validate) {
 		// A `$schema` naming a draft ajv was not built with would fail compilation; the keywords are what matter.
 		const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
-		ajv ??= new (loadAjv())({
-			allErrors: true,
-			coerceTypes: true,
-			useDefaults: true,
-			strict: false,
-			validateFormats: false,
-		});
-		validate = ajv.compile(rest);
+		validate = precompiledValidator(JSON.stringify(rest));
+		if (!validate) {
+			ajv ??= new (loadAjv())({ ...validatorOptions });
+			validate = ajv.compile(rest);
+		}
 		compiled.set(schema, validate);
 	}
 	return validate;
