@@ -36,6 +36,17 @@ export function pathVariants(path: string): string[] {
 	return [...variants];
 }
 
+/**
+ * The ASCII characters another name can turn into under `visibleKey`: a plain space (from the
+ * Unicode spaces) and the NFC singletons KELVIN SIGN → K, GREEK QUESTION MARK → ;, GREEK VARIA → `
+ * (found by checking every code point). An ASCII name without them has no look-alike but itself.
+ */
+const LOOK_ALIKE_TARGETS = /[^\x20-\x7e]|[ ;K`]/;
+
+function mayHaveLookAlike(visibleName: string): boolean {
+	return LOOK_ALIKE_TARGETS.test(visibleName);
+}
+
 /** A name reduced to what a reader sees: composed characters, every kind of space a plain one. */
 function visibleKey(name: string): string {
 	return name.normalize("NFC").replace(UNICODE_SPACES, " ");
@@ -77,7 +88,8 @@ export async function resolveExistingPath(
 	}
 	const folder = dirname(absolutePath);
 	const wanted = visibleKey(basename(absolutePath));
-	const names = await entryNames(operations, folder);
+	// Skips reading the folder (a write of 1,000 new files into one folder read it 1,000 times) when no other name can look the same.
+	const names = mayHaveLookAlike(wanted) ? await entryNames(operations, folder) : [];
 	const matches = names.filter((name) => visibleKey(name) === wanted);
 	if (matches.length === 1 && matches[0] !== undefined) {
 		const candidate = join(folder, matches[0]);
