@@ -239,6 +239,7 @@ describe("executeToolCalls: updates", () => {
 			},
 		};
 		const updates: number[] = [];
+		const started = performance.now();
 		await executeToolCalls({
 			tools: [chatty],
 			toolCalls: [call("chatty", {})],
@@ -247,8 +248,11 @@ describe("executeToolCalls: updates", () => {
 				if (event.type === "tool_execution_update") updates.push(performance.now());
 			},
 		});
+		// At most one update per interval of the call's real duration (a loaded machine makes the
+		// 30 sleeps of 10 ms last longer, and so allows more updates), far below 30.
+		const allowed = Math.floor((performance.now() - started) / 100) + 1;
 		expect(updates.length).toBeGreaterThanOrEqual(2);
-		expect(updates.length).toBeLessThanOrEqual(5);
+		expect(updates.length).toBeLessThanOrEqual(Math.min(allowed, 29));
 		for (let index = 1; index < updates.length; index++) {
 			expect(updates[index]! - updates[index - 1]!).toBeGreaterThanOrEqual(90);
 		}

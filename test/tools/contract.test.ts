@@ -83,10 +83,12 @@ describe.each(allToolNames)("contract: %s", (name) => {
 			tools: [tool],
 			toolCalls: [{ type: "toolCall", id: "1", name, arguments: slowArgs[name] }],
 			signal: controller.signal,
-			abortGraceMs: 5_000,
+			abortGraceMs: 15_000,
 		});
 		expect(messages).toHaveLength(1);
-		expect(performance.now() - started).toBeLessThan(1_500);
+		// The tool itself stopped: well before the grace (which would settle a tool that ignores
+		// the abort) ran out, with room for a loaded machine's slow process exits.
+		expect(performance.now() - started).toBeLessThan(10_000);
 	});
 
 	it("turns a failure into exactly one error result with a message for the model", async () => {
