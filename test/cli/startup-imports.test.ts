@@ -1,0 +1,58 @@
+import { spawnSync } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { cleanEnv, ensureBuiltCli } from "./helpers/cli-binary.js";
+
+const tempDir = useTempDir();
+let binPath = "";
+beforeAll(() => {
+	binPath = ensureBuiltCli();
+});
+
+/** The modules (URLs) `toolbelt …argv` resolves, and its result. */
+function tracedRun(argv: string[], cwd: string) {
+	const result = spawnSync(
+		process.execPath,
+		["--import", new URL("./fixtures/trace-imports.mjs", import.meta.url).href, binPath, ...argv],
+		{ encoding: "utf8", env: cleanEnv(), cwd },
+	);
+	const modules = result.stderr
+		.split("\n")
+		.filter((line) => line.startsWith("[import] "))
+		.map((line) => line.slice("[import] ".length));
+	return { result, modules };
+}
+
+describe("what a one-shot start loads", () => {
+	it("toolbelt tool read loads read and the safety layer, not the other tools, TypeBox, the agent or MCP", async () => {
+		await writeFile(join(tempDir(), "a.txt"), "first line\n");
+		const { result, modules } = tracedRun(["tool", "read", '{"path": "a.txt"}'], tempDir());
+		expect(result.status).toBe(0);
+		expect(result.stdout).toContain("first line");
+		// The whole safety layer is there, loaded as it is for every call.
+		for (const part of ["safety/index.js", "safety/permissions.js", "safety/confinement.js", "safety/settings.js"]) {
+			expect(
+				modules.some((url) => url.endsWith(`/dist/${part}`)),
+				part,
+			).toBe(true);
+		}
+		const unwanted = modules.filter((url) =>
+			/\/dist\/(tools\/(edit|grep|find|ls|write|bash|powershell)\.js|agent\/|mcp\/|adapters\/)|node_modules\/(typebox|@modelcontextprotocol|zod|diff|sharp|pdfjs-dist|openai|@anthropic-ai)\//.test(
+				url,
+			),
+		);
+		expect(unwanted).toEqual([]);
+	});
+
+	it("toolbelt tools loads the eight tools but not TypeBox, sharp, pdf.js or the MCP SDK", () => {
+		const { result, modules } = tracedRun(["tools"], tempDir());
+		expect(result.status).toBe(0);
+		expect(result.stdout).toContain("grep");
+		expect(modules.some((url) => url.endsWith("/dist/tools/edit.js"))).toBe(true);
+		expect(
+			modules.filter((url) => /node_modules\/(typebox|sharp|pdfjs-dist|@modelcontextprotocol)\//.test(url)),
+		).toEqual([]);
+	});
+});
