@@ -1,7 +1,6 @@
 import type { Static } from "typebox";
 import { Type } from "../engine/schema-builder.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
-import { runPatch } from "./patch/run.js";
 import { declarePatchTarget } from "./patch/target.js";
 import type { ApplyPatchDetails, ApplyPatchToolOptions } from "./patch/types.js";
 import { isWorkspaceTarget, workspaceOf } from "./workspace.js";
@@ -82,8 +81,9 @@ export function createApplyPatchTool(
 		executionMode: "sequential",
 		prepareArguments,
 		target: ({ patch }) => declarePatchTarget(workspace, patch),
-		execute: (_toolCallId, { patch }, signal, _onUpdate, context) =>
-			runPatch({
+		// The patch runner (parsing, matching, the transaction) loads on the first call, not at start-up.
+		execute: async (_toolCallId, { patch }, signal, _onUpdate, context) =>
+			(await import("./patch/run.js")).runPatch({
 				workspace,
 				target: isWorkspaceTarget(context?.target) ? context.target : undefined,
 				patch,

@@ -2,9 +2,8 @@ import type { Static } from "typebox";
 import { Type } from "../engine/schema-builder.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { prepareEditArguments } from "./edit/arguments.js";
-import { runEdit } from "./edit/run.js";
 import type { EditToolDetails, EditToolOptions } from "./edit/types.js";
-import { isNotebookEdit, runNotebookEdit } from "./notebook/edit-notebook.js";
+import { isNotebookEdit } from "./notebook/is-notebook-edit.js";
 import { workspaceOf } from "./workspace.js";
 
 export type { EditMatchStrategy } from "./edit/match.js";
@@ -85,7 +84,7 @@ export function createEditTool(cwd: string, options?: EditToolOptions): AgentToo
 		executionMode: "sequential",
 		prepareArguments: prepareEditArguments,
 		target: ({ path }) => workspace.resolveTarget({ access: "write", path, partial: true }),
-		execute: (_toolCallId, input, signal, _onUpdate, call) => {
+		execute: async (_toolCallId, input, signal, _onUpdate, call) => {
 			// Through the call's own operations: confined ones check the file really read and written.
 			const request = {
 				cwd: workspace.cwd,
@@ -93,7 +92,10 @@ export function createEditTool(cwd: string, options?: EditToolOptions): AgentToo
 				signal,
 				options: { ...options, operations: workspace.filesFor(call?.target) },
 			};
-			return isNotebookEdit(input) ? runNotebookEdit(request) : runEdit(request);
+			// Loaded on the first call: matching, diffing and notebooks are most of edit's modules, and a
+			// process that only registers edit (a one-shot `toolbelt tool read`) should not pay for them.
+			if (isNotebookEdit(input)) return (await import("./notebook/edit-notebook.js")).runNotebookEdit(request);
+			return (await import("./edit/run.js")).runEdit(request);
 		},
 	};
 }

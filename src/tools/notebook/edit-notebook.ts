@@ -6,25 +6,20 @@ import { diffEdit } from "../edit/diff.js";
 import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES } from "../edit/match.js";
 import { type AppliedReplacement, planEdits } from "../edit/plan.js";
 import { stringSource } from "../edit/text-source.js";
-import type { EditArguments, EditToolDetails, EditToolOptions } from "../edit/types.js";
+import type { EditToolDetails, EditToolOptions } from "../edit/types.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
 import { resolveExistingPath } from "../fs/near-miss.js";
 import { localFileOperations } from "../fs/operations.js";
 import { displayPath } from "../fs/paths.js";
 import { replaceCellSource } from "./cell-source.js";
+import type { NotebookEditArguments } from "./is-notebook-edit.js";
 import { joinText, parseNotebook } from "./notebook-json.js";
+
+export { isNotebookEdit, type NotebookEditArguments } from "./is-notebook-edit.js";
 
 /** Notebooks larger than this are not edited by cell. */
 const MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024;
-
-/** The notebook fields of edit's arguments (edit.ts's schema has them beside the plain ones). */
-export interface NotebookEditArguments extends EditArguments {
-	/** 1-based number of the cell whose source changes, as read shows it. */
-	cell?: number;
-	/** The cell's whole new source (instead of old_string/new_string within the cell). */
-	new_source?: string;
-}
 
 /** Structured result of a notebook cell edit: edit's details, the diff being of the cell's source. */
 export interface NotebookEditDetails extends EditToolDetails {
@@ -32,11 +27,6 @@ export interface NotebookEditDetails extends EditToolDetails {
 	cell: number;
 	/** The cell's type: code, markdown or raw. */
 	cellType: string;
-}
-
-/** True when an edit call addresses a notebook cell rather than the file's raw text. */
-export function isNotebookEdit(input: NotebookEditArguments): boolean {
-	return input.cell !== undefined || input.new_source !== undefined;
 }
 
 function requestsOf(input: NotebookEditArguments): EditRequest[] {

@@ -1,6 +1,5 @@
 import { stat } from "node:fs/promises";
 import { ToolError } from "../../engine/errors.js";
-import { ripgrepGrep, ripgrepListFiles } from "./ripgrep-backend.js";
 import { locateRipgrep } from "./ripgrep-path.js";
 import type {
 	GrepLine,
@@ -10,8 +9,6 @@ import type {
 	SearchOperations,
 	SearchStream,
 } from "./types.js";
-import { walkFiles } from "./walker.js";
-import { walkerGrep } from "./walker-grep.js";
 
 /** Options of the default search operations. */
 export interface SearchOperationsOptions {
@@ -19,6 +16,12 @@ export interface SearchOperationsOptions {
 	rgPath?: string;
 	/** `auto` runs ripgrep and falls back to the walker when ripgrep is missing or fails to start. Default: `auto`. */
 	backend?: "auto" | SearchBackendName;
+}
+
+// The ripgrep runner and the walker (with its ignore and glob libraries) load on the first search,
+// so that a process that registers grep and find but never searches pays nothing for them.
+async function* loadedLazily<TItem>(load: () => Promise<AsyncIterable<TItem>>): AsyncIterable<TItem> {
+	yield* await load();
 }
 
 /**
@@ -62,21 +65,23 @@ export function createSearchOperations(options: SearchOperationsOptions = {}): S
 		},
 		grep(request: GrepRequest, signal: AbortSignal): Promise<SearchStream<GrepLine>> {
 			return withFallback(
-				(rgPath) => ripgrepGrep(rgPath, request, signal),
-				() => walkerGrep(request, signal),
+				async (rgPath) => (await import("./ripgrep-backend.js")).ripgrepGrep(rgPath, request, signal),
+				() => loadedLazily(async () => (await import("./walker-grep.js")).walkerGrep(request, signal)),
 			);
 		},
 		listFiles(request: ListFilesRequest, signal: AbortSignal): Promise<SearchStream<string>> {
 			return withFallback(
-				(rgPath) => ripgrepListFiles(rgPath, request, signal),
+				async (rgPath) => (await import("./ripgrep-backend.js")).ripgrepListFiles(rgPath, request, signal),
 				() =>
-					walkFiles({
-						root: request.openedRoot ?? request.root,
-						ignoreRoot: request.root,
-						respectIgnoreFiles: request.respectIgnoreFiles,
-						include: request.pattern,
-						signal,
-					}),
+					loadedLazily(async () =>
+						(await import("./walker.js")).walkFiles({
+							root: request.openedRoot ?? request.root,
+							ignoreRoot: request.root,
+							respectIgnoreFiles: request.respectIgnoreFiles,
+							include: request.pattern,
+							signal,
+						}),
+					),
 			);
 		},
 	};
