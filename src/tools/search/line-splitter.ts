@@ -5,41 +5,41 @@ const NEWLINE = 0x0a;
  * ends, the unfinished tail waits for the next chunk. Lines exclude the `\n`.
  */
 export class LineSplitter {
-	private pending: Buffer | undefined;
+	// The unfinished line's pieces, joined once when its end arrives: joining on every chunk
+	// would copy a long line (a minified file's) once per chunk, quadratic in its length.
+	private pending: Buffer[] = [];
 
 	/** The complete lines that `chunk` finishes, as views into the chunk where possible. */
 	push(chunk: Buffer): Buffer[] {
 		const lines: Buffer[] = [];
-		let data = chunk;
 		let start = 0;
-		let newline = data.indexOf(NEWLINE);
-		if (this.pending && newline !== -1) {
-			lines.push(Buffer.concat([this.pending, data.subarray(0, newline)]));
-			this.pending = undefined;
-			start = newline + 1;
-			newline = data.indexOf(NEWLINE, start);
-		} else if (this.pending) {
-			this.pending = Buffer.concat([this.pending, data]);
+		let newline = chunk.indexOf(NEWLINE);
+		if (newline === -1) {
+			// Copy: the stream may reuse the chunk's memory after we return.
+			if (chunk.length > 0) this.pending.push(Buffer.from(chunk));
 			return lines;
 		}
-		while (newline !== -1) {
-			lines.push(data.subarray(start, newline));
+		if (this.pending.length > 0) {
+			this.pending.push(chunk.subarray(0, newline));
+			lines.push(Buffer.concat(this.pending));
+			this.pending = [];
 			start = newline + 1;
-			newline = data.indexOf(NEWLINE, start);
+			newline = chunk.indexOf(NEWLINE, start);
 		}
-		if (start < data.length) {
-			// Copy: the stream may reuse the chunk's memory after we return.
-			data = Buffer.from(data.subarray(start));
-			this.pending = data;
+		while (newline !== -1) {
+			lines.push(chunk.subarray(start, newline));
+			start = newline + 1;
+			newline = chunk.indexOf(NEWLINE, start);
 		}
+		if (start < chunk.length) this.pending.push(Buffer.from(chunk.subarray(start)));
 		return lines;
 	}
 
 	/** The last line when the stream did not end with `\n`. */
 	flush(): Buffer[] {
 		const rest = this.pending;
-		this.pending = undefined;
-		return rest && rest.length > 0 ? [rest] : [];
+		this.pending = [];
+		return rest.length > 0 ? [Buffer.concat(rest)] : [];
 	}
 }
 
