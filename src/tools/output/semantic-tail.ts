@@ -136,31 +136,62 @@ export class ImportantLines {
 	}
 }
 
-/** Collapses runs of repeated or near-identical lines (differing only in numbers) into one line with a count. */
-export function collapseRepeats(text: string, minimumRun = 4): { text: string; collapsed: number } {
-	const lines = text.split("\n");
-	const out: string[] = [];
+/** How `collapseRuns` tells items apart and says what it hid. */
+export interface CollapseRunsOptions<T> {
+	/** The item's shape: items of one shape in a row form a run; undefined never collapses. */
+	shapeOf(item: T): string | undefined;
+	/** The item put between a run's first and last item, standing for the `hidden` ones between them. */
+	marker(hidden: number, run: readonly T[]): T;
+	/** Shortest run that collapses. Default: 4. */
+	minimumRun?: number;
+}
+
+/**
+ * Collapses runs of items of one shape into the run's first item, a marker, and its last item:
+ * the one home of collapsing, for shell output lines and grep matches alike.
+ */
+export function collapseRuns<T>(
+	items: readonly T[],
+	options: CollapseRunsOptions<T>,
+): { items: T[]; collapsed: number } {
+	const minimumRun = options.minimumRun ?? 4;
+	const out: T[] = [];
 	let collapsed = 0;
-	for (let index = 0; index < lines.length; ) {
-		const shape = shapeOf(lines[index] as string);
+	for (let index = 0; index < items.length; ) {
+		const shape = options.shapeOf(items[index] as T);
 		let end = index + 1;
-		while (end < lines.length && shapeOf(lines[end] as string) === shape) end++;
-		const run = end - index;
-		// Only lines with words collapse: a column of bare numbers (seq, a data dump) is content.
-		if (run >= minimumRun && shape.replace(/[#\s\p{P}]/gu, "").length >= 8) {
-			const hidden = run - 2;
-			out.push(
-				lines[index] as string,
-				`[… ${hidden} near-identical ${hidden === 1 ? "line" : "lines"} (differing only in numbers) collapsed]`,
-				lines[end - 1] as string,
-			);
+		if (shape !== undefined) {
+			while (end < items.length && options.shapeOf(items[end] as T) === shape) end++;
+		}
+		const run = items.slice(index, end);
+		if (run.length >= minimumRun) {
+			const hidden = run.length - 2;
+			out.push(run[0] as T, options.marker(hidden, run), run[run.length - 1] as T);
 			collapsed += hidden;
 		} else {
-			out.push(...lines.slice(index, end));
+			out.push(...run);
 		}
 		index = end;
 	}
-	return { text: out.join("\n"), collapsed };
+	return { items: out, collapsed };
+}
+
+/** The shape of a line worth collapsing with its like, or undefined for a line that is content (no words). */
+export function wordyShapeOf(line: string): string | undefined {
+	const shape = shapeOf(line);
+	// Only lines with words collapse: a column of bare numbers (seq, a data dump) is content.
+	return shape.replace(/[#\s\p{P}]/gu, "").length >= 8 ? shape : undefined;
+}
+
+/** Collapses runs of repeated or near-identical lines (differing only in numbers) into one line with a count. */
+export function collapseRepeats(text: string, minimumRun = 4): { text: string; collapsed: number } {
+	const { items, collapsed } = collapseRuns(text.split("\n"), {
+		shapeOf: wordyShapeOf,
+		marker: (hidden) =>
+			`[… ${hidden} near-identical ${hidden === 1 ? "line" : "lines"} (differing only in numbers) collapsed]`,
+		minimumRun,
+	});
+	return { text: items.join("\n"), collapsed };
 }
 
 /** The block put before a cut tail: what was kept from the part the model does not see, and where the rest is. */
