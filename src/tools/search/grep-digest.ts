@@ -92,12 +92,19 @@ export function digestGrepCut(facts: GrepCutFacts): { text: string; details: Gre
 		maxLines: Math.min(reserve.maxLines, budget.maxLines - bodySize.lines),
 		maxBytes: Math.min(reserve.maxBytes, budget.maxBytes - bodySize.bytes),
 	};
-	const listing = listCutFiles(tallied.files, shown, room, facts.countsComplete);
+	const candidates = cutFileLines(tallied.files, shown, facts.countsComplete);
+	const head = header(details, facts, candidates.length > 0);
+	const steps = nextSteps(facts, details, candidates[0]?.files[0]?.path, shown);
+	// Room for the listing: what the digest may take, less its fixed lines and a folder summary.
+	const listing = takeListing(candidates, {
+		maxLines: room.maxLines - 3,
+		maxBytes: room.maxBytes - Buffer.byteLength(head) - Buffer.byteLength(steps) - 300,
+	});
 	const folders = mergeFolders(tallied.folders, listing.unlisted);
-	const lines = [header(details, facts, listing.lines.length > 0), ...listing.lines];
+	const lines = [head, ...listing.lines];
 	const summary = summarizeFolders(folders);
 	if (summary) lines.push(summary);
-	lines.push(nextSteps(facts, details, listing.firstPath, shown));
+	lines.push(steps);
 	return { text: `${body}\n\n${lines.join("\n")}`, details };
 }
 
@@ -139,9 +146,9 @@ function header(details: GrepCutDetails, facts: GrepCutFacts, listed: boolean): 
 	const shown = plural(details.shownMatches, "match");
 	if (facts.singleFile) {
 		const total = details.countsComplete
-			? `of ${details.totalMatches.toLocaleString("en-US")}`
+			? ` of ${details.totalMatches.toLocaleString("en-US")}`
 			: "; the file has more (a search of one file stops at the limit)";
-		return `[Cut by ${why}: ${shown} shown ${total}.${collapsed}${follows}]`;
+		return `[Cut by ${why}: ${shown} shown${total}.${collapsed}]`;
 	}
 	const files = `from ${plural(details.shownFiles, "file")} of ${atLeast}${details.totalFiles.toLocaleString("en-US")}`;
 	return `[Cut by ${why}: ${shown} shown of ${atLeast}${details.totalMatches.toLocaleString("en-US")}, ${files}.${collapsed}${follows}]`;
@@ -154,15 +161,14 @@ interface ListedLine {
 }
 
 /**
- * One line per file with matches not shown, in path order, runs of near-identical lines (files
- * alike but for numbers) collapsed, while the room lasts; the files left over are returned.
+ * One line per file with matches not shown, in path order, with runs of near-identical lines
+ * (files alike but for numbers) collapsed.
  */
-function listCutFiles(
+function cutFileLines(
 	files: readonly TalliedFile[],
 	shown: ReadonlyMap<string, { matches: number; lastLine: number }>,
-	room: GrepBudget,
 	countsComplete: boolean,
-): { lines: string[]; unlisted: TalliedFile[]; firstPath?: string } {
+): ListedLine[] {
 	const candidates: ListedLine[] = [];
 	for (const file of files) {
 		const seen = shown.get(file.path);
@@ -171,7 +177,7 @@ function listCutFiles(
 		const text = seen ? partlyShownLine(file, seen, notShown, countsComplete) : unshownLine(file);
 		candidates.push({ text, files: [{ ...file, matches: notShown }] });
 	}
-	const { items } = collapseRuns(candidates, {
+	return collapseRuns(candidates, {
 		shapeOf: (line) => (line.files.length === 1 ? wordyShapeOf(line.text) : undefined),
 		marker: (hidden, run) => {
 			const alike = run.slice(1, -1).flatMap((line) => line.files);
@@ -181,23 +187,24 @@ function listCutFiles(
 				files: alike,
 			};
 		},
-	});
+	}).items;
+}
+
+/** The listing lines that fit `room` (the first always does); the files of the others are returned. */
+function takeListing(items: readonly ListedLine[], room: GrepBudget): { lines: string[]; unlisted: TalliedFile[] } {
 	const lines: string[] = [];
 	const unlisted: TalliedFile[] = [];
 	let bytes = 0;
-	// The header, the folder summary and the next steps take about three lines and 600 bytes.
-	const maxLines = room.maxLines - 3;
-	const maxBytes = room.maxBytes - 600;
 	for (const item of items) {
 		const size = Buffer.byteLength(item.text) + 1;
-		if (unlisted.length > 0 || lines.length >= maxLines || bytes + size > maxBytes) {
+		if (lines.length > 0 && (unlisted.length > 0 || lines.length >= room.maxLines || bytes + size > room.maxBytes)) {
 			unlisted.push(...item.files);
 			continue;
 		}
 		lines.push(item.text);
 		bytes += size;
 	}
-	return { lines, unlisted, firstPath: items[0]?.files[0]?.path };
+	return { lines, unlisted };
 }
 
 function partlyShownLine(
