@@ -273,14 +273,19 @@ describe.each(backends)("grep ($name)", ({ backend }) => {
 	});
 
 	it("keeps the whole result within the output budget, with a notice", async () => {
-		const lines = Array.from({ length: 400 }, (_, index) => `hit ${index % 7 ? "plain" : "odd"} ${index} ${"x".repeat(40)}`);
+		const lines = Array.from(
+			{ length: 400 },
+			(_, index) => `hit ${index % 7 ? "plain" : "odd"} ${index} ${"x".repeat(40)}`,
+		);
 		await writeTree(dir(), { "a.txt": `${lines.join("\n")}\n` });
 		const result = await grep({ pattern: "hit", limit: 1000 }, { maxBytes: 2000 });
 		const text = textOf(result);
 		const [body, notice] = text.split("\n\n");
 		expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2000);
 		expect(body).toMatch(/^a\.txt:1: hit odd 0 x+\na\.txt:2: hit plain 1 x+\n/);
-		expect(notice).toMatch(/^\[Cut by the output budget of 2\.0 KB or 2000 lines: \d+ matches shown of 400, from 1 file of 1\./);
+		expect(notice).toMatch(
+			/^\[Cut by the output budget of 2\.0 KB or 2000 lines: \d+ matches shown of 400, from 1 file of 1\./,
+		);
 		expect(notice).toMatch(/\na\.txt: \d+ more matches after line \d+, the last at line 400\n/);
 		expect(result.details).toMatchObject({ outputTruncated: true, matchCount: 400 });
 	});

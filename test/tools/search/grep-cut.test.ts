@@ -85,7 +85,9 @@ describe("a grep result cut by the limit", () => {
 			expect(lines[1]).toBe("app/models/f0.md: 1 more match after line 1");
 			const summary = lines.find((line) => line.startsWith("[… and "));
 			// The listing takes the files in path order: what it had no room for is summed by folder.
-			expect(summary).toMatch(/^\[… and \d+ more matches in (\d+) more files not listed: docs\/ \d+ matches in \1 files\]$/);
+			expect(summary).toMatch(
+				/^\[… and \d+ more matches in (\d+) more files not listed: docs\/ \d+ matches in \1 files\]$/,
+			);
 			expect(lines.filter((line) => line.startsWith("docs/")).length).toBeGreaterThan(0);
 			expect(lines.at(-1)).toContain('(e.g. path: "app/models/f0.md")');
 			// Every match is counted somewhere: shown, listed or summed.
@@ -146,7 +148,12 @@ describe("a grep result cut by the output budget", () => {
 });
 
 describe("GrepMatchTally", () => {
-	const match = (path: string, lineNumber: number): GrepLine => ({ kind: "match", path, lineNumber, text: `m ${path}` });
+	const match = (path: string, lineNumber: number): GrepLine => ({
+		kind: "match",
+		path,
+		lineNumber,
+		text: `m ${path}`,
+	});
 	const stream = (paths: string[]) => paths.flatMap((path) => [match(path, 1), match(path, 5)]);
 
 	it("tallies the same files whatever order they arrive in, in bounded memory", () => {
