@@ -47,6 +47,10 @@ export class GrepMatchTally {
 	private boundary: string | undefined;
 	private previousPath: string | undefined;
 	private countedInFolder: string | undefined;
+	/** The tallied entry of the file streaming now, while it is tallied one by one. */
+	private current: TalliedFile | undefined;
+	/** The folder count the file streaming now adds to, once it is counted by folder only. */
+	private currentFolder: FolderCount | undefined;
 
 	/** @param capacity Files tallied one by one (the first in path order); more are counted by folder. */
 	constructor(private readonly capacity: number) {}
@@ -56,26 +60,39 @@ export class GrepMatchTally {
 		for (const line of lines) {
 			if (line.kind !== "match") continue;
 			this.totalMatches++;
+			// A file's lines come together: the common case is one more match of the file before.
+			if (line.path === this.previousPath) {
+				if (this.current !== undefined) {
+					this.current.matches++;
+					this.current.lastLine = line.lineNumber;
+					continue;
+				}
+				if (this.currentFolder !== undefined) {
+					this.currentFolder.matches++;
+					continue;
+				}
+			}
+			this.currentFolder = undefined;
 			if (line.path !== this.previousPath) {
 				this.totalFiles++;
 				this.previousPath = line.path;
 			}
-			const known = this.files.get(line.path);
-			if (known) {
-				known.matches++;
-				known.lastLine = line.lineNumber;
+			this.current = this.files.get(line.path);
+			if (this.current) {
+				this.current.matches++;
+				this.current.lastLine = line.lineNumber;
 			} else if (this.boundary !== undefined && comparePaths(line.path, this.boundary) >= 0) {
-				this.countInFolder(line.path, 1, line.path !== this.countedInFolder);
+				this.currentFolder = this.countInFolder(line.path, 1, line.path !== this.countedInFolder);
 				this.countedInFolder = line.path;
 			} else {
-				const sample = cutAroundMatch(line.text, line.matchStart, SAMPLE_LENGTH).text;
-				this.files.set(line.path, {
+				this.current = {
 					path: line.path,
 					matches: 1,
 					firstLine: line.lineNumber,
 					lastLine: line.lineNumber,
-					sample,
-				});
+					sample: cutAroundMatch(line.text, line.matchStart, SAMPLE_LENGTH).text,
+				};
+				this.files.set(line.path, this.current);
 				if (this.files.size >= 2 * this.capacity) this.trim();
 			}
 		}
@@ -103,13 +120,17 @@ export class GrepMatchTally {
 			this.files.delete(path);
 			this.countInFolder(path, file.matches, true);
 			// The file still streaming goes on counting in its folder, as the same file.
-			if (path === this.previousPath) this.countedInFolder = path;
+			if (path === this.previousPath) {
+				this.countedInFolder = path;
+				this.current = undefined;
+				this.currentFolder = this.countInFolder(path, 0, false);
+			}
 		}
 		this.boundary = paths[this.capacity];
 	}
 
-	private countInFolder(path: string, matches: number, newFile: boolean): void {
-		addToFolder(this.folders, folderKey(this.folders, path), matches, newFile);
+	private countInFolder(path: string, matches: number, newFile: boolean): FolderCount {
+		return addToFolder(this.folders, folderKey(this.folders, path), matches, newFile);
 	}
 }
 
@@ -122,9 +143,10 @@ function folderKey(folders: ReadonlyMap<string, FolderCount>, path: string): str
 	return first === -1 ? "./" : path.slice(0, first + 1);
 }
 
-function addToFolder(folders: Map<string, FolderCount>, key: string, matches: number, newFile: boolean): void {
+function addToFolder(folders: Map<string, FolderCount>, key: string, matches: number, newFile: boolean): FolderCount {
 	const count = folders.get(key) ?? { matches: 0, files: 0 };
 	count.matches += matches;
 	if (newFile) count.files++;
 	folders.set(key, count);
+	return count;
 }
