@@ -78,6 +78,8 @@ export class ImportantLines {
 			if (this.carry.length < MAX_LINE * 4) this.carry += chunk.toString("latin1", 0, MAX_LINE);
 			return;
 		}
+		// The chunk's first line finishes the carried one: it was considered with it.
+		const start = this.carry === "" ? 0 : chunk.indexOf(10) + 1;
 		if (this.carry !== "") {
 			this.consider(this.carry + chunk.toString("utf8", 0, Math.min(chunk.indexOf(10), MAX_LINE * 4)));
 		}
@@ -85,7 +87,6 @@ export class ImportantLines {
 			lastNewline + 1 < chunk.length
 				? chunk.toString("utf8", lastNewline + 1, Math.min(chunk.length, lastNewline + 1 + MAX_LINE * 4))
 				: "";
-		const start = this.carry === "" ? 0 : chunk.indexOf(10) + 1;
 		this.scanWholeLines(chunk, start, lastNewline);
 	}
 
@@ -133,6 +134,12 @@ export class ImportantLines {
 	/** The kept lines, in order, dropping those that `shown` (the tail the model sees) already holds. */
 	keptOutside(shown: string): KeptLine[] {
 		return [...this.first, ...this.last].filter((line) => !shown.includes(line.text));
+	}
+
+	/** Important lines seen outside `shown` (those the tail holds are not missing from the model's view). */
+	seenOutside(shown: string): number {
+		const inTail = [...this.first, ...this.last].filter((line) => shown.includes(line.text));
+		return this.seen - inTail.reduce((sum, line) => sum + line.repeats, 0);
 	}
 }
 
@@ -199,6 +206,7 @@ export function keptBlock(kept: readonly KeptLine[], seen: number, where: string
 	if (kept.length === 0) return "";
 	const middle = unscannedBytes > 0 ? `; the middle ${Math.round(unscannedBytes / 2 ** 20)} MB was not scanned` : "";
 	const lines = kept.map((line) => (line.repeats > 1 ? `${line.text}  [×${line.repeats}, near-identical]` : line.text));
-	const more = seen > kept.length ? ` (${kept.length} of ${seen}: the first and the last)` : "";
+	const keptTotal = kept.reduce((sum, line) => sum + line.repeats, 0);
+	const more = seen > keptTotal ? ` (${keptTotal} of ${seen}: the first and the last)` : "";
 	return `[Kept from the cut part of the output: error, warning, stack-trace, failing-test and summary lines${more}; the rest is in ${where}${middle}]\n${lines.join("\n")}\n[End of kept lines; the last part of the output follows]\n`;
 }
