@@ -2,7 +2,7 @@ import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { expect, it } from "vitest";
 import { executeToolCalls } from "../../../src/engine/execute-tool-calls.js";
-import { createAllTools } from "../../../src/tools/index.js";
+import { createAllTools, type ToolsOptions } from "../../../src/tools/index.js";
 import { resultText } from "../../helpers/results.js";
 
 /** A file in a case's temp folder: text, bytes, a folder (`{ dir: true }`) or a symlink. */
@@ -17,6 +17,8 @@ export interface PeerCase {
 	name: string;
 	/** Where it comes from: the peer's test file, for the record. */
 	from: string;
+	/** Set when toolbelt's answer differs from the peer's on purpose: why (the case checks toolbelt's answer). */
+	divergence?: string;
 	/** Files in the temp folder before the call (relative paths). */
 	files?: Record<string, PeerFile>;
 	/** The tool called. */
@@ -60,9 +62,9 @@ function withDir(value: unknown, root: string): unknown {
 }
 
 /** Runs one case through the engine, as a model's call runs: argument repair, validation, the tool. */
-export async function runPeerCase(peerCase: PeerCase, root: string): Promise<void> {
+export async function runPeerCase(peerCase: PeerCase, root: string, options: ToolsOptions = {}): Promise<void> {
 	await lay(root, peerCase.files ?? {});
-	const tools = createAllTools(root);
+	const tools = createAllTools(root, options);
 	const { messages } = await executeToolCalls({
 		tools: Object.values(tools),
 		toolCalls: [
@@ -101,9 +103,16 @@ export async function runPeerCase(peerCase: PeerCase, root: string): Promise<voi
 	}
 }
 
-/** Registers one test per case (call inside a `describe` that holds a `useTempDir`). */
+/** Registers one test per case (call inside a `describe` that holds a `useTempDir`); grep and find cases run on both backends. */
 export function peerTests(cases: readonly PeerCase[], temp: () => string): void {
 	for (const peerCase of cases) {
-		it(`${peerCase.name} (${peerCase.from})`, () => runPeerCase(peerCase, temp()));
+		if (peerCase.tool !== "grep" && peerCase.tool !== "find") {
+			it(`${peerCase.name} (${peerCase.from})`, () => runPeerCase(peerCase, temp()));
+			continue;
+		}
+		for (const backend of ["ripgrep", "walker"] as const) {
+			it(`${peerCase.name} (${peerCase.from}; ${backend})`, () =>
+				runPeerCase(peerCase, temp(), { grep: { backend }, find: { backend } }));
+		}
 	}
 }
