@@ -5,6 +5,8 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../engine/truncate.js";
 import type { AgentTool, ToolDefinition } from "../engine/types.js";
 import { resolveToolPath } from "./fs/paths.js";
 import { GrepCollector } from "./search/grep-collector.js";
+import type { GrepCutDetails } from "./search/grep-digest.js";
+import { GrepMatchTally } from "./search/grep-match-tally.js";
 import { describeGrepOutput } from "./search/grep-output-text.js";
 import { createSearchOperations } from "./search/operations.js";
 import { OrderedGrepCollector } from "./search/ordered-grep-collector.js";
@@ -67,6 +69,8 @@ export interface GrepToolDetails {
 	linesTruncated?: boolean;
 	/** True when the whole output was cut to the output budget. */
 	outputTruncated?: boolean;
+	/** Set when the limit or the budget cut matches: what was shown of what the search saw (see the digest in the text). */
+	cut?: GrepCutDetails;
 	/** True when the search stopped at the timeout and the result is partial. */
 	timedOut?: boolean;
 	/** Binary files that hold a match, whose content is not shown (a binary file named as `path`). */
@@ -160,6 +164,7 @@ export function createGrepTool(
 			// One file is searched in order: its first matches are the first N, and the search can stop there.
 			const collector =
 				target.file === undefined ? new OrderedGrepCollector(collectorOptions) : new GrepCollector(collectorOptions);
+			const tally = new GrepMatchTally(limit + 100);
 			const run = await runPinnedSearch({
 				workspace,
 				callTarget: call?.target,
@@ -182,7 +187,10 @@ export function createGrepTool(
 						searchSignal,
 					),
 				pathOf: (line) => line.path,
-				onBatch: (batch) => collector.add(batch),
+				onBatch: (batch) => {
+					tally.add(batch);
+					return collector.add(batch);
+				},
 				signal,
 				timeoutMs: options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS,
 			});
@@ -209,6 +217,9 @@ export function createGrepTool(
 				maxBytes,
 				options,
 				run,
+				tally,
+				searchedPath: target.display,
+				singleFile: target.file !== undefined,
 			});
 			if (output.text === "" && output.binaryFiles.length === 0 && !run.timedOut && target.file === undefined) {
 				const skipped = await findSkippedFiles({

@@ -71,7 +71,10 @@ describe("edit tool on real files", () => {
 		const result = await edit({ path, old_string: "line", new_string: "LINE", replace_all: true });
 		const text = result.content[0]?.type === "text" ? result.content[0].text : "";
 		expect(Buffer.byteLength(text)).toBeLessThan(52 * 1024);
-		expect(text).toContain("[diff cut to 2000 of 200003 lines");
+		expect(text).toMatch(/\n\[diff cut to \d+ of 200003 lines/);
+		// Both sides of the change stay in view: the start of what went and of what came.
+		expect(text).toContain("\n-line 0\n");
+		expect(text).toContain("\n+LINE 0\n");
 		expect(Buffer.byteLength(result.details?.diff ?? "")).toBeLessThanOrEqual(2 ** 20);
 		expect(result.details?.diffTruncated).toBe(true);
 		expect(result.details?.linesAdded).toBe(100_000);

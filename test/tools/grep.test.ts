@@ -75,7 +75,13 @@ describe.each(backends)("grep ($name)", ({ backend }) => {
 		const result = await grep({ pattern: "hit", limit: 2, context: 1 });
 		const text = textOf(result);
 		expect(text).toBe(
-			"a.txt:1: hit 1\na.txt-2- x\na.txt:3: hit 2\na.txt-4- y\n\n[Showing the first 2 matches; more exist. Narrow the search, or raise limit (e.g. limit: 4).]",
+			[
+				"a.txt:1: hit 1\na.txt-2- x\na.txt:3: hit 2\na.txt-4- y",
+				"",
+				"[Cut by the limit of 2 matches: 2 matches shown of 4, from 1 file of 1. Matches not shown, file by file (a file with none shown gives its first):]",
+				"a.txt: 2 more matches after line 3, the last at line 9",
+				'[For the rest: grep one file or folder by path (e.g. path: "a.txt"); narrow with include, exclude or a more specific pattern; raise limit (e.g. limit: 4).]',
+			].join("\n"),
 		);
 		expect(result.details).toMatchObject({ matchCount: 2, matchLimitReached: 2 });
 	});
@@ -91,7 +97,10 @@ describe.each(backends)("grep ($name)", ({ backend }) => {
 			// stopping at the third match can end the search.
 			void handle.write(`hit 1\nhit 2\nhit 3\n${PADDING}`).catch(() => {});
 			const result = await pending;
-			expect(textOf(result)).toContain("[Showing the first 2 matches");
+			expect(textOf(result)).toContain(
+				"[Cut by the limit of 2 matches: 2 matches shown; the file has more (a search of one file stops at the limit).",
+			);
+			expect(textOf(result)).toContain("[For the rest: read stream.txt with offset: 3,");
 			await sleep(100);
 			expect(await processesIn(dir())).toEqual([]);
 		} finally {
@@ -264,13 +273,20 @@ describe.each(backends)("grep ($name)", ({ backend }) => {
 	});
 
 	it("keeps the whole result within the output budget, with a notice", async () => {
-		const lines = Array.from({ length: 400 }, (_, index) => `hit number ${index} ${"x".repeat(40)}`);
+		const lines = Array.from(
+			{ length: 400 },
+			(_, index) => `hit ${index % 7 ? "plain" : "odd"} ${index} ${"x".repeat(40)}`,
+		);
 		await writeTree(dir(), { "a.txt": `${lines.join("\n")}\n` });
 		const result = await grep({ pattern: "hit", limit: 1000 }, { maxBytes: 2000 });
 		const text = textOf(result);
 		const [body, notice] = text.split("\n\n");
-		expect(Buffer.byteLength(body ?? "")).toBeLessThanOrEqual(2000);
-		expect(notice).toMatch(/^\[Output cut to \d+ of 400 lines/);
+		expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2000);
+		expect(body).toMatch(/^a\.txt:1: hit odd 0 x+\na\.txt:2: hit plain 1 x+\n/);
+		expect(notice).toMatch(
+			/^\[Cut by the output budget of 2\.0 KB or 2000 lines: \d+ matches shown of 400, from 1 file of 1\./,
+		);
+		expect(notice).toMatch(/\na\.txt: \d+ more matches after line \d+, the last at line 400\n/);
 		expect(result.details).toMatchObject({ outputTruncated: true, matchCount: 400 });
 	});
 

@@ -64,7 +64,8 @@ function firstLineHint(content: string, needle: string): string | undefined {
 		index = lineEndOf(content, index);
 	}
 	if (lines.length === 0) return undefined;
-	return `The first line of old_string occurs at line ${lines.join(", ")}, but the lines after it differ from the file.`;
+	const lineCount = needle.trim().split("\n").length;
+	return `The first line of old_string occurs at line ${lines.join(", ")}, but the lines after it differ from the file. The file at line ${lines[0]}:\n${quoteLines(content, lines[0] as number, lineCount)}\nCopy old_string exactly from the file's lines.`;
 }
 
 /**

@@ -14,6 +14,17 @@ export interface BytePlan {
 	replacements: AppliedReplacement[];
 }
 
+const CRLF = Buffer.from("\r\n");
+
+/** Whether `bytes` holds both a CRLF and a bare LF. */
+function hasMixedLineEndings(bytes: Buffer): boolean {
+	if (!bytes.includes(CRLF)) return false;
+	for (let index = bytes.indexOf(10); index !== -1; index = bytes.indexOf(10, index + 1)) {
+		if (index === 0 || bytes[index - 1] !== 13) return true;
+	}
+	return false;
+}
+
 interface Pending {
 	editIndex: number;
 	start: number;
@@ -56,6 +67,8 @@ export function planExactBytes(options: {
 			}
 		}
 		if (starts.length === 0) return undefined;
+		// In a file of mixed line endings, lines that differ only in their CRs read the same: the text path counts them too.
+		if (!request.replaceAll && needle.includes(10) && hasMixedLineEndings(bytes)) return undefined;
 		for (const start of starts) {
 			const text = withLineEnding(request.newString, lineEndingNear(source, start));
 			const splitsCrlf = text.startsWith("\r\n") && bytes[start] === 10 && bytes[start - 1] === 13;

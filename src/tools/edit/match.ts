@@ -178,8 +178,19 @@ const TOLERANT_RUNGS: readonly {
 	{ strategy: "whitespace", find: findByInnerWhitespace },
 ];
 
-function search(context: MatchContext, needle: string, replacement: string): LocatedEdit | undefined {
+function search(
+	context: MatchContext,
+	needle: string,
+	replacement: string,
+	otherForms = true,
+): LocatedEdit | undefined {
 	const exact = findAll(context.content, needle);
+	if (exact.length === 1 && needle.includes("\n") && context.content.includes("\r\n")) {
+		// A file of mixed line endings reads the same both ways: the model cannot tell the one
+		// exact place from one that differs only in its CRs, so both count.
+		const lineEndings = TOLERANT_RUNGS[0]?.find(context, needle, replacement) ?? [];
+		if (lineEndings.length > 1) return { strategy: "line-endings", occurrences: lineEndings };
+	}
 	if (exact.length > 0) {
 		return {
 			strategy: "exact",
@@ -201,6 +212,15 @@ function search(context: MatchContext, needle: string, replacement: string): Loc
 			})),
 		);
 		if (occurrences.length > 0) return { strategy: rung.strategy, occurrences };
+	}
+	// Accents composed the other way and another difference (a full-width letter) in one old_string.
+	if (otherForms) {
+		for (const form of ["NFC", "NFD"] as const) {
+			const variant = needle.normalize(form);
+			if (variant === needle) continue;
+			const found = search(context, variant, replacement.normalize(form), false);
+			if (found) return found;
+		}
 	}
 	return undefined;
 }

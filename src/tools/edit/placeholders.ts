@@ -7,7 +7,7 @@
 const COMMENT_LINE = /^(?:\/\/+|#+|--|;+|\/\*+|\{\s*\/\*+|<!--)\s*(.*?)\s*(?:\*+\/\s*\}?|-->)?$/;
 // What such a comment says when it stands for omitted code.
 const OMISSION =
-	/^(?:\.{2,}|…)$|\b(?:rest of (?:the )?(?:code|file|function|method|class|component|implementation|body)|existing (?:code|logic|implementation|methods|imports)|(?:code|lines|content|implementation) (?:omitted|unchanged|remains?|elided)|(?:remains?|stays?|kept) (?:the same|unchanged)|unchanged|same as before|(?:other|remaining) (?:code|methods|functions|cases|properties|lines))\b/i;
+	/^(?:\.{2,}|…)$|\b(?:rest of (?:the )?(?:code|file|functions?|methods?|class(?:es)?|components?|implementation|body)|existing (?:code|logic|implementation|methods|imports)|(?:code|lines|content|implementation) (?:omitted|unchanged|remains?|elided)|(?:remains?|stays?|kept) (?:the same|unchanged)|unchanged|same as before|(?:other|remaining) (?:code|methods|functions|cases|properties|lines))\b/i;
 
 const MAX_PLACEHOLDER_LENGTH = 120;
 

@@ -10,6 +10,7 @@ import { resolveExistingPath } from "../fs/near-miss.js";
 import { type FileInfo, type FileOperations, isNotFound, localFileOperations } from "../fs/operations.js";
 import { displayPath } from "../fs/paths.js";
 import { diffEdit } from "./diff.js";
+import { cutDiff } from "./diff-cut.js";
 import { planExactBytes } from "./fast-path.js";
 import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES, STRATEGY_NOTES } from "./match.js";
 import { type AppliedReplacement, planEdits } from "./plan.js";
@@ -210,7 +211,7 @@ function summarize(details: EditToolDetails, fullDiff: string): string {
 	const count = details.replacements;
 	const how = details.strategy === "exact" ? "" : ` (${STRATEGY_NOTES[details.strategy]})`;
 	const head = `Edited ${details.path}: ${count} replacement${count === 1 ? "" : "s"}${how}, first changed line ${details.firstChangedLine}.`;
-	const shownDiff = truncateTail(fullDiff);
+	const shownDiff = cutDiff(fullDiff);
 	const note = shownDiff.truncated
 		? `\n[diff cut to ${shownDiff.outputLines} of ${shownDiff.originalLines} lines; read the file to see the rest]`
 		: "";

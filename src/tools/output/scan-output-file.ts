@@ -45,5 +45,6 @@ export async function importantLinesOfFile(path: string, end: number): Promise<I
  */
 export function withKeptLines(tailText: string, important: ImportantLines, where: string): string {
 	const collapsed = collapseRepeats(tailText).text;
-	return keptBlock(important.keptOutside(collapsed), important.seen, where, important.unscannedBytes) + collapsed;
+	const kept = important.keptOutside(collapsed);
+	return keptBlock(kept, important.seenOutside(collapsed), where, important.unscannedBytes) + collapsed;
 }

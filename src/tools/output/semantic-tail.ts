@@ -78,6 +78,8 @@ export class ImportantLines {
 			if (this.carry.length < MAX_LINE * 4) this.carry += chunk.toString("latin1", 0, MAX_LINE);
 			return;
 		}
+		// The chunk's first line finishes the carried one: it was considered with it.
+		const start = this.carry === "" ? 0 : chunk.indexOf(10) + 1;
 		if (this.carry !== "") {
 			this.consider(this.carry + chunk.toString("utf8", 0, Math.min(chunk.indexOf(10), MAX_LINE * 4)));
 		}
@@ -85,7 +87,6 @@ export class ImportantLines {
 			lastNewline + 1 < chunk.length
 				? chunk.toString("utf8", lastNewline + 1, Math.min(chunk.length, lastNewline + 1 + MAX_LINE * 4))
 				: "";
-		const start = this.carry === "" ? 0 : chunk.indexOf(10) + 1;
 		this.scanWholeLines(chunk, start, lastNewline);
 	}
 
@@ -134,33 +135,70 @@ export class ImportantLines {
 	keptOutside(shown: string): KeptLine[] {
 		return [...this.first, ...this.last].filter((line) => !shown.includes(line.text));
 	}
+
+	/** Important lines seen outside `shown` (those the tail holds are not missing from the model's view). */
+	seenOutside(shown: string): number {
+		const inTail = [...this.first, ...this.last].filter((line) => shown.includes(line.text));
+		return this.seen - inTail.reduce((sum, line) => sum + line.repeats, 0);
+	}
+}
+
+/** How `collapseRuns` tells items apart and says what it hid. */
+export interface CollapseRunsOptions<T> {
+	/** The item's shape: items of one shape in a row form a run; undefined never collapses. */
+	shapeOf(item: T): string | undefined;
+	/** The item put between a run's first and last item, standing for the `hidden` ones between them. */
+	marker(hidden: number, run: readonly T[]): T;
+	/** Shortest run that collapses. Default: 4. */
+	minimumRun?: number;
+}
+
+/**
+ * Collapses runs of items of one shape into the run's first item, a marker, and its last item:
+ * the one home of collapsing, for shell output lines and grep matches alike.
+ */
+export function collapseRuns<T>(
+	items: readonly T[],
+	options: CollapseRunsOptions<T>,
+): { items: T[]; collapsed: number } {
+	const minimumRun = options.minimumRun ?? 4;
+	const out: T[] = [];
+	let collapsed = 0;
+	for (let index = 0; index < items.length; ) {
+		const shape = options.shapeOf(items[index] as T);
+		let end = index + 1;
+		if (shape !== undefined) {
+			while (end < items.length && options.shapeOf(items[end] as T) === shape) end++;
+		}
+		const run = items.slice(index, end);
+		if (run.length >= minimumRun) {
+			const hidden = run.length - 2;
+			out.push(run[0] as T, options.marker(hidden, run), run[run.length - 1] as T);
+			collapsed += hidden;
+		} else {
+			out.push(...run);
+		}
+		index = end;
+	}
+	return { items: out, collapsed };
+}
+
+/** The shape of a line worth collapsing with its like, or undefined for a line that is content (no words). */
+export function wordyShapeOf(line: string): string | undefined {
+	const shape = shapeOf(line);
+	// Only lines with words collapse: a column of bare numbers (seq, a data dump) is content.
+	return shape.replace(/[#\s\p{P}]/gu, "").length >= 8 ? shape : undefined;
 }
 
 /** Collapses runs of repeated or near-identical lines (differing only in numbers) into one line with a count. */
 export function collapseRepeats(text: string, minimumRun = 4): { text: string; collapsed: number } {
-	const lines = text.split("\n");
-	const out: string[] = [];
-	let collapsed = 0;
-	for (let index = 0; index < lines.length; ) {
-		const shape = shapeOf(lines[index] as string);
-		let end = index + 1;
-		while (end < lines.length && shapeOf(lines[end] as string) === shape) end++;
-		const run = end - index;
-		// Only lines with words collapse: a column of bare numbers (seq, a data dump) is content.
-		if (run >= minimumRun && shape.replace(/[#\s\p{P}]/gu, "").length >= 8) {
-			const hidden = run - 2;
-			out.push(
-				lines[index] as string,
-				`[… ${hidden} near-identical ${hidden === 1 ? "line" : "lines"} (differing only in numbers) collapsed]`,
-				lines[end - 1] as string,
-			);
-			collapsed += hidden;
-		} else {
-			out.push(...lines.slice(index, end));
-		}
-		index = end;
-	}
-	return { text: out.join("\n"), collapsed };
+	const { items, collapsed } = collapseRuns(text.split("\n"), {
+		shapeOf: wordyShapeOf,
+		marker: (hidden) =>
+			`[… ${hidden} near-identical ${hidden === 1 ? "line" : "lines"} (differing only in numbers) collapsed]`,
+		minimumRun,
+	});
+	return { text: items.join("\n"), collapsed };
 }
 
 /** The block put before a cut tail: what was kept from the part the model does not see, and where the rest is. */
@@ -168,6 +206,7 @@ export function keptBlock(kept: readonly KeptLine[], seen: number, where: string
 	if (kept.length === 0) return "";
 	const middle = unscannedBytes > 0 ? `; the middle ${Math.round(unscannedBytes / 2 ** 20)} MB was not scanned` : "";
 	const lines = kept.map((line) => (line.repeats > 1 ? `${line.text}  [×${line.repeats}, near-identical]` : line.text));
-	const more = seen > kept.length ? ` (${kept.length} of ${seen}: the first and the last)` : "";
+	const keptTotal = kept.reduce((sum, line) => sum + line.repeats, 0);
+	const more = seen > keptTotal ? ` (${keptTotal} of ${seen}: the first and the last)` : "";
 	return `[Kept from the cut part of the output: error, warning, stack-trace, failing-test and summary lines${more}; the rest is in ${where}${middle}]\n${lines.join("\n")}\n[End of kept lines; the last part of the output follows]\n`;
 }

@@ -111,27 +111,71 @@ export class GrepCollector {
 
 	/** The printed result with `context` lines per side (at most what was collected). */
 	format(context = this.options.context): GrepOutput {
-		const paths = sortPaths([...this.files.keys()]);
-		const out: string[] = [];
-		let linesCut = false;
-		let fileCount = 0;
-		for (const path of paths) {
+		const blocks = this.formatBlocks(context);
+		return {
+			text: joinGrepBlocks(blocks, this.options.context > 0),
+			fileCount: blocks.length,
+			linesCut: blocks.some((block) => block.linesCut),
+			binaryFiles: sortPaths([...this.binaryFiles]),
+			context,
+		};
+	}
+
+	/** The printed lines file by file, in path order (files with a kept match only), for fitting them to a budget. */
+	formatBlocks(context = this.options.context): GrepFileBlock[] {
+		const blocks: GrepFileBlock[] = [];
+		for (const path of sortPaths([...this.files.keys()])) {
 			const all = this.files.get(path) as GrepLine[];
-			if (all.some((line) => line.kind === "match")) fileCount++;
+			if (!all.some((line) => line.kind === "match")) continue;
 			const lines = context < this.options.context ? withinContext(all, context) : all;
+			const block: GrepFileBlock = { path, lines: [], linesCut: false };
 			let previous: number | undefined;
 			for (const line of lines) {
-				const separated = previous === undefined ? out.length > 0 : line.lineNumber !== previous + 1;
-				if (this.options.context > 0 && separated) out.push("--");
+				if (this.options.context > 0 && previous !== undefined && line.lineNumber !== previous + 1) {
+					block.lines.push({ text: "--", matches: 0, lineNumber: previous });
+				}
 				previous = line.lineNumber;
 				const { text, cut } = cutAroundMatch(line.text, line.matchStart, this.options.maxLineLength);
-				linesCut ||= cut;
+				block.linesCut ||= cut;
 				const mark = line.kind === "match" ? ":" : "-";
-				out.push(`${path}${mark}${line.lineNumber}${mark} ${text}`);
+				block.lines.push({
+					text: `${path}${mark}${line.lineNumber}${mark} ${text}`,
+					matches: line.kind === "match" ? 1 : 0,
+					lineNumber: line.lineNumber,
+				});
 			}
+			blocks.push(block);
 		}
-		return { text: out.join("\n"), fileCount, linesCut, binaryFiles: sortPaths([...this.binaryFiles]), context };
+		return blocks;
 	}
+}
+
+/** One printed line of a grep result. */
+export interface GrepPrintedLine {
+	/** `path:line: text`, `path-line- text`, `--`, or a marker standing for collapsed lines. */
+	text: string;
+	/** Matches the line stands for: 1 for a match line, 0 for context, more for a collapsed run. */
+	matches: number;
+	/** The file line it shows (for `--`, the line before it). */
+	lineNumber: number;
+	/** True for a marker standing for a run of near-identical matches. Default: false. */
+	collapsed?: boolean;
+}
+
+/** A file's printed lines. */
+export interface GrepFileBlock {
+	/** The file, relative to the search root. */
+	path: string;
+	/** Its lines in order, `--` between groups that are not adjacent. */
+	lines: GrepPrintedLine[];
+	/** True when at least one long line was cut around its match. */
+	linesCut: boolean;
+}
+
+/** The text of printed blocks: with context, files are divided by `--` as groups are. */
+export function joinGrepBlocks(blocks: readonly GrepFileBlock[], grouped: boolean): string {
+	const texts = blocks.map((block) => block.lines.map((line) => line.text).join("\n"));
+	return texts.join(grouped ? "\n--\n" : "\n");
 }
 
 /** A file's lines (in order) without the context lines farther than `context` from every match. */

@@ -1,12 +1,13 @@
-import { formatSize, truncateTail } from "../../engine/truncate.js";
 import type { GrepCollector } from "./grep-collector.js";
+import { digestGrepCut, type GrepCutDetails } from "./grep-digest.js";
+import type { GrepMatchTally } from "./grep-match-tally.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration } from "./run-search.js";
 
 /** The model-facing text of a grep result, with a notice for each limit that applied (added to `notices`). */
 export function describeGrepOutput(facts: {
 	output: ReturnType<GrepCollector["formatWithin"]>;
 	collector: GrepCollector;
-	details: { outputTruncated?: boolean };
+	details: { outputTruncated?: boolean; cut?: GrepCutDetails };
 	notices: string[];
 	args: { context?: number };
 	limit: number;
@@ -14,6 +15,12 @@ export function describeGrepOutput(facts: {
 	maxBytes: number;
 	options: { maxLineLength?: number; timeoutMs?: number };
 	run: { timedOut: boolean };
+	/** Every match the search saw, for the digest of a cut result. */
+	tally: GrepMatchTally;
+	/** The searched path as the model named it. */
+	searchedPath: string;
+	/** True when one file was searched (its search stops at the limit). */
+	singleFile: boolean;
 }): string {
 	const { output, collector, details, notices, args, limit, maxLines, maxBytes, options, run } = facts;
 	let text = output.text;
@@ -23,23 +30,26 @@ export function describeGrepOutput(facts: {
 	} else if (text === "") {
 		text = run.timedOut ? "No matches found before the search timed out." : "No matches found";
 	} else {
-		const budget = truncateTail(text, { maxBytes, maxLines });
-		if (budget.truncated) {
-			text = budget.content;
-			details.outputTruncated = true;
-			notices.push(
-				`Output cut to ${budget.outputLines} of ${budget.originalLines} lines (${formatSize(budget.outputBytes)} of ${formatSize(budget.originalBytes)}). Narrow the search with path, include or a more specific pattern, or lower context.`,
-			);
+		const cut = digestGrepCut({
+			blocks: collector.formatBlocks(output.context),
+			grouped: (args.context ?? 0) > 0,
+			tally: facts.tally,
+			budget: { maxLines, maxBytes },
+			limit,
+			limitReached: collector.limitReached,
+			countsComplete: !run.timedOut && !(facts.singleFile && collector.limitReached),
+			searchedPath: facts.searchedPath,
+			singleFile: facts.singleFile,
+		});
+		if (cut) {
+			text = cut.text;
+			details.cut = cut.details;
+			if (cut.details.outputCut) details.outputTruncated = true;
 		}
 	}
 	if (output.context < (args.context ?? 0) && output.text !== "") {
 		notices.push(
 			`Showing ${output.context} lines of context instead of ${args.context}, so that the matches fit the output. Use read with offset and limit to see more around a match.`,
-		);
-	}
-	if (collector.limitReached) {
-		notices.push(
-			`Showing the first ${limit} matches; more exist. Narrow the search, or raise limit (e.g. limit: ${limit * 2}).`,
 		);
 	}
 	if (output.binaryFiles.length > 0 && output.text !== "") {

@@ -19,7 +19,7 @@ describe("grep limit", () => {
 			await writeTree(temp(), files);
 			const grep = createGrepTool(temp(), { backend });
 			const first = await grep.execute("1", { pattern: "hit", limit: 5, context: 1 }, undefined);
-			const lines = resultText(first).split("\n");
+			const lines = (resultText(first).split("\n\n")[0] ?? "").split("\n");
 			const matches = lines.filter((line) => /^d\d\/f\d\d\.txt:/.test(line));
 			expect(matches).toEqual([
 				"d0/f00.txt:20001: hit one",

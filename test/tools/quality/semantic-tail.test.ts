@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createBashTool } from "../../../src/tools/bash.js";
-import { collapseRepeats } from "../../../src/tools/output/semantic-tail.js";
+import { collapseRepeats, ImportantLines, keptBlock } from "../../../src/tools/output/semantic-tail.js";
 import { resultText } from "../../helpers/results.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
@@ -35,6 +35,27 @@ describe("semantic truncation of bash output", () => {
 		expect(collapseRepeats("1\n2\n3\n4\n5").text).toBe("1\n2\n3\n4\n5");
 		expect(collapseRepeats("retry 1 failed\nretry 2 failed\nretry 3 failed\nretry 4 failed\ndone").text).toBe(
 			"retry 1 failed\n[… 2 near-identical lines (differing only in numbers) collapsed]\nretry 4 failed\ndone",
+		);
+	});
+});
+
+describe("ImportantLines", () => {
+	it("keeps the first line of a chunk that ends inside a line", () => {
+		const important = new ImportantLines();
+		important.scan(Buffer.from("src/a.ts(3,5): error TS2322: early failure\nplain line\nthe start of a long li"));
+		important.scan(Buffer.from("ne that goes on\nTests: 1 failed, 41 passed\n"));
+		expect(important.keptOutside("").map((line) => line.text)).toEqual([
+			"src/a.ts(3,5): error TS2322: early failure",
+			"Tests: 1 failed, 41 passed",
+		]);
+	});
+
+	it("counts only what the tail does not show", () => {
+		const important = new ImportantLines();
+		important.scan(Buffer.from("error: one\nerror: two\nTests: 1 failed\n"));
+		const block = keptBlock(important.keptOutside("Tests: 1 failed"), important.seenOutside("Tests: 1 failed"), "f");
+		expect(block).toMatch(
+			/^\[Kept from the cut part of the output: error, warning, stack-trace, failing-test and summary lines; the rest is in f\]\nerror: one/,
 		);
 	});
 });
