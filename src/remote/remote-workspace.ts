@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import { createLocalWorkspace, type SearchOperations, type Workspace } from "../tools/index.js";
 import { createExecTransport } from "./exec-transport.js";
+import { fileLibrary } from "./file-script.js";
 import { createRemoteFileOperations } from "./remote-files.js";
 import { createRemoteSearchOperations } from "./remote-search.js";
 import { createRemoteShellOperations } from "./remote-shell.js";
@@ -70,7 +71,7 @@ export function createRemoteWorkspace(transport: RemoteTransport, cwd: string): 
 	if (!posix.isAbsolute(cwd)) {
 		throw new WorkspaceUrlError(`The remote folder '${cwd}' must be an absolute path (e.g. /home/dev/project).`);
 	}
-	const channel = createScriptChannel(transport);
+	const channel = createScriptChannel(transport, fileLibrary);
 	const files = createRemoteFileOperations(transport, [], channel);
 	const shell = createRemoteShellOperations(transport);
 	const workspace = createLocalWorkspace(cwd, { files, shell });
