@@ -100,7 +100,10 @@ function onOutput(loop: Loop, chunk: Buffer, dispatch: (request: Request) => voi
 	if (loop.exactStdin === undefined) {
 		data = loop.greeting.length === 0 ? chunk : Buffer.concat([loop.greeting, chunk]);
 		const newline = data.indexOf(0x0a);
-		if (newline === -1) return void (loop.greeting = data);
+		if (newline === -1) {
+			loop.greeting = data;
+			return;
+		}
 		loop.exactStdin = data.subarray(0, newline).toString("latin1") === "READY yes";
 		data = data.subarray(newline + 1);
 		for (const request of loop.waiting.splice(0)) dispatch(request);
