@@ -1,6 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/index.js";
-import { runRemote } from "./run-remote.js";
+import { type RemoteRunResult, runRemote } from "./run-remote.js";
+import type { ScriptChannel } from "./script-channel.js";
 import type { RemoteTransport } from "./transport.js";
 
 /**
@@ -171,16 +172,22 @@ function signalName(number: number): string {
 /**
  * `ShellOperations` over a remote transport: the command runs in its own session on the remote
  * side, so a timeout or an abort kills the remote process group (a second remote call), not just
- * the local client; stdin is empty; output streams back with backpressure.
+ * the local client; stdin is empty; output streams back with backpressure. The small checks
+ * (is it a folder, where is the program) ride on `channel` when given, instead of a process each.
  */
-export function createRemoteShellOperations(transport: RemoteTransport): RemoteShellOperations {
+export function createRemoteShellOperations(
+	transport: RemoteTransport,
+	channel?: ScriptChannel,
+): RemoteShellOperations {
 	const lingering: Lingering = new Set();
+	const check = (script: string, args: string[]): Promise<RemoteRunResult> =>
+		channel ? channel.run(script, args) : runRemote(transport, script, args);
 	return {
 		exec: (request) => execRemote(transport, lingering, request),
-		isDirectory: async (path) => (await runRemote(transport, `[ -d "$1" ]`, [path])).exitCode === 0,
+		isDirectory: async (path) => (await check(`[ -d "$1" ]`, [path])).exitCode === 0,
 		findExecutable: async (nameOrPath) => {
-			const script = `case $1 in */*) [ -x "$1" ] && [ ! -d "$1" ] && printf '%s' "$1";; *) command -v -- "$1";; esac`;
-			const result = await runRemote(transport, script, [nameOrPath]);
+			const script = `case $1 in */*) [ -x "$1" ] && [ ! -d "$1" ] && printf '%s' "$1";; *) unset -f "$1" 2>/dev/null; command -v -- "$1";; esac`;
+			const result = await check(script, [nameOrPath]);
 			const found = result.stdout.toString("utf8").trim();
 			return result.exitCode === 0 && found.startsWith("/") ? found : undefined;
 		},
