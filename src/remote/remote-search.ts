@@ -1,13 +1,22 @@
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { type RipgrepLauncher, ripgrepGrep, ripgrepListFiles, type SearchOperations } from "../tools/index.js";
 import { toExtendedRegex } from "./posix-pattern.js";
 import { posixGrep, posixListFiles } from "./posix-search.js";
 import { type RemoteRipgrepMode, remoteRipgrep } from "./remote-ripgrep.js";
 import { runRemote } from "./run-remote.js";
 import type { ScriptChannel } from "./script-channel.js";
+import { shellQuoteOneLine } from "./shell-quote.js";
 import type { RemoteTransport } from "./transport.js";
 
 /** Runs a program in a folder with stdin from /dev/null (ripgrep would search a readable stdin). */
 const launchScript = `cd -- "$1" || exit 2; shift; exec "$@" < /dev/null`;
+
+/**
+ * `launchScript` started ahead of time: it waits for its arguments on one stdin line (`set --`
+ * with quoted words), so the connection is up when the search starts.
+ */
+const spareScript = `nl='
+'; IFS= read -r line || exit 0; eval "set -- $line"; ${launchScript}`;
 
 /** Options of `createRemoteSearchOperations`. */
 export interface RemoteSearchOptions {
@@ -27,12 +36,35 @@ export interface RemoteSearchOptions {
 export function createRemoteSearchOperations(
 	transport: RemoteTransport,
 	options: RemoteSearchOptions = {},
-): SearchOperations {
+): SearchOperations & { close(): void } {
 	const { channel } = options;
 	const run = (script: string, args: string[]) =>
 		channel ? channel.run(script, args) : runRemote(transport, script, args);
 	let located: Promise<{ path: string } | { reason: string }> | undefined;
+	let spare: ChildProcessWithoutNullStreams | undefined;
+	// grep and find ask stat first: the search's own connection is set up meanwhile.
+	const prepare = () => {
+		if (spare && spare.exitCode === null && spare.signalCode === null) return;
+		spare = undefined;
+		transport.spawn(spareScript, []).then(
+			(child) => {
+				child.stdin.on("error", () => {});
+				if (spare || closed) child.kill("SIGKILL");
+				else spare = child;
+			},
+			() => {},
+		);
+	};
+	let closed = false;
 	const launch: RipgrepLauncher = async (rgPath, args, cwd) => {
+		const ready = spare;
+		spare = undefined;
+		if (ready && ready.exitCode === null && ready.signalCode === null) {
+			ready.stdin.end(`${[cwd, rgPath, ...args].map(shellQuoteOneLine).join(" ")}\n`);
+			// The process runs already: its "spawn" event is long past, and the runner waits for one.
+			process.nextTick(() => ready.emit("spawn"));
+			return ready;
+		}
 		const child = await transport.spawn(launchScript, [cwd, rgPath, ...args]);
 		child.stdin.end();
 		return child;
@@ -48,6 +80,8 @@ export function createRemoteSearchOperations(
 		`${reason}; POSIX find and grep on ${transport.label} answered instead (the same ignore rules; grep -E regular expressions)`;
 	return {
 		stat: async (absolutePath) => {
+			prepare();
+			void ripgrep().catch(() => {});
 			const result = await run(`[ -e "$1" ] || exit 1; [ -d "$1" ] && echo d || echo f`, [absolutePath]);
 			return result.exitCode === 0 ? { isDirectory: result.stdout.toString().trim() === "d" } : undefined;
 		},
@@ -74,6 +108,11 @@ export function createRemoteSearchOperations(
 				fallbackReason: fallbackReason(found.reason),
 				items: posixListFiles(run, request, signal),
 			};
+		},
+		close: () => {
+			closed = true;
+			spare?.kill("SIGKILL");
+			spare = undefined;
 		},
 	};
 }

@@ -11,7 +11,9 @@ import type { RemoteTransport } from "./transport.js";
  */
 const execScript = String.raw`
 cd -- "$1" 2>/dev/null || { printf 'TOOLBELT_NOCWD\n' >&2; exit 96; }
-shift
+# $2 variables follow, NAME=value each: exported by the shell itself (no env process to start).
+n=$2; shift 2
+while [ "$n" -gt 0 ]; do export "$1"; shift; n=$((n - 1)); done
 exec 3<&0
 if command -v setsid >/dev/null 2>&1; then setsid "$@" <&3 2>&1 & else "$@" <&3 2>&1 & fi
 pid=$!
@@ -73,10 +75,11 @@ async function execRemote(
 	lingering: Lingering,
 	request: ShellExecRequest,
 ): Promise<ShellExecResult> {
+	const environment = forwardedEnvironment(request.env);
 	const child = await transport.spawn(execScript, [
 		request.cwd,
-		"env",
-		...forwardedEnvironment(request.env),
+		String(environment.length),
+		...environment,
 		request.file,
 		...request.args,
 	]);
@@ -182,14 +185,24 @@ export function createRemoteShellOperations(
 	const lingering: Lingering = new Set();
 	const check = (script: string, args: string[]): Promise<RemoteRunResult> =>
 		channel ? channel.run(script, args) : runRemote(transport, script, args);
+	// Where a shell lives does not change while a workspace is open: each is looked up once.
+	const executables = new Map<string, Promise<string | undefined>>();
 	return {
 		exec: (request) => execRemote(transport, lingering, request),
 		isDirectory: async (path) => (await check(`[ -d "$1" ]`, [path])).exitCode === 0,
-		findExecutable: async (nameOrPath) => {
+		findExecutable: (nameOrPath) => {
+			const known = executables.get(nameOrPath);
+			if (known) return known;
 			const script = `case $1 in */*) [ -x "$1" ] && [ ! -d "$1" ] && printf '%s' "$1";; *) unset -f "$1" 2>/dev/null; command -v -- "$1";; esac`;
-			const result = await check(script, [nameOrPath]);
-			const found = result.stdout.toString("utf8").trim();
-			return result.exitCode === 0 && found.startsWith("/") ? found : undefined;
+			const looking = check(script, [nameOrPath]).then((result) => {
+				const found = result.stdout.toString("utf8").trim();
+				// Only a found program is kept: one installed later is then found on the next call.
+				if (!(result.exitCode === 0 && found.startsWith("/"))) executables.delete(nameOrPath);
+				return result.exitCode === 0 && found.startsWith("/") ? found : undefined;
+			});
+			executables.set(nameOrPath, looking);
+			looking.catch(() => executables.delete(nameOrPath));
+			return looking;
 		},
 		close: async () => {
 			const entries = [...lingering];

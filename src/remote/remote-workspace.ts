@@ -81,12 +81,14 @@ export function createRemoteWorkspace(
 	const channel = createScriptChannel(transport, fileLibrary);
 	const files = createRemoteFileOperations(transport, [], channel);
 	const shell = createRemoteShellOperations(transport, channel);
+	const search = createRemoteSearchOperations(transport, { channel, ripgrep: options.ripgrep });
 	const workspace = createLocalWorkspace(cwd, { files, shell });
 	return Object.assign(workspace, {
 		label: transport.label,
 		transport,
-		search: createRemoteSearchOperations(transport, { channel, ripgrep: options.ripgrep }),
+		search,
 		close: async () => {
+			search.close();
 			await shell.close();
 			channel.close();
 			await transport.close();

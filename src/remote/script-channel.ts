@@ -22,9 +22,11 @@ nl='
 channel_dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$channel_dir"' EXIT
 trap 'exit 1' HUP INT TERM PIPE
+# Two probes, one process each (read is built in): does head leave a file just past the lines
+# it read, and does head -c take no more than it was asked for from a pipe?
 printf 'a\nb\n' > "$channel_dir/probe"
-seek_head=no; [ "$({ head -n 1 > /dev/null; cat; } < "$channel_dir/probe")" = b ] && seek_head=yes
-exact=no; [ "$(printf abc | { head -c 1 > /dev/null; cat; })" = bc ] && exact=yes
+seek_head=no; { head -n 1 > /dev/null; IFS= read -r probe; } < "$channel_dir/probe"; [ "$probe" = b ] && seek_head=yes
+exact=no; printf 'a\nb\n' | { head -c 2 > /dev/null; IFS= read -r probe; [ "$probe" = b ]; } && exact=yes
 echo "READY $exact"
 req() {
 	toolbelt_tag=$1; size=$2; script=$3; shift 3
@@ -82,7 +84,7 @@ interface Loop {
 	answering: Pending[];
 	/** Undefined until the loop said READY; then whether its `head -c` reads exactly. */
 	exactStdin: boolean | undefined;
-	/** Requests made before READY. */
+	/** Requests with stdin made before READY. */
 	waiting: Request[];
 	/** Output before the READY line was complete. */
 	greeting: Buffer;
@@ -136,7 +138,11 @@ export function createScriptChannel(transport: RemoteTransport, library = ""): S
 		);
 	};
 	const dispatch = (running: Loop, request: Request) => {
-		if (running.exactStdin === undefined) return void running.waiting.push(request);
+		// Whether the loop can take stdin bytes is known once it said READY; requests before the first
+		// one with stdin go at once, the rest wait behind it (in order).
+		if (running.exactStdin === undefined && (request.stdin?.length || running.waiting.length > 0)) {
+			return void running.waiting.push(request);
+		}
 		if (request.stdin?.length && !running.exactStdin) return oneOff(request);
 		const tag = randomBytes(12).toString("hex");
 		let line: string;
