@@ -62,12 +62,18 @@ check_size() {
 	[ "$n" = "$2" ] || fail EIO "only $n of $2 bytes arrived (the connection was lost?)"
 }
 # Skips $3 lines from byte $2 and prints "NEWLINES BYTES PARTIAL", then up to $4 bytes from there.
-# Where head leaves a seekable stdin just past the last line it read (seek_head, probed by the
-# channel), the skip is one pass of head and no pipe; else head | wc counts what it skipped.
+# Where grep -m (or else head -n) leaves a seekable stdin just past the last line it read
+# (seek_grep, seek_head: probed by the channel), the skip is one pass and no pipe — GNU grep's
+# is about twice as fast as head's; else head | wc counts what it skipped.
 skip_lines() {
-	if [ "%{seek_head:-no}" = yes ]; then
+	if [ "%{seek_grep:-no}" = yes ] || [ "%{seek_head:-no}" = yes ]; then
 		total=$(($(wc -c < "$1")))
-		left=$({ [ "$2" = 0 ] || dd bs=1 skip="$2" count=0 2>/dev/null; head -n "$3" > /dev/null; wc -c; } < "$1")
+		left=$({
+			[ "$2" = 0 ] || dd bs=1 skip="$2" count=0 2>/dev/null
+			# Not "> /dev/null": GNU grep then stops at the first line, as -q would.
+			if [ "%{seek_grep:-no}" = yes ]; then counted=$(grep -a -c -m "$3" ''); else head -n "$3" > /dev/null; fi
+			wc -c
+		} < "$1")
 		if [ "$((left))" -gt 0 ]; then
 			at=$((total - left))
 			printf '%s %s no\n' "$3" "$((at - $2))"

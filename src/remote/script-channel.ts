@@ -22,10 +22,12 @@ nl='
 channel_dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$channel_dir"' EXIT
 trap 'exit 1' HUP INT TERM PIPE
-# Two probes, one process each (read is built in): does head leave a file just past the lines
-# it read, and does head -c take no more than it was asked for from a pipe?
+# Probes, one process each (read is built in): do grep -m and head -n leave a file just past
+# the lines they read, and does head -c take no more than it was asked for from a pipe?
 printf 'a\nb\n' > "$channel_dir/probe"
-seek_head=no; { head -n 1 > /dev/null; IFS= read -r probe; } < "$channel_dir/probe"; [ "$probe" = b ] && seek_head=yes
+seek_grep=no; { counted=$(grep -a -c -m 1 ''); IFS= read -r probe; } < "$channel_dir/probe"; [ "$probe" = b ] && seek_grep=yes
+seek_head=no
+[ "$seek_grep" = yes ] || { { head -n 1 > /dev/null; IFS= read -r probe; } < "$channel_dir/probe"; [ "$probe" = b ] && seek_head=yes; }
 exact=no; printf 'a\nb\n' | { head -c 2 > /dev/null; IFS= read -r probe; [ "$probe" = b ]; } && exact=yes
 echo "READY $exact"
 req() {
