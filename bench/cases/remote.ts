@@ -5,7 +5,7 @@ import { createConnection, createServer } from "node:net";
 import { join } from "node:path";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import type { ToolCall } from "../../src/engine/types.js";
-import { createWorkspaceFromUrl, workspaceToolsOptions } from "../../src/remote/index.js";
+import { createWorkspaceFromUrl, type RemoteRipgrepMode, workspaceToolsOptions } from "../../src/remote/index.js";
 import { createAllTools } from "../../src/tools/index.js";
 import type { BenchCase, BenchContext } from "../types.js";
 
@@ -129,9 +129,10 @@ async function resetEdits({ dataDir }: BenchContext): Promise<void> {
 	await writeFile(join(dataDir, "edits.txt"), Array.from({ length: EDITS }, (_, i) => `value-${i}-end`).join("\n"));
 }
 
-async function remoteTools(dataDir: string) {
+async function remoteTools(dataDir: string, ripgrep: RemoteRipgrepMode = "auto") {
 	const remote = await ensureSshd(dataDir);
 	const workspace = createWorkspaceFromUrl(`ssh://root@127.0.0.1:${remote.port}${dataDir}`, {
+		ripgrep,
 		sshOptions: [
 			`IdentityFile=${remote.key}`,
 			"IdentitiesOnly=yes",
@@ -183,11 +184,26 @@ export const cases: BenchCase[] = [
 			await workspace.close();
 			return { ok: !result.isError && result.text.includes("needle_literal"), note: "rg on the remote side" };
 		},
+		// "< /dev/null" on the remote side: with a readable stdin (the ssh channel) rg would search
+		// stdin, not the tree, and the baseline measured next to nothing (the 8.8× of the first round).
 		baseline: ({ dataDir }) =>
 			ssh(
 				dataDir,
-				`cd ${dataDir}/tree && "$(command -v rg || ls ~/.cache/toolbelt/rg-* | head -n 1)" -F -n needle_literal`,
+				`cd ${dataDir}/tree && "$(command -v rg || ls ~/.cache/toolbelt/rg-* | head -n 1)" -F -n needle_literal < /dev/null`,
 			),
+	},
+	{
+		group: "remote",
+		name: "grep a literal over the 20k-file tree without ripgrep (POSIX find and grep)",
+		goal: "report (the fallback)",
+		setup,
+		toolbelt: async ({ dataDir }) => {
+			const { workspace, call } = await remoteTools(dataDir, "never");
+			const result = await call("grep", { pattern: "needle_literal", literal: true, path: "tree" });
+			await workspace.close();
+			return { ok: !result.isError && result.text.includes("needle_literal"), note: "find snapshot + grep -F" };
+		},
+		baseline: ({ dataDir }) => ssh(dataDir, `cd ${dataDir}/tree && grep -rnF needle_literal . < /dev/null`),
 	},
 	{
 		group: "remote",

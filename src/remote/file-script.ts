@@ -1,19 +1,21 @@
 /**
- * The one POSIX `sh` script behind every remote file operation: `sh -c SCRIPT sh OP ROOTS ARGS…`.
- * `ROOTS` (real paths, one per line, or empty) confines the calls that read or change content
+ * The POSIX `sh` functions behind every remote file operation, `file_op OP ROOTS ARGS…`: the
+ * script channel defines them once in its long-lived shell, and a one-off process runs them as
+ * `fileScript`. `ROOTS` (real paths, one per line, or empty) confines the calls that read or change content
  * (metadata calls are not confined, as with local files): the path is resolved to its real
  * path and checked against them inside the same remote command that then does the I/O, so no
  * second round trip opens a window between check and use (a symlink swapped in between the two
  * commands of one script remains possible: the remote side has no `/proc/self/fd` pinning).
  *
- * Failures print `TOOLBELT_ERRNO CODE detail` on stderr and exit 97; `stat` and friends run with
+ * Modes arrive in octal. Failures print `TOOLBELT_ERRNO CODE detail` on stderr and exit 97; `stat` and friends run with
  * `LC_ALL=C`, so their messages map to POSIX codes too. (Written with `%{` for the shell's `${`,
  * which a template literal would take.)
  */
-export const fileScript = String.raw`
+export const fileLibrary = String.raw`
 export LC_ALL=C
+# Set per request by the script channel; never taken from the environment.
+toolbelt_staged=no; toolbelt_tag=
 # Paths are always absolute here, so no "--" is needed (busybox realpath takes none).
-op=$1; roots=$2; shift 2
 fail() { printf 'TOOLBELT_ERRNO %s %s\n' "$1" "$2" >&2; exit 97; }
 errno_of() {
 	if [ -L "$1" ] && [ ! -e "$1" ]; then echo ENOENT
@@ -43,22 +45,54 @@ confine() {
 	IFS=$old_ifs
 	fail EACCES "outside the workspace roots: $1 (real path $real)"
 }
-kind_of() {
-	case "$1" in
-	"regular file"|"regular empty file") echo file;;
-	directory) echo directory;;
-	"symbolic link") echo symlink;;
-	*) echo other;;
-	esac
-}
 info() {
 	out=$(stat $1 -c '%s|%a|%Y|%F' -- "$2" 2>/dev/null) || fail "$(errno_of "$2")" "$2"
-	printf '%s|%s' "$(kind_of "%{out##*|*|*|}")" "%{out%|*}"
+	case "%{out##*|*|*|}" in
+	"regular file"|"regular empty file") kind=file;;
+	directory) kind=directory;;
+	"symbolic link") kind=symlink;;
+	*) kind=other;;
+	esac
+	printf '%s|%s' "$kind" "%{out%|*}"
 }
+# The channel counts the bytes when it takes them (toolbelt_staged=yes): then they need no second count.
 check_size() {
-	n=$(wc -c < "$1" | tr -d ' ')
+	[ "%{toolbelt_staged:-no}" = yes ] && return 0
+	n=$(($(wc -c < "$1")))
 	[ "$n" = "$2" ] || fail EIO "only $n of $2 bytes arrived (the connection was lost?)"
 }
+# Skips $3 lines from byte $2 and prints "NEWLINES BYTES PARTIAL", then up to $4 bytes from there.
+# Where grep -m (or else head -n) leaves a seekable stdin just past the last line it read
+# (seek_grep, seek_head: probed by the channel), the skip is one pass and no pipe — GNU grep's
+# is about twice as fast as head's; else head | wc counts what it skipped.
+skip_lines() {
+	if [ "%{seek_grep:-no}" = yes ] || [ "%{seek_head:-no}" = yes ]; then
+		total=$(($(wc -c < "$1")))
+		left=$({
+			[ "$2" = 0 ] || dd bs=1 skip="$2" count=0 2>/dev/null
+			# Not "> /dev/null": GNU grep then stops at the first line, as -q would.
+			if [ "%{seek_grep:-no}" = yes ]; then counted=$(grep -a -c -m "$3" ''); else head -n "$3" > /dev/null; fi
+			wc -c
+		} < "$1")
+		if [ "$((left))" -gt 0 ]; then
+			at=$((total - left))
+			printf '%s %s no\n' "$3" "$((at - $2))"
+			[ "%{4:-0}" -gt 0 ] && tail -c +"$((at + 1))" < "$1" | head -c "$4"
+			return 0
+		fi
+	fi
+	# From the start no tail is needed: one pipe less for the whole skipped part.
+	if [ "$2" = 0 ]; then counts=$(head -n "$3" < "$1" | wc -lc); else counts=$(tail -c +"$(($2 + 1))" < "$1" | head -n "$3" | wc -lc); fi
+	set -- "$1" "$2" "$3" "$4" $counts
+	partial=no
+	if [ "$5" -lt "$3" ] && [ "$6" -gt 0 ] && [ "$(tail -c 1 < "$1" | od -An -c | tr -d ' ')" != '\n' ]; then partial=yes; fi
+	printf '%s %s %s\n' "$5" "$6" "$partial"
+	[ "%{4:-0}" -gt 0 ] && [ "$5" = "$3" ] && tail -c +"$(($2 + $6 + 1))" < "$1" | head -c "$4"
+	return 0
+}
+# One file operation: file_op OP ROOTS ARGS…
+file_op() {
+op=$1; roots=$2; shift 2
 case $op in
 stat) info -L "$1";;
 lstat) info "" "$1";;
@@ -73,14 +107,7 @@ readdir)
 read)
 	confine "$1"; [ -r "$1" ] || fail "$(errno_of "$1")" "$1"; [ -d "$1" ] && fail EISDIR "$1"
 	if [ "$2" = 0 ]; then head -c "$3" < "$1"; else tail -c +"$(($2 + 1))" < "$1" | head -c "$3"; fi;;
-skiplines)
-	confine "$1"
-	# From the start no tail is needed: one pipe less for the whole skipped part.
-	if [ "$2" = 0 ]; then counts=$(head -n "$3" < "$1" | wc -lc); else counts=$(tail -c +"$(($2 + 1))" < "$1" | head -n "$3" | wc -lc); fi
-	set -- "$1" "$2" "$3" $counts
-	partial=no
-	if [ "$4" -lt "$3" ] && [ "$5" -gt 0 ] && [ "$(tail -c 1 < "$1" | od -An -c | tr -d ' ')" != '\n' ]; then partial=yes; fi
-	printf '%s %s %s\n' "$4" "$5" "$partial";;
+skiplines) confine "$1"; [ -r "$1" ] || fail "$(errno_of "$1")" "$1"; [ -d "$1" ] && fail EISDIR "$1"; skip_lines "$@";;
 readfile) confine "$1"; [ -r "$1" ] || fail "$(errno_of "$1")" "$1"; [ -d "$1" ] && fail EISDIR "$1"; cat < "$1";;
 sha256) confine "$1"; [ -r "$1" ] || fail "$(errno_of "$1")" "$1"; sha256sum < "$1" | cut -c1-64;;
 writefile)
@@ -88,19 +115,29 @@ writefile)
 	existed=no; [ -e "$1" ] && existed=yes
 	if [ "$3" = exclusive ]; then [ -e "$1" ] || [ -L "$1" ] && fail EEXIST "$1"; fi
 	cat > "$1" 2>/dev/null || fail "$(errno_of "$1")" "$1"
-	[ "$existed" = no ] && chmod "$(printf '%o' $(( $2 & ~0$(umask) )))" "$1"
+	[ "$existed" = no ] && chmod "$(printf '%o' $(( 0$2 & ~0$(umask) )))" "$1"
 	check_size "$1" "$4";;
 replacefile)
-	confine "$1"; d=$(dirname -- "$1"); b=$(basename -- "$1")
+	# Parameter expansion instead of dirname and basename: two processes less per write.
+	confine "$1"; d=%{1%/*}; d=%{d:-/}; b=%{1##*/}
 	[ -d "$d" ] || fail "$(errno_of "$d/x")" "$d"
-	t=$(mktemp "$d/.$b.tmp.XXXXXX" 2>/dev/null) || fail EACCES "$d"
+	if [ "$3" = exact ]; then m=$2; else m=$(printf '%o' $(( 0$2 & ~0$(umask) ))); fi
+	# On the channel the request tag is random: a temp name without mktemp, made exclusively
+	# (noclobber), and with the final mode at once when that needs no x bit (no chmod then).
+	if [ -n "%{toolbelt_tag:-}" ]; then
+		t="$d/.$b.tmp.$toolbelt_tag"
+		if [ $(( 0$m & ~0666 )) = 0 ]; then umask "$(printf '%o' $(( 0777 & ~0$m )))"; chmodded=yes; else umask 077; fi
+		set -C; { : > "$t"; } 2>/dev/null || fail EACCES "$d"; set +C
+	else
+		t=$(mktemp "$d/.$b.tmp.XXXXXX" 2>/dev/null) || fail EACCES "$d"
+	fi
 	trap 'rm -f "$t"' EXIT
 	trap 'rm -f "$t"; exit 1' HUP INT TERM PIPE
 	cat > "$t" || fail EIO "$t"
 	check_size "$t" "$4"
-	if [ "$3" = exact ]; then m=$2; else m=$(( $2 & ~0$(umask) )); fi
-	chmod "$(printf '%o' "$m")" "$t" || fail EPERM "$t"
-	mv -f -- "$t" "$1" || fail EACCES "$1";;
+	[ "%{chmodded:-no}" = yes ] || chmod "$m" "$t" || fail EPERM "$t"
+	mv -f -- "$t" "$1" || fail EACCES "$1"
+	trap - EXIT;;
 mkdir)
 	confine "$1"
 	if [ "$2" = recursive ]; then mkdir -p -- "$1" 2>/dev/null || fail "$(errno_of "$1")" "$1"
@@ -110,7 +147,11 @@ rename)
 	[ -d "$2" ] && [ ! -L "$2" ] && fail EISDIR "$2"
 	mv -f -- "$1" "$2" || fail EACCES "$2";;
 unlink) confine "$1"; must_exist "$1"; [ -d "$1" ] && [ ! -L "$1" ] && fail EISDIR "$1"; rm -f -- "$1" || fail EACCES "$1";;
-chmod) confine "$1"; must_exist "$1"; chmod "$(printf '%o' "$2")" -- "$1" 2>/dev/null || fail EPERM "$1";;
+chmod) confine "$1"; must_exist "$1"; chmod "$2" -- "$1" 2>/dev/null || fail EPERM "$1";;
 *) fail ENOSYS "unknown operation $op";;
 esac
+}
 `.replaceAll("%{", "${");
+
+/** `fileLibrary` as one script: `sh -c fileScript sh OP ROOTS ARGS…`. */
+export const fileScript = `${fileLibrary}\nfile_op "$@"\n`;

@@ -1,6 +1,7 @@
 // Remote workspaces: the same tools over SSH, docker/podman and kubectl.
 export { createExecTransport, type ExecTransportOptions } from "./exec-transport.js";
 export { createRemoteFileOperations, type RemoteFileOperations } from "./remote-files.js";
+export type { RemoteRipgrepMode } from "./remote-ripgrep.js";
 export { createRemoteShellOperations, type RemoteShellOperations } from "./remote-shell.js";
 export {
 	createRemoteWorkspace,

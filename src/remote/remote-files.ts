@@ -75,8 +75,9 @@ export function createRemoteFileOperations(
 	const rootsArgument = roots.join("\n");
 	async function call(operation: string, path: string, args: string[], stdin?: Uint8Array): Promise<Buffer> {
 		const request = [operation, rootsArgument, path, ...args];
+		// On the channel the loop has the functions of fileScript defined already.
 		const result = channel
-			? await channel.run(fileScript, request, { stdin })
+			? await channel.run('file_op "$@"', request, { stdin })
 			: await runRemote(transport, fileScript, request, { stdin });
 		if (result.exitCode !== 0) throw remoteFileError(operation, path, result);
 		return result.stdout;
@@ -101,15 +102,14 @@ export function createRemoteFileOperations(
 				current.bytes.copy(buffer, offset, start, start + count);
 				return count;
 			},
+			// One round trip skips the lines and brings the bytes after them, which the page reads next.
 			skipLines: async (position, lines) => {
-				const [newlines, bytes, partial] = (await text("skiplines", path, [String(position), String(lines)]))
-					.trim()
-					.split(/\s+/);
-				return {
-					position: position + Number(bytes ?? 0),
-					lines: Number(newlines ?? 0),
-					partialLine: partial === "yes",
-				};
+				const output = await call("skiplines", path, [String(position), String(lines), String(PREFETCH_BYTES)]);
+				const newline = output.indexOf(0x0a);
+				const [newlines, bytes, partial] = output.toString("latin1", 0, newline).trim().split(/\s+/);
+				const skippedTo = position + Number(bytes ?? 0);
+				block = { position: skippedTo, bytes: output.subarray(newline + 1) };
+				return { position: skippedTo, lines: Number(newlines ?? 0), partialLine: partial === "yes" };
 			},
 			close: async () => {},
 		};
@@ -124,11 +124,11 @@ export function createRemoteFileOperations(
 		open,
 		readFile: (path) => call("readfile", path, []),
 		writeFile: async (path, data, options = {}) => {
-			const mode = String(options.mode ?? 0o666);
+			const mode = (options.mode ?? 0o666).toString(8);
 			await call("writefile", path, [mode, options.exclusive ? "exclusive" : "", String(data.length)], data);
 		},
 		replaceFile: async (path, data, options) => {
-			const mode = String(options.mode ?? 0o666);
+			const mode = (options.mode ?? 0o666).toString(8);
 			await call("replacefile", path, [mode, options.exactMode ? "exact" : "", String(data.length)], data);
 		},
 		mkdir: async (path, options) => {
@@ -141,7 +141,7 @@ export function createRemoteFileOperations(
 			await call("unlink", path, []);
 		},
 		chmod: async (path, mode) => {
-			await call("chmod", path, [String(mode)]);
+			await call("chmod", path, [mode.toString(8)]);
 		},
 		hash: async (path) => (await text("sha256", path)).trim(),
 		confine: (confineTo) => createRemoteFileOperations(transport, confineTo, channel),

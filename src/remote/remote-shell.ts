@@ -1,6 +1,8 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/index.js";
-import { runRemote } from "./run-remote.js";
+import { type RemoteRunResult, runRemote } from "./run-remote.js";
+import type { ScriptChannel } from "./script-channel.js";
+import { ShellSession } from "./shell-session.js";
 import type { RemoteTransport } from "./transport.js";
 
 /**
@@ -10,7 +12,9 @@ import type { RemoteTransport } from "./transport.js";
  */
 const execScript = String.raw`
 cd -- "$1" 2>/dev/null || { printf 'TOOLBELT_NOCWD\n' >&2; exit 96; }
-shift
+# $2 variables follow, NAME=value each: exported by the shell itself (no env process to start).
+n=$2; shift 2
+while [ "$n" -gt 0 ]; do export "$1"; shift; n=$((n - 1)); done
 exec 3<&0
 if command -v setsid >/dev/null 2>&1; then setsid "$@" <&3 2>&1 & else "$@" <&3 2>&1 & fi
 pid=$!
@@ -71,14 +75,11 @@ async function execRemote(
 	transport: RemoteTransport,
 	lingering: Lingering,
 	request: ShellExecRequest,
+	session: ShellSession | undefined,
 ): Promise<ShellExecResult> {
-	const child = await transport.spawn(execScript, [
-		request.cwd,
-		"env",
-		...forwardedEnvironment(request.env),
-		request.file,
-		...request.args,
-	]);
+	const environment = forwardedEnvironment(request.env);
+	const args = [request.cwd, String(environment.length), ...environment, request.file, ...request.args];
+	const child = session?.alive ? session.run(args) : await transport.spawn(execScript, args);
 	const entry: { child: ChildProcessWithoutNullStreams; pid: number | undefined } = { child, pid: undefined };
 	let exitStatus: number | undefined;
 	let noCwd = false;
@@ -171,20 +172,59 @@ function signalName(number: number): string {
 /**
  * `ShellOperations` over a remote transport: the command runs in its own session on the remote
  * side, so a timeout or an abort kills the remote process group (a second remote call), not just
- * the local client; stdin is empty; output streams back with backpressure.
+ * the local client; stdin is empty; output streams back with backpressure. The small checks
+ * (is it a folder, where is the program) ride on `channel` when given, instead of a process each.
  */
-export function createRemoteShellOperations(transport: RemoteTransport): RemoteShellOperations {
+export function createRemoteShellOperations(
+	transport: RemoteTransport,
+	channel?: ScriptChannel,
+): RemoteShellOperations {
 	const lingering: Lingering = new Set();
+	const check = (script: string, args: string[]): Promise<RemoteRunResult> =>
+		channel ? channel.run(script, args) : runRemote(transport, script, args);
+	// A shell tool asks isDirectory, then findExecutable, then runs: the first question opens the
+	// session the command will run in, and the questions are answered there.
+	let session: Promise<ShellSession | undefined> | undefined;
+	const sessionNow = async (): Promise<ShellSession | undefined> => {
+		const current = await session;
+		if (current?.alive) return current;
+		session = ShellSession.open(transport, execScript).catch(() => undefined);
+		return session;
+	};
+	const ask = async (question: "dir" | "which", subject: string, fallback: () => Promise<string>) => {
+		const current = await sessionNow();
+		return current ? current.ask(question, subject).catch(fallback) : fallback();
+	};
+	// Where a shell lives does not change while a workspace is open: each is looked up once.
+	const executables = new Map<string, Promise<string | undefined>>();
 	return {
-		exec: (request) => execRemote(transport, lingering, request),
-		isDirectory: async (path) => (await runRemote(transport, `[ -d "$1" ]`, [path])).exitCode === 0,
-		findExecutable: async (nameOrPath) => {
-			const script = `case $1 in */*) [ -x "$1" ] && [ ! -d "$1" ] && printf '%s' "$1";; *) command -v -- "$1";; esac`;
-			const result = await runRemote(transport, script, [nameOrPath]);
-			const found = result.stdout.toString("utf8").trim();
-			return result.exitCode === 0 && found.startsWith("/") ? found : undefined;
+		exec: async (request) => {
+			const ready = await session;
+			session = undefined;
+			return execRemote(transport, lingering, request, ready);
+		},
+		isDirectory: async (path) =>
+			(await ask("dir", path, async () => ((await check(`[ -d "$1" ]`, [path])).exitCode === 0 ? "yes" : ""))) ===
+			"yes",
+		findExecutable: (nameOrPath) => {
+			const known = executables.get(nameOrPath);
+			if (known) return known;
+			const script = `case $1 in */*) [ -x "$1" ] && [ ! -d "$1" ] && printf '%s' "$1";; *) unset -f "$1" 2>/dev/null; command -v -- "$1";; esac`;
+			const looking = ask("which", nameOrPath, async () => (await check(script, [nameOrPath])).stdout.toString("utf8"))
+				.then((answer) => answer.trim())
+				.then((found) => {
+					// Only a found program is kept: one installed later is then found on the next call.
+					if (!found.startsWith("/")) executables.delete(nameOrPath);
+					return found.startsWith("/") ? found : undefined;
+				});
+			executables.set(nameOrPath, looking);
+			looking.catch(() => executables.delete(nameOrPath));
+			return looking;
 		},
 		close: async () => {
+			const spare = await session;
+			session = undefined;
+			spare?.close();
 			const entries = [...lingering];
 			lingering.clear();
 			await Promise.all(

@@ -1,7 +1,9 @@
 import { posix } from "node:path";
 import { createLocalWorkspace, type SearchOperations, type Workspace } from "../tools/index.js";
 import { createExecTransport } from "./exec-transport.js";
+import { fileLibrary } from "./file-script.js";
 import { createRemoteFileOperations } from "./remote-files.js";
+import type { RemoteRipgrepMode } from "./remote-ripgrep.js";
 import { createRemoteSearchOperations } from "./remote-search.js";
 import { createRemoteShellOperations } from "./remote-shell.js";
 import { createScriptChannel } from "./script-channel.js";
@@ -15,7 +17,7 @@ export interface RemoteWorkspace extends Workspace {
 	readonly label: string;
 	/** The transport its operations ride on. */
 	readonly transport: RemoteTransport;
-	/** grep and find there (ripgrep on the remote side). */
+	/** grep and find there (ripgrep on the remote side, else POSIX find and grep). */
 	readonly search: SearchOperations;
 	/** Stops commands left running in the background there and closes the connection. */
 	close(): Promise<void>;
@@ -33,6 +35,8 @@ export interface WorkspaceFromUrlOptions {
 	podmanPath?: string;
 	/** The `kubectl` client. Default: `kubectl` on PATH. */
 	kubectlPath?: string;
+	/** Which ripgrep grep and find may use there (see `RemoteRipgrepMode`). Default: `auto`. */
+	ripgrep?: RemoteRipgrepMode;
 }
 
 function transportFor(location: WorkspaceLocation, options: WorkspaceFromUrlOptions): RemoteTransport {
@@ -66,19 +70,25 @@ function transportFor(location: WorkspaceLocation, options: WorkspaceFromUrlOpti
  * A workspace over a transport: remote file operations (confinement checked in the same remote
  * command), remote shell operations, and path resolution in POSIX syntax at `cwd` there.
  */
-export function createRemoteWorkspace(transport: RemoteTransport, cwd: string): RemoteWorkspace {
+export function createRemoteWorkspace(
+	transport: RemoteTransport,
+	cwd: string,
+	options: { ripgrep?: RemoteRipgrepMode } = {},
+): RemoteWorkspace {
 	if (!posix.isAbsolute(cwd)) {
 		throw new WorkspaceUrlError(`The remote folder '${cwd}' must be an absolute path (e.g. /home/dev/project).`);
 	}
-	const channel = createScriptChannel(transport);
+	const channel = createScriptChannel(transport, fileLibrary);
 	const files = createRemoteFileOperations(transport, [], channel);
-	const shell = createRemoteShellOperations(transport);
+	const shell = createRemoteShellOperations(transport, channel);
+	const search = createRemoteSearchOperations(transport, { channel, ripgrep: options.ripgrep });
 	const workspace = createLocalWorkspace(cwd, { files, shell });
 	return Object.assign(workspace, {
 		label: transport.label,
 		transport,
-		search: createRemoteSearchOperations(transport),
+		search,
 		close: async () => {
+			search.close();
 			await shell.close();
 			channel.close();
 			await transport.close();
@@ -99,5 +109,5 @@ export function createRemoteWorkspace(transport: RemoteTransport, cwd: string): 
  */
 export function createWorkspaceFromUrl(url: string, options: WorkspaceFromUrlOptions = {}): RemoteWorkspace {
 	const location = parseWorkspaceUrl(url);
-	return createRemoteWorkspace(transportFor(location, options), location.path);
+	return createRemoteWorkspace(transportFor(location, options), location.path, { ripgrep: options.ripgrep });
 }

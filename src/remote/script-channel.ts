@@ -1,56 +1,62 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { AbortError } from "../engine/errors.js";
+import { ReplyReader } from "./reply-reader.js";
 import { type RemoteRunResult, runRemote } from "./run-remote.js";
+import { shellQuoteOneLine } from "./shell-quote.js";
 import { RemoteConnectionError, type RemoteTransport } from "./transport.js";
 
 /**
- * The remote end of a channel: reads requests from stdin — a count line, then each argument as a
- * length line and that many bytes (the first argument is the script), then the stdin payload the
- * same way — runs `sh -c SCRIPT sh ARGS…` on it, and answers `CODE OUTLEN ERRLEN\n` then the
- * bytes of stdout and stderr. GNU `head -c` reads exactly the bytes asked for, and `read` never
- * reads past its line, so requests stay framed; elsewhere the loop says UNSUPPORTED and every
- * request runs as its own remote process.
+ * The remote end of a channel: one long-lived `sh` that has the library's functions defined and
+ * reads one request per line, `req TAG SIZE SCRIPT ARGS…` (every word quoted, a newline written
+ * `"$nl"`), then SIZE bytes of stdin for it. It runs the script in a subshell — no new shell to
+ * start, no script to parse again — with its stdout going straight back, then answers
+ * `\nTAG CODE ERRLEN\n` and the stderr bytes. The stdin bytes (followed by a line `.`, which shows
+ * that all of them came) are always taken before the script runs, so they can never be read as a request. Where `head -c` may read past what it was asked
+ * for (busybox on a pipe), the loop says so and requests with stdin run as their own process.
  */
-const loopScript = String.raw`
-# busybox head -c may read past what it was asked for on a pipe: then no channel (one process per call).
-head --version 2>/dev/null | grep -q coreutils || { echo UNSUPPORTED; exit 0; }
-echo READY
-d=$(mktemp -d) || exit 1
-trap 'rm -rf "$d"' EXIT
+function loopScript(library: string): string {
+	return String.raw`${library}
+nl='
+'
+channel_dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$channel_dir"' EXIT
 trap 'exit 1' HUP INT TERM PIPE
-take() { v=$(head -c "$1"; printf x); v=%{v%x}; }
-while IFS= read -r count; do
-	set --
-	i=0
-	while [ "$i" -lt "$count" ]; do
-		IFS= read -r length || exit 0
-		take "$length"
-		set -- "$@" "$v"
-		i=$((i + 1))
-	done
-	IFS= read -r length || exit 0
-	head -c "$length" > "$d/in"
-	script=$1; shift
-	sh -c "$script" sh "$@" < "$d/in" > "$d/out" 2> "$d/err"
+# Probes, one process each (read is built in): do grep -m and head -n leave a file just past
+# the lines they read, and does head -c take no more than it was asked for from a pipe?
+printf 'a\nb\n' > "$channel_dir/probe"
+seek_grep=no; { counted=$(grep -a -c -m 1 ''); IFS= read -r probe; } < "$channel_dir/probe"; [ "$probe" = b ] && seek_grep=yes
+seek_head=no
+[ "$seek_grep" = yes ] || { { head -n 1 > /dev/null; IFS= read -r probe; } < "$channel_dir/probe"; [ "$probe" = b ] && seek_head=yes; }
+exact=no; printf 'a\nb\n' | { head -c 2 > /dev/null; IFS= read -r probe; [ "$probe" = b ]; } && exact=yes
+echo "READY $exact"
+req() {
+	toolbelt_tag=$1; size=$2; script=$3; shift 3
+	if [ "$size" -gt 0 ]; then
+		# The bytes end with a line ".": only when all of them came can read find it.
+		head -c "$size" > "$channel_dir/in"
+		IFS= read -r end && [ "$end" = . ] || exit 1
+		toolbelt_staged=yes
+	else
+		: > "$channel_dir/in"; toolbelt_staged=no
+	fi
+	( eval "$script" ) < "$channel_dir/in" 2> "$channel_dir/err"
 	code=$?
-	printf '%s %s %s\n' "$code" "$(wc -c < "$d/out" | tr -d ' ')" "$(wc -c < "$d/err" | tr -d ' ')"
-	cat "$d/out" "$d/err"
-done
-`.replaceAll("%{", "${");
-
-interface Pending {
-	request: Buffer[];
-	script: string;
-	args: readonly string[];
-	stdin: Uint8Array | undefined;
-	sent?: boolean;
-	resolve(result: RemoteRunResult): void;
-	reject(error: Error): void;
+	length=0; [ -s "$channel_dir/err" ] && length=$(($(wc -c < "$channel_dir/err")))
+	printf '\n%s %s %s\n' "$toolbelt_tag" "$code" "$length"
+	[ "$length" = 0 ] || cat "$channel_dir/err"
+}
+while IFS= read -r line; do eval "$line"; done
+`;
 }
 
-/** Runs short scripts over one long-lived remote `sh`, one at a time, instead of one process each. */
+/** Runs short scripts over one long-lived remote `sh`, in order, instead of one process each. */
 export interface ScriptChannel {
-	/** Runs `sh -c script sh ...args` with `stdin` there; resolves with its exit code and output. */
+	/**
+	 * Runs `script` (which may call the library's functions) with `args` as `$1…` and `stdin`
+	 * there; resolves with its exit code and output. Requests are sent at once (pipelined) and
+	 * answered in order.
+	 */
 	run(
 		script: string,
 		args: readonly string[],
@@ -60,138 +66,151 @@ export interface ScriptChannel {
 	close(): void;
 }
 
-function frame(parts: readonly (string | Uint8Array)[], stdin: Uint8Array | undefined): Buffer[] {
-	const chunks: Buffer[] = [Buffer.from(`${parts.length}\n`)];
-	for (const part of [...parts, stdin ?? Buffer.alloc(0)]) {
-		const bytes = typeof part === "string" ? Buffer.from(part, "utf8") : Buffer.from(part);
-		chunks.push(Buffer.from(`${bytes.length}\n`), bytes);
+interface Pending {
+	reader: ReplyReader;
+	resolve(result: RemoteRunResult): void;
+	reject(error: Error): void;
+}
+
+interface Request {
+	script: string;
+	args: readonly string[];
+	stdin: Uint8Array | undefined;
+	resolve(result: RemoteRunResult): void;
+	reject(error: Error): void;
+}
+
+/** One running loop: its process, the replies it owes in order, whether it takes stdin bytes. */
+interface Loop {
+	child: ChildProcessWithoutNullStreams;
+	answering: Pending[];
+	/** Undefined until the loop said READY; then whether its `head -c` reads exactly. */
+	exactStdin: boolean | undefined;
+	/** Requests with stdin made before READY. */
+	waiting: Request[];
+	/** Output before the READY line was complete. */
+	greeting: Buffer;
+	stderr: string;
+}
+
+function requestLine(tag: string, request: Request): string {
+	const words = [request.script, ...request.args].map(shellQuoteOneLine);
+	return `req ${tag} ${request.stdin?.length ?? 0} ${words.join(" ")}\n`;
+}
+
+/** Reads the loop's stdout: the READY line first, then the replies in request order. */
+function onOutput(loop: Loop, chunk: Buffer, dispatch: (request: Request) => void): void {
+	let data = chunk;
+	if (loop.exactStdin === undefined) {
+		data = loop.greeting.length === 0 ? chunk : Buffer.concat([loop.greeting, chunk]);
+		const newline = data.indexOf(0x0a);
+		if (newline === -1) {
+			loop.greeting = data;
+			return;
+		}
+		loop.exactStdin = data.subarray(0, newline).toString("latin1") === "READY yes";
+		data = data.subarray(newline + 1);
+		for (const request of loop.waiting.splice(0)) dispatch(request);
 	}
-	return chunks;
+	while (data.length > 0) {
+		const pending = loop.answering[0];
+		if (!pending) return;
+		const done = pending.reader.push(data);
+		if (!done) return;
+		loop.answering.shift();
+		pending.resolve(done.result);
+		data = done.rest;
+	}
 }
 
 /**
- * A channel over `transport`: the loop starts on the first request and again after it died (a
- * dropped connection rejects the request in flight with a `RemoteConnectionError`; a write in
- * flight then never reaches its rename, see `fileScript`).
+ * A channel over `transport` whose loop has `library` (shell functions) defined: the loop starts
+ * on the first request and again after it died (a dropped connection rejects the requests in
+ * flight with a `RemoteConnectionError`; a write in flight then never reaches its rename, see
+ * `fileScript`). Requests with stdin on a loop without an exact `head -c` run as one process each.
  */
-export function createScriptChannel(transport: RemoteTransport): ScriptChannel {
-	let child: ChildProcessWithoutNullStreams | undefined;
-	let buffered: Buffer = Buffer.alloc(0);
-	let stderr = "";
-	const queue: Pending[] = [];
-	let current: Pending | undefined;
-	/** Undefined until the loop said READY or UNSUPPORTED. */
-	let supported: boolean | undefined;
+export function createScriptChannel(transport: RemoteTransport, library = ""): ScriptChannel {
+	let loop: Loop | undefined;
+	let starting: Promise<Loop> | undefined;
 
-	const fail = (error: Error) => {
-		const waiting = current ? [current, ...queue.splice(0)] : queue.splice(0);
-		current = undefined;
-		for (const pending of waiting) pending.reject(error);
+	const oneOff = (request: Request) => {
+		runRemote(transport, `${library}\n${request.script}`, request.args, { stdin: request.stdin }).then(
+			request.resolve,
+			request.reject,
+		);
 	};
-	const parse = () => {
-		if (supported === undefined) {
-			const newline = buffered.indexOf(0x0a);
-			if (newline === -1) return;
-			supported = buffered.subarray(0, newline).toString() === "READY";
-			buffered = buffered.subarray(newline + 1);
-			if (!supported) {
-				const waiting = current ? [current, ...queue.splice(0)] : queue.splice(0);
-				current = undefined;
-				for (const pending of waiting) fallback(pending);
-				return;
-			}
-			if (current) send(current);
+	const dispatch = (running: Loop, request: Request) => {
+		// Whether the loop can take stdin bytes is known once it said READY; requests before the first
+		// one with stdin go at once, the rest wait behind it (in order).
+		if (running.exactStdin === undefined && (request.stdin?.length || running.waiting.length > 0)) {
+			return void running.waiting.push(request);
 		}
-		while (current) {
-			const newline = buffered.indexOf(0x0a);
-			if (newline === -1) return;
-			const [code, outLength, errLength] = buffered.subarray(0, newline).toString().split(" ").map(Number);
-			const total = newline + 1 + (outLength ?? 0) + (errLength ?? 0);
-			if (buffered.length < total) return;
-			const stdout = Buffer.from(buffered.subarray(newline + 1, newline + 1 + (outLength ?? 0)));
-			const errText = buffered.subarray(newline + 1 + (outLength ?? 0), total).toString("utf8");
-			buffered = buffered.subarray(total);
-			const done = current;
-			current = undefined;
-			done.resolve({ exitCode: code ?? null, stdout, stderr: errText });
-			next();
+		if (request.stdin?.length && !running.exactStdin) return oneOff(request);
+		const tag = randomBytes(12).toString("hex");
+		let line: string;
+		try {
+			line = requestLine(tag, request);
+		} catch (error) {
+			return request.reject(error as Error);
+		}
+		running.answering.push({ reader: new ReplyReader(tag), resolve: request.resolve, reject: request.reject });
+		running.child.stdin.write(line);
+		if (request.stdin?.length) {
+			running.child.stdin.write(request.stdin);
+			running.child.stdin.write(".\n");
 		}
 	};
-	const start = async (): Promise<ChildProcessWithoutNullStreams> => {
-		const started = await transport.spawn(loopScript, []);
-		buffered = Buffer.alloc(0);
-		supported = undefined;
-		child = started;
-		stderr = "";
-		started.stdout.on("data", (chunk: Buffer) => {
-			buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-			parse();
+	const start = async (): Promise<Loop> => {
+		const child = await transport.spawn(loopScript(library), []);
+		const running: Loop = {
+			child,
+			answering: [],
+			exactStdin: undefined,
+			waiting: [],
+			greeting: Buffer.alloc(0),
+			stderr: "",
+		};
+		child.stdout.on("data", (chunk: Buffer) => onOutput(running, chunk, (request) => dispatch(running, request)));
+		child.stderr.setEncoding("utf8");
+		child.stderr.on("data", (text: string) => {
+			if (running.stderr.length < 16 * 1024) running.stderr += text;
 		});
-		started.stderr.setEncoding("utf8");
-		started.stderr.on("data", (text: string) => {
-			if (stderr.length < 16 * 1024) stderr += text;
+		child.stdin.on("error", () => {});
+		const fail = (error: Error) => {
+			if (loop === running) loop = undefined;
+			for (const pending of running.answering.splice(0)) pending.reject(error);
+			for (const request of running.waiting.splice(0)) request.reject(error);
+		};
+		child.once("close", (code) => {
+			fail(
+				transport.failure(code, running.stderr) ??
+					new RemoteConnectionError(
+						`The connection to ${transport.label} ended during a call (exit ${code}); the next call connects again.`,
+					),
+			);
 		});
-		started.stdin.on("error", () => {});
-		started.once("close", (code) => {
-			if (child === started) child = undefined;
-			const failure =
-				transport.failure(code, stderr) ??
-				new RemoteConnectionError(
-					`The connection to ${transport.label} ended during a call (exit ${code}); the next call connects again.`,
-				);
-			fail(failure);
+		child.once("error", fail);
+		loop = running;
+		return running;
+	};
+	const connected = (): Promise<Loop> => {
+		if (loop) return Promise.resolve(loop);
+		starting ??= start().finally(() => {
+			starting = undefined;
 		});
-		started.once("error", (error) => fail(error));
-		return started;
-	};
-	let starting: Promise<ChildProcessWithoutNullStreams> | undefined;
-	const send = (pending: Pending) => {
-		if (pending.sent || !child) return;
-		pending.sent = true;
-		for (const chunk of pending.request) child.stdin.write(chunk);
-	};
-	const fallback = (pending: Pending) => {
-		runRemote(transport, pending.script, pending.args, { stdin: pending.stdin }).then(pending.resolve, pending.reject);
-	};
-	const next = () => {
-		if (supported === false) {
-			for (const pending of queue.splice(0)) fallback(pending);
-			return;
-		}
-		if (current || queue.length === 0) return;
-		current = queue.shift() as Pending;
-		const sending = current;
-		starting ??= child ? Promise.resolve(child) : start();
-		starting
-			.then((running) => {
-				child = running;
-				starting = undefined;
-				// Before READY the request waits: parse() sends it (or falls back) once the loop answered.
-				if (supported) send(sending);
-			})
-			.catch((error: Error) => {
-				starting = undefined;
-				fail(error);
-			});
+		return starting;
 	};
 	return {
 		run: (script, args, options = {}) => {
 			if (options.signal?.aborted) return Promise.reject(new AbortError());
 			return new Promise<RemoteRunResult>((resolve, reject) => {
-				queue.push({
-					request: frame([script, ...args], options.stdin),
-					script,
-					args,
-					stdin: options.stdin,
-					resolve,
-					reject,
-				});
-				next();
+				const request: Request = { script, args, stdin: options.stdin, resolve, reject };
+				connected().then((running) => dispatch(running, request), reject);
 			});
 		},
 		close: () => {
-			child?.stdin.end();
-			child = undefined;
+			loop?.child.stdin.end();
+			loop = undefined;
 		},
 	};
 }

@@ -5,6 +5,11 @@ import ignore, { type Ignore } from "ignore";
 /** The ignore files the search honours, highest precedence first (as ripgrep ranks them). */
 export const IGNORE_FILE_NAMES = [".rgignore", ".ignore", ".gitignore", ".git/info/exclude"] as const;
 
+/** Reads a text file; rejects when it cannot (a missing ignore file is then simply absent). */
+export type ReadText = (absolutePath: string) => Promise<string>;
+
+const readLocalText: ReadText = (absolutePath) => readFile(absolutePath, "utf8");
+
 /** The ignore file a folder holding a `.git` folder has in it (a repository's local excludes). */
 export const GIT_EXCLUDE = ".git/info/exclude";
 
@@ -24,10 +29,16 @@ interface Level {
  * deepest folder wins; a `!` rule re-includes.
  */
 export class IgnoreRules {
-	private constructor(private readonly levels: readonly Level[]) {}
+	private constructor(
+		private readonly levels: readonly Level[],
+		private readonly readText: ReadText,
+	) {}
 
-	/** Rules for the search root: the ignore files of the root and of every folder above it. */
-	static async forRoot(root: string): Promise<IgnoreRules> {
+	/**
+	 * Rules for the search root: the ignore files of the root and of every folder above it, read
+	 * with `readText` (default: from the local disk).
+	 */
+	static async forRoot(root: string, readText: ReadText = readLocalText): Promise<IgnoreRules> {
 		const folders: string[] = [];
 		for (let folder = root; ; folder = dirname(folder)) {
 			folders.push(folder);
@@ -35,20 +46,20 @@ export class IgnoreRules {
 		}
 		const levels: Level[] = [];
 		for (const folder of folders.reverse()) {
-			const matchers = await readMatchers(folder, IGNORE_FILE_NAMES);
+			const matchers = await readMatchers(folder, IGNORE_FILE_NAMES, readText);
 			if (!matchers.some(Boolean)) continue;
 			const fromFolder = relative(folder, root).split(sep).join("/");
 			levels.push({ prefix: fromFolder === "" ? "" : `${fromFolder}/`, scope: "", matchers });
 		}
-		return new IgnoreRules(levels);
+		return new IgnoreRules(levels, readText);
 	}
 
 	/** Rules for a sub-folder (`relativeFolder` from the root) that holds the named ignore files. */
 	async enter(absoluteFolder: string, relativeFolder: string, present: readonly string[]): Promise<IgnoreRules> {
 		if (present.length === 0) return this;
-		const matchers = await readMatchers(absoluteFolder, present);
+		const matchers = await readMatchers(absoluteFolder, present, this.readText);
 		if (!matchers.some(Boolean)) return this;
-		return new IgnoreRules([...this.levels, { prefix: "", scope: `${relativeFolder}/`, matchers }]);
+		return new IgnoreRules([...this.levels, { prefix: "", scope: `${relativeFolder}/`, matchers }], this.readText);
 	}
 
 	/** True when the root-relative path is ignored (directories are tested as `name/`). */
@@ -68,12 +79,16 @@ export class IgnoreRules {
 	}
 }
 
-async function readMatchers(folder: string, names: readonly string[]): Promise<(Ignore | undefined)[]> {
+async function readMatchers(
+	folder: string,
+	names: readonly string[],
+	readText: ReadText,
+): Promise<(Ignore | undefined)[]> {
 	return Promise.all(
 		IGNORE_FILE_NAMES.map(async (name) => {
 			if (!names.includes(name)) return undefined;
 			try {
-				const text = await readFile(join(folder, name), "utf8");
+				const text = await readText(join(folder, name));
 				return ignore({ allowRelativePaths: true }).add(text);
 			} catch {
 				return undefined;

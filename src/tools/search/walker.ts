@@ -2,7 +2,22 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { AbortError } from "../../engine/errors.js";
 import { compileGlob, type GlobTest } from "./glob-filter.js";
-import { GIT_EXCLUDE, IGNORE_FILE_NAMES, IgnoreRules } from "./ignore-rules.js";
+import { GIT_EXCLUDE, IGNORE_FILE_NAMES, IgnoreRules, type ReadText } from "./ignore-rules.js";
+
+/** A folder entry as the walker needs it (a `Dirent` is one). */
+export interface WalkEntry {
+	name: string;
+	isFile(): boolean;
+	isDirectory(): boolean;
+}
+
+/** Where the walker reads folders and ignore files: the local disk by default, or a snapshot of a remote tree. */
+export interface WalkSource {
+	/** The entries of a folder (absolute path); rejects when it cannot be read. */
+	readdir(absolutePath: string): Promise<WalkEntry[]>;
+	/** The text of an ignore file (absolute path); rejects when there is none. */
+	readText: ReadText;
+}
 
 /** What the built-in walker lists. */
 export interface WalkOptions {
@@ -18,6 +33,8 @@ export interface WalkOptions {
 	exclude?: string;
 	/** Stops the walk. */
 	signal: AbortSignal;
+	/** Where folders and ignore files are read. Default: the local disk. */
+	source?: WalkSource;
 }
 
 interface PendingFolder {
@@ -35,16 +52,18 @@ export async function* walkFiles(options: WalkOptions): AsyncGenerator<string[]>
 	const include = options.include ? compileGlob(options.include) : undefined;
 	const exclude = options.exclude ? compileGlob(options.exclude) : undefined;
 	const rootRules = options.respectIgnoreFiles
-		? await IgnoreRules.forRoot(options.ignoreRoot ?? options.root)
+		? await IgnoreRules.forRoot(options.ignoreRoot ?? options.root, options.source?.readText)
 		: undefined;
 	const stack: PendingFolder[] = [{ relative: "", rules: rootRules }];
 	while (stack.length > 0) {
 		if (options.signal.aborted) throw new AbortError();
 		const folder = stack.pop() as PendingFolder;
 		const absolute = folder.relative === "" ? options.root : join(options.root, folder.relative);
-		let entries: import("node:fs").Dirent[];
+		let entries: WalkEntry[];
 		try {
-			entries = await readdir(absolute, { withFileTypes: true });
+			entries = options.source
+				? await options.source.readdir(absolute)
+				: await readdir(absolute, { withFileTypes: true });
 		} catch {
 			continue; // unreadable folder: ripgrep warns and goes on
 		}

@@ -1,0 +1,63 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { locateRipgrep } from "../tools/index.js";
+import { type RemoteRunResult, runRemote } from "./run-remote.js";
+import type { RemoteTransport } from "./transport.js";
+
+/**
+ * Which ripgrep a remote search may use: `auto` — ripgrep on the remote PATH, else the copy in the
+ * per-user cache there, else the bundled one copied there (Linux on the same architecture only);
+ * `installed` — never copy one; `never` — always the POSIX tools (find, grep). Without ripgrep the
+ * search falls back to the POSIX tools.
+ */
+export type RemoteRipgrepMode = "auto" | "installed" | "never";
+
+/**
+ * Finds ripgrep on the remote side: `rg` on PATH, else the copy in the per-user cache whose name
+ * holds its checksum. Prints its path, or `NONE os arch` with the remote `uname -s` and `uname -m`.
+ */
+const findScript = String.raw`
+if command -v rg >/dev/null 2>&1; then command -v rg; exit 0; fi
+cached="$HOME/.cache/toolbelt/rg-$1"
+if [ -x "$cached" ]; then printf '%s\n' "$cached"; exit 0; fi
+printf 'NONE %s %s\n' "$(uname -s)" "$(uname -m)"
+`;
+
+/** Stores stdin as the cached ripgrep when its sha256 is `$1`; prints the path. Never in the workspace. */
+const installScript = String.raw`
+set -e
+dir="$HOME/.cache/toolbelt"; mkdir -p "$dir"; chmod 700 "$dir"
+tmp=$(mktemp "$dir/.rg.XXXXXX"); trap 'rm -f "$tmp"' EXIT
+cat > "$tmp"
+[ "$(sha256sum < "$tmp" | cut -c1-64)" = "$1" ] || { echo "checksum mismatch" >&2; exit 3; }
+chmod 755 "$tmp"; mv -f "$tmp" "$dir/rg-$1"; trap - EXIT
+printf '%s\n' "$dir/rg-$1"
+`;
+
+const localSystem = { Linux: "linux", Darwin: "darwin" } as Record<string, string>;
+const localArch = { x86_64: "x64", amd64: "x64", aarch64: "arm64", arm64: "arm64" } as Record<string, string>;
+
+/** Finds (or, in `auto` mode, installs) ripgrep on the remote side; the reason when it cannot be had. */
+export async function remoteRipgrep(
+	transport: RemoteTransport,
+	run: (script: string, args: string[]) => Promise<RemoteRunResult>,
+	mode: RemoteRipgrepMode,
+): Promise<{ path: string } | { reason: string }> {
+	if (mode === "never") return { reason: "ripgrep is not used there (ripgrep: never)" };
+	const bundled = await locateRipgrep();
+	const bytes = bundled.path ? await readFile(bundled.path).catch(() => undefined) : undefined;
+	const checksum = bytes ? createHash("sha256").update(bytes).digest("hex") : "none";
+	const found = (await run(findScript, [checksum])).stdout.toString("utf8").trim();
+	if (!found.startsWith("NONE")) return { path: found };
+	const [, system = "", machine = ""] = found.split(" ");
+	if (mode === "installed") return { reason: "ripgrep is not installed there (and ripgrep: installed copies none)" };
+	if (!bytes) return { reason: "ripgrep is not installed there and no bundled copy is available here" };
+	if (localSystem[system] !== process.platform || localArch[machine] !== process.arch) {
+		return {
+			reason: `ripgrep is not installed there, and the bundled one is for ${process.platform}/${process.arch}, not ${system}/${machine}`,
+		};
+	}
+	const installed = await runRemote(transport, installScript, [checksum], { stdin: bytes });
+	if (installed.exitCode !== 0) return { reason: `copying ripgrep there failed (${installed.stderr.trim()})` };
+	return { path: installed.stdout.toString("utf8").trim() };
+}

@@ -1,0 +1,142 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
+import { createAllTools, createLocalWorkspace, type Workspace } from "../../src/tools/index.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { runCall, textOf } from "../safety/run-calls.js";
+import { dockerUnavailable, ensureTestImage, inContainer, removeContainer, startContainer } from "./docker-fixture.js";
+import { type SshdFixture, startSshd } from "./sshd-fixture.js";
+
+// grep and find without ripgrep: POSIX find and grep on the remote side, with the ignore rules of
+// the local walker. Against a real sshd (GNU find and grep; ripgrep never used) and a busybox
+// container (busybox find and grep; no ripgrep there, and none copied).
+
+let sshd: SshdFixture | undefined;
+let sshSkip: string | undefined;
+const opened: RemoteWorkspace[] = [];
+beforeAll(async () => {
+	try {
+		sshd = await startSshd();
+	} catch (error) {
+		sshSkip = `sshd could not start: ${(error as Error).message}`;
+		console.warn(`skipping the POSIX search tests over ssh: ${sshSkip}`);
+	}
+}, 30_000);
+afterAll(async () => {
+	await Promise.all(opened.map((workspace) => workspace.close()));
+	await sshd?.stop();
+});
+
+function toolsOf(workspace: Workspace) {
+	return Object.values(createAllTools(workspace.cwd, workspaceToolsOptions(workspace)));
+}
+
+/** A tree with nested ignore files, a negation, hidden files, a .git folder and a binary file. */
+function makeTree(root: string): void {
+	for (const folder of ["src/deep", "build", ".hidden", ".git/info", "logs", "docs"]) {
+		mkdirSync(join(root, folder), { recursive: true });
+	}
+	writeFileSync(join(root, ".gitignore"), "build/\n*.log\n!keep.log\n");
+	writeFileSync(join(root, "src/.ignore"), "generated.ts\n");
+	writeFileSync(join(root, ".git/info/exclude"), "docs/private.md\n");
+	writeFileSync(join(root, ".git/config"), "needle in git config\n");
+	writeFileSync(join(root, "src/a.ts"), "const needle = 1;\nother line\nNEEDLE upper 42\n");
+	writeFileSync(join(root, "src/deep/b.ts"), "x\nneedle again: 7 items\ny\n");
+	writeFileSync(join(root, "src/generated.ts"), "needle generated\n");
+	writeFileSync(join(root, "build/out.ts"), "needle in build\n");
+	writeFileSync(join(root, "logs/debug.log"), "needle logged\n");
+	writeFileSync(join(root, "logs/keep.log"), "needle kept\n");
+	writeFileSync(join(root, ".hidden/secret.txt"), "hidden needle\n");
+	writeFileSync(join(root, "docs/private.md"), "needle private\n");
+	writeFileSync(join(root, "docs/a:1:odd.md"), "needle with a colon name\n");
+	writeFileSync(join(root, "data.bin"), Buffer.concat([Buffer.from("needle\n"), Buffer.alloc(64), Buffer.from("x\n")]));
+}
+
+const cases: Record<string, unknown>[] = [
+	{ pattern: "needle", literal: true },
+	{ pattern: "needle\\s+again:\\s\\d+", path: "src" },
+	{ pattern: "needle", case_sensitive: false, path: "src/a.ts" },
+	{ pattern: "(?:again|upper)", context: 1 },
+	{ pattern: "needle", include: "*.ts" },
+	{ pattern: "needle", exclude: "src/deep" },
+];
+
+/** The text a grep or find call gives, without the backend notice (the fallback names itself). */
+async function answer(workspace: Workspace, tool: string, args: Record<string, unknown>): Promise<string> {
+	const result = await runCall(toolsOf(workspace), {}, tool, args);
+	expect(result.isError, textOf(result)).toBe(false);
+	return textOf(result);
+}
+
+describe("grep and find without ripgrep, over ssh", () => {
+	const dir = useTempDir();
+
+	it("give what the local tools give: ignore rules, hidden files, .git, context, globs", async (context) => {
+		if (!sshd) return context.skip();
+		makeTree(dir());
+		const local = createLocalWorkspace(dir());
+		const remote = createWorkspaceFromUrl(`${sshd.urlPrefix}${dir()}`, {
+			sshOptions: sshd.sshOptions,
+			ripgrep: "never",
+		});
+		opened.push(remote);
+		for (const args of cases) {
+			expect(await answer(remote, "grep", args), JSON.stringify(args)).toBe(await answer(local, "grep", args));
+		}
+		for (const pattern of ["**/*.ts", "*.log", "**/*"]) {
+			expect(await answer(remote, "find", { pattern }), pattern).toBe(await answer(local, "find", { pattern }));
+		}
+		const result = await runCall(toolsOf(remote), {}, "grep", { pattern: "needle", literal: true });
+		expect(result.details).toMatchObject({
+			backend: "walker",
+			fallbackReason: expect.stringMatching(/POSIX find and grep/),
+		});
+	}, 60_000);
+
+	it("say clearly what POSIX grep cannot do", async (context) => {
+		if (!sshd) return context.skip();
+		makeTree(dir());
+		const remote = createWorkspaceFromUrl(`${sshd.urlPrefix}${dir()}`, {
+			sshOptions: sshd.sshOptions,
+			ripgrep: "never",
+		});
+		opened.push(remote);
+		const result = await runCall(toolsOf(remote), {}, "grep", { pattern: "needle(?= again)" });
+		expect(result.isError).toBe(true);
+		expect(textOf(result)).toMatch(/no look-around.*install ripgrep there/);
+	}, 30_000);
+});
+
+describe("grep and find without ripgrep, in a busybox container", () => {
+	const container = `toolbelt-posix-${process.pid}`;
+	let skip = dockerUnavailable();
+	beforeAll(() => {
+		if (skip) return void console.warn(`skipping the busybox POSIX search test: ${skip}`);
+		try {
+			ensureTestImage();
+			startContainer(container);
+		} catch (error) {
+			skip = `the test container could not start: ${(error as Error).message}`;
+		}
+	}, 120_000);
+	afterAll(() => removeContainer(container));
+
+	it("find and grep with busybox, the bundled ripgrep not copied", async (context) => {
+		if (skip) return context.skip();
+		inContainer(container, "mkdir -p /work/tree/src /work/tree/build");
+		inContainer(
+			container,
+			"cd /work/tree && printf 'build/\\n' > .gitignore && printf 'needle 1\\n' > src/a.ts && printf 'needle 2\\n' > build/b.ts && printf 'x\\nneedle 3\\n' > .env",
+		);
+		const remote = createWorkspaceFromUrl(`docker://${container}/work/tree`, { ripgrep: "installed" });
+		opened.push(remote);
+		const grep = await answer(remote, "grep", { pattern: "needle \\d", context: 1 });
+		expect(grep).toMatch(/\.env-1- x\n\.env:2: needle 3/);
+		expect(grep).toMatch(/src\/a\.ts:1: needle 1/);
+		expect(grep).not.toContain("build/b.ts");
+		const find = await answer(remote, "find", { pattern: "**/*" });
+		expect(find.split("\n").slice(0, 3).sort()).toEqual([".env", ".gitignore", "src/a.ts"]);
+		expect(inContainer(container, "ls -a $HOME/.cache 2>/dev/null || true")).not.toContain("toolbelt");
+	}, 60_000);
+});
