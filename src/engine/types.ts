@@ -1,5 +1,5 @@
-import type { ToolSession } from "./session.js";
 import type { Static, TSchema } from "typebox";
+import type { ToolSession } from "./session.js";
 
 /** A block of text the model reads. */
 export interface TextContent {
