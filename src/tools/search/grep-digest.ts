@@ -241,7 +241,7 @@ function mergeFolders(folders: Map<string, FolderCount>, unlisted: readonly Tall
 function atDepth(folders: ReadonlyMap<string, FolderCount>, depth: number): Map<string, FolderCount> {
 	const grouped = new Map<string, FolderCount>();
 	for (const [folder, count] of folders) {
-		const key = folder === "./" ? folder : `${folder.split("/").slice(0, depth).join("/")}/`;
+		const key = folder === "./" ? folder : `${folder.replace(/\/$/, "").split("/").slice(0, depth).join("/")}/`;
 		const sum = grouped.get(key) ?? { matches: 0, files: 0 };
 		sum.matches += count.matches;
 		sum.files += count.files;
@@ -275,7 +275,7 @@ function summarizeFolders(folders: ReadonlyMap<string, FolderCount>): string | u
 		.slice(0, MAX_FOLDER_GROUPS)
 		.map(([folder, count]) => `${folder} ${plural(count.matches, "match")} in ${plural(count.files, "file")}`);
 	const others = ranked.length > MAX_FOLDER_GROUPS ? `, and ${ranked.length - MAX_FOLDER_GROUPS} more folders` : "";
-	return `[… and ${plural(matches, "more match")} in ${plural(files, "more file")} not listed: ${named.join("; ")}${others}]`;
+	return `[… and ${plural(matches, "more match")} not listed, in ${plural(files, "file")}: ${named.join("; ")}${others}]`;
 }
 
 function nextSteps(

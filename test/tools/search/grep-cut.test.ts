@@ -86,7 +86,7 @@ describe("a grep result cut by the limit", () => {
 			const summary = lines.find((line) => line.startsWith("[… and "));
 			// The listing takes the files in path order: what it had no room for is summed by folder.
 			expect(summary).toMatch(
-				/^\[… and \d+ more matches in (\d+) more files not listed: docs\/ \d+ matches in \1 files\]$/,
+				/^\[… and \d+ more matches not listed, in (\d+) files: docs\/ \d+ matches in \1 files\]$/,
 			);
 			expect(lines.filter((line) => line.startsWith("docs/")).length).toBeGreaterThan(0);
 			expect(lines.at(-1)).toContain('(e.g. path: "app/models/f0.md")');
@@ -171,4 +171,22 @@ describe("GrepMatchTally", () => {
 		expect(forward.totalFiles).toBe(20);
 		expect(forward.totalMatches).toBe(40);
 	});
+});
+
+describe("the folder summary of a cut grep result", () => {
+	for (const { name, backend } of backends) {
+		it(`names top-level and root folders once each (${name})`, async () => {
+			const files: Record<string, string> = { "top.txt": "needle\n", "lib/z/deep/last.txt": "needle at depth\n" };
+			// Tags of letters, not numbers: files alike but for numbers would collapse into one line.
+			const tag = (index: number) => String.fromCharCode(97 + (index % 26), 97 + Math.floor(index / 26));
+			for (let index = 0; index < 70; index++) files[`lib/f${tag(index)}.txt`] = distinctLines("needle", 1, tag(index));
+			await writeTree(temp(), files);
+			const result = await createGrepTool(temp(), { backend }).execute("1", { pattern: "needle", limit: 1 }, undefined);
+			const summary = resultText(result)
+				.split("\n")
+				.find((line) => line.startsWith("[… and "));
+			expect(summary).toMatch(/^\[… and \d+ more matches not listed, in \d+ files: (lib\/|\.\/) /);
+			expect(summary).not.toContain("//");
+		});
+	}
 });
