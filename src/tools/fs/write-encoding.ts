@@ -1,3 +1,4 @@
+import { hasBom } from "../edit/text.js";
 import { detectLegacyEncoding, encodeLegacy, encodingName } from "./legacy-encoding.js";
 import type { FileOperations } from "./operations.js";
 
@@ -27,7 +28,7 @@ async function sampleOf(operations: FileOperations, path: string): Promise<{ byt
  * Replacing a Latin-1 / Windows-1252 file keeps its encoding (the model saw it decoded), so
  * every character it did not change keeps its byte; a new file, or a UTF-8 one, gets UTF-8.
  * When the new content holds characters the old encoding lacks, the file becomes UTF-8 and the
- * note says so.
+ * note says so. A UTF-8 file's byte-order mark is kept.
  */
 export async function encodeLikeExisting(
 	operations: FileOperations,
@@ -41,6 +42,10 @@ export async function encodeLikeExisting(
 		sample = await sampleOf(operations, path);
 	} catch {
 		return { data: content, note: undefined };
+	}
+	// read and edit hide a UTF-8 byte-order mark and keep it; a whole-file write keeps it too.
+	if (hasBom(sample.bytes) && !content.startsWith("\uFEFF")) {
+		return { data: `\uFEFF${content}`, note: "Kept the file's UTF-8 byte-order mark." };
 	}
 	const encoding = detectLegacyEncoding(sample.bytes, sample.complete);
 	if (!encoding) return { data: content, note: undefined };
