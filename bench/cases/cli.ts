@@ -69,7 +69,7 @@ export const cases: BenchCase[] = [
 	},
 	{
 		group: "cli",
-		name: "toolbelt tools (all 8 definitions)",
+		name: "toolbelt tools (all 11 definitions)",
 		goal: "≤ 1.5× node -e 0",
 		maxRatio: 1.5,
 		repeat: 7,

@@ -282,6 +282,28 @@ function findSameRulesCase(): BenchCase {
 	};
 }
 
+/**
+ * find as a model calls it (no limit given: the default 1,000) against the raw listing cut to as
+ * many names. find still lists every match to give the first 1,000 in path order, the same on every
+ * call, where `head` keeps whichever names ripgrep's parallel walk printed first.
+ */
+function findDefaultLimitCase(): BenchCase {
+	return {
+		group: "search",
+		name: "find **/*.ts over 20k files, default limit (ripgrep)",
+		goal: "≤ 1.5× rg --files -g '*.ts' | head -n 1000",
+		maxRatio: 1.5,
+		repeat: 21,
+		setup,
+		toolbelt: async (context): Promise<BenchOutcome> => {
+			const tool = createFindTool(context.dataDir, { backend: "ripgrep" });
+			const result = await tool.execute("bench", { pattern: "**/*.ts", path: TREE }, undefined);
+			return { ok: result.details?.fileCount === 1000, note: `${result.details?.fileCount} files shown` };
+		},
+		baseline: `${rg} --files -g '*.ts' ${TREE} | head -n 1000`,
+	};
+}
+
 /** grep and find against raw ripgrep on a generated tree of 20,000 files and a 200 MB file. */
 export const cases: BenchCase[] = (["ripgrep", "walker"] as const).flatMap((backend) => [
 	literalCase(backend),
@@ -289,5 +311,5 @@ export const cases: BenchCase[] = (["ripgrep", "walker"] as const).flatMap((back
 	limitCase(backend),
 	bigFileCase(backend),
 	findCase(backend),
-	...(backend === "ripgrep" ? [findSameRulesCase()] : []),
+	...(backend === "ripgrep" ? [findSameRulesCase(), findDefaultLimitCase()] : []),
 ]);

@@ -113,7 +113,10 @@ async function writeTarget(
 	const { absolutePath, display: shown } = resolved;
 	let result: Awaited<ReturnType<typeof writeFileAtomic>>;
 	const operations = workspace.filesFor(target);
-	const encoded = await encodeLikeExisting(operations, absolutePath, content);
+	// Nothing was there when the call was resolved (a moment ago): a new file is UTF-8, no need to look again.
+	const encoded = resolved.info
+		? await encodeLikeExisting(operations, absolutePath, content)
+		: { data: content, note: undefined };
 	try {
 		result = await writeFileAtomic(absolutePath, encoded.data, { operations, flush: options.flush });
 	} catch (error) {

@@ -122,7 +122,8 @@ function planOutcome(bytes: Buffer, requests: readonly EditRequest[], shown: str
 	try {
 		const plan = planEdits(text, requests);
 		return {
-			output: Buffer.concat([bom ? BOM_BYTES : Buffer.alloc(0), Buffer.from(plan.content, "utf8")]),
+			// Without a BOM the encoded text is the output: no second copy of a large file.
+			output: bom ? Buffer.concat([BOM_BYTES, Buffer.from(plan.content, "utf8")]) : Buffer.from(plan.content, "utf8"),
 			original: stringSource(text),
 			updated: stringSource(plan.content),
 			replacements: plan.replacements,

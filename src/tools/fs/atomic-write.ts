@@ -95,7 +95,6 @@ export async function writeFileAtomic(
 	if (existing && (existing.mode & 0o200) === 0) {
 		throw fileSystemError("EACCES", `EACCES: permission denied (the file is read-only), write '${targetPath}'`);
 	}
-	if (!existing) await operations.mkdir(dirname(targetPath), { recursive: true });
 	const result = { targetPath, created: !existing, bytes: bytes.length, mode: existing?.mode };
 	// A rename would give this name a new inode and leave the other names with the old content.
 	if (existing && (existing.links ?? 1) > 1) {
@@ -103,7 +102,8 @@ export async function writeFileAtomic(
 		return { ...result, inPlace: { reason: "hard-links", links: existing.links ?? 1 } };
 	}
 	try {
-		return await replaceByRename(operations, targetPath, bytes, existing, options.flush ?? false);
+		const replace = () => replaceByRename(operations, targetPath, bytes, existing, options.flush ?? false);
+		return await (existing ? replace() : creatingFolders(operations, targetPath, replace));
 	} catch (error) {
 		// A writable file in a folder that refuses new entries: the temp file cannot exist there.
 		if (!existing || !FOLDER_REFUSALS.has(String((error as { code?: unknown }).code))) throw error;
@@ -113,6 +113,21 @@ export async function writeFileAtomic(
 			throw error;
 		}
 		return { ...result, inPlace: { reason: "read-only-folder", links: existing.links ?? 1 } };
+	}
+}
+
+/**
+ * Runs `write`, creating the missing parent folders and trying once more when it fails because
+ * a folder is missing. Creating them first would cost every write a recursive `mkdir` (a round
+ * trip through the thread pool, and the folder's lock) for what is nearly always there already.
+ */
+async function creatingFolders<T>(operations: FileOperations, targetPath: string, write: () => Promise<T>): Promise<T> {
+	try {
+		return await write();
+	} catch (error) {
+		if ((error as { code?: unknown } | null)?.code !== "ENOENT") throw error;
+		await operations.mkdir(dirname(targetPath), { recursive: true });
+		return write();
 	}
 }
 
