@@ -36,29 +36,38 @@ export interface RemoteSearchOptions {
 export function createRemoteSearchOperations(
 	transport: RemoteTransport,
 	options: RemoteSearchOptions = {},
-): SearchOperations & { close(): void } {
+): SearchOperations & { prepare(): void; close(): void } {
 	const { channel } = options;
 	const run = (script: string, args: string[]) =>
 		channel ? channel.run(script, args) : runRemote(transport, script, args);
 	let located: Promise<{ path: string } | { reason: string }> | undefined;
 	let spare: ChildProcessWithoutNullStreams | undefined;
-	// grep and find ask stat first: the search's own connection is set up meanwhile.
+	// A spare connection for the next ripgrep, set up while the calls before it run: when a
+	// folder is resolved for listing (grep, find, ls), at stat, and after each search.
+	let closed = false;
+	let opening = false;
 	const prepare = () => {
+		if (closed || opening || options.ripgrep === "never") return;
 		if (spare && spare.exitCode === null && spare.signalCode === null) return;
 		spare = undefined;
+		opening = true;
 		transport.spawn(spareScript, []).then(
 			(child) => {
+				opening = false;
 				child.stdin.on("error", () => {});
 				if (spare || closed) child.kill("SIGKILL");
 				else spare = child;
 			},
-			() => {},
+			() => {
+				opening = false;
+			},
 		);
 	};
-	let closed = false;
 	const launch: RipgrepLauncher = async (rgPath, args, cwd) => {
 		const ready = spare;
 		spare = undefined;
+		// The next search finds its connection ready too.
+		prepare();
 		if (ready && ready.exitCode === null && ready.signalCode === null) {
 			ready.stdin.end(`${[cwd, rgPath, ...args].map(shellQuoteOneLine).join(" ")}\n`);
 			// The process runs already: its "spawn" event is long past, and the runner waits for one.
@@ -109,6 +118,7 @@ export function createRemoteSearchOperations(
 				items: posixListFiles(run, request, signal),
 			};
 		},
+		prepare,
 		close: () => {
 			closed = true;
 			spare?.kill("SIGKILL");
