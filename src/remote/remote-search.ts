@@ -8,8 +8,16 @@ import type { ScriptChannel } from "./script-channel.js";
 import { shellQuoteOneLine } from "./shell-quote.js";
 import type { RemoteTransport } from "./transport.js";
 
-/** Runs a program in a folder with stdin from /dev/null (ripgrep would search a readable stdin). */
-const launchScript = `cd -- "$1" || exit 2; shift; exec "$@" < /dev/null`;
+/**
+ * Runs ripgrep in a folder with stdin from /dev/null (it would search a readable stdin). Whether an
+ * ignore file or a `.git` lies above the folder is judged here, on the remote disk, not by the
+ * caller (which looks at its own disk): only without one may ripgrep skip the parents' rules.
+ */
+const launchScript = `cd -- "$1" || exit 2; shift; rg=$1; shift
+d=$PWD; above=no
+while [ "$d" != / ]; do d=%{d%/*}; d=%{d:-/}; for n in .gitignore .ignore .rgignore .git; do [ -e "$d/$n" ] && above=yes; done; done
+[ "$above" = no ] && set -- --no-ignore-parent "$@"
+exec "$rg" "$@" < /dev/null`.replaceAll("%{", "${");
 
 /**
  * `launchScript` started ahead of time: it waits for its arguments on one stdin line (`set --`
@@ -63,7 +71,10 @@ export function createRemoteSearchOperations(
 			},
 		);
 	};
-	const launch: RipgrepLauncher = async (rgPath, args, cwd) => {
+	const launch: RipgrepLauncher = async (rgPath, given, cwd) => {
+		// Only the flag (before the pattern), never a pattern that reads the same.
+		const flagsEnd = given.findIndex((arg) => arg === "--regexp" || arg === "--");
+		const args = given.filter((arg, index) => arg !== "--no-ignore-parent" || (flagsEnd !== -1 && index > flagsEnd));
 		const ready = spare;
 		spare = undefined;
 		// The next search finds its connection ready too.
