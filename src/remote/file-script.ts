@@ -54,15 +54,9 @@ confine() {
 	IFS=$old_ifs
 	fail EACCES "outside the workspace roots: $1 (real path $real)"
 }
+# Prints SIZE|MODE|MTIME|TYPE straight from stat (no subshell to capture it); the caller names the type.
 info() {
-	out=$(stat $1 -c '%s|%a|%Y|%F' -- "$2" 2>/dev/null) || fail "$(errno_of "$2")" "$2"
-	case "%{out##*|*|*|}" in
-	"regular file"|"regular empty file") kind=file;;
-	directory) kind=directory;;
-	"symbolic link") kind=symlink;;
-	*) kind=other;;
-	esac
-	printf '%s|%s' "$kind" "%{out%|*}"
+	stat $1 -c '%s|%a|%Y|%F' -- "$2" 2>/dev/null || fail "$(errno_of "$2")" "$2"
 }
 # The channel counts the bytes when it takes them (toolbelt_staged=yes): then they need no second count.
 check_size() {
