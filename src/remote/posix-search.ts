@@ -11,7 +11,7 @@ import { type RunScript, snapshotTree } from "./tree-snapshot.js";
  * time, `/dev/null` first so that every line names its file. `-I` (skip binary files, as ripgrep
  * does in a folder) where grep has it. Exit 2 only when grep itself failed (a bad pattern, say).
  */
-const grepScript = String.raw`
+const grepScript = `
 export LC_ALL=C
 cd -- "$1" || exit 2
 flags=$2; pattern=$3

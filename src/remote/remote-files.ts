@@ -34,10 +34,18 @@ function remoteFileError(operation: string, path: string, result: RemoteRunResul
 	);
 }
 
+/** The file kinds as GNU and busybox `stat %F` name them. */
+const kindOfType: Record<string, FileKind> = {
+	"regular file": "file",
+	"regular empty file": "file",
+	directory: "directory",
+	"symbolic link": "symlink",
+};
+
 function parseInfo(text: string): FileInfo {
-	const [kind, size, mode, mtime] = text.trim().split("|");
+	const [size, mode, mtime, type = ""] = text.trim().split("|");
 	return {
-		kind: (kind ?? "other") as FileKind,
+		kind: kindOfType[type] ?? "other",
 		size: Number(size),
 		mode: Number.parseInt(mode ?? "0", 8),
 		mtimeMs: Number(mtime) * 1000,

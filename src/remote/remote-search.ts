@@ -8,8 +8,16 @@ import type { ScriptChannel } from "./script-channel.js";
 import { shellQuoteOneLine } from "./shell-quote.js";
 import type { RemoteTransport } from "./transport.js";
 
-/** Runs a program in a folder with stdin from /dev/null (ripgrep would search a readable stdin). */
-const launchScript = `cd -- "$1" || exit 2; shift; exec "$@" < /dev/null`;
+/**
+ * Runs ripgrep in a folder with stdin from /dev/null (it would search a readable stdin). Whether an
+ * ignore file or a `.git` lies above the folder is judged here, on the remote disk, not by the
+ * caller (which looks at its own disk): only without one may ripgrep skip the parents' rules.
+ */
+const launchScript = `cd -- "$1" || exit 2; shift; rg=$1; shift
+d=$PWD; above=no
+while [ "$d" != / ]; do d=%{d%/*}; d=%{d:-/}; for n in .gitignore .ignore .rgignore .git; do [ -e "$d/$n" ] && above=yes; done; done
+[ "$above" = no ] && set -- --no-ignore-parent "$@"
+exec "$rg" "$@" < /dev/null`.replaceAll("%{", "${");
 
 /**
  * `launchScript` started ahead of time: it waits for its arguments on one stdin line (`set --`
@@ -36,29 +44,41 @@ export interface RemoteSearchOptions {
 export function createRemoteSearchOperations(
 	transport: RemoteTransport,
 	options: RemoteSearchOptions = {},
-): SearchOperations & { close(): void } {
+): SearchOperations & { prepare(): void; close(): void } {
 	const { channel } = options;
 	const run = (script: string, args: string[]) =>
 		channel ? channel.run(script, args) : runRemote(transport, script, args);
 	let located: Promise<{ path: string } | { reason: string }> | undefined;
 	let spare: ChildProcessWithoutNullStreams | undefined;
-	// grep and find ask stat first: the search's own connection is set up meanwhile.
+	// A spare connection for the next ripgrep, set up while the calls before it run: when a
+	// folder is resolved for listing (grep, find, ls), at stat, and after each search.
+	let closed = false;
+	let opening = false;
 	const prepare = () => {
+		if (closed || opening || options.ripgrep === "never") return;
 		if (spare && spare.exitCode === null && spare.signalCode === null) return;
 		spare = undefined;
+		opening = true;
 		transport.spawn(spareScript, []).then(
 			(child) => {
+				opening = false;
 				child.stdin.on("error", () => {});
 				if (spare || closed) child.kill("SIGKILL");
 				else spare = child;
 			},
-			() => {},
+			() => {
+				opening = false;
+			},
 		);
 	};
-	let closed = false;
-	const launch: RipgrepLauncher = async (rgPath, args, cwd) => {
+	const launch: RipgrepLauncher = async (rgPath, given, cwd) => {
+		// Only the flag (before the pattern), never a pattern that reads the same.
+		const flagsEnd = given.findIndex((arg) => arg === "--regexp" || arg === "--");
+		const args = given.filter((arg, index) => arg !== "--no-ignore-parent" || (flagsEnd !== -1 && index > flagsEnd));
 		const ready = spare;
 		spare = undefined;
+		// The next search finds its connection ready too.
+		prepare();
 		if (ready && ready.exitCode === null && ready.signalCode === null) {
 			ready.stdin.end(`${[cwd, rgPath, ...args].map(shellQuoteOneLine).join(" ")}\n`);
 			// The process runs already: its "spawn" event is long past, and the runner waits for one.
@@ -109,6 +129,7 @@ export function createRemoteSearchOperations(
 				items: posixListFiles(run, request, signal),
 			};
 		},
+		prepare,
 		close: () => {
 			closed = true;
 			spare?.kill("SIGKILL");

@@ -83,7 +83,13 @@ export function createRemoteWorkspace(
 	const shell = createRemoteShellOperations(transport, channel);
 	const search = createRemoteSearchOperations(transport, { channel, ripgrep: options.ripgrep });
 	const workspace = createLocalWorkspace(cwd, { files, shell });
+	const resolveTarget = workspace.resolveTarget.bind(workspace);
 	return Object.assign(workspace, {
+		// grep, find and ls resolve a folder for listing first: the search connection starts meanwhile.
+		resolveTarget: (...args: Parameters<Workspace["resolveTarget"]>) => {
+			if (args[0].access === "list") search.prepare();
+			return resolveTarget(...args);
+		},
 		label: transport.label,
 		transport,
 		search,

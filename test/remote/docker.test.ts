@@ -86,6 +86,18 @@ for (const scheme of ["docker", "kubectl"] as const) {
 			expect(textOf(grep)).toMatch(/rows\.txt:17/);
 		}, 60_000);
 
+		it("grep honours an ignore file above the folder on the container's disk, not on this one", async (context) => {
+			if (skipReason) return context.skip();
+			const above = `${folder}-above`;
+			inContainer(container, `mkdir -p ${above}/tree && printf 'hidden.txt\\n' > ${above}/.gitignore`);
+			inContainer(container, `printf 'needle\\n' > ${above}/tree/hidden.txt && printf 'needle\\n' > ${above}/tree/shown.txt`);
+			const url = scheme === "docker" ? `docker://${container}${above}/tree` : `kubectl://${container}${above}/tree`;
+			const { tools } = open(url);
+			const grep = textOf(await runCall(tools, {}, "grep", { pattern: "needle", literal: true }));
+			expect(grep).toContain("shown.txt");
+			expect(grep).not.toContain("hidden.txt");
+		}, 60_000);
+
 		it("a stopped container is reported clearly", async (context) => {
 			if (skipReason) return context.skip();
 			const gone =
