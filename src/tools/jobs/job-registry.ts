@@ -2,6 +2,9 @@ import { formatDuration } from "../../engine/truncate.js";
 import { registerSessionCleanup } from "../shell/background-registry.js";
 import { Job, type JobSpec } from "./job.js";
 import { describeStatus } from "./job-text.js";
+import type { JobSummary } from "./types.js";
+
+export type { JobSummary } from "./types.js";
 
 /** Default most jobs a session holds at once (running, or ended and not yet reported). */
 export const DEFAULT_MAX_JOBS = 16;
@@ -14,26 +17,6 @@ export interface JobRegistryOptions {
 	maxJobs?: number;
 	/** Raw bytes of each job's output kept in memory; the rest goes to a full-output file. Default: 256 KB. */
 	keptOutputBytes?: number;
-}
-
-/** A job as a listing shows it. */
-export interface JobSummary {
-	/** The job's id. */
-	id: string;
-	/** The command. */
-	command: string;
-	/** `running`, `exited`, `killed` or `failed`. */
-	state: string;
-	/** Exit code, when it exited. */
-	exitCode?: number;
-	/** The shell's pid. */
-	pid?: number;
-	/** Milliseconds since it started. */
-	ageMs: number;
-	/** Bytes of output so far. */
-	bytes: number;
-	/** Bytes of output not read yet. */
-	unreadBytes: number;
 }
 
 /**

@@ -1,26 +1,11 @@
 import { formatSize } from "../../engine/truncate.js";
 import type { TailBudget } from "../shell/output-tail.js";
-import type { Job, JobStatus } from "./job.js";
+import type { Job } from "./job.js";
 import type { JobRegistry } from "./job-registry.js";
 import { describeStatus, renderUnread } from "./job-text.js";
+import type { JobDetails, JobStatus } from "./types.js";
 
-/** Structured details of a job result (bash with run_in_background, bash_output, bash_kill). */
-export interface JobDetails {
-	/** The job's id, e.g. `job-1`. */
-	jobId: string;
-	/** The shell's pid, when known. */
-	pid?: number;
-	/** Where the job stands after this call. */
-	status: JobStatus;
-	/** Raw bytes of new output this call covered. */
-	newBytes: number;
-	/** Raw bytes of that new output not shown (left memory, over the budget, or filtered out). */
-	omittedBytes: number;
-	/** The full-output file, when the output outgrew what is kept in memory. */
-	fullOutputPath?: string;
-	/** Pids that were killed (bash_kill only). */
-	killedPids?: number[];
-}
+export type { JobDetails } from "./types.js";
 
 /**
  * Reads a job's new output (moving its read offset) and puts it together with its state, as the

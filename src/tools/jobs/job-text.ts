@@ -1,8 +1,7 @@
 import { formatDuration, formatSize, truncateHead } from "../../engine/truncate.js";
 import { completeUtf8Length, renderTail, type TailBudget } from "../shell/output-tail.js";
 import { sanitizeTerminalOutput } from "../shell/sanitize.js";
-import type { JobStatus } from "./job.js";
-import type { JobSummary } from "./job-registry.js";
+import type { JobStatus, JobSummary } from "./types.js";
 
 /** How a job stands, in words: `running`, `exited with code 0`, `killed by SIGTERM (bash_kill)`. */
 export function describeStatus(status: JobStatus): string {

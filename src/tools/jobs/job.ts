@@ -1,12 +1,14 @@
+import type {
+	ShellExecRequest,
+	ShellExecResult,
+	ShellInput,
+	ShellOperations,
+	ShellRunHandle,
+} from "../shell/exec-types.js";
 import { ShellOutputBuffer } from "../shell/output-buffer.js";
-import type { ShellExecRequest, ShellExecResult, ShellInput, ShellOperations, ShellRunHandle } from "../shell/types.js";
+import type { JobStatus } from "./types.js";
 
-/** Where a job stands. */
-export type JobStatus =
-	| { state: "running" }
-	| { state: "exited"; exitCode: number }
-	| { state: "killed"; signal: string; by?: string }
-	| { state: "failed"; error: string };
+export type { JobStatus } from "./types.js";
 
 /** What a job is started from. */
 export interface JobSpec {

@@ -1,5 +1,5 @@
 import { ToolError } from "../../engine/errors.js";
-import type { ShellExecRequest, ShellOperations } from "../shell/types.js";
+import type { ShellExecRequest, ShellOperations } from "../shell/exec-types.js";
 import type { Job } from "./job.js";
 import type { JobRegistry } from "./job-registry.js";
 import { type JobDetails, reportJob } from "./job-report.js";
