@@ -107,105 +107,120 @@ async function* scanFile(
 	handle: import("node:fs/promises").FileHandle,
 	search: FileSearch,
 ): AsyncGenerator<GrepLine[]> {
-	const { regex, context, path } = search;
-	let results: GrepLine[] = [];
-	const before: { lineNumber: number; text: string }[] = [];
-	let afterRemaining = 0;
-	let lastEmitted = 0;
-	let lineNumber = 0;
-	// Bytes of an unfinished line, kept as parts so a very long line is copied once, not per chunk.
-	let carry: Buffer[] = [];
-	let first = true;
 	const buffer = takeBuffer();
 	try {
-		yield* scanChunks();
+		yield* scanChunks(handle, search, buffer);
 	} finally {
 		giveBuffer(buffer);
 	}
+}
 
-	async function* scanChunks(): AsyncGenerator<GrepLine[]> {
-		const emitLine = (text: string) => {
-			lineNumber++;
-			const match = regex.line.exec(text);
-			if (match) {
-				for (const held of before) {
-					if (held.lineNumber > lastEmitted) results.push({ kind: "context", path, ...held });
-				}
-				before.length = 0;
-				results.push({ kind: "match", path, lineNumber, text, matchStart: match.index });
-				lastEmitted = lineNumber;
-				afterRemaining = context;
-				return;
-			}
-			if (afterRemaining > 0) {
-				results.push({ kind: "context", path, lineNumber, text });
-				lastEmitted = lineNumber;
-				afterRemaining--;
-				return;
-			}
-			if (context > 0) {
-				before.push({ lineNumber, text });
-				if (before.length > context) before.shift();
-			}
-		};
+/** Where a scan of one file is: the lines owed, held for context, and collected so far. */
+interface ScanState {
+	search: FileSearch;
+	results: GrepLine[];
+	before: { lineNumber: number; text: string }[];
+	afterRemaining: number;
+	lastEmitted: number;
+	lineNumber: number;
+}
 
-		const processText = (text: string) => {
-			// Fast path: no match anywhere in the chunk and no context owed, so only count lines.
-			// With \r\n endings a multiline `$` would miss, so such chunks go line by line.
-			if (afterRemaining === 0 && !text.includes("\r") && !regex.chunk.test(text)) {
-				const lineCount = countNewlines(text) + 1;
-				if (context > 0) {
-					const tail = lastLines(text, context);
-					const firstNumber = lineNumber + lineCount - tail.length + 1;
-					for (const [index, line] of tail.entries()) {
-						before.push({ lineNumber: firstNumber + index, text: stripCr(line) });
-					}
-					while (before.length > context) before.shift();
+/** Reads the file chunk by chunk, scanning its complete lines; yields what each chunk found. */
+async function* scanChunks(
+	handle: import("node:fs/promises").FileHandle,
+	search: FileSearch,
+	buffer: Buffer,
+): AsyncGenerator<GrepLine[]> {
+	const state: ScanState = { search, results: [], before: [], afterRemaining: 0, lastEmitted: 0, lineNumber: 0 };
+	// Bytes of an unfinished line, kept as parts so a very long line is copied once, not per chunk.
+	let carry: Buffer[] = [];
+	let first = true;
+	for (;;) {
+		if (search.signal.aborted) throw new AbortError();
+		const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
+		if (bytesRead === 0) break;
+		let chunk = buffer.subarray(0, bytesRead);
+		if (first) {
+			first = false;
+			if (chunk.indexOf(0) !== -1) {
+				// A binary file: skipped in a folder, like ripgrep; named on its own, its matches are
+				// only reported, not printed.
+				if (search.reportBinary && (await binaryMatches(handle, chunk, search))) {
+					yield [{ kind: "binary", path: search.path, lineNumber: 0, text: "" }];
 				}
-				lineNumber += lineCount;
 				return;
-			}
-			for (const line of text.split("\n")) emitLine(stripCr(line));
-		};
-
-		for (;;) {
-			if (search.signal.aborted) throw new AbortError();
-			const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
-			if (bytesRead === 0) break;
-			let chunk = buffer.subarray(0, bytesRead);
-			if (first) {
-				first = false;
-				if (chunk.indexOf(0) !== -1) {
-					// A binary file: skipped in a folder, like ripgrep; named on its own, its matches are
-					// only reported, not printed.
-					if (search.reportBinary && (await binaryMatches(handle, chunk, search))) {
-						yield [{ kind: "binary", path, lineNumber: 0, text: "" }];
-					}
-					return;
-				}
-			}
-			const lastNewline = chunk.lastIndexOf(NEWLINE);
-			if (lastNewline === -1) {
-				carry.push(Buffer.from(chunk));
-				continue;
-			}
-			let lastInChunk = lastNewline;
-			if (carry.length > 0) {
-				const carried = carry.reduce((sum, part) => sum + part.length, 0);
-				chunk = Buffer.concat([...carry, chunk]);
-				lastInChunk += carried;
-				carry = [];
-			}
-			processText(decodeText(chunk, 0, lastInChunk));
-			if (lastInChunk + 1 < chunk.length) carry.push(Buffer.from(chunk.subarray(lastInChunk + 1)));
-			if (results.length > 0) {
-				yield results;
-				results = [];
 			}
 		}
-		if (carry.length > 0) processText(decodeText(Buffer.concat(carry)));
-		if (results.length > 0) yield results;
+		const lastNewline = chunk.lastIndexOf(NEWLINE);
+		if (lastNewline === -1) {
+			carry.push(Buffer.from(chunk));
+			continue;
+		}
+		let lastInChunk = lastNewline;
+		if (carry.length > 0) {
+			const carried = carry.reduce((sum, part) => sum + part.length, 0);
+			chunk = Buffer.concat([...carry, chunk]);
+			lastInChunk += carried;
+			carry = [];
+		}
+		processText(state, decodeText(chunk, 0, lastInChunk));
+		if (lastInChunk + 1 < chunk.length) carry.push(Buffer.from(chunk.subarray(lastInChunk + 1)));
+		if (state.results.length > 0) {
+			yield state.results;
+			state.results = [];
+		}
 	}
+	if (carry.length > 0) processText(state, decodeText(Buffer.concat(carry)));
+	if (state.results.length > 0) yield state.results;
+}
+
+/** Scans one line: a match (with the context held before it), a context line owed after one, or held as context. */
+function emitLine(state: ScanState, text: string): void {
+	const { regex, context, path } = state.search;
+	state.lineNumber++;
+	const lineNumber = state.lineNumber;
+	const match = regex.line.exec(text);
+	if (match) {
+		for (const held of state.before) {
+			if (held.lineNumber > state.lastEmitted) state.results.push({ kind: "context", path, ...held });
+		}
+		state.before.length = 0;
+		state.results.push({ kind: "match", path, lineNumber, text, matchStart: match.index });
+		state.lastEmitted = lineNumber;
+		state.afterRemaining = context;
+		return;
+	}
+	if (state.afterRemaining > 0) {
+		state.results.push({ kind: "context", path, lineNumber, text });
+		state.lastEmitted = lineNumber;
+		state.afterRemaining--;
+		return;
+	}
+	if (context > 0) {
+		state.before.push({ lineNumber, text });
+		if (state.before.length > context) state.before.shift();
+	}
+}
+
+/** Scans complete lines of text. */
+function processText(state: ScanState, text: string): void {
+	const { regex, context } = state.search;
+	// Fast path: no match anywhere in the chunk and no context owed, so only count lines.
+	// With \r\n endings a multiline `$` would miss, so such chunks go line by line.
+	if (state.afterRemaining === 0 && !text.includes("\r") && !regex.chunk.test(text)) {
+		const lineCount = countNewlines(text) + 1;
+		if (context > 0) {
+			const tail = lastLines(text, context);
+			const firstNumber = state.lineNumber + lineCount - tail.length + 1;
+			for (const [index, line] of tail.entries()) {
+				state.before.push({ lineNumber: firstNumber + index, text: stripCr(line) });
+			}
+			while (state.before.length > context) state.before.shift();
+		}
+		state.lineNumber += lineCount;
+		return;
+	}
+	for (const line of text.split("\n")) emitLine(state, stripCr(line));
 }
 
 /** Longest unfinished line kept between chunks when a binary file is tested for a match. */
