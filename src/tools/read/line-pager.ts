@@ -139,6 +139,32 @@ class LineCollector {
 	}
 }
 
+/** The numbered lines of a page, within its byte budget, and what they showed about the file. */
+class PageLines {
+	readonly lines: string[] = [];
+	longLinesCut = 0;
+	firstLongLine: number | undefined;
+	binaryLine: LinePage["binaryLine"];
+	private outputBytes = 0;
+
+	constructor(private readonly maxBytes: number) {}
+
+	/** Adds line number `line`; false, adding nothing, when it would overflow the byte budget (the first line always fits). */
+	add(line: number, finished: ReturnType<LineCollector["finish"]>): boolean {
+		const formatted = `${String(line).padStart(6)}\t${finished.text}`;
+		const lineBytes = Buffer.byteLength(formatted, "utf8") + (this.lines.length > 0 ? 1 : 0);
+		if (this.lines.length > 0 && this.outputBytes + lineBytes > this.maxBytes) return false;
+		if (finished.problem) this.binaryLine ??= { line, reason: finished.problem };
+		if (finished.cut) {
+			this.longLinesCut++;
+			this.firstLongLine ??= line;
+		}
+		this.lines.push(formatted);
+		this.outputBytes += lineBytes;
+		return true;
+	}
+}
+
 /**
  * Streams a file to `startLine` and returns the page of numbered lines from there: one reusable
  * buffer, newlines found with `indexOf` (memchr speed), nothing kept of the skipped lines. The
@@ -148,15 +174,12 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 	const { file, size, startLine, maxLines, maxBytes, maxLineLength, signal } = options;
 	const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, size)));
 	const collector = new LineCollector(maxLineLength * 3 + 4, options.encoding !== undefined);
-	const lines: string[] = [];
-	let outputBytes = 0;
+	const page = new PageLines(maxBytes);
+	const lines = page.lines;
 	let line = 1; // the line that the byte at `position` belongs to
 	let position = options.firstLineStart;
 	let lineHasBytes = false; // the current line has bytes (matters at EOF without a final newline)
 	let truncatedBy: LinePage["truncatedBy"] = null;
-	let longLinesCut = 0;
-	let firstLongLine: number | undefined;
-	let binaryLine: LinePage["binaryLine"];
 	let stoppedAt = -1; // file position just after the last line shown, when the page filled up
 
 	if (startLine > 1 && file.skipLines) {
@@ -196,21 +219,11 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 				break;
 			}
 			collector.add(chunk.subarray(index, newline), false);
-			const finished = collector.finish(maxLineLength);
-			const formatted = `${String(line).padStart(6)}\t${finished.text}`;
-			const lineBytes = Buffer.byteLength(formatted, "utf8") + (lines.length > 0 ? 1 : 0);
-			if (lines.length > 0 && outputBytes + lineBytes > maxBytes) {
+			if (!page.add(line, collector.finish(maxLineLength))) {
 				truncatedBy = "bytes";
 				stoppedAt = position + index;
 				break outer;
 			}
-			if (finished.problem) binaryLine ??= { line, reason: finished.problem };
-			if (finished.cut) {
-				longLinesCut++;
-				firstLongLine ??= line;
-			}
-			lines.push(formatted);
-			outputBytes += lineBytes;
 			line++;
 			index = newline + 1;
 			lineHasBytes = false;
@@ -227,21 +240,7 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 	if (stoppedAt === -1) {
 		// Reached the end of the file: a last line without a newline still counts.
 		totalLines = lineHasBytes ? line : line - 1;
-		if (lineHasBytes && line >= startLine) {
-			const finished = collector.finish(maxLineLength);
-			const formatted = `${String(line).padStart(6)}\t${finished.text}`;
-			const lineBytes = Buffer.byteLength(formatted, "utf8") + (lines.length > 0 ? 1 : 0);
-			if (lines.length > 0 && outputBytes + lineBytes > maxBytes) {
-				truncatedBy = "bytes";
-			} else {
-				if (finished.problem) binaryLine ??= { line, reason: finished.problem };
-				if (finished.cut) {
-					longLinesCut++;
-					firstLongLine ??= line;
-				}
-				lines.push(formatted);
-			}
-		}
+		if (lineHasBytes && line >= startLine && !page.add(line, collector.finish(maxLineLength))) truncatedBy = "bytes";
 	} else if (stoppedAt < size && size - stoppedAt <= options.countRestUpTo) {
 		totalLines = line - 1 + (await countLinesFrom({ file, buffer, position: stoppedAt, size, signal }));
 	} else if (stoppedAt >= size) {
@@ -254,9 +253,9 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 		endLine: startLine + shownLines - 1,
 		totalLines,
 		truncatedBy,
-		longLinesCut,
-		firstLongLine,
-		binaryLine,
+		longLinesCut: page.longLinesCut,
+		firstLongLine: page.firstLongLine,
+		binaryLine: page.binaryLine,
 		beyondEnd: shownLines === 0 && (totalLines ?? 0) < startLine,
 	};
 }
