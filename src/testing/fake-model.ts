@@ -115,140 +115,191 @@ function chunks(text: string, size: number): string[] {
  * const agent = new Agent({ model: fakeModel, streamFn: model.streamFn, tools: createCodingTools(cwd) });
  */
 export function createFakeModel(replies: Scripted[] = [], options: FakeModelStreamOptions = {}): FakeModelStream {
-	const script = [...replies];
-	const requests: RecordedRequest[] = [];
-	const chunkSize = options.chunkSize ?? 8;
-	const eventDelayMs = options.eventDelayMs ?? 0;
-	let lastReply: Scripted | undefined;
-
-	async function* stream(
-		model: Model,
-		context: ModelContext,
-		streamOptions: StreamOptions = {},
-	): AsyncGenerator<AssistantMessageEvent> {
-		const { signal, ...rest } = streamOptions;
-		const request: RecordedRequest = {
-			model: structuredClone(model),
-			context: structuredClone({
-				...context,
-				tools: context.tools?.map(({ name, description, parameters }) => ({ name, description, parameters })),
-			}),
-			options: structuredClone(rest),
-			abortedAtStart: signal?.aborted === true,
-		};
-		const index = requests.length;
-		requests.push(request);
-		const message = createAssistantMessage(model);
-		const aborted = (): AssistantMessageEvent => ({
-			type: "error",
-			message: {
-				...message,
-				content: [...message.content],
-				stopReason: "aborted",
-				errorMessage: "The request was aborted.",
-			},
-		});
-		if (signal?.aborted) {
-			yield aborted();
-			return;
-		}
-		let scripted = script.shift();
-		if (!scripted && options.whenExhausted === "repeatLast") scripted = lastReply;
-		if (!scripted) {
-			yield {
-				type: "error",
-				message: {
-					...message,
-					stopReason: "error",
-					errorMessage: `Fake model: no scripted reply for request ${index + 1}.`,
-				},
-			};
-			return;
-		}
-		lastReply = scripted;
-		const reply = typeof scripted === "function" ? await scripted(request, index) : scripted;
-		const pause = async () => {
-			if (eventDelayMs > 0) await sleep(eventDelayMs);
-			return signal?.aborted === true;
-		};
-		if (await pause()) return yield aborted();
-		yield { type: "start", partial: message };
-
-		const blocks: AssistantContent[] = [];
-		if (reply.thinking !== undefined) blocks.push({ type: "thinking", thinking: reply.thinking });
-		if (reply.text !== undefined) blocks.push({ type: "text", text: reply.text });
-		for (const [callIndex, call] of (reply.toolCalls ?? []).entries()) {
-			blocks.push({
-				type: "toolCall",
-				id: call.id ?? `call_${index + 1}_${callIndex + 1}`,
-				name: call.name,
-				arguments:
-					typeof call.arguments === "string" ? (call.arguments as unknown as Record<string, unknown>) : call.arguments,
-			});
-		}
-		for (const block of blocks) {
-			const contentIndex = message.content.length;
-			if (block.type === "toolCall") {
-				const raw = typeof block.arguments === "string" ? (block.arguments as string) : JSON.stringify(block.arguments);
-				const live = { ...block, arguments: {} as Record<string, unknown> };
-				message.content.push(live);
-				yield { type: "toolcall_start", contentIndex, delta: "", partial: message };
-				let sofar = "";
-				for (const part of chunks(raw, chunkSize)) {
-					if (await pause()) return yield aborted();
-					sofar += part;
-					live.arguments = parsePartialJson(sofar);
-					yield { type: "toolcall_delta", contentIndex, delta: part, partial: message };
-				}
-				// A malformed argument string is passed on as a string, as a provider would.
-				live.arguments = typeof block.arguments === "string" ? parseArgumentsOrRaw(raw) : block.arguments;
-				yield { type: "toolcall_end", contentIndex, delta: "", partial: message };
-				continue;
-			}
-			const kind = block.type;
-			const live = kind === "text" ? { type: "text" as const, text: "" } : { type: "thinking" as const, thinking: "" };
-			message.content.push(live);
-			yield { type: `${kind}_start`, contentIndex, delta: "", partial: message };
-			const full = block.type === "text" ? block.text : block.thinking;
-			for (const part of chunks(full, chunkSize)) {
-				if (await pause()) return yield aborted();
-				if (live.type === "text") live.text += part;
-				else live.thinking += part;
-				yield { type: `${kind}_delta`, contentIndex, delta: part, partial: message };
-			}
-			yield { type: `${kind}_end`, contentIndex, delta: "", partial: message };
-		}
-		if (reply.throwError) throw reply.throwError;
-		if (reply.hangUntilAborted) {
-			await new Promise<void>((resolve) => {
-				if (!signal || signal.aborted) return resolve();
-				signal.addEventListener("abort", () => resolve(), { once: true });
-			});
-			return yield aborted();
-		}
-		const counts = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, ...reply.usage };
-		const usage: Usage = {
-			...counts,
-			totalTokens:
-				reply.usage?.totalTokens ??
-				counts.inputTokens + counts.outputTokens + counts.cacheReadTokens + counts.cacheWriteTokens,
-		};
-		const stopReason = reply.stopReason ?? ((reply.toolCalls?.length ?? 0) > 0 ? "toolUse" : "stop");
-		const final: AssistantMessage = { ...message, content: [...message.content], usage, stopReason };
-		if (stopReason === "error" || stopReason === "aborted") {
-			yield { type: "error", message: { ...final, errorMessage: reply.errorMessage ?? "Fake model error." } };
-		} else {
-			yield { type: "done", message: final };
-		}
-	}
-
+	const state: FakeModelState = {
+		script: [...replies],
+		requests: [],
+		chunkSize: options.chunkSize ?? 8,
+		eventDelayMs: options.eventDelayMs ?? 0,
+		repeatLast: options.whenExhausted === "repeatLast",
+		lastReply: undefined,
+	};
 	return {
-		streamFn: stream,
-		requests,
+		streamFn: (model, context, streamOptions) => streamReply(state, model, context, streamOptions),
+		requests: state.requests,
 		push: (...more) => {
-			script.push(...more);
+			state.script.push(...more);
 		},
 	};
+}
+
+/** What a fake model holds between requests. */
+interface FakeModelState {
+	script: Scripted[];
+	requests: RecordedRequest[];
+	chunkSize: number;
+	eventDelayMs: number;
+	repeatLast: boolean;
+	lastReply: Scripted | undefined;
+}
+
+/** One reply being streamed: the message it builds, and what paces and stops it. */
+interface ReplyStream {
+	message: AssistantMessage;
+	signal: AbortSignal | undefined;
+	chunkSize: number;
+	eventDelayMs: number;
+}
+
+/** Answers one request: records it, takes the next scripted reply and streams it event by event. */
+async function* streamReply(
+	state: FakeModelState,
+	model: Model,
+	context: ModelContext,
+	streamOptions: StreamOptions = {},
+): AsyncGenerator<AssistantMessageEvent> {
+	const { signal, ...rest } = streamOptions;
+	const request: RecordedRequest = {
+		model: structuredClone(model),
+		context: structuredClone({
+			...context,
+			tools: context.tools?.map(({ name, description, parameters }) => ({ name, description, parameters })),
+		}),
+		options: structuredClone(rest),
+		abortedAtStart: signal?.aborted === true,
+	};
+	const index = state.requests.length;
+	state.requests.push(request);
+	const stream: ReplyStream = {
+		message: createAssistantMessage(model),
+		signal,
+		chunkSize: state.chunkSize,
+		eventDelayMs: state.eventDelayMs,
+	};
+	const { message } = stream;
+	if (signal?.aborted) return yield abortedEvent(message);
+	let scripted = state.script.shift();
+	if (!scripted && state.repeatLast) scripted = state.lastReply;
+	if (!scripted) {
+		const errorMessage = `Fake model: no scripted reply for request ${index + 1}.`;
+		return yield { type: "error", message: { ...message, stopReason: "error", errorMessage } };
+	}
+	state.lastReply = scripted;
+	const reply = typeof scripted === "function" ? await scripted(request, index) : scripted;
+	if (await pause(stream)) return yield abortedEvent(message);
+	yield { type: "start", partial: message };
+	for (const block of replyBlocks(reply, index)) {
+		const aborted =
+			block.type === "toolCall" ? yield* streamToolCall(stream, block) : yield* streamTextBlock(stream, block);
+		if (aborted) return yield abortedEvent(message);
+	}
+	if (reply.throwError) throw reply.throwError;
+	if (reply.hangUntilAborted) {
+		await new Promise<void>((resolve) => {
+			if (!signal || signal.aborted) return resolve();
+			signal.addEventListener("abort", () => resolve(), { once: true });
+		});
+		return yield abortedEvent(message);
+	}
+	yield finalEvent(message, reply);
+}
+
+/** The `error` event of an aborted request, with the content streamed so far. */
+function abortedEvent(message: AssistantMessage): AssistantMessageEvent {
+	return {
+		type: "error",
+		message: {
+			...message,
+			content: [...message.content],
+			stopReason: "aborted",
+			errorMessage: "The request was aborted.",
+		},
+	};
+}
+
+/** Waits the event delay; true when the request was aborted meanwhile. */
+async function pause(stream: ReplyStream): Promise<boolean> {
+	if (stream.eventDelayMs > 0) await sleep(stream.eventDelayMs);
+	return stream.signal?.aborted === true;
+}
+
+/** The reply's blocks in streaming order: thinking, text, tool calls (ids filled in). */
+function replyBlocks(reply: ScriptedReply, index: number): AssistantContent[] {
+	const blocks: AssistantContent[] = [];
+	if (reply.thinking !== undefined) blocks.push({ type: "thinking", thinking: reply.thinking });
+	if (reply.text !== undefined) blocks.push({ type: "text", text: reply.text });
+	for (const [callIndex, call] of (reply.toolCalls ?? []).entries()) {
+		blocks.push({
+			type: "toolCall",
+			id: call.id ?? `call_${index + 1}_${callIndex + 1}`,
+			name: call.name,
+			arguments:
+				typeof call.arguments === "string" ? (call.arguments as unknown as Record<string, unknown>) : call.arguments,
+		});
+	}
+	return blocks;
+}
+
+/** Streams one tool call's arguments in chunks, parsed as far as they go; returns true when aborted. */
+async function* streamToolCall(
+	stream: ReplyStream,
+	block: Extract<AssistantContent, { type: "toolCall" }>,
+): AsyncGenerator<AssistantMessageEvent, boolean> {
+	const { message } = stream;
+	const contentIndex = message.content.length;
+	const raw = typeof block.arguments === "string" ? (block.arguments as string) : JSON.stringify(block.arguments);
+	const live = { ...block, arguments: {} as Record<string, unknown> };
+	message.content.push(live);
+	yield { type: "toolcall_start", contentIndex, delta: "", partial: message };
+	let sofar = "";
+	for (const part of chunks(raw, stream.chunkSize)) {
+		if (await pause(stream)) return true;
+		sofar += part;
+		live.arguments = parsePartialJson(sofar);
+		yield { type: "toolcall_delta", contentIndex, delta: part, partial: message };
+	}
+	// A malformed argument string is passed on as a string, as a provider would.
+	live.arguments = typeof block.arguments === "string" ? parseArgumentsOrRaw(raw) : block.arguments;
+	yield { type: "toolcall_end", contentIndex, delta: "", partial: message };
+	return false;
+}
+
+/** Streams one text or thinking block in chunks; returns true when aborted. */
+async function* streamTextBlock(
+	stream: ReplyStream,
+	block: Extract<AssistantContent, { type: "text" | "thinking" }>,
+): AsyncGenerator<AssistantMessageEvent, boolean> {
+	const { message } = stream;
+	const contentIndex = message.content.length;
+	const kind = block.type;
+	const live = kind === "text" ? { type: "text" as const, text: "" } : { type: "thinking" as const, thinking: "" };
+	message.content.push(live);
+	yield { type: `${kind}_start`, contentIndex, delta: "", partial: message };
+	const full = block.type === "text" ? block.text : block.thinking;
+	for (const part of chunks(full, stream.chunkSize)) {
+		if (await pause(stream)) return true;
+		if (live.type === "text") live.text += part;
+		else live.thinking += part;
+		yield { type: `${kind}_delta`, contentIndex, delta: part, partial: message };
+	}
+	yield { type: `${kind}_end`, contentIndex, delta: "", partial: message };
+	return false;
+}
+
+/** The closing `done` (or `error`) event, with usage and stop reason. */
+function finalEvent(message: AssistantMessage, reply: ScriptedReply): AssistantMessageEvent {
+	const counts = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, ...reply.usage };
+	const usage: Usage = {
+		...counts,
+		totalTokens:
+			reply.usage?.totalTokens ??
+			counts.inputTokens + counts.outputTokens + counts.cacheReadTokens + counts.cacheWriteTokens,
+	};
+	const stopReason = reply.stopReason ?? ((reply.toolCalls?.length ?? 0) > 0 ? "toolUse" : "stop");
+	const final: AssistantMessage = { ...message, content: [...message.content], usage, stopReason };
+	if (stopReason === "error" || stopReason === "aborted") {
+		return { type: "error", message: { ...final, errorMessage: reply.errorMessage ?? "Fake model error." } };
+	}
+	return { type: "done", message: final };
 }
 
 function parseArgumentsOrRaw(raw: string): Record<string, unknown> {
