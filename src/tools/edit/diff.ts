@@ -1,6 +1,6 @@
 import { structuredPatch } from "diff";
 import { boundLongLines } from "./long-lines.js";
-import type { AppliedReplacement } from "./plan.js";
+import type { AppliedReplacement } from "./splice.js";
 import { lineNumbersIn, type TextSource } from "./text-source.js";
 
 /** Lines of unchanged context around each change. */

@@ -1,6 +1,6 @@
 import type { EditRequest } from "./match.js";
 import { omissionPlaceholder } from "./placeholders.js";
-import type { AppliedReplacement } from "./plan.js";
+import { type AppliedReplacement, type PendingReplacement, spliceReplacements } from "./splice.js";
 import { withLineEnding } from "./text.js";
 import { bytesSource, lineEndingNear } from "./text-source.js";
 
@@ -25,12 +25,7 @@ function hasMixedLineEndings(bytes: Buffer): boolean {
 	return false;
 }
 
-interface Pending {
-	editIndex: number;
-	start: number;
-	end: number;
-	data: Buffer;
-}
+type Pending = PendingReplacement<Buffer>;
 
 /**
  * The common case, done without decoding the file: every old_string occurs exactly once (or, with
@@ -76,30 +71,13 @@ export function planExactBytes(options: {
 			const end = start + needle.length;
 			const data = Buffer.from(text, "utf8");
 			if (!changes && !data.equals(bytes.subarray(from, end))) changes = true;
-			pending.push({ editIndex, start: from, end, data });
+			pending.push({ editIndex, start: from, end, inserted: data });
 		}
 	}
 	if (!changes) return undefined;
 	pending.sort((a, b) => a.start - b.start || a.end - b.end);
-	const pieces: Buffer[] = [prefix];
-	const replacements: AppliedReplacement[] = [];
-	let copied = 0;
-	let length = 0;
-	for (const replacement of pending) {
-		if (replacement.start < copied) return undefined;
-		pieces.push(bytes.subarray(copied, replacement.start), replacement.data);
-		const newStart = length + (replacement.start - copied);
-		length = newStart + replacement.data.length;
-		replacements.push({
-			editIndex: replacement.editIndex,
-			start: replacement.start,
-			end: replacement.end,
-			newStart,
-			newEnd: length,
-		});
-		copied = replacement.end;
-	}
-	pieces.push(bytes.subarray(copied));
-	const output = Buffer.concat(pieces, prefix.length + length + (bytes.length - copied));
-	return { output, body: output.subarray(prefix.length), replacements };
+	const spliced = spliceReplacements(pending, (start, end) => bytes.subarray(start, end));
+	if (!spliced) return undefined;
+	const output = Buffer.concat([prefix, ...spliced.pieces], prefix.length + spliced.length);
+	return { output, body: output.subarray(prefix.length), replacements: spliced.replacements };
 }

@@ -2,20 +2,11 @@ import { ToolError } from "../../engine/errors.js";
 import { type EditMatchStrategy, type EditRequest, locateEdit } from "./match.js";
 import { MatchContext } from "./match-context.js";
 import { omissionPlaceholder } from "./placeholders.js";
+import { type AppliedReplacement, type PendingReplacement, type Splice, spliceReplacements } from "./splice.js";
 import { lineNumbersOf, withLineEnding } from "./text.js";
 import { lineEndingNear, stringSource } from "./text-source.js";
 
-/** One span replaced by the plan, with where it lands in the new content. */
-export interface AppliedReplacement {
-	/** Index of the edit it came from. */
-	editIndex: number;
-	/** Span in the original content. */
-	start: number;
-	end: number;
-	/** Span of the inserted text in the new content. */
-	newStart: number;
-	newEnd: number;
-}
+export type { AppliedReplacement } from "./splice.js";
 
 /** The outcome of applying all edits of one call to a file's text. */
 export interface EditPlan {
@@ -27,12 +18,7 @@ export interface EditPlan {
 	strategies: EditMatchStrategy[];
 }
 
-interface Pending {
-	editIndex: number;
-	start: number;
-	end: number;
-	text: string;
-}
+type Pending = PendingReplacement<string>;
 
 function label(index: number, count: number): string {
 	return count > 1 ? `edits[${index}]: ` : "";
@@ -60,7 +46,7 @@ function checkRequest(request: EditRequest, prefix: string): void {
  * same new_string, straightens them — a real change.
  */
 function checkChanges(content: string, edits: readonly Pending[], request: EditRequest, prefix: string): void {
-	if (!edits.every((edit) => content.slice(edit.start, edit.end) === edit.text)) return;
+	if (!edits.every((edit) => content.slice(edit.start, edit.end) === edit.inserted)) return;
 	const why =
 		request.oldString === request.newString
 			? "old_string and new_string are identical"
@@ -80,27 +66,14 @@ function isMiss(error: ToolError): boolean {
  */
 function earlierEditsCreating(content: string, pending: readonly Pending[], needle: string): number[] | undefined {
 	const applied = [...pending].sort((a, b) => a.start - b.start || a.end - b.end);
-	const pieces: string[] = [];
-	let copied = 0;
-	for (const replacement of applied) {
-		if (replacement.start < copied) return undefined;
-		pieces.push(content.slice(copied, replacement.start), replacement.text);
-		copied = replacement.end;
-	}
-	pieces.push(content.slice(copied));
-	const interim = pieces.join("");
-	const found = interim.indexOf(needle);
+	const spliced = spliceReplacements(applied, (start, end) => content.slice(start, end));
+	if (!spliced) return undefined;
+	const found = spliced.pieces.join("").indexOf(needle);
 	if (found === -1) return undefined;
 	// The edits whose inserted text the match touches.
-	let position = 0;
-	copied = 0;
 	const creators = new Set<number>();
-	for (const replacement of applied) {
-		const insertedStart = position + (replacement.start - copied);
-		const insertedEnd = insertedStart + replacement.text.length;
-		if (insertedStart < found + needle.length && found <= insertedEnd) creators.add(replacement.editIndex);
-		position = insertedEnd;
-		copied = replacement.end;
+	for (const { editIndex, newStart, newEnd } of spliced.replacements) {
+		if (newStart < found + needle.length && found <= newEnd) creators.add(editIndex);
 	}
 	return [...creators].sort((a, b) => a - b);
 }
@@ -150,7 +123,7 @@ export function planEdits(content: string, requests: readonly EditRequest[]): Ed
 				editIndex,
 				start: splitsCrlf ? occurrence.start - 1 : occurrence.start,
 				end: occurrence.end,
-				text,
+				inserted: text,
 			});
 		}
 		checkChanges(content, edits, request, prefix);
@@ -171,25 +144,10 @@ export function planEdits(content: string, requests: readonly EditRequest[]): Ed
 			);
 		}
 	}
-	const pieces: string[] = [];
-	const replacements: AppliedReplacement[] = [];
-	let copied = 0;
-	let length = 0;
-	for (const replacement of pending) {
-		const kept = content.slice(copied, replacement.start);
-		pieces.push(kept, replacement.text);
-		const newStart = length + kept.length;
-		length = newStart + replacement.text.length;
-		replacements.push({
-			editIndex: replacement.editIndex,
-			start: replacement.start,
-			end: replacement.end,
-			newStart,
-			newEnd: length,
-		});
-		copied = replacement.end;
-	}
-	pieces.push(content.slice(copied));
+	// Overlaps were refused above, so the splice always succeeds.
+	const { pieces, replacements } = spliceReplacements(pending, (start, end) =>
+		content.slice(start, end),
+	) as Splice<string>;
 	const updated = pieces.join("");
 	if (updated === content) {
 		throw new ToolError(
