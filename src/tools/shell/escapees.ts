@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { procPids, readProcStat } from "./proc-stat.js";
 
 /**
  * Where no cgroup holds a command (Linux without a writable cgroup v2 hierarchy), a process that
@@ -22,27 +23,10 @@ export interface EscapedProcess {
 	command: string;
 }
 
-interface StatFields {
-	state: string;
-	parentPid: number;
-	/** Start time, in clock ticks since boot. */
-	startTicks: number;
-}
-
-function readStat(pid: number | string): StatFields | undefined {
-	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-		const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-		return { state: fields[0] ?? "", parentPid: Number(fields[1]), startTicks: Number(fields[19]) };
-	} catch {
-		return undefined;
-	}
-}
-
 /** When a live process started (clock ticks since boot, Linux), or undefined. */
 export function processStartTicks(pid: number | undefined): number | undefined {
 	if (pid === undefined || process.platform !== "linux") return undefined;
-	return readStat(pid)?.startTicks;
+	return readProcStat(pid)?.startTicks;
 }
 
 function cgroupsOf(pid: string): string | undefined {
@@ -97,18 +81,10 @@ export function findEscapedProcesses(search: EscapeSearch): EscapedProcess[] {
 	const uid = process.getuid?.();
 	const ownCgroups = cgroupsOf("self");
 	const found: EscapedProcess[] = [];
-	let entries: string[];
-	try {
-		entries = readdirSync("/proc");
-	} catch {
-		return found;
-	}
-	for (const entry of entries) {
-		const code = entry.charCodeAt(0);
-		if (code < 48 || code > 57) continue;
+	for (const entry of procPids()) {
 		const pid = Number(entry);
 		if (known.has(pid) || (search.rootPid !== undefined && pid < search.rootPid)) continue;
-		const stat = readStat(entry);
+		const stat = readProcStat(entry);
 		if (!stat || stat.state === "Z" || stat.state === "X" || stat.startTicks < sinceTicks) continue;
 		if (!isAdoptiveParent(stat.parentPid) || !ownedBy(entry, uid) || cgroupsOf(entry) !== ownCgroups) continue;
 		const command = commandLineOf(entry);

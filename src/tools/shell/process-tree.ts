@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { cgroupMembers, killCommandCgroup, signalCgroup } from "./cgroup.js";
+import { procPids, readProcStat } from "./proc-stat.js";
 
 /**
  * Name of the environment variable that marks every process of one command. Children inherit
@@ -36,22 +37,6 @@ export interface ProcessTree {
 	rootPid?: number;
 }
 
-interface ProcStatus {
-	state: string;
-	groupId: number;
-}
-
-function readStatus(pid: string): ProcStatus | undefined {
-	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-		// The command name in parentheses may itself contain spaces or parentheses: parse after the last one.
-		const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-		return { state: fields[0] ?? "", groupId: Number(fields[2]) };
-	} catch {
-		return undefined;
-	}
-}
-
 function carriesMarker(pid: string, needle: Buffer): boolean {
 	try {
 		return readFileSync(`/proc/${pid}/environ`).includes(needle);
@@ -84,16 +69,9 @@ function findOnLinux(tree: ProcessTree): number[] {
 			? (pid: number) => pid >= rootPid && pid <= lastPid
 			: () => true;
 	const found: number[] = [];
-	let entries: string[];
-	try {
-		entries = readdirSync("/proc");
-	} catch {
-		return found;
-	}
-	for (const entry of entries) {
-		const code = entry.charCodeAt(0);
-		if (code < 48 || code > 57 || entry === own || !inRange(Number(entry))) continue;
-		const status = readStatus(entry);
+	for (const entry of procPids()) {
+		if (entry === own || !inRange(Number(entry))) continue;
+		const status = readProcStat(entry);
 		// Zombies are dead already; they only wait for their parent to reap them.
 		if (!status || status.state === "Z" || status.state === "X") continue;
 		if (status.groupId === tree.groupId || carriesMarker(entry, needle)) found.push(Number(entry));
@@ -200,7 +178,7 @@ export async function terminateTree(tree: ProcessTree, options: TerminateOptions
 /** The process group of a live process, or undefined when it is gone (or the platform cannot tell cheaply). */
 export function processGroupOf(pid: number): number | undefined {
 	if (process.platform !== "linux") return undefined;
-	const status = readStatus(String(pid));
+	const status = readProcStat(pid);
 	if (!status || status.state === "Z" || status.state === "X") return undefined;
 	return status.groupId;
 }

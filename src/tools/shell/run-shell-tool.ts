@@ -6,19 +6,13 @@ import type { ToolExecuteContext, ToolResult, ToolUpdateCallback } from "../../e
 import type { JobRegistry } from "../jobs/job-registry.js";
 import { startBackgroundJob } from "../jobs/start-job.js";
 import { buildShellEnvironment } from "./environment.js";
+import type { EscapedProcess } from "./escapees.js";
+import type { ShellExecRequest, ShellExecResult, ShellFileExecResult, ShellOperations } from "./exec-types.js";
 import { FileShellOutput } from "./file-output.js";
 import { localShellOperations } from "./local-operations.js";
 import { type ShellOutput, ShellOutputBuffer } from "./output-buffer.js";
 import type { ShellResolver } from "./resolve-shell.js";
-import type {
-	EscapedProcess,
-	ShellExecRequest,
-	ShellExecResult,
-	ShellFileExecResult,
-	ShellOperations,
-	ShellToolDetails,
-	ShellToolOptions,
-} from "./types.js";
+import type { ShellToolDetails, ShellToolOptions } from "./types.js";
 
 /** Default timeout of a command, in seconds. */
 export const DEFAULT_TIMEOUT_SECONDS = 120;
