@@ -59,14 +59,16 @@ export class GrepCollector {
 				this.matchCount++;
 				this.lastMatch = line;
 			}
-			let fileLines = this.files.get(line.path);
-			if (!fileLines) {
-				fileLines = [];
-				this.files.set(line.path, fileLines);
-			}
-			fileLines.push(line);
+			this.keep(line);
 		}
 		return true;
+	}
+
+	/** Holds a line under its file, after the lines of that file kept before it. */
+	protected keep(line: GrepLine): void {
+		const fileLines = this.files.get(line.path);
+		if (fileLines) fileLines.push(line);
+		else this.files.set(line.path, [line]);
 	}
 
 	/** Context lines that only led up to the first match left out belong to nothing shown. */

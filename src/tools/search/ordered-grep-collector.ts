@@ -40,12 +40,7 @@ export class OrderedGrepCollector extends GrepCollector {
 				if (line.kind === "match" && last !== undefined) this.dropLastMatch(last);
 			}
 			if (line.kind === "match") this.matchCount++;
-			let fileLines = this.files.get(line.path);
-			if (!fileLines) {
-				fileLines = [];
-				this.files.set(line.path, fileLines);
-			}
-			fileLines.push(line);
+			this.keep(line);
 		}
 		return true;
 	}
