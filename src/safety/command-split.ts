@@ -7,6 +7,8 @@
  * will not match, so the user is asked rather than a command slipping through.
  */
 
+import { plainRunEnd, specialCharTable } from "./plain-run.js";
+
 /** Which shell's quoting and escaping rules apply. */
 export type ShellDialect = "bash" | "powershell";
 
@@ -14,23 +16,8 @@ export type ShellDialect = "bash" | "powershell";
 const LEADING_KEYWORDS = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "time"]);
 const TRAILING_KEYWORDS = new Set(["fi", "done", "esac", "}"]);
 
-/**
- * Characters that can change what is a command, by code (all below 128); every other character
- * is ordinary. Looking codes up in a table is cheaper than running a sticky regex per run.
- */
-const specialChars = new Uint8Array(128);
-for (const char of "\\'\"#$<>`(){}\n;|&") specialChars[char.charCodeAt(0)] = 1;
-
-/** The end of the run of ordinary characters starting at `index` (`index` itself when there is none). */
-function plainRunEnd(text: string, index: number): number {
-	let end = index;
-	while (end < text.length) {
-		const code = text.charCodeAt(end);
-		if (code < 128 && specialChars[code] === 1) break;
-		end++;
-	}
-	return end;
-}
+/** Characters that can change what is a command; every other character is ordinary. */
+const specialChars = specialCharTable("\\'\"#$<>`(){}\n;|&");
 
 /** A run of characters inside double quotes with no meaning to the splitter. */
 const quotedRun = /[^"\\$`]+/y;
@@ -102,7 +89,7 @@ function scanSequence(scanner: Scanner, parts: string[], closer: string | undefi
 	let start = scanner.index;
 	while (scanner.index < text.length) {
 		// Ordinary characters in one step: only the ones below can change what is a command.
-		const runEnd = plainRunEnd(text, scanner.index);
+		const runEnd = plainRunEnd(text, scanner.index, specialChars);
 		if (runEnd > scanner.index) {
 			scanner.index = runEnd;
 			continue;

@@ -5,6 +5,8 @@
  * no glob, no brace, no syntax), and what each redirection points at.
  */
 
+import { plainRunEnd, specialCharTable } from "./plain-run.js";
+
 /** One word of a simple command. */
 export interface ShellWord {
 	/** The word as written. */
@@ -45,19 +47,7 @@ export interface CommandWords {
 const redirectionOperators = [">>", ">|", ">&", "<>", "<<<", "<<-", "<<", "<&", ">", "<"];
 
 /** Characters with a meaning inside a word (quotes, expansions, globs, syntax, blanks), by code below 128. */
-const wordSpecialChars = new Uint8Array(128);
-for (const char of " \t\n\\'\"$`<>&*?[]{}()") wordSpecialChars[char.charCodeAt(0)] = 1;
-
-/** The end of the run of characters from `index` that mean nothing special in a word. */
-function plainRunEnd(text: string, index: number): number {
-	let end = index;
-	while (end < text.length) {
-		const code = text.charCodeAt(end);
-		if (code < 128 && wordSpecialChars[code] === 1) break;
-		end++;
-	}
-	return end;
-}
+const wordSpecialChars = specialCharTable(" \t\n\\'\"$`<>&*?[]{}()");
 
 /** Characters that end a word outside quotes. */
 function isBlank(char: string | undefined): boolean {
@@ -121,7 +111,7 @@ function readWord(text: string, index: number): WordReading {
 	let position = index;
 	while (position < text.length) {
 		// Ordinary characters in one step: most words are only these.
-		const runEnd = plainRunEnd(text, position);
+		const runEnd = plainRunEnd(text, position, wordSpecialChars);
 		if (runEnd > position) {
 			word.value += text.slice(position, runEnd);
 			position = runEnd;
