@@ -1,5 +1,6 @@
 import type { PermissionAnswer, PermissionRequest } from "../safety/index.js";
 import type { CliIO } from "./io.js";
+import { keyAnswer } from "./key-answer.js";
 import type { Style } from "./render/style.js";
 
 /** Live output that must step aside while a question is on screen. */
@@ -70,15 +71,8 @@ export class TerminalPermissionPrompt {
 			};
 			const onAbort = () => finish("no");
 			const onData = (chunk: Buffer | string) => {
-				const text = chunk.toString();
-				if (text === "\x1b") return finish("no");
-				// Arrow and function keys arrive as escape sequences: not an answer.
-				for (const key of text.replace(/\x1b(\[[0-9;?]*[ -/]*[@-~]|O.|.)?/g, "")) {
-					const lower = key.toLowerCase();
-					if (lower === "y") return finish("yes");
-					if (lower === "a") return finish("always");
-					if (lower === "n" || key === "\x03" || key === "\x04") return finish("no");
-				}
+				const answer = keyAnswer<PermissionAnswer>(chunk, { y: "yes", a: "always" }, "no");
+				if (answer) finish(answer);
 			};
 			input.on("data", onData);
 			input.resume();

@@ -1,6 +1,7 @@
 import type { ReadStream } from "node:tty";
 import type { ProjectSettingsReview, ProjectSettingsTrust, WideningSetting } from "../safety/index.js";
 import type { CliIO } from "./io.js";
+import { keyAnswer } from "./key-answer.js";
 import type { Style } from "./render/style.js";
 
 /** The person's answer about a folder: trust it (remembered until its settings file changes), for this session only, or not. */
@@ -92,15 +93,8 @@ export class TerminalTrustPrompt {
 				resolve(answer);
 			};
 			const onData = (chunk: Buffer | string) => {
-				const text = chunk.toString();
-				if (text === "\x1b") return finish("no");
-				// Arrow and function keys arrive as escape sequences: not an answer.
-				for (const key of text.replace(/\x1b(\[[0-9;?]*[ -/]*[@-~]|O.|.)?/g, "")) {
-					const lower = key.toLowerCase();
-					if (lower === "t") return finish("trust");
-					if (lower === "s") return finish("session");
-					if (lower === "n" || key === "\x03" || key === "\x04") return finish("no");
-				}
+				const answer = keyAnswer<TrustAnswer>(chunk, { t: "trust", s: "session" }, "no");
+				if (answer) finish(answer);
 			};
 			const onEnd = () => finish("no");
 			input.on("data", onData);
