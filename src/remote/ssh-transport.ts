@@ -38,6 +38,23 @@ function connectionMessage(label: string, stderr: string): string {
 	return `Cannot reach the SSH workspace ${label} (${said}). Check that the host is up and reachable, then retry; the next call connects again.`;
 }
 
+/** The arguments every ssh run of the transport starts with: its master's socket, no prompts, the user's options. */
+function sshArguments(options: SshTransportOptions, controlPath: string): string[] {
+	return [
+		"-o",
+		`ControlPath=${controlPath}`,
+		"-o",
+		"BatchMode=yes",
+		"-o",
+		`ConnectTimeout=${options.connectTimeoutSeconds ?? 15}`,
+		...(options.sshOptions ?? [])
+			.filter((option) => !/^ControlPath[= ]/i.test(option))
+			.flatMap((option) => ["-o", option]),
+		...(options.port ? ["-p", String(options.port)] : []),
+		...(options.user ? ["-l", options.user] : []),
+	];
+}
+
 /**
  * The SSH transport: one multiplexing master connection (`ControlMaster`, its socket in a private
  * temp folder) that every call rides on, through the system `ssh` client — so the user's
@@ -62,19 +79,7 @@ export function createSshTransport(options: SshTransportOptions): RemoteTranspor
 		.map((option) => /^ControlPath[= ](.+)$/i.exec(option)?.[1])
 		.find((path) => path !== undefined && !path.includes("%"));
 	const controlPath = () => givenControlPath ?? join(privateDir(), "master");
-	const baseArgs = (): string[] => [
-		"-o",
-		`ControlPath=${controlPath()}`,
-		"-o",
-		"BatchMode=yes",
-		"-o",
-		`ConnectTimeout=${options.connectTimeoutSeconds ?? 15}`,
-		...(options.sshOptions ?? [])
-			.filter((option) => !/^ControlPath[= ]/i.test(option))
-			.flatMap((option) => ["-o", option]),
-		...(options.port ? ["-p", String(options.port)] : []),
-		...(options.user ? ["-l", options.user] : []),
-	];
+	const baseArgs = (): string[] => sshArguments(options, controlPath());
 
 	async function startMaster(): Promise<void> {
 		// stderr goes to a file: the backgrounded master must not hold a pipe of ours open.
