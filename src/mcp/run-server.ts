@@ -2,16 +2,9 @@ import { resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { AnyAgentTool, ToolHooks } from "../engine/types.js";
-import {
-	allToolNames,
-	createJobRegistry,
-	createTool,
-	type JobRegistry,
-	readOnlyToolNames,
-	type ToolName,
-	type ToolsOptions,
-} from "../tools/index.js";
+import { allToolNames, createJobRegistry, type JobRegistry, type ToolsOptions } from "../tools/index.js";
 import { disposeShellProcesses } from "../tools/shell/background-registry.js";
+import { createSelectedTools, type ToolSelection } from "../tools/tool-selection.js";
 import { createMcpServer } from "./server.js";
 
 /** How `runMcpServer` serves Streamable HTTP: where, and who may call. */
@@ -40,18 +33,10 @@ export interface McpHttpTransportOptions {
 /** Where `runMcpServer` listens: `stdio`, or Streamable HTTP on a loopback address. */
 export type McpServerTransportOption = "stdio" | { http: McpHttpTransportOptions };
 
-/** Options of `runMcpServer`. */
-export interface RunMcpServerOptions extends ToolHooks {
+/** Options of `runMcpServer`; `tools` defaults to all of them. */
+export interface RunMcpServerOptions extends ToolHooks, ToolSelection {
 	/** The directory the tools are rooted at (relative paths resolve against it). */
 	cwd: string;
-	/** Which built-in tools to serve. Default: all of them. */
-	tools?: readonly ToolName[];
-	/** Serve only read, grep, find and ls (overrides `tools`). Default: false. */
-	readOnly?: boolean;
-	/** Per-tool options (timeouts, budgets, operations). Default: none. */
-	toolsOptions?: ToolsOptions;
-	/** Extra tools served next to the built-in ones (e.g. from an embedding application). Default: none. */
-	extraTools?: readonly AnyAgentTool[];
 	/** `stdio` (the default) or Streamable HTTP on a loopback address. */
 	transport?: McpServerTransportOption;
 	/** stdin for the stdio transport. Default: `process.stdin`. */
@@ -85,11 +70,9 @@ export interface RunningMcpServer {
 }
 
 function toolsToServe(options: RunMcpServerOptions, jobs: JobRegistry): AnyAgentTool[] {
-	const names = options.readOnly ? readOnlyToolNames : (options.tools ?? allToolNames);
-	const cwd = resolve(options.cwd);
 	// One session of background jobs for the server's lifetime, shared by every client session.
 	const toolsOptions: ToolsOptions = { ...options.toolsOptions, jobs };
-	return [...names.map((name) => createTool(name, cwd, toolsOptions)), ...(options.extraTools ?? [])];
+	return createSelectedTools(resolve(options.cwd), options, allToolNames, toolsOptions);
 }
 
 /**

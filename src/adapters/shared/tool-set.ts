@@ -6,21 +6,14 @@ import { executeToolCalls } from "../../engine/execute-tool-calls.js";
 import { composeHooks } from "../../engine/hooks.js";
 import type { AnyAgentTool, ToolHooks, ToolResult, ToolResultMessage } from "../../engine/types.js";
 import type { SafetyLayer } from "../../safety/index.js";
-import { createTool, readOnlyToolNames, type ToolName, type ToolsOptions } from "../../tools/index.js";
+import type { ToolName, ToolsOptions } from "../../tools/index.js";
+import { createSelectedTools, type ToolSelection } from "../../tools/tool-selection.js";
 
 /** The tools an adapter serves by default: every built-in tool except `powershell`. */
 export const defaultAdapterToolNames: readonly ToolName[] = ["read", "write", "edit", "bash", "grep", "find", "ls"];
 
-/** Options every framework adapter takes. */
-export interface AdapterOptions {
-	/** Which built-in tools to create. Default: read, write, edit, bash, grep, find, ls. */
-	tools?: readonly ToolName[];
-	/** Only read, grep, find and ls (overrides `tools`). Default: false. */
-	readOnly?: boolean;
-	/** Per-tool options (timeouts, budgets, operations). Default: none. */
-	toolsOptions?: ToolsOptions;
-	/** More tools served next to the built-in ones. Default: none. */
-	extraTools?: readonly AnyAgentTool[];
+/** Options every framework adapter takes; `tools` defaults to read, write, edit, bash, grep, find, ls. */
+export interface AdapterOptions extends ToolSelection {
 	/**
 	 * A safety layer from `createSafetyLayer` (same `cwd`): its hooks run on every call and, with its
 	 * sandbox on, bash and powershell run inside it. Default: none (no permission checks).
@@ -85,9 +78,8 @@ function cancelledResult(call: AdapterCall, name: string): ToolResultMessage {
  */
 export function createToolbeltToolSet(cwd: string, options: AdapterOptions = {}): ToolbeltToolSet {
 	const root = resolve(cwd);
-	const names = options.readOnly ? readOnlyToolNames : (options.tools ?? defaultAdapterToolNames);
 	const toolsOptions = withSafetyShell(options.toolsOptions, options.safety);
-	const tools = [...names.map((name) => createTool(name, root, toolsOptions)), ...(options.extraTools ?? [])];
+	const tools = createSelectedTools(root, options, defaultAdapterToolNames, toolsOptions);
 	const byName = new Map(tools.map((tool) => [tool.name, tool]));
 	if (byName.size !== tools.length) throw new Error("toolbelt adapter: tool names must be unique.");
 	const hooks = composeHooks([options.safety?.hooks, options.hooks]);
