@@ -230,6 +230,26 @@ function judgePreToolUse(state: CommandHooksState, call: PreToolUseCall, ran: Ho
 	return undefined;
 }
 
+/** What a hook reads on stdin: the fields Claude Code sends, in its order (`tool_response` after the call). */
+function hookPayload(
+	state: CommandHooksState,
+	event: "PreToolUse" | "PostToolUse",
+	context: BeforeToolCallContext,
+	toolInput: Record<string, unknown>,
+	toolResponse?: Record<string, unknown>,
+): Record<string, unknown> {
+	return {
+		session_id: state.sessionId,
+		cwd: state.cwd,
+		hook_event_name: event,
+		permission_mode: state.permissionMode,
+		tool_name: context.tool.name,
+		tool_input: toolInput,
+		...(toolResponse ? { tool_response: toolResponse } : {}),
+		tool_use_id: context.toolCall.id,
+	};
+}
+
 /** Runs the PreToolUse hooks matching the call, in order; each sees the arguments the previous ones left. */
 async function runPreToolUse(
 	state: CommandHooksState,
@@ -239,15 +259,7 @@ async function runPreToolUse(
 	const outcome: PreToolUseOutcome = { additionalContext: [] };
 	for (const hook of matchingHooks(state.pre, context.tool.name)) {
 		const sent = toolInputOf(context.target, outcome.args ?? context.args);
-		const payload = {
-			session_id: state.sessionId,
-			cwd: state.cwd,
-			hook_event_name: "PreToolUse",
-			permission_mode: state.permissionMode,
-			tool_name: context.tool.name,
-			tool_input: sent,
-			tool_use_id: context.toolCall.id,
-		};
+		const payload = hookPayload(state, "PreToolUse", context, sent);
 		const ran = await runHook(state, { event: "PreToolUse", hook, payload, signal });
 		const ended = judgePreToolUse(state, { context, outcome, sent }, ran);
 		if (ended) return ended;
@@ -290,20 +302,11 @@ async function runPostToolUse(
 ): Promise<PostToolUseOutcome> {
 	const outcome: PostToolUseOutcome = { additionalContext: [] };
 	for (const hook of matchingHooks(state.post, context.tool.name)) {
-		const payload = {
-			session_id: state.sessionId,
-			cwd: state.cwd,
-			hook_event_name: "PostToolUse",
-			permission_mode: state.permissionMode,
-			tool_name: context.tool.name,
-			tool_input: toolInputOf(context.target, context.args),
-			tool_response: {
-				content: textOf(context.result.content),
-				details: context.result.details,
-				is_error: context.isError,
-			},
-			tool_use_id: context.toolCall.id,
-		};
+		const payload = hookPayload(state, "PostToolUse", context, toolInputOf(context.target, context.args), {
+			content: textOf(context.result.content),
+			details: context.result.details,
+			is_error: context.isError,
+		});
 		judgePostToolUse(state, await runHook(state, { event: "PostToolUse", hook, payload, signal }), outcome);
 	}
 	return outcome;
