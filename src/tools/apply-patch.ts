@@ -1,8 +1,9 @@
 import type { Static } from "typebox";
 import { Type } from "../engine/schema-builder.js";
-import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import type { AgentTool } from "../engine/types.js";
 import { declarePatchTarget } from "./patch/target.js";
 import type { ApplyPatchDetails, ApplyPatchToolOptions } from "./patch/types.js";
+import { defineTool, toolFrom } from "./tool-definition.js";
 import { isWorkspaceTarget, workspaceOf } from "./workspace.js";
 
 export type { ApplyPatchDetails, ApplyPatchToolOptions, PatchFileDetails } from "./patch/types.js";
@@ -37,23 +38,13 @@ export const applyPatchSchema = Type.Object(
 export type ApplyPatchToolInput = Static<typeof applyPatchSchema>;
 
 /** The model-facing definition of apply_patch (name, description, schema). */
-export function createApplyPatchToolDefinition(
-	_cwd: string,
-	_options?: ApplyPatchToolOptions,
-): ToolDefinition<typeof applyPatchSchema> {
-	return {
-		name: "apply_patch",
-		description: DESCRIPTION,
-		parameters: applyPatchSchema,
-		annotations: {
-			title: "Apply patch",
-			readOnlyHint: false,
-			destructiveHint: true,
-			idempotentHint: false,
-			openWorldHint: false,
-		},
-	};
-}
+export const createApplyPatchToolDefinition = defineTool({
+	name: "apply_patch",
+	title: "Apply patch",
+	effect: "writes",
+	description: DESCRIPTION,
+	parameters: applyPatchSchema,
+});
 
 function prepareArguments(args: unknown): unknown {
 	if (typeof args === "string") return { patch: args };
@@ -76,9 +67,7 @@ export function createApplyPatchTool(
 	options: ApplyPatchToolOptions = {},
 ): AgentTool<typeof applyPatchSchema, ApplyPatchDetails> {
 	const workspace = workspaceOf(cwd, options);
-	return {
-		...createApplyPatchToolDefinition(cwd, options),
-		executionMode: "sequential",
+	return toolFrom(createApplyPatchToolDefinition(cwd, options), {
 		prepareArguments,
 		target: ({ patch }) => declarePatchTarget(workspace, patch),
 		// The patch runner (parsing, matching, the transaction) loads on the first call, not at start-up.
@@ -91,5 +80,5 @@ export function createApplyPatchTool(
 				flush: options.flush,
 				maxFileBytes: options.maxFileBytes,
 			}),
-	};
+	});
 }

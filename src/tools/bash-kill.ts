@@ -2,9 +2,10 @@ import type { Static } from "typebox";
 import { ToolError } from "../engine/errors.js";
 import { Type } from "../engine/schema-builder.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../engine/truncate.js";
-import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import type { AgentTool } from "../engine/types.js";
 import { type JobToolOptions, jobsOf, prepareJobArguments } from "./bash-output.js";
 import { type JobDetails, reportJob } from "./jobs/job-report.js";
+import { defineTool, toolFrom } from "./tool-definition.js";
 
 const bashKillDescription = `Kills a background job (from bash with run_in_background) and every process it started, also ones that ignore SIGTERM or left its session.
 Reports what was killed and the output not read yet. Kill a job as soon as it is no longer needed.`;
@@ -18,27 +19,23 @@ export const bashKillSchema = Type.Object({
 export type BashKillToolInput = Static<typeof bashKillSchema>;
 
 /** The bash_kill tool's definition, as the model sees it. */
-export function createBashKillToolDefinition(
-	_cwd: string,
-	_options?: JobToolOptions,
-): ToolDefinition<typeof bashKillSchema> {
-	return {
-		name: "bash_kill",
-		description: bashKillDescription,
-		parameters: bashKillSchema,
-		annotations: { title: "Kill a background job", readOnlyHint: false, destructiveHint: true, openWorldHint: false },
-	};
-}
+export const createBashKillToolDefinition = defineTool({
+	name: "bash_kill",
+	title: "Kill a background job",
+	effect: "runs",
+	// It ends a job's processes; it starts nothing that could reach further.
+	hints: { openWorldHint: false },
+	description: bashKillDescription,
+	parameters: bashKillSchema,
+});
 
 /** The bash_kill tool: ends a background job's whole process tree. */
 export function createBashKillTool(
 	cwd: string,
 	options: JobToolOptions = {},
 ): AgentTool<typeof bashKillSchema, JobDetails> {
-	return {
-		...createBashKillToolDefinition(cwd, options),
-		// Like the shell tools it serves: a barrier in a parallel batch.
-		executionMode: "sequential",
+	// Like the shell tools it serves: a barrier in a parallel batch.
+	return toolFrom(createBashKillToolDefinition(cwd, options), {
 		prepareArguments: prepareJobArguments,
 		target: ({ id }) => ({ access: "execute", command: `kill ${id}` }),
 		execute: async (_toolCallId, { id }) => {
@@ -68,5 +65,5 @@ export function createBashKillTool(
 				details: { ...report.details, killedPids: pids },
 			};
 		},
-	};
+	});
 }

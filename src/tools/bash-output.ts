@@ -3,10 +3,11 @@ import type { Static } from "typebox";
 import { ToolError } from "../engine/errors.js";
 import { Type } from "../engine/schema-builder.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../engine/truncate.js";
-import type { AgentTool, ToolDefinition, ToolResult } from "../engine/types.js";
+import type { AgentTool, ToolResult } from "../engine/types.js";
 import type { JobRegistry, JobSummary } from "./jobs/job-registry.js";
 import { type JobDetails, reportJob } from "./jobs/job-report.js";
 import { formatJobList } from "./jobs/job-text.js";
+import { defineTool, toolFrom } from "./tool-definition.js";
 
 const bashOutputDescription = `Reads a background job's new output (since the last read) and its state: running, exited with a code, or killed.
 Give \`id\` (from bash with run_in_background). \`input\` is written to the job's stdin first (include "\\n" to end a line). \`wait_seconds\` waits up to that long for new output or the exit. \`filter\` keeps only lines matching a regular expression.
@@ -80,17 +81,15 @@ export function prepareJobArguments(args: unknown): unknown {
 }
 
 /** The bash_output tool's definition, as the model sees it. */
-export function createBashOutputToolDefinition(
-	_cwd: string,
-	_options?: JobToolOptions,
-): ToolDefinition<typeof bashOutputSchema> {
-	return {
-		name: "bash_output",
-		description: bashOutputDescription,
-		parameters: bashOutputSchema,
-		annotations: { title: "Read a background job", readOnlyHint: false, destructiveHint: false, openWorldHint: true },
-	};
-}
+export const createBashOutputToolDefinition = defineTool({
+	name: "bash_output",
+	title: "Read a background job",
+	effect: "runs",
+	// Reading destroys nothing, but its input goes to a running command, which may do anything.
+	hints: { destructiveHint: false },
+	description: bashOutputDescription,
+	parameters: bashOutputSchema,
+});
 
 async function readJob(
 	options: JobToolOptions,
@@ -126,10 +125,8 @@ export function createBashOutputTool(
 	cwd: string,
 	options: JobToolOptions = {},
 ): AgentTool<typeof bashOutputSchema, BashOutputToolDetails> {
-	return {
-		...createBashOutputToolDefinition(cwd, options),
-		// Like the shell tools it serves: a barrier in a parallel batch.
-		executionMode: "sequential",
+	// Like the shell tools it serves: a barrier in a parallel batch.
+	return toolFrom(createBashOutputToolDefinition(cwd, options), {
 		prepareArguments: prepareJobArguments,
 		// Reading is harmless; writing to a job's stdin may make it do anything.
 		target: (args) => (args.input !== undefined ? { access: "execute", command: args.input } : { access: "read" }),
@@ -140,5 +137,5 @@ export function createBashOutputTool(
 			}
 			return readJob(options, { ...args, id: args.id }, signal);
 		},
-	};
+	});
 }

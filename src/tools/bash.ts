@@ -1,12 +1,10 @@
 import type { Static } from "typebox";
-import { Type } from "../engine/schema-builder.js";
-import type { AgentTool, ToolDefinition } from "../engine/types.js";
-import { prepareShellArguments } from "./shell/prepare-arguments.js";
+import type { AgentTool } from "../engine/types.js";
 import { resolveBashShell } from "./shell/resolve-shell.js";
-import { shellToolExecute } from "./shell/run-shell-tool.js";
-import { shellCommandFields } from "./shell/schema-fields.js";
+import { shellCommandSchema } from "./shell/schema-fields.js";
+import { createShellTool } from "./shell/shell-tool.js";
 import type { ShellOperations, ShellToolDetails, ShellToolOptions } from "./shell/types.js";
-import { commandTarget } from "./workspace.js";
+import { defineTool } from "./tool-definition.js";
 
 const bashDescription = `Runs a command in bash in the working directory and returns its combined stdout and stderr.
 stdin is empty and the environment is non-interactive: pass flags instead of answering prompts (e.g. \`git commit -m\`, \`npm init -y\`).
@@ -17,10 +15,7 @@ For a server, a watcher or anything that does not end, pass \`run_in_background:
 A non-zero exit code makes the result an error that still carries the output.`;
 
 /** Arguments of the bash tool. */
-export const bashSchema = Type.Object({
-	command: Type.String({ description: "The bash command to run." }),
-	...shellCommandFields,
-});
+export const bashSchema = shellCommandSchema("bash");
 
 /** Arguments of the bash tool, as the model sends them. */
 export type BashToolInput = Static<typeof bashSchema>;
@@ -32,25 +27,19 @@ export type BashToolOptions = ShellToolOptions;
 export type BashOperations = ShellOperations;
 
 /** The bash tool's definition, as the model sees it. */
-export function createBashToolDefinition(_cwd: string, _options?: BashToolOptions): ToolDefinition<typeof bashSchema> {
-	return {
-		name: "bash",
-		description: bashDescription,
-		parameters: bashSchema,
-		annotations: { title: "Run a bash command", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
-	};
-}
+export const createBashToolDefinition = defineTool({
+	name: "bash",
+	title: "Run a bash command",
+	effect: "runs",
+	description: bashDescription,
+	parameters: bashSchema,
+});
 
 /** The bash tool: runs commands without hanging, leaking processes or flooding memory. */
 export function createBashTool(
 	cwd: string,
 	options: BashToolOptions = {},
 ): AgentTool<typeof bashSchema, BashToolDetails> {
-	return {
-		...createBashToolDefinition(cwd, options),
-		executionMode: "sequential",
-		prepareArguments: prepareShellArguments,
-		target: ({ command }) => commandTarget(command, "bash"),
-		execute: shellToolExecute(cwd, options, resolveBashShell),
-	};
+	const definition = createBashToolDefinition(cwd, options);
+	return createShellTool({ definition, cwd, options, dialect: "bash", resolveShell: resolveBashShell });
 }

@@ -1,9 +1,10 @@
 import type { Static } from "typebox";
 import { Type } from "../engine/schema-builder.js";
-import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import type { AgentTool } from "../engine/types.js";
 import { prepareEditArguments } from "./edit/arguments.js";
 import type { EditToolDetails, EditToolOptions } from "./edit/types.js";
 import { isNotebookEdit } from "./notebook/is-notebook-edit.js";
+import { defineTool, toolFrom } from "./tool-definition.js";
 import { workspaceOf } from "./workspace.js";
 
 export type { EditMatchStrategy } from "./edit/match.js";
@@ -61,27 +62,18 @@ export const editSchema = Type.Object(
 export type EditToolInput = Static<typeof editSchema>;
 
 /** The model-facing definition of edit (name, description, schema). */
-export function createEditToolDefinition(_cwd: string, _options?: EditToolOptions): ToolDefinition<typeof editSchema> {
-	return {
-		name: "edit",
-		description: EDIT_DESCRIPTION,
-		parameters: editSchema,
-		annotations: {
-			title: "Edit file",
-			readOnlyHint: false,
-			destructiveHint: true,
-			idempotentHint: false,
-			openWorldHint: false,
-		},
-	};
-}
+export const createEditToolDefinition = defineTool({
+	name: "edit",
+	title: "Edit file",
+	effect: "writes",
+	description: EDIT_DESCRIPTION,
+	parameters: editSchema,
+});
 
 /** The runnable edit tool: exact-then-tolerant matching, atomic write, unified diff result. */
 export function createEditTool(cwd: string, options?: EditToolOptions): AgentTool<typeof editSchema, EditToolDetails> {
 	const workspace = workspaceOf(cwd, options ?? {});
-	return {
-		...createEditToolDefinition(cwd, options),
-		executionMode: "sequential",
+	return toolFrom(createEditToolDefinition(cwd, options), {
 		prepareArguments: prepareEditArguments,
 		target: ({ path }) => workspace.resolveTarget({ access: "write", path, partial: true }),
 		execute: async (_toolCallId, input, signal, _onUpdate, call) => {
@@ -97,5 +89,5 @@ export function createEditTool(cwd: string, options?: EditToolOptions): AgentToo
 			if (isNotebookEdit(input)) return (await import("./notebook/edit-notebook.js")).runNotebookEdit(request);
 			return (await import("./edit/run.js")).runEdit(request);
 		},
-	};
+	});
 }

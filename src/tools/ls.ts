@@ -2,11 +2,12 @@ import type { Static } from "typebox";
 import { isAbortError, ToolError, throwIfAborted } from "../engine/errors.js";
 import { Type } from "../engine/schema-builder.js";
 import { DEFAULT_MAX_BYTES } from "../engine/truncate.js";
-import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import type { AgentTool } from "../engine/types.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { listDirectory } from "./fs/list-directory.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
 import type { FileOperations } from "./fs/operations.js";
+import { defineTool, toolFrom } from "./tool-definition.js";
 import { callTarget, type Workspace, workspaceOf } from "./workspace.js";
 
 const DESCRIPTION = `List a directory: one entry per line, sorted, "/" after directories, dotfiles included, symlinks shown with their target (broken ones marked).
@@ -70,27 +71,18 @@ export interface LsToolDetails {
 const DEFAULT_LIMIT = 500;
 
 /** The ls tool's definition: what the model sees. */
-export function createLsToolDefinition(_cwd: string, _options?: LsToolOptions): ToolDefinition<typeof lsSchema> {
-	return {
-		name: "ls",
-		description: DESCRIPTION,
-		parameters: lsSchema,
-		annotations: {
-			title: "List directory",
-			readOnlyHint: true,
-			destructiveHint: false,
-			idempotentHint: true,
-			openWorldHint: false,
-		},
-	};
-}
+export const createLsToolDefinition = defineTool({
+	name: "ls",
+	title: "List directory",
+	effect: "reads",
+	description: DESCRIPTION,
+	parameters: lsSchema,
+});
 
 /** The ls tool: lists a directory, optionally recursively. */
 export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentTool<typeof lsSchema, LsToolDetails> {
 	const workspace = workspaceOf(cwd, options);
-	return {
-		...createLsToolDefinition(cwd, options),
-		executionMode: "parallel",
+	return toolFrom(createLsToolDefinition(cwd, options), {
 		prepareArguments: aliasArguments({
 			path: ["dir", "directory", "folder", ...PATH_ALIASES],
 			max_depth: ["maxDepth", "depth"],
@@ -153,5 +145,5 @@ export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentToo
 				},
 			};
 		},
-	};
+	});
 }

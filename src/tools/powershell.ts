@@ -1,12 +1,10 @@
 import type { Static } from "typebox";
-import { Type } from "../engine/schema-builder.js";
-import type { AgentTool, ToolDefinition } from "../engine/types.js";
-import { prepareShellArguments } from "./shell/prepare-arguments.js";
+import type { AgentTool } from "../engine/types.js";
 import { resolvePowerShell } from "./shell/resolve-shell.js";
-import { shellToolExecute } from "./shell/run-shell-tool.js";
-import { shellCommandFields } from "./shell/schema-fields.js";
+import { shellCommandSchema } from "./shell/schema-fields.js";
+import { createShellTool } from "./shell/shell-tool.js";
 import type { ShellOperations, ShellToolDetails, ShellToolOptions } from "./shell/types.js";
-import { commandTarget } from "./workspace.js";
+import { defineTool } from "./tool-definition.js";
 
 const powerShellDescription = `Runs a PowerShell command (pwsh, or Windows PowerShell on Windows) in the working directory and returns its combined output.
 The command is passed verbatim (no quoting needed for $env:X, @{...} or quotes); output is UTF-8; stdin is empty and prompts fail.
@@ -16,10 +14,7 @@ For a server, a watcher or anything that does not end, pass \`run_in_background:
 A non-zero exit code makes the result an error that still carries the output.`;
 
 /** Arguments of the powershell tool. */
-export const powerShellSchema = Type.Object({
-	command: Type.String({ description: "The PowerShell command to run." }),
-	...shellCommandFields,
-});
+export const powerShellSchema = shellCommandSchema("PowerShell");
 
 /** Arguments of the powershell tool, as the model sends them. */
 export type PowerShellToolInput = Static<typeof powerShellSchema>;
@@ -31,28 +26,19 @@ export type PowerShellToolOptions = ShellToolOptions;
 export type PowerShellOperations = ShellOperations;
 
 /** The powershell tool's definition, as the model sees it. */
-export function createPowerShellToolDefinition(
-	_cwd: string,
-	_options?: PowerShellToolOptions,
-): ToolDefinition<typeof powerShellSchema> {
-	return {
-		name: "powershell",
-		description: powerShellDescription,
-		parameters: powerShellSchema,
-		annotations: { title: "Run a PowerShell command", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
-	};
-}
+export const createPowerShellToolDefinition = defineTool({
+	name: "powershell",
+	title: "Run a PowerShell command",
+	effect: "runs",
+	description: powerShellDescription,
+	parameters: powerShellSchema,
+});
 
 /** The powershell tool: the bash tool's runner with PowerShell's shell and argument passing. */
 export function createPowerShellTool(
 	cwd: string,
 	options: PowerShellToolOptions = {},
 ): AgentTool<typeof powerShellSchema, PowerShellToolDetails> {
-	return {
-		...createPowerShellToolDefinition(cwd, options),
-		executionMode: "sequential",
-		prepareArguments: prepareShellArguments,
-		target: ({ command }) => commandTarget(command, "powershell"),
-		execute: shellToolExecute(cwd, options, resolvePowerShell),
-	};
+	const definition = createPowerShellToolDefinition(cwd, options);
+	return createShellTool({ definition, cwd, options, dialect: "powershell", resolveShell: resolvePowerShell });
 }

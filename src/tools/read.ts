@@ -1,12 +1,13 @@
 import type { Static } from "typebox";
 import { isAbortError, ToolError, throwIfAborted } from "../engine/errors.js";
 import { Type } from "../engine/schema-builder.js";
-import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import type { AgentTool } from "../engine/types.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
 import { readFileContent } from "./read/read-file.js";
 import type { ReadToolDetails, ReadToolOptions } from "./read/types.js";
 import { ReadMemory, readKey, unchangedResult } from "./read/unchanged-reads.js";
+import { defineTool, toolFrom } from "./tool-definition.js";
 import { callTarget, workspaceOf } from "./workspace.js";
 
 export type {
@@ -58,20 +59,13 @@ export const readSchema = Type.Object({
 export type ReadToolInput = Static<typeof readSchema>;
 
 /** The read tool's definition: what the model sees. */
-export function createReadToolDefinition(_cwd: string, _options?: ReadToolOptions): ToolDefinition<typeof readSchema> {
-	return {
-		name: "read",
-		description: DESCRIPTION,
-		parameters: readSchema,
-		annotations: {
-			title: "Read file",
-			readOnlyHint: true,
-			destructiveHint: false,
-			idempotentHint: true,
-			openWorldHint: false,
-		},
-	};
-}
+export const createReadToolDefinition = defineTool({
+	name: "read",
+	title: "Read file",
+	effect: "reads",
+	description: DESCRIPTION,
+	parameters: readSchema,
+});
 
 /** The read tool: streams a page of a text file, an image, or a notice for binary files. */
 export function createReadTool(
@@ -80,9 +74,7 @@ export function createReadTool(
 ): AgentTool<typeof readSchema, ReadToolDetails> {
 	const workspace = workspaceOf(cwd, options);
 	const memory = options.unchangedReads === false ? undefined : new ReadMemory();
-	return {
-		...createReadToolDefinition(cwd, options),
-		executionMode: "parallel",
+	return toolFrom(createReadToolDefinition(cwd, options), {
 		prepareArguments: aliasArguments({
 			path: PATH_ALIASES,
 			offset: ["start_line", "startLine", "line"],
@@ -126,5 +118,5 @@ export function createReadTool(
 				throw new ToolError(fileSystemErrorMessage(error, shown, "read"), { path: shown });
 			}
 		},
-	};
+	});
 }

@@ -3,13 +3,14 @@ import { isAbortError, ToolError, throwIfAborted } from "../engine/errors.js";
 import { withFileMutationQueue } from "../engine/file-mutation-queue.js";
 import { Type } from "../engine/schema-builder.js";
 import { countLines } from "../engine/truncate.js";
-import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import type { AgentTool } from "../engine/types.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { writeFileAtomic } from "./fs/atomic-write.js";
 import { inPlaceNotice } from "./fs/in-place-notice.js";
 import { fileSystemErrorMessage } from "./fs/messages.js";
 import type { FileOperations } from "./fs/operations.js";
 import { encodeLikeExisting } from "./fs/write-encoding.js";
+import { defineTool, toolFrom } from "./tool-definition.js";
 import { callTarget, type Workspace, type WorkspaceTarget, workspaceOf } from "./workspace.js";
 
 const DESCRIPTION = `Write a file: creates it, or replaces its whole content. Parent directories are created as needed.
@@ -55,23 +56,14 @@ export interface WriteToolDetails {
 }
 
 /** The write tool's definition: what the model sees. */
-export function createWriteToolDefinition(
-	_cwd: string,
-	_options?: WriteToolOptions,
-): ToolDefinition<typeof writeSchema> {
-	return {
-		name: "write",
-		description: DESCRIPTION,
-		parameters: writeSchema,
-		annotations: {
-			title: "Write file",
-			readOnlyHint: false,
-			destructiveHint: true,
-			idempotentHint: true,
-			openWorldHint: false,
-		},
-	};
-}
+export const createWriteToolDefinition = defineTool({
+	name: "write",
+	title: "Write file",
+	effect: "writes",
+	idempotent: true,
+	description: DESCRIPTION,
+	parameters: writeSchema,
+});
 
 /** The write tool: atomically creates or replaces a file. */
 export function createWriteTool(
@@ -79,9 +71,7 @@ export function createWriteTool(
 	options: WriteToolOptions = {},
 ): AgentTool<typeof writeSchema, WriteToolDetails> {
 	const workspace = workspaceOf(cwd, options);
-	return {
-		...createWriteToolDefinition(cwd, options),
-		executionMode: "sequential",
+	return toolFrom(createWriteToolDefinition(cwd, options), {
 		prepareArguments: aliasArguments({ path: PATH_ALIASES, content: ["contents", "file_text", "text", "data"] }),
 		target: ({ path }) => workspace.resolveTarget({ access: "write", path }),
 		execute: (_toolCallId, { path, content }, signal, _onUpdate, context) => {
@@ -91,12 +81,10 @@ export function createWriteTool(
 			return withFileMutationQueue(
 				workspace.lexicalPath(path.trim()),
 				async () => writeTarget(await target, content, signal, options),
-				{
-					key,
-				},
+				{ key },
 			);
 		},
-	};
+	});
 }
 
 async function writeTarget(

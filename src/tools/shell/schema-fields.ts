@@ -27,3 +27,14 @@ export const shellCommandFields = {
 		}),
 	),
 };
+
+/** The schema of a shell tool: a `command` for that shell, and the shared fields. */
+export function shellCommandSchema(shell: string) {
+	return Type.Object({
+		command: Type.String({ description: `The ${shell} command to run.` }),
+		...shellCommandFields,
+	});
+}
+
+/** The arguments schema every shell tool takes. */
+export type ShellCommandSchema = ReturnType<typeof shellCommandSchema>;

@@ -1,0 +1,33 @@
+import type { AgentTool, ToolDefinition } from "../../engine/types.js";
+import { toolFrom } from "../tool-definition.js";
+import { type CommandTarget, commandTarget } from "../workspace.js";
+import { prepareShellArguments } from "./prepare-arguments.js";
+import type { ShellResolver } from "./resolve-shell.js";
+import { shellToolExecute } from "./run-shell-tool.js";
+import type { ShellCommandSchema } from "./schema-fields.js";
+import type { ShellToolDetails, ShellToolOptions } from "./types.js";
+
+/** What `createShellTool` builds a shell tool (bash, powershell) from. */
+export interface ShellToolSpec<TSchema extends ShellCommandSchema> {
+	/** The tool's model-facing definition. */
+	definition: ToolDefinition<TSchema>;
+	/** The tool's working directory. */
+	cwd: string;
+	/** The tool's options. */
+	options: ShellToolOptions;
+	/** The shell's syntax, so command rules split the command the way that shell would. */
+	dialect: CommandTarget["dialect"];
+	/** Finds the shell binary and how it takes the command. */
+	resolveShell: ShellResolver;
+}
+
+/** A runnable shell tool: the one shell runner, with one shell's syntax and binary. */
+export function createShellTool<TSchema extends ShellCommandSchema>(
+	spec: ShellToolSpec<TSchema>,
+): AgentTool<TSchema, ShellToolDetails> {
+	return toolFrom(spec.definition, {
+		prepareArguments: prepareShellArguments,
+		target: ({ command }) => commandTarget(command, spec.dialect),
+		execute: shellToolExecute(spec.cwd, spec.options, spec.resolveShell),
+	});
+}

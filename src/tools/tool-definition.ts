@@ -1,0 +1,89 @@
+import type { TSchema } from "typebox";
+import type { AgentTool, ExecutionMode, ToolAnnotations, ToolDefinition } from "../engine/types.js";
+
+/**
+ * What a built-in tool does to its environment, which fixes its annotations and its scheduling:
+ * - `reads`: looks only (read-only, not destructive, idempotent, closed world), runs in parallel;
+ * - `writes`: changes files in the workspace (destructive, closed world), runs one at a time;
+ * - `runs`: runs commands (destructive, open world: a command can reach anything), one at a time.
+ */
+export type ToolEffect = "reads" | "writes" | "runs";
+
+/** What `defineTool` builds a built-in tool's definition from. */
+export interface ToolSpec<TParameters extends TSchema> {
+	/** Unique tool name, e.g. `read`. */
+	name: string;
+	/** A human-readable title, e.g. `Read file`. */
+	title: string;
+	/** What the tool does and when to use it, written for a language model. */
+	description: string;
+	/** JSON Schema of the arguments object. */
+	parameters: TParameters;
+	/** What the tool does to its environment. */
+	effect: ToolEffect;
+	/** For `writes`: calling again with the same arguments changes nothing more (write, not edit). Default: false. */
+	idempotent?: boolean;
+	/** Hints that differ from what `effect` implies (e.g. a job tool that reaches no network). Default: none. */
+	hints?: Partial<Omit<ToolAnnotations, "title">>;
+}
+
+/**
+ * A built-in tool's `createXToolDefinition`. The working directory and options are taken for the
+ * public signature; no built-in definition depends on them.
+ */
+export type ToolDefinitionFactory<TParameters extends TSchema> = (
+	cwd?: string,
+	options?: unknown,
+) => ToolDefinition<TParameters>;
+
+function annotationsOf(spec: ToolSpec<TSchema>): ToolAnnotations {
+	const { title, effect } = spec;
+	const implied: ToolAnnotations =
+		effect === "reads"
+			? { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+			: effect === "runs"
+				? { title, readOnlyHint: false, destructiveHint: true, openWorldHint: true }
+				: {
+						title,
+						readOnlyHint: false,
+						destructiveHint: true,
+						idempotentHint: spec.idempotent ?? false,
+						openWorldHint: false,
+					};
+	return { ...implied, ...spec.hints };
+}
+
+/**
+ * The one way a built-in tool's model-facing definition is written: name, description, schema and
+ * the annotations its effect implies. Returns the tool's `createXToolDefinition`; every call gives a
+ * fresh object, so a caller may change its copy.
+ */
+export function defineTool<TParameters extends TSchema>(
+	spec: ToolSpec<TParameters>,
+): ToolDefinitionFactory<TParameters> {
+	return () => ({
+		name: spec.name,
+		description: spec.description,
+		parameters: spec.parameters,
+		annotations: annotationsOf(spec),
+	});
+}
+
+/** What a built-in tool adds to its definition to be runnable. */
+export type ToolBehaviour<TParameters extends TSchema, TDetails> = Pick<
+	AgentTool<TParameters, TDetails>,
+	"execute" | "target" | "prepareArguments"
+>;
+
+/**
+ * A runnable built-in tool: its definition and behaviour, scheduled by what it does. A read-only
+ * tool runs in parallel with others; a tool that changes things (or may, like a job's stdin) is
+ * a barrier (`sequential`).
+ */
+export function toolFrom<TParameters extends TSchema, TDetails>(
+	definition: ToolDefinition<TParameters>,
+	behaviour: ToolBehaviour<TParameters, TDetails>,
+): AgentTool<TParameters, TDetails> {
+	const executionMode: ExecutionMode = definition.annotations?.readOnlyHint ? "parallel" : "sequential";
+	return { ...definition, executionMode, ...behaviour };
+}
