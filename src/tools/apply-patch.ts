@@ -36,15 +36,11 @@ export const applyPatchSchema = Type.Object(
 
 /** Arguments of apply_patch, as the model sends them. */
 export type ApplyPatchToolInput = Static<typeof applyPatchSchema>;
+/** The runnable apply_patch tool. */
+export type ApplyPatchTool = AgentTool<typeof applyPatchSchema, ApplyPatchDetails>;
 
 /** The model-facing definition of apply_patch (name, description, schema). */
-export const createApplyPatchToolDefinition = defineTool({
-	name: "apply_patch",
-	title: "Apply patch",
-	effect: "writes",
-	description: DESCRIPTION,
-	parameters: applyPatchSchema,
-});
+export const createApplyPatchToolDefinition = defineTool("apply_patch", applyPatchSchema, DESCRIPTION);
 
 function prepareArguments(args: unknown): unknown {
 	if (typeof args === "string") return { patch: args };
@@ -62,10 +58,7 @@ function prepareArguments(args: unknown): unknown {
 }
 
 /** The runnable apply_patch tool: a multi-file patch applied as one transaction. */
-export function createApplyPatchTool(
-	cwd: string,
-	options: ApplyPatchToolOptions = {},
-): AgentTool<typeof applyPatchSchema, ApplyPatchDetails> {
+export function createApplyPatchTool(cwd: string, options: ApplyPatchToolOptions = {}): ApplyPatchTool {
 	const workspace = workspaceOf(cwd, options);
 	return toolFrom(createApplyPatchToolDefinition(cwd, options), {
 		prepareArguments,

@@ -7,7 +7,7 @@ import { type JobToolOptions, jobsOf, prepareJobArguments } from "./bash-output.
 import { type JobDetails, reportJob } from "./jobs/job-report.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
 
-const bashKillDescription = `Kills a background job (from bash with run_in_background) and every process it started, also ones that ignore SIGTERM or left its session.
+const DESCRIPTION = `Kills a background job (from bash with run_in_background) and every process it started, also ones that ignore SIGTERM or left its session.
 Reports what was killed and the output not read yet. Kill a job as soon as it is no longer needed.`;
 
 /** Arguments of the bash_kill tool. */
@@ -17,23 +17,14 @@ export const bashKillSchema = Type.Object({
 
 /** Arguments of the bash_kill tool, as the model sends them. */
 export type BashKillToolInput = Static<typeof bashKillSchema>;
+/** The runnable bash_kill tool. */
+export type BashKillTool = AgentTool<typeof bashKillSchema, JobDetails>;
 
 /** The bash_kill tool's definition, as the model sees it. */
-export const createBashKillToolDefinition = defineTool({
-	name: "bash_kill",
-	title: "Kill a background job",
-	effect: "runs",
-	// It ends a job's processes; it starts nothing that could reach further.
-	hints: { openWorldHint: false },
-	description: bashKillDescription,
-	parameters: bashKillSchema,
-});
+export const createBashKillToolDefinition = defineTool("bash_kill", bashKillSchema, DESCRIPTION);
 
 /** The bash_kill tool: ends a background job's whole process tree. */
-export function createBashKillTool(
-	cwd: string,
-	options: JobToolOptions = {},
-): AgentTool<typeof bashKillSchema, JobDetails> {
+export function createBashKillTool(cwd: string, options: JobToolOptions = {}): BashKillTool {
 	// Like the shell tools it serves: a barrier in a parallel batch.
 	return toolFrom(createBashKillToolDefinition(cwd, options), {
 		prepareArguments: prepareJobArguments,

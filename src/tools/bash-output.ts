@@ -9,7 +9,7 @@ import { type JobDetails, reportJob } from "./jobs/job-report.js";
 import { formatJobList } from "./jobs/job-text.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
 
-const bashOutputDescription = `Reads a background job's new output (since the last read) and its state: running, exited with a code, or killed.
+const DESCRIPTION = `Reads a background job's new output (since the last read) and its state: running, exited with a code, or killed.
 Give \`id\` (from bash with run_in_background). \`input\` is written to the job's stdin first (include "\\n" to end a line). \`wait_seconds\` waits up to that long for new output or the exit. \`filter\` keeps only lines matching a regular expression.
 Output beyond 2000 lines or 50 KB keeps the last part and says where the full output is. Without \`id\`, lists the jobs.
 A job whose end has been reported is gone; kill jobs you no longer need with bash_kill.`;
@@ -31,6 +31,8 @@ export const bashOutputSchema = Type.Object({
 
 /** Arguments of the bash_output tool, as the model sends them. */
 export type BashOutputToolInput = Static<typeof bashOutputSchema>;
+/** The runnable bash_output tool. */
+export type BashOutputTool = AgentTool<typeof bashOutputSchema, BashOutputToolDetails>;
 
 /** Structured details of a bash_output result: one job's report, or the listing. */
 export type BashOutputToolDetails = JobDetails | { jobs: JobSummary[] };
@@ -81,15 +83,7 @@ export function prepareJobArguments(args: unknown): unknown {
 }
 
 /** The bash_output tool's definition, as the model sees it. */
-export const createBashOutputToolDefinition = defineTool({
-	name: "bash_output",
-	title: "Read a background job",
-	effect: "runs",
-	// Reading destroys nothing, but its input goes to a running command, which may do anything.
-	hints: { destructiveHint: false },
-	description: bashOutputDescription,
-	parameters: bashOutputSchema,
-});
+export const createBashOutputToolDefinition = defineTool("bash_output", bashOutputSchema, DESCRIPTION);
 
 async function readJob(
 	options: JobToolOptions,
@@ -121,10 +115,7 @@ async function readJob(
 }
 
 /** The bash_output tool: reads background jobs, writes to their stdin, lists them. */
-export function createBashOutputTool(
-	cwd: string,
-	options: JobToolOptions = {},
-): AgentTool<typeof bashOutputSchema, BashOutputToolDetails> {
+export function createBashOutputTool(cwd: string, options: JobToolOptions = {}): BashOutputTool {
 	// Like the shell tools it serves: a barrier in a parallel batch.
 	return toolFrom(createBashOutputToolDefinition(cwd, options), {
 		prepareArguments: prepareJobArguments,

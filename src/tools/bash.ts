@@ -6,7 +6,7 @@ import { createShellTool } from "./shell/shell-tool.js";
 import type { ShellOperations, ShellToolDetails, ShellToolOptions } from "./shell/types.js";
 import { defineTool } from "./tool-definition.js";
 
-const bashDescription = `Runs a command in bash in the working directory and returns its combined stdout and stderr.
+const DESCRIPTION = `Runs a command in bash in the working directory and returns its combined stdout and stderr.
 stdin is empty and the environment is non-interactive: pass flags instead of answering prompts (e.g. \`git commit -m\`, \`npm init -y\`).
 Output beyond 2000 lines or 50 KB keeps the last part; the full output is saved to a file whose path the result gives.
 Commands time out after \`timeout\` seconds (default 120); the whole process tree is then killed.
@@ -19,6 +19,8 @@ export const bashSchema = shellCommandSchema("bash");
 
 /** Arguments of the bash tool, as the model sends them. */
 export type BashToolInput = Static<typeof bashSchema>;
+/** The runnable bash tool. */
+export type BashTool = AgentTool<typeof bashSchema, BashToolDetails>;
 /** Structured details of a bash result: exit code, signal, duration, timeout, truncation, full-output path. */
 export type BashToolDetails = ShellToolDetails;
 /** Options of the bash tool; `shellPath` overrides the automatic choice (`/bin/bash`, `bash` on PATH, `sh`). */
@@ -27,19 +29,10 @@ export type BashToolOptions = ShellToolOptions;
 export type BashOperations = ShellOperations;
 
 /** The bash tool's definition, as the model sees it. */
-export const createBashToolDefinition = defineTool({
-	name: "bash",
-	title: "Run a bash command",
-	effect: "runs",
-	description: bashDescription,
-	parameters: bashSchema,
-});
+export const createBashToolDefinition = defineTool("bash", bashSchema, DESCRIPTION);
 
 /** The bash tool: runs commands without hanging, leaking processes or flooding memory. */
-export function createBashTool(
-	cwd: string,
-	options: BashToolOptions = {},
-): AgentTool<typeof bashSchema, BashToolDetails> {
+export function createBashTool(cwd: string, options: BashToolOptions = {}): BashTool {
 	const definition = createBashToolDefinition(cwd, options);
 	return createShellTool({ definition, cwd, options, dialect: "bash", resolveShell: resolveBashShell });
 }

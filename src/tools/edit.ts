@@ -10,7 +10,7 @@ import { workspaceOf } from "./workspace.js";
 export type { EditMatchStrategy } from "./edit/match.js";
 export type { EditOperations, EditToolDetails, EditToolOptions } from "./edit/types.js";
 
-const EDIT_DESCRIPTION = `Replace text in an existing file. Give \`path\`, the exact text to find (\`old_string\`) and its replacement (\`new_string\`), or several such pairs in \`edits\`.
+const DESCRIPTION = `Replace text in an existing file. Give \`path\`, the exact text to find (\`old_string\`) and its replacement (\`new_string\`), or several such pairs in \`edits\`.
 - Copy \`old_string\` from the file as it is, with enough surrounding lines to make it unique; without \`replace_all\` it must occur exactly once.
 - Small differences are tolerated and reported: line endings, trailing whitespace, spaces inside a line, curly quotes/dashes/odd spaces/full-width forms, a different leading indentation (new_string is re-indented to match), line-number prefixes copied from read output, and text escaped twice (\\n for a line break).
 - \`edits\` are all matched against the original file, must not overlap, and are applied all or nothing.
@@ -60,18 +60,14 @@ export const editSchema = Type.Object(
 
 /** Arguments of the edit tool, as validated against its schema. */
 export type EditToolInput = Static<typeof editSchema>;
+/** The runnable edit tool. */
+export type EditTool = AgentTool<typeof editSchema, EditToolDetails>;
 
 /** The model-facing definition of edit (name, description, schema). */
-export const createEditToolDefinition = defineTool({
-	name: "edit",
-	title: "Edit file",
-	effect: "writes",
-	description: EDIT_DESCRIPTION,
-	parameters: editSchema,
-});
+export const createEditToolDefinition = defineTool("edit", editSchema, DESCRIPTION);
 
 /** The runnable edit tool: exact-then-tolerant matching, atomic write, unified diff result. */
-export function createEditTool(cwd: string, options?: EditToolOptions): AgentTool<typeof editSchema, EditToolDetails> {
+export function createEditTool(cwd: string, options?: EditToolOptions): EditTool {
 	const workspace = workspaceOf(cwd, options ?? {});
 	return toolFrom(createEditToolDefinition(cwd, options), {
 		prepareArguments: prepareEditArguments,

@@ -33,6 +33,8 @@ export const lsSchema = Type.Object({
 
 /** Arguments of the ls tool, as the model sends them. */
 export type LsToolInput = Static<typeof lsSchema>;
+/** The runnable ls tool. */
+export type LsTool = AgentTool<typeof lsSchema, LsToolDetails>;
 
 /** The side effects ls needs; same as the other file tools. */
 export type LsOperations = FileOperations;
@@ -71,16 +73,10 @@ export interface LsToolDetails {
 const DEFAULT_LIMIT = 500;
 
 /** The ls tool's definition: what the model sees. */
-export const createLsToolDefinition = defineTool({
-	name: "ls",
-	title: "List directory",
-	effect: "reads",
-	description: DESCRIPTION,
-	parameters: lsSchema,
-});
+export const createLsToolDefinition = defineTool("ls", lsSchema, DESCRIPTION);
 
 /** The ls tool: lists a directory, optionally recursively. */
-export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentTool<typeof lsSchema, LsToolDetails> {
+export function createLsTool(cwd: string, options: LsToolOptions = {}): LsTool {
 	const workspace = workspaceOf(cwd, options);
 	return toolFrom(createLsToolDefinition(cwd, options), {
 		prepareArguments: aliasArguments({

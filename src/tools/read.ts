@@ -57,21 +57,14 @@ export const readSchema = Type.Object({
 
 /** Arguments of the read tool, as the model sends them. */
 export type ReadToolInput = Static<typeof readSchema>;
+/** The runnable read tool. */
+export type ReadTool = AgentTool<typeof readSchema, ReadToolDetails>;
 
 /** The read tool's definition: what the model sees. */
-export const createReadToolDefinition = defineTool({
-	name: "read",
-	title: "Read file",
-	effect: "reads",
-	description: DESCRIPTION,
-	parameters: readSchema,
-});
+export const createReadToolDefinition = defineTool("read", readSchema, DESCRIPTION);
 
 /** The read tool: streams a page of a text file, an image, or a notice for binary files. */
-export function createReadTool(
-	cwd: string,
-	options: ReadToolOptions = {},
-): AgentTool<typeof readSchema, ReadToolDetails> {
+export function createReadTool(cwd: string, options: ReadToolOptions = {}): ReadTool {
 	const workspace = workspaceOf(cwd, options);
 	const memory = options.unchangedReads === false ? undefined : new ReadMemory();
 	return toolFrom(createReadToolDefinition(cwd, options), {

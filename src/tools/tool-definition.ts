@@ -9,23 +9,40 @@ import type { AgentTool, ExecutionMode, ToolAnnotations, ToolDefinition } from "
  */
 export type ToolEffect = "reads" | "writes" | "runs";
 
-/** What `defineTool` builds a built-in tool's definition from. */
-export interface ToolSpec<TParameters extends TSchema> {
-	/** Unique tool name, e.g. `read`. */
-	name: string;
+/** How a built-in tool is presented and scheduled: its title and its effect, and any hint that differs. */
+interface ToolTraits {
 	/** A human-readable title, e.g. `Read file`. */
 	title: string;
-	/** What the tool does and when to use it, written for a language model. */
-	description: string;
-	/** JSON Schema of the arguments object. */
-	parameters: TParameters;
 	/** What the tool does to its environment. */
 	effect: ToolEffect;
 	/** For `writes`: calling again with the same arguments changes nothing more (write, not edit). Default: false. */
 	idempotent?: boolean;
-	/** Hints that differ from what `effect` implies (e.g. a job tool that reaches no network). Default: none. */
+	/** Hints that differ from what `effect` implies. Default: none. */
 	hints?: Partial<Omit<ToolAnnotations, "title">>;
 }
+
+/**
+ * Every built-in tool's title and effect, side by side: the one place where what a tool may do
+ * (and so how hosts and the scheduler treat it) is decided and can be compared.
+ */
+const builtInTraits = {
+	read: { title: "Read file", effect: "reads" },
+	write: { title: "Write file", effect: "writes", idempotent: true },
+	edit: { title: "Edit file", effect: "writes" },
+	apply_patch: { title: "Apply patch", effect: "writes" },
+	bash: { title: "Run a bash command", effect: "runs" },
+	powershell: { title: "Run a PowerShell command", effect: "runs" },
+	// Reading destroys nothing, but its input goes to a running command, which may do anything.
+	bash_output: { title: "Read a background job", effect: "runs", hints: { destructiveHint: false } },
+	// It ends a job's processes; it starts nothing that could reach further.
+	bash_kill: { title: "Kill a background job", effect: "runs", hints: { openWorldHint: false } },
+	grep: { title: "Search file contents", effect: "reads" },
+	find: { title: "Find files by name", effect: "reads" },
+	ls: { title: "List directory", effect: "reads" },
+} satisfies Record<string, ToolTraits>;
+
+/** The name of a built-in tool (the same list as `ToolName` in `src/tools/index.ts`). */
+export type BuiltInToolName = keyof typeof builtInTraits;
 
 /**
  * A built-in tool's `createXToolDefinition`. The working directory and options are taken for the
@@ -36,8 +53,8 @@ export type ToolDefinitionFactory<TParameters extends TSchema> = (
 	options?: unknown,
 ) => ToolDefinition<TParameters>;
 
-function annotationsOf(spec: ToolSpec<TSchema>): ToolAnnotations {
-	const { title, effect } = spec;
+function annotationsOf(traits: ToolTraits): ToolAnnotations {
+	const { title, effect } = traits;
 	const implied: ToolAnnotations =
 		effect === "reads"
 			? { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
@@ -47,26 +64,24 @@ function annotationsOf(spec: ToolSpec<TSchema>): ToolAnnotations {
 						title,
 						readOnlyHint: false,
 						destructiveHint: true,
-						idempotentHint: spec.idempotent ?? false,
+						idempotentHint: traits.idempotent ?? false,
 						openWorldHint: false,
 					};
-	return { ...implied, ...spec.hints };
+	return { ...implied, ...traits.hints };
 }
 
 /**
- * The one way a built-in tool's model-facing definition is written: name, description, schema and
- * the annotations its effect implies. Returns the tool's `createXToolDefinition`; every call gives a
- * fresh object, so a caller may change its copy.
+ * The one way a built-in tool's model-facing definition is written: its name, the JSON Schema of
+ * its arguments and its description for the model, with the annotations its traits imply. Returns
+ * the tool's `createXToolDefinition`; every call gives a fresh object, so a caller may change its copy.
  */
 export function defineTool<TParameters extends TSchema>(
-	spec: ToolSpec<TParameters>,
+	name: BuiltInToolName,
+	parameters: TParameters,
+	description: string,
 ): ToolDefinitionFactory<TParameters> {
-	return () => ({
-		name: spec.name,
-		description: spec.description,
-		parameters: spec.parameters,
-		annotations: annotationsOf(spec),
-	});
+	const traits: ToolTraits = builtInTraits[name];
+	return () => ({ name, description, parameters, annotations: annotationsOf(traits) });
 }
 
 /** What a built-in tool adds to its definition to be runnable. */

@@ -27,6 +27,8 @@ export const writeSchema = Type.Object({
 
 /** Arguments of the write tool, as the model sends them. */
 export type WriteToolInput = Static<typeof writeSchema>;
+/** The runnable write tool. */
+export type WriteTool = AgentTool<typeof writeSchema, WriteToolDetails>;
 
 /** The side effects write needs; same as the other file tools. */
 export type WriteOperations = FileOperations;
@@ -56,20 +58,10 @@ export interface WriteToolDetails {
 }
 
 /** The write tool's definition: what the model sees. */
-export const createWriteToolDefinition = defineTool({
-	name: "write",
-	title: "Write file",
-	effect: "writes",
-	idempotent: true,
-	description: DESCRIPTION,
-	parameters: writeSchema,
-});
+export const createWriteToolDefinition = defineTool("write", writeSchema, DESCRIPTION);
 
 /** The write tool: atomically creates or replaces a file. */
-export function createWriteTool(
-	cwd: string,
-	options: WriteToolOptions = {},
-): AgentTool<typeof writeSchema, WriteToolDetails> {
+export function createWriteTool(cwd: string, options: WriteToolOptions = {}): WriteTool {
 	const workspace = workspaceOf(cwd, options);
 	return toolFrom(createWriteToolDefinition(cwd, options), {
 		prepareArguments: aliasArguments({ path: PATH_ALIASES, content: ["contents", "file_text", "text", "data"] }),
