@@ -2,21 +2,29 @@ import type { Static } from "typebox";
 import { ToolError } from "../engine/errors.js";
 import { Type } from "../engine/schema-builder.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../engine/truncate.js";
-import type { AgentTool, ToolDefinition } from "../engine/types.js";
+import type { AgentTool, ToolResult } from "../engine/types.js";
 import { resolveToolPath } from "./fs/paths.js";
 import { GrepCollector } from "./search/grep-collector.js";
 import type { GrepCutDetails } from "./search/grep-digest.js";
 import { GrepMatchTally } from "./search/grep-match-tally.js";
 import { describeGrepOutput } from "./search/grep-output-text.js";
-import { createSearchOperations } from "./search/operations.js";
 import { OrderedGrepCollector } from "./search/ordered-grep-collector.js";
 import { rebaseGlob, splitPathGlob } from "./search/path-glob.js";
 import { runPinnedSearch } from "./search/pinned-search.js";
 import { prepareGrepArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, resolveSearchTarget } from "./search/run-search.js";
+import {
+	type SearchRunDetails,
+	type SearchToolCall,
+	type SearchToolOptions,
+	searchRunDetails,
+	searchTarget,
+	searchToolSetup,
+	withNotices,
+} from "./search/search-tool.js";
 import { describeSkippedFiles, findSkippedFiles } from "./search/skipped-files.js";
-import type { SearchBackendName, SearchOperations } from "./search/types.js";
-import { createLocalWorkspace, type Workspace } from "./workspace.js";
+import type { SearchOperations } from "./search/types.js";
+import { defineTool, toolFrom } from "./tool-definition.js";
 
 const DESCRIPTION = `Search file contents with a regular expression (ripgrep syntax) and get matching lines as \`path:line: text\`, context lines as \`path-line- text\`, groups divided by \`--\`.
 Paths are relative to the searched directory. Honours .gitignore, .ignore and .rgignore; searches hidden files; never searches .git/.
@@ -52,13 +60,14 @@ export const grepSchema = Type.Object(
 
 /** The grep tool's validated arguments. */
 export type GrepToolInput = Static<typeof grepSchema>;
+/** The runnable grep tool. */
+export type GrepTool = AgentTool<typeof grepSchema, GrepToolDetails>;
+
+/** The grep tool as the model sees it. */
+export const createGrepToolDefinition = defineTool("grep", grepSchema, DESCRIPTION);
 
 /** Structured facts about a grep result, for programs and UIs. */
-export interface GrepToolDetails {
-	/** The backend that searched: `ripgrep`, or the built-in `walker` when ripgrep could not run. */
-	backend: SearchBackendName;
-	/** Why the walker searched instead of ripgrep. */
-	fallbackReason?: string;
+export interface GrepToolDetails extends SearchRunDetails {
 	/** Matching lines returned. */
 	matchCount: number;
 	/** Files with at least one returned match. */
@@ -67,12 +76,8 @@ export interface GrepToolDetails {
 	matchLimitReached?: number;
 	/** True when at least one long line was cut around its match. */
 	linesTruncated?: boolean;
-	/** True when the whole output was cut to the output budget. */
-	outputTruncated?: boolean;
 	/** Set when the limit or the budget cut matches: what was shown of what the search saw (see the digest in the text). */
 	cut?: GrepCutDetails;
-	/** True when the search stopped at the timeout and the result is partial. */
-	timedOut?: boolean;
 	/** Binary files that hold a match, whose content is not shown (a binary file named as `path`). */
 	binaryFiles?: string[];
 }
@@ -84,160 +89,131 @@ export interface GrepToolDetails {
 export type GrepOperations = SearchOperations;
 
 /** Options of the grep tool. */
-export interface GrepToolOptions {
-	/** What the tool acts on: its folder and path resolution (the search itself goes through `operations`). Default: a local workspace at `cwd`. */
-	workspace?: Workspace;
-	/** Side effects (process execution, file system). Default: ripgrep with the built-in walker as fallback. */
-	operations?: GrepOperations;
-	/** Path of an `rg` binary to use instead of the one from `@vscode/ripgrep`. Default: the bundled binary. */
-	rgPath?: string;
-	/** Force a backend: `auto` tries ripgrep then the walker. Default: `auto`. */
-	backend?: "auto" | SearchBackendName;
-	/** Honour .gitignore, .ignore and .rgignore files. Default: true. */
-	respectIgnoreFiles?: boolean;
-	/** Milliseconds before the search stops and returns what it found so far. Default: 60,000. */
-	timeoutMs?: number;
+export interface GrepToolOptions extends SearchToolOptions {
 	/** Default for the `limit` argument. Default: 100. */
 	defaultLimit?: number;
 	/** Longest line shown in full, in characters; longer lines are cut around the match. Default: 500. */
 	maxLineLength?: number;
-	/** Output budget in bytes. Default: `DEFAULT_MAX_BYTES` (50 KB). */
-	maxBytes?: number;
-	/** Output budget in lines. Default: `DEFAULT_MAX_LINES` (2,000). */
-	maxLines?: number;
-}
-
-/** The grep tool as the model sees it. */
-export function createGrepToolDefinition(
-	_cwd: string,
-	_options: GrepToolOptions = {},
-): ToolDefinition<typeof grepSchema> {
-	return {
-		name: "grep",
-		description: DESCRIPTION,
-		parameters: grepSchema,
-		annotations: {
-			title: "Search file contents",
-			readOnlyHint: true,
-			destructiveHint: false,
-			idempotentHint: true,
-			openWorldHint: false,
-		},
-	};
 }
 
 /** The runnable grep tool: searches below `cwd` (or the given path) with ripgrep or the fallback walker. */
-export function createGrepTool(
-	cwd: string,
-	options: GrepToolOptions = {},
-): AgentTool<typeof grepSchema, GrepToolDetails> {
-	const operations = options.operations ?? createSearchOperations({ rgPath: options.rgPath, backend: options.backend });
-	const workspace = options.workspace ?? createLocalWorkspace(cwd);
-	return {
-		...createGrepToolDefinition(cwd, options),
-		executionMode: "parallel",
+export function createGrepTool(cwd: string, options: GrepToolOptions = {}): GrepTool {
+	const setup = searchToolSetup(cwd, options);
+	return toolFrom(createGrepToolDefinition(cwd, options), {
 		prepareArguments: prepareGrepArguments,
-		target: ({ path }) => workspace.resolveTarget({ access: "list", path: path ?? "." }, { nearMiss: false }),
-		execute: async (_toolCallId, args, signal, _onUpdate, call) => {
-			const limit = args.limit ?? options.defaultLimit ?? 100;
-			const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
-			const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-			// More context than the output has lines could never be shown: do not collect it.
-			const context = Math.min(args.context ?? 0, maxLines);
-			let path = args.path;
-			let include = args.include || undefined;
-			const notices: string[] = [];
-			const pathGlob = path === undefined ? undefined : splitPathGlob(path);
-			if (pathGlob && !(await operations.stat(resolveToolPath(cwd, path as string)))) {
-				if (include) {
-					throw new ToolError(
-						`path must be a folder or file, not a glob: ${path}. Pass path: "${pathGlob.folder}" and put the file filter into include.`,
-					);
-				}
-				notices.push(`Read path "${path}" as path "${pathGlob.folder}" with include "${pathGlob.glob}".`);
-				path = pathGlob.folder;
-				include = pathGlob.glob;
-			}
-			const target = await resolveSearchTarget({ cwd, path, operations, allowFile: true });
-			const folders = { cwd, root: target.root };
-			const collectorOptions = { limit, context, maxLineLength: options.maxLineLength ?? 500 };
-			// One file is searched in order: its first matches are the first N, and the search can stop there.
-			const collector =
-				target.file === undefined ? new OrderedGrepCollector(collectorOptions) : new GrepCollector(collectorOptions);
-			const tally = new GrepMatchTally(limit + 100);
-			const run = await runPinnedSearch({
-				workspace,
-				callTarget: call?.target,
-				root: target.root,
-				display: target.display,
-				start: (openedRoot, searchSignal) =>
-					operations.grep(
-						{
-							root: target.root,
-							openedRoot,
-							file: target.file,
-							pattern: args.pattern,
-							literal: args.literal ?? false,
-							caseSensitive: args.case_sensitive ?? true,
-							context,
-							include: include === undefined ? undefined : rebaseGlob(include, folders),
-							exclude: args.exclude ? rebaseGlob(args.exclude, folders) : undefined,
-							respectIgnoreFiles: options.respectIgnoreFiles ?? true,
-						},
-						searchSignal,
-					),
-				pathOf: (line) => line.path,
-				onBatch: (batch) => {
-					tally.add(batch);
-					return collector.add(batch);
-				},
-				signal,
-				timeoutMs: options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS,
-			});
-			const output = collector.formatWithin({ maxLines, maxBytes });
-			const details: GrepToolDetails = {
-				backend: run.backend,
-				matchCount: collector.matchCount,
-				fileCount: output.fileCount,
-			};
-			if (run.fallbackReason) details.fallbackReason = run.fallbackReason;
-			if (collector.limitReached) details.matchLimitReached = limit;
-			if (output.linesCut) details.linesTruncated = true;
-			if (run.timedOut) details.timedOut = true;
-			if (output.binaryFiles.length > 0) details.binaryFiles = output.binaryFiles;
+		target: ({ path }) => searchTarget(setup.workspace, path),
+		execute: (_toolCallId, args, signal, _onUpdate, call) =>
+			runGrep({ setup, options, args, signal, callTarget: call?.target }),
+	});
+}
 
-			let text = describeGrepOutput({
-				output,
-				collector,
-				details,
-				notices,
-				args,
-				limit,
-				maxLines,
-				maxBytes,
-				options,
-				run,
-				tally,
-				searchedPath: target.display,
-				singleFile: target.file !== undefined,
-			});
-			if (output.text === "" && output.binaryFiles.length === 0 && !run.timedOut && target.file === undefined) {
-				const skipped = await findSkippedFiles({
-					workspace,
-					callTarget: call?.target,
-					search: operations,
-					root: target.root,
-					display: target.display,
-					include: include === undefined ? undefined : rebaseGlob(include, folders),
-					exclude: args.exclude ? rebaseGlob(args.exclude, folders) : undefined,
-					respectIgnoreFiles: options.respectIgnoreFiles ?? true,
-					signal,
-				});
-				const said = describeSkippedFiles(skipped);
-				if (said) notices.push(said);
-			}
-			if (notices.length > 0) text += `\n\n${notices.map((notice) => `[${notice}]`).join("\n")}`;
-			return { content: [{ type: "text", text }], details };
-		},
+type GrepCall = SearchToolCall<GrepToolInput, GrepToolOptions>;
+
+/** Searches, then words what was found (and, when nothing was, which files were skipped). */
+async function runGrep(call: GrepCall): Promise<ToolResult<GrepToolDetails>> {
+	const { setup, options, args, signal } = call;
+	const { cwd, workspace, operations } = setup;
+	const limit = args.limit ?? options.defaultLimit ?? 100;
+	const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+	const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+	// More context than the output has lines could never be shown: do not collect it.
+	const context = Math.min(args.context ?? 0, maxLines);
+	const notices: string[] = [];
+	const { path, include } = await globInPath(call, notices);
+	const target = await resolveSearchTarget({ cwd, path, operations, allowFile: true });
+	const folders = { cwd, root: target.root };
+	const filters = {
+		include: include === undefined ? undefined : rebaseGlob(include, folders),
+		exclude: args.exclude ? rebaseGlob(args.exclude, folders) : undefined,
+		respectIgnoreFiles: options.respectIgnoreFiles ?? true,
 	};
+	const collectorOptions = { limit, context, maxLineLength: options.maxLineLength ?? 500 };
+	// One file is searched in order: its first matches are the first N, and the search can stop there.
+	const collector =
+		target.file === undefined ? new OrderedGrepCollector(collectorOptions) : new GrepCollector(collectorOptions);
+	const tally = new GrepMatchTally(limit + 100);
+	const run = await runPinnedSearch({
+		workspace,
+		callTarget: call.callTarget,
+		root: target.root,
+		display: target.display,
+		start: (openedRoot, searchSignal) =>
+			operations.grep(
+				{
+					root: target.root,
+					openedRoot,
+					file: target.file,
+					pattern: args.pattern,
+					literal: args.literal ?? false,
+					caseSensitive: args.case_sensitive ?? true,
+					context,
+					...filters,
+				},
+				searchSignal,
+			),
+		pathOf: (line) => line.path,
+		onBatch: (batch) => {
+			tally.add(batch);
+			return collector.add(batch);
+		},
+		signal,
+		timeoutMs: options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS,
+	});
+	const output = collector.formatWithin({ maxLines, maxBytes });
+	const details: GrepToolDetails = {
+		...searchRunDetails(run),
+		matchCount: collector.matchCount,
+		fileCount: output.fileCount,
+	};
+	if (collector.limitReached) details.matchLimitReached = limit;
+	if (output.linesCut) details.linesTruncated = true;
+	if (output.binaryFiles.length > 0) details.binaryFiles = output.binaryFiles;
+	const text = describeGrepOutput({
+		output,
+		collector,
+		details,
+		notices,
+		args,
+		limit,
+		maxLines,
+		maxBytes,
+		options,
+		run,
+		tally,
+		searchedPath: target.display,
+		singleFile: target.file !== undefined,
+	});
+	if (output.text === "" && output.binaryFiles.length === 0 && !run.timedOut && target.file === undefined) {
+		const skipped = await findSkippedFiles({
+			workspace,
+			callTarget: call.callTarget,
+			search: operations,
+			root: target.root,
+			display: target.display,
+			...filters,
+			signal,
+		});
+		const said = describeSkippedFiles(skipped);
+		if (said) notices.push(said);
+	}
+	return { content: [{ type: "text", text: withNotices(text, notices) }], details };
+}
+
+/**
+ * A glob written into `path` (`src/*.ts`) that names no existing file is read as the folder plus an
+ * `include` (and the model told so); with an `include` given too, it is refused.
+ */
+async function globInPath(call: GrepCall, notices: string[]): Promise<{ path?: string; include?: string }> {
+	const { path, include } = call.args;
+	const pathGlob = path === undefined ? undefined : splitPathGlob(path);
+	if (!pathGlob || (await call.setup.operations.stat(resolveToolPath(call.setup.cwd, path as string)))) {
+		return { path, include: include || undefined };
+	}
+	if (include) {
+		throw new ToolError(
+			`path must be a folder or file, not a glob: ${path}. Pass path: "${pathGlob.folder}" and put the file filter into include.`,
+		);
+	}
+	notices.push(`Read path "${path}" as path "${pathGlob.folder}" with include "${pathGlob.glob}".`);
+	return { path: pathGlob.folder, include: pathGlob.glob };
 }

@@ -1,0 +1,92 @@
+import type { ToolTarget } from "../../engine/types.js";
+import { createLocalWorkspace, type Workspace } from "../workspace.js";
+import { createSearchOperations } from "./operations.js";
+import type { SearchRunResult } from "./run-search.js";
+import type { SearchBackendName, SearchOperations } from "./types.js";
+
+/** Options grep and find share. */
+export interface SearchToolOptions {
+	/** What the tool acts on: its folder and path resolution (the search itself goes through `operations`). Default: a local workspace at `cwd`. */
+	workspace?: Workspace;
+	/** Side effects (process execution, file system). Default: ripgrep with the built-in walker as fallback. */
+	operations?: SearchOperations;
+	/** Path of an `rg` binary to use instead of the one from `@vscode/ripgrep`. Default: the bundled binary. */
+	rgPath?: string;
+	/** Force a backend: `auto` tries ripgrep then the walker. Default: `auto`. */
+	backend?: "auto" | SearchBackendName;
+	/** Honour .gitignore, .ignore and .rgignore files. Default: true. */
+	respectIgnoreFiles?: boolean;
+	/** Milliseconds before the search stops and returns what it found so far. Default: 60,000. */
+	timeoutMs?: number;
+	/** Output budget in bytes. Default: `DEFAULT_MAX_BYTES` (50 KB). */
+	maxBytes?: number;
+	/** Output budget in lines. Default: `DEFAULT_MAX_LINES` (2,000). */
+	maxLines?: number;
+}
+
+/** Facts grep and find results share, for programs and UIs. */
+export interface SearchRunDetails {
+	/** The backend that searched: `ripgrep`, or the built-in `walker` when ripgrep could not run. */
+	backend: SearchBackendName;
+	/** Why the walker searched instead of ripgrep. */
+	fallbackReason?: string;
+	/** True when the whole output was cut to the output budget. */
+	outputTruncated?: boolean;
+	/** True when the search stopped at the timeout and the result is partial. */
+	timedOut?: boolean;
+}
+
+/** What a search tool runs with: its folder, its path resolution and its backend. */
+export interface SearchToolSetup {
+	/** The tool's working directory. */
+	cwd: string;
+	/** Resolves and pins the folder searched. */
+	workspace: Workspace;
+	/** The search backend. */
+	operations: SearchOperations;
+}
+
+/** One call of a search tool, as its named function receives it. */
+export interface SearchToolCall<TArgs, TOptions> {
+	/** The tool's folder, workspace and backend. */
+	setup: SearchToolSetup;
+	/** The tool's options. */
+	options: TOptions;
+	/** The validated arguments. */
+	args: TArgs;
+	/** Aborts the call. */
+	signal: AbortSignal | undefined;
+	/** The target the engine resolved for the call (the one the hooks saw), when it passed one. */
+	callTarget: ToolTarget | undefined;
+}
+
+/** The workspace and backend of a search tool, from its options (local ones by default). */
+export function searchToolSetup(cwd: string, options: SearchToolOptions): SearchToolSetup {
+	return {
+		cwd,
+		workspace: options.workspace ?? createLocalWorkspace(cwd),
+		operations: options.operations ?? createSearchOperations({ rgPath: options.rgPath, backend: options.backend }),
+	};
+}
+
+/**
+ * A search call's target: the folder it lists below. No near-miss guess for a missing folder: the
+ * tool says it is missing in its own words.
+ */
+export function searchTarget(workspace: Workspace, path: string | undefined): Promise<ToolTarget> {
+	return workspace.resolveTarget({ access: "list", path: path ?? "." }, { nearMiss: false });
+}
+
+/** `text` followed, after a blank line, by each notice in brackets on its own line. */
+export function withNotices(text: string, notices: readonly string[]): string {
+	if (notices.length === 0) return text;
+	return `${text}\n\n${notices.map((notice) => `[${notice}]`).join("\n")}`;
+}
+
+/** How a search ran, as its result's details state it (only the facts that apply). */
+export function searchRunDetails(run: SearchRunResult): SearchRunDetails {
+	const details: SearchRunDetails = { backend: run.backend };
+	if (run.fallbackReason) details.fallbackReason = run.fallbackReason;
+	if (run.timedOut) details.timedOut = true;
+	return details;
+}
