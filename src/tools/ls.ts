@@ -8,7 +8,7 @@ import { listDirectory } from "./fs/list-directory.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
 import type { FileOperations } from "./fs/operations.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
-import { callTarget, type Workspace, workspaceOf } from "./workspace.js";
+import { callTarget, type FileToolOptions, workspaceOf } from "./workspace.js";
 
 const DESCRIPTION = `List a directory: one entry per line, sorted, "/" after directories, dotfiles included, symlinks shown with their target (broken ones marked).
 With recursive, lists subdirectories too (paths relative to the listed directory), down to max_depth levels. At most limit entries (default 500); the result says when entries were left out.`;
@@ -40,11 +40,7 @@ export type LsTool = AgentTool<typeof lsSchema, LsToolDetails>;
 export type LsOperations = FileOperations;
 
 /** Options of the ls tool. */
-export interface LsToolOptions {
-	/** File access. Default: `localFileOperations`. @deprecated Pass `workspace` (e.g. `createLocalWorkspace(cwd, { files })`). */
-	operations?: LsOperations;
-	/** What the tool acts on: its folder, file access and path resolution. Default: a local workspace at `cwd` with `operations`. */
-	workspace?: Workspace;
+export interface LsToolOptions extends FileToolOptions {
 	/** Entries returned when the call gives no `limit`. Default: 500. */
 	defaultLimit?: number;
 	/** Most UTF-8 bytes of output. Default: 50 KB. */

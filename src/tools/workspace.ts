@@ -188,11 +188,19 @@ async function lexicalLookup(
 	return { absolutePath, info, match: info ? "exact" : undefined };
 }
 
+/** How a file tool (read, write, edit, ls, apply_patch) reaches its files: the options they all take. */
+export interface FileToolOptions {
+	/** What the tool acts on: its folder, file access and path resolution. Default: a local workspace at `cwd` with `operations`. */
+	workspace?: Workspace;
+	/** File access. Default: `localFileOperations`. @deprecated Pass `workspace` (e.g. `createLocalWorkspace(cwd, { files })`). */
+	operations?: FileOperations;
+}
+
 /**
  * The workspace a tool uses: the one given, else one built from the deprecated `cwd` and
  * `operations` options, so existing callers keep working.
  */
-export function workspaceOf(cwd: string, options: { workspace?: Workspace; operations?: FileOperations }): Workspace {
+export function workspaceOf(cwd: string, options: FileToolOptions): Workspace {
 	return options.workspace ?? createLocalWorkspace(cwd, { files: options.operations });
 }
 

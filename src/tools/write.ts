@@ -11,7 +11,7 @@ import { fileSystemErrorMessage } from "./fs/messages.js";
 import type { FileOperations } from "./fs/operations.js";
 import { encodeLikeExisting } from "./fs/write-encoding.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
-import { callTarget, type Workspace, type WorkspaceTarget, workspaceOf } from "./workspace.js";
+import { callTarget, type FileToolOptions, type WorkspaceTarget, workspaceOf } from "./workspace.js";
 
 const DESCRIPTION = `Write a file: creates it, or replaces its whole content. Parent directories are created as needed.
 The write is atomic (a temp file renamed into place), keeps a symlink a symlink and keeps an existing file's permissions and encoding (a hard-linked file, or one in a read-only folder, is overwritten in place; the result says so).
@@ -34,11 +34,7 @@ export type WriteTool = AgentTool<typeof writeSchema, WriteToolDetails>;
 export type WriteOperations = FileOperations;
 
 /** Options of the write tool. */
-export interface WriteToolOptions {
-	/** What the tool acts on: its folder, file access and path resolution. Default: a local workspace at `cwd`. */
-	workspace?: Workspace;
-	/** File access. Default: `localFileOperations`. @deprecated Pass `workspace` (e.g. `createLocalWorkspace(cwd, { files })`). */
-	operations?: WriteOperations;
+export interface WriteToolOptions extends FileToolOptions {
 	/** Flush data to stable storage before the rename. Default: false. */
 	flush?: boolean;
 }

@@ -1,6 +1,6 @@
 // The edit tool's public types, here so the helpers in edit/ need not import edit.ts (which imports them).
 import type { FileOperations } from "../fs/operations.js";
-import type { Workspace } from "../workspace.js";
+import type { FileToolOptions } from "../workspace.js";
 import type { EditMatchStrategy } from "./match.js";
 
 /**
@@ -49,11 +49,7 @@ export interface EditToolDetails {
 export type EditOperations = FileOperations;
 
 /** Options of the edit tool. */
-export interface EditToolOptions {
-	/** File access. Default: `localFileOperations`. @deprecated Pass `workspace` (e.g. `createLocalWorkspace(cwd, { files })`). */
-	operations?: EditOperations;
-	/** What the tool acts on: its folder, file access and path resolution. Default: a local workspace at `cwd` with `operations`. */
-	workspace?: Workspace;
+export interface EditToolOptions extends FileToolOptions {
 	/** Flush data to stable storage before the atomic rename. Default: false (as editors and `sed -i`). */
 	flush?: boolean;
 	/** Largest file edit will load, in bytes; larger files are refused with a hint. Default: 256 MB. */

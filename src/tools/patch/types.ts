@@ -1,6 +1,5 @@
 import type { EditMatchStrategy } from "../edit/match.js";
-import type { FileOperations } from "../fs/operations.js";
-import type { Workspace } from "../workspace.js";
+import type { FileToolOptions } from "../workspace.js";
 
 /** What apply_patch did to one file. */
 export interface PatchFileDetails {
@@ -32,11 +31,7 @@ export interface ApplyPatchDetails {
 }
 
 /** Options of the apply_patch tool. */
-export interface ApplyPatchToolOptions {
-	/** What the tool acts on: its folder, file access and path resolution. Default: a local workspace at `cwd`. */
-	workspace?: Workspace;
-	/** File access. Default: `localFileOperations`. @deprecated Pass `workspace`. */
-	operations?: FileOperations;
+export interface ApplyPatchToolOptions extends FileToolOptions {
 	/** Flush each file to stable storage before its rename. Default: false. */
 	flush?: boolean;
 	/** Largest file a patch will load, in bytes. Default: 256 MB. */

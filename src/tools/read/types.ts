@@ -1,6 +1,6 @@
 // The read tool's public types, here so the helpers in read/ need not import read.ts (which imports them).
 import type { FileOperations } from "../fs/operations.js";
-import type { Workspace } from "../workspace.js";
+import type { FileToolOptions } from "../workspace.js";
 import type { ReadNotebookDetails, ReadPdfDetails } from "./document-types.js";
 
 export type { ReadNotebookDetails, ReadPdfDetails } from "./document-types.js";
@@ -9,11 +9,7 @@ export type { ReadNotebookDetails, ReadPdfDetails } from "./document-types.js";
 export type ReadOperations = FileOperations;
 
 /** Options of the read tool. */
-export interface ReadToolOptions {
-	/** File access. Default: `localFileOperations`. @deprecated Pass `workspace` (e.g. `createLocalWorkspace(cwd, { files })`). */
-	operations?: ReadOperations;
-	/** What the tool acts on: its folder, file access and path resolution. Default: a local workspace at `cwd` with `operations`. */
-	workspace?: Workspace;
+export interface ReadToolOptions extends FileToolOptions {
 	/** Lines per page when the call gives no `limit` (a larger `limit` is allowed; the byte budget still applies). Default: 2000. */
 	maxLines?: number;
 	/** Most UTF-8 bytes of numbered text per page. Default: 50 KB. */
