@@ -16,17 +16,16 @@ import { runPinnedSearch } from "./search/pinned-search.js";
 import { prepareFindArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget } from "./search/run-search.js";
 import {
+	createSearchTool,
 	type SearchRunDetails,
 	type SearchToolCall,
 	type SearchToolOptions,
 	searchRunDetails,
-	searchTarget,
-	searchToolSetup,
 	withNotices,
 } from "./search/search-tool.js";
 import { PathGroups } from "./search/sort-paths.js";
 import type { SearchOperations } from "./search/types.js";
-import { defineTool, toolFrom } from "./tool-definition.js";
+import { defineTool } from "./tool-definition.js";
 
 const DESCRIPTION = `Find files by glob pattern and get their paths, relative to the searched directory, sorted.
 A pattern without '/' matches file names at any depth ('*.ts', 'package.json'); a pattern with '/' matches the relative path ('src/**/*.test.ts', '.github/workflows/*.yml').
@@ -87,13 +86,8 @@ export interface FindToolOptions extends SearchToolOptions {
 
 /** The runnable find tool: lists files below `cwd` (or the given path) with ripgrep or the fallback walker. */
 export function createFindTool(cwd: string, options: FindToolOptions = {}): FindTool {
-	const setup = searchToolSetup(cwd, options);
-	return toolFrom(createFindToolDefinition(cwd, options), {
-		prepareArguments: prepareFindArguments,
-		target: ({ path }) => searchTarget(setup.workspace, path),
-		execute: (_toolCallId, args, signal, _onUpdate, call) =>
-			runFind({ setup, options, args, signal, callTarget: call?.target }),
-	});
+	const definition = createFindToolDefinition(cwd, options);
+	return createSearchTool({ definition, cwd, options, prepareArguments: prepareFindArguments, run: runFind });
 }
 
 type FindCall = SearchToolCall<FindToolInput, FindToolOptions>;

@@ -14,17 +14,16 @@ import { runPinnedSearch } from "./search/pinned-search.js";
 import { prepareGrepArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, resolveSearchTarget } from "./search/run-search.js";
 import {
+	createSearchTool,
 	type SearchRunDetails,
 	type SearchToolCall,
 	type SearchToolOptions,
 	searchRunDetails,
-	searchTarget,
-	searchToolSetup,
 	withNotices,
 } from "./search/search-tool.js";
 import { describeSkippedFiles, findSkippedFiles } from "./search/skipped-files.js";
 import type { SearchOperations } from "./search/types.js";
-import { defineTool, toolFrom } from "./tool-definition.js";
+import { defineTool } from "./tool-definition.js";
 
 const DESCRIPTION = `Search file contents with a regular expression (ripgrep syntax) and get matching lines as \`path:line: text\`, context lines as \`path-line- text\`, groups divided by \`--\`.
 Paths are relative to the searched directory. Honours .gitignore, .ignore and .rgignore; searches hidden files; never searches .git/.
@@ -98,13 +97,8 @@ export interface GrepToolOptions extends SearchToolOptions {
 
 /** The runnable grep tool: searches below `cwd` (or the given path) with ripgrep or the fallback walker. */
 export function createGrepTool(cwd: string, options: GrepToolOptions = {}): GrepTool {
-	const setup = searchToolSetup(cwd, options);
-	return toolFrom(createGrepToolDefinition(cwd, options), {
-		prepareArguments: prepareGrepArguments,
-		target: ({ path }) => searchTarget(setup.workspace, path),
-		execute: (_toolCallId, args, signal, _onUpdate, call) =>
-			runGrep({ setup, options, args, signal, callTarget: call?.target }),
-	});
+	const definition = createGrepToolDefinition(cwd, options);
+	return createSearchTool({ definition, cwd, options, prepareArguments: prepareGrepArguments, run: runGrep });
 }
 
 type GrepCall = SearchToolCall<GrepToolInput, GrepToolOptions>;

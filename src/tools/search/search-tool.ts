@@ -1,4 +1,6 @@
-import type { ToolTarget } from "../../engine/types.js";
+import type { Static, TSchema } from "typebox";
+import type { AgentTool, ToolDefinition, ToolResult, ToolTarget } from "../../engine/types.js";
+import { toolFrom } from "../tool-definition.js";
 import { createLocalWorkspace, type Workspace } from "../workspace.js";
 import { createSearchOperations } from "./operations.js";
 import type { SearchRunResult } from "./run-search.js";
@@ -89,4 +91,32 @@ export function searchRunDetails(run: SearchRunResult): SearchRunDetails {
 	if (run.fallbackReason) details.fallbackReason = run.fallbackReason;
 	if (run.timedOut) details.timedOut = true;
 	return details;
+}
+
+/** What `createSearchTool` builds a search tool (grep, find) from. */
+export interface SearchToolSpec<TParameters extends TSchema, TDetails, TOptions extends SearchToolOptions> {
+	/** The tool's model-facing definition; its arguments have an optional `path`, the folder searched. */
+	definition: ToolDefinition<TParameters>;
+	/** The tool's working directory. */
+	cwd: string;
+	/** The tool's options. */
+	options: TOptions;
+	/** Repairs the model's common argument mistakes. */
+	prepareArguments: (args: unknown) => unknown;
+	/** Runs one call. */
+	run: (call: SearchToolCall<Static<TParameters>, TOptions>) => Promise<ToolResult<TDetails>>;
+}
+
+/** A runnable search tool: its workspace and backend from the options, its folder as the target. */
+export function createSearchTool<TParameters extends TSchema, TDetails, TOptions extends SearchToolOptions>(
+	spec: SearchToolSpec<TParameters, TDetails, TOptions>,
+): AgentTool<TParameters, TDetails> {
+	const { options, run } = spec;
+	const setup = searchToolSetup(spec.cwd, options);
+	return toolFrom(spec.definition, {
+		prepareArguments: spec.prepareArguments,
+		target: (args) => searchTarget(setup.workspace, (args as { path?: string }).path),
+		execute: (_toolCallId, args, signal, _onUpdate, call) =>
+			run({ setup, options, args, signal, callTarget: call?.target }),
+	});
 }
