@@ -18,14 +18,15 @@ const DESCRIPTION = `Replace text in an existing file. Give \`path\`, the exact 
 - Jupyter notebooks (.ipynb): give \`cell\` (its number, as read shows it) with \`new_source\`, or with old_string/new_string within that cell; the rest of the notebook stays as it was.
 Returns a unified diff of the changed lines.`;
 
+// One replacement's fields, written once for the single form and the items of `edits`.
+const oldString = Type.String({ description: "The exact text to replace (copied from the file, not empty)." });
+const newString = Type.String({ description: "The text to put in its place." });
+const replaceAll = Type.Optional(
+	Type.Boolean({ description: "Replace every occurrence instead of requiring exactly one. Default: false." }),
+);
+
 const editItemSchema = Type.Object(
-	{
-		old_string: Type.String({ description: "The exact text to replace (copied from the file, not empty)." }),
-		new_string: Type.String({ description: "The text to put in its place." }),
-		replace_all: Type.Optional(
-			Type.Boolean({ description: "Replace every occurrence instead of requiring exactly one. Default: false." }),
-		),
-	},
+	{ old_string: oldString, new_string: newString, replace_all: replaceAll },
 	{ additionalProperties: false },
 );
 
@@ -33,13 +34,9 @@ const editItemSchema = Type.Object(
 export const editSchema = Type.Object(
 	{
 		path: Type.String({ description: "Path of the file to edit, relative to the working directory or absolute." }),
-		old_string: Type.Optional(
-			Type.String({ description: "The exact text to replace (copied from the file, not empty)." }),
-		),
-		new_string: Type.Optional(Type.String({ description: "The text to put in its place." })),
-		replace_all: Type.Optional(
-			Type.Boolean({ description: "Replace every occurrence instead of requiring exactly one. Default: false." }),
-		),
+		old_string: Type.Optional(oldString),
+		new_string: Type.Optional(newString),
+		replace_all: replaceAll,
 		edits: Type.Optional(
 			Type.Array(editItemSchema, {
 				description: "Several replacements in one file, applied together (instead of old_string/new_string).",
