@@ -25,7 +25,6 @@ export const createBashKillToolDefinition = defineTool("bash_kill", bashKillSche
 
 /** The bash_kill tool: ends a background job's whole process tree. */
 export function createBashKillTool(cwd: string, options: JobToolOptions = {}): BashKillTool {
-	// Like the shell tools it serves: a barrier in a parallel batch.
 	return toolFrom(createBashKillToolDefinition(cwd, options), {
 		prepareArguments: prepareJobArguments,
 		target: ({ id }) => ({ access: "execute", command: `kill ${id}` }),

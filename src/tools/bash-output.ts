@@ -116,7 +116,6 @@ async function readJob(
 
 /** The bash_output tool: reads background jobs, writes to their stdin, lists them. */
 export function createBashOutputTool(cwd: string, options: JobToolOptions = {}): BashOutputTool {
-	// Like the shell tools it serves: a barrier in a parallel batch.
 	return toolFrom(createBashOutputToolDefinition(cwd, options), {
 		prepareArguments: prepareJobArguments,
 		// Reading is harmless; writing to a job's stdin may make it do anything.

@@ -32,7 +32,8 @@ const builtInTraits = {
 	apply_patch: { title: "Apply patch", effect: "writes" },
 	bash: { title: "Run a bash command", effect: "runs" },
 	powershell: { title: "Run a PowerShell command", effect: "runs" },
-	// Reading destroys nothing, but its input goes to a running command, which may do anything.
+	// The job tools are barriers like the shell tools they serve. Reading destroys nothing, but
+	// bash_output's input goes to a running command, which may do anything.
 	bash_output: { title: "Read a background job", effect: "runs", hints: { destructiveHint: false } },
 	// It ends a job's processes; it starts nothing that could reach further.
 	bash_kill: { title: "Kill a background job", effect: "runs", hints: { openWorldHint: false } },
