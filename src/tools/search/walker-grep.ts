@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { AbortError } from "../../engine/errors.js";
 import { decodeText } from "../fs/legacy-encoding.js";
 import { Prefetch } from "./prefetch.js";
+import { openForScan, type ScanFileHandle } from "./scan-file-handle.js";
 import type { GrepLine, GrepRequest } from "./types.js";
 import { walkFiles } from "./walker.js";
 import { buildWalkerRegex, type WalkerRegex } from "./walker-regex.js";
@@ -41,6 +42,7 @@ export async function* walkerGrep(request: GrepRequest, signal: AbortSignal): As
 			context: request.context,
 			signal,
 			reportBinary: true,
+			stream: true,
 		});
 		if (signal.aborted) throw new AbortError();
 		return;
@@ -82,12 +84,15 @@ interface FileSearch {
 	signal: AbortSignal;
 	/** Say whether a binary file matches (a file named as the path), instead of skipping it silently. */
 	reportBinary?: boolean;
+	/** Read it asynchronously: a file named as the path may be a FIFO that another process writes. */
+	stream?: boolean;
 }
 
 async function* searchFile(search: FileSearch): AsyncGenerator<GrepLine[]> {
-	let handle: import("node:fs/promises").FileHandle;
+	let handle: ScanFileHandle;
 	try {
-		handle = await open(join(search.root, search.path), "r");
+		const path = join(search.root, search.path);
+		handle = search.stream ? await open(path, "r") : await openForScan(path);
 	} catch {
 		return; // vanished or unreadable: ripgrep warns and goes on
 	}
@@ -103,10 +108,7 @@ async function* searchFile(search: FileSearch): AsyncGenerator<GrepLine[]> {
 }
 
 /** Yields the lines found in each chunk read (a file's lines in order, context merged). */
-async function* scanFile(
-	handle: import("node:fs/promises").FileHandle,
-	search: FileSearch,
-): AsyncGenerator<GrepLine[]> {
+async function* scanFile(handle: ScanFileHandle, search: FileSearch): AsyncGenerator<GrepLine[]> {
 	const buffer = takeBuffer();
 	try {
 		yield* scanChunks(handle, search, buffer);
@@ -126,11 +128,7 @@ interface ScanState {
 }
 
 /** Reads the file chunk by chunk, scanning its complete lines; yields what each chunk found. */
-async function* scanChunks(
-	handle: import("node:fs/promises").FileHandle,
-	search: FileSearch,
-	buffer: Buffer,
-): AsyncGenerator<GrepLine[]> {
+async function* scanChunks(handle: ScanFileHandle, search: FileSearch, buffer: Buffer): AsyncGenerator<GrepLine[]> {
 	const state: ScanState = { search, results: [], before: [], afterRemaining: 0, lastEmitted: 0, lineNumber: 0 };
 	// Bytes of an unfinished line, kept as parts so a very long line is copied once, not per chunk.
 	let carry: Buffer[] = [];
@@ -230,11 +228,7 @@ const BINARY_CARRY_CHARS = 64 * 1024;
  * Tests a binary file for a match, chunk by chunk from `first` (already read) to the end. NUL
  * bytes count as line ends, as in ripgrep, so a match cannot run across one.
  */
-async function binaryMatches(
-	handle: import("node:fs/promises").FileHandle,
-	first: Buffer,
-	search: FileSearch,
-): Promise<boolean> {
+async function binaryMatches(handle: ScanFileHandle, first: Buffer, search: FileSearch): Promise<boolean> {
 	let carry = "";
 	let chunk = first;
 	const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
