@@ -90,7 +90,10 @@ for (const scheme of ["docker", "kubectl"] as const) {
 			if (skipReason) return context.skip();
 			const above = `${folder}-above`;
 			inContainer(container, `mkdir -p ${above}/tree && printf 'hidden.txt\\n' > ${above}/.gitignore`);
-			inContainer(container, `printf 'needle\\n' > ${above}/tree/hidden.txt && printf 'needle\\n' > ${above}/tree/shown.txt`);
+			inContainer(
+				container,
+				`printf 'needle\\n' > ${above}/tree/hidden.txt && printf 'needle\\n' > ${above}/tree/shown.txt`,
+			);
 			const url = scheme === "docker" ? `docker://${container}${above}/tree` : `kubectl://${container}${above}/tree`;
 			const { tools } = open(url);
 			const grep = textOf(await runCall(tools, {}, "grep", { pattern: "needle", literal: true }));
