@@ -98,6 +98,11 @@ file_op() {
 op=$1; roots=$2; shift 2
 case $op in
 stat) info -L "$1";;
+# stat, lstat and the real path at once (a line each, "E" where one failed): the calls that follow a stat.
+describe)
+	stat -L -c '%s|%a|%Y|%F' -- "$1" 2>/dev/null || echo E
+	stat -c '%s|%a|%Y|%F' -- "$1" 2>/dev/null || echo E
+	if [ -e "$1" ] && r=$(plain_real "$1" || realpath "$1" 2>/dev/null); then printf '%s\n' "$r"; else echo E; fi;;
 lstat) info "" "$1";;
 realpath) must_exist "$1"; plain_real "$1" && exit 0; r=$(realpath "$1" 2>/dev/null) || fail "$(errno_of "$1")" "$1"; printf '%s' "$r";;
 readlink) must_exist "$1"; [ -L "$1" ] || fail EINVAL "$1"; readlink -- "$1";;

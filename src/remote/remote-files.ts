@@ -3,6 +3,7 @@ import type { DirectoryEntry, FileInfo, FileOperations, ReadableFile } from "../
 type FileKind = FileInfo["kind"];
 
 import { fileScript } from "./file-script.js";
+import { MetadataCache } from "./metadata-cache.js";
 import { type RemoteRunResult, runRemote } from "./run-remote.js";
 import type { ScriptChannel } from "./script-channel.js";
 import type { RemoteTransport } from "./transport.js";
@@ -66,6 +67,8 @@ function parseEntries(text: string): DirectoryEntry[] {
 export interface RemoteFileOperations extends FileOperations {
 	/** sha256 (hex) of a file's content, computed on the remote side. */
 	hash(path: string): Promise<string>;
+	/** Drops metadata fetched ahead (a shell command may have changed anything). */
+	forget(): void;
 }
 
 /**
@@ -79,6 +82,7 @@ export function createRemoteFileOperations(
 	transport: RemoteTransport,
 	roots: readonly string[] = [],
 	channel?: ScriptChannel,
+	cache: MetadataCache = new MetadataCache(),
 ): RemoteFileOperations {
 	const rootsArgument = roots.join("\n");
 	async function call(operation: string, path: string, args: string[], stdin?: Uint8Array): Promise<Buffer> {
@@ -123,36 +127,60 @@ export function createRemoteFileOperations(
 		};
 	};
 
+	// On the channel a stat brings the lstat and real path along (one round trip instead of three).
+	const stat = async (path: string): Promise<FileInfo> => {
+		const known = cache.recall(path, "stat");
+		if (known) return known;
+		if (!channel || path.includes("\n")) return parseInfo(await text("stat", path));
+		const [followed, own, real] = (await text("describe", path)).split("\n");
+		const answers = {
+			stat: followed && followed !== "E" ? parseInfo(followed) : undefined,
+			lstat: own && own !== "E" ? parseInfo(own) : undefined,
+			realpath: real && real !== "E" ? real : undefined,
+		};
+		cache.remember(path, answers);
+		// A failed stat is asked again on its own: its error then names the cause as always.
+		return answers.stat ?? parseInfo(await text("stat", path));
+	};
+	const changing = async <TResult>(work: Promise<TResult>): Promise<TResult> => {
+		cache.clear();
+		try {
+			return await work;
+		} finally {
+			cache.clear();
+		}
+	};
 	return {
-		stat: async (path) => parseInfo(await text("stat", path)),
-		lstat: async (path) => parseInfo(await text("lstat", path)),
-		realpath: (path) => text("realpath", path),
+		stat,
+		lstat: async (path) => cache.recall(path, "lstat") ?? parseInfo(await text("lstat", path)),
+		realpath: async (path) => cache.recall(path, "realpath") ?? text("realpath", path),
 		readlink: async (path) => (await text("readlink", path)).replace(/\n$/, ""),
 		readdir: async (path) => parseEntries(await text("readdir", path)),
 		open,
 		readFile: (path) => call("readfile", path, []),
 		writeFile: async (path, data, options = {}) => {
 			const mode = (options.mode ?? 0o666).toString(8);
-			await call("writefile", path, [mode, options.exclusive ? "exclusive" : "", String(data.length)], data);
+			await changing(call("writefile", path, [mode, options.exclusive ? "exclusive" : "", String(data.length)], data));
 		},
 		replaceFile: async (path, data, options) => {
 			const mode = (options.mode ?? 0o666).toString(8);
-			await call("replacefile", path, [mode, options.exactMode ? "exact" : "", String(data.length)], data);
+			await changing(call("replacefile", path, [mode, options.exactMode ? "exact" : "", String(data.length)], data));
 		},
 		mkdir: async (path, options) => {
-			await call("mkdir", path, [options?.recursive ? "recursive" : ""]);
+			await changing(call("mkdir", path, [options?.recursive ? "recursive" : ""]));
 		},
 		rename: async (from, to) => {
-			await call("rename", from, [to]);
+			await changing(call("rename", from, [to]));
 		},
 		unlink: async (path) => {
-			await call("unlink", path, []);
+			await changing(call("unlink", path, []));
 		},
 		chmod: async (path, mode) => {
-			await call("chmod", path, [mode.toString(8)]);
+			await changing(call("chmod", path, [mode.toString(8)]));
 		},
 		hash: async (path) => (await text("sha256", path)).trim(),
-		confine: (confineTo) => createRemoteFileOperations(transport, confineTo, channel),
+		forget: () => cache.clear(),
+		confine: (confineTo) => createRemoteFileOperations(transport, confineTo, channel, cache),
 	};
 }
 

@@ -80,7 +80,19 @@ export function createRemoteWorkspace(
 	}
 	const channel = createScriptChannel(transport, fileLibrary);
 	const files = createRemoteFileOperations(transport, [], channel);
-	const shell = createRemoteShellOperations(transport, channel);
+	const remoteShell = createRemoteShellOperations(transport, channel);
+	// A command may change any file: what was fetched ahead is dropped when one starts and ends.
+	const shell = {
+		...remoteShell,
+		exec: async (request: Parameters<typeof remoteShell.exec>[0]) => {
+			files.forget();
+			try {
+				return await remoteShell.exec(request);
+			} finally {
+				files.forget();
+			}
+		},
+	};
 	const search = createRemoteSearchOperations(transport, { channel, ripgrep: options.ripgrep });
 	const workspace = createLocalWorkspace(cwd, { files, shell });
 	const resolveTarget = workspace.resolveTarget.bind(workspace);
