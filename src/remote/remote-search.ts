@@ -108,7 +108,11 @@ export function createRemoteSearchOperations(
 		grep: async (request, signal) => {
 			const found = await ripgrep();
 			if ("path" in found) {
-				return { backend: "ripgrep", items: await ripgrepGrep(found.path, request, signal, launch) };
+				return {
+					backend: "ripgrep",
+					pathOrdered: request.pathOrder === true,
+					items: await ripgrepGrep(found.path, request, signal, launch),
+				};
 			}
 			// A pattern with no POSIX form throws here, before the walk starts.
 			if (!request.literal) toExtendedRegex(request.pattern);

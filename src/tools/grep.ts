@@ -6,6 +6,7 @@ import type { AgentTool, ToolResult } from "../engine/types.js";
 import { resolveToolPath } from "./fs/paths.js";
 import { GrepCollector } from "./search/grep-collector.js";
 import type { GrepCutDetails } from "./search/grep-digest.js";
+import { GrepEarlyStop } from "./search/grep-early-stop.js";
 import { GrepMatchTally } from "./search/grep-match-tally.js";
 import { describeGrepOutput } from "./search/grep-output-text.js";
 import { OrderedGrepCollector } from "./search/ordered-grep-collector.js";
@@ -126,13 +127,15 @@ async function runGrep(call: GrepCall): Promise<ToolResult<GrepToolDetails>> {
 	const collector =
 		target.file === undefined ? new OrderedGrepCollector(collectorOptions) : new GrepCollector(collectorOptions);
 	const tally = new GrepMatchTally(limit + 100);
+	// A folder is searched in path order, so the search can stop soon after the first N matches.
+	const earlyStop = new GrepEarlyStop(limit, context);
 	const run = await runPinnedSearch({
 		workspace,
 		callTarget: call.callTarget,
 		root: target.root,
 		display: target.display,
-		start: (openedRoot, searchSignal) =>
-			operations.grep(
+		start: async (openedRoot, searchSignal) => {
+			const stream = await operations.grep(
 				{
 					root: target.root,
 					openedRoot,
@@ -141,14 +144,20 @@ async function runGrep(call: GrepCall): Promise<ToolResult<GrepToolDetails>> {
 					literal: args.literal ?? false,
 					caseSensitive: args.case_sensitive ?? true,
 					context,
+					pathOrder: target.file === undefined,
 					...filters,
 				},
 				searchSignal,
-			),
+			);
+			earlyStop.enabled = target.file === undefined && stream.pathOrdered === true;
+			return stream;
+		},
 		pathOf: (line) => line.path,
 		onBatch: (batch) => {
-			tally.add(batch);
-			return collector.add(batch);
+			const taken = earlyStop.take(batch);
+			const lines = taken === batch.length ? batch : batch.slice(0, taken);
+			tally.add(lines);
+			return collector.add(lines) && earlyStop.stoppedAt === undefined;
 		},
 		signal,
 		timeoutMs: options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS,
@@ -174,6 +183,7 @@ async function runGrep(call: GrepCall): Promise<ToolResult<GrepToolDetails>> {
 		options,
 		run,
 		tally,
+		stoppedAt: earlyStop.stoppedAt,
 		searchedPath: target.display,
 		singleFile: target.file !== undefined,
 	});

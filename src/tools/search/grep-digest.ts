@@ -1,6 +1,7 @@
 import { formatSize } from "../../engine/truncate.js";
 import { collapseRuns, wordyShapeOf } from "../output/semantic-tail.js";
 import { type GrepFileBlock, joinGrepBlocks } from "./grep-collector.js";
+import type { GrepStopPoint } from "./grep-early-stop.js";
 import { fitGrepBlocks, type GrepBudget, sizeOfBlocks } from "./grep-fit.js";
 import type { FolderCount, GrepMatchTally, TalliedFile } from "./grep-match-tally.js";
 
@@ -22,8 +23,10 @@ export interface GrepCutDetails {
 	totalFiles: number;
 	/** Matches folded into "near-identical" markers. */
 	collapsedMatches: number;
-	/** False when the search stopped early (a single file at the limit, a timeout): the totals are lower bounds. */
+	/** False when the search stopped early (at the limit, a timeout): the totals are lower bounds. */
 	countsComplete: boolean;
+	/** Where a folder search stopped soon after the limit (the first match it did not count); unset when it ran to its end. */
+	stoppedAt?: GrepStopPoint;
 	/** True when the output budget (not only the limit) left matches out. */
 	outputCut: boolean;
 }
@@ -44,6 +47,8 @@ export interface GrepCutFacts {
 	limitReached: boolean;
 	/** False when the search stopped before the end (see `GrepCutDetails.countsComplete`). */
 	countsComplete: boolean;
+	/** Where the search stopped soon after the limit, when it did not run to its end (see `GrepEarlyStop`). */
+	stoppedAt?: GrepStopPoint;
 	/** The searched path as the model named it (`.` for the working directory), to write a `path` it can pass back. */
 	searchedPath: string;
 	/** True when one file was searched. */
@@ -85,14 +90,15 @@ export function digestGrepCut(facts: GrepCutFacts): { text: string; details: Gre
 		collapsedMatches: fitted.blocks
 			.flatMap((block) => block.lines)
 			.reduce((sum, line) => sum + (line.collapsed ? line.matches : 0), 0),
-		countsComplete: facts.countsComplete,
+		countsComplete: facts.countsComplete && facts.stoppedAt === undefined,
 		outputCut: !fitsWhole,
 	};
+	if (facts.stoppedAt) details.stoppedAt = { ...facts.stoppedAt };
 	const room = {
 		maxLines: Math.min(reserve.maxLines, budget.maxLines - bodySize.lines),
 		maxBytes: Math.min(reserve.maxBytes, budget.maxBytes - bodySize.bytes),
 	};
-	const candidates = cutFileLines(tallied.files, shown, facts.countsComplete);
+	const candidates = cutFileLines(tallied.files, shown, facts.countsComplete, facts.stoppedAt);
 	const head = header(details, facts, candidates.length > 0);
 	const steps = nextSteps(facts, details, candidates[0]?.files[0]?.path, shown);
 	// Room for the listing: what the digest may take, less its fixed lines and a folder summary.
@@ -104,8 +110,14 @@ export function digestGrepCut(facts: GrepCutFacts): { text: string; details: Gre
 	const lines = [head, ...listing.lines];
 	const summary = summarizeFolders(folders);
 	if (summary) lines.push(summary);
+	if (facts.stoppedAt) lines.push(stopLine(facts.stoppedAt));
 	lines.push(steps);
 	return { text: `${body}\n\n${lines.join("\n")}`, details };
+}
+
+/** What a search that stopped soon after the limit knows, and how to see past it. */
+function stopLine(stop: GrepStopPoint): string {
+	return `[The search stopped at ${stop.path}:${stop.lineNumber}, soon after the limit, without searching further: the counts above cover only the files before that point. More matches exist from there on and may exist in the files after it; to see them, narrow path or include (e.g. to a folder after the ones shown), or raise limit.]`;
 }
 
 /** Matches shown per file, and the line of the last one. */
@@ -168,13 +180,16 @@ function cutFileLines(
 	files: readonly TalliedFile[],
 	shown: ReadonlyMap<string, { matches: number; lastLine: number }>,
 	countsComplete: boolean,
+	stoppedAt: GrepStopPoint | undefined,
 ): ListedLine[] {
 	const candidates: ListedLine[] = [];
 	for (const file of files) {
 		const seen = shown.get(file.path);
 		const notShown = file.matches - (seen?.matches ?? 0);
 		if (notShown <= 0) continue;
-		const text = seen ? partlyShownLine(file, seen, notShown, countsComplete) : unshownLine(file);
+		// The file the search stopped in has more matches than were counted.
+		const stop = stoppedAt?.path === file.path ? stoppedAt.lineNumber : undefined;
+		const text = seen ? partlyShownLine(file, seen, notShown, countsComplete, stop) : unshownLine(file, stop);
 		candidates.push({ text, files: [{ ...file, matches: notShown }] });
 	}
 	return collapseRuns(candidates, {
@@ -212,15 +227,23 @@ function partlyShownLine(
 	seen: { matches: number; lastLine: number },
 	notShown: number,
 	countsComplete: boolean,
+	stoppedAtLine: number | undefined,
 ): string {
+	if (stoppedAtLine !== undefined) {
+		return `${file.path}: ${plural(notShown, "more match")} after line ${seen.lastLine}, and more from line ${stoppedAtLine} on (the search stopped there)`;
+	}
 	if (!countsComplete) return `${file.path}: more matches after line ${seen.lastLine} (the search stopped there)`;
 	const last = notShown === 1 ? "" : `, the last at line ${file.lastLine}`;
 	return `${file.path}: ${plural(notShown, "more match")} after line ${seen.lastLine}${last}`;
 }
 
-function unshownLine(file: TalliedFile): string {
+function unshownLine(file: TalliedFile, stoppedAtLine: number | undefined): string {
 	const where =
-		file.matches === 1 ? "its only match" : `1 of ${file.matches} matches, lines ${file.firstLine}–${file.lastLine}`;
+		stoppedAtLine !== undefined
+			? `1 of at least ${file.matches + 1} matches, lines ${file.firstLine}–${file.lastLine} and more from line ${stoppedAtLine} on (the search stopped there)`
+			: file.matches === 1
+				? "its only match"
+				: `1 of ${file.matches} matches, lines ${file.firstLine}–${file.lastLine}`;
 	return `${file.path}:${file.firstLine}: ${file.sample}  [${where}]`;
 }
 

@@ -1,5 +1,6 @@
 import type { GrepCollector } from "./grep-collector.js";
 import { digestGrepCut, type GrepCutDetails } from "./grep-digest.js";
+import type { GrepStopPoint } from "./grep-early-stop.js";
 import type { GrepMatchTally } from "./grep-match-tally.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration } from "./run-search.js";
 
@@ -17,6 +18,8 @@ export function describeGrepOutput(facts: {
 	run: { timedOut: boolean };
 	/** Every match the search saw, for the digest of a cut result. */
 	tally: GrepMatchTally;
+	/** Where the search stopped after the limit (files in path order), when it did not run to its end. */
+	stoppedAt?: GrepStopPoint;
 	/** The searched path as the model named it. */
 	searchedPath: string;
 	/** True when one file was searched (its search stops at the limit). */
@@ -38,6 +41,7 @@ export function describeGrepOutput(facts: {
 			limit,
 			limitReached: collector.limitReached,
 			countsComplete: !run.timedOut && !(facts.singleFile && collector.limitReached),
+			stoppedAt: facts.stoppedAt,
 			searchedPath: facts.searchedPath,
 			singleFile: facts.singleFile,
 		});

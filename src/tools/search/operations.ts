@@ -31,18 +31,20 @@ async function* loadedLazily<TItem>(load: () => Promise<AsyncIterable<TItem>>): 
 export function createSearchOperations(options: SearchOperationsOptions = {}): SearchOperations {
 	const backend = options.backend ?? "auto";
 
+	/** `ripgrepOrdered`: ripgrep was asked for path order; the walker always walks in it. */
 	async function withFallback<TItem>(
 		runRipgrep: (rgPath: string) => Promise<AsyncIterable<TItem[]>>,
 		runWalker: () => AsyncIterable<TItem[]>,
+		ripgrepOrdered = false,
 	): Promise<SearchStream<TItem>> {
-		if (backend === "walker") return { backend: "walker", items: runWalker() };
+		if (backend === "walker") return { backend: "walker", pathOrdered: true, items: runWalker() };
 		const location = await locateRipgrep(options.rgPath);
 		let reason: string;
 		if (location.path === undefined) {
 			reason = location.reason;
 		} else {
 			try {
-				return { backend: "ripgrep", items: await runRipgrep(location.path) };
+				return { backend: "ripgrep", pathOrdered: ripgrepOrdered, items: await runRipgrep(location.path) };
 			} catch (error) {
 				if (error instanceof ToolError || (error as Error).name === "AbortError") throw error;
 				reason = `ripgrep failed to start (${location.path}): ${(error as Error).message}`;
@@ -51,7 +53,7 @@ export function createSearchOperations(options: SearchOperationsOptions = {}): S
 		if (backend === "ripgrep") {
 			throw new ToolError(`Cannot search: ${reason}. Install ripgrep or let the tool use its built-in search.`);
 		}
-		return { backend: "walker", fallbackReason: reason, items: runWalker() };
+		return { backend: "walker", fallbackReason: reason, pathOrdered: true, items: runWalker() };
 	}
 
 	return {
@@ -67,6 +69,7 @@ export function createSearchOperations(options: SearchOperationsOptions = {}): S
 			return withFallback(
 				async (rgPath) => (await import("./ripgrep-backend.js")).ripgrepGrep(rgPath, request, signal),
 				() => loadedLazily(async () => (await import("./walker-grep.js")).walkerGrep(request, signal)),
+				request.pathOrder === true,
 			);
 		},
 		listFiles(request: ListFilesRequest, signal: AbortSignal): Promise<SearchStream<string>> {

@@ -76,6 +76,8 @@ export function grepArgs(request: GrepRequest): string[] {
 	if (request.literal) args.push("--fixed-strings");
 	else args.push("--engine", "auto");
 	if (request.context > 0) args.push("--context", String(request.context));
+	// One thread, files in path order: the caller can stop at its limit with the first matches.
+	if (request.pathOrder && request.file === undefined) args.push("--sort", "path");
 	// --regexp keeps a pattern that starts with "-" from being read as a flag; "--" ends flags for the path.
 	args.push("--regexp", request.pattern, "--");
 	if (request.file !== undefined) args.push(request.file);

@@ -47,6 +47,11 @@ export interface GrepRequest {
 	exclude?: string;
 	/** Honour .gitignore, .ignore and .rgignore. */
 	respectIgnoreFiles: boolean;
+	/**
+	 * Send files in path order (`comparePaths`), so that a caller with a limit can stop once it has
+	 * the first matches: ripgrep then walks in one thread (`--sort path`). Default: false (any order).
+	 */
+	pathOrder?: boolean;
 }
 
 /** What a file-listing backend is asked to list. */
@@ -77,6 +82,11 @@ export interface SearchStream<TItem> {
 	backend: SearchBackendName;
 	/** Why the walker answers instead of ripgrep (ripgrep missing or failed to start). */
 	fallbackReason?: string;
+	/**
+	 * True when files arrive in path order (`GrepRequest.pathOrder` honoured): the first matches
+	 * seen are the first in path order, so a caller may stop at its limit. Default: false.
+	 */
+	pathOrdered?: boolean;
 	/**
 	 * The results, streamed in batches (one per chunk read, so per-item overhead stays low).
 	 * Stops promptly when the signal aborts or the consumer stops iterating early (`break`):

@@ -42,11 +42,16 @@ interface PendingFolder {
 	rules: IgnoreRules | undefined;
 }
 
+/** What the walk has still to do: a folder to read, or a run of files to hand out. */
+type PendingStep = PendingFolder | { files: string[] };
+
 /**
  * Walks a folder the way ripgrep does: hidden entries included, `.git` skipped, symlinks not
  * followed, ignore files per folder; `exclude` drops files and folders, `include` then narrows
- * the files that are left. Yields root-relative POSIX paths of files in
- * batches, one per folder, depth first in name order; memory holds only the folders still to visit.
+ * the files that are left. Yields root-relative POSIX paths of files in batches, in path order
+ * (`comparePaths`: a folder's files and sub-folders merged by name, depth first), as ripgrep's
+ * `--sort path` does, so a search with a limit can stop at its first matches; memory holds only
+ * the folders and file runs still to visit.
  */
 export async function* walkFiles(options: WalkOptions): AsyncGenerator<string[]> {
 	const include = options.include ? compileGlob(options.include) : undefined;
@@ -54,11 +59,15 @@ export async function* walkFiles(options: WalkOptions): AsyncGenerator<string[]>
 	const rootRules = options.respectIgnoreFiles
 		? await IgnoreRules.forRoot(options.ignoreRoot ?? options.root, options.source?.readText)
 		: undefined;
-	const stack: PendingFolder[] = [{ relative: "", rules: rootRules }];
+	const stack: PendingStep[] = [{ relative: "", rules: rootRules }];
 	while (stack.length > 0) {
 		if (options.signal.aborted) throw new AbortError();
-		const folder = stack.pop() as PendingFolder;
-		const absolute = folder.relative === "" ? options.root : join(options.root, folder.relative);
+		const step = stack.pop() as PendingStep;
+		if ("files" in step) {
+			yield step.files;
+			continue;
+		}
+		const absolute = step.relative === "" ? options.root : join(options.root, step.relative);
 		let entries: WalkEntry[];
 		try {
 			entries = options.source
@@ -68,27 +77,40 @@ export async function* walkFiles(options: WalkOptions): AsyncGenerator<string[]>
 			continue; // unreadable folder: ripgrep warns and goes on
 		}
 		entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
-		let rules = folder.rules;
+		let rules = step.rules;
 		if (rules) {
 			const present = entries
 				.filter((entry) => entry.isFile() && isIgnoreFileName(entry.name))
 				.map((entry) => entry.name);
 			if (entries.some((entry) => entry.name === ".git" && entry.isDirectory())) present.push(GIT_EXCLUDE);
-			rules = await rules.enter(absolute, folder.relative, present);
+			rules = await rules.enter(absolute, step.relative, present);
 		}
-		const files: string[] = [];
-		const folders: PendingFolder[] = [];
+		// Names in sorted order are paths in `comparePaths` order (a name holds no `/`): runs of
+		// files between sub-folders are handed out in turn with them.
+		const steps: PendingStep[] = [];
+		let files: string[] = [];
 		for (const entry of entries) {
 			const isDirectory = entry.isDirectory();
 			if (!isDirectory && !entry.isFile()) continue; // symlinks, sockets, devices
 			if (entry.name === ".git") continue;
-			const path = folder.relative === "" ? entry.name : `${folder.relative}/${entry.name}`;
+			const path = step.relative === "" ? entry.name : `${step.relative}/${entry.name}`;
 			if (!accepts({ path, isDirectory, include, exclude, rules })) continue;
-			if (isDirectory) folders.push({ relative: path, rules });
-			else files.push(path);
+			if (!isDirectory) {
+				files.push(path);
+				continue;
+			}
+			if (files.length > 0) steps.push({ files });
+			files = [];
+			steps.push({ relative: path, rules });
 		}
-		if (files.length > 0) yield files;
-		for (let index = folders.length - 1; index >= 0; index--) stack.push(folders[index] as PendingFolder);
+		if (files.length > 0) steps.push({ files });
+		const [first, ...rest] = steps;
+		for (let index = rest.length - 1; index >= 0; index--) stack.push(rest[index] as PendingStep);
+		// A folder's first run of files is handed out at once (most folders have only files).
+		if (first !== undefined) {
+			if ("files" in first) yield first.files;
+			else stack.push(first);
+		}
 	}
 }
 
