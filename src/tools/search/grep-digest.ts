@@ -117,7 +117,7 @@ export function digestGrepCut(facts: GrepCutFacts): { text: string; details: Gre
 
 /** What a search that stopped soon after the limit knows, and how to see past it. */
 function stopLine(stop: GrepStopPoint): string {
-	return `[The search stopped at ${stop.path}:${stop.lineNumber}, soon after the limit, without searching further: the counts above cover only the files before that point. More matches exist from there on and may exist in the files after it; to see them, narrow path or include (e.g. to a folder after the ones shown), or raise limit.]`;
+	return `[The search stopped at ${stop.path}:${stop.lineNumber}, soon after the limit: the counts above cover only what came before it. More matches exist from there on, and may exist in the files after it; to see them, narrow path or include, or raise limit.]`;
 }
 
 /** Matches shown per file, and the line of the last one. */

@@ -4,7 +4,7 @@ import type { GrepLine } from "./types.js";
 export interface GrepEarlyStopBounds {
 	/** Matches counted past the limit at most. Default: 1,000. */
 	extraMatches?: number;
-	/** Files with a match counted past the limit's last file at most. Default: 100. */
+	/** Files with a match counted past the limit's last file at most. Default: 300 (more than the digest lists one by one, so its folder summary has some to sum). */
 	extraFiles?: number;
 }
 
@@ -45,7 +45,7 @@ export class GrepEarlyStop {
 		bounds: GrepEarlyStopBounds = {},
 	) {
 		this.maxExtraMatches = bounds.extraMatches ?? 1000;
-		this.maxExtraFiles = bounds.extraFiles ?? 100;
+		this.maxExtraFiles = bounds.extraFiles ?? 300;
 	}
 
 	/** How many lines of `batch` to take: all of them, or fewer once the search should stop (`stoppedAt` is then set). */
