@@ -5,7 +5,8 @@ import type { GrepLine } from "./types.js";
 /**
  * A `GrepCollector` whose `limit` keeps the first matches in path order, not the first to
  * arrive: ripgrep searches files in parallel, so "the first 100" would differ between identical
- * calls. The search runs to the end (or the timeout); memory stays bounded by the limit, as a
+ * calls. When the backend promises path order, `GrepEarlyStop` ends the search soon after the
+ * limit; otherwise it runs to the end (or the timeout). Memory stays bounded by the limit, as a
  * match past the kept ones is dropped at once and a better one evicts the last kept match.
  */
 export class OrderedGrepCollector extends GrepCollector {
