@@ -86,6 +86,19 @@ describe("grep with a limit over a folder", () => {
 		});
 	}
 
+	for (const { name, backend } of backends) {
+		it(`walks a folder's files and sub-folders merged by name before stopping (${name})`, async () => {
+			const files: Record<string, string> = { "f150/x.txt": "hit in a folder\n" };
+			for (let index = 0; index < 600; index++) files[`f${String(index).padStart(3, "0")}.txt`] = "hit\n";
+			await writeTree(temp(), files);
+			const result = await createGrepTool(temp(), { backend }).execute("1", { pattern: "hit", limit: 152 }, undefined);
+			const shown = resultText(result).split("\n\n")[0]?.split("\n") ?? [];
+			// `f150/x.txt` sorts before `f150.txt`, after `f149.txt` (a walk of the files first would miss it).
+			expect(shown.slice(-3)).toEqual(["f149.txt:1: hit", "f150/x.txt:1: hit in a folder", "f150.txt:1: hit"]);
+			expect(result.details?.cut?.stoppedAt).toEqual({ path: "f451.txt", lineNumber: 1 });
+		});
+	}
+
 	it("counts every match when the limit is not reached", async () => {
 		await treeWithLargeLateFile(temp());
 		const result = await createGrepTool(temp(), { backend: "ripgrep" }).execute(
