@@ -18,10 +18,12 @@ keptOutputOpen() {
 	printf 'TOOLBELT_FILE %s\n' "$out" >&2
 }
 keptOutputFrame() {
-	size=$(($(wc -c <"$out")))
+	# The final frame counts the lines too (one pass of wc for both); the size alone is a stat.
+	if [ "$1" = F ]; then set -- F $(wc -lc <"$out"); else set -- P 0 $(wc -c <"$out"); fi
+	lines=$2; size=$3
 	length=$keep; [ "$size" -lt "$length" ] && length=$size
-	lines=0; [ "$1" = F ] && lines=$(($(wc -l <"$out")))
 	printf '%s %s %s %s\n' "$1" "$size" "$length" "$lines"
+	# Exactly the LENGTH bytes before SIZE, though background jobs may append meanwhile.
 	tail -c "+$((size - length + 1))" "$out" | head -c "$length"
 }
 keptOutputTicker() {

@@ -133,7 +133,14 @@ async function execRemote(
 	mode: OutputMode,
 ): Promise<ShellExecResult> {
 	const environment = forwardedEnvironment(request.env);
-	const args = [...modeArguments(mode), request.cwd, String(environment.length), ...environment, request.file, ...request.args];
+	const args = [
+		...modeArguments(mode),
+		request.cwd,
+		String(environment.length),
+		...environment,
+		request.file,
+		...request.args,
+	];
 	const child = session?.alive ? session.run(args) : await transport.spawn(execScript, args);
 	const entry: { child: ChildProcessWithoutNullStreams; pid: number | undefined } = { child, pid: undefined };
 	let exitStatus: number | undefined;

@@ -41,8 +41,12 @@ async function bash(
 
 /** Asks the remote side whether `path` exists (and how big it is), through the workspace's bash. */
 async function remoteFacts(workspace: Workspace, path: string): Promise<string> {
-	return (await bash(workspace, `if [ -e '${path}' ]; then stat -c '%a' '${path}'; wc -l < '${path}'; wc -c < '${path}'; else echo missing; fi`))
-		.text;
+	return (
+		await bash(
+			workspace,
+			`if [ -e '${path}' ]; then stat -c '%a' '${path}'; wc -l < '${path}'; wc -c < '${path}'; else echo missing; fi`,
+		)
+	).text;
 }
 
 describe("remote bash keeps the full output on the remote side", () => {

@@ -182,7 +182,10 @@ async function execKeepingOutput(run: ExecRun): Promise<Execution | undefined> {
 	const { operations, options, sendUpdate } = run;
 	if (!operations.execKeepingOutput || run.request.tty) return undefined;
 	const budget = { maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES };
-	const kept = await operations.execKeepingOutput(run.request, { budget, ...(sendUpdate ? { onPreview: sendUpdate } : {}) });
+	const kept = await operations.execKeepingOutput(run.request, {
+		budget,
+		...(sendUpdate ? { onPreview: sendUpdate } : {}),
+	});
 	return { result: kept.result, finish: async () => kept.output };
 }
 
