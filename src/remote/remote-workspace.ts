@@ -92,6 +92,14 @@ export function createRemoteWorkspace(
 				files.forget();
 			}
 		},
+		execKeepingOutput: async (...args: Parameters<typeof remoteShell.execKeepingOutput>) => {
+			files.forget();
+			try {
+				return await remoteShell.execKeepingOutput(...args);
+			} finally {
+				files.forget();
+			}
+		},
 	};
 	const search = createRemoteSearchOperations(transport, { channel, ripgrep: options.ripgrep });
 	const workspace = createLocalWorkspace(cwd, { files, shell });

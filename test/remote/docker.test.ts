@@ -82,6 +82,12 @@ for (const scheme of ["docker", "kubectl"] as const) {
 			expect(inContainer(container, `sed -n 17p ${folder}/rows.txt`)).toBe("seventeen\n");
 			expect(textOf(await runCall(tools, {}, "ls", {}))).toContain("rows.txt");
 			expect(textOf(await runCall(tools, {}, "bash", { command: "pwd; uname -s" }))).toContain(folder);
+			// A long output stays in a file inside the container (busybox's mktemp, wc, tail, head).
+			const long = textOf(await runCall(tools, {}, "bash", { command: "seq 1 100000" }));
+			expect(long).toMatch(/\n100000$|\n100000\n/);
+			expect(long).toMatch(/of 100000 lines/);
+			const kept = /Full output: (\S+) \(on the remote host /.exec(long)?.[1] ?? "";
+			expect(inContainer(container, `wc -l < ${kept}`).trim()).toBe("100000");
 			const grep = await runCall(tools, {}, "grep", { pattern: "seventeen", literal: true });
 			expect(textOf(grep)).toMatch(/rows\.txt:17/);
 		}, 60_000);

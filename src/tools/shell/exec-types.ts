@@ -1,4 +1,5 @@
 import type { EscapedProcess } from "./escapees.js";
+import type { ShellOutput, TailBudget } from "./output-tail.js";
 
 // The process-execution contract lives apart from the tools' option and detail types (types.ts), which
 // name the jobs registry: jobs/ needs this contract, and one file holding both made an import circle.
@@ -110,6 +111,29 @@ export interface ShellOperations {
 	 * Only an executor whose processes write to this machine's files can offer it.
 	 */
 	execToFile?(request: Omit<ShellExecRequest, "onData">, outputFile: number): Promise<ShellFileExecResult>;
+	/**
+	 * Optional. Runs like `exec`, but the output stays where the command runs (in a file there) and
+	 * only its tail comes back: the executor itself renders what the model sees within `options.budget`,
+	 * and names the kept file when the output was cut. For an executor whose commands run on another
+	 * machine, so the full output never crosses the connection.
+	 */
+	execKeepingOutput?(request: Omit<ShellExecRequest, "onData">, options: KeptOutputOptions): Promise<KeptOutputResult>;
+}
+
+/** Options of `ShellOperations.execKeepingOutput`. */
+export interface KeptOutputOptions {
+	/** What the model may see of the output. */
+	budget: TailBudget;
+	/** Receives the sanitized tail now and then while the command runs. Default: none (no progress). */
+	onPreview?(text: string): void;
+}
+
+/** How an `execKeepingOutput` execution ended, and its output as the model sees it. */
+export interface KeptOutputResult {
+	/** How the command ended. */
+	result: ShellExecResult;
+	/** The rendered tail and totals; `fullOutputPath` is on the machine named by `fullOutputHost`. */
+	output: ShellOutput;
 }
 
 /** How an `execToFile` execution ended. */

@@ -11,6 +11,8 @@ export interface ShellOutput {
 	truncation: Omit<TruncationResult, "content"> & { lineCut: boolean };
 	/** The file holding the complete raw output, present when `truncation.truncated`. */
 	fullOutputPath?: string;
+	/** Set when `fullOutputPath` is on another machine: how to name it, e.g. `ssh://dev@box:22`. Default: this machine. */
+	fullOutputHost?: string;
 	/** Set when the full-output file could not be written completely. */
 	fullOutputError?: string;
 }

@@ -96,8 +96,9 @@ function composeText(output: ShellOutput, backgroundPids: number[], escaped: rea
 	const parts = [body === "" ? "(no output)" : body];
 	const { truncation } = output;
 	if (truncation.truncated) {
+		const host = output.fullOutputHost ? ` (on the remote host ${output.fullOutputHost}, not this machine)` : "";
 		const where = output.fullOutputPath
-			? `Full output: ${output.fullOutputPath}`
+			? `Full output: ${output.fullOutputPath}${host}`
 			: `The full output could not be saved (${output.fullOutputError ?? "unknown error"})`;
 		parts.push(
 			`[Output truncated: showing the last ${truncation.outputLines} of ${truncation.originalLines} lines (${formatSize(truncation.outputBytes)} of ${formatSize(truncation.originalBytes)}). ${where}]`,
@@ -174,6 +175,18 @@ async function execIntoFile(run: ExecRun): Promise<Execution | undefined> {
 	}
 	// An executor that predates `outputWriters` still names the background jobs.
 	return { result, finish: () => output.finish(result.outputWriters ?? result.backgroundPids) };
+}
+
+/** Where the executor keeps the output itself (a remote machine): only the tail comes back. */
+async function execKeepingOutput(run: ExecRun): Promise<Execution | undefined> {
+	const { operations, options, sendUpdate } = run;
+	if (!operations.execKeepingOutput || run.request.tty) return undefined;
+	const budget = { maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES };
+	const kept = await operations.execKeepingOutput(run.request, {
+		budget,
+		...(sendUpdate ? { onPreview: sendUpdate } : {}),
+	});
+	return { result: kept.result, finish: async () => kept.output };
 }
 
 /** The general path: the executor hands over the output in chunks, kept in a bounded buffer. */
@@ -295,7 +308,7 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 	const run = { operations, request, options, sendUpdate };
 	let execution: Execution;
 	try {
-		execution = (await execIntoFile(run)) ?? (await execThroughPipe(run));
+		execution = (await execKeepingOutput(run)) ?? (await execIntoFile(run)) ?? (await execThroughPipe(run));
 	} catch (error) {
 		if ((error as { code?: string }).code === "E2BIG") {
 			throw new ToolError(

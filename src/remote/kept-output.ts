@@ -1,0 +1,145 @@
+import { describeOutput, renderTail, type ShellOutput, type TailBudget } from "../tools/shell/output-tail.js";
+
+/**
+ * The part of `execScript` that keeps a command's output in a file on the remote side: `$out`
+ * (made by `keptOutputOpen`) is the command's stdout and stderr, and `keptOutputFrame P|F` sends
+ * its tail on stdout as one frame, `KIND SIZE LENGTH NEWLINES\n` then LENGTH bytes (the last
+ * bytes before SIZE; NEWLINES, counted by `wc -l`, only in the final frame `F`). `$keep` is the
+ * most tail bytes sent, `$every` the seconds between progress frames (0: none).
+ */
+export const keptOutputScript = String.raw`
+keptOutputOpen() {
+	folder=$TMPDIR; [ -d "$folder" ] || folder=/tmp
+	out=$(umask 077; mktemp "$folder/toolbelt-shell.XXXXXXXXXX" 2>/dev/null) || out=
+	if [ -z "$out" ]; then
+		out=$folder/toolbelt-shell.$$.$(date +%s)
+		(umask 077; set -C; : >"$out") 2>/dev/null || { printf 'TOOLBELT_NOFILE\n' >&2; exit 97; }
+	fi
+	printf 'TOOLBELT_FILE %s\n' "$out" >&2
+}
+keptOutputFrame() {
+	# The final frame counts the lines too (one pass of wc for both); the size alone is a stat.
+	if [ "$1" = F ]; then set -- F $(wc -lc <"$out"); else set -- P 0 $(wc -c <"$out"); fi
+	lines=$2; size=$3
+	length=$keep; [ "$size" -lt "$length" ] && length=$size
+	printf '%s %s %s %s\n' "$1" "$size" "$length" "$lines"
+	# Exactly the LENGTH bytes before SIZE, though background jobs may append meanwhile.
+	tail -c "+$((size - length + 1))" "$out" | head -c "$length"
+}
+keptOutputTicker() {
+	trap 'exit 0' TERM
+	last=-1
+	while :; do
+		# In the background, so the TERM trap runs at once; never holding the channel open.
+		{ sleep "$every" || sleep 1; } </dev/null >/dev/null 2>&1 &
+		wait $!
+		now=$(($(wc -c <"$out")))
+		[ "$now" -ne "$last" ] && { last=$now; keptOutputFrame P; }
+	done
+}
+`;
+
+/** One tail frame as it arrived. */
+interface Frame {
+	kind: "P" | "F";
+	/** Bytes of the whole output when the frame was cut. */
+	size: number;
+	/** `\n` bytes in the whole output (final frame only). */
+	newlines: number;
+	/** The tail bytes. */
+	bytes: Buffer;
+}
+
+/**
+ * Reads the frames of `keptOutputFrame` from the remote stdout. Memory stays at one frame (at
+ * most `keep` bytes) however long the command prints: the full output never comes this way.
+ */
+export class KeptOutputReader {
+	private header = "";
+	private frame: (Frame & { filled: number }) | undefined;
+	/** The final frame, once it arrived. */
+	final: Frame | undefined;
+
+	constructor(private readonly onProgress: ((frame: Frame) => void) | undefined) {}
+
+	/** Takes a chunk of the remote stdout. */
+	write(chunk: Buffer): void {
+		let rest = chunk;
+		while (rest.length > 0) {
+			if (!this.frame) {
+				const newline = rest.indexOf(10);
+				if (newline === -1) {
+					this.header += rest.toString("latin1");
+					return;
+				}
+				this.header += rest.subarray(0, newline).toString("latin1");
+				rest = rest.subarray(newline + 1);
+				const [kind, size, length, newlines] = this.header.split(" ");
+				this.header = "";
+				this.frame = {
+					kind: kind === "F" ? "F" : "P",
+					size: Number(size),
+					newlines: Number(newlines),
+					bytes: Buffer.allocUnsafe(Number(length) || 0),
+					filled: 0,
+				};
+			}
+			const frame = this.frame;
+			const taken = Math.min(rest.length, frame.bytes.length - frame.filled);
+			rest.copy(frame.bytes, frame.filled, 0, taken);
+			frame.filled += taken;
+			rest = rest.subarray(taken);
+			if (frame.filled === frame.bytes.length) this.complete(frame);
+		}
+	}
+
+	private complete(frame: Frame & { filled: number }): void {
+		this.frame = undefined;
+		const done: Frame = { kind: frame.kind, size: frame.size, newlines: frame.newlines, bytes: frame.bytes };
+		if (done.kind === "F") this.final = done;
+		else this.onProgress?.(done);
+	}
+}
+
+/** The sanitized tail of a progress frame, within the budget. */
+export function previewOf(frame: Frame, budget: TailBudget): string {
+	return renderTail(frame.bytes, frame.size > frame.bytes.length, budget).content;
+}
+
+/**
+ * True when the raw output surely fits the budget: the remote side then removes its file at once
+ * (sanitizing only shrinks bytes; the lines are checked again after it by `keptOutputOf`).
+ */
+export const rawFitsScript = `[ "$size" -le "$fitBytes" ] && [ "$lines" -lt "$fitLines" ]`;
+
+/** Whether the remote side removed the file by `rawFitsScript`'s rule. */
+export function rawFits(frame: Frame, budget: TailBudget): boolean {
+	return frame.size <= budget.maxBytes && frame.newlines < budget.maxLines;
+}
+
+/** What the model sees of a kept output: the final frame's tail, the remote totals, the remote path when cut. */
+export function keptOutputOf(options: {
+	final: Frame | undefined;
+	budget: TailBudget;
+	path: string | undefined;
+	host: string;
+}): ShellOutput {
+	const final = options.final ?? { kind: "F", size: 0, newlines: 0, bytes: Buffer.alloc(0) };
+	const startsMidStream = final.size > final.bytes.length;
+	const tail = renderTail(final.bytes, startsMidStream, options.budget);
+	const truncated = tail.truncated || tail.cut || startsMidStream;
+	const removed = rawFits(final, options.budget);
+	const output = describeOutput({
+		tail,
+		truncated,
+		totalBytes: final.size,
+		newlines: final.newlines,
+		lastByte: final.bytes.length > 0 ? (final.bytes[final.bytes.length - 1] ?? -1) : -1,
+		...(options.path && !removed ? { fullOutputPath: options.path } : {}),
+		...(truncated && (removed || !options.path || !options.final)
+			? { fullOutputError: "the remote output file was not kept" }
+			: {}),
+	});
+	if (output.fullOutputPath) output.fullOutputHost = options.host;
+	return output;
+}
