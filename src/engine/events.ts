@@ -24,6 +24,7 @@ export interface Throttle<T> {
 
 /** Creates a leading-and-trailing throttle around `deliver`. */
 export function createThrottle<T>(intervalMs: number, deliver: (value: T) => void): Throttle<T> {
+	// A monotonic clock: the wall clock may be set back or forward meanwhile.
 	let lastDelivery = Number.NEGATIVE_INFINITY;
 	let pending: { value: T } | undefined;
 	let timer: NodeJS.Timeout | undefined;
@@ -31,18 +32,23 @@ export function createThrottle<T>(intervalMs: number, deliver: (value: T) => voi
 	const flush = () => {
 		timer = undefined;
 		if (closed || !pending) return;
+		// A timer counts from the event loop's cached time, which lags when the process was kept
+		// off the CPU: it can fire before the interval has really passed. Wait out the rest.
+		const wait = lastDelivery + intervalMs - performance.now();
+		if (wait > 0) {
+			timer = setTimeout(flush, Math.ceil(wait));
+			return;
+		}
 		const { value } = pending;
 		pending = undefined;
-		lastDelivery = Date.now();
+		lastDelivery = performance.now();
 		deliver(value);
 	};
 	return {
 		push(value) {
 			if (closed) return;
 			pending = { value };
-			const wait = lastDelivery + intervalMs - Date.now();
-			if (wait <= 0 && !timer) flush();
-			else if (!timer) timer = setTimeout(flush, Math.max(0, wait));
+			if (!timer) flush();
 		},
 		close() {
 			closed = true;

@@ -140,7 +140,7 @@ describe("toolbelt mcp --http", () => {
 		}
 	});
 
-	it("streams progress and honours cancellation over HTTP", async () => {
+	it("streams progress and honours cancellation over HTTP", { timeout: 60_000 }, async () => {
 		const client = await connect();
 		try {
 			const messages: string[] = [];
@@ -161,7 +161,7 @@ describe("toolbelt mcp --http", () => {
 			await waitFor(() => processesMatching(`sleep ${marker}`).length > 0, 10_000);
 			controller.abort();
 			await expect(call).rejects.toThrow();
-			await waitFor(() => processesMatching(`sleep ${marker}`).length === 0, 3000);
+			await waitFor(() => processesMatching(`sleep ${marker}`).length === 0, 15_000);
 		} finally {
 			await client.close();
 		}
@@ -198,7 +198,9 @@ describe("toolbelt mcp --http", () => {
 		}
 	});
 
-	it("cancels a call whose client disconnected: its process dies and later calls are not held behind it", async () => {
+	it("cancels a call whose client disconnected: its process dies and later calls are not held behind it", {
+		timeout: 60_000,
+	}, async () => {
 		const headers = await rawSession();
 		const marker = "37.4419";
 		const controller = new AbortController();
@@ -213,12 +215,13 @@ describe("toolbelt mcp --http", () => {
 		await waitFor(() => processesMatching(`sleep ${marker}`).length > 0, 10_000);
 		controller.abort();
 		expect(await dropped).toBe("disconnected");
-		await waitFor(() => processesMatching(`sleep ${marker}`).length === 0, 3000);
+		await waitFor(() => processesMatching(`sleep ${marker}`).length === 0, 15_000);
 		// bash is a barrier: without the cancellation this call would wait for the sleep.
 		const started = Date.now();
 		const next = await fetch(url, { method: "POST", headers, body: callBody(3, "echo after-drop") });
 		expect(await next.text()).toContain("after-drop");
-		expect(Date.now() - started).toBeLessThan(5000);
+		// Far below the 37 s sleep it would otherwise wait for, with room for a loaded machine.
+		expect(Date.now() - started).toBeLessThan(20_000);
 	});
 
 	it("answers a body that is not JSON with a parse error and keeps serving", async () => {
@@ -257,14 +260,14 @@ describe("toolbelt mcp --http", () => {
 		expect(output).toContain("only loopback addresses");
 	});
 
-	it("stops on SIGTERM and kills what its tools started", async () => {
+	it("stops on SIGTERM and kills what its tools started", { timeout: 60_000 }, async () => {
 		const client = await connect();
 		const marker = "39.6617";
 		void client.callTool({ name: "bash", arguments: { command: `sleep ${marker}` } }).catch(() => {});
 		await waitFor(() => processesMatching(`sleep ${marker}`).length > 0, 10_000);
 		server.kill("SIGTERM");
 		expect(await serverExited).not.toBeNull();
-		await waitFor(() => processesMatching(`sleep ${marker}`).length === 0, 3000);
+		await waitFor(() => processesMatching(`sleep ${marker}`).length === 0, 15_000);
 		await client.close().catch(() => {});
 	});
 });

@@ -35,10 +35,12 @@ describe.each(outputPaths)("$name", ({ operations }) => {
 	describe("bash: no hang on background work", () => {
 		const tempDir = useTempDir();
 
-		it("returns when the shell exits, not when a background job closes the pipe", async () => {
+		// The bounds below only tell "returned when the shell exited" from "waited for the job": they
+		// sit far below what the job would take (60 s, or forever), to leave room for a loaded machine.
+		it("returns when the shell exits, not when a background job closes the pipe", { timeout: 60_000 }, async () => {
 			const { marker, env } = marked();
 			const outcome = await runTool(bash(tempDir(), { env }), { command: "sleep 60 & echo done" });
-			expect(outcome.ms).toBeLessThan(2000);
+			expect(outcome.ms).toBeLessThan(30_000);
 			expect(outcome.isError).toBe(false);
 			expect(outcome.text).toContain("done");
 			// The job keeps running (it may be intended, like a dev server) and is reported.
@@ -53,7 +55,7 @@ describe.each(outputPaths)("$name", ({ operations }) => {
 				command: "sleep 0.1 & sleep 0.2 & wait; echo after",
 				timeout: 10,
 			});
-			expect(outcome.ms).toBeLessThan(2000);
+			expect(outcome.details.timedOut).toBeFalsy();
 			expect(outcome.text).toBe("after");
 			expect(outcome.details.backgroundPids).toEqual([]);
 		});
@@ -63,7 +65,7 @@ describe.each(outputPaths)("$name", ({ operations }) => {
 			const outcome = await runTool(bash(tempDir(), { env }), {
 				command: "(while true; do echo x; sleep 0.1; done) & echo started",
 			});
-			expect(outcome.ms).toBeLessThan(2000);
+			expect(outcome.ms).toBeLessThan(15_000);
 			expect(outcome.text).toContain("started");
 			// Still running: the pipe is kept flowing, so the writer neither blocks nor dies of SIGPIPE.
 			await new Promise((resolve) => setTimeout(resolve, 300));

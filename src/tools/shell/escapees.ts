@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { sep } from "node:path";
 import { procPids, readProcStat } from "./proc-stat.js";
 
 /**
@@ -11,6 +12,10 @@ import { procPids, readProcStat } from "./proc-stat.js";
  * reported to the model by pid and command, never killed (they may not be the command's). Since
  * no cgroup is writable here, the command's processes cannot leave toolbelt's own cgroup, so only
  * processes in it are considered; that keeps other services' and sessions' processes out.
+ * Within that cgroup other programs start daemons too (an ssh ControlMaster of a remote
+ * workspace, another agent's commands), so an orphan is claimed only on evidence that this call
+ * started it: it still carries the call's marker, or it cleared its environment entirely (`env -i`,
+ * which nothing else in the cgroup is expected to do) while working inside the call's folder.
  * Other POSIX systems (macOS, BSD) have none of cgroups, PID namespaces or a subreaper call Node
  * could use: there `ps` lists this user's orphans younger than the call.
  */
@@ -67,6 +72,54 @@ export interface EscapeSearch {
 	rootPid?: number;
 	/** Processes already known as the command's (tracked, or toolbelt's own). */
 	known: readonly number[];
+	/**
+	 * The call's environment marker (`PROCESS_MARKER_VARIABLE`'s value): an orphan carrying it is
+	 * the call's. Default: none (only orphans with an empty environment can be claimed).
+	 */
+	marker?: string;
+	/**
+	 * The call's working folder: an orphan with an empty environment is claimed only when it works
+	 * in this folder or below it. Default: none (any folder).
+	 */
+	cwd?: string;
+}
+
+function environmentOf(pid: string): Buffer | undefined {
+	try {
+		return readFileSync(`/proc/${pid}/environ`);
+	} catch {
+		return undefined;
+	}
+}
+
+function resolvedFolder(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		return path;
+	}
+}
+
+function worksInside(pid: string, folder: string): boolean {
+	try {
+		const cwd = readlinkSync(`/proc/${pid}/cwd`);
+		return cwd === folder || cwd.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Evidence that this call started the orphan: its environment carries the call's marker, or it is
+ * empty (cleared on purpose to leave the marker behind) and the process works in the call's folder.
+ * A process with some other environment was started by someone else (or stripped only the marker,
+ * which cannot be told apart): claiming it would tell the model to kill a process not its own.
+ */
+function startedByCall(pid: string, search: EscapeSearch, folder: string | undefined): boolean {
+	const environment = environmentOf(pid);
+	if (environment === undefined) return false;
+	if (search.marker !== undefined && environment.includes(`=${search.marker}\0`)) return true;
+	return environment.length === 0 && (folder === undefined || worksInside(pid, folder));
 }
 
 /**
@@ -80,6 +133,7 @@ export function findEscapedProcesses(search: EscapeSearch): EscapedProcess[] {
 	const known = new Set([...search.known, process.pid]);
 	const uid = process.getuid?.();
 	const ownCgroups = cgroupsOf("self");
+	const folder = search.cwd === undefined ? undefined : resolvedFolder(search.cwd);
 	const found: EscapedProcess[] = [];
 	for (const entry of procPids()) {
 		const pid = Number(entry);
@@ -87,6 +141,7 @@ export function findEscapedProcesses(search: EscapeSearch): EscapedProcess[] {
 		const stat = readProcStat(entry);
 		if (!stat || stat.state === "Z" || stat.state === "X" || stat.startTicks < sinceTicks) continue;
 		if (!isAdoptiveParent(stat.parentPid) || !ownedBy(entry, uid) || cgroupsOf(entry) !== ownCgroups) continue;
+		if (!startedByCall(entry, search, folder)) continue;
 		const command = commandLineOf(entry);
 		// An empty command line: the process is exiting (or a kernel thread), not an escapee.
 		if (command !== "") found.push({ pid, command });

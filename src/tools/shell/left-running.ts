@@ -43,6 +43,8 @@ export interface ShellStart {
 	sinceTicks?: number;
 	/** Epoch ms, taken as the shell was spawned. */
 	sinceMs: number;
+	/** The command's working folder: an escapee that cleared its environment works there (or below). */
+	cwd?: string;
 }
 
 /** What a command left running when its shell exited. */
@@ -72,7 +74,9 @@ export async function collectLeftRunning(
 	const backgroundPids = alive.filter((pid) => pid !== relay?.pid && !relayParts.includes(pid));
 	if (backgroundPids.length > 0) registerBackgroundRun({ ...tree, pids: alive });
 	const escapedProcesses =
-		shellStart === undefined ? [] : findEscapedProcesses({ ...shellStart, rootPid: tree.rootPid, known: alive });
+		shellStart === undefined
+			? []
+			: findEscapedProcesses({ ...shellStart, rootPid: tree.rootPid, marker: tree.marker, known: alive });
 	return { backgroundPids, escapedProcesses };
 }
 

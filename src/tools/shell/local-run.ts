@@ -236,10 +236,10 @@ async function onExit(state: RunState, code: number | null, signal: string | nul
 }
 
 /** Without a cgroup (and off Windows), when the shell started: escapees are looked for from then on. */
-function escapeSearchStart(containment: ProcessContainment): ShellStart | undefined {
+function escapeSearchStart(containment: ProcessContainment, cwd: string): ShellStart | undefined {
 	if (containment.mechanism !== "process-group" || process.platform === "win32") return undefined;
 	const sinceTicks = processStartTicks(containment.tree.rootPid);
-	return { sinceMs: Date.now(), ...(sinceTicks !== undefined ? { sinceTicks } : {}) };
+	return { sinceMs: Date.now(), cwd, ...(sinceTicks !== undefined ? { sinceTicks } : {}) };
 }
 
 function newRunState(
@@ -276,7 +276,7 @@ function newRunState(
 		drainDeadline: Number.POSITIVE_INFINITY,
 		drainIdle: drainIdleMs,
 		backgroundPids: [],
-		shellStart: escapeSearchStart(containment),
+		shellStart: escapeSearchStart(containment, request.cwd),
 		escapedProcesses: [],
 		outputSize: -1,
 		timer: undefined,
