@@ -63,6 +63,42 @@ function parseEntries(text: string): DirectoryEntry[] {
 	return entries;
 }
 
+/** One remote file operation: its name, the path, its arguments and stdin; resolves to its stdout. */
+type RemoteCall = (operation: string, path: string, args: string[], stdin?: Uint8Array) => Promise<Buffer>;
+
+/**
+ * Opens a remote file for paged reads. No round trip to open: the first read reports a missing or
+ * unreadable file. Each read fetches at least PREFETCH_BYTES, so the sniff read and the first page
+ * share one round trip.
+ */
+async function openRemoteFile(call: RemoteCall, path: string): Promise<ReadableFile & { skipLines: SkipLines }> {
+	let block: { position: number; bytes: Buffer } | undefined;
+	return {
+		read: async ({ buffer, offset, length, position }) => {
+			const cached = block;
+			if (!cached || position < cached.position || position + length > cached.position + cached.bytes.length) {
+				const fetched = await call("read", path, [String(position), String(Math.max(length, PREFETCH_BYTES))]);
+				block = { position, bytes: fetched };
+			}
+			const current = block as { position: number; bytes: Buffer };
+			const start = position - current.position;
+			const count = Math.max(0, Math.min(length, current.bytes.length - start));
+			current.bytes.copy(buffer, offset, start, start + count);
+			return count;
+		},
+		// One round trip skips the lines and brings the bytes after them, which the page reads next.
+		skipLines: async (position, lines) => {
+			const output = await call("skiplines", path, [String(position), String(lines), String(PREFETCH_BYTES)]);
+			const newline = output.indexOf(0x0a);
+			const [newlines, bytes, partial] = output.toString("latin1", 0, newline).trim().split(/\s+/);
+			const skippedTo = position + Number(bytes ?? 0);
+			block = { position: skippedTo, bytes: output.subarray(newline + 1) };
+			return { position: skippedTo, lines: Number(newlines ?? 0), partialLine: partial === "yes" };
+		},
+		close: async () => {},
+	};
+}
+
 /** Remote `FileOperations` with a line skipper for the read pager and a remote hash. */
 export interface RemoteFileOperations extends FileOperations {
 	/** sha256 (hex) of a file's content, computed on the remote side. */
@@ -97,35 +133,7 @@ export function createRemoteFileOperations(
 	const text = async (operation: string, path: string, args: string[] = []) =>
 		(await call(operation, path, args)).toString("utf8");
 
-	// No round trip to open: the first read reports a missing or unreadable file. Each read fetches
-	// at least PREFETCH_BYTES, so the sniff read and the first page share one round trip.
-	const open = async (path: string): Promise<ReadableFile & { skipLines: SkipLines }> => {
-		let block: { position: number; bytes: Buffer } | undefined;
-		return {
-			read: async ({ buffer, offset, length, position }) => {
-				const cached = block;
-				if (!cached || position < cached.position || position + length > cached.position + cached.bytes.length) {
-					const fetched = await call("read", path, [String(position), String(Math.max(length, PREFETCH_BYTES))]);
-					block = { position, bytes: fetched };
-				}
-				const current = block as { position: number; bytes: Buffer };
-				const start = position - current.position;
-				const count = Math.max(0, Math.min(length, current.bytes.length - start));
-				current.bytes.copy(buffer, offset, start, start + count);
-				return count;
-			},
-			// One round trip skips the lines and brings the bytes after them, which the page reads next.
-			skipLines: async (position, lines) => {
-				const output = await call("skiplines", path, [String(position), String(lines), String(PREFETCH_BYTES)]);
-				const newline = output.indexOf(0x0a);
-				const [newlines, bytes, partial] = output.toString("latin1", 0, newline).trim().split(/\s+/);
-				const skippedTo = position + Number(bytes ?? 0);
-				block = { position: skippedTo, bytes: output.subarray(newline + 1) };
-				return { position: skippedTo, lines: Number(newlines ?? 0), partialLine: partial === "yes" };
-			},
-			close: async () => {},
-		};
-	};
+	const open = (path: string) => openRemoteFile(call, path);
 
 	// On the channel a stat brings the lstat and real path along (one round trip instead of three).
 	const stat = async (path: string): Promise<FileInfo> => {
