@@ -124,12 +124,12 @@ describe("grep and find without ripgrep, in a busybox container", () => {
 
 	it("find and grep with busybox, the bundled ripgrep not copied", async (context) => {
 		if (skip) return context.skip();
-		inContainer(container, "mkdir -p /work/tree/src /work/tree/build");
+		inContainer(container, "mkdir -p /srv/tree/src /srv/tree/build");
 		inContainer(
 			container,
-			"cd /work/tree && printf 'build/\\n' > .gitignore && printf 'needle 1\\n' > src/a.ts && printf 'needle 2\\n' > build/b.ts && printf 'x\\nneedle 3\\n' > .env",
+			"cd /srv/tree && printf 'build/\\n' > .gitignore && printf 'needle 1\\n' > src/a.ts && printf 'needle 2\\n' > build/b.ts && printf 'x\\nneedle 3\\n' > .env",
 		);
-		const remote = createWorkspaceFromUrl(`docker://${container}/work/tree`, { ripgrep: "installed" });
+		const remote = createWorkspaceFromUrl(`docker://${container}/srv/tree`, { ripgrep: "installed" });
 		opened.push(remote);
 		const grep = await answer(remote, "grep", { pattern: "needle \\d", context: 1 });
 		expect(grep).toMatch(/\.env-1- x\n\.env:2: needle 3/);
