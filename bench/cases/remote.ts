@@ -1,12 +1,12 @@
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, open, readFile, writeFile } from "node:fs/promises";
-import { createConnection, createServer } from "node:net";
 import { join } from "node:path";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import type { ToolCall } from "../../src/engine/types.js";
 import { createWorkspaceFromUrl, type RemoteRipgrepMode, workspaceToolsOptions } from "../../src/remote/index.js";
 import { createAllTools } from "../../src/tools/index.js";
+import { freePort, isListening } from "../../test/helpers/loopback.js";
 import type { BenchCase, BenchContext } from "../types.js";
 
 // Remote workspaces (issue 15) against the raw commands over the same multiplexed SSH connection
@@ -38,28 +38,6 @@ function remoteOf(dataDir: string): Remote {
 	};
 }
 
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.once("error", reject);
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-		});
-	});
-}
-
-function listening(port: number): Promise<boolean> {
-	return new Promise((resolve) => {
-		const socket = createConnection({ port, host: "127.0.0.1" });
-		socket.once("connect", () => {
-			socket.destroy();
-			resolve(true);
-		});
-		socket.once("error", () => resolve(false));
-	});
-}
-
 /** Starts (or finds running) a loopback sshd that lives at most 30 minutes, and a master connection. */
 async function ensureSshd(dataDir: string): Promise<Remote> {
 	const remote = remoteOf(dataDir);
@@ -67,7 +45,7 @@ async function ensureSshd(dataDir: string): Promise<Remote> {
 	await mkdir(dir, { recursive: true });
 	const portFile = join(dir, "port");
 	const known = existsSync(portFile) ? Number(await readFile(portFile, "utf8")) : 0;
-	if (known && (await listening(known))) return { ...remote, port: known };
+	if (known && (await isListening(known))) return { ...remote, port: known };
 	for (const name of ["host_key", "client_key"]) {
 		if (!existsSync(join(dir, name)))
 			execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, name)]);
@@ -87,7 +65,7 @@ async function ensureSshd(dataDir: string): Promise<Remote> {
 		`Host bench\n  HostName 127.0.0.1\n  Port ${port}\n  IdentityFile ${remote.key}\n  IdentitiesOnly yes\n  UserKnownHostsFile ${remote.knownHosts}\n  StrictHostKeyChecking yes\n  BatchMode yes\n  ControlMaster auto\n  ControlPath ${remote.controlPath}\n  ControlPersist 1800\n`,
 	);
 	spawn("timeout", ["1800", "/usr/sbin/sshd", "-D", "-f", sshdConfig], { detached: true, stdio: "ignore" }).unref();
-	for (let attempt = 0; attempt < 100 && !(await listening(port)); attempt++) {
+	for (let attempt = 0; attempt < 100 && !(await isListening(port)); attempt++) {
 		await new Promise((resolve) => setTimeout(resolve, 50));
 	}
 	await writeFile(portFile, String(port));

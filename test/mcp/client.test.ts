@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,6 +11,7 @@ import type { AnyAgentTool } from "../../src/engine/types.js";
 import { loadMcpTools, type McpTools } from "../../src/mcp/client.js";
 import { McpConfigError } from "../../src/mcp/config.js";
 import { createFakeModelStream, fakeModel, textReply, toolCallReply } from "../helpers/fake-model-stream.js";
+import { freePort } from "../helpers/loopback.js";
 import { resultText } from "../helpers/results.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { processesMatching, toolbeltMcpCommand, waitFor } from "./helpers.js";
@@ -20,18 +20,6 @@ const everythingEntry = fileURLToPath(
 	new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
 );
 const flakyEntry = fileURLToPath(new URL("./fixtures/flaky-server.mjs", import.meta.url));
-
-/** A port that was free a moment ago. */
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const probe = createServer();
-		probe.once("error", reject);
-		probe.listen(0, "127.0.0.1", () => {
-			const address = probe.address();
-			probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-		});
-	});
-}
 
 const open: McpTools[] = [];
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from "vitest";
 import { createWorkspaceFromUrl, type RemoteWorkspace } from "../../src/remote/index.js";
 import { createLocalWorkspace, type Workspace } from "../../src/tools/index.js";
-import { type SshdFixture, startSshd } from "./sshd-fixture.js";
+import { type SshdFixture, startSshdOrSkip } from "./sshd-fixture.js";
 
 /** One backend of the shared suite: how to open a workspace on a local folder. */
 export interface Backend {
@@ -25,12 +25,7 @@ export function useBackends(): { backends: Backend[]; sshd: () => SshdFixture | 
 	let fixture: SshdFixture | undefined;
 	let reason: string | undefined;
 	beforeAll(async () => {
-		try {
-			fixture = await startSshd();
-		} catch (error) {
-			reason = `sshd could not start: ${(error as Error).message}`;
-			console.warn(`skipping the ssh backend: ${reason}`);
-		}
+		({ sshd: fixture, skipReason: reason } = await startSshdOrSkip());
 	}, 30_000);
 	afterAll(async () => {
 		await closeOpened();

@@ -5,16 +5,12 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { type SshdFixture, startSshd } from "./sshd-fixture.js";
+import { type SshdFixture, startSshdOrSkip } from "./sshd-fixture.js";
 
 const run = promisify(execFile);
 let sshd: SshdFixture | undefined;
 beforeAll(async () => {
-	try {
-		sshd = await startSshd();
-	} catch (error) {
-		console.warn(`skipping the CLI --workspace tests: sshd could not start: ${(error as Error).message}`);
-	}
+	({ sshd } = await startSshdOrSkip());
 }, 30_000);
 afterAll(async () => {
 	await sshd?.stop();

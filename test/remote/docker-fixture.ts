@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { requiredInCi } from "../helpers/prerequisites.js";
 
 /** The local test image: a busybox-static root file system, imported (there is no registry). */
 export const testImage = "toolbelt-test-busybox:latest";
@@ -10,8 +11,15 @@ function docker(args: string[], input?: string): string {
 	return execFileSync("docker", args, { encoding: "utf8", input, timeout: 60_000, stdio: ["pipe", "pipe", "pipe"] });
 }
 
-/** Why docker tests cannot run here, or undefined when the daemon answers and busybox is there. */
+/**
+ * Why docker tests cannot run here, or undefined when the daemon answers and busybox is there.
+ * Under CI, which installs and starts both, a missing one is a failure (see `requiredInCi`).
+ */
 export function dockerUnavailable(): string | undefined {
+	return requiredInCi("dockerd and busybox-static", dockerProblem());
+}
+
+function dockerProblem(): string | undefined {
 	try {
 		docker(["info", "--format", "{{.ServerVersion}}"]);
 	} catch (error) {

@@ -7,18 +7,12 @@ import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } f
 import { createReadTool } from "../../src/tools/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "../safety/run-calls.js";
-import { type SshdFixture, startSshd } from "./sshd-fixture.js";
+import { type SshdFixture, startSshdOrSkip } from "./sshd-fixture.js";
 
 let sshd: SshdFixture | undefined;
-let skipReason: string | undefined;
 const opened: RemoteWorkspace[] = [];
 beforeAll(async () => {
-	try {
-		sshd = await startSshd();
-	} catch (error) {
-		skipReason = `sshd could not start: ${(error as Error).message}`;
-		console.warn(`skipping the ssh failure tests: ${skipReason}`);
-	}
+	({ sshd } = await startSshdOrSkip());
 }, 30_000);
 afterAll(async () => {
 	await Promise.all(opened.map((workspace) => workspace.close()));

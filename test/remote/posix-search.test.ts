@@ -6,22 +6,16 @@ import { createAllTools, createLocalWorkspace, type Workspace } from "../../src/
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "../safety/run-calls.js";
 import { dockerUnavailable, ensureTestImage, inContainer, removeContainer, startContainer } from "./docker-fixture.js";
-import { type SshdFixture, startSshd } from "./sshd-fixture.js";
+import { type SshdFixture, startSshdOrSkip } from "./sshd-fixture.js";
 
 // grep and find without ripgrep: POSIX find and grep on the remote side, with the ignore rules of
 // the local walker. Against a real sshd (GNU find and grep; ripgrep never used) and a busybox
 // container (busybox find and grep; no ripgrep there, and none copied).
 
 let sshd: SshdFixture | undefined;
-let sshSkip: string | undefined;
 const opened: RemoteWorkspace[] = [];
 beforeAll(async () => {
-	try {
-		sshd = await startSshd();
-	} catch (error) {
-		sshSkip = `sshd could not start: ${(error as Error).message}`;
-		console.warn(`skipping the POSIX search tests over ssh: ${sshSkip}`);
-	}
+	({ sshd } = await startSshdOrSkip());
 }, 30_000);
 afterAll(async () => {
 	await Promise.all(opened.map((workspace) => workspace.close()));

@@ -1,8 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createConnection, createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { freePort, isListening } from "../helpers/loopback.js";
+import { requiredInCi } from "../helpers/prerequisites.js";
 
 /** A running throwaway sshd on 127.0.0.1 and the ssh options that reach it. */
 export interface SshdFixture {
@@ -18,29 +19,11 @@ export interface SshdFixture {
 	restart(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.once("error", reject);
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-		});
-	});
-}
-
 async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		if (child.exitCode !== null) throw new Error(`sshd exited with code ${child.exitCode}`);
-		const open = await new Promise<boolean>((resolve) => {
-			const socket = createConnection({ port, host: "127.0.0.1" });
-			socket.once("connect", () => {
-				socket.destroy();
-				resolve(true);
-			});
-			socket.once("error", () => resolve(false));
-		});
+		const open = await isListening(port);
 		if (open) return;
 		if (Date.now() > deadline) throw new Error(`sshd did not listen on port ${port} within ${timeoutMs} ms`);
 		await new Promise((resolve) => setTimeout(resolve, 50));
@@ -124,4 +107,24 @@ export async function startSshd(): Promise<SshdFixture> {
 		},
 	};
 	return fixture;
+}
+
+/** A started sshd, or why none could start. */
+export interface SshdAttempt {
+	/** The running sshd; undefined when it could not start. */
+	sshd?: SshdFixture;
+	/** Why it could not start; undefined when it runs. */
+	skipReason?: string;
+}
+
+/**
+ * Starts sshd for a test file's `beforeAll`. Where it cannot start, the tests skip with the
+ * reason printed, except under CI, which installs openssh-server: there it is a failure.
+ */
+export async function startSshdOrSkip(): Promise<SshdAttempt> {
+	try {
+		return { sshd: await startSshd() };
+	} catch (error) {
+		return { skipReason: requiredInCi("sshd (openssh-server)", `sshd could not start: ${(error as Error).message}`) };
+	}
 }

@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { type SshdFixture, startSshd } from "../remote/sshd-fixture.js";
+import { type SshdFixture, startSshdOrSkip } from "../remote/sshd-fixture.js";
 
 // A red-team test of issue 15: with --workspace ssh://…, the guards judge the remote disk. A
 // symlink inside the remote folder that points outside it does not let read or write escape.
@@ -13,11 +13,7 @@ import { type SshdFixture, startSshd } from "../remote/sshd-fixture.js";
 const run = promisify(execFile);
 let sshd: SshdFixture | undefined;
 beforeAll(async () => {
-	try {
-		sshd = await startSshd();
-	} catch (error) {
-		console.warn(`skipping the remote confinement test: sshd could not start: ${(error as Error).message}`);
-	}
+	({ sshd } = await startSshdOrSkip());
 }, 30_000);
 afterAll(async () => {
 	await sshd?.stop();

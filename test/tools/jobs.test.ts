@@ -9,7 +9,7 @@ import { createJobRegistry, createTool, type JobRegistry, type ToolsOptions } fr
 import { disposeShellProcesses } from "../../src/tools/shell/background-registry.js";
 import { localShellOperations } from "../../src/tools/shell/local-operations.js";
 import { ttyUnavailableReason } from "../../src/tools/shell/tty-run.js";
-import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
+import { requiredInCi, sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { resultText } from "../helpers/results.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { commandProcessesWithMarker, eventually, killMarked, newMarker } from "./shell/survivors.js";
@@ -231,7 +231,9 @@ describe("tty", () => {
 	const tempDir = useTempDir();
 
 	it("runs a command under a terminal, foreground and background (a REPL)", async (context) => {
-		if ((await ttyUnavailableReason()) !== undefined) context.skip();
+		// The pseudo-terminal package ships prebuilt binaries for CI's platform: there it must load.
+		if (requiredInCi("a pseudo-terminal (@lydell/node-pty)", await ttyUnavailableReason()) !== undefined)
+			context.skip();
 		const { bash, output } = session(tempDir());
 		const foreground = await call(bash, {
 			command: "test -t 0 && test -t 1 && printf '\\033[31mis a tty\\033[0m\\n'",

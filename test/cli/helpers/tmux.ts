@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { requiredInCi } from "../../helpers/prerequisites.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -29,14 +30,15 @@ export class TmuxTerminal {
 		this.socket = socket;
 	}
 
-	/** True when tmux is installed. */
+	/** True when tmux is installed; under CI, which installs it, a missing tmux is a failure (`requiredInCi`). */
 	static available(): boolean {
+		let reason: string | undefined;
 		try {
 			execFileSync("tmux", ["-V"], { stdio: "ignore" });
-			return true;
-		} catch {
-			return false;
+		} catch (error) {
+			reason = `tmux -V failed: ${(error as Error).message}`;
 		}
+		return requiredInCi("tmux", reason) === undefined;
 	}
 
 	/** Starts `command` in a new terminal. */
