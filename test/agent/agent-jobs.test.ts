@@ -80,7 +80,10 @@ describe("background jobs and the agent run", () => {
 		const session = createToolSession();
 		const fake = createFakeModelStream([startJobReply("echo quick"), textReply("ok")]);
 		const agent = new Agent({ model: fakeModel, streamFn: fake.streamFn, tools, session });
-		await agent.prompt("run it");
+		const added = await agent.prompt("run it");
+		const startResult = added.find((message) => message.role === "toolResult");
+		expect(startResult?.role === "toolResult" && startResult.isError).toBe(false);
+		expect(startResult && resultText(startResult)).toMatch(/Started job-1[\s\S]*quick[\s\S]*exited with code 0/);
 		await session.end();
 		let ran = false;
 		session.onEnd(() => {

@@ -1,4 +1,5 @@
 import { ToolError } from "../../engine/errors.js";
+import type { ToolSession } from "../../engine/session.js";
 import type { ShellExecRequest, ShellOperations } from "../shell/exec-types.js";
 import type { Job } from "./job.js";
 import type { JobRegistry } from "./job-registry.js";
@@ -23,6 +24,16 @@ export interface StartJobInput {
 	budget: { maxBytes: number; maxLines: number };
 	/** The longest wait for the first output, in ms. Default: 1000. */
 	settleMs?: number;
+	/** The session the call belongs to: the job is killed when it ends. Default: none (it ends with its registry). */
+	session?: ToolSession;
+}
+
+/** Kills the job when the session ends, unless it ended before (then nothing stays registered). */
+function endWithSession(jobs: JobRegistry, job: Job, session: ToolSession): void {
+	const unregister = session.onEnd(async () => {
+		if (job.running) await jobs.kill(job.id, "the end of its session");
+	});
+	void job.ended.then(unregister);
 }
 
 /** Waits for the first output (then a short quiet), the exit, or `settleMs`, whichever comes first. */
@@ -50,6 +61,7 @@ export async function startBackgroundJob(input: StartJobInput): Promise<{ text: 
 	} catch (error) {
 		throw new ToolError((error as Error).message);
 	}
+	if (input.session) endWithSession(input.jobs, job, input.session);
 	await settle(job, input.settleMs ?? START_SETTLE_MS);
 	const status = job.status();
 	if (status.state === "failed") {

@@ -3,7 +3,6 @@ import { createThrottle } from "../../engine/events.js";
 import type { ToolSession } from "../../engine/session.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../../engine/truncate.js";
 import type { ToolExecuteContext, ToolResult, ToolUpdateCallback } from "../../engine/types.js";
-import type { JobRegistry } from "../jobs/job-registry.js";
 import { startBackgroundJob } from "../jobs/start-job.js";
 import { buildShellEnvironment } from "./environment.js";
 import type { EscapedProcess } from "./escapees.js";
@@ -177,13 +176,17 @@ async function execIntoFile(run: ExecRun): Promise<Execution | undefined> {
 	return { result, finish: () => output.finish(result.outputWriters ?? result.backgroundPids) };
 }
 
+/** The model-facing budget of one result: the tool's, else the defaults. */
+function outputBudget(options: ShellToolOptions): { maxBytes: number; maxLines: number } {
+	return { maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES };
+}
+
 /** Where the executor keeps the output itself (a remote machine): only the tail comes back. */
 async function execKeepingOutput(run: ExecRun): Promise<Execution | undefined> {
 	const { operations, options, sendUpdate } = run;
 	if (!operations.execKeepingOutput || run.request.tty) return undefined;
-	const budget = { maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES };
 	const kept = await operations.execKeepingOutput(run.request, {
-		budget,
+		budget: outputBudget(options),
 		...(sendUpdate ? { onPreview: sendUpdate } : {}),
 	});
 	return { result: kept.result, finish: async () => kept.output };
@@ -213,17 +216,6 @@ async function execThroughPipe(run: ExecRun): Promise<Execution> {
 	return { result, finish: () => output.finish() };
 }
 
-/** Kills the job when the call's session ends, unless it ended before. */
-function endWithSession(jobs: JobRegistry, jobId: string, session: ToolSession | undefined): void {
-	if (!session) return;
-	const job = jobs.get(jobId);
-	if (!job.running) return;
-	const unregister = session.onEnd(async () => {
-		if (job.running) await jobs.kill(job.id, "the end of its session");
-	});
-	void job.ended.then(unregister);
-}
-
 /** A job runs until killed unless the model gave it a timeout. */
 function backgroundTimeoutMs(input: RunShellToolInput): number {
 	if (input.timeoutSeconds === undefined) return longestTimerSeconds * 1000;
@@ -251,10 +243,10 @@ async function startInBackground(
 		command: input.command,
 		operations: prepared.operations,
 		request: { ...request, timeoutMs: backgroundTimeoutMs(input) },
-		budget: { maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES },
+		budget: outputBudget(options),
+		...(input.session ? { session: input.session } : {}),
 	});
 	const job = started.details;
-	endWithSession(options.jobs, job.jobId, input.session);
 	const details: ShellToolDetails = {
 		...emptyDetails(prepared.timeoutSeconds, prepared.startedAt),
 		...(job.status.state === "exited" ? { exitCode: job.status.exitCode } : {}),
