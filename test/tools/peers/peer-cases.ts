@@ -112,8 +112,7 @@ export function peerTests(cases: readonly PeerCase[], temp: () => string): void 
 		}
 		for (const backend of ["ripgrep", "walker"] as const) {
 			it(`${peerCase.name} (${peerCase.from}; ${backend})`, () =>
-				runPeerCase(peerCase, temp(), { grep: { backend }, find: { backend } }),
-			);
+				runPeerCase(peerCase, temp(), { grep: { backend }, find: { backend } }));
 		}
 	}
 }
