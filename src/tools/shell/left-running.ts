@@ -13,6 +13,12 @@ import type { RelayChannel } from "./relay-channel.js";
 const relayAnnouncementWaitMs = 1000;
 /** How long a process seen exiting as the shell exits is given to finish, in ms. */
 const exitingWaitMs = 20;
+/**
+ * How long a finished command's cgroup is given to empty before the call returns, in ms. A
+ * process of the command that is still exiting (or a zombie not yet reaped) keeps the cgroup
+ * populated for a moment, longer on a loaded machine; one that outlives this is removed at exit.
+ */
+const releaseWaitMs = 1000;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -85,15 +91,22 @@ export async function collectLeftRunning(
  * which ends it at toolbelt's exit or disposal; otherwise removes the command's cgroup. Background
  * jobs were registered by `collectLeftRunning` already.
  */
-export function keepOrRelease(
+export async function keepOrRelease(
 	tree: ProcessTree,
 	left: { background: boolean; openRelayPid: number | undefined },
-): void {
+): Promise<void> {
 	if (left.background) return;
 	if (left.openRelayPid !== undefined) {
 		registerBackgroundRun({ ...tree, pids: [left.openRelayPid] });
 		return;
 	}
-	// A process may still be exiting: what cannot be removed now is removed at exit.
-	if (!releaseContainment(tree)) registerBackgroundRun({ ...tree, pids: [] });
+	// A process may still be exiting: what cannot be removed soon is removed at exit.
+	const deadline = Date.now() + releaseWaitMs;
+	while (!releaseContainment(tree)) {
+		if (Date.now() >= deadline) {
+			registerBackgroundRun({ ...tree, pids: [] });
+			return;
+		}
+		await delay(5);
+	}
 }

@@ -153,7 +153,7 @@ function stopWatching(state: RunState): void {
 	state.request.signal?.removeEventListener("abort", state.onAbort);
 }
 
-function finish(state: RunState): void {
+async function finish(state: RunState): Promise<void> {
 	if (state.settled || !state.exit) return;
 	state.settled = true;
 	stopWatching(state);
@@ -170,7 +170,7 @@ function finish(state: RunState): void {
 	const relayOpen = state.relay !== undefined && state.openStreams > 0;
 	const relayPid = state.relay?.pid;
 	const outputWriters = !relayOpen ? [] : relayPid !== undefined ? [relayPid] : state.backgroundPids;
-	keepOrRelease(state.containment.tree, {
+	await keepOrRelease(state.containment.tree, {
 		background: state.backgroundPids.length > 0,
 		openRelayPid: relayOpen ? relayPid : undefined,
 	});
@@ -189,7 +189,7 @@ function finish(state: RunState): void {
 function maybeFinish(state: RunState): void {
 	if (!state.exit || state.settled) return;
 	if (state.openStreams === 0) {
-		finish(state);
+		void finish(state);
 		return;
 	}
 	const now = Date.now();
@@ -202,7 +202,7 @@ function maybeFinish(state: RunState): void {
 	}
 	const idle = state.streams.every((stream) => !stream.isPaused()) && now - state.lastActivity >= state.drainIdle;
 	if (idle || now >= state.drainDeadline) {
-		finish(state);
+		void finish(state);
 		return;
 	}
 	if (!state.drainTimer) {
