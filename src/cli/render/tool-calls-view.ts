@@ -7,15 +7,6 @@ import { failureLabel, fitWidth, summarizeToolArguments } from "./tool-line.js";
 
 const spinnerFrames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-/** Calls shorter than this show no elapsed time while running: only long calls need a clock. */
-const showElapsedAfterMs = 1000;
-
-/**
- * Most lines redrawn in place. Moving the cursor above the top of the screen is impossible, so
- * calls beyond this (a model that starts dozens at once) print one line when they end instead.
- */
-const maxLiveLines = 10;
-
 /** Options of `ToolCallsView`. */
 export interface ToolCallsViewOptions {
 	/** Where the lines go. */
@@ -31,7 +22,23 @@ export interface ToolCallsViewOptions {
 	columns?: () => number;
 	/** Spinner frame interval in ms. Default: 100. */
 	tickMs?: number;
+	/** Calls shorter than this, in ms, show no elapsed time while running: only long calls need a clock. Default: 1000. */
+	showElapsedAfterMs?: number;
+	/**
+	 * Most lines redrawn in place. Moving the cursor above the top of the screen is impossible, so
+	 * calls beyond this (a model that starts dozens at once) print one line when they end instead.
+	 * Default: 10.
+	 */
+	maxLiveLines?: number;
 }
+
+/** The defaults of the optional `ToolCallsViewOptions` fields (documented on each field). */
+const viewDefaults = {
+	columns: () => 80,
+	tickMs: 100,
+	showElapsedAfterMs: 1000,
+	maxLiveLines: 10,
+} satisfies Required<Omit<ToolCallsViewOptions, "stream" | "live" | "style">>;
 
 interface Entry {
 	id: string;
@@ -51,7 +58,7 @@ interface Entry {
  * is redrawn in place until all of them have ended.
  */
 export class ToolCallsView {
-	private readonly options: ToolCallsViewOptions;
+	private readonly options: Required<ToolCallsViewOptions>;
 	private entries: Entry[] = [];
 	private drawnLines = 0;
 	private frame = 0;
@@ -60,14 +67,20 @@ export class ToolCallsView {
 	private paused = false;
 
 	constructor(options: ToolCallsViewOptions) {
-		this.options = options;
+		this.options = {
+			...options,
+			columns: options.columns ?? viewDefaults.columns,
+			tickMs: options.tickMs ?? viewDefaults.tickMs,
+			showElapsedAfterMs: options.showElapsedAfterMs ?? viewDefaults.showElapsedAfterMs,
+			maxLiveLines: options.maxLiveLines ?? viewDefaults.maxLiveLines,
+		};
 	}
 
 	/** A call started. */
 	start(id: string, name: string, args: unknown): void {
 		const entry: Entry = { id, name, summary: summarizeToolArguments(name, args), startedAt: Date.now() };
 		this.retireFinished();
-		entry.overflow = this.options.live && this.liveEntries().length >= maxLiveLines;
+		entry.overflow = this.options.live && this.liveEntries().length >= this.options.maxLiveLines;
 		this.entries.push(entry);
 		if (!this.options.live || entry.overflow) return;
 		this.redraw();
@@ -79,7 +92,7 @@ export class ToolCallsView {
 		this.timer ??= setInterval(() => {
 			this.frame++;
 			this.redraw();
-		}, this.options.tickMs ?? 100);
+		}, this.options.tickMs);
 		this.timer.unref?.();
 	}
 
@@ -186,7 +199,7 @@ export class ToolCallsView {
 
 	private render(entry: Entry): string {
 		const { style } = this.options;
-		const width = Math.max(20, (this.options.columns?.() ?? 80) - 1);
+		const width = Math.max(20, this.options.columns() - 1);
 		let status: string;
 		let styledStatus: string;
 		if (entry.outcome?.isError) {
@@ -198,7 +211,7 @@ export class ToolCallsView {
 		} else {
 			const elapsed = Date.now() - entry.startedAt;
 			const spinner = spinnerFrames[this.frame % spinnerFrames.length]!;
-			status = elapsed >= showElapsedAfterMs ? `${spinner} ${formatDuration(elapsed)}` : spinner;
+			status = elapsed >= this.options.showElapsedAfterMs ? `${spinner} ${formatDuration(elapsed)}` : spinner;
 			styledStatus = style.yellow(status);
 		}
 		const headWidth = Math.max(8, width - Array.from(status).length - 2);
