@@ -3,11 +3,6 @@ import { boundLongLines } from "./long-lines.js";
 import type { AppliedReplacement } from "./splice.js";
 import { lineNumbersIn, type TextSource } from "./text-source.js";
 
-/** Lines of unchanged context around each change. */
-const CONTEXT_LINES = 3;
-/** Beyond this many edit operations a region is shown as "all old lines out, all new lines in". */
-const MAX_EDIT_LENGTH = 500;
-
 /** The compact diff of an edit. */
 export interface EditDiff {
 	/**
@@ -22,6 +17,25 @@ export interface EditDiff {
 	added: number;
 	removed: number;
 }
+
+/** What `diffEdit` compares, and how much it shows around each change. */
+export interface DiffEditOptions {
+	/** The text before the edit. */
+	original: TextSource;
+	/** The text after the edit. */
+	updated: TextSource;
+	/** The spans replaced, in order, with where each landed in `updated`. */
+	replacements: readonly AppliedReplacement[];
+	/** The path written in the `---`/`+++` headers. */
+	path: string;
+	/** Lines of unchanged context around each change. Default: 3. */
+	contextLines?: number;
+	/** Beyond this many edit operations a region is shown as "all old lines out, all new lines in". Default: 500. */
+	maxEditLength?: number;
+}
+
+/** The defaults of `DiffEditOptions` (documented on each field). */
+const diffDefaults = { contextLines: 3, maxEditLength: 500 } satisfies Partial<DiffEditOptions>;
 
 interface Region {
 	oldStart: number;
@@ -57,15 +71,20 @@ function linesAfter(text: TextSource, position: number, count: number): number {
  * and where each lands in the new text. Outside the replaced spans both texts are identical, so a
  * region's new bounds are its old ones shifted by the length change before them.
  */
-function regionsOf(original: TextSource, updated: TextSource, replacements: readonly AppliedReplacement[]): Region[] {
+function regionsOf(
+	original: TextSource,
+	updated: TextSource,
+	replacements: readonly AppliedReplacement[],
+	contextLines: number,
+): Region[] {
 	const regions: Region[] = [];
 	for (const replacement of replacements) {
 		const lineDelta =
 			updated.countNewlines(replacement.newStart, replacement.newEnd) -
 			original.countNewlines(replacement.start, replacement.end);
-		const oldStart = linesBefore(original, replacement.start, CONTEXT_LINES);
+		const oldStart = linesBefore(original, replacement.start, contextLines);
 		const lastPosition = Math.max(replacement.start, replacement.end - 1);
-		const oldEnd = linesAfter(original, lastPosition, CONTEXT_LINES);
+		const oldEnd = linesAfter(original, lastPosition, contextLines);
 		const region: Region = {
 			oldStart,
 			oldEnd,
@@ -100,14 +119,11 @@ function wholeRegionHunk(oldText: string, newText: string): { lines: string[]; o
  * A unified diff of the changed regions only: each replacement with a few lines of context, so its
  * cost follows the size of the change, never the size of the file.
  */
-export function diffEdit(options: {
-	original: TextSource;
-	updated: TextSource;
-	replacements: readonly AppliedReplacement[];
-	path: string;
-}): EditDiff {
+export function diffEdit(options: DiffEditOptions): EditDiff {
 	const { original, updated, replacements, path } = options;
-	const regions = regionsOf(original, updated, replacements);
+	const contextLines = options.contextLines ?? diffDefaults.contextLines;
+	const maxEditLength = options.maxEditLength ?? diffDefaults.maxEditLength;
+	const regions = regionsOf(original, updated, replacements, contextLines);
 	const oldLines = lineNumbersIn(
 		original,
 		regions.map((region) => region.oldStart),
@@ -130,8 +146,8 @@ export function diffEdit(options: {
 		const oldBase = (oldLines[index] ?? 1) - 1;
 		const newBase = (newLines[index] ?? 1) - 1;
 		const patch = structuredPatch("a", "b", oldText, newText, undefined, undefined, {
-			context: CONTEXT_LINES,
-			maxEditLength: MAX_EDIT_LENGTH,
+			context: contextLines,
+			maxEditLength,
 		});
 		const hunks = patch ? patch.hunks : [{ oldStart: 1, newStart: 1, ...wholeRegionHunk(oldText, newText) }];
 		for (const hunk of hunks) {
