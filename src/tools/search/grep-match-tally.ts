@@ -2,11 +2,6 @@ import { cutAroundMatch } from "./cut-line.js";
 import { comparePaths, sortPaths } from "./sort-paths.js";
 import type { GrepLine } from "./types.js";
 
-/** Longest sample line kept per file, in characters (cut around the match). */
-const SAMPLE_LENGTH = 160;
-/** Folders counted one by one at most; more fold into their first path segment. */
-const MAX_FOLDERS = 2000;
-
 /** A file's matches as the tally saw them. */
 export interface TalliedFile {
 	/** Path relative to the search root. */
@@ -29,12 +24,23 @@ export interface FolderCount {
 	files: number;
 }
 
+/** Limits of a `GrepMatchTally` besides its capacity. */
+export interface GrepMatchTallyOptions {
+	/** Longest sample line kept per file, in characters (cut around the match). Default: 160. */
+	sampleLength?: number;
+	/** Folders counted one by one at most; more fold into their first path segment. Default: 2,000. */
+	maxFolders?: number;
+}
+
+/** The defaults of `GrepMatchTallyOptions` (documented on each field). */
+const tallyDefaults = { sampleLength: 160, maxFolders: 2000 } satisfies Required<GrepMatchTallyOptions>;
+
 /**
  * Counts every match of a search as it streams, whatever the collector keeps: what a cut grep
  * result says about the part the model does not see. The first `capacity` files in path order
  * are tallied one by one (so both backends, whatever order their files arrive in, end with the
  * same ones); later files only count in their folder's total. Memory: `2 × capacity` files and at
- * most 2,000 folders. A file's lines must arrive together (as `SearchOperations.grep` promises).
+ * most `maxFolders` folders. A file's lines must arrive together (as `SearchOperations.grep` promises).
  */
 export class GrepMatchTally {
 	/** Matches seen in all. */
@@ -52,8 +58,17 @@ export class GrepMatchTally {
 	/** The folder count the file streaming now adds to, once it is counted by folder only. */
 	private currentFolder: FolderCount | undefined;
 
+	private readonly sampleLength: number;
+	private readonly maxFolders: number;
+
 	/** @param capacity Files tallied one by one (the first in path order); more are counted by folder. */
-	constructor(private readonly capacity: number) {}
+	constructor(
+		private readonly capacity: number,
+		options: GrepMatchTallyOptions = {},
+	) {
+		this.sampleLength = options.sampleLength ?? tallyDefaults.sampleLength;
+		this.maxFolders = options.maxFolders ?? tallyDefaults.maxFolders;
+	}
 
 	/** Takes a batch of streamed lines (context and binary lines are ignored). */
 	add(lines: readonly GrepLine[]): void {
@@ -90,7 +105,7 @@ export class GrepMatchTally {
 					matches: 1,
 					firstLine: line.lineNumber,
 					lastLine: line.lineNumber,
-					sample: cutAroundMatch(line.text, line.matchStart, SAMPLE_LENGTH).text,
+					sample: cutAroundMatch(line.text, line.matchStart, this.sampleLength).text,
 				};
 				this.files.set(line.path, this.current);
 				if (this.files.size >= 2 * this.capacity) this.trim();
@@ -107,7 +122,7 @@ export class GrepMatchTally {
 		for (const path of paths) {
 			const file = this.files.get(path) as TalliedFile;
 			if (files.length < this.capacity) files.push(file);
-			else addToFolder(folders, folderKey(folders, path), file.matches, true);
+			else addToFolder(folders, folderKey(folders, path, this.maxFolders), file.matches, true);
 		}
 		return { files, folders };
 	}
@@ -130,15 +145,15 @@ export class GrepMatchTally {
 	}
 
 	private countInFolder(path: string, matches: number, newFile: boolean): FolderCount {
-		return addToFolder(this.folders, folderKey(this.folders, path), matches, newFile);
+		return addToFolder(this.folders, folderKey(this.folders, path, this.maxFolders), matches, newFile);
 	}
 }
 
-/** The folder a path counts in: its parent (`a/b/`, or `./` at the root), or its top folder once there are too many. */
-function folderKey(folders: ReadonlyMap<string, FolderCount>, path: string): string {
+/** The folder a path counts in: its parent (`a/b/`, or `./` at the root), or its top folder once there are `maxFolders`. */
+function folderKey(folders: ReadonlyMap<string, FolderCount>, path: string, maxFolders: number): string {
 	const slash = path.lastIndexOf("/");
 	const parent = slash === -1 ? "./" : path.slice(0, slash + 1);
-	if (folders.size < MAX_FOLDERS || folders.has(parent)) return parent;
+	if (folders.size < maxFolders || folders.has(parent)) return parent;
 	const first = path.indexOf("/");
 	return first === -1 ? "./" : path.slice(0, first + 1);
 }
