@@ -1,15 +1,10 @@
-import { isAscii, isUtf8 } from "node:buffer";
-import { TextDecoder } from "node:util";
 import { throwIfAborted } from "../../engine/errors.js";
-import { decodeLegacy, type LegacyEncoding } from "../fs/legacy-encoding.js";
+import type { LegacyEncoding } from "../fs/legacy-encoding.js";
 import type { ReadableFile } from "../fs/operations.js";
+import { type FinishedLine, LineCollector } from "./line-collector.js";
+import { READ_CHUNK_BYTES } from "./read-whole.js";
 
-/** Bytes read per call: large enough that scanning 100 MB costs ~100 reads, small enough for a flat RSS. */
-const CHUNK_BYTES = 1024 * 1024;
-/** First read of a page from line 1: enough for a 50 KB page, so a first page touches little memory. */
-const FIRST_READ_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
-const CARRIAGE_RETURN = 0x0d;
 
 /** Options of `readLinePage`. */
 export interface LinePageOptions {
@@ -57,88 +52,6 @@ export interface LinePage {
 	beyondEnd: boolean;
 }
 
-/** Length of `bytes` without an incomplete UTF-8 sequence at its end (where a cut fell inside a character). */
-function completeLength(bytes: Uint8Array): number {
-	let lead = bytes.length - 1;
-	while (lead > 0 && bytes.length - lead < 4 && ((bytes[lead] ?? 0) & 0xc0) === 0x80) lead--;
-	const byte = bytes[lead] ?? 0;
-	const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-	return lead + needed > bytes.length ? Math.max(0, lead) : bytes.length;
-}
-
-/**
- * Collects the bytes of one line across chunks, keeping only as many as the longest line shown
- * needs, so a 100 MB line without a newline costs a counter, not 100 MB of memory.
- */
-class LineCollector {
-	private readonly parts: Buffer[] = [];
-	private keptBytes = 0;
-	/** Set once the line outgrew `keepBytes`: the rest is only counted (decoded natively, then dropped). */
-	private overflow: TextDecoder | undefined;
-	private droppedUnits = 0;
-	/** The decoder holds the start of a character split across chunks. */
-	private pendingMultibyte = false;
-	private lastByte = -1;
-
-	constructor(
-		private readonly keepBytes: number,
-		private readonly legacy: boolean,
-	) {}
-
-	/** Adds bytes of the current line; `copy` when `bytes` is a view of a buffer about to be reused. */
-	add(bytes: Buffer, copy: boolean): void {
-		if (bytes.length === 0) return;
-		this.lastByte = bytes[bytes.length - 1] ?? -1;
-		let rest = bytes;
-		if (!this.overflow) {
-			const room = this.keepBytes - this.keptBytes;
-			// The kept part ends on a character boundary, so the counted rest starts on one.
-			const kept = room >= bytes.length ? bytes : bytes.subarray(0, completeLength(bytes.subarray(0, room)));
-			if (kept.length > 0) {
-				this.parts.push(copy ? Buffer.from(kept) : kept);
-				this.keptBytes += kept.length;
-			}
-			if (kept.length === bytes.length) return;
-			this.overflow = new TextDecoder();
-			rest = bytes.subarray(kept.length);
-		}
-		// ASCII (the common case, and NUL-filled holes) needs no decoding: one unit per byte.
-		const pending = this.pendingMultibyte;
-		if (this.legacy || (!pending && isAscii(rest))) this.droppedUnits += rest.length;
-		else {
-			this.droppedUnits += this.overflow.decode(rest, { stream: true }).length;
-			this.pendingMultibyte = completeLength(rest) !== rest.length;
-		}
-	}
-
-	/** Decodes the line (without its `\r\n`/`\n`), cut to `maxLength` units with a marker. */
-	finish(maxLength: number): { text: string; cut: boolean; problem: "nul-byte" | "invalid-utf8" | undefined } {
-		let bytes = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts);
-		let extraUnits = 0;
-		if (this.overflow) {
-			extraUnits = this.droppedUnits + this.overflow.decode().length - (this.lastByte === CARRIAGE_RETURN ? 1 : 0);
-		} else if (bytes[bytes.length - 1] === CARRIAGE_RETURN) {
-			bytes = bytes.subarray(0, bytes.length - 1);
-		}
-		const problem = bytes.includes(0) ? "nul-byte" : this.legacy || isUtf8(bytes) ? undefined : "invalid-utf8";
-		let text = problem ? "" : this.legacy ? decodeLegacy(bytes) : bytes.toString("utf8");
-		if (text.length > maxLength || extraUnits > 0) {
-			let end = Math.min(maxLength, text.length);
-			const code = text.charCodeAt(end - 1);
-			if (code >= 0xd800 && code <= 0xdbff) end--;
-			extraUnits += text.length - end;
-			text = `${text.slice(0, end)}… [line truncated, ${extraUnits} more characters]`;
-		}
-		this.parts.length = 0;
-		this.keptBytes = 0;
-		this.overflow = undefined;
-		this.droppedUnits = 0;
-		this.pendingMultibyte = false;
-		this.lastByte = -1;
-		return { text, cut: extraUnits > 0, problem };
-	}
-}
-
 /** The numbered lines of a page, within its byte budget, and what they showed about the file. */
 class PageLines {
 	readonly lines: string[] = [];
@@ -150,7 +63,7 @@ class PageLines {
 	constructor(private readonly maxBytes: number) {}
 
 	/** Adds line number `line`; false, adding nothing, when it would overflow the byte budget (the first line always fits). */
-	add(line: number, finished: ReturnType<LineCollector["finish"]>): boolean {
+	add(line: number, finished: FinishedLine): boolean {
 		const formatted = `${String(line).padStart(6)}\t${finished.text}`;
 		const lineBytes = Buffer.byteLength(formatted, "utf8") + (this.lines.length > 0 ? 1 : 0);
 		if (this.lines.length > 0 && this.outputBytes + lineBytes > this.maxBytes) return false;
@@ -172,7 +85,7 @@ class PageLines {
  */
 export async function readLinePage(options: LinePageOptions): Promise<LinePage> {
 	const { file, size, startLine, maxLines, maxBytes, maxLineLength, signal } = options;
-	const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, size)));
+	const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, Math.max(1, size)));
 	const collector = new LineCollector(maxLineLength * 3 + 4, options.encoding !== undefined);
 	const page = new PageLines(maxBytes);
 	const lines = page.lines;
@@ -189,7 +102,7 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 		line += skipped.lines;
 		lineHasBytes = skipped.partialLine;
 	}
-	let readLength = line === startLine ? FIRST_READ_BYTES : buffer.length;
+	let readLength = line === startLine ? firstReadLength(maxBytes) : buffer.length;
 	outer: while (position < size) {
 		throwIfAborted(signal);
 		const length = Math.min(readLength, buffer.length, size - position);
@@ -258,6 +171,15 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 		binaryLine: page.binaryLine,
 		beyondEnd: shownLines === 0 && (totalLines ?? 0) < startLine,
 	};
+}
+
+/**
+ * The first read of a page that starts where the read is: about what a page of `maxBytes` holds
+ * (its file bytes are its output less the line numbers, so a quarter more leaves room), in whole
+ * 4 KB pages, so a small page touches little memory. 64 KB for the default 50 KB page.
+ */
+function firstReadLength(maxBytes: number): number {
+	return Math.ceil((maxBytes * 1.25) / 4096) * 4096;
 }
 
 /** Lines from `position` to the end: newlines, plus one for a last line without a newline. */

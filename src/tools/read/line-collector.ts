@@ -1,0 +1,97 @@
+import { isAscii, isUtf8 } from "node:buffer";
+import { TextDecoder } from "node:util";
+import { decodeLegacy } from "../fs/legacy-encoding.js";
+
+const CARRIAGE_RETURN = 0x0d;
+
+/** One line as `LineCollector.finish` decoded it. */
+export interface FinishedLine {
+	/** The line's text without its line break, cut with a marker when too long. */
+	text: string;
+	/** True when the text was cut. */
+	cut: boolean;
+	/** Why the line is not text (a NUL byte, bytes that are not UTF-8); undefined when it is. */
+	problem: "nul-byte" | "invalid-utf8" | undefined;
+}
+
+/** Length of `bytes` without an incomplete UTF-8 sequence at its end (where a cut fell inside a character). */
+function completeLength(bytes: Uint8Array): number {
+	let lead = bytes.length - 1;
+	while (lead > 0 && bytes.length - lead < 4 && ((bytes[lead] ?? 0) & 0xc0) === 0x80) lead--;
+	const byte = bytes[lead] ?? 0;
+	const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+	return lead + needed > bytes.length ? Math.max(0, lead) : bytes.length;
+}
+
+/**
+ * Collects the bytes of one line across chunks, keeping only as many as the longest line shown
+ * needs, so a 100 MB line without a newline costs a counter, not 100 MB of memory.
+ */
+export class LineCollector {
+	private readonly parts: Buffer[] = [];
+	private keptBytes = 0;
+	/** Set once the line outgrew `keepBytes`: the rest is only counted (decoded natively, then dropped). */
+	private overflow: TextDecoder | undefined;
+	private droppedUnits = 0;
+	/** The decoder holds the start of a character split across chunks. */
+	private pendingMultibyte = false;
+	private lastByte = -1;
+
+	constructor(
+		private readonly keepBytes: number,
+		private readonly legacy: boolean,
+	) {}
+
+	/** Adds bytes of the current line; `copy` when `bytes` is a view of a buffer about to be reused. */
+	add(bytes: Buffer, copy: boolean): void {
+		if (bytes.length === 0) return;
+		this.lastByte = bytes[bytes.length - 1] ?? -1;
+		let rest = bytes;
+		if (!this.overflow) {
+			const room = this.keepBytes - this.keptBytes;
+			// The kept part ends on a character boundary, so the counted rest starts on one.
+			const kept = room >= bytes.length ? bytes : bytes.subarray(0, completeLength(bytes.subarray(0, room)));
+			if (kept.length > 0) {
+				this.parts.push(copy ? Buffer.from(kept) : kept);
+				this.keptBytes += kept.length;
+			}
+			if (kept.length === bytes.length) return;
+			this.overflow = new TextDecoder();
+			rest = bytes.subarray(kept.length);
+		}
+		// ASCII (the common case, and NUL-filled holes) needs no decoding: one unit per byte.
+		const pending = this.pendingMultibyte;
+		if (this.legacy || (!pending && isAscii(rest))) this.droppedUnits += rest.length;
+		else {
+			this.droppedUnits += this.overflow.decode(rest, { stream: true }).length;
+			this.pendingMultibyte = completeLength(rest) !== rest.length;
+		}
+	}
+
+	/** Decodes the line (without its `\r\n`/`\n`), cut to `maxLength` units with a marker. */
+	finish(maxLength: number): FinishedLine {
+		let bytes = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts);
+		let extraUnits = 0;
+		if (this.overflow) {
+			extraUnits = this.droppedUnits + this.overflow.decode().length - (this.lastByte === CARRIAGE_RETURN ? 1 : 0);
+		} else if (bytes[bytes.length - 1] === CARRIAGE_RETURN) {
+			bytes = bytes.subarray(0, bytes.length - 1);
+		}
+		const problem = bytes.includes(0) ? "nul-byte" : this.legacy || isUtf8(bytes) ? undefined : "invalid-utf8";
+		let text = problem ? "" : this.legacy ? decodeLegacy(bytes) : bytes.toString("utf8");
+		if (text.length > maxLength || extraUnits > 0) {
+			let end = Math.min(maxLength, text.length);
+			const code = text.charCodeAt(end - 1);
+			if (code >= 0xd800 && code <= 0xdbff) end--;
+			extraUnits += text.length - end;
+			text = `${text.slice(0, end)}… [line truncated, ${extraUnits} more characters]`;
+		}
+		this.parts.length = 0;
+		this.keptBytes = 0;
+		this.overflow = undefined;
+		this.droppedUnits = 0;
+		this.pendingMultibyte = false;
+		this.lastByte = -1;
+		return { text, cut: extraUnits > 0, problem };
+	}
+}
