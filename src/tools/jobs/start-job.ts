@@ -5,11 +5,6 @@ import type { Job } from "./job.js";
 import type { JobRegistry } from "./job-registry.js";
 import { type JobDetails, reportJob } from "./job-report.js";
 
-/** The longest a start waits for the first output, in ms (the issue's bound: at most 1 s). */
-export const START_SETTLE_MS = 1000;
-/** After output arrived, this long without more ends the start's wait early, in ms. */
-const quietMs = 200;
-
 /** One `run_in_background` start. */
 export interface StartJobInput {
 	/** The session's jobs. */
@@ -22,11 +17,22 @@ export interface StartJobInput {
 	request: Omit<ShellExecRequest, "onData" | "openStdin" | "onStart" | "signal">;
 	/** The budget of the first output shown. */
 	budget: { maxBytes: number; maxLines: number };
-	/** The longest wait for the first output, in ms. Default: 1000. */
+	/** The longest wait for the first output, in ms (a start answers within a second). Default: 1000. */
 	settleMs?: number;
+	/** After output arrived, this long without more ends the wait early, in ms. Default: 200. */
+	quietMs?: number;
 	/** The session the call belongs to: the job is killed when it ends. Default: none (it ends with its registry). */
 	session?: ToolSession;
 }
+
+/** The defaults of the optional `StartJobInput` timings (documented on each field). */
+const startJobDefaults = { settleMs: 1000, quietMs: 200 } satisfies Partial<StartJobInput>;
+
+/**
+ * The longest a start waits for the first output, in ms.
+ * @deprecated The default of `StartJobInput.settleMs`, documented there; kept for existing imports.
+ */
+export const START_SETTLE_MS = startJobDefaults.settleMs;
 
 /** Kills the job when the session ends, unless it ended before (then nothing stays registered). */
 function endWithSession(jobs: JobRegistry, job: Job, session: ToolSession): void {
@@ -36,8 +42,8 @@ function endWithSession(jobs: JobRegistry, job: Job, session: ToolSession): void
 	void job.ended.then(unregister);
 }
 
-/** Waits for the first output (then a short quiet), the exit, or `settleMs`, whichever comes first. */
-async function settle(job: Job, settleMs: number): Promise<void> {
+/** Waits for the first output (then a `quietMs` quiet), the exit, or `settleMs`, whichever comes first. */
+async function settle(job: Job, settleMs: number, quietMs: number): Promise<void> {
 	const deadline = Date.now() + settleMs;
 	await job.waitForActivity(settleMs);
 	while (job.running) {
@@ -62,7 +68,7 @@ export async function startBackgroundJob(input: StartJobInput): Promise<{ text: 
 		throw new ToolError((error as Error).message);
 	}
 	if (input.session) endWithSession(input.jobs, job, input.session);
-	await settle(job, input.settleMs ?? START_SETTLE_MS);
+	await settle(job, input.settleMs ?? startJobDefaults.settleMs, input.quietMs ?? startJobDefaults.quietMs);
 	const status = job.status();
 	if (status.state === "failed") {
 		input.jobs.forget(job);
