@@ -169,6 +169,27 @@ describe("ToolCallsView", () => {
 		}
 	});
 
+	it("draws at most maxLiveLines calls live; the others print a line when they end", () => {
+		const output = sink();
+		const view = new ToolCallsView({ stream: output.stream, live: true, style: plain, maxLiveLines: 2 });
+		for (let index = 0; index < 5; index++) view.start(String(index), "read", { path: `f${index}.ts` });
+		for (let index = 4; index >= 0; index--) {
+			view.end(String(index), { result: { content: [] }, isError: false, durationMs: 100 });
+		}
+		view.dispose();
+		const { lines: screen, maxUp } = screenOf(output.text());
+		expect(maxUp).toBeLessThanOrEqual(2);
+		expect(screen).toHaveLength(5);
+	});
+
+	it("shows the elapsed time of a running call from showElapsedAfterMs on", () => {
+		const output = sink();
+		const view = new ToolCallsView({ stream: output.stream, live: true, style: plain, showElapsedAfterMs: 0 });
+		view.start("1", "bash", { command: "npm test" });
+		expect(output.text()).toMatch(/● bash npm test {2}[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] 0\.0 s/);
+		view.dispose();
+	});
+
 	it("keeps every line within the terminal width", () => {
 		const output = sink();
 		const view = new ToolCallsView({ stream: output.stream, live: false, style: plain, columns: () => 40 });

@@ -37,6 +37,10 @@ export class LineCollector {
 	private pendingMultibyte = false;
 	private lastByte = -1;
 
+	/**
+	 * @param keepBytes Bytes of a line kept for decoding; enough for the longest line shown.
+	 * @param legacy The lines are single-byte legacy text (one character per byte), not UTF-8.
+	 */
 	constructor(
 		private readonly keepBytes: number,
 		private readonly legacy: boolean,

@@ -20,6 +20,21 @@ function diffOf(content: string, requests: EditRequest[]) {
 const edit = (oldString: string, newString: string): EditRequest => ({ oldString, newString, replaceAll: false });
 
 describe("diffEdit", () => {
+	it("shows contextLines lines of context around a change", () => {
+		const content = numbered(20);
+		const plan = planEdits(content, [edit("line 10\n", "changed\n")]);
+		const diff = diffEdit({
+			original: stringSource(content),
+			updated: stringSource(plan.content),
+			replacements: plan.replacements,
+			path: "f.txt",
+			contextLines: 1,
+		});
+		expect(diff.text).toBe(
+			["--- f.txt", "+++ f.txt", "@@ -9,3 +9,3 @@", " line 9", "-line 10", "+changed", " line 11"].join("\n"),
+		);
+	});
+
 	it("shows only the changed region of a large file, with real line numbers", () => {
 		const diff = diffOf(numbered(100_000), [edit("line 50000\n", "changed\n")]);
 		expect(diff.text).toBe(

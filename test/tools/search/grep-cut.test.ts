@@ -171,6 +171,24 @@ describe("GrepMatchTally", () => {
 		expect(forward.totalFiles).toBe(20);
 		expect(forward.totalMatches).toBe(40);
 	});
+
+	it("folds folders beyond maxFolders into their first path segment", () => {
+		const paths = ["a/x/f1", "a/x/f2", "b/y/f3"];
+		const capped = new GrepMatchTally(1, { maxFolders: 1 });
+		capped.add(stream(paths));
+		expect([...capped.result().folders.keys()]).toEqual(["a/x/", "b/"]);
+		const uncapped = new GrepMatchTally(1);
+		uncapped.add(stream(paths));
+		expect([...uncapped.result().folders.keys()]).toEqual(["a/x/", "b/y/"]);
+	});
+
+	it("cuts each sample to sampleLength characters around its match", () => {
+		const tally = new GrepMatchTally(1, { sampleLength: 20 });
+		tally.add([{ kind: "match", path: "f", lineNumber: 1, text: `${"x".repeat(100)} needle`, matchStart: 101 }]);
+		const sample = tally.result().files[0]?.sample ?? "";
+		expect(sample).toContain("needle");
+		expect(sample).not.toContain("x".repeat(30));
+	});
 });
 
 describe("the folder summary of a cut grep result", () => {
