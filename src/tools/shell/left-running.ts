@@ -20,7 +20,11 @@ const exitingWaitMs = 20;
  */
 const releaseWaitMs = 1000;
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+/** A pause inside a call: it keeps the process alive, as the call's own result is still to come. */
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Settles after `ms` without keeping the process alive (the race's other side, the relay's channel, does). */
+const idleFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** True for a process in the middle of exiting: its memory is gone, so its command line reads empty (Linux). */
 function isExiting(pid: number): boolean {
@@ -73,7 +77,7 @@ export async function collectLeftRunning(
 ): Promise<LeftRunning> {
 	// The relay announces its pid as it starts, racing the command: a very short command may
 	// exit before the pid is read.
-	if (relay) await Promise.race([relay.known, delay(relayAnnouncementWaitMs)]);
+	if (relay) await Promise.race([relay.known, idleFor(relayAnnouncementWaitMs)]);
 	const alive = await withoutExiting(findTreeProcesses(tree));
 	const relayParts = relay ? alive.filter(isOutputRelay) : [];
 	if (relay && relay.pid === undefined) relay.pid = relayParts[0];
