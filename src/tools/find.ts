@@ -78,6 +78,14 @@ export interface FindToolDetails extends SearchRunDetails {
 const MAX_COLLECTED_PATHS = 100_000;
 
 /**
+ * Up to this limit the listing is asked for in path order and stops past the first `limit`
+ * paths. ripgrep then walks in one thread: for a limit this small it stops long before a
+ * parallel walk of the whole tree would end (9 against 25–30 ms for the first 1,000 of 12,000
+ * files); for a larger one the parallel walk of the whole tree, sorted after, is the faster.
+ */
+const ORDERED_LISTING_MAX_LIMIT = 10_000;
+
+/**
  * The find tool's side effects: the search backend shared by grep and find (ripgrep, the
  * built-in walker, or your own for a remote workspace). See `createSearchOperations`.
  */
@@ -122,9 +130,10 @@ async function runFind(call: FindCall): Promise<ToolResult<FindToolDetails>> {
 	const target = await resolveSearchTarget({ cwd, path: args.path, operations, allowFile: false });
 	const rebased = rebaseGlob(args.pattern, { cwd, root: target.root });
 	const pattern = findIsCaseSensitive(args.pattern, args.case_sensitive) ? rebased : caseInsensitiveGlob(rebased);
-	// Asked for in path order, the listing stops once it has the first `limit` paths (and knows
-	// there are more). A backend that lists in any order is collected in full (up to a cap) and the
-	// first `limit` in path order are shown: either way the same call gives the same files.
+	// Asked for in path order (a limit up to ORDERED_LISTING_MAX_LIMIT), the listing stops once it
+	// has the first `limit` paths (and knows there are more). Otherwise, or from a backend that lists
+	// in any order, all are collected (up to a cap) and the first `limit` in path order are shown:
+	// either way the same call gives the same files.
 	const collected: CollectedPaths = {
 		paths: new PathGroups(),
 		capReached: false,
@@ -132,6 +141,7 @@ async function runFind(call: FindCall): Promise<ToolResult<FindToolDetails>> {
 		firstNotShown: undefined,
 	};
 	const { paths } = collected;
+	const pathOrder = limit <= ORDERED_LISTING_MAX_LIMIT;
 	const timeoutMs = options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
 	const run = await runPinnedSearch({
 		workspace: setup.workspace,
@@ -145,11 +155,12 @@ async function runFind(call: FindCall): Promise<ToolResult<FindToolDetails>> {
 					openedRoot,
 					pattern,
 					respectIgnoreFiles: options.respectIgnoreFiles ?? true,
-					pathOrder: true,
+					pathOrder,
 				},
 				searchSignal,
 			);
-			collected.ordered = stream.pathOrdered === true;
+			// Only when asked for: the walker always walks in order, and must answer as ripgrep does.
+			collected.ordered = pathOrder && stream.pathOrdered === true;
 			return stream;
 		},
 		pathOf: (path) => path,

@@ -225,13 +225,14 @@ describe("find with a limit, by the backend's order", () => {
 	/** A backend that hands out `batches` one by one and records how many were taken. */
 	function listing(batches: string[][], pathOrdered: boolean) {
 		const taken = { batches: 0 };
+		const requests: (boolean | undefined)[] = [];
 		const operations: SearchOperations = {
 			stat: async () => ({ isDirectory: true }),
 			grep: async () => {
 				throw new Error("not used");
 			},
 			listFiles: async (request) => {
-				expect(request.pathOrder).toBe(true);
+				requests.push(request.pathOrder);
 				return {
 					backend: "walker",
 					pathOrdered,
@@ -244,16 +245,17 @@ describe("find with a limit, by the backend's order", () => {
 				};
 			},
 		};
-		return { operations, taken };
+		return { operations, taken, requests };
 	}
 
 	it("stops a path-ordered listing at the first path past the limit", async () => {
-		const { operations, taken } = listing([["a.ts", "b.ts"], ["c.ts"], ["d.ts"], ["e.ts"]], true);
+		const { operations, taken, requests } = listing([["a.ts", "b.ts"], ["c.ts"], ["d.ts"], ["e.ts"]], true);
 		const result = await createFindTool("/workspace", { operations }).execute(
 			"call",
 			{ pattern: "*.ts", limit: 2 },
 			undefined,
 		);
+		expect(requests).toEqual([true]);
 		expect(taken.batches).toBe(2);
 		expect(textOf(result)).toBe(
 			"a.ts\nb.ts\n\n[Showing the first 2 matching files, in path order; more match from c.ts on (not counted: the listing stopped at the limit). Use a more specific pattern or path, or raise limit (e.g. limit: 4).]",
@@ -272,5 +274,18 @@ describe("find with a limit, by the backend's order", () => {
 			"a.ts\nb.ts\n\n[Showing the first 2 of 5 matching files, in path order. Use a more specific pattern or path, or raise limit (e.g. limit: 4).]",
 		);
 		expect(result.details?.firstNotShown).toBeUndefined();
+	});
+
+	it("lists in any order when the limit is large (a parallel walk of the whole tree is then faster), and counts them all", async () => {
+		const names = Array.from({ length: 10_002 }, (_, index) => `f${String(index).padStart(5, "0")}.ts`);
+		const { operations, taken, requests } = listing([names.slice(0, 5000), names.slice(5000)], true);
+		const result = await createFindTool("/workspace", { operations }).execute(
+			"call",
+			{ pattern: "*.ts", limit: 10_001 },
+			undefined,
+		);
+		expect(requests).toEqual([false]);
+		expect(taken.batches).toBe(2);
+		expect(textOf(result)).toMatch(/\[Showing the first 10001 of 10002 matching files, in path order\./);
 	});
 });
