@@ -350,8 +350,11 @@ export function runLocalCommand(request: ExecRequest, outputFile: number | undef
 			reject(error);
 			return;
 		}
-		// The next command's shell joins its cgroup while this one runs.
-		if (outputFile !== undefined && containment.mechanism === "cgroup") prepareStandbyShell(request.cwd);
+		// The next command's shell joins its cgroup while this one runs; started on the next turn, as
+		// spawning (a fork of this process) takes milliseconds this command need not wait for.
+		if (outputFile !== undefined && containment.mechanism === "cgroup") {
+			setImmediate(() => prepareStandbyShell(request.cwd));
+		}
 		attachRoot(containment, child.pid);
 		request.onStart?.(runHandle(containment, child.pid));
 		const state = newRunState(request, outputFile, child, containment, { resolve, reject });
