@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { Writable } from "node:stream";
 import { registerSessionCleanup } from "./background-registry.js";
@@ -37,6 +37,12 @@ let startedFromStandby = 0;
 
 /** An absolute `cat`: the waiting shell has no PATH of the caller's yet. */
 const catPath = ["/bin/cat", "/usr/bin/cat"].find((path) => existsSync(path));
+
+/**
+ * Longest launch handed to a standby. Beyond it the command starts afresh, where an environment
+ * and arguments too large to execute fail at spawn with E2BIG (which the tool words for the model).
+ */
+const maxLaunchBytes = 256 * 1024;
 
 /** Names a shell can `export`; a command with any other variable starts fresh (spawn passes every name). */
 const shellVariableName = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -79,7 +85,7 @@ function shellLevel(inherited: string | undefined): string | undefined {
  * The launch the standby sources: the command's variables, as a freshly started wrapper would
  * have them (PWD and OLDPWD kept only where bash keeps them), its output file (reopened through
  * this process's descriptor) and its arguments. Undefined when a variable has a name no shell
- * can set.
+ * can set, or when the launch is too large.
  */
 function launchScript(command: StandbyCommand, containment: ProcessContainment): string | undefined {
 	const env = relayEnvironment({ ...command.env, ...containment.env });
@@ -92,10 +98,24 @@ function launchScript(command: StandbyCommand, containment: ProcessContainment):
 	const level = shellLevel(env.SHLVL);
 	if (level !== undefined) lines.push(`export SHLVL=${level}`);
 	if (env.PWD?.startsWith("/")) lines.push(`if [ ${quote(env.PWD)} -ef . ]; then export PWD=${quote(env.PWD)}; fi`);
-	if (env.OLDPWD !== undefined) lines.push(`if [ -d ${quote(env.OLDPWD)} ]; then export OLDPWD=${quote(env.OLDPWD)}; fi`);
+	if (env.OLDPWD !== undefined)
+		lines.push(`if [ -d ${quote(env.OLDPWD)} ]; then export OLDPWD=${quote(env.OLDPWD)}; fi`);
 	lines.push(`exec >>${quote(`/proc/${process.pid}/fd/${command.outputFile}`)} 2>&1`);
 	lines.push(`set -- ${[command.file, ...command.args].map(quote).join(" ")}`);
-	return `${lines.join("\n")}\n`;
+	const launch = `${lines.join("\n")}\n`;
+	return launch.length > maxLaunchBytes ? undefined : launch;
+}
+
+/** True when the standby works in `cwd`, the same folder still (not one made anew at that path since). */
+function sameFolder(shell: StandbyShell, cwd: string): boolean {
+	if (shell.cwd !== cwd) return false;
+	try {
+		const waitsIn = statSync(`/proc/${shell.child.pid}/cwd`);
+		const wanted = statSync(cwd);
+		return waitsIn.ino === wanted.ino && waitsIn.dev === wanted.dev;
+	} catch {
+		return false;
+	}
 }
 
 function streamsOf(child: ChildProcess): (Socket | null | undefined)[] {
@@ -187,7 +207,7 @@ export function startFromStandby(
 	const shell = waiting;
 	waiting = undefined;
 	if (!shell) return undefined;
-	const launch = shell.exited || shell.cwd !== command.cwd ? undefined : launchScript(command, shell.containment);
+	const launch = shell.exited || !sameFolder(shell, command.cwd) ? undefined : launchScript(command, shell.containment);
 	if (launch === undefined) {
 		void discard(shell);
 		return undefined;
