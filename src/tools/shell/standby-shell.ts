@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { Writable } from "node:stream";
 import { registerSessionCleanup } from "./background-registry.js";
@@ -35,9 +35,6 @@ let waiting: StandbyShell | undefined;
 let relayedRuns = 0;
 let startedFromStandby = 0;
 
-/** An absolute `cat`: the waiting shell has no PATH of the caller's yet. */
-const catPath = ["/bin/cat", "/usr/bin/cat"].find((path) => existsSync(path));
-
 /**
  * Longest launch handed to a standby. Beyond it the command starts afresh, where an environment
  * and arguments too large to execute fail at spawn with E2BIG (which the tool words for the model).
@@ -57,17 +54,23 @@ function quote(value: string): string {
 }
 
 /**
- * Joins the cgroup, then waits for the launch on fd 4: a socket, which `.` cannot open, so a `cat`
- * started now turns it into a pipe. An empty launch (toolbelt went away) ends the shell.
+ * Joins the cgroup, then waits for the launch on fd 4: its length in bytes on one line, then the
+ * script, read in one go (`read -N` reads a pipe in chunks, where other forms read byte by byte;
+ * the waiting shell's locale is C, so characters are bytes). fd 4 is a socket, which no other
+ * process can open through `/proc` to slip in a launch of its own. An empty or short launch
+ * (toolbelt went away) ends the shell.
  */
-function standbyScript(cgroup: string, cat: string): string {
+function standbyScript(cgroup: string): string {
 	const { join, refuseUnlessJoined } = deferredJoinCgroupScript(cgroup);
 	return [
 		"set +o posix",
 		join,
-		`exec 6< <(exec ${quote(cat)} <&4) 4<&-`,
-		". /dev/fd/6",
-		"exec 6<&-",
+		"IFS= read -r -u 4 toolbelt_launch_bytes || exit 0",
+		'case "$toolbelt_launch_bytes" in "" | *[!0-9]*) exit 0 ;; esac',
+		'IFS= read -r -N "$toolbelt_launch_bytes" -u 4 toolbelt_launch || exit 0',
+		"exec 4<&-",
+		'eval "$toolbelt_launch"',
+		"unset toolbelt_launch toolbelt_launch_bytes",
 		'[ "$#" -gt 0 ] || exit 0',
 		refuseUnlessJoined,
 		wrapperScript,
@@ -82,7 +85,7 @@ function shellLevel(inherited: string | undefined): string | undefined {
 }
 
 /**
- * The launch the standby sources: the command's variables, as a freshly started wrapper would
+ * The launch the standby runs: the command's variables, as a freshly started wrapper would
  * have them (PWD and OLDPWD kept only where bash keeps them), its output file (reopened through
  * this process's descriptor) and its arguments. Undefined when a variable has a name no shell
  * can set, or when the launch is too large.
@@ -134,13 +137,13 @@ function discard(shell: StandbyShell): Promise<void> {
 	return exited.then(() => keepOrRelease(shell.containment.tree, { background: false, openRelayPid: undefined }));
 }
 
-function spawnStandby(cwd: string, shellPath: string, cat: string): StandbyShell | undefined {
+function spawnStandby(cwd: string, shellPath: string): StandbyShell | undefined {
 	const containment = createProcessContainment();
 	const cgroup = containment.tree.cgroup;
 	if (cgroup === undefined) return undefined;
 	let child: ChildProcess;
 	try {
-		child = spawn(shellPath, ["--norc", "--noprofile", "-c", standbyScript(cgroup, cat), wrapperName], {
+		child = spawn(shellPath, ["--norc", "--noprofile", "-c", standbyScript(cgroup), wrapperName], {
 			cwd,
 			detached: true,
 			env: {},
@@ -215,7 +218,7 @@ export function startFromStandby(
 	shell.unregister();
 	shell.child.ref();
 	for (const stream of streamsOf(shell.child)) stream?.ref();
-	(shell.child.stdio[4] as Writable).end(launch);
+	(shell.child.stdio[4] as Writable).end(`${Buffer.byteLength(launch)}\n${launch}`);
 	startedFromStandby++;
 	return { child: shell.child, containment: shell.containment };
 }
@@ -226,6 +229,6 @@ export function startFromStandby(
  */
 export function prepareStandbyShell(cwd: string): void {
 	relayedRuns++;
-	if (waiting || relayedRuns < 2 || !wrapperShell || !catPath || !cgroupsAvailable()) return;
-	waiting = spawnStandby(cwd, wrapperShell, catPath);
+	if (waiting || relayedRuns < 2 || !wrapperShell || !cgroupsAvailable()) return;
+	waiting = spawnStandby(cwd, wrapperShell);
 }

@@ -133,6 +133,29 @@ describe.skipIf(process.platform !== "linux" || !cgroupsAvailable())("standby sh
 		expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
 	});
 
+	it("takes its launch only from toolbelt: a command cannot slip one into the waiting shell through /proc", async () => {
+		const tool = createBashTool(tempDir());
+		await runCounted(tool, "true");
+		await runCounted(tool, "true");
+		const injected = join(tempDir(), "injected");
+		// The descriptors toolbelt gives a waiting wrapper shell (stdin, 3 and up), written to as a launch would be.
+		const attack = `for dir in /proc/[0-9]*; do
+  pid=\${dir#/proc/}; [ "$pid" = "$$" ] && continue
+  { tail -c 16 "$dir/cmdline" | tr "\\0" "\\n" | grep -qx toolbelt-relay; } 2>/dev/null || continue
+  echo "found a waiting shell"
+  for fd in "$dir"/fd/0 "$dir"/fd/[3-9]; do
+    [ -e "$fd" ] || continue
+    printf '9\\ntouch %s\\n' '${injected}' 2>/dev/null > "$fd" && echo "wrote $fd"
+  done
+done; echo scanned`;
+		const outcome = await runCounted(tool, attack);
+		expect(outcome.text).toBe("found a waiting shell\nscanned");
+		const next = await runCounted(tool, "echo next");
+		expect(next.fromStandby).toBe(true);
+		expect(next.text).toBe("next");
+		expect(existsSync(injected)).toBe(false);
+	});
+
 	it("ends a waiting standby and removes its cgroup on disposal", async () => {
 		const tool = createBashTool(tempDir());
 		await runCounted(tool, "true");
