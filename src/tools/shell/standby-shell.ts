@@ -128,6 +128,8 @@ function streamsOf(child: ChildProcess): (Socket | null | undefined)[] {
 /** Ends a standby that will not be used and removes its cgroup once it is empty. */
 function discard(shell: StandbyShell): Promise<void> {
 	shell.unregister();
+	// Whoever waits for the disposal waits for this exit: it must keep the process alive.
+	shell.child.ref();
 	if (shell.containment.tree.cgroup !== undefined) killCommandCgroup(shell.containment.tree.cgroup);
 	// One that could not join is not in the cgroup.
 	shell.child.kill("SIGKILL");
