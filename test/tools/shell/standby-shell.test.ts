@@ -72,7 +72,7 @@ describe.skipIf(process.platform !== "linux" || !cgroupsAvailable())("standby sh
 		};
 		const tool = createBashTool(link, { env });
 		const command =
-			"env | grep -v '^TOOLBELT_SHELL_RUN=' | sort; printf 'odd=[%s]\\n' \"$ODD\"; echo \"pwd=$(pwd)\"; echo to-stderr >&2; ls /proc/$$/fd | sort -n | tr '\\n' ' '; exit 7";
+			"env | grep -v '^TOOLBELT_SHELL_RUN=' | sort; printf 'odd=[%s]\\n' \"$ODD\"; echo \"pwd=$(pwd)\"; echo to-stderr >&2; cd /proc/self/fd && echo *; exit 7";
 		const outcomes = [];
 		for (let call = 0; call < 3; call++) outcomes.push(await runCounted(tool, command));
 		const fresh = outcomes.find((outcome) => !outcome.fromStandby);
