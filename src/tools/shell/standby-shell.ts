@@ -14,7 +14,7 @@ import { relayEnvironment, wrapperName, wrapperScript, wrapperShell } from "./ou
  * and serialized across the machine), which was most of the fixed cost of a short command. A
  * process is born in its parent's cgroup at no cost: so while one command runs, the next one's
  * wrapper shell is started, joins a fresh cgroup and waits. The next call hands it the command
- * (its environment, arguments and output file, on a pipe) and it becomes the command as the
+ * (its environment, arguments and output file, on a socket) and it becomes the command as the
  * usual wrapper does (`output-relay.ts`): every process of the command is in that cgroup, as
  * before. The shell waits with an empty environment, so it carries no caller's variables.
  *
@@ -109,7 +109,10 @@ function launchScript(command: StandbyCommand, containment: ProcessContainment):
 	return launch.length > maxLaunchBytes ? undefined : launch;
 }
 
-/** True when the standby works in `cwd`, the same folder still (not one made anew at that path since). */
+/**
+ * True when the standby works in `cwd`, the same folder still (not one made anew at that path
+ * since), and is alive: a dead one's `/proc` entry has no working folder to show.
+ */
 function sameFolder(shell: StandbyShell, cwd: string): boolean {
 	if (shell.cwd !== cwd) return false;
 	try {
@@ -179,7 +182,7 @@ function spawnStandby(cwd: string, shellPath: string): StandbyShell | undefined 
 	}
 	shell.unregister = registerSessionCleanup({
 		killNow: () => {
-			if (cgroup !== undefined) killCommandCgroup(cgroup);
+			killCommandCgroup(cgroup);
 			child.kill("SIGKILL");
 		},
 		dispose: () => {
@@ -192,8 +195,11 @@ function spawnStandby(cwd: string, shellPath: string): StandbyShell | undefined 
 
 /** What a standby shell needs to become a command. */
 export interface StandbyCommand {
+	/** The program the command runs (the resolved shell, or a sandbox launcher). */
 	file: string;
+	/** Its arguments. */
 	args: string[];
+	/** Its working folder: only a standby waiting in this very folder is used. */
 	cwd: string;
 	/** The command's environment; the containment's marker is added. */
 	env: Record<string, string>;

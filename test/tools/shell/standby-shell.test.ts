@@ -44,7 +44,9 @@ describe.skipIf(process.platform !== "linux" || !cgroupsAvailable())("standby sh
 		const seen: string[] = [];
 		let fromStandby = 0;
 		for (let call = 0; call < 4; call++) {
-			const outcome = await runCounted(tool, `${ownCgroup}; setsid -w env -i sh -c '${ownCgroup}'`);
+			// Not the shell's last command: exec'd, setsid would lead the group, fork, and its wait()
+			// could reap the relay's short-lived starter, which the command inherits.
+			const outcome = await runCounted(tool, `${ownCgroup}; setsid -w env -i sh -c '${ownCgroup}'; :`);
 			const [own, escaped] = outcome.text.trim().split("\n");
 			expect(own).toMatch(/\/toolbelt-\d+-[0-9a-f]+\/run-\d+$/);
 			expect(escaped).toBe(own);
