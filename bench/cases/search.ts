@@ -284,8 +284,9 @@ function findSameRulesCase(): BenchCase {
 
 /**
  * find as a model calls it (no limit given: the default 1,000) against the raw listing cut to as
- * many names. find still lists every match to give the first 1,000 in path order, the same on every
- * call, where `head` keeps whichever names ripgrep's parallel walk printed first.
+ * many names. find lists in path order (ripgrep `--sort path`, one thread) and stops past the
+ * first 1,000, so it gives the same files on every call, where `head` keeps whichever names
+ * ripgrep's parallel walk printed first.
  */
 function findDefaultLimitCase(): BenchCase {
 	return {

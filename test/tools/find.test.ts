@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createFindTool, createFindToolDefinition, type FindToolOptions } from "../../src/tools/find.js";
+import type { SearchOperations } from "../../src/tools/search/types.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { backends, textOf, writeTree } from "./search/fixtures.js";
 
@@ -124,9 +125,36 @@ describe.each(backends)("find ($name)", ({ backend }) => {
 		const [body, notice] = textOf(cut).split("\n\n");
 		expect(body).toBe("a.txt\nb.txt");
 		expect(notice).toBe(
-			"[Showing the first 2 of 3 matching files, in path order. Use a more specific pattern or path, or raise limit (e.g. limit: 4).]",
+			"[Showing the first 2 matching files, in path order; more match from c.txt on (not counted: the listing stopped at the limit). Use a more specific pattern or path, or raise limit (e.g. limit: 4).]",
 		);
-		expect(cut.details).toMatchObject({ fileCount: 2, resultLimitReached: 2 });
+		expect(cut.details).toMatchObject({ fileCount: 2, resultLimitReached: 2, firstNotShown: "c.txt" });
+	});
+
+	it("cut at the limit, lists exactly the first files of the whole sorted listing", async () => {
+		// Names whose order trips a plain string sort of full paths: a folder sorts at its name,
+		// so `a/` comes before `a-b` and `a.ts`; upper case, digits and dotfiles among them.
+		await writeTree(dir(), {
+			"a-b.ts": "",
+			"a.ts": "",
+			"a/z.ts": "",
+			"a/b/c.ts": "",
+			"a/b.ts": "",
+			"B.ts": "",
+			".hidden/x.ts": "",
+			".x.ts": "",
+			"10/y.ts": "",
+			"9.ts": "",
+			"é/n.ts": "",
+		});
+		const whole = textOf(await find({ pattern: "*.ts", limit: 100 })).split("\n");
+		expect(whole).toHaveLength(11);
+		for (let limit = 1; limit < whole.length; limit++) {
+			const result = await find({ pattern: "*.ts", limit });
+			const [body, notice] = textOf(result).split("\n\n");
+			expect(body).toBe(whole.slice(0, limit).join("\n"));
+			expect(notice).toContain(`more match from ${whole[limit]} on`);
+			expect(result.details).toMatchObject({ fileCount: limit, resultLimitReached: limit });
+		}
 	});
 
 	it("shows the same first files in path order on every call, whatever order the walk finds them in", async () => {
@@ -140,7 +168,7 @@ describe.each(backends)("find ($name)", ({ backend }) => {
 		for (let run = 0; run < 5; run++) {
 			const result = await find({ pattern: "*.txt", limit: 25 });
 			expect(textOf(result).split("\n\n")[0]).toBe(expected);
-			expect(textOf(result)).toContain("first 25 of 400 matching files");
+			expect(textOf(result)).toContain("first 25 matching files, in path order; more match from d01/f05.txt on");
 		}
 	});
 
@@ -190,5 +218,74 @@ describe("find definition", () => {
 		expect(tool.executionMode).toBe("parallel");
 		expect(definition.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
 		expect(Object.keys(definition.parameters.properties)).toEqual(["pattern", "path", "limit", "case_sensitive"]);
+	});
+});
+
+describe("find with a limit, by the backend's order", () => {
+	/** A backend that hands out `batches` one by one and records how many were taken. */
+	function listing(batches: string[][], pathOrdered: boolean) {
+		const taken = { batches: 0 };
+		const requests: (boolean | undefined)[] = [];
+		const operations: SearchOperations = {
+			stat: async () => ({ isDirectory: true }),
+			grep: async () => {
+				throw new Error("not used");
+			},
+			listFiles: async (request) => {
+				requests.push(request.pathOrder);
+				return {
+					backend: "walker",
+					pathOrdered,
+					items: (async function* () {
+						for (const batch of batches) {
+							taken.batches++;
+							yield batch;
+						}
+					})(),
+				};
+			},
+		};
+		return { operations, taken, requests };
+	}
+
+	it("stops a path-ordered listing at the first path past the limit", async () => {
+		const { operations, taken, requests } = listing([["a.ts", "b.ts"], ["c.ts"], ["d.ts"], ["e.ts"]], true);
+		const result = await createFindTool("/workspace", { operations }).execute(
+			"call",
+			{ pattern: "*.ts", limit: 2 },
+			undefined,
+		);
+		expect(requests).toEqual([true]);
+		expect(taken.batches).toBe(2);
+		expect(textOf(result)).toBe(
+			"a.ts\nb.ts\n\n[Showing the first 2 matching files, in path order; more match from c.ts on (not counted: the listing stopped at the limit). Use a more specific pattern or path, or raise limit (e.g. limit: 4).]",
+		);
+	});
+
+	it("lists an unordered backend to its end and shows the first files in path order, with the total", async () => {
+		const { operations, taken } = listing([["e.ts", "b.ts"], ["d.ts"], ["a.ts"], ["c.ts"]], false);
+		const result = await createFindTool("/workspace", { operations }).execute(
+			"call",
+			{ pattern: "*.ts", limit: 2 },
+			undefined,
+		);
+		expect(taken.batches).toBe(4);
+		expect(textOf(result)).toBe(
+			"a.ts\nb.ts\n\n[Showing the first 2 of 5 matching files, in path order. Use a more specific pattern or path, or raise limit (e.g. limit: 4).]",
+		);
+		expect(result.details?.firstNotShown).toBeUndefined();
+	});
+
+	it("lists in any order when the limit is large (a parallel walk of the whole tree is then faster), and counts them all", async () => {
+		const names = Array.from({ length: 10_002 }, (_, index) => `f${String(index).padStart(5, "0")}.ts`);
+		const { operations, taken, requests } = listing([names.slice(0, 5000), names.slice(5000)], true);
+		const result = await createFindTool("/workspace", { operations }).execute(
+			"call",
+			{ pattern: "*.ts", limit: 10_001 },
+			undefined,
+		);
+		expect(requests).toEqual([false]);
+		expect(taken.batches).toBe(2);
+		expect(textOf(result)).toMatch(/\[Showing the first 10001 of 10002 matching files, in path order\./);
 	});
 });

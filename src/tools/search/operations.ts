@@ -85,6 +85,7 @@ export function createSearchOperations(options: SearchOperationsOptions = {}): S
 							signal,
 						}),
 					),
+				request.pathOrder === true,
 			);
 		},
 	};

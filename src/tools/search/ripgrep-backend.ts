@@ -95,7 +95,8 @@ const listingThreads = availableParallelism() < 4 ? ["--threads", "4"] : [];
 export function listFilesArgs(request: ListFilesRequest): string[] {
 	return [
 		"--files",
-		...listingThreads,
+		// One thread, paths in path order: the caller can stop at its limit with the first paths.
+		...(request.pathOrder ? ["--sort", "path"] : listingThreads),
 		...commonArgs(request.respectIgnoreFiles, request.root),
 		...globArgs(request.pattern, undefined),
 	];

@@ -68,6 +68,11 @@ export interface ListFilesRequest {
 	pattern: string;
 	/** Honour .gitignore, .ignore and .rgignore. */
 	respectIgnoreFiles: boolean;
+	/**
+	 * Send paths in path order (`comparePaths`), so that a caller with a limit can stop once it has
+	 * the first ones: ripgrep then walks in one thread (`--sort path`). Default: false (any order).
+	 */
+	pathOrder?: boolean;
 }
 
 /** A file-system entry as the search tools need to know it. */
@@ -107,6 +112,6 @@ export interface SearchOperations {
 	 * merged). Iterating throws an error whose message explains a bad pattern.
 	 */
 	grep(request: GrepRequest, signal: AbortSignal): Promise<SearchStream<GrepLine>>;
-	/** Starts a file listing: relative POSIX paths of matching files, in any order. */
+	/** Starts a file listing: relative POSIX paths of matching files, in any order unless `pathOrder` is asked for and honoured. */
 	listFiles(request: ListFilesRequest, signal: AbortSignal): Promise<SearchStream<string>>;
 }

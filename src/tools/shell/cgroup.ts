@@ -176,14 +176,33 @@ export function createCommandCgroup(): string | undefined {
 	}
 }
 
+/** What a shell that could not join its command's cgroup says (on stderr) before it exits with 125. */
+const refusal = `{ echo "toolbelt: could not move the command into its cgroup, so it was not run. Run it again; if this persists, the user can set ${CONTAINMENT_VARIABLE}=process-group to run commands without cgroups." >&2; exit 125; }`;
+
 /**
  * A POSIX `sh` line that moves the shell running it into `cgroup` (before it execs the command, so
  * everything the command starts is born inside). If that fails, the shell exits with 125 and says
  * why: running the command untracked would be a silent downgrade.
  */
 export function joinCgroupScript(cgroup: string): string {
+	return `${moveIntoCgroup(cgroup)} || ${refusal}`;
+}
+
+/**
+ * The two halves of `joinCgroupScript` for a shell that joins long before it runs its command (a
+ * standby shell): `join` moves it and remembers a failure; `refuseUnlessJoined`, run once the
+ * command's output goes where the model reads it, refuses as `joinCgroupScript` does.
+ */
+export function deferredJoinCgroupScript(cgroup: string): { join: string; refuseUnlessJoined: string } {
+	return {
+		join: `${moveIntoCgroup(cgroup)} || toolbelt_not_joined=1`,
+		refuseUnlessJoined: `if [ -n "$toolbelt_not_joined" ]; then ${refusal}; fi`,
+	};
+}
+
+function moveIntoCgroup(cgroup: string): string {
 	const procs = `'${join(cgroup, "cgroup.procs").replaceAll("'", `'\\''`)}'`;
-	return `printf '%s\\n' "$$" 2>/dev/null > ${procs} || { echo "toolbelt: could not move the command into its cgroup, so it was not run. Run it again; if this persists, the user can set ${CONTAINMENT_VARIABLE}=process-group to run commands without cgroups." >&2; exit 125; }`;
+	return `printf '%s\\n' "$$" 2>/dev/null > ${procs}`;
 }
 
 /** True for a zombie (dead, waiting for its parent to reap it) or a pid that is gone. */

@@ -3,6 +3,7 @@ import { copyFile, truncate } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../../engine/truncate.js";
 import { importantLinesOfFile, withKeptLines } from "../output/scan-output-file.js";
+import { ImportantLines } from "../output/semantic-tail.js";
 import { registerOutputFile, releaseOutputFile, settleOutputFile } from "./background-registry.js";
 import { countFileNewlines, countNewlines } from "./line-count.js";
 import type { ShellOutputBufferOptions } from "./output-buffer.js";
@@ -10,10 +11,13 @@ import { sinkOutputFile } from "./output-sink.js";
 import { describeOutput, outputFilePath, renderTail, type ShellOutput, type TailBudget } from "./output-tail.js";
 
 /**
- * Up to this size the lines are counted synchronously: a few reads from the page cache cost less
- * than the thread-pool round trips (or the `wc` process) of the asynchronous count.
+ * Up to this size the lines are counted (and scanned for the lines worth keeping) synchronously,
+ * in one pass: a few reads from the page cache cost less than the thread-pool round trips (or
+ * the `wc` process) of the asynchronous count and scan.
  */
 const syncCountBytes = 4 * 1024 * 1024;
+/** Chunk of that pass: the asynchronous scan's (`importantLinesOfFile`), so both keep the same lines. */
+const syncPassBytes = 1024 * 1024;
 
 /**
  * A command's output written by the command itself straight into a temp file (the shell's stdout
@@ -98,14 +102,19 @@ export class FileShellOutput {
 			const lastByte = tailLength > 0 ? (this.tail[tailLength - 1] ?? -1) : -1;
 			// All of the output when it fits the tail; else replaced by the count of the whole file.
 			let newlines = countNewlines(this.tail.subarray(0, tailLength));
+			// Semantic truncation scans the whole file for the lines the model needs from the part cut
+			// away (see output/): here when the tail holds all of it or in the counting pass, else below.
+			let important: ImportantLines | undefined;
+			if (truncated && size <= this.tail.length) {
+				important = new ImportantLines();
+				important.scan(this.tail.subarray(0, size));
+			}
 			let fullOutputError: string | undefined;
 			if (size > this.tail.length) {
 				try {
-					newlines =
-						size <= syncCountBytes
-							? this.countNewlinesBefore(size)
-							: // Exactly up to `size` while someone may still append; natively otherwise.
-								await countFileNewlines(this.path, writerPids.length > 0 ? size : undefined);
+					if (size <= syncCountBytes) ({ newlines, important } = this.countAndScanBefore(size));
+					// Exactly up to `size` while someone may still append; natively otherwise.
+					else newlines = await countFileNewlines(this.path, writerPids.length > 0 ? size : undefined);
 				} catch (error) {
 					fullOutputError = `could not count the lines of ${this.path}: ${(error as Error).message}`;
 				}
@@ -126,10 +135,9 @@ export class FileShellOutput {
 				fullOutputPath: keptPath,
 				fullOutputError,
 			});
-			// Semantic truncation: the lines the model needs from the part cut away (see output/).
-			// The whole file is scanned: lines the tail already shows are left out of the kept ones.
+			// Lines the tail already shows are left out of the kept ones.
 			if (truncated) {
-				const important = await importantLinesOfFile(this.path, size).catch(() => undefined);
+				important ??= await importantLinesOfFile(this.path, size).catch(() => undefined);
 				if (important) output.text = withKeptLines(output.text, important, "the full-output file named below");
 			}
 			return output;
@@ -170,16 +178,20 @@ export class FileShellOutput {
 		return path;
 	}
 
-	/** Counts `\n` in the first `size` bytes, reading synchronously through the tail buffer (which is read again after). */
-	private countNewlinesBefore(size: number): number {
-		let count = 0;
+	/** Counts `\n` in the first `size` bytes and scans them for the lines worth keeping, in one synchronous pass. */
+	private countAndScanBefore(size: number): { newlines: number; important: ImportantLines } {
+		const important = new ImportantLines();
+		const chunk = Buffer.allocUnsafe(Math.min(syncPassBytes, size));
+		let newlines = 0;
 		for (let position = 0; position < size; ) {
-			const bytes = readSync(this.readDescriptor, this.tail, 0, Math.min(this.tail.length, size - position), position);
+			const bytes = readSync(this.readDescriptor, chunk, 0, Math.min(chunk.length, size - position), position);
 			if (bytes === 0) break;
-			count += countNewlines(this.tail.subarray(0, bytes));
+			const read = chunk.subarray(0, bytes);
+			newlines += countNewlines(read);
+			important.scan(read);
 			position += bytes;
 		}
-		return count;
+		return { newlines, important };
 	}
 
 	/** Renders the last bytes before `size`. */

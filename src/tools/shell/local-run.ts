@@ -7,6 +7,7 @@ import { collectLeftRunning, keepOrRelease, type ShellStart } from "./left-runni
 import { startWithRelay } from "./output-relay.js";
 import { findTreeProcesses, signalTree, terminateTree } from "./process-tree.js";
 import { createRelayChannel, type RelayChannel, readRelayAnnouncement } from "./relay-channel.js";
+import { prepareStandbyShell, startFromStandby } from "./standby-shell.js";
 import { pipeStdinWriter } from "./stdin-writer.js";
 import type { ShellExecRequest, ShellFileExecResult, ShellRunHandle } from "./types.js";
 
@@ -339,14 +340,20 @@ export function runHandle(containment: ProcessContainment, pid: number | undefin
  */
 export function runLocalCommand(request: ExecRequest, outputFile: number | undefined): Promise<ShellFileExecResult> {
 	return new Promise((resolve, reject) => {
-		const containment = createProcessContainment();
+		const standby = outputFile === undefined ? undefined : startFromStandby({ ...request, outputFile });
+		const containment = standby?.containment ?? createProcessContainment();
 		let child: ChildProcess;
 		try {
-			child = startProcess(request, containment, outputFile);
+			child = standby?.child ?? startProcess(request, containment, outputFile);
 		} catch (error) {
 			releaseContainment(containment.tree);
 			reject(error);
 			return;
+		}
+		// The next command's shell joins its cgroup while this one runs; started on the next turn, as
+		// spawning (a fork of this process) takes milliseconds this command need not wait for.
+		if (outputFile !== undefined && containment.mechanism === "cgroup") {
+			setImmediate(() => prepareStandbyShell(request.cwd));
 		}
 		attachRoot(containment, child.pid);
 		request.onStart?.(runHandle(containment, child.pid));

@@ -28,7 +28,8 @@ const handOverPrefix = "TOOLBELT_SAVED_";
 // Bash before 4 (macOS) has no $BASHPID: a small sh then tells its own pid, which cat inherits.
 const announceAndCopy = `if [ -n "$BASHPID" ]; then printf "%s\\n" "$BASHPID" >&3; exec -a ${RELAY_NAME} cat; else exec sh -c 'printf "%s\\n" "$$" >&3; exec cat'; fi`;
 
-const wrapperShell = process.platform !== "win32" && existsSync("/bin/bash") ? "/bin/bash" : undefined;
+/** The shell the relay's wrapper runs in (bash: process substitution), where there is one. */
+export const wrapperShell = process.platform !== "win32" && existsSync("/bin/bash") ? "/bin/bash" : undefined;
 const wrapperLines = [
 	// SHELLOPTS may start bash in POSIX mode, where older versions have no process substitution.
 	"set +o posix",
@@ -45,10 +46,14 @@ const wrapperLines = [
 	),
 	'exec "$@"',
 ];
-const wrapperScript = wrapperLines.join("\n");
+/**
+ * The wrapper: starts the relay, hands the variables of `relayEnvironment` back, and becomes the
+ * command (`"$@"`). Its stdout must be the output file as it starts.
+ */
+export const wrapperScript = wrapperLines.join("\n");
 
 /** `$0` of the wrapper, so its short-lived forks can be told apart from the command's processes. */
-const wrapperName = "toolbelt-relay";
+export const wrapperName = "toolbelt-relay";
 
 /**
  * True for a relay process, recognised by its name where `/proc` shows it (Linux): the fallback
@@ -86,19 +91,25 @@ export interface RelayedCommand {
 	prelude?: string;
 }
 
-/**
- * Starts a command whose output a relay copies into `outputFile`. The child's fd 3 (`stdio[3]`)
- * carries the relay's pid, then closes when the relay has copied everything.
- */
-export function startWithRelay(command: RelayedCommand): ChildProcess {
-	if (!wrapperShell) throw new Error("relaying output into a file needs /bin/bash, which is not installed");
-	const env = { ...command.env };
+/** The command's environment as the wrapper must receive it: the variables it must not act on renamed (see `handedOver`). */
+export function relayEnvironment(commandEnv: Record<string, string>): Record<string, string> {
+	const env = { ...commandEnv };
 	for (const name of handedOver) {
 		const value = env[name];
 		if (value === undefined) continue;
 		delete env[name];
 		env[handOverPrefix + name] = `x${value}`;
 	}
+	return env;
+}
+
+/**
+ * Starts a command whose output a relay copies into `outputFile`. The child's fd 3 (`stdio[3]`)
+ * carries the relay's pid, then closes when the relay has copied everything.
+ */
+export function startWithRelay(command: RelayedCommand): ChildProcess {
+	if (!wrapperShell) throw new Error("relaying output into a file needs /bin/bash, which is not installed");
+	const env = relayEnvironment(command.env);
 	const script = command.prelude ? `${command.prelude}\n${wrapperScript}` : wrapperScript;
 	const args = ["--norc", "--noprofile", "-c", script, wrapperName, command.file, ...command.args];
 	return spawn(wrapperShell, args, {

@@ -1,0 +1,189 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createBashTool } from "../../../src/tools/bash.js";
+import { disposeShellProcesses } from "../../../src/tools/shell/background-registry.js";
+import { cgroupsAvailable, deferredJoinCgroupScript, ownCgroupDirectory } from "../../../src/tools/shell/cgroup.js";
+import { standbyShellStarts } from "../../../src/tools/shell/standby-shell.js";
+import { useTempDir } from "../../helpers/temp-dir.js";
+import { runTool } from "./run-tool.js";
+import { eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
+
+/** The command cgroups of this process (`run-N` below its `toolbelt-PID-…` cgroup). */
+function commandCgroups(): string[] {
+	const own = ownCgroupDirectory();
+	if (own === undefined) return [];
+	const bases = readdirSync(own).filter((name) => name.startsWith(`toolbelt-${process.pid}-`));
+	return bases.flatMap((base) =>
+		readdirSync(join(own, base))
+			.filter((name) => name.startsWith("run-"))
+			.map((name) => join(own, base, name)),
+	);
+}
+
+/** Runs `command` and says whether it started from a standby shell. */
+async function runCounted(tool: ReturnType<typeof createBashTool>, command: string, timeout?: number) {
+	const before = standbyShellStarts();
+	const outcome = await runTool(tool, { command, ...(timeout !== undefined ? { timeout } : {}) });
+	return { ...outcome, fromStandby: standbyShellStarts() > before };
+}
+
+const markers: string[] = [];
+afterEach(async () => {
+	await disposeShellProcesses();
+	for (const marker of markers.splice(0)) killMarked(marker);
+});
+
+describe.skipIf(process.platform !== "linux" || !cgroupsAvailable())("standby shell", () => {
+	const tempDir = useTempDir();
+	const ownCgroup = "cut -d: -f3 /proc/self/cgroup | tail -n 1";
+
+	it("starts the next commands from a shell that joined a fresh cgroup, one per command, removed after the call", async () => {
+		const tool = createBashTool(tempDir());
+		const seen: string[] = [];
+		let fromStandby = 0;
+		for (let call = 0; call < 4; call++) {
+			// Not the shell's last command: exec'd, setsid would lead the group, fork, and its wait()
+			// could reap the relay's short-lived starter, which the command inherits.
+			const outcome = await runCounted(tool, `${ownCgroup}; setsid -w env -i sh -c '${ownCgroup}'; :`);
+			const [own, escaped] = outcome.text.trim().split("\n");
+			expect(own).toMatch(/\/toolbelt-\d+-[0-9a-f]+\/run-\d+$/);
+			expect(escaped).toBe(own);
+			seen.push(own ?? "");
+			if (outcome.fromStandby) fromStandby++;
+		}
+		// The first commands prepare the standby; from then on each call takes one.
+		expect(fromStandby).toBeGreaterThanOrEqual(2);
+		expect(new Set(seen).size).toBe(4);
+		// Removed when the call returns, or (a process still exiting on a loaded machine) soon after.
+		const live = () => commandCgroups().map((path) => path.slice(path.indexOf("/toolbelt-")));
+		expect(await eventually(() => seen.every((own) => !live().some((path) => own.endsWith(path))))).toBe(true);
+	});
+
+	it("gives the command the environment, folder, exit status and merged output a fresh shell gives", async () => {
+		const link = join(tempDir(), "link");
+		symlinkSync(tempDir(), link);
+		const bashEnv = join(tempDir(), "bash-env.sh");
+		writeFileSync(bashEnv, "echo sourced-bash-env\n");
+		const env = {
+			ODD: 'it\'s a "value"\nwith $(no) `expansion` \\ and spaces  ',
+			EMPTY: "",
+			BASH_ENV: bashEnv,
+			PWD: link,
+			SHLVL: "4",
+		};
+		const tool = createBashTool(link, { env });
+		const command =
+			"env | grep -v '^TOOLBELT_SHELL_RUN=' | sort; printf 'odd=[%s]\\n' \"$ODD\"; echo \"pwd=$(pwd)\"; echo to-stderr >&2; cd /proc/self/fd && echo *; exit 7";
+		const outcomes = [];
+		for (let call = 0; call < 3; call++) outcomes.push(await runCounted(tool, command));
+		const fresh = outcomes.find((outcome) => !outcome.fromStandby);
+		const standby = outcomes.find((outcome) => outcome.fromStandby);
+		expect(fresh).toBeDefined();
+		expect(standby).toBeDefined();
+		expect(standby?.text).toBe(fresh?.text);
+		expect(standby?.isError).toBe(true);
+		expect(standby?.text).toContain("sourced-bash-env\n");
+		expect(standby?.text).toContain(`odd=[${env.ODD}]\n`);
+		expect(standby?.text).toContain(`PWD=${link}\n`);
+		expect(standby?.text).toContain(`pwd=${link}\n`);
+		expect(standby?.text).toContain("to-stderr");
+		expect(standby?.text).toContain("Command exited with code 7");
+	});
+
+	it("starts afresh in another folder, or with a variable no shell can set, and the command still gets it", async () => {
+		const first = join(tempDir(), "first");
+		const second = join(tempDir(), "second");
+		spawnSync("mkdir", [first, second]);
+		const oddName = { "NOT-A-SHELL-NAME": "kept" };
+		const inFirst = createBashTool(first, { env: oddName });
+		await runCounted(inFirst, "true");
+		await runCounted(inFirst, "true");
+		const elsewhere = await runCounted(createBashTool(second), "pwd");
+		expect(elsewhere.fromStandby).toBe(false);
+		expect(elsewhere.text).toBe(second);
+		// The folder of the last call has a standby now; a variable spawn passes but `export` cannot refuses it.
+		const odd = await runCounted(createBashTool(second, { env: oddName }), "env | grep '^NOT-A-SHELL-NAME='");
+		expect(odd.fromStandby).toBe(false);
+		expect(odd.text).toBe("NOT-A-SHELL-NAME=kept");
+	});
+
+	it("starts afresh when its folder was removed and made again at the same path", async () => {
+		const folder = join(tempDir(), "again");
+		spawnSync("mkdir", [folder]);
+		const tool = createBashTool(folder);
+		await runCounted(tool, "true");
+		await runCounted(tool, "true");
+		spawnSync("rm", ["-r", folder]);
+		spawnSync("mkdir", [folder]);
+		writeFileSync(join(folder, "new.txt"), "");
+		const outcome = await runCounted(tool, "ls");
+		expect(outcome.fromStandby).toBe(false);
+		expect(outcome.text).toBe("new.txt");
+	});
+
+	it("kills the whole tree of a command started from a standby when it times out", async () => {
+		const tool = createBashTool(tempDir());
+		await runCounted(tool, "true");
+		await runCounted(tool, "true");
+		const { marker, env } = newMarker();
+		markers.push(marker);
+		const timed = createBashTool(tempDir(), { env });
+		const outcome = await runCounted(timed, "sleep 100 & setsid sleep 100 & sleep 100", 1);
+		expect(outcome.fromStandby).toBe(true);
+		expect(outcome.details.timedOut).toBe(true);
+		expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
+	});
+
+	it("takes its launch only from toolbelt: a command cannot slip one into the waiting shell through /proc", async () => {
+		const tool = createBashTool(tempDir());
+		await runCounted(tool, "true");
+		await runCounted(tool, "true");
+		const injected = join(tempDir(), "injected");
+		// The descriptors toolbelt gives a waiting wrapper shell (stdin, 3 and up), written to as a launch would be.
+		// The standby for the next call is started as this one starts: give it a moment to appear.
+		const attack = `sleep 0.5; for dir in /proc/[0-9]*; do
+  pid=\${dir#/proc/}; [ "$pid" = "$$" ] && continue
+  { tail -c 16 "$dir/cmdline" | tr "\\0" "\\n" | grep -qx toolbelt-relay; } 2>/dev/null || continue
+  echo "found a waiting shell"
+  for fd in "$dir"/fd/0 "$dir"/fd/[3-9]; do
+    [ -e "$fd" ] || continue
+    printf '9\\ntouch %s\\n' '${injected}' 2>/dev/null > "$fd" && echo "wrote $fd"
+  done
+done; echo scanned`;
+		const outcome = await runCounted(tool, attack);
+		expect(outcome.text).toBe("found a waiting shell\nscanned");
+		const next = await runCounted(tool, "echo next");
+		expect(next.fromStandby).toBe(true);
+		expect(next.text).toBe("next");
+		expect(existsSync(injected)).toBe(false);
+	});
+
+	it("ends a waiting standby and removes its cgroup on disposal", async () => {
+		const tool = createBashTool(tempDir());
+		await runCounted(tool, "true");
+		await runCounted(tool, "true");
+		const members = (path: string) => {
+			try {
+				return readFileSync(join(path, "cgroup.procs"), "utf8").split("\n").filter(Boolean);
+			} catch {
+				return [];
+			}
+		};
+		// The standby joins its cgroup a moment after the call that started it (an RCU wait).
+		expect(await eventually(() => commandCgroups().some((path) => members(path).length > 0), 10_000)).toBe(true);
+		const waiting = commandCgroups();
+		await disposeShellProcesses();
+		expect(await eventually(() => waiting.every((path) => !existsSync(path)))).toBe(true);
+	});
+
+	it("refuses the command, once its output is read, when the standby could not join its cgroup", () => {
+		const { join: joinLine, refuseUnlessJoined } = deferredJoinCgroupScript(join(tempDir(), "no-such-cgroup"));
+		const script = `${joinLine}\necho before-the-command-output-is-set-up >/dev/null\n${refuseUnlessJoined}\necho ran`;
+		const result = spawnSync("/bin/bash", ["-c", script], { encoding: "utf8" });
+		expect(result.status).toBe(125);
+		expect(result.stdout).toBe("");
+		expect(result.stderr).toContain("could not move the command into its cgroup, so it was not run");
+	});
+});
