@@ -40,6 +40,9 @@ const wrapperLines = [
 	// that waits for all its children (a bare `wait`, a `wait()` loop) does not wait for it.
 	// `<&0` keeps the pipe as its input (a background job would get /dev/null).
 	`exec > >( (trap "" TERM; ${announceAndCopy}) <&0 & ) 2>&1 3>&-`,
+	// The process substitution is a child of this shell, and so of the command it becomes: reaped
+	// here, it is not there for a command that waits for any child (`setsid -w`, a `wait()` loop).
+	'if [ -n "$!" ]; then wait "$!" 2>/dev/null; fi',
 	...handedOver.map(
 		(name) =>
 			`if [ -n "$${handOverPrefix}${name}" ]; then export ${name}="\${${handOverPrefix}${name}#x}"; fi; unset ${handOverPrefix}${name}`,

@@ -31,6 +31,18 @@ const linux = process.platform === "linux";
 describe("bash on the local executor: output straight into a file", () => {
 	const tempDir = useTempDir();
 
+	it.runIf(existsSync("/usr/bin/perl"))(
+		"gives the command no child of toolbelt's own to wait for (the relay's short-lived starter)",
+		async () => {
+			// A program that waits for any child (`setsid -w`, a `wait()` loop) must not reap the
+			// process that started the relay: perl's wait() returns -1 when there is no child at all.
+			for (let run = 0; run < 3; run++) {
+				const outcome = await runTool(createBashTool(tempDir()), { command: "exec perl -e 'print wait(), \"\\n\"'" });
+				expect(outcome.text).toBe("-1");
+			}
+		},
+	);
+
 	it("leaves no file behind when the output fits", async () => {
 		const before = ownOutputFiles();
 		const outcome = await runTool(createBashTool(tempDir()), { command: "echo small; echo err >&2" });

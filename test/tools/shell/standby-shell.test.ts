@@ -153,7 +153,8 @@ describe.skipIf(process.platform !== "linux" || !cgroupsAvailable())("standby sh
   done
 done; echo scanned`;
 		const outcome = await runCounted(tool, attack);
-		expect(outcome.text).toBe("found a waiting shell\nscanned");
+		// Other test files' standbys (the same user's) may be found too: none may take a launch.
+		expect(outcome.text).toMatch(/^(found a waiting shell\n)+scanned$/);
 		const next = await runCounted(tool, "echo next");
 		expect(next.fromStandby).toBe(true);
 		expect(next.text).toBe("next");
