@@ -15,12 +15,16 @@ const cacheOff = process.env.NODE_DISABLE_COMPILE_CACHE !== undefined && process
 const argv = process.argv.slice(2);
 
 // `npm run build` bundles the CLI into one file (scripts/bundle-cli.mjs); started with V8's code
-// cache, it is most of the way to a bare `node` start.
-const bundle = loadBundle({
-	path: fileURLToPath(new URL("./toolbelt.cjs", import.meta.url)),
-	cacheDirectory: cacheOff ? undefined : codeCacheDirectory(cacheHome),
-	command: cacheEntryCommand(argv),
-});
+// cache, it is most of the way to a bare `node` start. TOOLBELT_NO_BUNDLE=1 loads the modules one
+// by one instead (real file names in stack traces; a test traces which modules a start needs).
+const noBundle = process.env.TOOLBELT_NO_BUNDLE !== undefined && process.env.TOOLBELT_NO_BUNDLE !== "";
+const bundle = noBundle
+	? undefined
+	: loadBundle({
+			path: fileURLToPath(new URL("./toolbelt.cjs", import.meta.url)),
+			cacheDirectory: cacheOff ? undefined : codeCacheDirectory(cacheHome),
+			command: cacheEntryCommand(argv),
+		});
 if (bundle) process.once("exit", bundle.saveCodeCache);
 const { main, createProcessIO } = bundle?.entry ?? (await loadModules());
 const code = await main(argv, createProcessIO());

@@ -55,16 +55,11 @@ export function loadBundle(options: LoadBundleOptions): LoadedBundle | undefined
 	} catch {
 		return undefined;
 	}
-	const hash = HEADER.exec(text)?.[1];
+	const hash = bundleHash(text);
 	const store = hash && options.cacheDirectory ? CodeCacheStore.open(options.cacheDirectory) : undefined;
-	const entryName = `${hash?.slice(0, 32)}-${process.version}-${process.arch}-${options.command}`;
-	const cached = store?.read(entryName);
-	// The CommonJS wrapper, plus the two names the bundle's code was given for its own URL and for
-	// importing the packages it leaves outside (sharp, pdfjs-dist…): a vm.Script has no import().
-	const script = new Script(
-		`(function (exports, require, module, __filename, __dirname, __toolbeltBundleUrl, __toolbeltImport) {${text}\n})`,
-		{ filename: options.path, cachedData: cached },
-	);
+	const entryName = hash && codeCacheEntryName(hash, options.command);
+	const cached = entryName ? store?.read(entryName) : undefined;
+	const script = new Script(bundleScriptSource(text), { filename: options.path, cachedData: cached });
 	const module = { exports: {} as CliEntry };
 	const run = script.runInThisContext() as (...parameters: unknown[]) => void;
 	const importPackage = (specifier: string) => import(specifier);
@@ -74,7 +69,7 @@ export function loadBundle(options: LoadBundleOptions): LoadedBundle | undefined
 	return {
 		entry: module.exports,
 		saveCodeCache: () => {
-			if (saved || !store || !hash || (cached && !script.cachedDataRejected)) return;
+			if (saved || !store || !hash || !entryName || (cached && !script.cachedDataRejected)) return;
 			saved = true;
 			try {
 				store.write(entryName, script.createCachedData(), hash.slice(0, 32));
@@ -83,6 +78,28 @@ export function loadBundle(options: LoadBundleOptions): LoadedBundle | undefined
 			}
 		},
 	};
+}
+
+/** The content hash `scripts/bundle-cli.mjs` wrote in the bundle's first line; undefined without one. */
+export function bundleHash(text: string): string | undefined {
+	return HEADER.exec(text)?.[1];
+}
+
+/**
+ * The script compiled for the bundle's text: the CommonJS wrapper, plus the names the bundle's
+ * code was given for its own URL and for importing the packages it leaves outside (sharp,
+ * pdfjs-dist…), as a vm.Script has no import() of its own.
+ */
+export function bundleScriptSource(text: string): string {
+	return `(function (exports, require, module, __filename, __dirname, __toolbeltBundleUrl, __toolbeltImport) {${text}\n})`;
+}
+
+/**
+ * The cache entry of one bundle (its content hash), Node version, architecture and command: V8
+ * itself only checks that the source has the same length, and would run stale code otherwise.
+ */
+export function codeCacheEntryName(hash: string, command: string): string {
+	return `${hash.slice(0, 32)}-${process.version}-${process.arch}-${command}`;
 }
 
 /** The code cache folder: `$XDG_CACHE_HOME/toolbelt/v8-code-cache` (an absolute one), else `~/.cache/…`. */

@@ -17,7 +17,8 @@ import { join } from "node:path";
 const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 /** Bundles whose entries are kept beside the current one (other installs, recent builds). */
 const KEPT_BUNDLES = 4;
-const ENTRY_SUFFIX = ".v8cache";
+/** The file name of an entry is its name and this. */
+export const CODE_CACHE_SUFFIX = ".v8cache";
 
 /**
  * A folder of V8 code caches that only this user can have written. Bytecode read from it is run,
@@ -48,7 +49,7 @@ export class CodeCacheStore {
 		let descriptor: number;
 		try {
 			// O_NOFOLLOW: a symlink planted in place of the entry is refused by the kernel itself.
-			descriptor = openSync(join(this.directory, name + ENTRY_SUFFIX), constants.O_RDONLY | constants.O_NOFOLLOW);
+			descriptor = openSync(join(this.directory, name + CODE_CACHE_SUFFIX), constants.O_RDONLY | constants.O_NOFOLLOW);
 		} catch {
 			return undefined;
 		}
@@ -78,7 +79,7 @@ export class CodeCacheStore {
 	 * (`bundle` is the prefix shared by one bundle's entries). Failures are ignored: it is a cache.
 	 */
 	write(name: string, data: Buffer, bundle: string): void {
-		const target = join(this.directory, name + ENTRY_SUFFIX);
+		const target = join(this.directory, name + CODE_CACHE_SUFFIX);
 		const temporary = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
 		try {
 			const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -106,12 +107,12 @@ export class CodeCacheStore {
 			const newest = new Map<string, number>();
 			const files: { name: string; bundle: string }[] = [];
 			for (const name of readdirSync(this.directory)) {
-				if (!name.endsWith(ENTRY_SUFFIX) && !name.endsWith(".tmp")) continue;
+				if (!name.endsWith(CODE_CACHE_SUFFIX) && !name.endsWith(".tmp")) continue;
 				const bundle = name.split("-")[0] ?? "";
 				const modified = lstatSync(join(this.directory, name)).mtimeMs;
 				// A temporary file left by a killed writer, after a minute.
 				if (name.endsWith(".tmp") && Date.now() - modified > 60_000) unlinkSync(join(this.directory, name));
-				if (!name.endsWith(ENTRY_SUFFIX) || bundle === current) continue;
+				if (!name.endsWith(CODE_CACHE_SUFFIX) || bundle === current) continue;
 				files.push({ name, bundle });
 				newest.set(bundle, Math.max(newest.get(bundle) ?? 0, modified));
 			}
