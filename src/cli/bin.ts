@@ -17,13 +17,15 @@ const argv = process.argv.slice(2);
 // `npm run build` bundles the CLI into one file (scripts/bundle-cli.mjs); started with V8's code
 // cache, it is most of the way to a bare `node` start. TOOLBELT_NO_BUNDLE=1 loads the modules one
 // by one instead (real file names in stack traces; a test traces which modules a start needs).
+// `toolbelt mcp` has a bundle of its own, with the MCP SDK and zod that the others leave out.
 const noBundle = process.env.TOOLBELT_NO_BUNDLE !== undefined && process.env.TOOLBELT_NO_BUNDLE !== "";
+const command = cacheEntryCommand(argv);
 const bundle = noBundle
 	? undefined
 	: loadBundle({
-			path: fileURLToPath(new URL("./toolbelt.cjs", import.meta.url)),
+			path: fileURLToPath(new URL(command === "mcp" ? "./toolbelt-mcp.cjs" : "./toolbelt.cjs", import.meta.url)),
 			cacheDirectory: cacheOff ? undefined : codeCacheDirectory(cacheHome),
-			command: cacheEntryCommand(argv),
+			command,
 		});
 if (bundle) process.once("exit", bundle.saveCodeCache);
 const { main, createProcessIO } = bundle?.entry ?? (await loadModules());
@@ -42,7 +44,10 @@ async function loadModules(): Promise<CliEntry> {
 	return { createProcessIO, main };
 }
 
-/** The command word, for the cache entry's name: one of a few known words, else "other". */
+/**
+ * The command word, for the bundle and the cache entry: the first of a few known words, else
+ * "other". A guess (`--cwd mcp tools` picks mcp) costs only speed: either bundle runs every command.
+ */
 function cacheEntryCommand(args: string[]): string {
 	const known = ["tool", "tools", "mcp", "run", "undo", "checkpoints"];
 	return args.find((word) => known.includes(word)) ?? "other";
