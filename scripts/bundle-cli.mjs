@@ -81,7 +81,7 @@ async function bundle(output, externalPackages) {
 		define: { "import.meta.url": "__toolbeltBundleUrl" },
 		plugins: [ownModules(isExternal)],
 		// Shorter names are a smaller cache to load at every start (TOOLBELT_NO_BUNDLE=1 for real stack traces).
-		minify: true,
+		minify: process.env.NOMIN !== "1",
 		legalComments: "none",
 		logLevel: "warning",
 		logOverride: { "empty-import-meta": "error" },
