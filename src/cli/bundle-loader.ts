@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Script } from "node:vm";
 import { CodeCacheStore } from "./code-cache-store.js";
+import { deferringRequire } from "./deferred-require.js";
 import type { CliIO } from "./io.js";
 
 /** What `bin.ts` runs: the bundle's exports (`src/cli/bundle-entry.ts`). */
@@ -64,7 +65,8 @@ export function loadBundle(options: LoadBundleOptions): LoadedBundle | undefined
 	const run = script.runInThisContext() as (...parameters: unknown[]) => void;
 	const importPackage = (specifier: string) => import(specifier);
 	const url = pathToFileURL(options.path).href;
-	run(module.exports, createRequire(options.path), module, options.path, dirname(options.path), url, importPackage);
+	const require = deferringRequire(createRequire(options.path));
+	run(module.exports, require, module, options.path, dirname(options.path), url, importPackage);
 	let saved = false;
 	return {
 		entry: module.exports,
