@@ -81,7 +81,7 @@ async function bundle(output, externalPackages) {
 		define: { "import.meta.url": "__toolbeltBundleUrl" },
 		plugins: [ownModules(isExternal)],
 		// Shorter names are a smaller cache to load at every start (TOOLBELT_NO_BUNDLE=1 for real stack traces).
-		minify: process.env.NOMIN !== "1",
+		minify: true,
 		// The bundled packages are also installed (dependencies), with their license files; their own notices stay.
 		legalComments: "eof",
 		logLevel: "warning",

@@ -24,6 +24,7 @@ const bundle = noBundle
 	? undefined
 	: loadBundle({
 			path: fileURLToPath(new URL(command === "mcp" ? "./toolbelt-mcp.cjs" : "./toolbelt.cjs", import.meta.url)),
+			madeFrom: fileURLToPath(new URL("./bundle-entry.js", import.meta.url)),
 			cacheDirectory: cacheOff ? undefined : codeCacheDirectory(cacheHome),
 			command,
 		});

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -30,6 +30,11 @@ export interface LoadedBundle {
 export interface LoadBundleOptions {
 	/** The bundle `npm run build` wrote (`scripts/bundle-cli.mjs`). */
 	path: string;
+	/**
+	 * tsc's output the bundle is made from. Newer than the bundle means a `tsc` run since the last
+	 * `npm run build`: the bundle is stale and the modules are used instead.
+	 */
+	madeFrom: string;
 	/** The code cache folder, or undefined for none. */
 	cacheDirectory: string | undefined;
 	/**
@@ -47,11 +52,12 @@ const HEADER = /^\/\/ toolbelt-bundle sha256=([0-9a-f]{64})\n/;
  * between starts: the CLI's ~180 modules (350 for `mcp`) cost most of its start. The bundle is
  * one CommonJS file, compiled here as a `vm.Script` with V8's code cache, keyed by the bundle's
  * content hash, the Node version and architecture, and the command. Undefined when the bundle is
- * absent (a plain `tsc` build; the modules are used then).
+ * absent or stale (a plain `tsc` build; the modules are used then).
  */
 export function loadBundle(options: LoadBundleOptions): LoadedBundle | undefined {
 	let text: string;
 	try {
+		if (statSync(options.madeFrom).mtimeMs > statSync(options.path).mtimeMs) return undefined;
 		text = readFileSync(options.path, "utf8");
 	} catch {
 		return undefined;
