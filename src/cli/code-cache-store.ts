@@ -44,7 +44,11 @@ export class CodeCacheStore {
 		return new CodeCacheStore(directory);
 	}
 
-	/** The entry's bytes, or undefined when it is absent, unreadable or fails a check. */
+	/**
+	 * The entry's bytes, or undefined when it is absent, unreadable or fails a check. Each entry
+	 * starts with its own name, so one renamed from another bundle's (another script of the same
+	 * length, which V8 would accept) is refused too.
+	 */
 	read(name: string): Buffer | undefined {
 		let descriptor: number;
 		try {
@@ -65,7 +69,8 @@ export class CodeCacheStore {
 				if (count === 0) return undefined;
 				offset += count;
 			}
-			return buffer;
+			const header = entryHeader(name);
+			return buffer.subarray(0, header.length).equals(header) ? buffer.subarray(header.length) : undefined;
 		} catch {
 			return undefined;
 		} finally {
@@ -85,8 +90,11 @@ export class CodeCacheStore {
 			const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 			const descriptor = openSync(temporary, flags, 0o600);
 			try {
+				const contents = Buffer.concat([entryHeader(name), data]);
 				let offset = 0;
-				while (offset < data.length) offset += writeSync(descriptor, data, offset, data.length - offset);
+				while (offset < contents.length) {
+					offset += writeSync(descriptor, contents, offset, contents.length - offset);
+				}
 			} finally {
 				closeSync(descriptor);
 			}
@@ -127,4 +135,8 @@ export class CodeCacheStore {
 			// Another process pruned first, or the folder went away: nothing to do.
 		}
 	}
+}
+
+function entryHeader(name: string): Buffer {
+	return Buffer.from(`toolbelt code cache ${name}\n`);
 }

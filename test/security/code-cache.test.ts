@@ -5,6 +5,7 @@ import {
 	mkdirSync,
 	readdirSync,
 	readFileSync,
+	renameSync,
 	statSync,
 	symlinkSync,
 	writeFileSync,
@@ -12,7 +13,7 @@ import {
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bundleHash, bundleScriptSource, codeCacheEntryName } from "../../src/cli/bundle-loader.js";
-import { CODE_CACHE_SUFFIX } from "../../src/cli/code-cache-store.js";
+import { CODE_CACHE_SUFFIX, CodeCacheStore } from "../../src/cli/code-cache-store.js";
 import { cleanEnv, ensureBuiltBundle, repositoryRoot } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
@@ -25,6 +26,7 @@ import { useTempDir } from "../helpers/temp-dir.js";
 
 const bundlePath = join(repositoryRoot, "dist/cli/toolbelt.cjs");
 let planted: Buffer;
+let entryName = "";
 let entryFile = "";
 
 /** V8's code for a script as long as the bundle's that prints PLANTED, made by a plain `node`. */
@@ -51,7 +53,8 @@ describe("the bundled CLI's code cache", () => {
 		ensureBuiltBundle();
 		const hash = bundleHash(readFileSync(bundlePath, "utf8"));
 		expect(hash).toBeDefined();
-		entryFile = codeCacheEntryName(hash!, "tool") + CODE_CACHE_SUFFIX;
+		entryName = codeCacheEntryName(hash!, "tool");
+		entryFile = entryName + CODE_CACHE_SUFFIX;
 	});
 
 	function readSmallFile(cacheHome: string) {
@@ -64,12 +67,15 @@ describe("the bundled CLI's code cache", () => {
 		});
 	}
 
-	/** `$XDG_CACHE_HOME/toolbelt/v8-code-cache`, made 0700, with the planted entry in it (0600). */
+	/**
+	 * `$XDG_CACHE_HOME/toolbelt/v8-code-cache`, made 0700, with the planted entry in it (0600),
+	 * written as the CLI writes its own: the format is no secret.
+	 */
 	function plantInPrivateFolder(cacheHome: string): string {
 		const folder = join(cacheHome, "toolbelt", "v8-code-cache");
-		mkdirSync(folder, { recursive: true, mode: 0o700 });
 		planted ??= plantedCodeCache(tempDir());
-		writeFileSync(join(folder, entryFile), planted, { mode: 0o600 });
+		CodeCacheStore.open(folder)?.write(entryName, planted, entryName.split("-")[0]!);
+		expect(readdirSync(folder)).toEqual([entryFile]);
 		return folder;
 	}
 
@@ -139,6 +145,17 @@ describe("the bundled CLI's code cache", () => {
 		const secondFolder = plantInPrivateFolder(second);
 		chownSync(secondFolder, 65534, 65534);
 		expectRealResult(readSmallFile(second));
+	});
+
+	it("ignores an entry renamed from another bundle's", () => {
+		const cacheHome = join(tempDir(), "cache");
+		const folder = join(cacheHome, "toolbelt", "v8-code-cache");
+		planted ??= plantedCodeCache(tempDir());
+		const otherBundle = entryName.startsWith("f") ? "e".repeat(32) : "f".repeat(32);
+		const otherName = otherBundle + entryName.slice(32);
+		CodeCacheStore.open(folder)?.write(otherName, planted, otherBundle);
+		renameSync(join(folder, otherName + CODE_CACHE_SUFFIX), join(folder, entryFile));
+		expectRealResult(readSmallFile(cacheHome));
 	});
 
 	it("survives a corrupt entry: the start compiles from source and replaces it", () => {
