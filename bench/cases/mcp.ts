@@ -26,7 +26,8 @@ async function connected(context: BenchContext): Promise<Client> {
 }
 
 async function smallCall(mcp: Client): Promise<boolean> {
-	const result = (await mcp.callTool({ name: "read", arguments: { path: "small.txt", limit: 5 } })) as {
+	// refresh: a repeated read of an unchanged file is otherwise answered with "unchanged since your last read".
+	const result = (await mcp.callTool({ name: "read", arguments: { path: "small.txt", limit: 5, refresh: true } })) as {
 		content: { type: string; text?: string }[];
 		isError?: boolean;
 	};

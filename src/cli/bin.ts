@@ -2,22 +2,54 @@
 import nodeModule from "node:module";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type CliEntry, codeCacheDirectory, loadBundle } from "./bundle-loader.js";
 
-// Node 22.1+ keeps the compiled code of the CLI's modules on disk between starts. Never in the
-// shared temp folder (its default): another local user could plant code there that this process
-// would run. The user's own cache folder instead; NODE_DISABLE_COMPILE_CACHE=1 turns it off, and
-// older Node has no such call, so nothing changes there.
+// Compiled code is kept in the user's own cache folder, never in the shared temp folder (Node's
+// default): another local user could plant code there that this process would run.
+// NODE_DISABLE_COMPILE_CACHE=1 turns both caches off.
 const cacheHome = isAbsolute(process.env.XDG_CACHE_HOME ?? "")
 	? (process.env.XDG_CACHE_HOME as string)
 	: join(homedir(), ".cache");
-(nodeModule as { enableCompileCache?: (directory: string) => unknown }).enableCompileCache?.(
-	join(cacheHome, "toolbelt", "node-compile-cache"),
-);
+const cacheOff = process.env.NODE_DISABLE_COMPILE_CACHE !== undefined && process.env.NODE_DISABLE_COMPILE_CACHE !== "";
+const argv = process.argv.slice(2);
 
-// Loaded after the cache is on, so that they are what it covers.
-const { createProcessIO } = await import("./io.js");
-const { main } = await import("./main.js");
-
-const code = await main(process.argv.slice(2), createProcessIO());
+// `npm run build` bundles the CLI into one file (scripts/bundle-cli.mjs); started with V8's code
+// cache, it is most of the way to a bare `node` start. TOOLBELT_NO_BUNDLE=1 loads the modules one
+// by one instead (real file names in stack traces; a test traces which modules a start needs).
+// `toolbelt mcp` has a bundle of its own, with the MCP SDK and zod that the others leave out.
+const noBundle = process.env.TOOLBELT_NO_BUNDLE !== undefined && process.env.TOOLBELT_NO_BUNDLE !== "";
+const command = cacheEntryCommand(argv);
+const bundle = noBundle
+	? undefined
+	: loadBundle({
+			path: fileURLToPath(new URL(command === "mcp" ? "./toolbelt-mcp.cjs" : "./toolbelt.cjs", import.meta.url)),
+			madeFrom: fileURLToPath(new URL("./bundle-entry.js", import.meta.url)),
+			cacheDirectory: cacheOff ? undefined : codeCacheDirectory(cacheHome),
+			command,
+		});
+if (bundle) process.once("exit", bundle.saveCodeCache);
+const { main, createProcessIO } = bundle?.entry ?? (await loadModules());
+const code = await main(argv, createProcessIO());
 // Flush piped output before exiting; a lingering handle (stdin, a timer) must not keep us alive.
 process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
+
+/** Without the bundle (a `tsc`-only build): the modules, under Node 22.1+'s own compile cache. */
+async function loadModules(): Promise<CliEntry> {
+	if (!cacheOff) {
+		const cache = nodeModule as { enableCompileCache?: (directory: string) => unknown };
+		cache.enableCompileCache?.(join(cacheHome, "toolbelt", "node-compile-cache"));
+	}
+	// Loaded after the cache is on, so that they are what it covers.
+	const [{ createProcessIO }, { main }] = await Promise.all([import("./io.js"), import("./main.js")]);
+	return { createProcessIO, main };
+}
+
+/**
+ * The command word, for the bundle and the cache entry: the first of a few known words, else
+ * "other". A guess (`--cwd mcp tools` picks mcp) costs only speed: either bundle runs every command.
+ */
+function cacheEntryCommand(args: string[]): string {
+	const known = ["tool", "tools", "mcp", "run", "undo", "checkpoints"];
+	return args.find((word) => known.includes(word)) ?? "other";
+}

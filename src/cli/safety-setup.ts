@@ -46,6 +46,11 @@ export interface CliSafetyOptions {
 	/** Every call starts a new checkpoint turn (the MCP server: one turn per client request). Default: false. */
 	turnPerCall?: boolean;
 	/**
+	 * Open the checkpoints. False when only read-only tools can run: they change no file, so
+	 * there is nothing to record, and opening the store costs a start a few file operations. Default: true.
+	 */
+	checkpoints?: boolean;
+	/**
 	 * Asks the person whether the folder's settings may widen what runs (the interactive session),
 	 * when neither `--trust-project` nor their own records already trust it. Default: none — the
 	 * widening settings are ignored and stderr says so once, naming them and the flag.
@@ -173,7 +178,8 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	const shell = { ...layer.shell };
 	// After the layer: only calls that really run are recorded.
 	// Checkpoints read and restore local files: a remote workspace gets none (yet).
-	const checkpoints = workspace ? undefined : await openCliCheckpoints(options.cwd, io);
+	const checkpoints =
+		workspace || options.checkpoints === false ? undefined : await openCliCheckpoints(options.cwd, io);
 	const turns: ToolHooks | undefined =
 		checkpoints && options.turnPerCall ? { beforeToolCall: () => void checkpoints.startTurn() } : undefined;
 	const toolOptions: ToolsOptions = { bash: shell, powershell: shell };

@@ -10,6 +10,8 @@ import {
 	type ServerNotification,
 	type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { z } from "zod";
 import { type CallGate, createCallGate } from "../engine/call-gate.js";
 import { isAbortError } from "../engine/errors.js";
@@ -24,6 +26,21 @@ export { DETAILS_META_KEY, toCallToolResult, toMcpTool } from "./call-result.js"
  * with `-32602 Invalid params` (a strict schema here would fail first, as `-32603 Internal error`).
  */
 const LooseCallToolRequestSchema = z.object({ method: z.literal("tools/call"), params: z.unknown().optional() });
+
+/**
+ * The SDK's own validator, built on first use: the Server builds it (an Ajv instance with its
+ * formats) in its constructor, a few milliseconds before `initialize` can be answered, and uses
+ * it only for elicitation, which this server never sends.
+ */
+function validatorOnFirstUse(): jsonSchemaValidator {
+	let validator: AjvJsonSchemaValidator | undefined;
+	return {
+		getValidator: (schema) => {
+			validator ??= new AjvJsonSchemaValidator();
+			return validator.getValidator(schema);
+		},
+	};
+}
 
 /** Options of `createMcpServer`. */
 export interface McpServerOptions extends ToolHooks {
@@ -102,6 +119,7 @@ export function createMcpServer(options: McpServerOptions): ToolbeltMcpServer {
 		{
 			capabilities: { tools: { listChanged: false } },
 			...(options.instructions ? { instructions: options.instructions } : {}),
+			jsonSchemaValidator: validatorOnFirstUse(),
 		},
 	);
 	const state: ServerState = {

@@ -11,12 +11,15 @@ beforeAll(() => {
 	binPath = ensureBuiltCli();
 });
 
-/** The modules (URLs) `toolbelt …argv` resolves, and its result. */
-function tracedRun(argv: string[], cwd: string) {
+/**
+ * The modules (URLs) `toolbelt …argv` resolves, and its result. Unbundled by default: the module
+ * graph is what decides what the bundle initializes too (its lazy parts are the same imports).
+ */
+function tracedRun(argv: string[], cwd: string, env = cleanEnv({ TOOLBELT_NO_BUNDLE: "1" })) {
 	const result = spawnSync(
 		process.execPath,
 		["--import", new URL("./fixtures/trace-imports.mjs", import.meta.url).href, binPath, ...argv],
-		{ encoding: "utf8", env: cleanEnv(), cwd },
+		{ encoding: "utf8", env, cwd },
 	);
 	const modules = result.stderr
 		.split("\n")
@@ -26,6 +29,22 @@ function tracedRun(argv: string[], cwd: string) {
 }
 
 describe("what a one-shot start loads", () => {
+	it("the built CLI starts from its bundle: no module of dist/ or node_modules is loaded besides the loader", async () => {
+		await writeFile(join(tempDir(), "a.txt"), "first line\n");
+		const env = cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") });
+		for (const argv of [["tool", "read", '{"path": "a.txt"}'], ["tools"]]) {
+			const { result, modules } = tracedRun(argv, tempDir(), env);
+			expect(result.status, result.stderr).toBe(0);
+			const files = modules.filter((url) => url.startsWith("file:")).map((url) => url.replace(/^.*\/dist\//, ""));
+			expect(files.sort()).toEqual([
+				"cli/bin.js",
+				"cli/bundle-loader.js",
+				"cli/code-cache-store.js",
+				"cli/deferred-require.js",
+			]);
+		}
+	});
+
 	it("toolbelt tool read loads read and the safety layer, not the other tools' implementations, TypeBox, the agent or MCP", async () => {
 		await writeFile(join(tempDir(), "a.txt"), "first line\n");
 		const { result, modules } = tracedRun(["tool", "read", '{"path": "a.txt"}'], tempDir());

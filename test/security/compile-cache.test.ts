@@ -9,7 +9,8 @@ import { useTempDir } from "../helpers/temp-dir.js";
 /**
  * The CLI turns on Node's compile cache (Node 22.1+). Node's default place for it is the shared
  * temp folder, where another local user could plant compiled code the next start would run: the
- * cache must live in the user's own cache folder.
+ * cache must live in the user's own cache folder. It is used when the CLI runs unbundled
+ * (TOOLBELT_NO_BUNDLE=1, or a tsc-only build); the bundle's own cache is code-cache.test.ts's.
  */
 
 const hasCompileCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === "function";
@@ -30,7 +31,7 @@ describe.skipIf(!hasCompileCache)("the CLI's compile cache", () => {
 		for (const folder of [shared, cacheHome, home]) mkdirSync(folder);
 		const run = (env: Record<string, string>) =>
 			spawnSync(process.execPath, [ensureBuiltCli(), "tools"], {
-				env: cleanEnv({ TMPDIR: shared, HOME: home, ...env }),
+				env: cleanEnv({ TMPDIR: shared, HOME: home, TOOLBELT_NO_BUNDLE: "1", ...env }),
 				encoding: "utf8",
 				timeout: 30_000,
 			});

@@ -124,9 +124,17 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 	// Awaited below; a failure before then (a bad flag, a bad settings file) must not also report it.
 	serverModule.catch(() => {});
 	safetyModule.catch(() => {});
-	const names = selectToolNames(args.values, await loadToolCatalog());
+	const catalog = await loadToolCatalog();
+	const names = selectToolNames(args.values, catalog);
 	const { createCliSafety } = await safetyModule;
-	const safety = await createCliSafety({ cwd, flags: args.values, io, mode: "yolo", turnPerCall: true });
+	const safety = await createCliSafety({
+		cwd,
+		flags: args.values,
+		io,
+		mode: "yolo",
+		turnPerCall: true,
+		checkpoints: !names.every((name) => catalog.readOnlyToolNames.includes(name)),
+	});
 	const { runMcpServer } = await serverModule;
 	const log = (message: string) => void io.stderr.write(`${message}\n`);
 	const running = await runMcpServer({

@@ -24,7 +24,14 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 	const cwd = await resolveCwd(io, args.values);
 	// A person typed this call: nothing to ask about (yolo unless --mode), and no model has to
 	// have read a file before write replaces it. Confinement, deny rules and hooks still apply.
-	const safety = await createCliSafety({ cwd, flags: args.values, io, mode: "yolo", allowWriteWithoutRead: true });
+	const safety = await createCliSafety({
+		cwd,
+		flags: args.values,
+		io,
+		mode: "yolo",
+		allowWriteWithoutRead: true,
+		checkpoints: !catalog.readOnlyToolNames.includes(name),
+	});
 	const tool = catalog.createTool(name, safety.cwd, safety.toolOptions);
 
 	const controller = new AbortController();

@@ -12,7 +12,7 @@ export const binPath = `${repositoryRoot}dist/cli/bin.js`;
 
 /**
  * Makes sure the built CLI exists. `npm run check` builds before the tests; a bare `vitest run`
- * on a tree without `dist/cli` builds once here.
+ * on a tree without `dist/cli` builds once here, as `npm run build` does.
  */
 export function ensureBuiltCli(): string {
 	if (!existsSync(binPath)) {
@@ -21,7 +21,16 @@ export function ensureBuiltCli(): string {
 			stdio: "inherit",
 		});
 	}
+	ensureBuiltBundle();
 	return binPath;
+}
+
+/** Makes sure `dist/cli/toolbelt.cjs`, the bundle `bin.js` starts from, exists (after `tsc`). */
+export function ensureBuiltBundle(): void {
+	if (existsSync(`${repositoryRoot}dist/cli/toolbelt.cjs`)) return;
+	for (const script of ["scripts/precompile-validators.mjs", "scripts/bundle-cli.mjs"]) {
+		execFileSync(process.execPath, [`${repositoryRoot}${script}`], { cwd: repositoryRoot, stdio: "inherit" });
+	}
 }
 
 /**

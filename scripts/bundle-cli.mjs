@@ -1,0 +1,103 @@
+// Build step (after tsc and precompile-validators): bundles the CLI, with its dependencies, into
+// one minified CommonJS file, which dist/cli/bin.js compiles with V8's code cache
+// (src/cli/bundle-loader.ts). One file instead of ~180 modules (350 for `toolbelt mcp`) is most of
+// a cold start. Two of them: dist/cli/toolbelt-mcp.cjs for `toolbelt mcp`, with the MCP SDK and
+// zod inside, and dist/cli/toolbelt.cjs for every other command, without them (half the size, so
+// half the reading and the cache to load; `run --mcp-config` requires the SDK from node_modules).
+// The packages that must stay outside (native code, their own binaries or worker files, or large
+// and only for `toolbelt run`) are imported at run time through `__toolbeltImport`, which the
+// loader passes in: the bundle runs as a vm.Script, which has no import() of its own. Without
+// esbuild (an install without dev dependencies) the step is skipped and bin.js loads the modules.
+import { createHash } from "node:crypto";
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+const outputs = { core: `${root}dist/cli/toolbelt.cjs`, mcp: `${root}dist/cli/toolbelt-mcp.cjs` };
+
+/** Loaded from node_modules at run time, never bundled. */
+const alwaysExternal = [
+	"sharp",
+	"pdfjs-dist",
+	"@vscode/ripgrep",
+	"@lydell/node-pty",
+	"openai",
+	"@anthropic-ai/sdk",
+	"ai",
+	"@langchain/core",
+	"@openai/agents",
+];
+/** Also outside the bundle of the commands other than `mcp`. */
+const mcpOnly = ["@modelcontextprotocol/sdk", "zod", "file-type"];
+
+let esbuild;
+try {
+	esbuild = await import("esbuild");
+} catch {
+	for (const output of Object.values(outputs)) await rm(output, { force: true });
+	console.warn("bundle-cli: esbuild is not installed; dist/cli/bin.js will load the modules one by one (slower start).");
+	process.exit(0);
+}
+
+/**
+ * Our own modules (tsc's output under dist/): a dynamic import of an external package becomes
+ * `__toolbeltImport(…)`, and the build-time validators are required statically (they are
+ * found next to their module with createRequire, which a bundler cannot follow).
+ */
+function ownModules(isExternal) {
+	return {
+		name: "toolbelt-own-modules",
+		setup(build) {
+			build.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, async (args) => {
+				let contents = await readFile(args.path, "utf8");
+				contents = contents.replace(/\bimport\((["'])([^"'.][^"']*)\1\)/g, (call, quote, specifier) =>
+					isExternal(specifier) ? `__toolbeltImport(${quote}${specifier}${quote})` : call,
+				);
+				if (args.path.endsWith("precompiled-validators.js")) {
+					const dynamic = 'createRequire(import.meta.url)("./precompiled-validators.cjs")';
+					if (!contents.includes(dynamic)) throw new Error(`bundle-cli: ${args.path} no longer contains ${dynamic}`);
+					contents = contents.replace(dynamic, 'require("./precompiled-validators.cjs")');
+				}
+				return { contents, loader: "js" };
+			});
+		},
+	};
+}
+
+async function bundle(output, externalPackages) {
+	const isExternal = (specifier) =>
+		externalPackages.some((name) => specifier === name || specifier.startsWith(`${name}/`));
+	const result = await esbuild.build({
+		entryPoints: [`${root}dist/cli/bundle-entry.js`],
+		bundle: true,
+		format: "cjs",
+		platform: "node",
+		target: "node20",
+		// What is left of import() (Node's own modules, in dependencies) becomes require().
+		supported: { "dynamic-import": false },
+		write: false,
+		outfile: output,
+		external: externalPackages.flatMap((name) => [name, `${name}/*`]),
+		define: { "import.meta.url": "__toolbeltBundleUrl" },
+		plugins: [ownModules(isExternal)],
+		// Shorter names are a smaller cache to load at every start (TOOLBELT_NO_BUNDLE=1 for real stack traces).
+		minify: true,
+		// The bundled packages are also installed (dependencies), with their license files; their own notices stay.
+		legalComments: "eof",
+		logLevel: "warning",
+		logOverride: { "empty-import-meta": "error" },
+	});
+	const text = result.outputFiles[0].text;
+	// The bundle is a vm.Script: an import() left in it would fail at run time, so fail here.
+	const leftover = /(?<![\w$.])import\(\s*["'`]/.exec(text);
+	if (leftover) {
+		const line = text.slice(0, leftover.index).split("\n").length;
+		const code = text.split("\n")[line - 1]?.trim().slice(0, 200);
+		throw new Error(`bundle-cli: a dynamic import() is left in the bundle (line ${line}: ${code}); make it external.`);
+	}
+	const hash = createHash("sha256").update(text).digest("hex");
+	await writeFile(output, `// toolbelt-bundle sha256=${hash}\n${text}`);
+}
+
+await bundle(outputs.core, [...alwaysExternal, ...mcpOnly]);
+await bundle(outputs.mcp, alwaysExternal);

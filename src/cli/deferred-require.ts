@@ -1,0 +1,46 @@
+/**
+ * Node's own modules that the bundle requires as it starts (a module's imports are required when
+ * it is initialized) but that a one-shot read, a listing or an MCP `initialize` never uses:
+ * `child_process` (with `net` and `dgram` behind it) costs a few milliseconds to load.
+ */
+const DEFERRED = new Set(["child_process", "node:child_process"]);
+
+/**
+ * A `require` for the bundle that hands out the deferred modules as stand-ins which load the
+ * real module on first use of any of its properties, and everything else as is.
+ */
+export function deferringRequire(base: NodeJS.Require): NodeJS.Require {
+	const standIns = new Map<string, object>();
+	const deferring = (id: string): unknown => {
+		if (!DEFERRED.has(id)) return base(id);
+		let standIn = standIns.get(id);
+		if (!standIn) {
+			standIn = onFirstUse(() => base(id) as object);
+			standIns.set(id, standIn);
+		}
+		return standIn;
+	};
+	return Object.assign(deferring, base) as NodeJS.Require;
+}
+
+/** A stand-in object that loads the real one on the first property read, listing or check. */
+function onFirstUse(load: () => object): object {
+	let real: object | undefined;
+	const target = () => {
+		real ??= load();
+		return real;
+	};
+	return new Proxy(
+		{},
+		{
+			get: (_, key) => Reflect.get(target(), key),
+			has: (_, key) => Reflect.has(target(), key),
+			ownKeys: () => Reflect.ownKeys(target()),
+			getOwnPropertyDescriptor: (_, key) => {
+				const descriptor = Reflect.getOwnPropertyDescriptor(target(), key);
+				return descriptor && { ...descriptor, configurable: true };
+			},
+			getPrototypeOf: () => Reflect.getPrototypeOf(target()),
+		},
+	);
+}

@@ -1,0 +1,68 @@
+import { createHash } from "node:crypto";
+import { readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { bundleHash, loadBundle } from "../../src/cli/bundle-loader.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+
+/** A bundle as scripts/bundle-cli.mjs writes it: the hash line, then CommonJS code. */
+function writeBundle(path: string, code: string): void {
+	const hash = createHash("sha256").update(code).digest("hex");
+	writeFileSync(path, `// toolbelt-bundle sha256=${hash}\n${code}`);
+}
+
+const code = `exports.main = async () => 7; exports.createProcessIO = () => ({ from: __filename });
+exports.childProcess = require("node:child_process");`;
+
+describe("loadBundle", () => {
+	const tempDir = useTempDir();
+
+	function paths() {
+		const bundle = join(tempDir(), "toolbelt.cjs");
+		const madeFrom = join(tempDir(), "bundle-entry.js");
+		writeFileSync(madeFrom, "");
+		utimesSync(madeFrom, new Date(1_000_000), new Date(1_000_000));
+		return { bundle, madeFrom, cache: join(tempDir(), "cache") };
+	}
+
+	it("runs the bundle, keeps its compiled code for the next start and leaves it alone then", async () => {
+		const { bundle, madeFrom, cache } = paths();
+		writeBundle(bundle, code);
+		const first = loadBundle({ path: bundle, madeFrom, cacheDirectory: cache, command: "tool" });
+		expect(await first?.entry.main([], {} as never)).toBe(7);
+		expect(first?.entry.createProcessIO()).toEqual({ from: bundle });
+		first?.saveCodeCache();
+		const [entry] = readdirSync(cache);
+		expect(entry).toMatch(/^[0-9a-f]{32}-v\d+\.\d+\.\d+-\w+-tool\.v8cache$/);
+		const written = statSync(join(cache, entry!)).mtimeMs;
+
+		const second = loadBundle({ path: bundle, madeFrom, cacheDirectory: cache, command: "tool" });
+		expect(await second?.entry.main([], {} as never)).toBe(7);
+		second?.saveCodeCache();
+		expect(statSync(join(cache, entry!)).mtimeMs).toBe(written);
+	});
+
+	it("gives the bundle a child_process stand-in that works as the real one", () => {
+		const { bundle, madeFrom } = paths();
+		writeBundle(bundle, code);
+		const loaded = loadBundle({ path: bundle, madeFrom, cacheDirectory: undefined, command: "tool" });
+		const exports = loaded?.entry as unknown as { childProcess: typeof import("node:child_process") };
+		const childProcess = exports.childProcess;
+		expect(typeof childProcess.spawnSync).toBe("function");
+		expect(childProcess.spawnSync("true").status).toBe(0);
+		expect(Object.keys(childProcess)).toContain("execFile");
+	});
+
+	it("is not used when absent, or older than tsc's output (a tsc run since the last npm run build)", () => {
+		const { bundle, madeFrom } = paths();
+		expect(loadBundle({ path: bundle, madeFrom, cacheDirectory: undefined, command: "tool" })).toBeUndefined();
+		writeBundle(bundle, code);
+		utimesSync(madeFrom, new Date(), new Date(Date.now() + 60_000));
+		expect(loadBundle({ path: bundle, madeFrom, cacheDirectory: undefined, command: "tool" })).toBeUndefined();
+	});
+
+	it("reads the content hash from the first line only", () => {
+		expect(bundleHash(`// toolbelt-bundle sha256=${"a".repeat(64)}\ncode`)).toBe("a".repeat(64));
+		expect(bundleHash(`code\n// toolbelt-bundle sha256=${"a".repeat(64)}\n`)).toBeUndefined();
+	});
+});
