@@ -4,6 +4,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CliEntry, codeCacheDirectory, loadBundle } from "./bundle-loader.js";
+import { privateFolder } from "./private-folder.js";
 
 // Compiled code is kept in the user's own cache folder, never in the shared temp folder (Node's
 // default): another local user could plant code there that this process would run.
@@ -38,7 +39,8 @@ process.stdout.write("", () => process.stderr.write("", () => process.exit(code)
 async function loadModules(): Promise<CliEntry> {
 	if (!cacheOff) {
 		const cache = nodeModule as { enableCompileCache?: (directory: string) => unknown };
-		cache.enableCompileCache?.(join(cacheHome, "toolbelt", "node-compile-cache"));
+		const folder = cache.enableCompileCache && privateFolder(join(cacheHome, "toolbelt", "node-compile-cache"));
+		if (folder) cache.enableCompileCache?.(folder);
 	}
 	// Loaded after the cache is on, so that they are what it covers.
 	const [{ createProcessIO }, { main }] = await Promise.all([import("./io.js"), import("./main.js")]);

@@ -3,7 +3,6 @@ import {
 	constants,
 	fstatSync,
 	lstatSync,
-	mkdirSync,
 	openSync,
 	readdirSync,
 	readSync,
@@ -12,6 +11,7 @@ import {
 	writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { privateFolder } from "./private-folder.js";
 
 /** Largest cache entry read: 64 MiB (the CLI's is about 1 MB); anything bigger is not ours. */
 const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
@@ -30,18 +30,10 @@ export const CODE_CACHE_SUFFIX = ".v8cache";
 export class CodeCacheStore {
 	private constructor(private readonly directory: string) {}
 
-	/** Creates the folder (mode 0700) if needed and checks it; undefined when it is not safe to use. */
+	/** Creates the folder (mode 0700) if needed and checks it (`privateFolder`); undefined when it is not safe to use. */
 	static open(directory: string): CodeCacheStore | undefined {
-		const uid = process.getuid?.();
-		if (uid === undefined) return undefined;
-		try {
-			mkdirSync(directory, { recursive: true, mode: 0o700 });
-			const stat = lstatSync(directory);
-			if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0) return undefined;
-		} catch {
-			return undefined;
-		}
-		return new CodeCacheStore(directory);
+		const folder = privateFolder(directory);
+		return folder === undefined ? undefined : new CodeCacheStore(folder);
 	}
 
 	/**

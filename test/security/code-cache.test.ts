@@ -109,6 +109,16 @@ describe("the bundled CLI's code cache", () => {
 		expectRealResult(readSmallFile(cacheHome));
 	});
 
+	it("ignores a folder inside one that others may write to (they could swap it after the check)", () => {
+		const cacheHome = join(tempDir(), "cache");
+		plantInPrivateFolder(cacheHome);
+		chmodSync(join(cacheHome, "toolbelt"), 0o777);
+		expectRealResult(readSmallFile(cacheHome));
+		// Sticky, as /tmp is: others cannot rename what is ours, so the cache is used.
+		chmodSync(join(cacheHome, "toolbelt"), 0o1777);
+		expect(readSmallFile(cacheHome).stdout).toContain("PLANTED");
+	});
+
 	it("ignores a folder that is a symlink", () => {
 		const cacheHome = join(tempDir(), "cache");
 		const elsewhere = join(tempDir(), "elsewhere");
