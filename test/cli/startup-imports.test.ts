@@ -41,6 +41,7 @@ describe("what a one-shot start loads", () => {
 				"cli/bundle-loader.js",
 				"cli/code-cache-store.js",
 				"cli/deferred-require.js",
+				"cli/private-folder.js",
 			]);
 		}
 	});
