@@ -1,12 +1,10 @@
 import { describeOutput, renderTail, type ShellOutput, type TailBudget } from "../tools/shell/output-tail.js";
 
 /**
- * The part of a shell session's script (`session-script.ts`) that keeps a command's output in a
- * file on the remote side: `$out` is the command's stdout and stderr, and `keptOutputFrame P|F`
- * sends its tail on stdout as one frame, `KIND SIZE LENGTH NEWLINES\n` then LENGTH bytes (the last
- * bytes before SIZE; NEWLINES, counted by `wc -l`, only in the final frame `F`). `$keep` is the
- * most tail bytes sent, `$every` the seconds between progress frames (0: none), `$alive` `yes`
- * when processes of the command still run at the final frame.
+ * Sends the tail of a kept output on stdout as one frame: `keptOutputFrame P|F` prints
+ * `KIND SIZE LENGTH NEWLINES\n` then LENGTH bytes (the last bytes before SIZE; NEWLINES, counted
+ * by `wc -l`, only in the final frame `F`). `$out` is the file, `$keep` the most tail bytes sent,
+ * `$alive` `yes` while processes of the command may still append to it.
  */
 export const keptOutputScript = String.raw`
 keptOutputFrame() {
@@ -18,23 +16,26 @@ keptOutputFrame() {
 	length=$keep; [ "$size" -lt "$length" ] && length=$size
 	printf '%s %s %s %s\n' "$1" "$size" "$length" "$lines"
 	[ "$length" -gt 0 ] || return 0
-	# Exactly the LENGTH bytes before SIZE while something may still append (progress frames, or
-	# background jobs left running: $alive); once nothing does, the last LENGTH bytes are those.
-	if [ "$1" = P ] || [ "$alive" = yes ]; then tail -c "+$((size - length + 1))" "$out" | head -c "$length"
+	# Exactly the LENGTH bytes before SIZE while something may still append; once nothing does,
+	# the last LENGTH bytes are those.
+	if [ "$alive" = yes ]; then tail -c "+$((size - length + 1))" "$out" | head -c "$length"
 	else tail -c "$length" "$out"; fi
 }
-keptOutputTicker() {
-	trap 'exit 0' TERM
-	last=-1
-	while :; do
-		# In the background, so the TERM trap runs at once; never holding the channel open.
-		sleep "$every" </dev/null >/dev/null 2>&1 &
-		# A sleep that takes no fractions fails at once: whole seconds from then on.
-		wait $! || every=1
-		now=$(($(wc -c <"$out")))
-		[ "$now" -ne "$last" ] && { last=$now; keptOutputFrame P; }
-	done
-}
+`;
+
+/**
+ * `FILE PID KEEP EVERY`: sends a progress frame of FILE whenever it grew, every EVERY seconds,
+ * while process PID runs. It runs as a process of its own, started only for a command still
+ * running after the first interval, so a short command starts no ticker and no `sleep`.
+ */
+export const keptOutputWatchScript = String.raw`${keptOutputScript}
+out=$1; pid=$2; keep=$3; every=$4; alive=yes; last=-1
+while kill -0 "$pid" 2>/dev/null; do
+	now=$(($(wc -c <"$out"))) || exit 0
+	[ "$now" -ne "$last" ] && { last=$now; keptOutputFrame P; }
+	# A sleep that takes no fractions fails at once: whole seconds from then on.
+	sleep "$every" </dev/null 2>/dev/null || { every=1; sleep 1 </dev/null; }
+done
 `;
 
 /** One tail frame as it arrived. */

@@ -1,6 +1,7 @@
 import type { ShellExecRequest, ShellExecResult } from "../tools/index.js";
 import type { KeptOutputOptions } from "../tools/shell/exec-types.js";
 import type { KeptOutputReader } from "./kept-output.js";
+import { watchProgress } from "./progress-watch.js";
 import { runRemote } from "./run-remote.js";
 import type { ShellSession } from "./shell-session.js";
 import type { RemoteTransport } from "./transport.js";
@@ -10,9 +11,6 @@ export const killScript = `kill -KILL "-$1" 2>/dev/null; kill -KILL "$1" 2>/dev/
 
 /** How long the output may trail the exit report before background jobs are assumed to hold it. */
 const OUTPUT_GRACE_MS = 300;
-
-/** Seconds between progress frames of a kept output. */
-const PROGRESS_SECONDS = "0.5";
 
 /** How a command's output travels: streamed to `onData`, or kept in a file on the remote side. */
 export type OutputMode =
@@ -36,13 +34,17 @@ function forwardedEnvironment(env: Record<string, string>): string[] {
 		.map(([name, value]) => `${name}=${value}`);
 }
 
-/** The four leading arguments of `toolbeltRun` for a mode (see `session-script.ts`). */
-function modeArguments(mode: OutputMode): string[] {
-	if (mode.kind === "stream") return ["0", "0", "0", "0"];
-	const { budget, onPreview } = mode.options;
+/** Most raw tail bytes a frame carries for `options`' budget. */
+function keepBytes(options: KeptOutputOptions): number {
 	// Sanitizing shrinks output (colour codes, redraws): as locally, more raw bytes than the budget come back.
-	const keep = Math.max(4 * budget.maxBytes, 256 * 1024);
-	return [String(keep), String(budget.maxBytes), String(budget.maxLines), onPreview ? PROGRESS_SECONDS : "0"];
+	return Math.max(4 * options.budget.maxBytes, 256 * 1024);
+}
+
+/** The three leading arguments of `toolbeltRun` for a mode (see `session-script.ts`). */
+function modeArguments(mode: OutputMode): string[] {
+	if (mode.kind === "stream") return ["0", "0", "0"];
+	const { budget } = mode.options;
+	return [String(keepBytes(mode.options)), String(budget.maxBytes), String(budget.maxLines)];
 }
 
 /** The control lines `toolbeltRun` prints on stderr. */
@@ -85,6 +87,7 @@ export async function runInSession(
 		finish = resolve;
 	});
 	let grace: NodeJS.Timeout | undefined;
+	let progress: { stop(): void } | undefined;
 	// A kept output is complete with its final frame, which may trail the exit report on stderr.
 	const maybeDone = () => {
 		if (state.exitStatus === undefined) return;
@@ -106,8 +109,20 @@ export async function runInSession(
 				return;
 			}
 			const [, kind, value = ""] = control;
-			if (kind === "PID") state.pid = Number(value);
-			else if (kind === "NOCWD" || kind === "NOFILE") {
+			if (kind === "PID") {
+				state.pid = Number(value);
+				const onPreview = mode.kind === "kept" ? mode.options.onPreview : undefined;
+				if (mode.kind === "kept" && onPreview && mode.path) {
+					const { path, options } = mode;
+					progress = watchProgress(transport, {
+						path,
+						pid: state.pid,
+						keep: keepBytes(options),
+						budget: options.budget,
+						onPreview,
+					});
+				}
+			} else if (kind === "NOCWD" || kind === "NOFILE") {
 				state.refused = kind;
 				finish();
 			} else if (kind === "FILE" && mode.kind === "kept") mode.path = value;
@@ -139,6 +154,7 @@ export async function runInSession(
 	await finished;
 	clearTimeout(timer);
 	clearTimeout(grace);
+	progress?.stop();
 	request.signal?.removeEventListener("abort", onAbort);
 	const errorText = session.errorText();
 	// Output after the last line (background jobs of a streamed run) is no longer anybody's.

@@ -1,7 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/index.js";
 import type { KeptOutputOptions, KeptOutputResult } from "../tools/shell/exec-types.js";
-import { KeptOutputReader, keptOutputOf, previewOf, rawFits } from "./kept-output.js";
+import { KeptOutputReader, keptOutputOf, rawFits } from "./kept-output.js";
 import { killScript, type OutputMode, runInSession } from "./remote-exec.js";
 import { type RemoteRunResult, runRemote } from "./run-remote.js";
 import type { ScriptChannel } from "./script-channel.js";
@@ -89,8 +89,9 @@ export function createRemoteShellOperations(
 		request: Omit<ShellExecRequest, "onData">,
 		options: KeptOutputOptions,
 	): Promise<KeptOutputResult> => {
-		const { budget, onPreview } = options;
-		const reader = new KeptOutputReader(onPreview ? (frame) => onPreview(previewOf(frame, budget)) : undefined);
+		const { budget } = options;
+		// Only the final frame comes this way: progress is read by a watcher of its own (`progress-watch.ts`).
+		const reader = new KeptOutputReader(undefined);
 		const mode: OutputMode = { kind: "kept", options, reader };
 		// A command arriving on stdin takes the session's stdin: it gets a session of its own.
 		const runMode = request.stdin === undefined ? "session" : "once";

@@ -1,19 +1,20 @@
 import { keptOutputScript, rawFitsScript } from "./kept-output.js";
 
 /**
- * `toolbeltRun MODE KEEP FITBYTES FITLINES EVERY CWD N VARS… FILE ARGS…` starts the command in its
+ * `toolbeltRun MODE KEEP FITBYTES FITLINES CWD N VARS… FILE ARGS…` starts the command in its
  * own session (its process group id is its pid, sent back on stderr), with stdout and stderr
  * merged in arrival order, and reports its exit status on stderr. `N` variables follow,
  * `NAME=value` each, exported in the command's own subshell (no env process, nothing leaks into
- * the next run). `KEEP FITBYTES FITLINES EVERY` say where the output goes: `0 0 0 0` streams it
- * over the connection; otherwise it goes to a file on the remote side and only tail frames come
- * (see `kept-output.ts`); the file is removed when the raw output fits the budget, else kept for
- * the session's cleanup. MODE `session`: stdin is empty, and the loop goes on afterwards;
- * `once`: stdin is the rest of the session's stdin, and the session ends after the run.
+ * the next run). `KEEP FITBYTES FITLINES` say where the output goes: `0 0 0` streams it over the
+ * connection; otherwise it goes to a file on the remote side and only its final tail frame comes
+ * (see `kept-output.ts`; a long command's progress is read by a watcher of its own); the file is
+ * removed when the raw output fits the budget, else kept for the session's cleanup. MODE
+ * `session`: stdin is empty, and the loop goes on afterwards; `once`: stdin is the rest of the
+ * session's stdin, and the session ends after the run.
  */
 const runFunction = String.raw`
 toolbeltRun() {
-	mode=$1; keep=$2; fitBytes=$3; fitLines=$4; every=$5; shift 5
+	mode=$1; keep=$2; fitBytes=$3; fitLines=$4; shift 4
 	cd -- "$1" 2>/dev/null || { printf 'TOOLBELT_NOCWD\n' >&2; return 0; }
 	shift
 	if [ "$keep" -gt 0 ]; then
@@ -37,10 +38,7 @@ toolbeltRun() {
 	pid=$!
 	exec 3<&- 4>&-
 	printf 'TOOLBELT_PID %s\n' "$pid" >&2
-	ticker=
-	[ "$keep" -gt 0 ] && [ "$every" != 0 ] && { keptOutputTicker & ticker=$!; }
 	running=$pid; wait "$pid"; code=$?; running=
-	[ -n "$ticker" ] && { kill -TERM "$ticker" 2>/dev/null; wait "$ticker" 2>/dev/null; }
 	fits=no
 	if [ "$keep" -gt 0 ]; then
 		# Background jobs of the command still run: the session stops them when it ends.
@@ -85,9 +83,7 @@ toolbeltCleanup() {
 	printf 'TOOLBELT_CLEAN\n' >&2
 }
 trap toolbeltCleanup EXIT
-# Not TERM: a ticker forked just before its TERM would lose that signal to an inherited trap
-# (traps are reset in a subshell, a signal caught in between is dropped) and never end.
-trap 'exit 1' HUP INT PIPE
+trap 'exit 1' HUP INT TERM PIPE
 while IFS= read -r line; do
 	eval "set -- $line"
 	case $1 in
@@ -98,7 +94,7 @@ while IFS= read -r line; do
 		printf 'TOOLBELT_ANSWER %s\n' "$answer" >&2;;
 	run) shift; toolbeltRun session "$@";;
 	drop) rm -f -- "$2"; files=$((files - 1));;
-	once) shift; trap - EXIT HUP INT PIPE; toolbeltRun once "$@"; exit 0;;
+	once) shift; trap - EXIT HUP INT TERM PIPE; toolbeltRun once "$@"; exit 0;;
 	esac
 done
 `}`;

@@ -31,7 +31,7 @@ function open(folder: string): RemoteWorkspace {
 
 async function bash(workspace: RemoteWorkspace, command: string): Promise<{ text: string; path: string | undefined }> {
 	const tool = createAllTools(workspace.cwd, workspaceToolsOptions(workspace)).bash;
-	const result = (await tool.execute("call", { command })) as ToolResult<ShellToolDetails>;
+	const result = (await tool.execute("call", { command }, undefined)) as ToolResult<ShellToolDetails>;
 	const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 	return { text, path: result.details?.fullOutputPath };
 }
