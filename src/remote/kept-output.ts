@@ -28,7 +28,7 @@ keptOutputFrame() {
  * while process PID runs. It runs as a process of its own, started only for a command still
  * running after the first interval, so a short command starts no ticker and no `sleep`.
  */
-export const keptOutputWatchScript = String.raw`${keptOutputScript}
+export const keptOutputWatchScript = `${keptOutputScript}
 out=$1; pid=$2; keep=$3; every=$4; alive=yes; last=-1
 while kill -0 "$pid" 2>/dev/null; do
 	now=$(($(wc -c <"$out"))) || exit 0
