@@ -15,6 +15,7 @@ import { keptOutputScript, rawFitsScript } from "./kept-output.js";
 const runFunction = String.raw`
 toolbeltRun() {
 	mode=$1; keep=$2; fitBytes=$3; fitLines=$4; shift 4
+	[ -n "$toolbelt_umask" ] || toolbeltSetup
 	cd -- "$1" 2>/dev/null || { printf 'TOOLBELT_NOCWD\n' >&2; return 0; }
 	shift
 	if [ "$keep" -gt 0 ]; then
@@ -32,7 +33,7 @@ toolbeltRun() {
 		umask "$toolbelt_umask"
 		n=$1; shift
 		while [ "$n" -gt 0 ]; do export "$1"; shift; n=$((n - 1)); done
-		[ "$has_setsid" = yes ] && exec setsid "$@"
+		[ -n "$setsid_path" ] && exec "$setsid_path" "$@"
 		exec "$@"
 	) <&3 >&4 2>&1 &
 	pid=$!
@@ -68,12 +69,16 @@ toolbeltRun() {
 export const sessionScript = `${keptOutputScript}${runFunction}${String.raw`
 nl='
 '
-toolbelt_umask=$(umask)
-umask 077
 folder=$TMPDIR; [ -d "$folder" ] || folder=/tmp
 prefix=$folder/toolbelt-shell.$1
 count=0; files=0; groups=; running=; alive=no
-has_setsid=no; command -v setsid >/dev/null 2>&1 && has_setsid=yes
+toolbelt_umask=
+# Output files are private (umask 077; commands get the original back), setsid is looked up once
+# (no PATH search at every run): after the first answer, while the client reads it, not before.
+toolbeltSetup() {
+	toolbelt_umask=$(umask); umask 077
+	setsid_path=$(command -v setsid 2>/dev/null); case $setsid_path in /*) ;; *) setsid_path=;; esac
+}
 toolbeltCleanup() {
 	trap '' PIPE
 	# A run still going when the session ends (its shell was signalled) goes with it.
@@ -96,5 +101,6 @@ while IFS= read -r line; do
 	drop) rm -f -- "$2"; files=$((files - 1));;
 	once) shift; trap - EXIT HUP INT TERM PIPE; toolbeltRun once "$@"; exit 0;;
 	esac
+	[ -n "$toolbelt_umask" ] || toolbeltSetup
 done
 `}`;
