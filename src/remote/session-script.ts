@@ -33,7 +33,7 @@ toolbeltRun() {
 		umask "$toolbelt_umask"
 		n=$1; shift
 		while [ "$n" -gt 0 ]; do export "$1"; shift; n=$((n - 1)); done
-		[ -n "$setsid_path" ] && exec "$setsid_path" "$@"
+		[ "$has_setsid" = yes ] && exec setsid "$@"
 		exec "$@"
 	) <&3 >&4 2>&1 &
 	pid=$!
@@ -73,11 +73,11 @@ folder=$TMPDIR; [ -d "$folder" ] || folder=/tmp
 prefix=$folder/toolbelt-shell.$1
 count=0; files=0; groups=; running=; alive=no
 toolbelt_umask=
-# Output files are private (umask 077; commands get the original back), setsid is looked up once
-# (no PATH search at every run): after the first answer, while the client reads it, not before.
+has_setsid=no; command -v setsid >/dev/null 2>&1 && has_setsid=yes
+# Output files are private (umask 077; commands get the original back): set up after the first
+# answer, while the client reads it, not before (reading the umask takes a fork).
 toolbeltSetup() {
 	toolbelt_umask=$(umask); umask 077
-	setsid_path=$(command -v setsid 2>/dev/null); case $setsid_path in /*) ;; *) setsid_path=;; esac
 }
 toolbeltCleanup() {
 	trap '' PIPE
