@@ -51,7 +51,7 @@ export class ShellSession {
 		child.stderr.on("data", (text: string) => this.onStderr(text));
 		child.stdout.on("data", (chunk: Buffer) => {
 			const wait = this.handlers?.onStdout(chunk);
-			if (wait) {
+			if (wait && typeof wait.then === "function") {
 				child.stdout.pause();
 				void wait.then(() => child.stdout.resume());
 			}
