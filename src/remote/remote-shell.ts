@@ -43,6 +43,35 @@ function keepIfRunning(lingering: Set<Lingering>, session: ShellSession, pid: nu
 	child.once("close", () => lingering.delete(entry));
 }
 
+/** How a question is asked: in a session, else through `fallback`. */
+type Ask = (question: "dir" | "which", subject: string, fallback: () => Promise<string>) => Promise<string>;
+
+/**
+ * `findExecutable` over `ask`: where a shell lives does not change while a workspace is open, so
+ * each found program is looked up once (one not found is asked again next time).
+ */
+function executableLookup(
+	ask: Ask,
+	check: (script: string, args: string[]) => Promise<RemoteRunResult>,
+): (nameOrPath: string) => Promise<string | undefined> {
+	const executables = new Map<string, Promise<string | undefined>>();
+	return (nameOrPath) => {
+		const known = executables.get(nameOrPath);
+		if (known) return known;
+		if (likelyExecutables.size < MOST_LIKELY_EXECUTABLES) likelyExecutables.add(nameOrPath);
+		const script = `case $1 in */*) [ -x "$1" ] && [ ! -d "$1" ] && printf '%s' "$1";; *) unset -f "$1" 2>/dev/null; command -v -- "$1";; esac`;
+		const looking = ask("which", nameOrPath, async () => (await check(script, [nameOrPath])).stdout.toString("utf8"))
+			.then((answer) => answer.trim())
+			.then((found) => {
+				if (!found.startsWith("/")) executables.delete(nameOrPath);
+				return found.startsWith("/") ? found : undefined;
+			});
+		executables.set(nameOrPath, looking);
+		looking.catch(() => executables.delete(nameOrPath));
+		return looking;
+	};
+}
+
 /**
  * `ShellOperations` over a remote transport: each command runs in its own process group on the
  * remote side, so a timeout or an abort kills the remote tree (a second remote call), not just the
@@ -61,28 +90,11 @@ export function createRemoteShellOperations(
 	const onceFiles = new Set<string>();
 	const check = (script: string, args: string[]): Promise<RemoteRunResult> =>
 		channel ? channel.run(script, args) : runRemote(transport, script, args);
-	const ask = async (question: "dir" | "which", subject: string, fallback: () => Promise<string>) => {
+	const ask: Ask = async (question, subject, fallback) => {
 		const session = await pool.forQuestions();
 		return session ? session.ask(question, subject).catch(fallback) : fallback();
 	};
-	// Where a shell lives does not change while a workspace is open: each is looked up once.
-	const executables = new Map<string, Promise<string | undefined>>();
-	const findExecutable = (nameOrPath: string): Promise<string | undefined> => {
-		const known = executables.get(nameOrPath);
-		if (known) return known;
-		if (likelyExecutables.size < MOST_LIKELY_EXECUTABLES) likelyExecutables.add(nameOrPath);
-		const script = `case $1 in */*) [ -x "$1" ] && [ ! -d "$1" ] && printf '%s' "$1";; *) unset -f "$1" 2>/dev/null; command -v -- "$1";; esac`;
-		const looking = ask("which", nameOrPath, async () => (await check(script, [nameOrPath])).stdout.toString("utf8"))
-			.then((answer) => answer.trim())
-			.then((found) => {
-				// Only a found program is kept: one installed later is then found on the next call.
-				if (!found.startsWith("/")) executables.delete(nameOrPath);
-				return found.startsWith("/") ? found : undefined;
-			});
-		executables.set(nameOrPath, looking);
-		looking.catch(() => executables.delete(nameOrPath));
-		return looking;
-	};
+	const findExecutable = executableLookup(ask, check);
 	let prefetched = false;
 
 	const execKept = async (

@@ -5,7 +5,7 @@ import type { ToolResult } from "../../src/engine/types.js";
 import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
 import { createAllTools, type ShellToolDetails } from "../../src/tools/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { type SshdFixture, startSshdOrSkip } from "./sshd-fixture.js";
+import { dropConnections, type SshdFixture, startSshdOrSkip, until } from "./sshd-fixture.js";
 
 // Remote bash runs in shell sessions kept open between calls; each session owns the output files
 // it kept and the jobs its commands left running, and removes or kills them itself when its stdin
@@ -44,24 +44,6 @@ function alive(pid: number): boolean {
 	} catch {
 		return false;
 	}
-}
-
-async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
-	const deadline = Date.now() + timeoutMs;
-	while (!check()) {
-		if (Date.now() > deadline) return false;
-		await new Promise((resolve) => setTimeout(resolve, 20));
-	}
-	return true;
-}
-
-/** Kills the sshd processes that serve connections (children of the listener): every connection drops. */
-function dropConnections(fixture: SshdFixture): void {
-	const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(fixture.process.pid)], { encoding: "utf8" })
-		.split("\n")
-		.map((line) => Number(line.trim()))
-		.filter((pid) => pid > 0);
-	for (const pid of children) process.kill(pid, "SIGKILL");
 }
 
 describe("remote bash sessions", () => {
