@@ -32,6 +32,8 @@ export class ShellSession {
 	private pending = "";
 	private stderrText = "";
 	private handlers: SessionRunHandlers | undefined;
+	/** Set once the process ended (a run attached after that learns it at once). */
+	private ended: { code: number | null } | undefined;
 	private readonly closed: Promise<number | null>;
 	private cleaned: () => void = () => {};
 	/** Settles when the remote side said it cleaned up (before the channel's teardown). */
@@ -58,6 +60,7 @@ export class ShellSession {
 		});
 		this.closed = new Promise((resolve) => {
 			child.once("close", (code) => {
+				this.ended = { code };
 				const error = new Error(`The remote shell session ended (exit ${code}).`);
 				for (const answer of this.answers.splice(0)) answer.reject(error);
 				this.handlers?.onClose(code);
@@ -113,6 +116,9 @@ export class ShellSession {
 		this.busy = true;
 		this.fresh = false;
 		this.handlers = handlers;
+		// Died between being taken and now: the run ends at once instead of waiting for a close that came.
+		const ended = this.ended;
+		if (ended) return void queueMicrotask(() => handlers.onClose(ended.code));
 		this.child.stdin.write(`${[mode === "once" ? "once" : "run", ...args].map(shellQuoteOneLine).join(" ")}\n`);
 	}
 
