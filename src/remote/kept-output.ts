@@ -1,42 +1,41 @@
 import { describeOutput, renderTail, type ShellOutput, type TailBudget } from "../tools/shell/output-tail.js";
 
 /**
- * The part of `execScript` that keeps a command's output in a file on the remote side: `$out`
- * (made by `keptOutputOpen`) is the command's stdout and stderr, and `keptOutputFrame P|F` sends
- * its tail on stdout as one frame, `KIND SIZE LENGTH NEWLINES\n` then LENGTH bytes (the last
- * bytes before SIZE; NEWLINES, counted by `wc -l`, only in the final frame `F`). `$keep` is the
- * most tail bytes sent, `$every` the seconds between progress frames (0: none).
+ * Sends the tail of a kept output on stdout as one frame: `keptOutputFrame P|F` prints
+ * `KIND SIZE LENGTH NEWLINES\n` then LENGTH bytes (the last bytes before SIZE; NEWLINES, counted
+ * by `wc -l`, only in the final frame `F`). `$out` is the file, `$keep` the most tail bytes sent,
+ * `$alive` `yes` while processes of the command may still append to it.
  */
 export const keptOutputScript = String.raw`
-keptOutputOpen() {
-	folder=$TMPDIR; [ -d "$folder" ] || folder=/tmp
-	out=$(umask 077; mktemp "$folder/toolbelt-shell.XXXXXXXXXX" 2>/dev/null) || out=
-	if [ -z "$out" ]; then
-		out=$folder/toolbelt-shell.$$.$(date +%s)
-		(umask 077; set -C; : >"$out") 2>/dev/null || { printf 'TOOLBELT_NOFILE\n' >&2; exit 97; }
-	fi
-	printf 'TOOLBELT_FILE %s\n' "$out" >&2
-}
 keptOutputFrame() {
 	# The final frame counts the lines too (one pass of wc for both); the size alone is a stat.
-	if [ "$1" = F ]; then set -- F $(wc -lc <"$out"); else set -- P 0 $(wc -c <"$out"); fi
+	# An empty file needs neither (test is built in).
+	if [ ! -s "$out" ]; then set -- "$1" 0 0
+	elif [ "$1" = F ]; then set -- F $(wc -lc <"$out"); else set -- P 0 $(wc -c <"$out"); fi
 	lines=$2; size=$3
 	length=$keep; [ "$size" -lt "$length" ] && length=$size
 	printf '%s %s %s %s\n' "$1" "$size" "$length" "$lines"
-	# Exactly the LENGTH bytes before SIZE, though background jobs may append meanwhile.
-	tail -c "+$((size - length + 1))" "$out" | head -c "$length"
+	[ "$length" -gt 0 ] || return 0
+	# Exactly the LENGTH bytes before SIZE while something may still append; once nothing does,
+	# the last LENGTH bytes are those.
+	if [ "$alive" = yes ]; then tail -c "+$((size - length + 1))" "$out" | head -c "$length"
+	else tail -c "$length" "$out"; fi
 }
-keptOutputTicker() {
-	trap 'exit 0' TERM
-	last=-1
-	while :; do
-		# In the background, so the TERM trap runs at once; never holding the channel open.
-		{ sleep "$every" || sleep 1; } </dev/null >/dev/null 2>&1 &
-		wait $!
-		now=$(($(wc -c <"$out")))
-		[ "$now" -ne "$last" ] && { last=$now; keptOutputFrame P; }
-	done
-}
+`;
+
+/**
+ * `FILE PID KEEP EVERY`: sends a progress frame of FILE whenever it grew, every EVERY seconds,
+ * while process PID runs. It runs as a process of its own, started only for a command still
+ * running after the first interval, so a short command starts no ticker and no `sleep`.
+ */
+export const keptOutputWatchScript = `${keptOutputScript}
+out=$1; pid=$2; keep=$3; every=$4; alive=yes; last=-1
+while kill -0 "$pid" 2>/dev/null; do
+	now=$(($(wc -c <"$out"))) || exit 0
+	[ "$now" -ne "$last" ] && { last=$now; keptOutputFrame P; }
+	# A sleep that takes no fractions fails at once: whole seconds from then on.
+	sleep "$every" </dev/null 2>/dev/null || { every=1; sleep 1 </dev/null; }
+done
 `;
 
 /** One tail frame as it arrived. */

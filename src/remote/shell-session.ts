@@ -1,96 +1,156 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { sessionScript } from "./session-script.js";
 import { shellQuoteOneLine } from "./shell-quote.js";
 import type { RemoteTransport } from "./transport.js";
 
-/**
- * Before `execScript`: answers the checks a shell tool makes before it runs a command — `dir PATH`
- * (is it a folder?), `which NAME` (where is the program?) — one quoted line each, on stderr as
- * `TOOLBELT_ANSWER …`, until `run ARGS…` makes the rest of the session `execScript ARGS…` (its
- * stdin then holds only what the command gets). Without a run line the session just ends.
- */
-const sessionPrelude = String.raw`
-nl='
-'
-run=no
-while IFS= read -r line; do
-	eval "set -- $line"
-	answer=
-	case $1 in
-	dir) [ -d "$2" ] && answer=yes;;
-	which) case $2 in */*) [ -x "$2" ] && [ ! -d "$2" ] && answer=$2;; *) answer=$(command -v -- "$2");; esac;;
-	run) shift; run=yes; break;;
-	esac
-	printf 'TOOLBELT_ANSWER %s\n' "$answer" >&2
-done
-[ "$run" = yes ] || exit 0
-`;
+/** What a run attached to a session receives (see `ShellSession.attach`). */
+export interface SessionRunHandlers {
+	/** A chunk of the remote stdout; a returned promise pauses reading until it settles. */
+	onStdout(chunk: Buffer): void | Promise<void>;
+	/** One line of the remote stderr (control lines and anything else), without its newline. */
+	onLine(line: string): void;
+	/** The session's process ended. */
+	onClose(code: number | null): void;
+}
+
+/** How long `close` waits for the remote side to clean up and end before the client is killed. */
+const CLOSE_WAIT_MS = 5000;
+
+/** Most stderr text kept for a failure message. */
+const STDERR_KEPT = 16 * 1024;
 
 /**
- * A remote session opened ahead of a command: the checks before it are answered inside it (no
+ * One remote shell (see `sessionScript`): the checks before a command are answered inside it (no
  * round trip through another process), and the command then runs in it, so a bash call costs one
- * connection setup, as `ssh host command` does.
+ * connection setup, as `ssh host command` does — and none once the session served a call before.
+ * The session owns its kept output files and left-over background jobs: it removes and kills them
+ * itself when its stdin ends, so `close` costs no further remote command.
  */
 export class ShellSession {
-	private readonly answers: ((answer: string) => void)[] = [];
-	private readonly failures: ((error: Error) => void)[] = [];
+	private readonly answers: { resolve(answer: string): void; reject(error: Error): void }[] = [];
 	private pending = "";
-	/** Set once the command runs: nothing more may be written but its stdin. */
-	private taken = false;
-	private readonly onStderr = (text: string) => {
+	private stderrText = "";
+	private handlers: SessionRunHandlers | undefined;
+	/** Set once the process ended (a run attached after that learns it at once). */
+	private ended: { code: number | null } | undefined;
+	private readonly closed: Promise<number | null>;
+	private cleaned: () => void = () => {};
+	/** Settles when the remote side said it cleaned up (before the channel's teardown). */
+	private readonly clean = new Promise<void>((resolve) => {
+		this.cleaned = resolve;
+	});
+	/** True while a command runs in it. */
+	busy = false;
+	/** True until a command ran in it (only such a session can take a `once` run). */
+	fresh = true;
+	/** True once a run left something for the session to clean up (a kept file, background jobs). */
+	holdsLeftovers = false;
+
+	private constructor(readonly child: ChildProcessWithoutNullStreams) {
+		child.stdin.on("error", () => {});
+		child.stderr.setEncoding("utf8");
+		child.stderr.on("data", (text: string) => this.onStderr(text));
+		child.stdout.on("data", (chunk: Buffer) => {
+			const wait = this.handlers?.onStdout(chunk);
+			if (wait && typeof wait.then === "function") {
+				child.stdout.pause();
+				void wait.then(() => child.stdout.resume());
+			}
+		});
+		this.closed = new Promise((resolve) => {
+			child.once("close", (code) => {
+				this.ended = { code };
+				const error = new Error(`The remote shell session ended (exit ${code}).`);
+				for (const answer of this.answers.splice(0)) answer.reject(error);
+				this.handlers?.onClose(code);
+				resolve(code);
+			});
+			child.once("error", () => {});
+		});
+	}
+
+	private onStderr(text: string): void {
+		if (this.stderrText.length < STDERR_KEPT) this.stderrText += text;
 		this.pending += text;
 		for (let newline = this.pending.indexOf("\n"); newline !== -1; newline = this.pending.indexOf("\n")) {
 			const line = this.pending.slice(0, newline);
 			this.pending = this.pending.slice(newline + 1);
-			if (line.startsWith("TOOLBELT_ANSWER")) {
-				this.failures.shift();
-				this.answers.shift()?.(line.slice("TOOLBELT_ANSWER ".length));
-			}
+			// Answers come in the order the questions were written, before any run's lines.
+			if (line.startsWith("TOOLBELT_ANSWER")) this.answers.shift()?.resolve(line.slice("TOOLBELT_ANSWER ".length));
+			else if (line === "TOOLBELT_CLEAN") this.cleaned();
+			else this.handlers?.onLine(line);
 		}
-	};
-
-	private constructor(private readonly child: ChildProcessWithoutNullStreams) {
-		child.stdin.on("error", () => {});
-		child.stderr.setEncoding("utf8");
-		child.stderr.on("data", this.onStderr);
-		child.once("close", (code) => {
-			const error = new Error(`The remote shell session ended (exit ${code}).`);
-			for (const fail of this.failures.splice(0)) fail(error);
-			this.answers.length = 0;
-		});
 	}
 
-	/** Opens a session that runs `execScript` once told to (see `sessionPrelude`). */
-	static async open(transport: RemoteTransport, execScript: string): Promise<ShellSession> {
-		return new ShellSession(await transport.spawn(`${sessionPrelude}${execScript}`, []));
+	/** Opens a session on the transport (connecting first when needed). */
+	static async open(transport: RemoteTransport): Promise<ShellSession> {
+		return new ShellSession(await transport.spawn(sessionScript, [randomBytes(12).toString("hex")]));
 	}
 
 	/** True while the session can still take questions or a command. */
 	get alive(): boolean {
-		return (
-			!this.taken && this.child.exitCode === null && this.child.signalCode === null && !this.child.stdin.writableEnded
-		);
+		return this.child.exitCode === null && this.child.signalCode === null && !this.child.stdin.writableEnded;
+	}
+
+	/** What the session printed on stderr so far (for a failure message), with its last partial line. */
+	errorText(): string {
+		return this.stderrText;
 	}
 
 	/** Asks `dir PATH` or `which NAME`; resolves with the answer line (empty for no). */
 	ask(question: "dir" | "which", subject: string): Promise<string> {
-		if (!this.alive) return Promise.reject(new Error("The remote shell session is in use or gone."));
+		if (!this.alive) return Promise.reject(new Error("The remote shell session is gone."));
 		return new Promise<string>((resolve, reject) => {
-			this.answers.push(resolve);
-			this.failures.push(reject);
+			this.answers.push({ resolve, reject });
 			this.child.stdin.write(`${[question, subject].map(shellQuoteOneLine).join(" ")}\n`);
 		});
 	}
 
-	/** Makes the session run `execScript args…`; returns its process, stderr handed over to the caller. */
-	run(args: readonly string[]): ChildProcessWithoutNullStreams {
-		this.taken = true;
-		this.child.stderr.removeListener("data", this.onStderr);
-		this.child.stdin.write(`${["run", ...args].map(shellQuoteOneLine).join(" ")}\n`);
-		return this.child;
+	/**
+	 * Runs `toolbeltRun` with `args` in the session, its output and control lines going to
+	 * `handlers` until `detach`. `session` runs leave the session usable afterwards; a `once` run
+	 * (only on a fresh session) takes the rest of stdin for the command and ends the session.
+	 */
+	run(mode: "session" | "once", args: readonly string[], handlers: SessionRunHandlers): void {
+		this.busy = true;
+		this.fresh = false;
+		this.handlers = handlers;
+		// Died between being taken and now: the run ends at once instead of waiting for a close that came.
+		const ended = this.ended;
+		if (ended) return void queueMicrotask(() => handlers.onClose(ended.code));
+		this.child.stdin.write(`${[mode === "once" ? "once" : "run", ...args].map(shellQuoteOneLine).join(" ")}\n`);
 	}
 
-	/** Ends an unused session. */
-	close(): void {
+	/** Ends a run's hold on the session's output (its last lines came). */
+	detach(): void {
+		this.handlers = undefined;
+		this.busy = false;
+		this.stderrText = "";
+		if (this.child.stdout.isPaused()) this.child.stdout.resume();
+	}
+
+	/** Removes a kept file that is not needed after all (no answer is awaited). */
+	drop(path: string): void {
+		if (this.alive) this.child.stdin.write(`${["drop", path].map(shellQuoteOneLine).join(" ")}\n`);
+	}
+
+	/**
+	 * Ends the session: the remote side then kills what its runs left running and removes their
+	 * files. With `wait`, resolves once it said so or ended (at most `CLOSE_WAIT_MS`, then the
+	 * client is killed).
+	 */
+	async close(wait = true): Promise<void> {
 		this.child.stdin.end();
+		if (!wait) return;
+		let timer: NodeJS.Timeout | undefined;
+		const late = new Promise<void>((resolve) => {
+			timer = setTimeout(() => {
+				this.child.kill("SIGKILL");
+				resolve();
+			}, CLOSE_WAIT_MS);
+		});
+		await Promise.race([this.clean, this.closed, late]);
+		clearTimeout(timer);
 	}
 }

@@ -7,7 +7,7 @@ import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } f
 import { createReadTool } from "../../src/tools/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "../safety/run-calls.js";
-import { type SshdFixture, startSshdOrSkip } from "./sshd-fixture.js";
+import { dropConnections, type SshdFixture, startSshdOrSkip, until } from "./sshd-fixture.js";
 
 let sshd: SshdFixture | undefined;
 const opened: RemoteWorkspace[] = [];
@@ -23,15 +23,6 @@ function open(url: string, sshOptions: string[]): RemoteWorkspace {
 	const workspace = createWorkspaceFromUrl(url, { sshOptions });
 	opened.push(workspace);
 	return workspace;
-}
-
-/** Kills the sshd processes that serve connections (children of the listener): every connection drops. */
-function dropConnections(fixture: SshdFixture): void {
-	const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(fixture.process.pid)], { encoding: "utf8" })
-		.split("\n")
-		.map((line) => Number(line.trim()))
-		.filter((pid) => pid > 0);
-	for (const pid of children) process.kill(pid, "SIGKILL");
 }
 
 /** True when a temp file of the target in `dir` holds some but not all of `total` bytes. */
@@ -50,15 +41,6 @@ function stagingPartFilled(total: number): boolean {
 		const size = statSync(join(tmpdir(), name, "in"), { throwIfNoEntry: false })?.size ?? 0;
 		return size > 0 && size < total;
 	});
-}
-
-async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
-	const deadline = Date.now() + timeoutMs;
-	while (!check()) {
-		if (Date.now() > deadline) return false;
-		await new Promise((resolve) => setTimeout(resolve, 20));
-	}
-	return true;
 }
 
 describe("ssh failures are clear and lose nothing", () => {

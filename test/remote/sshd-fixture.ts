@@ -128,3 +128,22 @@ export async function startSshdOrSkip(): Promise<SshdAttempt> {
 		return { skipReason: requiredInCi("sshd (openssh-server)", `sshd could not start: ${(error as Error).message}`) };
 	}
 }
+
+/** Kills the sshd processes that serve connections (children of the listener): every connection drops. */
+export function dropConnections(fixture: SshdFixture): void {
+	const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(fixture.process.pid)], { encoding: "utf8" })
+		.split("\n")
+		.map((line) => Number(line.trim()))
+		.filter((pid) => pid > 0);
+	for (const pid of children) process.kill(pid, "SIGKILL");
+}
+
+/** Resolves true once `check` holds (tried every 20 ms), false after `timeoutMs`. */
+export async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
+	const deadline = Date.now() + timeoutMs;
+	while (!check()) {
+		if (Date.now() > deadline) return false;
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+	return true;
+}

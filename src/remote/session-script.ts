@@ -1,0 +1,106 @@
+import { keptOutputScript, rawFitsScript } from "./kept-output.js";
+
+/**
+ * `toolbeltRun MODE KEEP FITBYTES FITLINES CWD N VARS… FILE ARGS…` starts the command in its
+ * own session (its process group id is its pid, sent back on stderr), with stdout and stderr
+ * merged in arrival order, and reports its exit status on stderr. `N` variables follow,
+ * `NAME=value` each, exported in the command's own subshell (no env process, nothing leaks into
+ * the next run). `KEEP FITBYTES FITLINES` say where the output goes: `0 0 0` streams it over the
+ * connection; otherwise it goes to a file on the remote side and only its final tail frame comes
+ * (see `kept-output.ts`; a long command's progress is read by a watcher of its own); the file is
+ * removed when the raw output fits the budget, else kept for the session's cleanup. MODE
+ * `session`: stdin is empty, and the loop goes on afterwards; `once`: stdin is the rest of the
+ * session's stdin, and the session ends after the run.
+ */
+const runFunction = String.raw`
+toolbeltRun() {
+	mode=$1; keep=$2; fitBytes=$3; fitLines=$4; shift 4
+	[ -n "$toolbelt_umask" ] || toolbeltSetup
+	cd -- "$1" 2>/dev/null || { printf 'TOOLBELT_NOCWD\n' >&2; return 0; }
+	shift
+	if [ "$keep" -gt 0 ]; then
+		# A private name (the token is random, the umask 077) created exclusively: no mktemp to start.
+		count=$((count + 1)); files=$((files + 1)); out=$prefix.$count
+		set -C
+		{ command exec 4>"$out"; } 2>/dev/null || { set +C; printf 'TOOLBELT_NOFILE\n' >&2; return 0; }
+		set +C
+		printf 'TOOLBELT_FILE %s\n' "$out" >&2
+	else
+		exec 4>&1
+	fi
+	if [ "$mode" = once ]; then exec 3<&0; else exec 3</dev/null; fi
+	(
+		umask "$toolbelt_umask"
+		n=$1; shift
+		while [ "$n" -gt 0 ]; do export "$1"; shift; n=$((n - 1)); done
+		[ "$has_setsid" = yes ] && exec setsid "$@"
+		exec "$@"
+	) <&3 >&4 2>&1 &
+	pid=$!
+	exec 3<&- 4>&-
+	printf 'TOOLBELT_PID %s\n' "$pid" >&2
+	running=$pid; wait "$pid"; code=$?; running=
+	fits=no
+	if [ "$keep" -gt 0 ]; then
+		# Background jobs of the command still run: the session stops them when it ends.
+		alive=no; kill -0 "-$pid" 2>/dev/null && alive=yes
+		keptOutputFrame F
+		[ "$alive" = yes ] && { printf 'TOOLBELT_ALIVE\n' >&2; groups="$groups $pid"; }
+		${rawFitsScript} && fits=yes
+	fi
+	printf 'TOOLBELT_EXIT %s\n' "$code" >&2
+	# After the report: the caller goes on meanwhile.
+	[ "$fits" = yes ] && rm -f -- "$out" && files=$((files - 1))
+}
+`;
+
+/**
+ * The remote script of a shell session (`$1`: a random token naming its files). It answers the
+ * checks a shell tool makes before it runs a command — `dir PATH` (is it a folder?), `which NAME`
+ * (where is the program?) — one quoted line each, on stderr as `TOOLBELT_ANSWER …`; `run ARGS…`
+ * runs `toolbeltRun session ARGS…` and reads the next line after it; `drop PATH` removes a kept
+ * file (no answer); `once ARGS…` makes the rest of the session `toolbeltRun once ARGS…` (its stdin
+ * then holds only what the command gets), and nothing of it is cleaned up by the session.
+ *
+ * When its stdin ends (the workspace closed it, the client died or the connection dropped), the
+ * session kills the process groups its runs left running and removes their kept output files
+ * itself: closing a workspace costs no further remote command.
+ */
+export const sessionScript = `${keptOutputScript}${runFunction}${String.raw`
+nl='
+'
+folder=$TMPDIR; [ -d "$folder" ] || folder=/tmp
+prefix=$folder/toolbelt-shell.$1
+count=0; files=0; groups=; running=; alive=no
+toolbelt_umask=
+has_setsid=no; command -v setsid >/dev/null 2>&1 && has_setsid=yes
+# Output files are private (umask 077; commands get the original back): set up after the first
+# answer, while the client reads it, not before (reading the umask takes a fork).
+toolbeltSetup() {
+	toolbelt_umask=$(umask); umask 077
+}
+toolbeltCleanup() {
+	trap '' PIPE
+	# A run still going when the session ends (its shell was signalled) goes with it.
+	for group in $groups $running; do kill -KILL "-$group" 2>/dev/null; kill -KILL "$group" 2>/dev/null; done
+	[ "$files" = 0 ] || rm -f -- "$prefix".*
+	# The client waits for this line, not for the channel's teardown.
+	printf 'TOOLBELT_CLEAN\n' >&2
+}
+trap toolbeltCleanup EXIT
+trap 'exit 1' HUP INT TERM PIPE
+while IFS= read -r line; do
+	eval "set -- $line"
+	case $1 in
+	dir) answer=; [ -d "$2" ] && answer=yes; printf 'TOOLBELT_ANSWER %s\n' "$answer" >&2;;
+	which)
+		answer=
+		case $2 in */*) [ -x "$2" ] && [ ! -d "$2" ] && answer=$2;; *) answer=$(command -v -- "$2");; esac
+		printf 'TOOLBELT_ANSWER %s\n' "$answer" >&2;;
+	run) shift; toolbeltRun session "$@";;
+	drop) rm -f -- "$2"; files=$((files - 1));;
+	once) shift; trap - EXIT HUP INT TERM PIPE; toolbeltRun once "$@"; exit 0;;
+	esac
+	[ -n "$toolbelt_umask" ] || toolbeltSetup
+done
+`}`;
