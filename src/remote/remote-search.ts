@@ -125,7 +125,11 @@ export function createRemoteSearchOperations(
 		listFiles: async (request, signal) => {
 			const found = await ripgrep();
 			if ("path" in found) {
-				return { backend: "ripgrep", items: await ripgrepListFiles(found.path, request, signal, launch) };
+				return {
+					backend: "ripgrep",
+					pathOrdered: request.pathOrder === true,
+					items: await ripgrepListFiles(found.path, request, signal, launch),
+				};
 			}
 			return {
 				backend: "walker",
