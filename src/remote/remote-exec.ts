@@ -1,5 +1,6 @@
 import type { ShellExecRequest, ShellExecResult } from "../tools/index.js";
 import type { KeptOutputOptions } from "../tools/shell/exec-types.js";
+import { firstFrameBytes, keepBytes } from "./frame-size.js";
 import type { KeptOutputReader } from "./kept-output.js";
 import { watchProgress } from "./progress-watch.js";
 import { runRemote } from "./run-remote.js";
@@ -34,17 +35,16 @@ function forwardedEnvironment(env: Record<string, string>): string[] {
 		.map(([name, value]) => `${name}=${value}`);
 }
 
-/** Most raw tail bytes a frame carries for `options`' budget. */
-function keepBytes(options: KeptOutputOptions): number {
-	// Sanitizing shrinks output (colour codes, redraws): as locally, more raw bytes than the budget come back.
-	return Math.max(4 * options.budget.maxBytes, 256 * 1024);
-}
-
-/** The three leading arguments of `toolbeltRun` for a mode (see `session-script.ts`). */
-function modeArguments(mode: OutputMode): string[] {
+/**
+ * The three leading arguments of `toolbeltRun` for a mode (see `session-script.ts`). A run that
+ * leaves its session usable asks for a narrow final frame first (a wider one can follow there);
+ * a `once` run, whose session ends with it, for the full window at once.
+ */
+function modeArguments(mode: OutputMode, runMode: "session" | "once"): string[] {
 	if (mode.kind === "stream") return ["0", "0", "0"];
 	const { budget } = mode.options;
-	return [String(keepBytes(mode.options)), String(budget.maxBytes), String(budget.maxLines)];
+	const frame = runMode === "session" ? firstFrameBytes(mode.options) : keepBytes(mode.options);
+	return [String(frame), String(budget.maxBytes), String(budget.maxLines)];
 }
 
 /** The control lines `toolbeltRun` prints on stderr. */
@@ -74,7 +74,7 @@ export async function runInSession(
 ): Promise<SessionRunOutcome> {
 	const environment = forwardedEnvironment(request.env);
 	const args = [
-		...modeArguments(mode),
+		...modeArguments(mode, runMode),
 		request.cwd,
 		String(environment.length),
 		...environment,

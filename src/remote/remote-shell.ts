@@ -1,6 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/index.js";
 import type { KeptOutputOptions, KeptOutputResult } from "../tools/shell/exec-types.js";
+import { keepBytes, needsWiderFrame } from "./frame-size.js";
 import { KeptOutputReader, keptOutputOf, rawFits } from "./kept-output.js";
 import { killScript, type OutputMode, runInSession } from "./remote-exec.js";
 import { type RemoteRunResult, runRemote } from "./run-remote.js";
@@ -41,6 +42,24 @@ function keepIfRunning(lingering: Set<Lingering>, session: ShellSession, pid: nu
 	const entry = { child, pid };
 	lingering.add(entry);
 	child.once("close", () => lingering.delete(entry));
+}
+
+/**
+ * The final frame the view is rendered from: the run's narrow one, or the full window read again
+ * from the kept file when the narrow one might render differently (see `needsWiderFrame`).
+ */
+async function widened(
+	session: ShellSession,
+	final: KeptOutputReader["final"],
+	path: string | undefined,
+	options: KeptOutputOptions,
+): Promise<KeptOutputReader["final"]> {
+	const keep = keepBytes(options);
+	if (!final || !path || !needsWiderFrame(final.bytes, final.size, keep, options.budget)) return final;
+	const length = Math.min(keep, final.size);
+	const reader = new KeptOutputReader(undefined);
+	await session.reframe(path, final.size, final.newlines, length, reader);
+	return reader.final?.bytes.length === length ? reader.final : final;
 }
 
 /** How a question is asked: in a session, else through `fallback`. */
@@ -113,8 +132,9 @@ export function createRemoteShellOperations(
 			giveBack();
 			throw error;
 		});
-		const output = keptOutputOf({ final: reader.final, budget, path: mode.path, host: transport.label });
-		const unneeded = mode.path && !output.fullOutputPath && !(reader.final && rawFits(reader.final, budget));
+		const final = runMode === "session" ? await widened(session, reader.final, mode.path, options) : reader.final;
+		const output = keptOutputOf({ final, budget, path: mode.path, host: transport.label });
+		const unneeded = mode.path && !output.fullOutputPath && !(final && rawFits(final, budget));
 		if (runMode === "session") {
 			if (output.fullOutputPath || mode.alive) session.holdsLeftovers = true;
 			// Not removed remotely (the raw output did not fit, the sanitized one does): removed now.

@@ -59,7 +59,8 @@ toolbeltRun() {
  * checks a shell tool makes before it runs a command — `dir PATH` (is it a folder?), `which NAME`
  * (where is the program?) — one quoted line each, on stderr as `TOOLBELT_ANSWER …`; `run ARGS…`
  * runs `toolbeltRun session ARGS…` and reads the next line after it; `drop PATH` removes a kept
- * file (no answer); `once ARGS…` makes the rest of the session `toolbeltRun once ARGS…` (its stdin
+ * file (no answer); `frame PATH SIZE LENGTH NEWLINES` sends a kept file's tail again as a final
+ * frame of LENGTH bytes (then `TOOLBELT_FRAMED` on stderr); `once ARGS…` makes the rest of the session `toolbeltRun once ARGS…` (its stdin
  * then holds only what the command gets), and nothing of it is cleaned up by the session.
  *
  * When its stdin ends (the workspace closed it, the client died or the connection dropped), the
@@ -99,6 +100,12 @@ while IFS= read -r line; do
 		printf 'TOOLBELT_ANSWER %s\n' "$answer" >&2;;
 	run) shift; toolbeltRun session "$@";;
 	drop) rm -f -- "$2"; files=$((files - 1));;
+	frame)
+		# A wider final frame of a kept file: LENGTH bytes before SIZE (background jobs may append).
+		[ -f "$2" ] || set -- "$1" "$2" "$3" 0 "$5"
+		printf 'F %s %s %s\n' "$3" "$4" "$5"
+		[ "$4" -gt 0 ] && tail -c "+$(($3 - $4 + 1))" "$2" | head -c "$4"
+		printf 'TOOLBELT_FRAMED\n' >&2;;
 	once) shift; trap - EXIT HUP INT TERM PIPE; toolbeltRun once "$@"; exit 0;;
 	esac
 	[ -n "$toolbelt_umask" ] || toolbeltSetup

@@ -1,5 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import type { KeptOutputReader } from "./kept-output.js";
 import { sessionScript } from "./session-script.js";
 import { shellQuoteOneLine } from "./shell-quote.js";
 import type { RemoteTransport } from "./transport.js";
@@ -16,6 +17,9 @@ export interface SessionRunHandlers {
 
 /** How long `close` waits for the remote side to clean up and end before the client is killed. */
 const CLOSE_WAIT_MS = 5000;
+
+/** How long a wider frame's last bytes may trail the session's report that it sent them. */
+const REFRAME_GRACE_MS = 1000;
 
 /** Most stderr text kept for a failure message. */
 const STDERR_KEPT = 16 * 1024;
@@ -128,6 +132,37 @@ export class ShellSession {
 		this.busy = false;
 		this.stderrText = "";
 		if (this.child.stdout.isPaused()) this.child.stdout.resume();
+	}
+
+	/**
+	 * Asks for a kept file's tail again, `length` bytes before `size` (the totals of the run's final
+	 * frame), as a final frame into `reader`. Resolves once it came, or when the session said it
+	 * sent all it could (a file that went away gives a shorter frame: the reader then has none).
+	 */
+	async reframe(path: string, size: number, newlines: number, length: number, reader: KeptOutputReader): Promise<void> {
+		if (!this.alive) return;
+		let done: () => void = () => {};
+		const finished = new Promise<void>((resolve) => {
+			done = resolve;
+		});
+		let grace: NodeJS.Timeout | undefined;
+		this.handlers = {
+			onStdout: (chunk) => {
+				reader.write(chunk);
+				if (reader.final) done();
+			},
+			// stderr may overtake the last bytes on stdout: they get a moment.
+			onLine: (line) => {
+				if (line === "TOOLBELT_FRAMED") grace ??= setTimeout(done, REFRAME_GRACE_MS);
+			},
+			onClose: () => done(),
+		};
+		this.child.stdin.write(
+			`${["frame", path, String(size), String(length), String(newlines)].map(shellQuoteOneLine).join(" ")}\n`,
+		);
+		await finished;
+		clearTimeout(grace);
+		this.handlers = undefined;
 	}
 
 	/** Removes a kept file that is not needed after all (no answer is awaited). */

@@ -12,6 +12,7 @@ import { closeOpened, useBackends } from "./backends.js";
 const { backends } = useBackends();
 afterEach(closeOpened);
 const ssh = backends.find((backend) => backend.name === "ssh");
+const local = backends.find((backend) => backend.name === "local");
 
 function textOf(result: ToolResult<ShellToolDetails>): string {
 	return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
@@ -114,4 +115,33 @@ describe("remote bash keeps the full output on the remote side", () => {
 		}
 		expect(alive).toBe("gone");
 	}, 30_000);
+
+	// The first frame is a narrow tail: the view must be the one the full window gives locally,
+	// whether the last 2000 lines fit in it (short lines), or not (long lines: the bytes bind, and
+	// the full window is read again), with colour codes and redraws sanitized away.
+	const views: [string, string][] = [
+		["short lines", "seq 1 100000"],
+		["long lines", "for i in $(seq 1 3000); do printf '%0120d\\n' $i; done"],
+		[
+			"colour codes and redraws",
+			"for i in $(seq 1 4000); do printf '\\033[31m%050d\\033[0m\\r50%%\\r%d\\n' $i $i; done",
+		],
+		[
+			"mostly colour codes",
+			"e=$(printf '\\033[1;31m%.0s' $(seq 1 30)); for i in $(seq 1 4000); do printf '%s%d\\n' \"$e\" $i; done",
+		],
+		["one long line", "head -c 300000 /dev/zero | tr '\\0' x"],
+	];
+	for (const [name, command] of views) {
+		it(`${name}: the same view as locally`, async (context) => {
+			const workspace = open(context);
+			if (!workspace || !local) return;
+			const here = await bash(local.open(dir()), command);
+			const there = await bash(workspace, command);
+			const withoutPath = (text: string) => text.replace(/Full output: .*$/, "");
+			expect(there.failed).toBe(false);
+			expect(withoutPath(there.text)).toBe(withoutPath(here.text));
+			expect(there.details?.truncation).toEqual(here.details?.truncation);
+		}, 30_000);
+	}
 });
