@@ -76,9 +76,12 @@ count=0; files=0; groups=; running=; alive=no
 toolbelt_umask=
 has_setsid=no; command -v setsid >/dev/null 2>&1 && has_setsid=yes
 # Output files are private (umask 077; commands get the original back): set up after the first
-# answer, while the client reads it, not before (reading the umask takes a fork).
+# answer, while the client reads it. Linux names the umask on the second line of the shell's own
+# status file, read by builtins; elsewhere reading it takes a fork.
 toolbeltSetup() {
-	toolbelt_umask=$(umask); umask 077
+	{ read -r _ && read -r toolbelt_key toolbelt_umask; } </proc/self/status 2>/dev/null
+	case $toolbelt_key:$toolbelt_umask in Umask::[0-7][0-7][0-7][0-7]) ;; *) toolbelt_umask=$(umask);; esac
+	umask 077
 }
 toolbeltCleanup() {
 	trap '' PIPE

@@ -98,6 +98,16 @@ describe("remote bash keeps the full output on the remote side", () => {
 		expect(await remoteFacts(workspace, path ?? "")).toBe("missing");
 	}, 30_000);
 
+	it("commands get the remote shell's own umask back, not the private one of the output files", async (context) => {
+		const workspace = open(context);
+		if (!workspace) return;
+		const first = await bash(workspace, "umask");
+		const second = await bash(workspace, 'umask; stat -c %a "$(readlink /proc/$$/fd/1)"');
+		expect(first.text).toMatch(/^0[0-7]{3}$/);
+		expect(first.text).not.toBe("0077");
+		expect(second.text).toBe(`${first.text}\n600`);
+	}, 30_000);
+
 	it("a timeout kills the remote tree and leaves neither a file nor a process", async (context) => {
 		const workspace = open(context);
 		if (!workspace) return;
