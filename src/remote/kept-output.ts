@@ -11,15 +11,16 @@ keptOutputFrame() {
 	# The final frame counts the lines too (one pass of wc for both); the size alone is a stat.
 	# An empty file needs neither (test is built in).
 	if [ ! -s "$out" ]; then set -- "$1" 0 0
-	elif [ "$1" = F ]; then set -- F $(wc -lc <"$out"); else set -- P 0 $(wc -c <"$out"); fi
+	# LC_ALL=C: no locale to load for counting bytes.
+	elif [ "$1" = F ]; then set -- F $(LC_ALL=C wc -lc <"$out"); else set -- P 0 $(LC_ALL=C wc -c <"$out"); fi
 	lines=$2; size=$3
 	length=$keep; [ "$size" -lt "$length" ] && length=$size
 	printf '%s %s %s %s\n' "$1" "$size" "$length" "$lines"
 	[ "$length" -gt 0 ] || return 0
 	# Exactly the LENGTH bytes before SIZE while something may still append; once nothing does,
 	# the last LENGTH bytes are those.
-	if [ "$alive" = yes ]; then tail -c "+$((size - length + 1))" "$out" | head -c "$length"
-	else tail -c "$length" "$out"; fi
+	if [ "$alive" = yes ]; then LC_ALL=C tail -c "+$((size - length + 1))" "$out" | LC_ALL=C head -c "$length"
+	else LC_ALL=C tail -c "$length" "$out"; fi
 }
 `;
 

@@ -50,7 +50,7 @@ toolbeltRun() {
 	fi
 	printf 'TOOLBELT_EXIT %s\n' "$code" >&2
 	# After the report: the caller goes on meanwhile.
-	[ "$fits" = yes ] && rm -f -- "$out" && files=$((files - 1))
+	[ "$fits" = yes ] && LC_ALL=C rm -f -- "$out" && files=$((files - 1))
 }
 `;
 
@@ -87,7 +87,12 @@ toolbeltCleanup() {
 	trap '' PIPE
 	# A run still going when the session ends (its shell was signalled) goes with it.
 	for group in $groups $running; do kill -KILL "-$group" 2>/dev/null; kill -KILL "$group" 2>/dev/null; done
-	[ "$files" = 0 ] || rm -f -- "$prefix".*
+	# Its own names, not a glob: the temp folder may hold thousands of entries to match.
+	if [ "$files" != 0 ]; then
+		set --; number=1
+		while [ "$number" -le "$count" ]; do set -- "$@" "$prefix.$number"; number=$((number + 1)); done
+		LC_ALL=C rm -f -- "$@"
+	fi
 	# The client waits for this line, not for the channel's teardown.
 	printf 'TOOLBELT_CLEAN\n' >&2
 }
@@ -107,7 +112,7 @@ while IFS= read -r line; do
 		# A wider final frame of a kept file: LENGTH bytes before SIZE (background jobs may append).
 		[ -f "$2" ] || set -- "$1" "$2" "$3" 0 "$5"
 		printf 'F %s %s %s\n' "$3" "$4" "$5"
-		[ "$4" -gt 0 ] && tail -c "+$(($3 - $4 + 1))" "$2" | head -c "$4"
+		[ "$4" -gt 0 ] && LC_ALL=C tail -c "+$(($3 - $4 + 1))" "$2" | LC_ALL=C head -c "$4"
 		printf 'TOOLBELT_FRAMED\n' >&2;;
 	once) shift; trap - EXIT HUP INT TERM PIPE; toolbeltRun once "$@"; exit 0;;
 	esac
