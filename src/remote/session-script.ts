@@ -24,7 +24,6 @@ toolbeltRun() {
 		set -C
 		{ command exec 4>"$out"; } 2>/dev/null || { set +C; printf 'TOOLBELT_NOFILE\n' >&2; return 0; }
 		set +C
-		printf 'TOOLBELT_FILE %s\n' "$out" >&2
 	else
 		exec 4>&1
 	fi
@@ -38,7 +37,9 @@ toolbeltRun() {
 	) <&3 >&4 2>&1 &
 	pid=$!
 	exec 3<&- 4>&-
-	printf 'TOOLBELT_PID %s\n' "$pid" >&2
+	# One write for both lines: one packet each way fewer.
+	if [ "$keep" -gt 0 ]; then printf 'TOOLBELT_FILE %s\nTOOLBELT_PID %s\n' "$out" "$pid" >&2
+	else printf 'TOOLBELT_PID %s\n' "$pid" >&2; fi
 	running=$pid; wait "$pid"; code=$?; running=
 	fits=no
 	if [ "$keep" -gt 0 ]; then
