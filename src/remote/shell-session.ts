@@ -92,8 +92,12 @@ export class ShellSession {
 		return new ShellSession(await transport.spawn(sessionScript, [randomBytes(12).toString("hex")]));
 	}
 
+	/** Set when a wider frame did not come whole: the session takes nothing more. */
+	private spent = false;
+
 	/** True while the session can still take questions or a command. */
 	get alive(): boolean {
+		if (this.spent) return false;
 		return this.child.exitCode === null && this.child.signalCode === null && !this.child.stdin.writableEnded;
 	}
 
@@ -163,6 +167,9 @@ export class ShellSession {
 		await finished;
 		clearTimeout(grace);
 		this.handlers = undefined;
+		// Bytes still on their way would be read as the next run's: no further run goes here (the
+		// pool ends it, and its files, with the workspace).
+		if (!reader.final) this.spent = true;
 	}
 
 	/** Removes a kept file that is not needed after all (no answer is awaited). */
