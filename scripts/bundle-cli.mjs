@@ -13,7 +13,11 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
-const outputs = { core: `${root}dist/cli/toolbelt.cjs`, mcp: `${root}dist/cli/toolbelt-mcp.cjs` };
+const outputs = {
+	core: `${root}dist/cli/toolbelt.cjs`,
+	mcp: `${root}dist/cli/toolbelt-mcp.cjs`,
+	loader: `${root}dist/cli/bundle-loader.cjs`,
+};
 
 /** Loaded from node_modules at run time, never bundled. */
 const alwaysExternal = [
@@ -99,5 +103,24 @@ async function bundle(output, externalPackages) {
 	await writeFile(output, `// toolbelt-bundle sha256=${hash}\n${text}`);
 }
 
+/**
+ * The loader bin.js requires before the bundle (src/cli/bundle-loader.ts with its three imports),
+ * as one CommonJS file: Node's ES module loader would read each of the four on its thread pool.
+ */
+async function bundleLoader() {
+	await esbuild.build({
+		entryPoints: [`${root}dist/cli/bundle-loader.js`],
+		bundle: true,
+		format: "cjs",
+		platform: "node",
+		target: "node20",
+		outfile: outputs.loader,
+		packages: "external",
+		logLevel: "warning",
+	});
+}
+
+// The loader first: a bundle is used only when it is newer than tsc's output, and so is this.
+await bundleLoader();
 await bundle(outputs.core, [...alwaysExternal, ...mcpOnly]);
 await bundle(outputs.mcp, alwaysExternal);

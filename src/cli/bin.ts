@@ -1,10 +1,9 @@
 #!/usr/bin/env node
-import nodeModule from "node:module";
+import nodeModule, { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type CliEntry, codeCacheDirectory, loadBundle } from "./bundle-loader.js";
-import { privateFolder } from "./private-folder.js";
+import type { CliEntry } from "./bundle-loader.js";
 
 // Compiled code is kept in the user's own cache folder, never in the shared temp folder (Node's
 // default): another local user could plant code there that this process would run.
@@ -21,24 +20,39 @@ const argv = process.argv.slice(2);
 // `toolbelt mcp` has a bundle of its own, with the MCP SDK and zod that the others leave out.
 const noBundle = process.env.TOOLBELT_NO_BUNDLE !== undefined && process.env.TOOLBELT_NO_BUNDLE !== "";
 const command = cacheEntryCommand(argv);
-const bundle = noBundle
-	? undefined
-	: loadBundle({
-			path: fileURLToPath(new URL(command === "mcp" ? "./toolbelt-mcp.cjs" : "./toolbelt.cjs", import.meta.url)),
-			madeFrom: fileURLToPath(new URL("./bundle-entry.js", import.meta.url)),
-			cacheDirectory: cacheOff ? undefined : codeCacheDirectory(cacheHome),
-			command,
-		});
+const loader = noBundle ? undefined : requireBundleLoader();
+const bundle = loader?.loadBundle({
+	path: fileURLToPath(new URL(command === "mcp" ? "./toolbelt-mcp.cjs" : "./toolbelt.cjs", import.meta.url)),
+	madeFrom: fileURLToPath(new URL("./bundle-entry.js", import.meta.url)),
+	cacheDirectory: cacheOff ? undefined : loader.codeCacheDirectory(cacheHome),
+	command,
+});
 if (bundle) process.once("exit", bundle.saveCodeCache);
 const { main, createProcessIO } = bundle?.entry ?? (await loadModules());
 const code = await main(argv, createProcessIO());
 // Flush piped output before exiting; a lingering handle (stdin, a timer) must not keep us alive.
 process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
 
+/**
+ * The loader (`bundle-loader.ts` and the three modules it imports), as the one CommonJS file
+ * `npm run build` makes of it (`bundle-loader.cjs`): `require` reads it synchronously, where
+ * Node's ES module loader would open, stat, read and close each of four files on its thread
+ * pool — sixteen hand-overs that a loaded machine makes wait for a time slice each. Undefined
+ * without it (a `tsc`-only build, which has no bundle to load either).
+ */
+function requireBundleLoader(): typeof import("./bundle-loader.js") | undefined {
+	try {
+		return createRequire(import.meta.url)("./bundle-loader.cjs") as typeof import("./bundle-loader.js");
+	} catch {
+		return undefined;
+	}
+}
+
 /** Without the bundle (a `tsc`-only build): the modules, under Node 22.1+'s own compile cache. */
 async function loadModules(): Promise<CliEntry> {
 	if (!cacheOff) {
 		const cache = nodeModule as { enableCompileCache?: (directory: string) => unknown };
+		const { privateFolder } = await import("./private-folder.js");
 		const folder = cache.enableCompileCache && privateFolder(join(cacheHome, "toolbelt", "node-compile-cache"));
 		if (folder) cache.enableCompileCache?.(folder);
 	}
