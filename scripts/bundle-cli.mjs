@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { asciiBundleText } from "./ascii-bundle.mjs";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const outputs = {
@@ -91,7 +92,7 @@ async function bundle(output, externalPackages) {
 		logLevel: "warning",
 		logOverride: { "empty-import-meta": "error" },
 	});
-	const text = result.outputFiles[0].text;
+	const text = (await asciiBundleText(result.outputFiles[0].text)) ?? result.outputFiles[0].text;
 	// The bundle is a vm.Script: an import() left in it would fail at run time, so fail here.
 	const leftover = /(?<![\w$.])import\(\s*["'`]/.exec(text);
 	if (leftover) {
