@@ -21,6 +21,7 @@ import type { ToolsOptions } from "../tools/index.js";
 import { ApprovalHint } from "./approval-hint.js";
 import { booleanOption, listOption, type OptionValues, stringOption, UsageError } from "./args.js";
 import type { CliIO } from "./io.js";
+import { lazyCheckpointHooks } from "./lazy-checkpoints.js";
 import { type TrustAnswer, untrustedNotice } from "./trust-prompt.js";
 import { openCliWorkspace } from "./workspace-option.js";
 
@@ -50,6 +51,12 @@ export interface CliSafetyOptions {
 	 * there is nothing to record, and opening the store costs a start a few file operations. Default: true.
 	 */
 	checkpoints?: boolean;
+	/**
+	 * Open the checkpoints at the first call, not before returning (the MCP server: `initialize`
+	 * need not wait for the state folder). `checkpoints` is then undefined in the result, and a
+	 * store that cannot open is reported at that call. Default: false.
+	 */
+	openCheckpointsOnFirstCall?: boolean;
 	/**
 	 * Asks the person whether the folder's settings may widen what runs (the interactive session),
 	 * when neither `--trust-project` nor their own records already trust it. Default: none — the
@@ -178,10 +185,14 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	const shell = { ...layer.shell };
 	// After the layer: only calls that really run are recorded.
 	// Checkpoints read and restore local files: a remote workspace gets none (yet).
-	const checkpoints =
-		workspace || options.checkpoints === false ? undefined : await openCliCheckpoints(options.cwd, io);
+	const wanted = !workspace && options.checkpoints !== false;
+	const lazy = wanted && options.openCheckpointsOnFirstCall === true;
+	const checkpoints = wanted && !lazy ? await openCliCheckpoints(options.cwd, io) : undefined;
 	const turns: ToolHooks | undefined =
 		checkpoints && options.turnPerCall ? { beforeToolCall: () => void checkpoints.startTurn() } : undefined;
+	const onFirstCall = lazy
+		? lazyCheckpointHooks(() => openCliCheckpoints(options.cwd, io), options.turnPerCall === true)
+		: undefined;
 	const toolOptions: ToolsOptions = { bash: shell, powershell: shell };
 	if (workspace) {
 		const { workspaceToolsOptions } = await import("../remote/index.js");
@@ -192,7 +203,13 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 		workspace,
 		layer,
 		checkpoints,
-		hooks: approvals.watch(checkpoints ? composeHooks([turns, layer.hooks, checkpoints.hooks]) : layer.hooks),
+		hooks: approvals.watch(
+			onFirstCall
+				? composeHooks([onFirstCall.before, layer.hooks, onFirstCall.after])
+				: checkpoints
+					? composeHooks([turns, layer.hooks, checkpoints.hooks])
+					: layer.hooks,
+		),
 		toolOptions,
 		mode: layer.mode,
 		approvals,
