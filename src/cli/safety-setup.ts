@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
-import { type Checkpoints, createCheckpoints } from "../checkpoints/index.js";
+import type { Checkpoints } from "../checkpoints/index.js";
 import { composeHooks } from "../engine/hooks.js";
 import type { ToolHooks } from "../engine/types.js";
 import type { RemoteWorkspace } from "../remote/index.js";
@@ -88,6 +88,8 @@ export interface CliSafety {
 /** The workspace's checkpoints, in the user's state directory; a warning instead when that fails. */
 export async function openCliCheckpoints(cwd: string, io: CliIO): Promise<Checkpoints | undefined> {
 	try {
+		// Loaded here: a start that changes no file (a read, a listing) never needs them.
+		const { createCheckpoints } = await import("../checkpoints/index.js");
 		return await createCheckpoints({ workspace: await realpath(cwd), homeDir: io.env.HOME || homedir(), env: io.env });
 	} catch (error) {
 		const reason = error instanceof Error ? error.message : String(error);

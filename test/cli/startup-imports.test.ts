@@ -56,7 +56,7 @@ describe("what a one-shot start loads", () => {
 		// The registry (src/tools/index.ts, which safety imports) holds every tool's definition; each
 		// heavy part behind them (edit's matcher and diff, the patch runner, the searchers) loads on first use.
 		const unwanted = modules.filter((url) =>
-			/\/dist\/(tools\/(edit\/run|patch\/run|notebook\/edit-notebook|search\/(walker|walker-grep))\.js|agent\/|mcp\/|adapters\/)|node_modules\/(typebox|@modelcontextprotocol|zod|diff|sharp|pdfjs-dist|openai|@anthropic-ai|ajv)\//.test(
+			/\/dist\/(tools\/(edit\/run|patch\/run|notebook\/edit-notebook|search\/(walker|walker-grep))\.js|agent\/|mcp\/|adapters\/|checkpoints\/)|node_modules\/(typebox|@modelcontextprotocol|zod|diff|sharp|pdfjs-dist|openai|@anthropic-ai|ajv)\//.test(
 				url,
 			),
 		);
