@@ -17,7 +17,7 @@ const root = fileURLToPath(new URL("../", import.meta.url));
 const outputs = {
 	core: `${root}dist/cli/toolbelt.cjs`,
 	mcp: `${root}dist/cli/toolbelt-mcp.cjs`,
-	loader: `${root}dist/cli/bundle-loader.cjs`,
+	start: `${root}dist/cli/start.cjs`,
 };
 
 /** Loaded from node_modules at run time, never bundled. */
@@ -105,23 +105,23 @@ async function bundle(output, externalPackages) {
 }
 
 /**
- * The loader bin.js requires before the bundle (src/cli/bundle-loader.ts with its three imports),
- * as one CommonJS file: Node's ES module loader would read each of the four on its thread pool.
+ * What bin.cjs and bin.js require before the bundle (src/cli/start.ts, the loader and the modules
+ * they import) as one CommonJS file: Node's ES module loader would read each on its thread pool.
  */
-async function bundleLoader() {
+async function bundleStart() {
 	await esbuild.build({
-		entryPoints: [`${root}dist/cli/bundle-loader.js`],
+		entryPoints: [`${root}dist/cli/start.js`],
 		bundle: true,
 		format: "cjs",
 		platform: "node",
 		target: "node20",
-		outfile: outputs.loader,
+		outfile: outputs.start,
 		packages: "external",
 		logLevel: "warning",
 	});
 }
 
 // The loader first: a bundle is used only when it is newer than tsc's output, and so is this.
-await bundleLoader();
+await bundleStart();
 await bundle(outputs.core, [...alwaysExternal, ...mcpOnly]);
 await bundle(outputs.mcp, alwaysExternal);

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -39,6 +40,30 @@ describe("what a one-shot start loads", () => {
 			// The loader is required as one CommonJS file (bundle-loader.cjs), read synchronously.
 			expect([...new Set(files)].sort()).toEqual(["cli/bin.js"]);
 		}
+	});
+
+	it("the package's bin (bin.cjs) is a CommonJS start of the same bundle: no ES module of dist/ at all", async () => {
+		await writeFile(join(tempDir(), "a.txt"), "first line\n");
+		const packageBin = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).bin.toolbelt;
+		expect(packageBin).toBe("./dist/cli/bin.cjs");
+		const result = spawnSync(
+			process.execPath,
+			[
+				"--import",
+				new URL("./fixtures/trace-imports.mjs", import.meta.url).href,
+				binPath.replace(/bin\.js$/, "bin.cjs"),
+				"tool",
+				"read",
+				'{"path": "a.txt"}',
+			],
+			{ encoding: "utf8", env: cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") }), cwd: tempDir() },
+		);
+		expect(result.status, result.stderr).toBe(0);
+		expect(result.stdout).toContain("first line");
+		const esModules = result.stderr
+			.split("\n")
+			.filter((line) => line.startsWith("[import] file:") && line.endsWith(".js"));
+		expect(esModules).toEqual([]);
 	});
 
 	it("toolbelt tool read loads read and the safety layer, not the other tools' implementations, TypeBox, the agent or MCP", async () => {
