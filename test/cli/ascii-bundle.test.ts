@@ -6,6 +6,7 @@ const ascii = asciiBundleText as (text: string) => Promise<string | undefined>;
 
 describe("the bundle's text in ASCII (scripts/ascii-bundle.mjs)", () => {
 	it("escapes regex literals and String.raw templates so that they mean exactly what they did", async () => {
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source as text, with a template in it.
 		const source = "exports.r = /[.…\\s]+$/g; exports.e = /😀|→/u; exports.s = String.raw`a — ${1} b…\\n`;";
 		const text = await ascii(source);
 		expect(text).toBeDefined();
