@@ -11,9 +11,14 @@
 import { createHash } from "node:crypto";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { asciiBundleText } from "./ascii-bundle.mjs";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
-const outputs = { core: `${root}dist/cli/toolbelt.cjs`, mcp: `${root}dist/cli/toolbelt-mcp.cjs` };
+const outputs = {
+	core: `${root}dist/cli/toolbelt.cjs`,
+	mcp: `${root}dist/cli/toolbelt-mcp.cjs`,
+	start: `${root}dist/cli/start.cjs`,
+};
 
 /** Loaded from node_modules at run time, never bundled. */
 const alwaysExternal = [
@@ -87,7 +92,7 @@ async function bundle(output, externalPackages) {
 		logLevel: "warning",
 		logOverride: { "empty-import-meta": "error" },
 	});
-	const text = result.outputFiles[0].text;
+	const text = (await asciiBundleText(result.outputFiles[0].text)) ?? result.outputFiles[0].text;
 	// The bundle is a vm.Script: an import() left in it would fail at run time, so fail here.
 	const leftover = /(?<![\w$.])import\(\s*["'`]/.exec(text);
 	if (leftover) {
@@ -99,5 +104,24 @@ async function bundle(output, externalPackages) {
 	await writeFile(output, `// toolbelt-bundle sha256=${hash}\n${text}`);
 }
 
+/**
+ * What bin.cjs and bin.js require before the bundle (src/cli/start.ts, the loader and the modules
+ * they import) as one CommonJS file: Node's ES module loader would read each on its thread pool.
+ */
+async function bundleStart() {
+	await esbuild.build({
+		entryPoints: [`${root}dist/cli/start.js`],
+		bundle: true,
+		format: "cjs",
+		platform: "node",
+		target: "node20",
+		outfile: outputs.start,
+		packages: "external",
+		logLevel: "warning",
+	});
+}
+
+// The loader first: a bundle is used only when it is newer than tsc's output, and so is this.
+await bundleStart();
 await bundle(outputs.core, [...alwaysExternal, ...mcpOnly]);
 await bundle(outputs.mcp, alwaysExternal);

@@ -5,8 +5,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchCase, BenchOutcome } from "../types.js";
 
-/** The built CLI; `TOOLBELT_BENCH_BIN` points at another build (e.g. the base commit's) to compare. */
-const bin = process.env.TOOLBELT_BENCH_BIN ?? fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
+/**
+ * The built CLI as `toolbelt` starts it (package.json's bin, `dist/cli/bin.cjs`);
+ * `TOOLBELT_BENCH_BIN` points at another build (e.g. the base commit's `bin.js`) to compare.
+ */
+const bin = process.env.TOOLBELT_BENCH_BIN ?? fileURLToPath(new URL("../../dist/cli/bin.cjs", import.meta.url));
 // Both sides run under /usr/bin/time when it is there (the raw side always does), so its cost
 // cancels out of the ratio and the CLI's own peak memory is known.
 const gnuTime = existsSync("/usr/bin/time");

@@ -12,7 +12,7 @@ const FILE_TEXT = Array.from({ length: 20 }, (_, index) => `line ${index + 1} of
 
 /** The built `toolbelt mcp` (`npm run bench` builds first), serving the read-only tools of `cwd`. */
 function serverCommand(cwd: string): { command: string; args: string[] } {
-	return { command: process.execPath, args: [join(root, "dist/cli/bin.js"), "mcp", "--cwd", cwd, "--read-only"] };
+	return { command: process.execPath, args: [join(root, "dist/cli/bin.cjs"), "mcp", "--cwd", cwd, "--read-only"] };
 }
 
 // One server per bench process: the warm-up run starts it, the timed runs reuse it, as a client would.

@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -58,7 +59,9 @@ export function loadBundle(options: LoadBundleOptions): LoadedBundle | undefined
 	let text: string;
 	try {
 		if (statSync(options.madeFrom).mtimeMs > statSync(options.path).mtimeMs) return undefined;
-		text = readFileSync(options.path, "utf8");
+		// scripts/bundle-cli.mjs writes it in ASCII: read as a one-byte string, no UTF-8 decoding.
+		const bytes = readFileSync(options.path);
+		text = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
 	} catch {
 		return undefined;
 	}

@@ -1,9 +1,10 @@
 /**
  * Node's own modules that the bundle requires as it starts (a module's imports are required when
  * it is initialized) but that a one-shot read, a listing or an MCP `initialize` never uses:
- * `child_process` (with `net` and `dgram` behind it) costs a few milliseconds to load.
+ * `child_process` (with `net` and `dgram` behind it) and `crypto` (hashes, random ids: wanted only
+ * once a call changes or snapshots a file, or a hook runs) cost a few milliseconds each to load.
  */
-const DEFERRED = new Set(["child_process", "node:child_process"]);
+const DEFERRED = new Set(["child_process", "node:child_process", "crypto", "node:crypto"]);
 
 /**
  * A `require` for the bundle that hands out the deferred modules as stand-ins which load the

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from "node:stream";
+import { isatty } from "node:tty";
 import { UsageError } from "./args.js";
 
 /**
@@ -60,14 +61,19 @@ export function createProcessIO(): CliIO {
 			throw error;
 		});
 	}
+	// isatty, not process.stdin.isTTY: a piped stdin becomes a socket stream when first touched,
+	// which a start that never reads it (a read with its arguments given) need not pay for.
+	const stdinIsTTY = isatty(0);
 	return {
-		stdin: process.stdin,
+		get stdin() {
+			return process.stdin;
+		},
 		stdout: process.stdout,
 		stderr: process.stderr,
 		env: process.env,
 		cwd: process.cwd(),
-		isTTY: process.stdin.isTTY === true && process.stdout.isTTY === true,
-		stdinIsTTY: process.stdin.isTTY === true,
+		isTTY: stdinIsTTY && process.stdout.isTTY === true,
+		stdinIsTTY,
 		stderrIsTTY: process.stderr.isTTY === true,
 		get columns() {
 			return process.stdout.columns ?? process.stderr.columns ?? 80;

@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
-import { type Checkpoints, createCheckpoints } from "../checkpoints/index.js";
+import type { Checkpoints } from "../checkpoints/index.js";
 import { composeHooks } from "../engine/hooks.js";
 import type { ToolHooks } from "../engine/types.js";
 import type { RemoteWorkspace } from "../remote/index.js";
@@ -21,6 +21,7 @@ import type { ToolsOptions } from "../tools/index.js";
 import { ApprovalHint } from "./approval-hint.js";
 import { booleanOption, listOption, type OptionValues, stringOption, UsageError } from "./args.js";
 import type { CliIO } from "./io.js";
+import { lazyCheckpointHooks } from "./lazy-checkpoints.js";
 import { type TrustAnswer, untrustedNotice } from "./trust-prompt.js";
 import { openCliWorkspace } from "./workspace-option.js";
 
@@ -50,6 +51,12 @@ export interface CliSafetyOptions {
 	 * there is nothing to record, and opening the store costs a start a few file operations. Default: true.
 	 */
 	checkpoints?: boolean;
+	/**
+	 * Open the checkpoints at the first call, not before returning (the MCP server: `initialize`
+	 * need not wait for the state folder). `checkpoints` is then undefined in the result, and a
+	 * store that cannot open is reported at that call. Default: false.
+	 */
+	openCheckpointsOnFirstCall?: boolean;
 	/**
 	 * Asks the person whether the folder's settings may widen what runs (the interactive session),
 	 * when neither `--trust-project` nor their own records already trust it. Default: none — the
@@ -81,6 +88,8 @@ export interface CliSafety {
 /** The workspace's checkpoints, in the user's state directory; a warning instead when that fails. */
 export async function openCliCheckpoints(cwd: string, io: CliIO): Promise<Checkpoints | undefined> {
 	try {
+		// Loaded here: a start that changes no file (a read, a listing) never needs them.
+		const { createCheckpoints } = await import("../checkpoints/index.js");
 		return await createCheckpoints({ workspace: await realpath(cwd), homeDir: io.env.HOME || homedir(), env: io.env });
 	} catch (error) {
 		const reason = error instanceof Error ? error.message : String(error);
@@ -178,10 +187,14 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	const shell = { ...layer.shell };
 	// After the layer: only calls that really run are recorded.
 	// Checkpoints read and restore local files: a remote workspace gets none (yet).
-	const checkpoints =
-		workspace || options.checkpoints === false ? undefined : await openCliCheckpoints(options.cwd, io);
+	const wanted = !workspace && options.checkpoints !== false;
+	const lazy = wanted && options.openCheckpointsOnFirstCall === true;
+	const checkpoints = wanted && !lazy ? await openCliCheckpoints(options.cwd, io) : undefined;
 	const turns: ToolHooks | undefined =
 		checkpoints && options.turnPerCall ? { beforeToolCall: () => void checkpoints.startTurn() } : undefined;
+	const onFirstCall = lazy
+		? lazyCheckpointHooks(() => openCliCheckpoints(options.cwd, io), options.turnPerCall === true)
+		: undefined;
 	const toolOptions: ToolsOptions = { bash: shell, powershell: shell };
 	if (workspace) {
 		const { workspaceToolsOptions } = await import("../remote/index.js");
@@ -192,7 +205,13 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 		workspace,
 		layer,
 		checkpoints,
-		hooks: approvals.watch(checkpoints ? composeHooks([turns, layer.hooks, checkpoints.hooks]) : layer.hooks),
+		hooks: approvals.watch(
+			onFirstCall
+				? composeHooks([onFirstCall.before, layer.hooks, onFirstCall.after])
+				: checkpoints
+					? composeHooks([turns, layer.hooks, checkpoints.hooks])
+					: layer.hooks,
+		),
 		toolOptions,
 		mode: layer.mode,
 		approvals,

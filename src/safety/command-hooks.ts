@@ -123,9 +123,14 @@ function createState(options: CommandHooksOptions): CommandHooksState {
 	const projectDir = options.projectDir ?? options.cwd;
 	const compile = (entries: readonly HookMatcherSettings[] = []) =>
 		entries.map((entry) => ({ regex: matcherRegex(entry.matcher), hooks: entry.hooks }));
+	let sessionId = options.sessionId;
 	return {
 		cwd: options.cwd,
-		sessionId: options.sessionId ?? randomUUID(),
+		// Made on first use: a start whose hooks never run (a read, an MCP `initialize`) need not load crypto.
+		get sessionId() {
+			sessionId ??= randomUUID();
+			return sessionId;
+		},
 		permissionMode: options.permissionMode ?? "default",
 		defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 60,
 		environment: { ...process.env, TOOLBELT_PROJECT_DIR: projectDir, CLAUDE_PROJECT_DIR: projectDir, ...options.env },
@@ -352,7 +357,9 @@ export function createCommandHooks(options: CommandHooksOptions) {
 		/** The hooks alone, for use without the rest of the safety layer. */
 		hooks: (): ToolHooks => commandToolHooks(state),
 		/** Sent to hooks as `session_id`. */
-		sessionId: state.sessionId,
+		get sessionId() {
+			return state.sessionId;
+		},
 	};
 }
 

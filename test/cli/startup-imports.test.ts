@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -29,21 +30,40 @@ function tracedRun(argv: string[], cwd: string, env = cleanEnv({ TOOLBELT_NO_BUN
 }
 
 describe("what a one-shot start loads", () => {
-	it("the built CLI starts from its bundle: no module of dist/ or node_modules is loaded besides the loader", async () => {
+	it("the built CLI starts from its bundle: no ES module of dist/ or node_modules is loaded besides bin.js", async () => {
 		await writeFile(join(tempDir(), "a.txt"), "first line\n");
 		const env = cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") });
 		for (const argv of [["tool", "read", '{"path": "a.txt"}'], ["tools"]]) {
 			const { result, modules } = tracedRun(argv, tempDir(), env);
 			expect(result.status, result.stderr).toBe(0);
 			const files = modules.filter((url) => url.startsWith("file:")).map((url) => url.replace(/^.*\/dist\//, ""));
-			expect([...new Set(files)].sort()).toEqual([
-				"cli/bin.js",
-				"cli/bundle-loader.js",
-				"cli/code-cache-store.js",
-				"cli/deferred-require.js",
-				"cli/private-folder.js",
-			]);
+			// The loader is required as one CommonJS file (bundle-loader.cjs), read synchronously.
+			expect([...new Set(files)].sort()).toEqual(["cli/bin.js"]);
 		}
+	});
+
+	it("the package's bin (bin.cjs) is a CommonJS start of the same bundle: no ES module of dist/ at all", async () => {
+		await writeFile(join(tempDir(), "a.txt"), "first line\n");
+		const packageBin = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).bin.toolbelt;
+		expect(packageBin).toBe("./dist/cli/bin.cjs");
+		const result = spawnSync(
+			process.execPath,
+			[
+				"--import",
+				new URL("./fixtures/trace-imports.mjs", import.meta.url).href,
+				binPath.replace(/bin\.js$/, "bin.cjs"),
+				"tool",
+				"read",
+				'{"path": "a.txt"}',
+			],
+			{ encoding: "utf8", env: cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") }), cwd: tempDir() },
+		);
+		expect(result.status, result.stderr).toBe(0);
+		expect(result.stdout).toContain("first line");
+		const esModules = result.stderr
+			.split("\n")
+			.filter((line) => line.startsWith("[import] file:") && line.endsWith(".js"));
+		expect(esModules).toEqual([]);
 	});
 
 	it("toolbelt tool read loads read and the safety layer, not the other tools' implementations, TypeBox, the agent or MCP", async () => {
@@ -61,7 +81,7 @@ describe("what a one-shot start loads", () => {
 		// The registry (src/tools/index.ts, which safety imports) holds every tool's definition; each
 		// heavy part behind them (edit's matcher and diff, the patch runner, the searchers) loads on first use.
 		const unwanted = modules.filter((url) =>
-			/\/dist\/(tools\/(edit\/run|patch\/run|notebook\/edit-notebook|search\/(walker|walker-grep))\.js|agent\/|mcp\/|adapters\/)|node_modules\/(typebox|@modelcontextprotocol|zod|diff|sharp|pdfjs-dist|openai|@anthropic-ai|ajv)\//.test(
+			/\/dist\/(tools\/(edit\/run|patch\/run|notebook\/edit-notebook|search\/(walker|walker-grep))\.js|agent\/|mcp\/|adapters\/|checkpoints\/)|node_modules\/(typebox|@modelcontextprotocol|zod|diff|sharp|pdfjs-dist|openai|@anthropic-ai|ajv)\//.test(
 				url,
 			),
 		);

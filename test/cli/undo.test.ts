@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -19,7 +19,81 @@ async function cli(cwd: string, env: Record<string, string>, ...args: string[]) 
 		}));
 }
 
+/** Starts `toolbelt mcp` as a client does, sends `messages`, and resolves to the answers to those with an id. */
+async function mcpSession(cwd: string, env: Record<string, string>, messages: Record<string, unknown>[]) {
+	const child = spawn(process.execPath, [ensureBuiltCli(), "mcp"], {
+		cwd,
+		env: cleanEnv(env),
+		stdio: ["pipe", "pipe", "pipe"],
+	});
+	const expected = messages.filter((message) => "id" in message).length;
+	const answers: Record<string, unknown>[] = [];
+	let buffered = "";
+	const done = new Promise<void>((resolve, reject) => {
+		const timer = setTimeout(() => reject(new Error(`toolbelt mcp answered ${answers.length} of ${expected}`)), 20_000);
+		child.stdout.on("data", (chunk: Buffer) => {
+			buffered += chunk.toString("utf8");
+			for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
+				answers.push(JSON.parse(buffered.slice(0, end)));
+				buffered = buffered.slice(end + 1);
+			}
+			if (answers.length >= expected) {
+				clearTimeout(timer);
+				resolve();
+			}
+		});
+	});
+	// One at a time: each call is its own checkpoint turn only once the one before has ended.
+	for (const message of messages) {
+		const before = answers.length;
+		child.stdin.write(`${JSON.stringify(message)}\n`);
+		if ("id" in message) await Promise.race([done, waitForAnswer(() => answers.length > before)]);
+	}
+	await done;
+	child.stdin.end();
+	await new Promise((resolve) => child.once("exit", resolve));
+	return answers;
+}
+
+async function waitForAnswer(ready: () => boolean): Promise<void> {
+	for (let waited = 0; !ready() && waited < 20_000; waited += 10)
+		await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 describe("toolbelt undo / checkpoints", () => {
+	it("takes back a change made through toolbelt mcp, whose checkpoints open at its first call", async () => {
+		const project = join(dir(), "served");
+		await mkdir(project);
+		await writeFile(join(project, "a.txt"), "one\n");
+		const env = { HOME: join(dir(), "home"), XDG_STATE_HOME: join(dir(), "mcp-state") };
+		const edit = (id: number, from: string, to: string) => ({
+			jsonrpc: "2.0",
+			id,
+			method: "tools/call",
+			params: { name: "edit", arguments: { path: "a.txt", old_string: from, new_string: to } },
+		});
+		const answers = await mcpSession(project, env, [
+			{
+				jsonrpc: "2.0",
+				id: 1,
+				method: "initialize",
+				params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } },
+			},
+			{ jsonrpc: "2.0", method: "notifications/initialized" },
+			edit(2, "one", "two"),
+			edit(3, "two", "three"),
+		]);
+		expect(answers.map((answer) => (answer.result as { isError?: boolean } | undefined)?.isError ?? false)).toEqual([
+			false,
+			false,
+			false,
+		]);
+		expect(await readFile(join(project, "a.txt"), "utf8")).toBe("three\n");
+		const undone = await cli(project, env, "undo");
+		expect(undone.stdout).toMatch(/Undid 1 call in 1 turn/);
+		expect(await readFile(join(project, "a.txt"), "utf8")).toBe("two\n");
+	});
+
 	it("takes back each toolbelt tool run as one turn, stored under XDG_STATE_HOME", async () => {
 		const project = join(dir(), "project");
 		await mkdir(project);

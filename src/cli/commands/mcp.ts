@@ -133,6 +133,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 		io,
 		mode: "yolo",
 		turnPerCall: true,
+		openCheckpointsOnFirstCall: true,
 		checkpoints: !names.every((name) => catalog.readOnlyToolNames.includes(name)),
 	});
 	const { runMcpServer } = await serverModule;
