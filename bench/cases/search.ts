@@ -203,8 +203,9 @@ function limitCase(backend: Backend): BenchCase {
 	return {
 		group: "search",
 		name: `grep frequent pattern, 100-match limit (${backend})`,
-		goal: backend === "ripgrep" ? "≤ 1.5× rg … piped to head -n 100" : "report",
-		maxRatio: backend === "ripgrep" ? 1.5 : undefined,
+		// The first wave's goal was 1.5×; the speed issue of the second wave asks for 1.3×.
+		goal: backend === "ripgrep" ? "≤ 1.3× rg … piped to head -n 100" : "report",
+		maxRatio: backend === "ripgrep" ? 1.3 : undefined,
 		setup,
 		toolbelt: async (context): Promise<BenchOutcome> => {
 			const { details } = await grepCount(context, backend, { pattern: "const", path: TREE });
