@@ -1,5 +1,11 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { type RipgrepLauncher, ripgrepGrep, ripgrepListFiles, type SearchOperations } from "../tools/index.js";
+import {
+	type RipgrepLauncher,
+	ripgrepGrep,
+	ripgrepListFiles,
+	type SearchOperations,
+	type SearchStream,
+} from "../tools/index.js";
 import { toExtendedRegex } from "./posix-pattern.js";
 import { posixGrep, posixListFiles } from "./posix-search.js";
 import { type RemoteRipgrepMode, remoteRipgrep } from "./remote-ripgrep.js";
@@ -105,38 +111,26 @@ export function createRemoteSearchOperations(
 			const result = await run(`[ -e "$1" ] || exit 1; [ -d "$1" ] && echo d || echo f`, [absolutePath]);
 			return result.exitCode === 0 ? { isDirectory: result.stdout.toString().trim() === "d" } : undefined;
 		},
-		grep: async (request, signal) => {
-			const found = await ripgrep();
-			if ("path" in found) {
-				return {
-					backend: "ripgrep",
-					pathOrdered: request.pathOrder === true,
-					items: await ripgrepGrep(found.path, request, signal, launch),
-				};
-			}
-			// A pattern with no POSIX form throws here, before the walk starts.
-			if (!request.literal) toExtendedRegex(request.pattern);
-			return {
-				backend: "walker",
-				fallbackReason: fallbackReason(found.reason),
-				items: posixGrep(transport, run, request, signal),
-			};
-		},
-		listFiles: async (request, signal) => {
-			const found = await ripgrep();
-			if ("path" in found) {
-				return {
-					backend: "ripgrep",
-					pathOrdered: request.pathOrder === true,
-					items: await ripgrepListFiles(found.path, request, signal, launch),
-				};
-			}
-			return {
-				backend: "walker",
-				fallbackReason: fallbackReason(found.reason),
-				items: posixListFiles(run, request, signal),
-			};
-		},
+		grep: async (request, signal) =>
+			searchWith(
+				await ripgrep(),
+				request.pathOrder,
+				(rgPath) => ripgrepGrep(rgPath, request, signal, launch),
+				() => {
+					// A pattern with no POSIX form throws here, before the walk starts.
+					if (!request.literal) toExtendedRegex(request.pattern);
+					return posixGrep(transport, run, request, signal);
+				},
+				fallbackReason,
+			),
+		listFiles: async (request, signal) =>
+			searchWith(
+				await ripgrep(),
+				request.pathOrder,
+				(rgPath) => ripgrepListFiles(rgPath, request, signal, launch),
+				() => posixListFiles(run, request, signal),
+				fallbackReason,
+			),
 		prepare,
 		close: () => {
 			closed = true;
@@ -144,4 +138,21 @@ export function createRemoteSearchOperations(
 			spare = undefined;
 		},
 	};
+}
+
+/**
+ * One search: by the remote ripgrep where one was found (in path order when asked, as `--sort
+ * path` gives it), else by the POSIX fallback, whose stream says why it answers.
+ */
+async function searchWith<TItem>(
+	found: { path: string } | { reason: string },
+	pathOrder: boolean | undefined,
+	byRipgrep: (rgPath: string) => Promise<SearchStream<TItem>["items"]>,
+	byFallback: () => SearchStream<TItem>["items"],
+	fallbackReason: (reason: string) => string,
+): Promise<SearchStream<TItem>> {
+	if ("path" in found)
+		return { backend: "ripgrep", pathOrdered: pathOrder === true, items: await byRipgrep(found.path) };
+	const items = byFallback();
+	return { backend: "walker", fallbackReason: fallbackReason(found.reason), items };
 }

@@ -128,7 +128,7 @@ export {
 export { ripgrepGrep, ripgrepListFiles } from "./search/ripgrep-backend.js";
 export { locateRipgrep } from "./search/ripgrep-path.js";
 export type { RipgrepLauncher } from "./search/ripgrep-process.js";
-export type { SearchOperations } from "./search/types.js";
+export type { SearchOperations, SearchStream } from "./search/types.js";
 export {
 	attachRoot,
 	CONTAINMENT_VARIABLE,
