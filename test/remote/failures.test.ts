@@ -2,26 +2,18 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
 import { createReadTool } from "../../src/tools/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "../safety/run-calls.js";
-import { dropConnections, type SshdFixture, startSshdOrSkip, until } from "./sshd-fixture.js";
+import { dropConnections, until, useSshd } from "./sshd-fixture.js";
 
-let sshd: SshdFixture | undefined;
-const opened: RemoteWorkspace[] = [];
-beforeAll(async () => {
-	({ sshd } = await startSshdOrSkip());
-}, 30_000);
-afterAll(async () => {
-	await Promise.all(opened.map((workspace) => workspace.close()));
-	await sshd?.stop();
-});
+const loopback = useSshd();
 
 function open(url: string, sshOptions: string[]): RemoteWorkspace {
 	const workspace = createWorkspaceFromUrl(url, { sshOptions });
-	opened.push(workspace);
+	loopback.opened.push(workspace);
 	return workspace;
 }
 
@@ -47,9 +39,9 @@ describe("ssh failures are clear and lose nothing", () => {
 	const dir = useTempDir();
 
 	it("an unreachable host says so, for the model", async (context) => {
-		if (!sshd) return context.skip();
+		if (!loopback.sshd) return context.skip();
 		// A port nothing listens on: connection refused.
-		const workspace = open(`ssh://root@127.0.0.1:1${dir()}`, sshd.sshOptions);
+		const workspace = open(`ssh://root@127.0.0.1:1${dir()}`, loopback.sshd.sshOptions);
 		const tool = createReadTool(workspace.cwd, workspaceToolsOptions(workspace).read);
 		const result = await runCall([tool], {}, "read", { path: "x.txt" });
 		expect(result.isError).toBe(true);
@@ -57,21 +49,21 @@ describe("ssh failures are clear and lose nothing", () => {
 	});
 
 	it("a refused login says which key to check", async (context) => {
-		if (!sshd) return context.skip();
+		if (!loopback.sshd) return context.skip();
 		const otherKey = join(dir(), "other_key");
 		execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", otherKey]);
-		const options = sshd.sshOptions.map((option) =>
+		const options = loopback.sshd.sshOptions.map((option) =>
 			option.startsWith("IdentityFile=") ? `IdentityFile=${otherKey}` : option,
 		);
-		const workspace = open(`${sshd.urlPrefix}${dir()}`, options);
+		const workspace = open(`${loopback.sshd.urlPrefix}${dir()}`, options);
 		await expect(workspace.files.stat(dir())).rejects.toThrow(/refused the login/);
 	});
 
 	it("a connection dropped mid-write leaves the old content, no temp file, and the next call reconnects", async (context) => {
-		if (!sshd) return context.skip();
+		if (!loopback.sshd) return context.skip();
 		const target = join(dir(), "big.txt");
 		writeFileSync(target, "old content\n");
-		const workspace = open(`${sshd.urlPrefix}${dir()}`, sshd.sshOptions);
+		const workspace = open(`${loopback.sshd.urlPrefix}${dir()}`, loopback.sshd.sshOptions);
 		await workspace.files.stat(target);
 		const total = 256 * 1024 * 1024;
 		const data = Buffer.alloc(total, 0x61);
@@ -79,7 +71,7 @@ describe("ssh failures are clear and lose nothing", () => {
 		// Drop while the bytes are on their way: the channel's staging file or the temp file next to the target is part-filled.
 		const inTransit = () => partFilled(dir(), total) || stagingPartFilled(total);
 		expect(await until(inTransit, 20_000)).toBe(true);
-		dropConnections(sshd);
+		dropConnections(loopback.sshd);
 		await expect(writing).rejects.toThrow();
 		// Never a part: the old content, or (had the last byte arrived just before the drop) all of the new.
 		const size = statSync(target).size;

@@ -1,26 +1,18 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
+import { createWorkspaceFromUrl, workspaceToolsOptions } from "../../src/remote/index.js";
 import { createAllTools, createLocalWorkspace, type Workspace } from "../../src/tools/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "../safety/run-calls.js";
 import { dockerUnavailable, ensureTestImage, inContainer, removeContainer, startContainer } from "./docker-fixture.js";
-import { type SshdFixture, startSshdOrSkip } from "./sshd-fixture.js";
+import { useSshd } from "./sshd-fixture.js";
 
 // grep and find without ripgrep: POSIX find and grep on the remote side, with the ignore rules of
 // the local walker. Against a real sshd (GNU find and grep; ripgrep never used) and a busybox
 // container (busybox find and grep; no ripgrep there, and none copied).
 
-let sshd: SshdFixture | undefined;
-const opened: RemoteWorkspace[] = [];
-beforeAll(async () => {
-	({ sshd } = await startSshdOrSkip());
-}, 30_000);
-afterAll(async () => {
-	await Promise.all(opened.map((workspace) => workspace.close()));
-	await sshd?.stop();
-});
+const loopback = useSshd();
 
 function toolsOf(workspace: Workspace) {
 	return Object.values(createAllTools(workspace.cwd, workspaceToolsOptions(workspace)));
@@ -67,14 +59,14 @@ describe("grep and find without ripgrep, over ssh", () => {
 	const dir = useTempDir();
 
 	it("give what the local tools give: ignore rules, hidden files, .git, context, globs", async (context) => {
-		if (!sshd) return context.skip();
+		if (!loopback.sshd) return context.skip();
 		makeTree(dir());
 		const local = createLocalWorkspace(dir());
-		const remote = createWorkspaceFromUrl(`${sshd.urlPrefix}${dir()}`, {
-			sshOptions: sshd.sshOptions,
+		const remote = createWorkspaceFromUrl(`${loopback.sshd.urlPrefix}${dir()}`, {
+			sshOptions: loopback.sshd.sshOptions,
 			ripgrep: "never",
 		});
-		opened.push(remote);
+		loopback.opened.push(remote);
 		for (const args of cases) {
 			expect(await answer(remote, "grep", args), JSON.stringify(args)).toBe(await answer(local, "grep", args));
 		}
@@ -89,13 +81,13 @@ describe("grep and find without ripgrep, over ssh", () => {
 	}, 60_000);
 
 	it("say clearly what POSIX grep cannot do", async (context) => {
-		if (!sshd) return context.skip();
+		if (!loopback.sshd) return context.skip();
 		makeTree(dir());
-		const remote = createWorkspaceFromUrl(`${sshd.urlPrefix}${dir()}`, {
-			sshOptions: sshd.sshOptions,
+		const remote = createWorkspaceFromUrl(`${loopback.sshd.urlPrefix}${dir()}`, {
+			sshOptions: loopback.sshd.sshOptions,
 			ripgrep: "never",
 		});
-		opened.push(remote);
+		loopback.opened.push(remote);
 		const result = await runCall(toolsOf(remote), {}, "grep", { pattern: "needle(?= again)" });
 		expect(result.isError).toBe(true);
 		expect(textOf(result)).toMatch(/no look-around.*install ripgrep there/);
@@ -124,7 +116,7 @@ describe("grep and find without ripgrep, in a busybox container", () => {
 			"cd /srv/tree && printf 'build/\\n' > .gitignore && printf 'needle 1\\n' > src/a.ts && printf 'needle 2\\n' > build/b.ts && printf 'x\\nneedle 3\\n' > .env",
 		);
 		const remote = createWorkspaceFromUrl(`docker://${container}/srv/tree`, { ripgrep: "installed" });
-		opened.push(remote);
+		loopback.opened.push(remote);
 		const grep = await answer(remote, "grep", { pattern: "needle \\d", context: 1 });
 		expect(grep).toMatch(/\.env-1- x\n\.env:2: needle 3/);
 		expect(grep).toMatch(/src\/a\.ts:1: needle 1/);

@@ -1,31 +1,25 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ToolResult } from "../../src/engine/types.js";
 import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
 import { createAllTools, type ShellToolDetails } from "../../src/tools/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { dropConnections, type SshdFixture, startSshdOrSkip, until } from "./sshd-fixture.js";
+import { dropConnections, until, useSshd } from "./sshd-fixture.js";
 
 // Remote bash runs in shell sessions kept open between calls; each session owns the output files
 // it kept and the jobs its commands left running, and removes or kills them itself when its stdin
 // ends (the workspace closed, or the connection dropped). The remote side is this machine (loopback
 // sshd), so what is left behind is looked at directly on the local disk and process table.
 
-let sshd: SshdFixture | undefined;
-const opened: RemoteWorkspace[] = [];
-beforeAll(async () => {
-	({ sshd } = await startSshdOrSkip());
-}, 30_000);
-afterAll(async () => {
-	await Promise.all(opened.map((workspace) => workspace.close()));
-	await sshd?.stop();
-});
+const loopback = useSshd();
 
 function open(folder: string): RemoteWorkspace {
-	if (!sshd) throw new Error("sshd not started");
-	const workspace = createWorkspaceFromUrl(`${sshd.urlPrefix}${folder}`, { sshOptions: sshd.sshOptions });
-	opened.push(workspace);
+	if (!loopback.sshd) throw new Error("loopback.sshd not started");
+	const workspace = createWorkspaceFromUrl(`${loopback.sshd.urlPrefix}${folder}`, {
+		sshOptions: loopback.sshd.sshOptions,
+	});
+	loopback.opened.push(workspace);
 	return workspace;
 }
 
@@ -50,7 +44,7 @@ describe("remote bash sessions", () => {
 	const dir = useTempDir();
 
 	it("serve call after call in one remote shell; close removes every kept file and stops left-over jobs", async (context) => {
-		if (!sshd) return context.skip();
+		if (!loopback.sshd) return context.skip();
 		const workspace = open(dir());
 		// The command's parent is the session's shell: the same one for both calls.
 		const first = await bash(workspace, "ps -o ppid= -p $$");
@@ -73,7 +67,7 @@ describe("remote bash sessions", () => {
 	}, 60_000);
 
 	it("calls at the same time each get a session, and close cleans up after all of them", async (context) => {
-		if (!sshd) return context.skip();
+		if (!loopback.sshd) return context.skip();
 		const workspace = open(dir());
 		const runs = await Promise.all([1, 2, 3].map((n) => bash(workspace, `seq 1 ${n}00000`)));
 		const paths = runs.map((run) => run.path ?? "");
@@ -84,7 +78,7 @@ describe("remote bash sessions", () => {
 	}, 60_000);
 
 	it("a command too long for an argument (it arrives on stdin) runs in a session of its own, its file removed at close", async (context) => {
-		if (!sshd) return context.skip();
+		if (!loopback.sshd) return context.skip();
 		const workspace = open(dir());
 		const run = await bash(workspace, `: '${"x".repeat(150_000)}'\nseq 1 100000`);
 		expect(run.text).toContain("100000");
@@ -96,13 +90,13 @@ describe("remote bash sessions", () => {
 	}, 60_000);
 
 	it("a dropped connection: the remote side removes its kept files and stops left-over jobs by itself", async (context) => {
-		if (!sshd) return context.skip();
+		if (!loopback.sshd) return context.skip();
 		const workspace = open(dir());
 		const long = await bash(workspace, "seq 1 100000");
 		const job = await bash(workspace, "sleep 300 > /dev/null 2>&1 & echo $!");
 		const pid = Number(job.text.trim().split("\n")[0]);
 		expect(existsSync(long.path ?? "")).toBe(true);
-		dropConnections(sshd);
+		dropConnections(loopback.sshd);
 		expect(await until(() => !existsSync(long.path ?? ""), 10_000)).toBe(true);
 		expect(await until(() => !alive(pid), 10_000)).toBe(true);
 		// The next call connects again.

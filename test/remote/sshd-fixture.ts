@@ -2,6 +2,8 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
+import type { RemoteWorkspace } from "../../src/remote/index.js";
 import { freePort, isListening } from "../helpers/loopback.js";
 import { requiredInCi } from "../helpers/prerequisites.js";
 
@@ -146,4 +148,28 @@ export async function until(check: () => boolean, timeoutMs: number): Promise<bo
 		await new Promise((resolve) => setTimeout(resolve, 20));
 	}
 	return true;
+}
+
+/** One test file's sshd and the workspaces its tests opened (see `useSshd`). */
+export interface SshdForFile {
+	/** The running sshd; undefined where it cannot run (outside CI: the tests skip). */
+	sshd: SshdFixture | undefined;
+	/** Workspaces to close after the file's tests, before sshd stops. */
+	opened: RemoteWorkspace[];
+}
+
+/**
+ * Starts one sshd before a test file's tests (`startSshdOrSkip`) and, after them, closes the
+ * workspaces pushed to `opened` and stops it.
+ */
+export function useSshd(): SshdForFile {
+	const state: SshdForFile = { sshd: undefined, opened: [] };
+	beforeAll(async () => {
+		state.sshd = (await startSshdOrSkip()).sshd;
+	}, 30_000);
+	afterAll(async () => {
+		await Promise.all(state.opened.map((workspace) => workspace.close()));
+		await state.sshd?.stop();
+	});
+	return state;
 }
