@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../../src/tools/bash.js";
 import { disposeShellProcesses } from "../../../src/tools/shell/background-registry.js";
+import { requiredInCi } from "../../helpers/prerequisites.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { runTool } from "./run-tool.js";
 import { eventually, isAlive, isOutputRelay, killMarked, newMarker, processesWithMarker } from "./survivors.js";
@@ -27,11 +28,13 @@ function ownOutputFiles(): string[] {
 }
 
 const linux = process.platform === "linux";
+/** perl waits for any child (`wait()`); Debian ships it in every install, so CI must have it. */
+const hasPerl = !requiredInCi("perl", existsSync("/usr/bin/perl") ? undefined : "no /usr/bin/perl");
 
 describe("bash on the local executor: output straight into a file", () => {
 	const tempDir = useTempDir();
 
-	it.runIf(existsSync("/usr/bin/perl"))(
+	it.runIf(hasPerl)(
 		"gives the command no child of toolbelt's own to wait for (the relay's short-lived starter)",
 		async () => {
 			// A program that waits for any child (`setsid -w`, a `wait()` loop) must not reap the
@@ -100,17 +103,14 @@ describe("bash on the local executor: output straight into a file", () => {
 		}
 	});
 
-	it.runIf(existsSync("/usr/bin/perl"))(
-		"lets a command wait for all its children: the relay is none of them",
-		async () => {
-			const outcome = await runTool(createBashTool(tempDir()), {
-				command: `perl -e 'fork or exit; 1 while wait() != -1; print "done\\n"'`,
-				timeout: 10,
-			});
-			expect(outcome.ms).toBeLessThan(3000);
-			expect(outcome.text).toBe("done");
-		},
-	);
+	it.runIf(hasPerl)("lets a command wait for all its children: the relay is none of them", async () => {
+		const outcome = await runTool(createBashTool(tempDir()), {
+			command: `perl -e 'fork or exit; 1 while wait() != -1; print "done\\n"'`,
+			timeout: 10,
+		});
+		expect(outcome.ms).toBeLessThan(3000);
+		expect(outcome.text).toBe("done");
+	});
 
 	it("hands BASH_ENV and POSIXLY_CORRECT (even empty) to the command unchanged", async () => {
 		const startup = join(tempDir(), "startup.sh");

@@ -6,6 +6,7 @@ import { createBashTool } from "../../../src/tools/bash.js";
 import { disposeShellProcesses } from "../../../src/tools/shell/background-registry.js";
 import { cgroupsAvailable, deferredJoinCgroupScript, ownCgroupDirectory } from "../../../src/tools/shell/cgroup.js";
 import { standbyShellStarts } from "../../../src/tools/shell/standby-shell.js";
+import { requiredInCi } from "../../helpers/prerequisites.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { runTool } from "./run-tool.js";
 import { eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
@@ -35,7 +36,15 @@ afterEach(async () => {
 	for (const marker of markers.splice(0)) killMarked(marker);
 });
 
-describe.skipIf(process.platform !== "linux" || !cgroupsAvailable())("standby shell", () => {
+// Standby shells exist only where commands run in cgroups; on Linux under CI that must be the case.
+const noCgroups =
+	process.platform !== "linux"
+		? "not Linux"
+		: requiredInCi(
+				"a writable cgroup v2 hierarchy",
+				cgroupsAvailable() ? undefined : "commands cannot get cgroups here",
+			);
+describe.skipIf(noCgroups !== undefined)("standby shell", () => {
 	const tempDir = useTempDir();
 	const ownCgroup = "cut -d: -f3 /proc/self/cgroup | tail -n 1";
 
