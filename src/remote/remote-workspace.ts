@@ -9,7 +9,7 @@ import { createRemoteShellOperations } from "./remote-shell.js";
 import { createScriptChannel } from "./script-channel.js";
 import { createSshTransport } from "./ssh-transport.js";
 import type { RemoteTransport } from "./transport.js";
-import { parseWorkspaceUrl, type WorkspaceLocation, WorkspaceUrlError } from "./workspace-url.js";
+import { parseWorkspaceUrl, type WorkspaceLocation, WorkspaceUrlError, workspaceUrlOf } from "./workspace-url.js";
 
 /** A workspace on another machine or in a container; close it when done. */
 export interface RemoteWorkspace extends Workspace {
@@ -19,6 +19,11 @@ export interface RemoteWorkspace extends Workspace {
 	readonly transport: RemoteTransport;
 	/** grep and find there (ripgrep on the remote side, else POSIX find and grep). */
 	readonly search: SearchOperations;
+	/**
+	 * A name for an absolute path there that no local path and no other remote can have, e.g.
+	 * `ssh://dev@box/srv/app`: the safety layer keys the trust of the remote project folder by it.
+	 */
+	urlOf(absolutePath: string): string;
 	/** Stops commands left running in the background there and closes the connection. */
 	close(): Promise<void>;
 }
@@ -73,7 +78,11 @@ function transportFor(location: WorkspaceLocation, options: WorkspaceFromUrlOpti
 export function createRemoteWorkspace(
 	transport: RemoteTransport,
 	cwd: string,
-	options: { ripgrep?: RemoteRipgrepMode } = {},
+	options: {
+		ripgrep?: RemoteRipgrepMode;
+		/** Names paths there (`RemoteWorkspace.urlOf`). Default: the transport's label, then `//` and the path. */
+		urlOf?: (absolutePath: string) => string;
+	} = {},
 ): RemoteWorkspace {
 	if (!posix.isAbsolute(cwd)) {
 		throw new WorkspaceUrlError(`The remote folder '${cwd}' must be an absolute path (e.g. /home/dev/project).`);
@@ -113,6 +122,7 @@ export function createRemoteWorkspace(
 		label: transport.label,
 		transport,
 		search,
+		urlOf: options.urlOf ?? ((absolutePath: string) => `${transport.label}/${absolutePath}`),
 		close: async () => {
 			search.close();
 			await shell.close();
@@ -135,5 +145,8 @@ export function createRemoteWorkspace(
  */
 export function createWorkspaceFromUrl(url: string, options: WorkspaceFromUrlOptions = {}): RemoteWorkspace {
 	const location = parseWorkspaceUrl(url);
-	return createRemoteWorkspace(transportFor(location, options), location.path, { ripgrep: options.ripgrep });
+	return createRemoteWorkspace(transportFor(location, options), location.path, {
+		ripgrep: options.ripgrep,
+		urlOf: (absolutePath) => workspaceUrlOf(location, absolutePath),
+	});
 }

@@ -55,3 +55,26 @@ export function parseWorkspaceUrl(text: string): WorkspaceLocation {
 		return { kind: "kubectl", namespace: names[0], pod: names[1] as string, container: names[2], path };
 	return { kind: "kubectl", pod: names[0] as string, path };
 }
+
+/**
+ * The URL naming `absolutePath` at `location`'s remote, in one spelling per remote, so two
+ * remotes never share a name and none reads as a local path: `ssh://[user@]host[:port]/path`,
+ * `docker://container/path`, `kubectl://pod/path` (with a namespace or container, names end at
+ * `//`, empty where absent: `kubectl://ns/pod///path`). Trust records of remote folders use it.
+ */
+export function workspaceUrlOf(location: WorkspaceLocation, absolutePath: string): string {
+	switch (location.kind) {
+		case "ssh": {
+			const host = location.host.includes(":") ? `[${location.host}]` : location.host;
+			const user = location.user === undefined ? "" : `${encodeURIComponent(location.user)}@`;
+			return `ssh://${user}${host}${location.port === undefined ? "" : `:${location.port}`}${absolutePath}`;
+		}
+		case "docker":
+		case "podman":
+			return `${location.kind}://${location.container}${absolutePath}`;
+		case "kubectl":
+			if (location.namespace === undefined && location.container === undefined)
+				return `kubectl://${location.pod}${absolutePath}`;
+			return `kubectl://${location.namespace ?? ""}/${location.pod}/${location.container ?? ""}/${absolutePath}`;
+	}
+}

@@ -17,7 +17,7 @@ import { createReadDenyFilter } from "./read-deny-filter.js";
 import { checkRuleToolNames } from "./rule-check.js";
 import { type PermissionMode, type PermissionRule, parseRule, RuleSet } from "./rules.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
-import { type LoadedSettings, loadSettings, projectSettingsPath } from "./settings.js";
+import { type LoadedSettings, loadSettings, type ProjectDisk, projectSettingsPath } from "./settings.js";
 import { createStaleWriteHooks, type SeenFiles } from "./stale-write.js";
 import type { ProjectTrustCheck } from "./trust.js";
 import { alwaysRulesSaver } from "./trust-always-rules.js";
@@ -93,8 +93,10 @@ export {
 	type LoadedSettings,
 	type LoadSettingsOptions,
 	loadSettings,
+	type ProjectDisk,
 	parseSettings,
 	projectSettingsPath,
+	SETTINGS_MAX_BYTES,
 	type Settings,
 	SettingsError,
 	type SettingsSource,
@@ -161,8 +163,17 @@ export interface SafetyLayerOptions {
 	trustProject?: boolean | ProjectTrustCheck;
 	/** Settings already loaded (skips reading the files). Default: loaded from `projectDir` and `homeDir`. */
 	settings?: LoadedSettings;
-	/** The workspace the tools act on, whose disk the roots are resolved on. Default: a local workspace at `cwd`. */
+	/**
+	 * The workspace the tools act on, whose disk the roots are resolved on. A remote one (with
+	 * `urlOf`, as `createWorkspaceFromUrl` makes) is also where the project settings are read and
+	 * "always" rules written, trust keyed by its URL (see `projectDisk`). Default: a local workspace at `cwd`.
+	 */
 	workspace?: ToolWorkspace;
+	/**
+	 * The disk the project folder is on when it is not this machine's. Default: the workspace's,
+	 * when it names its paths (`urlOf`: a remote workspace), else this machine's.
+	 */
+	projectDisk?: ProjectDisk;
 	/** `session_id` for command hooks. Default: a random UUID. */
 	sessionId?: string;
 	/** Told about every command hook that failed. Default: none. */
@@ -195,9 +206,25 @@ export interface SafetyLayer {
 }
 
 /** Where "always" answers go: the project file (not in an untrusted folder), keeping its trust record current. */
-function alwaysRulesOptions(persist: boolean, projectDir: string, homeDir: string, settings: LoadedSettings) {
-	const saveRules = persist ? alwaysRulesSaver({ projectDir, project: settings.project, homeDir }) : undefined;
-	return saveRules ? { settingsFile: projectSettingsPath(projectDir), saveRules } : {};
+function alwaysRulesOptions(
+	persist: boolean,
+	projectDir: string,
+	homeDir: string,
+	settings: LoadedSettings,
+	projectDisk: ProjectDisk | undefined,
+) {
+	const saveRules = persist
+		? alwaysRulesSaver({ projectDir, project: settings.project, homeDir, projectDisk })
+		: undefined;
+	const file = projectSettingsPath(projectDir);
+	return saveRules ? { settingsFile: projectDisk ? projectDisk.nameOf(file) : file, saveRules } : {};
+}
+
+/** The disk of a workspace that names its paths (a remote one), else undefined (this machine's). */
+function diskOfWorkspace(workspace: ToolWorkspace | undefined): ProjectDisk | undefined {
+	const urlOf = (workspace as { urlOf?: unknown } | undefined)?.urlOf;
+	if (!workspace || typeof urlOf !== "function") return undefined;
+	return { files: workspace.files, nameOf: (path) => (urlOf as (path: string) => string).call(workspace, path) };
 }
 
 function expandHomeWith(path: string, homeDir: string): string {
@@ -215,8 +242,9 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 	const cwd = resolve(options.cwd);
 	const projectDir = resolve(options.projectDir ?? cwd);
 	const homeDir = options.homeDir ?? homedir();
+	const projectDisk = options.projectDisk ?? diskOfWorkspace(options.workspace);
 	const settings =
-		options.settings ?? (await loadSettings({ projectDir, homeDir, trustProject: options.trustProject }));
+		options.settings ?? (await loadSettings({ projectDir, homeDir, trustProject: options.trustProject, projectDisk }));
 	const mode = options.mode ?? settings.defaultMode ?? "default";
 	const flagRules: PermissionRule[] = (["deny", "ask", "allow"] as const).flatMap((behavior) =>
 		(options.rules?.[behavior] ?? []).map((text) => parseRule(text, behavior, "command line")),
@@ -257,7 +285,7 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		rules,
 		mode,
 		ask: options.ask,
-		...alwaysRulesOptions(options.persistAlways !== false, projectDir, homeDir, settings),
+		...alwaysRulesOptions(options.persistAlways !== false, projectDir, homeDir, settings, projectDisk),
 	});
 	const hooks = composeHooks([
 		preToolUseUnit(commandHooks),

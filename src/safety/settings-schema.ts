@@ -58,9 +58,10 @@ export const settingsSchema = Type.Object({
 	),
 	/**
 	 * Folders whose project settings are trusted without asking (user file only; ignored in a
-	 * project file): absolute paths or `~/…`, a trailing `/**` covers every folder below.
+	 * project file): absolute paths or `~/…`, or remote folders as workspace URLs
+	 * (`ssh://dev@box/srv/app`); a trailing `/**` covers every folder below.
 	 */
-	trustedProjects: Type.Optional(Type.Array(Type.String({ pattern: "^(/|~/|~$)" }))),
+	trustedProjects: Type.Optional(Type.Array(Type.String({ pattern: "^(/|~/|~$|(ssh|docker|podman|kubectl)://)" }))),
 });
 
 /** The contents of one settings file, as validated. */

@@ -1,9 +1,10 @@
-import { mkdir, readFile, realpath, rename, writeFile } from "node:fs/promises";
+import { mkdir, realpath, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { loadAjv } from "../engine/ajv-loader.js";
 import { type PermissionBehavior, type PermissionMode, type PermissionRule, parseRule } from "./rules.js";
+import { type ProjectDisk, readSettingsBytes, SettingsReadError, writeSettingsText } from "./settings-disk.js";
 import { type HookMatcherSettings, type Settings, settingsSchema } from "./settings-schema.js";
 import {
 	type ProjectSettingsTrust,
@@ -14,6 +15,7 @@ import {
 	userTrustOf,
 } from "./trust.js";
 
+export { type ProjectDisk, SETTINGS_MAX_BYTES } from "./settings-disk.js";
 export {
 	type HookCommandSettings,
 	type HookMatcherSettings,
@@ -37,7 +39,7 @@ export class SettingsError extends Error {
 export interface SettingsSource {
 	/** `user` (`~/.toolbelt/settings.json`) or `project` (`<project>/.toolbelt/settings.json`). */
 	scope: "user" | "project";
-	/** Absolute path of the file. */
+	/** The file: its absolute path, or for a project on another disk (`projectDisk`) its name there (`ssh://box/srv/app/.toolbelt/settings.json`). */
 	file: string;
 	/** Its validated contents as applied: of a project file in an untrusted folder, only what restricts. */
 	settings: Settings;
@@ -45,8 +47,14 @@ export interface SettingsSource {
 
 /** Options of `loadSettings`. */
 export interface LoadSettingsOptions {
-	/** The project directory; its `.toolbelt/settings.json` is read. */
+	/** The project directory; its `.toolbelt/settings.json` is read (on `projectDisk` when given). */
 	projectDir: string;
+	/**
+	 * The disk the project directory is on when it is not this machine's (a remote workspace):
+	 * the project file is read there, and trust names the folder by `projectDisk.nameOf`. The user
+	 * file is always read from this machine. Default: this machine's disk.
+	 */
+	projectDisk?: ProjectDisk;
 	/** The home directory whose `.toolbelt/settings.json` is read. Default: the user's home (tests pass a temp dir). */
 	homeDir?: string;
 	/**
@@ -166,13 +174,20 @@ export function parseSettings(text: string, file: string): Settings {
 	return settings;
 }
 
-/** The text of a settings file, undefined when it does not exist. */
-async function readSettingsText(file: string): Promise<string | undefined> {
+/**
+ * The text of a settings file, undefined when it does not exist: a regular file of at most
+ * `SETTINGS_MAX_BYTES`, and with `within` one inside that folder (see `readSettingsBytes`).
+ * `shownAs` names the file in errors (default: `file`).
+ */
+async function readSettingsText(
+	file: string,
+	options: { disk?: ProjectDisk; within?: string; shownAs?: string } = {},
+): Promise<string | undefined> {
 	try {
-		return await readFile(file, "utf8");
+		return (await readSettingsBytes(file, options.disk?.files, options.within))?.toString("utf8");
 	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-		throw new SettingsError(file, `cannot be read (${(error as Error).message})`);
+		if (error instanceof SettingsReadError) throw new SettingsError(options.shownAs ?? file, error.message);
+		throw error;
 	}
 }
 
@@ -184,6 +199,30 @@ export function rulesOf(settings: Settings, source: string): PermissionRule[] {
 	);
 }
 
+/** Where the project file is, how messages name it, and the real folder trust is keyed by. */
+interface ProjectPlace {
+	/** The file's path on its disk. */
+	file: string;
+	/** How messages and rule sources name it: the path, or its remote name. */
+	shownAs: string;
+	/** The project folder's real path on its disk: the file must lie inside it. */
+	realDir: string;
+	/** The trust key: the real path, or for another disk its name there (never a bare local path). */
+	key: string;
+}
+
+async function projectPlace(options: LoadSettingsOptions): Promise<ProjectPlace> {
+	const file = projectSettingsPath(options.projectDir);
+	const disk = options.projectDisk;
+	if (!disk) {
+		const realDir = await realpath(options.projectDir).catch(() => resolve(options.projectDir));
+		return { file, shownAs: file, realDir, key: realDir };
+	}
+	// A folder that cannot be resolved has no file either: the read then says so, or finds none.
+	const realDir = await disk.files.realpath(options.projectDir).catch(() => options.projectDir);
+	return { file, shownAs: disk.nameOf(file), realDir, key: disk.nameOf(realDir) };
+}
+
 /**
  * The project source as it may apply: all of it when trusted, else only what restricts. The
  * trust check sees exactly the bytes that were parsed, so what is trusted is what is used.
@@ -191,12 +230,13 @@ export function rulesOf(settings: Settings, source: string): PermissionRule[] {
 async function applyProjectTrust(
 	source: SettingsSource,
 	text: string,
+	place: ProjectPlace,
 	options: LoadSettingsOptions,
 	user: Settings | undefined,
 ): Promise<{ settings: Settings; project: ProjectSettingsTrust }> {
 	const homeDir = options.homeDir ?? homedir();
 	const { restrictive, widening } = splitProjectSettings(source.settings, user?.permissions?.defaultMode);
-	const realProjectDir = await realpath(options.projectDir).catch(() => resolve(options.projectDir));
+	const realProjectDir = place.key;
 	const contentHash = settingsContentHash(text);
 	const project = { file: source.file, realProjectDir, contentHash, widening };
 	const check = options.trustProject ?? trustedByUser;
@@ -222,27 +262,28 @@ async function applyProjectTrust(
  * both apply (deny beats ask beats allow, wherever a rule comes from); for single values the
  * project file wins over the user file. The project file's settings that widen what runs apply
  * only when the folder is trusted (`trustProject`); what only restricts always applies. A missing
- * file is fine; a malformed one throws `SettingsError` naming the file and the problem.
+ * file is fine; a malformed, oversized or non-regular one, or a project file leading outside its
+ * project (a symlink), throws `SettingsError` naming the file and the problem. The project file
+ * is read on `projectDisk` when given (a remote workspace), the user file always on this machine.
  */
 export async function loadSettings(options: LoadSettingsOptions): Promise<LoadedSettings> {
-	const candidates: { scope: "user" | "project"; file: string }[] = [
-		{ scope: "user", file: userSettingsPath(options.homeDir ?? homedir()) },
-		{ scope: "project", file: projectSettingsPath(options.projectDir) },
-	];
 	const sources: SettingsSource[] = [];
+	const userFile = userSettingsPath(options.homeDir ?? homedir());
+	const userText = await readSettingsText(userFile);
+	if (userText !== undefined)
+		sources.push({ scope: "user", file: userFile, settings: parseSettings(userText, userFile) });
 	let project: ProjectSettingsTrust | undefined;
-	for (const candidate of candidates) {
-		// The same file twice (project dir = home dir) would double every hook; it is the user's own.
-		if (sources.some((source) => source.file === candidate.file)) continue;
-		const text = await readSettingsText(candidate.file);
-		if (text === undefined) continue;
-		const source: SettingsSource = { ...candidate, settings: parseSettings(text, candidate.file) };
-		if (candidate.scope === "project") {
-			const user = sources.find((entry) => entry.scope === "user")?.settings;
-			const applied = await applyProjectTrust(source, text, options, user);
-			source.settings = applied.settings;
-			project = applied.project;
-		}
+	const place = await projectPlace(options);
+	// The same file twice (project dir = home dir) would double every hook; it is the user's own.
+	const sameAsUser = !options.projectDisk && place.file === userFile;
+	const text = sameAsUser
+		? undefined
+		: await readSettingsText(place.file, { disk: options.projectDisk, within: place.realDir, shownAs: place.shownAs });
+	if (text !== undefined) {
+		const source: SettingsSource = { scope: "project", file: place.shownAs, settings: parseSettings(text, place.shownAs) };
+		const applied = await applyProjectTrust(source, text, place, options, sources[0]?.settings);
+		source.settings = applied.settings;
+		project = applied.project;
 		sources.push(source);
 	}
 	const loaded: LoadedSettings = {
@@ -254,14 +295,13 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 		sandbox: {},
 		project,
 	};
-	for (const { settings, file } of sources) {
+	for (const { settings, scope } of sources) {
 		const permissions = settings.permissions;
 		if (permissions?.defaultMode) loaded.defaultMode = permissions.defaultMode;
+		// Relative entries are taken from the project the file belongs to (the parent of `.toolbelt/`).
+		const base = scope === "project" ? options.projectDir : dirname(dirname(userFile));
 		for (const directory of permissions?.additionalDirectories ?? []) {
-			// Relative entries are taken from the project the file belongs to (the parent of `.toolbelt/`).
-			loaded.additionalDirectories.push(
-				directory.startsWith("~/") ? directory : resolve(dirname(dirname(file)), directory),
-			);
+			loaded.additionalDirectories.push(directory.startsWith("~/") ? directory : resolve(base, directory));
 		}
 		loaded.preToolUse.push(...(settings.hooks?.PreToolUse ?? []));
 		loaded.postToolUse.push(...(settings.hooks?.PostToolUse ?? []));
@@ -282,18 +322,24 @@ export async function addRulesToSettingsFile(options: {
 	rules: string[];
 	/** The list to add them to. Default: `allow`. */
 	behavior?: PermissionBehavior;
+	/** The disk the file is on (a remote project's). Default: this machine's. */
+	disk?: ProjectDisk;
 }): Promise<{ before?: string; after: string }> {
 	const behavior = options.behavior ?? "allow";
-	const before = await readSettingsText(options.file);
+	const before = await readSettingsText(options.file, { disk: options.disk });
 	const existing = before === undefined ? {} : parseSettings(before, options.file);
 	const permissions = { ...existing.permissions };
 	const list = [...(permissions[behavior] ?? [])];
 	for (const rule of options.rules) if (!list.includes(rule)) list.push(rule);
 	permissions[behavior] = list;
 	const updated = { ...existing, permissions };
+	const after = `${JSON.stringify(updated, null, 2)}\n`;
+	if (options.disk) {
+		await writeSettingsText(options.file, after, options.disk.files);
+		return { before, after };
+	}
 	await mkdir(dirname(options.file), { recursive: true });
 	const temporary = `${options.file}.${process.pid}.${Date.now()}.tmp`;
-	const after = `${JSON.stringify(updated, null, 2)}\n`;
 	await writeFile(temporary, after);
 	await rename(temporary, options.file);
 	return { before, after };

@@ -1,7 +1,7 @@
 import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { addRulesToSettingsFile, projectSettingsPath } from "./settings.js";
+import { addRulesToSettingsFile, type ProjectDisk, projectSettingsPath } from "./settings.js";
 import { type ProjectSettingsTrust, recordProjectTrust, settingsContentHash } from "./trust.js";
 import { trustRecordOf } from "./trust-store.js";
 
@@ -25,20 +25,29 @@ export function alwaysRulesSaver(options: {
 	project: ProjectSettingsTrust | undefined;
 	/** Home directory of the trust records. Default: the user's home. */
 	homeDir?: string;
+	/** The disk the project is on, when not this machine's (a remote workspace): the file is written there. Default: this machine's. */
+	projectDisk?: ProjectDisk;
 }): SaveAlwaysRules | undefined {
 	const { project } = options;
 	if (project && !project.trusted) return undefined;
 	const homeDir = options.homeDir ?? homedir();
 	return async (rules) => {
-		const { before, after } = await addRulesToSettingsFile({ file: projectSettingsPath(options.projectDir), rules });
+		const disk = options.projectDisk;
+		const file = projectSettingsPath(options.projectDir);
+		const { before, after } = await addRulesToSettingsFile({ file, rules, disk });
 		const hashBefore = before === undefined ? undefined : settingsContentHash(before);
 		if (hashBefore !== project?.contentHash) return;
-		const realProjectDir =
-			project?.realProjectDir ?? (await realpath(options.projectDir).catch(() => resolve(options.projectDir)));
+		const realProjectDir = project?.realProjectDir ?? (await trustKeyOf(options.projectDir, disk));
 		const covered =
 			project === undefined ||
 			project.widening.length === 0 ||
 			(await trustRecordOf(realProjectDir, homeDir))?.settingsHash === hashBefore;
 		if (covered) await recordProjectTrust({ realProjectDir, contentHash: settingsContentHash(after) }, homeDir);
 	};
+}
+
+/** The trust key of a project folder: its real path, or on another disk that disk's name for it. */
+async function trustKeyOf(projectDir: string, disk: ProjectDisk | undefined): Promise<string> {
+	if (!disk) return realpath(projectDir).catch(() => resolve(projectDir));
+	return disk.nameOf(await disk.files.realpath(projectDir).catch(() => projectDir));
 }

@@ -22,7 +22,10 @@ export interface WideningSetting {
 export interface ProjectSettingsReview {
 	/** The project settings file. */
 	file: string;
-	/** The project folder's real path: trust is keyed by it. */
+	/**
+	 * The project folder's real path: trust is keyed by it. For a folder on another disk (a remote
+	 * workspace) its name there, e.g. `ssh://dev@box/srv/app`, so it never matches a local folder.
+	 */
 	realProjectDir: string;
 	/** `sha256:<hex>` of the file's bytes: trust is keyed by it too, so a changed file asks again. */
 	contentHash: string;
@@ -124,14 +127,18 @@ async function realOrSelf(path: string): Promise<string> {
 
 /**
  * True when a `trustedProjects` entry of the user settings covers `realProjectDir`: the folder
- * itself, or with a trailing `/**` every folder below it. Entries are absolute or start with `~/`.
+ * itself, or with a trailing `/**` every folder below it. Entries are absolute or start with `~/`;
+ * an entry that is a workspace URL (`ssh://dev@box/srv/app`, `docker://web/**`) covers remote
+ * folders (`realProjectDir` then names one the same way), and a local entry never covers one.
  */
 export async function isListedInTrustedProjects(
 	realProjectDir: string,
 	entries: readonly string[],
 	homeDir: string = homedir(),
 ): Promise<boolean> {
+	if (isRemoteFolderName(realProjectDir)) return entries.some((entry) => coversRemoteFolder(entry, realProjectDir));
 	for (const entry of entries) {
+		if (isRemoteFolderName(entry)) continue;
 		const recursive = entry === "/**" || entry.endsWith("/**");
 		const base = recursive ? entry.slice(0, -3) || "/" : entry;
 		const expanded = base === "~" ? homeDir : base.startsWith("~/") ? resolve(homeDir, base.slice(2)) : base;
@@ -141,6 +148,23 @@ export async function isListedInTrustedProjects(
 		if (recursive && (real === sep || realProjectDir.startsWith(`${real}${sep}`))) return true;
 	}
 	return false;
+}
+
+/** True for the name of a folder on another disk (`ssh://box/srv/app`): a URL, never a local path. */
+function isRemoteFolderName(name: string): boolean {
+	return /^[a-z][a-z0-9+.-]*:\/\//i.test(name);
+}
+
+/**
+ * A `trustedProjects` entry naming remote folders covers `remoteFolder` when it is that name, or,
+ * ending in `/**`, names a folder above it on the same remote. Compared as written: a remote
+ * folder's real path is resolved there, not on this machine. Local entries never cover one.
+ */
+function coversRemoteFolder(entry: string, remoteFolder: string): boolean {
+	if (!isRemoteFolderName(entry)) return false;
+	if (!entry.endsWith("/**")) return entry.replace(/\/+$/, "") === remoteFolder;
+	const base = entry.slice(0, -3);
+	return remoteFolder === base || remoteFolder.startsWith(`${base}/`);
 }
 
 /** Whether the user already trusts this folder with this file, and how (see `ProjectSettingsReview.trustedBy`). */

@@ -37,11 +37,20 @@ export function sshdPath(): string | undefined {
 	return ["/usr/sbin/sshd", "/usr/local/sbin/sshd"].find((path) => existsSync(path));
 }
 
+/** Options of `startSshd`. */
+export interface SshdOptions {
+	/**
+	 * A command sshd is started through (it must end by exec'ing its arguments, so the process is
+	 * sshd's), e.g. `unshare --mount …` to give the "remote" side a disk view of its own. Default: none.
+	 */
+	launchPrefix?: readonly string[];
+}
+
 /**
  * Starts `sshd -D` with a generated host key and an authorized client key in a temp folder, on a
  * random loopback port. Throws (with the reason) when sshd cannot start; callers skip then.
  */
-export async function startSshd(): Promise<SshdFixture> {
+export async function startSshd(options: SshdOptions = {}): Promise<SshdFixture> {
 	const sshd = sshdPath();
 	if (!sshd) throw new Error("sshd is not installed (apt-get install openssh-server)");
 	const dir = mkdtempSync(join(tmpdir(), "toolbelt-sshd-"));
@@ -78,7 +87,9 @@ export async function startSshd(): Promise<SshdFixture> {
 	const hostPublic = execFileSync("cat", [`${hostKey}.pub`], { encoding: "utf8" }).trim();
 	writeFileSync(join(dir, "known_hosts"), `[127.0.0.1]:${port} ${hostPublic}\n`);
 	const launch = async () => {
-		const child = spawn(sshd, ["-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] });
+		const [program = sshd, ...prefixArgs] = options.launchPrefix ?? [];
+		const args = options.launchPrefix ? [...prefixArgs, sshd] : [];
+		const child = spawn(program, [...args, "-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] });
 		let log = "";
 		child.stderr?.on("data", (chunk: Buffer) => {
 			log += chunk.toString();
@@ -123,9 +134,9 @@ export interface SshdAttempt {
  * Starts sshd for a test file's `beforeAll`. Where it cannot start, the tests skip with the
  * reason printed, except under CI, which installs openssh-server: there it is a failure.
  */
-export async function startSshdOrSkip(): Promise<SshdAttempt> {
+export async function startSshdOrSkip(options: SshdOptions = {}): Promise<SshdAttempt> {
 	try {
-		return { sshd: await startSshd() };
+		return { sshd: await startSshd(options) };
 	} catch (error) {
 		return { skipReason: requiredInCi("sshd (openssh-server)", `sshd could not start: ${(error as Error).message}`) };
 	}
@@ -162,10 +173,10 @@ export interface SshdForFile {
  * Starts one sshd before a test file's tests (`startSshdOrSkip`) and, after them, closes the
  * workspaces pushed to `opened` and stops it.
  */
-export function useSshd(): SshdForFile {
+export function useSshd(options: SshdOptions = {}): SshdForFile {
 	const state: SshdForFile = { sshd: undefined, opened: [] };
 	beforeAll(async () => {
-		state.sshd = (await startSshdOrSkip()).sshd;
+		state.sshd = (await startSshdOrSkip(options)).sshd;
 	}, 30_000);
 	afterAll(async () => {
 		await Promise.all(state.opened.map((workspace) => workspace.close()));
