@@ -22,6 +22,17 @@ export interface ProjectDisk {
 /** Why a settings file could not be read; `settings.ts` turns it into a `SettingsError` naming the file. */
 export class SettingsReadError extends Error {
 	override readonly name = "SettingsReadError";
+	/** True when nothing could be read (no access, connection lost); false for a file refused for what it is. */
+	readonly unreadable: boolean;
+
+	constructor(message: string, options: { unreadable?: boolean } = {}) {
+		super(message);
+		this.unreadable = options.unreadable === true;
+	}
+}
+
+function unreadable(error: unknown): SettingsReadError {
+	return new SettingsReadError((error as Error).message, { unreadable: true });
 }
 
 function codeOf(error: unknown): string | undefined {
@@ -49,7 +60,7 @@ export async function readSettingsBytes(
 	} catch (error) {
 		if (error instanceof SettingsReadError) throw error;
 		if (codeOf(error) === "ENOENT" || codeOf(error) === "ENOTDIR") return undefined;
-		throw new SettingsReadError(`cannot be read (${(error as Error).message})`);
+		throw unreadable(error);
 	}
 	if (size > SETTINGS_MAX_BYTES) throw tooLarge(size);
 	const reader = within ? confineFileOperations(disk, [within]) : disk;
@@ -76,7 +87,7 @@ export async function readSettingsBytes(
 				`leads outside its project folder ${within ?? dirname(file)} (a symlink?); project settings are read only from inside the project`,
 			);
 		if (codeOf(error) === "ENOENT") return undefined;
-		throw new SettingsReadError(`cannot be read (${(error as Error).message})`);
+		throw unreadable(error);
 	}
 }
 

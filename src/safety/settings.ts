@@ -28,8 +28,13 @@ export class SettingsError extends Error {
 	/** The file at fault. */
 	readonly file: string;
 
-	constructor(file: string, problem: string) {
-		super(`Invalid settings file ${file}: ${problem}`);
+	/** `unreadable`: the file could not be read at all (not a problem of its contents). Default: false. */
+	constructor(file: string, problem: string, options: { unreadable?: boolean } = {}) {
+		super(
+			options.unreadable
+				? `Cannot read the settings file ${file}, so its deny and ask rules cannot be applied and toolbelt does not start: ${problem}`
+				: `Invalid settings file ${file}: ${problem}`,
+		);
 		this.name = "SettingsError";
 		this.file = file;
 	}
@@ -186,7 +191,8 @@ async function readSettingsText(
 	try {
 		return (await readSettingsBytes(file, options.disk?.files, options.within))?.toString("utf8");
 	} catch (error) {
-		if (error instanceof SettingsReadError) throw new SettingsError(options.shownAs ?? file, error.message);
+		if (error instanceof SettingsReadError)
+			throw new SettingsError(options.shownAs ?? file, error.message, { unreadable: error.unreadable });
 		throw error;
 	}
 }
@@ -280,7 +286,11 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 		? undefined
 		: await readSettingsText(place.file, { disk: options.projectDisk, within: place.realDir, shownAs: place.shownAs });
 	if (text !== undefined) {
-		const source: SettingsSource = { scope: "project", file: place.shownAs, settings: parseSettings(text, place.shownAs) };
+		const source: SettingsSource = {
+			scope: "project",
+			file: place.shownAs,
+			settings: parseSettings(text, place.shownAs),
+		};
 		const applied = await applyProjectTrust(source, text, place, options, sources[0]?.settings);
 		source.settings = applied.settings;
 		project = applied.project;

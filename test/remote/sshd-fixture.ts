@@ -47,6 +47,27 @@ export interface SshdOptions {
 }
 
 /**
+ * A `launchPrefix` giving sshd (and so every "remote" session) a mount namespace of its own in
+ * which `from` is bound over `onto`: the same path then holds one thing locally and another on
+ * the remote side, as on a second machine. Needs root (or CAP_SYS_ADMIN); startSshd fails otherwise.
+ */
+export function bindMountPrefix(from: string, onto: string): string[] {
+	return [
+		"unshare",
+		"--mount",
+		"--propagation",
+		"private",
+		"--",
+		"sh",
+		"-c",
+		'mount --bind "$1" "$2" && shift 2 && exec "$@"',
+		"sh",
+		from,
+		onto,
+	];
+}
+
+/**
  * Starts `sshd -D` with a generated host key and an authorized client key in a temp folder, on a
  * random loopback port. Throws (with the reason) when sshd cannot start; callers skip then.
  */

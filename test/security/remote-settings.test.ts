@@ -1,12 +1,21 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	realpathSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { recordProjectTrust, settingsContentHash } from "../../src/safety/trust.js";
 import { cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
-import { useSshd } from "../remote/sshd-fixture.js";
+import { bindMountPrefix, useSshd } from "../remote/sshd-fixture.js";
 
 // Red-team tests of issue 15: with --workspace ssh://…, the project settings are the REMOTE
 // project's, read over the connection, trust-gated exactly as locally, and keyed by the remote's
@@ -24,21 +33,7 @@ const home = join(root, "home");
 const localStart = join(root, "local");
 for (const folder of [project, remoteView, home, localStart]) mkdirSync(folder, { recursive: true });
 
-const state = useSshd({
-	launchPrefix: [
-		"unshare",
-		"--mount",
-		"--propagation",
-		"private",
-		"--",
-		"sh",
-		"-c",
-		'mount --bind "$1" "$2" && shift 2 && exec "$@"',
-		"sh",
-		remoteView,
-		project,
-	],
-});
+const state = useSshd({ launchPrefix: bindMountPrefix(remoteView, project) });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 beforeAll(() => {
 	ensureBuiltCli();

@@ -1,0 +1,101 @@
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	realpathSync,
+	rmSync,
+	writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { createWorkspaceFromUrl, type RemoteWorkspace } from "../../src/remote/index.js";
+import { alwaysRulesSaver, createSafetyLayer, type ProjectSettingsReview } from "../../src/safety/index.js";
+import { settingsContentHash } from "../../src/safety/trust.js";
+import { trustRecordOf } from "../../src/safety/trust-store.js";
+import { bindMountPrefix, useSshd } from "./sshd-fixture.js";
+
+// The project settings of a remote workspace, through the library: read once over the
+// connection (what the trust check reviewed is what applies), "always" rules written back to the
+// remote project's file, and trust records keyed by the workspace URL. As in
+// test/security/remote-settings.test.ts, sshd sees `remote-view/` at the path of `project/`.
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "toolbelt-remote-settings-lib-")));
+const project = join(root, "project");
+const remoteView = join(root, "remote-view");
+const home = join(root, "home");
+for (const folder of [project, remoteView, home]) mkdirSync(folder, { recursive: true });
+const state = useSshd({ launchPrefix: bindMountPrefix(remoteView, project) });
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+beforeEach(() => {
+	for (const folder of [project, remoteView, home])
+		for (const name of readdirSync(folder)) rmSync(join(folder, name), { recursive: true, force: true });
+});
+
+function open(): RemoteWorkspace {
+	if (!state.sshd) throw new Error("no sshd");
+	const workspace = createWorkspaceFromUrl(`${state.sshd.urlPrefix}${project}`, { sshOptions: state.sshd.sshOptions });
+	state.opened.push(workspace);
+	return workspace;
+}
+
+function writeRemoteSettings(settings: unknown): string {
+	mkdirSync(join(remoteView, ".toolbelt"), { recursive: true });
+	const text = JSON.stringify(settings);
+	writeFileSync(join(remoteView, ".toolbelt", "settings.json"), text);
+	return text;
+}
+
+describe("remote project settings through the library", () => {
+	it("what the trust check reviewed is what applies, even when the remote file changes during the check", async (context) => {
+		if (!state.sshd) return context.skip();
+		const reviewed = writeRemoteSettings({ permissions: { allow: ["bash(echo one)"] } });
+		const workspace = open();
+		const reviews: ProjectSettingsReview[] = [];
+		const layer = await createSafetyLayer({
+			cwd: workspace.cwd,
+			workspace,
+			homeDir: home,
+			trustProject: (review) => {
+				reviews.push(review);
+				// The hostile side swaps the file while the person reads the prompt.
+				writeRemoteSettings({ permissions: { allow: ["bash(*)"] }, hooks: { PreToolUse: [] } });
+				return true;
+			},
+		});
+		expect(reviews).toHaveLength(1);
+		expect(reviews[0]?.realProjectDir).toBe(`${state.sshd.urlPrefix}${project}`);
+		expect(reviews[0]?.file).toBe(`${state.sshd.urlPrefix}${project}/.toolbelt/settings.json`);
+		expect(reviews[0]?.contentHash).toBe(settingsContentHash(reviewed));
+		expect(layer.settings.project?.contentHash).toBe(settingsContentHash(reviewed));
+		const allowed = layer.settings.rules.filter((rule) => rule.behavior === "allow");
+		expect(allowed.map((rule) => rule.source)).toEqual([`${state.sshd.urlPrefix}${project}/.toolbelt/settings.json`]);
+		expect(JSON.stringify(allowed)).toContain("echo one");
+		expect(JSON.stringify(allowed)).not.toContain("*");
+	}, 60_000);
+
+	it('"always" rules go to the remote project\'s file, and its trust record (keyed by the URL) follows them', async (context) => {
+		if (!state.sshd) return context.skip();
+		const before = writeRemoteSettings({ permissions: { allow: ["bash(echo one)"] } });
+		const workspace = open();
+		const key = `${state.sshd.urlPrefix}${project}`;
+		const { recordProjectTrust } = await import("../../src/safety/trust.js");
+		await recordProjectTrust({ realProjectDir: key, contentHash: settingsContentHash(before) }, home);
+		const layer = await createSafetyLayer({ cwd: workspace.cwd, workspace, homeDir: home });
+		expect(layer.settings.project?.trusted).toBe(true);
+		const save = alwaysRulesSaver({
+			projectDir: workspace.cwd,
+			project: layer.settings.project,
+			homeDir: home,
+			projectDisk: { files: workspace.files, nameOf: (path) => workspace.urlOf(path) },
+		});
+		await save?.(["bash(npm test)"]);
+		const after = readFileSync(join(remoteView, ".toolbelt", "settings.json"), "utf8");
+		expect(after).toContain("bash(npm test)");
+		expect(existsSync(join(project, ".toolbelt"))).toBe(false);
+		expect((await trustRecordOf(key, home))?.settingsHash).toBe(settingsContentHash(after));
+		expect(await trustRecordOf(project, home)).toBeUndefined();
+	}, 60_000);
+});
