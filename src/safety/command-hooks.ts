@@ -28,6 +28,11 @@ export interface CommandHooksOptions {
 	cwd: string;
 	/** The project directory, given to hooks as `TOOLBELT_PROJECT_DIR` and `CLAUDE_PROJECT_DIR`. Default: `cwd`. */
 	projectDir?: string;
+	/**
+	 * Where hook processes run, when `cwd` is not on this machine (a remote workspace: hooks run
+	 * here and get the remote `cwd` in their input). Default: `cwd`.
+	 */
+	processCwd?: string;
 	/** `hooks.PreToolUse` entries. Default: none. */
 	preToolUse?: readonly HookMatcherSettings[];
 	/** `hooks.PostToolUse` entries. Default: none. */
@@ -126,6 +131,7 @@ function createState(options: CommandHooksOptions): CommandHooksState {
 	let sessionId = options.sessionId;
 	return {
 		cwd: options.cwd,
+		processCwd: options.processCwd,
 		// Made on first use: a start whose hooks never run (a read, an MCP `initialize`) need not load crypto.
 		get sessionId() {
 			sessionId ??= randomUUID();

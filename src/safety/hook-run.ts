@@ -23,8 +23,10 @@ export type HookEvent = "PreToolUse" | "PostToolUse";
 
 /** What running one hook needs from the command hooks' state. */
 export interface HookRunSettings {
-	/** Working directory of the hook. */
+	/** Working directory of the hook (also sent as its `cwd`). */
 	cwd: string;
+	/** Where the hook process runs when that differs from `cwd` (a remote workspace's folder is not on this machine). Default: `cwd`. */
+	processCwd?: string;
 	/** The complete environment of the hook. */
 	environment: NodeJS.ProcessEnv;
 	/** Timeout of a hook without its own `timeout`, in seconds. */
@@ -96,7 +98,7 @@ export async function runHook(state: HookRunSettings, request: HookRequest): Pro
 	const result = await runHookProcess({
 		command: hook.command,
 		stdin: JSON.stringify(request.payload),
-		cwd: state.cwd,
+		cwd: state.processCwd ?? state.cwd,
 		env: state.environment,
 		timeoutMs: timeoutSeconds * 1000,
 		signal: request.signal,

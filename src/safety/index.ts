@@ -269,6 +269,8 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 	});
 	const commandHooks = createCommandHooks({
 		cwd,
+		// The remote folder is not on this machine: hooks run where toolbelt was started.
+		processCwd: projectDisk ? process.cwd() : undefined,
 		projectDir,
 		preToolUse: settings.preToolUse,
 		postToolUse: settings.postToolUse,
@@ -298,7 +300,8 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		postToolUseUnit(commandHooks),
 	]);
 
-	const sandboxSetting = options.sandbox ?? settings.sandbox.enabled ?? false;
+	// The sandbox confines commands on this machine; a remote workspace's commands run there.
+	const sandboxSetting = options.sandbox ?? (projectDisk ? false : settings.sandbox.enabled) ?? false;
 	let sandbox: Sandbox | undefined;
 	if (sandboxSetting !== false) {
 		const extra = typeof sandboxSetting === "object" ? sandboxSetting : {};

@@ -61,11 +61,12 @@ async function tool(
 	name: string,
 	args: Record<string, unknown>,
 	flags: string[] = [],
+	folder = project,
 ): Promise<{ code: number; output: string }> {
 	const sshd = state.sshd;
 	if (!sshd) throw new Error("no sshd");
 	const options = sshd.sshOptions.flatMap((option) => ["--ssh-option", option]);
-	const argv = [ensureBuiltCli(), "tool", name, JSON.stringify(args), "--workspace", `${sshd.urlPrefix}${project}`];
+	const argv = [ensureBuiltCli(), "tool", name, JSON.stringify(args), "--workspace", `${sshd.urlPrefix}${folder}`];
 	try {
 		const result = await run(process.execPath, [...argv, ...options, ...flags], {
 			cwd: localStart,
@@ -178,5 +179,16 @@ describe("project settings of a remote workspace come from the remote project", 
 		const endless = await tool("read", { path: "x" });
 		expect(endless.code).toBe(2);
 		expect(endless.output).toContain("not a regular file");
+	}, 60_000);
+
+	it("a trusted remote project's hook runs on this machine, also when the remote folder does not exist here", async (context) => {
+		if (!state.sshd) return context.skip();
+		// `project/app` exists only in the remote view.
+		const app = join(remoteView, "app");
+		mkdirSync(app);
+		writeSettings(app, hookMarking("hook-ran"));
+		const result = await tool("ls", {}, ["--trust-project"], join(project, "app"));
+		expect(result.code).toBe(0);
+		expect(hookRan("hook-ran")).toBe(true);
 	}, 60_000);
 });
