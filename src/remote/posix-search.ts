@@ -1,15 +1,17 @@
 import { AbortError, ToolError } from "../engine/errors.js";
 import type { GrepLine, GrepRequest, ListFilesRequest } from "../tools/search/types.js";
-import { walkFiles } from "../tools/search/walker.js";
+import { BATCH_DONE_PREFIX, feedNames, PendingNames } from "./grep-feed.js";
 import { matchStartOf, toExtendedRegex } from "./posix-pattern.js";
+import type { RunScript } from "./sorted-listing.js";
+import { walkRemoteFiles } from "./streamed-walk.js";
 import type { RemoteTransport } from "./transport.js";
 import { stderrSummary } from "./transport.js";
-import { type RunScript, snapshotTree } from "./tree-snapshot.js";
 
 /**
  * Searches the files named on stdin (one per line, relative to `$1`) with POSIX grep, 400 at a
- * time, `/dev/null` first so that every line names its file. `-I` (skip binary files, as ripgrep
- * does in a folder) where grep has it. Exit 2 only when grep itself failed (a bad pattern, say).
+ * time, `/dev/null` first so that every line names its file; after each batch a line
+ * `BATCH_DONE_PREFIX` N says N more names are done. `-I` (skip binary files, as ripgrep does in a
+ * folder) where grep has it. Exit 2 only when grep itself failed (a bad pattern, say).
  */
 const grepScript = `
 export LC_ALL=C
@@ -17,7 +19,7 @@ cd -- "$1" || exit 2
 flags=$2; pattern=$3
 grep -I -e x /dev/null 2>/dev/null; [ "$?" = 1 ] && flags="$flags -I"
 status=0
-search() { grep $flags -e "$pattern" -- /dev/null "$@"; [ "$?" -le 1 ] || status=2; }
+search() { grep $flags -e "$pattern" -- /dev/null "$@"; [ "$?" -le 1 ] || status=2; printf '\\001B %s\\n' "$#"; }
 set --
 while IFS= read -r name; do
 	set -- "$@" "$name"
@@ -51,14 +53,16 @@ function grepFlags(request: GrepRequest): string {
 	return flags.join(" ");
 }
 
-/** Runs the remote grep over `names` and yields its lines in batches, as they come. */
+/** Runs the remote grep over `names` (fed as they come) and yields its lines in batches, as they come. */
 async function* streamGrep(options: {
 	transport: RemoteTransport;
 	request: GrepRequest;
-	names: string[];
+	names: AsyncIterable<string[]> | Iterable<string[]>;
 	signal: AbortSignal;
+	/** Stops the names' source (the remote listing) once grep is done or given up. */
+	stopNames: () => void;
 }): AsyncGenerator<GrepLine[]> {
-	const { transport, request, names, signal } = options;
+	const { transport, request, signal } = options;
 	const pattern = request.literal ? request.pattern : toExtendedRegex(request.pattern);
 	const child = await transport.spawn(grepScript, [request.root, grepFlags(request), pattern]);
 	const kill = () => child.kill("SIGKILL");
@@ -69,18 +73,27 @@ async function* streamGrep(options: {
 		if (stderr.length < 16 * 1024) stderr += text;
 	});
 	child.stdin.on("error", () => {});
-	child.stdin.end(names.map((name) => `${name}\n`).join(""));
 	const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
-	const known = new Set(names);
-	let pending = "";
+	const pending = new PendingNames();
+	let finished = false;
+	let feedError: unknown;
+	const feeding = feedNames(options.names, child, pending, () => finished).catch((error: unknown) => {
+		feedError = error;
+		kill();
+	});
+	let rest = "";
 	try {
 		child.stdout.setEncoding("utf8");
 		for await (const chunk of child.stdout as AsyncIterable<string>) {
-			const lines = (pending + chunk).split("\n");
-			pending = lines.pop() ?? "";
+			const lines = (rest + chunk).split("\n");
+			rest = lines.pop() ?? "";
 			const batch: GrepLine[] = [];
 			for (const line of lines) {
-				const parsed = parseLine(line, known);
+				if (line.startsWith(BATCH_DONE_PREFIX)) {
+					pending.done(Number(line.slice(BATCH_DONE_PREFIX.length)));
+					continue;
+				}
+				const parsed = parseLine(line, pending.known);
 				// grep without -I prints lines of binary files: ripgrep would skip such a file.
 				if (!parsed || parsed.text.includes("\0")) continue;
 				if (parsed.kind === "match") parsed.matchStart = matchStartOf(parsed.text, request);
@@ -90,30 +103,27 @@ async function* streamGrep(options: {
 		}
 		const code = await closed;
 		if (signal.aborted) throw new AbortError();
+		await feeding;
+		if (feedError !== undefined) throw feedError;
 		const failure = transport.failure(code, stderr);
 		if (failure) throw failure;
 		if (code === 2 && stderr.trim()) {
 			throw new ToolError(`grep on ${transport.label} rejected the search: ${stderrSummary(stderr)}. Fix the pattern.`);
 		}
 	} finally {
+		finished = true;
+		pending.wake();
 		signal.removeEventListener("abort", kill);
 		if (child.exitCode === null) child.kill("SIGKILL");
+		options.stopNames();
 	}
 }
 
-/** The files a search covers, walked over a snapshot with the same ignore rules as a local walk. */
-async function* walkedFiles(
-	run: RunScript,
-	request: { root: string; respectIgnoreFiles: boolean; include?: string; exclude?: string },
-	signal: AbortSignal,
-): AsyncGenerator<string[]> {
-	const source = await snapshotTree(run, request.root, request.respectIgnoreFiles);
-	yield* walkFiles({ ...request, signal, source });
-}
-
 /**
- * grep without ripgrep: the files are walked on a snapshot of the remote tree (one `find`), then
- * POSIX grep searches them there in one process; a single named file is searched directly.
+ * grep without ripgrep: the files are walked as the remote listing streams in (`walkRemoteFiles`:
+ * the local walker's rules, in path order) and fed to one POSIX grep there as they pass; a single
+ * named file is searched directly. Memory stays flat in the tree's size; stopping early (a limit
+ * reached in path order) stops both remote processes.
  */
 export async function* posixGrep(
 	transport: RemoteTransport,
@@ -121,12 +131,12 @@ export async function* posixGrep(
 	request: GrepRequest,
 	signal: AbortSignal,
 ): AsyncGenerator<GrepLine[]> {
-	let names: string[] = [];
-	if (request.file !== undefined) names = [request.file];
-	else for await (const batch of walkedFiles(run, request, signal)) names.push(...batch);
-	if (names.length === 0) return;
+	const stop = new AbortController();
+	const walking = AbortSignal.any([signal, stop.signal]);
+	const names: AsyncIterable<string[]> | Iterable<string[]> =
+		request.file !== undefined ? [[request.file]] : walkRemoteFiles(transport, run, request, walking);
 	let found = false;
-	for await (const batch of streamGrep({ transport, request, names, signal })) {
+	for await (const batch of streamGrep({ transport, request, names, signal, stopNames: () => stop.abort() })) {
 		found = true;
 		yield batch;
 	}
@@ -139,13 +149,15 @@ export async function* posixGrep(
 	}
 }
 
-/** find without ripgrep: the walk over a snapshot of the remote tree, narrowed by the pattern. */
+/** find without ripgrep: the remote listing streamed through the walker's rules, narrowed by the pattern. */
 export function posixListFiles(
+	transport: RemoteTransport,
 	run: RunScript,
 	request: ListFilesRequest,
 	signal: AbortSignal,
 ): AsyncGenerator<string[]> {
-	return walkedFiles(
+	return walkRemoteFiles(
+		transport,
 		run,
 		{ root: request.root, respectIgnoreFiles: request.respectIgnoreFiles, include: request.pattern },
 		signal,

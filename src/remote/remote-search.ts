@@ -128,7 +128,7 @@ export function createRemoteSearchOperations(
 				await ripgrep(),
 				request.pathOrder,
 				(rgPath) => ripgrepListFiles(rgPath, request, signal, launch),
-				() => posixListFiles(run, request, signal),
+				() => posixListFiles(transport, run, request, signal),
 				fallbackReason,
 			),
 		prepare,
@@ -153,6 +153,7 @@ async function searchWith<TItem>(
 ): Promise<SearchStream<TItem>> {
 	if ("path" in found)
 		return { backend: "ripgrep", pathOrdered: pathOrder === true, items: await byRipgrep(found.path) };
+	// The fallback walks in path order, as the local walker does: a caller with a limit may stop early.
 	const items = byFallback();
-	return { backend: "walker", fallbackReason: fallbackReason(found.reason), items };
+	return { backend: "walker", fallbackReason: fallbackReason(found.reason), pathOrdered: true, items };
 }
