@@ -1,7 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 
 /** The most names sent to the remote grep ahead of those it has finished: bounds what is held here. */
-export const MAX_NAMES_AHEAD = 4000;
+export const MAX_NAMES_AHEAD = 8000;
 
 /** The line the remote grep script prints after each batch: this prefix, then how many names it held. */
 export const BATCH_DONE_PREFIX = "\u0001B ";

@@ -8,16 +8,24 @@ import type { RemoteTransport } from "./transport.js";
 import { stderrSummary } from "./transport.js";
 
 /**
- * Searches the files named on stdin (one per line, relative to `$1`) with POSIX grep, 400 at a
- * time, `/dev/null` first so that every line names its file; after each batch a line
- * `BATCH_DONE_PREFIX` N says N more names are done. `-I` (skip binary files, as ripgrep does in a
- * folder) where grep has it. Exit 2 only when grep itself failed (a bad pattern, say).
+ * Searches the files named on stdin (one per line, relative to `$1`) with POSIX grep, `/dev/null`
+ * first so that every line names its file; after each batch a line `BATCH_DONE_PREFIX` N says N
+ * more names are done. Where `xargs -0` exists (GNU, busybox, POSIX.1-2024) it makes the batches
+ * of 1,000 names; else a shell loop makes them of 400 (its `set --` grows with the batch). `-I`
+ * (skip binary files, as ripgrep does in a folder) where grep has it. Exit 2 only when grep
+ * itself failed (a bad pattern, say). Exported for its tests.
  */
-const grepScript = `
+export const posixGrepScript = `
 export LC_ALL=C
 cd -- "$1" || exit 2
 flags=$2; pattern=$3
 grep -I -e x /dev/null 2>/dev/null; [ "$?" = 1 ] && flags="$flags -I"
+if printf 'x\\000' | xargs -0 -n 1 true 2>/dev/null; then
+	export flags pattern
+	tr '\\n' '\\000' | xargs -0 -n 1000 sh -c 'grep $flags -e "$pattern" -- /dev/null "$@"; s=$?; printf "\\\\001B %s\\\\n" "$#"; [ "$s" -le 1 ]' sh
+	[ "$?" = 0 ] || exit 2
+	exit 0
+fi
 status=0
 search() { grep $flags -e "$pattern" -- /dev/null "$@"; [ "$?" -le 1 ] || status=2; printf '\\001B %s\\n' "$#"; }
 set --
@@ -64,7 +72,7 @@ async function* streamGrep(options: {
 }): AsyncGenerator<GrepLine[]> {
 	const { transport, request, signal } = options;
 	const pattern = request.literal ? request.pattern : toExtendedRegex(request.pattern);
-	const child = await transport.spawn(grepScript, [request.root, grepFlags(request), pattern]);
+	const child = await transport.spawn(posixGrepScript, [request.root, grepFlags(request), pattern]);
 	const kill = () => child.kill("SIGKILL");
 	signal.addEventListener("abort", kill, { once: true });
 	let stderr = "";
