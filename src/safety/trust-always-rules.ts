@@ -1,6 +1,7 @@
 import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
+import { confineFileOperations } from "../tools/index.js";
 import { addRulesToSettingsFile, type ProjectDisk, projectSettingsPath } from "./settings.js";
 import { type ProjectSettingsTrust, recordProjectTrust, settingsContentHash } from "./trust.js";
 import { trustRecordOf } from "./trust-store.js";
@@ -32,7 +33,7 @@ export function alwaysRulesSaver(options: {
 	if (project && !project.trusted) return undefined;
 	const homeDir = options.homeDir ?? homedir();
 	return async (rules) => {
-		const disk = options.projectDisk;
+		const disk = options.projectDisk && (await confinedToProject(options.projectDisk, options.projectDir));
 		const file = projectSettingsPath(options.projectDir);
 		const { before, after } = await addRulesToSettingsFile({ file, rules, disk });
 		const hashBefore = before === undefined ? undefined : settingsContentHash(before);
@@ -50,4 +51,13 @@ export function alwaysRulesSaver(options: {
 async function trustKeyOf(projectDir: string, disk: ProjectDisk | undefined): Promise<string> {
 	if (!disk) return realpath(projectDir).catch(() => resolve(projectDir));
 	return disk.nameOf(await disk.files.realpath(projectDir).catch(() => projectDir));
+}
+
+/**
+ * The project's disk with writes kept inside the project's real folder: a `.toolbelt` that a
+ * remote repository made a symlink out of the project does not carry the write elsewhere.
+ */
+async function confinedToProject(disk: ProjectDisk, projectDir: string): Promise<ProjectDisk> {
+	const real = await disk.files.realpath(projectDir).catch(() => projectDir);
+	return { ...disk, files: confineFileOperations(disk.files, [real]) };
 }

@@ -6,6 +6,7 @@ import {
 	readFileSync,
 	realpathSync,
 	rmSync,
+	symlinkSync,
 	writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -97,5 +98,25 @@ describe("remote project settings through the library", () => {
 		expect(existsSync(join(project, ".toolbelt"))).toBe(false);
 		expect((await trustRecordOf(key, home))?.settingsHash).toBe(settingsContentHash(after));
 		expect(await trustRecordOf(project, home)).toBeUndefined();
+	}, 60_000);
+
+	it('an "always" rule is not written through a `.toolbelt` symlinked out of the remote project', async (context) => {
+		if (!state.sshd) return context.skip();
+		const outside = join(root, "outside");
+		mkdirSync(outside, { recursive: true });
+		symlinkSync(outside, join(remoteView, ".toolbelt"));
+		const workspace = open();
+		const layer = await createSafetyLayer({ cwd: workspace.cwd, workspace, homeDir: home });
+		// No settings file there (the link's target is empty): answers may be saved, but only inside the project.
+		expect(layer.settings.project).toBeUndefined();
+		const save = alwaysRulesSaver({
+			projectDir: workspace.cwd,
+			project: undefined,
+			homeDir: home,
+			projectDisk: { files: workspace.files, nameOf: (path) => workspace.urlOf(path) },
+		});
+		await expect(save?.(["bash(npm test)"])).rejects.toThrow(/outside/);
+		expect(readdirSync(outside)).toEqual([]);
+		rmSync(outside, { recursive: true, force: true });
 	}, 60_000);
 });
