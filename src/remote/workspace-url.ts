@@ -60,7 +60,8 @@ export function parseWorkspaceUrl(text: string): WorkspaceLocation {
  * The URL naming `absolutePath` at `location`'s remote, in one spelling per remote, so two
  * remotes never share a name and none reads as a local path: `ssh://[user@]host[:port]/path`,
  * `docker://container/path`, `kubectl://pod/path` (with a namespace or container, names end at
- * `//`, empty where absent: `kubectl://ns/pod///path`). Trust records of remote folders use it.
+ * `//` as in the URL: `kubectl://ns/pod//path`, `kubectl://ns/pod/container//path`; a container
+ * without a namespace: `kubectl:///pod/container//path`). Trust records of remote folders use it.
  */
 export function workspaceUrlOf(location: WorkspaceLocation, absolutePath: string): string {
 	switch (location.kind) {
@@ -75,6 +76,7 @@ export function workspaceUrlOf(location: WorkspaceLocation, absolutePath: string
 		case "kubectl":
 			if (location.namespace === undefined && location.container === undefined)
 				return `kubectl://${location.pod}${absolutePath}`;
-			return `kubectl://${location.namespace ?? ""}/${location.pod}/${location.container ?? ""}/${absolutePath}`;
+			if (location.container === undefined) return `kubectl://${location.namespace}/${location.pod}/${absolutePath}`;
+			return `kubectl://${location.namespace ?? ""}/${location.pod}/${location.container}/${absolutePath}`;
 	}
 }
