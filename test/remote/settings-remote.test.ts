@@ -11,11 +11,12 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createWorkspaceFromUrl, type RemoteWorkspace } from "../../src/remote/index.js";
 import { alwaysRulesSaver, createSafetyLayer, type ProjectSettingsReview } from "../../src/safety/index.js";
 import { settingsContentHash } from "../../src/safety/trust.js";
 import { trustRecordOf } from "../../src/safety/trust-store.js";
+import { dockerUnavailable, ensureTestImage, inContainer, removeContainer, startContainer } from "./docker-fixture.js";
 import { bindMountPrefix, useSshd } from "./sshd-fixture.js";
 
 // The project settings of a remote workspace, through the library: read once over the
@@ -118,5 +119,38 @@ describe("remote project settings through the library", () => {
 		await expect(save?.(["bash(npm test)"])).rejects.toThrow(/outside/);
 		expect(readdirSync(outside)).toEqual([]);
 		rmSync(outside, { recursive: true, force: true });
+	}, 60_000);
+});
+
+describe("remote project settings in a container", () => {
+	const container = `toolbelt-settings-${process.pid}`;
+	let skip = dockerUnavailable();
+	beforeAll(() => {
+		if (skip) return void console.warn(`skipping the container settings test: ${skip}`);
+		try {
+			ensureTestImage();
+			startContainer(container);
+		} catch (error) {
+			skip = `the test container could not start: ${(error as Error).message}`;
+		}
+	}, 120_000);
+	afterAll(() => removeContainer(container));
+
+	it("come from the container's folder, keyed by the docker URL", async (context) => {
+		if (skip) return context.skip();
+		inContainer(container, "mkdir -p /srv/app/.toolbelt");
+		inContainer(
+			container,
+			`printf '%s' '{"permissions":{"deny":["read(secret.txt)"],"allow":["bash(ls)"]}}' > /srv/app/.toolbelt/settings.json`,
+		);
+		const workspace = createWorkspaceFromUrl(`docker://${container}/srv/app`);
+		state.opened.push(workspace);
+		const layer = await createSafetyLayer({ cwd: workspace.cwd, workspace, homeDir: home });
+		expect(layer.settings.rules.map((rule) => `${rule.behavior} ${rule.text}`)).toEqual(["deny read(secret.txt)"]);
+		expect(layer.settings.project).toMatchObject({
+			file: `docker://${container}/srv/app/.toolbelt/settings.json`,
+			realProjectDir: `docker://${container}/srv/app`,
+			trusted: false,
+		});
 	}, 60_000);
 });
