@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import { confineFileOperations, type FileOperations, localFileOperations } from "../tools/index.js";
+import { confineFileOperations, type FileOperations, localFileOperations, type ReadableFile } from "../tools/index.js";
 
 /** The largest settings file read (1 MiB): a real one is a few KB; a bigger one is refused, not read whole. */
 export const SETTINGS_MAX_BYTES = 1024 * 1024;
@@ -67,16 +67,12 @@ export async function readSettingsBytes(
 	try {
 		const handle = await reader.open(file);
 		try {
-			// One byte more than allowed: a file that grew since the stat is noticed, not cut.
-			const buffer = Buffer.alloc(SETTINGS_MAX_BYTES + 1);
-			let length = 0;
-			while (length < buffer.length) {
-				const count = await handle.read({ buffer, offset: length, length: buffer.length - length, position: length });
-				if (count === 0) break;
-				length += count;
-			}
-			if (length > SETTINGS_MAX_BYTES) throw tooLarge(length);
-			return Buffer.from(buffer.subarray(0, length));
+			// One byte more than the size: a file that grew since the stat is read again, up to the limit.
+			const bytes = await readUpTo(handle, size + 1);
+			if (bytes.length <= size) return bytes;
+			const grown = await readUpTo(handle, SETTINGS_MAX_BYTES + 1);
+			if (grown.length > SETTINGS_MAX_BYTES) throw tooLarge(grown.length);
+			return grown;
 		} finally {
 			await handle.close();
 		}
@@ -89,6 +85,18 @@ export async function readSettingsBytes(
 		if (codeOf(error) === "ENOENT") return undefined;
 		throw unreadable(error);
 	}
+}
+
+/** Up to `limit` bytes from the start of an open file (fewer at its end). */
+async function readUpTo(handle: ReadableFile, limit: number): Promise<Buffer> {
+	const buffer = Buffer.allocUnsafe(limit);
+	let length = 0;
+	while (length < limit) {
+		const count = await handle.read({ buffer, offset: length, length: limit - length, position: length });
+		if (count === 0) break;
+		length += count;
+	}
+	return buffer.subarray(0, length);
 }
 
 function tooLarge(size: number): SettingsReadError {
