@@ -8,6 +8,7 @@ import {
 	type ReadableFile,
 	type ReplaceFileOptions,
 	readableFile,
+	readSmallDescriptorSync,
 	type WriteFileOptions,
 } from "./operations.js";
 import { isInsideRoot, outsideRootsError } from "./real-path.js";
@@ -165,6 +166,11 @@ export function createFdConfinedOperations(base: FileOperations, roots: readonly
 			),
 		open: (path) => openVerified(path, roots),
 		readFile: async (path) => {
+			// A small regular file in one synchronous pass, as the local disk reads it (a thread-pool
+			// round trip per open, read and close cost more than the reads, and the stale-write hook
+			// hashes every file a call wrote); anything else (larger, a FIFO) asynchronously.
+			const small = withVerified(path, readFlags, roots, readSmallDescriptorSync);
+			if (small) return small;
 			const file = await openVerified(path, roots);
 			try {
 				return await readAll(file);

@@ -155,19 +155,28 @@ const SYNC_IO_MAX_BYTES = 4 * 2 ** 20;
 function readSmallFileSync(path: string): Buffer | undefined {
 	const descriptor = fsSync.openSync(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
 	try {
-		const stats = fsSync.fstatSync(descriptor);
-		if (!stats.isFile() || stats.size > SYNC_IO_MAX_BYTES) return undefined;
-		// One byte more than the size, to notice a file that grew since the fstat.
-		const buffer = Buffer.allocUnsafe(stats.size + 1);
-		let length = 0;
-		for (;;) {
-			const bytesRead = fsSync.readSync(descriptor, buffer, length, buffer.length - length, null);
-			if (bytesRead === 0) return buffer.subarray(0, length);
-			length += bytesRead;
-			if (length === buffer.length) return undefined; // grew: let readFile take all of it
-		}
+		return readSmallDescriptorSync(descriptor);
 	} finally {
 		fsSync.closeSync(descriptor);
+	}
+}
+
+/**
+ * The whole content of the open `descriptor`, read synchronously, when it is a regular file of at
+ * most `SYNC_IO_MAX_BYTES`; undefined otherwise (larger, growing, or not a regular file), and the
+ * caller reads it asynchronously instead. Does not close the descriptor.
+ */
+export function readSmallDescriptorSync(descriptor: number): Buffer | undefined {
+	const stats = fsSync.fstatSync(descriptor);
+	if (!stats.isFile() || stats.size > SYNC_IO_MAX_BYTES) return undefined;
+	// One byte more than the size, to notice a file that grew since the fstat.
+	const buffer = Buffer.allocUnsafe(stats.size + 1);
+	let length = 0;
+	for (;;) {
+		const bytesRead = fsSync.readSync(descriptor, buffer, length, buffer.length - length, null);
+		if (bytesRead === 0) return buffer.subarray(0, length);
+		length += bytesRead;
+		if (length === buffer.length) return undefined; // grew: let the asynchronous read take all of it
 	}
 }
 
