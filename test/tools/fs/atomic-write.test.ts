@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeFileAtomic } from "../../../src/tools/fs/atomic-write.js";
 import { type FileOperations, localFileOperations } from "../../../src/tools/fs/operations.js";
+import { tempNameFor } from "../../../src/tools/fs/temp-name.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
 const temp = useTempDir();
@@ -107,5 +108,14 @@ describe("writeFileAtomic", () => {
 		stop = true;
 		await reader;
 		expect([...seen]).toEqual([2_000_000]);
+	});
+});
+
+describe("tempNameFor", () => {
+	it("gives hidden names, distinct on every call, that fit NAME_MAX however long the file name", () => {
+		const names = Array.from({ length: 1000 }, () => tempNameFor("file.txt"));
+		expect(new Set(names).size).toBe(1000);
+		for (const name of names) expect(name).toMatch(/^\.file\.txt\.[0-9a-z]+\.tmp$/);
+		expect(Buffer.byteLength(tempNameFor("x".repeat(255)))).toBeLessThanOrEqual(255);
 	});
 });
