@@ -155,7 +155,7 @@ export function createFdConfinedOperations(base: FileOperations, roots: readonly
 	return {
 		stat: (path) => base.stat(path),
 		lstat: (path) => base.lstat(path),
-		...(base.statIfExists ? { statIfExists: base.statIfExists } : {}),
+		...(base.statIfExists ? { statIfExists: base.statIfExists.bind(base) } : {}),
 		realpath: (path) => base.realpath(path),
 		readlink: (path) => base.readlink(path),
 		readdir: async (path) =>
