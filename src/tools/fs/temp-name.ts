@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 
 /**
- * Drawn once per process: a fresh `randomBytes` per temp file was a tenth of a small write's own
+ * Drawn once per process: a fresh `randomBytes` per temp file was some 5% of a small write's own
  * time (a call into OpenSSL, and a `getpid` for its fork check, per file).
  */
 let processPrefix: string | undefined;
