@@ -1,7 +1,8 @@
 import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
-import type { AnyAgentTool, ToolCall, ToolResultMessage } from "../../src/engine/types.js";
+import type { AnyAgentTool, ToolCall, ToolHooks, ToolResultMessage } from "../../src/engine/types.js";
+import { createSafetyLayer } from "../../src/safety/index.js";
 import { createGrepTool } from "../../src/tools/grep.js";
 import { createReadTool } from "../../src/tools/read.js";
 import { createWriteTool } from "../../src/tools/write.js";
@@ -67,8 +68,12 @@ function readCall(index: number): ToolCall {
 	return { type: "toolCall", id: `r${index}`, name: "read", arguments: { path: `${READ_DIR}/file-${index}.txt` } };
 }
 
-async function runCalls(tool: AnyAgentTool, toolCalls: ToolCall[]): Promise<ToolResultMessage[]> {
-	const { messages } = await executeToolCalls({ tools: [tool], toolCalls });
+async function runCalls(
+	tool: AnyAgentTool,
+	toolCalls: ToolCall[],
+	hooks: ToolHooks = {},
+): Promise<ToolResultMessage[]> {
+	const { messages } = await executeToolCalls({ tools: [tool], toolCalls, ...hooks });
 	return messages;
 }
 
@@ -125,6 +130,22 @@ export const cases: BenchCase[] = [
 		toolbelt: async (context): Promise<BenchOutcome> => {
 			const results = await runCalls(createWriteTool(context.dataDir), range(WRITES).map(writeCall));
 			return { ok: allSucceeded(results, WRITES) && (await writesLanded(context)) };
+		},
+		baseline: `for i in $(seq 0 ${WRITES - 1}); do echo "content $i" > ${WRITE_DIR}/file-$i.txt; done`,
+	},
+	{
+		group: "everyday",
+		name: `write ${WRITES} small files in one batch through the safety layer`,
+		goal: "report (what a guarded session pays: confinement, permissions, stale-write hashing)",
+		repeat: 3,
+		beforeEach: freshWriteDir,
+		toolbelt: async (context): Promise<BenchOutcome> => {
+			const { dataDir } = context;
+			const safety = await createSafetyLayer({ cwd: dataDir, homeDir: join(dataDir, "home"), mode: "accept-edits" });
+			const started = performance.now();
+			const results = await runCalls(createWriteTool(dataDir), range(WRITES).map(writeCall), safety.hooks);
+			const ms = performance.now() - started;
+			return { ok: allSucceeded(results, WRITES) && (await writesLanded(context)), ms };
 		},
 		baseline: `for i in $(seq 0 ${WRITES - 1}); do echo "content $i" > ${WRITE_DIR}/file-$i.txt; done`,
 	},

@@ -230,7 +230,8 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
 	let running: Promise<void>[] = [];
 	for (const [index, toolCall] of toolCalls.entries()) {
 		const barrier = mode === "sequential" || state.toolsByName.get(toolCall.name)?.executionMode === "sequential";
-		if (barrier) {
+		// A run of barriers (a batch of writes) has nothing to wait for: no turn of the microtask queue each.
+		if (barrier && running.length > 0) {
 			await Promise.all(running);
 			running = [];
 		}

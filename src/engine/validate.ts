@@ -71,11 +71,28 @@ function describe(error: ErrorObject): string {
 }
 
 /**
+ * A copy of a plain object whose values are all primitives (the usual tool call: a path and a
+ * content string), which is then exactly what `structuredClone` would make, at a fraction of
+ * its cost; undefined for anything else.
+ */
+function flatCopy(args: unknown): Record<string, unknown> | undefined {
+	if (typeof args !== "object" || args === null || Object.getPrototypeOf(args) !== Object.prototype) return undefined;
+	if (Object.getOwnPropertySymbols(args).length > 0) return undefined;
+	const copy: Record<string, unknown> = {};
+	for (const [name, value] of Object.entries(args)) {
+		if (typeof value === "object" && value !== null) return undefined;
+		if (typeof value === "function" || typeof value === "symbol" || name === "__proto__") return undefined;
+		copy[name] = value;
+	}
+	return copy;
+}
+
+/**
  * Validates `args` against the tool's schema after coercion and returns the coerced copy.
  * The input is never mutated. Throws `ValidationError` listing every failing path.
  */
 export function validateToolArguments(tool: ToolDefinition, args: unknown): Record<string, unknown> {
-	const copy = args === undefined ? {} : structuredClone(args);
+	const copy = args === undefined ? {} : (flatCopy(args) ?? structuredClone(args));
 	const validate = validatorFor(tool.parameters as object);
 	if (validate(copy)) return copy as Record<string, unknown>;
 	const problems = [...new Set((validate.errors ?? []).map(describe))];

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { ToolHooks, ToolTarget } from "../engine/types.js";
 import {
 	type FileOperations,
+	infoIfExists,
 	isWorkspaceTarget,
 	localFileOperations,
 	partsOfTarget,
@@ -93,7 +94,7 @@ export async function snapshotFile(
 	maxHashBytes = DEFAULT_MAX_HASH_BYTES,
 	files: FileOperations = localFileOperations,
 ): Promise<FileSnapshot | undefined> {
-	const info = await files.stat(path).catch(() => undefined);
+	const info = await infoIfExists(files, path).catch(() => undefined);
 	if (info?.kind !== "file") return undefined;
 	const snapshot: FileSnapshot = { size: info.size, mtimeMs: info.mtimeMs };
 	if (info.size <= maxHashBytes) snapshot.hash = await hashFile(files, path, info.size).catch(() => undefined);
@@ -120,7 +121,7 @@ async function staleReason(state: StaleWriteState, target: WorkspaceTarget): Pro
 	const file = fileOf(target);
 	if (!file) return undefined;
 	const { resolved, files } = file;
-	const info = await files.stat(resolved.absolutePath).catch(() => undefined);
+	const info = await infoIfExists(files, resolved.absolutePath).catch(() => undefined);
 	if (info?.kind !== "file") return undefined;
 	const seen = state.seenFiles.get(resolved.key);
 	if (!seen) {

@@ -71,6 +71,7 @@ export {
 	type DirectoryEntry,
 	type FileInfo,
 	type FileOperations,
+	infoIfExists,
 	localFileOperations,
 	type ReadableFile,
 	type ReplaceFileOptions,

@@ -65,4 +65,30 @@ describe("validateToolArguments", () => {
 	it("treats missing arguments as an empty object", () => {
 		expect(() => validateToolArguments(read, undefined)).toThrow(/path: is required/);
 	});
+
+	it("returns a copy, flat or nested, that shares nothing with the arguments", () => {
+		const flat = { path: "a", limit: "5" };
+		const flatCopy = validateToolArguments(read, flat);
+		expect(flatCopy).not.toBe(flat);
+		flatCopy.path = "changed";
+		expect(flat).toEqual({ path: "a", limit: "5" });
+		const list: ToolDefinition = {
+			name: "list",
+			description: "",
+			parameters: Type.Object({ sizes: Type.Array(Type.Number()) }),
+		};
+		const nested = { sizes: ["1", "2"] };
+		expect(validateToolArguments(list, nested)).toEqual({ sizes: [1, 2] });
+		expect(nested.sizes).toEqual(["1", "2"]);
+	});
+
+	it("sees an own __proto__ key of parsed JSON as the unknown property it is", () => {
+		const strict: ToolDefinition = {
+			name: "strict",
+			description: "",
+			parameters: Type.Object({ path: Type.String() }, { additionalProperties: false }),
+		};
+		const args = JSON.parse('{"path":"a","__proto__":"x"}') as unknown;
+		expect(() => validateToolArguments(strict, args)).toThrow(/__proto__: is not a known property/);
+	});
 });

@@ -109,14 +109,21 @@ describe("write tool", () => {
 
 	it("lands two writes of one path in call order even when the first one's look-up is slower", async () => {
 		let first = true;
+		const slowFirst = async () => {
+			if (!first) return;
+			first = false;
+			await new Promise((resolve) => setTimeout(resolve, 100));
+		};
+		// The look-up of a path not there yet goes through statIfExists; slow down both spellings.
 		const operations: FileOperations = {
 			...localFileOperations,
 			stat: async (path) => {
-				if (first) {
-					first = false;
-					await new Promise((resolve) => setTimeout(resolve, 100));
-				}
+				await slowFirst();
 				return localFileOperations.stat(path);
+			},
+			statIfExists: async (path, options) => {
+				await slowFirst();
+				return localFileOperations.statIfExists?.(path, options);
 			},
 		};
 		const tool = createWriteTool(temp(), { operations });

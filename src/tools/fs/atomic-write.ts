@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
-import { type FileInfo, type FileOperations, isNotFound, localFileOperations } from "./operations.js";
+import { type FileInfo, type FileOperations, infoIfExists, localFileOperations } from "./operations.js";
+import { tempNameFor } from "./temp-name.js";
 
 /** Options of `writeFileAtomic`. */
 export interface WriteFileAtomicOptions {
@@ -44,13 +44,8 @@ export async function resolveWriteTarget(
 ): Promise<{ targetPath: string; existing: FileInfo | undefined }> {
 	let current = path;
 	for (let hop = 0; hop <= MAX_SYMLINK_HOPS; hop++) {
-		let info: FileInfo;
-		try {
-			info = await operations.lstat(current);
-		} catch (error) {
-			if (isNotFound(error)) return { targetPath: current, existing: undefined };
-			throw error;
-		}
+		const info = await infoIfExists(operations, current, { noFollow: true });
+		if (!info) return { targetPath: current, existing: undefined };
 		if (info.kind === "directory") {
 			throw fileSystemError("EISDIR", `EISDIR: illegal operation on a directory, write '${current}'`);
 		}
@@ -63,9 +58,8 @@ export async function resolveWriteTarget(
 }
 
 function tempPathFor(targetPath: string): string {
-	// Same folder, so the rename stays on one file system and is atomic; short enough for NAME_MAX.
-	const name = basename(targetPath).slice(0, 180);
-	return join(dirname(targetPath), `.${name}.${randomBytes(6).toString("hex")}.tmp`);
+	// Same folder, so the rename stays on one file system and is atomic.
+	return join(dirname(targetPath), tempNameFor(basename(targetPath)));
 }
 
 /**

@@ -26,6 +26,7 @@ export function confineFileOperations(files: FileOperations, roots: readonly str
 	return {
 		stat: (path) => files.stat(path),
 		lstat: (path) => files.lstat(path),
+		...(files.statIfExists ? { statIfExists: files.statIfExists.bind(files) } : {}),
 		realpath: (path) => files.realpath(path),
 		readlink: (path) => files.readlink(path),
 		readdir: checked((path: string) => files.readdir(path)),

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import * as fsSync from "node:fs";
 import { constants as fsConstants } from "node:fs";
 import * as fs from "node:fs/promises";
@@ -9,9 +8,11 @@ import {
 	type ReadableFile,
 	type ReplaceFileOptions,
 	readableFile,
+	readSmallDescriptorSync,
 	type WriteFileOptions,
 } from "./operations.js";
 import { isInsideRoot, outsideRootsError } from "./real-path.js";
+import { tempNameFor } from "./temp-name.js";
 
 const directoryFlags = fsConstants.O_RDONLY | fsConstants.O_DIRECTORY;
 const noFollow = fsConstants.O_NOFOLLOW ?? 0;
@@ -69,7 +70,7 @@ async function openVerified(path: string, roots: readonly string[]): Promise<Rea
 /** Temp file and rename inside one verified folder; the temp file never outlives a failure. */
 function replaceVerified(targetPath: string, data: Uint8Array, options: ReplaceFileOptions, roots: readonly string[]) {
 	inVerifiedFolder(targetPath, roots, (inFolder) => {
-		const tempName = `.${basename(targetPath).slice(0, 180)}.${randomBytes(6).toString("hex")}.tmp`;
+		const tempName = tempNameFor(basename(targetPath));
 		const flags = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | noFollow;
 		const temp = fsSync.openSync(inFolder(tempName), flags, options.mode ?? 0o666);
 		try {
@@ -154,6 +155,7 @@ export function createFdConfinedOperations(base: FileOperations, roots: readonly
 	return {
 		stat: (path) => base.stat(path),
 		lstat: (path) => base.lstat(path),
+		...(base.statIfExists ? { statIfExists: base.statIfExists.bind(base) } : {}),
 		realpath: (path) => base.realpath(path),
 		readlink: (path) => base.readlink(path),
 		readdir: async (path) =>
@@ -164,6 +166,11 @@ export function createFdConfinedOperations(base: FileOperations, roots: readonly
 			),
 		open: (path) => openVerified(path, roots),
 		readFile: async (path) => {
+			// A small regular file in one synchronous pass, as the local disk reads it (a thread-pool
+			// round trip per open, read and close cost more than the reads, and the stale-write hook
+			// hashes every file a call wrote); anything else (larger, a FIFO) asynchronously.
+			const small = withVerified(path, readFlags, roots, readSmallDescriptorSync);
+			if (small) return small;
 			const file = await openVerified(path, roots);
 			try {
 				return await readAll(file);

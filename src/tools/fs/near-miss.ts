@@ -1,5 +1,5 @@
 import { basename, dirname, join } from "node:path";
-import { type FileInfo, type FileOperations, isNotFound } from "./operations.js";
+import { type FileInfo, type FileOperations, infoIfExists } from "./operations.js";
 import { displayPath, resolveToolPath } from "./paths.js";
 import { explainLoop } from "./special-file-messages.js";
 
@@ -8,6 +8,12 @@ const UNICODE_SPACES = /[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g;
 
 /** macOS screenshot names put a narrow no-break space (U+202F) before AM/PM; models type a plain space. */
 const SPACE_BEFORE_MERIDIEM = / (AM|PM)(?=\.[^./]+$|$)/gi;
+
+/** A name of printable ASCII only (checked before the normalizations, which cost more than the look-ups they save). */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** `SPACE_BEFORE_MERIDIEM` without the global flag, so `test` keeps no state. */
+const SPACE_BEFORE_MERIDIEM_TEST = / (AM|PM)(?=\.[^./]+$|$)/i;
 
 /** How a path argument was matched to an existing file. */
 export type PathMatch = "exact" | "variant" | "folder-scan";
@@ -24,6 +30,8 @@ export interface ResolvedPath {
 
 /** The forms a name can take when the model's spelling differs only invisibly from the disk's. */
 export function pathVariants(path: string): string[] {
+	// Printable ASCII has no other Unicode form and no Unicode space; only the screenshot rule applies to it.
+	if (PRINTABLE_ASCII.test(path) && !SPACE_BEFORE_MERIDIEM_TEST.test(path)) return [];
 	const plainSpaces = path.replace(UNICODE_SPACES, " ");
 	const screenshot = plainSpaces.replace(SPACE_BEFORE_MERIDIEM, "\u202f$1");
 	const variants = new Set<string>();
@@ -52,15 +60,6 @@ function visibleKey(name: string): string {
 	return name.normalize("NFC").replace(UNICODE_SPACES, " ");
 }
 
-async function statOrUndefined(operations: FileOperations, path: string): Promise<FileInfo | undefined> {
-	try {
-		return await operations.stat(path);
-	} catch (error) {
-		if (isNotFound(error)) return undefined;
-		throw error;
-	}
-}
-
 /**
  * Resolves a tool's path argument to an existing file when one matches: first the literal path,
  * then the path without surrounding whitespace or a leading `@`, then Unicode variants (NFC/NFD, Unicode spaces as plain spaces, the macOS screenshot U+202F
@@ -74,7 +73,7 @@ export async function resolveExistingPath(
 	operations: FileOperations,
 ): Promise<ResolvedPath> {
 	const absolutePath = resolveToolPath(cwd, path);
-	const exact = await statOrUndefined(operations, absolutePath).catch((error: unknown) => {
+	const exact = await infoIfExists(operations, absolutePath).catch((error: unknown) => {
 		throw explainLoop(error, displayPath(cwd, absolutePath), "open");
 	});
 	if (exact) return { absolutePath, info: exact, match: "exact" };
@@ -83,7 +82,7 @@ export async function resolveExistingPath(
 		.filter((candidate) => candidate !== path && candidate !== "")
 		.map((candidate) => resolveToolPath(cwd, candidate));
 	for (const variant of [...new Set([...sloppy, ...pathVariants(absolutePath)])]) {
-		const info = await statOrUndefined(operations, variant);
+		const info = await infoIfExists(operations, variant);
 		if (info) return { absolutePath: variant, info, match: "variant" };
 	}
 	const folder = dirname(absolutePath);
@@ -93,7 +92,7 @@ export async function resolveExistingPath(
 	const matches = names.filter((name) => visibleKey(name) === wanted);
 	if (matches.length === 1 && matches[0] !== undefined) {
 		const candidate = join(folder, matches[0]);
-		const info = await statOrUndefined(operations, candidate);
+		const info = await infoIfExists(operations, candidate);
 		if (info) return { absolutePath: candidate, info, match: "folder-scan" };
 	}
 	// A name that starts or ends with whitespace is a pasting slip, never meant: `write` of

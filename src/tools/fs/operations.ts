@@ -79,6 +79,12 @@ export interface FileOperations {
 	stat(path: string): Promise<FileInfo>;
 	/** Facts about `path` itself: a symlink reports `kind: "symlink"`. */
 	lstat(path: string): Promise<FileInfo>;
+	/**
+	 * Optional: `stat` (`lstat` with `noFollow`) that resolves undefined when nothing is at `path`
+	 * (`ENOENT`) instead of rejecting, so the commonest answer of a write's look-ups ("not there
+	 * yet") builds no error. Other failures still reject. Default: the tools catch the rejection.
+	 */
+	statIfExists?(path: string, options?: { noFollow?: boolean }): Promise<FileInfo | undefined>;
 	/** The canonical absolute path, every symlink resolved. Rejects when the target does not exist. */
 	realpath(path: string): Promise<string>;
 	/** The target text of the symlink at `path`, as stored (may be relative to the link's folder). */
@@ -149,19 +155,28 @@ const SYNC_IO_MAX_BYTES = 4 * 2 ** 20;
 function readSmallFileSync(path: string): Buffer | undefined {
 	const descriptor = fsSync.openSync(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
 	try {
-		const stats = fsSync.fstatSync(descriptor);
-		if (!stats.isFile() || stats.size > SYNC_IO_MAX_BYTES) return undefined;
-		// One byte more than the size, to notice a file that grew since the fstat.
-		const buffer = Buffer.allocUnsafe(stats.size + 1);
-		let length = 0;
-		for (;;) {
-			const bytesRead = fsSync.readSync(descriptor, buffer, length, buffer.length - length, null);
-			if (bytesRead === 0) return buffer.subarray(0, length);
-			length += bytesRead;
-			if (length === buffer.length) return undefined; // grew: let readFile take all of it
-		}
+		return readSmallDescriptorSync(descriptor);
 	} finally {
 		fsSync.closeSync(descriptor);
+	}
+}
+
+/**
+ * The whole content of the open `descriptor`, read synchronously, when it is a regular file of at
+ * most `SYNC_IO_MAX_BYTES`; undefined otherwise (larger, growing, or not a regular file), and the
+ * caller reads it asynchronously instead. Does not close the descriptor.
+ */
+export function readSmallDescriptorSync(descriptor: number): Buffer | undefined {
+	const stats = fsSync.fstatSync(descriptor);
+	if (!stats.isFile() || stats.size > SYNC_IO_MAX_BYTES) return undefined;
+	// One byte more than the size, to notice a file that grew since the fstat.
+	const buffer = Buffer.allocUnsafe(stats.size + 1);
+	let length = 0;
+	for (;;) {
+		const bytesRead = fsSync.readSync(descriptor, buffer, length, buffer.length - length, null);
+		if (bytesRead === 0) return buffer.subarray(0, length);
+		length += bytesRead;
+		if (length === buffer.length) return undefined; // grew: let the asynchronous read take all of it
 	}
 }
 
@@ -212,6 +227,12 @@ export function readableFile(handle: fs.FileHandle): ReadableFile {
 export const localFileOperations: FileOperations = {
 	stat: async (path) => infoOf(fsSync.statSync(path)),
 	lstat: async (path) => infoOf(fsSync.lstatSync(path)),
+	statIfExists: async (path, options) => {
+		const stats = options?.noFollow
+			? fsSync.lstatSync(path, { throwIfNoEntry: false })
+			: fsSync.statSync(path, { throwIfNoEntry: false });
+		return stats && infoOf(stats);
+	},
 	realpath: async (path) => fsSync.realpathSync.native(path),
 	readlink: async (path) => fsSync.readlinkSync(path),
 	readdir: async (path) =>
@@ -235,6 +256,24 @@ export const localFileOperations: FileOperations = {
 export function errorCode(error: unknown): string | undefined {
 	const code = (error as { code?: unknown } | null)?.code;
 	return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * Facts about `path` (about a symlink itself with `noFollow`), or undefined when it, or a parent
+ * of it, does not exist (`ENOENT`, `ENOTDIR`); other failures reject.
+ */
+export async function infoIfExists(
+	operations: FileOperations,
+	path: string,
+	options: { noFollow?: boolean } = {},
+): Promise<FileInfo | undefined> {
+	try {
+		if (operations.statIfExists) return await operations.statIfExists(path, options);
+		return await (options.noFollow ? operations.lstat(path) : operations.stat(path));
+	} catch (error) {
+		if (isNotFound(error)) return undefined;
+		throw error;
+	}
 }
 
 /** True when `error` says the path (or a parent of it) does not exist. */

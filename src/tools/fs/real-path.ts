@@ -1,5 +1,5 @@
 import { basename, dirname, join, resolve, sep } from "node:path";
-import type { FileOperations } from "./operations.js";
+import { type FileOperations, infoIfExists } from "./operations.js";
 
 /** Most links followed before a chain counts as a loop (the kernel's own limit is 40). */
 const MAX_HOPS = 64;
@@ -17,7 +17,7 @@ export async function realPathOf(files: FileOperations, path: string): Promise<s
 	// `lstat` walks up to the deepest existing ancestor, so one `realpath` answers (a missing file
 	// in missing folders costs no failed look-ups).
 	for (let hops = 0; hops < MAX_HOPS; hops++) {
-		const info = await files.lstat(current).catch(() => undefined);
+		const info = await infoIfExists(files, current, { noFollow: true }).catch(() => undefined);
 		if (!info) {
 			const parent = dirname(current);
 			if (parent === current) return resolve(path);

@@ -2,7 +2,10 @@ import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeF
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeFileAtomic } from "../../../src/tools/fs/atomic-write.js";
+import { createFdConfinedOperations } from "../../../src/tools/fs/fd-confined-operations.js";
 import { type FileOperations, localFileOperations } from "../../../src/tools/fs/operations.js";
+import { realPathOf } from "../../../src/tools/fs/real-path.js";
+import { tempNameFor } from "../../../src/tools/fs/temp-name.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
 const temp = useTempDir();
@@ -107,5 +110,38 @@ describe("writeFileAtomic", () => {
 		stop = true;
 		await reader;
 		expect([...seen]).toEqual([2_000_000]);
+	});
+});
+
+describe("tempNameFor", () => {
+	it("gives hidden names, distinct on every call, that fit NAME_MAX however long the file name", () => {
+		const names = Array.from({ length: 1000 }, () => tempNameFor("file.txt"));
+		expect(new Set(names).size).toBe(1000);
+		for (const name of names) expect(name).toMatch(/^\.file\.txt\.[0-9a-z]+\.tmp$/);
+		expect(Buffer.byteLength(tempNameFor("x".repeat(255)))).toBeLessThanOrEqual(255);
+	});
+});
+
+describe("temp names an attacker predicts", () => {
+	it("is never redirected by a link planted at the next temp name: the write fails and the link's target stays", async () => {
+		const folder = await realPathOf(localFileOperations, temp());
+		const outside = join(folder, "outside.txt");
+		await writeFile(outside, "untouched\n");
+		const project = join(folder, "project");
+		await mkdir(project);
+		const confined = createFdConfinedOperations(localFileOperations, [project]);
+		for (const operations of [localFileOperations, confined ?? localFileOperations]) {
+			// The names are predictable within a process (a counter): plant the one the next write will use.
+			const seen = tempNameFor("target.txt");
+			const match = /^(\.target\.txt\.[0-9a-f]{12})([0-9a-z]+)\.tmp$/.exec(seen);
+			if (!match?.[1] || !match[2]) throw new Error(`unexpected temp name ${seen}`);
+			const next = `${match[1]}${(Number.parseInt(match[2], 36) + 1).toString(36)}.tmp`;
+			await symlink(outside, join(project, next));
+			await expect(writeFileAtomic(join(project, "target.txt"), "planted\n", { operations })).rejects.toMatchObject({
+				code: "EEXIST",
+			});
+			expect(await readFile(outside, "utf8")).toBe("untouched\n");
+			await expect(lstat(join(project, "target.txt"))).rejects.toMatchObject({ code: "ENOENT" });
+		}
 	});
 });

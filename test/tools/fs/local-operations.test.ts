@@ -1,8 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { localFileOperations as operations } from "../../../src/tools/fs/operations.js";
+import {
+	type FileOperations,
+	infoIfExists,
+	localFileOperations as operations,
+} from "../../../src/tools/fs/operations.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
 describe("localFileOperations", () => {
@@ -53,5 +57,26 @@ describe("localFileOperations", () => {
 		expect(tick).toBe("loop alive");
 		writeFileSync(fifo, "through the pipe");
 		expect((await read).toString()).toBe("through the pipe");
+	});
+
+	it("looks a path up without an error when nothing is there, with and without statIfExists", async () => {
+		const { statIfExists: _own, ...withoutLookup } = operations;
+		const backends: FileOperations[] = [operations, withoutLookup];
+		writeFileSync(join(dir(), "file"), "x");
+		symlinkSync(join(dir(), "file"), join(dir(), "link"));
+		symlinkSync(join(dir(), "nowhere"), join(dir(), "dangling"));
+		symlinkSync(join(dir(), "loop"), join(dir(), "loop"));
+		for (const backend of backends) {
+			expect(await infoIfExists(backend, join(dir(), "missing"))).toBeUndefined();
+			// A parent that is a file (ENOTDIR) is "not there" too.
+			expect(await infoIfExists(backend, join(dir(), "file", "below"))).toBeUndefined();
+			expect((await infoIfExists(backend, join(dir(), "link")))?.kind).toBe("file");
+			expect((await infoIfExists(backend, join(dir(), "link"), { noFollow: true }))?.kind).toBe("symlink");
+			expect(await infoIfExists(backend, join(dir(), "dangling"))).toBeUndefined();
+			expect((await infoIfExists(backend, join(dir(), "dangling"), { noFollow: true }))?.kind).toBe("symlink");
+			expect((await infoIfExists(backend, join(dir(), "file")))?.size).toBe(1);
+			// Anything but "not there" still rejects.
+			await expect(infoIfExists(backend, join(dir(), "loop"))).rejects.toMatchObject({ code: "ELOOP" });
+		}
 	});
 });
