@@ -1,13 +1,15 @@
 import { withKeptLines } from "../tools/output/scan-output-file.js";
 import type { ImportantLines } from "../tools/output/semantic-tail.js";
 import { describeOutput, renderTail, type ShellOutput, type TailBudget } from "../tools/shell/output-tail.js";
+import { rawFits } from "./frame-size.js";
 import { KeptLinesReader } from "./kept-lines.js";
 
 /**
  * Sends the tail of a kept output on stdout as one frame: `keptOutputFrame P|F` prints
  * `KIND SIZE LENGTH NEWLINES\n` then LENGTH bytes (the last bytes before SIZE; NEWLINES, counted
  * by `wc -l`, only in the final frame `F`). `$out` is the file, `$keep` the most tail bytes sent,
- * `$alive` `yes` while processes of the command may still append to it.
+ * `$alive` `yes` while processes of the command may still append to it. Once a final frame's
+ * totals are known, `toolbeltKeptStart` (see `kept-lines.ts`) may start its search beside the tail.
  */
 export const keptOutputScript = String.raw`
 keptOutputFrame() {
@@ -17,6 +19,7 @@ keptOutputFrame() {
 	# LC_ALL=C: no locale to load for counting bytes.
 	elif [ "$1" = F ]; then set -- F $(LC_ALL=C wc -lc <"$out"); else set -- P 0 $(LC_ALL=C wc -c <"$out"); fi
 	lines=$2; size=$3
+	[ "$1" = F ] && toolbeltKeptStart
 	length=$keep; [ "$size" -lt "$length" ] && length=$size
 	printf '%s %s %s %s\n' "$1" "$size" "$length" "$lines"
 	[ "$length" -gt 0 ] || return 0
@@ -131,17 +134,6 @@ export class KeptOutputReader {
 /** The sanitized tail of a progress frame, within the budget. */
 export function previewOf(frame: Frame, budget: TailBudget): string {
 	return renderTail(frame.bytes, frame.size > frame.bytes.length, budget).content;
-}
-
-/**
- * True when the raw output surely fits the budget: the remote side then removes its file at once
- * (sanitizing only shrinks bytes; the lines are checked again after it by `keptOutputOf`).
- */
-export const rawFitsScript = `[ "$size" -le "$fitBytes" ] && [ "$lines" -lt "$fitLines" ]`;
-
-/** Whether the remote side removed the file by `rawFitsScript`'s rule. */
-export function rawFits(frame: Frame, budget: TailBudget): boolean {
-	return frame.size <= budget.maxBytes && frame.newlines < budget.maxLines;
 }
 
 /**

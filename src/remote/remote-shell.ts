@@ -1,8 +1,8 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/index.js";
 import type { KeptOutputOptions, KeptOutputResult } from "../tools/shell/exec-types.js";
-import { keepBytes, needsWiderFrame } from "./frame-size.js";
-import { KeptOutputReader, keptOutputOf, rawFits } from "./kept-output.js";
+import { keepBytes, needsWiderFrame, rawFits } from "./frame-size.js";
+import { KeptOutputReader, keptOutputOf } from "./kept-output.js";
 import { killScript, type OutputMode, runInSession } from "./remote-exec.js";
 import { type RemoteRunResult, runRemote } from "./run-remote.js";
 import type { ScriptChannel } from "./script-channel.js";

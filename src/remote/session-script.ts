@@ -1,5 +1,6 @@
+import { rawFitsScript } from "./frame-size.js";
 import { keptLinesScript } from "./kept-lines.js";
-import { keptOutputScript, rawFitsScript } from "./kept-output.js";
+import { keptOutputScript } from "./kept-output.js";
 
 /**
  * `toolbeltRun MODE KEEP FITBYTES FITLINES CWD N VARS… FILE ARGS…` starts the command in its

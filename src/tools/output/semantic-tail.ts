@@ -338,6 +338,8 @@ export function collapseRuns<T>(
 
 /** The shape of a line worth collapsing with its like, or undefined for a line that is content (no words). */
 export function wordyShapeOf(line: string): string | undefined {
+	// What is left of a line is never longer than the line: a short one (a number) needs no regex.
+	if (line.length < 8) return undefined;
 	const shape = shapeOf(line);
 	// Only lines with words collapse: a column of bare numbers (seq, a data dump) is content.
 	return shape.replace(/[#\s\p{P}]/gu, "").length >= 8 ? shape : undefined;
