@@ -59,3 +59,44 @@ describe("ImportantLines", () => {
 		);
 	});
 });
+
+describe("ImportantLines keeps what the lines alone decide", () => {
+	const keptOf = (bytes: Buffer, chunk: number) => {
+		const important = new ImportantLines();
+		for (let at = 0; at < bytes.length; at += chunk) important.scan(bytes.subarray(at, at + chunk));
+		return { kept: important.keptOutside("").map((line) => line.text), seen: important.seenOutside(""), important };
+	};
+
+	it("the same lines however the output arrives in chunks (a remote grep picks them line by line)", () => {
+		const lines = Array.from({ length: 4000 }, (_, index) =>
+			index % 7 === 0
+				? `error: step ${index} failed \u001b[31mred\u001b[0m\r`
+				: index % 11 === 0
+					? `${"x".repeat(1500)} error past the first bytes`
+					: index % 13 === 0
+						? `   at run (src/run.ts:${index}:3) ✗`
+						: `plain ${index} mirror detail`,
+		);
+		const bytes = Buffer.from(`${lines.join("\n")}\nerror: the last line has no newline`);
+		const whole = keptOf(bytes, bytes.length);
+		expect(whole.kept).toContain("error: the last line has no newline");
+		expect(whole.kept.some((line) => line.includes("past the first bytes"))).toBe(false);
+		for (const chunk of [1, 7, 1199, 1200, 1201, 65_536]) {
+			const other = keptOf(bytes, chunk);
+			expect(other.kept).toEqual(whole.kept);
+			expect(other.seen).toBe(whole.seen);
+			expect(other.important.unexamined).toBe(whole.important.unexamined);
+		}
+	});
+
+	it("a flood of warnings: the first and the last are examined, the middle only said", () => {
+		const bytes = Buffer.from(
+			`${Array.from({ length: 200_000 }, (_, index) => `warning: thing ${index} is slow`).join("\n")}\nTests: 1 failed\n`,
+		);
+		const { kept, important } = keptOf(bytes, 1024 * 1024);
+		expect(important.unexamined).toBe(true);
+		expect(kept[0]).toBe("warning: thing 0 is slow");
+		expect(kept.at(-1)).toBe("Tests: 1 failed");
+		expect(important.seen).toBe(2000);
+	});
+});
