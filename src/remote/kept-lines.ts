@@ -1,11 +1,6 @@
+import { LINE_BYTES, PREFILTER_NEEDLES } from "../tools/output/candidate-lines.js";
 import { SCAN_EDGE_BYTES, skippedStretch } from "../tools/output/scan-output-file.js";
-import {
-	EXAMINED_FIRST,
-	EXAMINED_LAST,
-	ImportantLines,
-	LINE_BYTES,
-	PREFILTER_NEEDLES,
-} from "../tools/output/semantic-tail.js";
+import { EXAMINED_FIRST, EXAMINED_LAST, ImportantLines } from "../tools/output/semantic-tail.js";
 import { rawFitsScript } from "./frame-size.js";
 import { shellQuote } from "./shell-quote.js";
 

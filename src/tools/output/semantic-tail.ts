@@ -8,19 +8,19 @@
  * What is kept depends on the output's lines alone, never on how it was read in chunks, so a
  * remote workspace can pick the candidates there (`grep -F` over the same needles) and send
  * only them, and get the very lines a local run keeps (see `src/remote/kept-lines.ts`):
- * - a candidate is a line whose first `LINE_BYTES` bytes hold one of `PREFILTER_NEEDLES`;
+ * - a candidate is a line whose first `LINE_BYTES` bytes hold one of `PREFILTER_NEEDLES` (`candidate-lines.ts`);
  * - a line ends at `\n`, at a skipped stretch, or at the end of the output;
  * - the first `EXAMINED_FIRST` and the last `EXAMINED_LAST` candidates are examined (decoded from
- *   their first `LINE_BYTES` bytes and tested); those between them are only counted.
+ *   their first `LINE_BYTES` bytes and tested); of those between them only their being there is said.
  */
+
+import { candidateStarts, LINE_BYTES, PREFILTER } from "./candidate-lines.js";
 
 /** Lines kept from the start of the output, and from its end, at most (the first errors are often the cause). */
 const KEEP_FIRST = 30;
 const KEEP_LAST = 30;
-/** Longest kept line, in characters. */
-const MAX_LINE = 300;
-/** Bytes of a line looked at: its start, where a needle must lie and the examined text comes from. */
-export const LINE_BYTES = MAX_LINE * 4;
+/** Longest kept line, in characters (a quarter of the bytes looked at: colour codes are dropped first). */
+const MAX_LINE = LINE_BYTES / 4;
 /** Candidates examined from the start of the output at most. */
 export const EXAMINED_FIRST = 1000;
 /** Candidates examined from the end of the output at most: a flood of warnings costs a count, not a regex each. */
@@ -29,103 +29,6 @@ export const EXAMINED_LAST = 1000;
 /** Bytes that begin the words worth keeping: error, warn, fail, panic, exception, traceback, pass, test, at. */
 const TRIGGERS =
 	/error|warn|fail|panic|exception|traceback|fatal|assert|passed|tests?\b|^\s+at |^\s+file "|✗|×|✘|●|^=+ |^-+ |^\s*\d+ (passing|failing|pending)|^FAIL|^ok\b|^not ok|npm err|error\[e\d+\]|^\s*\^+\s*$/i;
-/** The cheap first test on raw bytes (a line holding none is no candidate): the triggers' key letters. */
-export const PREFILTER_NEEDLES: readonly string[] = [
-	"rror",
-	"RROR",
-	"arn",
-	"ARN",
-	"ail",
-	"AIL",
-	"anic",
-	"xception",
-	"raceback",
-	"atal",
-	"ssert",
-	"passed",
-	"Tests",
-	"   at ",
-	"✗",
-	"✘",
-	"●",
-];
-const PREFILTER = PREFILTER_NEEDLES.map((needle) => Buffer.from(needle));
-
-/** Where `candidateStarts` searches. */
-interface CandidateSearch {
-	/** The first line's start. */
-	start: number;
-	/** Just past the last line's `\n`. */
-	end: number;
-	/** Lines found per needle at most. */
-	limit: number;
-	/** Searches from the end: the last lines, not the first. */
-	fromEnd: boolean;
-}
-
-/**
- * The starts of candidate lines in `chunk[start, end)`, in order: per needle the first (or last)
- * `limit` lines holding it within their first LINE_BYTES bytes, merged. Their first (or last)
- * `limit` are the region's first (or last) `limit` candidates: a line among those has fewer than
- * `limit` candidates before (after) it, so fewer holding its needle. `more` says a needle had more.
- */
-function candidateStarts(chunk: Buffer, search: CandidateSearch): { starts: number[]; more: boolean } {
-	const found: number[] = [];
-	let more = false;
-	for (const needle of PREFILTER) {
-		const lines = search.fromEnd ? lastNeedleLines(chunk, needle, search) : needleLines(chunk, needle, search);
-		if (lines.length > search.limit) more = true;
-		const from = search.fromEnd ? Math.max(lines.length - search.limit, 0) : 0;
-		for (let index = from; index < Math.min(lines.length, from + search.limit); index++)
-			found.push(lines[index] as number);
-	}
-	const ordered = Float64Array.from(found).sort();
-	const starts: number[] = [];
-	for (let index = 0; index < ordered.length; index++) {
-		if (index === 0 || ordered[index] !== ordered[index - 1]) starts.push(ordered[index] as number);
-	}
-	return { starts, more };
-}
-
-/** The first `limit` + 1 candidate lines for `needle`, searched forwards. */
-function needleLines(chunk: Buffer, needle: Buffer, search: CandidateSearch): number[] {
-	const lines: number[] = [];
-	for (let at = chunk.indexOf(needle, search.start); at !== -1 && at < search.end && lines.length <= search.limit; ) {
-		const lineStart = Math.max(chunk.lastIndexOf(10, at) + 1, search.start);
-		// The line's first occurrence: one past its first bytes rules the line out.
-		if (at + needle.length <= lineStart + LINE_BYTES) lines.push(lineStart);
-		const lineEnd = chunk.indexOf(10, at);
-		if (lineEnd === -1 || lineEnd + 1 >= search.end) break;
-		at = chunk.indexOf(needle, lineEnd + 1);
-	}
-	return lines;
-}
-
-/**
- * The last `limit` + 1 candidate lines for `needle`: searched forwards (a backward search is
- * many times slower per byte), unless the needle is dense, then backwards from the end.
- */
-function lastNeedleLines(chunk: Buffer, needle: Buffer, search: CandidateSearch): number[] {
-	const forward = needleLines(chunk, needle, { ...search, limit: 4 * search.limit });
-	if (forward.length <= 4 * search.limit) return forward.slice(-(search.limit + 1));
-	return needleLinesFromEnd(chunk, needle, search);
-}
-
-/** The last `limit` + 1 candidate lines for `needle`, searched backwards. */
-function needleLinesFromEnd(chunk: Buffer, needle: Buffer, search: CandidateSearch): number[] {
-	const lines: number[] = [];
-	for (
-		let at = chunk.lastIndexOf(needle, search.end - 1);
-		at !== -1 && at >= search.start && lines.length <= search.limit;
-	) {
-		const lineStart = Math.max(chunk.lastIndexOf(10, at) + 1, search.start);
-		if (chunk.indexOf(needle, lineStart) + needle.length <= lineStart + LINE_BYTES) lines.push(lineStart);
-		if (lineStart <= search.start) break;
-		at = chunk.lastIndexOf(needle, lineStart - 1);
-	}
-	return lines.reverse();
-}
-
 /** A kept line of the cut part. */
 export interface KeptLine {
 	/** The line (trimmed at the end, cut to MAX_LINE characters). */
