@@ -4,6 +4,9 @@ import { EXAMINED_FIRST, EXAMINED_LAST, ImportantLines } from "../tools/output/s
 import { rawFitsScript } from "./frame-size.js";
 import { shellQuote } from "./shell-quote.js";
 
+/** Largest output whose needle check reads the file straight (grep's memory is then at most about this). */
+const DIRECT_CHECK_BYTES = 16 * 2 ** 20;
+
 /** The `-e` arguments of the needles, one home with the local scanner's. */
 const needleArguments = PREFILTER_NEEDLES.map((needle) => `-e ${shellQuote(needle)}`).join(" ");
 
@@ -15,8 +18,9 @@ const needleArguments = PREFILTER_NEEDLES.map((needle) => `-e ${shellQuote(needl
  * end. `$out` is the file, `$size` the bytes of the output, `$alive` `yes` while something may
  * still append. A file without any needle costs one `grep -q` (no pipeline), started by
  * `toolbeltKeptStart` as soon as the final frame's totals say the output is cut, so it runs beside
- * the frame's `tail`; a huge one is read at its two ends only, as locally. GNU grep is told that NUL bytes are text (`-a`); a grep
- * without `-a` (BusyBox) takes the lines as they are.
+ * the frame's `tail`; a huge one is read at its two ends only, as locally. Lines reach `grep`
+ * clipped by `cut` (grep holds a whole line in memory). GNU grep is told that NUL bytes are text
+ * (`-a`); a grep without `-a` (BusyBox) takes the lines as they are.
  */
 export const keptLinesScript = String.raw`
 toolbeltPick() {
@@ -25,8 +29,10 @@ toolbeltPick() {
 toolbeltKeptStart() {
 	edge=${SCAN_EDGE_BYTES}; scan=
 	if ${rawFitsScript} || [ "$alive" = yes ] || [ "$size" -gt $((2 * edge)) ]; then return 0; fi
-	# Beside the tail's tail -c: a file holding no needle then costs little more than that.
-	LC_ALL=C grep -q -F ${needleArguments} "$out" 2>/dev/null &
+	# Beside the frame's tail -c: a file holding no needle then costs little more than that. Past
+	# ${DIRECT_CHECK_BYTES / 2 ** 20} MB (one line may be all of it, and grep holds a whole line) only the lines' starts reach it.
+	if [ "$size" -le ${DIRECT_CHECK_BYTES} ]; then LC_ALL=C grep -q -F ${needleArguments} "$out" 2>/dev/null &
+	else LC_ALL=C cut -b 1-${LINE_BYTES} "$out" | LC_ALL=C grep -q -F ${needleArguments} 2>/dev/null & fi
 	scan=$!
 }
 toolbeltKeptLines() {
@@ -50,7 +56,7 @@ toolbeltExamined() {
 }
 `;
 
-/** Longest line of the section read: a `+`, LINE_BYTES bytes, and room for a `\r`-free surprise. */
+/** Longest line of the section kept: a `+` and LINE_BYTES bytes, with a little room. */
 const MAX_SECTION_LINE = LINE_BYTES + 16;
 
 /**

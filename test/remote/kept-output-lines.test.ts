@@ -80,6 +80,10 @@ const outputs: [string, string][] = [
 			plain(3000),
 		].join("\n"),
 	],
+	[
+		"a 20 MB line with a keyword at its start (past 16 MB the needle check reads the lines' starts only)",
+		`printf 'error: a very long line '; head -c 20000000 /dev/zero | tr '\\0' x; echo; ${plain(3000)}`,
+	],
 	["a background job still holding the output", `echo 'error: early'; ${plain(3000)}; (sleep 2; echo 'error: late') &`],
 ];
 
