@@ -30,51 +30,83 @@ export const PREFILTER_NEEDLES: readonly string[] = [
 /** The needles as bytes. */
 export const PREFILTER = PREFILTER_NEEDLES.map((needle) => Buffer.from(needle));
 
-/** Where `candidateStarts` searches. */
-export interface CandidateSearch {
+/** Where a candidate search looks. */
+interface Region {
 	/** The first line's start. */
 	start: number;
 	/** Just past the last line's `\n`. */
 	end: number;
-	/** Lines found per needle at most. */
+	/** Lines wanted at most. */
 	limit: number;
-	/** Searches from the end: the last lines, not the first. */
-	fromEnd: boolean;
 }
 
 /**
- * The starts of candidate lines in `chunk[start, end)`, in order: per needle the first (or last)
- * `limit` lines holding it within their first LINE_BYTES bytes, merged. Their first (or last)
- * `limit` are the region's first (or last) `limit` candidates: a line among those has fewer than
- * `limit` candidates before (after) it, so fewer holding its needle. `more` says a needle had more.
+ * The first `limit` candidate lines of `chunk[start, end)` (whole lines), in order: per needle
+ * its first `limit` lines, merged. A line among the region's first `limit` candidates has fewer
+ * than `limit` candidates before it, so fewer holding its needle: it is among that needle's.
  */
-export function candidateStarts(chunk: Buffer, search: CandidateSearch): { starts: number[]; more: boolean } {
+export function firstCandidates(chunk: Buffer, region: Region): number[] {
 	const found: number[] = [];
-	let more = false;
-	for (const needle of PREFILTER) {
-		const lines = search.fromEnd ? lastNeedleLines(chunk, needle, search) : needleLines(chunk, needle, search);
-		if (lines.length > search.limit) more = true;
-		const from = search.fromEnd ? Math.max(lines.length - search.limit, 0) : 0;
-		for (let index = from; index < Math.min(lines.length, from + search.limit); index++)
-			found.push(lines[index] as number);
+	for (const needle of PREFILTER) found.push(...needleLines(chunk, needle, region).slice(0, region.limit));
+	return merged(found).slice(0, region.limit);
+}
+
+/** What `lastCandidates` found. */
+export interface LastCandidates {
+	/** The starts of the region's last `limit` candidate lines, in order. */
+	starts: number[];
+	/** True when the region holds more than `limit` candidates. */
+	more: boolean;
+	/** The needles with more than `limit` lines here: searched from the end first in the next chunk. */
+	dense: Set<Buffer>;
+}
+
+/**
+ * The last `limit` candidate lines of `chunk[start, end)`, the same way from the end. A needle
+ * with more than `limit` lines narrows the search of the others to its last `limit` (the region's
+ * last ones lie there); one dense in the chunk before (`denseBefore`) is searched first, from the
+ * end, so a flood of warnings costs a search of its last lines, not of every line.
+ */
+export function lastCandidates(chunk: Buffer, region: Region, denseBefore: ReadonlySet<Buffer>): LastCandidates {
+	const found: number[] = [];
+	const dense = new Set<Buffer>();
+	let from = region.start;
+	const order = [...PREFILTER].sort((a, b) => Number(denseBefore.has(b)) - Number(denseBefore.has(a)));
+	for (const needle of order) {
+		const window = { ...region, start: from };
+		const lines = denseBefore.has(needle)
+			? needleLinesFromEnd(chunk, needle, window)
+			: lastNeedleLines(chunk, needle, window);
+		const last = lines.slice(-region.limit);
+		if (lines.length > region.limit) {
+			dense.add(needle);
+			from = Math.max(from, last[0] as number);
+		}
+		found.push(...last);
 	}
+	const starts = merged(found.filter((start) => start >= from));
+	return { starts: starts.slice(-region.limit), more: dense.size > 0 || starts.length > region.limit, dense };
+}
+
+/** Line starts in order, each once. */
+function merged(found: readonly number[]): number[] {
 	const ordered = Float64Array.from(found).sort();
 	const starts: number[] = [];
 	for (let index = 0; index < ordered.length; index++) {
 		if (index === 0 || ordered[index] !== ordered[index - 1]) starts.push(ordered[index] as number);
 	}
-	return { starts, more };
+	return starts;
 }
 
 /** The first `limit` + 1 candidate lines for `needle`, searched forwards. */
-function needleLines(chunk: Buffer, needle: Buffer, search: CandidateSearch): number[] {
+function needleLines(chunk: Buffer, needle: Buffer, region: Region): number[] {
 	const lines: number[] = [];
-	for (let at = chunk.indexOf(needle, search.start); at !== -1 && at < search.end && lines.length <= search.limit; ) {
-		const lineStart = Math.max(chunk.lastIndexOf(10, at) + 1, search.start);
+	for (let at = chunk.indexOf(needle, region.start); at !== -1 && at < region.end && lines.length <= region.limit; ) {
+		const lineStart = Math.max(chunk.lastIndexOf(10, at) + 1, region.start);
 		// The line's first occurrence: one past its first bytes rules the line out.
 		if (at + needle.length <= lineStart + LINE_BYTES) lines.push(lineStart);
 		const lineEnd = chunk.indexOf(10, at);
-		if (lineEnd === -1 || lineEnd + 1 >= search.end) break;
+		if (lineEnd === -1 || lineEnd + 1 >= region.end) break;
 		at = chunk.indexOf(needle, lineEnd + 1);
 	}
 	return lines;
@@ -84,22 +116,24 @@ function needleLines(chunk: Buffer, needle: Buffer, search: CandidateSearch): nu
  * The last `limit` + 1 candidate lines for `needle`: searched forwards (a backward search is
  * many times slower per byte), unless the needle is dense, then backwards from the end.
  */
-function lastNeedleLines(chunk: Buffer, needle: Buffer, search: CandidateSearch): number[] {
-	const forward = needleLines(chunk, needle, { ...search, limit: 4 * search.limit });
-	if (forward.length <= 4 * search.limit) return forward.slice(-(search.limit + 1));
-	return needleLinesFromEnd(chunk, needle, search);
+function lastNeedleLines(chunk: Buffer, needle: Buffer, region: Region): number[] {
+	const forward = needleLines(chunk, needle, { ...region, limit: 2 * region.limit });
+	if (forward.length <= 2 * region.limit) return forward.slice(-(region.limit + 1));
+	return needleLinesFromEnd(chunk, needle, region);
 }
 
 /** The last `limit` + 1 candidate lines for `needle`, searched backwards. */
-function needleLinesFromEnd(chunk: Buffer, needle: Buffer, search: CandidateSearch): number[] {
+function needleLinesFromEnd(chunk: Buffer, needle: Buffer, region: Region): number[] {
 	const lines: number[] = [];
 	for (
-		let at = chunk.lastIndexOf(needle, search.end - 1);
-		at !== -1 && at >= search.start && lines.length <= search.limit;
+		let at = chunk.lastIndexOf(needle, region.end - 1);
+		at !== -1 && at >= region.start && lines.length <= region.limit;
 	) {
-		const lineStart = Math.max(chunk.lastIndexOf(10, at) + 1, search.start);
-		if (chunk.indexOf(needle, lineStart) + needle.length <= lineStart + LINE_BYTES) lines.push(lineStart);
-		if (lineStart <= search.start) break;
+		const lineStart = Math.max(chunk.lastIndexOf(10, at) + 1, region.start);
+		// The line's last occurrence: its first one counts, looked for only when this one lies past the first bytes.
+		const first = at + needle.length <= lineStart + LINE_BYTES ? at : chunk.indexOf(needle, lineStart);
+		if (first + needle.length <= lineStart + LINE_BYTES) lines.push(lineStart);
+		if (lineStart <= region.start) break;
 		at = chunk.lastIndexOf(needle, lineStart - 1);
 	}
 	return lines.reverse();

@@ -14,7 +14,8 @@
  *   their first `LINE_BYTES` bytes and tested); of those between them only their being there is said.
  */
 
-import { candidateStarts, LINE_BYTES, PREFILTER } from "./candidate-lines.js";
+import { firstCandidates, LINE_BYTES, lastCandidates, PREFILTER } from "./candidate-lines.js";
+import { HeldCandidates } from "./held-candidates.js";
 
 /** Lines kept from the start of the output, and from its end, at most (the first errors are often the cause). */
 const KEEP_FIRST = 30;
@@ -54,9 +55,10 @@ export class ImportantLines {
 	private readonly carry = Buffer.allocUnsafe(LINE_BYTES);
 	private carried = 0;
 	private carrying = false;
-	/** Candidates past the first EXAMINED_FIRST, the last EXAMINED_LAST of them (a ring from `ringStart`). */
-	private readonly ring: string[] = [];
-	private ringStart = 0;
+	/** Candidates past the first EXAMINED_FIRST: the last EXAMINED_LAST of them. */
+	private readonly held = new HeldCandidates(EXAMINED_LAST);
+	/** Needles with more than EXAMINED_LAST lines in the last chunk (see `lastCandidates`). */
+	private dense: ReadonlySet<Buffer> = new Set();
 	/** Candidates taken so far (examined, waiting or counted). */
 	private candidates = 0;
 	/** Important lines seen in all. */
@@ -102,12 +104,7 @@ export class ImportantLines {
 	takeCandidate(line: string): void {
 		this.candidates++;
 		if (this.candidates <= EXAMINED_FIRST) this.consider(line);
-		else if (this.ring.length < EXAMINED_LAST) this.ring.push(line);
-		else {
-			this.ring[this.ringStart] = line;
-			this.ringStart = (this.ringStart + 1) % EXAMINED_LAST;
-			this.unexamined = true;
-		}
+		else if (this.held.push(line)) this.unexamined = true;
 	}
 
 	/** Says there were candidates between the first and the last examined ones that were never taken. */
@@ -118,10 +115,7 @@ export class ImportantLines {
 	/** The output ended: its last line (without a `\n`) is a line too, and the held candidates are examined. */
 	end(): void {
 		this.endLine();
-		const held = [...this.ring.slice(this.ringStart), ...this.ring.slice(0, this.ringStart)];
-		this.ring.length = 0;
-		this.ringStart = 0;
-		for (const line of held) this.consider(line);
+		for (const line of this.held.drain()) this.consider(line);
 	}
 
 	private carryFrom(chunk: Buffer, from: number, to: number): void {
@@ -147,17 +141,22 @@ export class ImportantLines {
 		let rest = start;
 		const firstLeft = EXAMINED_FIRST - this.candidates;
 		if (firstLeft > 0) {
-			const starts = candidateStarts(chunk, { start, end, limit: firstLeft, fromEnd: false }).starts;
-			for (const lineStart of starts.slice(0, firstLeft)) this.takeCandidate(this.lineAt(chunk, lineStart));
+			const starts = firstCandidates(chunk, { start, end, limit: firstLeft });
+			for (const lineStart of starts) this.takeCandidate(this.lineAt(chunk, lineStart));
 			if (starts.length < firstLeft) return;
 			rest = chunk.indexOf(10, starts[firstLeft - 1] as number) + 1;
 			if (rest >= end) return;
 		}
-		const { starts, more } = candidateStarts(chunk, { start: rest, end, limit: EXAMINED_LAST, fromEnd: true });
-		const held = starts.slice(-EXAMINED_LAST);
+		const { starts: last, more, dense } = lastCandidates(chunk, { start: rest, end, limit: EXAMINED_LAST }, this.dense);
+		this.dense = dense;
 		// Those before the last EXAMINED_LAST would only pass through the held ones.
-		if (more || starts.length > EXAMINED_LAST) this.markUnexamined();
-		for (const lineStart of held) this.takeCandidate(this.lineAt(chunk, lineStart));
+		if (more) this.markUnexamined();
+		if (last.length === EXAMINED_LAST) {
+			this.candidates += last.length;
+			if (this.held.replaceWith(chunk, last, end)) this.markUnexamined();
+			return;
+		}
+		for (const lineStart of last) this.takeCandidate(this.lineAt(chunk, lineStart));
 	}
 
 	/** The examined text of the line at `lineStart`: its first LINE_BYTES bytes, decoded. */
