@@ -100,6 +100,16 @@ describe("a cut remote bash output keeps the same lines as locally", () => {
 		}, 60_000);
 	}
 
+	it("a command long enough to arrive on stdin (a remote shell of its own)", async (context) => {
+		const workspace = openSsh(dir());
+		if (!workspace) return context.skip();
+		const command = `# ${"padding ".repeat(20_000)}\n${outputs[0]?.[1]}`;
+		const here = await bash(createLocalWorkspace(dir()), command);
+		const there = await bash(workspace, command);
+		expect(here.text).toContain("error TS2322");
+		expect(withoutPath(there.text)).toBe(withoutPath(here.text));
+	}, 60_000);
+
 	it("a NUL byte in a kept line (GNU grep reads it as text)", async (context) => {
 		const workspace = openSsh(dir());
 		if (!workspace) return context.skip();
