@@ -1,7 +1,6 @@
 import { LINE_BYTES, PREFILTER_NEEDLES } from "../tools/output/candidate-lines.js";
 import { SCAN_EDGE_BYTES, skippedStretch } from "../tools/output/scan-output-file.js";
 import { EXAMINED_FIRST, EXAMINED_LAST, ImportantLines } from "../tools/output/semantic-tail.js";
-import { rawFitsScript } from "./frame-size.js";
 import { shellQuote } from "./shell-quote.js";
 
 /** Largest output whose needle check reads the file straight (grep's memory is then at most about this). */
@@ -16,33 +15,30 @@ const needleArguments = PREFILTER_NEEDLES.map((needle) => `-e ${shellQuote(needl
  * same classifier keeps the same lines here: `+LINE` each (its first LINE_BYTES bytes), `~` where
  * candidates between the first EXAMINED_FIRST and the last EXAMINED_LAST were left out, `.` at the
  * end. `$out` is the file, `$size` the bytes of the output, `$alive` `yes` while something may
- * still append. A file without any needle costs one `grep -q` (no pipeline), started by
- * `toolbeltKeptStart` as soon as the final frame's totals say the output is cut, so it runs beside
- * the frame's `tail`; a huge one is read at its two ends only, as locally. Lines reach `grep`
- * clipped by `cut` (grep holds a whole line in memory). GNU grep is told that NUL bytes are text
- * (`-a`); a grep without `-a` (BusyBox) takes the lines as they are.
+ * still append. A file without any needle costs one `grep -q` (no pipeline; run after the frame:
+ * in the background beside its `tail -c` it cost more), a huge one is read at its two ends only,
+ * as locally, and lines reach `grep` clipped by `cut` (grep holds a whole line in memory). GNU grep
+ * is told that NUL bytes are text (`-a`); a grep without `-a` (BusyBox) takes the lines as they are.
  */
 export const keptLinesScript = String.raw`
 toolbeltPick() {
 	LC_ALL=C cut -b 1-${LINE_BYTES} | { LC_ALL=C grep -a -F ${needleArguments} 2>/dev/null; [ $? = 2 ] && LC_ALL=C grep -F ${needleArguments}; }
 }
-toolbeltKeptStart() {
-	edge=${SCAN_EDGE_BYTES}; scan=
-	if ${rawFitsScript} || [ "$alive" = yes ] || [ "$size" -gt $((2 * edge)) ]; then return 0; fi
-	# Beside the frame's tail -c: a file holding no needle then costs little more than that. Past
-	# ${DIRECT_CHECK_BYTES / 2 ** 20} MB (one line may be all of it, and grep holds a whole line) only the lines' starts reach it.
-	if [ "$size" -le ${DIRECT_CHECK_BYTES} ]; then LC_ALL=C grep -q -F ${needleArguments} "$out" 2>/dev/null &
-	else LC_ALL=C cut -b 1-${LINE_BYTES} "$out" | LC_ALL=C grep -q -F ${needleArguments} 2>/dev/null & fi
-	scan=$!
-}
 toolbeltKeptLines() {
+	edge=${SCAN_EDGE_BYTES}
 	if [ "$size" -gt $((2 * edge)) ]; then
 		{ LC_ALL=C head -c "$edge" "$out" | toolbeltPick
 		LC_ALL=C tail -c "+$((size - edge + 1))" "$out" | LC_ALL=C head -c "$edge" | toolbeltPick; } | toolbeltExamined
 	elif [ "$alive" = yes ]; then LC_ALL=C head -c "$size" "$out" | toolbeltPick | toolbeltExamined
-	elif [ -n "$scan" ] && wait "$scan"; then toolbeltPick <"$out" | toolbeltExamined
+	elif toolbeltHasNeedle; then toolbeltPick <"$out" | toolbeltExamined
 	fi
 	printf '.\n'
+}
+toolbeltHasNeedle() {
+	# One process for a file holding no needle. Past ${DIRECT_CHECK_BYTES / 2 ** 20} MB (one line may be all of it, and grep
+	# holds a whole line) only the lines' starts reach grep.
+	if [ "$size" -le ${DIRECT_CHECK_BYTES} ]; then LC_ALL=C grep -q -F ${needleArguments} "$out" 2>/dev/null
+	else LC_ALL=C cut -b 1-${LINE_BYTES} "$out" | LC_ALL=C grep -q -F ${needleArguments} 2>/dev/null; fi
 }
 toolbeltExamined() {
 	LC_ALL=C awk -v first=${EXAMINED_FIRST} -v last=${EXAMINED_LAST} '

@@ -8,8 +8,7 @@ import { KeptLinesReader } from "./kept-lines.js";
  * Sends the tail of a kept output on stdout as one frame: `keptOutputFrame P|F` prints
  * `KIND SIZE LENGTH NEWLINES\n` then LENGTH bytes (the last bytes before SIZE; NEWLINES, counted
  * by `wc -l`, only in the final frame `F`). `$out` is the file, `$keep` the most tail bytes sent,
- * `$alive` `yes` while processes of the command may still append to it. Once a final frame's
- * totals are known, `toolbeltKeptStart` (see `kept-lines.ts`) may start its search beside the tail.
+ * `$alive` `yes` while processes of the command may still append to it.
  */
 export const keptOutputScript = String.raw`
 keptOutputFrame() {
@@ -19,7 +18,6 @@ keptOutputFrame() {
 	# LC_ALL=C: no locale to load for counting bytes.
 	elif [ "$1" = F ]; then set -- F $(LC_ALL=C wc -lc <"$out"); else set -- P 0 $(LC_ALL=C wc -c <"$out"); fi
 	lines=$2; size=$3
-	[ "$1" = F ] && toolbeltKeptStart
 	length=$keep; [ "$size" -lt "$length" ] && length=$size
 	printf '%s %s %s %s\n' "$1" "$size" "$length" "$lines"
 	[ "$length" -gt 0 ] || return 0
