@@ -33,3 +33,14 @@ export function needsWiderFrame(bytes: Buffer, size: number, keep: number, budge
 	if (size <= bytes.length || bytes.length >= keep) return false;
 	return !renderTail(bytes, true, budget).cut;
 }
+
+/**
+ * True when the raw output surely fits the budget: the remote side then removes its file at once
+ * (sanitizing only shrinks bytes; the lines are checked again after it by `keptOutputOf`).
+ */
+export const rawFitsScript = `[ "$size" -le "$fitBytes" ] && [ "$lines" -lt "$fitLines" ]`;
+
+/** Whether the remote side removed the file by `rawFitsScript`'s rule. */
+export function rawFits(frame: { size: number; newlines: number }, budget: TailBudget): boolean {
+	return frame.size <= budget.maxBytes && frame.newlines < budget.maxLines;
+}

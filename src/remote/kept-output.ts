@@ -1,4 +1,8 @@
+import { withKeptLines } from "../tools/output/scan-output-file.js";
+import type { ImportantLines } from "../tools/output/semantic-tail.js";
 import { describeOutput, renderTail, type ShellOutput, type TailBudget } from "../tools/shell/output-tail.js";
+import { rawFits } from "./frame-size.js";
+import { KeptLinesReader } from "./kept-lines.js";
 
 /**
  * Sends the tail of a kept output on stdout as one frame: `keptOutputFrame P|F` prints
@@ -51,21 +55,43 @@ interface Frame {
 }
 
 /**
- * Reads the frames of `keptOutputFrame` from the remote stdout. Memory stays at one frame (at
- * most `keep` bytes) however long the command prints: the full output never comes this way.
+ * Reads the frames of `keptOutputFrame` from the remote stdout, and after a final frame the
+ * budget cuts (`keptLinesOf`, when given) the kept-lines section of `toolbeltKeptLines`. Memory
+ * stays at one frame (at most `keep` bytes) and one line however long the command prints: the
+ * full output never comes this way.
  */
 export class KeptOutputReader {
 	private header = "";
 	private frame: (Frame & { filled: number }) | undefined;
-	/** The final frame, once it arrived. */
+	/** The kept-lines section being read, and the final frame it follows. */
+	private section: { reader: KeptLinesReader; final: Frame } | undefined;
+	/** The final frame, once it (and its kept-lines section) arrived. */
 	final: Frame | undefined;
+	/** The lines worth keeping from a cut output, picked remotely and classified here (once they came). */
+	important: ImportantLines | undefined;
 
-	constructor(private readonly onProgress: ((frame: Frame) => void) | undefined) {}
+	/**
+	 * `onProgress` gets the progress frames; `keptLinesOf` is the budget of a run whose final frame
+	 * a kept-lines section follows when the raw output does not fit it (undefined: none follows).
+	 */
+	constructor(
+		private readonly onProgress: ((frame: Frame) => void) | undefined,
+		private readonly keptLinesOf?: TailBudget,
+	) {}
 
 	/** Takes a chunk of the remote stdout. */
 	write(chunk: Buffer): void {
 		let rest = chunk;
 		while (rest.length > 0) {
+			if (this.section) {
+				const { reader, final } = this.section;
+				rest = reader.write(rest);
+				if (!reader.done) return;
+				this.section = undefined;
+				this.important = reader.important;
+				this.final = final;
+				continue;
+			}
 			if (!this.frame) {
 				const newline = rest.indexOf(10);
 				if (newline === -1) {
@@ -96,8 +122,10 @@ export class KeptOutputReader {
 	private complete(frame: Frame & { filled: number }): void {
 		this.frame = undefined;
 		const done: Frame = { kind: frame.kind, size: frame.size, newlines: frame.newlines, bytes: frame.bytes };
-		if (done.kind === "F") this.final = done;
-		else this.onProgress?.(done);
+		if (done.kind !== "F") this.onProgress?.(done);
+		else if (this.keptLinesOf && !rawFits(done, this.keptLinesOf))
+			this.section = { reader: new KeptLinesReader(done.size), final: done };
+		else this.final = done;
 	}
 }
 
@@ -107,22 +135,15 @@ export function previewOf(frame: Frame, budget: TailBudget): string {
 }
 
 /**
- * True when the raw output surely fits the budget: the remote side then removes its file at once
- * (sanitizing only shrinks bytes; the lines are checked again after it by `keptOutputOf`).
+ * What the model sees of a kept output: the final frame's tail, the remote totals, the remote path
+ * when cut, and before the tail the lines worth keeping from the cut part (`important`), as locally.
  */
-export const rawFitsScript = `[ "$size" -le "$fitBytes" ] && [ "$lines" -lt "$fitLines" ]`;
-
-/** Whether the remote side removed the file by `rawFitsScript`'s rule. */
-export function rawFits(frame: Frame, budget: TailBudget): boolean {
-	return frame.size <= budget.maxBytes && frame.newlines < budget.maxLines;
-}
-
-/** What the model sees of a kept output: the final frame's tail, the remote totals, the remote path when cut. */
 export function keptOutputOf(options: {
 	final: Frame | undefined;
 	budget: TailBudget;
 	path: string | undefined;
 	host: string;
+	important?: ImportantLines | undefined;
 }): ShellOutput {
 	const final = options.final ?? { kind: "F", size: 0, newlines: 0, bytes: Buffer.alloc(0) };
 	const startsMidStream = final.size > final.bytes.length;
@@ -141,5 +162,8 @@ export function keptOutputOf(options: {
 			: {}),
 	});
 	if (output.fullOutputPath) output.fullOutputHost = options.host;
+	if (truncated && options.important) {
+		output.text = withKeptLines(output.text, options.important, "the full-output file named below");
+	}
 	return output;
 }

@@ -1,8 +1,8 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/index.js";
 import type { KeptOutputOptions, KeptOutputResult } from "../tools/shell/exec-types.js";
-import { keepBytes, needsWiderFrame } from "./frame-size.js";
-import { KeptOutputReader, keptOutputOf, rawFits } from "./kept-output.js";
+import { keepBytes, needsWiderFrame, rawFits } from "./frame-size.js";
+import { KeptOutputReader, keptOutputOf } from "./kept-output.js";
 import { killScript, type OutputMode, runInSession } from "./remote-exec.js";
 import { type RemoteRunResult, runRemote } from "./run-remote.js";
 import type { ScriptChannel } from "./script-channel.js";
@@ -122,7 +122,7 @@ export function createRemoteShellOperations(
 	): Promise<KeptOutputResult> => {
 		const { budget } = options;
 		// Only the final frame comes this way: progress is read by a watcher of its own (`progress-watch.ts`).
-		const reader = new KeptOutputReader(undefined);
+		const reader = new KeptOutputReader(undefined, budget);
 		const mode: OutputMode = { kind: "kept", options, reader };
 		// A command arriving on stdin takes the session's stdin: it gets a session of its own.
 		const runMode = request.stdin === undefined ? "session" : "once";
@@ -133,7 +133,7 @@ export function createRemoteShellOperations(
 			throw error;
 		});
 		const final = runMode === "session" ? await widened(session, reader.final, mode.path, options) : reader.final;
-		const output = keptOutputOf({ final, budget, path: mode.path, host: transport.label });
+		const output = keptOutputOf({ final, budget, path: mode.path, host: transport.label, important: reader.important });
 		const unneeded = mode.path && !output.fullOutputPath && !(final && rawFits(final, budget));
 		if (runMode === "session") {
 			if (output.fullOutputPath || mode.alive) session.holdsLeftovers = true;

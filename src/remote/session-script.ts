@@ -1,4 +1,6 @@
-import { keptOutputScript, rawFitsScript } from "./kept-output.js";
+import { rawFitsScript } from "./frame-size.js";
+import { keptLinesScript } from "./kept-lines.js";
+import { keptOutputScript } from "./kept-output.js";
 
 /**
  * `toolbeltRun MODE KEEP FITBYTES FITLINES CWD N VARS… FILE ARGS…` starts the command in its
@@ -48,6 +50,8 @@ toolbeltRun() {
 		keptOutputFrame F
 		[ "$alive" = yes ] && { printf 'TOOLBELT_ALIVE\n' >&2; groups="$groups $pid"; }
 		${rawFitsScript} && fits=yes
+		# A cut output: the lines worth keeping from it follow the frame (see kept-lines.ts).
+		[ "$fits" = yes ] || toolbeltKeptLines
 	fi
 	printf 'TOOLBELT_EXIT %s\n' "$code" >&2
 	# After the report: the caller goes on meanwhile.
@@ -68,7 +72,7 @@ toolbeltRun() {
  * session kills the process groups its runs left running and removes their kept output files
  * itself: closing a workspace costs no further remote command.
  */
-export const sessionScript = `${keptOutputScript}${runFunction}${String.raw`
+export const sessionScript = `${keptOutputScript}${keptLinesScript}${runFunction}${String.raw`
 nl='
 '
 folder=$TMPDIR; [ -d "$folder" ] || folder=/tmp

@@ -3,7 +3,12 @@ import { collapseRepeats, ImportantLines, keptBlock } from "./semantic-tail.js";
 
 const CHUNK_BYTES = 1024 * 1024;
 /** Bytes scanned at each end of a huge output (~0.2 s each); the middle is skipped. */
-const SCAN_EDGE_BYTES = 48 * 1024 * 1024;
+export const SCAN_EDGE_BYTES = 48 * 1024 * 1024;
+
+/** The stretch `[from, to)` a scan of the first `end` bytes of an output skips: its middle, when huge (else empty). */
+export function skippedStretch(end: number): { from: number; to: number } {
+	return end > 2 * SCAN_EDGE_BYTES ? { from: SCAN_EDGE_BYTES, to: end - SCAN_EDGE_BYTES } : { from: end, to: end };
+}
 
 /**
  * Scans toolbelt's own full-output file (a temp file the shell wrote, never a workspace file) up
@@ -16,8 +21,7 @@ export async function importantLinesOfFile(path: string, end: number): Promise<I
 	try {
 		const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
 		// A huge output is scanned at its start and its end only, so the cost stays bounded.
-		const skipFrom = end > 2 * SCAN_EDGE_BYTES ? SCAN_EDGE_BYTES : end;
-		const skipTo = end > 2 * SCAN_EDGE_BYTES ? end - SCAN_EDGE_BYTES : end;
+		const { from: skipFrom, to: skipTo } = skippedStretch(end);
 		for (let position = 0; position < end; ) {
 			if (position === skipFrom && skipTo > skipFrom) {
 				important.skip(skipTo - skipFrom);
@@ -46,5 +50,6 @@ export async function importantLinesOfFile(path: string, end: number): Promise<I
 export function withKeptLines(tailText: string, important: ImportantLines, where: string): string {
 	const collapsed = collapseRepeats(tailText).text;
 	const kept = important.keptOutside(collapsed);
-	return keptBlock(kept, important.seenOutside(collapsed), where, important.unscannedBytes) + collapsed;
+	const extent = { unscannedBytes: important.unscannedBytes, unexamined: important.unexamined };
+	return keptBlock(kept, important.seenOutside(collapsed), where, extent) + collapsed;
 }

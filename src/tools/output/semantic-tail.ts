@@ -4,40 +4,32 @@
  * are kept anyway, and runs of repeated or near-identical lines collapse into one with a count.
  * The scanner sees every chunk once, in bounded memory: a byte-level prefilter finds candidate
  * lines, so plain output costs little more than the copy the tail already makes.
+ *
+ * What is kept depends on the output's lines alone, never on how it was read in chunks, so a
+ * remote workspace can pick the candidates there (`grep -F` over the same needles) and send
+ * only them, and get the very lines a local run keeps (see `src/remote/kept-lines.ts`):
+ * - a candidate is a line whose first `LINE_BYTES` bytes hold one of `PREFILTER_NEEDLES` (`candidate-lines.ts`);
+ * - a line ends at `\n`, at a skipped stretch, or at the end of the output;
+ * - the first `EXAMINED_FIRST` and the last `EXAMINED_LAST` candidates are examined (decoded from
+ *   their first `LINE_BYTES` bytes and tested); of those between them only their being there is said.
  */
+
+import { firstCandidates, LINE_BYTES, lastCandidates, PREFILTER } from "./candidate-lines.js";
+import { HeldCandidates } from "./held-candidates.js";
 
 /** Lines kept from the start of the output, and from its end, at most (the first errors are often the cause). */
 const KEEP_FIRST = 30;
 const KEEP_LAST = 30;
-/** Longest kept line, in characters. */
-const MAX_LINE = 300;
-/** Candidate lines examined per chunk at most: a chunk of nothing but warnings does not cost a regex per line. */
-const MAX_CANDIDATES_PER_CHUNK = 200;
+/** Longest kept line, in characters (a quarter of the bytes looked at: colour codes are dropped first). */
+const MAX_LINE = LINE_BYTES / 4;
+/** Candidates examined from the start of the output at most. */
+export const EXAMINED_FIRST = 1000;
+/** Candidates examined from the end of the output at most: a flood of warnings costs a count, not a regex each. */
+export const EXAMINED_LAST = 1000;
 
 /** Bytes that begin the words worth keeping: error, warn, fail, panic, exception, traceback, pass, test, at. */
 const TRIGGERS =
 	/error|warn|fail|panic|exception|traceback|fatal|assert|passed|tests?\b|^\s+at |^\s+file "|✗|×|✘|●|^=+ |^-+ |^\s*\d+ (passing|failing|pending)|^FAIL|^ok\b|^not ok|npm err|error\[e\d+\]|^\s*\^+\s*$/i;
-/** Cheap first test on raw bytes: the lowercase/uppercase variants of the triggers' key letters. */
-const PREFILTER = [
-	"rror",
-	"RROR",
-	"arn",
-	"ARN",
-	"ail",
-	"AIL",
-	"anic",
-	"xception",
-	"raceback",
-	"atal",
-	"ssert",
-	"passed",
-	"Tests",
-	"   at ",
-	"✗",
-	"✘",
-	"●",
-].map((needle) => Buffer.from(needle));
-
 /** A kept line of the cut part. */
 export interface KeptLine {
 	/** The line (trimmed at the end, cut to MAX_LINE characters). */
@@ -53,63 +45,124 @@ function shapeOf(line: string): string {
 
 /**
  * Watches a stream of output bytes for the lines worth keeping when the middle of the output is
- * cut away. Memory: at most KEEP_FIRST + KEEP_LAST short lines.
+ * cut away. Memory: at most KEEP_FIRST + KEEP_LAST short lines, EXAMINED_LAST candidates waiting
+ * to be examined, and the start of one unfinished line.
  */
 export class ImportantLines {
 	private readonly first: KeptLine[] = [];
 	private readonly last: KeptLine[] = [];
-	private carry = "";
+	/** The first LINE_BYTES bytes of the line the last chunk ended inside, while `carrying`. */
+	private readonly carry = Buffer.allocUnsafe(LINE_BYTES);
+	private carried = 0;
+	private carrying = false;
+	/** Candidates past the first EXAMINED_FIRST: the last EXAMINED_LAST of them. */
+	private readonly held = new HeldCandidates(EXAMINED_LAST);
+	/** Needles with more than EXAMINED_LAST lines in the last chunk (see `lastCandidates`). */
+	private dense: ReadonlySet<Buffer> = new Set();
+	/** Candidates taken so far (examined, waiting or counted). */
+	private candidates = 0;
 	/** Important lines seen in all. */
 	seen = 0;
 
 	/** Bytes of the output that were not scanned (a huge output's middle), said in the kept block. */
 	unscannedBytes = 0;
 
-	/** Skips `bytes` of output unscanned: the next chunk starts a fresh line. */
+	/** True when there were candidates between the first and the last examined ones (not examined). */
+	unexamined = false;
+
+	/** Skips `bytes` of output unscanned: the line they cut ends there, the next chunk starts a fresh one. */
 	skip(bytes: number): void {
-		this.carry = "";
+		this.endLine();
 		this.unscannedBytes += bytes;
 	}
 
 	/** Takes the next chunk of output. */
 	scan(chunk: Buffer): void {
+		let start = 0;
+		if (this.carrying) {
+			const newline = chunk.indexOf(10);
+			this.carryFrom(chunk, 0, newline === -1 ? chunk.length : newline);
+			if (newline === -1) return;
+			this.endLine();
+			start = newline + 1;
+		}
 		const lastNewline = chunk.lastIndexOf(10);
-		if (lastNewline === -1) {
-			if (this.carry.length < MAX_LINE * 4) this.carry += chunk.toString("latin1", 0, MAX_LINE);
-			return;
+		if (lastNewline + 1 > start) this.scanWholeLines(chunk, start, lastNewline + 1);
+		const rest = Math.max(start, lastNewline + 1);
+		if (rest < chunk.length) {
+			this.carrying = true;
+			this.carried = 0;
+			this.carryFrom(chunk, rest, chunk.length);
 		}
-		// The chunk's first line finishes the carried one: it was considered with it.
-		const start = this.carry === "" ? 0 : chunk.indexOf(10) + 1;
-		if (this.carry !== "") {
-			this.consider(this.carry + chunk.toString("utf8", 0, Math.min(chunk.indexOf(10), MAX_LINE * 4)));
-		}
-		this.carry =
-			lastNewline + 1 < chunk.length
-				? chunk.toString("utf8", lastNewline + 1, Math.min(chunk.length, lastNewline + 1 + MAX_LINE * 4))
-				: "";
-		this.scanWholeLines(chunk, start, lastNewline);
 	}
 
-	/** Finds candidate lines in `chunk[start, end)` (whole lines) with native searches, then tests each. */
+	/**
+	 * Takes a candidate line (decoded from its first LINE_BYTES bytes): examined at once among the
+	 * first EXAMINED_FIRST, else held among the last EXAMINED_LAST until `end`. A remote workspace
+	 * feeds the candidates its `grep` picked this way.
+	 */
+	takeCandidate(line: string): void {
+		this.candidates++;
+		if (this.candidates <= EXAMINED_FIRST) this.consider(line);
+		else if (this.held.push(line)) this.unexamined = true;
+	}
+
+	/** Says there were candidates between the first and the last examined ones that were never taken. */
+	markUnexamined(): void {
+		this.unexamined = true;
+	}
+
+	/** The output ended: its last line (without a `\n`) is a line too, and the held candidates are examined. */
+	end(): void {
+		this.endLine();
+		for (const line of this.held.drain()) this.consider(line);
+	}
+
+	private carryFrom(chunk: Buffer, from: number, to: number): void {
+		const taken = Math.min(to - from, LINE_BYTES - this.carried);
+		if (taken > 0) chunk.copy(this.carry, this.carried, from, from + taken);
+		this.carried += Math.max(taken, 0);
+	}
+
+	/** Ends the carried line: a candidate when its start holds a needle. */
+	private endLine(): void {
+		if (!this.carrying) return;
+		this.carrying = false;
+		const start = this.carry.subarray(0, this.carried);
+		if (PREFILTER.some((needle) => start.includes(needle))) this.takeCandidate(start.toString("utf8"));
+	}
+
+	/**
+	 * Finds the candidate lines of `chunk[start, end)` (whole lines) with native searches: the
+	 * first ones while the first EXAMINED_FIRST are not all taken, then the last EXAMINED_LAST of
+	 * the rest (searched from the end, so a flood of warnings costs no search per line).
+	 */
 	private scanWholeLines(chunk: Buffer, start: number, end: number): void {
-		const starts = new Set<number>();
-		for (const needle of PREFILTER) {
-			for (let at = chunk.indexOf(needle, start); at !== -1 && at < end; at = chunk.indexOf(needle, at + 1)) {
-				const lineStart = chunk.lastIndexOf(10, at) + 1;
-				starts.add(Math.max(lineStart, start));
-				// Skip to the next line: one candidate per line per needle.
-				const next = chunk.indexOf(10, at);
-				if (next === -1 || next >= end) break;
-				at = next;
-				if (starts.size >= MAX_CANDIDATES_PER_CHUNK) break;
-			}
-			if (starts.size >= MAX_CANDIDATES_PER_CHUNK) break;
+		let rest = start;
+		const firstLeft = EXAMINED_FIRST - this.candidates;
+		if (firstLeft > 0) {
+			const starts = firstCandidates(chunk, { start, end, limit: firstLeft });
+			for (const lineStart of starts) this.takeCandidate(this.lineAt(chunk, lineStart));
+			if (starts.length < firstLeft) return;
+			rest = chunk.indexOf(10, starts[firstLeft - 1] as number) + 1;
+			if (rest >= end) return;
 		}
-		for (const lineStart of [...starts].sort((a, b) => a - b)) {
-			let lineEnd = chunk.indexOf(10, lineStart);
-			if (lineEnd === -1 || lineEnd > end) lineEnd = end;
-			this.consider(chunk.toString("utf8", lineStart, Math.min(lineEnd, lineStart + MAX_LINE * 4)));
+		const { starts: last, more, dense } = lastCandidates(chunk, { start: rest, end, limit: EXAMINED_LAST }, this.dense);
+		this.dense = dense;
+		// Those before the last EXAMINED_LAST would only pass through the held ones.
+		if (more) this.markUnexamined();
+		if (last.length === EXAMINED_LAST) {
+			this.candidates += last.length;
+			if (this.held.replaceWith(chunk, last, end)) this.markUnexamined();
+			return;
 		}
+		for (const lineStart of last) this.takeCandidate(this.lineAt(chunk, lineStart));
+	}
+
+	/** The examined text of the line at `lineStart`: its first LINE_BYTES bytes, decoded. */
+	private lineAt(chunk: Buffer, lineStart: number): string {
+		const lineEnd = chunk.indexOf(10, lineStart);
+		return chunk.toString("utf8", lineStart, Math.min(lineEnd, lineStart + LINE_BYTES));
 	}
 
 	private consider(raw: string): void {
@@ -133,11 +186,13 @@ export class ImportantLines {
 
 	/** The kept lines, in order, dropping those that `shown` (the tail the model sees) already holds. */
 	keptOutside(shown: string): KeptLine[] {
+		this.end();
 		return [...this.first, ...this.last].filter((line) => !shown.includes(line.text));
 	}
 
 	/** Important lines seen outside `shown` (those the tail holds are not missing from the model's view). */
 	seenOutside(shown: string): number {
+		this.end();
 		const inTail = [...this.first, ...this.last].filter((line) => shown.includes(line.text));
 		return this.seen - inTail.reduce((sum, line) => sum + line.repeats, 0);
 	}
@@ -185,6 +240,8 @@ export function collapseRuns<T>(
 
 /** The shape of a line worth collapsing with its like, or undefined for a line that is content (no words). */
 export function wordyShapeOf(line: string): string | undefined {
+	// What is left of a line is never longer than the line: a short one (a number) needs no regex.
+	if (line.length < 8) return undefined;
 	const shape = shapeOf(line);
 	// Only lines with words collapse: a column of bare numbers (seq, a data dump) is content.
 	return shape.replace(/[#\s\p{P}]/gu, "").length >= 8 ? shape : undefined;
@@ -201,12 +258,27 @@ export function collapseRepeats(text: string, minimumRun = 4): { text: string; c
 	return { text: items.join("\n"), collapsed };
 }
 
+/** How much of the output the kept lines were picked from (see `keptBlock`). */
+export interface KeptBlockExtent {
+	/** Bytes of the output's middle that were not scanned. Default: 0. */
+	unscannedBytes?: number;
+	/** Candidate lines between the first and the last examined ones were not examined. Default: false. */
+	unexamined?: boolean;
+}
+
 /** The block put before a cut tail: what was kept from the part the model does not see, and where the rest is. */
-export function keptBlock(kept: readonly KeptLine[], seen: number, where: string, unscannedBytes = 0): string {
+export function keptBlock(
+	kept: readonly KeptLine[],
+	seen: number,
+	where: string,
+	extent: KeptBlockExtent = {},
+): string {
 	if (kept.length === 0) return "";
+	const { unscannedBytes = 0, unexamined = false } = extent;
 	const middle = unscannedBytes > 0 ? `; the middle ${Math.round(unscannedBytes / 2 ** 20)} MB was not scanned` : "";
 	const lines = kept.map((line) => (line.repeats > 1 ? `${line.text}  [×${line.repeats}, near-identical]` : line.text));
 	const keptTotal = kept.reduce((sum, line) => sum + line.repeats, 0);
 	const more = seen > keptTotal ? ` (${keptTotal} of ${seen}: the first and the last)` : "";
-	return `[Kept from the cut part of the output: error, warning, stack-trace, failing-test and summary lines${more}; the rest is in ${where}${middle}]\n${lines.join("\n")}\n[End of kept lines; the last part of the output follows]\n`;
+	const skipped = unexamined ? "; more lines between the first and the last were not examined" : "";
+	return `[Kept from the cut part of the output: error, warning, stack-trace, failing-test and summary lines${more}${skipped}; the rest is in ${where}${middle}]\n${lines.join("\n")}\n[End of kept lines; the last part of the output follows]\n`;
 }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { createBashTool } from "../../../src/tools/bash.js";
-import { collapseRepeats, ImportantLines, keptBlock } from "../../../src/tools/output/semantic-tail.js";
+import { LINE_BYTES, PREFILTER_NEEDLES } from "../../../src/tools/output/candidate-lines.js";
+import {
+	collapseRepeats,
+	EXAMINED_FIRST,
+	EXAMINED_LAST,
+	ImportantLines,
+	keptBlock,
+} from "../../../src/tools/output/semantic-tail.js";
 import { resultText } from "../../helpers/results.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
@@ -57,5 +64,105 @@ describe("ImportantLines", () => {
 		expect(block).toMatch(
 			/^\[Kept from the cut part of the output: error, warning, stack-trace, failing-test and summary lines; the rest is in f\]\nerror: one/,
 		);
+	});
+});
+
+describe("ImportantLines keeps what the lines alone decide", () => {
+	const keptOf = (bytes: Buffer, chunk: number) => {
+		const important = new ImportantLines();
+		for (let at = 0; at < bytes.length; at += chunk) important.scan(bytes.subarray(at, at + chunk));
+		return { kept: important.keptOutside("").map((line) => line.text), seen: important.seenOutside(""), important };
+	};
+
+	it("the same lines however the output arrives in chunks (a remote grep picks them line by line)", () => {
+		const lines = Array.from({ length: 4000 }, (_, index) =>
+			index % 7 === 0
+				? `error: step ${index} failed \u001b[31mred\u001b[0m\r`
+				: index % 11 === 0
+					? `${"x".repeat(1500)} error past the first bytes`
+					: index % 13 === 0
+						? `   at run (src/run.ts:${index}:3) ✗`
+						: `plain ${index} mirror detail`,
+		);
+		const bytes = Buffer.from(`${lines.join("\n")}\nerror: the last line has no newline`);
+		const whole = keptOf(bytes, bytes.length);
+		expect(whole.kept).toContain("error: the last line has no newline");
+		expect(whole.kept.some((line) => line.includes("past the first bytes"))).toBe(false);
+		for (const chunk of [1, 7, 1199, 1200, 1201, 65_536]) {
+			const other = keptOf(bytes, chunk);
+			expect(other.kept).toEqual(whole.kept);
+			expect(other.seen).toBe(whole.seen);
+			expect(other.important.unexamined).toBe(whole.important.unexamined);
+		}
+	});
+
+	it("a flood of warnings: the first and the last are examined, the middle only said", () => {
+		const bytes = Buffer.from(
+			`${Array.from({ length: 200_000 }, (_, index) => `warning: thing ${index} is slow`).join("\n")}\nTests: 1 failed\n`,
+		);
+		const { kept, important } = keptOf(bytes, 1024 * 1024);
+		expect(important.unexamined).toBe(true);
+		expect(kept[0]).toBe("warning: thing 0 is slow");
+		expect(kept.at(-1)).toBe("Tests: 1 failed");
+		expect(important.seen).toBe(2000);
+	});
+});
+
+describe("ImportantLines finds exactly the candidates its definition names", () => {
+	/** The definition, line by line: what a remote grep of the same lines feeds in. */
+	function byDefinition(bytes: Buffer): ImportantLines {
+		const important = new ImportantLines();
+		const needles = PREFILTER_NEEDLES.map((needle) => Buffer.from(needle));
+		const candidates: string[] = [];
+		for (let start = 0; start < bytes.length; ) {
+			const newline = bytes.indexOf(10, start);
+			const end = newline === -1 ? bytes.length : newline;
+			const head = bytes.subarray(start, Math.min(end, start + LINE_BYTES));
+			if (needles.some((needle) => head.includes(needle))) candidates.push(head.toString("utf8"));
+			start = end + 1;
+		}
+		const last = Math.max(candidates.length - EXAMINED_LAST, EXAMINED_FIRST);
+		for (const line of candidates.slice(0, EXAMINED_FIRST)) important.takeCandidate(line);
+		if (candidates.length > EXAMINED_FIRST + EXAMINED_LAST) important.markUnexamined();
+		for (const line of candidates.slice(last)) important.takeCandidate(line);
+		important.end();
+		return important;
+	}
+
+	it("on random outputs of sparse, dense and long lines, in random chunks", () => {
+		let seed = 7;
+		const random = (below: number) => {
+			seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+			return seed % below;
+		};
+		const kinds = [
+			() => `plain line ${random(1000)}`,
+			() => `warning: deprecated call ${random(50)}`,
+			() => `error: step ${random(9)} failed`,
+			() => `${"y".repeat(1190 + random(20))}rror at the edge`,
+			() => `   at frame (f.js:${random(99)}:1) ✗`,
+			() => "ail",
+		];
+		for (let round = 0; round < 12; round++) {
+			const weights = kinds.map(() => random(10));
+			const lines: string[] = [];
+			for (let index = 0; index < 6000 + random(6000); index++) {
+				let pick = random(weights.reduce((sum, weight) => sum + weight, 0) + 1);
+				let kind = 0;
+				while (kind < kinds.length - 1 && pick >= (weights[kind] ?? 0)) pick -= weights[kind++] ?? 0;
+				lines.push((kinds[kind] as () => string)());
+			}
+			const bytes = Buffer.from(lines.join(random(2) ? "\n" : "\r\n"));
+			const expected = byDefinition(bytes);
+			const important = new ImportantLines();
+			for (let at = 0; at < bytes.length; ) {
+				const size = [1, 100, 4096, 65_536, 1_048_576][random(5)] as number;
+				important.scan(bytes.subarray(at, at + size));
+				at += size;
+			}
+			expect(important.keptOutside("")).toEqual(expected.keptOutside(""));
+			expect(important.seenOutside("")).toBe(expected.seenOutside(""));
+			expect(important.unexamined).toBe(expected.unexamined);
+		}
 	});
 });
