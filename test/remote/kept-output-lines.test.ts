@@ -158,7 +158,7 @@ describe("in a busybox container (docker backend)", () => {
 		try {
 			ensureTestImage();
 			startContainer(container);
-			inContainer(container, "mkdir -p /work/kept");
+			inContainer(container, "mkdir -p /srv/kept");
 		} catch (error) {
 			skipReason = requiredInCi("a test container", `the test container could not start: ${(error as Error).message}`);
 		}
@@ -173,7 +173,7 @@ describe("in a busybox container (docker backend)", () => {
 	for (const [name, command] of outputs.slice(0, 3)) {
 		it(`${name}: busybox grep, cut and awk pick the same lines`, async (context) => {
 			if (skipReason) return context.skip();
-			const workspace = createWorkspaceFromUrl(`docker://${container}/work/kept`);
+			const workspace = createWorkspaceFromUrl(`docker://${container}/srv/kept`);
 			opened.push(workspace);
 			const here = await bash(createLocalWorkspace(dir()), command);
 			const there = await bash(workspace, command);
