@@ -106,8 +106,13 @@ async function restoreWith(
 	const undone = selected(all, options);
 	const files = plan(undone);
 	const conflicts: string[] = [];
-	for (const [path, { after }] of files) {
-		if (!sameImage(await imageOf(access, path), after)) conflicts.push(path);
+	// Already as before (an undo cut off midway, e.g. by a dropped connection): nothing to write.
+	const settled = new Set<string>();
+	for (const [path, { before, after }] of files) {
+		const now = await imageOf(access, path);
+		if (sameImage(now, after)) continue;
+		if (sameImage(now, before)) settled.add(path);
+		else conflicts.push(path);
 	}
 	const turns = new Set(undone.map((checkpoint) => checkpoint.turn)).size;
 	if (conflicts.length > 0 && !options.force) return { restored: [], conflicts, calls: 0, turns: 0 };
@@ -117,7 +122,7 @@ async function restoreWith(
 		([, a], [, b]) => Number(b.before.kind === "symlink") - Number(a.before.kind === "symlink"),
 	);
 	for (const [path, { before }] of ordered) {
-		await applyImage(access, path, before, store);
+		if (!settled.has(path)) await applyImage(access, path, before, store);
 		restored.push({ path, to: before.kind });
 	}
 	await store.rewrite(all.slice(0, all.length - undone.length));

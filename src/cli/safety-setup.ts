@@ -86,22 +86,28 @@ export interface CliSafety {
 }
 
 /**
- * The workspace's checkpoints, in the user's state directory; a warning instead when that fails.
- * With a remote `workspace`, files are read and restored through it, and the store is keyed by
- * its URL with the remote real path of its folder (never the same as a local folder's).
+ * The workspace's checkpoints, in the user's state directory. With a remote `workspace`, files
+ * are read and restored through it, and the store is keyed by its URL with the remote real path
+ * of its folder (never the same as a local folder's). Rejects when the store cannot be opened or
+ * the remote folder cannot be reached.
  */
+export async function createCliCheckpoints(cwd: string, io: CliIO, workspace?: RemoteWorkspace): Promise<Checkpoints> {
+	// Loaded here: a start that changes no file (a read, a listing) never needs them.
+	const { createCheckpoints, remoteCheckpointFiles } = await import("../checkpoints/index.js");
+	const place = { homeDir: io.env.HOME || homedir(), env: io.env };
+	if (!workspace) return createCheckpoints({ ...place, workspace: await realpath(cwd) });
+	const key = workspace.urlOf(await workspace.files.realpath(workspace.cwd));
+	return createCheckpoints({ ...place, workspace: key, files: remoteCheckpointFiles(workspace) });
+}
+
+/** `createCliCheckpoints`, or undefined and a warning on stderr when that fails (the session goes on without). */
 export async function openCliCheckpoints(
 	cwd: string,
 	io: CliIO,
 	workspace?: RemoteWorkspace,
 ): Promise<Checkpoints | undefined> {
 	try {
-		// Loaded here: a start that changes no file (a read, a listing) never needs them.
-		const { createCheckpoints, remoteCheckpointFiles } = await import("../checkpoints/index.js");
-		const place = { homeDir: io.env.HOME || homedir(), env: io.env };
-		if (!workspace) return await createCheckpoints({ ...place, workspace: await realpath(cwd) });
-		const key = workspace.urlOf(await workspace.files.realpath(workspace.cwd));
-		return await createCheckpoints({ ...place, workspace: key, files: remoteCheckpointFiles(workspace) });
+		return await createCliCheckpoints(cwd, io, workspace);
 	} catch (error) {
 		const reason = error instanceof Error ? error.message : String(error);
 		io.stderr.write(`toolbelt: checkpoints are off (undo will not see this session's changes): ${reason}\n`);

@@ -146,6 +146,21 @@ describe("checkpoints of a remote workspace (ssh)", () => {
 		expect(existsSync(join(remoteView, "fresh.txt"))).toBe(false);
 	}, 60_000);
 
+	it("an undo cut off midway runs again without --force: files already back are left as they are", async (context) => {
+		if (!sshd.sshd) return context.skip();
+		seedRemote();
+		const { checkpoints, call } = await setup();
+		await call("write", { path: "secret.txt", content: "overwritten\n" });
+		await call("write", { path: "fresh.txt", content: "new\n" });
+		// As if the first undo had put secret.txt back, then lost the connection.
+		writeFileSync(join(remoteView, "secret.txt"), "private\n");
+		const again = await checkpoints.restore();
+		expect(again).toMatchObject({ calls: 2, conflicts: [] });
+		expect(existsSync(join(remoteView, "fresh.txt"))).toBe(false);
+		expect(readFileSync(join(remoteView, "secret.txt"), "utf8")).toBe("private\n");
+		expect(lstatSync(join(remoteView, "secret.txt")).mode & 0o7777).toBe(0o600);
+	}, 60_000);
+
 	it("a mode changed on the remote counts as a change too", async (context) => {
 		if (!sshd.sshd) return context.skip();
 		seedRemote();

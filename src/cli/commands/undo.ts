@@ -3,7 +3,7 @@ import type { Checkpoint, Checkpoints, RestoreOptions, RestoreReport } from "../
 import { booleanOption, type ParsedArgs, stringOption, UsageError } from "../args.js";
 import { type CliIO, ExitCode } from "../io.js";
 import { resolveCwd } from "../paths.js";
-import { openCliCheckpoints } from "../safety-setup.js";
+import { createCliCheckpoints } from "../safety-setup.js";
 import { openCliWorkspace } from "../workspace-option.js";
 
 function countOption(args: ParsedArgs, name: string): number | undefined {
@@ -33,8 +33,15 @@ async function withCheckpoints(
 	const workspace = await openCliWorkspace(args.values);
 	try {
 		const cwd = workspace?.cwd ?? (await resolveCwd(io, args.values));
-		const checkpoints = await openCliCheckpoints(cwd, io, workspace);
-		return checkpoints ? await work(checkpoints, cwd) : ExitCode.error;
+		let checkpoints: Checkpoints;
+		try {
+			checkpoints = await createCliCheckpoints(cwd, io, workspace);
+		} catch (error) {
+			const reason = error instanceof Error ? error.message : String(error);
+			io.stderr.write(`toolbelt: could not open the checkpoints of ${workspace?.label ?? cwd}: ${reason}\n`);
+			return ExitCode.error;
+		}
+		return await work(checkpoints, cwd);
 	} finally {
 		await workspace?.close();
 	}
