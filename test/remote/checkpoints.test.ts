@@ -16,6 +16,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { checkpointDirOf, createCheckpoints, remoteCheckpointFiles } from "../../src/checkpoints/index.js";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
@@ -255,5 +257,34 @@ describe("toolbelt undo --workspace ssh://…", () => {
 		expect(forced.code, forced.stderr).toBe(0);
 		expect(existsSync(join(remoteView, "made.txt"))).toBe(false);
 		expect(readFileSync(join(remoteView, "kept.txt"), "utf8")).toBe("before\n");
+	}, 120_000);
+
+	it("`toolbelt mcp --workspace`: one turn per request, undone there", async (context) => {
+		if (!sshd.sshd) return context.skip();
+		const transport = new StdioClientTransport({
+			command: process.execPath,
+			args: [ensureBuiltCli(), "mcp", ...remote()],
+			env: cleanEnv({ XDG_STATE_HOME: state }),
+			cwd: "/",
+			stderr: "pipe",
+		});
+		const client = new Client({ name: "toolbelt-test", version: "1.0.0" });
+		await client.connect(transport);
+		try {
+			for (const [path, content] of [
+				["one.txt", "1\n"],
+				["two.txt", "2\n"],
+			]) {
+				const result = await client.callTool({ name: "write", arguments: { path, content } });
+				expect(result.isError, JSON.stringify(result.content)).not.toBe(true);
+			}
+		} finally {
+			await client.close();
+		}
+		const undone = await cli(["undo", ...remote()]);
+		expect(undone.code, undone.stderr).toBe(0);
+		expect(undone.stdout).toMatch(/Undid 1 call in 1 turn:\n {2}removed two\.txt\n/);
+		expect(existsSync(join(remoteView, "two.txt"))).toBe(false);
+		expect(readFileSync(join(remoteView, "one.txt"), "utf8")).toBe("1\n");
 	}, 120_000);
 });
