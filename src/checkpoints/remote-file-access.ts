@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { posix } from "node:path";
 import type { RemoteWorkspace } from "../remote/index.js";
 import { runRemote } from "../remote/run-remote.js";
@@ -43,7 +44,6 @@ export function remoteCheckpointFiles(workspace: RemoteWorkspace): CheckpointFil
 		readFile: (path) => files.readFile(path),
 		hash: async (path) => {
 			if (files.hash) return files.hash(path);
-			const { createHash } = await import("node:crypto");
 			return createHash("sha256")
 				.update(await files.readFile(path))
 				.digest("hex");
