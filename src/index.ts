@@ -27,7 +27,9 @@ export {
 } from "./agent/index.js";
 export {
 	type Checkpoint,
+	type CheckpointEntry,
 	type CheckpointFile,
+	type CheckpointFileAccess,
 	CheckpointStore,
 	type CheckpointStoreOptions,
 	type Checkpoints,
@@ -37,8 +39,10 @@ export {
 	DEFAULT_CHECKPOINT_MAX_AGE_MS,
 	DEFAULT_CHECKPOINT_MAX_BYTES,
 	type FileImage,
+	localCheckpointFiles,
 	type RestoreOptions,
 	type RestoreReport,
+	remoteCheckpointFiles,
 } from "./checkpoints/index.js";
 export {
 	AbortError,

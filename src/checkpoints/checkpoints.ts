@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ToolHooks, ToolTarget } from "../engine/types.js";
 import { isWorkspaceTarget, partsOfTarget } from "../tools/index.js";
+import { type CheckpointFileAccess, localCheckpointFiles } from "./file-access.js";
 import { applyImage, imageOf, sameImage } from "./images.js";
 import {
 	type Checkpoint,
@@ -10,8 +11,15 @@ import {
 	type FileImage,
 } from "./store.js";
 
-/** Options of `createCheckpoints`: where and how much (see `CheckpointStoreOptions`). */
-export type CheckpointsOptions = CheckpointStoreOptions;
+/** Options of `createCheckpoints`: where and how much (see `CheckpointStoreOptions`), and on which disk. */
+export interface CheckpointsOptions extends CheckpointStoreOptions {
+	/**
+	 * How the workspace's files are read and restored: a remote workspace passes
+	 * `remoteCheckpointFiles(workspace)` (and a `workspace` key naming the remote, e.g. its URL).
+	 * Default: `localCheckpointFiles` (this machine's disk).
+	 */
+	files?: CheckpointFileAccess;
+}
 
 /** What `restore` should take back. Default: the last turn. */
 export interface RestoreOptions {
@@ -89,13 +97,22 @@ function plan(undone: readonly Checkpoint[]): Map<string, { before: FileImage; a
 	return files;
 }
 
-async function restoreWith(store: CheckpointStore, options: RestoreOptions): Promise<RestoreReport> {
+async function restoreWith(
+	store: CheckpointStore,
+	access: CheckpointFileAccess,
+	options: RestoreOptions,
+): Promise<RestoreReport> {
 	const all = await store.list();
 	const undone = selected(all, options);
 	const files = plan(undone);
 	const conflicts: string[] = [];
-	for (const [path, { after }] of files) {
-		if (!sameImage(await imageOf(path), after)) conflicts.push(path);
+	// Already as before (an undo cut off midway, e.g. by a dropped connection): nothing to write.
+	const settled = new Set<string>();
+	for (const [path, { before, after }] of files) {
+		const now = await imageOf(access, path);
+		if (sameImage(now, after)) continue;
+		if (sameImage(now, before)) settled.add(path);
+		else conflicts.push(path);
 	}
 	const turns = new Set(undone.map((checkpoint) => checkpoint.turn)).size;
 	if (conflicts.length > 0 && !options.force) return { restored: [], conflicts, calls: 0, turns: 0 };
@@ -105,7 +122,7 @@ async function restoreWith(store: CheckpointStore, options: RestoreOptions): Pro
 		([, a], [, b]) => Number(b.before.kind === "symlink") - Number(a.before.kind === "symlink"),
 	);
 	for (const [path, { before }] of ordered) {
-		await applyImage(path, before, store);
+		if (!settled.has(path)) await applyImage(access, path, before, store);
 		restored.push({ path, to: before.kind });
 	}
 	await store.rewrite(all.slice(0, all.length - undone.length));
@@ -118,7 +135,8 @@ async function restoreWith(store: CheckpointStore, options: RestoreOptions): Pro
  * (content, mode, symlink target, absence), taken before the call and kept when the call changed
  * the file, grouped by turn, in the user's state directory. `restore` takes the last turns or
  * calls back, refusing files changed since by something else. Changes made by shell commands are
- * not recorded.
+ * not recorded. Files are read and restored through `options.files`: this machine's disk, or a
+ * remote workspace's own file operations (the store stays on this machine).
  *
  * @example
  * const checkpoints = await createCheckpoints({ workspace: await realpath(cwd) });
@@ -126,6 +144,7 @@ async function restoreWith(store: CheckpointStore, options: RestoreOptions): Pro
  */
 export async function createCheckpoints(options: CheckpointsOptions): Promise<Checkpoints> {
 	const store = await CheckpointStore.open(options);
+	const access = options.files ?? localCheckpointFiles;
 	// The turn is taken when the call starts: a turn begun while it runs does not own it.
 	const pending = new WeakMap<ToolTarget, { turn: string; files: { path: string; before: FileImage }[] }>();
 	let turn = randomUUID();
@@ -134,7 +153,9 @@ export async function createCheckpoints(options: CheckpointsOptions): Promise<Ch
 			const paths = pathsOf(target);
 			if (!target || paths.length === 0) return undefined;
 			const startedIn = turn;
-			const files = await Promise.all(paths.map(async (path) => ({ path, before: await imageOf(path, store) })));
+			const files = await Promise.all(
+				paths.map(async (path) => ({ path, before: await imageOf(access, path, store) })),
+			);
 			pending.set(target, { turn: startedIn, files });
 			return undefined;
 		},
@@ -144,7 +165,7 @@ export async function createCheckpoints(options: CheckpointsOptions): Promise<Ch
 			pending.delete(target);
 			const files: CheckpointFile[] = [];
 			for (const file of started.files) {
-				const after = await imageOf(file.path);
+				const after = await imageOf(access, file.path);
 				if (!sameImage(file.before, after)) files.push({ ...file, after });
 			}
 			if (files.length > 0)
@@ -159,6 +180,6 @@ export async function createCheckpoints(options: CheckpointsOptions): Promise<Ch
 			turn = randomUUID();
 		},
 		list: () => store.list(),
-		restore: (restoreOptions = {}) => restoreWith(store, restoreOptions),
+		restore: (restoreOptions = {}) => restoreWith(store, access, restoreOptions),
 	};
 }

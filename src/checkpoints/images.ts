@@ -1,20 +1,18 @@
-import { randomBytes } from "node:crypto";
-import { chmod, lstat, mkdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
-import { CheckpointStore, type FileImage } from "./store.js";
+import type { CheckpointFileAccess } from "./file-access.js";
+import type { CheckpointStore, FileImage } from "./store.js";
 
 /**
- * What is at `path` now (the link itself for a symlink). With a store, a file's content is kept
- * in it (a before-image); without, only hashed (an after-image, to compare with later).
+ * What is at `path` now (the link itself for a symlink), read through `files`. With a store, a
+ * file's content is kept in it (a before-image); without, only its hash is taken where the file
+ * lives (an after-image, to compare with later).
  */
-export async function imageOf(path: string, store?: CheckpointStore): Promise<FileImage> {
-	const info = await lstat(path).catch(() => undefined);
-	if (!info) return { kind: "absent" };
-	if (info.isSymbolicLink()) return { kind: "symlink", target: await readlink(path) };
-	if (!info.isFile()) return { kind: "absent" };
-	const bytes = await readFile(path);
-	const blob = store ? await store.putBlob(bytes) : CheckpointStore.hashOf(bytes);
-	return { kind: "file", blob, mode: info.mode & 0o7777, size: bytes.length };
+export async function imageOf(files: CheckpointFileAccess, path: string, store?: CheckpointStore): Promise<FileImage> {
+	const info = await files.entry(path);
+	if (!info || info.kind === "other") return { kind: "absent" };
+	if (info.kind === "symlink") return { kind: "symlink", target: await files.readlink(path) };
+	if (!store) return { kind: "file", blob: await files.hash(path), mode: info.mode, size: info.size };
+	const bytes = await files.readFile(path);
+	return { kind: "file", blob: await store.putBlob(bytes), mode: info.mode, size: bytes.length };
 }
 
 /** Whether two images show the same state (content, mode, link target, absence). */
@@ -25,23 +23,21 @@ export function sameImage(left: FileImage, right: FileImage): boolean {
 	return true;
 }
 
-/** Puts `path` back to `image`: removed, relinked, or its content and mode written (atomically). */
-export async function applyImage(path: string, image: FileImage, store: CheckpointStore): Promise<void> {
+/** Puts `path` back to `image` through `files`: removed, relinked, or its content and mode written (atomically). */
+export async function applyImage(
+	files: CheckpointFileAccess,
+	path: string,
+	image: FileImage,
+	store: CheckpointStore,
+): Promise<void> {
 	if (image.kind === "absent") {
-		await rm(path, { force: true });
+		await files.remove(path);
 		return;
 	}
-	await mkdir(dirname(path), { recursive: true });
+	await files.makeParentFolder(path);
 	if (image.kind === "symlink") {
-		await rm(path, { force: true });
-		await symlink(image.target, path);
+		await files.putSymlink(path, image.target);
 		return;
 	}
-	const bytes = await store.getBlob(image.blob);
-	const temp = `${path}.${randomBytes(4).toString("hex")}.undo.tmp`;
-	await writeFile(temp, bytes, { mode: image.mode });
-	await chmod(temp, image.mode);
-	// A symlink now where a file was: replace the link itself, not what it points to.
-	await rm(path, { force: true }).catch(() => {});
-	await rename(temp, path);
+	await files.putFile(path, await store.getBlob(image.blob), image.mode);
 }

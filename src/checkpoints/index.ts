@@ -5,6 +5,8 @@ export {
 	type RestoreOptions,
 	type RestoreReport,
 } from "./checkpoints.js";
+export { type CheckpointEntry, type CheckpointFileAccess, localCheckpointFiles } from "./file-access.js";
+export { remoteCheckpointFiles } from "./remote-file-access.js";
 export {
 	type Checkpoint,
 	type CheckpointFile,

@@ -35,7 +35,10 @@ export interface Checkpoint {
 
 /** Options of `CheckpointStore.open`. */
 export interface CheckpointStoreOptions {
-	/** The workspace's real path: checkpoints are kept per workspace. */
+	/**
+	 * The workspace's key: its real path, or for a remote workspace its URL with the remote real
+	 * path (`ssh://dev@box/srv/app`), which no local path can equal. Checkpoints are kept per key.
+	 */
 	workspace: string;
 	/** The user's state directory. Default: `$XDG_STATE_HOME`, else `~/.local/state`. */
 	stateDir?: string;

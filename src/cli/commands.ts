@@ -1,6 +1,6 @@
 import type { OptionSpecs, ParsedArgs } from "./args.js";
 import type { CliIO } from "./io.js";
-import { safetyHelp, safetyOptions, toolCommandSafetyOptions } from "./safety-options.js";
+import { safetyHelp, safetyOptions, toolCommandSafetyOptions, workspaceOptions } from "./safety-options.js";
 
 /** Runs a command with its parsed arguments; resolves to the process exit code. */
 export type CommandHandler = (args: ParsedArgs, io: CliIO) => Promise<number>;
@@ -189,17 +189,19 @@ definitions as JSON in the shape an API expects. No provider is needed.`,
 	{
 		name: "undo",
 		summary: "Take back the file changes of the last turns or tool calls.",
-		usage: ["toolbelt undo [--turns N | --calls N] [--force]"],
+		usage: ["toolbelt undo [--turns N | --calls N] [--force] [--workspace URL]"],
 		description: `Puts the files changed by write, edit and apply_patch back as they were before the last
 turn (one prompt, one toolbelt tool run, one MCP request) or the last N turns or calls: content,
 permissions, symlinks, and files that did not exist are removed again. Changes made by bash are
 not recorded. When a file was changed after the checkpoint by something else, nothing is undone
-and the files are listed; --force overwrites them.`,
+and the files are listed; --force overwrites them. With --workspace, the remote workspace's
+files are checked and put back there.`,
 		options: {
 			turns: { type: "string", valueName: "<n>", description: "Undo the last N turns. Default: 1." },
 			calls: { type: "string", valueName: "<n>", description: "Undo the last N tool calls instead." },
 			force: { type: "boolean", description: "Overwrite files changed since the checkpoint." },
 			...cwdOption,
+			...workspaceOptions,
 			...help,
 		},
 		examples: ["toolbelt undo", "toolbelt undo --calls 3", "toolbelt undo --turns 2 --force"],
@@ -208,9 +210,10 @@ and the files are listed; --force overwrites them.`,
 	{
 		name: "checkpoints",
 		summary: "List the recorded turns that toolbelt undo can take back.",
-		usage: ["toolbelt checkpoints"],
-		description: "Lists the recorded turns of this folder, newest first, with their tools and files.",
-		options: { ...cwdOption, ...help },
+		usage: ["toolbelt checkpoints [--workspace URL]"],
+		description:
+			"Lists the recorded turns of this folder (or of the remote workspace --workspace names), newest first, with their tools and files.",
+		options: { ...cwdOption, ...workspaceOptions, ...help },
 		load: async () => (await import("./commands/undo.js")).runCheckpointsCommand,
 	},
 ];

@@ -85,12 +85,29 @@ export interface CliSafety {
 	checkpoints?: Checkpoints;
 }
 
-/** The workspace's checkpoints, in the user's state directory; a warning instead when that fails. */
-export async function openCliCheckpoints(cwd: string, io: CliIO): Promise<Checkpoints | undefined> {
+/**
+ * The workspace's checkpoints, in the user's state directory. With a remote `workspace`, files
+ * are read and restored through it, and the store is keyed by its URL with the remote real path
+ * of its folder (never the same as a local folder's). Rejects when the store cannot be opened or
+ * the remote folder cannot be reached.
+ */
+export async function createCliCheckpoints(cwd: string, io: CliIO, workspace?: RemoteWorkspace): Promise<Checkpoints> {
+	// Loaded here: a start that changes no file (a read, a listing) never needs them.
+	const { createCheckpoints, remoteCheckpointFiles } = await import("../checkpoints/index.js");
+	const place = { homeDir: io.env.HOME || homedir(), env: io.env };
+	if (!workspace) return createCheckpoints({ ...place, workspace: await realpath(cwd) });
+	const key = workspace.urlOf(await workspace.files.realpath(workspace.cwd));
+	return createCheckpoints({ ...place, workspace: key, files: remoteCheckpointFiles(workspace) });
+}
+
+/** `createCliCheckpoints`, or undefined and a warning on stderr when that fails (the session goes on without). */
+export async function openCliCheckpoints(
+	cwd: string,
+	io: CliIO,
+	workspace?: RemoteWorkspace,
+): Promise<Checkpoints | undefined> {
 	try {
-		// Loaded here: a start that changes no file (a read, a listing) never needs them.
-		const { createCheckpoints } = await import("../checkpoints/index.js");
-		return await createCheckpoints({ workspace: await realpath(cwd), homeDir: io.env.HOME || homedir(), env: io.env });
+		return await createCliCheckpoints(cwd, io, workspace);
 	} catch (error) {
 		const reason = error instanceof Error ? error.message : String(error);
 		io.stderr.write(`toolbelt: checkpoints are off (undo will not see this session's changes): ${reason}\n`);
@@ -186,14 +203,14 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	const approvals = new ApprovalHint();
 	const shell = { ...layer.shell };
 	// After the layer: only calls that really run are recorded.
-	// Checkpoints read and restore local files: a remote workspace gets none (yet).
-	const wanted = !workspace && options.checkpoints !== false;
+	// A remote workspace's checkpoints read and restore its files through it, kept on this machine.
+	const wanted = options.checkpoints !== false;
 	const lazy = wanted && options.openCheckpointsOnFirstCall === true;
-	const checkpoints = wanted && !lazy ? await openCliCheckpoints(options.cwd, io) : undefined;
+	const checkpoints = wanted && !lazy ? await openCliCheckpoints(options.cwd, io, workspace) : undefined;
 	const turns: ToolHooks | undefined =
 		checkpoints && options.turnPerCall ? { beforeToolCall: () => void checkpoints.startTurn() } : undefined;
 	const onFirstCall = lazy
-		? lazyCheckpointHooks(() => openCliCheckpoints(options.cwd, io), options.turnPerCall === true)
+		? lazyCheckpointHooks(() => openCliCheckpoints(options.cwd, io, workspace), options.turnPerCall === true)
 		: undefined;
 	const toolOptions: ToolsOptions = { bash: shell, powershell: shell };
 	if (workspace) {

@@ -1,9 +1,10 @@
 import { relative, sep } from "node:path";
-import type { Checkpoint, RestoreReport } from "../../checkpoints/index.js";
+import type { Checkpoint, Checkpoints, RestoreOptions, RestoreReport } from "../../checkpoints/index.js";
 import { booleanOption, type ParsedArgs, stringOption, UsageError } from "../args.js";
 import { type CliIO, ExitCode } from "../io.js";
 import { resolveCwd } from "../paths.js";
-import { openCliCheckpoints } from "../safety-setup.js";
+import { createCliCheckpoints } from "../safety-setup.js";
+import { openCliWorkspace } from "../workspace-option.js";
 
 function countOption(args: ParsedArgs, name: string): number | undefined {
 	const text = stringOption(args.values, name);
@@ -20,19 +21,48 @@ function shown(cwd: string, path: string): string {
 
 const DONE: Record<string, string> = { absent: "removed", file: "restored", symlink: "relinked" };
 
-/** `toolbelt undo [--turns N | --calls N] [--force]`: puts files back as they were before the last turns or calls. */
+/**
+ * Runs `work` on the checkpoints of the folder `--cwd` (or the current one) or of the remote
+ * workspace `--workspace` names, whose connection is closed afterwards.
+ */
+async function withCheckpoints(
+	args: ParsedArgs,
+	io: CliIO,
+	work: (checkpoints: Checkpoints, cwd: string) => Promise<number>,
+): Promise<number> {
+	const workspace = await openCliWorkspace(args.values);
+	try {
+		const cwd = workspace?.cwd ?? (await resolveCwd(io, args.values));
+		let checkpoints: Checkpoints;
+		try {
+			checkpoints = await createCliCheckpoints(cwd, io, workspace);
+		} catch (error) {
+			const reason = error instanceof Error ? error.message : String(error);
+			io.stderr.write(`toolbelt: could not open the checkpoints of ${workspace?.label ?? cwd}: ${reason}\n`);
+			return ExitCode.error;
+		}
+		return await work(checkpoints, cwd);
+	} finally {
+		await workspace?.close();
+	}
+}
+
+/** `toolbelt undo [--turns N | --calls N] [--force] [--workspace URL]`: puts files back as they were before the last turns or calls. */
 export async function runUndoCommand(args: ParsedArgs, io: CliIO): Promise<number> {
 	const turns = countOption(args, "turns");
 	const calls = countOption(args, "calls");
 	if (turns !== undefined && calls !== undefined) throw new UsageError("Use either --turns or --calls, not both.");
-	const cwd = await resolveCwd(io, args.values);
-	const checkpoints = await openCliCheckpoints(cwd, io);
-	if (!checkpoints) return ExitCode.error;
+	return withCheckpoints(args, io, (checkpoints, cwd) =>
+		undoWith(checkpoints, cwd, io, { turns, calls, force: booleanOption(args.values, "force") }),
+	);
+}
+
+async function undoWith(checkpoints: Checkpoints, cwd: string, io: CliIO, options: RestoreOptions): Promise<number> {
 	if ((await checkpoints.list()).length === 0) {
 		io.stdout.write("Nothing to undo: no checkpoints are recorded for this folder.\n");
 		return ExitCode.ok;
 	}
-	const report = await checkpoints.restore({ turns, calls, force: booleanOption(args.values, "force") });
+	const report = await checkpoints.restore(options);
 	const text = describeUndo(cwd, report, "toolbelt undo --force (with the same options)");
 	(report.calls === 0 ? io.stderr : io.stdout).write(text);
 	return report.calls === 0 && report.conflicts.length > 0 ? ExitCode.error : ExitCode.ok;
@@ -72,11 +102,10 @@ export function describeCheckpoints(cwd: string, all: readonly Checkpoint[]): st
 		: `Turns, newest first (toolbelt undo --turns N takes back the first N):\n${lines.join("\n")}\n`;
 }
 
-/** `toolbelt checkpoints`: lists the recorded turns, newest first. */
+/** `toolbelt checkpoints [--workspace URL]`: lists the recorded turns, newest first. */
 export async function runCheckpointsCommand(args: ParsedArgs, io: CliIO): Promise<number> {
-	const cwd = await resolveCwd(io, args.values);
-	const checkpoints = await openCliCheckpoints(cwd, io);
-	if (!checkpoints) return ExitCode.error;
-	io.stdout.write(describeCheckpoints(cwd, await checkpoints.list()));
-	return ExitCode.ok;
+	return withCheckpoints(args, io, async (checkpoints, cwd) => {
+		io.stdout.write(describeCheckpoints(cwd, await checkpoints.list()));
+		return ExitCode.ok;
+	});
 }

@@ -1,0 +1,69 @@
+import { createHash, randomBytes } from "node:crypto";
+import { chmod, lstat, mkdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+
+/** What is at a path, without following a symlink: its kind, permission bits and size. */
+export interface CheckpointEntry {
+	/** A regular file, a symlink, or anything else (a folder, a socket: not recorded). */
+	kind: "file" | "symlink" | "other";
+	/** The permission bits (`& 0o7777`). */
+	mode: number;
+	/** Bytes of content. */
+	size: number;
+}
+
+/**
+ * The file access checkpoints need, on whatever disk the workspace is: this machine's
+ * (`localCheckpointFiles`) or a remote workspace's (`remoteCheckpointFiles`). Before-images are
+ * read and restores written through it, so they act where the tools act.
+ */
+export interface CheckpointFileAccess {
+	/** What is at `path` itself (a symlink is not followed); undefined when nothing is. */
+	entry(path: string): Promise<CheckpointEntry | undefined>;
+	/** The target text of the symlink at `path`. */
+	readlink(path: string): Promise<string>;
+	/** The whole content of the file at `path`. */
+	readFile(path: string): Promise<Uint8Array>;
+	/** The sha256 (hex) of the file's content, computed where the file lives. */
+	hash(path: string): Promise<string>;
+	/** Replaces whatever is at `path` (a symlink itself, not its target) with a file of `bytes` and `mode`, atomically. */
+	putFile(path: string, bytes: Uint8Array, mode: number): Promise<void>;
+	/** Replaces whatever is at `path` with a symlink to `target`. */
+	putSymlink(path: string, target: string): Promise<void>;
+	/** Removes the file or symlink at `path`; nothing when there is none. */
+	remove(path: string): Promise<void>;
+	/** Creates the folder `path` is in, and its missing parents. */
+	makeParentFolder(path: string): Promise<void>;
+}
+
+/** `CheckpointFileAccess` on this machine's disk. */
+export const localCheckpointFiles: CheckpointFileAccess = {
+	entry: async (path) => {
+		const info = await lstat(path).catch(() => undefined);
+		if (!info) return undefined;
+		const kind = info.isSymbolicLink() ? "symlink" : info.isFile() ? "file" : "other";
+		return { kind, mode: info.mode & 0o7777, size: info.size };
+	},
+	readlink: (path) => readlink(path),
+	readFile: (path) => readFile(path),
+	hash: async (path) =>
+		createHash("sha256")
+			.update(await readFile(path))
+			.digest("hex"),
+	putFile: async (path, bytes, mode) => {
+		const temp = `${path}.${randomBytes(4).toString("hex")}.undo.tmp`;
+		await writeFile(temp, bytes, { mode });
+		await chmod(temp, mode);
+		// A symlink now where a file was: replace the link itself, not what it points to.
+		await rm(path, { force: true }).catch(() => {});
+		await rename(temp, path);
+	},
+	putSymlink: async (path, target) => {
+		await rm(path, { force: true });
+		await symlink(target, path);
+	},
+	remove: (path) => rm(path, { force: true }),
+	makeParentFolder: async (path) => {
+		await mkdir(dirname(path), { recursive: true });
+	},
+};

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCheckpoints, remoteCheckpointFiles } from "../../src/checkpoints/index.js";
+import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
+import type { ToolCall } from "../../src/engine/types.js";
+import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
+import { createEditTool, createWriteTool } from "../../src/tools/index.js";
+import { requiredInCi } from "../helpers/prerequisites.js";
+import { dockerUnavailable, ensureTestImage, inContainer, removeContainer, startContainer } from "./docker-fixture.js";
+
+// Checkpoints inside a container (busybox only: no Node, no GNU coreutils there). Everything is
+// looked at with `docker exec`: the container's files are not on this machine's disk at all.
+
+const container = `toolbelt-undo-${process.pid}`;
+let skipReason = dockerUnavailable();
+const opened: RemoteWorkspace[] = [];
+const state = mkdtempSync(join(tmpdir(), "toolbelt-undo-docker-state-"));
+
+beforeAll(() => {
+	if (skipReason) {
+		console.warn(`skipping the docker checkpoint tests: ${skipReason}`);
+		return;
+	}
+	try {
+		ensureTestImage();
+		startContainer(container);
+	} catch (error) {
+		skipReason = requiredInCi("a test container", `the test container could not start: ${(error as Error).message}`);
+	}
+}, 120_000);
+
+afterAll(async () => {
+	await Promise.all(opened.map((workspace) => workspace.close()));
+	removeContainer(container);
+	rmSync(state, { recursive: true, force: true });
+});
+
+/** Mode, content and link target of every entry in /work/p, as the container sees them. */
+function remoteTree(): string {
+	return inContainer(
+		container,
+		'cd /work/p && find . | sort | while read -r f; do if [ -L "$f" ]; then echo "$f -> $(readlink "$f")"; elif [ -f "$f" ]; then echo "$f $(stat -c %a "$f") $(cat "$f" | od -An -c | tr -s " ")"; fi; done',
+	);
+}
+
+describe("checkpoints of a docker:// workspace", () => {
+	it("write and edit in the container are undone there; a change made there meanwhile is refused", async (context) => {
+		if (skipReason) return context.skip();
+		inContainer(
+			container,
+			"mkdir -p /work/p && cd /work/p && printf 'echo hi\\n' > run.sh && chmod 750 run.sh && printf 'target\\n' > target.txt && ln -s target.txt link.txt",
+		);
+		const workspace = createWorkspaceFromUrl(`docker://${container}/work/p`);
+		opened.push(workspace);
+		const options = workspaceToolsOptions(workspace);
+		const tools = [createWriteTool(workspace.cwd, options.write), createEditTool(workspace.cwd, options.edit)];
+		const checkpoints = await createCheckpoints({
+			workspace: workspace.urlOf("/work/p"),
+			stateDir: state,
+			files: remoteCheckpointFiles(workspace),
+		});
+		let id = 0;
+		const call = async (name: string, args: Record<string, unknown>) => {
+			const toolCalls: ToolCall[] = [{ type: "toolCall", id: String(++id), name, arguments: args }];
+			const { messages } = await executeToolCalls({ tools, toolCalls, ...checkpoints.hooks });
+			expect(messages[0]?.isError, JSON.stringify(messages[0]?.content)).toBe(false);
+		};
+		const before = remoteTree();
+		expect(before).toMatch(/^\.\/link\.txt -> target\.txt\n\.\/run\.sh 750 .*\n\.\/target\.txt 644 /);
+		await call("edit", { path: "run.sh", old_string: "echo hi", new_string: "echo hello" });
+		await call("write", { path: "link.txt", content: "through the link\n" });
+		await call("write", { path: "sub/new.txt", content: "new\n" });
+		expect(remoteTree()).not.toBe(before);
+
+		inContainer(container, "printf 'echo other\\n' > /work/p/run.sh");
+		const refused = await checkpoints.restore();
+		expect(refused).toMatchObject({ calls: 0, conflicts: ["/work/p/run.sh"] });
+		expect(inContainer(container, "cat /work/p/run.sh")).toBe("echo other\n");
+
+		expect((await checkpoints.restore({ force: true })).calls).toBe(3);
+		expect(remoteTree()).toBe(before);
+		expect(inContainer(container, "[ -e /work/p/sub/new.txt ] && echo there || echo gone")).toBe("gone\n");
+	}, 120_000);
+});
