@@ -37,11 +37,11 @@ afterAll(async () => {
 	rmSync(state, { recursive: true, force: true });
 });
 
-/** Mode, content and link target of every entry in /work/p, as the container sees them. */
+/** Mode, content and link target of every entry in /srv/p, as the container sees them. */
 function remoteTree(): string {
 	return inContainer(
 		container,
-		'cd /work/p && find . | sort | while read -r f; do if [ -L "$f" ]; then echo "$f -> $(readlink "$f")"; elif [ -f "$f" ]; then echo "$f $(stat -c %a "$f") $(cat "$f" | od -An -c | tr -s " ")"; fi; done',
+		'cd /srv/p && find . | sort | while read -r f; do if [ -L "$f" ]; then echo "$f -> $(readlink "$f")"; elif [ -f "$f" ]; then echo "$f $(stat -c %a "$f") $(cat "$f" | od -An -c | tr -s " ")"; fi; done',
 	);
 }
 
@@ -50,14 +50,14 @@ describe("checkpoints of a docker:// workspace", () => {
 		if (skipReason) return context.skip();
 		inContainer(
 			container,
-			"mkdir -p /work/p && cd /work/p && printf 'echo hi\\n' > run.sh && chmod 750 run.sh && printf 'target\\n' > target.txt && ln -s target.txt link.txt",
+			"mkdir -p /srv/p && cd /srv/p && printf 'echo hi\\n' > run.sh && chmod 750 run.sh && printf 'target\\n' > target.txt && ln -s target.txt link.txt",
 		);
-		const workspace = createWorkspaceFromUrl(`docker://${container}/work/p`);
+		const workspace = createWorkspaceFromUrl(`docker://${container}/srv/p`);
 		opened.push(workspace);
 		const options = workspaceToolsOptions(workspace);
 		const tools = [createWriteTool(workspace.cwd, options.write), createEditTool(workspace.cwd, options.edit)];
 		const checkpoints = await createCheckpoints({
-			workspace: workspace.urlOf("/work/p"),
+			workspace: workspace.urlOf("/srv/p"),
 			stateDir: state,
 			files: remoteCheckpointFiles(workspace),
 		});
@@ -74,13 +74,13 @@ describe("checkpoints of a docker:// workspace", () => {
 		await call("write", { path: "sub/new.txt", content: "new\n" });
 		expect(remoteTree()).not.toBe(before);
 
-		inContainer(container, "printf 'echo other\\n' > /work/p/run.sh");
+		inContainer(container, "printf 'echo other\\n' > /srv/p/run.sh");
 		const refused = await checkpoints.restore();
-		expect(refused).toMatchObject({ calls: 0, conflicts: ["/work/p/run.sh"] });
-		expect(inContainer(container, "cat /work/p/run.sh")).toBe("echo other\n");
+		expect(refused).toMatchObject({ calls: 0, conflicts: ["/srv/p/run.sh"] });
+		expect(inContainer(container, "cat /srv/p/run.sh")).toBe("echo other\n");
 
 		expect((await checkpoints.restore({ force: true })).calls).toBe(3);
 		expect(remoteTree()).toBe(before);
-		expect(inContainer(container, "[ -e /work/p/sub/new.txt ] && echo there || echo gone")).toBe("gone\n");
+		expect(inContainer(container, "[ -e /srv/p/sub/new.txt ] && echo there || echo gone")).toBe("gone\n");
 	}, 120_000);
 });
