@@ -1,6 +1,12 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { AbortError, ToolError } from "../../engine/errors.js";
+import {
+	noteRipgrepStarted,
+	prepareRipgrepStandby,
+	STANDBY_LAUNCH_FAILED,
+	startFromStandby,
+} from "./ripgrep-standby.js";
 
 /** How to run ripgrep once. */
 export interface RipgrepRunOptions {
@@ -45,43 +51,69 @@ const MAX_STDERR = 16 * 1024;
 /** stderr lines that leave the results valid: unreadable files, and "every file was filtered out". */
 const HARMLESS = [/\(os error \d+\)\s*$/, /No files were searched/, /Running with --debug/];
 
+type RipgrepChild = ChildProcessByStdio<null | Writable, Readable, Readable>;
+
+/** A ripgrep process as read: the child, and how to end it. */
+interface RunningRipgrep {
+	child: RipgrepChild;
+	kill: () => void;
+	/** True when a waiting shell became this ripgrep (see `ripgrep-standby.ts`). */
+	fromStandby: boolean;
+}
+
 /**
  * Starts ripgrep and resolves once the process really runs, so a missing or unrunnable binary
- * rejects here (and the caller can fall back) instead of surfacing mid-stream.
+ * rejects here (and the caller can fall back) instead of surfacing mid-stream. A local ripgrep
+ * that started before comes from a waiting shell when one is ready (no fork of this process).
  */
 export async function startRipgrep<TLine>(
 	options: RipgrepRunOptions,
 	splitter: OutputSplitter<TLine>,
 ): Promise<RipgrepProcess<TLine>> {
-	const { signal } = options;
-	if (signal.aborted) throw new AbortError();
-	// stdin is closed: with no path argument and a readable stdin, ripgrep would search stdin.
-	const child = options.launch
-		? await options.launch(options.rgPath, options.args, options.cwd)
-		: spawn(options.rgPath, options.args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
-	// Registered at once, not when reading starts, so an abort kills even a never-read ripgrep.
+	if (options.signal.aborted) throw new AbortError();
+	const standby = options.launch ? undefined : startFromStandby(options.rgPath, options.args, options.cwd);
+	const running = standby ? watch(standby, options.signal, true) : await startDirectly(options);
+	if (!options.launch) prepareRipgrepStandby();
+	return { lines: readLines({ running, options, splitter }) };
+}
+
+/** Kills the child at once when `signal` aborts, until it closes. */
+function watch(child: RipgrepChild, signal: AbortSignal, fromStandby: boolean): RunningRipgrep {
 	const kill = () => {
 		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 	};
 	signal.addEventListener("abort", kill, { once: true });
 	child.once("close", () => signal.removeEventListener("abort", kill));
+	return { child, kill, fromStandby };
+}
+
+async function startDirectly(options: RipgrepRunOptions): Promise<RunningRipgrep> {
+	const { signal } = options;
+	// stdin is closed: with no path argument and a readable stdin, ripgrep would search stdin.
+	const child = options.launch
+		? await options.launch(options.rgPath, options.args, options.cwd)
+		: spawn(options.rgPath, options.args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+	// Registered at once, not when reading starts, so an abort kills even a never-read ripgrep.
+	const running = watch(child, signal, false);
 	await new Promise<void>((resolve, reject) => {
 		child.once("spawn", resolve);
 		child.once("error", (error) => {
-			signal.removeEventListener("abort", kill);
+			signal.removeEventListener("abort", running.kill);
 			reject(error);
 		});
 	});
-	return { lines: readLines({ child, signal, kill, splitter }) };
+	if (!options.launch) noteRipgrepStarted(options.rgPath);
+	return running;
 }
 
 async function* readLines<TLine>(run: {
-	child: ChildProcessByStdio<null | Writable, Readable, Readable>;
-	signal: AbortSignal;
-	kill: () => void;
+	running: RunningRipgrep;
+	options: RipgrepRunOptions;
 	splitter: OutputSplitter<TLine>;
 }): AsyncGenerator<TLine[]> {
-	const { child, signal, kill, splitter } = run;
+	const { running, options, splitter } = run;
+	const { child, kill } = running;
+	const { signal } = options;
 	let stderr = "";
 	child.stderr.setEncoding("utf8");
 	child.stderr.on("data", (text: string) => {
@@ -92,9 +124,11 @@ async function* readLines<TLine>(run: {
 		else child.once("close", (code) => resolve(code));
 	});
 	let finished = false;
+	let output = false;
 	try {
 		for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
 			if (signal.aborted) break;
+			output = true;
 			const lines = splitter.push(chunk);
 			if (lines.length > 0) yield lines;
 		}
@@ -104,6 +138,12 @@ async function* readLines<TLine>(run: {
 		const code = await exited;
 		if (signal.aborted) throw new AbortError();
 		finished = true;
+		if (running.fromStandby && !output && code !== null && STANDBY_LAUNCH_FAILED.has(code)) {
+			// The shell could not become ripgrep (the folder or binary went away since): start it
+			// directly, which fails, or succeeds, as it would have without the shell.
+			yield* readLines({ running: await startDirectly(options), options, splitter });
+			return;
+		}
 		const failure = fatalMessage(code, stderr);
 		if (failure) throw new ToolError(failure, { stderr });
 	} finally {
