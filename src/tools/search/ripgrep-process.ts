@@ -2,11 +2,11 @@ import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { AbortError, ToolError } from "../../engine/errors.js";
 import {
+	type LaunchedRipgrepEnd,
+	launchRipgrep,
 	noteRipgrepStarted,
-	prepareRipgrepStandby,
-	STANDBY_LAUNCH_FAILED,
-	startFromStandby,
-} from "./ripgrep-standby.js";
+	prepareRipgrepLauncher,
+} from "./ripgrep-launcher.js";
 
 /** How to run ripgrep once. */
 export interface RipgrepRunOptions {
@@ -53,54 +53,68 @@ const HARMLESS = [/\(os error \d+\)\s*$/, /No files were searched/, /Running wit
 
 type RipgrepChild = ChildProcessByStdio<null | Writable, Readable, Readable>;
 
-/** A ripgrep process as read: the child, and how to end it. */
+/** A ripgrep process as read: its output, how it ended, and how to end it. */
 interface RunningRipgrep {
-	child: RipgrepChild;
+	stdout: Readable;
+	/** Settles once ripgrep exited and its output closed. */
+	finished: Promise<LaunchedRipgrepEnd>;
 	kill: () => void;
-	/** True when a waiting shell became this ripgrep (see `ripgrep-standby.ts`). */
-	fromStandby: boolean;
 }
 
 /**
  * Starts ripgrep and resolves once the process really runs, so a missing or unrunnable binary
  * rejects here (and the caller can fall back) instead of surfacing mid-stream. A local ripgrep
- * that started before comes from a waiting shell when one is ready (no fork of this process).
+ * that started before comes from the launcher when it is ready (no fork of this process).
  */
 export async function startRipgrep<TLine>(
 	options: RipgrepRunOptions,
 	splitter: OutputSplitter<TLine>,
 ): Promise<RipgrepProcess<TLine>> {
 	if (options.signal.aborted) throw new AbortError();
-	const standby = options.launch ? undefined : startFromStandby(options.rgPath, options.args, options.cwd);
-	const running = standby ? watch(standby, options.signal, true) : await startDirectly(options);
-	if (!options.launch) prepareRipgrepStandby();
+	const launched = options.launch ? undefined : launchRipgrep({ ...options, maxStderr: MAX_STDERR });
+	const running = launched ? killedOnAbort(launched, options.signal) : await startDirectly(options);
+	if (!options.launch) prepareRipgrepLauncher();
 	return { lines: readLines({ running, options, splitter }) };
 }
 
-/** Kills the child at once when `signal` aborts, until it closes. */
-function watch(child: RipgrepChild, signal: AbortSignal, fromStandby: boolean): RunningRipgrep {
+/** Kills ripgrep at once when `signal` aborts, until it ends. */
+function killedOnAbort<TRun extends { finished: Promise<unknown>; kill(): void }>(
+	run: TRun,
+	signal: AbortSignal,
+): TRun {
+	const kill = () => run.kill();
+	signal.addEventListener("abort", kill, { once: true });
+	void run.finished.then(() => signal.removeEventListener("abort", kill));
+	return run;
+}
+
+function directRun(child: RipgrepChild): RunningRipgrep {
+	let stderr = "";
+	child.stderr.setEncoding("utf8");
+	child.stderr.on("data", (text: string) => {
+		if (stderr.length < MAX_STDERR) stderr += text;
+	});
+	const finished = new Promise<LaunchedRipgrepEnd>((resolve) => {
+		child.once("close", (code) => resolve({ code, stderr, launchFailed: false }));
+		// A child that could not start has nothing to kill: release the abort listener.
+		child.once("error", () => resolve({ code: null, stderr, launchFailed: false }));
+	});
 	const kill = () => {
 		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 	};
-	signal.addEventListener("abort", kill, { once: true });
-	child.once("close", () => signal.removeEventListener("abort", kill));
-	return { child, kill, fromStandby };
+	return { stdout: child.stdout, finished, kill };
 }
 
 async function startDirectly(options: RipgrepRunOptions): Promise<RunningRipgrep> {
-	const { signal } = options;
 	// stdin is closed: with no path argument and a readable stdin, ripgrep would search stdin.
 	const child = options.launch
 		? await options.launch(options.rgPath, options.args, options.cwd)
 		: spawn(options.rgPath, options.args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
 	// Registered at once, not when reading starts, so an abort kills even a never-read ripgrep.
-	const running = watch(child, signal, false);
+	const running = killedOnAbort(directRun(child), options.signal);
 	await new Promise<void>((resolve, reject) => {
 		child.once("spawn", resolve);
-		child.once("error", (error) => {
-			signal.removeEventListener("abort", running.kill);
-			reject(error);
-		});
+		child.once("error", reject);
 	});
 	if (!options.launch) noteRipgrepStarted(options.rgPath);
 	return running;
@@ -112,21 +126,11 @@ async function* readLines<TLine>(run: {
 	splitter: OutputSplitter<TLine>;
 }): AsyncGenerator<TLine[]> {
 	const { running, options, splitter } = run;
-	const { child, kill } = running;
 	const { signal } = options;
-	let stderr = "";
-	child.stderr.setEncoding("utf8");
-	child.stderr.on("data", (text: string) => {
-		if (stderr.length < MAX_STDERR) stderr += text;
-	});
-	const exited = new Promise<number | null>((resolve) => {
-		if (child.exitCode !== null) resolve(child.exitCode);
-		else child.once("close", (code) => resolve(code));
-	});
 	let finished = false;
 	let output = false;
 	try {
-		for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+		for await (const chunk of running.stdout as AsyncIterable<Buffer>) {
 			if (signal.aborted) break;
 			output = true;
 			const lines = splitter.push(chunk);
@@ -135,19 +139,19 @@ async function* readLines<TLine>(run: {
 		if (signal.aborted) throw new AbortError();
 		const last = splitter.flush();
 		if (last.length > 0) yield last;
-		const code = await exited;
+		const end = await running.finished;
 		if (signal.aborted) throw new AbortError();
 		finished = true;
-		if (running.fromStandby && !output && code !== null && STANDBY_LAUNCH_FAILED.has(code)) {
-			// The shell could not become ripgrep (the folder or binary went away since): start it
-			// directly, which fails, or succeeds, as it would have without the shell.
+		if (end.launchFailed && !output) {
+			// The launcher could not start ripgrep (the folder or binary went away since): start it
+			// directly, which fails, or succeeds, as it would have without the launcher.
 			yield* readLines({ running: await startDirectly(options), options, splitter });
 			return;
 		}
-		const failure = fatalMessage(code, stderr);
-		if (failure) throw new ToolError(failure, { stderr });
+		const failure = fatalMessage(end.code, end.stderr);
+		if (failure) throw new ToolError(failure, { stderr: end.stderr });
 	} finally {
-		if (!finished) kill();
+		if (!finished) running.kill();
 	}
 }
 
