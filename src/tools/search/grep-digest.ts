@@ -136,12 +136,9 @@ function shownByFile(blocks: readonly GrepFileBlock[]): Map<string, { matches: n
 	return shown;
 }
 
-let countFormat: Intl.NumberFormat | undefined;
-
-/** `1,100`: a count as `toLocaleString("en-US")` writes it, from one formatter made on first use instead of one per number. */
+/** `1,100`: a count (a whole number, never negative) as `toLocaleString("en-US")` writes it, without its cost. */
 function formatCount(count: number): string {
-	countFormat ??= new Intl.NumberFormat("en-US");
-	return countFormat.format(count);
+	return String(count).replace(/\B(?=(\d{3})+$)/g, ",");
 }
 
 function plural(count: number, word: string): string {
