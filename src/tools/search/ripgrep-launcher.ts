@@ -19,8 +19,9 @@ import { isAbsolute } from "node:path";
  * binary still fails at start and the walker answers), from a process's second search on (a
  * one-shot process runs one), and where bash exists (not on Windows). The launcher's sockets
  * cannot be opened through `/proc` by another process, and it exits by itself when this process
- * goes away (its stdin closes). ripgrep's environment is this process's, less bash's own
- * start-up variables (`BASH_ENV`, exported functions: which ripgrep does not read).
+ * goes away (its stdin closes). ripgrep's environment is this process's, less what would change
+ * how bash itself starts (`BASH_ENV`, `SHELLOPTS`, exported functions), with bash's `_` (the
+ * command's path), and with `SHLVL=0` where this process has no SHLVL: none of which ripgrep reads.
  */
 interface Launcher {
 	child: ChildProcess;
@@ -120,7 +121,10 @@ function folderForShell(cwd: string): string {
 	return cwd.startsWith("/proc/self/") ? `/proc/${process.pid}/${cwd.slice("/proc/self/".length)}` : cwd;
 }
 
-/** Variables the shell changed (`cd`, the launcher's C locale), set back as this process has them. */
+/**
+ * Variables the shell changed (`cd`, the launcher's C locale), set back as this process has them.
+ * (SHLVL needs nothing: bash counts it back down as it starts ripgrep.)
+ */
 function restoredVariables(): string[] {
 	return ["PWD", "OLDPWD", "LC_ALL"].map((name) => {
 		const value = process.env[name];
@@ -245,8 +249,9 @@ function retire(current: Launcher): void {
  */
 export function prepareRipgrepLauncher(): void {
 	searches++;
-	if (launcher || searches < 2 || !shellAvailable) return;
-	launcher = startLauncher();
+	if (searches < 2 || !shellAvailable) return;
+	if (launcher && !sameEnvironment(launcher.environment)) retire(launcher);
+	launcher ??= startLauncher();
 }
 
 /** Records that `rgPath` started directly: the launcher may run it from now on. */
