@@ -17,10 +17,10 @@ import { isAbsolute } from "node:path";
  *
  * Only for a local ripgrep binary that already started directly in this process (so a missing
  * binary still fails at start and the walker answers), from a process's second search on (a
- * one-shot process runs one), and where bash exists (not on Windows). The launcher's sockets
+ * one-shot process runs one), on Linux where bash exists. The launcher's sockets
  * cannot be opened through `/proc` by another process, and it exits by itself when this process
  * goes away (its stdin closes). ripgrep's environment is this process's, less what would change
- * how bash itself starts (`BASH_ENV`, `SHELLOPTS`, exported functions), with bash's `_` (the
+ * how bash itself starts (`BASH_ENV`, `SHELLOPTS`, `TMOUT`, exported functions), with bash's `_` (the
  * command's path), and with `SHLVL=0` where this process has no SHLVL: none of which ripgrep reads.
  */
 interface Launcher {
@@ -74,7 +74,9 @@ let searches = 0;
 let runs = 0;
 let launched = 0;
 const startedDirectly = new Set<string>();
-const shellAvailable = process.platform !== "win32" && existsSync(SHELL);
+// Linux only: there libuv starts a process with fork; on macOS it uses posix_spawn, which copies
+// no page tables (and its bash 3.2 has no `read -N`).
+const shellAvailable = process.platform === "linux" && existsSync(SHELL);
 
 /** How many ripgrep processes the launcher started in this process (for tests and diagnostics). */
 export function ripgrepLaunches(): number {
@@ -103,7 +105,8 @@ const LAUNCHER_SCRIPT = [
 function launcherEnvironment(): NodeJS.ProcessEnv {
 	const environment: NodeJS.ProcessEnv = {};
 	for (const [name, value] of Object.entries(process.env)) {
-		if (name === "BASH_ENV" || name === "ENV" || name === "SHELLOPTS" || name === "BASHOPTS") continue;
+		// TMOUT would end the launcher's `read` after that many seconds.
+		if (["BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "TMOUT"].includes(name)) continue;
 		if (name.startsWith("BASH_FUNC_")) continue;
 		environment[name] = value;
 	}

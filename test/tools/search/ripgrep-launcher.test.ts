@@ -29,7 +29,7 @@ async function processesGoneFrom(dir: string): Promise<number[]> {
  * The first search with a binary (a fresh symlink to the bundled ripgrep) starts it directly; the
  * next ones come from the launcher, which the file's first two searches prepared.
  */
-describe.skipIf(process.platform === "win32")("ripgrep through the launcher", () => {
+describe.skipIf(!linux)("ripgrep through the launcher", () => {
 	const dir = useTempDir();
 	const symlinkedRipgrep = async () => {
 		const path = join(dir(), `rg-${Math.random().toString(36).slice(2)}`);
@@ -52,12 +52,14 @@ describe.skipIf(process.platform === "win32")("ripgrep through the launcher", ()
 			".gitignore": "ignored/\n",
 			"ignored/x.ts": "needle\n",
 			"quote's dir/it's.ts": "needle with 'quotes' and $HOME\n",
+			"unicode/naïve.ts": "a naïve 日本 needle\n",
 		});
 		const rgPath = await symlinkedRipgrep();
 		const calls = [
 			{ pattern: "needle" },
 			{ pattern: "needle", context: 1, include: "*.ts" },
 			{ pattern: "'quotes' and $HOME", literal: true },
+			{ pattern: "naïve 日本", path: "unicode" },
 			{ pattern: "needle", limit: 2 },
 			{ pattern: "(unclosed" },
 			{ pattern: "nothing matches this" },
@@ -77,7 +79,7 @@ describe.skipIf(process.platform === "win32")("ripgrep through the launcher", ()
 		const find = () =>
 			createFindTool(dir(), { rgPath, backend: "ripgrep" }).execute("call", { pattern: "**/*.ts" }, undefined);
 		const before = ripgrepLaunches();
-		expect(textOf(await find())).toBe("quote's dir/it's.ts\nsrc/a/deep.ts\nsrc/b.ts");
+		expect(textOf(await find())).toBe("quote's dir/it's.ts\nsrc/a/deep.ts\nsrc/b.ts\nunicode/naïve.ts");
 		expect(ripgrepLaunches()).toBeGreaterThan(before);
 	});
 
@@ -168,7 +170,7 @@ describe.skipIf(process.platform === "win32")("ripgrep through the launcher", ()
 		expect(textOf(result)).toBe("a.txt:1: needle");
 	});
 
-	it.skipIf(!linux)("kills a launched ripgrep that the limit or an abort stopped", async () => {
+	it("kills a launched ripgrep that the limit or an abort stopped", async () => {
 		await writeTree(dir(), { "a.txt": "hit\n".repeat(200_000) });
 		const rgPath = await symlinkedRipgrep();
 		const tool = createGrepTool(dir(), { rgPath, backend: "ripgrep" });
