@@ -9,27 +9,33 @@ import { isAbsolute } from "node:path";
  * 30 MB of memory, so 3–4 ms of a 100 MB agent's every search, with the event loop blocked.
  *
  * The launcher is started with `CHANNELS` pairs of sockets; each search takes one pair as
- * ripgrep's stdout and stderr (every other channel closed in ripgrep), so the output ends when
- * ripgrep exits, as a directly started one's does. A waiting subshell per search reports
- * ripgrep's process id (to kill it, on a control socket ripgrep cannot write to) and, as the
- * last line of its stderr, its exit status. Used up, the launcher exits and the next one starts
- * while a search's ripgrep runs.
+ * ripgrep's stdout and stderr, in a subshell that closes every other channel and becomes
+ * ripgrep, so the output ends when ripgrep exits, as a directly started one's does. The
+ * launcher reports the process id (to kill it) on a control socket ripgrep cannot write to, and,
+ * asked once the output ended, its exit status. Used up, the launcher exits once its last search
+ * is done, and the next one starts while a search's ripgrep runs.
  *
  * Only for a local ripgrep binary that already started directly in this process (so a missing
  * binary still fails at start and the walker answers), from a process's second search on (a
- * one-shot process runs one), on Linux where bash exists. The launcher's sockets
- * cannot be opened through `/proc` by another process, and it exits by itself when this process
- * goes away (its stdin closes). ripgrep's environment is this process's, less what would change
- * how bash itself starts (`BASH_ENV`, `SHELLOPTS`, `TMOUT`, exported functions), with bash's `_` (the
- * command's path), and with `SHLVL=0` where this process has no SHLVL: none of which ripgrep reads.
+ * one-shot process runs one), on Linux where bash exists. The launcher's sockets cannot be
+ * opened through `/proc` by another process, and it exits by itself when this process goes away
+ * (its stdin closes). ripgrep's environment is this process's, less what would change how bash
+ * itself starts (`BASH_ENV`, `SHELLOPTS`, `TMOUT`, exported functions) and with bash's `_` (the
+ * command's path): none of which ripgrep reads.
  */
 interface Launcher {
 	child: ChildProcess;
 	/** The environment it was started with: a change since (`process.env.HOME = …`) means a fresh start. */
 	environment: [string, string | undefined][];
 	nextChannel: number;
-	/** Runs waiting for their ripgrep's process id, by run id. */
+	/** False once the process exited. */
+	alive: boolean;
+	/** Searches not yet done (their output open, or their exit status asked for). */
+	pending: Set<number>;
+	/** Searches waiting for their ripgrep's process id, by search id. */
 	waitingForPid: Map<number, (pid: number) => void>;
+	/** Searches waiting for their exit status, by search id (undefined: the launcher went away). */
+	waitingForStatus: Map<number, (status: number | undefined) => void>;
 	/** The control socket's unfinished line. */
 	control: string;
 }
@@ -50,7 +56,7 @@ export interface LaunchedRipgrep {
 	stdout: Socket;
 	/** Settles once ripgrep exited and its output and stderr closed. */
 	finished: Promise<LaunchedRipgrepEnd>;
-	/** Ends ripgrep with SIGKILL (as soon as its process id is known). */
+	/** Ends ripgrep with SIGKILL (as soon as its process id is known); its end is then not asked for. */
 	kill(): void;
 }
 
@@ -67,7 +73,8 @@ const CONTROL_FD = 3;
 const FIRST_CHANNEL_FD = 4;
 /** Longest launch handed to the launcher; a larger one (huge arguments) starts directly. */
 const MAX_LAUNCH_BYTES = 128 * 1024;
-const STATUS = /\ntoolbelt-exit (\d+)\n$/;
+/** The status bash gives a process SIGKILL ended (128 + 9). */
+const SIGKILL_STATUS = 137;
 
 let launcher: Launcher | undefined;
 let searches = 0;
@@ -124,21 +131,18 @@ function folderForShell(cwd: string): string {
 	return cwd.startsWith("/proc/self/") ? `/proc/${process.pid}/${cwd.slice("/proc/self/".length)}` : cwd;
 }
 
-/**
- * Variables the shell changed (`cd`, the launcher's C locale), set back as this process has them.
- * (SHLVL needs nothing: bash counts it back down as it starts ripgrep.)
- */
+/** Variables the shell changed (`cd`, its start, the launcher's C locale), set back as this process has them. */
 function restoredVariables(): string[] {
-	return ["PWD", "OLDPWD", "LC_ALL"].map((name) => {
+	return ["PWD", "OLDPWD", "SHLVL", "LC_ALL"].map((name) => {
 		const value = process.env[name];
 		return value === undefined ? `unset ${name}` : `export ${name}=${quote(value)}`;
 	});
 }
 
 /**
- * One search: a subshell enters the folder and starts ripgrep on channel `channel` (stdin
- * /dev/null, every other channel and the control socket closed), reports its process id, waits
- * for it and writes its exit status as the last line of stderr.
+ * One search: a subshell closes what ripgrep must not hold (stdin, every other channel, the
+ * control socket), enters the folder and becomes ripgrep on channel `channel`; the launcher says
+ * its process id and drops its own copies of the channel.
  */
 function launchScript(run: { id: number; channel: number; rgPath: string; args: readonly string[]; cwd: string }) {
 	const words = [run.rgPath, ...run.args];
@@ -153,19 +157,25 @@ function launchScript(run: { id: number; channel: number; rgPath: string; args: 
 	}
 	const launch = [
 		"(",
-		`exec 0</dev/null ${others.join(" ")}`,
-		`cd -- ${quote(folderForShell(run.cwd))} 2>/dev/null || { printf '\\ntoolbelt-exit 125\\n' >&${err}; exit 0; }`,
+		`exec 0</dev/null ${others.join(" ")} ${CONTROL_FD}>&-`,
+		`cd -- ${quote(folderForShell(run.cwd))} 2>/dev/null || exit 125`,
 		...restoredVariables(),
-		`${words.map(quote).join(" ")} >&${out} 2>&${err} ${out}>&- ${err}>&- ${CONTROL_FD}>&- &`,
-		`printf 'P ${run.id} %s\\n' "$!" >&${CONTROL_FD}`,
-		`exec ${out}>&- ${CONTROL_FD}>&-`,
-		'wait "$!"',
-		`printf '\\ntoolbelt-exit %s\\n' "$?" >&${err}`,
+		`exec ${words.map(quote).join(" ")} >&${out} 2>&${err} ${out}>&- ${err}>&-`,
 		") &",
+		`printf 'P ${run.id} %s\\n' "$!" >&${CONTROL_FD}`,
 		`exec ${out}>&- ${err}>&-`,
 		"",
 	].join("\n");
 	return Buffer.byteLength(launch) > MAX_LAUNCH_BYTES ? undefined : launch;
+}
+
+/** Asks for the exit status of a search whose ripgrep has exited (bash keeps it until asked). */
+function statusQuery(id: number, pid: number): string {
+	return `wait ${pid}\nprintf 'X ${id} %s\\n' "$?" >&${CONTROL_FD}\n`;
+}
+
+function send(current: Launcher, script: string): void {
+	current.child.stdin?.write(`${Buffer.byteLength(script)}\n${script}`);
 }
 
 /**
@@ -189,12 +199,31 @@ function readControl(current: Launcher, text: string): void {
 	const lines = (current.control + text).split("\n");
 	current.control = lines.pop() ?? "";
 	for (const line of lines) {
-		const [kind, id, pid] = line.split(" ");
-		if (kind !== "P") continue;
-		const receive = current.waitingForPid.get(Number(id));
-		current.waitingForPid.delete(Number(id));
-		if (pid !== undefined && /^\d+$/.test(pid)) receive?.(Number(pid));
+		const [kind, idText, value] = line.split(" ");
+		const id = Number(idText);
+		if (value === undefined || !/^\d+$/.test(value)) continue;
+		if (kind === "P") {
+			current.waitingForPid.get(id)?.(Number(value));
+			current.waitingForPid.delete(id);
+		} else if (kind === "X") {
+			current.waitingForStatus.get(id)?.(Number(value));
+		}
 	}
+}
+
+/** The control socket keeps this process alive only while an exit status is awaited. */
+function holdControl(current: Launcher): void {
+	const control = socketOf(current.child, CONTROL_FD);
+	if (current.waitingForStatus.size > 0) control.ref();
+	else control.unref();
+}
+
+/** A search is done: a used-up launcher with none left is told to exit. */
+function release(current: Launcher, id: number): void {
+	current.pending.delete(id);
+	current.waitingForStatus.delete(id);
+	holdControl(current);
+	if (current.nextChannel === CHANNELS && current.pending.size === 0) current.child.stdin?.end();
 }
 
 function startLauncher(): Launcher | undefined {
@@ -213,11 +242,16 @@ function startLauncher(): Launcher | undefined {
 		child,
 		environment: Object.entries(process.env),
 		nextChannel: 0,
+		alive: true,
+		pending: new Set(),
 		waitingForPid: new Map(),
+		waitingForStatus: new Map(),
 		control: "",
 	};
 	const gone = () => {
-		if (launcher === started) retire(started);
+		started.alive = false;
+		retire(started);
+		for (const receive of [...started.waitingForStatus.values()]) receive(undefined);
 	};
 	child.once("error", gone);
 	child.once("exit", gone);
@@ -234,15 +268,15 @@ function startLauncher(): Launcher | undefined {
 	return started;
 }
 
-/** Ends the launcher once its launches are read (it exits at the end of its stdin). */
+/** Takes no more searches; the launcher exits once the last one is done (at the end of its stdin). */
 function retire(current: Launcher): void {
 	if (launcher === current) launcher = undefined;
-	current.child.stdin?.end();
 	for (let channel = current.nextChannel; channel < CHANNELS; channel++) {
 		socketOf(current.child, FIRST_CHANNEL_FD + 2 * channel).destroy();
 		socketOf(current.child, FIRST_CHANNEL_FD + 2 * channel + 1).destroy();
 	}
 	current.nextChannel = CHANNELS;
+	if (current.pending.size === 0) current.child.stdin?.end();
 }
 
 /**
@@ -287,8 +321,9 @@ export function launchRipgrep(options: {
 	current.nextChannel++;
 	const stdout = socketOf(current.child, FIRST_CHANNEL_FD + 2 * channel);
 	const stderr = socketOf(current.child, FIRST_CHANNEL_FD + 2 * channel + 1);
+	current.pending.add(id);
 	const run = watchRun({ current, id, stdout, stderr, maxStderr: options.maxStderr });
-	current.child.stdin?.write(`${Buffer.byteLength(launch)}\n${launch}`);
+	send(current, launch);
 	if (current.nextChannel === CHANNELS) retire(current);
 	launched++;
 	return run;
@@ -301,46 +336,53 @@ function watchRun(run: {
 	stderr: Socket;
 	maxStderr: number;
 }): LaunchedRipgrep {
-	const { stdout, stderr } = run;
+	const { current, id, stdout, stderr } = run;
 	// A search in progress keeps this process alive, as a child's pipes do.
 	stdout.ref();
 	stderr.ref();
 	let pid: number | undefined;
-	let killWanted = false;
-	let done = false;
+	let killed = false;
+	let exited = false;
 	const kill = () => {
-		if (done) return;
-		if (pid === undefined) killWanted = true;
-		else {
-			try {
-				process.kill(pid, "SIGKILL");
-			} catch {
-				// exited already
-			}
+		if (exited) return;
+		killed = true;
+		if (pid === undefined) return;
+		try {
+			process.kill(pid, "SIGKILL");
+		} catch {
+			// exited already
 		}
 	};
-	run.current.waitingForPid.set(run.id, (received) => {
+	current.waitingForPid.set(id, (received) => {
 		pid = received;
-		if (killWanted) kill();
+		if (killed) kill();
 	});
 	let text = "";
-	let tail = "";
 	stderr.setEncoding("utf8");
 	stderr.on("data", (chunk: string) => {
 		if (text.length < run.maxStderr) text += chunk;
-		tail = (tail + chunk).slice(-64);
 	});
 	const closed = (socket: Socket) => new Promise<void>((resolve) => socket.once("close", () => resolve()));
-	const finished = Promise.all([closed(stdout), closed(stderr)]).then((): LaunchedRipgrepEnd => {
-		done = true;
-		run.current.waitingForPid.delete(run.id);
-		const status = STATUS.exec(tail);
-		if (!status) return { code: null, stderr: text, launchFailed: true };
-		const code = Number(status[1]);
-		// The status line is the last thing written (after ripgrep exited), so it ends the text,
-		// unless the text was cut at maxStderr before it.
-		const own = text.endsWith(status[0]) ? text.slice(0, -status[0].length) : text;
-		return { code: code < 128 ? code : null, stderr: own, launchFailed: LAUNCH_FAILED.has(code) };
-	});
+	const finished = Promise.all([closed(stdout), closed(stderr)]).then(
+		() =>
+			new Promise<LaunchedRipgrepEnd>((resolve) => {
+				// Both ends closed: ripgrep (which held them) has exited, and its id may be reused.
+				exited = true;
+				current.waitingForPid.delete(id);
+				const end = (status: number | undefined) => {
+					release(current, id);
+					if (status === undefined) resolve({ code: null, stderr: text, launchFailed: true });
+					else resolve({ code: status < 128 ? status : null, stderr: text, launchFailed: LAUNCH_FAILED.has(status) });
+				};
+				// Killed (the search stopped early): nobody asks how it ended.
+				if (killed) end(SIGKILL_STATUS);
+				else if (pid === undefined || !current.alive) end(undefined);
+				else {
+					current.waitingForStatus.set(id, end);
+					holdControl(current);
+					send(current, statusQuery(id, pid));
+				}
+			}),
+	);
 	return { stdout, finished, kill };
 }
