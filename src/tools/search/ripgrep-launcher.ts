@@ -4,38 +4,42 @@ import type { Socket } from "node:net";
 import { isAbsolute } from "node:path";
 
 /**
- * A small shell that starts ripgrep for this process, so that a search forks the shell (a few
- * MB) instead of this Node process: a fork copies the parent's page tables, about 1 ms per
- * 30 MB of memory, so 3–4 ms of a 100 MB agent's every search, with the event loop blocked.
+ * Shells that wait to become this process's next ripgreps, so that a search forks nothing: a
+ * fork of this Node process copies its page tables, about 1 ms per 30 MB of its memory (3–4 ms
+ * of a 100 MB agent's every search, the event loop blocked), where handing a waiting shell its
+ * command costs one write.
  *
- * The launcher is started with `CHANNELS` pairs of sockets; each search takes one pair as
- * ripgrep's stdout and stderr, in a subshell that closes every other channel and becomes
- * ripgrep, so the output ends when ripgrep exits, as a directly started one's does. The
- * launcher reports the process id (to kill it) on a control socket ripgrep cannot write to, and,
- * asked once the output ended, its exit status. Used up, the launcher exits once its last search
- * is done, and the next one starts while a search's ripgrep runs.
+ * The launcher (bash) starts with `CHANNELS` pairs of sockets and forks one subshell per pair,
+ * which closes every other channel and the control socket and waits to read its command on its
+ * own pair; given it, it enters the folder and becomes ripgrep with the pair as stdout and
+ * stderr, so the output ends when ripgrep exits, as a directly started one's does. The launcher
+ * says each subshell's process id (ripgrep's, once it became it: to kill it) on a control socket
+ * ripgrep cannot write to and, asked once the output ended, its exit status. Used up, a launcher
+ * exits once its last search is done, and the next one is started while a search's ripgrep runs.
  *
  * Only for a local ripgrep binary that already started directly in this process (so a missing
  * binary still fails at start and the walker answers), from a process's second search on (a
- * one-shot process runs one), on Linux where bash exists. The launcher's sockets cannot be
- * opened through `/proc` by another process, and it exits by itself when this process goes away
- * (its stdin closes). ripgrep's environment is this process's, less what would change how bash
- * itself starts (`BASH_ENV`, `SHELLOPTS`, `TMOUT`, exported functions) and with bash's `_` (the
- * command's path): none of which ripgrep reads.
+ * one-shot process runs one), on Linux where bash exists. The sockets cannot be opened through
+ * `/proc` by another process; the shells exit by themselves when this process goes away (their
+ * sockets close). ripgrep's environment is this process's, less what would change how bash itself
+ * starts (`BASH_ENV`, `SHELLOPTS`, `TMOUT`, exported functions) and with bash's `_` (the command's
+ * path): none of which ripgrep reads.
  */
 interface Launcher {
 	child: ChildProcess;
 	/** The environment it was started with: a change since (`process.env.HOME = …`) means a fresh start. */
 	environment: [string, string | undefined][];
 	nextChannel: number;
-	/** False once the process exited. */
+	/** False once the launcher exited. */
 	alive: boolean;
-	/** Searches not yet done (their output open, or their exit status asked for). */
-	pending: Set<number>;
-	/** Searches waiting for their ripgrep's process id, by search id. */
+	/** Process ids of the waiting subshells, by channel, as the launcher says them. */
+	pids: Map<number, number>;
+	/** Searches waiting for their subshell's process id, by channel. */
 	waitingForPid: Map<number, (pid: number) => void>;
-	/** Searches waiting for their exit status, by search id (undefined: the launcher went away). */
+	/** Searches waiting for their exit status, by channel (undefined: the launcher went away). */
 	waitingForStatus: Map<number, (status: number | undefined) => void>;
+	/** Channels in use: their output open, or their exit status asked for. */
+	pending: Set<number>;
 	/** The control socket's unfinished line. */
 	control: string;
 }
@@ -68,17 +72,16 @@ export interface LaunchedRipgrep {
 export const LAUNCH_FAILED = new Set([125, 126, 127]);
 
 const SHELL = "/bin/bash";
-const CHANNELS = 16;
+const CHANNELS = 8;
 const CONTROL_FD = 3;
 const FIRST_CHANNEL_FD = 4;
-/** Longest launch handed to the launcher; a larger one (huge arguments) starts directly. */
+/** Longest command handed to a subshell; a larger one (huge arguments) starts directly. */
 const MAX_LAUNCH_BYTES = 128 * 1024;
 /** The status bash gives a process SIGKILL ended (128 + 9). */
 const SIGKILL_STATUS = 137;
 
 let launcher: Launcher | undefined;
 let searches = 0;
-let runs = 0;
 let launched = 0;
 const startedDirectly = new Set<string>();
 // Linux only: there libuv starts a process with fork; on macOS it uses posix_spawn, which copies
@@ -94,25 +97,60 @@ function quote(value: string): string {
 	return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
+const outFd = (channel: number) => FIRST_CHANNEL_FD + 2 * channel;
+const errFd = (channel: number) => FIRST_CHANNEL_FD + 2 * channel + 1;
+
 /**
- * Reads each launch (its length in bytes on one line, then the script, read in one go: `read -N`
- * reads a socket in chunks where other forms read byte by byte; LC_ALL=C makes characters bytes).
+ * A message's length in bytes on one line, then the message, read in one go (`read -N` reads a
+ * socket in chunks where other forms read byte by byte; LC_ALL=C makes characters bytes).
  */
-const LAUNCHER_SCRIPT = [
-	"set +o posix",
-	"LC_ALL=C",
-	"while IFS= read -r toolbelt_bytes; do",
-	'\tcase "$toolbelt_bytes" in "" | *[!0-9]*) exit 0 ;; esac',
-	'\tIFS= read -r -N "$toolbelt_bytes" toolbelt_launch || exit 0',
-	'\teval "$toolbelt_launch"',
-	"done",
-].join("\n");
+function readMessage(fd: number, into: string): string {
+	return [
+		`IFS= read -r -u ${fd} toolbelt_bytes || exit 0`,
+		'case "$toolbelt_bytes" in "" | *[!0-9]*) exit 0 ;; esac',
+		`IFS= read -r -N "$toolbelt_bytes" -u ${fd} ${into} || exit 0`,
+	].join("\n");
+}
+
+/**
+ * Forks the waiting subshells (each closes what its ripgrep must not hold and waits for its
+ * command on its stderr socket), says their ids, drops its own copies of the channels, then
+ * answers status questions from stdin.
+ */
+function launcherScript(): string {
+	const lines = ["set +o posix", "LC_ALL=C"];
+	const everyChannel: string[] = [];
+	for (let channel = 0; channel < CHANNELS; channel++)
+		everyChannel.push(`${outFd(channel)}>&-`, `${errFd(channel)}>&-`);
+	for (let channel = 0; channel < CHANNELS; channel++) {
+		const others = everyChannel.filter(
+			(close) => !close.startsWith(`${outFd(channel)}>`) && !close.startsWith(`${errFd(channel)}>`),
+		);
+		lines.push(
+			"(",
+			`exec 0</dev/null ${others.join(" ")} ${CONTROL_FD}>&-`,
+			readMessage(errFd(channel), "toolbelt_launch"),
+			'eval "$toolbelt_launch"',
+			"exit 125",
+			") &",
+			`printf 'P ${channel} %s\\n' "$!" >&${CONTROL_FD}`,
+		);
+	}
+	lines.push(
+		`exec ${everyChannel.join(" ")}`,
+		"while :; do",
+		readMessage(0, "toolbelt_question"),
+		'eval "$toolbelt_question"',
+		"done",
+	);
+	return lines.join("\n");
+}
 
 /** The launcher's environment: this process's, without what would change how bash itself starts. */
 function launcherEnvironment(): NodeJS.ProcessEnv {
 	const environment: NodeJS.ProcessEnv = {};
 	for (const [name, value] of Object.entries(process.env)) {
-		// TMOUT would end the launcher's `read` after that many seconds.
+		// TMOUT would end a waiting shell's `read` after that many seconds.
 		if (["BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "TMOUT"].includes(name)) continue;
 		if (name.startsWith("BASH_FUNC_")) continue;
 		environment[name] = value;
@@ -131,7 +169,7 @@ function folderForShell(cwd: string): string {
 	return cwd.startsWith("/proc/self/") ? `/proc/${process.pid}/${cwd.slice("/proc/self/".length)}` : cwd;
 }
 
-/** Variables the shell changed (`cd`, its start, the launcher's C locale), set back as this process has them. */
+/** Variables the shell changed (its start, the launcher's C locale, `cd`), set back as this process has them. */
 function restoredVariables(): string[] {
 	return ["PWD", "OLDPWD", "SHLVL", "LC_ALL"].map((name) => {
 		const value = process.env[name];
@@ -139,43 +177,23 @@ function restoredVariables(): string[] {
 	});
 }
 
-/**
- * One search: a subshell closes what ripgrep must not hold (stdin, every other channel, the
- * control socket), enters the folder and becomes ripgrep on channel `channel`; the launcher says
- * its process id and drops its own copies of the channel.
- */
-function launchScript(run: { id: number; channel: number; rgPath: string; args: readonly string[]; cwd: string }) {
-	const words = [run.rgPath, ...run.args];
+/** A subshell's command: enter the folder and become ripgrep, its channel as stdout and stderr. */
+function launchScript(channel: number, rgPath: string, args: readonly string[], cwd: string): string | undefined {
+	const words = [rgPath, ...args];
 	if (words.some((word) => word.includes("\0"))) return undefined;
-	const out = FIRST_CHANNEL_FD + 2 * run.channel;
-	const err = out + 1;
-	const others: string[] = [];
-	for (let channel = 0; channel < CHANNELS; channel++) {
-		if (channel === run.channel) continue;
-		const fd = FIRST_CHANNEL_FD + 2 * channel;
-		others.push(`${fd}>&-`, `${fd + 1}>&-`);
-	}
+	const out = outFd(channel);
+	const err = errFd(channel);
 	const launch = [
-		"(",
-		`exec 0</dev/null ${others.join(" ")} ${CONTROL_FD}>&-`,
-		`cd -- ${quote(folderForShell(run.cwd))} 2>/dev/null || exit 125`,
+		`cd -- ${quote(folderForShell(cwd))} 2>/dev/null || exit 125`,
 		...restoredVariables(),
 		`exec ${words.map(quote).join(" ")} >&${out} 2>&${err} ${out}>&- ${err}>&-`,
-		") &",
-		`printf 'P ${run.id} %s\\n' "$!" >&${CONTROL_FD}`,
-		`exec ${out}>&- ${err}>&-`,
 		"",
 	].join("\n");
 	return Buffer.byteLength(launch) > MAX_LAUNCH_BYTES ? undefined : launch;
 }
 
-/** Asks for the exit status of a search whose ripgrep has exited (bash keeps it until asked). */
-function statusQuery(id: number, pid: number): string {
-	return `wait ${pid}\nprintf 'X ${id} %s\\n' "$?" >&${CONTROL_FD}\n`;
-}
-
-function send(current: Launcher, script: string): void {
-	current.child.stdin?.write(`${Buffer.byteLength(script)}\n${script}`);
+function framed(message: string): string {
+	return `${Buffer.byteLength(message)}\n${message}`;
 }
 
 /**
@@ -199,14 +217,15 @@ function readControl(current: Launcher, text: string): void {
 	const lines = (current.control + text).split("\n");
 	current.control = lines.pop() ?? "";
 	for (const line of lines) {
-		const [kind, idText, value] = line.split(" ");
-		const id = Number(idText);
+		const [kind, channelText, value] = line.split(" ");
+		const channel = Number(channelText);
 		if (value === undefined || !/^\d+$/.test(value)) continue;
 		if (kind === "P") {
-			current.waitingForPid.get(id)?.(Number(value));
-			current.waitingForPid.delete(id);
+			current.pids.set(channel, Number(value));
+			current.waitingForPid.get(channel)?.(Number(value));
+			current.waitingForPid.delete(channel);
 		} else if (kind === "X") {
-			current.waitingForStatus.get(id)?.(Number(value));
+			current.waitingForStatus.get(channel)?.(Number(value));
 		}
 	}
 }
@@ -218,18 +237,29 @@ function holdControl(current: Launcher): void {
 	else control.unref();
 }
 
-/** A search is done: a used-up launcher with none left is told to exit. */
-function release(current: Launcher, id: number): void {
-	current.pending.delete(id);
-	current.waitingForStatus.delete(id);
+/** A search is done: a used-up launcher with none left is told to exit (at the end of its stdin). */
+function release(current: Launcher, channel: number): void {
+	current.pending.delete(channel);
+	current.waitingForStatus.delete(channel);
 	holdControl(current);
 	if (current.nextChannel === CHANNELS && current.pending.size === 0) current.child.stdin?.end();
+}
+
+/** Takes no more searches: the waiting subshells left see their channel close and exit. */
+function retire(current: Launcher): void {
+	if (launcher === current) launcher = undefined;
+	for (let channel = current.nextChannel; channel < CHANNELS; channel++) {
+		socketOf(current.child, outFd(channel)).destroy();
+		socketOf(current.child, errFd(channel)).destroy();
+	}
+	current.nextChannel = CHANNELS;
+	if (current.pending.size === 0) current.child.stdin?.end();
 }
 
 function startLauncher(): Launcher | undefined {
 	let child: ChildProcess;
 	try {
-		child = spawn(SHELL, ["--norc", "--noprofile", "-c", LAUNCHER_SCRIPT], {
+		child = spawn(SHELL, ["--norc", "--noprofile", "-c", launcherScript()], {
 			cwd: "/",
 			env: launcherEnvironment(),
 			stdio: ["pipe", "ignore", "ignore", ...new Array<"pipe">(1 + 2 * CHANNELS).fill("pipe")],
@@ -243,9 +273,10 @@ function startLauncher(): Launcher | undefined {
 		environment: Object.entries(process.env),
 		nextChannel: 0,
 		alive: true,
-		pending: new Set(),
+		pids: new Map(),
 		waitingForPid: new Map(),
 		waitingForStatus: new Map(),
+		pending: new Set(),
 		control: "",
 	};
 	const gone = () => {
@@ -266,17 +297,6 @@ function startLauncher(): Launcher | undefined {
 	control.setEncoding("utf8");
 	control.on("data", (text: string) => readControl(started, text));
 	return started;
-}
-
-/** Takes no more searches; the launcher exits once the last one is done (at the end of its stdin). */
-function retire(current: Launcher): void {
-	if (launcher === current) launcher = undefined;
-	for (let channel = current.nextChannel; channel < CHANNELS; channel++) {
-		socketOf(current.child, FIRST_CHANNEL_FD + 2 * channel).destroy();
-		socketOf(current.child, FIRST_CHANNEL_FD + 2 * channel + 1).destroy();
-	}
-	current.nextChannel = CHANNELS;
-	if (current.pending.size === 0) current.child.stdin?.end();
 }
 
 /**
@@ -314,33 +334,25 @@ export function launchRipgrep(options: {
 		retire(current);
 		return undefined;
 	}
-	const id = ++runs;
 	const channel = current.nextChannel;
-	const launch = launchScript({ id, channel, ...options });
+	const launch = launchScript(channel, options.rgPath, options.args, options.cwd);
 	if (launch === undefined) return undefined;
 	current.nextChannel++;
-	const stdout = socketOf(current.child, FIRST_CHANNEL_FD + 2 * channel);
-	const stderr = socketOf(current.child, FIRST_CHANNEL_FD + 2 * channel + 1);
-	current.pending.add(id);
-	const run = watchRun({ current, id, stdout, stderr, maxStderr: options.maxStderr });
-	send(current, launch);
+	current.pending.add(channel);
+	const run = watchRun(current, channel, options.maxStderr);
+	socketOf(current.child, errFd(channel)).write(framed(launch));
 	if (current.nextChannel === CHANNELS) retire(current);
 	launched++;
 	return run;
 }
 
-function watchRun(run: {
-	current: Launcher;
-	id: number;
-	stdout: Socket;
-	stderr: Socket;
-	maxStderr: number;
-}): LaunchedRipgrep {
-	const { current, id, stdout, stderr } = run;
+function watchRun(current: Launcher, channel: number, maxStderr: number): LaunchedRipgrep {
+	const stdout = socketOf(current.child, outFd(channel));
+	const stderr = socketOf(current.child, errFd(channel));
 	// A search in progress keeps this process alive, as a child's pipes do.
 	stdout.ref();
 	stderr.ref();
-	let pid: number | undefined;
+	let pid = current.pids.get(channel);
 	let killed = false;
 	let exited = false;
 	const kill = () => {
@@ -353,14 +365,16 @@ function watchRun(run: {
 			// exited already
 		}
 	};
-	current.waitingForPid.set(id, (received) => {
-		pid = received;
-		if (killed) kill();
-	});
+	if (pid === undefined) {
+		current.waitingForPid.set(channel, (received) => {
+			pid = received;
+			if (killed) kill();
+		});
+	}
 	let text = "";
 	stderr.setEncoding("utf8");
 	stderr.on("data", (chunk: string) => {
-		if (text.length < run.maxStderr) text += chunk;
+		if (text.length < maxStderr) text += chunk;
 	});
 	const closed = (socket: Socket) => new Promise<void>((resolve) => socket.once("close", () => resolve()));
 	const finished = Promise.all([closed(stdout), closed(stderr)]).then(
@@ -368,9 +382,9 @@ function watchRun(run: {
 			new Promise<LaunchedRipgrepEnd>((resolve) => {
 				// Both ends closed: ripgrep (which held them) has exited, and its id may be reused.
 				exited = true;
-				current.waitingForPid.delete(id);
+				current.waitingForPid.delete(channel);
 				const end = (status: number | undefined) => {
-					release(current, id);
+					release(current, channel);
 					if (status === undefined) resolve({ code: null, stderr: text, launchFailed: true });
 					else resolve({ code: status < 128 ? status : null, stderr: text, launchFailed: LAUNCH_FAILED.has(status) });
 				};
@@ -378,9 +392,9 @@ function watchRun(run: {
 				if (killed) end(SIGKILL_STATUS);
 				else if (pid === undefined || !current.alive) end(undefined);
 				else {
-					current.waitingForStatus.set(id, end);
+					current.waitingForStatus.set(channel, end);
 					holdControl(current);
-					send(current, statusQuery(id, pid));
+					current.child.stdin?.write(framed(`wait ${pid}\nprintf 'X ${channel} %s\\n' "$?" >&${CONTROL_FD}\n`));
 				}
 			}),
 	);
