@@ -102,33 +102,11 @@ export function listFilesArgs(request: ListFilesRequest): string[] {
 	];
 }
 
-/** The last path a stream's lines named: a file's lines come together, so its path is decoded once. */
-export interface GrepPathCache {
-	/** The path's bytes as ripgrep wrote them (a copy). */
-	bytes?: Buffer;
-	/** The path as the tools print it. */
-	path?: string;
-}
-
-function pathOf(line: Buffer, pathEnd: number, cache: GrepPathCache | undefined): string {
-	const last = cache?.bytes;
-	if (cache && last && last.length === pathEnd && line.compare(last, 0, pathEnd, 0, pathEnd) === 0) {
-		return cache.path as string;
-	}
-	const path = posixPath(line.toString("utf8", 0, pathEnd));
-	if (cache) {
-		cache.bytes = Buffer.from(line.subarray(0, pathEnd));
-		cache.path = path;
-	}
-	return path;
-}
-
 /**
  * Parses one line of `grepArgs` output. Match lines are `path\0line:column:text`, context lines
- * `path\0line-text`; the column is a 1-based byte offset of the first match. `paths`: the
- * stream's last path, reused while its lines name the same file.
+ * `path\0line-text`; the column is a 1-based byte offset of the first match.
  */
-export function parseGrepLine(line: Buffer, paths?: GrepPathCache): GrepLine | undefined {
+export function parseGrepLine(line: Buffer): GrepLine | undefined {
 	const pathEnd = line.indexOf(0);
 	if (pathEnd === -1) return parseBinaryNotice(line);
 	let position = pathEnd + 1;
@@ -153,7 +131,8 @@ export function parseGrepLine(line: Buffer, paths?: GrepPathCache): GrepLine | u
 	if (line[end - 1] === 0x0d) end--;
 	const textBytes = line.subarray(position, end);
 	const text = decodeText(textBytes);
-	const result: GrepLine = { kind, path: pathOf(line, pathEnd, paths), lineNumber, text };
+	const path = posixPath(line.toString("utf8", 0, pathEnd));
+	const result: GrepLine = { kind, path, lineNumber, text };
 	if (kind === "match" && column > 0) {
 		// Byte column to character offset; cheap when the line is ASCII.
 		result.matchStart =
@@ -182,11 +161,10 @@ export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: 
 		new LineSplitter(),
 	);
 	const wanted = pathFilter(request.file === undefined ? request.include : undefined);
-	const paths: GrepPathCache = {};
 	return mapBatches(ripgrep.lines, (lines) => {
 		const parsed: GrepLine[] = [];
 		for (const line of lines) {
-			const grepLine = parseGrepLine(line, paths);
+			const grepLine = parseGrepLine(line);
 			if (grepLine && wanted(grepLine.path)) parsed.push(grepLine);
 		}
 		return parsed;
