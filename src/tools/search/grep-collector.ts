@@ -25,6 +25,8 @@ export interface GrepOutput {
 	binaryFiles: string[];
 	/** Context lines per side in `text`: the asked-for context, or less when `formatWithin` lowered it. */
 	context: number;
+	/** The lines of `text` file by file (what the digest of a cut result fits and counts). */
+	blocks: GrepFileBlock[];
 }
 
 /**
@@ -120,6 +122,7 @@ export class GrepCollector {
 			linesCut: blocks.some((block) => block.linesCut),
 			binaryFiles: sortPaths([...this.binaryFiles]),
 			context,
+			blocks,
 		};
 	}
 

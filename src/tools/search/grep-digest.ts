@@ -136,8 +136,13 @@ function shownByFile(blocks: readonly GrepFileBlock[]): Map<string, { matches: n
 	return shown;
 }
 
+/** `1,100`: a count (a whole number, never negative) as `toLocaleString("en-US")` writes it, without its cost. */
+function formatCount(count: number): string {
+	return String(count).replace(/\B(?=(\d{3})+$)/g, ",");
+}
+
 function plural(count: number, word: string): string {
-	return `${count.toLocaleString("en-US")} ${word}${count === 1 ? "" : word.endsWith("h") ? "es" : "s"}`;
+	return `${formatCount(count)} ${word}${count === 1 ? "" : word.endsWith("h") ? "es" : "s"}`;
 }
 
 function header(details: GrepCutDetails, facts: GrepCutFacts, listed: boolean): string {
@@ -158,12 +163,12 @@ function header(details: GrepCutDetails, facts: GrepCutFacts, listed: boolean): 
 	const shown = plural(details.shownMatches, "match");
 	if (facts.singleFile) {
 		const total = details.countsComplete
-			? ` of ${details.totalMatches.toLocaleString("en-US")}`
+			? ` of ${formatCount(details.totalMatches)}`
 			: "; the file has more (a search of one file stops at the limit)";
 		return `[Cut by ${why}: ${shown} shown${total}.${collapsed}]`;
 	}
-	const files = `from ${plural(details.shownFiles, "file")} of ${atLeast}${details.totalFiles.toLocaleString("en-US")}`;
-	return `[Cut by ${why}: ${shown} shown of ${atLeast}${details.totalMatches.toLocaleString("en-US")}, ${files}.${collapsed}${follows}]`;
+	const files = `from ${plural(details.shownFiles, "file")} of ${atLeast}${formatCount(details.totalFiles)}`;
+	return `[Cut by ${why}: ${shown} shown of ${atLeast}${formatCount(details.totalMatches)}, ${files}.${collapsed}${follows}]`;
 }
 
 /** A line of the digest's listing and the files (with their matches not shown) it stands for. */
@@ -192,8 +197,10 @@ function cutFileLines(
 		const text = seen ? partlyShownLine(file, seen, notShown, countsComplete, stop) : unshownLine(file, stop);
 		candidates.push({ text, files: [{ ...file, matches: notShown }] });
 	}
+	// collapseRuns asks for most shapes twice (as a run's next item, then as the next run's first).
+	const shapes = new Map(candidates.map((line) => [line, wordyShapeOf(line.text)]));
 	return collapseRuns(candidates, {
-		shapeOf: (line) => (line.files.length === 1 ? wordyShapeOf(line.text) : undefined),
+		shapeOf: (line) => (line.files.length === 1 ? shapes.get(line) : undefined),
 		marker: (hidden, run) => {
 			const alike = run.slice(1, -1).flatMap((line) => line.files);
 			const matches = alike.reduce((sum, file) => sum + file.matches, 0);

@@ -34,7 +34,7 @@ export function describeGrepOutput(facts: {
 		text = run.timedOut ? "No matches found before the search timed out." : "No matches found";
 	} else {
 		const cut = digestGrepCut({
-			blocks: collector.formatBlocks(output.context),
+			blocks: output.blocks,
 			grouped: (args.context ?? 0) > 0,
 			tally: facts.tally,
 			budget: { maxLines, maxBytes },

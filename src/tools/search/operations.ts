@@ -20,6 +20,14 @@ export interface SearchOperationsOptions {
 
 // The ripgrep runner and the walker (with its ignore and glob libraries) load on the first search,
 // so that a process that registers grep and find but never searches pays nothing for them.
+// The runner's module is kept once loaded: a dynamic import of a loaded module still goes through
+// the module loader (and its hooks, where a loader such as tsx is registered) on every call.
+let ripgrepBackend: Promise<typeof import("./ripgrep-backend.js")> | undefined;
+const loadRipgrepBackend = () => {
+	ripgrepBackend ??= import("./ripgrep-backend.js");
+	return ripgrepBackend;
+};
+
 async function* loadedLazily<TItem>(load: () => Promise<AsyncIterable<TItem>>): AsyncIterable<TItem> {
 	yield* await load();
 }
@@ -67,14 +75,14 @@ export function createSearchOperations(options: SearchOperationsOptions = {}): S
 		},
 		grep(request: GrepRequest, signal: AbortSignal): Promise<SearchStream<GrepLine>> {
 			return withFallback(
-				async (rgPath) => (await import("./ripgrep-backend.js")).ripgrepGrep(rgPath, request, signal),
+				async (rgPath) => (await loadRipgrepBackend()).ripgrepGrep(rgPath, request, signal),
 				() => loadedLazily(async () => (await import("./walker-grep.js")).walkerGrep(request, signal)),
 				request.pathOrder === true,
 			);
 		},
 		listFiles(request: ListFilesRequest, signal: AbortSignal): Promise<SearchStream<string>> {
 			return withFallback(
-				async (rgPath) => (await import("./ripgrep-backend.js")).ripgrepListFiles(rgPath, request, signal),
+				async (rgPath) => (await loadRipgrepBackend()).ripgrepListFiles(rgPath, request, signal),
 				() =>
 					loadedLazily(async () =>
 						(await import("./walker.js")).walkFiles({

@@ -1,6 +1,12 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { AbortError, ToolError } from "../../engine/errors.js";
+import {
+	type LaunchedRipgrepEnd,
+	launchRipgrep,
+	noteRipgrepStarted,
+	prepareRipgrepLauncher,
+} from "./ripgrep-launcher.js";
 
 /** How to run ripgrep once. */
 export interface RipgrepRunOptions {
@@ -45,69 +51,107 @@ const MAX_STDERR = 16 * 1024;
 /** stderr lines that leave the results valid: unreadable files, and "every file was filtered out". */
 const HARMLESS = [/\(os error \d+\)\s*$/, /No files were searched/, /Running with --debug/];
 
+type RipgrepChild = ChildProcessByStdio<null | Writable, Readable, Readable>;
+
+/** A ripgrep process as read: its output, how it ended, and how to end it. */
+interface RunningRipgrep {
+	stdout: Readable;
+	/** Settles once ripgrep exited and its output closed. */
+	finished: Promise<LaunchedRipgrepEnd>;
+	kill: () => void;
+}
+
 /**
  * Starts ripgrep and resolves once the process really runs, so a missing or unrunnable binary
- * rejects here (and the caller can fall back) instead of surfacing mid-stream.
+ * rejects here (and the caller can fall back) instead of surfacing mid-stream. A local ripgrep
+ * that started before comes from the launcher when it is ready (no fork of this process).
  */
 export async function startRipgrep<TLine>(
 	options: RipgrepRunOptions,
 	splitter: OutputSplitter<TLine>,
 ): Promise<RipgrepProcess<TLine>> {
-	const { signal } = options;
-	if (signal.aborted) throw new AbortError();
-	// stdin is closed: with no path argument and a readable stdin, ripgrep would search stdin.
-	const child = options.launch
-		? await options.launch(options.rgPath, options.args, options.cwd)
-		: spawn(options.rgPath, options.args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
-	// Registered at once, not when reading starts, so an abort kills even a never-read ripgrep.
-	const kill = () => {
-		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-	};
-	signal.addEventListener("abort", kill, { once: true });
-	child.once("close", () => signal.removeEventListener("abort", kill));
-	await new Promise<void>((resolve, reject) => {
-		child.once("spawn", resolve);
-		child.once("error", (error) => {
-			signal.removeEventListener("abort", kill);
-			reject(error);
-		});
-	});
-	return { lines: readLines({ child, signal, kill, splitter }) };
+	if (options.signal.aborted) throw new AbortError();
+	const launched = options.launch ? undefined : launchRipgrep({ ...options, maxStderr: MAX_STDERR });
+	const running = launched ? killedOnAbort(launched, options.signal) : await startDirectly(options);
+	if (!options.launch) prepareRipgrepLauncher();
+	return { lines: readLines({ running, options, splitter }) };
 }
 
-async function* readLines<TLine>(run: {
-	child: ChildProcessByStdio<null | Writable, Readable, Readable>;
-	signal: AbortSignal;
-	kill: () => void;
-	splitter: OutputSplitter<TLine>;
-}): AsyncGenerator<TLine[]> {
-	const { child, signal, kill, splitter } = run;
+/** Kills ripgrep at once when `signal` aborts, until it ends. */
+function killedOnAbort<TRun extends { finished: Promise<unknown>; kill(): void }>(
+	run: TRun,
+	signal: AbortSignal,
+): TRun {
+	const kill = () => run.kill();
+	signal.addEventListener("abort", kill, { once: true });
+	void run.finished.then(() => signal.removeEventListener("abort", kill));
+	return run;
+}
+
+function directRun(child: RipgrepChild): RunningRipgrep {
 	let stderr = "";
 	child.stderr.setEncoding("utf8");
 	child.stderr.on("data", (text: string) => {
 		if (stderr.length < MAX_STDERR) stderr += text;
 	});
-	const exited = new Promise<number | null>((resolve) => {
-		if (child.exitCode !== null) resolve(child.exitCode);
-		else child.once("close", (code) => resolve(code));
+	const finished = new Promise<LaunchedRipgrepEnd>((resolve) => {
+		child.once("close", (code) => resolve({ code, stderr, launchFailed: false }));
+		// A child that could not start has nothing to kill: release the abort listener.
+		child.once("error", () => resolve({ code: null, stderr, launchFailed: false }));
 	});
+	const kill = () => {
+		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+	};
+	return { stdout: child.stdout, finished, kill };
+}
+
+async function startDirectly(options: RipgrepRunOptions): Promise<RunningRipgrep> {
+	// stdin is closed: with no path argument and a readable stdin, ripgrep would search stdin.
+	const child = options.launch
+		? await options.launch(options.rgPath, options.args, options.cwd)
+		: spawn(options.rgPath, options.args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+	// Registered at once, not when reading starts, so an abort kills even a never-read ripgrep.
+	const running = killedOnAbort(directRun(child), options.signal);
+	await new Promise<void>((resolve, reject) => {
+		child.once("spawn", resolve);
+		child.once("error", reject);
+	});
+	if (!options.launch) noteRipgrepStarted(options.rgPath);
+	return running;
+}
+
+async function* readLines<TLine>(run: {
+	running: RunningRipgrep;
+	options: RipgrepRunOptions;
+	splitter: OutputSplitter<TLine>;
+}): AsyncGenerator<TLine[]> {
+	const { running, options, splitter } = run;
+	const { signal } = options;
 	let finished = false;
+	let output = false;
 	try {
-		for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+		for await (const chunk of running.stdout as AsyncIterable<Buffer>) {
 			if (signal.aborted) break;
+			output = true;
 			const lines = splitter.push(chunk);
 			if (lines.length > 0) yield lines;
 		}
 		if (signal.aborted) throw new AbortError();
 		const last = splitter.flush();
 		if (last.length > 0) yield last;
-		const code = await exited;
+		const end = await running.finished;
 		if (signal.aborted) throw new AbortError();
 		finished = true;
-		const failure = fatalMessage(code, stderr);
-		if (failure) throw new ToolError(failure, { stderr });
+		if (end.launchFailed && !output) {
+			// The launcher could not start ripgrep (the folder or binary went away since): start it
+			// directly, which fails, or succeeds, as it would have without the launcher.
+			yield* readLines({ running: await startDirectly(options), options, splitter });
+			return;
+		}
+		const failure = fatalMessage(end.code, end.stderr);
+		if (failure) throw new ToolError(failure, { stderr: end.stderr });
 	} finally {
-		if (!finished) kill();
+		if (!finished) running.kill();
 	}
 }
 

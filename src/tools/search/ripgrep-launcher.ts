@@ -1,0 +1,402 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
+import type { Socket } from "node:net";
+import { isAbsolute } from "node:path";
+
+/**
+ * Shells that wait to become this process's next ripgreps, so that a search forks nothing: a
+ * fork of this Node process copies its page tables, about 1 ms per 30 MB of its memory (3–4 ms
+ * of a 100 MB agent's every search, the event loop blocked), where handing a waiting shell its
+ * command costs one write.
+ *
+ * The launcher (bash) starts with `CHANNELS` pairs of sockets and forks one subshell per pair,
+ * which closes every other channel and the control socket and waits to read its command on its
+ * own pair; given it, it enters the folder and becomes ripgrep with the pair as stdout and
+ * stderr, so the output ends when ripgrep exits, as a directly started one's does. The launcher
+ * says each subshell's process id (ripgrep's, once it became it: to kill it) on a control socket
+ * ripgrep cannot write to and, asked once the output ended, its exit status. Used up, a launcher
+ * exits once its last search is done, and the next one is started while a search's ripgrep runs.
+ *
+ * Only for a local ripgrep binary that already started directly in this process (so a missing
+ * binary still fails at start and the walker answers), from a process's second search on (a
+ * one-shot process runs one), on Linux where bash exists. The sockets cannot be opened through
+ * `/proc` by another process; the shells exit by themselves when this process goes away (their
+ * sockets close). ripgrep's environment is this process's, less what would change how bash itself
+ * starts (`BASH_ENV`, `SHELLOPTS`, `TMOUT`, exported functions) and with bash's `_` (the command's
+ * path): none of which ripgrep reads.
+ */
+interface Launcher {
+	child: ChildProcess;
+	/** The environment it was started with: a change since (`process.env.HOME = …`) means a fresh start. */
+	environment: [string, string | undefined][];
+	nextChannel: number;
+	/** False once the launcher exited. */
+	alive: boolean;
+	/** Process ids of the waiting subshells, by channel, as the launcher says them. */
+	pids: Map<number, number>;
+	/** Searches waiting for their subshell's process id, by channel. */
+	waitingForPid: Map<number, (pid: number) => void>;
+	/** Searches waiting for their exit status, by channel (undefined: the launcher went away). */
+	waitingForStatus: Map<number, (status: number | undefined) => void>;
+	/** Channels in use: their output open, or their exit status asked for. */
+	pending: Set<number>;
+	/** The control socket's unfinished line. */
+	control: string;
+}
+
+/** How a ripgrep started by the launcher ended. */
+export interface LaunchedRipgrepEnd {
+	/** Its exit code; null when a signal ended it, or when the launcher could not start it. */
+	code: number | null;
+	/** Its stderr (up to `maxStderr`). */
+	stderr: string;
+	/** True when the shell could not start ripgrep (see `LAUNCH_FAILED`), or went away before it could say. */
+	launchFailed: boolean;
+}
+
+/** A ripgrep started by the launcher. */
+export interface LaunchedRipgrep {
+	/** ripgrep's output; ends when it exits. */
+	stdout: Socket;
+	/** Settles once ripgrep exited and its output and stderr closed. */
+	finished: Promise<LaunchedRipgrepEnd>;
+	/** Ends ripgrep with SIGKILL (as soon as its process id is known); its end is then not asked for. */
+	kill(): void;
+}
+
+/**
+ * Exit codes of the shell, never of ripgrep (which exits 0, 1 or 2): 125 when the folder could
+ * not be entered, 126 and 127 when the binary could not run. With no output, the caller then
+ * starts ripgrep directly, so that the failure reads as it always did.
+ */
+export const LAUNCH_FAILED = new Set([125, 126, 127]);
+
+const SHELL = "/bin/bash";
+const CHANNELS = 8;
+const CONTROL_FD = 3;
+const FIRST_CHANNEL_FD = 4;
+/** Longest command handed to a subshell; a larger one (huge arguments) starts directly. */
+const MAX_LAUNCH_BYTES = 128 * 1024;
+/** The status bash gives a process SIGKILL ended (128 + 9). */
+const SIGKILL_STATUS = 137;
+
+let launcher: Launcher | undefined;
+let searches = 0;
+let launched = 0;
+const startedDirectly = new Set<string>();
+// Linux only: there libuv starts a process with fork; on macOS it uses posix_spawn, which copies
+// no page tables (and its bash 3.2 has no `read -N`).
+const shellAvailable = process.platform === "linux" && existsSync(SHELL);
+
+/** How many ripgrep processes the launcher started in this process (for tests and diagnostics). */
+export function ripgrepLaunches(): number {
+	return launched;
+}
+
+function quote(value: string): string {
+	return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+const outFd = (channel: number) => FIRST_CHANNEL_FD + 2 * channel;
+const errFd = (channel: number) => FIRST_CHANNEL_FD + 2 * channel + 1;
+
+/**
+ * A message's length in bytes on one line, then the message, read in one go (`read -N` reads a
+ * socket in chunks where other forms read byte by byte; LC_ALL=C makes characters bytes).
+ */
+function readMessage(fd: number, into: string): string {
+	return [
+		`IFS= read -r -u ${fd} toolbelt_bytes || exit 0`,
+		'case "$toolbelt_bytes" in "" | *[!0-9]*) exit 0 ;; esac',
+		`IFS= read -r -N "$toolbelt_bytes" -u ${fd} ${into} || exit 0`,
+	].join("\n");
+}
+
+/**
+ * Forks the waiting subshells (each closes what its ripgrep must not hold and waits for its
+ * command on its stderr socket), says their ids, drops its own copies of the channels, then
+ * answers status questions from stdin.
+ */
+function launcherScript(): string {
+	const lines = ["set +o posix", "LC_ALL=C"];
+	const everyChannel: string[] = [];
+	for (let channel = 0; channel < CHANNELS; channel++)
+		everyChannel.push(`${outFd(channel)}>&-`, `${errFd(channel)}>&-`);
+	for (let channel = 0; channel < CHANNELS; channel++) {
+		const others = everyChannel.filter(
+			(close) => !close.startsWith(`${outFd(channel)}>`) && !close.startsWith(`${errFd(channel)}>`),
+		);
+		lines.push(
+			"(",
+			`exec 0</dev/null ${others.join(" ")} ${CONTROL_FD}>&-`,
+			readMessage(errFd(channel), "toolbelt_launch"),
+			'eval "$toolbelt_launch"',
+			"exit 125",
+			") &",
+			`printf 'P ${channel} %s\\n' "$!" >&${CONTROL_FD}`,
+		);
+	}
+	lines.push(
+		`exec ${everyChannel.join(" ")}`,
+		"while :; do",
+		readMessage(0, "toolbelt_question"),
+		'eval "$toolbelt_question"',
+		"done",
+	);
+	return lines.join("\n");
+}
+
+/** The launcher's environment: this process's, without what would change how bash itself starts. */
+function launcherEnvironment(): NodeJS.ProcessEnv {
+	const environment: NodeJS.ProcessEnv = {};
+	for (const [name, value] of Object.entries(process.env)) {
+		// TMOUT would end a waiting shell's `read` after that many seconds.
+		if (["BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "TMOUT"].includes(name)) continue;
+		if (name.startsWith("BASH_FUNC_")) continue;
+		environment[name] = value;
+	}
+	return environment;
+}
+
+function sameEnvironment(started: [string, string | undefined][]): boolean {
+	const now = process.env;
+	if (Object.keys(now).length !== started.length) return false;
+	return started.every(([name, value]) => now[name] === value);
+}
+
+/** `/proc/self/…` (a pinned folder) names this process's descriptor; the shell reaches it through this process's id. */
+function folderForShell(cwd: string): string {
+	return cwd.startsWith("/proc/self/") ? `/proc/${process.pid}/${cwd.slice("/proc/self/".length)}` : cwd;
+}
+
+/** Variables the shell changed (its start, the launcher's C locale, `cd`), set back as this process has them. */
+function restoredVariables(): string[] {
+	return ["PWD", "OLDPWD", "SHLVL", "LC_ALL"].map((name) => {
+		const value = process.env[name];
+		return value === undefined ? `unset ${name}` : `export ${name}=${quote(value)}`;
+	});
+}
+
+/** A subshell's command: enter the folder and become ripgrep, its channel as stdout and stderr. */
+function launchScript(channel: number, rgPath: string, args: readonly string[], cwd: string): string | undefined {
+	const words = [rgPath, ...args];
+	if (words.some((word) => word.includes("\0"))) return undefined;
+	const out = outFd(channel);
+	const err = errFd(channel);
+	const launch = [
+		`cd -- ${quote(folderForShell(cwd))} 2>/dev/null || exit 125`,
+		...restoredVariables(),
+		`exec ${words.map(quote).join(" ")} >&${out} 2>&${err} ${out}>&- ${err}>&-`,
+		"",
+	].join("\n");
+	return Buffer.byteLength(launch) > MAX_LAUNCH_BYTES ? undefined : launch;
+}
+
+function framed(message: string): string {
+	return `${Buffer.byteLength(message)}\n${message}`;
+}
+
+/**
+ * True while the binary is still a runnable file. A direct start of one that went away fails at
+ * start, and the walker answers; through the launcher it would fail only once searching.
+ */
+function stillRunnable(rgPath: string): boolean {
+	try {
+		accessSync(rgPath, constants.X_OK);
+		return statSync(rgPath).isFile();
+	} catch {
+		return false;
+	}
+}
+
+function socketOf(child: ChildProcess, fd: number): Socket {
+	return child.stdio[fd] as Socket;
+}
+
+function readControl(current: Launcher, text: string): void {
+	const lines = (current.control + text).split("\n");
+	current.control = lines.pop() ?? "";
+	for (const line of lines) {
+		const [kind, channelText, value] = line.split(" ");
+		const channel = Number(channelText);
+		if (value === undefined || !/^\d+$/.test(value)) continue;
+		if (kind === "P") {
+			current.pids.set(channel, Number(value));
+			current.waitingForPid.get(channel)?.(Number(value));
+			current.waitingForPid.delete(channel);
+		} else if (kind === "X") {
+			current.waitingForStatus.get(channel)?.(Number(value));
+		}
+	}
+}
+
+/** The control socket keeps this process alive only while an exit status is awaited. */
+function holdControl(current: Launcher): void {
+	const control = socketOf(current.child, CONTROL_FD);
+	if (current.waitingForStatus.size > 0) control.ref();
+	else control.unref();
+}
+
+/** A search is done: a used-up launcher with none left is told to exit (at the end of its stdin). */
+function release(current: Launcher, channel: number): void {
+	current.pending.delete(channel);
+	current.waitingForStatus.delete(channel);
+	holdControl(current);
+	if (current.nextChannel === CHANNELS && current.pending.size === 0) current.child.stdin?.end();
+}
+
+/** Takes no more searches: the waiting subshells left see their channel close and exit. */
+function retire(current: Launcher): void {
+	if (launcher === current) launcher = undefined;
+	for (let channel = current.nextChannel; channel < CHANNELS; channel++) {
+		socketOf(current.child, outFd(channel)).destroy();
+		socketOf(current.child, errFd(channel)).destroy();
+	}
+	current.nextChannel = CHANNELS;
+	if (current.pending.size === 0) current.child.stdin?.end();
+}
+
+function startLauncher(): Launcher | undefined {
+	let child: ChildProcess;
+	try {
+		child = spawn(SHELL, ["--norc", "--noprofile", "-c", launcherScript()], {
+			cwd: "/",
+			env: launcherEnvironment(),
+			stdio: ["pipe", "ignore", "ignore", ...new Array<"pipe">(1 + 2 * CHANNELS).fill("pipe")],
+			windowsHide: true,
+		});
+	} catch {
+		return undefined;
+	}
+	const started: Launcher = {
+		child,
+		environment: Object.entries(process.env),
+		nextChannel: 0,
+		alive: true,
+		pids: new Map(),
+		waitingForPid: new Map(),
+		waitingForStatus: new Map(),
+		pending: new Set(),
+		control: "",
+	};
+	const gone = () => {
+		started.alive = false;
+		retire(started);
+		for (const receive of [...started.waitingForStatus.values()]) receive(undefined);
+	};
+	child.once("error", gone);
+	child.once("exit", gone);
+	// Waiting keeps neither this process alive nor a socket error from surfacing.
+	child.unref();
+	for (const stream of child.stdio) {
+		const socket = stream as Socket | null;
+		socket?.on("error", () => {});
+		socket?.unref();
+	}
+	const control = socketOf(child, CONTROL_FD);
+	control.setEncoding("utf8");
+	control.on("data", (text: string) => readControl(started, text));
+	return started;
+}
+
+/**
+ * Counts a local ripgrep start, and starts the launcher for the next ones unless one is ready or
+ * this is the process's first search. Call it while ripgrep starts up: the fork then overlaps
+ * ripgrep's own start.
+ */
+export function prepareRipgrepLauncher(): void {
+	searches++;
+	if (searches < 2 || !shellAvailable) return;
+	if (launcher && !sameEnvironment(launcher.environment)) retire(launcher);
+	launcher ??= startLauncher();
+}
+
+/** Records that `rgPath` started directly: the launcher may run it from now on. */
+export function noteRipgrepStarted(rgPath: string): void {
+	startedDirectly.add(rgPath);
+}
+
+/**
+ * Starts ripgrep through the launcher, or returns undefined when it has to start directly (no
+ * launcher ready, the binary never started directly, the environment changed, an argument a
+ * shell cannot carry). `maxStderr`: the most stderr kept.
+ */
+export function launchRipgrep(options: {
+	rgPath: string;
+	args: readonly string[];
+	cwd: string;
+	maxStderr: number;
+}): LaunchedRipgrep | undefined {
+	const current = launcher;
+	if (!current || !startedDirectly.has(options.rgPath) || !isAbsolute(options.cwd)) return undefined;
+	if (!stillRunnable(options.rgPath)) return undefined;
+	if (!sameEnvironment(current.environment)) {
+		retire(current);
+		return undefined;
+	}
+	const channel = current.nextChannel;
+	const launch = launchScript(channel, options.rgPath, options.args, options.cwd);
+	if (launch === undefined) return undefined;
+	current.nextChannel++;
+	current.pending.add(channel);
+	const run = watchRun(current, channel, options.maxStderr);
+	socketOf(current.child, errFd(channel)).write(framed(launch));
+	if (current.nextChannel === CHANNELS) retire(current);
+	launched++;
+	return run;
+}
+
+function watchRun(current: Launcher, channel: number, maxStderr: number): LaunchedRipgrep {
+	const stdout = socketOf(current.child, outFd(channel));
+	const stderr = socketOf(current.child, errFd(channel));
+	// A search in progress keeps this process alive, as a child's pipes do.
+	stdout.ref();
+	stderr.ref();
+	let pid = current.pids.get(channel);
+	let killed = false;
+	let exited = false;
+	const kill = () => {
+		if (exited) return;
+		killed = true;
+		if (pid === undefined) return;
+		try {
+			process.kill(pid, "SIGKILL");
+		} catch {
+			// exited already
+		}
+	};
+	if (pid === undefined) {
+		current.waitingForPid.set(channel, (received) => {
+			pid = received;
+			if (killed) kill();
+		});
+	}
+	let text = "";
+	stderr.setEncoding("utf8");
+	stderr.on("data", (chunk: string) => {
+		if (text.length < maxStderr) text += chunk;
+	});
+	const closed = (socket: Socket) => new Promise<void>((resolve) => socket.once("close", () => resolve()));
+	const finished = Promise.all([closed(stdout), closed(stderr)]).then(
+		() =>
+			new Promise<LaunchedRipgrepEnd>((resolve) => {
+				// Both ends closed: ripgrep (which held them) has exited, and its id may be reused.
+				exited = true;
+				current.waitingForPid.delete(channel);
+				const end = (status: number | undefined) => {
+					release(current, channel);
+					if (status === undefined) resolve({ code: null, stderr: text, launchFailed: true });
+					else resolve({ code: status < 128 ? status : null, stderr: text, launchFailed: LAUNCH_FAILED.has(status) });
+				};
+				// Killed (the search stopped early): nobody asks how it ended.
+				if (killed) end(SIGKILL_STATUS);
+				else if (pid === undefined || !current.alive) end(undefined);
+				else {
+					current.waitingForStatus.set(channel, end);
+					holdControl(current);
+					current.child.stdin?.write(framed(`wait ${pid}\nprintf 'X ${channel} %s\\n' "$?" >&${CONTROL_FD}\n`));
+				}
+			}),
+	);
+	return { stdout, finished, kill };
+}
