@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { locateRipgrep } from "../tools/index.js";
 import { type RemoteRunResult, runRemote } from "./run-remote.js";
 import type { RemoteTransport } from "./transport.js";
@@ -34,6 +34,25 @@ chmod 755 "$tmp"; mv -f "$tmp" "$dir/rg-$1"; trap - EXIT
 printf '%s\n' "$dir/rg-$1"
 `;
 
+const checksums = new Map<string, { size: number; mtimeMs: number; checksum: Promise<string> }>();
+
+/**
+ * The sha256 of the bundled ripgrep (5–6 MB: about 15 ms to read and hash), once per process and
+ * file version: every workspace of a process looks for the same copy.
+ */
+async function checksumOf(path: string): Promise<string> {
+	const info = await stat(path).catch(() => undefined);
+	if (!info) return "none";
+	const known = checksums.get(path);
+	if (known && known.size === info.size && known.mtimeMs === info.mtimeMs) return known.checksum;
+	const checksum = readFile(path).then(
+		(bytes) => createHash("sha256").update(bytes).digest("hex"),
+		() => "none",
+	);
+	checksums.set(path, { size: info.size, mtimeMs: info.mtimeMs, checksum });
+	return checksum;
+}
+
 const localSystem = { Linux: "linux", Darwin: "darwin" } as Record<string, string>;
 const localArch = { x86_64: "x64", amd64: "x64", aarch64: "arm64", arm64: "arm64" } as Record<string, string>;
 
@@ -45,19 +64,21 @@ export async function remoteRipgrep(
 ): Promise<{ path: string } | { reason: string }> {
 	if (mode === "never") return { reason: "ripgrep is not used there (ripgrep: never)" };
 	const bundled = await locateRipgrep();
-	const bytes = bundled.path ? await readFile(bundled.path).catch(() => undefined) : undefined;
-	const checksum = bytes ? createHash("sha256").update(bytes).digest("hex") : "none";
+	const checksum = bundled.path ? await checksumOf(bundled.path) : "none";
 	const found = (await run(findScript, [checksum])).stdout.toString("utf8").trim();
 	if (!found.startsWith("NONE")) return { path: found };
 	const [, system = "", machine = ""] = found.split(" ");
 	if (mode === "installed") return { reason: "ripgrep is not installed there (and ripgrep: installed copies none)" };
+	const bytes = bundled.path ? await readFile(bundled.path).catch(() => undefined) : undefined;
 	if (!bytes) return { reason: "ripgrep is not installed there and no bundled copy is available here" };
 	if (localSystem[system] !== process.platform || localArch[machine] !== process.arch) {
 		return {
 			reason: `ripgrep is not installed there, and the bundled one is for ${process.platform}/${process.arch}, not ${system}/${machine}`,
 		};
 	}
-	const installed = await runRemote(transport, installScript, [checksum], { stdin: bytes });
+	// The copy sent is checked against the checksum of the bytes sent, not of an earlier read.
+	const sentChecksum = createHash("sha256").update(bytes).digest("hex");
+	const installed = await runRemote(transport, installScript, [sentChecksum], { stdin: bytes });
 	if (installed.exitCode !== 0) return { reason: `copying ripgrep there failed (${installed.stderr.trim()})` };
 	return { path: installed.stdout.toString("utf8").trim() };
 }

@@ -115,7 +115,9 @@ export function createRemoteSearchOperations(
 			searchWith(
 				await ripgrep(),
 				request.pathOrder,
-				(rgPath) => ripgrepGrep(rgPath, request, signal, launch),
+				// Every thread first: a remote ripgrep that was stopped runs on until its next write
+				// fails, so a trial of the path-ordered one would cost the remote side twice.
+				(rgPath) => ripgrepGrep(rgPath, request, signal, launch, { probeMs: 0 }),
 				() => {
 					// A pattern with no POSIX form throws here, before the walk starts.
 					if (!request.literal) toExtendedRegex(request.pattern);

@@ -3,6 +3,7 @@ import { decodeText } from "../fs/legacy-encoding.js";
 import { compileGlob, nameGlobOf } from "./glob-filter.js";
 import { LineSplitter, TextLineSplitter } from "./line-splitter.js";
 import { hasIgnoreSourcesAbove } from "./parent-ignore-files.js";
+import { type PathOrderedGrepOptions, pathOrderedGrep } from "./path-ordered-grep.js";
 import { type RipgrepLauncher, startRipgrep } from "./ripgrep-process.js";
 import type { GrepLine, GrepRequest, ListFilesRequest } from "./types.js";
 
@@ -154,21 +155,44 @@ function parseBinaryNotice(line: Buffer): GrepLine | undefined {
 	return { kind: "binary", path: posixPath(text.slice(0, noticeStart)), lineNumber: 0, text: "" };
 }
 
-/** Runs a content search with ripgrep (locally, or where `launch` starts it); rejects when ripgrep cannot start. */
-export async function ripgrepGrep(rgPath: string, request: GrepRequest, signal: AbortSignal, launch?: RipgrepLauncher) {
-	const ripgrep = await startRipgrep(
-		{ rgPath, args: grepArgs(request), cwd: request.openedRoot ?? request.root, signal, launch },
-		new LineSplitter(),
-	);
+/**
+ * Runs a content search with ripgrep (locally, or where `launch` starts it); rejects when ripgrep
+ * cannot start. A folder search in path order gets its lines from `pathOrderedGrep` (`ordering`).
+ */
+export async function ripgrepGrep(
+	rgPath: string,
+	request: GrepRequest,
+	signal: AbortSignal,
+	launch?: RipgrepLauncher,
+	ordering: PathOrderedGrepOptions = {},
+) {
 	const wanted = pathFilter(request.file === undefined ? request.include : undefined);
-	return mapBatches(ripgrep.lines, (lines) => {
-		const parsed: GrepLine[] = [];
-		for (const line of lines) {
-			const grepLine = parseGrepLine(line);
-			if (grepLine && wanted(grepLine.path)) parsed.push(grepLine);
-		}
-		return parsed;
-	});
+	const start = async (pathOrder: boolean, runSignal: AbortSignal) => {
+		const ripgrep = await startRipgrep(
+			{
+				rgPath,
+				args: grepArgs({ ...request, pathOrder }),
+				cwd: request.openedRoot ?? request.root,
+				signal: runSignal,
+				launch,
+			},
+			new LineSplitter(),
+		);
+		return mapBatches(ripgrep.lines, (lines) => {
+			const parsed: GrepLine[] = [];
+			for (const line of lines) {
+				const grepLine = parseGrepLine(line);
+				if (grepLine && wanted(grepLine.path)) parsed.push(grepLine);
+			}
+			return parsed;
+		});
+	};
+	if (!request.pathOrder || request.file !== undefined) return start(false, signal);
+	// Started here, so that a ripgrep that cannot start rejects now (and the walker answers).
+	const pathOrder = ordering.probeMs !== 0;
+	const stopFirst = new AbortController();
+	const run = await start(pathOrder, AbortSignal.any([signal, stopFirst.signal]));
+	return pathOrderedGrep({ run, pathOrder, stop: () => stopFirst.abort() }, start, signal, ordering);
 }
 
 /** Lists files with ripgrep; rejects when ripgrep cannot start. */
