@@ -1,5 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import {
+	type FileInfo,
 	type RipgrepLauncher,
 	ripgrepGrep,
 	ripgrepListFiles,
@@ -38,6 +39,11 @@ export interface RemoteSearchOptions {
 	channel?: ScriptChannel;
 	/** Which ripgrep may be used (see `RemoteRipgrepMode`). Default: `auto`. */
 	ripgrep?: RemoteRipgrepMode;
+	/**
+	 * The workspace's stat, whose answer the folder's resolution just fetched (see `MetadataCache`):
+	 * the search's check of its root then costs no round trip. Default: a remote test of its own.
+	 */
+	stat?: (absolutePath: string) => Promise<FileInfo>;
 }
 
 /**
@@ -62,6 +68,8 @@ export function createRemoteSearchOperations(
 	let opening = false;
 	const prepare = () => {
 		if (closed || opening || options.ripgrep === "never") return;
+		// The lookup rides the shell beside the folder's resolution instead of after it.
+		void ripgrep().catch(() => {});
 		if (spare && spare.exitCode === null && spare.signalCode === null) return;
 		spare = undefined;
 		opening = true;
@@ -108,6 +116,14 @@ export function createRemoteSearchOperations(
 		stat: async (absolutePath) => {
 			prepare();
 			void ripgrep().catch(() => {});
+			if (options.stat) {
+				const info = await options.stat(absolutePath).catch((error: NodeJS.ErrnoException) => {
+					// Not there, or not reachable (as `[ -e ]` answered before): no such root. Anything else (a dropped connection) is told.
+					if (["ENOENT", "ENOTDIR", "EACCES", "ELOOP"].includes(error.code ?? "")) return undefined;
+					throw error;
+				});
+				return info && { isDirectory: info.kind === "directory" };
+			}
 			const result = await run(`[ -e "$1" ] || exit 1; [ -d "$1" ] && echo d || echo f`, [absolutePath]);
 			return result.exitCode === 0 ? { isDirectory: result.stdout.toString().trim() === "d" } : undefined;
 		},

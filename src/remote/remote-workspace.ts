@@ -110,7 +110,7 @@ export function createRemoteWorkspace(
 			}
 		},
 	};
-	const search = createRemoteSearchOperations(transport, { channel, ripgrep: options.ripgrep });
+	const search = createRemoteSearchOperations(transport, { channel, ripgrep: options.ripgrep, stat: files.stat });
 	const workspace = createLocalWorkspace(cwd, { files, shell });
 	const resolveTarget = workspace.resolveTarget.bind(workspace);
 	return Object.assign(workspace, {

@@ -145,13 +145,18 @@ describe.skipIf(!linux)("ripgrep through the launcher", () => {
 	it("starts directly again when the environment changed since the launcher started", async () => {
 		await writeTree(dir(), { "a.txt": "needle\n" });
 		const rgPath = await symlinkedRipgrep();
+		// One file: one ripgrep per call (a folder search may start a second one, see path-ordered-grep.ts).
 		const grep = () =>
-			createGrepTool(dir(), { rgPath, backend: "ripgrep" }).execute("call", { pattern: "needle" }, undefined);
+			createGrepTool(dir(), { rgPath, backend: "ripgrep" }).execute(
+				"call",
+				{ pattern: "needle", path: "a.txt" },
+				undefined,
+			);
 		await grep();
 		process.env.TOOLBELT_LAUNCHER_TEST = "changed";
 		try {
 			const before = ripgrepLaunches();
-			expect(textOf(await grep())).toBe("a.txt:1: needle");
+			expect(textOf(await grep())).toMatch(/1: needle/);
 			expect(ripgrepLaunches()).toBe(before);
 		} finally {
 			delete process.env.TOOLBELT_LAUNCHER_TEST;
