@@ -113,7 +113,11 @@ export function createRemoteShellOperations(
 	// Through a session's stdin when one is open (no round trip), else one remote command.
 	const remove = (paths: readonly string[], via: ShellSession | undefined): Promise<unknown> => {
 		if (paths.length === 0 || via?.drop(paths) || pool.idleSession()?.drop(paths)) return Promise.resolve();
-		return check(`rm -f -- "$@"`, [...paths]).catch(() => {});
+		const removing = () => check(`rm -f -- "$@"`, [...paths]);
+		// Once more when the channel's connection had dropped unnoticed: the retry connects again.
+		return removing()
+			.catch(removing)
+			.catch(() => {});
 	};
 	const ask: Ask = async (question, subject, fallback) => {
 		const session = await pool.forQuestions();

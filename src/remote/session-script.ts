@@ -55,6 +55,7 @@ toolbeltRun() {
 	fi
 	printf 'TOOLBELT_EXIT %s\n' "$code" >&2
 	# After the report: the caller goes on meanwhile.
+	[ "$toolbelt_sweep" = sweep ] && { toolbelt_sweep=; toolbeltSweep; }
 	[ "$fits" = yes ] && LC_ALL=C rm -f -- "$out" && files=$((files - 1))
 }
 `;
@@ -79,7 +80,8 @@ toolbeltSweep() {
 
 /**
  * The remote script of a shell session (`$1`: a random token naming its files; `$2`: `sweep` to
- * start `toolbeltSweep` first). It answers the checks a shell tool makes before it runs a command — `dir PATH` (is it a folder?), `which NAME`
+ * start `toolbeltSweep` after its first run's report, off the path of any answer). It answers the
+ * checks a shell tool makes before it runs a command — `dir PATH` (is it a folder?), `which NAME`
  * (where is the program?) — one quoted line each, on stderr as `TOOLBELT_ANSWER …`; `run ARGS…`
  * runs `toolbeltRun session ARGS…` and reads the next line after it; `drop PATH…` removes kept
  * files, its own or other sessions' (no answer); `frame PATH SIZE LENGTH NEWLINES` sends a kept file's tail again as a final
@@ -99,7 +101,7 @@ nl='
 '
 folder=$TMPDIR; [ -d "$folder" ] || folder=/tmp
 prefix=$folder/toolbelt-shell.$1
-count=0; files=0; groups=; running=; alive=no; toolbelt_bye=
+count=0; files=0; groups=; running=; alive=no; toolbelt_bye=; toolbelt_sweep=$2
 toolbelt_umask=
 has_setsid=no; command -v setsid >/dev/null 2>&1 && has_setsid=yes
 # Output files are private (umask 077; commands get the original back): set up after the first
@@ -125,7 +127,6 @@ toolbeltCleanup() {
 }
 trap toolbeltCleanup EXIT
 trap 'exit 1' HUP INT TERM PIPE
-[ "$2" = sweep ] && toolbeltSweep
 while IFS= read -r line; do
 	eval "set -- $line"
 	case $1 in

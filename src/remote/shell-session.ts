@@ -89,15 +89,14 @@ export class ShellSession {
 			else if (line.startsWith("TOOLBELT_CLEAN")) {
 				this.removedItsFiles = line === "TOOLBELT_CLEAN yes";
 				this.cleaned();
-			}
-			else this.handlers?.onLine(line);
+			} else this.handlers?.onLine(line);
 		}
 	}
 
 	/**
 	 * Opens a session on the transport (connecting first when needed). With `sweep`, the remote side
-	 * first starts, in the background, the removal of day-old files that earlier sessions left
-	 * (`toolbeltSweep`).
+	 * starts, in the background after its first run, the removal of day-old files that earlier
+	 * sessions left (`toolbeltSweep`).
 	 */
 	static async open(transport: RemoteTransport, options: { sweep?: boolean } = {}): Promise<ShellSession> {
 		const token = randomBytes(12).toString("hex");
