@@ -68,13 +68,15 @@ const TOKEN_PATTERN = "[0-9a-f]".repeat(24);
  * behind (its connection dropped, toolbelt was killed) once they are a day old. Only what is
  * surely ours: regular files (find tests the entry itself and never follows a symlink) owned by
  * this uid, with one link (a hard link planted by someone else names a file that is not ours to
- * unlink), named as the session names them, at the top of the temp folder (nothing below it is read).
+ * unlink), named as the session names them, at the top of the temp folder. The shell's glob picks
+ * the names (no stat of the folder's other entries, which may be thousands): find looks at those only.
  */
 const sweepFunction = String.raw`
 toolbeltSweep() {
-	( uid=$(id -u) || exit 0
-	exec find "$folder/." ! -name . -prune -name "toolbelt-shell.${TOKEN_PATTERN}.[1-9]*" \
-		-type f -links 1 -user "$uid" -mtime +0 -exec rm -f -- {} + ) </dev/null >/dev/null 2>&1 &
+	( set -- "$folder"/toolbelt-shell.${TOKEN_PATTERN}.[1-9]*
+	[ -e "$1" ] || [ -L "$1" ] || exit 0
+	uid=$(id -u) || exit 0
+	exec find "$@" -prune -type f -links 1 -user "$uid" -mtime +0 -exec rm -f -- {} + ) </dev/null >/dev/null 2>&1 &
 }
 `;
 
