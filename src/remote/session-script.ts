@@ -71,7 +71,7 @@ const TOKEN_PATTERN = "[0-9a-f]".repeat(24);
  * unlink), named as the session names them, at the top of the temp folder. The shell's glob picks
  * the names (no stat of the folder's other entries, which may be thousands): find looks at those only.
  */
-const sweepFunction = String.raw`
+const sweepFunction = `
 toolbeltSweep() {
 	( set -- "$folder"/toolbelt-shell.${TOKEN_PATTERN}.[1-9]*
 	[ -e "$1" ] || [ -L "$1" ] || exit 0
