@@ -119,6 +119,10 @@ export function createRemoteShellOperations(
 			.catch(removing)
 			.catch(() => {});
 	};
+	// The CLI leaves its workspace to toolbelt's exit: the sessions still end in order then, their
+	// `bye` written at once, ahead of the transport's own exit handler that stops the connection.
+	const endAtExit = () => pool.endNow(keptFiles.orphans());
+	process.prependListener("exit", endAtExit);
 	const ask: Ask = async (question, subject, fallback) => {
 		const session = await pool.forQuestions();
 		return session ? session.ask(question, subject).catch(fallback) : fallback();
@@ -184,6 +188,7 @@ export function createRemoteShellOperations(
 		},
 		findExecutable,
 		close: async () => {
+			process.removeListener("exit", endAtExit);
 			const entries = [...lingering];
 			lingering.clear();
 			// Dropped through an open session before its `bye`: no round trip of their own.

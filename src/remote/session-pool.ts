@@ -85,6 +85,15 @@ export class SessionPool {
 		return this.idle.find((session) => session.readsLines);
 	}
 
+	/**
+	 * Ends every session in order at once, waiting for nothing (toolbelt is exiting): `orphans`
+	 * (files no session owns any more) are dropped first through an idle session, if there is one.
+	 */
+	endNow(orphans: readonly string[]): void {
+		this.idleSession()?.drop(orphans);
+		for (const session of this.all) void session.close(false);
+	}
+
 	/** Forgets a session whose `once` run ended it (what it left is the caller's to stop). */
 	retire(session: ShellSession): void {
 		this.all.delete(session);

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
 	chownSync,
@@ -12,10 +12,12 @@ import {
 	writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import type { ToolResult } from "../../src/engine/types.js";
 import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
 import { createAllTools, type ShellToolDetails } from "../../src/tools/index.js";
+import { cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { dropConnections, until, useSshd } from "./sshd-fixture.js";
 
@@ -155,6 +157,21 @@ describe("remote bash sessions", () => {
 		expect(existsSync(long.path ?? "")).toBe(true);
 		await workspace.close();
 		expect(existsSync(long.path ?? "")).toBe(false);
+	}, 60_000);
+
+	it("toolbelt's exit, which the CLI leaves its workspace to, is an orderly end: the kept file goes", async (context) => {
+		if (!loopback.sshd) return context.skip();
+		const options = loopback.sshd.sshOptions.flatMap((option) => ["--ssh-option", option]);
+		const argv = [ensureBuiltCli(), "tool", "bash", JSON.stringify({ command: "seq 1 100000" })];
+		const workspace = ["--workspace", `${loopback.sshd.urlPrefix}${dir()}`, ...options];
+		const { stdout } = await promisify(execFile)(process.execPath, [...argv, ...workspace], {
+			cwd: "/",
+			env: cleanEnv(),
+			timeout: 30_000,
+		});
+		const path = /\/\S*toolbelt-shell\.[0-9a-f]{24}\.\d+/.exec(stdout)?.[0] ?? "";
+		expect(path, stdout).not.toBe("");
+		expect(await until(() => !existsSync(path), 10_000)).toBe(true);
 	}, 60_000);
 
 	it("keeps at most 20 files: the oldest go first, never one that background jobs still write", async (context) => {
