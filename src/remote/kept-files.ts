@@ -1,5 +1,12 @@
 import { MAX_RETAINED_OUTPUT_BYTES, MAX_RETAINED_OUTPUT_FILES } from "../tools/shell/background-registry.js";
-import type { ShellSession } from "./shell-session.js";
+
+/** What a kept file's session says about it (a `ShellSession`). */
+export interface KeptFileOwner {
+	/** True once the session's process ended. */
+	readonly exited: boolean;
+	/** True once the remote side said it removed its kept files (its orderly end). */
+	readonly removedItsFiles: boolean;
+}
 
 /** One remote output file whose path was named to the model (or that a failed run left). */
 export interface KeptFile {
@@ -8,7 +15,7 @@ export interface KeptFile {
 	/** Its size when the command ended. */
 	bytes: number;
 	/** The session whose orderly end removes it; undefined for a `once` run's (its session ended with it). */
-	owner: ShellSession | undefined;
+	owner: KeptFileOwner | undefined;
 	/** True when background jobs of the command may still write it: never removed to make room. */
 	live: boolean;
 }
@@ -55,7 +62,7 @@ export class KeptFiles {
 	 * removed its files, and they were not dropped through `via` (a session that then said so).
 	 * Forgets every file.
 	 */
-	leftAfterClose(dropped: readonly string[], via: ShellSession | undefined): string[] {
+	leftAfterClose(dropped: readonly string[], via: KeptFileOwner | undefined): string[] {
 		const gone = new Set(via?.removedItsFiles ? dropped : []);
 		const left = this.files
 			.filter((kept) => !gone.has(kept.path) && !kept.owner?.removedItsFiles)
