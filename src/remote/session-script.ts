@@ -73,8 +73,12 @@ const TOKEN_PATTERN = "[0-9a-f]".repeat(24);
  */
 const sweepFunction = `
 toolbeltSweep() {
-	( set -- "$folder"/toolbelt-shell.${TOKEN_PATTERN}.[1-9]*
-	[ -e "$1" ] || [ -L "$1" ] || exit 0
+	( set --
+	# Its own files are young: with no other candidate, no process is started.
+	for path in "$folder"/toolbelt-shell.${TOKEN_PATTERN}.[1-9]*; do
+		case $path in "$prefix".*) ;; *) { [ -e "$path" ] || [ -L "$path" ]; } && set -- "$@" "$path";; esac
+	done
+	[ $# -gt 0 ] || exit 0
 	uid=$(id -u) || exit 0
 	exec find "$@" -prune -type f -links 1 -user "$uid" -mtime +0 -exec rm -f -- {} + ) </dev/null >/dev/null 2>&1 &
 }
