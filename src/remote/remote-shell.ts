@@ -2,6 +2,7 @@ import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/index.js";
 import type { KeptOutputOptions, KeptOutputResult } from "../tools/shell/exec-types.js";
 import { keepBytes, needsWiderFrame, rawFits } from "./frame-size.js";
+import { type KeptFile, KeptFiles } from "./kept-files.js";
 import { KeptOutputReader, keptOutputOf } from "./kept-output.js";
 import { killScript, type OutputMode, runInSession } from "./remote-exec.js";
 import { type RemoteRunResult, runRemote } from "./run-remote.js";
@@ -22,7 +23,8 @@ export interface RemoteShellOperations extends ShellOperations {
 	execKeepingOutput: NonNullable<ShellOperations["execKeepingOutput"]>;
 	/**
 	 * Ends the sessions (each kills the background jobs its commands left and removes their kept
-	 * files on the remote side), kills what `once` runs left, and waits for both.
+	 * files on the remote side), removes the kept files no session will (of `once` runs, of
+	 * sessions that lost their connection), kills what `once` runs left, and waits for all of it.
 	 */
 	close(): Promise<void>;
 }
@@ -105,10 +107,22 @@ export function createRemoteShellOperations(
 ): RemoteShellOperations {
 	const pool = new SessionPool(transport);
 	const lingering = new Set<Lingering>();
-	// Full-output files of `once` runs named to the model: removed when the workspace closes.
-	const onceFiles = new Set<string>();
+	const keptFiles = new KeptFiles();
 	const check = (script: string, args: string[]): Promise<RemoteRunResult> =>
 		channel ? channel.run(script, args) : runRemote(transport, script, args);
+	// Through a session's stdin when one is open (no round trip), else one remote command.
+	const remove = (paths: readonly string[], via: ShellSession | undefined): Promise<unknown> => {
+		if (paths.length === 0 || via?.drop(paths) || pool.idleSession()?.drop(paths)) return Promise.resolve();
+		const removing = () => check(`rm -f -- "$@"`, [...paths]);
+		// Once more when the channel's connection had dropped unnoticed: the retry connects again.
+		return removing()
+			.catch(removing)
+			.catch(() => {});
+	};
+	// The CLI leaves its workspace to toolbelt's exit: the sessions still end in order then, their
+	// `bye` written at once, ahead of the transport's own exit handler that stops the connection.
+	const endAtExit = () => pool.endNow(keptFiles.orphans());
+	process.prependListener("exit", endAtExit);
 	const ask: Ask = async (question, subject, fallback) => {
 		const session = await pool.forQuestions();
 		return session ? session.ask(question, subject).catch(fallback) : fallback();
@@ -128,22 +142,25 @@ export function createRemoteShellOperations(
 		const runMode = request.stdin === undefined ? "session" : "once";
 		const session = await pool.take(runMode === "once");
 		const giveBack = () => (runMode === "session" ? pool.release(session) : pool.retire(session));
+		const keep = (file: KeptFile) => void remove(keptFiles.add(file), session);
 		const outcome = await runInSession(transport, session, runMode, request, mode).catch((error: unknown) => {
+			// The connection dropped mid-run: what the file holds is nobody's, it goes at close.
+			if (mode.path) keep({ path: mode.path, bytes: 0, owner: undefined, live: false });
 			giveBack();
 			throw error;
 		});
 		const final = runMode === "session" ? await widened(session, reader.final, mode.path, options) : reader.final;
 		const output = keptOutputOf({ final, budget, path: mode.path, host: transport.label, important: reader.important });
 		const unneeded = mode.path && !output.fullOutputPath && !(final && rawFits(final, budget));
+		// Not removed remotely (the raw output did not fit, the sanitized one does): removed now.
+		if (unneeded && mode.path) await remove([mode.path], session);
+		if (output.fullOutputPath) {
+			const owner = runMode === "session" ? session : undefined;
+			keep({ path: output.fullOutputPath, bytes: final?.size ?? 0, owner, live: !!mode.alive });
+		}
 		if (runMode === "session") {
 			if (output.fullOutputPath || mode.alive) session.holdsLeftovers = true;
-			// Not removed remotely (the raw output did not fit, the sanitized one does): removed now.
-			if (unneeded && mode.path) session.drop(mode.path);
-		} else {
-			if (output.fullOutputPath) onceFiles.add(output.fullOutputPath);
-			if (unneeded && mode.path) await check(`rm -f -- "$1"`, [mode.path]).catch(() => {});
-			if (mode.alive) lingering.add({ child: session.child, pid: outcome.pid });
-		}
+		} else if (mode.alive) lingering.add({ child: session.child, pid: outcome.pid });
 		// After holdsLeftovers is known: a spare session that holds none may be ended.
 		giveBack();
 		return { result: outcome.result, output };
@@ -171,13 +188,15 @@ export function createRemoteShellOperations(
 		},
 		findExecutable,
 		close: async () => {
+			process.removeListener("exit", endAtExit);
 			const entries = [...lingering];
 			lingering.clear();
-			const files = [...onceFiles];
-			onceFiles.clear();
+			// Dropped through an open session before its `bye`: no round trip of their own.
+			const orphans = keptFiles.orphans();
+			const via = pool.idleSession();
+			if (via) via.drop(orphans);
 			await Promise.all([
-				pool.close(),
-				files.length > 0 ? check(`rm -f -- "$@"`, files).catch(() => {}) : undefined,
+				pool.close().then(() => remove(keptFiles.leftAfterClose(via ? orphans : [], via), undefined)),
 				...entries.map(async ({ child, pid }) => {
 					if (pid) await runRemote(transport, killScript, [String(pid)]).catch(() => {});
 					child.kill("SIGKILL");

@@ -24,7 +24,10 @@ export interface RemoteWorkspace extends Workspace {
 	 * `ssh://dev@box/srv/app`: the safety layer keys the trust of the remote project folder by it.
 	 */
 	urlOf(absolutePath: string): string;
-	/** Stops commands left running in the background there and closes the connection. */
+	/**
+	 * Stops commands left running in the background there, removes the full-output files named to
+	 * the model (also those of sessions whose connection dropped) and closes the connection.
+	 */
 	close(): Promise<void>;
 }
 

@@ -13,11 +13,18 @@ export class SessionPool {
 	private readonly idle: ShellSession[] = [];
 	private readonly all = new Set<ShellSession>();
 	private opening: Promise<ShellSession | undefined> | undefined;
+	/** True once a session was asked to sweep what earlier ones left (once per workspace is enough). */
+	private swept = false;
 
 	constructor(private readonly transport: RemoteTransport) {}
 
 	private async openSession(): Promise<ShellSession> {
-		const session = await ShellSession.open(this.transport);
+		const sweep = !this.swept;
+		this.swept = true;
+		const session = await ShellSession.open(this.transport, { sweep }).catch((error: unknown) => {
+			if (sweep) this.swept = false;
+			throw error;
+		});
 		this.all.add(session);
 		session.child.once("close", () => {
 			this.all.delete(session);
@@ -73,14 +80,28 @@ export class SessionPool {
 		this.idle.push(session);
 	}
 
+	/** An idle session that still reads lines (for a `drop`), if there is one; opens none. */
+	idleSession(): ShellSession | undefined {
+		return this.idle.find((session) => session.readsLines);
+	}
+
+	/**
+	 * Ends every session in order at once, waiting for nothing (toolbelt is exiting): `orphans`
+	 * (files no session owns any more) are dropped first through an idle session, if there is one.
+	 */
+	endNow(orphans: readonly string[]): void {
+		this.idleSession()?.drop(orphans);
+		for (const session of this.all) void session.close(false);
+	}
+
 	/** Forgets a session whose `once` run ended it (what it left is the caller's to stop). */
 	retire(session: ShellSession): void {
 		this.all.delete(session);
 	}
 
 	/**
-	 * Ends every session: idle ones clean up on their side (kill left-over jobs, remove kept files)
-	 * and are waited for; busy ones do so once their command ends.
+	 * Ends every session in order: idle ones clean up on their side (kill left-over jobs, remove
+	 * kept files) and are waited for; busy ones do so once their command ends.
 	 */
 	async close(): Promise<void> {
 		await this.opening;

@@ -10,7 +10,7 @@ import { keptOutputScript } from "./kept-output.js";
  * the next run). `KEEP FITBYTES FITLINES` say where the output goes: `0 0 0` streams it over the
  * connection; otherwise it goes to a file on the remote side and only its final tail frame comes
  * (see `kept-output.ts`; a long command's progress is read by a watcher of its own); the file is
- * removed when the raw output fits the budget, else kept for the session's cleanup. MODE
+ * removed when the raw output fits the budget, else kept until the session's orderly end. MODE
  * `session`: stdin is empty, and the loop goes on afterwards; `once`: stdin is the rest of the
  * session's stdin, and the session ends after the run.
  */
@@ -55,29 +55,59 @@ toolbeltRun() {
 	fi
 	printf 'TOOLBELT_EXIT %s\n' "$code" >&2
 	# After the report: the caller goes on meanwhile.
+	[ "$toolbelt_sweep" = sweep ] && { toolbelt_sweep=; toolbeltSweep; }
 	[ "$fits" = yes ] && LC_ALL=C rm -f -- "$out" && files=$((files - 1))
 }
 `;
 
+/** How the token of a session's file names is written: 24 lowercase hex digits (see `ShellSession.open`). */
+const TOKEN_PATTERN = "[0-9a-f]".repeat(24);
+
 /**
- * The remote script of a shell session (`$1`: a random token naming its files). It answers the
+ * `toolbeltSweep`, in the background: removes kept files a session of an earlier toolbelt left
+ * behind (its connection dropped, toolbelt was killed) once they are a day old. Only what is
+ * surely ours: regular files (find tests the entry itself and never follows a symlink) owned by
+ * this uid, with one link (a hard link planted by someone else names a file that is not ours to
+ * unlink), named as the session names them, at the top of the temp folder. The shell's glob picks
+ * the names (no stat of the folder's other entries, which may be thousands): find looks at those only.
+ */
+const sweepFunction = `
+toolbeltSweep() {
+	( set --
+	# Its own files are young: with no other candidate, no process is started.
+	for path in "$folder"/toolbelt-shell.${TOKEN_PATTERN}.[1-9]*; do
+		case $path in "$prefix".*) ;; *) { [ -e "$path" ] || [ -L "$path" ]; } && set -- "$@" "$path";; esac
+	done
+	[ $# -gt 0 ] || exit 0
+	uid=$(id -u) || exit 0
+	exec find "$@" -prune -type f -links 1 -user "$uid" -mtime +0 -exec rm -f -- {} + ) </dev/null >/dev/null 2>&1 &
+}
+`;
+
+/**
+ * The remote script of a shell session (`$1`: a random token naming its files; `$2`: `sweep` to
+ * start `toolbeltSweep` after its first run's report, off the path of any answer). It answers the
  * checks a shell tool makes before it runs a command — `dir PATH` (is it a folder?), `which NAME`
  * (where is the program?) — one quoted line each, on stderr as `TOOLBELT_ANSWER …`; `run ARGS…`
- * runs `toolbeltRun session ARGS…` and reads the next line after it; `drop PATH` removes a kept
- * file (no answer); `frame PATH SIZE LENGTH NEWLINES` sends a kept file's tail again as a final
+ * runs `toolbeltRun session ARGS…` and reads the next line after it; `drop PATH…` removes kept
+ * files, its own or other sessions' (no answer); `frame PATH SIZE LENGTH NEWLINES` sends a kept file's tail again as a final
  * frame of LENGTH bytes (then `TOOLBELT_FRAMED` on stderr); `once ARGS…` makes the rest of the session `toolbeltRun once ARGS…` (its stdin
- * then holds only what the command gets), and nothing of it is cleaned up by the session.
+ * then holds only what the command gets), and nothing of it is cleaned up by the session; `bye`
+ * is the orderly end.
  *
- * When its stdin ends (the workspace closed it, the client died or the connection dropped), the
- * session kills the process groups its runs left running and removes their kept output files
- * itself: closing a workspace costs no further remote command.
+ * When it ends, the session kills the process groups its runs left running. Only after `bye` (the
+ * workspace closed it) does it remove its kept output files too, so closing a workspace costs no
+ * further remote command; when its stdin merely ends (the connection dropped, the client died)
+ * they stay, since their paths were named to the model: the workspace removes them when it closes,
+ * else a later session's sweep once they are a day old. `TOOLBELT_CLEAN yes` on stderr says it
+ * removed them, `TOOLBELT_CLEAN` that it kept them.
  */
-export const sessionScript = `${keptOutputScript}${keptLinesScript}${runFunction}${String.raw`
+export const sessionScript = `${keptOutputScript}${keptLinesScript}${runFunction}${sweepFunction}${String.raw`
 nl='
 '
 folder=$TMPDIR; [ -d "$folder" ] || folder=/tmp
 prefix=$folder/toolbelt-shell.$1
-count=0; files=0; groups=; running=; alive=no
+count=0; files=0; groups=; running=; alive=no; toolbelt_bye=; toolbelt_sweep=$2
 toolbelt_umask=
 has_setsid=no; command -v setsid >/dev/null 2>&1 && has_setsid=yes
 # Output files are private (umask 077; commands get the original back): set up after the first
@@ -93,13 +123,13 @@ toolbeltCleanup() {
 	# A run still going when the session ends (its shell was signalled) goes with it.
 	for group in $groups $running; do kill -KILL "-$group" 2>/dev/null; kill -KILL "$group" 2>/dev/null; done
 	# Its own names, not a glob: the temp folder may hold thousands of entries to match.
-	if [ "$files" != 0 ]; then
+	if [ "$toolbelt_bye" = yes ] && [ "$files" != 0 ]; then
 		set --; number=1
 		while [ "$number" -le "$count" ]; do set -- "$@" "$prefix.$number"; number=$((number + 1)); done
 		LC_ALL=C rm -f -- "$@"
 	fi
 	# The client waits for this line, not for the channel's teardown.
-	printf 'TOOLBELT_CLEAN\n' >&2
+	printf 'TOOLBELT_CLEAN %s\n' "$toolbelt_bye" >&2
 }
 trap toolbeltCleanup EXIT
 trap 'exit 1' HUP INT TERM PIPE
@@ -112,7 +142,11 @@ while IFS= read -r line; do
 		case $2 in */*) [ -x "$2" ] && [ ! -d "$2" ] && answer=$2;; *) answer=$(command -v -- "$2");; esac
 		printf 'TOOLBELT_ANSWER %s\n' "$answer" >&2;;
 	run) shift; toolbeltRun session "$@";;
-	drop) rm -f -- "$2"; files=$((files - 1));;
+	drop)
+		shift; LC_ALL=C rm -f -- "$@"
+		# Only its own files count: the cleanup looks for them when some are left.
+		for path do case $path in "$prefix".*) files=$((files - 1));; esac; done;;
+	bye) toolbelt_bye=yes; exit 0;;
 	frame)
 		# A wider final frame of a kept file: LENGTH bytes before SIZE (background jobs may append).
 		[ -f "$2" ] || set -- "$1" "$2" "$3" 0 "$5"

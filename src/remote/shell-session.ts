@@ -28,8 +28,10 @@ const STDERR_KEPT = 16 * 1024;
  * One remote shell (see `sessionScript`): the checks before a command are answered inside it (no
  * round trip through another process), and the command then runs in it, so a bash call costs one
  * connection setup, as `ssh host command` does — and none once the session served a call before.
- * The session owns its kept output files and left-over background jobs: it removes and kills them
- * itself when its stdin ends, so `close` costs no further remote command.
+ * The session owns its kept output files and left-over background jobs: when its stdin ends it
+ * kills the jobs, and after `close`'s `bye` it removes the files too, so `close` costs no further
+ * remote command. A session that merely lost its connection leaves its files (their paths were
+ * named to the model) for the workspace to remove (see `KeptFiles`).
  */
 export class ShellSession {
 	private readonly answers: { resolve(answer: string): void; reject(error: Error): void }[] = [];
@@ -50,6 +52,8 @@ export class ShellSession {
 	fresh = true;
 	/** True once a run left something for the session to clean up (a kept file, background jobs). */
 	holdsLeftovers = false;
+	/** True once the remote side said it removed its kept files (after `close`'s `bye`). */
+	removedItsFiles = false;
 
 	private constructor(readonly child: ChildProcessWithoutNullStreams) {
 		child.stdin.on("error", () => {});
@@ -82,18 +86,38 @@ export class ShellSession {
 			this.pending = this.pending.slice(newline + 1);
 			// Answers come in the order the questions were written, before any run's lines.
 			if (line.startsWith("TOOLBELT_ANSWER")) this.answers.shift()?.resolve(line.slice("TOOLBELT_ANSWER ".length));
-			else if (line === "TOOLBELT_CLEAN") this.cleaned();
-			else this.handlers?.onLine(line);
+			else if (line.startsWith("TOOLBELT_CLEAN")) {
+				this.removedItsFiles = line === "TOOLBELT_CLEAN yes";
+				this.cleaned();
+			} else this.handlers?.onLine(line);
 		}
 	}
 
-	/** Opens a session on the transport (connecting first when needed). */
-	static async open(transport: RemoteTransport): Promise<ShellSession> {
-		return new ShellSession(await transport.spawn(sessionScript, [randomBytes(12).toString("hex")]));
+	/**
+	 * Opens a session on the transport (connecting first when needed). With `sweep`, the remote side
+	 * starts, in the background after its first run, the removal of day-old files that earlier
+	 * sessions left (`toolbeltSweep`).
+	 */
+	static async open(transport: RemoteTransport, options: { sweep?: boolean } = {}): Promise<ShellSession> {
+		const token = randomBytes(12).toString("hex");
+		return new ShellSession(await transport.spawn(sessionScript, options.sweep ? [token, "sweep"] : [token]));
 	}
 
 	/** Set when a wider frame did not come whole: the session takes nothing more. */
 	private spent = false;
+
+	/** True once the session's process ended (whatever it left is no longer its own to remove). */
+	get exited(): boolean {
+		return this.ended !== undefined || this.child.exitCode !== null || this.child.signalCode !== null;
+	}
+
+	/**
+	 * True while the remote side can still get a line without an answer (`drop`, `bye`): also in a
+	 * spent session (see `reframe`), whose late bytes no such line is mistaken for.
+	 */
+	get readsLines(): boolean {
+		return !this.exited && !this.child.stdin.writableEnded;
+	}
 
 	/** True while the session can still take questions or a command. */
 	get alive(): boolean {
@@ -172,18 +196,23 @@ export class ShellSession {
 		if (!reader.final) this.spent = true;
 	}
 
-	/** Removes a kept file that is not needed after all (no answer is awaited). */
-	drop(path: string): void {
-		if (this.alive) this.child.stdin.write(`${["drop", path].map(shellQuoteOneLine).join(" ")}\n`);
+	/**
+	 * Removes kept files, of this session or of another one of the workspace, before anything
+	 * written after (no answer is awaited). False when the session can take no more lines.
+	 */
+	drop(paths: readonly string[]): boolean {
+		if (!this.readsLines) return false;
+		if (paths.length > 0) this.child.stdin.write(`${["drop", ...paths].map(shellQuoteOneLine).join(" ")}\n`);
+		return true;
 	}
 
 	/**
-	 * Ends the session: the remote side then kills what its runs left running and removes their
-	 * files. With `wait`, resolves once it said so or ended (at most `CLOSE_WAIT_MS`, then the
-	 * client is killed).
+	 * Ends the session in order (`bye`): the remote side then kills what its runs left running and
+	 * removes their files. With `wait`, resolves once it said so or ended (at most `CLOSE_WAIT_MS`,
+	 * then the client is killed).
 	 */
 	async close(wait = true): Promise<void> {
-		this.child.stdin.end();
+		if (!this.child.stdin.writableEnded) this.child.stdin.end("bye\n");
 		if (!wait) return;
 		let timer: NodeJS.Timeout | undefined;
 		const late = new Promise<void>((resolve) => {

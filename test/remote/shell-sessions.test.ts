@@ -1,16 +1,32 @@
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import {
+	chownSync,
+	existsSync,
+	linkSync,
+	lstatSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import type { ToolResult } from "../../src/engine/types.js";
 import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
 import { createAllTools, type ShellToolDetails } from "../../src/tools/index.js";
+import { cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { dropConnections, until, useSshd } from "./sshd-fixture.js";
 
 // Remote bash runs in shell sessions kept open between calls; each session owns the output files
-// it kept and the jobs its commands left running, and removes or kills them itself when its stdin
-// ends (the workspace closed, or the connection dropped). The remote side is this machine (loopback
-// sshd), so what is left behind is looked at directly on the local disk and process table.
+// it kept and the jobs its commands left running. It kills the jobs when its stdin ends, and
+// removes the files only on an orderly end (the workspace closed): when the connection merely
+// dropped, the paths named to the model stay readable, and the workspace removes them at close.
+// The remote side is this machine (loopback sshd), so what is left behind is looked at directly
+// on the local disk and process table.
 
 const loopback = useSshd();
 
@@ -28,6 +44,29 @@ async function bash(workspace: RemoteWorkspace, command: string): Promise<{ text
 	const result = (await tool.execute("call", { command }, undefined)) as ToolResult<ShellToolDetails>;
 	const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 	return { text, path: result.details?.fullOutputPath };
+}
+
+/** The read tool's text for a path there (a failed read throws). */
+async function readTool(workspace: RemoteWorkspace, path: string): Promise<string> {
+	const tool = createAllTools(workspace.cwd, workspaceToolsOptions(workspace)).read;
+	const result = await tool.execute("call", { path }, undefined);
+	return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+}
+
+/** The processes (the session's remote shell, its ssh client) whose arguments hold the token of this kept path. */
+function sessionProcesses(path: string): number[] {
+	const token = /toolbelt-shell\.([0-9a-f]{24})\./.exec(path)?.[1];
+	if (!token) return [];
+	return readdirSync("/proc")
+		.filter((entry) => /^\d+$/.test(entry))
+		.filter((pid) => {
+			try {
+				return readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(token);
+			} catch {
+				return false;
+			}
+		})
+		.map(Number);
 }
 
 function alive(pid: number): boolean {
@@ -89,7 +128,7 @@ describe("remote bash sessions", () => {
 		expect(existsSync(run.path ?? "")).toBe(false);
 	}, 60_000);
 
-	it("a dropped connection: the remote side removes its kept files and stops left-over jobs by itself", async (context) => {
+	it("a dropped connection stops left-over jobs but keeps the kept files: read after the next call, removed at close", async (context) => {
 		if (!loopback.sshd) return context.skip();
 		const workspace = open(dir());
 		const long = await bash(workspace, "seq 1 100000");
@@ -97,9 +136,99 @@ describe("remote bash sessions", () => {
 		const pid = Number(job.text.trim().split("\n")[0]);
 		expect(existsSync(long.path ?? "")).toBe(true);
 		dropConnections(loopback.sshd);
-		expect(await until(() => !existsSync(long.path ?? ""), 10_000)).toBe(true);
 		expect(await until(() => !alive(pid), 10_000)).toBe(true);
-		// The next call connects again.
+		// The next call connects again, and the path named before still holds the whole output.
 		expect((await bash(workspace, "echo again")).text.trim()).toBe("again");
+		expect(await readTool(workspace, long.path ?? "")).toContain("1999");
+		expect(existsSync(long.path ?? "")).toBe(true);
+		await workspace.close();
+		expect(existsSync(long.path ?? "")).toBe(false);
+	}, 60_000);
+
+	it("close removes the kept file of a dropped session also when no call came after the drop", async (context) => {
+		if (!loopback.sshd) return context.skip();
+		const workspace = open(dir());
+		const long = await bash(workspace, "seq 1 100000");
+		const processes = sessionProcesses(long.path ?? "");
+		expect(processes.length).toBeGreaterThan(0);
+		dropConnections(loopback.sshd);
+		// The remote shell of the session saw its input end (and left its file).
+		expect(await until(() => processes.every((pid) => !alive(pid)), 10_000)).toBe(true);
+		expect(existsSync(long.path ?? "")).toBe(true);
+		await workspace.close();
+		expect(existsSync(long.path ?? "")).toBe(false);
+	}, 60_000);
+
+	it("toolbelt's exit, which the CLI leaves its workspace to, is an orderly end: the kept file goes", async (context) => {
+		if (!loopback.sshd) return context.skip();
+		const options = loopback.sshd.sshOptions.flatMap((option) => ["--ssh-option", option]);
+		const argv = [ensureBuiltCli(), "tool", "bash", JSON.stringify({ command: "seq 1 100000" })];
+		const workspace = ["--workspace", `${loopback.sshd.urlPrefix}${dir()}`, ...options];
+		const { stdout } = await promisify(execFile)(process.execPath, [...argv, ...workspace], {
+			cwd: "/",
+			env: cleanEnv(),
+			timeout: 30_000,
+		});
+		const path = /\/\S*toolbelt-shell\.[0-9a-f]{24}\.\d+/.exec(stdout)?.[0] ?? "";
+		expect(path, stdout).not.toBe("");
+		expect(await until(() => !existsSync(path), 10_000)).toBe(true);
+	}, 60_000);
+
+	it("keeps at most 20 files: the oldest go first, never one that background jobs still write", async (context) => {
+		if (!loopback.sshd) return context.skip();
+		const workspace = open(dir());
+		const held = await bash(workspace, "{ sleep 300; echo late; } & seq 1 100000");
+		const paths: string[] = [];
+		for (let run = 0; run < 22; run++) paths.push((await bash(workspace, `seq ${run} 100000`)).path ?? "");
+		expect(new Set(paths).size).toBe(22);
+		const existing = () => [held.path ?? "", ...paths].filter((path) => existsSync(path));
+		// Removing the oldest needs no answer: it is done in the session right after the call.
+		expect(await until(() => existing().length <= 20, 10_000)).toBe(true);
+		expect(existing()).toEqual([held.path, ...paths.slice(3)]);
+		await workspace.close();
+		expect(existing()).toEqual([]);
+	}, 120_000);
+
+	it("a new workspace's first session sweeps day-old files of this user's earlier sessions, and only those", async (context) => {
+		if (!loopback.sshd) return context.skip();
+		const first = open(dir());
+		const folder = (await bash(first, `f=$TMPDIR; [ -d "$f" ] || f=/tmp; printf '%s' "$f"`)).text.trim();
+		await first.close();
+		const name = () => join(folder, `toolbelt-shell.${randomBytes(12).toString("hex")}.1`);
+		const dayOld = (path: string, link = false) =>
+			execFileSync("touch", [...(link ? ["-h"] : []), "-d", "2 days ago", path]);
+		const old = name();
+		writeFileSync(old, "left by a session whose connection dropped");
+		dayOld(old);
+		const young = name();
+		writeFileSync(young, "a session of another toolbelt may still name it");
+		// Planted by someone else: another user's file, a symlink to a file of ours, a hard link to one.
+		const victim = join(folder, `toolbelt-test-victim.${randomBytes(6).toString("hex")}`);
+		writeFileSync(victim, "not a kept output");
+		dayOld(victim);
+		const foreign = name();
+		writeFileSync(foreign, "another user's");
+		dayOld(foreign);
+		const symlink = name();
+		symlinkSync(victim, symlink);
+		dayOld(symlink, true);
+		const hardLink = name();
+		linkSync(victim, hardLink);
+		const otherUser = process.getuid?.() === 0;
+		if (otherUser) chownSync(foreign, 65534, 65534);
+		try {
+			const second = open(dir());
+			expect((await bash(second, "echo swept")).text.trim()).toBe("swept");
+			expect(await until(() => !existsSync(old), 10_000)).toBe(true);
+			expect(existsSync(young)).toBe(true);
+			expect(lstatSync(symlink).isSymbolicLink()).toBe(true);
+			expect(existsSync(hardLink)).toBe(true);
+			expect(existsSync(victim)).toBe(true);
+			// Only root can hand a file to another user; otherwise it is this user's and goes too.
+			if (otherUser) expect(existsSync(foreign)).toBe(true);
+			await second.close();
+		} finally {
+			for (const path of [old, young, foreign, symlink, hardLink, victim]) rmSync(path, { force: true });
+		}
 	}, 60_000);
 });
