@@ -10,7 +10,7 @@ import {
 import { toExtendedRegex } from "./posix-pattern.js";
 import { posixGrep, posixListFiles } from "./posix-search.js";
 import { type RemoteRipgrepMode, remoteRipgrep } from "./remote-ripgrep.js";
-import { runRemote } from "./run-remote.js";
+import { type RemoteRunResult, runRemote } from "./run-remote.js";
 import type { ScriptChannel } from "./script-channel.js";
 import { shellQuoteOneLine } from "./shell-quote.js";
 import type { RemoteTransport } from "./transport.js";
@@ -116,16 +116,7 @@ export function createRemoteSearchOperations(
 		stat: async (absolutePath) => {
 			prepare();
 			void ripgrep().catch(() => {});
-			if (options.stat) {
-				const info = await options.stat(absolutePath).catch((error: NodeJS.ErrnoException) => {
-					// Not there, or not reachable (as `[ -e ]` answered before): no such root. Anything else (a dropped connection) is told.
-					if (["ENOENT", "ENOTDIR", "EACCES", "ELOOP"].includes(error.code ?? "")) return undefined;
-					throw error;
-				});
-				return info && { isDirectory: info.kind === "directory" };
-			}
-			const result = await run(`[ -e "$1" ] || exit 1; [ -d "$1" ] && echo d || echo f`, [absolutePath]);
-			return result.exitCode === 0 ? { isDirectory: result.stdout.toString().trim() === "d" } : undefined;
+			return rootInfo(absolutePath, options.stat, run);
 		},
 		grep: async (request, signal) =>
 			searchWith(
@@ -156,6 +147,28 @@ export function createRemoteSearchOperations(
 			spare = undefined;
 		},
 	};
+}
+
+/**
+ * Whether the search root is a folder, a file, or not there: from the workspace's stat when given
+ * (its answer usually fetched with the folder's resolution a moment before), else a remote test.
+ */
+async function rootInfo(
+	absolutePath: string,
+	stat: RemoteSearchOptions["stat"],
+	run: (script: string, args: string[]) => Promise<RemoteRunResult>,
+): Promise<{ isDirectory: boolean } | undefined> {
+	if (stat) {
+		const info = await stat(absolutePath).catch((error: NodeJS.ErrnoException) => {
+			// Not there, or not reachable (as the remote test answers): no such root. Anything else
+			// (a dropped connection) is told.
+			if (["ENOENT", "ENOTDIR", "EACCES", "ELOOP"].includes(error.code ?? "")) return undefined;
+			throw error;
+		});
+		return info && { isDirectory: info.kind === "directory" };
+	}
+	const result = await run(`[ -e "$1" ] || exit 1; [ -d "$1" ] && echo d || echo f`, [absolutePath]);
+	return result.exitCode === 0 ? { isDirectory: result.stdout.toString().trim() === "d" } : undefined;
 }
 
 /**

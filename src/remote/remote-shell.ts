@@ -93,6 +93,21 @@ function executableLookup(
 	};
 }
 
+/** Removes kept files through a session's stdin when one is open (no round trip), else by one remote command. */
+function removeKept(
+	paths: readonly string[],
+	via: ShellSession | undefined,
+	pool: SessionPool,
+	check: (script: string, args: string[]) => Promise<RemoteRunResult>,
+): Promise<unknown> {
+	if (paths.length === 0 || via?.drop(paths) || pool.idleSession()?.drop(paths)) return Promise.resolve();
+	const removing = () => check(`rm -f -- "$@"`, [...paths]);
+	// Once more when the channel's connection had dropped unnoticed: the retry connects again.
+	return removing()
+		.catch(removing)
+		.catch(() => {});
+}
+
 /**
  * `ShellOperations` over a remote transport: each command runs in its own process group on the
  * remote side, so a timeout or an abort kills the remote tree (a second remote call), not just the
@@ -110,15 +125,7 @@ export function createRemoteShellOperations(
 	const keptFiles = new KeptFiles();
 	const check = (script: string, args: string[]): Promise<RemoteRunResult> =>
 		channel ? channel.run(script, args) : runRemote(transport, script, args);
-	// Through a session's stdin when one is open (no round trip), else one remote command.
-	const remove = (paths: readonly string[], via: ShellSession | undefined): Promise<unknown> => {
-		if (paths.length === 0 || via?.drop(paths) || pool.idleSession()?.drop(paths)) return Promise.resolve();
-		const removing = () => check(`rm -f -- "$@"`, [...paths]);
-		// Once more when the channel's connection had dropped unnoticed: the retry connects again.
-		return removing()
-			.catch(removing)
-			.catch(() => {});
-	};
+	const remove = (paths: readonly string[], via: ShellSession | undefined) => removeKept(paths, via, pool, check);
 	// The CLI leaves its workspace to toolbelt's exit: the sessions still end in order then, their
 	// `bye` written at once, ahead of the transport's own exit handler that stops the connection.
 	const endAtExit = () => pool.endNow(keptFiles.orphans());
