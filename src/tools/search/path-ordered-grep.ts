@@ -28,6 +28,8 @@ export interface PathOrderedGrepOptions {
 	maxHeldLines?: number;
 	/** Most characters of line text it may hold. Default: 4 Mi. */
 	maxHeldChars?: number;
+	/** Longest it may run before the path-ordered search answers instead. Default: 5 s. */
+	maxHeldMs?: number;
 }
 
 const DEFAULTS: Required<PathOrderedGrepOptions> = {
@@ -35,6 +37,7 @@ const DEFAULTS: Required<PathOrderedGrepOptions> = {
 	probeLines: 100,
 	maxHeldLines: 4000,
 	maxHeldChars: 4 * 2 ** 20,
+	maxHeldMs: 5000,
 };
 
 /**
@@ -45,7 +48,8 @@ const DEFAULTS: Required<PathOrderedGrepOptions> = {
  * started, unless `probeMs` is 0) runs first; when it gives few lines in its first `probeMs`, it is stopped and an
  * every-thread search runs instead, whose lines are held (bounded) and handed out sorted by path
  * — the very order and lines the ordered search gives, so the caller's text is the same. When
- * that search finds more than it may hold, a second ordered search answers after all.
+ * that search finds more than it may hold, or runs longer than `maxHeldMs`, a second ordered
+ * search answers after all.
  */
 export async function* pathOrderedGrep(
 	first: StartedGrep,
@@ -54,11 +58,11 @@ export async function* pathOrderedGrep(
 	options: PathOrderedGrepOptions = {},
 ): AsyncGenerator<GrepLine[]> {
 	const settings = { ...DEFAULTS, ...options };
-	let everyThread = first.run;
+	let everyThread = first;
 	if (first.pathOrder) {
 		const probe = yield* probeOrdered(first, settings);
 		if (probe === "kept") return;
-		everyThread = await start(false, signal);
+		everyThread = await startStoppable(start, signal);
 	}
 	const held = await heldEveryThread(everyThread, settings);
 	if (held) {
@@ -66,6 +70,13 @@ export async function* pathOrderedGrep(
 		return;
 	}
 	yield* await start(true, signal);
+}
+
+/** Starts the every-thread search with a stop of its own. */
+async function startStoppable(start: StartGrep, signal: AbortSignal): Promise<StartedGrep> {
+	const stop = new AbortController();
+	const run = await start(false, AbortSignal.any([signal, stop.signal]));
+	return { run, pathOrder: false, stop: () => stop.abort() };
 }
 
 /** Runs the ordered search for `probeMs`: "kept" when it answered (whole, or going on), else "stopped". */
@@ -103,20 +114,45 @@ async function* probeOrdered(
 	return "kept";
 }
 
-/** Every line of an every-thread search sorted by path, or undefined when there were more than may be held. */
+/**
+ * Every line of an every-thread search sorted by path, or undefined when there were more than may
+ * be held, or it ran past `maxHeldMs` (then the ordered search answers: a search that runs into
+ * its timeout keeps what it found in path order, as before, where held lines would be lost).
+ */
 async function heldEveryThread(
-	everyThread: AsyncIterable<GrepLine[]>,
+	everyThread: StartedGrep,
 	settings: Required<PathOrderedGrepOptions>,
 ): Promise<GrepLine[] | undefined> {
+	const batches = everyThread.run[Symbol.asyncIterator]();
 	const lines: GrepLine[] = [];
 	let chars = 0;
-	for await (const batch of everyThread) {
-		for (const line of batch) {
-			lines.push(line);
-			chars += line.text.length;
+	let timer: NodeJS.Timeout | undefined;
+	const late = new Promise<"late">((resolve) => {
+		timer = setTimeout(() => resolve("late"), settings.maxHeldMs);
+	});
+	try {
+		for (;;) {
+			const next = batches.next();
+			const batch = await Promise.race([next, late]);
+			if (batch === "late") {
+				next.catch(() => {});
+				everyThread.stop();
+				batches.return?.().catch(() => {});
+				return undefined;
+			}
+			if (batch.done) break;
+			for (const line of batch.value) {
+				lines.push(line);
+				chars += line.text.length;
+			}
+			if (lines.length > settings.maxHeldLines || chars > settings.maxHeldChars) {
+				everyThread.stop();
+				batches.return?.().catch(() => {});
+				return undefined;
+			}
 		}
-		// Leaving the loop ends that ripgrep.
-		if (lines.length > settings.maxHeldLines || chars > settings.maxHeldChars) return undefined;
+	} finally {
+		clearTimeout(timer);
 	}
 	// Stable: a file's lines keep ripgrep's order (each file's lines come together).
 	return lines.sort((left, right) => comparePaths(left.path, right.path));

@@ -52,6 +52,8 @@ describe("pathOrderedGrep: the same lines in the same order, whichever ripgrep a
 		expect(await linesOf(rgPath, request, { probeMs: 0 })).toEqual(ordered);
 		// The every-thread search finds more than it may hold: a second ordered search answers.
 		expect(await linesOf(rgPath, request, { probeMs: 0, maxHeldLines: 10 })).toEqual(ordered);
+		// The every-thread search runs past the time it may take: a second ordered search answers.
+		expect(await linesOf(rgPath, request, { probeMs: 0, maxHeldMs: 0 })).toEqual(ordered);
 		// The ordered search stopped after its trial (it had given too few lines), then the every-thread one.
 		expect(await linesOf(rgPath, request, { probeMs: 1, probeLines: Number.MAX_SAFE_INTEGER })).toEqual(ordered);
 		// The defaults.
