@@ -1,7 +1,8 @@
+import { singleQuoted } from "../tools/shell/single-quoted.js";
 /** Quotes one word for a POSIX shell: single quotes, an embedded `'` written as `'\''`. */
 export function shellQuote(word: string): string {
 	if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-	return `'${word.replaceAll("'", `'\\''`)}'`;
+	return singleQuoted(word);
 }
 
 /** The command line `sh -c SCRIPT sh ARGS…`, quoted for a remote login shell (as `ssh` sends one string). */

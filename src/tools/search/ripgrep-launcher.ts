@@ -2,6 +2,17 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import type { Socket } from "node:net";
 import { isAbsolute } from "node:path";
+import {
+	CHANNELS,
+	CONTROL_FD,
+	errFd,
+	framed,
+	launcherEnvironment,
+	launcherScript,
+	launchScript,
+	outFd,
+	sameEnvironment,
+} from "./ripgrep-launcher-script.js";
 
 /**
  * Shells that wait to become this process's next ripgreps, so that a search forks nothing: a
@@ -72,11 +83,6 @@ export interface LaunchedRipgrep {
 export const LAUNCH_FAILED = new Set([125, 126, 127]);
 
 const SHELL = "/bin/bash";
-const CHANNELS = 8;
-const CONTROL_FD = 3;
-const FIRST_CHANNEL_FD = 4;
-/** Longest command handed to a subshell; a larger one (huge arguments) starts directly. */
-const MAX_LAUNCH_BYTES = 128 * 1024;
 /** The status bash gives a process SIGKILL ended (128 + 9). */
 const SIGKILL_STATUS = 137;
 
@@ -91,109 +97,6 @@ const shellAvailable = process.platform === "linux" && existsSync(SHELL);
 /** How many ripgrep processes the launcher started in this process (for tests and diagnostics). */
 export function ripgrepLaunches(): number {
 	return launched;
-}
-
-function quote(value: string): string {
-	return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
-const outFd = (channel: number) => FIRST_CHANNEL_FD + 2 * channel;
-const errFd = (channel: number) => FIRST_CHANNEL_FD + 2 * channel + 1;
-
-/**
- * A message's length in bytes on one line, then the message, read in one go (`read -N` reads a
- * socket in chunks where other forms read byte by byte; LC_ALL=C makes characters bytes).
- */
-function readMessage(fd: number, into: string): string {
-	return [
-		`IFS= read -r -u ${fd} toolbelt_bytes || exit 0`,
-		'case "$toolbelt_bytes" in "" | *[!0-9]*) exit 0 ;; esac',
-		`IFS= read -r -N "$toolbelt_bytes" -u ${fd} ${into} || exit 0`,
-	].join("\n");
-}
-
-/**
- * Forks the waiting subshells (each closes what its ripgrep must not hold and waits for its
- * command on its stderr socket), says their ids, drops its own copies of the channels, then
- * answers status questions from stdin.
- */
-function launcherScript(): string {
-	const lines = ["set +o posix", "LC_ALL=C"];
-	const everyChannel: string[] = [];
-	for (let channel = 0; channel < CHANNELS; channel++)
-		everyChannel.push(`${outFd(channel)}>&-`, `${errFd(channel)}>&-`);
-	for (let channel = 0; channel < CHANNELS; channel++) {
-		const others = everyChannel.filter(
-			(close) => !close.startsWith(`${outFd(channel)}>`) && !close.startsWith(`${errFd(channel)}>`),
-		);
-		lines.push(
-			"(",
-			`exec 0</dev/null ${others.join(" ")} ${CONTROL_FD}>&-`,
-			readMessage(errFd(channel), "toolbelt_launch"),
-			'eval "$toolbelt_launch"',
-			"exit 125",
-			") &",
-			`printf 'P ${channel} %s\\n' "$!" >&${CONTROL_FD}`,
-		);
-	}
-	lines.push(
-		`exec ${everyChannel.join(" ")}`,
-		"while :; do",
-		readMessage(0, "toolbelt_question"),
-		'eval "$toolbelt_question"',
-		"done",
-	);
-	return lines.join("\n");
-}
-
-/** The launcher's environment: this process's, without what would change how bash itself starts. */
-function launcherEnvironment(): NodeJS.ProcessEnv {
-	const environment: NodeJS.ProcessEnv = {};
-	for (const [name, value] of Object.entries(process.env)) {
-		// TMOUT would end a waiting shell's `read` after that many seconds.
-		if (["BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "TMOUT"].includes(name)) continue;
-		if (name.startsWith("BASH_FUNC_")) continue;
-		environment[name] = value;
-	}
-	return environment;
-}
-
-function sameEnvironment(started: [string, string | undefined][]): boolean {
-	const now = process.env;
-	if (Object.keys(now).length !== started.length) return false;
-	return started.every(([name, value]) => now[name] === value);
-}
-
-/** `/proc/self/…` (a pinned folder) names this process's descriptor; the shell reaches it through this process's id. */
-function folderForShell(cwd: string): string {
-	return cwd.startsWith("/proc/self/") ? `/proc/${process.pid}/${cwd.slice("/proc/self/".length)}` : cwd;
-}
-
-/** Variables the shell changed (its start, the launcher's C locale, `cd`), set back as this process has them. */
-function restoredVariables(): string[] {
-	return ["PWD", "OLDPWD", "SHLVL", "LC_ALL"].map((name) => {
-		const value = process.env[name];
-		return value === undefined ? `unset ${name}` : `export ${name}=${quote(value)}`;
-	});
-}
-
-/** A subshell's command: enter the folder and become ripgrep, its channel as stdout and stderr. */
-function launchScript(channel: number, rgPath: string, args: readonly string[], cwd: string): string | undefined {
-	const words = [rgPath, ...args];
-	if (words.some((word) => word.includes("\0"))) return undefined;
-	const out = outFd(channel);
-	const err = errFd(channel);
-	const launch = [
-		`cd -- ${quote(folderForShell(cwd))} 2>/dev/null || exit 125`,
-		...restoredVariables(),
-		`exec ${words.map(quote).join(" ")} >&${out} 2>&${err} ${out}>&- ${err}>&-`,
-		"",
-	].join("\n");
-	return Buffer.byteLength(launch) > MAX_LAUNCH_BYTES ? undefined : launch;
-}
-
-function framed(message: string): string {
-	return `${Buffer.byteLength(message)}\n${message}`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { cgroupsAvailable, deferredJoinCgroupScript, killCommandCgroup } from ".
 import { attachRoot, createProcessContainment, type ProcessContainment, releaseContainment } from "./containment.js";
 import { keepOrRelease } from "./left-running.js";
 import { relayEnvironment, wrapperName, wrapperScript, wrapperShell } from "./output-relay.js";
+import { singleQuoted } from "./single-quoted.js";
 
 /**
  * A shell that already sits in the next command's cgroup, waiting for that command. Moving a
@@ -47,10 +48,6 @@ const shellVariableName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** How many commands started from a standby shell in this process (for tests and diagnostics). */
 export function standbyShellStarts(): number {
 	return startedFromStandby;
-}
-
-function quote(value: string): string {
-	return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
@@ -96,15 +93,16 @@ function launchScript(command: StandbyCommand, containment: ProcessContainment):
 	for (const [name, value] of Object.entries(env)) {
 		if (!shellVariableName.test(name)) return undefined;
 		if (name === "PWD" || name === "OLDPWD" || name === "SHLVL") continue;
-		lines.push(`export ${name}=${quote(value)}`);
+		lines.push(`export ${name}=${singleQuoted(value)}`);
 	}
 	const level = shellLevel(env.SHLVL);
 	if (level !== undefined) lines.push(`export SHLVL=${level}`);
-	if (env.PWD?.startsWith("/")) lines.push(`if [ ${quote(env.PWD)} -ef . ]; then export PWD=${quote(env.PWD)}; fi`);
+	if (env.PWD?.startsWith("/"))
+		lines.push(`if [ ${singleQuoted(env.PWD)} -ef . ]; then export PWD=${singleQuoted(env.PWD)}; fi`);
 	if (env.OLDPWD !== undefined)
-		lines.push(`if [ -d ${quote(env.OLDPWD)} ]; then export OLDPWD=${quote(env.OLDPWD)}; fi`);
-	lines.push(`exec >>${quote(`/proc/${process.pid}/fd/${command.outputFile}`)} 2>&1`);
-	lines.push(`set -- ${[command.file, ...command.args].map(quote).join(" ")}`);
+		lines.push(`if [ -d ${singleQuoted(env.OLDPWD)} ]; then export OLDPWD=${singleQuoted(env.OLDPWD)}; fi`);
+	lines.push(`exec >>${singleQuoted(`/proc/${process.pid}/fd/${command.outputFile}`)} 2>&1`);
+	lines.push(`set -- ${[command.file, ...command.args].map(singleQuoted).join(" ")}`);
 	const launch = `${lines.join("\n")}\n`;
 	return launch.length > maxLaunchBytes ? undefined : launch;
 }
