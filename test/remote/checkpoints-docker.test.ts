@@ -1,41 +1,22 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createCheckpoints, remoteCheckpointFiles } from "../../src/checkpoints/index.js";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import type { ToolCall } from "../../src/engine/types.js";
-import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
+import { createWorkspaceFromUrl, workspaceToolsOptions } from "../../src/remote/index.js";
 import { createEditTool, createWriteTool } from "../../src/tools/index.js";
-import { requiredInCi } from "../helpers/prerequisites.js";
-import { dockerUnavailable, ensureTestImage, inContainer, removeContainer, startContainer } from "./docker-fixture.js";
+import { inContainer, useTestContainer } from "./docker-fixture.js";
 
 // Checkpoints inside a container (busybox only: no Node, no GNU coreutils there). Everything is
 // looked at with `docker exec`: the container's files are not on this machine's disk at all.
 
-const container = `toolbelt-undo-${process.pid}`;
-let skipReason = dockerUnavailable();
-const opened: RemoteWorkspace[] = [];
+const box = useTestContainer("toolbelt-undo", "the docker checkpoint tests");
+const container = box.name;
 const state = mkdtempSync(join(tmpdir(), "toolbelt-undo-docker-state-"));
 
-beforeAll(() => {
-	if (skipReason) {
-		console.warn(`skipping the docker checkpoint tests: ${skipReason}`);
-		return;
-	}
-	try {
-		ensureTestImage();
-		startContainer(container);
-	} catch (error) {
-		skipReason = requiredInCi("a test container", `the test container could not start: ${(error as Error).message}`);
-	}
-}, 120_000);
-
-afterAll(async () => {
-	await Promise.all(opened.map((workspace) => workspace.close()));
-	removeContainer(container);
-	rmSync(state, { recursive: true, force: true });
-});
+afterAll(() => rmSync(state, { recursive: true, force: true }));
 
 /** Mode, content and link target of every entry in /srv/p, as the container sees them. */
 function remoteTree(): string {
@@ -47,13 +28,13 @@ function remoteTree(): string {
 
 describe("checkpoints of a docker:// workspace", () => {
 	it("write and edit in the container are undone there; a change made there meanwhile is refused", async (context) => {
-		if (skipReason) return context.skip();
+		if (box.skipReason) return context.skip();
 		inContainer(
 			container,
 			"mkdir -p /srv/p && cd /srv/p && printf 'echo hi\\n' > run.sh && chmod 750 run.sh && printf 'target\\n' > target.txt && ln -s target.txt link.txt",
 		);
 		const workspace = createWorkspaceFromUrl(`docker://${container}/srv/p`);
-		opened.push(workspace);
+		box.opened.push(workspace);
 		const options = workspaceToolsOptions(workspace);
 		const tools = [createWriteTool(workspace.cwd, options.write), createEditTool(workspace.cwd, options.edit)];
 		const checkpoints = await createCheckpoints({

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { requiredInCi } from "../helpers/prerequisites.js";
 
 /** The local test image: a busybox-static root file system, imported (there is no registry). */
@@ -71,4 +72,41 @@ export function removeContainer(name: string): void {
 /** Runs a command in the container and returns its stdout. */
 export function inContainer(name: string, command: string): string {
 	return docker(["exec", "-i", name, "sh", "-c", command]);
+}
+
+/** The busybox container of a test file or block (see `useTestContainer`). */
+export interface TestContainer {
+	/** The container's name. */
+	readonly name: string;
+	/** Why its tests skip (docker missing outside CI), or undefined once it runs. */
+	skipReason: string | undefined;
+	/** Workspaces opened on it, closed before it is removed. */
+	readonly opened: { close(): Promise<void> }[];
+}
+
+/**
+ * Starts a container of the test image before the tests of the file (or `describe` block) it is
+ * called in — `setUp` then prepares it — and removes it after them, with the workspaces opened on
+ * it. Where docker cannot run, `skipReason` says why (under CI that is a failure: `requiredInCi`).
+ */
+export function useTestContainer(prefix: string, what: string, setUp?: (name: string) => void): TestContainer {
+	const container: TestContainer = { name: `${prefix}-${process.pid}`, skipReason: dockerUnavailable(), opened: [] };
+	beforeAll(() => {
+		if (container.skipReason) return console.warn(`skipping ${what}: ${container.skipReason}`);
+		try {
+			ensureTestImage();
+			startContainer(container.name);
+			setUp?.(container.name);
+		} catch (error) {
+			container.skipReason = requiredInCi(
+				"a test container",
+				`the test container could not start: ${(error as Error).message}`,
+			);
+		}
+	}, 120_000);
+	afterAll(async () => {
+		await Promise.all(container.opened.map((workspace) => workspace.close()));
+		removeContainer(container.name);
+	});
+	return container;
 }

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ToolResult } from "../../src/engine/types.js";
 import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
 import { createAllTools, createLocalWorkspace, type ShellToolDetails, type Workspace } from "../../src/tools/index.js";
-import { requiredInCi } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { dockerUnavailable, ensureTestImage, inContainer, removeContainer, startContainer } from "./docker-fixture.js";
+import { inContainer, useTestContainer } from "./docker-fixture.js";
 import { useSshd } from "./sshd-fixture.js";
 
 // A cut remote bash output gets the lines worth keeping from its cut part (errors, warnings,
@@ -150,31 +149,17 @@ describe("a cut remote bash output keeps the same lines as locally", () => {
 });
 
 describe("in a busybox container (docker backend)", () => {
-	const container = `toolbelt-kept-${process.pid}`;
-	let skipReason = dockerUnavailable();
-	const opened: RemoteWorkspace[] = [];
-	beforeAll(() => {
-		if (skipReason) return console.warn(`skipping the docker kept-lines tests: ${skipReason}`);
-		try {
-			ensureTestImage();
-			startContainer(container);
-			inContainer(container, "mkdir -p /srv/kept");
-		} catch (error) {
-			skipReason = requiredInCi("a test container", `the test container could not start: ${(error as Error).message}`);
-		}
-	}, 120_000);
-	afterAll(async () => {
-		await Promise.all(opened.map((workspace) => workspace.close()));
-		removeContainer(container);
-	});
+	const container = useTestContainer("toolbelt-kept", "the docker kept-lines tests", (name) =>
+		inContainer(name, "mkdir -p /srv/kept"),
+	);
 
 	// BusyBox grep has no -a (it takes NUL bytes as they are) and its awk ends a line's text at a
 	// NUL byte: only NUL-free outputs are compared here.
 	for (const [name, command] of outputs.slice(0, 3)) {
 		it(`${name}: busybox grep, cut and awk pick the same lines`, async (context) => {
-			if (skipReason) return context.skip();
-			const workspace = createWorkspaceFromUrl(`docker://${container}/srv/kept`);
-			opened.push(workspace);
+			if (container.skipReason) return context.skip();
+			const workspace = createWorkspaceFromUrl(`docker://${container.name}/srv/kept`);
+			container.opened.push(workspace);
 			const here = await bash(createLocalWorkspace(dir()), command);
 			const there = await bash(workspace, command);
 			expect(withoutPath(there.text)).toBe(withoutPath(here.text));
