@@ -13,8 +13,8 @@
  */
 export const fileLibrary = String.raw`
 export LC_ALL=C
-# Set per request by the script channel; never taken from the environment.
-toolbelt_staged=no; toolbelt_tag=
+# Set per request (or, channel_dir, per loop) by the script channel; never taken from the environment.
+toolbelt_staged=no; toolbelt_tag=; channel_dir=
 # Paths are always absolute here, so no "--" is needed (busybox realpath takes none).
 fail() { printf 'TOOLBELT_ERRNO %s %s\n' "$1" "$2" >&2; exit 97; }
 errno_of() {
@@ -64,17 +64,30 @@ check_size() {
 	n=$(($(wc -c < "$1")))
 	[ "$n" = "$2" ] || fail EIO "only $n of $2 bytes arrived (the connection was lost?)"
 }
+# Do grep -m and head -n leave a seekable stdin just past the lines they read? Probed on a
+# channel's first skip, not at its start (three processes that no other call needs), and kept in
+# its folder, since each request runs in a subshell. A one-off process takes the slow path.
+seek_probe() {
+	seek_grep=no; seek_head=no
+	[ -n "$channel_dir" ] || return 0
+	if [ -s "$channel_dir/seek" ]; then read -r seek_grep seek_head < "$channel_dir/seek"; return 0; fi
+	printf 'a\nb\n' > "$channel_dir/probe"
+	{ counted=$(grep -a -c -m 1 ''); IFS= read -r probe; } < "$channel_dir/probe"; [ "$probe" = b ] && seek_grep=yes
+	[ "$seek_grep" = yes ] || { { head -n 1 > /dev/null; IFS= read -r probe; } < "$channel_dir/probe"; [ "$probe" = b ] && seek_head=yes; }
+	printf '%s %s\n' "$seek_grep" "$seek_head" > "$channel_dir/seek"
+}
 # Skips $3 lines from byte $2 and prints "NEWLINES BYTES PARTIAL", then up to $4 bytes from there.
 # Where grep -m (or else head -n) leaves a seekable stdin just past the last line it read
-# (seek_grep, seek_head: probed by the channel), the skip is one pass and no pipe — GNU grep's
-# is about twice as fast as head's; else head | wc counts what it skipped.
+# (seek_probe), the skip is one pass and no pipe — GNU grep's is about twice as fast as head's;
+# else head | wc counts what it skipped.
 skip_lines() {
-	if [ "%{seek_grep:-no}" = yes ] || [ "%{seek_head:-no}" = yes ]; then
+	seek_probe
+	if [ "$seek_grep" = yes ] || [ "$seek_head" = yes ]; then
 		total=$(($(wc -c < "$1")))
 		left=$({
 			[ "$2" = 0 ] || dd bs=1 skip="$2" count=0 2>/dev/null
 			# Not "> /dev/null": GNU grep then stops at the first line, as -q would.
-			if [ "%{seek_grep:-no}" = yes ]; then counted=$(grep -a -c -m "$3" ''); else head -n "$3" > /dev/null; fi
+			if [ "$seek_grep" = yes ]; then counted=$(grep -a -c -m "$3" ''); else head -n "$3" > /dev/null; fi
 			wc -c
 		} < "$1")
 		if [ "$((left))" -gt 0 ]; then

@@ -91,16 +91,19 @@ export function createRemoteSearchOperations(
 		const args = given.filter((arg, index) => arg !== "--no-ignore-parent" || (flagsEnd !== -1 && index > flagsEnd));
 		const ready = spare;
 		spare = undefined;
-		// The next search finds its connection ready too.
-		prepare();
+		let child: ChildProcessWithoutNullStreams;
 		if (ready && ready.exitCode === null && ready.signalCode === null) {
 			ready.stdin.end(`${[cwd, rgPath, ...args].map(shellQuoteOneLine).join(" ")}\n`);
 			// The process runs already: its "spawn" event is long past, and the runner waits for one.
 			process.nextTick(() => ready.emit("spawn"));
-			return ready;
+			child = ready;
+		} else {
+			child = await transport.spawn(launchScript, [cwd, rgPath, ...args]);
+			child.stdin.end();
 		}
-		const child = await transport.spawn(launchScript, [cwd, rgPath, ...args]);
-		child.stdin.end();
+		// The next search finds its connection ready too. Started when this one ends, not beside it:
+		// a connection's start (ssh, sshd, a shell) would take its CPU from the search.
+		child.once("close", prepare);
 		return child;
 	};
 	const ripgrep = (): Promise<{ path: string } | { reason: string }> => {

@@ -12,8 +12,9 @@ import { RemoteConnectionError, type RemoteTransport } from "./transport.js";
  * `"$nl"`), then SIZE bytes of stdin for it. It runs the script in a subshell — no new shell to
  * start, no script to parse again — with its stdout going straight back, then answers
  * `\nTAG CODE ERRLEN\n` and the stderr bytes. The stdin bytes (followed by a line `.`, which shows
- * that all of them came) are always taken before the script runs, so they can never be read as a request. Where `head -c` may read past what it was asked
- * for (busybox on a pipe), the loop says so and requests with stdin run as their own process.
+ * that all of them came) are always taken before the script runs, so they can never be read as a
+ * request. It says READY at once: what the remote tools can do is probed when a call first needs
+ * it (`exactStdinProbe`, the library's `seek_probe`), not on the way to the first answer.
  */
 function loopScript(library: string): string {
 	return String.raw`${library}
@@ -22,14 +23,7 @@ nl='
 channel_dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$channel_dir"' EXIT
 trap 'exit 1' HUP INT TERM PIPE
-# Probes, one process each (read is built in): do grep -m and head -n leave a file just past
-# the lines they read, and does head -c take no more than it was asked for from a pipe?
-printf 'a\nb\n' > "$channel_dir/probe"
-seek_grep=no; { counted=$(grep -a -c -m 1 ''); IFS= read -r probe; } < "$channel_dir/probe"; [ "$probe" = b ] && seek_grep=yes
-seek_head=no
-[ "$seek_grep" = yes ] || { { head -n 1 > /dev/null; IFS= read -r probe; } < "$channel_dir/probe"; [ "$probe" = b ] && seek_head=yes; }
-exact=no; printf 'a\nb\n' | { head -c 2 > /dev/null; IFS= read -r probe; [ "$probe" = b ]; } && exact=yes
-echo "READY $exact"
+echo READY
 req() {
 	toolbelt_tag=$1; size=$2; script=$3; shift 3
 	if [ "$size" -gt 0 ]; then
@@ -49,6 +43,13 @@ req() {
 while IFS= read -r line; do eval "$line"; done
 `;
 }
+
+/**
+ * Does `head -c` take no more than it was asked for from a pipe (not so with busybox)? Asked by
+ * the first request with stdin, which waits for the answer: where it is no, requests with stdin
+ * run as their own process.
+ */
+const exactStdinProbe = String.raw`printf 'a\nb\n' | { head -c 2 > /dev/null; IFS= read -r probe; [ "$probe" = b ]; } && echo yes || echo no`;
 
 /** Runs short scripts over one long-lived remote `sh`, in order, instead of one process each. */
 export interface ScriptChannel {
@@ -84,9 +85,13 @@ interface Request {
 interface Loop {
 	child: ChildProcessWithoutNullStreams;
 	answering: Pending[];
-	/** Undefined until the loop said READY; then whether its `head -c` reads exactly. */
+	/** Whether the loop said READY. */
+	ready: boolean;
+	/** Undefined until `exactStdinProbe` answered; then whether its `head -c` reads exactly. */
 	exactStdin: boolean | undefined;
-	/** Requests with stdin made before READY. */
+	/** Whether `exactStdinProbe` was sent. */
+	probing: boolean;
+	/** Requests from the first one with stdin on, made before the probe answered. */
 	waiting: Request[];
 	/** Output before the READY line was complete. */
 	greeting: Buffer;
@@ -99,18 +104,17 @@ function requestLine(tag: string, request: Request): string {
 }
 
 /** Reads the loop's stdout: the READY line first, then the replies in request order. */
-function onOutput(loop: Loop, chunk: Buffer, dispatch: (request: Request) => void): void {
+function onOutput(loop: Loop, chunk: Buffer): void {
 	let data = chunk;
-	if (loop.exactStdin === undefined) {
+	if (!loop.ready) {
 		data = loop.greeting.length === 0 ? chunk : Buffer.concat([loop.greeting, chunk]);
 		const newline = data.indexOf(0x0a);
 		if (newline === -1) {
 			loop.greeting = data;
 			return;
 		}
-		loop.exactStdin = data.subarray(0, newline).toString("latin1") === "READY yes";
+		loop.ready = true;
 		data = data.subarray(newline + 1);
-		for (const request of loop.waiting.splice(0)) dispatch(request);
 	}
 	while (data.length > 0) {
 		const pending = loop.answering[0];
@@ -140,12 +144,32 @@ export function createScriptChannel(transport: RemoteTransport, library = ""): S
 		);
 	};
 	const dispatch = (running: Loop, request: Request) => {
-		// Whether the loop can take stdin bytes is known once it said READY; requests before the first
-		// one with stdin go at once, the rest wait behind it (in order).
+		// Whether the loop can take stdin bytes is known once the probe answered; requests before the
+		// first one with stdin go at once, the rest wait behind it (in order).
 		if (running.exactStdin === undefined && (request.stdin?.length || running.waiting.length > 0)) {
-			return void running.waiting.push(request);
+			running.waiting.push(request);
+			if (!running.probing) probeStdin(running);
+			return;
 		}
 		if (request.stdin?.length && !running.exactStdin) return oneOff(request);
+		send(running, request);
+	};
+	const probeStdin = (running: Loop) => {
+		running.probing = true;
+		const answered = (exact: boolean) => {
+			running.exactStdin = exact;
+			for (const request of running.waiting.splice(0)) dispatch(running, request);
+		};
+		send(running, {
+			script: exactStdinProbe,
+			args: [],
+			stdin: undefined,
+			resolve: (result) => answered(result.exitCode === 0 && result.stdout.toString("latin1").trim() === "yes"),
+			// The loop is gone: its close rejects the waiting requests.
+			reject: () => {},
+		});
+	};
+	const send = (running: Loop, request: Request) => {
 		const tag = randomBytes(12).toString("hex");
 		let line: string;
 		try {
@@ -165,12 +189,14 @@ export function createScriptChannel(transport: RemoteTransport, library = ""): S
 		const running: Loop = {
 			child,
 			answering: [],
+			ready: false,
 			exactStdin: undefined,
+			probing: false,
 			waiting: [],
 			greeting: Buffer.alloc(0),
 			stderr: "",
 		};
-		child.stdout.on("data", (chunk: Buffer) => onOutput(running, chunk, (request) => dispatch(running, request)));
+		child.stdout.on("data", (chunk: Buffer) => onOutput(running, chunk));
 		child.stderr.setEncoding("utf8");
 		child.stderr.on("data", (text: string) => {
 			if (running.stderr.length < 16 * 1024) running.stderr += text;
