@@ -5,7 +5,8 @@
  * (metadata calls are not confined, as with local files): the path is resolved to its real
  * path and checked against them inside the same remote command that then does the I/O, so no
  * second round trip opens a window between check and use (a symlink swapped in between the two
- * commands of one script remains possible: the remote side has no `/proc/self/fd` pinning).
+ * commands of one script remains possible for files: the remote side has no `/proc/self/fd`
+ * pinning; a folder listed is judged where the shell stands after entering it, which no swap moves).
  *
  * Modes arrive in octal. Failures print `TOOLBELT_ERRNO CODE detail` on stderr and exit 97; `stat` and friends run with
  * `LC_ALL=C`, so their messages map to POSIX codes too. (Written with `%{` for the shell's `${`,
@@ -44,15 +45,19 @@ real_of() {
 }
 confine() {
 	[ -z "$roots" ] && return 0
-	real=$(real_of "$1")
+	confine_real "$(real_of "$1")" "$1"
+}
+# confine_real REAL NAME: REAL is a real path already (a folder the shell stands in: $PWD after cd -P).
+confine_real() {
+	[ -z "$roots" ] && return 0
 	old_ifs=$IFS; IFS='
 '
 	for root in $roots; do
 		root=%{root%/}
-		case "$real/" in "$root"/*) IFS=$old_ifs; return 0;; esac
+		case "$1/" in "$root"/*) IFS=$old_ifs; return 0;; esac
 	done
 	IFS=$old_ifs
-	fail EACCES "outside the workspace roots: $1 (real path $real)"
+	fail EACCES "outside the workspace roots: $2 (real path $1)"
 }
 # Prints SIZE|MODE|MTIME|TYPE straight from stat (no subshell to capture it); the caller names the type.
 info() {
@@ -120,7 +125,9 @@ lstat) info "" "$1";;
 realpath) must_exist "$1"; plain_real "$1" && exit 0; r=$(realpath "$1" 2>/dev/null) || fail "$(errno_of "$1")" "$1"; printf '%s' "$r";;
 readlink) must_exist "$1"; [ -L "$1" ] || fail EINVAL "$1"; readlink -- "$1";;
 readdir)
-	confine "$1"; must_exist "$1"; [ -d "$1" ] || fail ENOTDIR "$1"; cd -- "$1" 2>/dev/null || fail EACCES "$1"
+	# Judged where the shell then stands (cd -P): a link swapped in after the check cannot move the listing.
+	must_exist "$1"; [ -d "$1" ] || fail ENOTDIR "$1"; cd -P -- "$1" 2>/dev/null || fail EACCES "$1"
+	confine_real "$PWD" "$1"
 	for f in * .[!.]* ..?*; do
 		if [ -L "$f" ]; then k=symlink; elif [ -d "$f" ]; then k=directory; elif [ -f "$f" ]; then k=file; elif [ -e "$f" ]; then k=other; else continue; fi
 		printf '%s/%s\n' "$k" "$f"

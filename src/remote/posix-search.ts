@@ -1,5 +1,6 @@
 import { AbortError, ToolError } from "../engine/errors.js";
 import type { GrepLine, GrepRequest, ListFilesRequest } from "../tools/search/types.js";
+import { enterFolderArguments, enterFolderScript } from "./enter-folder.js";
 import { BATCH_DONE_PREFIX, feedNames, PendingNames } from "./grep-feed.js";
 import { matchStartOf, toExtendedRegex } from "./posix-pattern.js";
 import type { RunScript } from "./sorted-listing.js";
@@ -8,7 +9,8 @@ import type { RemoteTransport } from "./transport.js";
 import { stderrSummary } from "./transport.js";
 
 /**
- * Searches the files named on stdin (one per line, relative to `$1`) with POSIX grep, `/dev/null`
+ * Searches the files named on stdin (one per line, relative to `$1`, entered by
+ * `enterFolderScript`; the flags and pattern follow) with POSIX grep, `/dev/null`
  * first so that every line names its file; after each batch a line `BATCH_DONE_PREFIX` N says N
  * more names are done. Where `xargs -0` exists (GNU, busybox, POSIX.1-2024) it makes the batches
  * of 1,000 names; else a shell loop makes them of 400 (its `set --` grows with the batch). `-I`
@@ -17,8 +19,8 @@ import { stderrSummary } from "./transport.js";
  */
 export const posixGrepScript = `
 export LC_ALL=C
-cd -- "$1" || exit 2
-flags=$2; pattern=$3
+${enterFolderScript}
+flags=$1; pattern=$2
 grep -I -e x /dev/null 2>/dev/null; [ "$?" = 1 ] && flags="$flags -I"
 if printf 'x\\000' | xargs -0 -n 1 true 2>/dev/null; then
 	export flags pattern
@@ -72,7 +74,7 @@ async function* streamGrep(options: {
 }): AsyncGenerator<GrepLine[]> {
 	const { transport, request, signal } = options;
 	const pattern = request.literal ? request.pattern : toExtendedRegex(request.pattern);
-	const child = await transport.spawn(posixGrepScript, [request.root, grepFlags(request), pattern]);
+	const child = await transport.spawn(posixGrepScript, [...enterFolderArguments(request), grepFlags(request), pattern]);
 	const kill = () => child.kill("SIGKILL");
 	signal.addEventListener("abort", kill, { once: true });
 	let stderr = "";
@@ -152,7 +154,12 @@ export async function* posixGrep(
 		// A named binary file that matches gets a notice, as ripgrep gives one.
 		const flags = `-q ${grepFlags(request).replace("-n ", "")}`;
 		const pattern = request.literal ? request.pattern : toExtendedRegex(request.pattern);
-		const matched = await run(`cd -- "$1" && grep $2 -e "$3" -- "$4"`, [request.root, flags, pattern, request.file]);
+		const matched = await run(`${enterFolderScript}\ngrep $1 -e "$2" -- "$3"`, [
+			...enterFolderArguments(request),
+			flags,
+			pattern,
+			request.file,
+		]);
 		if (matched.exitCode === 0) yield [{ kind: "binary", path: request.file, lineNumber: 0, text: "" }];
 	}
 }
@@ -167,7 +174,12 @@ export function posixListFiles(
 	return walkRemoteFiles(
 		transport,
 		run,
-		{ root: request.root, respectIgnoreFiles: request.respectIgnoreFiles, include: request.pattern },
+		{
+			root: request.root,
+			realRoot: request.realRoot,
+			respectIgnoreFiles: request.respectIgnoreFiles,
+			include: request.pattern,
+		},
 		signal,
 	);
 }

@@ -7,6 +7,7 @@ import {
 	type SearchOperations,
 	type SearchStream,
 } from "../tools/index.js";
+import { enterFolderArguments, enterFolderScript, explainMoved } from "./enter-folder.js";
 import { toExtendedRegex } from "./posix-pattern.js";
 import { posixGrep, posixListFiles } from "./posix-search.js";
 import { type RemoteRipgrepMode, remoteRipgrep } from "./remote-ripgrep.js";
@@ -16,11 +17,13 @@ import { shellQuoteOneLine } from "./shell-quote.js";
 import type { RemoteTransport } from "./transport.js";
 
 /**
- * Runs ripgrep in a folder with stdin from /dev/null (it would search a readable stdin). Whether an
- * ignore file or a `.git` lies above the folder is judged here, on the remote disk, not by the
- * caller (which looks at its own disk): only without one may ripgrep skip the parents' rules.
+ * Runs ripgrep in a folder (entered by `enterFolderScript`) with stdin from /dev/null (it would
+ * search a readable stdin). Whether an ignore file or a `.git` lies above the folder is judged
+ * here, on the remote disk, not by the caller (which looks at its own disk): only without one may
+ * ripgrep skip the parents' rules.
  */
-const launchScript = `cd -- "$1" || exit 2; shift; rg=$1; shift
+const launchScript = `${enterFolderScript}
+rg=$1; shift
 d=$PWD; above=no
 while [ "$d" != / ]; do d=%{d%/*}; d=%{d:-/}; for n in .gitignore .ignore .rgignore .git; do [ -e "$d/$n" ] && above=yes; done; done
 [ "$above" = no ] && set -- --no-ignore-parent "$@"
@@ -85,27 +88,35 @@ export function createRemoteSearchOperations(
 			},
 		);
 	};
-	const launch: RipgrepLauncher = async (rgPath, given, cwd) => {
-		// Only the flag (before the pattern), never a pattern that reads the same.
-		const flagsEnd = given.findIndex((arg) => arg === "--regexp" || arg === "--");
-		const args = given.filter((arg, index) => arg !== "--no-ignore-parent" || (flagsEnd !== -1 && index > flagsEnd));
-		const ready = spare;
-		spare = undefined;
-		let child: ChildProcessWithoutNullStreams;
-		if (ready && ready.exitCode === null && ready.signalCode === null) {
-			ready.stdin.end(`${[cwd, rgPath, ...args].map(shellQuoteOneLine).join(" ")}\n`);
-			// The process runs already: its "spawn" event is long past, and the runner waits for one.
-			process.nextTick(() => ready.emit("spawn"));
-			child = ready;
-		} else {
-			child = await transport.spawn(launchScript, [cwd, rgPath, ...args]);
-			child.stdin.end();
-		}
-		// The next search finds its connection ready too. Started when this one ends, not beside it:
-		// a connection's start (ssh, sshd, a shell) would take its CPU from the search.
-		child.once("close", prepare);
-		return child;
-	};
+	// Per request: the folder's checked real path goes with it (see `enterFolderScript`).
+	const launchIn =
+		(request: { realRoot?: string }): RipgrepLauncher =>
+		async (rgPath, given, cwd) => {
+			// Only the flag (before the pattern), never a pattern that reads the same.
+			const flagsEnd = given.findIndex((arg) => arg === "--regexp" || arg === "--");
+			const args = given.filter((arg, index) => arg !== "--no-ignore-parent" || (flagsEnd !== -1 && index > flagsEnd));
+			const ready = spare;
+			spare = undefined;
+			let child: ChildProcessWithoutNullStreams;
+			if (ready && ready.exitCode === null && ready.signalCode === null) {
+				const words = [...enterFolderArguments({ root: cwd, realRoot: request.realRoot }), rgPath, ...args];
+				ready.stdin.end(`${words.map(shellQuoteOneLine).join(" ")}\n`);
+				// The process runs already: its "spawn" event is long past, and the runner waits for one.
+				process.nextTick(() => ready.emit("spawn"));
+				child = ready;
+			} else {
+				child = await transport.spawn(launchScript, [
+					...enterFolderArguments({ root: cwd, realRoot: request.realRoot }),
+					rgPath,
+					...args,
+				]);
+				child.stdin.end();
+			}
+			// The next search finds its connection ready too. Started when this one ends, not beside it:
+			// a connection's start (ssh, sshd, a shell) would take its CPU from the search.
+			child.once("close", prepare);
+			return child;
+		};
 	const ripgrep = (): Promise<{ path: string } | { reason: string }> => {
 		located ??= remoteRipgrep(transport, run, options.ripgrep ?? "auto").catch((error: Error) => {
 			located = undefined;
@@ -124,10 +135,10 @@ export function createRemoteSearchOperations(
 		grep: async (request, signal) =>
 			searchWith(
 				await ripgrep(),
-				request.pathOrder,
+				request,
 				// Every thread first: a remote ripgrep that was stopped runs on until its next write
 				// fails, so a trial of the path-ordered one would cost the remote side twice.
-				(rgPath) => ripgrepGrep(rgPath, request, signal, launch, { probeMs: 0 }),
+				(rgPath) => ripgrepGrep(rgPath, request, signal, launchIn(request), { probeMs: 0 }),
 				() => {
 					// A pattern with no POSIX form throws here, before the walk starts.
 					if (!request.literal) toExtendedRegex(request.pattern);
@@ -138,8 +149,8 @@ export function createRemoteSearchOperations(
 		listFiles: async (request, signal) =>
 			searchWith(
 				await ripgrep(),
-				request.pathOrder,
-				(rgPath) => ripgrepListFiles(rgPath, request, signal, launch),
+				request,
+				(rgPath) => ripgrepListFiles(rgPath, request, signal, launchIn(request)),
 				() => posixListFiles(transport, run, request, signal),
 				fallbackReason,
 			),
@@ -176,18 +187,32 @@ async function rootInfo(
 
 /**
  * One search: by the remote ripgrep where one was found (in path order when asked, as `--sort
- * path` gives it), else by the POSIX fallback, whose stream says why it answers.
+ * path` gives it), else by the POSIX fallback, whose stream says why it answers. A folder found
+ * moved since its check fails with an error that says so (see `explainMoved`).
  */
 async function searchWith<TItem>(
 	found: { path: string } | { reason: string },
-	pathOrder: boolean | undefined,
+	request: { root: string; realRoot?: string; pathOrder?: boolean },
 	byRipgrep: (rgPath: string) => Promise<SearchStream<TItem>["items"]>,
 	byFallback: () => SearchStream<TItem>["items"],
 	fallbackReason: (reason: string) => string,
 ): Promise<SearchStream<TItem>> {
-	if ("path" in found)
-		return { backend: "ripgrep", pathOrdered: pathOrder === true, items: await byRipgrep(found.path) };
+	if ("path" in found) {
+		const items = explainingMoved(await byRipgrep(found.path), request);
+		return { backend: "ripgrep", pathOrdered: request.pathOrder === true, items };
+	}
 	// The fallback walks in path order, as the local walker does: a caller with a limit may stop early.
-	const items = byFallback();
+	const items = explainingMoved(byFallback(), request);
 	return { backend: "walker", fallbackReason: fallbackReason(found.reason), pathOrdered: true, items };
+}
+
+async function* explainingMoved<TItem>(
+	items: SearchStream<TItem>["items"],
+	request: { root: string; realRoot?: string },
+): AsyncGenerator<readonly TItem[]> {
+	try {
+		yield* items;
+	} catch (error) {
+		throw explainMoved(error, request);
+	}
 }

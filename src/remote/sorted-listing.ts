@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import { AbortError } from "../engine/errors.js";
 import { GIT_EXCLUDE, IGNORE_FILE_NAMES } from "../tools/search/ignore-rules.js";
+import { enterFolderArguments, enterFolderScript } from "./enter-folder.js";
 import type { RemoteRunResult } from "./run-remote.js";
 import { type RemoteTransport, stderrSummary } from "./transport.js";
 
@@ -8,7 +9,7 @@ import { type RemoteTransport, stderrSummary } from "./transport.js";
 export type RunScript = (script: string, args: string[]) => Promise<RemoteRunResult>;
 
 /**
- * Lists the regular files under `$1` in the walker's path order (`comparePaths`: `/` before every
+ * Lists the regular files under `$1` (entered by `enterFolderScript`) in the walker's path order (`comparePaths`: `/` before every
  * other byte, so a folder's files and sub-folders merge by name, depth first): `/` becomes byte 1
  * for `sort` in the C locale and back. Anything named `.git` is left out and never entered.
  * Symlinks and other kinds are left out, as the local walker leaves them out. `sort` holds the
@@ -16,20 +17,19 @@ export type RunScript = (script: string, args: string[]) => Promise<RemoteRunRes
  */
 const sortedListScript = String.raw`
 export LC_ALL=C
-cd -- "$1" || exit 2
+${enterFolderScript}
 find . -name .git -prune -o -type f -print | tr '/' '\001' | sort | tr '\001' '/'
 `;
 
 /**
- * Prints `PATH\nLENGTH\nTEXT` for each ignore file a walk of `$1` may read: the files named after
- * `$1` (those above the root), then every `.gitignore`/`.ignore`/`.rgignore` in the tree and every
+ * Prints `PATH\nLENGTH\nTEXT` for each ignore file a walk of `$1` may read (entered by
+ * `enterFolderScript`): the files named after `$1 $2` (those above the root), then every `.gitignore`/`.ignore`/`.rgignore` in the tree and every
  * `.git` folder's `info/exclude` (found with one `find`, `.git` never entered). Unreadable ones are
  * left out. Tree paths are printed `./`-relative.
  */
 const ignoreTextsScript = String.raw`
 export LC_ALL=C
-cd -- "$1" || exit 2
-shift
+${enterFolderScript}
 text() { if [ -f "$1" ] && [ -r "$1" ]; then v=$(cat -- "$1"; printf x); v=%{v%x}; printf '%s\n%s\n%s' "$1" "%{#v}" "$v"; fi; }
 for f; do text "$f"; done
 find . \( -name .git -type d -prune -print \) -o \( -name .git -prune \) -o \( -type f \( -name .gitignore -o -name .ignore -o -name .rgignore \) -print \) |
@@ -58,8 +58,16 @@ function aboveRoot(root: string): string[] {
  * Reads every ignore file a walk of `root` may need in one remote call: those above it and those
  * in its tree. Memory holds only these files, however large the tree.
  */
-export async function readRemoteIgnoreFiles(run: RunScript, root: string): Promise<RemoteIgnoreFiles> {
-	const result = await run(ignoreTextsScript, [root, ...aboveRoot(root)]);
+export async function readRemoteIgnoreFiles(
+	run: RunScript,
+	request: { root: string; realRoot?: string },
+): Promise<RemoteIgnoreFiles> {
+	const { root } = request;
+	const result = await run(ignoreTextsScript, [...enterFolderArguments(request), ...aboveRoot(root)]);
+	// Not entered (gone, or moved since its check): a walk without its rules would show ignored files.
+	if (result.exitCode !== 0) {
+		throw new Error(`Reading the ignore files of ${root} on the remote side failed: ${stderrSummary(result.stderr)}`);
+	}
 	const texts = new Map<string, string>();
 	const present = new Map<string, string[]>();
 	const output = result.stdout;
@@ -94,10 +102,11 @@ export async function readRemoteIgnoreFiles(run: RunScript, root: string): Promi
  */
 export async function* streamSortedFiles(
 	transport: RemoteTransport,
-	root: string,
+	request: { root: string; realRoot?: string },
 	signal: AbortSignal,
 ): AsyncGenerator<string[]> {
-	const child = await transport.spawn(sortedListScript, [root]);
+	const { root } = request;
+	const child = await transport.spawn(sortedListScript, enterFolderArguments(request));
 	const kill = () => child.kill("SIGKILL");
 	signal.addEventListener("abort", kill, { once: true });
 	child.stdin.on("error", () => {});

@@ -9,6 +9,8 @@ import type { RemoteTransport } from "./transport.js";
 export interface RemoteWalkRequest {
 	/** Absolute path of the remote folder to walk. */
 	root: string;
+	/** Its real path as the guards checked it, when they confined the call (see `GrepRequest.realRoot`). */
+	realRoot?: string;
 	/** Honour .gitignore, .ignore and .rgignore. */
 	respectIgnoreFiles: boolean;
 	/** Only files matching this glob (see `compileGlob`); never brings back an ignored file. */
@@ -112,9 +114,9 @@ export async function* walkRemoteFiles(
 	signal: AbortSignal,
 ): AsyncGenerator<string[]> {
 	// Both start at once: the listing streams in while the ignore files are read.
-	const listing = streamSortedFiles(transport, request.root, signal);
+	const listing = streamSortedFiles(transport, request, signal);
 	const ignoreFiles: Promise<RemoteIgnoreFiles> = request.respectIgnoreFiles
-		? readRemoteIgnoreFiles(run, request.root)
+		? readRemoteIgnoreFiles(run, request)
 		: Promise.resolve({ texts: new Map(), present: new Map() });
 	// Handled here too: an early failure of the listing must not leave this rejection unobserved.
 	ignoreFiles.catch(() => {});

@@ -148,11 +148,11 @@ async function runFind(call: FindCall): Promise<ToolResult<FindToolDetails>> {
 		callTarget: call.callTarget,
 		root: target.root,
 		display: target.display,
-		start: async (openedRoot, searchSignal) => {
+		start: async (opened, searchSignal) => {
 			const stream = await operations.listFiles(
 				{
 					root: target.root,
-					openedRoot,
+					...opened,
 					pattern,
 					respectIgnoreFiles: options.respectIgnoreFiles ?? true,
 					pathOrder,

@@ -134,11 +134,11 @@ async function runGrep(call: GrepCall): Promise<ToolResult<GrepToolDetails>> {
 		callTarget: call.callTarget,
 		root: target.root,
 		display: target.display,
-		start: async (openedRoot, searchSignal) => {
+		start: async (opened, searchSignal) => {
 			const stream = await operations.grep(
 				{
 					root: target.root,
-					openedRoot,
+					...opened,
 					file: target.file,
 					pattern: args.pattern,
 					literal: args.literal ?? false,

@@ -163,7 +163,7 @@ export function createLocalWorkspace(cwd: string, options: LocalWorkspaceOptions
 			if (pinned) return pinned;
 			const real = await realPathOf(files, absolutePath);
 			if (!roots.some((root) => isInsideRoot(root, real))) throw outsideRootsError(absolutePath, real, roots);
-			return { path: absolutePath, release: () => {} };
+			return { path: absolutePath, realPath: real, release: () => {} };
 		},
 		filesFor: (target) => {
 			const roots = isWorkspaceTarget(target) ? target.confinedTo : undefined;

@@ -18,7 +18,7 @@ describe("the POSIX grep script", () => {
 		writeFileSync(join(bin, "xargs"), "#!/bin/sh\nexit 1\n");
 		chmodSync(join(bin, "xargs"), 0o755);
 		const path = withoutXargs ? `${bin}:${process.env.PATH}` : (process.env.PATH ?? "");
-		return execFileSync("sh", ["-c", posixGrepScript, "sh", join(dir(), "tree"), "-n -F", "needle"], {
+		return execFileSync("sh", ["-c", posixGrepScript, "sh", join(dir(), "tree"), "", "-n -F", "needle"], {
 			input: names.map((name) => `${name}\n`).join(""),
 			env: { PATH: path },
 			encoding: "utf8",

@@ -208,6 +208,11 @@ async function readAll(file: ReadableFile): Promise<Buffer> {
 export interface PinnedFolder {
 	/** Where to read the folder: `/proc/self/fd/N` when pinned, else the path as given. */
 	path: string;
+	/**
+	 * Where it could not be held open (a remote disk): the real path the check found, which the
+	 * search checks again in the command that enters the folder (see `GrepRequest.realRoot`).
+	 */
+	realPath?: string;
 	/** Closes the folder. Call once the search has ended. */
 	release(): void;
 }

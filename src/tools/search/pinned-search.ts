@@ -6,6 +6,14 @@ import { withoutHidden } from "./hidden-filter.js";
 import { runSearch, type SearchRunResult } from "./run-search.js";
 import type { SearchStream } from "./types.js";
 
+/** How a search request reaches the folder the guards checked: spread into the request. */
+export interface OpenedFolder {
+	/** The pinned path of the folder (see `GrepRequest.openedRoot`). */
+	openedRoot: string;
+	/** Its checked real path, where it could not be held open (see `GrepRequest.realRoot`). */
+	realRoot?: string;
+}
+
 /** Options of `runPinnedSearch`. */
 export interface PinnedSearchOptions<TItem> {
 	/** The workspace the folder belongs to. */
@@ -15,8 +23,8 @@ export interface PinnedSearchOptions<TItem> {
 	/** The folder to search (absolute) and how messages name it. */
 	root: string;
 	display: string;
-	/** Starts the backend in `openedRoot`, the pinned form of `root`. */
-	start: (openedRoot: string, signal: AbortSignal) => Promise<SearchStream<TItem>>;
+	/** Starts the backend in the folder as pinned (see `OpenedFolder`). */
+	start: (opened: OpenedFolder, signal: AbortSignal) => Promise<SearchStream<TItem>>;
 	/** The path of an item relative to `root`, for the read-deny filter. */
 	pathOf: (item: TItem) => string;
 	/** Receives each batch; false stops the search. */
@@ -39,7 +47,16 @@ export async function runPinnedSearch<TItem>(options: PinnedSearchOptions<TItem>
 	try {
 		return await runSearch({
 			start: async (signal) =>
-				withoutHidden(await options.start(folder.path, signal), (item) => join(root, options.pathOf(item)), hides),
+				withoutHidden(
+					await options.start(
+						folder.realPath === undefined
+							? { openedRoot: folder.path }
+							: { openedRoot: folder.path, realRoot: folder.realPath },
+						signal,
+					),
+					(item) => join(root, options.pathOf(item)),
+					hides,
+				),
 			onBatch: options.onBatch,
 			signal: options.signal,
 			timeoutMs: options.timeoutMs,

@@ -65,11 +65,11 @@ export async function findSkippedFiles(request: {
 		callTarget: request.callTarget,
 		root: request.root,
 		display: request.display,
-		start: (openedRoot, signal) =>
+		start: (opened, signal) =>
 			request.search.listFiles(
 				{
 					root: request.root,
-					openedRoot,
+					...opened,
 					pattern: request.include ?? "*",
 					respectIgnoreFiles: request.respectIgnoreFiles,
 				},

@@ -31,6 +31,12 @@ export interface GrepRequest {
 	 * read goes through it; `root` still names the folder (ignore files above it). Default: `root`.
 	 */
 	openedRoot?: string;
+	/**
+	 * Where the folder could not be held open (a remote disk) and the guards confined the call: the
+	 * real path they checked. The backend enters the folder by it and searches only when the folder
+	 * it reached still has it, in one command (a link swapped in since makes the search fail).
+	 */
+	realRoot?: string;
 	/** A single file (name relative to `root`) to search instead of the whole root. */
 	file?: string;
 	/** The regular expression, or the literal text when `literal` is true. */
@@ -64,6 +70,12 @@ export interface ListFilesRequest {
 	 * read goes through it; `root` still names the folder (ignore files above it). Default: `root`.
 	 */
 	openedRoot?: string;
+	/**
+	 * Where the folder could not be held open (a remote disk) and the guards confined the call: the
+	 * real path they checked. The backend enters the folder by it and searches only when the folder
+	 * it reached still has it, in one command (a link swapped in since makes the search fail).
+	 */
+	realRoot?: string;
 	/** Glob the listed paths must match: against the relative path when it holds `/`, else the name. Ignored files stay ignored. */
 	pattern: string;
 	/** Honour .gitignore, .ignore and .rgignore. */
