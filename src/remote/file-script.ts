@@ -4,9 +4,12 @@
  * `fileScript`. `ROOTS` (real paths, one per line, or empty) confines the calls that read or change content
  * (metadata calls are not confined, as with local files): the path is resolved to its real
  * path and checked against them inside the same remote command that then does the I/O, so no
- * second round trip opens a window between check and use (a symlink swapped in between the two
- * commands of one script remains possible for files: the remote side has no `/proc/self/fd`
- * pinning; a folder listed is judged where the shell stands after entering it, which no swap moves).
+ * second round trip opens a window between check and use. Within that command the thing judged is
+ * the thing used: a file read (and a file written in place) is opened first and judged by what its
+ * descriptor opened (`opened_in`, where `/proc/self/fd` and `readlink` exist: Linux), a file
+ * replaced, created or removed is named `./NAME` inside its folder after that folder was entered
+ * with `cd -P` and judged where the shell stands (`enter_parent`), and a folder listed likewise. Left
+ * with a window of one step: `rename`, `mkdir` and `chmod`, and reads where `/proc` is missing.
  *
  * Modes arrive in octal. Failures print `TOOLBELT_ERRNO CODE detail` on stderr and exit 97; `stat` and friends run with
  * `LC_ALL=C`, so their messages map to POSIX codes too. (Written with `%{` for the shell's `${`,
@@ -58,6 +61,40 @@ confine_real() {
 	done
 	IFS=$old_ifs
 	fail EACCES "outside the workspace roots: $2 (real path $1)"
+}
+# Can what a descriptor opened be told (Linux: /proc/self/fd and readlink)? Asked once per command.
+proc_fd() {
+	[ -n "%{proc_fd_known:-}" ] || { proc_fd_known=no; [ -e /proc/self/fd/0 ] && command -v readlink >/dev/null 2>&1 && proc_fd_known=yes; }
+	[ "$proc_fd_known" = yes ]
+}
+# opened_in FD NAME: judges what descriptor FD opened (for NAME) by its own path, read after the
+# open, so a link swapped in between a check and the open is caught: the file judged is the file used.
+opened_in() {
+	real=$(readlink "/proc/self/fd/$1" 2>/dev/null) || fail EACCES "cannot tell what $2 opened"
+	case $real in /*) ;; *) fail EACCES "$2 opened something that is not a file ($real)";; esac
+	confine_real "$real" "$2"
+}
+# open_read PATH: sets src to what to read PATH's content from. Confined, where /proc tells it:
+# the file opened once on descriptor 3, judged by opened_in, and read again only through
+# /proc/self/fd/3 (that very file, with an offset of its own per read); elsewhere PATH, checked just before.
+open_read() {
+	src=$1
+	[ -z "$roots" ] && return 0
+	proc_fd || { confine "$1"; return 0; }
+	exec 3< "$1" 2>/dev/null || fail "$(errno_of "$1")" "$1"
+	opened_in 3 "$1"
+	src=/proc/self/fd/3
+}
+# enter_parent PATH: with roots, enters PATH's folder (cd -P) and judges it where the shell then
+# stands, so a folder swapped for a link after the check cannot move what follows (which names
+# ./NAME); sets here to ./NAME (to PATH without roots).
+enter_parent() {
+	here=$1
+	[ -z "$roots" ] && return 0
+	d=%{1%/*}; d=%{d:-/}
+	cd -P -- "$d" 2>/dev/null || fail "$(errno_of "$d/x")" "$d"
+	confine_real "$PWD" "$1"
+	here=./%{1##*/}
 }
 # Prints SIZE|MODE|MTIME|TYPE straight from stat (no subshell to capture it); the caller names the type.
 info() {
@@ -133,22 +170,34 @@ readdir)
 		printf '%s/%s\n' "$k" "$f"
 	done;;
 read)
-	confine "$1"; [ -r "$1" ] || fail "$(errno_of "$1")" "$1"; [ -d "$1" ] && fail EISDIR "$1"
-	if [ "$2" = 0 ]; then head -c "$3" < "$1"; else tail -c +"$(($2 + 1))" < "$1" | head -c "$3"; fi;;
-skiplines) confine "$1"; [ -r "$1" ] || fail "$(errno_of "$1")" "$1"; [ -d "$1" ] && fail EISDIR "$1"; skip_lines "$@";;
-readfile) confine "$1"; [ -r "$1" ] || fail "$(errno_of "$1")" "$1"; [ -d "$1" ] && fail EISDIR "$1"; cat < "$1";;
-sha256) confine "$1"; [ -r "$1" ] || fail "$(errno_of "$1")" "$1"; sha256sum < "$1" | cut -c1-64;;
+	[ -r "$1" ] || fail "$(errno_of "$1")" "$1"; [ -d "$1" ] && fail EISDIR "$1"; open_read "$1"
+	if [ "$2" = 0 ]; then head -c "$3" < "$src"; else tail -c +"$(($2 + 1))" < "$src" | head -c "$3"; fi;;
+skiplines)
+	[ -r "$1" ] || fail "$(errno_of "$1")" "$1"; [ -d "$1" ] && fail EISDIR "$1"; open_read "$1"
+	shift; skip_lines "$src" "$@";;
+readfile) [ -r "$1" ] || fail "$(errno_of "$1")" "$1"; [ -d "$1" ] && fail EISDIR "$1"; open_read "$1"; cat < "$src";;
+sha256) [ -r "$1" ] || fail "$(errno_of "$1")" "$1"; open_read "$1"; sha256sum < "$src" | cut -c1-64;;
 writefile)
 	confine "$1"; [ -d "$1" ] && fail EISDIR "$1"
 	existed=no; [ -e "$1" ] && existed=yes
 	if [ "$3" = exclusive ]; then [ -e "$1" ] || [ -L "$1" ] && fail EEXIST "$1"; fi
-	cat > "$1" 2>/dev/null || fail "$(errno_of "$1")" "$1"
-	[ "$existed" = no ] && chmod "$(printf '%o' $(( 0$2 & ~0$(umask) )))" "$1"
-	check_size "$1" "$4";;
+	enter_parent "$1"
+	# A file there is opened without truncating it and judged by what was opened before a byte changes.
+	if [ "$existed" = yes ] && [ -n "$roots" ] && proc_fd; then
+		exec 4<> "$here" 2>/dev/null || fail "$(errno_of "$1")" "$1"
+		opened_in 4 "$1"; here=/proc/self/fd/4
+	fi
+	if [ "$3" = exclusive ]; then set -C; fi
+	cat > "$here" 2>/dev/null || fail "$(errno_of "$1")" "$1"
+	set +C
+	[ "$existed" = no ] && chmod "$(printf '%o' $(( 0$2 & ~0$(umask) )))" "$here"
+	check_size "$here" "$4";;
 replacefile)
 	# Parameter expansion instead of dirname and basename: two processes less per write.
 	confine "$1"; d=%{1%/*}; d=%{d:-/}; b=%{1##*/}
 	[ -d "$d" ] || fail "$(errno_of "$d/x")" "$d"
+	# The temp file and the rename then name ./ of the folder entered and judged (see enter_parent).
+	enter_parent "$1"; [ -n "$roots" ] && d=.
 	if [ "$3" = exact ]; then m=$2; else m=$(printf '%o' $(( 0$2 & ~0$(umask) ))); fi
 	# On the channel the request tag is random: a temp name without mktemp, made exclusively
 	# (noclobber), and with the final mode at once when that needs no x bit (no chmod then).
@@ -164,7 +213,7 @@ replacefile)
 	cat > "$t" || fail EIO "$t"
 	check_size "$t" "$4"
 	[ "%{chmodded:-no}" = yes ] || chmod "$m" "$t" || fail EPERM "$t"
-	mv -f -- "$t" "$1" || fail EACCES "$1"
+	mv -f -- "$t" "$here" || fail EACCES "$1"
 	trap - EXIT;;
 mkdir)
 	confine "$1"
@@ -174,7 +223,9 @@ rename)
 	confine "$1"; confine "$2"; must_exist "$1"
 	[ -d "$2" ] && [ ! -L "$2" ] && fail EISDIR "$2"
 	mv -f -- "$1" "$2" || fail EACCES "$2";;
-unlink) confine "$1"; must_exist "$1"; [ -d "$1" ] && [ ! -L "$1" ] && fail EISDIR "$1"; rm -f -- "$1" || fail EACCES "$1";;
+unlink)
+	confine "$1"; must_exist "$1"; [ -d "$1" ] && [ ! -L "$1" ] && fail EISDIR "$1"
+	enter_parent "$1"; rm -f -- "$here" || fail EACCES "$1";;
 chmod) confine "$1"; must_exist "$1"; chmod "$2" -- "$1" 2>/dev/null || fail EPERM "$1";;
 *) fail ENOSYS "unknown operation $op";;
 esac

@@ -1,0 +1,112 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createWorkspaceFromUrl, workspaceToolsOptions } from "../../src/remote/index.js";
+import { createSafetyLayer, type LoadedSettings } from "../../src/safety/index.js";
+import { createAllTools } from "../../src/tools/index.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { type SshdFixture, startSshdOrSkip } from "../remote/sshd-fixture.js";
+import { runCall, textOf } from "../safety/run-calls.js";
+
+// A red-team test of issue 15: on the remote disk a process flips links between a target inside
+// the workspace and one outside it, as fast as it can, while the tools read and write through
+// them over ssh. The check and the use are one remote command, but two steps in it: the file
+// judged must be the file used, so nothing outside is ever shown or changed.
+
+const SECRET = "OUTSIDE-SECRET";
+const noSettings: LoadedSettings = {
+	sources: [],
+	rules: [],
+	additionalDirectories: [],
+	preToolUse: [],
+	postToolUse: [],
+	sandbox: {},
+};
+
+/** Flips each `link=inside|outside` given by atomic rename until killed. */
+const SWAPPER = `
+const fs = require("node:fs");
+const links = process.argv.slice(2).map((spec) => { const [link, targets] = spec.split("="); return [link, targets.split("|")]; });
+for (let flips = 0; ; flips++) {
+	for (const [link, targets] of links) {
+		const temp = link + ".swap";
+		try { fs.unlinkSync(temp); } catch {}
+		fs.symlinkSync(targets[flips % 2], temp);
+		fs.renameSync(temp, link);
+	}
+}
+`;
+
+let sshd: SshdFixture | undefined;
+let skipReason: string | undefined;
+beforeAll(async () => {
+	({ sshd, skipReason } = await startSshdOrSkip());
+}, 30_000);
+afterAll(async () => {
+	await sshd?.stop();
+});
+
+describe("remote file tools against a concurrent link swapper", () => {
+	const dir = useTempDir();
+	const children: ChildProcess[] = [];
+	afterEach(() => {
+		for (const child of children.splice(0)) child.kill("SIGKILL");
+	});
+
+	it("read and write through flipping links never show or change anything outside", async (context) => {
+		if (!sshd) return context.skip();
+		const root = realpathSync(dir());
+		const workspace = join(root, "ws");
+		const outside = join(root, "outside");
+		mkdirSync(join(workspace, "sub"), { recursive: true });
+		mkdirSync(outside);
+		writeFileSync(join(workspace, "inside.txt"), "inside content\n");
+		writeFileSync(join(outside, "secret.txt"), `${SECRET}\n`);
+		writeFileSync(join(outside, "note.txt"), "outside note\n");
+		writeFileSync(join(workspace, "sub", "note.txt"), "inside note\n");
+		symlinkSync(join(workspace, "inside.txt"), join(workspace, "link.txt"));
+		symlinkSync(join(workspace, "sub"), join(workspace, "dir"));
+		const swapper = spawn(
+			process.execPath,
+			[
+				"-e",
+				SWAPPER,
+				`${join(workspace, "link.txt")}=${join(workspace, "inside.txt")}|${join(outside, "secret.txt")}`,
+				`${join(workspace, "dir")}=${join(workspace, "sub")}|${outside}`,
+			],
+			{ stdio: "ignore" },
+		);
+		children.push(swapper);
+
+		const remote = createWorkspaceFromUrl(`${sshd.urlPrefix}${workspace}`, { sshOptions: sshd.sshOptions });
+		try {
+			const tools = Object.values(createAllTools(remote.cwd, workspaceToolsOptions(remote)));
+			const { hooks } = await createSafetyLayer({
+				cwd: workspace,
+				homeDir: root,
+				mode: "yolo",
+				workspace: remote,
+				settings: noSettings,
+				allowWriteWithoutRead: true,
+			});
+			let insideReads = 0;
+			const deadline = Date.now() + 6000;
+			for (let round = 0; Date.now() < deadline; round++) {
+				for (const path of ["link.txt", "dir/note.txt"]) {
+					const read = textOf(await runCall(tools, hooks, "read", { path }));
+					expect(read).not.toContain(SECRET);
+					expect(read).not.toContain("outside note");
+					if (/inside (content|note)/.test(read)) insideReads++;
+				}
+				await runCall(tools, hooks, "write", { path: "dir/note.txt", content: `inside note ${round}\n` });
+			}
+			expect(insideReads).toBeGreaterThan(0);
+		} finally {
+			await remote.close();
+			swapper.kill("SIGKILL");
+		}
+		expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe(`${SECRET}\n`);
+		expect(readFileSync(join(outside, "note.txt"), "utf8")).toBe("outside note\n");
+	}, 60_000);
+});
