@@ -39,9 +39,8 @@ for (let flips = 0; ; flips++) {
 `;
 
 let sshd: SshdFixture | undefined;
-let skipReason: string | undefined;
 beforeAll(async () => {
-	({ sshd, skipReason } = await startSshdOrSkip());
+	({ sshd } = await startSshdOrSkip());
 }, 30_000);
 afterAll(async () => {
 	await sshd?.stop();
