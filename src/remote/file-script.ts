@@ -8,8 +8,10 @@
  * the thing used: a file read (and a file written in place) is opened first and judged by what its
  * descriptor opened (`opened_in`, where `/proc/self/fd` and `readlink` exist: Linux), a file
  * replaced, created or removed is named `./NAME` inside its folder after that folder was entered
- * with `cd -P` and judged where the shell stands (`enter_parent`), and a folder listed likewise. Left
- * with a window of one step: `rename`, `mkdir` and `chmod`, and reads where `/proc` is missing.
+ * with `cd -P` and judged where the shell stands (`enter_parent`), as are a folder listed, the
+ * folder a new one is made in, and a rename's source (its destination's folder is held open on a
+ * descriptor and judged by it). Left with a window of one step: `chmod` (it follows a link, and
+ * sh cannot open what it cannot read), and where `/proc` is missing, reads and rename targets.
  *
  * Modes arrive in octal. Failures print `TOOLBELT_ERRNO CODE detail` on stderr and exit 97; `stat` and friends run with
  * `LC_ALL=C`, so their messages map to POSIX codes too. (Written with `%{` for the shell's `${`,
@@ -217,12 +219,31 @@ replacefile)
 	trap - EXIT;;
 mkdir)
 	confine "$1"
-	if [ "$2" = recursive ]; then mkdir -p -- "$1" 2>/dev/null || fail "$(errno_of "$1")" "$1"
-	else [ -e "$1" ] && fail EEXIST "$1"; mkdir -- "$1" 2>/dev/null || fail "$(errno_of "$1")" "$1"; fi;;
+	if [ "$2" = recursive ]; then
+		# Made below the deepest folder there, entered and judged first (with roots).
+		base=$1; rest=
+		while [ ! -d "$base" ]; do rest=%{base##*/}%{rest:+/$rest}; base=%{base%/*}; base=%{base:-/}; done
+		if [ -n "$roots" ]; then cd -P -- "$base" 2>/dev/null || fail "$(errno_of "$base")" "$base"; confine_real "$PWD" "$1"; base=.; fi
+		[ -z "$rest" ] || mkdir -p -- "$base/$rest" 2>/dev/null || fail "$(errno_of "$1")" "$1"
+	else
+		enter_parent "$1"
+		[ -e "$here" ] && fail EEXIST "$1"; mkdir -- "$here" 2>/dev/null || fail "$(errno_of "$1")" "$1"
+	fi;;
 rename)
 	confine "$1"; confine "$2"; must_exist "$1"
 	[ -d "$2" ] && [ ! -L "$2" ] && fail EISDIR "$2"
-	mv -f -- "$1" "$2" || fail EACCES "$2";;
+	from=$1; to=$2
+	if [ -n "$roots" ]; then
+		# The source inside its folder, entered and judged; the destination's folder held open on
+		# descriptor 5 and judged by what that opened (Linux), else by its path just before.
+		enter_parent "$1"; from=$here
+		to_dir=%{2%/*}; to_dir=%{to_dir:-/}
+		if proc_fd; then
+			exec 5< "$to_dir" 2>/dev/null || fail "$(errno_of "$to_dir/x")" "$to_dir"
+			opened_in 5 "$2"; to=/proc/self/fd/5/%{2##*/}
+		fi
+	fi
+	mv -f -- "$from" "$to" || fail EACCES "$2";;
 unlink)
 	confine "$1"; must_exist "$1"; [ -d "$1" ] && [ ! -L "$1" ] && fail EISDIR "$1"
 	enter_parent "$1"; rm -f -- "$here" || fail EACCES "$1";;

@@ -44,6 +44,8 @@ describe("confined calls in a docker:// workspace", () => {
 		};
 		expect((await call("read", { path: "link.txt", offset: 2, limit: 1 })).text).toMatch(/2\ttwo/);
 		expect((await call("write", { path: "dir/new.txt", content: "fresh\n" })).isError).toBeFalsy();
+		expect((await call("write", { path: "dir/deep/er/made.txt", content: "made\n" })).isError).toBeFalsy();
+		expect(inContainer(box.name, "cat /srv/w/sub/deep/er/made.txt")).toBe("made\n");
 		expect((await call("edit", { path: "a.txt", old_string: "two", new_string: "TWO" })).isError).toBeFalsy();
 		expect(inContainer(box.name, "cat /srv/w/a.txt /srv/w/sub/new.txt")).toBe("one\nTWO\nthree\nfresh\n");
 		expect((await call("ls", { path: "dir" })).text).toContain("new.txt");

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspaceFromUrl, workspaceToolsOptions } from "../../src/remote/index.js";
@@ -99,6 +99,8 @@ describe("remote file tools against a concurrent link swapper", () => {
 					if (/inside (content|note)/.test(read)) insideReads++;
 				}
 				await runCall(tools, hooks, "write", { path: "dir/note.txt", content: `inside note ${round}\n` });
+				// A new folder too: made inside, never where the link pointed a moment later.
+				await runCall(tools, hooks, "write", { path: `dir/made-${round}/new.txt`, content: "new\n" });
 			}
 			expect(insideReads).toBeGreaterThan(0);
 		} finally {
@@ -107,5 +109,6 @@ describe("remote file tools against a concurrent link swapper", () => {
 		}
 		expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe(`${SECRET}\n`);
 		expect(readFileSync(join(outside, "note.txt"), "utf8")).toBe("outside note\n");
+		expect(readdirSync(outside).sort()).toEqual(["note.txt", "secret.txt"]);
 	}, 60_000);
 });
