@@ -83,7 +83,7 @@ open_read() {
 	src=$1
 	[ -z "$roots" ] && return 0
 	proc_fd || { confine "$1"; return 0; }
-	exec 3< "$1" 2>/dev/null || fail "$(errno_of "$1")" "$1"
+	{ command exec 3< "$1"; } 2>/dev/null || fail "$(errno_of "$1")" "$1"
 	opened_in 3 "$1"
 	src=/proc/self/fd/3
 }
@@ -186,7 +186,7 @@ writefile)
 	enter_parent "$1"
 	# A file there is opened without truncating it and judged by what was opened before a byte changes.
 	if [ "$existed" = yes ] && [ -n "$roots" ] && proc_fd; then
-		exec 4<> "$here" 2>/dev/null || fail "$(errno_of "$1")" "$1"
+		{ command exec 4<> "$here"; } 2>/dev/null || fail "$(errno_of "$1")" "$1"
 		opened_in 4 "$1"; here=/proc/self/fd/4
 	fi
 	if [ "$3" = exclusive ]; then set -C; fi
@@ -239,7 +239,7 @@ rename)
 		enter_parent "$1"; from=$here
 		to_dir=%{2%/*}; to_dir=%{to_dir:-/}
 		if proc_fd; then
-			exec 5< "$to_dir" 2>/dev/null || fail "$(errno_of "$to_dir/x")" "$to_dir"
+			{ command exec 5< "$to_dir"; } 2>/dev/null || fail "$(errno_of "$to_dir/x")" "$to_dir"
 			opened_in 5 "$2"; to=/proc/self/fd/5/%{2##*/}
 		fi
 	fi

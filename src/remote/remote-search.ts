@@ -79,7 +79,10 @@ export function createRemoteSearchOperations(
 		// After this turn's other work: the folder's resolution, which the search waits for first,
 		// starts its connection in it (each start forks this process, 2–3 ms with the loop blocked).
 		setImmediate(() => {
-			if (closed) return void (opening = false);
+			if (closed) {
+				opening = false;
+				return;
+			}
 			transport.spawn(spareScript, []).then(
 				(child) => {
 					opening = false;
