@@ -1,40 +1,18 @@
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import {
 	type FileInfo,
-	type RipgrepLauncher,
 	ripgrepGrep,
 	ripgrepListFiles,
 	type SearchOperations,
 	type SearchStream,
 } from "../tools/index.js";
-import { enterFolderArguments, enterFolderScript, explainMoved } from "./enter-folder.js";
+import { explainMoved } from "./enter-folder.js";
 import { toExtendedRegex } from "./posix-pattern.js";
 import { posixGrep, posixListFiles } from "./posix-search.js";
 import { type RemoteRipgrepMode, remoteRipgrep } from "./remote-ripgrep.js";
+import { createRipgrepConnections } from "./ripgrep-connections.js";
 import { type RemoteRunResult, runRemote } from "./run-remote.js";
 import type { ScriptChannel } from "./script-channel.js";
-import { shellQuoteOneLine } from "./shell-quote.js";
 import type { RemoteTransport } from "./transport.js";
-
-/**
- * Runs ripgrep in a folder (entered by `enterFolderScript`) with stdin from /dev/null (it would
- * search a readable stdin). Whether an ignore file or a `.git` lies above the folder is judged
- * here, on the remote disk, not by the caller (which looks at its own disk): only without one may
- * ripgrep skip the parents' rules.
- */
-const launchScript = `${enterFolderScript}
-rg=$1; shift
-d=$PWD; above=no
-while [ "$d" != / ]; do d=%{d%/*}; d=%{d:-/}; for n in .gitignore .ignore .rgignore .git; do [ -e "$d/$n" ] && above=yes; done; done
-[ "$above" = no ] && set -- --no-ignore-parent "$@"
-exec "$rg" "$@" < /dev/null`.replaceAll("%{", "${");
-
-/**
- * `launchScript` started ahead of time: it waits for its arguments on one stdin line (`set --`
- * with quoted words), so the connection is up when the search starts.
- */
-const spareScript = `nl='
-'; IFS= read -r line || exit 0; eval "set -- $line"; ${launchScript}`;
 
 /** Options of `createRemoteSearchOperations`. */
 export interface RemoteSearchOptions {
@@ -64,67 +42,13 @@ export function createRemoteSearchOperations(
 	const run = (script: string, args: string[]) =>
 		channel ? channel.run(script, args) : runRemote(transport, script, args);
 	let located: Promise<{ path: string } | { reason: string }> | undefined;
-	let spare: ChildProcessWithoutNullStreams | undefined;
-	// A spare connection for the next ripgrep, set up while the calls before it run: when a
-	// folder is resolved for listing (grep, find, ls), at stat, and after each search.
-	let closed = false;
-	let opening = false;
+	const connections = createRipgrepConnections(transport);
 	const prepare = () => {
-		if (closed || opening || options.ripgrep === "never") return;
+		if (options.ripgrep === "never") return;
 		// The lookup rides the shell beside the folder's resolution instead of after it.
 		void ripgrep().catch(() => {});
-		if (spare && spare.exitCode === null && spare.signalCode === null) return;
-		spare = undefined;
-		opening = true;
-		// After this turn's other work: the folder's resolution, which the search waits for first,
-		// starts its connection in it (each start forks this process, 2–3 ms with the loop blocked).
-		setImmediate(() => {
-			if (closed) {
-				opening = false;
-				return;
-			}
-			transport.spawn(spareScript, []).then(
-				(child) => {
-					opening = false;
-					child.stdin.on("error", () => {});
-					if (spare || closed) child.kill("SIGKILL");
-					else spare = child;
-				},
-				() => {
-					opening = false;
-				},
-			);
-		});
+		connections.prepare();
 	};
-	// Per request: the folder's checked real path goes with it (see `enterFolderScript`).
-	const launchIn =
-		(request: { realRoot?: string }): RipgrepLauncher =>
-		async (rgPath, given, cwd) => {
-			// Only the flag (before the pattern), never a pattern that reads the same.
-			const flagsEnd = given.findIndex((arg) => arg === "--regexp" || arg === "--");
-			const args = given.filter((arg, index) => arg !== "--no-ignore-parent" || (flagsEnd !== -1 && index > flagsEnd));
-			const ready = spare;
-			spare = undefined;
-			let child: ChildProcessWithoutNullStreams;
-			if (ready && ready.exitCode === null && ready.signalCode === null) {
-				const words = [...enterFolderArguments({ root: cwd, realRoot: request.realRoot }), rgPath, ...args];
-				ready.stdin.end(`${words.map(shellQuoteOneLine).join(" ")}\n`);
-				// The process runs already: its "spawn" event is long past, and the runner waits for one.
-				process.nextTick(() => ready.emit("spawn"));
-				child = ready;
-			} else {
-				child = await transport.spawn(launchScript, [
-					...enterFolderArguments({ root: cwd, realRoot: request.realRoot }),
-					rgPath,
-					...args,
-				]);
-				child.stdin.end();
-			}
-			// The next search finds its connection ready too. Started when this one ends, not beside it:
-			// a connection's start (ssh, sshd, a shell) would take its CPU from the search.
-			child.once("close", prepare);
-			return child;
-		};
 	const ripgrep = (): Promise<{ path: string } | { reason: string }> => {
 		located ??= remoteRipgrep(transport, run, options.ripgrep ?? "auto").catch((error: Error) => {
 			located = undefined;
@@ -146,7 +70,7 @@ export function createRemoteSearchOperations(
 				request,
 				// Every thread first: a remote ripgrep that was stopped runs on until its next write
 				// fails, so a trial of the path-ordered one would cost the remote side twice.
-				(rgPath) => ripgrepGrep(rgPath, request, signal, launchIn(request), { probeMs: 0 }),
+				(rgPath) => ripgrepGrep(rgPath, request, signal, connections.launcherFor(request), { probeMs: 0 }),
 				() => {
 					// A pattern with no POSIX form throws here, before the walk starts.
 					if (!request.literal) toExtendedRegex(request.pattern);
@@ -158,16 +82,12 @@ export function createRemoteSearchOperations(
 			searchWith(
 				await ripgrep(),
 				request,
-				(rgPath) => ripgrepListFiles(rgPath, request, signal, launchIn(request)),
+				(rgPath) => ripgrepListFiles(rgPath, request, signal, connections.launcherFor(request)),
 				() => posixListFiles(transport, run, request, signal),
 				fallbackReason,
 			),
 		prepare,
-		close: () => {
-			closed = true;
-			spare?.kill("SIGKILL");
-			spare = undefined;
-		},
+		close: () => connections.close(),
 	};
 }
 

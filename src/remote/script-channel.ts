@@ -127,6 +127,23 @@ function onOutput(loop: Loop, chunk: Buffer): void {
 	}
 }
 
+/** Writes a request (and its stdin bytes) to the loop; its reply is awaited in order. */
+function send(running: Loop, request: Request): void {
+	const tag = randomBytes(12).toString("hex");
+	let line: string;
+	try {
+		line = requestLine(tag, request);
+	} catch (error) {
+		return request.reject(error as Error);
+	}
+	running.answering.push({ reader: new ReplyReader(tag), resolve: request.resolve, reject: request.reject });
+	running.child.stdin.write(line);
+	if (request.stdin?.length) {
+		running.child.stdin.write(request.stdin);
+		running.child.stdin.write(".\n");
+	}
+}
+
 /**
  * A channel over `transport` whose loop has `library` (shell functions) defined: the loop starts
  * on the first request and again after it died (a dropped connection rejects the requests in
@@ -168,21 +185,6 @@ export function createScriptChannel(transport: RemoteTransport, library = ""): S
 			// The loop is gone: its close rejects the waiting requests.
 			reject: () => {},
 		});
-	};
-	const send = (running: Loop, request: Request) => {
-		const tag = randomBytes(12).toString("hex");
-		let line: string;
-		try {
-			line = requestLine(tag, request);
-		} catch (error) {
-			return request.reject(error as Error);
-		}
-		running.answering.push({ reader: new ReplyReader(tag), resolve: request.resolve, reject: request.reject });
-		running.child.stdin.write(line);
-		if (request.stdin?.length) {
-			running.child.stdin.write(request.stdin);
-			running.child.stdin.write(".\n");
-		}
 	};
 	const start = async (): Promise<Loop> => {
 		const child = await transport.spawn(loopScript(library), []);

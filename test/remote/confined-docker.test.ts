@@ -1,22 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { createWorkspaceFromUrl, workspaceToolsOptions } from "../../src/remote/index.js";
-import { createSafetyLayer, type LoadedSettings } from "../../src/safety/index.js";
+import { createSafetyLayer } from "../../src/safety/index.js";
 import { createAllTools } from "../../src/tools/index.js";
+import { noSettings } from "../helpers/no-settings.js";
 import { runCall, textOf } from "../safety/run-calls.js";
 import { inContainer, useTestContainer } from "./docker-fixture.js";
 
 // Confined calls in a busybox container (busybox sh, readlink and /proc, no GNU tools): what a
 // descriptor opened is judged there as on a Debian host, a link out of the folder is refused, and
 // nothing inside it is refused by mistake.
-
-const noSettings: LoadedSettings = {
-	sources: [],
-	rules: [],
-	additionalDirectories: [],
-	preToolUse: [],
-	postToolUse: [],
-	sandbox: {},
-};
 
 const box = useTestContainer("toolbelt-confined", "the docker confinement tests", (name) =>
 	inContainer(

@@ -11,23 +11,15 @@ import {
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { workspaceToolsOptions } from "../../src/remote/index.js";
-import { createSafetyLayer, type LoadedSettings } from "../../src/safety/index.js";
+import { createSafetyLayer } from "../../src/safety/index.js";
 import { createAllTools, type Workspace } from "../../src/tools/index.js";
+import { noSettings } from "../helpers/no-settings.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "../safety/run-calls.js";
 import { closeOpened, useBackends } from "./backends.js";
 
 // One suite, two backends: the tool cases that are about behaviour run against a local folder
 // and against the same folder reached through a real sshd on loopback.
-
-const noSettings: LoadedSettings = {
-	sources: [],
-	rules: [],
-	additionalDirectories: [],
-	preToolUse: [],
-	postToolUse: [],
-	sandbox: {},
-};
 
 const { backends } = useBackends();
 afterEach(closeOpened);

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AnyAgentTool } from "../../src/engine/types.js";
 import { loadMcpTools, type McpTools } from "../../src/mcp/client.js";
-import { createSafetyLayer, type LoadedSettings } from "../../src/safety/index.js";
+import { createSafetyLayer } from "../../src/safety/index.js";
 import {
 	confineFileOperations,
 	createEditTool,
@@ -17,6 +17,7 @@ import {
 	localFileOperations,
 } from "../../src/tools/index.js";
 import { MemoryFiles } from "../helpers/memory-files.js";
+import { noSettings } from "../helpers/no-settings.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "./run-calls.js";
 
@@ -122,16 +123,6 @@ describe("one resolution per call", () => {
 	});
 });
 
-/** No settings files: the in-memory workspace has none on the local disk to read. */
-const emptySettings: LoadedSettings = {
-	sources: [],
-	rules: [],
-	additionalDirectories: [],
-	preToolUse: [],
-	postToolUse: [],
-	sandbox: {},
-};
-
 describe("every guard judges the workspace's own disk (an in-memory FileOperations)", () => {
 	async function setup() {
 		const memory = new MemoryFiles();
@@ -151,7 +142,7 @@ describe("every guard judges the workspace's own disk (an in-memory FileOperatio
 			homeDir: "/mem/home",
 			mode: "yolo",
 			workspace,
-			settings: emptySettings,
+			settings: noSettings,
 			rules: { deny: ["read(secret.txt)"] },
 		});
 		return { memory, tools, hooks: safety.hooks };

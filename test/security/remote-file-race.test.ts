@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createWorkspaceFromUrl, workspaceToolsOptions } from "../../src/remote/index.js";
-import { createSafetyLayer, type LoadedSettings } from "../../src/safety/index.js";
+import { createSafetyLayer } from "../../src/safety/index.js";
 import { createAllTools } from "../../src/tools/index.js";
+import { noSettings } from "../helpers/no-settings.js";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { type SshdFixture, startSshdOrSkip } from "../remote/sshd-fixture.js";
+import { useSshd } from "../remote/sshd-fixture.js";
 import { runCall, textOf } from "../safety/run-calls.js";
 
 // A red-team test of issue 15: on the remote disk a process flips links between a target inside
@@ -15,15 +16,6 @@ import { runCall, textOf } from "../safety/run-calls.js";
 // judged must be the file used, so nothing outside is ever shown or changed.
 
 const SECRET = "OUTSIDE-SECRET";
-const noSettings: LoadedSettings = {
-	sources: [],
-	rules: [],
-	additionalDirectories: [],
-	preToolUse: [],
-	postToolUse: [],
-	sandbox: {},
-};
-
 /** Flips each `link=inside|outside` given by atomic rename until killed. */
 const SWAPPER = `
 const fs = require("node:fs");
@@ -38,13 +30,7 @@ for (let flips = 0; ; flips++) {
 }
 `;
 
-let sshd: SshdFixture | undefined;
-beforeAll(async () => {
-	({ sshd } = await startSshdOrSkip());
-}, 30_000);
-afterAll(async () => {
-	await sshd?.stop();
-});
+const state = useSshd();
 
 describe("remote file tools against a concurrent link swapper", () => {
 	const dir = useTempDir();
@@ -54,6 +40,7 @@ describe("remote file tools against a concurrent link swapper", () => {
 	});
 
 	it("read and write through flipping links never show or change anything outside", async (context) => {
+		const { sshd } = state;
 		if (!sshd) return context.skip();
 		const root = realpathSync(dir());
 		const workspace = join(root, "ws");

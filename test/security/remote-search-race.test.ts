@@ -1,11 +1,12 @@
 import { mkdirSync, realpathSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createWorkspaceFromUrl, type RemoteRipgrepMode, workspaceToolsOptions } from "../../src/remote/index.js";
-import { createSafetyLayer, type LoadedSettings } from "../../src/safety/index.js";
+import { createSafetyLayer } from "../../src/safety/index.js";
 import { createAllTools } from "../../src/tools/index.js";
+import { noSettings } from "../helpers/no-settings.js";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { type SshdFixture, startSshdOrSkip } from "../remote/sshd-fixture.js";
+import { useSshd } from "../remote/sshd-fixture.js";
 import { runCall, textOf } from "../safety/run-calls.js";
 
 // A red-team test of issue 15: a remote search folder swapped for a link out of the workspace
@@ -14,23 +15,7 @@ import { runCall, textOf } from "../safety/run-calls.js";
 // refuse, with ripgrep on the remote side and with the POSIX fallback; before, it followed the link.
 
 const SECRET = "OUTSIDE-SECRET";
-const noSettings: LoadedSettings = {
-	sources: [],
-	rules: [],
-	additionalDirectories: [],
-	preToolUse: [],
-	postToolUse: [],
-	sandbox: {},
-};
-
-let sshd: SshdFixture | undefined;
-let skipReason: string | undefined;
-beforeAll(async () => {
-	({ sshd, skipReason } = await startSshdOrSkip());
-}, 30_000);
-afterAll(async () => {
-	await sshd?.stop();
-});
+const state = useSshd();
 
 /** A workspace folder with `tree/inside.txt`, and a folder outside it holding the secret. */
 function layout(root: string) {
@@ -45,7 +30,8 @@ function layout(root: string) {
 
 /** The tools of a remote workspace at `folder`, behind the safety layer (confinement on). */
 async function confinedTools(folder: string, ripgrep: RemoteRipgrepMode) {
-	if (!sshd) throw new Error(skipReason ?? "sshd not started");
+	const { sshd } = state;
+	if (!sshd) throw new Error("sshd not started");
 	const workspace = createWorkspaceFromUrl(`${sshd.urlPrefix}${folder}`, { sshOptions: sshd.sshOptions, ripgrep });
 	const tools = Object.values(createAllTools(workspace.cwd, workspaceToolsOptions(workspace)));
 	const safety = await createSafetyLayer({
@@ -66,7 +52,7 @@ describe.each(["auto", "never"] as const)("a remote search folder swapped after 
 		["find", { pattern: "*.txt", path: "tree" }],
 	] as const) {
 		it(`${tool} refuses to search where the link now leads`, async (context) => {
-			if (!sshd) return context.skip();
+			if (!state.sshd) return context.skip();
 			const { workspace, outside } = layout(dir());
 			const remote = await confinedTools(workspace, ripgrep);
 			try {
@@ -92,7 +78,7 @@ describe.each(["auto", "never"] as const)("a remote search folder swapped after 
 	}
 
 	it("a folder reached through a link inside the workspace is searched as before", async (context) => {
-		if (!sshd) return context.skip();
+		if (!state.sshd) return context.skip();
 		const { workspace } = layout(dir());
 		// The workspace itself named through a link, and a link inside it to one of its folders.
 		symlinkSync(workspace, join(dir(), "ws-link"));
