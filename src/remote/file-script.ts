@@ -20,7 +20,7 @@
 export const fileLibrary = String.raw`
 export LC_ALL=C
 # Set per request (or, channel_dir, per loop) by the script channel; never taken from the environment.
-toolbelt_staged=no; toolbelt_tag=; channel_dir=
+toolbelt_staged=no; toolbelt_tag=; channel_dir=; proc_fd_known=
 # Paths are always absolute here, so no "--" is needed (busybox realpath takes none).
 fail() { printf 'TOOLBELT_ERRNO %s %s\n' "$1" "$2" >&2; exit 97; }
 errno_of() {
@@ -66,7 +66,7 @@ confine_real() {
 }
 # Can what a descriptor opened be told (Linux: /proc/self/fd and readlink)? Asked once per command.
 proc_fd() {
-	[ -n "%{proc_fd_known:-}" ] || { proc_fd_known=no; [ -e /proc/self/fd/0 ] && command -v readlink >/dev/null 2>&1 && proc_fd_known=yes; }
+	[ -n "$proc_fd_known" ] || { proc_fd_known=no; [ -e /proc/self/fd/0 ] && command -v readlink >/dev/null 2>&1 && proc_fd_known=yes; }
 	[ "$proc_fd_known" = yes ]
 }
 # opened_in FD NAME: judges what descriptor FD opened (for NAME) by its own path, read after the
@@ -98,9 +98,9 @@ enter_parent() {
 	confine_real "$PWD" "$1"
 	here=./%{1##*/}
 }
-# Prints SIZE|MODE|MTIME|TYPE straight from stat (no subshell to capture it); the caller names the type.
+# Prints SIZE|MODE|MTIME|TYPE|LINKS straight from stat (no subshell to capture it); the caller names the type.
 info() {
-	stat $1 -c '%s|%a|%Y|%F' -- "$2" 2>/dev/null || fail "$(errno_of "$2")" "$2"
+	stat $1 -c '%s|%a|%Y|%F|%h' -- "$2" 2>/dev/null || fail "$(errno_of "$2")" "$2"
 }
 # The channel counts the bytes when it takes them (toolbelt_staged=yes): then they need no second count.
 check_size() {
@@ -159,9 +159,9 @@ stat) info -L "$1";;
 describe)
 	# A name that is no symlink (test is built in) is what it names: one stat answers for both.
 	if [ -L "$1" ]; then
-		stat -L -c '%s|%a|%Y|%F' -- "$1" 2>/dev/null || echo E
-		stat -c '%s|%a|%Y|%F' -- "$1" 2>/dev/null || echo E
-	else own=$(stat -c '%s|%a|%Y|%F' -- "$1" 2>/dev/null) || own=E; printf '%s\n%s\n' "$own" "$own"; fi
+		stat -L -c '%s|%a|%Y|%F|%h' -- "$1" 2>/dev/null || echo E
+		stat -c '%s|%a|%Y|%F|%h' -- "$1" 2>/dev/null || echo E
+	else own=$(stat -c '%s|%a|%Y|%F|%h' -- "$1" 2>/dev/null) || own=E; printf '%s\n%s\n' "$own" "$own"; fi
 	if [ -e "$1" ] && r=$(plain_real "$1" || realpath "$1" 2>/dev/null); then printf '%s\n' "$r"; else echo E; fi;;
 lstat) info "" "$1";;
 realpath) must_exist "$1"; plain_real "$1" && exit 0; r=$(realpath "$1" 2>/dev/null) || fail "$(errno_of "$1")" "$1"; printf '%s' "$r";;
@@ -187,9 +187,10 @@ writefile)
 	existed=no; [ -e "$1" ] && existed=yes
 	if [ "$3" = exclusive ]; then [ -e "$1" ] || [ -L "$1" ] && fail EEXIST "$1"; fi
 	enter_parent "$1"
-	# A file there is opened without truncating it and judged by what was opened before a byte changes.
+	# A file there is opened without truncating it (>>: write access is enough, as for cat >) and
+	# judged by what was opened before a byte changes; then written through that very file.
 	if [ "$existed" = yes ] && [ -n "$roots" ] && proc_fd; then
-		{ command exec 4<> "$here"; } 2>/dev/null || fail "$(errno_of "$1")" "$1"
+		{ command exec 4>> "$here"; } 2>/dev/null || fail "$(errno_of "$1")" "$1"
 		opened_in 4 "$1"; here=/proc/self/fd/4
 	fi
 	if [ "$3" = exclusive ]; then set -C; fi

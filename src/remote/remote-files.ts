@@ -44,12 +44,14 @@ const kindOfType: Record<string, FileKind> = {
 };
 
 function parseInfo(text: string): FileInfo {
-	const [size, mode, mtime, type = ""] = text.trim().split("|");
+	const [size, mode, mtime, type = "", links] = text.trim().split("|");
 	return {
 		kind: kindOfType[type] ?? "other",
 		size: Number(size),
 		mode: Number.parseInt(mode ?? "0", 8),
 		mtimeMs: Number(mtime) * 1000,
+		// A file with more than one name is written in place, as locally (a rename would part them).
+		...(links ? { links: Number(links) } : {}),
 	};
 }
 

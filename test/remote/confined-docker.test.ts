@@ -13,7 +13,7 @@ import { inContainer, useTestContainer } from "./docker-fixture.js";
 const box = useTestContainer("toolbelt-confined", "the docker confinement tests", (name) =>
 	inContainer(
 		name,
-		"mkdir -p /srv/w/sub /srv/out && cd /srv/w && printf 'one\\ntwo\\nthree\\n' > a.txt && ln -s a.txt link.txt && ln -s sub dir && printf 'secret\\n' > /srv/out/s.txt && ln -s /srv/out/s.txt escape.txt && ln -s /srv/out away",
+		"mkdir -p /srv/w/sub /srv/out && cd /srv/w && printf 'one\\ntwo\\nthree\\n' > a.txt && ln -s a.txt link.txt && ln -s sub dir && printf 'secret\\n' > /srv/out/s.txt && ln -s /srv/out/s.txt escape.txt && ln -s /srv/out away && printf 'h\\n' > h1.txt && ln h1.txt h2.txt",
 	),
 );
 
@@ -40,6 +40,11 @@ describe("confined calls in a docker:// workspace", () => {
 		expect(inContainer(box.name, "cat /srv/w/sub/deep/er/made.txt")).toBe("made\n");
 		expect((await call("edit", { path: "a.txt", old_string: "two", new_string: "TWO" })).isError).toBeFalsy();
 		expect(inContainer(box.name, "cat /srv/w/a.txt /srv/w/sub/new.txt")).toBe("one\nTWO\nthree\nfresh\n");
+		// A file with two names is written in place (through the descriptor judged): both see it.
+		await call("read", { path: "h1.txt" });
+		const inPlace = await call("write", { path: "h1.txt", content: "H\n" });
+		expect(inPlace.isError, inPlace.text).toBeFalsy();
+		expect(inContainer(box.name, "cat /srv/w/h2.txt")).toBe("H\n");
 		expect((await call("ls", { path: "dir" })).text).toContain("new.txt");
 		expect((await call("grep", { pattern: "fresh", path: "dir" })).text).toContain("new.txt:1: fresh");
 		for (const [name, args] of [

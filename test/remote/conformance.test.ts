@@ -1,6 +1,7 @@
 import {
 	chmodSync,
 	existsSync,
+	linkSync,
 	lstatSync,
 	mkdirSync,
 	readFileSync,
@@ -92,6 +93,17 @@ for (const backend of backends) {
 			const created = await runCall(run.tools, run.hooks, "write", { path: "deep/new/file.txt", content: "hi\n" });
 			expect(created.isError, textOf(created)).toBe(false);
 			expect(readFileSync(join(dir(), "deep/new/file.txt"), "utf8")).toBe("hi\n");
+			// A file with two names is written in place: the other name sees the change too.
+			writeFileSync(join(dir(), "one.txt"), "shared old\n");
+			linkSync(join(dir(), "one.txt"), join(dir(), "two.txt"));
+			await runCall(run.tools, run.hooks, "read", { path: "one.txt" });
+			const shared = await runCall(run.tools, run.hooks, "edit", {
+				path: "one.txt",
+				old_string: "old",
+				new_string: "new",
+			});
+			expect(shared.isError, textOf(shared)).toBe(false);
+			expect(readFileSync(join(dir(), "two.txt"), "utf8")).toBe("shared new\n");
 		});
 
 		it("stale-write protection and confinement judge the workspace's disk", async (context) => {
