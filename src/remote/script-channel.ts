@@ -134,7 +134,8 @@ function send(running: Loop, request: Request): void {
 	try {
 		line = requestLine(tag, request);
 	} catch (error) {
-		return request.reject(error as Error);
+		request.reject(error as Error);
+		return;
 	}
 	running.answering.push({ reader: new ReplyReader(tag), resolve: request.resolve, reject: request.reject });
 	running.child.stdin.write(line);
