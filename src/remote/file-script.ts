@@ -10,8 +10,9 @@
  * replaced, created or removed is named `./NAME` inside its folder after that folder was entered
  * with `cd -P` and judged where the shell stands (`enter_parent`), as are a folder listed, the
  * folder a new one is made in, and a rename's source (its destination's folder is held open on a
- * descriptor and judged by it). Left with a window of one step: `chmod` (it follows a link, and
- * sh cannot open what it cannot read), and where `/proc` is missing, reads and rename targets.
+ * descriptor and judged by it), and a chmod goes through the descriptor of the file it judged.
+ * Left with a window of one step where `/proc` is missing (reads, rename targets, chmod), and for
+ * a chmod of a file that can be opened neither to read nor to write.
  *
  * Modes arrive in octal. Failures print `TOOLBELT_ERRNO CODE detail` on stderr and exit 97; `stat` and friends run with
  * `LC_ALL=C`, so their messages map to POSIX codes too. (Written with `%{` for the shell's `${`,
@@ -251,7 +252,17 @@ rename)
 unlink)
 	confine "$1"; must_exist "$1"; [ -d "$1" ] && [ ! -L "$1" ] && fail EISDIR "$1"
 	enter_parent "$1"; rm -f -- "$here" || fail EACCES "$1";;
-chmod) confine "$1"; must_exist "$1"; chmod "$2" -- "$1" 2>/dev/null || fail EPERM "$1";;
+chmod)
+	confine "$1"; must_exist "$1"; target=$1
+	# chmod follows a link: with roots the file is opened (to read, else to append), judged by what
+	# was opened, and its mode changed through that descriptor. One that can be opened neither way
+	# is changed by its path, checked just before.
+	if [ -n "$roots" ] && proc_fd; then
+		if { command exec 3< "$1"; } 2>/dev/null || { command exec 3>> "$1"; } 2>/dev/null; then
+			opened_in 3 "$1"; target=/proc/self/fd/3
+		fi
+	fi
+	chmod "$2" -- "$target" 2>/dev/null || fail EPERM "$1";;
 *) fail ENOSYS "unknown operation $op";;
 esac
 }

@@ -1,5 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+	chmodSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	realpathSync,
+	statSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWorkspaceFromUrl, workspaceToolsOptions } from "../../src/remote/index.js";
@@ -16,10 +25,10 @@ import { runCall, textOf } from "../safety/run-calls.js";
 // judged must be the file used, so nothing outside is ever shown or changed.
 
 const SECRET = "OUTSIDE-SECRET";
-/** Flips each `link=inside|outside` given by atomic rename until killed. */
+/** Flips each `link=inside|outside` given by atomic rename until killed. Run by `node -e`: its arguments start at argv[1]. */
 const SWAPPER = `
 const fs = require("node:fs");
-const links = process.argv.slice(2).map((spec) => { const [link, targets] = spec.split("="); return [link, targets.split("|")]; });
+const links = process.argv.slice(1).map((spec) => { const [link, targets] = spec.split("="); return [link, targets.split("|")]; });
 for (let flips = 0; ; flips++) {
 	for (const [link, targets] of links) {
 		const temp = link + ".swap";
@@ -97,5 +106,44 @@ describe("remote file tools against a concurrent link swapper", () => {
 		expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe(`${SECRET}\n`);
 		expect(readFileSync(join(outside, "note.txt"), "utf8")).toBe("outside note\n");
 		expect(readdirSync(outside).sort()).toEqual(["note.txt", "secret.txt"]);
+	}, 60_000);
+
+	it("a confined chmod through a flipping link never changes the mode outside", async (context) => {
+		const { sshd } = state;
+		if (!sshd) return context.skip();
+		const root = realpathSync(dir());
+		const workspace = join(root, "ws");
+		const outside = join(root, "outside");
+		mkdirSync(workspace);
+		mkdirSync(outside);
+		writeFileSync(join(workspace, "inside.txt"), "inside\n");
+		writeFileSync(join(outside, "secret.txt"), `${SECRET}\n`);
+		chmodSync(join(outside, "secret.txt"), 0o640);
+		symlinkSync(join(workspace, "inside.txt"), join(workspace, "link.txt"));
+		const swapper = spawn(
+			process.execPath,
+			["-e", SWAPPER, `${join(workspace, "link.txt")}=${join(workspace, "inside.txt")}|${join(outside, "secret.txt")}`],
+			{ stdio: "ignore" },
+		);
+		children.push(swapper);
+		const remote = createWorkspaceFromUrl(`${sshd.urlPrefix}${workspace}`, { sshOptions: sshd.sshOptions });
+		try {
+			// The operations a confined call gets (the patch tool restores a mode through them).
+			const files = remote.files.confine?.([workspace]);
+			if (!files) throw new Error("remote file operations offer no confine");
+			let changed = 0;
+			const deadline = Date.now() + 4000;
+			for (let round = 0; Date.now() < deadline; round++) {
+				await files.chmod(join(workspace, "link.txt"), round % 2 ? 0o600 : 0o644).then(
+					() => changed++,
+					() => {},
+				);
+				expect(statSync(join(outside, "secret.txt")).mode & 0o777).toBe(0o640);
+			}
+			expect(changed).toBeGreaterThan(0);
+		} finally {
+			await remote.close();
+			swapper.kill("SIGKILL");
+		}
 	}, 60_000);
 });
