@@ -9,8 +9,9 @@ import { type RemoteTransport, stderrSummary } from "./transport.js";
 export type RunScript = (script: string, args: string[]) => Promise<RemoteRunResult>;
 
 /**
- * Lists the regular files under `$1` (entered by `enterFolderScript`) in the walker's path order (`comparePaths`: `/` before every
- * other byte, so a folder's files and sub-folders merge by name, depth first): `/` becomes byte 1
+ * Lists the regular files under `$1` (entered by `enterFolderScript`) in the walker's path order
+ * (`comparePaths`: `/` before every other byte, so a folder's files and sub-folders merge by name,
+ * depth first): `/` becomes byte 1
  * for `sort` in the C locale and back. Anything named `.git` is left out and never entered.
  * Symlinks and other kinds are left out, as the local walker leaves them out. `sort` holds the
  * list on the remote side (spilling to disk where it can); this side reads it as it comes.
@@ -23,9 +24,10 @@ find . -name .git -prune -o -type f -print | tr '/' '\001' | sort | tr '\001' '/
 
 /**
  * Prints `PATH\nLENGTH\nTEXT` for each ignore file a walk of `$1` may read (entered by
- * `enterFolderScript`): the files named after `$1 $2` (those above the root), then every `.gitignore`/`.ignore`/`.rgignore` in the tree and every
- * `.git` folder's `info/exclude` (found with one `find`, `.git` never entered). Unreadable ones are
- * left out. Tree paths are printed `./`-relative.
+ * `enterFolderScript`): the files named after the folder's two arguments (those above the root),
+ * then every `.gitignore`/`.ignore`/`.rgignore` in the tree and every `.git` folder's
+ * `info/exclude` (found with one `find`, `.git` never entered). Unreadable ones are left out. Tree
+ * paths are printed `./`-relative.
  */
 const ignoreTextsScript = String.raw`
 export LC_ALL=C
