@@ -118,3 +118,32 @@ export function startDeadline(signal: AbortSignal | undefined, timeoutMs: number
 		},
 	};
 }
+
+/** A signal of its own that also fires when the caller's does (see `stoppableSignal`). */
+export interface Stoppable {
+	/** Aborts when the caller's signal does, or at `stop`. */
+	signal: AbortSignal;
+	/** Aborts `signal` (not the caller's). */
+	stop(): void;
+}
+
+/**
+ * A signal that fires when `signal` does or when `stop` is called: what a search stops one of its
+ * own processes with. Why not `AbortSignal.any([signal, controller.signal])`: its result is held
+ * only weakly by its sources, and under load a listener on it never fired — a stopped ripgrep
+ * lived on, blocked writing into a socket nobody read (`test/tools/search/grep-early-stop.test.ts`
+ * under `scripts/test-under-load.sh`). Here the listener on `signal` holds it strongly.
+ */
+export function stoppableSignal(signal: AbortSignal): Stoppable {
+	const controller = new AbortController();
+	const onAbort = () => controller.abort(signal.reason);
+	if (signal.aborted) controller.abort(signal.reason);
+	else signal.addEventListener("abort", onAbort, { once: true });
+	return {
+		signal: controller.signal,
+		stop: () => {
+			signal.removeEventListener("abort", onAbort);
+			controller.abort();
+		},
+	};
+}

@@ -1,3 +1,4 @@
+import { stoppableSignal } from "../engine/abort.js";
 import { AbortError, ToolError } from "../engine/errors.js";
 import type { GrepLine, GrepRequest, ListFilesRequest } from "../tools/search/types.js";
 import { enterFolderArguments, enterFolderScript } from "./enter-folder.js";
@@ -141,12 +142,12 @@ export async function* posixGrep(
 	request: GrepRequest,
 	signal: AbortSignal,
 ): AsyncGenerator<GrepLine[]> {
-	const stop = new AbortController();
-	const walking = AbortSignal.any([signal, stop.signal]);
+	const walk = stoppableSignal(signal);
+	const walking = walk.signal;
 	const names: AsyncIterable<string[]> | Iterable<string[]> =
 		request.file !== undefined ? [[request.file]] : walkRemoteFiles(transport, run, request, walking);
 	let found = false;
-	for await (const batch of streamGrep({ transport, request, names, signal, stopNames: () => stop.abort() })) {
+	for await (const batch of streamGrep({ transport, request, names, signal, stopNames: walk.stop })) {
 		found = true;
 		yield batch;
 	}

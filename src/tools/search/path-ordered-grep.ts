@@ -1,3 +1,4 @@
+import { stoppableSignal } from "../../engine/abort.js";
 import { comparePaths } from "./sort-paths.js";
 import type { GrepLine } from "./types.js";
 
@@ -74,9 +75,9 @@ export async function* pathOrderedGrep(
 
 /** Starts the every-thread search with a stop of its own. */
 async function startStoppable(start: StartGrep, signal: AbortSignal): Promise<StartedGrep> {
-	const stop = new AbortController();
-	const run = await start(false, AbortSignal.any([signal, stop.signal]));
-	return { run, pathOrder: false, stop: () => stop.abort() };
+	const own = stoppableSignal(signal);
+	const run = await start(false, own.signal);
+	return { run, pathOrder: false, stop: own.stop };
 }
 
 /** Runs the ordered search for `probeMs`: "kept" when it answered (whole, or going on), else "stopped". */

@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os";
+import { stoppableSignal } from "../../engine/abort.js";
 import { decodeText } from "../fs/legacy-encoding.js";
 import { compileGlob, nameGlobOf } from "./glob-filter.js";
 import { LineSplitter, TextLineSplitter } from "./line-splitter.js";
@@ -190,9 +191,9 @@ export async function ripgrepGrep(
 	if (!request.pathOrder || request.file !== undefined) return start(false, signal);
 	// Started here, so that a ripgrep that cannot start rejects now (and the walker answers).
 	const pathOrder = ordering.probeMs !== 0;
-	const stopFirst = new AbortController();
-	const run = await start(pathOrder, AbortSignal.any([signal, stopFirst.signal]));
-	return pathOrderedGrep({ run, pathOrder, stop: () => stopFirst.abort() }, start, signal, ordering);
+	const first = stoppableSignal(signal);
+	const run = await start(pathOrder, first.signal);
+	return pathOrderedGrep({ run, pathOrder, stop: first.stop }, start, signal, ordering);
 }
 
 /** Lists files with ripgrep; rejects when ripgrep cannot start. */

@@ -1,4 +1,5 @@
 import { basename, dirname } from "node:path";
+import { stoppableSignal } from "../../engine/abort.js";
 import { AbortError, ToolError } from "../../engine/errors.js";
 import { displayPath, resolveToolPath } from "../fs/paths.js";
 import { startDeadline } from "./deadline.js";
@@ -58,6 +59,10 @@ export async function runSearch<TItem>(options: {
 	timeoutMs: number;
 }): Promise<SearchRunResult> {
 	const deadline = startDeadline(options.signal, options.timeoutMs);
+	// Aborted once the search is over, however it ended: whatever the backend started with it
+	// (every ripgrep of a path-ordered search) is stopped then, also if closing the stream does not
+	// reach it.
+	const ended = stoppableSignal(deadline.signal);
 	// Each wait rejects on abort or timeout, so a backend stuck in a system call (a FIFO, a slow
 	// mount) cannot delay the answer; the stream is closed behind it. One listener serves every
 	// wait (racing each step against one long-lived promise would pile up reactions on it).
@@ -73,7 +78,7 @@ export async function runSearch<TItem>(options: {
 	let stream: SearchStream<TItem> | undefined;
 	let iterator: AsyncIterator<readonly TItem[]> | undefined;
 	try {
-		stream = await untilStopped(options.start(deadline.signal));
+		stream = await untilStopped(options.start(ended.signal));
 		iterator = stream.items[Symbol.asyncIterator]();
 		for (;;) {
 			const next = await untilStopped(iterator.next());
@@ -91,6 +96,7 @@ export async function runSearch<TItem>(options: {
 		deadline.dispose();
 		// Ends the backend (kills ripgrep) when we stopped early; not awaited, as a stuck step would block it.
 		iterator?.return?.().catch(() => {});
+		ended.stop();
 	}
 }
 
