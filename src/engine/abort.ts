@@ -129,10 +129,11 @@ export interface Stoppable {
 
 /**
  * A signal that fires when `signal` does or when `stop` is called: what a search stops one of its
- * own processes with. Why not `AbortSignal.any([signal, controller.signal])`: its result is held
- * only weakly by its sources, and under load a listener on it never fired — a stopped ripgrep
- * lived on, blocked writing into a socket nobody read (`test/tools/search/grep-early-stop.test.ts`
- * under `scripts/test-under-load.sh`). Here the listener on `signal` holds it strongly.
+ * own processes with. Why not `AbortSignal.any([signal, controller.signal])`: its sources hold its
+ * result only weakly, so whether an abort still reaches a listener on it depends on what else keeps
+ * it alive (Node has had bugs there); here the listener on `signal` holds it strongly. (A stopped
+ * ripgrep that lived on under load, `grep-early-stop.test.ts` under `scripts/test-under-load.sh`,
+ * failed less often with this and no more once `runSearch` also aborts its backend's signal at the end.)
  */
 export function stoppableSignal(signal: AbortSignal): Stoppable {
 	const controller = new AbortController();
