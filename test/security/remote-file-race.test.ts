@@ -25,11 +25,16 @@ import { runCall, textOf } from "../safety/run-calls.js";
 // judged must be the file used, so nothing outside is ever shown or changed.
 
 const SECRET = "OUTSIDE-SECRET";
-/** Flips each `link=inside|outside` given by atomic rename until killed. Run by `node -e`: its arguments start at argv[1]. */
+/**
+ * Flips each `link=inside|outside` given by atomic rename until killed, and for a minute at most
+ * (a test that died before killing it leaves no busy loop behind). Run by `node -e`: its arguments
+ * start at argv[1].
+ */
 const SWAPPER = `
 const fs = require("node:fs");
 const links = process.argv.slice(1).map((spec) => { const [link, targets] = spec.split("="); return [link, targets.split("|")]; });
-for (let flips = 0; ; flips++) {
+const end = Date.now() + 60000;
+for (let flips = 0; Date.now() < end; flips++) {
 	for (const [link, targets] of links) {
 		const temp = link + ".swap";
 		try { fs.unlinkSync(temp); } catch {}
