@@ -61,7 +61,6 @@ export function createRemoteSearchOperations(
 	return {
 		stat: async (absolutePath) => {
 			prepare();
-			void ripgrep().catch(() => {});
 			return rootInfo(absolutePath, options.stat, run);
 		},
 		grep: async (request, signal) =>

@@ -80,6 +80,35 @@ async function startStoppable(start: StartGrep, signal: AbortSignal): Promise<St
 	return { run, pathOrder: false, stop: own.stop };
 }
 
+/**
+ * Reads `batches` until the stream ends ("ended"), `take` returns false ("enough"), or `ms` pass
+ * ("late": the pending read is left to end with the stream's stop).
+ */
+async function readFor<TBatch>(
+	batches: AsyncIterator<TBatch>,
+	ms: number,
+	take: (batch: TBatch) => boolean,
+): Promise<"ended" | "enough" | "late"> {
+	let timer: NodeJS.Timeout | undefined;
+	const late = new Promise<"late">((resolve) => {
+		timer = setTimeout(() => resolve("late"), ms);
+	});
+	try {
+		for (;;) {
+			const next = batches.next();
+			const result = await Promise.race([next, late]);
+			if (result === "late") {
+				next.catch(() => {});
+				return "late";
+			}
+			if (result.done) return "ended";
+			if (!take(result.value)) return "enough";
+		}
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
 /** Runs the ordered search for `probeMs`: "kept" when it answered (whole, or going on), else "stopped". */
 async function* probeOrdered(
 	ordered: StartedGrep,
@@ -88,27 +117,15 @@ async function* probeOrdered(
 	const lines = ordered.run[Symbol.asyncIterator]();
 	const held: GrepLine[][] = [];
 	let count = 0;
-	let timer: NodeJS.Timeout | undefined;
-	const late = new Promise<"late">((resolve) => {
-		timer = setTimeout(() => resolve("late"), settings.probeMs);
+	const outcome = await readFor(lines, settings.probeMs, (batch) => {
+		held.push(batch);
+		count += batch.length;
+		return count < settings.probeLines;
 	});
-	try {
-		for (;;) {
-			const next = lines.next();
-			const first = await Promise.race([next, late]);
-			if (first === "late") {
-				// Its pending read ends with the stop (an abort of its own): nothing to report.
-				next.catch(() => {});
-				ordered.stop();
-				return "stopped";
-			}
-			if (first.done) break;
-			held.push(first.value);
-			count += first.value.length;
-			if (count >= settings.probeLines) break;
-		}
-	} finally {
-		clearTimeout(timer);
+	if (outcome === "late") {
+		// Its pending read ends with the stop (an abort of its own): nothing to report.
+		ordered.stop();
+		return "stopped";
 	}
 	yield* held;
 	yield* { [Symbol.asyncIterator]: () => lines };
@@ -127,33 +144,17 @@ async function heldEveryThread(
 	const batches = everyThread.run[Symbol.asyncIterator]();
 	const lines: GrepLine[] = [];
 	let chars = 0;
-	let timer: NodeJS.Timeout | undefined;
-	const late = new Promise<"late">((resolve) => {
-		timer = setTimeout(() => resolve("late"), settings.maxHeldMs);
-	});
-	try {
-		for (;;) {
-			const next = batches.next();
-			const batch = await Promise.race([next, late]);
-			if (batch === "late") {
-				next.catch(() => {});
-				everyThread.stop();
-				batches.return?.().catch(() => {});
-				return undefined;
-			}
-			if (batch.done) break;
-			for (const line of batch.value) {
-				lines.push(line);
-				chars += line.text.length;
-			}
-			if (lines.length > settings.maxHeldLines || chars > settings.maxHeldChars) {
-				everyThread.stop();
-				batches.return?.().catch(() => {});
-				return undefined;
-			}
+	const outcome = await readFor(batches, settings.maxHeldMs, (batch) => {
+		for (const line of batch) {
+			lines.push(line);
+			chars += line.text.length;
 		}
-	} finally {
-		clearTimeout(timer);
+		return lines.length <= settings.maxHeldLines && chars <= settings.maxHeldChars;
+	});
+	if (outcome !== "ended") {
+		everyThread.stop();
+		batches.return?.().catch(() => {});
+		return undefined;
 	}
 	// Stable: a file's lines keep ripgrep's order (each file's lines come together).
 	return lines.sort((left, right) => comparePaths(left.path, right.path));
