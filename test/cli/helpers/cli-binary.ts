@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type TestUser, userPrefix } from "../../helpers/test-users.js";
 
 /** The repository root. */
 export const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
@@ -56,16 +57,26 @@ export interface CliRun {
 	stderr: string;
 }
 
+/** How a CLI process of a test is started. */
+export interface CliRunOptions {
+	/** Working directory. Default: the repository root. */
+	cwd?: string;
+	/** The whole environment. Default: `cleanEnv()`. */
+	env?: Record<string, string>;
+	/** Written to stdin, which is then closed. Default: nothing. */
+	input?: string;
+	/** Who starts it (see `test/helpers/test-users.ts`). Default: the user running the tests. */
+	user?: TestUser;
+}
+
 /** Runs and tracks child processes of the built CLI; `killAll` in `afterEach` leaves none behind. */
 export class CliProcesses {
 	private readonly children = new Set<ChildProcess>();
 
 	/** Starts the CLI; resolves when it exits. `input` is written to stdin, which is then closed. */
-	start(
-		args: string[],
-		options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
-	): { child: ChildProcess; done: Promise<CliRun> } {
-		const child = spawn(process.execPath, [ensureBuiltCli(), ...args], {
+	start(args: string[], options: CliRunOptions = {}): { child: ChildProcess; done: Promise<CliRun> } {
+		const [file, ...prefix] = [...userPrefix(options.user ?? "root"), process.execPath];
+		const child = spawn(file ?? process.execPath, [...prefix, ensureBuiltCli(), ...args], {
 			cwd: options.cwd ?? repositoryRoot,
 			env: options.env ?? cleanEnv(),
 			stdio: ["pipe", "pipe", "pipe"],
@@ -91,7 +102,7 @@ export class CliProcesses {
 	}
 
 	/** Starts the CLI and waits for it to exit. */
-	run(args: string[], options: { cwd?: string; env?: Record<string, string>; input?: string } = {}): Promise<CliRun> {
+	run(args: string[], options: CliRunOptions = {}): Promise<CliRun> {
 		return this.start(args, options).done;
 	}
 
