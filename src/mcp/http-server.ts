@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { bearerChallenge, generateMcpToken, hasBearerToken, mcpTokenProblem } from "./http-auth.js";
 import { addCorsHeaders, answerPreflight, normalizeOrigin, originProblem } from "./http-origin.js";
 import { isLoopbackHost } from "./loopback.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, messageTooLargeText } from "./message-limit.js";
 import type { ToolbeltMcpServer } from "./server.js";
 
 /** Options of `startMcpHttpServer`. */
@@ -17,6 +18,8 @@ export interface McpHttpServerOptions {
 	createSession: () => ToolbeltMcpServer;
 	/** The endpoint path. Default: `/mcp`. */
 	path?: string;
+	/** The largest request body read, in bytes; a larger one gets 413 and is not buffered. Default: 8 MiB. */
+	maxMessageBytes?: number;
 	/** Receives diagnostics. Default: none. */
 	log?: (message: string) => void;
 	/**
@@ -86,22 +89,19 @@ function trackActivity(session: Session, response: ServerResponse): void {
 	});
 }
 
-/** The largest request body read, as the SDK's own limit (a larger one gets 413, never buffered). */
-const MAX_BODY_BYTES = 4 * 2 ** 20;
-
 type Body = { ok: true; value: unknown } | { ok: false; status: number; message: string };
 
 /** Reads and parses a POST body, bounded; the transport then gets it pre-parsed. */
-async function readBody(request: IncomingMessage): Promise<Body> {
+async function readBody(request: IncomingMessage, maxBytes: number): Promise<Body> {
 	const chunks: Buffer[] = [];
 	let size = 0;
 	for await (const chunk of request as AsyncIterable<Buffer>) {
 		size += chunk.length;
-		if (size > MAX_BODY_BYTES) {
+		if (size > maxBytes) {
 			return {
 				ok: false,
 				status: 413,
-				message: `Payload too large: a request body must not exceed ${MAX_BODY_BYTES} bytes.`,
+				message: messageTooLargeText(maxBytes),
 			};
 		}
 		chunks.push(chunk);
@@ -249,7 +249,7 @@ async function handleRequest(state: ServerState, request: IncomingMessage, respo
 	const sessionId = request.headers["mcp-session-id"];
 	let body: unknown;
 	if (request.method === "POST") {
-		const read = await readBody(request);
+		const read = await readBody(request, state.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
 		if (!read.ok) return reject(response, read.status, read.message, read.status === 400 ? -32700 : -32000);
 		body = read.value;
 	}

@@ -31,6 +31,7 @@ export { generateMcpToken, MIN_MCP_TOKEN_LENGTH, mcpTokenProblem } from "./http-
 export { normalizeOrigin } from "./http-origin.js";
 export { type McpHttpServer, type McpHttpServerOptions, startMcpHttpServer } from "./http-server.js";
 export { isLoopbackHost } from "./loopback.js";
+export { DEFAULT_MAX_MESSAGE_BYTES } from "./message-limit.js";
 export {
 	MAX_TOOL_NAME_LENGTH,
 	mcpToolName,
@@ -53,4 +54,5 @@ export {
 	toCallToolResult,
 	toMcpTool,
 } from "./server.js";
+export { type BoundedStdioOptions, BoundedStdioServerTransport } from "./stdio/transport.js";
 export { loadOrCreateTokenFile, type McpTokenFile, McpTokenFileError } from "./token-file.js";

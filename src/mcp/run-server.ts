@@ -1,11 +1,11 @@
 import { resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { AnyAgentTool, ToolHooks } from "../engine/types.js";
 import { allToolNames, createJobRegistry, type JobRegistry, type ToolsOptions } from "../tools/index.js";
 import { disposeShellProcesses } from "../tools/shell/background-registry.js";
 import { createSelectedTools, type ToolSelection } from "../tools/tool-selection.js";
 import { createMcpServer } from "./server.js";
+import { BoundedStdioServerTransport } from "./stdio/transport.js";
 
 /** How `runMcpServer` serves Streamable HTTP: where, and who may call. */
 export interface McpHttpTransportOptions {
@@ -43,6 +43,12 @@ export interface RunMcpServerOptions extends ToolHooks, ToolSelection {
 	stdin?: Readable;
 	/** stdout for the stdio transport; only protocol messages are written to it. Default: `process.stdout`. */
 	stdout?: Writable;
+	/**
+	 * The largest message read, in bytes (a stdio line or an HTTP body). A larger one is answered
+	 * with a JSON-RPC error (HTTP: status 413) without being buffered, and the server serves on.
+	 * Default: 8 MiB (`DEFAULT_MAX_MESSAGE_BYTES`).
+	 */
+	maxMessageBytes?: number;
 	/** Receives diagnostics (transport errors, ended idle sessions). Default: none. Never stdout. */
 	log?: (message: string) => void;
 	/**
@@ -131,11 +137,9 @@ export async function runMcpServer(options: RunMcpServerOptions): Promise<Runnin
 			log?.(`mcp: stdout failed (${error.message}); shutting down.`);
 			void close();
 		});
-		// The SDK's stdio transport does not notice EOF; a client closing our stdin means "exit".
-		stdin.once("end", () => void close());
-		stdin.once("close", () => void close());
-		await mcp.connect(new StdioServerTransport(stdin, stdout));
+		// The transport closes when stdin ends: a client closing our stdin means "exit".
 		mcp.server.onclose = () => void close();
+		await mcp.connect(new BoundedStdioServerTransport(stdin, stdout, { maxMessageBytes: options.maxMessageBytes }));
 		return { toolNames: tools.map((tool) => tool.name), closed, close };
 	}
 
@@ -143,6 +147,7 @@ export async function runMcpServer(options: RunMcpServerOptions): Promise<Runnin
 	const { startMcpHttpServer } = await import("./http-server.js");
 	const http = await startMcpHttpServer({
 		...transport.http,
+		maxMessageBytes: options.maxMessageBytes,
 		createSession: () => createMcpServer(serverOptions),
 		log,
 	});

@@ -1,4 +1,5 @@
 import { isLoopbackHost } from "../../mcp/loopback.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../mcp/message-limit.js";
 import { type OptionSpecs, parseCommandArgs, stringOption, UsageError } from "../args.js";
 import { type CliIO, ExitCode } from "../io.js";
 import { resolveCwd } from "../paths.js";
@@ -27,6 +28,11 @@ const serveOptions: OptionSpecs = {
 			"Serve Streamable HTTP on a loopback address instead of stdio, e.g. 127.0.0.1:8765 (port 0 picks one). Every request needs the bearer token printed at start.",
 	},
 	...httpAccessOptions,
+	"max-message-mb": {
+		type: "string",
+		valueName: "<MiB>",
+		description: `The largest message read, in MiB (default ${DEFAULT_MAX_MESSAGE_BYTES / 2 ** 20}); a larger one gets a JSON-RPC error and the server serves on.`,
+	},
 	tools: {
 		type: "string",
 		valueName: "<names>",
@@ -95,6 +101,22 @@ function parseHttpAddress(value: string): { host: string; port: number } {
 	return { host, port };
 }
 
+function parseMaxMessageBytes(value: string | undefined): number | undefined {
+	if (value === undefined) return undefined;
+	const mebibytes = Number(value);
+	if (!Number.isFinite(mebibytes) || mebibytes <= 0 || mebibytes > 1024) {
+		throw new UsageError(`--max-message-mb ${value}: expected a number of MiB above 0 and at most 1024, e.g. 16.`);
+	}
+	return Math.floor(mebibytes * 2 ** 20);
+}
+
+/** What someone who typed `toolbelt mcp` at a terminal is told: this waits for a client, not for them. */
+const terminalHint =
+	"toolbelt mcp: serving MCP (JSON-RPC) on stdin/stdout; it waits for an MCP client, not for typing.\n" +
+	"  Connect a client by letting it start this command, e.g.: claude mcp add toolbelt -- toolbelt mcp --cwd <dir>\n" +
+	'  or in an mcpServers config: { "toolbelt": { "command": "toolbelt", "args": ["mcp", "--cwd", "<dir>"] } }\n' +
+	"  For a client that connects over HTTP: toolbelt mcp --http 127.0.0.1:8765. Press Ctrl-D or Ctrl-C to quit.\n";
+
 /** Resolves when SIGINT or SIGTERM arrives; `dispose` stops listening. */
 function onTermination(io: CliIO, listener: () => void): () => void {
 	const unsubscribeInterrupt = io.onInterrupt?.(listener);
@@ -114,6 +136,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 	if (args.positionals.length > 0) throw new UsageError(`Unexpected argument '${args.positionals[0]}'.`);
 	const httpValue = stringOption(args.values, "http");
 	const address = httpValue === undefined ? undefined : parseHttpAddress(httpValue);
+	const maxMessageBytes = parseMaxMessageBytes(stringOption(args.values, "max-message-mb"));
 	const access = await httpAccessFromFlags(args.values, io, address !== undefined);
 	const transport = address === undefined ? ("stdio" as const) : { http: { ...address, ...access.options } };
 	const cwd = await resolveCwd(io, args.values);
@@ -144,11 +167,13 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 		toolsOptions: safety.toolOptions,
 		...safety.hooks,
 		transport,
+		maxMessageBytes,
 		// stdio belongs to the protocol only when we are the real process; tests pass in-memory streams.
 		stdin: io.stdin,
 		stdout: io.stdout,
 		log,
 	});
+	if (!running.url && (io.stdinIsTTY ?? io.isTTY)) io.stderr.write(terminalHint);
 	if (running.url) {
 		io.stderr.write(`toolbelt mcp: serving ${running.toolNames.join(", ")} at ${running.url}\n`);
 		io.stderr.write(connectionInstructions(running.url, running.token, access.source));
