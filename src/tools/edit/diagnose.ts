@@ -68,6 +68,40 @@ function firstLineHint(content: string, needle: string): string | undefined {
 	return `The first line of old_string occurs at line ${lines.join(", ")}, but the lines after it differ from the file. The file at line ${lines[0]}:\n${quoteLines(content, lines[0] as number, lineCount)}\nCopy old_string exactly from the file's lines.`;
 }
 
+/** Non-whitespace characters of the text shared by both ends of old_string and new_string needed to count as evidence. */
+const MIN_SHARED_CONTEXT = 4;
+/** Non-whitespace characters a new_string needs to be evidence on its own (a new function, a rewritten block). */
+const MIN_DISTINCT_REPLACEMENT = 24;
+
+function nonWhitespaceLength(text: string): number {
+	return text.replace(/\s+/g, "").length;
+}
+
+/**
+ * True when finding new_string (once) in the file is evidence that this edit was made: the
+ * change is anchored by text that old_string and new_string share (`hello there` → `hello
+ * world`), or new_string is long enough not to occur by chance. A short new_string (`x`,
+ * `const`) occurs somewhere in most files, and one that old_string contains (a deletion) was
+ * there before the edit too: neither proves anything.
+ */
+function provesApplied(needle: string, replacement: string): boolean {
+	if (replacement.trim() === "" || needle.includes(replacement)) return false;
+	let prefix = 0;
+	while (prefix < needle.length && prefix < replacement.length && needle[prefix] === replacement[prefix]) prefix++;
+	let suffix = 0;
+	while (
+		suffix < needle.length - prefix &&
+		suffix < replacement.length - prefix &&
+		needle[needle.length - 1 - suffix] === replacement[replacement.length - 1 - suffix]
+	) {
+		suffix++;
+	}
+	const shared = replacement.slice(0, prefix) + replacement.slice(replacement.length - suffix);
+	return (
+		nonWhitespaceLength(shared) >= MIN_SHARED_CONTEXT || nonWhitespaceLength(replacement) >= MIN_DISTINCT_REPLACEMENT
+	);
+}
+
 /**
  * The error message for an old_string that no rung of the ladder found: whether the edit looks
  * already applied, where a near match is (and how it differs), and what to do next.
@@ -75,7 +109,7 @@ function firstLineHint(content: string, needle: string): string | undefined {
 export function describeMiss(context: MatchContext, needle: string, replacement: string): string {
 	const content = context.content;
 	const parts = ["old_string was not found in the file."];
-	if (replacement.trim() !== "") {
+	if (provesApplied(needle, replacement)) {
 		const first = content.indexOf(replacement);
 		if (first !== -1 && content.indexOf(replacement, first + 1) === -1) {
 			const line = countNewlines(content, 0, lineStartOf(content, first)) + 1;

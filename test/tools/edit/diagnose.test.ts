@@ -36,3 +36,38 @@ describe("quoting a near match", () => {
 		expect(message).not.toContain("\\uXXXX");
 	});
 });
+
+describe("the already-applied diagnosis", () => {
+	const file = "import { x } from './x';\nconst total = x + 1;\nexport default total;\n";
+
+	it("is not made from a short new_string that happens to occur once", () => {
+		for (const [needle, replacement] of [
+			["let total = y + 1;", "x"],
+			["var answer = 42;", "const"],
+			["function missing() {}", "total"],
+		] as const) {
+			const message = describeMiss(new MatchContext(file), needle, replacement);
+			expect(message).not.toContain("already applied");
+		}
+	});
+
+	it("is not made from a deletion, whose new_string was in the file before the edit too", () => {
+		const message = describeMiss(
+			new MatchContext(file),
+			"const total = x + 1;\nconsole.log(total);",
+			"const total = x + 1;",
+		);
+		expect(message).not.toContain("already applied");
+	});
+
+	it("is made when the changed text sits in the context old_string and new_string share", () => {
+		const message = describeMiss(new MatchContext(file), "const total = x + 2;", "const total = x + 1;");
+		expect(message).toContain("new_string already occurs once, at line 2: the edit looks already applied");
+	});
+
+	it("is made for a long new_string that occurs once", () => {
+		const added = "export function double(value: number): number {\n\treturn value * 2;\n}\n";
+		const message = describeMiss(new MatchContext(`${file}${added}`), "// end\n", added);
+		expect(message).toContain("the edit looks already applied");
+	});
+});
