@@ -3,6 +3,9 @@ import { cutAroundMatch } from "./cut-line.js";
 import { sortPaths } from "./sort-paths.js";
 import type { GrepLine } from "./types.js";
 
+/** Lines not searched that a result names; more are counted by none (the first few tell the story). */
+const MAX_LONG_LINES_NAMED = 10;
+
 /** Limits of a `GrepCollector`. */
 export interface GrepCollectorOptions {
 	/** Most match lines to keep. */
@@ -23,6 +26,8 @@ export interface GrepOutput {
 	linesCut: boolean;
 	/** Binary files that hold a match, whose lines are not shown (sorted). */
 	binaryFiles: string[];
+	/** Lines too long to be searched (`path:line`, the first few, in arrival order). */
+	longLines: string[];
 	/** Context lines per side in `text`: the asked-for context, or less when `formatWithin` lowered it. */
 	context: number;
 	/** The lines of `text` file by file (what the digest of a cut result fits and counts). */
@@ -41,6 +46,7 @@ export class GrepCollector {
 	limitReached = false;
 	protected readonly files = new Map<string, GrepLine[]>();
 	protected readonly binaryFiles = new Set<string>();
+	protected readonly longLines: string[] = [];
 	private lastMatch: GrepLine | undefined;
 
 	constructor(protected readonly options: GrepCollectorOptions) {}
@@ -48,10 +54,7 @@ export class GrepCollector {
 	/** Takes a batch; returns false once the limit is passed and the search should stop. */
 	add(lines: readonly GrepLine[]): boolean {
 		for (const line of lines) {
-			if (line.kind === "binary") {
-				this.binaryFiles.add(line.path);
-				continue;
-			}
+			if (this.noteUnshown(line)) continue;
 			if (line.kind === "match") {
 				if (this.matchCount >= this.options.limit) {
 					this.limitReached = true;
@@ -63,6 +66,15 @@ export class GrepCollector {
 			}
 			this.keep(line);
 		}
+		return true;
+	}
+
+	/** Notes a binary file that matches or a line not searched; true when `line` is one of those. */
+	protected noteUnshown(line: GrepLine): boolean {
+		if (line.kind === "binary") this.binaryFiles.add(line.path);
+		else if (line.kind === "long-line") {
+			if (this.longLines.length < MAX_LONG_LINES_NAMED) this.longLines.push(`${line.path}:${line.lineNumber}`);
+		} else return false;
 		return true;
 	}
 
@@ -121,6 +133,7 @@ export class GrepCollector {
 			fileCount: blocks.length,
 			linesCut: blocks.some((block) => block.linesCut),
 			binaryFiles: sortPaths([...this.binaryFiles]),
+			longLines: [...this.longLines],
 			context,
 			blocks,
 		};

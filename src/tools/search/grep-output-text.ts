@@ -1,8 +1,10 @@
+import { formatSize } from "../../engine/truncate.js";
 import type { GrepCollector } from "./grep-collector.js";
 import { digestGrepCut, type GrepCutDetails } from "./grep-digest.js";
 import type { GrepStopPoint } from "./grep-early-stop.js";
 import type { GrepMatchTally } from "./grep-match-tally.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration } from "./run-search.js";
+import { MAX_WALKER_LINE_BYTES } from "./walker-grep.js";
 
 /** The model-facing text of a grep result, with a notice for each limit that applied (added to `notices`). */
 export function describeGrepOutput(facts: {
@@ -58,6 +60,11 @@ export function describeGrepOutput(facts: {
 	}
 	if (output.binaryFiles.length > 0 && output.text !== "") {
 		notices.push(`Binary files that match, content not shown: ${output.binaryFiles.join(", ")}.`);
+	}
+	if (output.longLines.length > 0) {
+		notices.push(
+			`Lines longer than ${formatSize(MAX_WALKER_LINE_BYTES)} were not searched (the built-in search holds a line whole, up to that size): ${output.longLines.join(", ")}. To search them, cut them into pieces with bash, e.g. fold -w 4096 FILE | grep -n PATTERN.`,
+		);
 	}
 	if (output.linesCut) {
 		notices.push(

@@ -16,10 +16,7 @@ export class OrderedGrepCollector extends GrepCollector {
 	/** Takes a batch; always asks for more (a later file may sort before the kept ones). */
 	override add(lines: readonly GrepLine[]): boolean {
 		for (const line of lines) {
-			if (line.kind === "binary") {
-				this.binaryFiles.add(line.path);
-				continue;
-			}
+			if (this.noteUnshown(line)) continue;
 			if (this.closed.has(line.path)) {
 				if (line.kind === "match") this.limitReached = true;
 				else if (this.isAfterContext(line)) this.files.get(line.path)?.push(line);

@@ -6,9 +6,10 @@ export interface GrepLine {
 	/**
 	 * `match` for a line that matches, `context` for a line shown around one, `binary` for a
 	 * binary file that holds a match (only for a file named as the search path; `lineNumber` is
-	 * 0 and `text` empty, as binary lines are not shown).
+	 * 0 and `text` empty, as binary lines are not shown), `long-line` for a line too long to be
+	 * searched by the built-in search (`text` empty; see `MAX_WALKER_LINE_BYTES`).
 	 */
-	kind: "match" | "context" | "binary";
+	kind: "match" | "context" | "binary" | "long-line";
 	/** Path relative to the search root, with `/` (the file name when one file was searched). */
 	path: string;
 	/** 1-based line number. */

@@ -2,13 +2,19 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { AbortError } from "../../engine/errors.js";
 import { decodeText } from "../fs/legacy-encoding.js";
+import { buildLineMatcher } from "./line-matcher/build-matcher.js";
+import { type LineMatcher, stripCr } from "./line-matcher/types.js";
 import { Prefetch } from "./prefetch.js";
 import { openForScan, type ScanFileHandle } from "./scan-file-handle.js";
 import type { GrepLine, GrepRequest } from "./types.js";
 import { walkFiles } from "./walker.js";
-import { buildWalkerRegex, type WalkerRegex } from "./walker-regex.js";
 
 const CHUNK_BYTES = 256 * 1024;
+/**
+ * Longest line the built-in search holds to match as a whole. A longer line (a 1 GB single-line
+ * file) is not searched, and the result says so: memory stays bounded by this, not by the line.
+ */
+export const MAX_WALKER_LINE_BYTES = 16 * 1024 * 1024;
 const NEWLINE = 0x0a;
 /** How many files are read at once; results still come out in walk order. */
 const CONCURRENT_FILES = 8;
@@ -32,7 +38,15 @@ const PREFETCH_LINES = 1000;
  * matching and context lines in batches, file after file in walk order.
  */
 export async function* walkerGrep(request: GrepRequest, signal: AbortSignal): AsyncGenerator<GrepLine[]> {
-	const regex = buildWalkerRegex(request);
+	const regex = buildLineMatcher(request, signal);
+	try {
+		yield* searchAll(request, regex, signal);
+	} finally {
+		regex.close();
+	}
+}
+
+async function* searchAll(request: GrepRequest, regex: LineMatcher, signal: AbortSignal): AsyncGenerator<GrepLine[]> {
 	if (request.file !== undefined) {
 		// One file: stream it chunk by chunk, so a limit or timeout sees lines as they are found.
 		yield* searchFile({
@@ -79,7 +93,7 @@ export async function* walkerGrep(request: GrepRequest, signal: AbortSignal): As
 interface FileSearch {
 	root: string;
 	path: string;
-	regex: WalkerRegex;
+	regex: LineMatcher;
 	context: number;
 	signal: AbortSignal;
 	/** Say whether a binary file matches (a file named as the path), instead of skipping it silently. */
@@ -132,6 +146,9 @@ async function* scanChunks(handle: ScanFileHandle, search: FileSearch, buffer: B
 	const state: ScanState = { search, results: [], before: [], afterRemaining: 0, lastEmitted: 0, lineNumber: 0 };
 	// Bytes of an unfinished line, kept as parts so a very long line is copied once, not per chunk.
 	let carry: Buffer[] = [];
+	let carried = 0;
+	// Set while the rest of a line longer than the limit is passed over.
+	let skipping = false;
 	let first = true;
 	for (;;) {
 		if (search.signal.aborted) throw new AbortError();
@@ -149,41 +166,67 @@ async function* scanChunks(handle: ScanFileHandle, search: FileSearch, buffer: B
 				return;
 			}
 		}
+		if (skipping) {
+			const end = chunk.indexOf(NEWLINE);
+			if (end === -1) continue;
+			skipping = false;
+			chunk = chunk.subarray(end + 1);
+		}
 		const lastNewline = chunk.lastIndexOf(NEWLINE);
 		if (lastNewline === -1) {
 			carry.push(Buffer.from(chunk));
+			carried += chunk.length;
+			if (carried > MAX_WALKER_LINE_BYTES) {
+				passOverLongLine(state);
+				carry = [];
+				carried = 0;
+				skipping = true;
+			}
 			continue;
 		}
 		let lastInChunk = lastNewline;
 		if (carry.length > 0) {
-			const carried = carry.reduce((sum, part) => sum + part.length, 0);
 			chunk = Buffer.concat([...carry, chunk]);
 			lastInChunk += carried;
 			carry = [];
+			carried = 0;
 		}
-		processText(state, decodeText(chunk, 0, lastInChunk));
-		if (lastInChunk + 1 < chunk.length) carry.push(Buffer.from(chunk.subarray(lastInChunk + 1)));
+		await processText(state, decodeText(chunk, 0, lastInChunk));
+		if (lastInChunk + 1 < chunk.length) {
+			carry.push(Buffer.from(chunk.subarray(lastInChunk + 1)));
+			carried = carry[0]?.length ?? 0;
+		}
 		if (state.results.length > 0) {
 			yield state.results;
 			state.results = [];
 		}
 	}
-	if (carry.length > 0) processText(state, decodeText(Buffer.concat(carry)));
+	if (carry.length > 0 && !skipping) await processText(state, decodeText(Buffer.concat(carry)));
 	if (state.results.length > 0) yield state.results;
 }
 
+/**
+ * A line longer than `MAX_WALKER_LINE_BYTES`: counted, reported as not searched, and dropped
+ * from the context held (its text is not kept).
+ */
+function passOverLongLine(state: ScanState): void {
+	state.lineNumber++;
+	state.before.length = 0;
+	state.afterRemaining = 0;
+	state.results.push({ kind: "long-line", path: state.search.path, lineNumber: state.lineNumber, text: "" });
+}
+
 /** Scans one line: a match (with the context held before it), a context line owed after one, or held as context. */
-function emitLine(state: ScanState, text: string): void {
-	const { regex, context, path } = state.search;
+function emitLine(state: ScanState, text: string, matchStart: number): void {
+	const { context, path } = state.search;
 	state.lineNumber++;
 	const lineNumber = state.lineNumber;
-	const match = regex.line.exec(text);
-	if (match) {
+	if (matchStart !== -1) {
 		for (const held of state.before) {
 			if (held.lineNumber > state.lastEmitted) state.results.push({ kind: "context", path, ...held });
 		}
 		state.before.length = 0;
-		state.results.push({ kind: "match", path, lineNumber, text, matchStart: match.index });
+		state.results.push({ kind: "match", path, lineNumber, text, matchStart });
 		state.lastEmitted = lineNumber;
 		state.afterRemaining = context;
 		return;
@@ -201,11 +244,11 @@ function emitLine(state: ScanState, text: string): void {
 }
 
 /** Scans complete lines of text. */
-function processText(state: ScanState, text: string): void {
+async function processText(state: ScanState, text: string): Promise<void> {
 	const { regex, context } = state.search;
+	const starts = await regex.firstMatches(text);
 	// Fast path: no match anywhere in the chunk and no context owed, so only count lines.
-	// With \r\n endings a multiline `$` would miss, so such chunks go line by line.
-	if (state.afterRemaining === 0 && !text.includes("\r") && !regex.chunk.test(text)) {
+	if (starts === null && state.afterRemaining === 0) {
 		const lineCount = countNewlines(text) + 1;
 		if (context > 0) {
 			const tail = lastLines(text, context);
@@ -218,7 +261,7 @@ function processText(state: ScanState, text: string): void {
 		state.lineNumber += lineCount;
 		return;
 	}
-	for (const line of text.split("\n")) emitLine(state, stripCr(line));
+	for (const [index, line] of text.split("\n").entries()) emitLine(state, stripCr(line), starts?.[index] ?? -1);
 }
 
 /** Longest unfinished line kept between chunks when a binary file is tested for a match. */
@@ -234,17 +277,13 @@ async function binaryMatches(handle: ScanFileHandle, first: Buffer, search: File
 	const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
 	for (;;) {
 		const text = carry + chunk.toString("utf8").replaceAll("\0", "\n");
-		if (search.regex.chunk.test(text)) return true;
+		if (await search.regex.test(text)) return true;
 		carry = text.slice(text.lastIndexOf("\n") + 1).slice(-BINARY_CARRY_CHARS);
 		if (search.signal.aborted) throw new AbortError();
 		const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
 		if (bytesRead === 0) return false;
 		chunk = buffer.subarray(0, bytesRead);
 	}
-}
-
-function stripCr(line: string): string {
-	return line.endsWith("\r") ? line.slice(0, -1) : line;
 }
 
 function countNewlines(text: string): number {
