@@ -25,6 +25,7 @@ const alwaysExternal = [
 	"sharp",
 	"pdfjs-dist",
 	"@vscode/ripgrep",
+	"@vscode/tree-sitter-wasm",
 	"@lydell/node-pty",
 	"openai",
 	"@anthropic-ai/sdk",

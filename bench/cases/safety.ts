@@ -2,10 +2,10 @@ import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import type { AnyAgentTool, ToolCall, ToolHooks } from "../../src/engine/types.js";
-import { splitCommand } from "../../src/safety/command-split.js";
 import { createSafetyLayer } from "../../src/safety/index.js";
 import { parseRule, RuleSet, subjectOf } from "../../src/safety/rules.js";
 import { createSandbox } from "../../src/safety/sandbox.js";
+import { loadShellParser, splitCommand } from "../../src/safety/shell-policy/index.js";
 import { createBashTool } from "../../src/tools/bash.js";
 import { createEditTool } from "../../src/tools/edit.js";
 import { createReadTool } from "../../src/tools/read.js";
@@ -106,6 +106,7 @@ export const cases: BenchCase[] = [
 				),
 				{ root: "/proj", homeDir: "/home" },
 			);
+			await loadShellParser();
 			const started = performance.now();
 			let allowed = 0;
 			for (let index = 0; index < 10_000; index++) {

@@ -24,7 +24,6 @@ import { alwaysRulesSaver } from "./trust-always-rules.js";
 
 export { callStateOf, type SafetyCallState } from "./call-state.js";
 export { categoryOfCall, familyOfCall, subjectOfCall } from "./call-subject.js";
-export { analyzeCommand, type CommandAnalysis, type OpaqueConstruct, type WriteTarget } from "./command-analysis.js";
 export {
 	appendContext,
 	type CommandHooksOptions,
@@ -35,7 +34,6 @@ export {
 	type PostToolUseOutcome,
 	type PreToolUseOutcome,
 } from "./command-hooks.js";
-export { type ShellDialect, splitCommand } from "./command-split.js";
 export {
 	Confinement,
 	type ConfinementOptions,
@@ -103,6 +101,16 @@ export {
 	settingsSchema,
 	userSettingsPath,
 } from "./settings.js";
+export {
+	analyzeCommand,
+	type CommandAnalysis,
+	isShellParserLoaded,
+	loadShellParser,
+	type OpaqueConstruct,
+	type ShellDialect,
+	splitCommand,
+	type WriteTarget,
+} from "./shell-policy/index.js";
 export {
 	createStaleWriteHooks,
 	type FileSnapshot,

@@ -3,8 +3,9 @@
  * the sentence written for the model, so that programs (the CLI's approval hint, a UI) read data
  * instead of parsing prose.
  */
-import type { OpaqueConstruct } from "./opaque-constructs.js";
+
 import type { PermissionBehavior, ToolCategory } from "./rules.js";
+import type { OpaqueConstruct } from "./shell-policy/opaque-constructs.js";
 
 /** A file a command would write that needs a rule naming it, and why. */
 export interface BlockedWriteTarget {

@@ -2,7 +2,6 @@ import type { BeforeToolCallContext, BeforeToolCallResult, ToolHooks } from "../
 import { displayPath, partsOfTarget } from "../tools/index.js";
 import { categoryOfCall, familyOfCall, subjectOfCall } from "./call-subject.js";
 import type { HookPermissionDecision } from "./command-hooks.js";
-import { judgeWriteTargets, type WriteTargetJudgement, type WriteTargetProblem } from "./command-writes.js";
 import type { Confinement, PathCheck } from "./confinement.js";
 import { exactPathSpecifier } from "./path-pattern.js";
 import type { PermissionBlockDetails } from "./permission-details.js";
@@ -21,6 +20,12 @@ import {
 	type ToolCategory,
 } from "./rules.js";
 import { addRulesToSettingsFile } from "./settings.js";
+import {
+	judgeWriteTargets,
+	type WriteTargetJudgement,
+	type WriteTargetProblem,
+} from "./shell-policy/command-writes.js";
+import { loadShellParser } from "./shell-policy/index.js";
 
 /** The user's answer to a permission prompt. `always` also approves identical calls from now on. */
 export type PermissionAnswer = "yes" | "no" | "always";
@@ -125,6 +130,8 @@ async function gatherFacts(
 	const { workspace, rules } = state.options;
 	const toolName = context.tool.name;
 	const check = workspace.checkTarget(context.target);
+	// The parser loads on the first command judged; a start that judges none never pays for it.
+	if (typeof context.target?.command === "string") await loadShellParser();
 	const subject = subjectOfCall(context, check);
 	const evaluation = rules.evaluate(toolName, subject, familyOfCall(context));
 	const writes =

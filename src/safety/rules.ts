@@ -1,8 +1,17 @@
 import { join } from "node:path";
 import { pathToolNames } from "../tools/index.js";
-import { analyzeParts, type CommandAnalysis, type OpaqueConstruct } from "./command-analysis.js";
-import { type ShellDialect, splitCommand } from "./command-split.js";
 import { compilePathPattern, matchesPathPattern, type PathPattern, type PathPatternBase } from "./path-pattern.js";
+import {
+	analyzeCommand,
+	type CommandAnalysis,
+	compileCommandPattern,
+	compileFormPattern,
+	type FormPattern,
+	matchesForm,
+	type OpaqueConstruct,
+	type ShellDialect,
+	specifierProblem,
+} from "./shell-policy/index.js";
 
 /** What a rule does with the calls it matches. When several match: deny beats ask beats allow. */
 export type PermissionBehavior = "allow" | "ask" | "deny";
@@ -84,18 +93,9 @@ export function parseRule(text: string, behavior: PermissionBehavior, source: st
  * (a comment, a leading `time`), or a path pattern leaving the project with `..`.
  */
 function checkSpecifier(text: string, toolName: string, specifier: string): void {
-	const dialect = commandTools[toolName];
-	if (dialect) {
-		let command = specifier.replace(/\s+/g, " ");
-		if (command.endsWith(":*") && !command.endsWith("\\:*")) command = command.slice(0, -2).trimEnd();
-		const parts = splitCommand(command, dialect);
-		if (!parts.includes(command)) {
-			const problem =
-				parts.length > 1
-					? `it can never match: a rule matches one simple command, and this holds ${parts.length} (${parts.map((part) => JSON.stringify(part)).join(", ")}); write one rule per command`
-					: `it can never match: commands are matched without comments and reserved words such as time or if, as ${JSON.stringify(parts[0] ?? "")}`;
-			throw new RuleSyntaxError(text, problem);
-		}
+	if (commandTools[toolName]) {
+		const problem = specifierProblem(specifier);
+		if (problem) throw new RuleSyntaxError(text, `it can never match: ${problem}`);
 		return;
 	}
 	if ((pathToolNames as readonly string[]).includes(toolName)) {
@@ -114,12 +114,9 @@ function checkSpecifier(text: string, toolName: string, specifier: string): void
 	// Other tools' calls have nothing a specifier could match; `checkRuleToolNames` says so once the tool is known to exist.
 }
 
-/** The analysis of a command subject, computed on first use (allow rules need only the parts). */
+/** The analysis of a command subject (kept for callers of the first wave: it is computed with the subject now). */
 export function analysisOf(subject: CallSubject & { kind: "command" }): CommandAnalysis {
-	if (subject.analysis) return subject.analysis;
-	const analysis = analyzeParts(subject.parts, subject.dialect);
-	subject.analysis = analysis;
-	return analysis;
+	return subject.analysis;
 }
 
 /** Writes a rule in its canonical form: `tool` or `tool(specifier)`. */
@@ -131,12 +128,14 @@ export function formatRule(toolName: string, specifier?: string): string {
 export type CallSubject =
 	| {
 			kind: "command";
-			/** The simple commands. */
+			/** The command line, whitespace collapsed. */
+			command: string;
+			/** The simple commands, as written. */
 			parts: string[];
-			/** The shell syntax of the parts. Default: `bash`. */
+			/** The shell syntax of the command. Default: `bash`. */
 			dialect?: ShellDialect;
-			/** What the parts run and write; computed from `parts` on first use (`analysisOf`). */
-			analysis?: CommandAnalysis;
+			/** What the command runs and writes, and whether the rules can read it. */
+			analysis: CommandAnalysis;
 	  }
 	| {
 			kind: "path";
@@ -148,8 +147,9 @@ export type CallSubject =
 	| { kind: "tool" };
 
 /**
- * Builds the subject of a call: its command (split in `dialect`, by default the shell the tool
- * is named after), else its resolved paths, else only the tool.
+ * Builds the subject of a call: its command (analysed in `dialect`, by default the shell the tool
+ * is named after; for bash the parser must be loaded, `loadShellParser`), else its resolved
+ * paths, else only the tool.
  */
 export function subjectOf(
 	toolName: string,
@@ -158,7 +158,9 @@ export function subjectOf(
 	dialect: ShellDialect | undefined = commandTools[toolName],
 ): CallSubject {
 	if (dialect && typeof args.command === "string") {
-		return { kind: "command", parts: splitCommand(args.command, dialect), dialect };
+		const analysis = analyzeCommand(args.command, dialect);
+		const command = args.command.trim().replace(/\s+/g, " ");
+		return { kind: "command", command, parts: analysis.parts, dialect, analysis };
 	}
 	if (paths) return paths.scansBelow ? { kind: "path", ...paths, scansBelow: true } : { kind: "path", ...paths };
 	return { kind: "tool" };
@@ -186,6 +188,7 @@ export interface RuleEvaluation {
 export class RuleSet {
 	private readonly rules: PermissionRule[] = [];
 	private readonly compiled = new Map<PermissionRule, PathPattern | RegExp>();
+	private readonly forms = new Map<PermissionRule, FormPattern>();
 
 	constructor(
 		rules: readonly PermissionRule[],
@@ -217,8 +220,8 @@ export class RuleSet {
 		let explicitlyAllowed = false;
 		let unallowedParts: string[] = [];
 		if (subject.kind === "command") {
-			unallowedParts = subject.parts.filter((part) => !allows.some((rule) => this.matchesPart(rule, part)));
-			allowed = subject.parts.length > 0 && unallowedParts.length === 0;
+			unallowedParts = this.unallowedParts(allows, subject);
+			allowed = (subject.parts.length > 0 || subject.analysis.opaque !== undefined) && unallowedParts.length === 0;
 		} else if (subject.kind === "path") {
 			// Both views must be covered, by one rule or two: the path as written and where it really leads.
 			const views = [subject.lexicalPath, subject.realPath];
@@ -242,11 +245,31 @@ export class RuleSet {
 		subject: CallSubject,
 	): { rule: PermissionRule; construct?: OpaqueConstruct } | undefined {
 		const matching = relevant.find((rule) => rule.behavior === behavior && this.matches(rule, subject));
-		if (matching) return { rule: matching };
-		if (subject.kind !== "command") return undefined;
+		const construct = subject.kind === "command" ? subject.analysis.opaque : undefined;
+		if (matching)
+			return construct && commandTools[matching.toolName] ? { rule: matching, construct } : { rule: matching };
+		if (!construct) return undefined;
 		const rule = relevant.find((candidate) => candidate.behavior === behavior && commandTools[candidate.toolName]);
-		const construct = rule ? analysisOf(subject).opaque : undefined;
-		return rule && construct ? { rule, construct } : undefined;
+		return rule ? { rule, construct } : undefined;
+	}
+
+	/**
+	 * The parts of a command no allow rule covers, and the commands its runners run that none
+	 * covers (an allow rule for `find` is not one for the `rm` of `find -exec rm`). An opaque
+	 * command is covered only by a rule for the whole tool, or one naming it exactly (no `*`).
+	 */
+	private unallowedParts(allows: readonly PermissionRule[], subject: CallSubject & { kind: "command" }): string[] {
+		if (allows.some((rule) => rule.specifier === undefined && commandTools[rule.toolName])) return [];
+		const { analysis } = subject;
+		if (analysis.opaque) {
+			const exact = allows.some(
+				(rule) =>
+					rule.specifier !== undefined && !/(?<!\\)\*/.test(rule.specifier) && this.matchesPart(rule, subject.command),
+			);
+			return exact ? [] : [subject.command];
+		}
+		const needed = [...analysis.parts, ...analysis.inner.flat()];
+		return [...new Set(needed.filter((part) => !allows.some((rule) => this.matchesPart(rule, part))))];
 	}
 
 	/**
@@ -258,8 +281,8 @@ export class RuleSet {
 		if (rule.specifier === undefined) return true;
 		if (subject.kind === "command") {
 			if (!commandTools[rule.toolName]) return false;
-			const pattern = this.commandPattern(rule);
-			return analysisOf(subject).forms.some((forms) => forms.some((form) => pattern.test(form)));
+			const pattern = this.formPattern(rule);
+			return subject.analysis.forms.some((forms) => forms.some((form) => matchesForm(pattern, form)));
 		}
 		if (subject.kind === "tool") return false;
 		const pattern = this.pathPattern(rule);
@@ -293,7 +316,8 @@ export class RuleSet {
 				rule.behavior === "allow" &&
 				rule.toolName === name &&
 				rule.specifier !== undefined &&
-				/>|\btee\b/.test(rule.specifier) &&
+				// A redirection or tee in the rule, or an exact rule (no `*`): the user read the target.
+				(/>|\btee\b/.test(rule.specifier) || !/(?<!\\)\*/.test(rule.specifier)) &&
 				rule.specifier.includes(target) &&
 				this.matchesPart(rule, part),
 		);
@@ -308,6 +332,15 @@ export class RuleSet {
 		return pattern;
 	}
 
+	private formPattern(rule: PermissionRule): FormPattern {
+		let pattern = this.forms.get(rule);
+		if (!pattern) {
+			pattern = compileFormPattern(rule.specifier ?? "*", commandTools[rule.toolName] ?? "bash");
+			this.forms.set(rule, pattern);
+		}
+		return pattern;
+	}
+
 	private commandPattern(rule: PermissionRule): RegExp {
 		let pattern = this.compiled.get(rule);
 		if (!(pattern instanceof RegExp)) {
@@ -318,29 +351,7 @@ export class RuleSet {
 	}
 }
 
-/**
- * Compiles a command specifier: `npm run test:*` matches `npm run test` alone or followed by
- * arguments; `*` elsewhere matches any text (`git * --dry-run`); `\*` is a literal star; anything
- * else must equal the command (whitespace collapsed). PowerShell commands match case-insensitively.
- */
-export function compileCommandPattern(specifier: string, dialect: ShellDialect): RegExp {
-	let text = specifier.trim().replace(/\s+/g, " ");
-	const prefix = text.endsWith(":*") && !text.endsWith("\\:*");
-	if (prefix) text = text.slice(0, -2).trimEnd();
-	let source = "";
-	for (let index = 0; index < text.length; index++) {
-		const char = text[index] as string;
-		if (char === "\\" && text[index + 1] === "*") {
-			source += "\\*";
-			index++;
-		} else if (char === "*") {
-			source += ".*";
-		} else {
-			source += char.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
-		}
-	}
-	return new RegExp(`^${source}${prefix ? "(?: .*)?" : ""}$`, dialect === "powershell" ? "is" : "s");
-}
+export { compileCommandPattern };
 
 /** Escapes a command so that, as a specifier, it matches exactly that command. */
 export function exactCommandSpecifier(command: string): string {

@@ -1,37 +1,28 @@
-import { describe, expect, it } from "vitest";
-import { analyzeCommand } from "../../src/safety/command-analysis.js";
-import { readCommandWords, writtenTargets } from "../../src/safety/command-words.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { checkRuleToolNames, UnknownToolRuleError } from "../../src/safety/rule-check.js";
 import { parseRule, RuleSyntaxError, subjectOf } from "../../src/safety/rules.js";
+import { analyzeCommand, loadShellParser, UNKNOWN } from "../../src/safety/shell-policy/index.js";
 import { ruleSet } from "./rule-set.js";
 
 const rules = ruleSet;
 
 const command = (text: string) => subjectOf("bash", { command: text });
 
-describe("readCommandWords", () => {
+beforeAll(() => loadShellParser());
+
+describe("analyzeCommand: words and redirections", () => {
 	it("removes quotes, keeps redirections apart, and marks what the shell would change", () => {
-		const { words, redirections } = readCommandWords(`2>/dev/null "r"m -f 'a b' >out $x *.ts`);
-		expect(words.map((word) => word.value)).toEqual(["rm", "-f", "a b", "$x", "*.ts"]);
-		expect(words[3]?.expands).toBe(true);
-		expect(words[4]?.globs).toBe(true);
-		expect(redirections.map((redirection) => [redirection.operator, redirection.target?.value])).toEqual([
-			[">", "/dev/null"],
-			[">", "out"],
-		]);
+		const analysis = analyzeCommand(`2>/dev/null "r"m -f 'a b' >out $x *.ts`);
+		expect(analysis.opaque).toBeUndefined();
+		expect(analysis.forms[0]?.[0]).toBe(`rm -f a b ${UNKNOWN} *.ts`);
+		expect(analysis.writes.map((write) => write.word.value).sort()).toEqual(["/dev/null", "out"]);
 	});
 
 	it("tells written files from descriptor copies, input and heredocs", () => {
-		const targets = (text: string) => writtenTargets(readCommandWords(text).redirections).map((word) => word.value);
-		expect(targets("make 2>&1 >&- <in <<EOF <<<'x' >>log &>all >|forced 3<>rw")).toEqual([
-			"log",
-			"all",
-			"forced",
-			"rw",
-		]);
+		const targets = (text: string) => analyzeCommand(text).writes.map((write) => write.word.value);
+		expect(targets("make 2>&1 >&- <in <<<'x' >>log &>all >|forced")).toEqual(["log", "all", "forced"]);
 		expect(targets("echo x>out")).toEqual(["out"]);
-		expect(targets("echo x2>out")).toEqual(["out"]);
-		expect(targets("diff <(ls) >(cat)")).toEqual([]);
+		expect(targets("cat <<EOF > f\nhi $x\nEOF")).toEqual(["f"]);
 	});
 });
 
@@ -53,7 +44,6 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		["taskset -c 0 rm x", "rm x"],
 		["busybox rm x", "rm x"],
 		["command -p rm x", "rm x"],
-		["exec -a name rm x", "rm x"],
 		["setsid -w rm x", "rm x"],
 		["nohup rm x", "rm x"],
 		["doas -u root rm x", "rm x"],
@@ -61,8 +51,6 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		["/usr/bin/time -f %e rm x", "rm x"],
 		["time -p rm x", "rm x"],
 		["env -S 'rm x'", "rm x"],
-		["eval 'rm x'", "rm x"],
-		["trap 'rm x' EXIT", "rm x"],
 		["bash -ec 'cd a && rm x'", "rm x"],
 		["find . -name x -exec rm -f {} \\;", "rm -f {}"],
 		['"r"m x', "rm x"],
@@ -76,23 +64,29 @@ describe("analyzeCommand: what the rules are checked against", () => {
 
 	it.each([
 		["case $x in a) rm x;; esac", "case statement"],
-		["coproc rm x", "coproc"],
+		["coproc rm x", "command runner"],
 		["f() { rm x; }; f", "function definition"],
 		["function f { rm x; }", "function definition"],
 		["x=rm; $x f", "expanded command name"],
 		// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
-		["${x:-rm} f", "expanded command name"],
-		["$(printf rm) f", "expanded command name"],
-		["r$()m f", "expanded command name"],
+		["${x:-rm} f", "parameter expansion operator"],
+		["$(printf rm) f", "command substitution"],
+		["r$()m f", "command substitution"],
 		["$'\\x72m' f", "expanded command name"],
 		["/bin/r? f", "glob in the command name"],
-		["{rm,f}", "glob in the command name"],
+		["{rm,f}", "unrecognised syntax"],
 		['eval "$cmd"', "eval"],
 		["printf 'rm f' | sh", "shell reading its input"],
 		["sh <<<'rm f'", "shell reading its input"],
 		["bash -s < script", "shell reading its input"],
-		["bash <(curl x)", "shell reading its input"],
-		["source /dev/stdin", "shell reading its input"],
+		["bash <(curl x)", "process substitution"],
+		["source /dev/stdin", "sourced code"],
+		[". ./venv/bin/activate", "sourced code"],
+		["eval 'rm x'", "eval"],
+		["exec -a name rm x", "eval"],
+		["trap 'rm x' EXIT", "code run later"],
+		['git commit -m "$(cat msg)"', "command substitution"],
+		["for f in *.ts; do echo $f; done", "loop"],
 		['bash -c "$x"', "script from a variable"],
 		["python3 -c 'import os'", "interpreter with inline code"],
 		["node -e 'x'", "interpreter with inline code"],
@@ -100,7 +94,7 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		["awk 'BEGIN { system(\"rm f\") }'", "interpreter with inline code"],
 		["echo rm f | xargs -I% sh -c %", "command from input"],
 		["printf 'rm\\nf' | xargs env", "command from input"],
-		["find . -exec {} \\;", "command from input"],
+		["find . -exec {} \\;", "command runner"],
 		["parallel rm ::: a", "command runner"],
 		["strace --mystery rm f", "unknown wrapper option"],
 		["sudo -s", "shell reading its input"],
@@ -109,15 +103,13 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		["printf 'rm f' | bash -v", "shell reading its input"],
 		["chroot /", "shell reading its input"],
 		["BASH_ENV=/tmp/x bash script.sh", "code in a variable"],
-		["alias r=rm", "alias definition"],
+		["alias r=rm", "code run later"],
 	])("%j is opaque: %s", (text, construct) => {
 		expect(analyzeCommand(text).opaque?.construct).toBe(construct);
 	});
 
 	it.each([
 		"npm run test -- --grep 'a b'",
-		'git commit -m "$(cat msg)"',
-		"for f in *.ts; do echo $f; done",
 		"[ -f x ] && [[ -d y ]]",
 		"ls *.ts | wc -l",
 		"echo $HOME > /dev/null",
@@ -128,7 +120,6 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		"awk '{print $1}' file",
 		"xargs",
 		"cd src && make",
-		". ./venv/bin/activate",
 		"env",
 		"node --version",
 		"bash --version",
@@ -179,7 +170,7 @@ describe("RuleSet with commands the parser cannot reduce", () => {
 
 describe("rules are checked when loaded", () => {
 	it.each([
-		["bash(npm test && npm run build)", /never match.*holds 2/],
+		["bash(npm test && npm run build)", /never match.*several/],
 		["bash(time make)", /never match.*reserved words/],
 		["bash(echo x # note)", /never match/],
 		["read(../secret)", /never match.*'\.\.'/],

@@ -3,7 +3,7 @@
  * `xargs -a list rm`), each with its option syntax, so that the inner command is what a deny or
  * ask rule is checked against and an option value is never taken for the program.
  */
-import type { ShellWord } from "./command-words.js";
+import { literalWord, type ShellWord } from "./shell-words.js";
 
 /** The option syntax of one wrapper. */
 interface WrapperSpec {
@@ -57,7 +57,6 @@ const wrapperSpecs: Readonly<Record<string, WrapperSpec>> = {
 	},
 	command: { flags: "pvV" },
 	builtin: {},
-	exec: { flags: "cl", values: "a" },
 	nohup: {},
 	setsid: { flags: "cfw", longFlags: ["ctty", "fork", "wait"] },
 	time: {
@@ -217,7 +216,7 @@ function readOption(state: OptionState, option: string): boolean {
 		if (equals !== -1) {
 			if (!(valued || spec.longOptional?.includes(name) || spec.anyLongWithValue)) return false;
 			const value = option.slice(equals + 1);
-			if (spec.scripts?.includes(`--${name}`)) state.scripts.push({ ...wordOf(value) });
+			if (spec.scripts?.includes(`--${name}`)) state.scripts.push(literalWord(value));
 			if (spec.replaceOptions?.includes(`--${name}`)) state.replace = value;
 			return true;
 		}
@@ -240,18 +239,13 @@ function readOption(state: OptionState, option: string): boolean {
 			return true;
 		}
 		if (!spec.values?.includes(letter) && !spec.scripts?.includes(`-${letter}`)) return false;
-		const value = rest === "" ? takeNext() : wordOf(rest);
+		const value = rest === "" ? takeNext() : literalWord(rest);
 		if (value === undefined) return false;
 		if (spec.scripts?.includes(`-${letter}`)) state.scripts.push(value);
 		if (spec.replaceOptions?.includes(`-${letter}`)) state.replace = value.value;
 		return true;
 	}
 	return true;
-}
-
-/** A literal word made from option text (`-c'rm x'` has been quote-removed already). */
-function wordOf(value: string): ShellWord {
-	return { raw: value, value, expands: false, globs: false, syntax: false, tilde: false };
 }
 
 /**
@@ -266,7 +260,7 @@ export function unwrap(name: string, words: readonly ShellWord[]): Unwrapped {
 		const word = words[state.index] as ShellWord;
 		const text = word.value;
 		// An option may hold a brace or star (`-I{}`), never an expansion.
-		if (word.expands || word.syntax || !text.startsWith("-") || text === "-") break;
+		if (word.expands || !text.startsWith("-") || text === "-") break;
 		if (text === "--") {
 			state.index++;
 			break;

@@ -3,7 +3,8 @@
  * script can be read and checked; inline code of another language (`python -c`), a script
  * held in a variable, or a program read from a pipe, a heredoc or a here-string cannot.
  */
-import { isLiteral, type ShellWord } from "./command-words.js";
+import { posix } from "node:path";
+import { isLiteral, type ShellWord } from "./shell-words.js";
 
 /** Shells whose `-c` script is a command line in the same syntax. */
 const shellPrograms = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh"]);
@@ -72,10 +73,12 @@ export function isCodeRunner(name: string): boolean {
  */
 const informationOptions = new Set(["--version", "--help", "--test"]);
 
-/** An operand that names the program's input rather than a file: `-`, `/dev/stdin`, `<(…)`. */
+/** An operand that names the program's input rather than a file (`-`, `/dev/stdin`), or is not known before it runs. */
 function readsInput(word: ShellWord): boolean {
-	if (word.raw.startsWith("<(")) return true;
-	return /^(?:-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/self\/fd\/\d+)$/.test(word.value);
+	if (!isLiteral(word)) return true;
+	// Every spelling of a descriptor or a device (`/dev//stdin`, `/proc/self/fd/0`, `/dev/fd/3`) reads a pipe or a terminal.
+	const path = posix.normalize(word.value);
+	return word.value === "-" || /^\/+(?:dev|proc)\//.test(path);
 }
 
 /** What a shell or interpreter invocation runs. */

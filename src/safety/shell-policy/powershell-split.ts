@@ -10,7 +10,7 @@
 import { plainRunEnd, specialCharTable } from "./plain-run.js";
 
 /** Which shell's quoting and escaping rules apply. */
-export type ShellDialect = "bash" | "powershell";
+type ShellDialect = "bash" | "powershell";
 
 /** Reserved words that start a compound command; they run nothing themselves. */
 const LEADING_KEYWORDS = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "time"]);
@@ -33,7 +33,7 @@ interface Scanner {
  * stripped and whitespace collapsed. The outer command keeps the text of its substitutions
  * (`echo $(date)`), and the substituted command (`date`) is a part of its own.
  */
-export function splitCommand(command: string, dialect: ShellDialect = "bash"): string[] {
+function splitCommand(command: string, dialect: ShellDialect): string[] {
 	const parts: string[] = [];
 	const scanner: Scanner = { text: command, index: 0, dialect };
 	scanSequence(scanner, parts, undefined);
@@ -259,4 +259,9 @@ function scanArithmetic(scanner: Scanner, parts: string[]): string {
 		scanner.index++;
 	}
 	return text.slice(start, scanner.index);
+}
+
+/** The statements of a PowerShell command line, split as `splitCommand` does (bash is read by the parser instead). */
+export function splitPowerShell(command: string): string[] {
+	return splitCommand(command, "powershell");
 }

@@ -5,11 +5,11 @@
  * command never allows writing outside the workspace or to a protected path by itself.
  */
 import { isAbsolute, resolve } from "node:path";
+import type { Confinement, PathCheck } from "../confinement.js";
+import type { BlockedWriteTarget } from "../permission-details.js";
+import type { PermissionRule, RuleSet } from "../rules.js";
 import type { CommandAnalysis, WriteTarget } from "./command-analysis.js";
-import { isLiteral } from "./command-words.js";
-import type { Confinement, PathCheck } from "./confinement.js";
-import type { BlockedWriteTarget } from "./permission-details.js";
-import type { PermissionRule, RuleSet } from "./rules.js";
+import { isLiteral } from "./shell-words.js";
 
 /** Files every command may write: they hold nothing. */
 const harmlessTargets = /^\/dev\/(?:null|stdout|stderr|fd\/\d+)$/;

@@ -1,0 +1,84 @@
+/**
+ * The shell constructs that deny and ask rules cannot see through, each with advice for the
+ * model on writing the command plainly, so that a block says what to change.
+ */
+
+/** The kinds of construct a command line can hide a program behind. */
+export type OpaqueConstructName =
+	| "case statement"
+	| "if statement"
+	| "loop"
+	| "conditional expression"
+	| "function definition"
+	| "command substitution"
+	| "process substitution"
+	| "parameter expansion operator"
+	| "arithmetic on variables"
+	| "array subscript"
+	| "line continuation in a word"
+	| "expanded command name"
+	| "glob in the command name"
+	| "eval"
+	| "sourced code"
+	| "code run later"
+	| "shell reading its input"
+	| "script from a variable"
+	| "interpreter with inline code"
+	| "command runner"
+	| "unknown wrapper option"
+	| "command from input"
+	| "code in a variable"
+	| "nesting too deep"
+	| "unparsed syntax"
+	| "unrecognised syntax"
+	| "command too long";
+
+/** A construct that makes a command unreadable to the permission rules. */
+export interface OpaqueConstruct {
+	/** What kind of construct it is. */
+	construct: OpaqueConstructName;
+	/** The text that made it so (a word, or the command). */
+	text: string;
+	/** How to write the command so that the rules can read it, written for the model. */
+	hint: string;
+}
+
+const plainly = "write it as plain commands of literal words joined by |, &&, || or ;";
+
+const hints: Readonly<Record<OpaqueConstructName, string>> = {
+	"case statement": `run the branch you need as a plain command (${plainly})`,
+	"if statement": `run the commands directly (${plainly}), e.g. \`test -f x && cmd\``,
+	loop: "run the commands one by one, or write the loop in a script file in the workspace and run the file",
+	"conditional expression": "compare with `[ … ]` or `test` on literal words; avoid -v and arithmetic in [[ ]]",
+	"function definition": "run the commands directly instead of defining a function",
+	"command substitution": "run the inner command first, then use its output in a second command",
+	"process substitution": "write the inner command's output to a file in the workspace first, then use the file",
+	"parameter expansion operator": "use $NAME or $" + "{NAME} alone, or write the value literally",
+	"arithmetic on variables": "write the number literally",
+	"array subscript": "assign plain variables, without [ ] subscripts",
+	"line continuation in a word": "write each word on one line (a backslash-newline may only separate words)",
+	"expanded command name": "name the program literally (e.g. `rm f`, not `x=rm; $x f` or `$(echo rm) f`)",
+	"glob in the command name": "name the program literally, without *, ?, [ ] or { }",
+	eval: "run the command itself instead of passing it to eval",
+	"sourced code": "run the commands directly instead of source, . or exec",
+	"code run later": "do not define traps, aliases, hashed paths, completions or key bindings; run the command itself",
+	"shell reading its input":
+		"run the commands directly, or give the shell a literal script in single quotes (bash -c '…') instead of a pipe, heredoc, here-string or a path to its input",
+	"script from a variable": "write the script literally in single quotes (bash -c 'command')",
+	"interpreter with inline code":
+		"run shell commands directly rather than from inline interpreter code; to run code, save it in a file in the workspace and run the file",
+	"command runner": "run the inner command directly, without the option that makes this program run other programs",
+	"unknown wrapper option": "run the inner command directly, or write the option as --name=value",
+	"command from input": "name the program literally after xargs or find -exec, not in the input or the {} placeholder",
+	"code in a variable":
+		"do not set variables the shell or a program runs as code (BASH_ENV, ENV, PS4, PROMPT_COMMAND, IFS, BASH_*, LD_*, GIT_*, PAGER, EDITOR…)",
+	"nesting too deep": "run the innermost command directly",
+	"unparsed syntax": "check the command's quoting; the parser could not read it",
+	"unrecognised syntax": plainly,
+	"command too long": "split the command into several shorter calls",
+};
+
+/** The construct with its advice. */
+export function opaqueConstruct(construct: OpaqueConstructName, text: string): OpaqueConstruct {
+	return { construct, text: text.length > 120 ? `${text.slice(0, 120)}…` : text, hint: hints[construct] };
+}
