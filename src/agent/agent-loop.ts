@@ -193,25 +193,30 @@ async function requestReply(state: RunState, messages: Message[]): Promise<Assis
 			{ ...config.streamOptions, signal, apiKey },
 		);
 		const iterator = iterable[Symbol.asyncIterator]();
-		while (true) {
-			const next = await nextOrAbort(iterator, signal, config.abortGraceMs ?? 2000);
-			if (next === "aborted") {
-				void Promise.resolve(iterator.return?.()).catch(() => {});
-				return finish(
-					createErrorReply({ model, partial, stopReason: "aborted", errorMessage: "The request was aborted." }),
-				);
+		try {
+			while (true) {
+				const next = await nextOrAbort(iterator, signal, config.abortGraceMs ?? 2000);
+				if (next === "aborted") {
+					return finish(
+						createErrorReply({ model, partial, stopReason: "aborted", errorMessage: "The request was aborted." }),
+					);
+				}
+				if (next.done) break;
+				const event: AssistantMessageEvent = next.value;
+				if (event.type === "done" || event.type === "error") return finish(event.message);
+				partial = event.partial;
+				if (!started) {
+					started = true;
+					emit({ type: "message_start", message: event.partial });
+				}
+				if (event.type !== "start") {
+					emit({ type: "message_update", message: event.partial, assistantMessageEvent: event });
+				}
 			}
-			if (next.done) break;
-			const event: AssistantMessageEvent = next.value;
-			if (event.type === "done" || event.type === "error") return finish(event.message);
-			partial = event.partial;
-			if (!started) {
-				started = true;
-				emit({ type: "message_start", message: event.partial });
-			}
-			if (event.type !== "start") {
-				emit({ type: "message_update", message: event.partial, assistantMessageEvent: event });
-			}
+		} finally {
+			// Closing the stream runs its cleanup (timers, the request): a provider's stream left
+			// open at its final event would keep a script's process alive after the run.
+			void Promise.resolve(iterator.return?.()).catch(() => {});
 		}
 		return finish(
 			createErrorReply({ model, partial, errorMessage: "The model stream ended without a final message." }),

@@ -63,7 +63,7 @@ class IdleWatch {
 		}, this.idleMs);
 	}
 
-	/** Stops watching. */
+	/** Stops watching. Idempotent. */
 	dispose(): void {
 		clearTimeout(this.timer);
 		this.signal?.removeEventListener("abort", this.onAbort);
@@ -86,14 +86,18 @@ export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGe
 		const watch = new IdleWatch(idleMs, signal);
 		try {
 			if (signal?.aborted) {
+				watch.dispose();
 				builder.fail("aborted", ABORTED_TEXT);
 				yield* builder.drain();
 				return;
 			}
 			try {
 				for await (const event of options.attempt(builder, watch.controller.signal)) {
-					watch.touch();
 					if (event.type === "done" || event.type === "error") ended = true;
+					// A consumer may stop at the final event without closing this generator, so the
+					// finally below may never run: the watch ends before the final event is handed out.
+					if (ended) watch.dispose();
+					else watch.touch();
 					yield event;
 					if (ended) return;
 				}
@@ -106,10 +110,12 @@ export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGe
 				signal?.aborted ? "aborted" : "error",
 				signal?.aborted ? ABORTED_TEXT : "The model's stream ended before the reply was complete.",
 			);
+			watch.dispose();
 			yield* builder.drain();
 			return;
 		} catch (error) {
 			const stalled = error instanceof StreamStalledError;
+			watch.dispose();
 			if (!stalled && (signal?.aborted || isAbortError(error) || errorClassName(error) === "APIUserAbortError")) {
 				builder.fail("aborted", ABORTED_TEXT);
 				yield* builder.drain();
