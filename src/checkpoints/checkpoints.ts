@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
+import * as nativePath from "node:path";
 import type { ToolHooks, ToolTarget } from "../engine/types.js";
 import { isWorkspaceTarget, partsOfTarget } from "../tools/index.js";
 import { type CheckpointFileAccess, localCheckpointFiles } from "./file-access.js";
-import { applyImage, imageOf, sameImage } from "./images.js";
+import { applyImage, type CapturedImage, captureOf, imageOf, sameImage } from "./images.js";
 import {
 	type Checkpoint,
 	type CheckpointFile,
@@ -19,6 +20,12 @@ export interface CheckpointsOptions extends CheckpointStoreOptions {
 	 * Default: `localCheckpointFiles` (this machine's disk).
 	 */
 	files?: CheckpointFileAccess;
+	/**
+	 * The workspace folder (its real path, on the disk `files` reach) that undo restores inside:
+	 * a log entry naming any other path is refused and listed, never written. Default: `workspace`
+	 * when it is an absolute path (a local workspace's key); a remote workspace must pass its folder.
+	 */
+	root?: string;
 }
 
 /** What `restore` should take back. Default: the last turn. */
@@ -37,6 +44,12 @@ export interface RestoreReport {
 	restored: { path: string; to: FileImage["kind"] }[];
 	/** Files changed after the checkpoint by something else: not restored unless `force` (then nothing was). */
 	conflicts: string[];
+	/**
+	 * Paths the log names that undo does not write, with why: outside the workspace it was
+	 * recorded for, or not a plain absolute path. Their entries are dropped from the log (with
+	 * content no other entry uses); nothing is written for them. Empty when the log is sound.
+	 */
+	refused: { path: string; reason: string }[];
 	/** How many calls and turns were undone (0 when refused). */
 	calls: number;
 	turns: number;
@@ -97,15 +110,34 @@ function plan(undone: readonly Checkpoint[]): Map<string, { before: FileImage; a
 	return files;
 }
 
-async function restoreWith(
-	store: CheckpointStore,
-	access: CheckpointFileAccess,
-	options: RestoreOptions,
-): Promise<RestoreReport> {
+/** Why undo must not write `path`, or undefined: it must be a plain absolute path inside `root`. */
+function refusalOf(path: string, root: string | undefined, posix: boolean): string | undefined {
+	const paths = posix ? nativePath.posix : nativePath;
+	if (root === undefined) return "the workspace folder undo may restore inside is not known";
+	if (!paths.isAbsolute(path) || paths.resolve(path) !== path) return "not a plain absolute path";
+	const inside = path === root || path.startsWith(root.endsWith(paths.sep) ? root : root + paths.sep);
+	return inside ? undefined : `outside the workspace ${root} these checkpoints belong to`;
+}
+
+interface RestoreContext {
+	store: CheckpointStore;
+	access: CheckpointFileAccess;
+	root: string | undefined;
+}
+
+async function restoreWith(context: RestoreContext, options: RestoreOptions): Promise<RestoreReport> {
+	const { store, access } = context;
 	const all = await store.list();
 	const undone = selected(all, options);
 	const files = plan(undone);
 	const conflicts: string[] = [];
+	const refused: RestoreReport["refused"] = [];
+	for (const path of files.keys()) {
+		const reason = refusalOf(path, context.root, access.posixPaths === true);
+		if (reason === undefined) continue;
+		refused.push({ path, reason });
+		files.delete(path);
+	}
 	// Already as before (an undo cut off midway, e.g. by a dropped connection): nothing to write.
 	const settled = new Set<string>();
 	for (const [path, { before, after }] of files) {
@@ -115,7 +147,7 @@ async function restoreWith(
 		else conflicts.push(path);
 	}
 	const turns = new Set(undone.map((checkpoint) => checkpoint.turn)).size;
-	if (conflicts.length > 0 && !options.force) return { restored: [], conflicts, calls: 0, turns: 0 };
+	if (conflicts.length > 0 && !options.force) return { restored: [], conflicts, refused, calls: 0, turns: 0 };
 	const restored: RestoreReport["restored"] = [];
 	// Links before the files they reach: relinking must not happen after writing through them.
 	const ordered = [...files].sort(
@@ -126,7 +158,7 @@ async function restoreWith(
 		restored.push({ path, to: before.kind });
 	}
 	await store.rewrite(all.slice(0, all.length - undone.length));
-	return { restored, conflicts, calls: undone.length, turns };
+	return { restored, conflicts, refused, calls: undone.length, turns };
 }
 
 /**
@@ -145,17 +177,16 @@ async function restoreWith(
 export async function createCheckpoints(options: CheckpointsOptions): Promise<Checkpoints> {
 	const store = await CheckpointStore.open(options);
 	const access = options.files ?? localCheckpointFiles;
+	const root = options.root ?? (nativePath.isAbsolute(options.workspace) ? options.workspace : undefined);
 	// The turn is taken when the call starts: a turn begun while it runs does not own it.
-	const pending = new WeakMap<ToolTarget, { turn: string; files: { path: string; before: FileImage }[] }>();
+	const pending = new WeakMap<ToolTarget, { turn: string; files: { path: string; before: CapturedImage }[] }>();
 	let turn = randomUUID();
 	const hooks: ToolHooks = {
 		beforeToolCall: async ({ target }) => {
 			const paths = pathsOf(target);
 			if (!target || paths.length === 0) return undefined;
 			const startedIn = turn;
-			const files = await Promise.all(
-				paths.map(async (path) => ({ path, before: await imageOf(access, path, store) })),
-			);
+			const files = await Promise.all(paths.map(async (path) => ({ path, before: await captureOf(access, path) })));
 			pending.set(target, { turn: startedIn, files });
 			return undefined;
 		},
@@ -164,9 +195,11 @@ export async function createCheckpoints(options: CheckpointsOptions): Promise<Ch
 			if (!target || !started) return undefined;
 			pending.delete(target);
 			const files: CheckpointFile[] = [];
-			for (const file of started.files) {
-				const after = await imageOf(access, file.path);
-				if (!sameImage(file.before, after)) files.push({ ...file, after });
+			for (const { path, before } of started.files) {
+				const after = await imageOf(access, path);
+				if (sameImage(before.image, after)) continue;
+				if (before.bytes) await store.putBlob(before.bytes);
+				files.push({ path, before: before.image, after });
 			}
 			if (files.length > 0)
 				await store.append({ id: randomUUID(), turn: started.turn, time: Date.now(), tool: tool.name, files });
@@ -180,6 +213,6 @@ export async function createCheckpoints(options: CheckpointsOptions): Promise<Ch
 			turn = randomUUID();
 		},
 		list: () => store.list(),
-		restore: (restoreOptions = {}) => restoreWith(store, access, restoreOptions),
+		restore: (restoreOptions = {}) => restoreWith({ store, access, root }, restoreOptions),
 	};
 }

@@ -34,6 +34,8 @@ export interface CheckpointFileAccess {
 	remove(path: string): Promise<void>;
 	/** Creates the folder `path` is in, and its missing parents. */
 	makeParentFolder(path: string): Promise<void>;
+	/** Paths on this disk are POSIX whatever this machine is (a remote workspace). Default: this machine's kind. */
+	posixPaths?: boolean;
 }
 
 /** `CheckpointFileAccess` on this machine's disk. */

@@ -1,18 +1,33 @@
 import type { CheckpointFileAccess } from "./file-access.js";
-import type { CheckpointStore, FileImage } from "./store.js";
+import { CheckpointStore, type FileImage } from "./store.js";
 
 /**
- * What is at `path` now (the link itself for a symlink), read through `files`. With a store, a
- * file's content is kept in it (a before-image); without, only its hash is taken where the file
- * lives (an after-image, to compare with later).
+ * What is at `path` now (the link itself for a symlink), read through `files`; for a file only
+ * its hash, taken where the file lives (an after-image, to compare with later).
  */
-export async function imageOf(files: CheckpointFileAccess, path: string, store?: CheckpointStore): Promise<FileImage> {
+export async function imageOf(files: CheckpointFileAccess, path: string): Promise<FileImage> {
 	const info = await files.entry(path);
 	if (!info || info.kind === "other") return { kind: "absent" };
 	if (info.kind === "symlink") return { kind: "symlink", target: await files.readlink(path) };
-	if (!store) return { kind: "file", blob: await files.hash(path), mode: info.mode, size: info.size };
+	return { kind: "file", blob: await files.hash(path), mode: info.mode, size: info.size };
+}
+
+/** A before-image and, for a file, the content it names (stored only if the call changes the file). */
+export interface CapturedImage {
+	image: FileImage;
+	bytes?: Uint8Array;
+}
+
+/**
+ * What is at `path` now with a file's content held in memory: it goes into the store only when
+ * the call changed the file, so a call that was refused or changed nothing leaves no content behind.
+ */
+export async function captureOf(files: CheckpointFileAccess, path: string): Promise<CapturedImage> {
+	const info = await files.entry(path);
+	if (!info || info.kind === "other") return { image: { kind: "absent" } };
+	if (info.kind === "symlink") return { image: { kind: "symlink", target: await files.readlink(path) } };
 	const bytes = await files.readFile(path);
-	return { kind: "file", blob: await store.putBlob(bytes), mode: info.mode, size: bytes.length };
+	return { image: { kind: "file", blob: CheckpointStore.hashOf(bytes), mode: info.mode, size: bytes.length }, bytes };
 }
 
 /** Whether two images show the same state (content, mode, link target, absence). */

@@ -64,6 +64,7 @@ export function remoteCheckpointFiles(workspace: RemoteWorkspace): CheckpointFil
 			}
 		},
 		remove,
+		posixPaths: true,
 		// Remote paths are POSIX whatever this machine is.
 		makeParentFolder: (path) => files.mkdir(posix.dirname(path), { recursive: true }),
 	};

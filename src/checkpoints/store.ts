@@ -1,37 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { appendFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
+import { type Checkpoint, isBlobName, parseCheckpointLine } from "./log-entry.js";
+import { inspectPrivateFolder } from "./private-folder.js";
 
-/** What a file was at one moment: absent, a regular file (content by hash, mode) or a symlink. */
-export type FileImage =
-	| { kind: "absent" }
-	| { kind: "file"; blob: string; mode: number; size: number }
-	| { kind: "symlink"; target: string };
-
-/** One file a call changed: before and after it. */
-export interface CheckpointFile {
-	/** The absolute path. */
-	path: string;
-	/** How the file was before the call. */
-	before: FileImage;
-	/** How the call left it (what undo expects to find, else something else changed it since). */
-	after: FileImage;
-}
-
-/** One mutating call's checkpoint. */
-export interface Checkpoint {
-	/** Unique id. */
-	id: string;
-	/** The turn it belongs to (one user prompt, one `toolbelt tool` run, one MCP request). */
-	turn: string;
-	/** Milliseconds since the epoch. */
-	time: number;
-	/** The tool that made the change. */
-	tool: string;
-	/** The files it changed. */
-	files: CheckpointFile[];
-}
+export type { Checkpoint, CheckpointFile, FileImage } from "./log-entry.js";
 
 /** Options of `CheckpointStore.open`. */
 export interface CheckpointStoreOptions {
@@ -40,8 +14,17 @@ export interface CheckpointStoreOptions {
 	 * path (`ssh://dev@box/srv/app`), which no local path can equal. Checkpoints are kept per key.
 	 */
 	workspace: string;
-	/** The user's state directory. Default: `$XDG_STATE_HOME`, else `~/.local/state`. */
+	/**
+	 * The user's state directory. Default: `$XDG_STATE_HOME` when it is an absolute path (empty or
+	 * relative counts as unset, as the XDG spec says), else `~/.local/state`.
+	 */
 	stateDir?: string;
+	/**
+	 * Real paths of local folders the store must not be inside: the workspace's folders, where the
+	 * agent's tools and commands write (they could rewrite the log undo trusts). Default: `workspace`
+	 * when it is an absolute path (a local workspace's key is its real path).
+	 */
+	workspaceFolders?: readonly string[];
 	/** Home directory for the default state directory. Default: the user's home. */
 	homeDir?: string;
 	/** Environment for `XDG_STATE_HOME`. Default: `process.env`. */
@@ -57,10 +40,20 @@ export const DEFAULT_CHECKPOINT_MAX_BYTES = 256 * 2 ** 20;
 /** Default age after which checkpoints are dropped. */
 export const DEFAULT_CHECKPOINT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 
+/** Thrown by `CheckpointStore.open` for a folder that is not the user's own private one. */
+export class CheckpointStoreRefusedError extends Error {
+	override readonly name = "CheckpointStoreRefusedError";
+}
+
+/** The user's state directory: `$XDG_STATE_HOME` when absolute (empty or relative is unset), else `~/.local/state`. */
+export function stateHomeOf(env: Record<string, string | undefined>, homeDir: string): string {
+	const given = env.XDG_STATE_HOME;
+	return given !== undefined && isAbsolute(given) ? given : join(homeDir, ".local", "state");
+}
+
 /** The folder checkpoints of `workspace` live in (outside the repository). */
 export function checkpointDirOf(options: CheckpointStoreOptions): string {
-	const env = options.env ?? process.env;
-	const base = options.stateDir ?? env.XDG_STATE_HOME ?? join(options.homeDir ?? homedir(), ".local", "state");
+	const base = options.stateDir ?? stateHomeOf(options.env ?? process.env, options.homeDir ?? homedir());
 	const key = createHash("sha256").update(options.workspace).digest("hex").slice(0, 24);
 	return join(base, "toolbelt", "checkpoints", key);
 }
@@ -81,12 +74,25 @@ export class CheckpointStore {
 		private readonly maxAgeMs: number,
 	) {}
 
-	/** Opens (creating when needed) the store of a workspace. */
+	/**
+	 * Opens (creating when needed) the store of a workspace. Its folder must be the user's own
+	 * private one (`inspectPrivateFolder`: this user's, mode 0700, no link, nothing above it that
+	 * others may write, not inside a workspace folder); otherwise this throws
+	 * `CheckpointStoreRefusedError`: a log someone else can write would tell undo what to write.
+	 */
 	static async open(options: CheckpointStoreOptions): Promise<CheckpointStore> {
-		const dir = checkpointDirOf(options);
-		await mkdir(join(dir, "blobs"), { recursive: true, mode: 0o700 });
+		const wanted = checkpointDirOf(options);
+		const notInside = options.workspaceFolders ?? (isAbsolute(options.workspace) ? [options.workspace] : []);
+		const check = inspectPrivateFolder(wanted, { notInside });
+		if (check.refused !== undefined) {
+			throw new CheckpointStoreRefusedError(
+				`The checkpoint store ${wanted} is not this user's own private folder: ${check.refused}. ` +
+					"Nothing was read from it or written to it. Set XDG_STATE_HOME to a folder of your own outside the workspace (or remove that folder) and try again.",
+			);
+		}
+		await mkdir(join(check.realPath, "blobs"), { recursive: true, mode: 0o700 });
 		return new CheckpointStore(
-			dir,
+			check.realPath,
 			options.maxBytes ?? DEFAULT_CHECKPOINT_MAX_BYTES,
 			options.maxAgeMs ?? DEFAULT_CHECKPOINT_MAX_AGE_MS,
 		);
@@ -107,9 +113,12 @@ export class CheckpointStore {
 		return hash;
 	}
 
-	/** The content stored under `hash`. */
-	getBlob(hash: string): Promise<Buffer> {
-		return readFile(join(this.dir, "blobs", hash));
+	/** The content stored under `hash`; rejects when there is none or it does not hash to its name. */
+	async getBlob(hash: string): Promise<Buffer> {
+		if (!isBlobName(hash)) throw new Error(`'${hash}' is not the name of stored content.`);
+		const bytes = await readFile(join(this.dir, "blobs", hash));
+		if (hashOf(bytes) !== hash) throw new Error(`The stored content ${hash} is damaged (its hash differs).`);
+		return bytes;
 	}
 
 	/** The hash content would be stored under (no I/O). */
@@ -122,12 +131,9 @@ export class CheckpointStore {
 		const text = await readFile(this.logPath, "utf8").catch(() => "");
 		const checkpoints: Checkpoint[] = [];
 		for (const line of text.split("\n")) {
-			if (line.trim() === "") continue;
-			try {
-				checkpoints.push(JSON.parse(line) as Checkpoint);
-			} catch {
-				// A line cut by a crash: the ones before and after it still count.
-			}
+			// A line cut by a crash (or not a checkpoint at all): the ones before and after it still count.
+			const checkpoint = line.trim() === "" ? undefined : parseCheckpointLine(line);
+			if (checkpoint) checkpoints.push(checkpoint);
 		}
 		return checkpoints;
 	}

@@ -96,8 +96,13 @@ export async function createCliCheckpoints(cwd: string, io: CliIO, workspace?: R
 	const { createCheckpoints, remoteCheckpointFiles } = await import("../checkpoints/index.js");
 	const place = { homeDir: io.env.HOME || homedir(), env: io.env };
 	if (!workspace) return createCheckpoints({ ...place, workspace: await realpath(cwd) });
-	const key = workspace.urlOf(await workspace.files.realpath(workspace.cwd));
-	return createCheckpoints({ ...place, workspace: key, files: remoteCheckpointFiles(workspace) });
+	const root = await workspace.files.realpath(workspace.cwd);
+	return createCheckpoints({
+		...place,
+		workspace: workspace.urlOf(root),
+		root,
+		files: remoteCheckpointFiles(workspace),
+	});
 }
 
 /** `createCliCheckpoints`, or undefined and a warning on stderr when that fails (the session goes on without). */

@@ -2,8 +2,8 @@ import nodeModule from "node:module";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { privateFolder } from "../checkpoints/private-folder.js";
 import { type CliEntry, codeCacheDirectory, loadBundle } from "./bundle-loader.js";
-import { privateFolder } from "./private-folder.js";
 
 /**
  * Starts the CLI that lives in `cliDirectory` (dist/cli) with the process's arguments, and exits

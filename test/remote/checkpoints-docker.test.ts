@@ -39,6 +39,7 @@ describe("checkpoints of a docker:// workspace", () => {
 		const tools = [createWriteTool(workspace.cwd, options.write), createEditTool(workspace.cwd, options.edit)];
 		const checkpoints = await createCheckpoints({
 			workspace: workspace.urlOf("/srv/p"),
+			root: "/srv/p",
 			stateDir: state,
 			files: remoteCheckpointFiles(workspace),
 		});

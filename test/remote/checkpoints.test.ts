@@ -77,6 +77,7 @@ async function setup(maxBytes?: number) {
 	const tools = [createWriteTool(workspace.cwd, options.write), createEditTool(workspace.cwd, options.edit)];
 	const checkpoints = await createCheckpoints({
 		workspace: workspace.urlOf(project),
+		root: project,
 		stateDir: state,
 		maxBytes,
 		files: remoteCheckpointFiles(workspace),

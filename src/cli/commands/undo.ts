@@ -64,18 +64,33 @@ async function undoWith(checkpoints: Checkpoints, cwd: string, io: CliIO, option
 	}
 	const report = await checkpoints.restore(options);
 	const text = describeUndo(cwd, report, "toolbelt undo --force (with the same options)");
-	(report.calls === 0 ? io.stderr : io.stdout).write(text);
-	return report.calls === 0 && report.conflicts.length > 0 ? ExitCode.error : ExitCode.ok;
+	const failed = (report.calls === 0 && report.conflicts.length > 0) || report.refused.length > 0;
+	(failed || report.calls === 0 ? io.stderr : io.stdout).write(text);
+	return failed ? ExitCode.error : ExitCode.ok;
+}
+
+/** The log entries undo would not follow, said first whatever else happened. */
+function describeRefused(cwd: string, report: RestoreReport): string {
+	if (report.refused.length === 0) return "";
+	const dropped = report.calls > 0 ? "Their entries were dropped from the checkpoint log.\n" : "";
+	return `Refused, nothing written there (the checkpoint log names them, but undo writes only inside the workspace):\n${report.refused
+		.map((entry) => `  ${shown(cwd, entry.path)}: ${entry.reason}\n`)
+		.join("")}${dropped}`;
 }
 
 /** What an undo did, or why it did nothing, for a person. */
 export function describeUndo(cwd: string, report: RestoreReport, forceHint = "toolbelt undo --force"): string {
+	return describeRefused(cwd, report) + describeRestore(cwd, report, forceHint);
+}
+
+function describeRestore(cwd: string, report: RestoreReport, forceHint: string): string {
 	if (report.calls === 0 && report.conflicts.length > 0) {
 		return `Nothing was undone: these files changed after the checkpoint, by something other than toolbelt's tools:\n${report.conflicts
 			.map((path) => `  ${shown(cwd, path)}\n`)
 			.join("")}Run ${forceHint} to overwrite them anyway.\n`;
 	}
 	if (report.calls === 0) return "Nothing to undo.\n";
+	if (report.restored.length === 0 && report.refused.length > 0) return "No other file was changed.\n";
 	const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
 	const forced =
 		report.conflicts.length > 0
