@@ -323,7 +323,7 @@ describe.each(backends)("grep ($name)", ({ backend }) => {
 			const result = await pending;
 			expect(Date.now() - started).toBeLessThan(3000);
 			expect(textOf(result)).toBe(
-				"stream.txt:1: hit 1\n\n[The search timed out after 500 ms; the results are partial. Search a smaller path or use include to narrow the files.]",
+				"stream.txt:1: hit 1\n\n[The search timed out after 500 ms; the results are partial. Search a smaller path or use include to narrow the files; if the pattern has nested quantifiers or large counted repetitions, simplify it.]",
 			);
 			expect(result.details).toMatchObject({ timedOut: true, matchCount: 1 });
 		} finally {

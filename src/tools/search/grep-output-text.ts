@@ -73,7 +73,7 @@ export function describeGrepOutput(facts: {
 	}
 	if (run.timedOut) {
 		notices.push(
-			`The search timed out after ${formatDuration(options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS)}; the results are partial. Search a smaller path or use include to narrow the files.`,
+			`The search timed out after ${formatDuration(options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS)}; the results are partial. Search a smaller path or use include to narrow the files; if the pattern has nested quantifiers or large counted repetitions, simplify it.`,
 		);
 	}
 	return text;

@@ -2,7 +2,8 @@ import { availableParallelism } from "node:os";
 import { stoppableSignal } from "../../engine/abort.js";
 import { decodeText } from "../fs/legacy-encoding.js";
 import { compileGlob, nameGlobOf } from "./glob-filter.js";
-import { LineSplitter, TextLineSplitter } from "./line-splitter.js";
+import { TextLineSplitter } from "./line-splitter.js";
+import { GrepOutputSplitter } from "./long-lines/grep-output-splitter.js";
 import { hasIgnoreSourcesAbove } from "./parent-ignore-files.js";
 import { type PathOrderedGrepOptions, pathOrderedGrep } from "./path-ordered-grep.js";
 import { type RipgrepLauncher, startRipgrep } from "./ripgrep-process.js";
@@ -52,6 +53,9 @@ function pathFilter(include: string | undefined): (path: string) => boolean {
 	};
 }
 
+/** Compiled size and lazy-DFA cache a pattern may take in ripgrep. */
+const REGEX_SIZE_LIMIT = "10M";
+
 /** ripgrep's arguments for a content search, in its compact text mode (`path\0line:column:text`). */
 export function grepArgs(request: GrepRequest): string[] {
 	const args = [
@@ -65,6 +69,13 @@ export function grepArgs(request: GrepRequest): string[] {
 		// `$` matches before \r\n too, as in the walker, which strips \r from every line.
 		"--crlf",
 		request.caseSensitive ? "--case-sensitive" : "--ignore-case",
+		// A pattern whose compiled form is huge (`a{1000}{1000}`) is refused at once, with
+		// ripgrep's reason, instead of running until the timeout: the regex crate's own default
+		// limits (ripgrep raises them), ample for patterns people write (`\w{100}` fits).
+		"--regex-size-limit",
+		REGEX_SIZE_LIMIT,
+		"--dfa-size-limit",
+		REGEX_SIZE_LIMIT,
 	];
 	// ripgrep applies no glob to a file named on its command line; neither does the walker.
 	if (request.file === undefined) args.push(...globArgs(request.include, request.exclude));
@@ -177,7 +188,7 @@ export async function ripgrepGrep(
 				signal: runSignal,
 				launch,
 			},
-			new LineSplitter(),
+			new GrepOutputSplitter(),
 		);
 		return mapBatches(ripgrep.lines, (lines) => {
 			const parsed: GrepLine[] = [];

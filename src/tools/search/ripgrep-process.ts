@@ -166,5 +166,18 @@ function fatalMessage(code: number | null, stderr: string): string | undefined {
 	const serious = lines.filter((line) => !HARMLESS.some((harmless) => harmless.test(line)));
 	if (serious.length === 0) return undefined;
 	const explanation = stderr.trim().replace(/^rg: /, "");
-	return `ripgrep rejected the search:\n${explanation}\nFix the pattern (or set literal: true to search for the text as written) and try again.`;
+	const why = LIMIT_HINTS.find((hint) => hint.test.test(stderr))?.text ?? "";
+	return `ripgrep rejected the search:\n${explanation}\n${why}Fix the pattern (or set literal: true to search for the text as written) and try again.`;
 }
+
+/** What a limit ripgrep reports means for the pattern, for the model. */
+const LIMIT_HINTS = [
+	{
+		test: /exceeds size limit/,
+		text: "The compiled pattern is too large (grep allows 10 MB): large counted repetitions such as a{1000}{1000} or \\w{500} grow it. ",
+	},
+	{
+		test: /match limit exceeded|depth limit exceeded|JIT stack/,
+		text: "The pattern backtracks too much (look-around and back-references run on PCRE2, which stops at its match limit): avoid nested quantifiers such as (a+)+. ",
+	},
+];
