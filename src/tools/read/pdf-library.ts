@@ -1,4 +1,5 @@
-// Loads pdf.js on first use only: `import "toolbelt"` and text reads never pay for it (~300 ms, ~40 MB).
+// Loads pdf.js on first use only: `import "toolbelt"` and text reads never pay for it (~300 ms, ~40 MB);
+// a missing pdf.js (an optional peer dependency) fails only a PDF read, with what to install.
 
 /** The part of pdf.js that read uses. */
 export type Pdfjs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
@@ -21,6 +22,24 @@ class IdentityMatrix {
 	f = 0;
 }
 
+/**
+ * pdf.js is an optional peer dependency: it and the canvas package it pulls in weigh about 75 MB,
+ * which every install would carry for a feature many never use.
+ */
+const PDFJS_MISSING_TEXT =
+	"Reading PDFs needs the optional package pdfjs-dist (version 5), which is not installed beside toolbelt. " +
+	"Install it where toolbelt is installed (`npm i pdfjs-dist@5`, or `npm i -g pdfjs-dist@5` for a global toolbelt), " +
+	"or extract the text with a command instead, e.g. `pdftotext file.pdf -` (poppler-utils).";
+
+function isMissingPdfjs(error: unknown): boolean {
+	const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+	return (
+		(code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") &&
+		typeof message === "string" &&
+		message.includes("pdfjs-dist")
+	);
+}
+
 async function importPdfjs(): Promise<Pdfjs> {
 	const globals = globalThis as { DOMMatrix?: unknown };
 	const shimmed = globals.DOMMatrix === undefined;
@@ -34,6 +53,8 @@ async function importPdfjs(): Promise<Pdfjs> {
 	};
 	try {
 		return await import("pdfjs-dist/legacy/build/pdf.mjs");
+	} catch (error) {
+		throw isMissingPdfjs(error) ? new Error(PDFJS_MISSING_TEXT) : error;
 	} finally {
 		console.warn = warn;
 		// pdf.js installs the canvas package's DOMMatrix itself when it can; only our shim is removed.
