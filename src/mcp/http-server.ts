@@ -187,6 +187,23 @@ async function endSession(state: ServerState, session: Session): Promise<void> {
 	await session.mcp.close();
 }
 
+const UNAUTHORIZED_TEXT =
+	"Unauthorized: send the header 'Authorization: Bearer <token>'. The token is printed on the server's stderr " +
+	"when `toolbelt mcp --http` starts (or is the value of TOOLBELT_MCP_TOKEN / the --token-file the server was started with).";
+
+/**
+ * 401 with the text a client can show. At the endpoint the body is a JSON-RPC error. Elsewhere it
+ * is an OAuth error (RFC 6749 §5.2): an MCP client with OAuth support answers any 401 by discovering
+ * OAuth metadata and registering at this server (`/.well-known/…`, `/register`); this server has
+ * no OAuth, and the error such a client then reports is this body's `error_description`.
+ */
+function refuseUnauthorized(request: IncomingMessage, response: ServerResponse, atEndpoint: boolean): void {
+	const challenge = { "www-authenticate": bearerChallenge(request) };
+	if (atEndpoint) return reject(response, 401, UNAUTHORIZED_TEXT, -32001, challenge);
+	response.writeHead(401, { "content-type": "application/json", ...challenge });
+	response.end(JSON.stringify({ error: "invalid_token", error_description: UNAUTHORIZED_TEXT }));
+}
+
 /**
  * Answers (and returns true for) a request that must not reach MCP: a foreign Host or Origin (403),
  * a CORS preflight of an allowed origin (204), a missing or wrong token (401), another path (404).
@@ -201,18 +218,11 @@ function refused(state: ServerState, request: IncomingMessage, response: ServerR
 	if (answerPreflight(request, response)) return true;
 	addCorsHeaders(request, response);
 	const token = state.access.token;
+	const url = new URL(request.url ?? "/", "http://localhost");
 	if (token !== undefined && !hasBearerToken(request, token)) {
-		reject(
-			response,
-			401,
-			"Unauthorized: send the header 'Authorization: Bearer <token>'. The token is printed on the server's stderr " +
-				"when `toolbelt mcp --http` starts (or is the value of TOOLBELT_MCP_TOKEN / the --token-file the server was started with).",
-			-32001,
-			{ "www-authenticate": bearerChallenge(request) },
-		);
+		refuseUnauthorized(request, response, url.pathname === state.path);
 		return true;
 	}
-	const url = new URL(request.url ?? "/", "http://localhost");
 	if (url.pathname !== state.path) {
 		reject(response, 404, `Not found: the MCP endpoint is ${state.path}.`);
 		return true;

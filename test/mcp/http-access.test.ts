@@ -1,3 +1,6 @@
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { normalizeOrigin } from "../../src/mcp/http-origin.js";
@@ -56,6 +59,35 @@ describe("startMcpHttpServer access options", () => {
 		expect(lower.status).toBe(200);
 		const elsewhere = await fetch(new URL("/other", server.url), { method: "POST", headers: jsonHeaders, body: ping });
 		expect(elsewhere.status).toBe(401);
+	});
+
+	it("shows a client with OAuth support the 401 text instead of sending it to an authorization page", async () => {
+		server = await start();
+		let authorizationPage: URL | undefined;
+		const redirectUrl = "http://127.0.0.1:9/callback";
+		const provider: OAuthClientProvider = {
+			redirectUrl,
+			clientMetadata: { redirect_uris: [redirectUrl], client_name: "oauth-client" },
+			clientInformation: () => undefined,
+			saveClientInformation: () => {},
+			tokens: () => undefined,
+			saveTokens: () => {},
+			redirectToAuthorization: (url) => {
+				authorizationPage = url;
+			},
+			saveCodeVerifier: () => {},
+			codeVerifier: () => "verifier",
+		};
+		const client = new Client({ name: "oauth-client", version: "1.0.0" });
+		const transport = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider });
+		const error = await client.connect(transport).then(
+			() => undefined,
+			(thrown: unknown) => thrown as Error,
+		);
+		await client.close().catch(() => {});
+		expect(authorizationPage).toBeUndefined();
+		// The message the client reports is the server's own text, not a complaint about its format.
+		expect(error?.message).toMatch(/^Unauthorized: send the header 'Authorization: Bearer <token>'/);
 	});
 
 	it("auth: false serves without a token; a token with auth: false, a weak token or a bad origin throws", async () => {

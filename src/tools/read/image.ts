@@ -28,14 +28,14 @@ export interface FittedImage {
 	note: string | undefined;
 }
 
-type Sharp = typeof import("sharp");
+type Sharp = typeof import("sharp").default;
 
 let sharpModule: Promise<Sharp | undefined> | undefined;
 
 /** Loads sharp on first use only: text reads never pay for the native module. */
 function loadSharp(): Promise<Sharp | undefined> {
 	sharpModule ??= import("sharp").then(
-		(module) => (module as unknown as { default: Sharp }).default ?? (module as unknown as Sharp),
+		(module) => module.default,
 		() => undefined,
 	);
 	return sharpModule;
