@@ -199,7 +199,10 @@ const UNAUTHORIZED_TEXT =
  */
 function refuseUnauthorized(request: IncomingMessage, response: ServerResponse, atEndpoint: boolean): void {
 	const challenge = { "www-authenticate": bearerChallenge(request) };
-	if (atEndpoint) return reject(response, 401, UNAUTHORIZED_TEXT, -32001, challenge);
+	if (atEndpoint) {
+		reject(response, 401, UNAUTHORIZED_TEXT, -32001, challenge);
+		return;
+	}
 	response.writeHead(401, { "content-type": "application/json", ...challenge });
 	response.end(JSON.stringify({ error: "invalid_token", error_description: UNAUTHORIZED_TEXT }));
 }
