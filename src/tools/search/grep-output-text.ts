@@ -4,7 +4,7 @@ import { digestGrepCut, type GrepCutDetails } from "./grep-digest.js";
 import type { GrepStopPoint } from "./grep-early-stop.js";
 import type { GrepMatchTally } from "./grep-match-tally.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration } from "./run-search.js";
-import { MAX_WALKER_LINE_BYTES } from "./walker-grep.js";
+import { MAX_WALKER_LINE_BYTES } from "./types.js";
 
 /** The model-facing text of a grep result, with a notice for each limit that applied (added to `notices`). */
 export function describeGrepOutput(facts: {

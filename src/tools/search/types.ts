@@ -1,3 +1,9 @@
+/**
+ * Longest line the built-in search holds to match as a whole. A longer line (a 1 GB single-line
+ * file) is not searched, and the result says so: memory stays bounded by this, not by the line.
+ */
+export const MAX_WALKER_LINE_BYTES = 16 * 1024 * 1024;
+
 /** Which engine produced a search result. */
 export type SearchBackendName = "ripgrep" | "walker";
 

@@ -7,14 +7,10 @@ import { type LineMatcher, stripCr } from "./line-matcher/types.js";
 import { Prefetch } from "./prefetch.js";
 import { openForScan, type ScanFileHandle } from "./scan-file-handle.js";
 import type { GrepLine, GrepRequest } from "./types.js";
+import { MAX_WALKER_LINE_BYTES } from "./types.js";
 import { walkFiles } from "./walker.js";
 
 const CHUNK_BYTES = 256 * 1024;
-/**
- * Longest line the built-in search holds to match as a whole. A longer line (a 1 GB single-line
- * file) is not searched, and the result says so: memory stays bounded by this, not by the line.
- */
-export const MAX_WALKER_LINE_BYTES = 16 * 1024 * 1024;
 const NEWLINE = 0x0a;
 /** How many files are read at once; results still come out in walk order. */
 const CONCURRENT_FILES = 8;
