@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import { access, constants, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
@@ -7,8 +6,9 @@ import { buildBwrapArgs } from "./sandbox/bwrap-args.js";
 import { credentialsToHide } from "./sandbox/credentials.js";
 import { SandboxUnavailableError } from "./sandbox/errors.js";
 import { leaseMountPoints } from "./sandbox/mount-points.js";
+import { explainProbeFailure, lacksDisableUserns, probeSandbox } from "./sandbox/probe.js";
 import { assertNoSymbolicLinks, planProtectedPaths } from "./sandbox/protected-paths.js";
-import { buildSeccompFilter, seccompArchitecture } from "./sandbox/seccomp-filter.js";
+import { buildSeccompFilter, seccompArchitecture } from "./sandbox/seccomp/filter.js";
 import { contentFile, sandboxStateDir } from "./sandbox/state-dir.js";
 
 export { type BwrapLayout, buildBwrapArgs } from "./sandbox/bwrap-args.js";
@@ -38,6 +38,8 @@ export interface SandboxOptions {
 	homeDir?: string;
 	/** Credential locations to leave visible, e.g. `["~/.aws"]`. Default: none (all hidden). */
 	exposeCredentials?: readonly string[];
+	/** The environment whose `XDG_CONFIG_HOME`, `XDG_STATE_HOME`, `XDG_DATA_HOME` and `XDG_CACHE_HOME` locate more credential locations. Default: `process.env`. */
+	environment?: NodeJS.ProcessEnv;
 	/** The directory in which `toolbelt-sandbox-<uid>` (the seccomp program, the mount-point records) is made. Default: `$XDG_RUNTIME_DIR`, else the temp dir. */
 	stateDir?: string;
 }
@@ -82,25 +84,17 @@ async function findOnPath(name: string): Promise<string | undefined> {
 	return undefined;
 }
 
-function probe(launch: SandboxLaunch): Promise<string | undefined> {
-	return new Promise((resolvePromise) => {
-		execFile(launch.file, [...launch.args, "/bin/sh", "-c", "true"], { timeout: 10_000 }, (error, _stdout, stderr) => {
-			resolvePromise(error ? stderr.trim() || error.message : undefined);
-		});
-	});
-}
-
 /** The descriptor the seccomp program is passed on; a shell opens it for bwrap, which closes it after reading. */
 const seccompFd = 9;
 // bwrap reads the filter only from a descriptor; this shell opens the file on it and becomes bwrap.
 const seccompLauncherScript = `filter=$1; shift; exec "$@" ${seccompFd}<"$filter"`;
 
-async function seccompFilterFile(stateDir: string): Promise<string> {
+async function seccompFilterFile(stateDir: string, allowNetwork: boolean): Promise<string> {
 	const arch = seccompArchitecture();
 	if (!arch) {
 		throw new SandboxUnavailableError(
-			`The sandbox blocks host Unix sockets with a seccomp filter written for x86_64 and aarch64; this machine is ${process.arch}. ` +
-				"Without it a sandboxed command could reach docker.sock, D-Bus or ssh-agent, so it is not run. Run without the sandbox, or allow the network in it (sandbox.allowNetwork), knowing that this allows host sockets too.",
+			`The sandbox's seccomp filter is written for x86_64 and aarch64; this machine is ${process.arch}. ` +
+				"Without it a sandboxed command could make a user namespace (and be root with every capability in it), read kernel keyrings, trace processes and reach host Unix sockets (docker.sock, D-Bus, ssh-agent), so it is not run. Run without the sandbox.",
 		);
 	}
 	if (!(await isExecutable("/bin/sh"))) {
@@ -108,12 +102,13 @@ async function seccompFilterFile(stateDir: string): Promise<string> {
 			"The sandbox needs /bin/sh to hand its seccomp filter to bwrap; there is none here.",
 		);
 	}
-	return contentFile(stateDir, `seccomp-${arch}`, buildSeccompFilter(arch));
+	return contentFile(stateDir, `seccomp-${arch}`, buildSeccompFilter(arch, { blockUnixSockets: !allowNetwork }));
 }
 
 /**
- * Checks that bubblewrap is installed and can set up every protection here (namespaces, the
- * seccomp filter, the read-only auto-run entries), then returns the sandbox. Throws
+ * Checks that bubblewrap is installed and can set up every protection here (namespaces, no
+ * capability left to the command, the seccomp filter, the read-only auto-run entries), then
+ * returns the sandbox. Throws
  * `SandboxUnavailableError` with what to do when it is not Linux, bwrap is missing, or a
  * protection cannot be had — a sandbox that was asked for is never weakened or skipped.
  */
@@ -135,14 +130,17 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	const namedPaths = (options.writablePaths ?? []).map((path) => resolve(path));
 	const homeDir = options.homeDir ?? homedir();
 	const stateDir = await sandboxStateDir(options.stateDir);
-	const filterFile = options.allowNetwork ? undefined : await seccompFilterFile(stateDir);
+	const filterFile = await seccompFilterFile(stateDir, options.allowNetwork === true);
+	const identity = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+	// Known after the probe: a bwrap older than 0.8 lacks it, and the filter refuses nested user namespaces anyway.
+	let disableNestedUserNamespaces = true;
 	const resolved: SandboxOptions = { ...options, writableRoots, writablePaths, bwrapPath, homeDir, stateDir };
 	const writable = [...writableRoots, ...writablePaths];
 	const stateIsWritable = writable.some((path) => stateDir === path || stateDir.startsWith(path + sep));
 
 	const prepare = async (cwd: string): Promise<SandboxLaunch> => {
 		const plan = planProtectedPaths({ roots: writableRoots, writablePaths, namedPaths, homeDir });
-		const hidden = credentialsToHide(homeDir, options.exposeCredentials);
+		const hidden = credentialsToHide(homeDir, options.exposeCredentials, options.environment);
 		const lease = await leaseMountPoints(stateDir, plan.mountPoints);
 		try {
 			assertNoSymbolicLinks(plan.readOnly);
@@ -156,10 +154,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 			hidden,
 			allowNetwork: options.allowNetwork,
 			isolateProcesses: options.isolateProcesses,
-			seccompFd: filterFile ? seccompFd : undefined,
+			seccompFd,
+			identity,
+			disableNestedUserNamespaces,
 			cwd,
 		});
-		if (!filterFile) return { file: bwrapPath, args, release: lease.release };
 		return {
 			file: "/bin/sh",
 			args: ["-c", seccompLauncherScript, "toolbelt-sandbox", filterFile, bwrapPath, ...args],
@@ -167,8 +166,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		};
 	};
 
-	const probeLaunch = await prepare(writableRoots[0] ?? "/");
-	const failure = await probe(probeLaunch).finally(() => probeLaunch.release());
+	const probe = async () => {
+		const launch = await prepare(writableRoots[0] ?? "/");
+		return probeSandbox(launch).finally(() => launch.release());
+	};
+	let failure = await probe();
+	if (failure !== undefined && lacksDisableUserns(failure)) {
+		disableNestedUserNamespaces = false;
+		failure = await probe();
+	}
 	if (failure !== undefined) throw new SandboxUnavailableError(explainProbeFailure(failure));
 	return {
 		bwrapPath,
@@ -176,19 +182,6 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		prepare,
 		wrap: (operations) => wrapOperations(operations, prepare, options.isolateProcesses !== false),
 	};
-}
-
-function explainProbeFailure(failure: string): string {
-	if (/seccomp/i.test(failure)) {
-		return (
-			`The shell sandbox was requested but bubblewrap cannot install its seccomp filter here: ${failure}. ` +
-			"The filter keeps sandboxed commands from host Unix sockets (docker.sock, D-Bus, ssh-agent); it needs a bwrap with --seccomp and a kernel with seccomp. Commands are not run unsandboxed."
-		);
-	}
-	return (
-		`The shell sandbox was requested but bubblewrap cannot run here: ${failure}. ` +
-		"It needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or a setuid bwrap. Commands are not run unsandboxed."
-	);
 }
 
 const backgroundPollMs = 500;

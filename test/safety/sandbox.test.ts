@@ -55,6 +55,8 @@ describe("buildBwrapArgs", () => {
 				{ path: "/home/u/.netrc", kind: "file" },
 			],
 			seccompFd: 9,
+			identity: { uid: 0, gid: 0 },
+			disableNestedUserNamespaces: true,
 			cwd: "/work/proj/sub",
 		});
 		const text = args.join(" ");
@@ -63,16 +65,27 @@ describe("buildBwrapArgs", () => {
 		);
 		expect(text).toContain("--tmpfs /home/u/.ssh --ro-bind /dev/null /home/u/.netrc");
 		expect(text).toContain("--seccomp 9");
+		// A user namespace of its own mapped to the invoking ids, no capability, no nested user namespace.
+		expect(text).toContain("--unshare-user --uid 0 --gid 0 --cap-drop ALL --disable-userns");
 		expect(args).toContain("--unshare-net");
 		expect(args).toContain("--die-with-parent");
 		expect(args.slice(-3)).toEqual(["--chdir", "/work/proj/sub", "--"]);
-		expect(buildBwrapArgs({ writable: [], cwd: "/", allowNetwork: true })).not.toContain("--unshare-net");
+		const withNetwork = buildBwrapArgs({
+			writable: [],
+			cwd: "/",
+			allowNetwork: true,
+			identity: { uid: 1000, gid: 100 },
+		});
+		expect(withNetwork).not.toContain("--unshare-net");
+		expect(withNetwork.join(" ")).toContain("--unshare-user --uid 1000 --gid 100 --cap-drop ALL");
+		expect(withNetwork).not.toContain("--disable-userns");
 	});
 
 	it("binds a writable path named inside a protected one after the protection", () => {
 		const args = buildBwrapArgs({
 			writable: ["/p", "/p/.vscode/cache"],
 			readOnly: ["/p/.vscode"],
+			identity: { uid: 0, gid: 0 },
 			cwd: "/p",
 		}).join(" ");
 		expect(args.indexOf("--ro-bind /p/.vscode /p/.vscode")).toBeLessThan(

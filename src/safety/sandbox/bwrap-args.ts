@@ -15,6 +15,13 @@ export interface BwrapLayout {
 	isolateProcesses?: boolean;
 	/** The descriptor bwrap reads the seccomp program from, when there is one. Default: none. */
 	seccompFd?: number;
+	/**
+	 * The command's user and group inside its user namespace, mapped to the same ids outside, so
+	 * what it creates belongs to the invoking user (root stays uid 0, without a capability).
+	 */
+	identity: { uid: number; gid: number };
+	/** Add `--disable-userns` (bwrap 0.8 and later): no nested user namespace, besides the seccomp filter's refusal. Default: false. */
+	disableNestedUserNamespaces?: boolean;
 	/** Working directory of the command. */
 	cwd: string;
 }
@@ -25,8 +32,9 @@ const isInside = (path: string, directory: string) => path === directory || path
  * The bwrap arguments (up to and including `--`): the whole file system read-only, `/tmp` private
  * and empty, a fresh `/dev` and `/proc`, the writable directories writable, then the protected
  * paths read-only on top of them (so no writable bind can uncover one) — except a writable path the
- * user named inside a protected one — then the credentials hidden; no network unless allowed, the
- * seccomp filter when given, and no survival past the parent.
+ * user named inside a protected one — then the credentials hidden; a user namespace of its own
+ * with every capability dropped (also for root: the mounts cannot be undone from inside), no
+ * network unless allowed, the seccomp filter when given, and no survival past the parent.
  */
 export function buildBwrapArgs(layout: BwrapLayout): string[] {
 	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
@@ -41,6 +49,9 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
 		if (hidden.kind === "directory") args.push("--tmpfs", hidden.path);
 		else args.push("--ro-bind", "/dev/null", hidden.path);
 	}
+	const { uid, gid } = layout.identity;
+	args.push("--unshare-user", "--uid", String(uid), "--gid", String(gid), "--cap-drop", "ALL");
+	if (layout.disableNestedUserNamespaces) args.push("--disable-userns");
 	if (!layout.allowNetwork) args.push("--unshare-net");
 	if (layout.isolateProcesses !== false) args.push("--unshare-pid");
 	if (layout.seccompFd !== undefined) args.push("--seccomp", String(layout.seccompFd));

@@ -67,6 +67,8 @@ export interface CliRunOptions {
 	input?: string;
 	/** Who starts it (see `test/helpers/test-users.ts`). Default: the user running the tests. */
 	user?: TestUser;
+	/** A program the CLI is started through, as that user (e.g. `keyctl session - …`). Default: none. */
+	through?: string[];
 }
 
 /** Runs and tracks child processes of the built CLI; `killAll` in `afterEach` leaves none behind. */
@@ -75,7 +77,7 @@ export class CliProcesses {
 
 	/** Starts the CLI; resolves when it exits. `input` is written to stdin, which is then closed. */
 	start(args: string[], options: CliRunOptions = {}): { child: ChildProcess; done: Promise<CliRun> } {
-		const [file, ...prefix] = [...userPrefix(options.user ?? "root"), process.execPath];
+		const [file, ...prefix] = [...userPrefix(options.user ?? "root"), ...(options.through ?? []), process.execPath];
 		const child = spawn(file ?? process.execPath, [...prefix, ensureBuiltCli(), ...args], {
 			cwd: options.cwd ?? repositoryRoot,
 			env: options.env ?? cleanEnv(),

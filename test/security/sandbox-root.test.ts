@@ -1,0 +1,165 @@
+// Red-team tests of the sandbox where agents often run: as root (CI runners, dev containers), and
+// as an unprivileged user. Each drives the built CLI (`toolbelt tool bash '{…}' --sandbox`) and
+// looks for an effect on the host: a host file written, a hook run, a secret printed.
+import { execFileSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
+import { requiredInCi, sandboxUnavailableReason } from "../helpers/prerequisites.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { handOver, type TestUser, testUsers, unprivilegedIdentity, userPrefix } from "../helpers/test-users.js";
+
+const unavailable = await sandboxUnavailableReason();
+const keyctl = ["/usr/bin/keyctl", "/bin/keyctl"].find((path) => existsSync(path));
+const keyctlMissing = requiredInCi("keyctl (Debian package keyutils)", keyctl ? undefined : "keyctl is not installed");
+
+const tempDir = useTempDir();
+const cli = new CliProcesses();
+// The sandbox's /tmp is an empty tmpfs: a home directory there would be out of sight anyway. So
+// the home and the host files the attacks aim at live under /var/tmp, as a real ~ lives outside /tmp.
+let outside = "";
+beforeEach(async () => {
+	outside = await mkdtemp(join("/var/tmp", "toolbelt-sandbox-root-"));
+});
+afterEach(async () => {
+	cli.killAll();
+	await rm(outside, { recursive: true, force: true });
+});
+
+const identity = {
+	GIT_AUTHOR_NAME: "t",
+	GIT_AUTHOR_EMAIL: "t@example.invalid",
+	GIT_COMMITTER_NAME: "t",
+	GIT_COMMITTER_EMAIL: "t@example.invalid",
+	GIT_CONFIG_NOSYSTEM: "1",
+};
+
+const home = () => join(outside, "home");
+
+/** Runs a program on the host as `user`, as they would after the session. */
+function asUser(user: TestUser, cwd: string, file: string, args: string[]): string {
+	const [program, ...rest] = [...userPrefix(user), file, ...args];
+	return execFileSync(program ?? file, rest, {
+		cwd,
+		env: cleanEnv({ HOME: home(), ...identity }),
+		encoding: "utf8",
+		stdio: ["ignore", "pipe", "pipe"],
+	});
+}
+
+/** Hands the test's folders to `user`, then runs one bash command through the built CLI with `--sandbox`. */
+async function sandboxed(user: TestUser, cwd: string, command: string, through?: string[]) {
+	await handOver(tempDir(), user);
+	await handOver(outside, user);
+	return cli.run(["tool", "bash", JSON.stringify({ command }), "--sandbox"], {
+		cwd,
+		user,
+		env: cleanEnv({ HOME: home(), ...identity }),
+		through,
+	});
+}
+
+async function repository(user: TestUser): Promise<string> {
+	const repo = join(tempDir(), "repo");
+	await mkdir(repo, { recursive: true });
+	await mkdir(home(), { recursive: true });
+	await writeFile(join(repo, "file.txt"), "content\n");
+	await handOver(tempDir(), user);
+	await handOver(outside, user);
+	for (const args of [
+		["init", "-q"],
+		["add", "-A"],
+		["commit", "-q", "-m", "initial"],
+	])
+		asUser(user, repo, "git", args);
+	return repo;
+}
+
+describe.skipIf(unavailable !== undefined)("the sandbox, as root and as an unprivileged user", () => {
+	beforeEach(() => {
+		ensureBuiltCli();
+	});
+
+	describe.each(testUsers())("as %s", (user) => {
+		it("remounting / read-write writes no host file", async () => {
+			const repo = await repository(user);
+			const target = join(outside, "host-file");
+			const run = await sandboxed(
+				user,
+				repo,
+				`for m in / "$(findmnt -no TARGET -T ${outside})"; do mount -o remount,bind,rw "$m"; done; echo planted > ${target}`,
+			);
+			expect(run.code).not.toBe(0);
+			expect(existsSync(target)).toBe(false);
+		});
+
+		it("umount -l .git, then core.fsmonitor: the user's next git status runs nothing", async () => {
+			const repo = await repository(user);
+			const marker = join(outside, "fsmonitor-ran");
+			await sandboxed(user, repo, `umount -l .git; git config core.fsmonitor "touch ${marker}; false"`);
+			asUser(user, repo, "git", ["status", "--porcelain"]);
+			expect(existsSync(marker)).toBe(false);
+		});
+
+		it("umount -l ~/.ssh shows no key", async () => {
+			const repo = await repository(user);
+			await mkdir(join(home(), ".ssh"), { recursive: true });
+			await writeFile(join(home(), ".ssh", "id_ed25519"), "SSH-KEY-SECRET\n");
+			await chmod(join(home(), ".ssh", "id_ed25519"), 0o600);
+			const run = await sandboxed(user, repo, "umount -l ~/.ssh; cat ~/.ssh/id_ed25519; echo done");
+			expect(run.stdout).toContain("done");
+			expect(run.stdout + run.stderr).not.toContain("SSH-KEY-SECRET");
+		});
+
+		it.skipIf(keyctlMissing !== undefined)("keyctl cannot read the session keyring it inherits", async () => {
+			const repo = await repository(user);
+			// The CLI starts in a session keyring holding a key, as a login session's would.
+			const through = [
+				keyctl ?? "keyctl",
+				"session",
+				"-",
+				"/bin/sh",
+				"-c",
+				'keyctl add user toolbelt-test KEYRING-SECRET @s >/dev/null && exec "$@"',
+				"sh",
+			];
+			const control = await cli.run(["tool", "bash", JSON.stringify({ command: "keyctl print %user:toolbelt-test" })], {
+				cwd: repo,
+				user,
+				env: cleanEnv({ HOME: home(), ...identity }),
+				through,
+			});
+			// Unsandboxed, the command reads it: the key is there to be taken.
+			expect(control.stdout).toContain("KEYRING-SECRET");
+			const run = await sandboxed(user, repo, "keyctl print %user:toolbelt-test; keyctl show @s; echo done", through);
+			expect(run.stdout).toContain("done");
+			expect(run.stdout + run.stderr).not.toContain("KEYRING-SECRET");
+		});
+
+		it("makes no namespace, nested user namespaces included", async () => {
+			const repo = await repository(user);
+			// Each marker is printed only when its namespace was made; the command text does not hold it.
+			const run = await sandboxed(
+				user,
+				repo,
+				"unshare -U true && echo user-$((6*7)); unshare -Ur true && echo root-$((6*7)); " +
+					"unshare -m true && echo mount-$((6*7)); unshare -n true && echo net-$((6*7)); " +
+					"bwrap --ro-bind / / true && echo bwrap-$((6*7)); echo done",
+			);
+			expect(run.stdout).toContain("done");
+			for (const marker of ["user-42", "root-42", "mount-42", "net-42", "bwrap-42"]) {
+				expect(run.stdout).not.toContain(marker);
+			}
+		});
+
+		it("what a command creates in the workspace belongs to the user who runs toolbelt", async () => {
+			const repo = await repository(user);
+			const run = await sandboxed(user, repo, "mkdir made && echo x > made/file");
+			expect(run.code).toBe(0);
+			const expected = user === "root" || process.getuid?.() !== 0 ? process.getuid?.() : unprivilegedIdentity.uid;
+			for (const path of [join(repo, "made"), join(repo, "made", "file")]) expect(statSync(path).uid).toBe(expected);
+		});
+	});
+});
