@@ -56,6 +56,13 @@ export const safetyOptions: OptionSpecs = {
 		description:
 			"Run bash commands in a bubblewrap sandbox (Linux): only the workspace is writable, no network. Fails if bwrap cannot run.",
 	},
+	"pass-env": {
+		type: "string",
+		multiple: true,
+		valueName: "<name>",
+		description:
+			"Give commands this variable although its name marks a secret (e.g. NPM_TOKEN; such variables are kept out by default). Repeatable.",
+	},
 	"allow-write-without-read": {
 		type: "boolean",
 		description: "Let write replace an existing file the model has not read (refused by default).",
@@ -89,6 +96,7 @@ export const toolCommandSafetyOptions: OptionSpecs = {
 	},
 	deny: safetyOptions.deny!,
 	sandbox: safetyOptions.sandbox!,
+	"pass-env": safetyOptions["pass-env"]!,
 	"no-confine": safetyOptions["no-confine"]!,
 	"trust-project": safetyOptions["trust-project"]!,
 };

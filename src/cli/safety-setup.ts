@@ -32,7 +32,7 @@ export interface CliSafetyOptions {
 	/** The tools' working directory: the workspace root; its `.toolbelt/settings.json` is read and gets "always" rules. */
 	cwd: string;
 	/**
-	 * Parsed command-line values. Read: `mode`, `allow`, `ask`, `deny` (strings or lists),
+	 * Parsed command-line values. Read: `mode`, `allow`, `ask`, `deny`, `pass-env` (strings or lists),
 	 * `sandbox`, `allow-write-without-read`, `no-confine` (switches). Absent ones change nothing.
 	 */
 	flags: OptionValues;
@@ -187,6 +187,7 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 			allowWriteWithoutRead: options.allowWriteWithoutRead || booleanOption(flags, "allow-write-without-read"),
 			// Without the flag the settings decide; the flag cannot turn a configured sandbox off.
 			sandbox: booleanOption(flags, "sandbox") ? true : undefined,
+			passEnvironment: listOption(flags, "pass-env"),
 			trustProject: trustCheck(booleanOption(flags, "trust-project"), homeDir, options, asked),
 			onHookError: (failure) =>
 				io.stderr.write(

@@ -182,6 +182,11 @@ export interface SafetyLayerOptions {
 	 * when it names its paths (`urlOf`: a remote workspace), else this machine's.
 	 */
 	projectDisk?: ProjectDisk;
+	/**
+	 * Variables that commands get although their names mark a secret (`isSecretVariableName`),
+	 * besides the settings' `shell.passEnvironment`. Default: none.
+	 */
+	passEnvironment?: readonly string[];
 	/** `session_id` for command hooks. Default: a random UUID. */
 	sessionId?: string;
 	/** Told about every command hook that failed. Default: none. */
@@ -206,9 +211,10 @@ export interface SafetyLayer {
 	sandbox?: Sandbox;
 	/**
 	 * Options for `createBashTool` / `createPowerShellTool`: with the sandbox on, operations that
-	 * run every command inside it; otherwise empty. Spread them into the tool options.
+	 * run every command inside it; the secret-named variables commands may still get
+	 * (`shell.passEnvironment` and the option). Spread them into the tool options.
 	 */
-	shell: { operations?: ShellOperations };
+	shell: { operations?: ShellOperations; passEnvironment?: readonly string[] };
 	/** Wraps other shell operations (e.g. a remote executor) in the sandbox; returns them unchanged when it is off. */
 	wrapShellOperations(operations: ShellOperations): ShellOperations;
 }
@@ -325,6 +331,7 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 			exposeCredentials: extra.exposeCredentials ?? settings.sandbox.exposeCredentials ?? [],
 		});
 	}
+	const passEnvironment = [...(settings.shell?.passEnvironment ?? []), ...(options.passEnvironment ?? [])];
 	const wrapShellOperations = (operations: ShellOperations) => (sandbox ? sandbox.wrap(operations) : operations);
 	return {
 		hooks,
@@ -334,7 +341,10 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		workspace,
 		seenFiles: staleWrite.seenFiles,
 		sandbox,
-		shell: sandbox ? { operations: sandbox.wrap(localShellOperations) } : {},
+		shell: {
+			...(sandbox ? { operations: sandbox.wrap(localShellOperations) } : {}),
+			...(passEnvironment.length > 0 ? { passEnvironment } : {}),
+		},
 		wrapShellOperations,
 	};
 }

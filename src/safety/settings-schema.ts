@@ -56,6 +56,15 @@ export const settingsSchema = Type.Object({
 			{ additionalProperties: false },
 		),
 	),
+	shell: Type.Optional(
+		Type.Object(
+			{
+				/** Variables commands get although their names mark a secret (`NPM_TOKEN`, …). */
+				passEnvironment: Type.Optional(Type.Array(Type.String({ minLength: 1, pattern: "^[^=]+$" }))),
+			},
+			{ additionalProperties: false },
+		),
+	),
 	/**
 	 * Folders whose project settings are trusted without asking (user file only; ignored in a
 	 * project file): absolute paths or `~/…`, or remote folders as workspace URLs

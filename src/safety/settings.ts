@@ -88,6 +88,8 @@ export interface LoadedSettings {
 	postToolUse: HookMatcherSettings[];
 	/** Sandbox settings: project fields over user fields. */
 	sandbox: NonNullable<Settings["sandbox"]>;
+	/** Shell settings: `passEnvironment` of every file (user first). Default: none. */
+	shell?: { passEnvironment: string[] };
 	/** How the project file was applied (trusted, or which widening settings were ignored); absent without a project file. */
 	project?: ProjectSettingsTrust;
 }
@@ -303,6 +305,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 		preToolUse: [],
 		postToolUse: [],
 		sandbox: {},
+		shell: { passEnvironment: [] },
 		project,
 	};
 	for (const { settings, scope } of sources) {
@@ -316,6 +319,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 		loaded.preToolUse.push(...(settings.hooks?.PreToolUse ?? []));
 		loaded.postToolUse.push(...(settings.hooks?.PostToolUse ?? []));
 		loaded.sandbox = { ...loaded.sandbox, ...settings.sandbox };
+		loaded.shell?.passEnvironment.push(...(settings.shell?.passEnvironment ?? []));
 	}
 	return loaded;
 }

@@ -78,7 +78,7 @@ function describeValue(value: unknown): string {
  * Splits a project settings file into what always applies (what only restricts: deny and ask
  * rules, a mode at least as strict as `baselineMode`, `sandbox.enabled: true`,
  * `sandbox.allowNetwork: false`) and what widens what runs, which needs the folder's trust:
- * command hooks, allow rules, a less strict mode, `additionalDirectories`, and every other sandbox
+ * command hooks, allow rules, a less strict mode, `additionalDirectories`, `shell.passEnvironment`, and every other sandbox
  * key (`allowNetwork: true`, `writablePaths`, `exposeCredentials`, `enabled: false`, and any key
  * added later: unknown means widening). `trustedProjects` is never taken from a project file.
  */
@@ -106,6 +106,10 @@ export function splitProjectSettings(
 			for (const hook of entry.hooks) widening.push({ key: `hooks.${event}`, value: `${hook.command} (${matcher})` });
 		}
 	}
+
+	// A variable passed to commands hands its secret to whatever runs there.
+	for (const name of settings.shell?.passEnvironment ?? [])
+		widening.push({ key: "shell.passEnvironment", value: name });
 
 	const restrictiveSandbox: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(settings.sandbox ?? {})) {

@@ -137,6 +137,7 @@ export {
 	containedCommand,
 	createProcessContainment,
 	disposeShellProcesses,
+	isSecretVariableName,
 	killContainment,
 	localShellOperations,
 	PROCESS_MARKER_VARIABLE,

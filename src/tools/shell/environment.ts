@@ -1,3 +1,5 @@
+import { isSecretVariableName } from "./secret-variables.js";
+
 /**
  * Variables that keep commands from waiting for a person: pagers print straight through, editors
  * fail instead of opening, git never prompts for credentials, installers take defaults, and
@@ -27,13 +29,18 @@ export const nonInteractiveEnvironment: Readonly<Record<string, string>> = {
 };
 
 /**
- * The environment of a command: this process's environment, overridden by the non-interactive
- * defaults, overridden by the tool's `env` option (so a user can deliberately undo a default).
+ * The environment of a command: this process's environment without the variables whose names
+ * mark a secret (`isSecretVariableName`) unless `passEnvironment` names them, overridden by the
+ * non-interactive defaults, overridden by the tool's `env` option (so a user can deliberately undo
+ * a default, or hand a command a secret).
  */
-export function buildShellEnvironment(extra: Record<string, string> = {}): Record<string, string> {
+export function buildShellEnvironment(
+	extra: Record<string, string> = {},
+	passEnvironment: readonly string[] = [],
+): Record<string, string> {
 	const env: Record<string, string> = {};
 	for (const [name, value] of Object.entries(process.env)) {
-		if (value !== undefined) env[name] = value;
+		if (value !== undefined && (!isSecretVariableName(name) || passEnvironment.includes(name))) env[name] = value;
 	}
 	return { ...env, ...nonInteractiveEnvironment, ...extra };
 }

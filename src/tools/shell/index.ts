@@ -17,6 +17,7 @@ export { PROCESS_MARKER_VARIABLE, type ProcessTree, type TerminateOptions } from
 export { encodePowerShellCommand, resolveBashShell, resolvePowerShell } from "./resolve-shell.js";
 export { DEFAULT_MAX_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS } from "./run-shell-tool.js";
 export { sanitizeTerminalOutput } from "./sanitize.js";
+export { isSecretVariableName } from "./secret-variables.js";
 export type {
 	EscapedProcess,
 	ShellExecRequest,

@@ -275,7 +275,7 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 			`The working directory ${cwd} does not exist (or is not a directory), so the command was not run. Create it, or use a tool set whose cwd exists.`,
 		);
 	}
-	const env = buildShellEnvironment(options.env);
+	const env = buildShellEnvironment(options.env, options.passEnvironment);
 	const command = options.commandPrefix ? `${options.commandPrefix}\n${input.command}` : input.command;
 	const shell = await input.resolveShell({ command, options, operations, env });
 

@@ -26,6 +26,12 @@ export interface ShellToolOptions {
 	maxBytes?: number;
 	/** Extra environment variables for every command, on top of the process environment. Default: none. */
 	env?: Record<string, string>;
+	/**
+	 * Variables of this process's environment that commands get although their names mark a secret
+	 * (`OPENAI_API_KEY`, `GITHUB_TOKEN`, …; see `isSecretVariableName`), e.g. `["NPM_TOKEN"]`.
+	 * Default: none — commands get no such variable.
+	 */
+	passEnvironment?: readonly string[];
 	/** The shell executable to use instead of the automatic choice. Default: automatic. */
 	shellPath?: string;
 	/** Text prepended to every command, on its own line (e.g. `set -euo pipefail`, `source .venv/bin/activate`). Default: none. */

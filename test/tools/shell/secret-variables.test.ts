@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { buildShellEnvironment } from "../../../src/tools/shell/environment.js";
+import { isSecretVariableName } from "../../../src/tools/shell/secret-variables.js";
+
+describe("isSecretVariableName", () => {
+	it("marks the names that hold keys, tokens and passwords", () => {
+		for (const name of [
+			"OPENAI_API_KEY",
+			"ANTHROPIC_API_KEY",
+			"AZURE_OPENAI_API_KEY",
+			"GOOGLE_APIKEY",
+			"AWS_ACCESS_KEY_ID",
+			"AWS_SECRET_ACCESS_KEY",
+			"AWS_SESSION_TOKEN",
+			"GITHUB_TOKEN",
+			"GH_TOKEN",
+			"NPM_TOKEN",
+			"NODE_AUTH_TOKEN",
+			"npm_config__authToken",
+			"NPM_CONFIG__AUTH",
+			"COMPOSER_AUTH",
+			"HF_TOKEN",
+			"CI_JOB_JWT_V2",
+			"PGPASSWORD",
+			"MYSQL_PWD",
+			"DB_PASS",
+			"GITHUB_PAT",
+			"GCP_CREDS",
+			"GOOGLE_APPLICATION_CREDENTIALS",
+			"STRIPE_SECRET_KEY",
+			"KAGGLE_KEY",
+			"SLACK_WEBHOOK_URL",
+			"AZURE_STORAGE_CONNECTION_STRING",
+			"SSH_PASSPHRASE",
+			"HTTP_AUTHORIZATION",
+			"SESSION_COOKIE",
+			"OP_SESSION_my",
+			"BW_SESSION",
+			"DOCKER_AUTH_CONFIG",
+			"TF_TOKEN_app_terraform_io",
+		]) {
+			expect(isSecretVariableName(name), name).toBe(true);
+		}
+	});
+
+	it("leaves the everyday ones alone", () => {
+		for (const name of [
+			"PATH",
+			"HOME",
+			"PWD",
+			"OLDPWD",
+			"SSH_AUTH_SOCK",
+			"GIT_ASKPASS",
+			"SSH_ASKPASS",
+			"TOKENIZERS_PARALLELISM",
+			"KEYTIMEOUT",
+			"GNOME_KEYRING_CONTROL",
+			"XAUTHORITY",
+			"DBUS_SESSION_BUS_ADDRESS",
+			"KUBECONFIG",
+			"OPENAI_BASE_URL",
+			"NODE_OPTIONS",
+			"LS_COLORS",
+			"GITHUB_ACTIONS",
+			"PASSIVE_MODE",
+			"BYPASS_CACHE",
+		]) {
+			expect(isSecretVariableName(name), name).toBe(false);
+		}
+	});
+});
+
+describe("buildShellEnvironment", () => {
+	it("keeps secret-named variables out unless named, and lets the tool's env option set one", () => {
+		const saved = { ...process.env };
+		try {
+			process.env.TOOLBELT_TEST_API_KEY = "one";
+			process.env.TOOLBELT_TEST_TOKEN = "two";
+			process.env.TOOLBELT_TEST_PLAIN = "three";
+			const env = buildShellEnvironment({ EXPLICIT_SECRET: "four" }, ["TOOLBELT_TEST_TOKEN"]);
+			expect(env.TOOLBELT_TEST_API_KEY).toBeUndefined();
+			expect(env.TOOLBELT_TEST_TOKEN).toBe("two");
+			expect(env.TOOLBELT_TEST_PLAIN).toBe("three");
+			expect(env.EXPLICIT_SECRET).toBe("four");
+		} finally {
+			process.env = saved;
+		}
+	});
+});
