@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { requiredInCi, sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
@@ -14,6 +14,9 @@ import { handOver, type TestUser, testUsers, unprivilegedIdentity, userPrefix } 
 const unavailable = await sandboxUnavailableReason();
 const keyctl = ["/usr/bin/keyctl", "/bin/keyctl"].find((path) => existsSync(path));
 const keyctlMissing = requiredInCi("keyctl (Debian package keyutils)", keyctl ? undefined : "keyctl is not installed");
+
+// Several CLI starts per test, each a few seconds on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const tempDir = useTempDir();
 const cli = new CliProcesses();

@@ -3,13 +3,16 @@
 // sandbox, toolbelt's own state and the usual credential stores in the home directory.
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
 
 const sandboxUnavailable = await sandboxUnavailableReason();
+
+// Several CLI starts per test, each a few seconds on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const tempDir = useTempDir();
 const cli = new CliProcesses();
