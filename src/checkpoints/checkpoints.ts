@@ -125,6 +125,14 @@ interface RestoreContext {
 	root: string | undefined;
 }
 
+/** Why `before` cannot be put back: its content was larger than the store keeps, so it was never stored. */
+async function unkeptContent(store: CheckpointStore, before: FileImage): Promise<string | undefined> {
+	if (before.kind !== "file" || before.size <= store.maxContentBytes || (await store.hasBlob(before.blob))) {
+		return undefined;
+	}
+	return `its content before the call (${before.size} bytes) was larger than the ${store.maxContentBytes} bytes the checkpoint store keeps, so it was not kept; restore it from version control or a backup`;
+}
+
 async function restoreWith(context: RestoreContext, options: RestoreOptions): Promise<RestoreReport> {
 	const { store, access } = context;
 	const all = await store.list();
@@ -132,8 +140,8 @@ async function restoreWith(context: RestoreContext, options: RestoreOptions): Pr
 	const files = plan(undone);
 	const conflicts: string[] = [];
 	const refused: RestoreReport["refused"] = [];
-	for (const path of files.keys()) {
-		const reason = refusalOf(path, context.root, access.posixPaths === true);
+	for (const [path, { before }] of files) {
+		const reason = refusalOf(path, context.root, access.posixPaths === true) ?? (await unkeptContent(store, before));
 		if (reason === undefined) continue;
 		refused.push({ path, reason });
 		files.delete(path);
@@ -186,7 +194,9 @@ export async function createCheckpoints(options: CheckpointsOptions): Promise<Ch
 			const paths = pathsOf(target);
 			if (!target || paths.length === 0) return undefined;
 			const startedIn = turn;
-			const files = await Promise.all(paths.map(async (path) => ({ path, before: await captureOf(access, path) })));
+			const files = await Promise.all(
+				paths.map(async (path) => ({ path, before: await captureOf(access, path, store.maxContentBytes) })),
+			);
 			pending.set(target, { turn: startedIn, files });
 			return undefined;
 		},

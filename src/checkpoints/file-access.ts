@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { chmod, lstat, mkdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 
@@ -48,10 +49,12 @@ export const localCheckpointFiles: CheckpointFileAccess = {
 	},
 	readlink: (path) => readlink(path),
 	readFile: (path) => readFile(path),
-	hash: async (path) =>
-		createHash("sha256")
-			.update(await readFile(path))
-			.digest("hex"),
+	// Streamed: a file may be larger than memory, or than the 2 GiB a Buffer can hold.
+	hash: async (path) => {
+		const hash = createHash("sha256");
+		for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+		return hash.digest("hex");
+	},
 	putFile: async (path, bytes, mode) => {
 		const temp = `${path}.${randomBytes(4).toString("hex")}.undo.tmp`;
 		await writeFile(temp, bytes, { mode });

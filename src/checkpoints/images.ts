@@ -21,11 +21,17 @@ export interface CapturedImage {
 /**
  * What is at `path` now with a file's content held in memory: it goes into the store only when
  * the call changed the file, so a call that was refused or changed nothing leaves no content behind.
+ * A file larger than `maxBytes` (what the store keeps at most) is only hashed, where it lives:
+ * reading it whole would cost its size in memory (and fails past 2 GiB), and the store could not
+ * keep it anyway; undo then says its content was not kept.
  */
-export async function captureOf(files: CheckpointFileAccess, path: string): Promise<CapturedImage> {
+export async function captureOf(files: CheckpointFileAccess, path: string, maxBytes: number): Promise<CapturedImage> {
 	const info = await files.entry(path);
 	if (!info || info.kind === "other") return { image: { kind: "absent" } };
 	if (info.kind === "symlink") return { image: { kind: "symlink", target: await files.readlink(path) } };
+	if (info.size > maxBytes) {
+		return { image: { kind: "file", blob: await files.hash(path), mode: info.mode, size: info.size } };
+	}
 	const bytes = await files.readFile(path);
 	return { image: { kind: "file", blob: CheckpointStore.hashOf(bytes), mode: info.mode, size: bytes.length }, bytes };
 }

@@ -113,6 +113,17 @@ export class CheckpointStore {
 		return hash;
 	}
 
+	/** The most content the store keeps (a before-image larger than this is never read into memory). */
+	get maxContentBytes(): number {
+		return this.maxBytes;
+	}
+
+	/** True when content is stored under `hash`. */
+	async hasBlob(hash: string): Promise<boolean> {
+		if (!isBlobName(hash)) return false;
+		return (await stat(join(this.dir, "blobs", hash)).catch(() => undefined)) !== undefined;
+	}
+
 	/** The content stored under `hash`; rejects when there is none or it does not hash to its name. */
 	async getBlob(hash: string): Promise<Buffer> {
 		if (!isBlobName(hash)) throw new Error(`'${hash}' is not the name of stored content.`);

@@ -73,7 +73,7 @@ async function undoWith(checkpoints: Checkpoints, cwd: string, io: CliIO, option
 function describeRefused(cwd: string, report: RestoreReport): string {
 	if (report.refused.length === 0) return "";
 	const dropped = report.calls > 0 ? "Their entries were dropped from the checkpoint log.\n" : "";
-	return `Refused, nothing written there (the checkpoint log names them, but undo writes only inside the workspace):\n${report.refused
+	return `Not restored, nothing written there (each line says why):\n${report.refused
 		.map((entry) => `  ${shown(cwd, entry.path)}: ${entry.reason}\n`)
 		.join("")}${dropped}`;
 }
