@@ -1,6 +1,7 @@
 import type { Static } from "typebox";
 import { Type } from "../engine/schema-builder.js";
 import type { AgentTool } from "../engine/types.js";
+import { allowSyntaxErrorsParameter } from "../syntax/index.js";
 import { declarePatchTarget } from "./patch/target.js";
 import type { ApplyPatchDetails, ApplyPatchToolOptions } from "./patch/types.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
@@ -30,6 +31,7 @@ export const applyPatchSchema = Type.Object(
 		patch: Type.String({
 			description: "The whole patch, from *** Begin Patch to *** End Patch.",
 		}),
+		allow_syntax_errors: allowSyntaxErrorsParameter,
 	},
 	{ additionalProperties: false },
 );
@@ -64,7 +66,7 @@ export function createApplyPatchTool(cwd: string, options: ApplyPatchToolOptions
 		prepareArguments,
 		target: ({ patch }) => declarePatchTarget(workspace, patch),
 		// The patch runner (parsing, matching, the transaction) loads on the first call, not at start-up.
-		execute: async (_toolCallId, { patch }, signal, _onUpdate, context) =>
+		execute: async (_toolCallId, { patch, allow_syntax_errors }, signal, _onUpdate, context) =>
 			(await import("./patch/run.js")).runPatch({
 				workspace,
 				target: isWorkspaceTarget(context?.target) ? context.target : undefined,
@@ -72,6 +74,8 @@ export function createApplyPatchTool(cwd: string, options: ApplyPatchToolOptions
 				signal,
 				flush: options.flush,
 				maxFileBytes: options.maxFileBytes,
+				syntaxCheck: options.syntaxCheck,
+				allowSyntaxErrors: allow_syntax_errors,
 			}),
 	});
 }

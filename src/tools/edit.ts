@@ -1,6 +1,7 @@
 import type { Static } from "typebox";
 import { Type } from "../engine/schema-builder.js";
 import type { AgentTool } from "../engine/types.js";
+import { allowSyntaxErrorsParameter } from "../syntax/index.js";
 import { prepareEditArguments } from "./edit/arguments.js";
 import type { EditToolDetails, EditToolOptions } from "./edit/types.js";
 import { isNotebookEdit } from "./notebook/is-notebook-edit.js";
@@ -51,6 +52,7 @@ export const editSchema = Type.Object(
 		new_source: Type.Optional(
 			Type.String({ description: "Jupyter notebooks only: the cell's whole new source (with cell)." }),
 		),
+		allow_syntax_errors: allowSyntaxErrorsParameter,
 	},
 	{ additionalProperties: false },
 );

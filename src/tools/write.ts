@@ -4,6 +4,13 @@ import { withFileMutationQueue } from "../engine/file-mutation-queue.js";
 import { Type } from "../engine/schema-builder.js";
 import { countLines } from "../engine/truncate.js";
 import type { AgentTool } from "../engine/types.js";
+import {
+	allowSyntaxErrorsParameter,
+	guardSyntax,
+	isSyntaxChecked,
+	type SyntaxCheckDetails,
+	type SyntaxCheckToolOptions,
+} from "../syntax/index.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { writeFileAtomic } from "./fs/atomic-write.js";
 import { inPlaceNotice } from "./fs/in-place-notice.js";
@@ -23,6 +30,7 @@ export const writeSchema = Type.Object({
 		description: "Path of the file to write, relative to the working directory or absolute (~ allowed).",
 	}),
 	content: Type.String({ description: "The complete new content of the file." }),
+	allow_syntax_errors: allowSyntaxErrorsParameter,
 });
 
 /** Arguments of the write tool, as the model sends them. */
@@ -34,13 +42,13 @@ export type WriteTool = AgentTool<typeof writeSchema, WriteToolDetails>;
 export type WriteOperations = FileOperations;
 
 /** Options of the write tool. */
-export interface WriteToolOptions extends FileToolOptions {
+export interface WriteToolOptions extends FileToolOptions, SyntaxCheckToolOptions {
 	/** Flush data to stable storage before the rename. Default: false. */
 	flush?: boolean;
 }
 
 /** Structured result of a write. */
-export interface WriteToolDetails {
+export interface WriteToolDetails extends SyntaxCheckDetails {
 	/** The path as shown to the model (relative to cwd when inside it). */
 	path: string;
 	/** The file actually written (the final target when `path` is a symlink). */
@@ -62,13 +70,13 @@ export function createWriteTool(cwd: string, options: WriteToolOptions = {}): Wr
 	return toolFrom(createWriteToolDefinition(cwd, options), {
 		prepareArguments: aliasArguments({ path: PATH_ALIASES, content: ["contents", "file_text", "text", "data"] }),
 		target: ({ path }) => workspace.resolveTarget({ access: "write", path }),
-		execute: (_toolCallId, { path, content }, signal, _onUpdate, context) => {
+		execute: (_toolCallId, { path, content, allow_syntax_errors }, signal, _onUpdate, context) => {
 			const target = callTarget(workspace, context?.target, { access: "write", path });
 			// The place in line is taken now, in call order, even though the key is still being resolved.
 			const key = target.then((resolved) => resolved.resolved?.key ?? workspace.lexicalPath(path.trim()));
 			return withFileMutationQueue(
 				workspace.lexicalPath(path.trim()),
-				async () => writeTarget(await target, content, signal, options),
+				async () => writeTarget(await target, { content, allowSyntaxErrors: allow_syntax_errors }, signal, options),
 				{ key },
 			);
 		},
@@ -77,11 +85,12 @@ export function createWriteTool(cwd: string, options: WriteToolOptions = {}): Wr
 
 async function writeTarget(
 	target: WorkspaceTarget,
-	content: string,
+	input: { content: string; allowSyntaxErrors: boolean | undefined },
 	signal: AbortSignal | undefined,
 	options: WriteToolOptions,
 ): Promise<{ content: { type: "text"; text: string }[]; details: WriteToolDetails }> {
 	throwIfAborted(signal);
+	const { content } = input;
 	const { workspace, resolved } = target;
 	const path = target.path ?? "";
 	if (!resolved) throw new ToolError(fileSystemErrorMessage(target.resolveError, path, "write"), { path });
@@ -93,6 +102,16 @@ async function writeTarget(
 	const encoded = resolved.info
 		? await encodeLikeExisting(operations, absolutePath, content)
 		: { data: content, note: undefined };
+	// The old content only for a file whose syntax is checked (a failed read: judged as a new file).
+	const before =
+		resolved.info && isSyntaxChecked(absolutePath, options.syntaxCheck)
+			? await operations.readFile(absolutePath).catch(() => undefined)
+			: undefined;
+	const syntax = await guardSyntax([{ path: absolutePath, display: shown, before, after: content }], {
+		mode: options.syntaxCheck,
+		allowErrors: input.allowSyntaxErrors,
+	});
+	throwIfAborted(signal);
 	try {
 		result = await writeFileAtomic(absolutePath, encoded.data, { operations, flush: options.flush });
 	} catch (error) {
@@ -108,9 +127,16 @@ async function writeTarget(
 		content: [
 			{
 				type: "text",
-				text: `${verb} ${shown}${through}: ${size}.${encoded.note ? ` ${encoded.note}` : ""}${inPlaceNotice(result)}`,
+				text: `${verb} ${shown}${through}: ${size}.${encoded.note ? ` ${encoded.note}` : ""}${inPlaceNotice(result)}${syntax.notes.map((note) => `\n${note}`).join("")}`,
 			},
 		],
-		details: { path: shown, absolutePath: result.targetPath, created: result.created, bytes: result.bytes, lines },
+		details: {
+			path: shown,
+			absolutePath: result.targetPath,
+			created: result.created,
+			bytes: result.bytes,
+			lines,
+			...(syntax.files.length > 0 ? { syntax: syntax.files } : {}),
+		},
 	};
 }

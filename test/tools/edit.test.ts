@@ -43,6 +43,7 @@ describe("edit tool: definition", () => {
 			"edits",
 			"cell",
 			"new_source",
+			"allow_syntax_errors",
 		]);
 		expect(createEditToolDefinition(tempDir()).parameters).toBe(tool.parameters);
 	});

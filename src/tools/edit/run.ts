@@ -2,6 +2,7 @@ import { ToolError, throwIfAborted } from "../../engine/errors.js";
 import { withFileMutationQueue } from "../../engine/file-mutation-queue.js";
 import { truncateTail } from "../../engine/truncate.js";
 import type { ToolResult } from "../../engine/types.js";
+import { guardSyntax } from "../../syntax/index.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { inPlaceNotice } from "../fs/in-place-notice.js";
 import { encodingName, legacyAsUtf8, utf8AsLegacy } from "../fs/legacy-encoding.js";
@@ -173,6 +174,11 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 		throwIfAborted(signal);
 		const output = encoding ? utf8AsLegacy(outcome.output, encoding, shown) : outcome.output;
 		if (output instanceof Error) throw new ToolError(output.message);
+		const syntax = await guardSyntax([{ path: absolutePath, display: shown, before: bytes, after: outcome.output }], {
+			mode: options.syntaxCheck,
+			allowErrors: input.allow_syntax_errors,
+		});
+		throwIfAborted(signal);
 		let written: Awaited<ReturnType<typeof writeFileAtomic>> | undefined;
 		try {
 			written = await writeFileAtomic(absolutePath, output, { operations, flush: options.flush ?? false });
@@ -200,10 +206,13 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 			bom: hasBom(bytes),
 			linesAdded: diff.added,
 			linesRemoved: diff.removed,
+			...(syntax.files.length > 0 ? { syntax: syntax.files } : {}),
 		};
 		const inPlace = written ? inPlaceNotice(written).trim() : "";
 		const kept =
-			(encoding ? `\n[Kept the file's ${encodingName(encoding)} encoding.]` : "") + (inPlace ? `\n[${inPlace}]` : "");
+			(encoding ? `\n[Kept the file's ${encodingName(encoding)} encoding.]` : "") +
+			(inPlace ? `\n[${inPlace}]` : "") +
+			syntax.notes.map((note) => `\n${note}`).join("");
 		return { content: [{ type: "text", text: summarize(details, diff.text) + kept }], details };
 	});
 }

@@ -1,4 +1,5 @@
 // The edit tool's public types, here so the helpers in edit/ need not import edit.ts (which imports them).
+import type { SyntaxCheckDetails, SyntaxCheckToolOptions } from "../../syntax/index.js";
 import type { FileOperations } from "../fs/operations.js";
 import type { FileToolOptions } from "../workspace.js";
 import type { EditMatchStrategy } from "./match.js";
@@ -18,10 +19,12 @@ export interface EditArguments {
 	replace_all?: boolean;
 	/** Several replacements, applied together. */
 	edits?: readonly { old_string: string; new_string: string; replace_all?: boolean }[];
+	/** Apply the change even if it leaves a file that parses with syntax errors. Default: false. */
+	allow_syntax_errors?: boolean;
 }
 
 /** Structured result of an edit, for programs and UIs. */
-export interface EditToolDetails {
+export interface EditToolDetails extends SyntaxCheckDetails {
 	/** The edited file as shown to the model (relative to cwd when inside it). */
 	path: string;
 	/** The absolute path of the edited file (the path given, not a symlink's target). */
@@ -49,7 +52,7 @@ export interface EditToolDetails {
 export type EditOperations = FileOperations;
 
 /** Options of the edit tool. */
-export interface EditToolOptions extends FileToolOptions {
+export interface EditToolOptions extends FileToolOptions, SyntaxCheckToolOptions {
 	/** Flush data to stable storage before the atomic rename. Default: false (as editors and `sed -i`). */
 	flush?: boolean;
 	/** Largest file edit will load, in bytes; larger files are refused with a hint. Default: 256 MB. */

@@ -2,6 +2,7 @@ import { ToolError, throwIfAborted } from "../../engine/errors.js";
 import { withFileMutationQueue } from "../../engine/file-mutation-queue.js";
 import { truncateTail } from "../../engine/truncate.js";
 import type { ToolResult } from "../../engine/types.js";
+import { type GuardedFile, guardSyntax } from "../../syntax/index.js";
 import { diffEdit } from "../edit/diff.js";
 import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES } from "../edit/match.js";
 import { type AppliedReplacement, planEdits } from "../edit/plan.js";
@@ -14,7 +15,7 @@ import { localFileOperations } from "../fs/operations.js";
 import { displayPath } from "../fs/paths.js";
 import { replaceCellSource } from "./cell-source.js";
 import type { NotebookEditArguments } from "./is-notebook-edit.js";
-import { joinText, parseNotebook } from "./notebook-json.js";
+import { joinText, type Notebook, type NotebookCell, notebookLanguage, parseNotebook } from "./notebook-json.js";
 
 export { isNotebookEdit, type NotebookEditArguments } from "./is-notebook-edit.js";
 
@@ -123,14 +124,46 @@ export async function runNotebookEdit(run: {
 		const oldSource = joinText(cell.source);
 		const planned = plannedSource(input, oldSource, label);
 		const updated = replaceCellSource(text, cellNumber - 1, planned.source);
+		const syntax = await guardSyntax([cellChange({ absolutePath, label, notebook, cell, oldSource, planned })], {
+			mode: options.syntaxCheck,
+			allowErrors: input.allow_syntax_errors,
+		});
 		throwIfAborted(signal);
 		try {
 			await writeFileAtomic(absolutePath, Buffer.from(updated, "utf8"), { operations, flush: options.flush ?? false });
 		} catch (error) {
 			throw new ToolError(`${fileSystemErrorMessage(error, shown, "write")} The file was not changed.`);
 		}
-		return describe({ shown, absolutePath, cellNumber, cellType: cell.cell_type, oldSource, planned });
+		const result = describe({ shown, absolutePath, cellNumber, cellType: cell.cell_type, oldSource, planned });
+		if (syntax.files.length > 0) result.details = { ...(result.details as NotebookEditDetails), syntax: syntax.files };
+		for (const note of syntax.notes) result.content.push({ type: "text", text: note });
+		return result;
 	});
+}
+
+/** Extensions that pick the syntax check's grammar for a code cell, by the notebook's language. */
+const CELL_EXTENSIONS: Record<string, string> = { python: ".py", javascript: ".js", typescript: ".ts" };
+
+/**
+ * A code cell's change as the syntax check reads it: its source alone, named as a file of the
+ * notebook's language (a markdown cell, or a language without a grammar, names none and is not read).
+ */
+function cellChange(change: {
+	absolutePath: string;
+	label: string;
+	notebook: Notebook;
+	cell: NotebookCell;
+	oldSource: string;
+	planned: PlannedSource;
+}): GuardedFile {
+	const extension = CELL_EXTENSIONS[(notebookLanguage(change.notebook) ?? "python").toLowerCase()];
+	const checked = change.cell.cell_type === "code" && extension !== undefined;
+	return {
+		path: `${change.absolutePath}#${change.label.split(" ", 2).join("-")}${checked ? extension : ""}`,
+		display: change.label,
+		before: change.oldSource,
+		after: checked ? change.planned.source : undefined,
+	};
 }
 
 function describe(change: {

@@ -1,6 +1,7 @@
 import { ToolError, throwIfAborted } from "../../engine/errors.js";
 import { truncateTail } from "../../engine/truncate.js";
 import type { ToolResult } from "../../engine/types.js";
+import { type GuardedFile, guardSyntax, type SyntaxCheckMode } from "../../syntax/index.js";
 import { diffEdit } from "../edit/diff.js";
 import { STRATEGY_NOTES } from "../edit/match.js";
 import { BOM_BYTES, hasBom, isValidUtf8 } from "../edit/text.js";
@@ -28,6 +29,10 @@ export interface RunPatchOptions {
 	signal: AbortSignal | undefined;
 	flush?: boolean;
 	maxFileBytes?: number;
+	/** The syntax check's mode (`ApplyPatchToolOptions.syntaxCheck`). */
+	syntaxCheck?: SyntaxCheckMode;
+	/** The call's `allow_syntax_errors`. */
+	allowSyntaxErrors?: boolean;
 }
 
 /** One file operation worked out in memory: the changes to make and how to describe them. */
@@ -219,6 +224,21 @@ function describe(planned: readonly PlannedOperation[]): string {
 	return `Applied the patch to ${planned.length} file${planned.length === 1 ? "" : "s"}:\n${lines.join("\n")}`;
 }
 
+/** Each file the patch writes, with what it held before (a moved file: what its source held). */
+function syntaxFilesOf(planned: readonly PlannedOperation[]): GuardedFile[] {
+	return planned.flatMap(({ changes }) => {
+		const source = changes.find((change) => change.content === undefined);
+		return changes
+			.filter((change) => change.content !== undefined)
+			.map((change) => ({
+				path: change.absolutePath,
+				display: change.display,
+				before: change.before ?? source?.before,
+				after: change.content,
+			}));
+	});
+}
+
 /**
  * One apply_patch call: parse, hold the mutation slot of every file, read and plan every hunk of
  * every file (any failure: nothing written), then write each file atomically, restoring the ones
@@ -241,6 +261,11 @@ export async function runPatch(run: RunPatchOptions): Promise<ToolResult<ApplyPa
 		for (const [index, operation] of operations.entries()) {
 			planned.push(await planOperation(input, operation, groups[index] ?? []));
 		}
+		// Judged on the patch's final result, every file before any is written.
+		const syntax = await guardSyntax(syntaxFilesOf(planned), {
+			mode: run.syntaxCheck,
+			allowErrors: run.allowSyntaxErrors,
+		});
 		throwIfAborted(signal);
 		await applyAllOrNothing(
 			input.files,
@@ -257,8 +282,16 @@ export async function runPatch(run: RunPatchOptions): Promise<ToolResult<ApplyPa
 			? `\n[diff cut to ${shown.outputLines} of ${shown.originalLines} lines; read the files to see the rest]`
 			: "";
 		return {
-			content: [{ type: "text", text: `${describe(planned)}\n${shown.content}${note}`.trimEnd() }],
-			details: { files: planned.map((item) => item.details), diff: kept.content, diffTruncated: kept.truncated },
+			content: [
+				{ type: "text", text: `${describe(planned)}\n${shown.content}${note}`.trimEnd() },
+				...syntax.notes.map((text) => ({ type: "text" as const, text })),
+			],
+			details: {
+				files: planned.map((item) => item.details),
+				diff: kept.content,
+				diffTruncated: kept.truncated,
+				...(syntax.files.length > 0 ? { syntax: syntax.files } : {}),
+			},
 		};
 	});
 }

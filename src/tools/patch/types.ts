@@ -1,3 +1,4 @@
+import type { SyntaxCheckDetails, SyntaxCheckToolOptions } from "../../syntax/index.js";
 import type { EditMatchStrategy } from "../edit/match.js";
 import type { FileToolOptions } from "../workspace.js";
 
@@ -21,7 +22,7 @@ export interface PatchFileDetails {
 }
 
 /** Structured result of apply_patch. */
-export interface ApplyPatchDetails {
+export interface ApplyPatchDetails extends SyntaxCheckDetails {
 	/** One entry per file operation, in patch order. */
 	files: PatchFileDetails[];
 	/** Unified diff of every changed region, cut after 1 MB. */
@@ -31,7 +32,7 @@ export interface ApplyPatchDetails {
 }
 
 /** Options of the apply_patch tool. */
-export interface ApplyPatchToolOptions extends FileToolOptions {
+export interface ApplyPatchToolOptions extends FileToolOptions, SyntaxCheckToolOptions {
 	/** Flush each file to stable storage before its rename. Default: false. */
 	flush?: boolean;
 	/** Largest file a patch will load, in bytes. Default: 256 MB. */
