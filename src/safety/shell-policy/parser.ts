@@ -5,10 +5,8 @@
  * length of the input and by a deadline checked from tree-sitter's progress callback, so that a
  * hostile command is answered (as unparsed) in bounded time.
  */
-import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import type { Node, Parser } from "@vscode/tree-sitter-wasm";
+import { createTreeSitterParser, vscodeTreeSitterGrammar } from "../../syntax/index.js";
 
 export type { Node as SyntaxNode } from "@vscode/tree-sitter-wasm";
 
@@ -18,25 +16,13 @@ export const MAX_PARSED_COMMAND_LENGTH = 65_536;
 /** How long one parse may take before it is abandoned and the command counts as opaque. */
 export const PARSE_DEADLINE_MS = 250;
 
-type TreeSitterModule = typeof import("@vscode/tree-sitter-wasm");
-
 let loading: Promise<Parser> | undefined;
 let loaded: Parser | undefined;
 
-/** The folder holding the runtime's and the grammars' `.wasm` files, found from the package itself. */
-function wasmFolder(): string {
-	const require = createRequire(import.meta.url);
-	return join(dirname(require.resolve("@vscode/tree-sitter-wasm/package.json")), "wasm");
-}
-
+// Through the one loader of the runtime (src/syntax/tree-sitter.ts): the runtime's init replaces
+// its module for the whole process, so a second loader would pull it from under the other's parsers.
 async function load(): Promise<Parser> {
-	const module = (await import("@vscode/tree-sitter-wasm")) as unknown as { default?: TreeSitterModule };
-	const treeSitter = module.default ?? (module as unknown as TreeSitterModule);
-	const folder = wasmFolder();
-	await treeSitter.Parser.init({ locateFile: (file: string) => join(folder, file) });
-	const grammar = await treeSitter.Language.load(new Uint8Array(await readFile(join(folder, "tree-sitter-bash.wasm"))));
-	const parser = new treeSitter.Parser();
-	parser.setLanguage(grammar);
+	const parser = await createTreeSitterParser(vscodeTreeSitterGrammar("bash"));
 	loaded = parser;
 	return parser;
 }
