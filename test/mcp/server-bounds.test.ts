@@ -15,7 +15,7 @@ beforeAll(async () => {
 	root = await mkdtemp(join(tmpdir(), "toolbelt-"));
 	server = new RawMcpProcess(["--cwd", root]);
 	await server.initialize();
-});
+}, 60_000);
 
 afterAll(async () => {
 	await server?.stop();
@@ -32,7 +32,8 @@ function writeCallTail(id: string): string {
 
 const MiB = 2 ** 20;
 
-describe("toolbelt mcp over stdio, under bad input", () => {
+// Each case waits with its own bounds (answerTo, waitFor); the test timeout only has to exceed them.
+describe("toolbelt mcp over stdio, under bad input", { timeout: 180_000 }, () => {
 	it("answers an 11 MB call under its own id with -32600 and serves on", async () => {
 		await server.write(writeCallHead("eleven.txt") + "x".repeat(11 * MiB) + writeCallTail("eleven"));
 		const answer = await server.answerTo("eleven");

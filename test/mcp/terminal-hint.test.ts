@@ -26,5 +26,5 @@ describe("toolbelt mcp typed at a terminal", () => {
 		} finally {
 			if (exitCode === undefined) terminal.kill("SIGKILL");
 		}
-	});
+	}, 60_000);
 });
