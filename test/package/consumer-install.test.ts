@@ -20,10 +20,21 @@ interface Run {
 	output: string;
 }
 
+/**
+ * The environment without what `npm test` adds for its scripts (`npm_config_local_prefix` and the
+ * like), so an npm started here works on the consumer's folder, not this repository's; the cache
+ * setting stays, as the install must come from it.
+ */
+function consumerEnv(): NodeJS.ProcessEnv {
+	const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+	if (process.env.npm_config_cache) env.npm_config_cache = process.env.npm_config_cache;
+	return env;
+}
+
 /** Runs a command to its end (killed after 5 minutes), keeping what it printed. */
 function run(command: string, args: string[], cwd: string): Promise<Run> {
 	return new Promise((resolve, reject) => {
-		const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+		const child = spawn(command, args, { cwd, env: consumerEnv(), stdio: ["ignore", "pipe", "pipe"] });
 		let output = "";
 		const keep = (chunk: Buffer) => {
 			output += chunk.toString("utf8");
