@@ -89,22 +89,34 @@ export function readBash(command: string): BashReading {
 	if (continuationInWord.test(command)) opaque("line continuation in a word", command);
 	const parsed = parseBash(command);
 	if (typeof parsed === "string") {
-		opaque(parsed === "too long" ? "command too long" : "unparsed syntax", `${command.slice(0, 60)}…`);
+		const construct =
+			parsed === "too long" ? "command too long" : parsed === "too deep" ? "nesting too deep" : "unparsed syntax";
+		opaque(construct, `${command.slice(0, 60)}…`);
 		return reading;
 	}
-	try {
-		readStatement({ reading, opaque }, parsed.root, []);
-		if (parsed.root.hasError) opaque("unparsed syntax", errorText(parsed.root));
-	} finally {
-		parsed.release();
-	}
+	readStatement({ reading, opaque }, parsed.root, []);
+	if (parsed.hasError) opaque("unparsed syntax", errorText(parsed.root) ?? command);
 	return reading;
 }
 
-function errorText(node: SyntaxNode): string {
-	if (node.isError || node.isMissing) return node.text || node.type;
-	for (const child of node.children) if (child?.hasError) return errorText(child);
-	return node.text;
+/** The first node the parser could not read, or inserted to recover. */
+function errorText(node: SyntaxNode): string | undefined {
+	if (node.type === "ERROR" || node.isMissing) return node.text || node.type;
+	for (const child of node.children) {
+		const text = errorText(child);
+		if (text !== undefined) return text;
+	}
+	return undefined;
+}
+
+/** The named children of a node. */
+function namedChildren(node: SyntaxNode): SyntaxNode[] {
+	return node.children.filter((child) => child.isNamed);
+}
+
+/** The child filling `field`, if any. */
+function fieldChild(node: SyntaxNode, field: string): SyntaxNode | undefined {
+	return node.children.find((child) => child.field === field);
 }
 
 /** Reads one statement node; `outer` holds the redirections of enclosing groups. */
@@ -112,7 +124,7 @@ function readStatement(reader: Reader, node: SyntaxNode, outer: Redirection[]): 
 	const type = node.type;
 	if (!node.isNamed || type === "comment") return;
 	if (joiningNodes.has(type)) {
-		for (const child of node.children) if (child) readStatement(reader, child, outer);
+		for (const child of node.children) readStatement(reader, child, outer);
 		return;
 	}
 	if (type === "redirected_statement") {
@@ -124,9 +136,9 @@ function readStatement(reader: Reader, node: SyntaxNode, outer: Redirection[]): 
 		return;
 	}
 	if (type === "variable_assignment" || type === "variable_assignments") {
-		const assignments = type === "variable_assignment" ? [node] : node.namedChildren;
+		const assignments = type === "variable_assignment" ? [node] : namedChildren(node);
 		const command: SimpleCommand = { text: collapse(node.text), assignments: [], words: [], redirections: [...outer] };
-		for (const child of assignments) if (child) command.assignments.push(readAssignment(reader, child));
+		for (const child of assignments) command.assignments.push(readAssignment(reader, child));
 		reader.reading.commands.push(command);
 		return;
 	}
@@ -154,14 +166,12 @@ function readRedirected(reader: Reader, node: SyntaxNode, outer: Redirection[]):
 	const extraWords: ShellWord[] = [];
 	const later: SyntaxNode[] = [];
 	const texts: string[] = [];
-	for (let index = 0; index < node.childCount; index++) {
-		if (node.fieldNameForChild(index) !== "redirect") continue;
-		const child = node.child(index);
-		if (!child) continue;
+	for (const child of node.children) {
+		if (child.field !== "redirect") continue;
 		texts.push(firstLine(child.text));
 		readRedirect(reader, child, redirections, extraWords, later);
 	}
-	const body = node.childForFieldName("body");
+	const body = fieldChild(node, "body");
 	if (body) readRedirectedBody(reader, { body, outer, redirections, extraWords, texts });
 	else if (extraWords.length > 0) reader.opaque("unrecognised syntax", node.text);
 	for (const statement of later) readStatement(reader, statement, outer);
@@ -182,7 +192,7 @@ function firstLine(text: string): string {
 function readRedirectedBody(reader: Reader, target: RedirectedBody): void {
 	const { body, outer, redirections, extraWords, texts } = target;
 	if (body.type === "list" || body.type === "pipeline") {
-		const children = body.namedChildren.filter((child): child is SyntaxNode => !!child && child.type !== "comment");
+		const children = namedChildren(body).filter((child) => child.type !== "comment");
 		for (let index = 0; index < children.length - 1; index++)
 			readStatement(reader, children[index] as SyntaxNode, outer);
 		const last = children[children.length - 1];
@@ -208,11 +218,11 @@ function readCommand(reader: Reader, node: SyntaxNode, outer: Redirection[]): Si
 	const extraWords: ShellWord[] = [];
 	const later: SyntaxNode[] = [];
 	for (const child of node.children) {
-		if (!child?.isNamed) continue;
+		if (!child.isNamed) continue;
 		if (child.type === "variable_assignment") command.assignments.push(readAssignment(reader, child));
 		else if (child.type.endsWith("_redirect")) readRedirect(reader, child, command.redirections, extraWords, later);
 		else if (child.type === "command_name") {
-			const name = child.firstNamedChild ?? child;
+			const name = namedChildren(child)[0] ?? child;
 			command.words.push(readWord(name, reader.opaque));
 		} else if (child.type === "subshell" || child.type === "compound_statement") {
 			reader.opaque("unrecognised syntax", child.text);
@@ -225,10 +235,10 @@ function readCommand(reader: Reader, node: SyntaxNode, outer: Redirection[]): Si
 
 /** `NAME=value`: the value must be a readable word; a subscript is arithmetic (opaque). */
 function readAssignment(reader: Reader, node: SyntaxNode): Assignment {
-	const nameNode = node.childForFieldName("name") ?? node.firstNamedChild;
+	const nameNode = fieldChild(node, "name") ?? namedChildren(node)[0];
 	const subscript = nameNode?.type === "subscript";
-	const name = subscript ? (nameNode?.firstNamedChild?.text ?? "") : (nameNode?.text ?? "");
-	const value = node.childForFieldName("value");
+	const name = subscript && nameNode ? (namedChildren(nameNode)[0]?.text ?? "") : (nameNode?.text ?? "");
+	const value = fieldChild(node, "value");
 	if (value) readWord(value, reader.opaque);
 	return { name, subscript, text: node.text };
 }
@@ -245,10 +255,9 @@ function readRedirect(
 	later: SyntaxNode[],
 ): void {
 	if (node.type === "heredoc_redirect") {
-		const operator = node.child(0)?.type ?? "<<";
+		const operator = node.children[0]?.type ?? "<<";
 		redirections.push({ operator });
-		for (const child of node.namedChildren) {
-			if (!child) continue;
+		for (const child of namedChildren(node)) {
 			if (child.type === "heredoc_body") readHeredocBody(reader, child);
 			else if (child.type.endsWith("_redirect")) readRedirect(reader, child, redirections, extraWords, later);
 			else if (child.type !== "heredoc_start" && child.type !== "heredoc_end") later.push(child);
@@ -258,7 +267,6 @@ function readRedirect(
 	let operator = "";
 	let target: ShellWord | undefined;
 	for (const child of node.children) {
-		if (!child) continue;
 		if (!child.isNamed) {
 			operator += child.type;
 			continue;
@@ -273,8 +281,8 @@ function readRedirect(
 
 /** A heredoc's text: plain expansions are data; a substitution inside runs a command. */
 function readHeredocBody(reader: Reader, node: SyntaxNode): void {
-	for (const child of node.namedChildren) {
-		if (!child || child.type === "heredoc_content") continue;
+	for (const child of namedChildren(node)) {
+		if (child.type === "heredoc_content") continue;
 		readWord(child, reader.opaque);
 	}
 }
@@ -283,14 +291,13 @@ function readHeredocBody(reader: Reader, node: SyntaxNode): void {
 function readDeclaration(reader: Reader, node: SyntaxNode, outer: Redirection[]): SimpleCommand {
 	const command: SimpleCommand = { text: collapse(node.text), assignments: [], words: [], redirections: [...outer] };
 	for (const child of node.children) {
-		if (!child) continue;
 		if (!child.isNamed) {
 			if (command.words.length === 0) command.words.push(readWord(child, reader.opaque));
 			continue;
 		}
 		if (child.type === "variable_assignment") {
 			command.assignments.push(readAssignment(reader, child));
-			command.words.push(readWord(child.childForFieldName("name") ?? child, reader.opaque));
+			command.words.push(readWord(fieldChild(child, "name") ?? child, reader.opaque));
 		} else if (child.type === "subscript") {
 			reader.opaque("array subscript", child.text);
 		} else if (child.type.endsWith("_redirect")) {
@@ -306,10 +313,9 @@ function readDeclaration(reader: Reader, node: SyntaxNode, outer: Redirection[])
  */
 function readTest(reader: Reader, node: SyntaxNode, outer: Redirection[]): SimpleCommand {
 	const command: SimpleCommand = { text: collapse(node.text), assignments: [], words: [], redirections: [...outer] };
-	const double = node.child(0)?.type === "[[";
+	const double = node.children[0]?.type === "[[";
 	const visit = (current: SyntaxNode): void => {
 		for (const child of current.children) {
-			if (!child) continue;
 			if (testExpressionNodes.has(child.type)) {
 				visit(child);
 				continue;

@@ -5,10 +5,9 @@
  * length of the input and by a deadline checked from tree-sitter's progress callback, so that a
  * hostile command is answered (as unparsed) in bounded time.
  */
-import type { Node, Parser } from "@vscode/tree-sitter-wasm";
+import { setFlagsFromString } from "node:v8";
+import type { Parser, TreeCursor } from "@vscode/tree-sitter-wasm";
 import { createTreeSitterParser, vscodeTreeSitterGrammar } from "../../syntax/index.js";
-
-export type { Node as SyntaxNode } from "@vscode/tree-sitter-wasm";
 
 /** The longest command the parser reads (characters); a longer one is opaque. Default 65,536. */
 export const MAX_PARSED_COMMAND_LENGTH = 65_536;
@@ -16,12 +15,39 @@ export const MAX_PARSED_COMMAND_LENGTH = 65_536;
 /** How long one parse may take before it is abandoned and the command counts as opaque. */
 export const PARSE_DEADLINE_MS = 250;
 
+/** How deeply constructs may nest (`$( $( … ) )`) before the command counts as opaque. */
+export const MAX_SYNTAX_DEPTH = 200;
+
+/**
+ * A node of the parse tree as plain data. The tree is copied out of WebAssembly in one cursor
+ * walk: reading it through tree-sitter's node objects crosses into WebAssembly for every
+ * property, which cost several times the parse itself.
+ */
+export interface SyntaxNode {
+	/** The grammar's node type (`command`, `word`, `&&`…). */
+	type: string;
+	/** False for punctuation and keywords. */
+	isNamed: boolean;
+	/** The field this node fills in its parent (`name`, `body`, `redirect`…), if any. */
+	field: string | null;
+	/** The source text of the node. */
+	text: string;
+	/** True for a node the parser inserted to recover from an error. */
+	isMissing: boolean;
+	children: SyntaxNode[];
+}
+
 let loading: Promise<Parser> | undefined;
 let loaded: Parser | undefined;
 
 // Through the one loader of the runtime (src/syntax/tree-sitter.ts): the runtime's init replaces
 // its module for the whole process, so a second loader would pull it from under the other's parsers.
 async function load(): Promise<Parser> {
+	// V8 recompiles the grammar's hot lexer (a 1.4 MB module) with its optimising tier as soon as
+	// it runs: 1.5 s of CPU for a one-shot `toolbelt tool bash`, against 0.4 s for the whole
+	// process with the baseline compiler alone, and parses were no slower (BENCHMARKS.md, fifth
+	// session). The flag applies to every WebAssembly module compiled after it in this process.
+	setFlagsFromString("--liftoff-only");
 	const parser = await createTreeSitterParser(vscodeTreeSitterGrammar("bash"));
 	loaded = parser;
 	return parser;
@@ -46,13 +72,50 @@ export function isShellParserLoaded(): boolean {
 	return loaded !== undefined;
 }
 
-/** Why a command has no tree: too long, or the parse ran past its deadline. */
-export type ParseFailure = "too long" | "parse deadline";
+/** Why a command has no tree: too long, too deeply nested, or the parse ran past its deadline. */
+export type ParseFailure = "too long" | "too deep" | "parse deadline";
 
-/** A parsed command: its root node, to be released with `release` once read. */
+/** A parsed command. */
 export interface ParsedCommand {
-	root: Node;
-	release: () => void;
+	root: SyntaxNode;
+	/** The parser met a syntax error (it recovered with ERROR or missing nodes). */
+	hasError: boolean;
+}
+
+/** Copies the tree under the cursor into plain nodes, without recursion; undefined when it nests too deeply. */
+function copyTree(cursor: TreeCursor, source: string): SyntaxNode | undefined {
+	const node = (): SyntaxNode => ({
+		type: cursor.nodeType,
+		isNamed: cursor.nodeIsNamed,
+		field: cursor.currentFieldName,
+		text: source.slice(cursor.startIndex, cursor.endIndex),
+		isMissing: cursor.nodeIsMissing,
+		children: [],
+	});
+	const root = node();
+	const path: SyntaxNode[] = [root];
+	for (;;) {
+		const parent = path[path.length - 1] as SyntaxNode;
+		if (cursor.gotoFirstChild()) {
+			if (path.length > MAX_SYNTAX_DEPTH) return undefined;
+			const child = node();
+			parent.children.push(child);
+			path.push(child);
+			continue;
+		}
+		for (;;) {
+			if (path.length === 1) return root;
+			if (cursor.gotoNextSibling()) {
+				path.pop();
+				const sibling = node();
+				(path[path.length - 1] as SyntaxNode).children.push(sibling);
+				path.push(sibling);
+				break;
+			}
+			cursor.gotoParent();
+			path.pop();
+		}
+	}
 }
 
 /**
@@ -71,5 +134,12 @@ export function parseBash(command: string): ParsedCommand | ParseFailure {
 		parser.reset();
 		return "parse deadline";
 	}
-	return { root: tree.rootNode, release: () => tree.delete() };
+	const cursor = tree.walk();
+	try {
+		const root = copyTree(cursor, command);
+		return root ? { root, hasError: tree.rootNode.hasError } : "too deep";
+	} finally {
+		cursor.delete();
+		tree.delete();
+	}
 }

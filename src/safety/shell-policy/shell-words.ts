@@ -52,7 +52,6 @@ const arithmeticNodes = new Set([
 
 function plainArithmetic(node: SyntaxNode): boolean {
 	for (const child of node.children) {
-		if (!child) continue;
 		if (!child.isNamed) continue;
 		if (!arithmeticNodes.has(child.type) || !plainArithmetic(child)) return false;
 	}
@@ -61,11 +60,11 @@ function plainArithmetic(node: SyntaxNode): boolean {
 
 /** `${NAME}` and `${1}` alone, no operator: the only braced expansion that is plain. */
 function plainBracedExpansion(node: SyntaxNode): boolean {
-	const named = node.namedChildren;
+	const named = node.children.filter((child) => child.isNamed);
 	return (
 		named.length === 1 &&
 		(named[0]?.type === "variable_name" || named[0]?.type === "special_variable_name") &&
-		node.childCount === 3
+		node.children.length === 3
 	);
 }
 
@@ -93,10 +92,10 @@ function readPiece(node: SyntaxNode, word: ShellWord, opaque: OpaqueSink, quoted
 			return;
 		case "string":
 		case "translated_string":
-			for (const child of node.namedChildren) if (child) readPiece(child, word, opaque, true);
+			for (const child of node.children) if (child.isNamed) readPiece(child, word, opaque, true);
 			return;
 		case "concatenation":
-			for (const child of node.children) if (child) readPiece(child, word, opaque, quoted);
+			for (const child of node.children) readPiece(child, word, opaque, quoted);
 			return;
 		case "simple_expansion":
 		case "expansion":
