@@ -4,6 +4,7 @@ import { DEFAULT_MAX_BYTES, formatSize, utf8Prefix } from "../../engine/truncate
 import type { ToolResult } from "../../engine/types.js";
 import type { ReadableFile } from "../fs/operations.js";
 import type { ReadPdfDetails } from "./document-types.js";
+import { checkPdfInflation } from "./pdf-inflation.js";
 import { loadPdfjs } from "./pdf-library.js";
 import { readWhole } from "./read-whole.js";
 import type { ReadFileContentOptions } from "./types.js";
@@ -161,7 +162,9 @@ export async function readPdf(
 			{ path: shownPath },
 		);
 	}
-	const document = await openDocument(await readWhole(file, size, request.signal), shownPath);
+	const data = await readWhole(file, size, request.signal);
+	checkPdfInflation(data, shownPath, request.signal);
+	const document = await openDocument(data, shownPath);
 	try {
 		const total = document.numPages;
 		const startPage = Math.max(1, request.offset ?? 1);
