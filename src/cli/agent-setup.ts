@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { resolve, sep } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { createToolSession } from "../engine/session.js";
@@ -87,7 +87,11 @@ export async function createAgentSetup(
 	};
 	const mcpConfig = stringOption(args.values, "mcp-config");
 	if (mcpConfig !== undefined) {
-		const mcp = await loadMcpServers({ path: resolve(io.cwd, mcpConfig), io, provider });
+		const path = resolve(io.cwd, mcpConfig);
+		// A remote workspace's files are not here; the local folder it was started in may be a clone.
+		const folder = safety.workspace ? io.cwd : safety.cwd;
+		const honorTrusted = await configMayVouch(path, folder, safety, booleanOption(args.values, "trust-project"));
+		const mcp = await loadMcpServers({ path, io, provider, honorTrusted });
 		tools.push(...mcp.tools);
 		close = async () => {
 			await session.end();
@@ -113,12 +117,28 @@ export async function createAgentSetup(
 
 // ─── MCP client (`--mcp-config`) ─────────────────────────────────────────────────────────────
 // The MCP part (src/mcp/client.ts) owns connecting to servers; the CLI only maps its errors.
-async function loadMcpServers(options: { path: string; io: CliIO; provider: ProviderConfig }) {
+
+/**
+ * Whether the config's `"trusted": true` marks count: always for a file of the user's own outside
+ * the workspace; for one inside it (a repository's `.mcp.json`, which may have been cloned a minute
+ * ago) only when the folder is trusted — `--trust-project`, or its widening settings trusted.
+ */
+async function configMayVouch(path: string, workspace: string, safety: CliSafety, trustFlag: boolean): Promise<boolean> {
+	const { realpath } = await import("node:fs/promises");
+	const [file, folder] = await Promise.all([realpath(path).catch(() => path), realpath(workspace).catch(() => workspace)]);
+	const inside = file === folder || file.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+	if (!inside || trustFlag) return true;
+	const project = safety.layer.settings.project;
+	return project?.trusted === true && project.widening.length > 0;
+}
+
+async function loadMcpServers(options: { path: string; io: CliIO; provider: ProviderConfig; honorTrusted: boolean }) {
 	const { loadMcpTools } = await import("../mcp/client.js");
 	const { McpConfigError } = await import("../mcp/config.js");
 	try {
 		return await loadMcpTools(options.path, {
 			env: options.io.env,
+			honorTrusted: options.honorTrusted,
 			dialect: options.provider.provider === "anthropic" ? "anthropic" : "openai",
 			onWarning: (message) => options.io.stderr.write(`toolbelt: MCP: ${message}\n`),
 		});

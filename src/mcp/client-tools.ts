@@ -35,6 +35,13 @@ export interface McpAgentToolOptions {
 	maxBytes?: number;
 	/** Most lines of text the model gets. Default: `DEFAULT_MAX_LINES` (2,000). */
 	maxLines?: number;
+	/**
+	 * The user vouches for the server (`"trusted": true` in their own config): its annotations
+	 * (`readOnlyHint`, `destructiveHint`, `openWorldHint`, `idempotentHint`) are passed on and decide
+	 * the tool's access. Otherwise they are dropped (a server can claim anything) and every call
+	 * is "execute" for the safety layer. Default: false.
+	 */
+	trusted?: boolean;
 }
 
 type McpContent = CallToolResult["content"][number];
@@ -141,14 +148,15 @@ export function mcpToolAccess(annotations: {
 
 /**
  * Wraps one MCP server tool as an AgentTool named `<server>__<tool>`: the engine validates and
- * coerces arguments against its (normalised) JSON Schema, `readOnlyHint` makes it parallel,
- * anything else sequential, and a server-side error, timeout or crash becomes a thrown error the
+ * coerces arguments against its (normalised) JSON Schema; a trusted server's `readOnlyHint` makes
+ * it parallel and a read (see `trusted`), anything else is sequential and "execute", and a server-side error, timeout or crash becomes a thrown error the
  * engine turns into an error result.
  */
 export function createMcpAgentTool(options: McpAgentToolOptions): AgentTool<TSchema, McpToolDetails> {
 	const { connection, tool } = options;
 	const budget = { maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES, maxLines: options.maxLines ?? DEFAULT_MAX_LINES };
-	const annotations = tool.annotations ?? {};
+	// An untrusted server's hints are its own claims: nothing downstream may read them.
+	const annotations = options.trusted === true ? (tool.annotations ?? {}) : { title: tool.annotations?.title };
 	const title = annotations.title ?? tool.title;
 	return {
 		name: mcpToolName(connection.name, tool.name),

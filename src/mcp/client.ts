@@ -20,6 +20,12 @@ export interface McpClientOptions {
 	maxLines?: number;
 	/** Variables for `${VAR}` expansion in the config file. Default: `process.env`. */
 	env?: NodeJS.ProcessEnv;
+	/**
+	 * Whether the config's `"trusted": true` marks count. Pass false for a config the user did not
+	 * write themselves, e.g. a repository's `.mcp.json` in a folder the user has not trusted: it
+	 * cannot vouch for its own servers. Default: true.
+	 */
+	honorTrusted?: boolean;
 	/** Receives one line per server that could not be used (also returned in `servers`). Default: none. */
 	onWarning?: (message: string) => void;
 }
@@ -56,6 +62,7 @@ export async function connectMcpServers(
 	const connections = Object.entries(servers).map(
 		([name, config]) => new McpConnection({ name, config, connectTimeoutMs: options.connectTimeoutMs }),
 	);
+	const trusted = (name: string) => options.honorTrusted !== false && servers[name]?.trusted === true;
 	const loaded = await Promise.all(
 		connections.map(async (connection): Promise<{ status: McpServerStatus; tools: AnyAgentTool[] }> => {
 			try {
@@ -69,6 +76,7 @@ export async function connectMcpServers(
 						callMaxTotalMs: options.callMaxTotalMs,
 						maxBytes: options.maxBytes,
 						maxLines: options.maxLines,
+						trusted: trusted(connection.name),
 					}),
 				);
 				return { status: { name: connection.name, tools: tools.map((tool) => tool.name) }, tools };

@@ -28,8 +28,20 @@ export interface McpRemoteServerConfig {
 	sseFallback?: boolean;
 }
 
+/** What every configured server may carry besides how to reach it. */
+export interface McpServerTrust {
+	/**
+	 * The config's `"trusted": true`: the server's tool annotations (`readOnlyHint`,
+	 * `destructiveHint`…) may decide how the safety layer treats its tools. Without it (the MCP
+	 * spec: annotations from untrusted servers are untrusted) every tool of the server counts as
+	 * "execute", so the default mode asks. Counts only where `loadMcpTools` is told the file may
+	 * vouch for servers (`honorTrusted`: a project's own config only in a trusted folder). Default: false.
+	 */
+	trusted?: boolean;
+}
+
 /** One configured server. */
-export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
+export type McpServerConfig = (McpStdioServerConfig | McpRemoteServerConfig) & McpServerTrust;
 
 /** Thrown for a config file that cannot be used; the message names the file and the fault. */
 export class McpConfigError extends Error {
@@ -82,6 +94,17 @@ export interface ParseMcpConfigOptions {
 function parseServer(name: string, raw: unknown, options: Required<ParseMcpConfigOptions>): McpServerConfig {
 	const where = `${options.source}: mcpServers.${name}`;
 	if (!isRecord(raw)) throw new McpConfigError(`${where} must be an object.`);
+	if (raw.trusted !== undefined && typeof raw.trusted !== "boolean")
+		throw new McpConfigError(`${where}.trusted must be true or false.`);
+	const server = parseTransport(where, raw, options);
+	return raw.trusted === true ? { ...server, trusted: true } : server;
+}
+
+function parseTransport(
+	where: string,
+	raw: Record<string, unknown>,
+	options: Required<ParseMcpConfigOptions>,
+): McpStdioServerConfig | McpRemoteServerConfig {
 	const { env, baseDir } = options;
 	const type = raw.type ?? raw.transport;
 	if (typeof raw.url === "string" || type === "http" || type === "sse" || type === "streamable-http") {
@@ -121,7 +144,8 @@ function parseServer(name: string, raw: unknown, options: Required<ParseMcpConfi
 /**
  * Reads the `mcpServers` object that Claude Desktop, Claude Code (`.mcp.json`) and Cursor use:
  * `{ "mcpServers": { "<name>": { "command", "args", "env" } | { "type": "http" | "sse", "url", "headers" } } }`.
- * A top-level `servers` object (VS Code) is accepted too; entries with `"disabled": true` are skipped.
+ * A top-level `servers` object (VS Code) is accepted too; entries with `"disabled": true` are skipped;
+ * `"trusted": true` lets a server's tool annotations count (see `McpServerTrust`).
  * Throws `McpConfigError` with the offending entry named.
  */
 export function parseMcpConfig(json: unknown, options: ParseMcpConfigOptions = {}): Record<string, McpServerConfig> {

@@ -388,7 +388,8 @@ export function categoryOfAccess(
 ): ToolCategory {
 	if (access === "read" || access === "list") return "read";
 	if (access === "write") return "edit";
-	if (hasCommand) return "execute";
+	// A declared "execute" is what it says, whatever the tool's annotations claim.
+	if (hasCommand || access === "execute") return "execute";
 	return readOnlyHint === true ? "read" : "other";
 }
 

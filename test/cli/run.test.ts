@@ -129,7 +129,8 @@ describe("toolbelt run (in process, against a scripted OpenAI-compatible server)
 
 	it("adds the tools of the MCP servers in --mcp-config", async () => {
 		const serverScript = new URL("./fixtures/shout-mcp-server.mjs", import.meta.url).pathname;
-		const config = { mcpServers: { loud: { command: process.execPath, args: [serverScript] } } };
+		// Trusted, so its readOnlyHint counts (the folder holding the config must be trusted too).
+		const config = { mcpServers: { loud: { command: process.execPath, args: [serverScript], trusted: true } } };
 		await writeFile(join(tempDir(), "mcp.json"), JSON.stringify(config));
 		server.push(
 			{
@@ -141,7 +142,7 @@ describe("toolbelt run (in process, against a scripted OpenAI-compatible server)
 			{ events: openAIStream([{ text: "Done." }, { finish: "stop" }]) },
 		);
 		const { io, stdout, stderr } = createMemoryIO({ cwd: tempDir(), env: { PATH: process.env.PATH } });
-		expect(await main(["run", ...modelFlags(), "--read-only", "--mcp-config", "mcp.json", "shout"], io)).toBe(0);
+		expect(await main(["run", ...modelFlags(), "--read-only", "--trust-project", "--mcp-config", "mcp.json", "shout"], io)).toBe(0);
 		expect(stdout()).toBe("Done.\n");
 		expect(stderr()).toMatch(/● loud__shout \{"text":"quiet please"\} {2}✓/);
 		const names = server.requests[0]?.body.tools.map((tool: { function: { name: string } }) => tool.function.name);

@@ -54,7 +54,9 @@ describe("MCP client: external servers as agent tools", () => {
 	const tempDir = useTempDir();
 
 	it("lists server-everything's tools and runs them through the agent loop with the fake model", async () => {
-		const loaded = await load(tempDir(), { everything: { command: process.execPath, args: [everythingEntry] } });
+		const loaded = await load(tempDir(), {
+			everything: { command: process.execPath, args: [everythingEntry], trusted: true },
+		});
 		expect(loaded.servers.map((server) => [server.name, server.error])).toEqual([["everything", undefined]]);
 		const names = loaded.tools.map((tool) => tool.name);
 		expect(names).toContain("everything__echo");
@@ -115,8 +117,24 @@ describe("MCP client: external servers as agent tools", () => {
 		expect(notice?.type === "text" ? notice.text : "").toMatch(/^\[image image\/png, 6(\.0)? MB — not shown/);
 	});
 
-	it("normalises names and schemas, validates and coerces, and maps annotations", async () => {
+	it("drops an untrusted server's annotations: its tools are sequential and 'execute', whatever they claim", async () => {
 		const loaded = await load(tempDir(), { flaky: { command: process.execPath, args: [flakyEntry] } });
+		const lookup = toolNamed(loaded, "flaky__lookup");
+		expect(lookup.executionMode).toBe("sequential");
+		expect(lookup.annotations?.readOnlyHint).toBeUndefined();
+		expect(lookup.target?.({})).toEqual({ access: "execute" });
+		const vouchedFor = await load(
+			tempDir(),
+			{ flaky: { command: process.execPath, args: [flakyEntry], trusted: true } },
+			{
+				honorTrusted: false,
+			},
+		);
+		expect(toolNamed(vouchedFor, "flaky__lookup").target?.({})).toEqual({ access: "execute" });
+	});
+
+	it("normalises names and schemas, validates and coerces, and maps annotations", async () => {
+		const loaded = await load(tempDir(), { flaky: { command: process.execPath, args: [flakyEntry], trusted: true } });
 		const lookup = toolNamed(loaded, "flaky__lookup");
 		expect(JSON.stringify(lookup.parameters)).not.toContain("$ref");
 		expect(JSON.stringify(lookup.parameters)).not.toContain("$defs");
@@ -217,7 +235,7 @@ describe("MCP client: external servers as agent tools", () => {
 
 	it("uses toolbelt's own MCP server as an external server", async () => {
 		const { command, args } = toolbeltMcpCommand(["--cwd", tempDir()]);
-		const loaded = await load(tempDir(), { toolbelt: { command, args } });
+		const loaded = await load(tempDir(), { toolbelt: { command, args, trusted: true } });
 		expect(toolNamed(loaded, "toolbelt__read").executionMode).toBe("parallel");
 		expect(toolNamed(loaded, "toolbelt__write").executionMode).toBe("sequential");
 		const written = await callThroughEngine(toolNamed(loaded, "toolbelt__write"), {
