@@ -123,9 +123,17 @@ export async function createAgentSetup(
  * the workspace; for one inside it (a repository's `.mcp.json`, which may have been cloned a minute
  * ago) only when the folder is trusted — `--trust-project`, or its widening settings trusted.
  */
-async function configMayVouch(path: string, workspace: string, safety: CliSafety, trustFlag: boolean): Promise<boolean> {
+async function configMayVouch(
+	path: string,
+	workspace: string,
+	safety: CliSafety,
+	trustFlag: boolean,
+): Promise<boolean> {
 	const { realpath } = await import("node:fs/promises");
-	const [file, folder] = await Promise.all([realpath(path).catch(() => path), realpath(workspace).catch(() => workspace)]);
+	const [file, folder] = await Promise.all([
+		realpath(path).catch(() => path),
+		realpath(workspace).catch(() => workspace),
+	]);
 	const inside = file === folder || file.startsWith(folder.endsWith(sep) ? folder : folder + sep);
 	if (!inside || trustFlag) return true;
 	const project = safety.layer.settings.project;

@@ -142,7 +142,9 @@ describe("toolbelt run (in process, against a scripted OpenAI-compatible server)
 			{ events: openAIStream([{ text: "Done." }, { finish: "stop" }]) },
 		);
 		const { io, stdout, stderr } = createMemoryIO({ cwd: tempDir(), env: { PATH: process.env.PATH } });
-		expect(await main(["run", ...modelFlags(), "--read-only", "--trust-project", "--mcp-config", "mcp.json", "shout"], io)).toBe(0);
+		expect(
+			await main(["run", ...modelFlags(), "--read-only", "--trust-project", "--mcp-config", "mcp.json", "shout"], io),
+		).toBe(0);
 		expect(stdout()).toBe("Done.\n");
 		expect(stderr()).toMatch(/● loud__shout \{"text":"quiet please"\} {2}✓/);
 		const names = server.requests[0]?.body.tools.map((tool: { function: { name: string } }) => tool.function.name);
