@@ -2,6 +2,8 @@ import { access, constants, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
 import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/index.js";
+import { NestedGuard } from "./runs-later/nested-guard.js";
+import { TreeTooLargeError } from "./runs-later/tree-watch.js";
 import { buildBwrapArgs } from "./sandbox/bwrap-args.js";
 import { credentialsToHide } from "./sandbox/credentials.js";
 import { SandboxUnavailableError } from "./sandbox/errors.js";
@@ -11,10 +13,10 @@ import { assertNoSymbolicLinks, planProtectedPaths } from "./sandbox/protected-p
 import { buildSeccompFilter, seccompArchitecture } from "./sandbox/seccomp/filter.js";
 import { contentFile, sandboxStateDir } from "./sandbox/state-dir.js";
 
+export { autoRunEntries } from "./runs-later/auto-run-entries.js";
 export { type BwrapLayout, buildBwrapArgs } from "./sandbox/bwrap-args.js";
 export { credentialLocations } from "./sandbox/credentials.js";
 export { SandboxUnavailableError } from "./sandbox/errors.js";
-export { autoRunEntries } from "./sandbox/protected-paths.js";
 
 /** Options of the bubblewrap sandbox for shell commands. */
 export interface SandboxOptions {
@@ -50,7 +52,12 @@ export interface SandboxLaunch {
 	file: string;
 	/** Its arguments, up to the command (append the command and its arguments). */
 	args: string[];
-	/** Removes the call's mount-point placeholders once the sandbox is gone. Never throws. */
+	/**
+	 * Once the command has ended: renames away the nested repositories and project settings it
+	 * created (they would run on the host later) and returns what the model must be told. Never throws.
+	 */
+	finish(): string[];
+	/** Removes the call's mount-point placeholders once the sandbox is gone (and what it left running). Never throws. */
 	release(): Promise<void>;
 }
 
@@ -138,19 +145,53 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	const writable = [...writableRoots, ...writablePaths];
 	const stateIsWritable = writable.some((path) => stateDir === path || stateDir.startsWith(path + sep));
 
+	const nestedGuard = new NestedGuard({ roots: writableRoots });
+
 	const prepare = async (cwd: string): Promise<SandboxLaunch> => {
-		const plan = planProtectedPaths({ roots: writableRoots, writablePaths, namedPaths, homeDir });
-		const hidden = credentialsToHide(homeDir, options.exposeCredentials, options.environment);
-		const lease = await leaseMountPoints(stateDir, plan.mountPoints);
+		const nested = beginGuarded(nestedGuard);
+		let lease: Awaited<ReturnType<typeof leaseMountPoints>> | undefined;
 		try {
+			const plan = planProtectedPaths({
+				roots: writableRoots,
+				writablePaths,
+				namedPaths,
+				homeDir,
+				nested: nested.protectedEntries,
+			});
+			lease = await leaseMountPoints(stateDir, plan.mountPoints);
 			assertNoSymbolicLinks(plan.readOnly);
+			return launchOf(cwd, plan.readOnly, lease, nested.notices);
 		} catch (error) {
-			await lease.release();
+			await lease?.release();
+			nestedGuard.end();
 			throw error;
 		}
+	};
+
+	const launchOf = (
+		cwd: string,
+		readOnly: string[],
+		lease: Awaited<ReturnType<typeof leaseMountPoints>>,
+		notices: string[],
+	): SandboxLaunch => {
+		const hidden = credentialsToHide(homeDir, options.exposeCredentials, options.environment);
+		let finished = false;
+		const finish = () => {
+			if (finished) return [];
+			finished = true;
+			return [...notices, ...nestedGuard.sweep()];
+		};
+		let released = false;
+		const release = async () => {
+			if (released) return;
+			released = true;
+			finish();
+			await lease.release();
+			nestedGuard.end();
+		};
 		const args = buildBwrapArgs({
 			writable,
-			readOnly: stateIsWritable ? [...plan.readOnly, stateDir] : plan.readOnly,
+			readOnly: stateIsWritable ? [...readOnly, stateDir] : readOnly,
 			hidden,
 			allowNetwork: options.allowNetwork,
 			isolateProcesses: options.isolateProcesses,
@@ -162,7 +203,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		return {
 			file: "/bin/sh",
 			args: ["-c", seccompLauncherScript, "toolbelt-sandbox", filterFile, bwrapPath, ...args],
-			release: lease.release,
+			finish,
+			release,
 		};
 	};
 
@@ -182,6 +224,19 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		prepare,
 		wrap: (operations) => wrapOperations(operations, prepare, options.isolateProcesses !== false),
 	};
+}
+
+/** Starts a call in the nested guard; a tree too large to watch refuses the call. */
+function beginGuarded(guard: NestedGuard): ReturnType<NestedGuard["begin"]> {
+	try {
+		return guard.begin();
+	} catch (error) {
+		if (!(error instanceof TreeTooLargeError)) throw error;
+		throw new SandboxUnavailableError(
+			`${error.message} The sandbox watches them so that a command cannot plant a repository (sub/.git) whose config runs on the host later; without that watch the command is not run. ` +
+				"Add the large generated folders to the root's .gitignore (they are then not watched), or run without the sandbox.",
+		);
+	}
 }
 
 const backgroundPollMs = 500;
@@ -236,8 +291,9 @@ function wrapOperations(
 			await launch.release();
 			throw error;
 		}
+		const notices = launch.finish();
 		await releaseAfter(result, launch.release, isolateProcesses);
-		return result;
+		return notices.length > 0 ? { ...result, notices: [...(result.notices ?? []), ...notices] } : result;
 	};
 	const { execToFile } = operations;
 	return {

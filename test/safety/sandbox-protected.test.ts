@@ -38,7 +38,10 @@ describe("planProtectedPaths", () => {
 			expect(plan.readOnly).toContain(join(root, entry));
 		}
 		expect(plan.readOnly).toContain(join(root, "gitdirs", "main"));
-		expect(plan.readOnly).toContain(join(root, "tools", "hooks"));
+		// The hooks folder and its parent are missing: the highest missing folder is kept read-only,
+		// so a command can make neither the folder nor a hook in it.
+		expect(plan.readOnly).toContain(join(root, "tools"));
+		expect(plan.mountPoints).toContainEqual({ path: join(root, "tools"), kind: "directory" });
 		// Missing or empty entries need a mount point; the pointer file and a non-empty folder do not.
 		const mountPoints = plan.mountPoints.map((point) => point.path);
 		expect(mountPoints).toContain(join(root, ".idea"));

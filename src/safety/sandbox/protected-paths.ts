@@ -1,30 +1,14 @@
 import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
-import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { dirname, join, sep } from "node:path";
+import { type AutoRunEntry, autoRunEntries } from "../runs-later/auto-run-entries.js";
+import { type GitLocations, gitLocationsSync, userConfigFiles } from "../runs-later/git-locations.js";
+import type { NestedEntry } from "../runs-later/tree-watch.js";
 import { SandboxUnavailableError } from "./errors.js";
 import type { MountPoint } from "./mount-points.js";
 
-/**
- * Entries at each workspace root that stay read-only in the sandbox, whether they exist or not,
- * because something outside the sandbox runs what they say without being asked:
- * - `.git`: config (`core.fsmonitor`, `core.hooksPath`, aliases, filters) and hooks run on the
- *   user's next `git status` or commit; a new `.git` is a new repository with its own config.
- * - `.toolbelt`: project settings (hooks, rules) of the next toolbelt session.
- * - `.claude`: another agent's project settings and hooks.
- * - `.vscode`, `.idea`, `.devcontainer`: editor tasks run on folder open, interpreter and terminal
- *   settings, dev-container lifecycle commands.
- * - `.envrc`: direnv runs it on `cd`.
- * - `.husky`: its scripts are the git hooks of projects that use husky.
- */
-export const autoRunEntries: readonly MountPoint[] = [
-	{ path: ".git", kind: "directory" },
-	{ path: ".toolbelt", kind: "directory" },
-	{ path: ".claude", kind: "directory" },
-	{ path: ".vscode", kind: "directory" },
-	{ path: ".idea", kind: "directory" },
-	{ path: ".devcontainer", kind: "directory" },
-	{ path: ".envrc", kind: "file" },
-	{ path: ".husky", kind: "directory" },
-];
+export { hooksPathOf } from "../runs-later/git-config.js";
+/** @deprecated Import `autoRunEntries` from the safety index: the one list lives in `runs-later/auto-run-entries.ts`. */
+export { type AutoRunEntry, autoRunEntries };
 
 /** What must be read-only for one sandboxed call. */
 export interface ProtectedPlan {
@@ -37,11 +21,11 @@ export interface ProtectedPlan {
 const isInside = (path: string, directory: string) => path === directory || path.startsWith(directory + sep);
 
 // Synchronous on purpose: a few dozen tiny operations per call cost less than as many thread-pool round trips.
-function readText(path: string): string {
+function readText(path: string): string | undefined {
 	try {
 		return readFileSync(path, "utf8");
 	} catch {
-		return "";
+		return undefined;
 	}
 }
 
@@ -68,48 +52,41 @@ export function assertNoSymbolicLinks(paths: readonly string[]): void {
 	for (const path of paths) if (lstatOrUndefined(path)?.isSymbolicLink()) throw symbolicLinkError(path);
 }
 
-function gitPointer(file: string): string | undefined {
-	const text = readText(file);
-	const match = /^gitdir:\s*(.+?)\s*$/m.exec(text);
-	return match?.[1] ? resolve(dirname(file), match[1]) : undefined;
+/** The folder holding `.git` for `folder`: itself, or the nearest parent with one (the repository a root lies in). */
+function repositoryTop(folder: string): { top: string; dotGit?: Stats } {
+	for (let current = folder; ; current = dirname(current)) {
+		const dotGit = lstatOrUndefined(join(current, ".git"));
+		if (dotGit) return { top: current, dotGit };
+		if (dirname(current) === current) return { top: folder };
+	}
 }
 
-/** `core.hooksPath` of a git config file, if set (the last one wins, as in git). */
-export function hooksPathOf(configText: string): string | undefined {
-	let section = "";
-	let found: string | undefined;
-	for (const line of configText.split(/\r?\n/)) {
-		const header = /^\s*\[\s*([^\]\s"]+)[^\]]*\]/.exec(line);
-		if (header?.[1]) section = header[1].toLowerCase();
-		const entry = /^\s*hookspath\s*=\s*(.*?)\s*(?:[#;].*)?$/i.exec(header ? line.slice(header[0].length) : line);
-		if (section === "core" && entry?.[1] !== undefined) found = entry[1].replace(/^"(.*)"$/, "$1");
-	}
-	return found;
+/** The git locations of the repository at `top` (`dotGit` its `.git`, if any), read from this machine's disk. */
+function locationsOf(top: string, dotGitIsFile: boolean, homeDir: string): GitLocations {
+	return gitLocationsSync(top, dotGitIsFile, { homeDir, env: process.env }, readText);
 }
 
-/** The git directories of a root (its `.git`, or what a `.git` file points to, and the common dir) and its hooks path. */
-function gitPathsOf(root: string, homeDir: string): string[] {
-	const dotGit = join(root, ".git");
-	const info = lstatOrUndefined(dotGit);
-	if (!info) return [];
-	const paths: string[] = [];
-	let gitDir = dotGit;
-	if (info.isFile()) {
-		const pointed = gitPointer(dotGit);
-		if (!pointed) return [];
-		paths.push(pointed);
-		gitDir = pointed;
+/** Every path git reads or runs for the repository at `top`, with what to make when it is missing. */
+function gitCandidates(top: string, dotGitIsFile: boolean, homeDir: string): [string, MountPoint["kind"]][] {
+	const locations = locationsOf(top, dotGitIsFile, homeDir);
+	return [
+		...locations.gitDirs.map((path) => [path, "directory"] as [string, MountPoint["kind"]]),
+		...locations.configFiles.map((path) => [path, "file"] as [string, MountPoint["kind"]]),
+		...locations.hooksFolders.map((path) => [path, "directory"] as [string, MountPoint["kind"]]),
+	];
+}
+
+/**
+ * The mount point for a missing path: the path itself when its folder exists, else the highest
+ * missing folder on the way (a command could make the folders and then the path).
+ */
+function mountPointFor(path: string, kind: MountPoint["kind"], writable: readonly string[]): MountPoint {
+	let point: MountPoint = { path, kind };
+	for (let parent = dirname(path); !lstatOrUndefined(parent); parent = dirname(parent)) {
+		if (!writable.some((directory) => isInside(parent, directory)) || dirname(parent) === parent) break;
+		point = { path: parent, kind: "directory" };
 	}
-	const common = readText(join(gitDir, "commondir")).trim();
-	const commonDir = common ? resolve(gitDir, common) : gitDir;
-	if (commonDir !== gitDir) paths.push(commonDir);
-	const configs = [join(commonDir, "config"), join(gitDir, "config.worktree")].map(readText);
-	const hooksPath = configs.map(hooksPathOf).reduce((last, next) => next ?? last, undefined);
-	if (hooksPath) {
-		const expanded = hooksPath.startsWith("~/") ? join(homeDir, hooksPath.slice(2)) : hooksPath;
-		paths.push(isAbsolute(expanded) ? resolve(expanded) : resolve(root, expanded));
-	}
-	return paths;
+	return point;
 }
 
 function isEmpty(path: string, info: Stats): boolean {
@@ -121,42 +98,66 @@ function isEmpty(path: string, info: Stats): boolean {
 	}
 }
 
-/**
- * Lists what must be read-only at the workspace `roots` for the next call: every auto-run entry,
- * the git directories a `.git` file points to, and `core.hooksPath`, when they lie in a writable
- * path — minus the paths the user named in `writablePaths`. Throws `SandboxUnavailableError` for an
- * entry that is a symbolic link: a mount would land on its target while the link itself stayed
- * replaceable.
- */
-export function planProtectedPaths(options: {
+/** Options of `planProtectedPaths`. */
+export interface ProtectedPlanOptions {
 	/** The workspace roots (real paths). */
 	roots: readonly string[];
 	/** The other writable paths (real paths). */
 	writablePaths: readonly string[];
 	/** The writable paths as the user spelled them (absolute), which may be links. Default: `writablePaths`. */
 	namedPaths?: readonly string[];
-	/** For a hooks path starting with `~/`. */
+	/** The user's home: `~/.gitconfig`, `~/` in git paths. */
 	homeDir: string;
-}): ProtectedPlan {
+	/** Nested entries that run later, found below the roots (see `TreeWatch`). Default: none. */
+	nested?: readonly NestedEntry[];
+}
+
+/** Every path that runs later, by kind: the roots' auto-run entries, nested ones, and what git reads for each repository. */
+function candidatesOf(options: ProtectedPlanOptions): Map<string, MountPoint["kind"]> {
+	const candidates = new Map<string, MountPoint["kind"]>();
+	const add = ([path, kind]: [string, MountPoint["kind"]]) => {
+		if (!candidates.has(path)) candidates.set(path, kind);
+	};
+	for (const root of options.roots) {
+		for (const entry of autoRunEntries) add([join(root, entry.path), entry.kind]);
+		// A root without its own .git may lie in a repository whose config names paths inside it.
+		const { top, dotGit } = repositoryTop(root);
+		gitCandidates(top, dotGit?.isFile() ?? false, options.homeDir).forEach(add);
+	}
+	for (const file of userConfigFiles({ homeDir: options.homeDir, env: process.env })) add([file, "file"]);
+	for (const entry of options.nested ?? []) {
+		add([entry.path, entry.kind]);
+		if (entry.path.endsWith(`${sep}.git`))
+			gitCandidates(dirname(entry.path), entry.kind === "file", options.homeDir).forEach(add);
+	}
+	return candidates;
+}
+
+/**
+ * Lists what must be read-only for the next call, when it lies in a writable path: every auto-run
+ * entry of each root, the nested entries found below them, and for each repository (the roots', a
+ * nested one) its git directories, every config file git reads with everything those include, and
+ * every hooks folder a config of any level names — minus the paths the user named in
+ * `writablePaths`. A missing path gets a mount point (at its highest missing folder). Throws
+ * `SandboxUnavailableError` for an entry that is a symbolic link: a mount would land on its target
+ * while the link itself stayed replaceable.
+ */
+export function planProtectedPaths(options: ProtectedPlanOptions): ProtectedPlan {
 	const writable = [...options.roots, ...options.writablePaths];
 	const named = new Set([...options.writablePaths, ...(options.namedPaths ?? [])]);
-	const candidates = new Map<string, MountPoint["kind"]>();
-	for (const root of options.roots) {
-		for (const entry of autoRunEntries) candidates.set(join(root, entry.path), entry.kind);
-		for (const path of gitPathsOf(root, options.homeDir)) candidates.set(path, "directory");
-	}
+	const candidates = candidatesOf(options);
 	const plan: ProtectedPlan = { readOnly: [], mountPoints: [] };
-	const paths = [...candidates.keys()]
-		.filter((path) => !named.has(path) && writable.some((directory) => isInside(path, directory)))
-		.sort();
-	for (const path of paths) {
+	const points = [...candidates]
+		.filter(([path]) => !named.has(path) && writable.some((directory) => isInside(path, directory)))
+		.map(([path, kind]) => (lstatOrUndefined(path) ? { path, kind } : mountPointFor(path, kind, writable)))
+		.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
+	for (const { path, kind } of points) {
 		// A path inside another protected one is covered by its mount.
 		if (plan.readOnly.some((outer) => isInside(path, outer))) continue;
 		const info = lstatOrUndefined(path);
 		if (info?.isSymbolicLink()) throw symbolicLinkError(path);
 		if (!info || isEmpty(path, info)) {
-			const kind = info ? (info.isDirectory() ? "directory" : "file") : (candidates.get(path) ?? "directory");
-			plan.mountPoints.push({ path, kind });
+			plan.mountPoints.push({ path, kind: info ? (info.isDirectory() ? "directory" : "file") : kind });
 		}
 		plan.readOnly.push(path);
 	}

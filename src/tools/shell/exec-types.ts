@@ -88,6 +88,8 @@ export interface ShellExecResult {
 	escapedProcesses?: EscapedProcess[];
 	/** Process id of the shell (and of its process group on POSIX), when known. */
 	pid?: number;
+	/** What the model must know about the call besides its output (e.g. what the sandbox undid after it). Default: none. */
+	notices?: string[];
 }
 
 /**

@@ -89,7 +89,12 @@ function escapedNotice(escaped: readonly EscapedProcess[]): string {
 }
 
 /** The text the model reads: output, truncation notice, background and escape notices. */
-function composeText(output: ShellOutput, backgroundPids: number[], escaped: readonly EscapedProcess[] = []): string {
+function composeText(
+	output: ShellOutput,
+	backgroundPids: number[],
+	escaped: readonly EscapedProcess[] = [],
+	notices: readonly string[] = [],
+): string {
 	// One trailing newline is how output ends, not content; notices follow after a blank line.
 	const body = output.text.endsWith("\n") ? output.text.slice(0, -1) : output.text;
 	const parts = [body === "" ? "(no output)" : body];
@@ -109,6 +114,7 @@ function composeText(output: ShellOutput, backgroundPids: number[], escaped: rea
 		);
 	}
 	if (escaped.length > 0) parts.push(escapedNotice(escaped));
+	parts.push(...notices);
 	return parts.join("\n\n");
 }
 
@@ -333,7 +339,7 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 		...(result.escapedProcesses?.length ? { escapedProcesses: result.escapedProcesses } : {}),
 		...(result.pid !== undefined ? { pid: result.pid } : {}),
 	};
-	const text = composeText(finished, result.backgroundPids, result.escapedProcesses);
+	const text = composeText(finished, result.backgroundPids, result.escapedProcesses, result.notices);
 	const failure = failureOf(result, timeoutSeconds, options);
 	if (failure) throw new ToolError(`${text}\n\n${failure}`, details);
 	return { content: [{ type: "text", text }], details };

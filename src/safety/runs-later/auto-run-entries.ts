@@ -1,0 +1,46 @@
+// The one list of files that run later: entries of a project that something outside toolbelt
+// runs, or reads as commands to run, without being asked. The file tools need a rule naming a
+// path in them before writing there (in every mode); the sandbox keeps them read-only.
+
+/** One entry of a project that runs later, and why. */
+export interface AutoRunEntry {
+	/** The name at the top of a workspace root (`.git`, `.envrc`). */
+	path: string;
+	/** What to make as a mount point when it is missing. */
+	kind: "directory" | "file";
+	/** What runs it. */
+	why: string;
+}
+
+/**
+ * Entries at each workspace root that run later. Besides these, every hooks folder a git config
+ * names (`core.hooksPath` at any level, e.g. `.githooks`) and every file a git config includes
+ * are protected where they lie (see `git-locations.ts`).
+ */
+export const autoRunEntries: readonly AutoRunEntry[] = [
+	{
+		path: ".git",
+		kind: "directory",
+		why: "config (core.fsmonitor, core.hooksPath, aliases, filters) and hooks run on the next git status or commit",
+	},
+	{ path: ".toolbelt", kind: "directory", why: "settings and hooks of the next toolbelt session" },
+	{ path: ".claude", kind: "directory", why: "another agent's settings and hooks" },
+	{ path: ".cursor", kind: "directory", why: "an editor agent's rules and MCP servers" },
+	{ path: ".mcp.json", kind: "file", why: "MCP servers (commands) agents start in this project" },
+	{ path: ".vscode", kind: "directory", why: "tasks run on folder open, interpreter and terminal settings" },
+	{ path: ".idea", kind: "directory", why: "run configurations and startup tasks" },
+	{ path: ".devcontainer", kind: "directory", why: "dev-container lifecycle commands" },
+	{ path: ".devcontainer.json", kind: "file", why: "dev-container lifecycle commands" },
+	{ path: ".envrc", kind: "file", why: "direnv runs it on cd" },
+	{ path: ".husky", kind: "directory", why: "git hooks of husky projects" },
+	{ path: ".pre-commit-config.yaml", kind: "file", why: "hooks pre-commit runs on git commit" },
+];
+
+/** Names that make a folder below a root run later too (a nested repository, a nested project's settings). */
+export const nestedAutoRunNames: readonly string[] = [".git", ".toolbelt"];
+
+/**
+ * The protected path patterns of the file tools (gitignore-style, at any depth): the auto-run
+ * entries, plus `.env*` (secrets, not code). A write or edit there needs an allow rule naming it.
+ */
+export const defaultProtectedPatterns: readonly string[] = [...autoRunEntries.map((entry) => entry.path), ".env*"];

@@ -1,0 +1,87 @@
+// Keeps nested entries that run later from being planted by sandboxed commands: the ones that
+// exist are protected read-only by the sandbox (from `protectedEntries`), and the ones a call
+// creates are renamed out of the way once it is over, with a notice for the model.
+import { randomBytes } from "node:crypto";
+import { renameSync } from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
+import { type NestedEntry, TreeTooLargeError, TreeWatch } from "./tree-watch.js";
+
+/** Options of `NestedGuard`. */
+export interface NestedGuardOptions {
+	/** The sandbox's writable roots (real paths). */
+	roots: readonly string[];
+	/** The most folders watched (see `TreeWatch`). Default: 100,000. */
+	maxFolders?: number;
+}
+
+function stamp(): string {
+	const time = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
+	return `${time}-${randomBytes(3).toString("hex")}`;
+}
+
+/**
+ * Watches the writable roots for nested repositories (`sub/.git`, a `.git` file) and nested
+ * toolbelt settings (`sub/.toolbelt`). What exists before a sandboxed call is kept read-only in
+ * it; what appears while one runs is renamed to `<name>.quarantined-<time>-<random>` after it
+ * (git then finds no repository there, toolbelt no settings), and the model is told.
+ */
+export class NestedGuard {
+	private readonly watch: TreeWatch;
+	private running = 0;
+
+	constructor(private readonly options: NestedGuardOptions) {
+		this.watch = new TreeWatch({ roots: options.roots, maxFolders: options.maxFolders });
+	}
+
+	/**
+	 * Before a sandboxed call: takes in what appeared since the last call (made outside the
+	 * sandbox: the user's), unless another sandboxed call ran meanwhile (then it is quarantined),
+	 * and returns the nested entries to keep read-only. Throws `TreeTooLargeError` for a tree too
+	 * large to watch.
+	 */
+	begin(): { protectedEntries: NestedEntry[]; notices: string[] } {
+		const changes = this.watch.refresh();
+		const notices = this.running > 0 ? this.quarantine(changes.added) : [];
+		this.running++;
+		return { protectedEntries: this.watch.known(), notices };
+	}
+
+	/**
+	 * After a sandboxed call's command ended: quarantines what appeared; returns the notices for the
+	 * model. Never throws.
+	 */
+	sweep(): string[] {
+		try {
+			return this.quarantine(this.watch.refresh().added);
+		} catch (error) {
+			if (error instanceof TreeTooLargeError) return [error.message];
+			throw error;
+		}
+	}
+
+	/** When a sandboxed call is over, with everything it left running: a last sweep. Never throws. */
+	end(): string[] {
+		const notices = this.sweep();
+		this.running = Math.max(0, this.running - 1);
+		return notices;
+	}
+
+	private quarantine(entries: readonly NestedEntry[]): string[] {
+		return entries.map((entry) => {
+			const shown = relative(this.options.roots.find((root) => entry.path.startsWith(root)) ?? "/", entry.path);
+			const name = basename(entry.path);
+			const target = join(dirname(entry.path), `${name}.quarantined-${stamp()}`);
+			const why =
+				name === ".git"
+					? "git would run what its config says (core.fsmonitor, hooks, aliases) on the host, outside the sandbox, the next time anyone runs git in that folder"
+					: "toolbelt would read its settings (hooks, rules) on the host, outside the sandbox, the next time it starts in that folder";
+			try {
+				renameSync(entry.path, target);
+				this.watch.forget(entry.path);
+				return `[The command created ${shown}: toolbelt renamed it to ${relative(dirname(entry.path), target)} in the same folder, because ${why}. A sandboxed command may not make one; if one is needed, ask the user to make it outside the sandbox.]`;
+			} catch (error) {
+				return `[The command created ${shown}, and toolbelt could not rename it out of the way (${(error as Error).message}): ${why}. Tell the user to remove it before running anything in that folder.]`;
+			}
+		});
+	}
+}

@@ -1,0 +1,177 @@
+// Finds the nested entries that run later (a repository's `.git`, a project's `.toolbelt`) below
+// the workspace roots, and notices new ones, without walking the whole tree on every call: each
+// folder's change time is kept, and only folders whose change time moved are listed again (an
+// entry created, removed or renamed inside a folder moves it; nothing a process can do sets it
+// back). Folders ignored by a root's `.gitignore` as it was when the watch began are not entered,
+// so `node_modules` costs nothing; the rules are read once, so a command cannot hide a folder by
+// writing a `.gitignore`. Synchronous: thousands of tiny lstat calls cost less than as many
+// thread-pool round trips.
+import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import ignoreModule from "ignore";
+import { nestedAutoRunNames } from "./auto-run-entries.js";
+
+const ignore = (ignoreModule as unknown as { default?: typeof ignoreModule }).default ?? ignoreModule;
+
+/** One nested entry that runs later. */
+export interface NestedEntry {
+	/** Absolute path, e.g. `<root>/sub/.git`. */
+	path: string;
+	/** A folder or a file (a `.git` file points to a git directory elsewhere). */
+	kind: "directory" | "file";
+	/** Its inode: a new entry under an old name is new. */
+	ino: number;
+	/** Its change time in ms (when it was made or last renamed). */
+	ctimeMs: number;
+}
+
+/** What a refresh found. */
+export interface TreeChanges {
+	/** Entries that are new since the last refresh (or replaced under the same name). */
+	added: NestedEntry[];
+}
+
+/** Thrown when a root holds more folders than the watch may keep. */
+export class TreeTooLargeError extends Error {}
+
+interface FolderRecord {
+	ctimeMs: number;
+	ino: number;
+}
+
+function readText(path: string): string {
+	try {
+		return readFileSync(path, "utf8");
+	} catch {
+		return "";
+	}
+}
+
+/** Options of `TreeWatch`. */
+export interface TreeWatchOptions {
+	/** The folders to watch (real paths): the sandbox's writable roots. */
+	roots: readonly string[];
+	/** The most folders kept; beyond it `refresh` throws `TreeTooLargeError`. Default: 100,000. */
+	maxFolders?: number;
+}
+
+/**
+ * The nested entries below some roots, kept current by `refresh`. The roots' own entries are not
+ * reported (the sandbox protects those at the top whether they exist or not).
+ */
+export class TreeWatch {
+	private readonly folders = new Map<string, FolderRecord>();
+	private readonly entries = new Map<string, NestedEntry>();
+	private readonly ignored: ((path: string) => boolean)[];
+	private readonly maxFolders: number;
+
+	constructor(private readonly options: TreeWatchOptions) {
+		this.maxFolders = options.maxFolders ?? 100_000;
+		this.ignored = options.roots.map((root) => {
+			const rules = ignore({ allowRelativePaths: true }).add(readText(join(root, ".gitignore")));
+			rules.add(readText(join(root, ".git", "info", "exclude")));
+			return (path: string) => {
+				const inside = relative(root, path);
+				if (inside === "" || inside.startsWith("..")) return false;
+				return rules.ignores(`${inside.split(sep).join("/")}/`);
+			};
+		});
+	}
+
+	/** The nested entries known now. */
+	known(): NestedEntry[] {
+		return [...this.entries.values()];
+	}
+
+	/** Forgets an entry that is gone (renamed away by the caller). */
+	forget(path: string): void {
+		this.entries.delete(path);
+	}
+
+	/** Lists again every folder whose change time moved; returns the entries that are new. */
+	refresh(): TreeChanges {
+		const added: NestedEntry[] = [];
+		if (this.folders.size === 0) {
+			for (const root of this.options.roots) this.walk(root, added);
+			return { added };
+		}
+		for (const [folder, record] of [...this.folders]) {
+			if (!this.folders.has(folder)) continue; // dropped with a parent
+			const info = lstatSync(folder, { throwIfNoEntry: false });
+			if (!info?.isDirectory() || info.ino !== record.ino) {
+				if (this.options.roots.includes(folder) && info?.isDirectory()) this.walk(folder, added);
+				else this.drop(folder);
+				continue;
+			}
+			if (info.ctimeMs !== record.ctimeMs) for (const fresh of this.list(folder, added)) this.walk(fresh, added);
+		}
+		return { added };
+	}
+
+	private drop(folder: string): void {
+		const prefix = folder + sep;
+		for (const path of this.folders.keys()) if (path === folder || path.startsWith(prefix)) this.folders.delete(path);
+		for (const path of this.entries.keys()) if (path.startsWith(prefix)) this.entries.delete(path);
+	}
+
+	private walk(folder: string, added: NestedEntry[]): void {
+		const stack = [folder];
+		while (stack.length > 0) stack.push(...this.list(stack.pop() as string, added));
+	}
+
+	/** Lists one folder: records it, updates its entries, returns its new subfolders to walk. */
+	private list(folder: string, added: NestedEntry[]): string[] {
+		const info = lstatSync(folder, { throwIfNoEntry: false });
+		let children: Dirent[];
+		try {
+			children = info?.isDirectory() ? readdirSync(folder, { withFileTypes: true }) : [];
+		} catch {
+			children = [];
+		}
+		if (!info?.isDirectory()) {
+			this.drop(folder);
+			return [];
+		}
+		const isRoot = this.options.roots.includes(folder);
+		if (!this.folders.has(folder) && this.folders.size >= this.maxFolders) {
+			throw new TreeTooLargeError(
+				`The workspace holds more than ${this.maxFolders} folders that .gitignore does not ignore, too many to watch for new repositories.`,
+			);
+		}
+		this.folders.set(folder, { ctimeMs: info.ctimeMs, ino: info.ino });
+		const present = new Set<string>();
+		const fresh: string[] = [];
+		for (const child of children) {
+			const path = join(folder, child.name);
+			if (!isRoot && nestedAutoRunNames.includes(child.name)) {
+				present.add(path);
+				this.note(path, added);
+			}
+			// A git directory is protected whole; what lies in it is git's.
+			if (child.name === ".git" || !child.isDirectory() || this.folders.has(path)) continue;
+			if (this.ignored.some((isIgnored) => isIgnored(path))) continue;
+			fresh.push(path);
+		}
+		const prefix = folder + sep;
+		for (const path of this.entries.keys()) {
+			if (path.startsWith(prefix) && !path.slice(prefix.length).includes(sep) && !present.has(path)) {
+				this.entries.delete(path);
+			}
+		}
+		return fresh;
+	}
+
+	private note(path: string, added: NestedEntry[]): void {
+		const info = lstatSync(path, { throwIfNoEntry: false });
+		if (!info) return;
+		const entry: NestedEntry = {
+			path,
+			kind: info.isDirectory() ? "directory" : "file",
+			ino: info.ino,
+			ctimeMs: info.ctimeMs,
+		};
+		const before = this.entries.get(path);
+		this.entries.set(path, entry);
+		if (!before || before.ino !== entry.ino) added.push(entry);
+	}
+}
