@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { ToolHooks, ToolTarget } from "../engine/types.js";
 import {
@@ -7,9 +8,10 @@ import {
 	type Workspace as ToolWorkspace,
 } from "../tools/index.js";
 import { compilePathPattern, type PathPattern, relativeInside } from "./path-pattern.js";
+import { defaultProtectedPatterns } from "./runs-later/auto-run-entries.js";
+import { type GitNamedPath, gitNamedPaths } from "./runs-later/git-named-paths.js";
 
-/** Paths inside the workspace that writes may touch only with an explicit allow rule. */
-export const defaultProtectedPatterns: readonly string[] = [".git", ".toolbelt", ".env*"];
+export { defaultProtectedPatterns };
 
 /** Where a call's target points, and how that relates to the workspace roots. */
 export interface PathCheck {
@@ -19,7 +21,7 @@ export interface PathCheck {
 	realPath: string;
 	/** The workspace root (real path) that contains it, or undefined when it lies outside every root. */
 	root?: string;
-	/** The protected pattern it falls under (`.git`, `.toolbelt`, `.env*`), for writes only. */
+	/** The protected pattern it falls under (`.git`, `.toolbelt`, `.env*`), or what git does with it (`a git hooks folder (core.hooksPath)`), for writes only. */
 	protectedBy?: string;
 }
 
@@ -29,10 +31,18 @@ export interface ConfinementOptions {
 	cwd: string;
 	/** Directories the file tools may touch. Default: `[cwd]`. */
 	roots?: readonly string[];
-	/** Gitignore-style patterns (relative to each root) that writes need an explicit allow rule for. Default: `.git`, `.toolbelt`, `.env*`. */
+	/**
+	 * Gitignore-style patterns (relative to each root, at any depth) that writes need an explicit
+	 * allow rule for. Default: the files that run later (`.git`, `.toolbelt`, `.claude`, `.vscode`,
+	 * `.husky`, `.envrc`, … see `autoRunEntries`) and `.env*`. Whatever the patterns, the paths git
+	 * reads or runs for the roots' repositories (hooks folders a config names, included config
+	 * files, git directories a `.git` file points to) are protected too.
+	 */
 	protectedPatterns?: readonly string[];
 	/** The workspace whose disk the roots are resolved on. Default: a local workspace at `cwd`. */
 	workspace?: ToolWorkspace;
+	/** The user's home, for git's user-level config (`~/.gitconfig`). Default: the user's home. */
+	homeDir?: string;
 }
 
 /** @deprecated Use `ConfinementOptions`. */
@@ -53,7 +63,25 @@ export class Confinement {
 		private readonly protectedPatterns: readonly { text: string; pattern: PathPattern }[],
 		/** The tools' workspace, which resolves paths a command writes (see `checkWritePath`). */
 		private readonly workspace: ToolWorkspace,
+		private readonly homeDir: string,
 	) {}
+
+	/** The paths git reads or runs for the roots' repositories, as of the last `refreshGitPaths`. */
+	private gitPaths: readonly GitNamedPath[] = [];
+
+	/**
+	 * Reads again where the roots' repositories' git config points (hooks folders, includes), so
+	 * that a write there counts as protected; call before judging writes. A remote workspace's
+	 * user-level config is on the remote host, and only its repository's files are read.
+	 */
+	async refreshGitPaths(): Promise<void> {
+		const remote = typeof (this.workspace as { urlOf?: unknown }).urlOf === "function";
+		this.gitPaths = await gitNamedPaths(this.realRoots, this.workspace.files, {
+			homeDir: this.homeDir,
+			env: process.env,
+			repositoryOnly: remote,
+		});
+	}
 
 	/** Resolves the roots (they must exist) and compiles the protected patterns. */
 	static async create(options: ConfinementOptions): Promise<Confinement> {
@@ -71,7 +99,7 @@ export class Confinement {
 			text,
 			pattern: compilePathPattern(text, { root: "/", homeDir: "/" }),
 		}));
-		return new Confinement(cwd, roots, realRoots, patterns, workspace);
+		return new Confinement(cwd, roots, realRoots, patterns, workspace, options.homeDir ?? homedir());
 	}
 
 	/** Checks where a call's target points. Undefined for a target without a path. No I/O. */
@@ -93,6 +121,7 @@ export class Confinement {
 	 * tools use, as a `write` call of that path would be checked.
 	 */
 	async checkWritePath(path: string): Promise<PathCheck | undefined> {
+		await this.refreshGitPaths();
 		return this.checkTarget(await this.workspace.resolveTarget({ access: "write", path }, { nearMiss: false }));
 	}
 
@@ -103,7 +132,11 @@ export class Confinement {
 		for (const { text, pattern } of this.protectedPatterns) {
 			if (views.some((view) => view !== undefined && view !== "" && pattern.test(view))) return text;
 		}
-		return undefined;
+		const named = this.gitPaths.find(
+			({ path }) =>
+				relativeInside(path, check.realPath) !== undefined || relativeInside(path, check.lexicalPath) !== undefined,
+		);
+		return named ? `${named.label}: ${named.path}` : undefined;
 	}
 
 	/** The message for a call that points outside every root, written for the model. */

@@ -142,7 +142,7 @@ export interface SafetyLayerOptions {
 	confine?: boolean;
 	/** More workspace roots, besides `cwd` and the settings' `additionalDirectories`. Default: none. */
 	roots?: readonly string[];
-	/** Patterns that write and edit need an explicit allow rule for. Default: `.git`, `.toolbelt`, `.env*`. */
+	/** Patterns that write and edit need an explicit allow rule for. Default: the files that run later (`autoRunEntries`) and `.env*`. */
 	protectedPatterns?: readonly string[];
 	/** Let `write` replace an existing file the model has not read. Default: false. */
 	allowWriteWithoutRead?: boolean;
@@ -280,6 +280,7 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		roots,
 		protectedPatterns: options.protectedPatterns,
 		workspace: tools,
+		homeDir,
 	});
 	const commandHooks = createCommandHooks({
 		cwd,

@@ -129,6 +129,8 @@ async function gatherFacts(
 ): Promise<CallFacts> {
 	const { workspace, rules } = state.options;
 	const toolName = context.tool.name;
+	// Where git's config points may have changed since the last call (a hooks folder, an include).
+	if (context.target?.access === "write") await workspace.refreshGitPaths();
 	const check = workspace.checkTarget(context.target);
 	// The parser loads on the first command judged; a start that judges none never pays for it.
 	if (typeof context.target?.command === "string") await loadShellParser();
