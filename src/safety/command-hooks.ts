@@ -16,11 +16,18 @@ import {
 	readPreToolUseAnswer,
 	stricterDecision,
 } from "./hook-output.js";
-import { checkedAnswer, type HookFailure, type HookRun, type HookRunSettings, runHook } from "./hook-run.js";
+import {
+	checkedAnswer,
+	type HookFailure,
+	type HookRun,
+	type HookRunSettings,
+	type HookSandbox,
+	runHook,
+} from "./hook-run.js";
 import type { HookCommandSettings, HookMatcherSettings } from "./settings.js";
 
 export type { HookPermissionDecision } from "./hook-output.js";
-export type { HookEvent, HookFailure } from "./hook-run.js";
+export type { HookEvent, HookFailure, HookSandbox } from "./hook-run.js";
 
 /** Options of `createCommandHooks`. */
 export interface CommandHooksOptions {
@@ -50,6 +57,13 @@ export interface CommandHooksOptions {
 	 * cannot be acted on (bad JSON, an unknown decision), whatever its `onError`. Default: none.
 	 */
 	onHookError?: (error: HookFailure) => void;
+	/**
+	 * The sandbox commands run in, asked at each hook run: when there is one, every hook runs
+	 * inside it too, so a hook never runs on the host a program a sandboxed command could have
+	 * written (`node_modules/.bin/prettier` behind `npx prettier`, a script in the repository, a
+	 * folder of the workspace on `PATH`). Default: none (hooks run directly).
+	 */
+	sandbox?: () => HookSandbox | undefined;
 }
 
 /** What the PreToolUse hooks of a call decided, combined. */
@@ -132,6 +146,7 @@ function createState(options: CommandHooksOptions): CommandHooksState {
 	return {
 		cwd: options.cwd,
 		processCwd: options.processCwd,
+		sandbox: options.sandbox,
 		// Made on first use: a start whose hooks never run (a read, an MCP `initialize`) need not load crypto.
 		get sessionId() {
 			sessionId ??= randomUUID();

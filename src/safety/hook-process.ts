@@ -22,6 +22,11 @@ export interface HookProcessInput {
 	timeoutMs: number;
 	/** Aborting kills the command and everything it started. */
 	signal?: AbortSignal;
+	/**
+	 * The launcher the shell runs under (a sandbox's program and its arguments, up to the command):
+	 * `/bin/sh -c <command>` is appended. Default: none (the shell runs directly).
+	 */
+	launcher?: { file: string; args: readonly string[] };
 }
 
 /** How a hook command ended. */
@@ -142,7 +147,10 @@ export function runHookProcess(input: HookProcessInput): Promise<HookProcessResu
 	return new Promise((resolve) => {
 		// A hook must leave nothing running: a PID namespace of its own does that most cheaply.
 		const containment = createProcessContainment({ preferPidNamespace: true });
-		const { file, args } = containedCommand(containment, "/bin/sh", ["-c", input.command]);
+		const shell = ["/bin/sh", "-c", input.command];
+		const { file, args } = input.launcher
+			? containedCommand(containment, input.launcher.file, [...input.launcher.args, ...shell])
+			: containedCommand(containment, "/bin/sh", shell.slice(1));
 		const child = spawn(file, args, {
 			cwd: input.cwd,
 			env: { ...input.env, ...containment.env },

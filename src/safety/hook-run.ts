@@ -33,6 +33,44 @@ export interface HookRunSettings {
 	defaultTimeoutSeconds: number;
 	/** Told about every failed or unreadable hook. */
 	onHookError?: (failure: HookFailure) => void;
+	/**
+	 * The sandbox hooks run in, when commands run in one (a hook must not run on the host a
+	 * program a sandboxed command could have written). Undefined: hooks run directly.
+	 */
+	sandbox?: () => HookSandbox | undefined;
+}
+
+/** What running a hook inside a sandbox needs: `Sandbox.prepare`. */
+export interface HookSandbox {
+	/** Prepares one sandboxed run in `cwd` (throws when the sandbox cannot be set up). */
+	prepare(cwd: string): Promise<{
+		file: string;
+		args: string[];
+		finish(): string[];
+		release(): Promise<void>;
+	}>;
+}
+
+/** Runs the hook process, inside the sandbox when there is one; a sandbox that cannot be set up is a spawn error. */
+async function runHookProcessWhere(
+	state: HookRunSettings,
+	input: Parameters<typeof runHookProcess>[0],
+): Promise<HookProcessResult> {
+	const sandbox = state.sandbox?.();
+	if (!sandbox) return runHookProcess(input);
+	let launch: Awaited<ReturnType<HookSandbox["prepare"]>>;
+	try {
+		launch = await sandbox.prepare(input.cwd);
+	} catch (error) {
+		const empty = { exitCode: null, signal: null, stdout: "", stderr: "", timedOut: false, aborted: false };
+		return { ...empty, spawnError: `the sandbox hooks run in could not be set up: ${(error as Error).message}` };
+	}
+	try {
+		return await runHookProcess({ ...input, launcher: launch });
+	} finally {
+		launch.finish();
+		await launch.release();
+	}
 }
 
 function describeFailure(result: HookProcessResult, timeoutSeconds: number): string | undefined {
@@ -95,7 +133,7 @@ export async function runHook(state: HookRunSettings, request: HookRequest): Pro
 	const { event, hook } = request;
 	const step = { event, hook };
 	const timeoutSeconds = hook.timeout ?? state.defaultTimeoutSeconds;
-	const result = await runHookProcess({
+	const result = await runHookProcessWhere(state, {
 		command: hook.command,
 		stdin: JSON.stringify(request.payload),
 		cwd: state.processCwd ?? state.cwd,

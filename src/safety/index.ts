@@ -282,6 +282,7 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		workspace: tools,
 		homeDir,
 	});
+	let sandbox: Sandbox | undefined;
 	const commandHooks = createCommandHooks({
 		cwd,
 		// The remote folder is not on this machine: hooks run where toolbelt was started.
@@ -292,6 +293,8 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		sessionId: options.sessionId,
 		permissionMode: mode,
 		onHookError: options.onHookError,
+		// Made below; asked at each run, so hooks run in the same sandbox as commands.
+		sandbox: () => sandbox,
 	});
 	const staleWrite = createStaleWriteHooks({
 		seenFiles: options.seenFiles,
@@ -317,7 +320,6 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 
 	// The sandbox confines commands on this machine; a remote workspace's commands run there.
 	const sandboxSetting = options.sandbox ?? (projectDisk ? false : settings.sandbox.enabled) ?? false;
-	let sandbox: Sandbox | undefined;
 	if (sandboxSetting !== false) {
 		const extra = typeof sandboxSetting === "object" ? sandboxSetting : {};
 		sandbox = await createSandbox({
