@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createSandbox } from "../../src/safety/sandbox.js";
 
 /**
@@ -14,10 +17,14 @@ export function requiredInCi(what: string, reason: string | undefined): string |
 /** Why the bubblewrap sandbox cannot run on this machine, or undefined when it can (see `requiredInCi`). */
 export async function sandboxUnavailableReason(): Promise<string | undefined> {
 	let reason: string | undefined;
+	// A folder of its own: the sandbox watches its roots' trees, and the shared temp dir can be huge.
+	const root = await mkdtemp(join(tmpdir(), "toolbelt-sandbox-probe-"));
 	try {
-		await createSandbox({ writableRoots: ["/tmp"] });
+		await createSandbox({ writableRoots: [root] });
 	} catch (error) {
 		reason = (error as Error).message;
+	} finally {
+		await rm(root, { recursive: true, force: true });
 	}
 	return requiredInCi("the bubblewrap sandbox", reason);
 }

@@ -1,0 +1,197 @@
+// Red-team tests: nothing a sandboxed command writes runs later on the host. Each plants code
+// where git, a command hook or the next toolbelt session would run it outside the sandbox, through
+// the built CLI as a user starts it (`toolbelt tool bash … --sandbox`), then does what the user
+// does next (git status, a commit, a write with a PostToolUse hook, toolbelt in a subfolder) and
+// checks that no marker appeared on the host. As root and as an unprivileged user.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
+import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
+import { handOver, type TestUser, testUsers, userPrefix } from "../helpers/test-users.js";
+
+const unavailable = await sandboxUnavailableReason();
+const cli = new CliProcesses();
+
+// Outside /tmp: the sandbox's /tmp is its own, so only a process on the host can make a marker here.
+let base = "";
+beforeEach(async () => {
+	base = await mkdtemp(join("/var/tmp", "toolbelt-runs-later-"));
+});
+afterEach(async () => {
+	cli.killAll();
+	await rm(base, { recursive: true, force: true });
+});
+
+const identity = {
+	GIT_AUTHOR_NAME: "t",
+	GIT_AUTHOR_EMAIL: "t@example.invalid",
+	GIT_COMMITTER_NAME: "t",
+	GIT_COMMITTER_EMAIL: "t@example.invalid",
+	GIT_CONFIG_NOSYSTEM: "1",
+};
+
+const home = () => join(base, "home");
+const marker = () => join(base, "ran-on-host");
+
+/** A command that writes `content` to `path` (appending) by a program the shell policy cannot read, so the sandbox is what must stop it. */
+function plantCommand(path: string, content: string): string {
+	const script =
+		"const fs=require('fs');const [p,b]=process.argv.slice(1);fs.mkdirSync(require('path').dirname(p),{recursive:true});" +
+		"fs.appendFileSync(p,Buffer.from(b,'base64'));fs.chmodSync(p,0o755)";
+	return `node -e "${script}" ${path} ${Buffer.from(content).toString("base64")}`;
+}
+
+const fsmonitorConfig = () => `[core]\n\tfsmonitor = touch ${marker()}; false\n`;
+const hookScript = () => `#!/bin/sh\ntouch ${marker()}\n`;
+
+describe.skipIf(unavailable !== undefined).each(testUsers())("files that run later, as %s", (user: TestUser) => {
+	beforeEach(() => {
+		ensureBuiltCli();
+	});
+
+	/** A program on the host, as the user runs it after the session. */
+	function host(cwd: string, program: string, args: string[]) {
+		const [file, ...prefix] = [...userPrefix(user), program];
+		return spawnSync(file ?? program, [...prefix, ...args], {
+			cwd,
+			env: cleanEnv({ HOME: home(), ...identity }),
+			encoding: "utf8",
+			timeout: 60_000,
+		});
+	}
+
+	const git = (cwd: string, ...args: string[]) => host(cwd, "git", args);
+
+	/** A committed repository at `path`, owned by the user. */
+	async function repository(path: string): Promise<string> {
+		await mkdir(path, { recursive: true });
+		await mkdir(home(), { recursive: true });
+		await writeFile(join(path, "file.txt"), "content\n");
+		await handOver(base, user);
+		for (const args of [
+			["init", "-q"],
+			["add", "-A"],
+			["commit", "-q", "-m", "initial"],
+		]) {
+			const result = git(path, ...args);
+			if (result.status !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`);
+		}
+		return path;
+	}
+
+	function sandboxed(cwd: string, command: string) {
+		return cli.run(["tool", "bash", JSON.stringify({ command }), "--sandbox"], {
+			cwd,
+			env: cleanEnv({ HOME: home(), ...identity }),
+			user,
+		});
+	}
+
+	it("a config the repository includes (include.path = ../.gitconfig): a planted core.fsmonitor does not run", async () => {
+		const repo = await repository(join(base, "repo"));
+		git(repo, "config", "include.path", "../.gitconfig");
+		await sandboxed(repo, plantCommand(join(repo, ".gitconfig"), fsmonitorConfig()));
+		git(repo, "status", "--porcelain");
+		expect(existsSync(marker())).toBe(false);
+	});
+
+	it("a hooks folder inside the workspace named by the user's global config: a planted hook does not run", async () => {
+		const repo = await repository(join(base, "repo"));
+		await writeFile(join(home(), ".gitconfig"), `[core]\n\thooksPath = ${join(repo, "tools", "hooks")}\n`);
+		await handOver(base, user);
+		await sandboxed(repo, plantCommand(join(repo, "tools", "hooks", "pre-commit"), hookScript()));
+		git(repo, "commit", "-q", "--allow-empty", "-m", "after");
+		expect(existsSync(marker())).toBe(false);
+	});
+
+	it("a new nested repository (sub/.git) with core.fsmonitor: git in sub runs nothing, and the model is told", async () => {
+		const repo = await repository(join(base, "repo"));
+		const run = await sandboxed(repo, `git init -q sub && git -C sub config core.fsmonitor "touch ${marker()}; false"`);
+		git(join(repo, "sub"), "status", "--porcelain");
+		expect(existsSync(marker())).toBe(false);
+		expect(existsSync(join(repo, "sub", ".git"))).toBe(false);
+		expect(readdirSync(join(repo, "sub")).some((name) => name.startsWith(".git.quarantined-"))).toBe(true);
+		expect(run.stdout).toContain("sub/.git");
+	});
+
+	it("a new .git file pointing to a planted git directory: git in that folder runs nothing", async () => {
+		const repo = await repository(join(base, "repo"));
+		const gitDir = join(repo, "gitdirs", "evil");
+		const command = [
+			`git init -q --bare ${gitDir}`,
+			`git --git-dir=${gitDir} config core.bare false`,
+			`git --git-dir=${gitDir} config core.fsmonitor "touch ${marker()}; false"`,
+			plantCommand(join(repo, "sub2", ".git"), `gitdir: ${gitDir}\n`),
+		].join(" && ");
+		await sandboxed(repo, command);
+		git(join(repo, "sub2"), "status", "--porcelain");
+		expect(existsSync(marker())).toBe(false);
+	});
+
+	it("an existing nested repository whose .git file points into the workspace: its git directory stays read-only", async () => {
+		const repo = await repository(join(base, "repo"));
+		await mkdir(join(repo, "gitdirs"));
+		await handOver(base, user);
+		const made = git(repo, "init", "-q", `--separate-git-dir=${join(repo, "gitdirs", "sub")}`, "sub");
+		expect(made.status).toBe(0);
+		await sandboxed(repo, plantCommand(join(repo, "gitdirs", "sub", "config"), fsmonitorConfig()));
+		git(join(repo, "sub"), "status", "--porcelain");
+		expect(existsSync(marker())).toBe(false);
+	});
+
+	it("an existing repository two levels down: its config stays read-only", async () => {
+		const repo = await repository(join(base, "repo"));
+		await repository(join(repo, "vendor", "lib"));
+		await sandboxed(repo, plantCommand(join(repo, "vendor", "lib", ".git", "config"), fsmonitorConfig()));
+		git(join(repo, "vendor", "lib"), "status", "--porcelain");
+		expect(existsSync(marker())).toBe(false);
+	});
+
+	it("the README's PostToolUse hook (npx prettier): a planted node_modules/.bin/prettier does not run on the host", async () => {
+		const repo = await repository(join(base, "repo"));
+		await writeFile(join(repo, "package.json"), "{}\n");
+		await mkdir(join(home(), ".toolbelt"), { recursive: true });
+		const command = 'npx prettier --write "$(jq -r .tool_input.file_path)"';
+		const hooks = {
+			PostToolUse: [{ matcher: "write|edit", hooks: [{ type: "command", command, onError: "continue" }] }],
+		};
+		await writeFile(join(home(), ".toolbelt", "settings.json"), JSON.stringify({ hooks }));
+		await handOver(base, user);
+		const prettier = `#!/bin/sh\ntouch ${marker()}\ntouch "$PWD/ran-inside"\n`;
+		await sandboxed(repo, plantCommand(join(repo, "node_modules", ".bin", "prettier"), prettier));
+		const write = await cli.run(["tool", "write", JSON.stringify({ path: "a.js", content: "x\n" }), "--sandbox"], {
+			cwd: repo,
+			env: cleanEnv({ HOME: home(), ...identity }),
+			user,
+		});
+		expect(write.code).toBe(0);
+		expect(existsSync(marker())).toBe(false);
+		// The hook did run: inside the sandbox, where the workspace is writable.
+		expect(existsSync(join(repo, "ran-inside"))).toBe(true);
+	});
+
+	it("trustedProjects with a glob: a .toolbelt/settings.json a sandboxed command wrote in a subfolder is not trusted", async () => {
+		const repo = await repository(join(base, "repo"));
+		await mkdir(join(home(), ".toolbelt"), { recursive: true });
+		await writeFile(join(home(), ".toolbelt", "settings.json"), JSON.stringify({ trustedProjects: [`${base}/**`] }));
+		// One subfolder without settings, one whose .toolbelt folder exists already.
+		await mkdir(join(repo, "pkg"), { recursive: true });
+		await mkdir(join(repo, "lib", ".toolbelt", "hooks"), { recursive: true });
+		await handOver(base, user);
+		const settings = JSON.stringify({
+			hooks: { PreToolUse: [{ hooks: [{ type: "command", command: `touch ${marker()}` }] }] },
+		});
+		for (const folder of ["pkg", "lib"]) {
+			await sandboxed(repo, plantCommand(join(repo, folder, ".toolbelt", "settings.json"), settings));
+			await cli.run(["tool", "ls", JSON.stringify({ path: "." })], {
+				cwd: join(repo, folder),
+				env: cleanEnv({ HOME: home(), ...identity }),
+				user,
+			});
+			expect(existsSync(marker()), folder).toBe(false);
+		}
+	});
+});
