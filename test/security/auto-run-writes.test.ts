@@ -6,13 +6,15 @@
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
 
 const tempDir = useTempDir();
 const cli = new CliProcesses();
+// Each test starts the CLI several times; on a loaded machine that takes a while.
+vi.setConfig({ testTimeout: 180_000 });
 afterEach(() => cli.killAll());
 
 const paths = [

@@ -7,13 +7,15 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { handOver, type TestUser, testUsers, userPrefix } from "../helpers/test-users.js";
 
 const unavailable = await sandboxUnavailableReason();
 const cli = new CliProcesses();
+// Each test starts the CLI several times; on a loaded machine that takes a while.
+vi.setConfig({ testTimeout: 180_000 });
 
 // Outside /tmp: the sandbox's /tmp is its own, so only a process on the host can make a marker here.
 let base = "";

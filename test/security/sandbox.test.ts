@@ -163,8 +163,8 @@ describe.skipIf(unavailable !== undefined)("the sandbox against code planted for
 			"echo '{\"tasks\":[]}' > .vscode/tasks.json; echo 'touch x' > .envrc; mkdir .idea; mkdir .devcontainer; " +
 				"rm -rf .vscode; ls -A",
 			{},
-			// `.envrc` is a protected path to the permission rules too: allow the write, so the sandbox is what stops it.
-			["--allow", "edit(.envrc)"],
+			// These are protected paths to the permission rules too: allow the writes, so the sandbox is what stops them.
+			["--allow", "edit(.envrc)", "--allow", "edit(.vscode/**)"],
 		);
 		expect(run.code).toBe(0);
 		expect(readdirSync(join(repo, ".vscode"))).toEqual(["settings.json"]);
