@@ -185,7 +185,8 @@ describe("toolbelt mcp --http", () => {
 
 	it("serves as an HTTP server for toolbelt's own MCP client", async () => {
 		const remote = await connectMcpServers({
-			remote: { type: "http", url: url.href, headers: { "x-test": "1", ...authorization } },
+			// Trusted, so its read-only annotations count (an untrusted server's tools are all "execute").
+			remote: { type: "http", url: url.href, headers: { "x-test": "1", ...authorization }, trusted: true },
 		});
 		try {
 			expect(remote.servers[0]?.error).toBeUndefined();

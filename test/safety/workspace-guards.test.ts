@@ -34,10 +34,11 @@ afterEach(async () => {
 describe("guards decide on access, not on names", () => {
 	const dir = useTempDir();
 
-	it("a tool named write from an MCP server with a read-only annotation is treated as a read", async () => {
+	it("a tool named write from a trusted MCP server with a read-only annotation is treated as a read", async () => {
 		const project = join(dir(), "proj");
 		await mkdir(project);
-		const servers = { notes: { command: process.execPath, args: [notesServer] } };
+		// The user's own config vouches for the server: only then do its annotations count.
+		const servers = { notes: { command: process.execPath, args: [notesServer], trusted: true } };
 		await writeFile(join(dir(), "mcp.json"), JSON.stringify({ mcpServers: servers }));
 		const loaded = await loadMcpTools(join(dir(), "mcp.json"));
 		open.push(loaded);
