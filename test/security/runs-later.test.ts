@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { handOver, type TestUser, testUsers, userPrefix } from "../helpers/test-users.js";
+import { gitIdentity } from "./git-identity.js";
 
 const unavailable = await sandboxUnavailableReason();
 const cli = new CliProcesses();
@@ -27,13 +28,7 @@ afterEach(async () => {
 	await rm(base, { recursive: true, force: true });
 });
 
-const identity = {
-	GIT_AUTHOR_NAME: "t",
-	GIT_AUTHOR_EMAIL: "t@example.invalid",
-	GIT_COMMITTER_NAME: "t",
-	GIT_COMMITTER_EMAIL: "t@example.invalid",
-	GIT_CONFIG_NOSYSTEM: "1",
-};
+const identity = gitIdentity;
 
 const home = () => join(base, "home");
 const marker = () => join(base, "ran-on-host");

@@ -10,6 +10,7 @@ import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binar
 import { requiredInCi, sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { handOver, type TestUser, testUsers, unprivilegedIdentity, userPrefix } from "../helpers/test-users.js";
+import { gitIdentity } from "./git-identity.js";
 
 const unavailable = await sandboxUnavailableReason();
 const keyctl = ["/usr/bin/keyctl", "/bin/keyctl"].find((path) => existsSync(path));
@@ -31,13 +32,7 @@ afterEach(async () => {
 	await rm(outside, { recursive: true, force: true });
 });
 
-const identity = {
-	GIT_AUTHOR_NAME: "t",
-	GIT_AUTHOR_EMAIL: "t@example.invalid",
-	GIT_COMMITTER_NAME: "t",
-	GIT_COMMITTER_EMAIL: "t@example.invalid",
-	GIT_CONFIG_NOSYSTEM: "1",
-};
+const identity = gitIdentity;
 
 const home = () => join(outside, "home");
 

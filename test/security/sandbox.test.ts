@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
+import { gitIdentity } from "./git-identity.js";
 
 const unavailable = await sandboxUnavailableReason();
 
@@ -26,13 +27,7 @@ afterEach(async () => {
 	await rm(outsideTmp, { recursive: true, force: true });
 });
 
-const identity = {
-	GIT_AUTHOR_NAME: "t",
-	GIT_AUTHOR_EMAIL: "t@example.invalid",
-	GIT_COMMITTER_NAME: "t",
-	GIT_COMMITTER_EMAIL: "t@example.invalid",
-	GIT_CONFIG_NOSYSTEM: "1",
-};
+const identity = gitIdentity;
 
 function homeDir(): string {
 	return join(outsideTmp, "home");
