@@ -9,7 +9,13 @@ import { createRemoteShellOperations } from "./remote-shell.js";
 import { createScriptChannel } from "./script-channel.js";
 import { createSshTransport } from "./ssh-transport.js";
 import type { RemoteTransport } from "./transport.js";
-import { parseWorkspaceUrl, type WorkspaceLocation, WorkspaceUrlError, workspaceUrlOf } from "./workspace-url.js";
+import {
+	checkRemoteNames,
+	parseWorkspaceUrl,
+	type WorkspaceLocation,
+	WorkspaceUrlError,
+	workspaceUrlOf,
+} from "./workspace-url.js";
 
 /** A workspace on another machine or in a container; close it when done. */
 export interface RemoteWorkspace extends Workspace {
@@ -48,6 +54,7 @@ export interface WorkspaceFromUrlOptions {
 }
 
 function transportFor(location: WorkspaceLocation, options: WorkspaceFromUrlOptions): RemoteTransport {
+	checkRemoteNames(location);
 	switch (location.kind) {
 		case "ssh":
 			return createSshTransport({ ...location, sshOptions: options.sshOptions, sshPath: options.sshPath });

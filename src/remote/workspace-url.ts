@@ -12,6 +12,52 @@ export class WorkspaceUrlError extends Error {
 const forms =
 	"Use ssh://[user@]host[:port]/absolute/path, docker://container/path, podman://container/path or kubectl://[namespace/]pod[/container]/path.";
 
+/** What each name of a location is called in messages. */
+const nameRoles = {
+	host: "host",
+	user: "user",
+	container: "container",
+	pod: "pod",
+	namespace: "namespace",
+} as const;
+
+/**
+ * Throws `WorkspaceUrlError` for a name of `location` (host, user, container, pod, namespace)
+ * that the ssh, docker, podman or kubectl client would read as an option (it starts with `-`:
+ * `kubectl://--kubeconfig=evil.yaml/…` would load a config whose exec plugin runs here) or that
+ * holds a control character or white space (no real name does; in a message it could forge lines).
+ * Called where a URL is parsed and again where a location becomes a transport, so a location a
+ * library builds by hand is held to the same rule.
+ */
+export function checkRemoteNames(location: WorkspaceLocation): void {
+	const names: [keyof typeof nameRoles, string | undefined][] =
+		location.kind === "ssh"
+			? [
+					["host", location.host],
+					["user", location.user],
+				]
+			: location.kind === "kubectl"
+				? [
+						["namespace", location.namespace],
+						["pod", location.pod],
+						["container", location.container],
+					]
+				: [["container", location.container]];
+	for (const [role, value] of names) {
+		if (value === undefined) continue;
+		if (value === "" || value.startsWith("-")) {
+			throw new WorkspaceUrlError(
+				`The ${nameRoles[role]} name ${JSON.stringify(value)} is empty or starts with "-", which the ${location.kind} client would read as an option. Nothing was run. ${forms}`,
+			);
+		}
+		if (/[\u0000-\u0020\u007f-\u009f]/.test(value)) {
+			throw new WorkspaceUrlError(
+				`The ${nameRoles[role]} name ${JSON.stringify(value)} holds white space or a control character; no ${location.kind} name does. Nothing was run. ${forms}`,
+			);
+		}
+	}
+}
+
 /** True when `text` names a remote workspace (has a scheme toolbelt knows). */
 export function isWorkspaceUrl(text: string): boolean {
 	return /^(ssh|docker|podman|kubectl):\/\//.test(text);
@@ -24,6 +70,12 @@ export function isWorkspaceUrl(text: string): boolean {
  * (`kubectl://ns/pod//path`, `kubectl://ns/pod/container//path`).
  */
 export function parseWorkspaceUrl(text: string): WorkspaceLocation {
+	const location = parseNames(text);
+	checkRemoteNames(location);
+	return location;
+}
+
+function parseNames(text: string): WorkspaceLocation {
 	const match = /^(ssh|docker|podman|kubectl):\/\/([^/]+)(\/.*)?$/.exec(text);
 	if (!match) throw new WorkspaceUrlError(`'${text}' is not a workspace URL. ${forms}`);
 	const [, scheme, authority = "", rest = "/"] = match;
