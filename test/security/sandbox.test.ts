@@ -6,13 +6,15 @@ import { existsSync, readdirSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { gitIdentity } from "./git-identity.js";
 
 const unavailable = await sandboxUnavailableReason();
+// Several CLI starts per test, each a few seconds on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const tempDir = useTempDir();
 const cli = new CliProcesses();
