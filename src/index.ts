@@ -92,12 +92,6 @@ export {
 	withFileMutationQueue,
 } from "./engine/index.js";
 export {
-	createWorkspaceFromUrl,
-	type RemoteWorkspace,
-	type WorkspaceFromUrlOptions,
-	workspaceToolsOptions,
-} from "./remote/index.js";
-export {
 	type AskPermission,
 	createSafetyLayer,
 	type PermissionMode,
@@ -125,4 +119,10 @@ export {
 	readOnlyToolNames,
 	type ToolName,
 	type ToolsOptions,
+	workspaceToolsOptions,
 } from "./tools/index.js";
+export {
+	createWorkspaceFromUrl,
+	type RemoteWorkspace,
+	type WorkspaceFromUrlOptions,
+} from "./workspace/remote/index.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ToolError } from "../../src/engine/errors.js";
 import { type BashToolDetails, createBashTool } from "../../src/tools/bash.js";
 import { createGrepTool } from "../../src/tools/grep.js";
-import { importantLinesOfFile } from "../../src/tools/output/scan-output-file.js";
+import { importantLinesOfFile } from "../../src/workspace/output/scan-output-file.js";
 import type { BenchCase, BenchContext, BenchOutcome } from "../types.js";
 
 // The baseline runs the same rg binary the tool uses (there is no system rg on every machine).

@@ -4,8 +4,8 @@ import { mkdir, open, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import type { ToolCall } from "../../src/engine/types.js";
-import { createWorkspaceFromUrl, type RemoteRipgrepMode, workspaceToolsOptions } from "../../src/remote/index.js";
-import { createAllTools } from "../../src/tools/index.js";
+import { createAllTools, workspaceToolsOptions } from "../../src/tools/index.js";
+import { createWorkspaceFromUrl, type RemoteRipgrepMode } from "../../src/workspace/remote/index.js";
 import { freePort, isListening } from "../../test/helpers/loopback.js";
 import type { BenchCase, BenchContext } from "../types.js";
 

@@ -9,7 +9,7 @@ import { loadShellParser, splitCommand } from "../../src/safety/shell-policy/ind
 import { createBashTool } from "../../src/tools/bash.js";
 import { createEditTool } from "../../src/tools/edit.js";
 import { createReadTool } from "../../src/tools/read.js";
-import { localShellOperations } from "../../src/tools/shell/local-operations.js";
+import { localShellOperations } from "../../src/workspace/local/shell/local-operations.js";
 import type { BenchCase, BenchContext } from "../types.js";
 
 const FILE_COUNT = 200;

@@ -1,8 +1,5 @@
-import { raceAbort } from "../engine/abort.js";
-import { errorMessage } from "../engine/errors.js";
-import { executeToolCalls } from "../engine/execute-tool-calls.js";
-import { createToolSession, type ToolSession } from "../engine/session.js";
-import type { ToolResultMessage } from "../engine/types.js";
+import type { ToolResultMessage } from "../engine/index.js";
+import { createToolSession, errorMessage, executeToolCalls, raceAbort, type ToolSession } from "../engine/index.js";
 import { EventStream } from "./event-stream.js";
 import { createErrorReply, createSkippedToolResult, toolCallsOf } from "./messages.js";
 import { streamModel } from "./providers/index.js";

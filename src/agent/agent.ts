@@ -1,5 +1,5 @@
-import { emitSafely } from "../engine/events.js";
-import type { AnyAgentTool, ImageContent } from "../engine/types.js";
+import type { AnyAgentTool, ImageContent } from "../engine/index.js";
+import { emitSafely } from "../engine/index.js";
 import { agentLoop } from "./agent-loop.js";
 import { createUserMessage } from "./messages.js";
 import type {

@@ -1,4 +1,4 @@
-import type { ImageContent, TextContent } from "../engine/types.js";
+import type { ImageContent, TextContent } from "../engine/index.js";
 import type {
 	AssistantMessage,
 	Message,

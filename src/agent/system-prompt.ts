@@ -1,4 +1,4 @@
-import type { ToolDefinition } from "../engine/types.js";
+import type { ToolDefinition } from "../engine/index.js";
 
 /** Options of `buildSystemPrompt`. */
 export interface SystemPromptOptions {

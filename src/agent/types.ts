@@ -1,4 +1,3 @@
-import type { ToolSession } from "../engine/session.js";
 import type {
 	AnyAgentTool,
 	ExecutionMode,
@@ -9,9 +8,10 @@ import type {
 	ToolExecutionEvent,
 	ToolHooks,
 	ToolResultMessage,
-} from "../engine/types.js";
+	ToolSession,
+} from "../engine/index.js";
 
-export type { ToolCall, ToolResultMessage } from "../engine/types.js";
+export type { ToolCall, ToolResultMessage } from "../engine/index.js";
 
 // ---------------------------------------------------------------------------------------------
 // Messages

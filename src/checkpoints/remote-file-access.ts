@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { posix } from "node:path";
-import type { RemoteWorkspace } from "../remote/index.js";
-import { runRemote } from "../remote/run-remote.js";
+import type { RemoteWorkspace } from "../workspace/remote/index.js";
+import { runRemote } from "../workspace/remote/index.js";
 import type { CheckpointFileAccess } from "./file-access.js";
 
 /** A name that no longer exists (or whose folder does not): the image is "absent". */

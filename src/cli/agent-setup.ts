@@ -1,8 +1,8 @@
 import { resolve, sep } from "node:path";
 import type { Agent } from "../agent/agent.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
-import { createToolSession } from "../engine/session.js";
-import type { AnyAgentTool } from "../engine/types.js";
+import type { AnyAgentTool } from "../engine/index.js";
+import { createToolSession } from "../engine/index.js";
 import type { AskPermission } from "../safety/index.js";
 import type { JobRegistry } from "../tools/index.js";
 import { booleanOption, type ParsedArgs, stringOption, UsageError } from "./args.js";

@@ -1,4 +1,4 @@
-import type { ToolHooks } from "../engine/types.js";
+import type { ToolHooks } from "../engine/index.js";
 import {
 	formatRule,
 	isPermissionBlockDetails,

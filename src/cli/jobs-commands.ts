@@ -1,5 +1,5 @@
 import type { JobRegistry } from "../tools/index.js";
-import { formatJobList } from "../tools/jobs/job-text.js";
+import { formatJobList } from "../tools/index.js";
 import type { CliIO } from "./io.js";
 import type { Style } from "./render/style.js";
 

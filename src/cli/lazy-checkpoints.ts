@@ -1,5 +1,5 @@
 import type { Checkpoints } from "../checkpoints/index.js";
-import type { ToolHooks } from "../engine/types.js";
+import type { ToolHooks } from "../engine/index.js";
 
 /** The hooks of checkpoints opened at the first call, around the safety layer's. */
 export interface LazyCheckpointHooks {

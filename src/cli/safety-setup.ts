@@ -1,9 +1,8 @@
 import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import type { Checkpoints } from "../checkpoints/index.js";
-import { composeHooks } from "../engine/hooks.js";
-import type { ToolHooks } from "../engine/types.js";
-import type { RemoteWorkspace } from "../remote/index.js";
+import type { ToolHooks } from "../engine/index.js";
+import { composeHooks } from "../engine/index.js";
 import {
 	type AskPermission,
 	createSafetyLayer,
@@ -18,6 +17,7 @@ import {
 	SettingsError,
 } from "../safety/index.js";
 import type { ToolsOptions } from "../tools/index.js";
+import type { RemoteWorkspace } from "../workspace/remote/index.js";
 import { ApprovalHint } from "./approval-hint.js";
 import { booleanOption, listOption, type OptionValues, stringOption, UsageError } from "./args.js";
 import type { CliIO } from "./io.js";
@@ -220,7 +220,7 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 		: undefined;
 	const toolOptions: ToolsOptions = { bash: shell, powershell: shell };
 	if (workspace) {
-		const { workspaceToolsOptions } = await import("../remote/index.js");
+		const { workspaceToolsOptions } = await import("../tools/index.js");
 		Object.assign(toolOptions, workspaceToolsOptions(workspace, toolOptions));
 	}
 	return {

@@ -1,5 +1,5 @@
 import { toAnthropicTools, toJsonSchemaTools, toOpenAITools } from "../agent/providers/tool-schemas.js";
-import type { ToolDefinition } from "../engine/types.js";
+import type { ToolDefinition } from "../engine/index.js";
 
 /** The shapes `toolbelt tools --format` can print. */
 export const toolFormats = ["json-schema", "openai", "anthropic"] as const;

@@ -1,4 +1,4 @@
-import type { RemoteWorkspace } from "../remote/index.js";
+import type { RemoteWorkspace } from "../workspace/remote/index.js";
 import { booleanOption, listOption, type OptionValues, stringOption, UsageError } from "./args.js";
 
 /**
@@ -21,7 +21,7 @@ export async function openCliWorkspace(flags: OptionValues): Promise<RemoteWorks
 			{ showHelpHint: false },
 		);
 	}
-	const { createWorkspaceFromUrl, WorkspaceUrlError } = await import("../remote/index.js");
+	const { createWorkspaceFromUrl, WorkspaceUrlError } = await import("../workspace/remote/index.js");
 	try {
 		return createWorkspaceFromUrl(url, { sshOptions: listOption(flags, "ssh-option") });
 	} catch (error) {

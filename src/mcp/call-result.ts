@@ -1,7 +1,7 @@
 // How toolbelt's tools and results look over MCP: the listing of a tool, a call's result, a progress message.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { utf8Suffix } from "../engine/truncate.js";
-import type { AnyAgentTool, ToolExecutionEvent, ToolResultMessage } from "../engine/types.js";
+import type { AnyAgentTool, ToolExecutionEvent, ToolResultMessage } from "../engine/index.js";
+import { utf8Suffix } from "../engine/index.js";
 
 /** The `_meta` key under which a result's structured `details` travel to MCP clients. */
 export const DETAILS_META_KEY = "toolbelt/details";

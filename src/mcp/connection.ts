@@ -5,7 +5,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { AbortError } from "../engine/errors.js";
+import { AbortError } from "../engine/index.js";
 import type { McpServerConfig } from "./config.js";
 
 /** Default time to start a server and finish the MCP handshake, in ms. */

@@ -1,9 +1,15 @@
 import { resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import type { AnyAgentTool, ToolHooks } from "../engine/types.js";
-import { allToolNames, createJobRegistry, type JobRegistry, type ToolsOptions } from "../tools/index.js";
-import { disposeShellProcesses } from "../tools/shell/background-registry.js";
-import { createSelectedTools, type ToolSelection } from "../tools/tool-selection.js";
+import {
+	allToolNames,
+	createJobRegistry,
+	createSelectedTools,
+	type JobRegistry,
+	type ToolSelection,
+	type ToolsOptions,
+} from "../tools/index.js";
+import { disposeShellProcesses } from "../workspace/local/index.js";
 import { createMcpServer } from "./server.js";
 import { BoundedStdioServerTransport } from "./stdio/transport.js";
 

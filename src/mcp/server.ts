@@ -13,10 +13,8 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { z } from "zod";
-import { type CallGate, createCallGate } from "../engine/call-gate.js";
-import { isAbortError } from "../engine/errors.js";
-import { executeToolCalls } from "../engine/execute-tool-calls.js";
-import type { AnyAgentTool, ToolExecutionEvent, ToolHooks } from "../engine/types.js";
+import type { AnyAgentTool, ToolExecutionEvent, ToolHooks } from "../engine/index.js";
+import { type CallGate, createCallGate, executeToolCalls, isAbortError } from "../engine/index.js";
 import { progressMessage, toCallToolResult, toMcpTool } from "./call-result.js";
 
 export { DETAILS_META_KEY, toCallToolResult, toMcpTool } from "./call-result.js";

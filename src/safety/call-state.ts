@@ -1,4 +1,4 @@
-import type { ToolTarget } from "../engine/types.js";
+import type { ToolTarget } from "../engine/index.js";
 import type { HookPermissionDecision } from "./command-hooks.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { AnyAgentTool, ToolTarget } from "../engine/types.js";
+import type { AnyAgentTool, ToolTarget } from "../engine/index.js";
 import type { CommandTarget } from "../tools/index.js";
 import type { PathCheck } from "./confinement.js";
 import { type CallSubject, categoryOfAccess, ruleFamily, subjectOf, type ToolCategory } from "./rules.js";

@@ -1,5 +1,5 @@
-import { declaredTarget } from "../engine/hooks.js";
-import type { ToolHooks } from "../engine/types.js";
+import type { ToolHooks } from "../engine/index.js";
+import { declaredTarget } from "../engine/index.js";
 import { callStateOf } from "./call-state.js";
 import { appendContext, type createCommandHooks } from "./command-hooks.js";
 

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { formatSize, truncateTail } from "../engine/truncate.js";
 import type {
 	AfterToolCallContext,
 	BeforeToolCallContext,
@@ -7,8 +6,8 @@ import type {
 	ToolResult,
 	ToolResultContent,
 	ToolTarget,
-} from "../engine/types.js";
-import { validateToolArguments } from "../engine/validate.js";
+} from "../engine/index.js";
+import { formatSize, truncateTail, validateToolArguments } from "../engine/index.js";
 import { isWorkspaceTarget } from "../tools/index.js";
 import {
 	type HookPermissionDecision,

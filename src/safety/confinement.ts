@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import type { ToolHooks, ToolTarget } from "../engine/types.js";
+import type { ToolHooks, ToolTarget } from "../engine/index.js";
 import {
 	createLocalWorkspace,
 	isWorkspaceTarget,

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { composeHooks } from "../engine/hooks.js";
-import type { ToolHooks } from "../engine/types.js";
+import type { ToolHooks } from "../engine/index.js";
+import { composeHooks } from "../engine/index.js";
 import {
 	createLocalWorkspace,
 	localShellOperations,

@@ -2,7 +2,7 @@
  * The results a permission decision becomes: the sentence the model reads (what happened and
  * what to do next) and the `PermissionBlockDetails` programs read, from one verdict.
  */
-import type { BeforeToolCallResult } from "../engine/types.js";
+import type { BeforeToolCallResult } from "../engine/index.js";
 import type { PermissionBlockDetails } from "./permission-details.js";
 
 /** The permission decision for one call, before the user is asked. */

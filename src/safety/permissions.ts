@@ -1,4 +1,4 @@
-import type { BeforeToolCallContext, BeforeToolCallResult, ToolHooks } from "../engine/types.js";
+import type { BeforeToolCallContext, BeforeToolCallResult, ToolHooks } from "../engine/index.js";
 import { displayPath, partsOfTarget } from "../tools/index.js";
 import { categoryOfCall, familyOfCall, subjectOfCall } from "./call-subject.js";
 import type { HookPermissionDecision } from "./command-hooks.js";

@@ -1,5 +1,5 @@
 import { isAbsolute, join, relative, sep } from "node:path";
-import type { ToolHooks } from "../engine/types.js";
+import type { ToolHooks } from "../engine/index.js";
 import { isWorkspaceTarget } from "../tools/index.js";
 import { type RuleSet, ruleFamily } from "./rules.js";
 

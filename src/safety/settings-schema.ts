@@ -1,7 +1,7 @@
 // The settings file's schema and types, apart from the loader so that trust.ts can use the types
 // without an import circle (settings.ts decides trust with trust.ts).
 import type { Static } from "typebox";
-import { Type } from "../engine/schema-builder.js";
+import { Type } from "../engine/index.js";
 import { permissionModes } from "./rules.js";
 
 const hookCommandSchema = Type.Object(

@@ -2,7 +2,7 @@ import { mkdir, realpath, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { loadAjv } from "../engine/ajv-loader.js";
+import { loadAjv } from "../engine/index.js";
 import { type PermissionBehavior, type PermissionMode, type PermissionRule, parseRule } from "./rules.js";
 import { type ProjectDisk, readSettingsBytes, SettingsReadError, writeSettingsText } from "./settings-disk.js";
 import { type HookMatcherSettings, type Settings, settingsSchema } from "./settings-schema.js";

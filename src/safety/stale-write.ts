@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ToolHooks, ToolTarget } from "../engine/types.js";
+import type { ToolHooks, ToolTarget } from "../engine/index.js";
 import {
 	type FileOperations,
 	infoIfExists,

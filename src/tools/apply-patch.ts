@@ -1,11 +1,11 @@
 import type { Static } from "typebox";
-import { Type } from "../engine/schema-builder.js";
-import type { AgentTool } from "../engine/types.js";
+import type { AgentTool } from "../engine/index.js";
+import { Type } from "../engine/index.js";
+import { isWorkspaceTarget, workspaceOf } from "../workspace/index.js";
 import { allowSyntaxErrorsParameter } from "../syntax/index.js";
 import { declarePatchTarget } from "./patch/target.js";
 import type { ApplyPatchDetails, ApplyPatchToolOptions } from "./patch/types.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
-import { isWorkspaceTarget, workspaceOf } from "./workspace.js";
 
 export type { ApplyPatchDetails, ApplyPatchToolOptions, PatchFileDetails } from "./patch/types.js";
 

@@ -1,8 +1,6 @@
 import type { Static } from "typebox";
-import { ToolError } from "../engine/errors.js";
-import { Type } from "../engine/schema-builder.js";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../engine/truncate.js";
-import type { AgentTool } from "../engine/types.js";
+import type { AgentTool } from "../engine/index.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, ToolError, Type } from "../engine/index.js";
 import { type JobToolOptions, jobsOf, prepareJobArguments } from "./bash-output.js";
 import { type JobDetails, reportJob } from "./jobs/job-report.js";
 import { defineTool, toolFrom } from "./tool-definition.js";

@@ -1,9 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { Static } from "typebox";
-import { ToolError } from "../engine/errors.js";
-import { Type } from "../engine/schema-builder.js";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../engine/truncate.js";
-import type { AgentTool, ToolResult } from "../engine/types.js";
+import type { AgentTool, ToolResult } from "../engine/index.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, ToolError, Type } from "../engine/index.js";
 import type { JobRegistry, JobSummary } from "./jobs/job-registry.js";
 import { type JobDetails, reportJob } from "./jobs/job-report.js";
 import { formatJobList } from "./jobs/job-text.js";

@@ -1,12 +1,12 @@
 import type { Static } from "typebox";
-import { Type } from "../engine/schema-builder.js";
-import type { AgentTool } from "../engine/types.js";
+import type { AgentTool } from "../engine/index.js";
+import { Type } from "../engine/index.js";
+import { workspaceOf } from "../workspace/index.js";
 import { allowSyntaxErrorsParameter } from "../syntax/index.js";
 import { prepareEditArguments } from "./edit/arguments.js";
 import type { EditToolDetails, EditToolOptions } from "./edit/types.js";
 import { isNotebookEdit } from "./notebook/is-notebook-edit.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
-import { workspaceOf } from "./workspace.js";
 
 export type { EditMatchStrategy } from "./edit/match.js";
 export type { EditOperations, EditToolDetails, EditToolOptions } from "./edit/types.js";

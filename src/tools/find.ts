@@ -1,9 +1,8 @@
 import type { Static } from "typebox";
-import { ToolError } from "../engine/errors.js";
-import { Type } from "../engine/schema-builder.js";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../engine/truncate.js";
-import type { AgentTool, ToolResult } from "../engine/types.js";
-import { resolveToolPath } from "./fs/paths.js";
+import type { AgentTool, ToolResult } from "../engine/index.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, ToolError, Type } from "../engine/index.js";
+import type { SearchOperations } from "../workspace/index.js";
+import { PathGroups, resolveToolPath } from "../workspace/index.js";
 import {
 	caseInsensitiveGlob,
 	findIsCaseSensitive,
@@ -23,8 +22,6 @@ import {
 	searchRunDetails,
 	withNotices,
 } from "./search/search-tool.js";
-import { PathGroups } from "./search/sort-paths.js";
-import type { SearchOperations } from "./search/types.js";
 import { defineTool } from "./tool-definition.js";
 
 const DESCRIPTION = `Find files by glob pattern and get their paths, relative to the searched directory, sorted.

@@ -1,15 +1,14 @@
 import type { Static } from "typebox";
-import { ToolError } from "../engine/errors.js";
-import { Type } from "../engine/schema-builder.js";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../engine/truncate.js";
-import type { AgentTool, ToolResult } from "../engine/types.js";
-import { resolveToolPath } from "./fs/paths.js";
-import { GrepCollector } from "./search/grep-collector.js";
-import type { GrepCutDetails } from "./search/grep-digest.js";
-import { GrepEarlyStop } from "./search/grep-early-stop.js";
-import { GrepMatchTally } from "./search/grep-match-tally.js";
-import { describeGrepOutput } from "./search/grep-output-text.js";
-import { OrderedGrepCollector } from "./search/ordered-grep-collector.js";
+import type { AgentTool, ToolResult } from "../engine/index.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, ToolError, Type } from "../engine/index.js";
+import type { SearchOperations } from "../workspace/index.js";
+import { resolveToolPath } from "../workspace/index.js";
+import { GrepCollector } from "./search/grep/collector.js";
+import type { GrepCutDetails } from "./search/grep/digest.js";
+import { GrepEarlyStop } from "./search/grep/early-stop.js";
+import { GrepMatchTally } from "./search/grep/match-tally.js";
+import { OrderedGrepCollector } from "./search/grep/ordered-collector.js";
+import { describeGrepOutput } from "./search/grep/output-text.js";
 import { rebaseGlob, splitPathGlob } from "./search/path-glob.js";
 import { runPinnedSearch } from "./search/pinned-search.js";
 import { prepareGrepArguments } from "./search/prepare-arguments.js";
@@ -23,7 +22,6 @@ import {
 	withNotices,
 } from "./search/search-tool.js";
 import { describeSkippedFiles, findSkippedFiles } from "./search/skipped-files.js";
-import type { SearchOperations } from "./search/types.js";
 import { defineTool } from "./tool-definition.js";
 
 const DESCRIPTION = `Search file contents with a regular expression (ripgrep syntax) and get matching lines as \`path:line: text\`, context lines as \`path-line- text\`, groups divided by \`--\`.

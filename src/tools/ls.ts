@@ -1,14 +1,12 @@
 import type { Static } from "typebox";
-import { isAbortError, ToolError, throwIfAborted } from "../engine/errors.js";
-import { Type } from "../engine/schema-builder.js";
-import { DEFAULT_MAX_BYTES } from "../engine/truncate.js";
-import type { AgentTool } from "../engine/types.js";
+import type { AgentTool } from "../engine/index.js";
+import { DEFAULT_MAX_BYTES, isAbortError, ToolError, Type, throwIfAborted } from "../engine/index.js";
+import type { FileOperations } from "../workspace/index.js";
+import { callTarget, type FileToolOptions, workspaceOf } from "../workspace/index.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { listDirectory } from "./fs/list-directory.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
-import type { FileOperations } from "./fs/operations.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
-import { callTarget, type FileToolOptions, workspaceOf } from "./workspace.js";
 
 const DESCRIPTION = `List a directory: one entry per line, sorted, "/" after directories, dotfiles included, symlinks shown with their target (broken ones marked).
 With recursive, lists subdirectories too (paths relative to the listed directory), down to max_depth levels. At most limit entries (default 500); the result says when entries were left out.`;

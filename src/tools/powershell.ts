@@ -1,5 +1,5 @@
 import type { Static } from "typebox";
-import type { AgentTool } from "../engine/types.js";
+import type { AgentTool } from "../engine/index.js";
 import { resolvePowerShell } from "./shell/resolve-shell.js";
 import { shellCommandSchema } from "./shell/schema-fields.js";
 import { createShellTool } from "./shell/shell-tool.js";

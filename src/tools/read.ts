@@ -1,14 +1,13 @@
 import type { Static } from "typebox";
-import { isAbortError, ToolError, throwIfAborted } from "../engine/errors.js";
-import { Type } from "../engine/schema-builder.js";
-import type { AgentTool } from "../engine/types.js";
+import type { AgentTool } from "../engine/index.js";
+import { isAbortError, ToolError, Type, throwIfAborted } from "../engine/index.js";
+import { callTarget, workspaceOf } from "../workspace/index.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
 import { readFileContent } from "./read/read-file.js";
 import type { ReadToolDetails, ReadToolOptions } from "./read/types.js";
 import { ReadMemory, readKey, unchangedResult } from "./read/unchanged-reads.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
-import { callTarget, workspaceOf } from "./workspace.js";
 
 export type {
 	ReadBinaryDetails,

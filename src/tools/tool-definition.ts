@@ -1,5 +1,5 @@
 import type { TSchema } from "typebox";
-import type { AgentTool, ExecutionMode, ToolAnnotations, ToolDefinition } from "../engine/types.js";
+import type { AgentTool, ExecutionMode, ToolAnnotations, ToolDefinition } from "../engine/index.js";
 
 /**
  * What a built-in tool does to its environment, which fixes its annotations and its scheduling:

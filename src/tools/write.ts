@@ -1,9 +1,14 @@
 import type { Static } from "typebox";
-import { isAbortError, ToolError, throwIfAborted } from "../engine/errors.js";
-import { withFileMutationQueue } from "../engine/file-mutation-queue.js";
-import { Type } from "../engine/schema-builder.js";
-import { countLines } from "../engine/truncate.js";
-import type { AgentTool } from "../engine/types.js";
+import type { AgentTool } from "../engine/index.js";
+import { countLines, isAbortError, ToolError, Type, throwIfAborted, withFileMutationQueue } from "../engine/index.js";
+import type { FileOperations } from "../workspace/index.js";
+import {
+	callTarget,
+	type FileToolOptions,
+	type WorkspaceTarget,
+	workspaceOf,
+	writeFileAtomic,
+} from "../workspace/index.js";
 import {
 	allowSyntaxErrorsParameter,
 	guardSyntax,
@@ -12,13 +17,10 @@ import {
 	type SyntaxCheckToolOptions,
 } from "../syntax/index.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
-import { writeFileAtomic } from "./fs/atomic-write.js";
 import { inPlaceNotice } from "./fs/in-place-notice.js";
 import { fileSystemErrorMessage } from "./fs/messages.js";
-import type { FileOperations } from "./fs/operations.js";
 import { encodeLikeExisting } from "./fs/write-encoding.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
-import { callTarget, type FileToolOptions, type WorkspaceTarget, workspaceOf } from "./workspace.js";
 
 const DESCRIPTION = `Write a file: creates it, or replaces its whole content. Parent directories are created as needed.
 The write is atomic (a temp file renamed into place), keeps a symlink a symlink and keeps an existing file's permissions and encoding (a hard-linked file, or one in a read-only folder, is overwritten in place; the result says so).

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { disposeShellProcesses } from "../../src/tools/shell/background-registry.js";
+import { disposeShellProcesses } from "../../src/workspace/local/process/background-registry.js";
 import { skipBelowNode } from "./scenario.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));

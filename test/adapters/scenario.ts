@@ -6,7 +6,7 @@ import sharp from "sharp";
 import { afterEach } from "vitest";
 import { nodeMajor } from "../../src/adapters/shared/load-framework.js";
 import type { ToolHooks } from "../../src/engine/types.js";
-import { disposeShellProcesses } from "../../src/tools/shell/background-registry.js";
+import { disposeShellProcesses } from "../../src/workspace/local/process/background-registry.js";
 import { killMarked, newMarker } from "../tools/shell/survivors.js";
 
 /** The original text of `a.txt`; the scripted edit replaces `alpha` with `omega`. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
-import { createWorkspaceFromUrl, type RemoteWorkspace } from "../../src/remote/index.js";
 import { createLocalWorkspace, type Workspace } from "../../src/tools/index.js";
+import { createWorkspaceFromUrl, type RemoteWorkspace } from "../../src/workspace/remote/index.js";
 import { type SshdFixture, startSshdOrSkip } from "./sshd-fixture.js";
 
 /** One backend of the shared suite: how to open a workspace on a local folder. */

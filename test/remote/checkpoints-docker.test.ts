@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createCheckpoints, remoteCheckpointFiles } from "../../src/checkpoints/index.js";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import type { ToolCall } from "../../src/engine/types.js";
-import { createWorkspaceFromUrl, workspaceToolsOptions } from "../../src/remote/index.js";
-import { createEditTool, createWriteTool } from "../../src/tools/index.js";
+import { createEditTool, createWriteTool, workspaceToolsOptions } from "../../src/tools/index.js";
+import { createWorkspaceFromUrl } from "../../src/workspace/remote/index.js";
 import { inContainer, useTestContainer } from "./docker-fixture.js";
 
 // Checkpoints inside a container (busybox only: no Node, no GNU coreutils there). Everything is

@@ -22,8 +22,8 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { checkpointDirOf, createCheckpoints, remoteCheckpointFiles } from "../../src/checkpoints/index.js";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import type { ToolCall } from "../../src/engine/types.js";
-import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
-import { createEditTool, createWriteTool } from "../../src/tools/index.js";
+import { createEditTool, createWriteTool, workspaceToolsOptions } from "../../src/tools/index.js";
+import { createWorkspaceFromUrl, type RemoteWorkspace } from "../../src/workspace/remote/index.js";
 import { cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { bindMountPrefix, useSshd } from "./sshd-fixture.js";
 

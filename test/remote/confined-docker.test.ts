@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createWorkspaceFromUrl, workspaceToolsOptions } from "../../src/remote/index.js";
 import { createSafetyLayer } from "../../src/safety/index.js";
-import { createAllTools } from "../../src/tools/index.js";
+import { createAllTools, workspaceToolsOptions } from "../../src/tools/index.js";
+import { createWorkspaceFromUrl } from "../../src/workspace/remote/index.js";
 import { noSettings } from "../helpers/no-settings.js";
 import { runCall, textOf } from "../safety/run-calls.js";
 import { inContainer, useTestContainer } from "./docker-fixture.js";

@@ -11,9 +11,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { workspaceToolsOptions } from "../../src/remote/index.js";
 import { createSafetyLayer } from "../../src/safety/index.js";
-import { createAllTools, type Workspace } from "../../src/tools/index.js";
+import { createAllTools, type Workspace, workspaceToolsOptions } from "../../src/tools/index.js";
 import { noSettings } from "../helpers/no-settings.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "../safety/run-calls.js";

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { ToolResult } from "../../src/engine/types.js";
-import { createWorkspaceFromUrl, type RemoteWorkspace, workspaceToolsOptions } from "../../src/remote/index.js";
-import { createAllTools, createLocalWorkspace, type ShellToolDetails, type Workspace } from "../../src/tools/index.js";
+import {
+	createAllTools,
+	createLocalWorkspace,
+	type ShellToolDetails,
+	type Workspace,
+	workspaceToolsOptions,
+} from "../../src/tools/index.js";
+import { createWorkspaceFromUrl, type RemoteWorkspace } from "../../src/workspace/remote/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { inContainer, useTestContainer } from "./docker-fixture.js";
 import { useSshd } from "./sshd-fixture.js";

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ToolResult } from "../../src/engine/types.js";
-import { workspaceToolsOptions } from "../../src/remote/index.js";
-import { createAllTools, type ShellToolDetails, type Workspace } from "../../src/tools/index.js";
+import { createAllTools, type ShellToolDetails, type Workspace, workspaceToolsOptions } from "../../src/tools/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { closeOpened, useBackends } from "./backends.js";
 

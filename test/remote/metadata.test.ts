@@ -1,8 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { workspaceToolsOptions } from "../../src/remote/index.js";
-import { createAllTools } from "../../src/tools/index.js";
+import { createAllTools, workspaceToolsOptions } from "../../src/tools/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall } from "../safety/run-calls.js";
 import { closeOpened, useBackends } from "./backends.js";

@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BATCH_DONE_PREFIX } from "../../src/remote/grep-feed.js";
-import { posixGrepScript } from "../../src/remote/posix-search.js";
+import { BATCH_DONE_PREFIX } from "../../src/workspace/remote/search/grep-feed.js";
+import { posixGrepScript } from "../../src/workspace/remote/search/posix-search.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 // The remote grep script, run by a real sh: with `xargs -0` it batches 1,000 names, without it a

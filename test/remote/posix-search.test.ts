@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkspaceFromUrl, workspaceToolsOptions } from "../../src/remote/index.js";
-import { createAllTools, createLocalWorkspace, type Workspace } from "../../src/tools/index.js";
+import { createAllTools, createLocalWorkspace, type Workspace, workspaceToolsOptions } from "../../src/tools/index.js";
+import { createWorkspaceFromUrl } from "../../src/workspace/remote/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "../safety/run-calls.js";
 import { dockerUnavailable, ensureTestImage, inContainer, removeContainer, startContainer } from "./docker-fixture.js";

@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseWorkspaceUrl, workspaceUrlOf } from "../../src/remote/workspace-url.js";
 import { loadSettings, SETTINGS_MAX_BYTES, SettingsError } from "../../src/safety/index.js";
+import { parseWorkspaceUrl, workspaceUrlOf } from "../../src/workspace/remote/transport/workspace-url.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 // The rules a settings file is read by, on any disk (here the local one, the same code a remote

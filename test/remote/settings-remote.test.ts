@@ -12,10 +12,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createWorkspaceFromUrl, type RemoteWorkspace } from "../../src/remote/index.js";
 import { alwaysRulesSaver, createSafetyLayer, type ProjectSettingsReview } from "../../src/safety/index.js";
 import { settingsContentHash } from "../../src/safety/trust.js";
 import { trustRecordOf } from "../../src/safety/trust-store.js";
+import { createWorkspaceFromUrl, type RemoteWorkspace } from "../../src/workspace/remote/index.js";
 import { dockerUnavailable, ensureTestImage, inContainer, removeContainer, startContainer } from "./docker-fixture.js";
 import { bindMountPrefix, useSshd } from "./sshd-fixture.js";
 

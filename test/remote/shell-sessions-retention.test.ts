@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { type KeptFileOwner, KeptFiles } from "../../src/remote/kept-files.js";
-import { MAX_RETAINED_OUTPUT_BYTES, MAX_RETAINED_OUTPUT_FILES } from "../../src/tools/shell/background-registry.js";
+import {
+	MAX_RETAINED_OUTPUT_BYTES,
+	MAX_RETAINED_OUTPUT_FILES,
+} from "../../src/workspace/local/process/background-registry.js";
+import { type KeptFileOwner, KeptFiles } from "../../src/workspace/remote/shell/kept-files.js";
 
 // The bookkeeping behind the remote retention bound (the sessions against a real sshd are in
 // shell-sessions.test.ts): the same limits as the local tool, oldest first, never a live file.

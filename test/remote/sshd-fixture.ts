@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import type { RemoteWorkspace } from "../../src/remote/index.js";
+import type { RemoteWorkspace } from "../../src/workspace/remote/index.js";
 import { freePort, isListening } from "../helpers/loopback.js";
 import { requiredInCi } from "../helpers/prerequisites.js";
 

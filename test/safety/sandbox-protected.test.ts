@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { hooksPathOf, planProtectedPaths } from "../../src/safety/sandbox/protected-paths.js";
 import { createSandbox, SandboxUnavailableError } from "../../src/safety/sandbox.js";
 import { createBashTool } from "../../src/tools/bash.js";
-import { localShellOperations } from "../../src/tools/shell/local-operations.js";
+import { localShellOperations } from "../../src/workspace/local/shell/local-operations.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "./run-calls.js";

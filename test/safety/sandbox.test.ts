@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSafetyLayer } from "../../src/safety/index.js";
 import { buildBwrapArgs, createSandbox, SandboxUnavailableError } from "../../src/safety/sandbox.js";
 import { createBashTool } from "../../src/tools/bash.js";
-import { localShellOperations } from "../../src/tools/shell/local-operations.js";
+import { localShellOperations } from "../../src/workspace/local/shell/local-operations.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "./run-calls.js";

@@ -11,9 +11,9 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createWorkspaceFromUrl, workspaceToolsOptions } from "../../src/remote/index.js";
 import { createSafetyLayer } from "../../src/safety/index.js";
-import { createAllTools } from "../../src/tools/index.js";
+import { createAllTools, workspaceToolsOptions } from "../../src/tools/index.js";
+import { createWorkspaceFromUrl } from "../../src/workspace/remote/index.js";
 import { noSettings } from "../helpers/no-settings.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { useSshd } from "../remote/sshd-fixture.js";

@@ -1,9 +1,9 @@
 import { mkdirSync, realpathSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createWorkspaceFromUrl, type RemoteRipgrepMode, workspaceToolsOptions } from "../../src/remote/index.js";
 import { createSafetyLayer } from "../../src/safety/index.js";
-import { createAllTools } from "../../src/tools/index.js";
+import { createAllTools, workspaceToolsOptions } from "../../src/tools/index.js";
+import { createWorkspaceFromUrl, type RemoteRipgrepMode } from "../../src/workspace/remote/index.js";
 import { noSettings } from "../helpers/no-settings.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { useSshd } from "../remote/sshd-fixture.js";

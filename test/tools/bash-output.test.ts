@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { disposeShellProcesses } from "../../src/tools/shell/background-registry.js";
+import { disposeShellProcesses } from "../../src/workspace/local/process/background-registry.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { bashWith, outputPaths } from "./shell/output-paths.js";
 import { runTool } from "./shell/run-tool.js";

@@ -3,7 +3,7 @@
  * marker) that runs where no cgroup v2 hierarchy is writable must keep its promises too.
  */
 import { expect, it } from "vitest";
-import { CONTAINMENT_VARIABLE, cgroupsAvailable } from "../../src/tools/shell/cgroup.js";
+import { CONTAINMENT_VARIABLE, cgroupsAvailable } from "../../src/workspace/local/process/cgroup.js";
 
 process.env[CONTAINMENT_VARIABLE] = "process-group";
 await import("./bash-processes.test.js");

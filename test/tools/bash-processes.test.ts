@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { rgPath } from "@vscode/ripgrep";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../src/tools/bash.js";
-import { disposeShellProcesses } from "../../src/tools/shell/background-registry.js";
+import { disposeShellProcesses } from "../../src/workspace/local/process/background-registry.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { bashWith, outputPaths } from "./shell/output-paths.js";
 import { runTool } from "./shell/run-tool.js";

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createFindTool, createFindToolDefinition, type FindToolOptions } from "../../src/tools/find.js";
-import type { SearchOperations } from "../../src/tools/search/types.js";
+import type { SearchOperations } from "../../src/workspace/search/types.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { backends, textOf, writeTree } from "./search/fixtures.js";
 

@@ -2,8 +2,8 @@ import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
-import { type FileOperations, localFileOperations } from "../../src/tools/fs/operations.js";
 import { createWriteTool, createWriteToolDefinition } from "../../src/tools/write.js";
+import { type FileOperations, localFileOperations } from "../../src/workspace/local/files/operations.js";
 import { type HasContent, resultText } from "../helpers/results.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 

@@ -1,5 +1,5 @@
 import type { Tool, ToolExecutionOptions } from "ai";
-import type { ToolResultContent, ToolResultMessage } from "../../engine/types.js";
+import type { ToolResultContent, ToolResultMessage } from "../../engine/index.js";
 import { latestUpdates } from "../shared/latest-updates.js";
 import { plainParameters, resultText, type ToolbeltToolSet } from "../shared/tool-set.js";
 

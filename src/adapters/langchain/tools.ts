@@ -1,6 +1,6 @@
 import type { ToolMessage } from "@langchain/core/messages";
 import type { DynamicStructuredTool, ToolRunnableConfig } from "@langchain/core/tools";
-import type { ToolResult, ToolResultMessage } from "../../engine/types.js";
+import type { ToolResult, ToolResultMessage } from "../../engine/index.js";
 import { latestUpdates } from "../shared/latest-updates.js";
 import { fallbackCallId, plainParameters, resultText, type ToolbeltToolSet } from "../shared/tool-set.js";
 

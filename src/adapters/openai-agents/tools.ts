@@ -1,6 +1,6 @@
 import type { FunctionTool } from "@openai/agents";
-import type { AnyAgentTool, ToolResultMessage } from "../../engine/types.js";
-import { validateToolArguments } from "../../engine/validate.js";
+import type { AnyAgentTool, ToolResultMessage } from "../../engine/index.js";
+import { validateToolArguments } from "../../engine/index.js";
 import type { SafetyLayer } from "../../safety/index.js";
 import { fallbackCallId, plainParameters, resultText, type ToolbeltToolSet } from "../shared/tool-set.js";
 import type { AgentsApprovalBridge } from "./approval-bridge.js";

@@ -1,4 +1,4 @@
-import type { ToolResult, ToolResultMessage } from "../../engine/types.js";
+import type { ToolResult, ToolResultMessage } from "../../engine/index.js";
 
 /**
  * Runs a call and yields its progress as it comes, for frameworks whose tools may be async

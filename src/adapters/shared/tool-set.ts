@@ -1,13 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
-import { type CallGate, createCallGate } from "../../engine/call-gate.js";
-import { isAbortError } from "../../engine/errors.js";
-import { executeToolCalls } from "../../engine/execute-tool-calls.js";
-import { composeHooks } from "../../engine/hooks.js";
-import type { AnyAgentTool, ToolHooks, ToolResult, ToolResultMessage } from "../../engine/types.js";
+import type { AnyAgentTool, ToolHooks, ToolResult, ToolResultMessage } from "../../engine/index.js";
+import { type CallGate, composeHooks, createCallGate, executeToolCalls, isAbortError } from "../../engine/index.js";
 import type { SafetyLayer } from "../../safety/index.js";
 import type { ToolName, ToolsOptions } from "../../tools/index.js";
-import { createSelectedTools, type ToolSelection } from "../../tools/tool-selection.js";
+import { createSelectedTools, type ToolSelection } from "../../tools/index.js";
 
 /** The tools an adapter serves by default: every built-in tool except `powershell`. */
 export const defaultAdapterToolNames: readonly ToolName[] = ["read", "write", "edit", "bash", "grep", "find", "ls"];

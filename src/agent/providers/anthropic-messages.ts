@@ -9,7 +9,7 @@ import type {
 	TextBlockParam,
 	ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages";
-import type { ImageContent, TextContent } from "../../engine/types.js";
+import type { ImageContent, TextContent } from "../../engine/index.js";
 import type { AssistantMessageEvent, Message, Model, ModelContext, StreamOptions, Usage } from "../types.js";
 import { defaultBaseUrl } from "./config.js";
 import type { ProviderOptions } from "./provider-options.js";

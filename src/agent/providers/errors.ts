@@ -1,4 +1,4 @@
-import { errorMessage } from "../../engine/errors.js";
+import { errorMessage } from "../../engine/index.js";
 import { causeCodes, errorClassName, errorStatus, errorType } from "./retry.js";
 
 const UNREACHABLE_CODES = new Set([

@@ -1,4 +1,4 @@
-import { errorMessage } from "../../engine/errors.js";
+import { errorMessage } from "../../engine/index.js";
 import { createErrorReply } from "../messages.js";
 import type { AssistantMessageEvent, Model, ModelApi, ModelContext, StreamFn, StreamOptions } from "../types.js";
 import type { ProviderOptions } from "./provider-options.js";

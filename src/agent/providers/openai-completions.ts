@@ -6,7 +6,7 @@ import type {
 	ChatCompletionMessageParam,
 	ChatCompletionMessageToolCall,
 } from "openai/resources/chat/completions";
-import type { ImageContent, TextContent } from "../../engine/types.js";
+import type { ImageContent, TextContent } from "../../engine/index.js";
 import { toolCallsOf } from "../messages.js";
 import type { AssistantMessageEvent, Message, Model, ModelContext, StreamOptions } from "../types.js";
 import { defaultBaseUrl } from "./config.js";

@@ -1,4 +1,4 @@
-import { AbortError } from "../../engine/errors.js";
+import { AbortError } from "../../engine/index.js";
 
 /** Retry policy for transient failures (429, 5xx, overloaded, network errors). */
 export interface RetryOptions {

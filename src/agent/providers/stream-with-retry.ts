@@ -1,4 +1,4 @@
-import { errorMessage, isAbortError } from "../../engine/errors.js";
+import { errorMessage, isAbortError } from "../../engine/index.js";
 import type { AssistantMessageEvent, Model } from "../types.js";
 import { ReplyBuilder } from "./reply-builder.js";
 import {

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from "../../engine/types.js";
+import type { ToolDefinition } from "../../engine/index.js";
 
 /** A tool as OpenAI's Chat Completions API (and compatible servers) expects it. */
 export interface OpenAIToolSchema {

@@ -1,4 +1,4 @@
-import { executeToolCalls } from "../../engine/execute-tool-calls.js";
+import { executeToolCalls } from "../../engine/index.js";
 import { booleanOption, type ParsedArgs, UsageError } from "../args.js";
 import { type CliIO, ExitCode, readPipedStdin } from "../io.js";
 import { resolveCwd } from "../paths.js";

@@ -1,5 +1,5 @@
-import { formatSize } from "../../engine/truncate.js";
-import type { ToolResultContent } from "../../engine/types.js";
+import type { ToolResultContent } from "../../engine/index.js";
+import { formatSize } from "../../engine/index.js";
 
 /** A tool result's content as a person reads it: text as is, images as a one-line notice. */
 export function contentToText(content: readonly ToolResultContent[]): string {

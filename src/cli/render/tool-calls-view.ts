@@ -1,6 +1,6 @@
 import type { Writable } from "node:stream";
-import { formatDuration } from "../../engine/truncate.js";
-import type { ToolResult } from "../../engine/types.js";
+import type { ToolResult } from "../../engine/index.js";
+import { formatDuration } from "../../engine/index.js";
 import { contentToText } from "./content.js";
 import type { Style } from "./style.js";
 import { failureLabel, fitWidth, summarizeToolArguments } from "./tool-line.js";

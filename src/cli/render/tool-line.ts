@@ -1,4 +1,4 @@
-import type { ToolResult } from "../../engine/types.js";
+import type { ToolResult } from "../../engine/index.js";
 
 function oneLine(text: string): string {
 	// Control characters from a model's arguments must not drive the terminal.

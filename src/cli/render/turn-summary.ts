@@ -1,5 +1,5 @@
 import type { Message } from "../../agent/types.js";
-import { formatDuration } from "../../engine/truncate.js";
+import { formatDuration } from "../../engine/index.js";
 
 function compact(count: number): string {
 	return count < 10_000 ? String(count) : `${(count / 1000).toFixed(count < 100_000 ? 1 : 0)}k`;

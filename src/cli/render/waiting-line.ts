@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import { formatDuration } from "../../engine/truncate.js";
+import { formatDuration } from "../../engine/index.js";
 import type { Style } from "./style.js";
 
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];

@@ -1,4 +1,4 @@
-import { type TruncationResult, truncateTail } from "../../engine/truncate.js";
+import { type TruncationResult, truncateTail } from "../../engine/index.js";
 
 /** Longest run of removed or added lines kept when a diff is cut, at first; halved until the diff fits. */
 const FIRST_RUN_CAP = 512;

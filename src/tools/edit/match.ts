@@ -1,4 +1,4 @@
-import { ToolError } from "../../engine/errors.js";
+import { ToolError } from "../../engine/index.js";
 import { findCandidates } from "./candidates.js";
 import { describeMiss } from "./diagnose.js";
 import { unescapeOnce } from "./escapes.js";

@@ -1,4 +1,4 @@
-import { ToolError } from "../../engine/errors.js";
+import { ToolError } from "../../engine/index.js";
 import { type EditMatchStrategy, type EditRequest, locateEdit } from "./match.js";
 import { MatchContext } from "./match-context.js";
 import { omissionPlaceholder } from "./placeholders.js";

@@ -1,15 +1,20 @@
-import { ToolError, throwIfAborted } from "../../engine/errors.js";
-import { withFileMutationQueue } from "../../engine/file-mutation-queue.js";
-import { truncateTail } from "../../engine/truncate.js";
-import type { ToolResult } from "../../engine/types.js";
+import type { ToolResult } from "../../engine/index.js";
+import { ToolError, throwIfAborted, truncateTail, withFileMutationQueue } from "../../engine/index.js";
+import {
+	displayPath,
+	encodingName,
+	type FileInfo,
+	type FileOperations,
+	isNotFound,
+	legacyAsUtf8,
+	resolveExistingPath,
+	utf8AsLegacy,
+	writeFileAtomic,
+} from "../../workspace/index.js";
+import { localFileOperations } from "../../workspace/local/index.js";
 import { guardSyntax } from "../../syntax/index.js";
-import { writeFileAtomic } from "../fs/atomic-write.js";
 import { inPlaceNotice } from "../fs/in-place-notice.js";
-import { encodingName, legacyAsUtf8, utf8AsLegacy } from "../fs/legacy-encoding.js";
 import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
-import { resolveExistingPath } from "../fs/near-miss.js";
-import { type FileInfo, type FileOperations, isNotFound, localFileOperations } from "../fs/operations.js";
-import { displayPath } from "../fs/paths.js";
 import { diffEdit } from "./diff.js";
 import { cutDiff } from "./diff-cut.js";
 import { planExactBytes } from "./fast-path.js";

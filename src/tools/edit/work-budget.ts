@@ -1,4 +1,4 @@
-import { ToolError } from "../../engine/errors.js";
+import { ToolError } from "../../engine/index.js";
 
 /** Most line comparisons one rung may make for one old_string. */
 const MAX_COMPARISONS = 20_000_000;

@@ -1,4 +1,4 @@
-import type { WriteFileAtomicResult } from "./atomic-write.js";
+import type { WriteFileAtomicResult } from "../../workspace/index.js";
 
 /** The sentence a write or edit result adds when the file was overwritten in place, else "". */
 export function inPlaceNotice(result: Pick<WriteFileAtomicResult, "inPlace">): string {

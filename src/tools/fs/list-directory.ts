@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { throwIfAborted } from "../../engine/errors.js";
+import { throwIfAborted } from "../../engine/index.js";
+import { type DirectoryEntry, errorCode, type FileOperations } from "../../workspace/index.js";
 import { compareCodePoints } from "./compare.js";
-import { type DirectoryEntry, errorCode, type FileOperations } from "./operations.js";
 
 /** Options of `listDirectory`. */
 export interface ListDirectoryOptions {

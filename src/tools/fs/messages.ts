@@ -1,9 +1,13 @@
 import { dirname } from "node:path";
-import { errorMessage, ToolError } from "../../engine/errors.js";
-import { similarNames } from "./near-miss.js";
-import { errorCode, type FileOperations } from "./operations.js";
-import { displayPath } from "./paths.js";
-import { notRegularFileMessage, symlinkLoopMessage } from "./special-file-messages.js";
+import { errorMessage, ToolError } from "../../engine/index.js";
+import {
+	displayPath,
+	errorCode,
+	type FileOperations,
+	notRegularFileMessage,
+	similarNames,
+	symlinkLoopMessage,
+} from "../../workspace/index.js";
 
 /** What a "not found" error is about, for its wording. */
 export interface NotFoundOptions {

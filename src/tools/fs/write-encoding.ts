@@ -1,6 +1,6 @@
+import type { FileOperations } from "../../workspace/index.js";
+import { detectLegacyEncoding, encodeLegacy, encodingName } from "../../workspace/index.js";
 import { hasBom } from "../edit/text.js";
-import { detectLegacyEncoding, encodeLegacy, encodingName } from "./legacy-encoding.js";
-import type { FileOperations } from "./operations.js";
 
 /** Bytes of an existing file looked at to tell its encoding. */
 const SAMPLE_BYTES = 64 * 1024;

@@ -1,5 +1,5 @@
-import { formatDuration } from "../../engine/truncate.js";
-import { registerSessionCleanup } from "../shell/background-registry.js";
+import { formatDuration } from "../../engine/index.js";
+import { registerSessionCleanup } from "../../workspace/local/index.js";
 import { Job, type JobSpec } from "./job.js";
 import { describeStatus } from "./job-text.js";
 import type { JobSummary } from "./types.js";

@@ -1,5 +1,5 @@
-import { formatSize } from "../../engine/truncate.js";
-import type { TailBudget } from "../shell/output-tail.js";
+import { formatSize } from "../../engine/index.js";
+import type { TailBudget } from "../../workspace/index.js";
 import type { Job } from "./job.js";
 import type { JobRegistry } from "./job-registry.js";
 import { describeStatus, renderUnread } from "./job-text.js";

@@ -1,6 +1,5 @@
-import { formatDuration, formatSize, truncateHead } from "../../engine/truncate.js";
-import { completeUtf8Length, renderTail, type TailBudget } from "../shell/output-tail.js";
-import { sanitizeTerminalOutput } from "../shell/sanitize.js";
+import { formatDuration, formatSize, truncateHead } from "../../engine/index.js";
+import { completeUtf8Length, renderTail, sanitizeTerminalOutput, type TailBudget } from "../../workspace/index.js";
 import type { JobStatus, JobSummary } from "./types.js";
 
 /** How a job stands, in words: `running`, `exited with code 0`, `killed by SIGTERM (bash_kill)`. */

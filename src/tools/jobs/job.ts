@@ -4,7 +4,7 @@ import type {
 	ShellInput,
 	ShellOperations,
 	ShellRunHandle,
-} from "../shell/exec-types.js";
+} from "../../workspace/index.js";
 import { ShellOutputBuffer } from "../shell/output-buffer.js";
 import type { JobStatus } from "./types.js";
 

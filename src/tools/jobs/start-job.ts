@@ -1,6 +1,6 @@
-import { ToolError } from "../../engine/errors.js";
-import type { ToolSession } from "../../engine/session.js";
-import type { ShellExecRequest, ShellOperations } from "../shell/exec-types.js";
+import type { ToolSession } from "../../engine/index.js";
+import { ToolError } from "../../engine/index.js";
+import type { ShellExecRequest, ShellOperations } from "../../workspace/index.js";
 import type { Job } from "./job.js";
 import type { JobRegistry } from "./job-registry.js";
 import { type JobDetails, reportJob } from "./job-report.js";

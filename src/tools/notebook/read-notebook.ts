@@ -1,7 +1,6 @@
-import { ToolError } from "../../engine/errors.js";
-import { cutText, DEFAULT_MAX_BYTES, formatSize, utf8Prefix } from "../../engine/truncate.js";
-import type { ImageContent, TextContent, ToolResult } from "../../engine/types.js";
-import type { ReadableFile } from "../fs/operations.js";
+import type { ImageContent, TextContent, ToolResult } from "../../engine/index.js";
+import { cutText, DEFAULT_MAX_BYTES, formatSize, ToolError, utf8Prefix } from "../../engine/index.js";
+import type { ReadableFile } from "../../workspace/index.js";
 import type { ReadNotebookDetails } from "../read/document-types.js";
 import { fitImage } from "../read/image.js";
 import { readWhole } from "../read/read-whole.js";

@@ -1,4 +1,4 @@
-import { ToolError } from "../../engine/errors.js";
+import { ToolError } from "../../engine/index.js";
 
 /** One line of a hunk: context (` `), removed (`-`) or added (`+`). */
 export interface HunkLine {

@@ -1,4 +1,4 @@
-import { ToolError } from "../../engine/errors.js";
+import { ToolError } from "../../engine/index.js";
 import { type EditMatchStrategy, type EditRequest, locateEdit } from "../edit/match.js";
 import { MatchContext } from "../edit/match-context.js";
 import type { AppliedReplacement } from "../edit/plan.js";

@@ -1,4 +1,4 @@
-import { withFileMutationQueue } from "../../engine/file-mutation-queue.js";
+import { withFileMutationQueue } from "../../engine/index.js";
 
 /**
  * Runs `fn` holding the mutation-queue slot of every file in `keys` at once. The slots are taken

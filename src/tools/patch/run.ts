@@ -1,14 +1,13 @@
-import { ToolError, throwIfAborted } from "../../engine/errors.js";
-import { truncateTail } from "../../engine/truncate.js";
-import type { ToolResult } from "../../engine/types.js";
+import type { ToolResult } from "../../engine/index.js";
+import { ToolError, throwIfAborted, truncateTail } from "../../engine/index.js";
+import type { Workspace, WorkspaceTarget } from "../../workspace/index.js";
+import { type FileOperations, isNotFound } from "../../workspace/index.js";
 import { type GuardedFile, guardSyntax, type SyntaxCheckMode } from "../../syntax/index.js";
 import { diffEdit } from "../edit/diff.js";
 import { STRATEGY_NOTES } from "../edit/match.js";
 import { BOM_BYTES, hasBom, isValidUtf8 } from "../edit/text.js";
 import { stringSource } from "../edit/text-source.js";
 import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
-import { type FileOperations, isNotFound } from "../fs/operations.js";
-import type { Workspace, WorkspaceTarget } from "../workspace.js";
 import { type PatchOperation, parsePatch } from "./parse.js";
 import { planFilePatch } from "./plan.js";
 import { withFileMutationQueues } from "./queue.js";

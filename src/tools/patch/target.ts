@@ -1,4 +1,4 @@
-import { isWorkspaceTarget, type Workspace, type WorkspaceTarget } from "../workspace.js";
+import { isWorkspaceTarget, type Workspace, type WorkspaceTarget } from "../../workspace/index.js";
 import { type PatchOperation, parsePatch, pathsOfPatch } from "./parse.js";
 
 /** The declared part for one path of a patch: every part writes; only an added file is created whole. */

@@ -1,7 +1,6 @@
-import { ToolError } from "../../engine/errors.js";
-import { writeFileAtomic } from "../fs/atomic-write.js";
+import { ToolError } from "../../engine/index.js";
+import { type FileOperations, isNotFound, writeFileAtomic } from "../../workspace/index.js";
 import { fileSystemErrorMessage } from "../fs/messages.js";
-import { type FileOperations, isNotFound } from "../fs/operations.js";
 
 /** One file a transaction changes, with what it held before. */
 export interface FileChange {

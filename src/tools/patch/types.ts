@@ -1,6 +1,6 @@
+import type { FileToolOptions } from "../../workspace/index.js";
 import type { SyntaxCheckDetails, SyntaxCheckToolOptions } from "../../syntax/index.js";
 import type { EditMatchStrategy } from "../edit/match.js";
-import type { FileToolOptions } from "../workspace.js";
 
 /** What apply_patch did to one file. */
 export interface PatchFileDetails {

@@ -1,4 +1,4 @@
-import { errorMessage } from "../../engine/errors.js";
+import { errorMessage } from "../../engine/index.js";
 
 /** Limits an image must fit before it goes to the model. */
 export interface ImageLimits {

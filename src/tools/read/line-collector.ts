@@ -1,6 +1,6 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import { TextDecoder } from "node:util";
-import { decodeLegacy } from "../fs/legacy-encoding.js";
+import { decodeLegacy } from "../../workspace/index.js";
 
 const CARRIAGE_RETURN = 0x0d;
 

@@ -1,6 +1,5 @@
-import { throwIfAborted } from "../../engine/errors.js";
-import type { LegacyEncoding } from "../fs/legacy-encoding.js";
-import type { ReadableFile } from "../fs/operations.js";
+import { throwIfAborted } from "../../engine/index.js";
+import type { LegacyEncoding, ReadableFile } from "../../workspace/index.js";
 import { type FinishedLine, LineCollector } from "./line-collector.js";
 import { READ_CHUNK_BYTES } from "./read-whole.js";
 

@@ -1,8 +1,14 @@
 import { isUtf8 } from "node:buffer";
-import { errorMessage, ToolError, throwIfAborted } from "../../engine/errors.js";
-import { DEFAULT_MAX_BYTES, formatSize, utf8Prefix } from "../../engine/truncate.js";
-import type { ToolResult } from "../../engine/types.js";
-import type { ReadableFile } from "../fs/operations.js";
+import type { ToolResult } from "../../engine/index.js";
+import {
+	DEFAULT_MAX_BYTES,
+	errorMessage,
+	formatSize,
+	ToolError,
+	throwIfAborted,
+	utf8Prefix,
+} from "../../engine/index.js";
+import type { ReadableFile } from "../../workspace/index.js";
 import type { ReadPdfDetails } from "./document-types.js";
 import { checkPdfInflation } from "./pdf-inflation.js";
 import { loadPdfjs } from "./pdf-library.js";

@@ -1,9 +1,7 @@
-import { ToolError } from "../../engine/errors.js";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../../engine/truncate.js";
-import type { ToolResult } from "../../engine/types.js";
-import { detectLegacyEncoding, encodingName, type LegacyEncoding } from "../fs/legacy-encoding.js";
-import type { FileOperations, ReadableFile } from "../fs/operations.js";
-import { shellQuote } from "../fs/special-file-messages.js";
+import type { ToolResult } from "../../engine/index.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, ToolError } from "../../engine/index.js";
+import type { FileOperations, ReadableFile } from "../../workspace/index.js";
+import { detectLegacyEncoding, encodingName, type LegacyEncoding, shellQuote } from "../../workspace/index.js";
 import { isNotebookPath } from "../notebook/notebook-json.js";
 import { readNotebook } from "../notebook/read-notebook.js";
 import { fitImage } from "./image.js";

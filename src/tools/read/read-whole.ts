@@ -1,5 +1,5 @@
-import { throwIfAborted } from "../../engine/errors.js";
-import type { ReadableFile } from "../fs/operations.js";
+import { throwIfAborted } from "../../engine/index.js";
+import type { ReadableFile } from "../../workspace/index.js";
 
 /**
  * Bytes the read helpers ask of one `ReadableFile.read`: large enough that scanning 100 MB costs

@@ -1,6 +1,6 @@
 // The read tool's public types, here so the helpers in read/ need not import read.ts (which imports them).
-import type { FileOperations } from "../fs/operations.js";
-import type { FileToolOptions } from "../workspace.js";
+
+import type { FileOperations, FileToolOptions } from "../../workspace/index.js";
 import type { ReadNotebookDetails, ReadPdfDetails } from "./document-types.js";
 
 export type { ReadNotebookDetails, ReadPdfDetails } from "./document-types.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ToolResult } from "../../engine/types.js";
+import type { ToolResult } from "../../engine/index.js";
 import type { ReadToolDetails } from "./types.js";
 
 /** Ranges remembered per tool: enough for a long session, bounded for a runaway one. */

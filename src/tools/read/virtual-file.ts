@@ -1,4 +1,4 @@
-import type { ReadableFile } from "../fs/operations.js";
+import type { ReadableFile } from "../../workspace/index.js";
 import { readWhole } from "./read-whole.js";
 
 /** Most bytes taken from a kernel file that reports size 0 (/proc/…/maps of a large process is ~1 MB). */

@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve } from "node:path";
-import { ToolError } from "../../engine/errors.js";
-import type { SearchOperations } from "./types.js";
+import { ToolError } from "../../engine/index.js";
+import type { SearchOperations } from "../../workspace/index.js";
 
 /** Characters that make a name a glob rather than a plain path. */
 const GLOB_SYNTAX = /[[\]{}()*?!+@]/;

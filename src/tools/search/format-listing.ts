@@ -1,4 +1,4 @@
-import { PathGroups } from "./sort-paths.js";
+import { PathGroups } from "../../workspace/index.js";
 
 /** A sorted file listing cut to the output budget. */
 export interface Listing {

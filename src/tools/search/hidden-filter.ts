@@ -1,4 +1,4 @@
-import type { SearchStream } from "./types.js";
+import type { SearchStream } from "../../workspace/index.js";
 
 /**
  * A search stream without the entries `hides` names (absolute paths; a read deny rule), the same

@@ -1,10 +1,10 @@
 import { join } from "node:path";
-import { errorMessage, ToolError } from "../../engine/errors.js";
-import type { ToolTarget } from "../../engine/types.js";
-import { isWorkspaceTarget, type Workspace } from "../workspace.js";
+import type { ToolTarget } from "../../engine/index.js";
+import { errorMessage, ToolError } from "../../engine/index.js";
+import type { SearchStream } from "../../workspace/index.js";
+import { isWorkspaceTarget, type Workspace } from "../../workspace/index.js";
 import { withoutHidden } from "./hidden-filter.js";
 import { runSearch, type SearchRunResult } from "./run-search.js";
-import type { SearchStream } from "./types.js";
 
 /** How a search request reaches the folder the guards checked: spread into the request. */
 export interface OpenedFolder {

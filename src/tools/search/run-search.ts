@@ -1,9 +1,8 @@
 import { basename, dirname } from "node:path";
-import { stoppableSignal } from "../../engine/abort.js";
-import { AbortError, ToolError } from "../../engine/errors.js";
-import { displayPath, resolveToolPath } from "../fs/paths.js";
+import { AbortError, stoppableSignal, ToolError } from "../../engine/index.js";
+import type { SearchBackendName, SearchOperations, SearchStream } from "../../workspace/index.js";
+import { displayPath, resolveToolPath } from "../../workspace/index.js";
 import { startDeadline } from "./deadline.js";
-import type { SearchBackendName, SearchOperations, SearchStream } from "./types.js";
 
 /** Default time a search may take before it returns what it found. */
 export const DEFAULT_SEARCH_TIMEOUT_MS = 60_000;

@@ -1,10 +1,10 @@
 import type { Static, TSchema } from "typebox";
-import type { AgentTool, ToolDefinition, ToolResult, ToolTarget } from "../../engine/types.js";
+import type { AgentTool, ToolDefinition, ToolResult, ToolTarget } from "../../engine/index.js";
+import type { SearchBackendName, SearchOperations } from "../../workspace/index.js";
+import { createLocalWorkspace, type Workspace } from "../../workspace/index.js";
+import { createSearchOperations } from "../../workspace/local/index.js";
 import { toolFrom } from "../tool-definition.js";
-import { createLocalWorkspace, type Workspace } from "../workspace.js";
-import { createSearchOperations } from "./operations.js";
 import type { SearchRunResult } from "./run-search.js";
-import type { SearchBackendName, SearchOperations } from "./types.js";
 
 /** Options grep and find share. */
 export interface SearchToolOptions {

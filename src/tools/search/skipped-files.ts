@@ -1,10 +1,8 @@
 import { join } from "node:path";
-import type { ToolTarget } from "../../engine/types.js";
-import type { FileOperations } from "../fs/operations.js";
-import type { Workspace } from "../workspace.js";
-import { compileGlob } from "./glob-filter.js";
+import type { ToolTarget } from "../../engine/index.js";
+import type { FileOperations, SearchOperations, Workspace } from "../../workspace/index.js";
+import { compileGlob } from "../../workspace/index.js";
 import { runPinnedSearch } from "./pinned-search.js";
-import type { SearchOperations } from "./types.js";
 
 /** Files looked at when explaining an empty result: enough for a project, bounded for a huge tree. */
 const MAX_CHECKED_FILES = 2000;

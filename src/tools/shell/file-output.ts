@@ -1,14 +1,21 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { copyFile, truncate } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../../engine/truncate.js";
-import { importantLinesOfFile, withKeptLines } from "../output/scan-output-file.js";
-import { ImportantLines } from "../output/semantic-tail.js";
-import { registerOutputFile, releaseOutputFile, settleOutputFile } from "./background-registry.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../../engine/index.js";
+import {
+	describeOutput,
+	ImportantLines,
+	importantLinesOfFile,
+	outputFilePath,
+	renderTail,
+	type ShellOutput,
+	type TailBudget,
+	withKeptLines,
+} from "../../workspace/index.js";
+import { registerOutputFile, releaseOutputFile, settleOutputFile } from "../../workspace/local/index.js";
 import { countFileNewlines, countNewlines } from "./line-count.js";
 import type { ShellOutputBufferOptions } from "./output-buffer.js";
 import { sinkOutputFile } from "./output-sink.js";
-import { describeOutput, outputFilePath, renderTail, type ShellOutput, type TailBudget } from "./output-tail.js";
 
 /**
  * Up to this size the lines are counted (and scanned for the lines worth keeping) synchronously,

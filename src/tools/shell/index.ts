@@ -1,22 +1,25 @@
-export { disposeShellProcesses, runningBackgroundPids } from "./background-registry.js";
-export { CONTAINMENT_VARIABLE } from "./cgroup.js";
+export { sanitizeTerminalOutput } from "../../workspace/index.js";
 export {
 	attachRoot,
+	CONTAINMENT_VARIABLE,
 	type ContainmentMechanism,
 	containedCommand,
 	createProcessContainment,
+	disposeShellProcesses,
 	killContainment,
+	localShellOperations,
+	PROCESS_MARKER_VARIABLE,
 	type ProcessContainment,
+	type ProcessTree,
 	releaseContainment,
+	runningBackgroundPids,
+	type TerminateOptions,
 	terminateContainment,
-} from "./containment.js";
+} from "../../workspace/local/index.js";
 export { buildShellEnvironment, nonInteractiveEnvironment } from "./environment.js";
-export { localShellOperations } from "./local-operations.js";
 export { prepareShellArguments } from "./prepare-arguments.js";
-export { PROCESS_MARKER_VARIABLE, type ProcessTree, type TerminateOptions } from "./process-tree.js";
 export { encodePowerShellCommand, resolveBashShell, resolvePowerShell } from "./resolve-shell.js";
 export { DEFAULT_MAX_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS } from "./run-shell-tool.js";
-export { sanitizeTerminalOutput } from "./sanitize.js";
 export { isSecretVariableName } from "./secret-variables.js";
 export type {
 	EscapedProcess,

@@ -1,13 +1,19 @@
 import { closeSync, openSync, writeSync, writev } from "node:fs";
 import { tmpdir } from "node:os";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../../engine/truncate.js";
-import { withKeptLines } from "../output/scan-output-file.js";
-import { ImportantLines } from "../output/semantic-tail.js";
-import { registerOutputFile, releaseOutputFile } from "./background-registry.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../../engine/index.js";
+import {
+	describeOutput,
+	ImportantLines,
+	outputFilePath,
+	type RenderedTail,
+	renderTail,
+	type ShellOutput,
+	withKeptLines,
+} from "../../workspace/index.js";
+import { registerOutputFile, releaseOutputFile } from "../../workspace/local/index.js";
 import { countFileNewlines, countNewlines } from "./line-count.js";
-import { describeOutput, outputFilePath, type RenderedTail, renderTail, type ShellOutput } from "./output-tail.js";
 
-export type { ShellOutput } from "./output-tail.js";
+export type { ShellOutput } from "../../workspace/index.js";
 
 /** Limits of a `ShellOutputBuffer`. */
 export interface ShellOutputBufferOptions {

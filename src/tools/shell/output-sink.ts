@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, ftruncateSync } from "node:fs";
-import { processGroupOf } from "./process-tree.js";
+import { processGroupOf } from "../../workspace/local/index.js";
 
 /** How often a sunk output file is checked, in ms. */
 const checkIntervalMs = 1000;

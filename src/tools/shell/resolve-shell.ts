@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { ToolError } from "../../engine/errors.js";
+import { ToolError } from "../../engine/index.js";
 import type { ShellOperations, ShellToolOptions } from "./types.js";
 
 /** A resolved shell and the arguments that make it run one command. */

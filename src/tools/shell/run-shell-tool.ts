@@ -1,14 +1,16 @@
-import { ToolError } from "../../engine/errors.js";
-import { createThrottle } from "../../engine/events.js";
-import type { ToolSession } from "../../engine/session.js";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../../engine/truncate.js";
-import type { ToolExecuteContext, ToolResult, ToolUpdateCallback } from "../../engine/types.js";
+import type { ToolExecuteContext, ToolResult, ToolSession, ToolUpdateCallback } from "../../engine/index.js";
+import { createThrottle, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, ToolError } from "../../engine/index.js";
+import type {
+	EscapedProcess,
+	ShellExecRequest,
+	ShellExecResult,
+	ShellFileExecResult,
+	ShellOperations,
+} from "../../workspace/index.js";
+import { localShellOperations } from "../../workspace/local/index.js";
 import { startBackgroundJob } from "../jobs/start-job.js";
 import { buildShellEnvironment } from "./environment.js";
-import type { EscapedProcess } from "./escapees.js";
-import type { ShellExecRequest, ShellExecResult, ShellFileExecResult, ShellOperations } from "./exec-types.js";
 import { FileShellOutput } from "./file-output.js";
-import { localShellOperations } from "./local-operations.js";
 import { type ShellOutput, ShellOutputBuffer } from "./output-buffer.js";
 import type { ShellResolver } from "./resolve-shell.js";
 import type { ShellToolDetails, ShellToolOptions } from "./types.js";

@@ -1,4 +1,4 @@
-import { Type } from "../../engine/schema-builder.js";
+import { Type } from "../../engine/index.js";
 
 /**
  * The arguments bash and powershell share besides their `command`: one home, so the two shells

@@ -1,6 +1,6 @@
-import type { AgentTool, ToolDefinition } from "../../engine/types.js";
+import type { AgentTool, ToolDefinition } from "../../engine/index.js";
+import { type CommandTarget, commandTarget } from "../../workspace/index.js";
 import { toolFrom } from "../tool-definition.js";
-import { type CommandTarget, commandTarget } from "../workspace.js";
 import { prepareShellArguments } from "./prepare-arguments.js";
 import type { ShellResolver } from "./resolve-shell.js";
 import { shellToolExecute } from "./run-shell-tool.js";

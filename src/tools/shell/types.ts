@@ -1,18 +1,17 @@
-import type { TruncationResult } from "../../engine/truncate.js";
+import type { TruncationResult } from "../../engine/index.js";
+import type { EscapedProcess, ShellOperations } from "../../workspace/index.js";
 import type { JobRegistry } from "../jobs/job-registry.js";
 import type { JobDetails } from "../jobs/types.js";
-import type { EscapedProcess } from "./escapees.js";
-import type { ShellOperations } from "./exec-types.js";
 
-export type { EscapedProcess } from "./escapees.js";
 export type {
+	EscapedProcess,
 	ShellExecRequest,
 	ShellExecResult,
 	ShellFileExecResult,
 	ShellInput,
 	ShellOperations,
 	ShellRunHandle,
-} from "./exec-types.js";
+} from "../../workspace/index.js";
 
 /** Options shared by the bash and powershell tools. */
 export interface ShellToolOptions {

@@ -1,11 +1,11 @@
 import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeFileAtomic } from "../../../src/tools/fs/atomic-write.js";
-import { createFdConfinedOperations } from "../../../src/tools/fs/fd-confined-operations.js";
-import { type FileOperations, localFileOperations } from "../../../src/tools/fs/operations.js";
-import { realPathOf } from "../../../src/tools/fs/real-path.js";
-import { tempNameFor } from "../../../src/tools/fs/temp-name.js";
+import { writeFileAtomic } from "../../../src/workspace/files/atomic-write.js";
+import { tempNameFor } from "../../../src/workspace/files/temp-name.js";
+import { createFdConfinedOperations } from "../../../src/workspace/local/files/fd-confined-operations.js";
+import { type FileOperations, localFileOperations } from "../../../src/workspace/local/files/operations.js";
+import { realPathOf } from "../../../src/workspace/paths/real-path.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
 const temp = useTempDir();

@@ -1,9 +1,9 @@
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createFdConfinedOperations } from "../../../src/tools/fs/fd-confined-operations.js";
-import { localFileOperations } from "../../../src/tools/fs/operations.js";
-import { realPathOf } from "../../../src/tools/fs/real-path.js";
+import { createFdConfinedOperations } from "../../../src/workspace/local/files/fd-confined-operations.js";
+import { localFileOperations } from "../../../src/workspace/local/files/operations.js";
+import { realPathOf } from "../../../src/workspace/paths/real-path.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
 describe("createFdConfinedOperations", () => {

@@ -6,7 +6,7 @@ import {
 	type FileOperations,
 	infoIfExists,
 	localFileOperations as operations,
-} from "../../../src/tools/fs/operations.js";
+} from "../../../src/workspace/local/files/operations.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
 describe("localFileOperations", () => {

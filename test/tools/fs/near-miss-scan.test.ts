@@ -1,8 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { resolveExistingPath } from "../../../src/tools/fs/near-miss.js";
-import { type FileOperations, localFileOperations } from "../../../src/tools/fs/operations.js";
+import { type FileOperations, localFileOperations } from "../../../src/workspace/local/files/operations.js";
+import { resolveExistingPath } from "../../../src/workspace/paths/near-miss.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
 const temp = useTempDir();

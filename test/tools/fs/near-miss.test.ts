@@ -2,8 +2,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareCodePoints } from "../../../src/tools/fs/compare.js";
-import { pathVariants, resolveExistingPath, similarNames } from "../../../src/tools/fs/near-miss.js";
-import { localFileOperations } from "../../../src/tools/fs/operations.js";
+import { localFileOperations } from "../../../src/workspace/local/files/operations.js";
+import { pathVariants, resolveExistingPath, similarNames } from "../../../src/workspace/paths/near-miss.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
 const temp = useTempDir();

@@ -1,9 +1,9 @@
 import { posix } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { DirectoryEntry, FileInfo, FileOperations } from "../../../src/tools/fs/operations.js";
 import { createLsTool } from "../../../src/tools/ls.js";
 import { createReadTool } from "../../../src/tools/read.js";
 import { createWriteTool } from "../../../src/tools/write.js";
+import type { DirectoryEntry, FileInfo, FileOperations } from "../../../src/workspace/local/files/operations.js";
 import { type HasContent, resultText } from "../../helpers/results.js";
 
 /**

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { displayPath, resolveToolPath } from "../../../src/tools/fs/paths.js";
+import { displayPath, resolveToolPath } from "../../../src/workspace/paths/paths.js";
 
 describe("paths", () => {
 	const cwd = join(homedir(), "project");

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { createBashTool } from "../../../src/tools/bash.js";
-import { LINE_BYTES, PREFILTER_NEEDLES } from "../../../src/tools/output/candidate-lines.js";
+import { LINE_BYTES, PREFILTER_NEEDLES } from "../../../src/workspace/output/candidate-lines.js";
 import {
 	collapseRepeats,
 	EXAMINED_FIRST,
 	EXAMINED_LAST,
 	ImportantLines,
 	keptBlock,
-} from "../../../src/tools/output/semantic-tail.js";
+} from "../../../src/workspace/output/semantic-tail.js";
 import { resultText } from "../../helpers/results.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 

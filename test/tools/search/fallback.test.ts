@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createFindTool } from "../../../src/tools/find.js";
 import { createGrepTool } from "../../../src/tools/grep.js";
-import type { GrepLine, SearchOperations } from "../../../src/tools/search/types.js";
+import type { GrepLine, SearchOperations } from "../../../src/workspace/search/types.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { textOf, writeTree } from "./fixtures.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { cutAroundMatch } from "../../../src/tools/search/cut-line.js";
 import { formatListing } from "../../../src/tools/search/format-listing.js";
-import { comparePaths, sortPaths } from "../../../src/tools/search/sort-paths.js";
+import { cutAroundMatch } from "../../../src/tools/search/grep/cut-line.js";
+import { comparePaths, sortPaths } from "../../../src/workspace/search/sort-paths.js";
 
 describe("cutAroundMatch", () => {
 	it("leaves a short line alone", () => {

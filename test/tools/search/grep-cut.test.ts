@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createGrepTool } from "../../../src/tools/grep.js";
-import { GrepMatchTally } from "../../../src/tools/search/grep-match-tally.js";
-import type { GrepLine } from "../../../src/tools/search/types.js";
+import { GrepMatchTally } from "../../../src/tools/search/grep/match-tally.js";
+import type { GrepLine } from "../../../src/workspace/search/types.js";
 import { resultText } from "../../helpers/results.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { backends, writeTree } from "./fixtures.js";

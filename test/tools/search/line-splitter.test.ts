@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { GrepOutputSplitter } from "../../../src/tools/search/long-lines/grep-output-splitter.js";
-import { parseGrepLine } from "../../../src/tools/search/ripgrep-backend.js";
+import { GrepOutputSplitter } from "../../../src/workspace/local/search/long-lines/grep-output-splitter.js";
+import { parseGrepLine } from "../../../src/workspace/local/search/ripgrep-backend.js";
 
 function split(chunks: string[]): string[] {
 	const splitter = new GrepOutputSplitter();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { PathOrderedGrepOptions } from "../../../src/tools/search/path-ordered-grep.js";
-import { ripgrepGrep } from "../../../src/tools/search/ripgrep-backend.js";
-import { locateRipgrep } from "../../../src/tools/search/ripgrep-path.js";
-import type { GrepLine, GrepRequest } from "../../../src/tools/search/types.js";
+import type { PathOrderedGrepOptions } from "../../../src/workspace/local/search/path-ordered-grep.js";
+import { ripgrepGrep } from "../../../src/workspace/local/search/ripgrep-backend.js";
+import { locateRipgrep } from "../../../src/workspace/local/search/ripgrep-path.js";
+import type { GrepLine, GrepRequest } from "../../../src/workspace/search/types.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { writeTree } from "./fixtures.js";
 

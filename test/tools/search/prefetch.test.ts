@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { Prefetch } from "../../../src/tools/search/prefetch.js";
+import { Prefetch } from "../../../src/workspace/local/search/prefetch.js";
 
 function counting(total: number) {
 	const state = { pulled: 0, closed: false };

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createFindTool } from "../../../src/tools/find.js";
 import { createGrepTool } from "../../../src/tools/grep.js";
-import { ripgrepLaunches } from "../../../src/tools/search/ripgrep-launcher.js";
-import { locateRipgrep } from "../../../src/tools/search/ripgrep-path.js";
+import { ripgrepLaunches } from "../../../src/workspace/local/search/ripgrep-launcher.js";
+import { locateRipgrep } from "../../../src/workspace/local/search/ripgrep-path.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { makeFifo, processesIn, releaseFifo, textOf, writeTree } from "./fixtures.js";
 

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openForScan } from "../../../src/tools/search/scan-file-handle.js";
+import { openForScan } from "../../../src/workspace/local/search/scan-file-handle.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { makeFifo } from "./fixtures.js";
 

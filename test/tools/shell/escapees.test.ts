@@ -7,7 +7,7 @@ import {
 	findEscapedWithPs,
 	parseElapsedSeconds,
 	processStartTicks,
-} from "../../../src/tools/shell/escapees.js";
+} from "../../../src/workspace/local/process/escapees.js";
 import { eventually } from "./survivors.js";
 
 const started: number[] = [];

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../../src/tools/bash.js";
-import { disposeShellProcesses } from "../../../src/tools/shell/background-registry.js";
+import { disposeShellProcesses } from "../../../src/workspace/local/process/background-registry.js";
 import { requiredInCi } from "../../helpers/prerequisites.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { runTool } from "./run-tool.js";

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { disposeShellProcesses } from "../../../src/tools/shell/background-registry.js";
 import { ShellOutputBuffer } from "../../../src/tools/shell/output-buffer.js";
+import { disposeShellProcesses } from "../../../src/workspace/local/process/background-registry.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
 async function feed(buffer: ShellOutputBuffer, bytes: Buffer, chunkSize: number): Promise<void> {

@@ -1,6 +1,6 @@
 import { createBashTool } from "../../../src/tools/bash.js";
-import { localShellOperations } from "../../../src/tools/shell/local-operations.js";
 import type { ShellOperations } from "../../../src/tools/shell/types.js";
+import { localShellOperations } from "../../../src/workspace/local/shell/local-operations.js";
 
 /** The local executor without `execToFile`: output reaches toolbelt through a pipe, as from a remote executor. */
 export const pipeOnlyOperations: ShellOperations = {

@@ -7,7 +7,7 @@ import {
 	MAX_RETAINED_OUTPUT_FILES,
 	registerOutputFile,
 	settleOutputFile,
-} from "../../../src/tools/shell/background-registry.js";
+} from "../../../src/workspace/local/process/background-registry.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
 describe("full-output file retention", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sanitizeTerminalOutput } from "../../../src/tools/shell/sanitize.js";
+import { sanitizeTerminalOutput } from "../../../src/workspace/shell/sanitize.js";
 
 describe("sanitizeTerminalOutput", () => {
 	it("strips colour, cursor and OSC sequences", () => {

@@ -3,9 +3,13 @@ import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../../src/tools/bash.js";
-import { disposeShellProcesses } from "../../../src/tools/shell/background-registry.js";
-import { cgroupsAvailable, deferredJoinCgroupScript, ownCgroupDirectory } from "../../../src/tools/shell/cgroup.js";
-import { standbyShellStarts } from "../../../src/tools/shell/standby-shell.js";
+import { disposeShellProcesses } from "../../../src/workspace/local/process/background-registry.js";
+import {
+	cgroupsAvailable,
+	deferredJoinCgroupScript,
+	ownCgroupDirectory,
+} from "../../../src/workspace/local/process/cgroup.js";
+import { standbyShellStarts } from "../../../src/workspace/local/shell/standby-shell.js";
 import { requiredInCi } from "../../helpers/prerequisites.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { runTool } from "./run-tool.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
-import { isOutputRelay } from "../../../src/tools/shell/output-relay.js";
+import { isOutputRelay } from "../../../src/workspace/local/shell/output-relay.js";
 
 /** Environment variable the tests put on every command (through the tool's `env` option) to find its processes. */
 export const TEST_MARKER_VARIABLE = "TOOLBELT_TEST_MARKER";

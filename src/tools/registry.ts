@@ -1,0 +1,188 @@
+import type { AnyAgentTool, ToolDefinition } from "../engine/index.js";
+import { createApplyPatchTool, createApplyPatchToolDefinition } from "./apply-patch.js";
+import { createBashTool, createBashToolDefinition } from "./bash.js";
+import { createBashKillTool, createBashKillToolDefinition } from "./bash-kill.js";
+import { createBashOutputTool, createBashOutputToolDefinition } from "./bash-output.js";
+import { createEditTool, createEditToolDefinition } from "./edit.js";
+import { createFindTool, createFindToolDefinition } from "./find.js";
+import { createGrepTool, createGrepToolDefinition } from "./grep.js";
+import { createJobRegistry, type JobRegistry } from "./jobs/job-registry.js";
+import { createLsTool, createLsToolDefinition } from "./ls.js";
+import { createPowerShellTool, createPowerShellToolDefinition } from "./powershell.js";
+import { createReadTool, createReadToolDefinition } from "./read.js";
+import type { ToolsOptions } from "./tools-options.js";
+import { createWriteTool, createWriteToolDefinition } from "./write.js";
+
+/** The names of the built-in tools. */
+export type ToolName =
+	| "read"
+	| "write"
+	| "edit"
+	| "apply_patch"
+	| "bash"
+	| "powershell"
+	| "bash_output"
+	| "bash_kill"
+	| "grep"
+	| "find"
+	| "ls";
+
+/** Every built-in tool name, in a stable order. */
+export const allToolNames: readonly ToolName[] = [
+	"read",
+	"write",
+	"edit",
+	"apply_patch",
+	"bash",
+	"powershell",
+	"bash_output",
+	"bash_kill",
+	"grep",
+	"find",
+	"ls",
+];
+
+type PerToolOptions = Omit<ToolsOptions, "jobs">;
+
+type Factories = {
+	[K in ToolName]: {
+		definition(cwd: string, options?: PerToolOptions[K]): ToolDefinition;
+		tool(cwd: string, options?: PerToolOptions[K]): AnyAgentTool;
+	};
+};
+
+const factories: Factories = {
+	read: { definition: createReadToolDefinition, tool: createReadTool },
+	write: { definition: createWriteToolDefinition, tool: createWriteTool },
+	edit: { definition: createEditToolDefinition, tool: createEditTool },
+	apply_patch: { definition: createApplyPatchToolDefinition, tool: createApplyPatchTool },
+	bash: { definition: createBashToolDefinition, tool: createBashTool },
+	powershell: { definition: createPowerShellToolDefinition, tool: createPowerShellTool },
+	bash_output: { definition: createBashOutputToolDefinition, tool: createBashOutputTool },
+	bash_kill: { definition: createBashKillToolDefinition, tool: createBashKillTool },
+	grep: { definition: createGrepToolDefinition, tool: createGrepTool },
+	find: { definition: createFindToolDefinition, tool: createFindTool },
+	ls: { definition: createLsToolDefinition, tool: createLsTool },
+};
+
+/** The tools a coding agent needs to change code: read, bash, edit, write. */
+export const codingToolNames: readonly ToolName[] = ["read", "bash", "edit", "write"];
+
+/** The tools that only look: read, grep, find, ls. */
+export const readOnlyToolNames: readonly ToolName[] = ["read", "grep", "find", "ls"];
+
+/**
+ * The built-in tools whose calls act on one path (their target's `path`), so that a permission
+ * rule naming them takes a path pattern as its specifier: `read(src/**)`, `edit(.env*)`.
+ */
+export const pathToolNames: readonly ToolName[] = ["read", "write", "edit", "ls", "grep", "find"];
+
+/** True when `name` is a built-in tool name. */
+export function isToolName(name: string): name is ToolName {
+	return (allToolNames as readonly string[]).includes(name);
+}
+
+function factoryOf<K extends ToolName>(name: K): Factories[K] {
+	// Names come from configuration and CLI flags too, so check at run time.
+	if (!isToolName(name)) throw new Error(`Unknown tool "${String(name)}". Known tools: ${allToolNames.join(", ")}.`);
+	return factories[name];
+}
+
+/** Creates the definition (name, description, schema) of one built-in tool rooted at `cwd`. */
+export function createToolDefinition<K extends ToolName>(
+	name: K,
+	cwd: string,
+	options: ToolsOptions = {},
+): ToolDefinition {
+	return factoryOf(name).definition(cwd, options[name]);
+}
+
+const jobToolNames: ReadonlySet<ToolName> = new Set(["bash", "powershell", "bash_output", "bash_kill"]);
+const sessionJobs = new WeakMap<ToolsOptions, JobRegistry>();
+
+/** The job registry tools made from `options` share (see `ToolsOptions.jobs`). */
+export function jobRegistryOf(options: ToolsOptions): JobRegistry {
+	if (options.jobs) return options.jobs;
+	let jobs = sessionJobs.get(options);
+	if (!jobs) {
+		jobs = createJobRegistry();
+		sessionJobs.set(options, jobs);
+	}
+	return jobs;
+}
+
+/**
+ * Creates one runnable built-in tool rooted at `cwd`. The shell and job tools made from the same
+ * `options` object share one session of background jobs.
+ */
+export function createTool<K extends ToolName>(name: K, cwd: string, options: ToolsOptions = {}): AnyAgentTool {
+	const own = options[name];
+	if (!jobToolNames.has(name)) return factoryOf(name).tool(cwd, own);
+	const jobs = (own as { jobs?: JobRegistry } | undefined)?.jobs ?? jobRegistryOf(options);
+	return factoryOf(name).tool(cwd, { ...own, jobs } as PerToolOptions[K]);
+}
+
+/** Definitions of the coding tools: read, bash, edit, write. */
+export function createCodingToolDefinitions(cwd: string, options: ToolsOptions = {}): ToolDefinition[] {
+	return codingToolNames.map((name) => createToolDefinition(name, cwd, options));
+}
+
+/** The coding tools: read, bash, edit, write. */
+export function createCodingTools(cwd: string, options: ToolsOptions = {}): AnyAgentTool[] {
+	return codingToolNames.map((name) => createTool(name, cwd, options));
+}
+
+/** Definitions of the read-only tools: read, grep, find, ls. */
+export function createReadOnlyToolDefinitions(cwd: string, options: ToolsOptions = {}): ToolDefinition[] {
+	return readOnlyToolNames.map((name) => createToolDefinition(name, cwd, options));
+}
+
+/** The read-only tools: read, grep, find, ls. */
+export function createReadOnlyTools(cwd: string, options: ToolsOptions = {}): AnyAgentTool[] {
+	return readOnlyToolNames.map((name) => createTool(name, cwd, options));
+}
+
+/** Definitions of all 11 built-in tools, by name. */
+export function createAllToolDefinitions(cwd: string, options: ToolsOptions = {}): Record<ToolName, ToolDefinition> {
+	return Object.fromEntries(allToolNames.map((name) => [name, createToolDefinition(name, cwd, options)])) as Record<
+		ToolName,
+		ToolDefinition
+	>;
+}
+
+/** All 11 built-in tools, by name (the shell and job tools share one session of background jobs). */
+export function createAllTools(cwd: string, options: ToolsOptions = {}): Record<ToolName, AnyAgentTool> {
+	return Object.fromEntries(allToolNames.map((name) => [name, createTool(name, cwd, options)])) as Record<
+		ToolName,
+		AnyAgentTool
+	>;
+}
+
+/** Which tools an entry point that serves toolbelt's tools (a framework adapter, the MCP server) creates. */
+export interface ToolSelection {
+	/**
+	 * Which built-in tools to create. Default: the entry point's own list (every tool but
+	 * powershell for a framework adapter, all of them for the MCP server).
+	 */
+	tools?: readonly ToolName[];
+	/** Only read, grep, find and ls (overrides `tools`). Default: false. */
+	readOnly?: boolean;
+	/** Per-tool options (timeouts, budgets, operations). Default: none. */
+	toolsOptions?: ToolsOptions;
+	/** More tools served next to the built-in ones (e.g. from an embedding application). Default: none. */
+	extraTools?: readonly AnyAgentTool[];
+}
+
+/**
+ * The tools a selection names: the built-in ones (or `defaultNames` when it names none) created
+ * in `cwd` with `toolsOptions`, then its extra tools.
+ */
+export function createSelectedTools(
+	cwd: string,
+	selection: ToolSelection,
+	defaultNames: readonly ToolName[],
+	toolsOptions: ToolsOptions | undefined = selection.toolsOptions,
+): AnyAgentTool[] {
+	const names = selection.readOnly ? readOnlyToolNames : (selection.tools ?? defaultNames);
+	return [...names.map((name) => createTool(name, cwd, toolsOptions)), ...(selection.extraTools ?? [])];
+}

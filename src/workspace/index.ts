@@ -1,0 +1,76 @@
+// The Workspace level: the contract tools and guards act through (files, shell, search, path
+// resolution) and the local backend. The remote backend is its own part: `./remote/index.js`.
+
+export { type WriteFileAtomicResult, writeFileAtomic } from "./files/atomic-write.js";
+export {
+	type DirectoryEntry,
+	errorCode,
+	type FileInfo,
+	type FileKind,
+	type FileOperations,
+	infoIfExists,
+	isNotFound,
+	type ReadableFile,
+	type ReplaceFileOptions,
+	type WriteFileOptions,
+} from "./files/contract.js";
+export {
+	decodeLegacy,
+	detectLegacyEncoding,
+	encodeLegacy,
+	encodingName,
+	type LegacyEncoding,
+	legacyAsUtf8,
+	utf8AsLegacy,
+} from "./files/legacy-encoding.js";
+export { importantLinesOfFile, withKeptLines } from "./output/scan-output-file.js";
+export { collapseRuns, ImportantLines, wordyShapeOf } from "./output/semantic-tail.js";
+export { editDistance, resolveExistingPath, similarNames } from "./paths/near-miss.js";
+export { displayPath, resolveToolPath } from "./paths/paths.js";
+export { isInsideRoot, realPathOf } from "./paths/real-path.js";
+export { notRegularFileMessage, shellQuote, symlinkLoopMessage } from "./paths/special-file-messages.js";
+export { compileGlob } from "./search/glob-filter.js";
+export { comparePaths, PathGroups, sortPaths } from "./search/sort-paths.js";
+export {
+	type GrepLine,
+	MAX_WALKER_LINE_BYTES,
+	type SearchBackendName,
+	type SearchOperations,
+	type SearchStream,
+} from "./search/types.js";
+export type {
+	EscapedProcess,
+	ShellExecRequest,
+	ShellExecResult,
+	ShellFileExecResult,
+	ShellInput,
+	ShellOperations,
+	ShellRunHandle,
+} from "./shell/exec-types.js";
+export {
+	completeUtf8Length,
+	describeOutput,
+	outputFilePath,
+	type RenderedTail,
+	renderTail,
+	type ShellOutput,
+	type TailBudget,
+} from "./shell/output-tail.js";
+export { sanitizeTerminalOutput } from "./shell/sanitize.js";
+export { singleQuoted } from "./shell/single-quoted.js";
+export {
+	type CommandTarget,
+	callTarget,
+	commandTarget,
+	createLocalWorkspace,
+	type DeclaredTarget,
+	type FileToolOptions,
+	isWorkspaceTarget,
+	type LocalWorkspaceOptions,
+	partsOfTarget,
+	type ResolvedPath,
+	type ResolveOptions,
+	type Workspace,
+	type WorkspaceTarget,
+	workspaceOf,
+} from "./workspace.js";

@@ -1,0 +1,47 @@
+import { isInsideRoot, outsideRootsError, realPathOf } from "../../paths/real-path.js";
+import { createFdConfinedOperations } from "./fd-confined-operations.js";
+import { type FileOperations, localFileOperations, type WriteFileOptions } from "./operations.js";
+
+/**
+ * File operations that refuse objects outside `roots` (real paths). Backends that can check the
+ * object they really opened provide `confine` themselves (the local disk on Linux verifies each
+ * descriptor through `/proc/self/fd`, see `fd-confined-operations.ts`). For any other backend
+ * this wrapper checks the real path just before each operation: a concurrent symlink swap
+ * between the check and the use can still redirect it, so it is the best effort available
+ * through the `FileOperations` interface, not a guarantee.
+ */
+export function confineFileOperations(files: FileOperations, roots: readonly string[]): FileOperations {
+	const own = files === localFileOperations ? createFdConfinedOperations(files, roots) : files.confine?.(roots);
+	if (own) return own;
+	const check = async (path: string) => {
+		const real = await realPathOf(files, path);
+		if (!roots.some((root) => isInsideRoot(root, real))) throw outsideRootsError(path, real, roots);
+	};
+	const checked =
+		<TArgs extends [string, ...unknown[]], TResult>(operation: (...args: TArgs) => Promise<TResult>) =>
+		async (...args: TArgs): Promise<TResult> => {
+			await check(args[0]);
+			return operation(...args);
+		};
+	return {
+		stat: (path) => files.stat(path),
+		lstat: (path) => files.lstat(path),
+		...(files.statIfExists ? { statIfExists: files.statIfExists.bind(files) } : {}),
+		realpath: (path) => files.realpath(path),
+		readlink: (path) => files.readlink(path),
+		readdir: checked((path: string) => files.readdir(path)),
+		open: checked((path: string) => files.open(path)),
+		readFile: checked((path: string) => files.readFile(path)),
+		writeFile: checked((path: string, data: Uint8Array, options?: WriteFileOptions) =>
+			files.writeFile(path, data, options),
+		),
+		mkdir: checked((path: string, options?: { recursive?: boolean }) => files.mkdir(path, options)),
+		rename: async (from, to) => {
+			await check(from);
+			await check(to);
+			await files.rename(from, to);
+		},
+		unlink: checked((path: string) => files.unlink(path)),
+		chmod: checked((path: string, mode: number) => files.chmod(path, mode)),
+	};
+}

@@ -1,0 +1,100 @@
+import { stat } from "node:fs/promises";
+import { ToolError } from "../../../engine/index.js";
+import type {
+	GrepLine,
+	GrepRequest,
+	ListFilesRequest,
+	SearchBackendName,
+	SearchOperations,
+	SearchStream,
+} from "../../search/types.js";
+import { locateRipgrep } from "./ripgrep-path.js";
+
+/** Options of the default search operations. */
+export interface SearchOperationsOptions {
+	/** Path of an `rg` binary to use instead of the one from `@vscode/ripgrep`. Default: the bundled binary. */
+	rgPath?: string;
+	/** `auto` runs ripgrep and falls back to the walker when ripgrep is missing or fails to start. Default: `auto`. */
+	backend?: "auto" | SearchBackendName;
+}
+
+// The ripgrep runner and the walker (with its ignore and glob libraries) load on the first search,
+// so that a process that registers grep and find but never searches pays nothing for them.
+// The runner's module is kept once loaded: a dynamic import of a loaded module still goes through
+// the module loader (and its hooks, where a loader such as tsx is registered) on every call.
+let ripgrepBackend: Promise<typeof import("./ripgrep-backend.js")> | undefined;
+const loadRipgrepBackend = () => {
+	ripgrepBackend ??= import("./ripgrep-backend.js");
+	return ripgrepBackend;
+};
+
+async function* loadedLazily<TItem>(load: () => Promise<AsyncIterable<TItem>>): AsyncIterable<TItem> {
+	yield* await load();
+}
+
+/**
+ * The local search operations: ripgrep when it can run, the built-in walker otherwise (same
+ * ignore rules and output, slower). Forcing `ripgrep` turns a missing binary into an error.
+ */
+export function createSearchOperations(options: SearchOperationsOptions = {}): SearchOperations {
+	const backend = options.backend ?? "auto";
+
+	/** `ripgrepOrdered`: ripgrep was asked for path order; the walker always walks in it. */
+	async function withFallback<TItem>(
+		runRipgrep: (rgPath: string) => Promise<AsyncIterable<TItem[]>>,
+		runWalker: () => AsyncIterable<TItem[]>,
+		ripgrepOrdered = false,
+	): Promise<SearchStream<TItem>> {
+		if (backend === "walker") return { backend: "walker", pathOrdered: true, items: runWalker() };
+		const location = await locateRipgrep(options.rgPath);
+		let reason: string;
+		if (location.path === undefined) {
+			reason = location.reason;
+		} else {
+			try {
+				return { backend: "ripgrep", pathOrdered: ripgrepOrdered, items: await runRipgrep(location.path) };
+			} catch (error) {
+				if (error instanceof ToolError || (error as Error).name === "AbortError") throw error;
+				reason = `ripgrep failed to start (${location.path}): ${(error as Error).message}`;
+			}
+		}
+		if (backend === "ripgrep") {
+			throw new ToolError(`Cannot search: ${reason}. Install ripgrep or let the tool use its built-in search.`);
+		}
+		return { backend: "walker", fallbackReason: reason, pathOrdered: true, items: runWalker() };
+	}
+
+	return {
+		async stat(absolutePath) {
+			try {
+				const info = await stat(absolutePath);
+				return { isDirectory: info.isDirectory() };
+			} catch {
+				return undefined;
+			}
+		},
+		grep(request: GrepRequest, signal: AbortSignal): Promise<SearchStream<GrepLine>> {
+			return withFallback(
+				async (rgPath) => (await loadRipgrepBackend()).ripgrepGrep(rgPath, request, signal),
+				() => loadedLazily(async () => (await import("./walker-grep.js")).walkerGrep(request, signal)),
+				request.pathOrder === true,
+			);
+		},
+		listFiles(request: ListFilesRequest, signal: AbortSignal): Promise<SearchStream<string>> {
+			return withFallback(
+				async (rgPath) => (await loadRipgrepBackend()).ripgrepListFiles(rgPath, request, signal),
+				() =>
+					loadedLazily(async () =>
+						(await import("./walker.js")).walkFiles({
+							root: request.openedRoot ?? request.root,
+							ignoreRoot: request.root,
+							respectIgnoreFiles: request.respectIgnoreFiles,
+							include: request.pattern,
+							signal,
+						}),
+					),
+				request.pathOrder === true,
+			);
+		},
+	};
+}

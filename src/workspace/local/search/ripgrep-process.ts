@@ -1,0 +1,183 @@
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { AbortError, ToolError } from "../../../engine/index.js";
+import {
+	type LaunchedRipgrepEnd,
+	launchRipgrep,
+	noteRipgrepStarted,
+	prepareRipgrepLauncher,
+} from "./ripgrep-launcher.js";
+
+/** How to run ripgrep once. */
+export interface RipgrepRunOptions {
+	/** The `rg` binary. */
+	rgPath: string;
+	/** Arguments after the binary. */
+	args: string[];
+	/** Working directory: the search root, so that ripgrep prints paths relative to it. */
+	cwd: string;
+	/** Kills ripgrep at once when aborted. */
+	signal: AbortSignal;
+	/**
+	 * Starts the process somewhere else (a remote workspace runs ripgrep there); stdin must be
+	 * empty and stdout and stderr pipes. Default: a local child process.
+	 */
+	launch?: RipgrepLauncher;
+}
+
+/** Starts `rgPath args` in `cwd` (see `RipgrepRunOptions.launch`). */
+export type RipgrepLauncher = (
+	rgPath: string,
+	args: string[],
+	cwd: string,
+) => Promise<ChildProcessByStdio<null | Writable, Readable, Readable>>;
+
+/** Cuts ripgrep's output into lines: raw bytes (`LineSplitter`) or text (`TextLineSplitter`). */
+export interface OutputSplitter<TLine> {
+	/** The complete lines a chunk finishes. */
+	push(chunk: Buffer): TLine[];
+	/** The unfinished last line, at the end of the output. */
+	flush(): TLine[];
+}
+
+/** A started ripgrep process, read as batches of output lines. */
+export interface RipgrepProcess<TLine> {
+	/** Batches of output lines (no `\n`). Ends when ripgrep exits; kills it when iteration stops early. */
+	lines: AsyncIterable<TLine[]>;
+}
+
+const MAX_STDERR = 16 * 1024;
+
+/** stderr lines that leave the results valid: unreadable files, and "every file was filtered out". */
+const HARMLESS = [/\(os error \d+\)\s*$/, /No files were searched/, /Running with --debug/];
+
+type RipgrepChild = ChildProcessByStdio<null | Writable, Readable, Readable>;
+
+/** A ripgrep process as read: its output, how it ended, and how to end it. */
+interface RunningRipgrep {
+	stdout: Readable;
+	/** Settles once ripgrep exited and its output closed. */
+	finished: Promise<LaunchedRipgrepEnd>;
+	kill: () => void;
+}
+
+/**
+ * Starts ripgrep and resolves once the process really runs, so a missing or unrunnable binary
+ * rejects here (and the caller can fall back) instead of surfacing mid-stream. A local ripgrep
+ * that started before comes from the launcher when it is ready (no fork of this process).
+ */
+export async function startRipgrep<TLine>(
+	options: RipgrepRunOptions,
+	splitter: OutputSplitter<TLine>,
+): Promise<RipgrepProcess<TLine>> {
+	if (options.signal.aborted) throw new AbortError();
+	const launched = options.launch ? undefined : launchRipgrep({ ...options, maxStderr: MAX_STDERR });
+	const running = launched ? killedOnAbort(launched, options.signal) : await startDirectly(options);
+	if (!options.launch) prepareRipgrepLauncher();
+	return { lines: readLines({ running, options, splitter }) };
+}
+
+/** Kills ripgrep at once when `signal` aborts, until it ends. */
+function killedOnAbort<TRun extends { finished: Promise<unknown>; kill(): void }>(
+	run: TRun,
+	signal: AbortSignal,
+): TRun {
+	const kill = () => run.kill();
+	signal.addEventListener("abort", kill, { once: true });
+	void run.finished.then(() => signal.removeEventListener("abort", kill));
+	return run;
+}
+
+function directRun(child: RipgrepChild): RunningRipgrep {
+	let stderr = "";
+	child.stderr.setEncoding("utf8");
+	child.stderr.on("data", (text: string) => {
+		if (stderr.length < MAX_STDERR) stderr += text;
+	});
+	const finished = new Promise<LaunchedRipgrepEnd>((resolve) => {
+		child.once("close", (code) => resolve({ code, stderr, launchFailed: false }));
+		// A child that could not start has nothing to kill: release the abort listener.
+		child.once("error", () => resolve({ code: null, stderr, launchFailed: false }));
+	});
+	const kill = () => {
+		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+	};
+	return { stdout: child.stdout, finished, kill };
+}
+
+async function startDirectly(options: RipgrepRunOptions): Promise<RunningRipgrep> {
+	// stdin is closed: with no path argument and a readable stdin, ripgrep would search stdin.
+	const child = options.launch
+		? await options.launch(options.rgPath, options.args, options.cwd)
+		: spawn(options.rgPath, options.args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+	// Registered at once, not when reading starts, so an abort kills even a never-read ripgrep.
+	const running = killedOnAbort(directRun(child), options.signal);
+	await new Promise<void>((resolve, reject) => {
+		child.once("spawn", resolve);
+		child.once("error", reject);
+	});
+	if (!options.launch) noteRipgrepStarted(options.rgPath);
+	return running;
+}
+
+async function* readLines<TLine>(run: {
+	running: RunningRipgrep;
+	options: RipgrepRunOptions;
+	splitter: OutputSplitter<TLine>;
+}): AsyncGenerator<TLine[]> {
+	const { running, options, splitter } = run;
+	const { signal } = options;
+	let finished = false;
+	let output = false;
+	try {
+		for await (const chunk of running.stdout as AsyncIterable<Buffer>) {
+			if (signal.aborted) break;
+			output = true;
+			const lines = splitter.push(chunk);
+			if (lines.length > 0) yield lines;
+		}
+		if (signal.aborted) throw new AbortError();
+		const last = splitter.flush();
+		if (last.length > 0) yield last;
+		const end = await running.finished;
+		if (signal.aborted) throw new AbortError();
+		finished = true;
+		if (end.launchFailed && !output) {
+			// The launcher could not start ripgrep (the folder or binary went away since): start it
+			// directly, which fails, or succeeds, as it would have without the launcher.
+			yield* readLines({ running: await startDirectly(options), options, splitter });
+			return;
+		}
+		const failure = fatalMessage(end.code, end.stderr);
+		if (failure) throw new ToolError(failure, { stderr: end.stderr });
+	} finally {
+		if (!finished) running.kill();
+	}
+}
+
+/**
+ * ripgrep exits 2 for any error, also when it only could not read some files or every file was
+ * filtered out, and the results are still good. Anything else is a real failure: a bad
+ * regex or glob, whose explanation ripgrep writes to stderr.
+ */
+function fatalMessage(code: number | null, stderr: string): string | undefined {
+	if (code !== 2) return undefined;
+	const lines = stderr.split("\n").filter((line) => line.trim() !== "");
+	const serious = lines.filter((line) => !HARMLESS.some((harmless) => harmless.test(line)));
+	if (serious.length === 0) return undefined;
+	const explanation = stderr.trim().replace(/^rg: /, "");
+	const why = LIMIT_HINTS.find((hint) => hint.test.test(stderr))?.text ?? "";
+	return `ripgrep rejected the search:\n${explanation}\n${why}Fix the pattern (or set literal: true to search for the text as written) and try again.`;
+}
+
+/** What a limit ripgrep reports means for the pattern, for the model. */
+const LIMIT_HINTS = [
+	{
+		test: /exceeds size limit/,
+		text: "The compiled pattern is too large (grep allows 10 MB): large counted repetitions such as a{1000}{1000} or \\w{500} grow it. ",
+	},
+	{
+		test: /match limit exceeded|depth limit exceeded|JIT stack/,
+		text: "The pattern backtracks too much (look-around and back-references run on PCRE2, which stops at its match limit): avoid nested quantifiers such as (a+)+. ",
+	},
+];

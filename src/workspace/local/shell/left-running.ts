@@ -1,0 +1,117 @@
+import { readFileSync } from "node:fs";
+import type { EscapedProcess } from "../../shell/exec-types.js";
+import { registerBackgroundRun } from "../process/background-registry.js";
+import { releaseContainment } from "../process/containment.js";
+import { findEscapedProcesses } from "../process/escapees.js";
+import { findTreeProcesses, type ProcessTree, processGroupOf } from "../process/process-tree.js";
+import { isOutputRelay } from "./output-relay.js";
+import type { RelayChannel } from "./relay-channel.js";
+
+/**
+ * How long an exited command waits for the relay's pid, in ms. The relay writes it as it starts,
+ * alongside the command, so only a very short command on a machine starved of CPU waits at all.
+ */
+const relayAnnouncementWaitMs = 1000;
+/** How long a process seen exiting as the shell exits is given to finish, in ms. */
+const exitingWaitMs = 20;
+/**
+ * How long a finished command's cgroup is given to empty before the call returns, in ms. A
+ * process of the command that is still exiting (or a zombie not yet reaped) keeps the cgroup
+ * populated for a moment, longer on a loaded machine; one that outlives this is removed at exit.
+ */
+const releaseWaitMs = 1000;
+
+/** A pause inside a call: it keeps the process alive, as the call's own result is still to come. */
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Settles after `ms` without keeping the process alive (the race's other side, the relay's channel, does). */
+const idleFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/** True for a process in the middle of exiting: its memory is gone, so its command line reads empty (Linux). */
+function isExiting(pid: number): boolean {
+	if (process.platform !== "linux") return false;
+	try {
+		return readFileSync(`/proc/${pid}/cmdline`).length === 0;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Leaves out processes that were exiting when listed (a shell's last forks, e.g. the relay's
+ * process substitution), after a short wait to let them finish: they are not background jobs.
+ */
+async function withoutExiting(pids: number[]): Promise<number[]> {
+	const exiting = pids.filter(isExiting);
+	if (exiting.length === 0) return pids;
+	await delay(exitingWaitMs);
+	return pids.filter((pid) => !exiting.includes(pid) || processGroupOf(pid) !== undefined);
+}
+
+/** When the shell started: clock ticks since boot (Linux) and wall-clock ms. */
+export interface ShellStart {
+	/** From `/proc/PID/stat`, where there is one. */
+	sinceTicks?: number;
+	/** Epoch ms, taken as the shell was spawned. */
+	sinceMs: number;
+	/** The command's working folder: an escapee that cleared its environment works there (or below). */
+	cwd?: string;
+}
+
+/** What a command left running when its shell exited. */
+export interface LeftRunning {
+	/** Its background jobs (the relay excluded); registered, so they end with toolbelt. */
+	backgroundPids: number[];
+	/** Processes that escaped tracking (only without a cgroup), to report to the model. */
+	escapedProcesses: EscapedProcess[];
+}
+
+/**
+ * Whatever of the tree is still alive when the shell exits was left running on purpose (`server &`):
+ * it is registered to end with toolbelt. The relay is toolbelt's own, and is stopped with the run.
+ * With `shellStart` (no cgroup), orphans born since the shell started are looked for as well.
+ */
+export async function collectLeftRunning(
+	tree: ProcessTree,
+	relay: RelayChannel | undefined,
+	shellStart: ShellStart | undefined,
+): Promise<LeftRunning> {
+	// The relay announces its pid as it starts, racing the command: a very short command may
+	// exit before the pid is read.
+	if (relay) await Promise.race([relay.known, idleFor(relayAnnouncementWaitMs)]);
+	const alive = await withoutExiting(findTreeProcesses(tree));
+	const relayParts = relay ? alive.filter(isOutputRelay) : [];
+	if (relay && relay.pid === undefined) relay.pid = relayParts[0];
+	const backgroundPids = alive.filter((pid) => pid !== relay?.pid && !relayParts.includes(pid));
+	if (backgroundPids.length > 0) registerBackgroundRun({ ...tree, pids: alive });
+	const escapedProcesses =
+		shellStart === undefined
+			? []
+			: findEscapedProcesses({ ...shellStart, rootPid: tree.rootPid, marker: tree.marker, known: alive });
+	return { backgroundPids, escapedProcesses };
+}
+
+/**
+ * When the run settles: keeps what must outlive the call (a relay still copying) in the registry,
+ * which ends it at toolbelt's exit or disposal; otherwise removes the command's cgroup. Background
+ * jobs were registered by `collectLeftRunning` already.
+ */
+export async function keepOrRelease(
+	tree: ProcessTree,
+	left: { background: boolean; openRelayPid: number | undefined },
+): Promise<void> {
+	if (left.background) return;
+	if (left.openRelayPid !== undefined) {
+		registerBackgroundRun({ ...tree, pids: [left.openRelayPid] });
+		return;
+	}
+	// A process may still be exiting: what cannot be removed soon is removed at exit.
+	const deadline = Date.now() + releaseWaitMs;
+	while (!releaseContainment(tree)) {
+		if (Date.now() >= deadline) {
+			registerBackgroundRun({ ...tree, pids: [] });
+			return;
+		}
+		await delay(5);
+	}
+}

@@ -1,0 +1,369 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, fstatSync } from "node:fs";
+import type { Readable } from "node:stream";
+import type { EscapedProcess, ShellExecRequest, ShellFileExecResult, ShellRunHandle } from "../../shell/exec-types.js";
+import {
+	attachRoot,
+	createProcessContainment,
+	type ProcessContainment,
+	releaseContainment,
+} from "../process/containment.js";
+import { processStartTicks } from "../process/escapees.js";
+import { findTreeProcesses, signalTree, terminateTree } from "../process/process-tree.js";
+import { collectLeftRunning, keepOrRelease, type ShellStart } from "./left-running.js";
+import { startWithRelay } from "./output-relay.js";
+import { createRelayChannel, type RelayChannel, readRelayAnnouncement } from "./relay-channel.js";
+import { prepareStandbyShell, startFromStandby } from "./standby-shell.js";
+import { pipeStdinWriter } from "./stdin-writer.js";
+
+/** Time from SIGTERM to SIGKILL when a command is timed out or aborted, in ms. */
+const killGraceMs = 200;
+
+/**
+ * After the shell exits, how long to keep reading for output still in the pipe. With background
+ * processes holding the pipe open, reading stops after a short idle time; otherwise it continues
+ * until the pipe closes or goes idle, and at most `drainCapMs`: a writer that escaped tracking
+ * (own session and marker removed, where no cgroup holds it) may keep the pipe busy forever.
+ */
+const drainIdleWithBackgroundMs = 50;
+const drainCapWithBackgroundMs = 300;
+const drainIdleMs = 1000;
+const drainCapMs = 2000;
+/** After a tree kill, how long to wait for the shell's exit to be reported before settling without it, in ms. */
+const shellExitFallbackMs = 500;
+
+// On POSIX a tiny `sh` wrapper points the shell's stderr at its stdout pipe before exec'ing it, so
+// both streams arrive through one pipe in the exact order they were written. It joins the
+// command's cgroup first, where there is one.
+const mergeStreamsScript = 'exec "$@" 2>&1';
+const canMergeStreams = process.platform !== "win32" && existsSync("/bin/sh");
+
+/** A request without `onData`: the output goes to `outputFile` instead. */
+export type ExecRequest = Omit<ShellExecRequest, "onData"> & { onData?: ShellExecRequest["onData"] };
+
+/** Everything one run knows; the phases below read and update it. */
+interface RunState {
+	request: ExecRequest;
+	outputFile: number | undefined;
+	child: ChildProcess;
+	containment: ProcessContainment;
+	relay: RelayChannel | undefined;
+	streams: Readable[];
+	openStreams: number;
+	exit: { code: number | null; signal: string | null } | undefined;
+	killing: Promise<void> | undefined;
+	timedOut: boolean;
+	aborted: boolean;
+	settled: boolean;
+	discarding: boolean;
+	/** Set the moment the shell exits: a timeout or abort after that must not kill what it left running. */
+	shellExited: boolean;
+	/** The exit is handled once: the real exit, or the fallback after a kill whose exit never came. */
+	exitHandled: boolean;
+	lastActivity: number;
+	drainTimer: NodeJS.Timeout | undefined;
+	drainDeadline: number;
+	drainIdle: number;
+	backgroundPids: number[];
+	/** Without a cgroup: when the shell started (clock ticks), to notice escapees born after it. */
+	shellStart: ShellStart | undefined;
+	/** Processes that escaped tracking (only without a cgroup), reported to the model. */
+	escapedProcesses: EscapedProcess[];
+	/** Through the relay, activity is the output file growing (the channel carries no output). */
+	outputSize: number;
+	timer: NodeJS.Timeout | undefined;
+	onAbort: () => void;
+	resolve: (result: ShellFileExecResult) => void;
+	reject: (error: unknown) => void;
+}
+
+function outputFileSize(descriptor: number): number {
+	try {
+		return fstatSync(descriptor).size;
+	} catch {
+		return -1;
+	}
+}
+
+function startProcess(request: ExecRequest, containment: ProcessContainment, outputFile: number | undefined) {
+	const env: Record<string, string> = { ...request.env, ...containment.env };
+	// Own process group (and session), so the whole tree can be signalled at once.
+	const common = { cwd: request.cwd, detached: process.platform !== "win32" };
+	if (outputFile !== undefined) {
+		const prelude = containment.joinScript;
+		return startWithRelay({ file: request.file, args: request.args, env, outputFile, prelude, ...common });
+	}
+	const script =
+		containment.joinScript === "" ? mergeStreamsScript : `${containment.joinScript}\n${mergeStreamsScript}`;
+	const [file, args] = canMergeStreams
+		? ["/bin/sh", ["-c", script, "sh", request.file, ...request.args]]
+		: [request.file, request.args];
+	return spawn(file, args, {
+		...common,
+		env,
+		stdio: ["pipe", "pipe", canMergeStreams ? "ignore" : "pipe"],
+		windowsHide: true,
+	});
+}
+
+function onChunk(state: RunState, chunk: Buffer): void {
+	if (state.discarding) return;
+	state.lastActivity = Date.now();
+	if (state.relay) {
+		readRelayAnnouncement(state.relay, chunk);
+		return;
+	}
+	const wait = state.request.onData?.(chunk);
+	if (!wait) return;
+	for (const stream of state.streams) stream.pause();
+	wait.then(
+		() => {
+			state.lastActivity = Date.now();
+			if (!state.discarding) for (const stream of state.streams) stream.resume();
+		},
+		() => {},
+	);
+}
+
+function killTree(state: RunState): void {
+	if (state.killing || state.exit || state.shellExited) return;
+	const killing = terminateTree(state.containment.tree, { graceMs: killGraceMs });
+	state.killing = killing;
+	// A shell stuck in the kernel (uninterruptible I/O) may never report its exit: settle anyway.
+	void killing.then(() => {
+		setTimeout(() => {
+			if (!state.shellExited && !state.settled) void onExit(state, null, "SIGKILL");
+		}, shellExitFallbackMs).unref();
+	});
+}
+
+function armTimeoutAndAbort(state: RunState): void {
+	const { request } = state;
+	state.timer = setTimeout(() => {
+		if (state.shellExited) return;
+		state.timedOut = true;
+		killTree(state);
+	}, request.timeoutMs);
+	state.onAbort = () => {
+		if (state.shellExited) return;
+		state.aborted = true;
+		killTree(state);
+	};
+	if (request.signal?.aborted) state.onAbort();
+	else request.signal?.addEventListener("abort", state.onAbort, { once: true });
+}
+
+function stopWatching(state: RunState): void {
+	clearTimeout(state.timer);
+	if (state.drainTimer) clearTimeout(state.drainTimer);
+	state.request.signal?.removeEventListener("abort", state.onAbort);
+}
+
+async function finish(state: RunState): Promise<void> {
+	if (state.settled || !state.exit) return;
+	state.settled = true;
+	stopWatching(state);
+	// Background processes may hold the pipe open: keep it flowing (discarding) so they never
+	// block or die of SIGPIPE, without keeping toolbelt alive.
+	state.discarding = true;
+	for (const stream of state.streams) {
+		stream.resume();
+		(stream as Readable & { unref?: () => void }).unref?.();
+	}
+	// Through the relay, only the relay writes to the file, and only while its channel is open
+	// (background jobs, or an untracked writer, still hold the pipe). With no background job
+	// known, stop the relay with toolbelt. Without its pid, the background jobs stand in for it.
+	const relayOpen = state.relay !== undefined && state.openStreams > 0;
+	const relayPid = state.relay?.pid;
+	const outputWriters = !relayOpen ? [] : relayPid !== undefined ? [relayPid] : state.backgroundPids;
+	await keepOrRelease(state.containment.tree, {
+		background: state.backgroundPids.length > 0,
+		openRelayPid: relayOpen ? relayPid : undefined,
+	});
+	state.resolve({
+		exitCode: state.exit.code,
+		signal: state.exit.signal,
+		timedOut: state.timedOut,
+		aborted: state.aborted,
+		backgroundPids: state.backgroundPids,
+		...(state.escapedProcesses.length > 0 ? { escapedProcesses: state.escapedProcesses } : {}),
+		pid: state.child.pid,
+		outputWriters,
+	});
+}
+
+function maybeFinish(state: RunState): void {
+	if (!state.exit || state.settled) return;
+	if (state.openStreams === 0) {
+		void finish(state);
+		return;
+	}
+	const now = Date.now();
+	if (state.relay && state.outputFile !== undefined) {
+		const size = outputFileSize(state.outputFile);
+		if (size !== state.outputSize) {
+			state.outputSize = size;
+			state.lastActivity = now;
+		}
+	}
+	const idle = state.streams.every((stream) => !stream.isPaused()) && now - state.lastActivity >= state.drainIdle;
+	if (idle || now >= state.drainDeadline) {
+		void finish(state);
+		return;
+	}
+	if (!state.drainTimer) {
+		state.drainTimer = setTimeout(
+			() => {
+				state.drainTimer = undefined;
+				maybeFinish(state);
+			},
+			Math.min(state.drainIdle, 25),
+		);
+	}
+}
+
+async function onExit(state: RunState, code: number | null, signal: string | null): Promise<void> {
+	if (state.exitHandled) return;
+	state.exitHandled = true;
+	if (state.killing) await state.killing;
+	if (process.platform !== "win32") {
+		const left = await collectLeftRunning(state.containment.tree, state.relay, state.shellStart);
+		state.backgroundPids = left.backgroundPids;
+		state.escapedProcesses = left.escapedProcesses;
+	}
+	if (state.killing || state.backgroundPids.length > 0) {
+		state.drainIdle = drainIdleWithBackgroundMs;
+		state.drainDeadline = Date.now() + drainCapWithBackgroundMs;
+	} else {
+		state.drainDeadline = Date.now() + drainCapMs;
+	}
+	state.exit = { code, signal };
+	maybeFinish(state);
+}
+
+/** Without a cgroup (and off Windows), when the shell started: escapees are looked for from then on. */
+function escapeSearchStart(containment: ProcessContainment, cwd: string): ShellStart | undefined {
+	if (containment.mechanism !== "process-group" || process.platform === "win32") return undefined;
+	const sinceTicks = processStartTicks(containment.tree.rootPid);
+	return { sinceMs: Date.now(), cwd, ...(sinceTicks !== undefined ? { sinceTicks } : {}) };
+}
+
+function newRunState(
+	request: ExecRequest,
+	outputFile: number | undefined,
+	child: ChildProcess,
+	containment: ProcessContainment,
+	settle: Pick<RunState, "resolve" | "reject">,
+): RunState {
+	// Through the relay, the one stream is its fd 3: the relay's pid, then its end (when it has
+	// copied everything).
+	const channel = outputFile === undefined ? undefined : (child.stdio[3] as Readable | null | undefined);
+	const streams = (channel ? [channel] : [child.stdout, child.stderr]).filter(
+		(stream): stream is Readable => stream !== null && stream !== undefined,
+	);
+	return {
+		request,
+		outputFile,
+		child,
+		containment,
+		relay: channel ? createRelayChannel(channel) : undefined,
+		streams,
+		openStreams: streams.length,
+		exit: undefined,
+		killing: undefined,
+		timedOut: false,
+		aborted: false,
+		settled: false,
+		discarding: false,
+		shellExited: false,
+		exitHandled: false,
+		lastActivity: Date.now(),
+		drainTimer: undefined,
+		drainDeadline: Number.POSITIVE_INFINITY,
+		drainIdle: drainIdleMs,
+		backgroundPids: [],
+		shellStart: escapeSearchStart(containment, request.cwd),
+		escapedProcesses: [],
+		outputSize: -1,
+		timer: undefined,
+		onAbort: () => {},
+		...settle,
+	};
+}
+
+function wireChild(state: RunState): void {
+	const { child } = state;
+	// Empty stdin: `cat`, `read` and `rg` without a path see end-of-input at once (after the
+	// script itself, when a long command is passed that way).
+	child.stdin?.on("error", () => {});
+	const { openStdin } = state.request;
+	if (openStdin && child.stdin) {
+		// A background job keeps its stdin: the model writes to it later.
+		if (state.request.stdin !== undefined) child.stdin.write(state.request.stdin);
+		openStdin(pipeStdinWriter(child.stdin));
+	} else {
+		child.stdin?.end(state.request.stdin);
+	}
+	for (const stream of state.streams) {
+		stream.on("data", (chunk: Buffer) => onChunk(state, chunk));
+		stream.on("error", () => {});
+		stream.on("close", () => {
+			state.openStreams--;
+			maybeFinish(state);
+		});
+	}
+	child.on("exit", (code, signal) => {
+		state.shellExited = true;
+		void onExit(state, code, signal);
+	});
+	child.on("error", (error) => {
+		if (state.exit || state.settled) return;
+		stopWatching(state);
+		state.settled = true;
+		releaseContainment(state.containment.tree);
+		state.reject(error);
+	});
+}
+
+/** The handle `onStart` receives: the containment outlives the shell, so leftovers die too. */
+export function runHandle(containment: ProcessContainment, pid: number | undefined): ShellRunHandle {
+	return {
+		...(pid !== undefined ? { pid } : {}),
+		killTree: async () => {
+			await terminateTree(containment.tree, { graceMs: killGraceMs });
+			releaseContainment(containment.tree);
+		},
+		livePids: () => findTreeProcesses(containment.tree),
+		killNow: () => signalTree(containment.tree, "SIGKILL"),
+	};
+}
+
+/**
+ * Runs one command as a local child process, inside its own containment (cgroup, or process group
+ * and marker), and resolves when the shell has exited and its output is read. With `outputFile`,
+ * the output goes through the relay into that file; otherwise it goes to `request.onData`.
+ */
+export function runLocalCommand(request: ExecRequest, outputFile: number | undefined): Promise<ShellFileExecResult> {
+	return new Promise((resolve, reject) => {
+		const standby = outputFile === undefined ? undefined : startFromStandby({ ...request, outputFile });
+		const containment = standby?.containment ?? createProcessContainment();
+		let child: ChildProcess;
+		try {
+			child = standby?.child ?? startProcess(request, containment, outputFile);
+		} catch (error) {
+			releaseContainment(containment.tree);
+			reject(error);
+			return;
+		}
+		// The next command's shell joins its cgroup while this one runs; started on the next turn, as
+		// spawning (a fork of this process) takes milliseconds this command need not wait for.
+		if (outputFile !== undefined && containment.mechanism === "cgroup") {
+			setImmediate(() => prepareStandbyShell(request.cwd));
+		}
+		attachRoot(containment, child.pid);
+		request.onStart?.(runHandle(containment, child.pid));
+		const state = newRunState(request, outputFile, child, containment, { resolve, reject });
+		wireChild(state);
+		armTimeoutAndAbort(state);
+	});
+}

@@ -1,0 +1,245 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { statSync } from "node:fs";
+import type { Socket } from "node:net";
+import type { Writable } from "node:stream";
+import { singleQuoted } from "../../shell/single-quoted.js";
+import { registerSessionCleanup } from "../process/background-registry.js";
+import { cgroupsAvailable, deferredJoinCgroupScript, killCommandCgroup } from "../process/cgroup.js";
+import {
+	attachRoot,
+	createProcessContainment,
+	type ProcessContainment,
+	releaseContainment,
+} from "../process/containment.js";
+import { keepOrRelease } from "./left-running.js";
+import { relayEnvironment, wrapperName, wrapperScript, wrapperShell } from "./output-relay.js";
+
+/**
+ * A shell that already sits in the next command's cgroup, waiting for that command. Moving a
+ * process into a cgroup waits for an RCU grace period (about 10 ms, longer on a busy machine,
+ * and serialized across the machine), which was most of the fixed cost of a short command. A
+ * process is born in its parent's cgroup at no cost: so while one command runs, the next one's
+ * wrapper shell is started, joins a fresh cgroup and waits. The next call hands it the command
+ * (its environment, arguments and output file, on a socket) and it becomes the command as the
+ * usual wrapper does (`output-relay.ts`): every process of the command is in that cgroup, as
+ * before. The shell waits with an empty environment, so it carries no caller's variables.
+ *
+ * Only for output into a file (the relay), where a cgroup is used, and for the working folder it
+ * was started in; from the second command of a process on (a one-shot process runs one). A shell
+ * that could not join says so and exits 125 once it has its command, as a fresh one would.
+ */
+interface StandbyShell {
+	containment: ProcessContainment;
+	child: ChildProcess;
+	cwd: string;
+	exited: boolean;
+	/** Forgets the session cleanup that ends the shell while it waits. */
+	unregister: () => void;
+}
+
+let waiting: StandbyShell | undefined;
+let relayedRuns = 0;
+let startedFromStandby = 0;
+
+/**
+ * Longest launch handed to a standby. Beyond it the command starts afresh, where an environment
+ * and arguments too large to execute fail at spawn with E2BIG (which the tool words for the model).
+ */
+const maxLaunchBytes = 256 * 1024;
+
+/** Names a shell can `export`; a command with any other variable starts fresh (spawn passes every name). */
+const shellVariableName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** How many commands started from a standby shell in this process (for tests and diagnostics). */
+export function standbyShellStarts(): number {
+	return startedFromStandby;
+}
+
+/**
+ * Joins the cgroup, then waits for the launch on fd 4: its length in bytes on one line, then the
+ * script, read in one go (`read -N` reads a pipe in chunks, where other forms read byte by byte;
+ * the waiting shell's locale is C, so characters are bytes). fd 4 is a socket, which no other
+ * process can open through `/proc` to slip in a launch of its own. An empty or short launch
+ * (toolbelt went away) ends the shell.
+ */
+function standbyScript(cgroup: string): string {
+	const { join, refuseUnlessJoined } = deferredJoinCgroupScript(cgroup);
+	return [
+		"set +o posix",
+		join,
+		"IFS= read -r -u 4 toolbelt_launch_bytes || exit 0",
+		'case "$toolbelt_launch_bytes" in "" | *[!0-9]*) exit 0 ;; esac',
+		'IFS= read -r -N "$toolbelt_launch_bytes" -u 4 toolbelt_launch || exit 0',
+		"exec 4<&-",
+		'eval "$toolbelt_launch"',
+		"unset toolbelt_launch toolbelt_launch_bytes",
+		'[ "$#" -gt 0 ] || exit 0',
+		refuseUnlessJoined,
+		wrapperScript,
+	].join("\n");
+}
+
+/** SHLVL as the wrapper would have made it from the caller's: one more (bash's rule). */
+function shellLevel(inherited: string | undefined): string | undefined {
+	if (inherited === undefined || !/^\s*-?\d+\s*$/.test(inherited)) return undefined;
+	const level = Number.parseInt(inherited, 10) + 1;
+	return String(level >= 1000 ? 1 : Math.max(level, 0));
+}
+
+/**
+ * The launch the standby runs: the command's variables, as a freshly started wrapper would
+ * have them (PWD and OLDPWD kept only where bash keeps them), its output file (reopened through
+ * this process's descriptor) and its arguments. Undefined when a variable has a name no shell
+ * can set, or when the launch is too large.
+ */
+function launchScript(command: StandbyCommand, containment: ProcessContainment): string | undefined {
+	const env = relayEnvironment({ ...command.env, ...containment.env });
+	const lines: string[] = [];
+	for (const [name, value] of Object.entries(env)) {
+		if (!shellVariableName.test(name)) return undefined;
+		if (name === "PWD" || name === "OLDPWD" || name === "SHLVL") continue;
+		lines.push(`export ${name}=${singleQuoted(value)}`);
+	}
+	const level = shellLevel(env.SHLVL);
+	if (level !== undefined) lines.push(`export SHLVL=${level}`);
+	if (env.PWD?.startsWith("/"))
+		lines.push(`if [ ${singleQuoted(env.PWD)} -ef . ]; then export PWD=${singleQuoted(env.PWD)}; fi`);
+	if (env.OLDPWD !== undefined)
+		lines.push(`if [ -d ${singleQuoted(env.OLDPWD)} ]; then export OLDPWD=${singleQuoted(env.OLDPWD)}; fi`);
+	lines.push(`exec >>${singleQuoted(`/proc/${process.pid}/fd/${command.outputFile}`)} 2>&1`);
+	lines.push(`set -- ${[command.file, ...command.args].map(singleQuoted).join(" ")}`);
+	const launch = `${lines.join("\n")}\n`;
+	return launch.length > maxLaunchBytes ? undefined : launch;
+}
+
+/**
+ * True when the standby works in `cwd`, the same folder still (not one made anew at that path
+ * since), and is alive: a dead one's `/proc` entry has no working folder to show.
+ */
+function sameFolder(shell: StandbyShell, cwd: string): boolean {
+	if (shell.cwd !== cwd) return false;
+	try {
+		const waitsIn = statSync(`/proc/${shell.child.pid}/cwd`);
+		const wanted = statSync(cwd);
+		return waitsIn.ino === wanted.ino && waitsIn.dev === wanted.dev;
+	} catch {
+		return false;
+	}
+}
+
+function streamsOf(child: ChildProcess): (Socket | null | undefined)[] {
+	return [child.stdin, child.stdio[3], child.stdio[4]] as (Socket | null | undefined)[];
+}
+
+/** Ends a standby that will not be used and removes its cgroup once it is empty. */
+function discard(shell: StandbyShell): Promise<void> {
+	shell.unregister();
+	// Whoever waits for the disposal waits for this exit: it must keep the process alive.
+	shell.child.ref();
+	if (shell.containment.tree.cgroup !== undefined) killCommandCgroup(shell.containment.tree.cgroup);
+	// One that could not join is not in the cgroup.
+	shell.child.kill("SIGKILL");
+	const exited = shell.exited
+		? Promise.resolve()
+		: new Promise<void>((resolve) => shell.child.once("exit", () => resolve()));
+	return exited.then(() => keepOrRelease(shell.containment.tree, { background: false, openRelayPid: undefined }));
+}
+
+function spawnStandby(cwd: string, shellPath: string): StandbyShell | undefined {
+	const containment = createProcessContainment();
+	const cgroup = containment.tree.cgroup;
+	if (cgroup === undefined) return undefined;
+	let child: ChildProcess;
+	try {
+		child = spawn(shellPath, ["--norc", "--noprofile", "-c", standbyScript(cgroup), wrapperName], {
+			cwd,
+			detached: true,
+			env: {},
+			stdio: ["pipe", "ignore", "ignore", "pipe", "pipe"],
+		});
+	} catch {
+		releaseContainment(containment.tree);
+		return undefined;
+	}
+	attachRoot(containment, child.pid);
+	const shell: StandbyShell = { containment, child, cwd, exited: false, unregister: () => {} };
+	child.on("error", () => {
+		shell.exited = true;
+	});
+	child.once("exit", () => {
+		shell.exited = true;
+		if (waiting === shell) {
+			waiting = undefined;
+			void discard(shell);
+		}
+	});
+	// Waiting keeps neither the process alive nor a pipe error from surfacing.
+	child.unref();
+	for (const stream of streamsOf(child)) {
+		stream?.on("error", () => {});
+		stream?.unref();
+	}
+	if (child.pid === undefined) {
+		void discard(shell);
+		return undefined;
+	}
+	shell.unregister = registerSessionCleanup({
+		killNow: () => {
+			killCommandCgroup(cgroup);
+			child.kill("SIGKILL");
+		},
+		dispose: () => {
+			if (waiting === shell) waiting = undefined;
+			return discard(shell);
+		},
+	});
+	return shell;
+}
+
+/** What a standby shell needs to become a command. */
+export interface StandbyCommand {
+	/** The program the command runs (the resolved shell, or a sandbox launcher). */
+	file: string;
+	/** Its arguments. */
+	args: string[];
+	/** Its working folder: only a standby waiting in this very folder is used. */
+	cwd: string;
+	/** The command's environment; the containment's marker is added. */
+	env: Record<string, string>;
+	/** Descriptor of the output file (this process's), opened for appending. */
+	outputFile: number;
+}
+
+/**
+ * Hands `command` to the waiting standby shell, if there is one for its folder: returns the
+ * shell's process (now the command's, `stdio[3]` its relay channel) and containment. Undefined
+ * when the command has to start afresh.
+ */
+export function startFromStandby(
+	command: StandbyCommand,
+): { child: ChildProcess; containment: ProcessContainment } | undefined {
+	const shell = waiting;
+	waiting = undefined;
+	if (!shell) return undefined;
+	const launch = shell.exited || !sameFolder(shell, command.cwd) ? undefined : launchScript(command, shell.containment);
+	if (launch === undefined) {
+		void discard(shell);
+		return undefined;
+	}
+	shell.unregister();
+	shell.child.ref();
+	for (const stream of streamsOf(shell.child)) stream?.ref();
+	(shell.child.stdio[4] as Writable).end(`${Buffer.byteLength(launch)}\n${launch}`);
+	startedFromStandby++;
+	return { child: shell.child, containment: shell.containment };
+}
+
+/**
+ * Starts the standby shell for the next command in `cwd`, unless one waits already or cgroups
+ * are not used here. The first command of a process prepares none.
+ */
+export function prepareStandbyShell(cwd: string): void {
+	relayedRuns++;
+	if (waiting || relayedRuns < 2 || !wrapperShell || !cgroupsAvailable()) return;
+	waiting = spawnStandby(cwd, wrapperShell);
+}

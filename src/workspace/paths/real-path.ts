@@ -1,0 +1,56 @@
+import { basename, dirname, join, resolve, sep } from "node:path";
+import { type FileOperations, infoIfExists } from "../files/contract.js";
+
+/** Most links followed before a chain counts as a loop (the kernel's own limit is 40). */
+const MAX_HOPS = 64;
+
+/**
+ * The real path of `path`, also for a file that does not exist yet: the realpath of its deepest
+ * existing ancestor plus the rest. A dangling symlink is followed to where it points, since
+ * writing through it would create its target; a link loop yields the path as written. This is
+ * the one home of that rule: confinement, permission rules, stale-write records and the file
+ * mutation queue's key all use it (through `Workspace.realPath`).
+ */
+export async function realPathOf(files: FileOperations, path: string): Promise<string> {
+	let current = resolve(path);
+	const rest: string[] = [];
+	// `lstat` walks up to the deepest existing ancestor, so one `realpath` answers (a missing file
+	// in missing folders costs no failed look-ups).
+	for (let hops = 0; hops < MAX_HOPS; hops++) {
+		const info = await infoIfExists(files, current, { noFollow: true }).catch(() => undefined);
+		if (!info) {
+			const parent = dirname(current);
+			if (parent === current) return resolve(path);
+			rest.push(basename(current));
+			current = parent;
+			continue;
+		}
+		try {
+			const real = await files.realpath(current);
+			return rest.length === 0 ? real : join(real, ...[...rest].reverse());
+		} catch (error) {
+			if (info.kind !== "symlink") throw error;
+			// A dangling link: follow it to where it points.
+			current = resolve(dirname(current), await files.readlink(current));
+		}
+	}
+	return resolve(path);
+}
+
+/** True when `path` is `root` or lies below it (both absolute, compared as written). */
+export function isInsideRoot(root: string, path: string): boolean {
+	if (path === root) return true;
+	const prefix = root.endsWith(sep) ? root : `${root}${sep}`;
+	return path.startsWith(prefix);
+}
+
+/** The error a confined operation throws for an object outside the roots. */
+export function outsideRootsError(path: string, real: string, roots: readonly string[]): Error {
+	return Object.assign(
+		new Error(
+			`Access denied: ${path} resolves to ${real}, which is outside the workspace (${roots.join(", ")}). ` +
+				"It may have been changed by another process while this call ran. The file was not touched.",
+		),
+		{ code: "EACCES", outsideRoots: true },
+	);
+}

@@ -1,0 +1,205 @@
+import type { DirectoryEntry, FileInfo, FileOperations, ReadableFile } from "../../files/contract.js";
+
+type FileKind = FileInfo["kind"];
+
+import { type RemoteRunResult, runRemote } from "../transport/run-remote.js";
+import type { ScriptChannel } from "../transport/script-channel.js";
+import type { RemoteTransport } from "../transport/transport.js";
+import { fileScript } from "./file-script.js";
+import { MetadataCache } from "./metadata-cache.js";
+
+/** Smallest read fetched from the remote side (see `open`). */
+const PREFETCH_BYTES = 64 * 1024;
+
+/** The exit code `fileScript` uses for a failure it names with an errno code. */
+const NAMED_FAILURE = 97;
+
+/** A file operation that failed on the remote side, with the POSIX `code` the tools expect. */
+function remoteFileError(operation: string, path: string, result: RemoteRunResult): Error {
+	const named = /TOOLBELT_ERRNO (\w+) ?(.*)/.exec(result.stderr);
+	if (result.exitCode === NAMED_FAILURE && named) {
+		const code = named[1] as string;
+		return Object.assign(new Error(`${code}: ${operation} '${path}'${named[2] ? ` (${named[2]})` : ""}`), { code });
+	}
+	if (result.exitCode === 127 || /sh: .*not found/.test(result.stderr)) {
+		return Object.assign(
+			new Error(
+				`The remote side lacks a command toolbelt needs (${result.stderr.trim()}). It needs POSIX sh and coreutils.`,
+			),
+			{ code: "ENOSYS" },
+		);
+	}
+	return Object.assign(
+		new Error(`${operation} '${path}' failed on the remote side (exit ${result.exitCode}): ${result.stderr.trim()}`),
+		{ code: "EIO" },
+	);
+}
+
+/** The file kinds as GNU and busybox `stat %F` name them. */
+const kindOfType: Record<string, FileKind> = {
+	"regular file": "file",
+	"regular empty file": "file",
+	directory: "directory",
+	"symbolic link": "symlink",
+};
+
+function parseInfo(text: string): FileInfo {
+	const [size, mode, mtime, type = "", links] = text.trim().split("|");
+	return {
+		kind: kindOfType[type] ?? "other",
+		size: Number(size),
+		mode: Number.parseInt(mode ?? "0", 8),
+		mtimeMs: Number(mtime) * 1000,
+		// A file with more than one name is written in place, as locally (a rename would part them).
+		...(links ? { links: Number(links) } : {}),
+	};
+}
+
+function parseEntries(text: string): DirectoryEntry[] {
+	const entries: DirectoryEntry[] = [];
+	for (const line of text.split("\n")) {
+		const slash = line.indexOf("/");
+		if (slash === -1) continue;
+		entries.push({ kind: line.slice(0, slash) as FileKind, name: line.slice(slash + 1) });
+	}
+	return entries;
+}
+
+/** One remote file operation: its name, the path, its arguments and stdin; resolves to its stdout. */
+type RemoteCall = (operation: string, path: string, args: string[], stdin?: Uint8Array) => Promise<Buffer>;
+
+/**
+ * Opens a remote file for paged reads. No round trip to open: the first read reports a missing or
+ * unreadable file. Each read fetches at least PREFETCH_BYTES, so the sniff read and the first page
+ * share one round trip.
+ */
+async function openRemoteFile(call: RemoteCall, path: string): Promise<ReadableFile & { skipLines: SkipLines }> {
+	let block: { position: number; bytes: Buffer } | undefined;
+	return {
+		read: async ({ buffer, offset, length, position }) => {
+			const cached = block;
+			if (!cached || position < cached.position || position + length > cached.position + cached.bytes.length) {
+				const fetched = await call("read", path, [String(position), String(Math.max(length, PREFETCH_BYTES))]);
+				block = { position, bytes: fetched };
+			}
+			const current = block as { position: number; bytes: Buffer };
+			const start = position - current.position;
+			const count = Math.max(0, Math.min(length, current.bytes.length - start));
+			current.bytes.copy(buffer, offset, start, start + count);
+			return count;
+		},
+		// One round trip skips the lines and brings the bytes after them, which the page reads next.
+		skipLines: async (position, lines) => {
+			const output = await call("skiplines", path, [String(position), String(lines), String(PREFETCH_BYTES)]);
+			const newline = output.indexOf(0x0a);
+			const [newlines, bytes, partial] = output.toString("latin1", 0, newline).trim().split(/\s+/);
+			const skippedTo = position + Number(bytes ?? 0);
+			block = { position: skippedTo, bytes: output.subarray(newline + 1) };
+			return { position: skippedTo, lines: Number(newlines ?? 0), partialLine: partial === "yes" };
+		},
+		close: async () => {},
+	};
+}
+
+/** Remote `FileOperations` with a line skipper for the read pager and a remote hash. */
+export interface RemoteFileOperations extends FileOperations {
+	/** sha256 (hex) of a file's content, computed on the remote side. */
+	hash(path: string): Promise<string>;
+	/** Drops metadata fetched ahead (a shell command may have changed anything). */
+	forget(): void;
+}
+
+/**
+ * `FileOperations` over a remote transport: every call is one remote `sh` script (see
+ * `fileScript`). Reads slice on the remote side, `replaceFile` writes a temp file next to the
+ * target, checks that every byte arrived, and renames it (old or new content, never a part),
+ * hashes are computed there. `confine(roots)` checks real paths inside the same remote command.
+ * With a `channel`, the scripts run over its one long-lived remote `sh` instead of one process each.
+ */
+export function createRemoteFileOperations(
+	transport: RemoteTransport,
+	roots: readonly string[] = [],
+	channel?: ScriptChannel,
+	cache: MetadataCache = new MetadataCache(),
+): RemoteFileOperations {
+	const rootsArgument = roots.join("\n");
+	async function call(operation: string, path: string, args: string[], stdin?: Uint8Array): Promise<Buffer> {
+		const request = [operation, rootsArgument, path, ...args];
+		// On the channel the loop has the functions of fileScript defined already.
+		const result = channel
+			? await channel.run('file_op "$@"', request, { stdin })
+			: await runRemote(transport, fileScript, request, { stdin });
+		if (result.exitCode !== 0) throw remoteFileError(operation, path, result);
+		return result.stdout;
+	}
+	const text = async (operation: string, path: string, args: string[] = []) =>
+		(await call(operation, path, args)).toString("utf8");
+
+	const open = (path: string) => openRemoteFile(call, path);
+
+	// On the channel a stat brings the lstat and real path along (one round trip instead of three).
+	const stat = async (path: string): Promise<FileInfo> => {
+		const known = cache.recall(path, "stat");
+		if (known) return known;
+		if (!channel || path.includes("\n")) return parseInfo(await text("stat", path));
+		const [followed, own, real] = (await text("describe", path)).split("\n");
+		const answers = {
+			stat: followed && followed !== "E" ? parseInfo(followed) : undefined,
+			lstat: own && own !== "E" ? parseInfo(own) : undefined,
+			realpath: real && real !== "E" ? real : undefined,
+		};
+		cache.remember(path, answers);
+		// A failed stat is asked again on its own: its error then names the cause as always.
+		return answers.stat ?? parseInfo(await text("stat", path));
+	};
+	const changing = async <TResult>(work: Promise<TResult>): Promise<TResult> => {
+		cache.clear();
+		try {
+			return await work;
+		} finally {
+			cache.clear();
+		}
+	};
+	return {
+		stat,
+		lstat: async (path) => cache.recall(path, "lstat") ?? parseInfo(await text("lstat", path)),
+		realpath: async (path) => cache.recall(path, "realpath") ?? text("realpath", path),
+		readlink: async (path) => (await text("readlink", path)).replace(/\n$/, ""),
+		readdir: async (path) => parseEntries(await text("readdir", path)),
+		open,
+		readFile: (path) => call("readfile", path, []),
+		writeFile: async (path, data, options = {}) => {
+			const mode = (options.mode ?? 0o666).toString(8);
+			await changing(call("writefile", path, [mode, options.exclusive ? "exclusive" : "", String(data.length)], data));
+		},
+		replaceFile: async (path, data, options) => {
+			const mode = (options.mode ?? 0o666).toString(8);
+			await changing(call("replacefile", path, [mode, options.exactMode ? "exact" : "", String(data.length)], data));
+		},
+		mkdir: async (path, options) => {
+			await changing(call("mkdir", path, [options?.recursive ? "recursive" : ""]));
+		},
+		rename: async (from, to) => {
+			await changing(call("rename", from, [to]));
+		},
+		unlink: async (path) => {
+			await changing(call("unlink", path, []));
+		},
+		chmod: async (path, mode) => {
+			await changing(call("chmod", path, [mode.toString(8)]));
+		},
+		hash: async (path) => (await text("sha256", path)).trim(),
+		forget: () => cache.clear(),
+		confine: (confineTo) => createRemoteFileOperations(transport, confineTo, channel, cache),
+	};
+}
+
+/**
+ * Skips `lines` newlines from byte `position` on the remote side; resolves to the byte after the
+ * last skipped newline, how many were found (fewer at the end of the file), and whether the file
+ * ended in a line without a newline then.
+ */
+export type SkipLines = (
+	position: number,
+	lines: number,
+) => Promise<{ position: number; lines: number; partialLine: boolean }>;

@@ -1,0 +1,185 @@
+import { AbortError, stoppableSignal, ToolError } from "../../../engine/index.js";
+import type { GrepLine, GrepRequest, ListFilesRequest } from "../../search/types.js";
+import { enterFolderArguments, enterFolderScript } from "../files/enter-folder.js";
+import type { RemoteTransport } from "../transport/transport.js";
+import { stderrSummary } from "../transport/transport.js";
+import { BATCH_DONE_PREFIX, feedNames, PendingNames } from "./grep-feed.js";
+import { matchStartOf, toExtendedRegex } from "./posix-pattern.js";
+import type { RunScript } from "./sorted-listing.js";
+import { walkRemoteFiles } from "./streamed-walk.js";
+
+/**
+ * Searches the files named on stdin (one per line, relative to `$1`, entered by
+ * `enterFolderScript`; the flags and pattern follow) with POSIX grep, `/dev/null`
+ * first so that every line names its file; after each batch a line `BATCH_DONE_PREFIX` N says N
+ * more names are done. Where `xargs -0` exists (GNU, busybox, POSIX.1-2024) it makes the batches
+ * of 1,000 names; else a shell loop makes them of 400 (its `set --` grows with the batch). `-I`
+ * (skip binary files, as ripgrep does in a folder) where grep has it. Exit 2 only when grep
+ * itself failed (a bad pattern, say). Exported for its tests.
+ */
+export const posixGrepScript = `
+export LC_ALL=C
+${enterFolderScript}
+flags=$1; pattern=$2
+grep -I -e x /dev/null 2>/dev/null; [ "$?" = 1 ] && flags="$flags -I"
+if printf 'x\\000' | xargs -0 -n 1 true 2>/dev/null; then
+	export flags pattern
+	tr '\\n' '\\000' | xargs -0 -n 1000 sh -c 'grep $flags -e "$pattern" -- /dev/null "$@"; s=$?; printf "\\\\001B %s\\\\n" "$#"; [ "$s" -le 1 ]' sh
+	[ "$?" = 0 ] || exit 2
+	exit 0
+fi
+status=0
+search() { grep $flags -e "$pattern" -- /dev/null "$@"; [ "$?" -le 1 ] || status=2; printf '\\001B %s\\n' "$#"; }
+set --
+while IFS= read -r name; do
+	set -- "$@" "$name"
+	if [ "$#" -ge 400 ]; then search "$@"; set --; fi
+done
+[ "$#" -gt 0 ] && search "$@"
+exit "$status"
+`;
+
+/** Splits `name:12:text` (a match) or `name-12-text` (context) where `name` is one of the files asked for. */
+function parseLine(line: string, names: ReadonlySet<string>): GrepLine | undefined {
+	for (let index = line.search(/[:-]/); index !== -1; ) {
+		const name = line.slice(0, index);
+		const rest = /^(\d+)([:-])/.exec(line.slice(index + 1));
+		if (rest && rest[2] === line[index] && names.has(name)) {
+			const kind = rest[2] === ":" ? "match" : "context";
+			let text = line.slice(index + 1 + (rest[0] as string).length);
+			if (text.endsWith("\r")) text = text.slice(0, -1);
+			return { kind, path: name, lineNumber: Number(rest[1]), text };
+		}
+		const next = line.slice(index + 1).search(/[:-]/);
+		index = next === -1 ? -1 : index + 1 + next;
+	}
+	return undefined;
+}
+
+function grepFlags(request: GrepRequest): string {
+	const flags = ["-n", request.literal ? "-F" : "-E"];
+	if (!request.caseSensitive) flags.push("-i");
+	if (request.context > 0) flags.push(`-C${request.context}`);
+	return flags.join(" ");
+}
+
+/** Runs the remote grep over `names` (fed as they come) and yields its lines in batches, as they come. */
+async function* streamGrep(options: {
+	transport: RemoteTransport;
+	request: GrepRequest;
+	names: AsyncIterable<string[]> | Iterable<string[]>;
+	signal: AbortSignal;
+	/** Stops the names' source (the remote listing) once grep is done or given up. */
+	stopNames: () => void;
+}): AsyncGenerator<GrepLine[]> {
+	const { transport, request, signal } = options;
+	const pattern = request.literal ? request.pattern : toExtendedRegex(request.pattern);
+	const child = await transport.spawn(posixGrepScript, [...enterFolderArguments(request), grepFlags(request), pattern]);
+	const kill = () => child.kill("SIGKILL");
+	signal.addEventListener("abort", kill, { once: true });
+	let stderr = "";
+	child.stderr.setEncoding("utf8");
+	child.stderr.on("data", (text: string) => {
+		if (stderr.length < 16 * 1024) stderr += text;
+	});
+	child.stdin.on("error", () => {});
+	const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
+	const pending = new PendingNames();
+	let finished = false;
+	let feedError: unknown;
+	const feeding = feedNames(options.names, child, pending, () => finished).catch((error: unknown) => {
+		feedError = error;
+		kill();
+	});
+	let rest = "";
+	try {
+		child.stdout.setEncoding("utf8");
+		for await (const chunk of child.stdout as AsyncIterable<string>) {
+			const lines = (rest + chunk).split("\n");
+			rest = lines.pop() ?? "";
+			const batch: GrepLine[] = [];
+			for (const line of lines) {
+				if (line.startsWith(BATCH_DONE_PREFIX)) {
+					pending.done(Number(line.slice(BATCH_DONE_PREFIX.length)));
+					continue;
+				}
+				const parsed = parseLine(line, pending.known);
+				// grep without -I prints lines of binary files: ripgrep would skip such a file.
+				if (!parsed || parsed.text.includes("\0")) continue;
+				if (parsed.kind === "match") parsed.matchStart = matchStartOf(parsed.text, request);
+				batch.push(parsed);
+			}
+			if (batch.length > 0) yield batch;
+		}
+		const code = await closed;
+		if (signal.aborted) throw new AbortError();
+		await feeding;
+		if (feedError !== undefined) throw feedError;
+		const failure = transport.failure(code, stderr);
+		if (failure) throw failure;
+		if (code === 2 && stderr.trim()) {
+			throw new ToolError(`grep on ${transport.label} rejected the search: ${stderrSummary(stderr)}. Fix the pattern.`);
+		}
+	} finally {
+		finished = true;
+		pending.wake();
+		signal.removeEventListener("abort", kill);
+		if (child.exitCode === null) child.kill("SIGKILL");
+		options.stopNames();
+	}
+}
+
+/**
+ * grep without ripgrep: the files are walked as the remote listing streams in (`walkRemoteFiles`:
+ * the local walker's rules, in path order) and fed to one POSIX grep there as they pass; a single
+ * named file is searched directly. Memory stays flat in the tree's size; stopping early (a limit
+ * reached in path order) stops both remote processes.
+ */
+export async function* posixGrep(
+	transport: RemoteTransport,
+	run: RunScript,
+	request: GrepRequest,
+	signal: AbortSignal,
+): AsyncGenerator<GrepLine[]> {
+	const walk = stoppableSignal(signal);
+	const walking = walk.signal;
+	const names: AsyncIterable<string[]> | Iterable<string[]> =
+		request.file !== undefined ? [[request.file]] : walkRemoteFiles(transport, run, request, walking);
+	let found = false;
+	for await (const batch of streamGrep({ transport, request, names, signal, stopNames: walk.stop })) {
+		found = true;
+		yield batch;
+	}
+	if (!found && request.file !== undefined) {
+		// A named binary file that matches gets a notice, as ripgrep gives one.
+		const flags = `-q ${grepFlags(request).replace("-n ", "")}`;
+		const pattern = request.literal ? request.pattern : toExtendedRegex(request.pattern);
+		const matched = await run(`${enterFolderScript}\ngrep $1 -e "$2" -- "$3"`, [
+			...enterFolderArguments(request),
+			flags,
+			pattern,
+			request.file,
+		]);
+		if (matched.exitCode === 0) yield [{ kind: "binary", path: request.file, lineNumber: 0, text: "" }];
+	}
+}
+
+/** find without ripgrep: the remote listing streamed through the walker's rules, narrowed by the pattern. */
+export function posixListFiles(
+	transport: RemoteTransport,
+	run: RunScript,
+	request: ListFilesRequest,
+	signal: AbortSignal,
+): AsyncGenerator<string[]> {
+	return walkRemoteFiles(
+		transport,
+		run,
+		{
+			root: request.root,
+			realRoot: request.realRoot,
+			respectIgnoreFiles: request.respectIgnoreFiles,
+			include: request.pattern,
+		},
+		signal,
+	);
+}
