@@ -114,6 +114,7 @@ export {
 	createReadOnlyTools,
 	createTool,
 	createToolDefinition,
+	createTools,
 	isToolName,
 	parsePatch,
 	readOnlyToolNames,

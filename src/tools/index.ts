@@ -147,12 +147,15 @@ export {
 	createSelectedTools,
 	createTool,
 	createToolDefinition,
+	createTools,
 	isToolName,
 	jobRegistryOf,
 	pathToolNames,
 	readOnlyToolNames,
 	type ToolName,
 	type ToolSelection,
+	type ToolWorkspace,
+	workspaceToolsOptions,
 } from "./registry.js";
 export {
 	attachRoot,
@@ -177,7 +180,7 @@ export {
 	type ShellToolOptions,
 	terminateContainment,
 } from "./shell/index.js";
-export { type ToolsOptions, workspaceToolsOptions } from "./tools-options.js";
+export type { ToolsOptions } from "./tools-options.js";
 export {
 	createWriteTool,
 	createWriteToolDefinition,

@@ -1,4 +1,5 @@
 import type { AnyAgentTool, ToolDefinition } from "../engine/index.js";
+import type { SearchOperations, Workspace } from "../workspace/index.js";
 import { createApplyPatchTool, createApplyPatchToolDefinition } from "./apply-patch.js";
 import { createBashTool, createBashToolDefinition } from "./bash.js";
 import { createBashKillTool, createBashKillToolDefinition } from "./bash-kill.js";
@@ -185,4 +186,56 @@ export function createSelectedTools(
 ): AnyAgentTool[] {
 	const names = selection.readOnly ? readOnlyToolNames : (selection.tools ?? defaultNames);
 	return [...names.map((name) => createTool(name, cwd, toolsOptions)), ...(selection.extraTools ?? [])];
+}
+
+/** A workspace, with the search operations of its own when it has them (a remote workspace does). */
+export type ToolWorkspace = Workspace & { search?: SearchOperations };
+
+/**
+ * How each built-in tool is pointed at a workspace. A table over every `ToolName`, so a new tool
+ * that is not listed here does not compile (apply_patch was once left out of a hand-written list
+ * and wrote this machine's disk on a remote workspace).
+ */
+const workspaceSeams: { [K in ToolName]: (workspace: ToolWorkspace, base: PerToolOptions[K]) => PerToolOptions[K] } = {
+	read: (workspace, base) => ({ ...base, workspace }),
+	write: (workspace, base) => ({ ...base, workspace }),
+	edit: (workspace, base) => ({ ...base, workspace }),
+	apply_patch: (workspace, base) => ({ ...base, workspace }),
+	ls: (workspace, base) => ({ ...base, workspace }),
+	grep: (workspace, base) => ({ ...base, workspace, ...(workspace.search ? { operations: workspace.search } : {}) }),
+	find: (workspace, base) => ({ ...base, workspace, ...(workspace.search ? { operations: workspace.search } : {}) }),
+	bash: (workspace, base) => ({ ...base, operations: workspace.shell }),
+	powershell: (workspace, base) => ({ ...base, operations: workspace.shell }),
+	// The job tools act on the session's background jobs, which bash and powershell started there.
+	bash_output: (_workspace, base) => base,
+	bash_kill: (_workspace, base) => base,
+};
+
+/**
+ * The tool options that make every built-in tool act on `workspace`: the file tools through it,
+ * bash and powershell through its shell, grep and find through its `search` operations when it
+ * has them. `base` is kept, except where it names another backend: the workspace wins.
+ * Prefer `createTools(workspace, options)`, which builds the tools from it directly.
+ */
+export function workspaceToolsOptions(workspace: ToolWorkspace, base: ToolsOptions = {}): ToolsOptions {
+	const options: ToolsOptions = { ...base };
+	for (const name of allToolNames) {
+		const seam = workspaceSeams[name] as (workspace: ToolWorkspace, base: unknown) => never;
+		options[name] = seam(workspace, base[name] ?? {});
+	}
+	return options;
+}
+
+/**
+ * The built-in tools built from a workspace: each acts on its files, its shell and its search,
+ * whatever machine it lives on, and none falls back to this machine's disk.
+ *
+ * @example
+ * const workspace = createWorkspaceFromUrl("ssh://dev@box/home/dev/app");
+ * const tools = createTools(workspace, { bash: { timeoutMs: 60_000 } });
+ * // … run calls …
+ * await workspace.close();
+ */
+export function createTools(workspace: ToolWorkspace, options: ToolsOptions = {}): Record<ToolName, AnyAgentTool> {
+	return createAllTools(workspace.cwd, workspaceToolsOptions(workspace, options));
 }

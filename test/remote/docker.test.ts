@@ -1,8 +1,8 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAllTools, workspaceToolsOptions } from "../../src/tools/index.js";
+import { createAllTools, createTools, workspaceToolsOptions } from "../../src/tools/index.js";
 import { createWorkspaceFromUrl, type RemoteWorkspace } from "../../src/workspace/remote/index.js";
 import { requiredInCi } from "../helpers/prerequisites.js";
 import { runCall, textOf } from "../safety/run-calls.js";
@@ -91,6 +91,34 @@ for (const scheme of ["docker", "kubectl"] as const) {
 			expect(inContainer(container, `wc -l < ${kept}`).trim()).toBe("100000");
 			const grep = await runCall(tools, {}, "grep", { pattern: "seventeen", literal: true });
 			expect(textOf(grep)).toMatch(/rows\.txt:17/);
+		}, 60_000);
+
+		it("apply_patch adds, updates and deletes files on the container's disk, never on this one", async (context) => {
+			if (skipReason) return context.skip();
+			inContainer(container, `mkdir -p ${folder}/patch && printf 'one\\ntwo\\n' > ${folder}/patch/kept.txt`);
+			inContainer(container, `printf 'bye\\n' > ${folder}/patch/gone.txt`);
+			const workspace = createWorkspaceFromUrl(`${url}/patch`);
+			opened.push(workspace);
+			const tools = Object.values(createTools(workspace));
+			const patch = [
+				"*** Begin Patch",
+				"*** Add File: added.txt",
+				"+made by apply_patch",
+				"*** Update File: kept.txt",
+				"@@",
+				" one",
+				"-two",
+				"+2",
+				"*** Delete File: gone.txt",
+				"*** End Patch",
+			].join("\n");
+			const result = await runCall(tools, {}, "apply_patch", { patch });
+			expect(result.isError, textOf(result)).toBe(false);
+			expect(inContainer(container, `cat ${folder}/patch/added.txt`)).toBe("made by apply_patch\n");
+			expect(inContainer(container, `cat ${folder}/patch/kept.txt`)).toBe("one\n2\n");
+			expect(inContainer(container, `ls ${folder}/patch`)).not.toContain("gone.txt");
+			// The container's folder does not exist on this machine: nothing may have been made here.
+			expect(existsSync(folder)).toBe(false);
 		}, 60_000);
 
 		it("grep honours an ignore file above the folder on the container's disk, not on this one", async (context) => {
