@@ -1,8 +1,8 @@
 import type { Static } from "typebox";
 import type { AgentTool } from "../engine/index.js";
 import { Type } from "../engine/index.js";
-import { isWorkspaceTarget, workspaceOf } from "../workspace/index.js";
 import { allowSyntaxErrorsParameter } from "../syntax/index.js";
+import { isWorkspaceTarget, workspaceOf } from "../workspace/index.js";
 import { declarePatchTarget } from "./patch/target.js";
 import type { ApplyPatchDetails, ApplyPatchToolOptions } from "./patch/types.js";
 import { defineTool, toolFrom } from "./tool-definition.js";

@@ -1,8 +1,8 @@
 import type { Static } from "typebox";
 import type { AgentTool } from "../engine/index.js";
 import { Type } from "../engine/index.js";
-import { workspaceOf } from "../workspace/index.js";
 import { allowSyntaxErrorsParameter } from "../syntax/index.js";
+import { workspaceOf } from "../workspace/index.js";
 import { prepareEditArguments } from "./edit/arguments.js";
 import type { EditToolDetails, EditToolOptions } from "./edit/types.js";
 import { isNotebookEdit } from "./notebook/is-notebook-edit.js";

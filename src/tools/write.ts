@@ -1,6 +1,13 @@
 import type { Static } from "typebox";
 import type { AgentTool } from "../engine/index.js";
 import { countLines, isAbortError, ToolError, Type, throwIfAborted, withFileMutationQueue } from "../engine/index.js";
+import {
+	allowSyntaxErrorsParameter,
+	guardSyntax,
+	isSyntaxChecked,
+	type SyntaxCheckDetails,
+	type SyntaxCheckToolOptions,
+} from "../syntax/index.js";
 import type { FileOperations } from "../workspace/index.js";
 import {
 	callTarget,
@@ -9,13 +16,6 @@ import {
 	workspaceOf,
 	writeFileAtomic,
 } from "../workspace/index.js";
-import {
-	allowSyntaxErrorsParameter,
-	guardSyntax,
-	isSyntaxChecked,
-	type SyntaxCheckDetails,
-	type SyntaxCheckToolOptions,
-} from "../syntax/index.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { inPlaceNotice } from "./fs/in-place-notice.js";
 import { fileSystemErrorMessage } from "./fs/messages.js";

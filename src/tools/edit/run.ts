@@ -1,5 +1,6 @@
 import type { ToolResult } from "../../engine/index.js";
 import { ToolError, throwIfAborted, truncateTail, withFileMutationQueue } from "../../engine/index.js";
+import { guardSyntax } from "../../syntax/index.js";
 import {
 	displayPath,
 	encodingName,
@@ -12,7 +13,6 @@ import {
 	writeFileAtomic,
 } from "../../workspace/index.js";
 import { localFileOperations } from "../../workspace/local/index.js";
-import { guardSyntax } from "../../syntax/index.js";
 import { inPlaceNotice } from "../fs/in-place-notice.js";
 import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
 import { diffEdit } from "./diff.js";

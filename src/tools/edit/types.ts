@@ -1,7 +1,7 @@
 // The edit tool's public types, here so the helpers in edit/ need not import edit.ts (which imports them).
 
-import type { FileOperations, FileToolOptions } from "../../workspace/index.js";
 import type { SyntaxCheckDetails, SyntaxCheckToolOptions } from "../../syntax/index.js";
+import type { FileOperations, FileToolOptions } from "../../workspace/index.js";
 import type { EditMatchStrategy } from "./match.js";
 
 /**

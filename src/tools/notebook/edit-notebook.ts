@@ -1,8 +1,8 @@
 import type { ToolResult } from "../../engine/index.js";
 import { ToolError, throwIfAborted, truncateTail, withFileMutationQueue } from "../../engine/index.js";
+import { type GuardedFile, guardSyntax } from "../../syntax/index.js";
 import { displayPath, resolveExistingPath, writeFileAtomic } from "../../workspace/index.js";
 import { localFileOperations } from "../../workspace/local/index.js";
-import { type GuardedFile, guardSyntax } from "../../syntax/index.js";
 import { diffEdit } from "../edit/diff.js";
 import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES } from "../edit/match.js";
 import { type AppliedReplacement, planEdits } from "../edit/plan.js";

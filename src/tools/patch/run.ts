@@ -1,8 +1,8 @@
 import type { ToolResult } from "../../engine/index.js";
 import { ToolError, throwIfAborted, truncateTail } from "../../engine/index.js";
+import { type GuardedFile, guardSyntax, type SyntaxCheckMode } from "../../syntax/index.js";
 import type { Workspace, WorkspaceTarget } from "../../workspace/index.js";
 import { type FileOperations, isNotFound } from "../../workspace/index.js";
-import { type GuardedFile, guardSyntax, type SyntaxCheckMode } from "../../syntax/index.js";
 import { diffEdit } from "../edit/diff.js";
 import { STRATEGY_NOTES } from "../edit/match.js";
 import { BOM_BYTES, hasBom, isValidUtf8 } from "../edit/text.js";

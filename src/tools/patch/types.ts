@@ -1,5 +1,5 @@
-import type { FileToolOptions } from "../../workspace/index.js";
 import type { SyntaxCheckDetails, SyntaxCheckToolOptions } from "../../syntax/index.js";
+import type { FileToolOptions } from "../../workspace/index.js";
 import type { EditMatchStrategy } from "../edit/match.js";
 
 /** What apply_patch did to one file. */
