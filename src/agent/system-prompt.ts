@@ -56,6 +56,11 @@ function guidance(names: ReadonlySet<string>): string[] {
 		"- When a tool fails, read its message: it says what went wrong and what to try next.",
 		...(shell ? ["- Do not run destructive commands (deleting files, resetting git history) unless asked to."] : []),
 		"- Independent look-ups can go in one reply as several tool calls; they run in parallel.",
+		...(names.has("code")
+			? [
+					"- When a question needs many calls whose results you would only filter, count or combine (search, then read each hit), write one code program that calls the tools and returns just the answer.",
+				]
+			: []),
 		"- Be concise. When done, say briefly what you found or changed, with file paths.",
 	];
 }

@@ -14,6 +14,7 @@ import type { ToolSession } from "./session.js";
 import type {
 	AnyAgentTool,
 	ExecutionMode,
+	NestedToolCalls,
 	ToolCall,
 	ToolExecutionEvent,
 	ToolHooks,
@@ -21,7 +22,7 @@ import type {
 	ToolResultMessage,
 	ToolTarget,
 } from "./types.js";
-import { validateToolArguments } from "./validation/validate.js";
+import { validateToolArguments } from "./validate.js";
 
 /** Options of `executeToolCalls`. */
 export interface ExecuteToolCallsOptions extends ToolHooks {
@@ -162,6 +163,7 @@ async function run(state: BatchState, toolCall: ToolCall, call: ReadyCall): Prom
 				tool.execute(toolCall.id, args, signal, (partial) => throttle.push(partial), {
 					target,
 					...(state.options.session ? { session: state.options.session } : {}),
+					nestedCalls: nestedCallsOf(state, toolCall),
 				}),
 			),
 			{ signal, graceMs: state.abortGraceMs },
@@ -176,6 +178,37 @@ async function run(state: BatchState, toolCall: ToolCall, call: ReadyCall): Prom
 	}
 	if (call.terminate) outcome.result = { ...outcome.result, terminate: true };
 	return outcome;
+}
+
+/** Tags an event of a nested call with its parent, unless a deeper level already did. */
+function childEvent(event: ToolExecutionEvent, parentToolCallId: string): ToolExecutionEvent {
+	return event.parentToolCallId === undefined ? { ...event, parentToolCallId } : event;
+}
+
+/** The batch's tools as `NestedToolCalls` of one running call: each call is a batch of one, with the batch's options. */
+function nestedCallsOf(state: BatchState, parent: ToolCall): NestedToolCalls {
+	let count = 0;
+	const { onEvent } = state.options;
+	return {
+		tools: state.options.tools,
+		run: async (call, signal = state.options.signal) => {
+			count++;
+			const toolCall: ToolCall = {
+				type: "toolCall",
+				id: `${parent.id}.${count}`,
+				name: call.name,
+				arguments: call.arguments,
+			};
+			const { messages } = await executeToolCalls({
+				...state.options,
+				toolCalls: [toolCall],
+				toolExecution: "parallel",
+				signal,
+				onEvent: onEvent ? (event) => onEvent(childEvent(event, parent.id)) : undefined,
+			});
+			return messages[0] as ToolResultMessage;
+		},
+	};
 }
 
 /** Lets `afterToolCall` patch the outcome; a throwing hook becomes an error result. */

@@ -97,6 +97,36 @@ export interface ToolExecuteContext {
 	 * when the caller gave none (then such things end with the tool set, e.g. its job registry).
 	 */
 	session?: ToolSession;
+	/**
+	 * Runs further calls from inside this one (code mode: a program that calls tools) through the
+	 * same path as the batch's own calls. Undefined outside `executeToolCalls`.
+	 */
+	nestedCalls?: NestedToolCalls;
+}
+
+/** A call made from inside a running call: which tool, with which arguments. */
+export interface NestedToolCall {
+	/** Name of the tool to run. */
+	name: string;
+	/** Arguments as a model would send them (repaired and validated like a model's). */
+	arguments: Record<string, unknown>;
+}
+
+/**
+ * The batch's tools, callable from inside a running call. Each call takes the path of a direct
+ * call: lookup, argument repair and validation, the target, `beforeToolCall` (the whole safety
+ * layer), `execute` with the session, truncation by the tool, `afterToolCall` (checkpoints), one
+ * result; its events carry the running call's id as `parentToolCallId`. Scheduling between nested
+ * calls (barriers, parallel reads) is the caller's: run them through a `CallGate`.
+ */
+export interface NestedToolCalls {
+	/** The tools of the batch (the running call's own tool included). */
+	readonly tools: readonly AnyAgentTool[];
+	/**
+	 * Runs one call. `signal` aborts it (default: the batch's signal). Contract: never throws;
+	 * a failure, a block or an abort is an error result.
+	 */
+	run(call: NestedToolCall, signal?: AbortSignal): Promise<ToolResultMessage>;
 }
 
 /** A tool that can run: its definition plus the code that executes it. */
@@ -168,6 +198,8 @@ export interface ToolExecutionStartEvent {
 	type: "tool_execution_start";
 	toolCallId: string;
 	toolName: string;
+	/** Set on a call made from inside another (code mode): the id of that call. */
+	parentToolCallId?: string;
 	/** The arguments as received from the model. */
 	args: unknown;
 }
@@ -177,6 +209,8 @@ export interface ToolExecutionUpdateEvent {
 	type: "tool_execution_update";
 	toolCallId: string;
 	toolName: string;
+	/** Set on a call made from inside another (code mode): the id of that call. */
+	parentToolCallId?: string;
 	args: unknown;
 	/** The latest partial result. */
 	partialResult: ToolResult;
@@ -187,6 +221,8 @@ export interface ToolExecutionEndEvent {
 	type: "tool_execution_end";
 	toolCallId: string;
 	toolName: string;
+	/** Set on a call made from inside another (code mode): the id of that call. */
+	parentToolCallId?: string;
 	/** The final result, as the model will see it. */
 	result: ToolResult;
 	/** True when the result is an error. */

@@ -2,9 +2,9 @@ import { resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import type { AnyAgentTool, ToolHooks } from "../engine/types.js";
 import {
-	allToolNames,
 	createJobRegistry,
 	createSelectedTools,
+	defaultToolNames,
 	type JobRegistry,
 	type ToolSelection,
 	type ToolsOptions,
@@ -84,7 +84,7 @@ export interface RunningMcpServer {
 function toolsToServe(options: RunMcpServerOptions, jobs: JobRegistry): AnyAgentTool[] {
 	// One session of background jobs for the server's lifetime, shared by every client session.
 	const toolsOptions: ToolsOptions = { ...options.toolsOptions, jobs };
-	return createSelectedTools(resolve(options.cwd), options, allToolNames, toolsOptions);
+	return createSelectedTools(resolve(options.cwd), options, defaultToolNames, toolsOptions);
 }
 
 /**

@@ -70,6 +70,16 @@ export {
 	type JobToolOptions,
 } from "./bash-output.js";
 export {
+	type CodeTool,
+	type CodeToolInput,
+	type CodeToolOptions,
+	codeSchema,
+	createCodeTool,
+	createCodeToolDefinition,
+	DEFAULT_PROGRAM_LIMITS,
+} from "./code-mode/code-tool.js";
+export type { CodeToolDetails } from "./code-mode/program-result.js";
+export {
 	createEditTool,
 	createEditToolDefinition,
 	type EditMatchStrategy,
@@ -148,8 +158,10 @@ export {
 	createTool,
 	createToolDefinition,
 	createTools,
+	defaultToolNames,
 	isToolName,
 	jobRegistryOf,
+	optInToolNames,
 	pathToolNames,
 	readOnlyToolNames,
 	type ToolName,

@@ -4,6 +4,7 @@ import { createApplyPatchTool, createApplyPatchToolDefinition } from "./apply-pa
 import { createBashTool, createBashToolDefinition } from "./bash.js";
 import { createBashKillTool, createBashKillToolDefinition } from "./bash-kill.js";
 import { createBashOutputTool, createBashOutputToolDefinition } from "./bash-output.js";
+import { createCodeTool, createCodeToolDefinition } from "./code-mode/code-tool.js";
 import { createEditTool, createEditToolDefinition } from "./edit.js";
 import { createFindTool, createFindToolDefinition } from "./find.js";
 import { createGrepTool, createGrepToolDefinition } from "./grep.js";
@@ -26,7 +27,8 @@ export type ToolName =
 	| "bash_kill"
 	| "grep"
 	| "find"
-	| "ls";
+	| "ls"
+	| "code";
 
 /** Every built-in tool name, in a stable order. */
 export const allToolNames: readonly ToolName[] = [
@@ -41,7 +43,18 @@ export const allToolNames: readonly ToolName[] = [
 	"grep",
 	"find",
 	"ls",
+	"code",
 ];
+
+/**
+ * Tools an entry point serves only when they are named: code mode, which an MCP client or a
+ * framework with a code mode of its own may not want next to its tools (the MCP server and the
+ * framework adapters leave it out unless `tools` names it; the CLI's agent offers it).
+ */
+export const optInToolNames: readonly ToolName[] = ["code"];
+
+/** Every built-in tool name except the opt-in ones: what an entry point serves by default. */
+export const defaultToolNames: readonly ToolName[] = allToolNames.filter((name) => !optInToolNames.includes(name));
 
 type PerToolOptions = Omit<ToolsOptions, "jobs">;
 
@@ -64,6 +77,7 @@ const factories: Factories = {
 	grep: { definition: createGrepToolDefinition, tool: createGrepTool },
 	find: { definition: createFindToolDefinition, tool: createFindTool },
 	ls: { definition: createLsToolDefinition, tool: createLsTool },
+	code: { definition: createCodeToolDefinition, tool: createCodeTool },
 };
 
 /** The tools a coding agent needs to change code: read, bash, edit, write. */
@@ -209,6 +223,8 @@ const workspaceSeams: { [K in ToolName]: (workspace: ToolWorkspace, base: PerToo
 	// The job tools act on the session's background jobs, which bash and powershell started there.
 	bash_output: (_workspace, base) => base,
 	bash_kill: (_workspace, base) => base,
+	// A program acts only through the other tools, which are built from the workspace.
+	code: (_workspace, base) => base,
 };
 
 /**

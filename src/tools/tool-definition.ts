@@ -40,6 +40,8 @@ const builtInTraits = {
 	grep: { title: "Search file contents", effect: "reads" },
 	find: { title: "Find files by name", effect: "reads" },
 	ls: { title: "List directory", effect: "reads" },
+	// A program may call any tool, commands included: a barrier like them.
+	code: { title: "Run a program that calls the tools", effect: "runs" },
 } satisfies Record<string, ToolTraits>;
 
 /** The name of a built-in tool (the same list as `ToolName` in `src/tools/index.ts`). */

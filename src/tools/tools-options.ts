@@ -1,5 +1,6 @@
 import type { BashToolOptions } from "./bash.js";
 import type { JobToolOptions } from "./bash-output.js";
+import type { CodeToolOptions } from "./code-mode/code-tool.js";
 import type { EditToolOptions } from "./edit.js";
 import type { FindToolOptions } from "./find.js";
 import type { GrepToolOptions } from "./grep.js";
@@ -34,6 +35,8 @@ export interface ToolsOptions {
 	bash_output?: JobToolOptions;
 	/** Options of the bash_kill tool. */
 	bash_kill?: JobToolOptions;
+	/** Options of the code tool (code mode): the bounds of each program. */
+	code?: CodeToolOptions;
 	/**
 	 * The session's background jobs, shared by bash, powershell, bash_output and bash_kill (a
 	 * tool's own `jobs` option wins). Default: one registry per options object, so every tool

@@ -50,6 +50,7 @@ describe("toolbelt run (in process, against a scripted OpenAI-compatible server)
 			"grep",
 			"find",
 			"ls",
+			"code",
 		]);
 		expect(second?.body.messages.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_1" });
 		expect(second?.body.messages.at(-1).content).toContain("a.txt");

@@ -20,6 +20,7 @@ const slowArgs: Record<ToolName, Record<string, unknown>> = {
 	grep: { pattern: "line 9+", path: "." },
 	find: { pattern: "**/*", path: "." },
 	ls: { path: ".", recursive: true },
+	code: { code: "while (true) {}" },
 };
 
 /** Arguments that make each tool fail. */
@@ -35,6 +36,7 @@ const failingArgs: Record<ToolName, Record<string, unknown>> = {
 	grep: { pattern: "x", path: "missing-dir" },
 	find: { pattern: "*", path: "missing-dir" },
 	ls: { path: "missing-dir" },
+	code: { code: "throw new Error('failing on purpose')" },
 };
 
 const expectedMode: Record<ToolName, "parallel" | "sequential"> = {
@@ -49,6 +51,7 @@ const expectedMode: Record<ToolName, "parallel" | "sequential"> = {
 	powershell: "sequential",
 	bash_output: "sequential",
 	bash_kill: "sequential",
+	code: "sequential",
 };
 
 describe.each(allToolNames)("contract: %s", (name) => {

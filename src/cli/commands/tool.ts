@@ -1,10 +1,11 @@
 import { executeToolCalls } from "../../engine/index.js";
 import { booleanOption, type ParsedArgs, UsageError } from "../args.js";
-import { loadToolCatalog } from "../catalog/tool-catalog.js";
 import { type CliIO, ExitCode, readPipedStdin } from "../io.js";
 import { resolveCwd } from "../paths.js";
 import { contentToText } from "../render/content.js";
-import { createCliSafety } from "../setup/safety-setup.js";
+import { createCliSafety } from "../safety-setup.js";
+import { loadToolCatalog } from "../tool-catalog.js";
+import { selectToolNames } from "../tool-selection.js";
 
 /**
  * `toolbelt tool <name> '<json>'`: one tool call through `executeToolCalls`, so argument repair,
@@ -33,12 +34,19 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 		checkpoints: !catalog.readOnlyToolNames.includes(name),
 	});
 	const tool = catalog.createTool(name, safety.cwd, safety.toolOptions);
+	// A program calls the other tools: they come along (selected as for the agent, --tools honoured).
+	const siblings =
+		name === "code"
+			? selectToolNames(args.values, catalog)
+					.filter((other) => other !== name)
+					.map((other) => catalog.createTool(other, safety.cwd, safety.toolOptions))
+			: [];
 
 	const controller = new AbortController();
 	const unsubscribe = io.onInterrupt?.(() => controller.abort());
 	try {
 		const { messages } = await executeToolCalls({
-			tools: [tool],
+			tools: [tool, ...siblings],
 			toolCalls: [{ type: "toolCall", id: "cli-call-1", name, arguments: toolArguments }],
 			signal: controller.signal,
 			...safety.hooks,

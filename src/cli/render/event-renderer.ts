@@ -78,7 +78,7 @@ export class EventRenderer {
 			case "tool_execution_start":
 				this.waiting?.stop();
 				this.endStreaming();
-				this.toolCalls.start(event.toolCallId, event.toolName, event.args);
+				this.toolCalls.start(event.toolCallId, event.toolName, event.args, event.parentToolCallId);
 				return;
 			case "tool_execution_update":
 				this.toolCalls.update(event.toolCallId, event.partialResult);

@@ -50,6 +50,8 @@ interface Entry {
 	outcome?: { isError: boolean; label: string; durationMs: number };
 	/** Not drawn live (the block was full); prints its line when it ends. */
 	overflow?: boolean;
+	/** A call made from inside another (a code-mode program): drawn indented under it. */
+	child?: boolean;
 }
 
 /**
@@ -76,9 +78,10 @@ export class ToolCallsView {
 		};
 	}
 
-	/** A call started. */
-	start(id: string, name: string, args: unknown): void {
+	/** A call started; `parentId` for a call made from inside another (a code-mode program's call). */
+	start(id: string, name: string, args: unknown, parentId?: string): void {
 		const entry: Entry = { id, name, summary: summarizeToolArguments(name, args), startedAt: Date.now() };
+		if (parentId !== undefined) entry.child = true;
 		this.retireFinished();
 		entry.overflow = this.options.live && this.liveEntries().length >= this.options.maxLiveLines;
 		this.entries.push(entry);
@@ -214,11 +217,12 @@ export class ToolCallsView {
 			status = elapsed >= this.options.showElapsedAfterMs ? `${spinner} ${formatDuration(elapsed)}` : spinner;
 			styledStatus = style.yellow(status);
 		}
-		const headWidth = Math.max(8, width - Array.from(status).length - 2);
+		const marker = entry.child ? "  └" : "●";
+		const headWidth = Math.max(8, width - Array.from(status).length - marker.length - 1);
 		const head = fitWidth(`${entry.name}${entry.summary ? ` ${entry.summary}` : ""}`, headWidth - 2);
 		const name = head.slice(0, entry.name.length);
-		let line = `${style.cyan("●")} ${style.bold(name)}${head.slice(entry.name.length)}  ${styledStatus}`;
-		const used = 2 + Array.from(head).length + 2 + Array.from(status).length;
+		let line = `${style.cyan(marker)} ${style.bold(name)}${head.slice(entry.name.length)}  ${styledStatus}`;
+		const used = marker.length + 1 + Array.from(head).length + 2 + Array.from(status).length;
 		if (!entry.outcome && entry.preview && width - used > 10) {
 			line += style.dim(`  ${fitWidth(entry.preview, width - used - 2)}`);
 		}

@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-	mapLookAlikes,
-	normalizeNeedle,
-	normalizeText,
-	toOriginalSpan,
-} from "../../../src/tools/edit/matching/normalize.js";
+import { mapLookAlikes, normalizeNeedle, normalizeText, toOriginalSpan } from "../../../src/tools/edit/normalize.js";
 
 const ALL = { lineEndings: true, trailingWhitespace: true, unicode: true };
 

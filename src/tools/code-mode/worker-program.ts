@@ -1,0 +1,219 @@
+/**
+ * The program of the worker thread that runs one code-mode program in QuickJS. It is written as
+ * self-contained functions (no imports, no outer names but each other) and started from their
+ * source text (`new Worker(…, { eval: true })`), so it runs the same from the compiled package and
+ * from the bundled CLI. The worker has a stack of its own, so QuickJS's recursion never meets the
+ * stack of the thread that runs the engine, and the host ends it with `terminate()` whatever state
+ * the interpreter is in (nothing is disposed by hand: a dispose with a leaked handle aborts the module).
+ *
+ * Messages, worker → host: `{ type: "call", id, name, args }` (args as JSON text),
+ * `{ type: "print", text }`, a `ProgramReport`. Host → worker: `{ type: "reply", id, reply }`
+ * (reply as JSON text: `{ value }` or `{ error, details }`).
+ */
+import type { QuickJSContext, QuickJSHandle, QuickJSWASMModule } from "quickjs-emscripten-core";
+
+/** What the worker needs, in `workerData`. */
+export interface WorkerInput {
+	/** Resolved file paths of the packages the worker requires. */
+	paths: { core: string; variant: string; sucrase: string };
+	/** The program as the model wrote it (JavaScript or TypeScript). */
+	code: string;
+	/** The names under `tools`. */
+	toolNames: string[];
+	/** QuickJS heap limit, in bytes. */
+	memoryBytes: number;
+	/** QuickJS stack limit, in bytes. */
+	stackBytes: number;
+	/** Interpreter time allowed (time spent waiting on tools does not count), in ms. */
+	cpuMs: number;
+	/** Most characters of the returned value and of each printed piece handed out of the interpreter. */
+	maxTextChars: number;
+	/** Source run before the program (`interpreterPrelude`). */
+	prelude: string;
+	/** Source of a function that describes a thrown value (`describeError`). */
+	describeError: string;
+}
+
+/** Which bound stopped a program. */
+export type ProgramBound = "cpu" | "memory" | "stack";
+
+/** How a program ended, as the worker reports it. */
+export type ProgramReport =
+	| { type: "done"; status: "returned"; value: string | undefined; valueChars: number }
+	| { type: "done"; status: "threw"; error: string; bound?: ProgramBound }
+	| { type: "done"; status: "never-settles" }
+	| { type: "done"; status: "syntax"; error: string };
+
+type Post = (message: unknown) => void;
+
+/** The program as a script for QuickJS: its body inside an async function (top-level await and return work), types stripped. */
+function compileProgram(sucrase: typeof import("sucrase"), code: string): { source: string } | { error: string } {
+	const head = "globalThis.__toolbeltMain = (async () => {\n";
+	try {
+		const source = sucrase.transform(`${head}${code}\n})();`, {
+			transforms: ["typescript"],
+			disableESTransforms: true,
+		});
+		return { source: source.code };
+	} catch (error) {
+		const text = String((error as Error).message ?? error);
+		return {
+			error: text.replace(
+				/\((\d+):(\d+)\)/,
+				(_, line, column) => `(line ${Number(line) - 1}, column ${Number(column) + 1})`,
+			),
+		};
+	}
+}
+
+/** Runs the compiled program in a fresh runtime with the bounds of `input`, answering `port`'s replies. */
+function interpret(
+	module: QuickJSWASMModule,
+	input: WorkerInput,
+	source: string,
+	port: import("node:worker_threads").MessagePort,
+): void {
+	const post: Post = (message) => port.postMessage(message);
+	const runtime = module.newRuntime();
+	runtime.setMemoryLimit(input.memoryBytes);
+	runtime.setMaxStackSize(input.stackBytes);
+	let used = 0;
+	let segmentStart = 0;
+	let cpuBound = false;
+	runtime.setInterruptHandler(() => {
+		if (used + (performance.now() - segmentStart) <= input.cpuMs) return false;
+		cpuBound = true;
+		return true;
+	});
+	// Only time inside the interpreter counts: waiting on tools is not the program's CPU.
+	const timed = <T>(work: () => T): T => {
+		segmentStart = performance.now();
+		try {
+			return work();
+		} finally {
+			used += performance.now() - segmentStart;
+		}
+	};
+	const vm = runtime.newContext();
+	const pending = new Map<number, ReturnType<QuickJSContext["newPromise"]>>();
+	let finished = false;
+	const finish = (report: ProgramReport) => {
+		if (finished) return;
+		finished = true;
+		post(report);
+	};
+	const failed = (handle: QuickJSHandle) => {
+		const text = describe(vm, input.describeError, handle);
+		const bound = cpuBound
+			? "cpu"
+			: /out of memory/i.test(text)
+				? "memory"
+				: /stack overflow/i.test(text)
+					? "stack"
+					: undefined;
+		finish({ type: "done", status: "threw", error: text, ...(bound ? { bound } : {}) });
+	};
+	installBridge(vm, input, post, pending);
+	const prelude = timed(() => vm.evalCode(input.prelude, "prelude.js"));
+	if (prelude.error) {
+		failed(prelude.error);
+		return;
+	}
+	const started = timed(() => vm.evalCode(source, "program.js"));
+	if (started.error) {
+		const text = describe(vm, input.describeError, started.error);
+		if (/^SyntaxError/.test(text)) finish({ type: "done", status: "syntax", error: text });
+		else failed(started.error);
+		return;
+	}
+	void vm.resolvePromise(vm.getProp(vm.global, "__toolbeltMain")).then((settled) => {
+		if (settled.error) return failed(settled.error);
+		const describer = vm.getProp(vm.global, "__toolbeltDescribe");
+		const described = timed(() => vm.callFunction(describer, vm.undefined, settled.value));
+		if (described.error) return failed(described.error);
+		const pair = JSON.parse(vm.getString(described.value)) as { text: string | null; chars: number };
+		finish({ type: "done", status: "returned", value: pair.text ?? undefined, valueChars: pair.chars });
+	});
+	const pump = () => {
+		const jobs = timed(() => runtime.executePendingJobs());
+		if (jobs.error) return failed(jobs.error);
+		// resolvePromise settles on the host's microtask queue: look once it has run.
+		setImmediate(() => {
+			if (!finished && pending.size === 0) finish({ type: "done", status: "never-settles" });
+		});
+	};
+	port.on("message", (message: { type: string; id: number; reply: string }) => {
+		const deferred = message.type === "reply" && !finished ? pending.get(message.id) : undefined;
+		if (!deferred) return;
+		pending.delete(message.id);
+		deferred.resolve(vm.newString(message.reply));
+		pump();
+	});
+	pump();
+}
+
+/** The host's side of `tools` and `console` inside the interpreter (the prelude takes them off the global object). */
+function installBridge(
+	vm: QuickJSContext,
+	input: WorkerInput,
+	post: Post,
+	pending: Map<number, ReturnType<QuickJSContext["newPromise"]>>,
+): void {
+	let nextId = 1;
+	const call = vm.newFunction("call", (nameHandle, argsHandle) => {
+		const id = nextId++;
+		const deferred = vm.newPromise();
+		pending.set(id, deferred);
+		post({ type: "call", id, name: vm.getString(nameHandle), args: vm.getString(argsHandle) });
+		return deferred.handle;
+	});
+	const print = vm.newFunction("print", (textHandle) => {
+		post({ type: "print", text: vm.getString(textHandle) });
+	});
+	vm.setProp(vm.global, "__toolbeltCall", call);
+	vm.setProp(vm.global, "__toolbeltPrint", print);
+	vm.setProp(vm.global, "__toolbeltNames", vm.newString(JSON.stringify(input.toolNames)));
+	vm.setProp(vm.global, "__toolbeltMaxChars", vm.newNumber(input.maxTextChars));
+}
+
+/** A thrown value as text, by the interpreter's own `describeError` (it may be any value). */
+function describe(vm: QuickJSContext, describeError: string, handle: QuickJSHandle): string {
+	const fallback = "the program threw a value that cannot be described";
+	const describer = vm.evalCode(describeError);
+	if (describer.error) return fallback;
+	const text = vm.callFunction(describer.value, vm.undefined, handle);
+	return text.error ? fallback : vm.getString(text.value);
+}
+
+/** The worker's main function; `require` is the worker's own. */
+function workerProgram(require: (id: string) => unknown): void {
+	const threads = require("node:worker_threads") as typeof import("node:worker_threads");
+	const port = threads.parentPort as import("node:worker_threads").MessagePort;
+	const input = threads.workerData as WorkerInput;
+	const compiled = compileProgram(require(input.paths.sucrase) as typeof import("sucrase"), input.code);
+	if ("error" in compiled) {
+		port.postMessage({ type: "done", status: "syntax", error: compiled.error } satisfies ProgramReport);
+		return;
+	}
+	const core = require(input.paths.core) as typeof import("quickjs-emscripten-core");
+	const variant = (require(input.paths.variant) as { default: never }).default;
+	core.newQuickJSWASMModuleFromVariant(variant).then(
+		(module) => interpret(module, input, compiled.source, port),
+		(error: unknown) =>
+			port.postMessage({ type: "done", status: "threw", error: `The interpreter could not start: ${String(error)}` }),
+	);
+}
+
+/**
+ * The worker's source text, for `new Worker(source, { eval: true })`. A transpiler that keeps
+ * function names (esbuild's keepNames, as tsx and vitest run it) wraps functions in a `__name`
+ * helper defined outside them: the source defines a harmless one of its own.
+ */
+export const workerProgramSource = [
+	"var __name = (target) => target;",
+	compileProgram.toString(),
+	interpret.toString(),
+	installBridge.toString(),
+	describe.toString(),
+	`(${workerProgram.toString()})(require);`,
+].join("\n");
