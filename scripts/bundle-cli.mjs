@@ -1,6 +1,6 @@
 // Build step (after tsc and precompile-validators): bundles the CLI, with its dependencies, into
 // one minified CommonJS file, which dist/cli/bin.js compiles with V8's code cache
-// (src/cli/bundle-loader.ts). One file instead of ~180 modules (350 for `toolbelt mcp`) is most of
+// (src/cli/startup/bundle-loader.ts). One file instead of ~180 modules (350 for `toolbelt mcp`) is most of
 // a cold start. Two of them: dist/cli/toolbelt-mcp.cjs for `toolbelt mcp`, with the MCP SDK and
 // zod inside, and dist/cli/toolbelt.cjs for every other command, without them (half the size, so
 // half the reading and the cache to load; `run --mcp-config` requires the SDK from node_modules).

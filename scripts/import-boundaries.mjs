@@ -22,10 +22,11 @@ const allowed = {
 	agent: ["engine", "workspace", "tools"],
 	safety: ["engine", "workspace", "tools"],
 	checkpoints: ["engine", "workspace", "tools"],
+	sessions: ["engine", "workspace", "tools", "agent", "checkpoints"],
 	testing: ["engine", "workspace", "tools", "agent"],
-	mcp: ["engine", "workspace", "tools", "agent", "safety", "checkpoints"],
+	mcp: ["engine", "workspace", "tools", "agent", "safety", "checkpoints", "sessions"],
 	adapters: ["engine", "workspace", "tools", "agent", "safety", "checkpoints"],
-	cli: ["engine", "workspace", "tools", "agent", "safety", "checkpoints", "mcp", "adapters"],
+	cli: ["engine", "workspace", "tools", "agent", "safety", "checkpoints", "sessions", "mcp", "adapters"],
 };
 
 /** Folders below a top-level part that are parts of their own, entered through their index.ts. */

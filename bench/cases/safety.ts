@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import type { AnyAgentTool, ToolCall, ToolHooks } from "../../src/engine/types.js";
 import { createSafetyLayer } from "../../src/safety/index.js";
-import { parseRule, RuleSet, subjectOf } from "../../src/safety/rules.js";
+import { parseRule, RuleSet, subjectOf } from "../../src/safety/permissions/rules.js";
 import { createSandbox } from "../../src/safety/sandbox.js";
 import { loadShellParser, splitCommand } from "../../src/safety/shell-policy/index.js";
 import { createBashTool } from "../../src/tools/bash.js";

@@ -1,6 +1,6 @@
 import type { OptionSpecs, ParsedArgs } from "./args.js";
 import type { CliIO } from "./io.js";
-import { safetyHelp, safetyOptions, toolCommandSafetyOptions, workspaceOptions } from "./safety-options.js";
+import { safetyHelp, safetyOptions, toolCommandSafetyOptions, workspaceOptions } from "./setup/safety-options.js";
 
 /** Runs a command with its parsed arguments; resolves to the process exit code. */
 export type CommandHandler = (args: ParsedArgs, io: CliIO) => Promise<number>;
@@ -134,7 +134,7 @@ ${providerHelp}`,
 			...help,
 		},
 		examples: [
-			'toolbelt run "Which tests cover src/engine/validate.ts?"',
+			'toolbelt run "Which tests cover src/engine/validation/validate.ts?"',
 			'git diff | toolbelt run --read-only "Review this diff:" -',
 			"toolbelt run --mode accept-edits --allow 'bash(npm test:*)' \"Fix the failing test\"",
 			'toolbelt run --json "List the TODOs" | jq -c \'select(.type == "tool_execution_end")\'',

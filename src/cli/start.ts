@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { privateFolder } from "../checkpoints/private-folder.js";
-import { type CliEntry, codeCacheDirectory, loadBundle } from "./bundle-loader.js";
+import { type CliEntry, codeCacheDirectory, loadBundle } from "./startup/bundle-loader.js";
 
 /**
  * Starts the CLI that lives in `cliDirectory` (dist/cli) with the process's arguments, and exits

@@ -22,7 +22,7 @@ import type {
 	ToolResultMessage,
 	ToolTarget,
 } from "./types.js";
-import { validateToolArguments } from "./validate.js";
+import { validateToolArguments } from "./validation/validate.js";
 
 /** Options of `executeToolCalls`. */
 export interface ExecuteToolCallsOptions extends ToolHooks {

@@ -1,5 +1,4 @@
 export { type Deadline, type RaceAbortOptions, raceAbort, startDeadline, stoppableSignal } from "./abort.js";
-export { loadAjv } from "./ajv-loader.js";
 export { type CallGate, type CallGateRunOptions, createCallGate } from "./call-gate.js";
 export { AbortError, errorMessage, isAbortError, ToolError, throwIfAborted } from "./errors.js";
 export { createThrottle, emitSafely, type Throttle, type ToolEventListener } from "./events.js";
@@ -10,7 +9,6 @@ export {
 } from "./execute-tool-calls.js";
 export { canonicalPath, pendingFileMutationQueues, withFileMutationQueue } from "./file-mutation-queue.js";
 export { applyResultPatch, composeHooks, declaredTarget } from "./hooks.js";
-export { Type } from "./schema-builder.js";
 export {
 	createToolSession,
 	DEFAULT_SESSION_END_TIMEOUT_MS,
@@ -65,4 +63,6 @@ export type {
 	ToolTarget,
 	ToolUpdateCallback,
 } from "./types.js";
-export { ValidationError, validateToolArguments } from "./validate.js";
+export { loadAjv } from "./validation/ajv-loader.js";
+export { Type } from "./validation/schema-builder.js";
+export { ValidationError, validateToolArguments } from "./validation/validate.js";

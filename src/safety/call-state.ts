@@ -1,5 +1,5 @@
 import type { ToolTarget } from "../engine/index.js";
-import type { HookPermissionDecision } from "./command-hooks.js";
+import type { HookPermissionDecision } from "./hooks/command-hooks.js";
 
 /**
  * What the safety units learn about one call and pass on to each other: it lives on the call's

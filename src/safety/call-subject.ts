@@ -1,7 +1,7 @@
 import type { AnyAgentTool, ToolTarget } from "../engine/index.js";
 import type { CommandTarget } from "../tools/index.js";
 import type { PathCheck } from "./confinement.js";
-import { type CallSubject, categoryOfAccess, ruleFamily, subjectOf, type ToolCategory } from "./rules.js";
+import { type CallSubject, categoryOfAccess, ruleFamily, subjectOf, type ToolCategory } from "./permissions/rules.js";
 
 /** The parts of a hook context that say what a call is. */
 export interface CallFacts {

@@ -7,7 +7,7 @@ import {
 	partsOfTarget,
 	type Workspace as ToolWorkspace,
 } from "../tools/index.js";
-import { compilePathPattern, type PathPattern, relativeInside } from "./path-pattern.js";
+import { compilePathPattern, type PathPattern, relativeInside } from "./permissions/path-pattern.js";
 import { defaultProtectedPatterns } from "./runs-later/auto-run-entries.js";
 import { type GitNamedPath, gitNamedPaths } from "./runs-later/git-named-paths.js";
 

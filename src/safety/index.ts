@@ -9,31 +9,21 @@ import {
 	type Workspace as ToolWorkspace,
 } from "../tools/index.js";
 import { callStateOf } from "./call-state.js";
-import { postToolUseUnit, preToolUseUnit } from "./command-hook-units.js";
-import { createCommandHooks, type HookFailure } from "./command-hooks.js";
 import { Confinement, createConfinementHook } from "./confinement.js";
-import { type AskPermission, createPermissionHook } from "./permissions.js";
+import { postToolUseUnit, preToolUseUnit } from "./hooks/command-hook-units.js";
+import { createCommandHooks, type HookFailure } from "./hooks/command-hooks.js";
+import { type AskPermission, createPermissionHook } from "./permissions/permissions.js";
+import { checkRuleToolNames } from "./permissions/rule-check.js";
+import { type PermissionMode, type PermissionRule, parseRule, RuleSet } from "./permissions/rules.js";
 import { createReadDenyFilter } from "./read-deny-filter.js";
-import { checkRuleToolNames } from "./rule-check.js";
-import { type PermissionMode, type PermissionRule, parseRule, RuleSet } from "./rules.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
-import { type LoadedSettings, loadSettings, type ProjectDisk, projectSettingsPath } from "./settings.js";
+import { type LoadedSettings, loadSettings, type ProjectDisk, projectSettingsPath } from "./settings/settings.js";
 import { createStaleWriteHooks, type SeenFiles } from "./stale-write.js";
-import type { ProjectTrustCheck } from "./trust.js";
-import { alwaysRulesSaver } from "./trust-always-rules.js";
+import type { ProjectTrustCheck } from "./trust/trust.js";
+import { alwaysRulesSaver } from "./trust/trust-always-rules.js";
 
 export { callStateOf, type SafetyCallState } from "./call-state.js";
 export { categoryOfCall, familyOfCall, subjectOfCall } from "./call-subject.js";
-export {
-	appendContext,
-	type CommandHooksOptions,
-	createCommandHooks,
-	type HookEvent,
-	type HookFailure,
-	type HookPermissionDecision,
-	type PostToolUseOutcome,
-	type PreToolUseOutcome,
-} from "./command-hooks.js";
 export {
 	Confinement,
 	type ConfinementOptions,
@@ -44,19 +34,28 @@ export {
 	type WorkspaceOptions,
 } from "./confinement.js";
 export {
+	appendContext,
+	type CommandHooksOptions,
+	createCommandHooks,
+	type HookEvent,
+	type HookFailure,
+	type HookPermissionDecision,
+	type PostToolUseOutcome,
+	type PreToolUseOutcome,
+} from "./hooks/command-hooks.js";
+export {
 	type BlockedWriteTarget,
 	isPermissionBlockDetails,
 	type PermissionBlockDetails,
-} from "./permission-details.js";
+} from "./permissions/permission-details.js";
 export {
 	type AskPermission,
 	createPermissionHook,
 	type PermissionAnswer,
 	type PermissionHookOptions,
 	type PermissionRequest,
-} from "./permissions.js";
-export { createReadDenyFilter } from "./read-deny-filter.js";
-export { checkRuleToolNames, UnknownToolRuleError } from "./rule-check.js";
+} from "./permissions/permissions.js";
+export { checkRuleToolNames, UnknownToolRuleError } from "./permissions/rule-check.js";
 export {
 	type CallSubject,
 	compileCommandPattern,
@@ -72,7 +71,8 @@ export {
 	subjectOf,
 	type ToolCategory,
 	toolCategory,
-} from "./rules.js";
+} from "./permissions/rules.js";
+export { createReadDenyFilter } from "./read-deny-filter.js";
 export {
 	autoRunEntries,
 	type BwrapLayout,
@@ -100,7 +100,7 @@ export {
 	type SettingsSource,
 	settingsSchema,
 	userSettingsPath,
-} from "./settings.js";
+} from "./settings/settings.js";
 export {
 	analyzeCommand,
 	type CommandAnalysis,
@@ -118,7 +118,7 @@ export {
 	type StaleWriteOptions,
 	snapshotFile,
 } from "./stale-write.js";
-export * from "./trust-exports.js";
+export * from "./trust/trust-exports.js";
 
 /** Options of `createSafetyLayer`. Flags given here win over the settings files. */
 export interface SafetyLayerOptions {

@@ -1,7 +1,7 @@
 import { isAbsolute, join, relative, sep } from "node:path";
 import type { ToolHooks } from "../engine/index.js";
 import { isWorkspaceTarget } from "../tools/index.js";
-import { type RuleSet, ruleFamily } from "./rules.js";
+import { type RuleSet, ruleFamily } from "./permissions/rules.js";
 
 /**
  * A hook that makes read deny rules govern listings and searches (ls, grep, find, and any tool

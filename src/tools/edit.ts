@@ -8,7 +8,7 @@ import type { EditToolDetails, EditToolOptions } from "./edit/types.js";
 import { isNotebookEdit } from "./notebook/is-notebook-edit.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
 
-export type { EditMatchStrategy } from "./edit/match.js";
+export type { EditMatchStrategy } from "./edit/matching/match.js";
 export type { EditOperations, EditToolDetails, EditToolOptions } from "./edit/types.js";
 
 const DESCRIPTION = `Replace text in an existing file. Give \`path\`, the exact text to find (\`old_string\`) and its replacement (\`new_string\`), or several such pairs in \`edits\`.

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bundleHash, loadBundle } from "../../src/cli/bundle-loader.js";
+import { bundleHash, loadBundle } from "../../src/cli/startup/bundle-loader.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 /** A bundle as scripts/bundle-cli.mjs writes it: the hash line, then CommonJS code. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/cli/args.js";
-import { resolveProviderConfig } from "../../src/cli/provider-config.js";
+import { resolveProviderConfig } from "../../src/cli/setup/provider-config.js";
 
 describe("resolveProviderConfig", () => {
 	it("picks the provider from the environment: OpenAI key or base URL first, then Anthropic", () => {

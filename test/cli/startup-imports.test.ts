@@ -72,7 +72,12 @@ describe("what a one-shot start loads", () => {
 		expect(result.status).toBe(0);
 		expect(result.stdout).toContain("first line");
 		// The whole safety layer is there, loaded as it is for every call.
-		for (const part of ["safety/index.js", "safety/permissions.js", "safety/confinement.js", "safety/settings.js"]) {
+		for (const part of [
+			"safety/index.js",
+			"safety/permissions/permissions.js",
+			"safety/confinement.js",
+			"safety/settings/settings.js",
+		]) {
 			expect(
 				modules.some((url) => url.endsWith(`/dist/${part}`)),
 				part,

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { buildSystemPrompt } from "../../src/agent/system-prompt.js";
-import { knowsApplyPatch, selectToolNames } from "../../src/cli/tool-selection.js";
+import { knowsApplyPatch, selectToolNames } from "../../src/cli/catalog/tool-selection.js";
 import * as catalog from "../../src/tools/index.js";
 import { cleanEnv, ensureBuiltCli } from "./helpers/cli-binary.js";
 

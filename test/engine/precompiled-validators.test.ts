@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { validateToolArguments as runtimeValidate } from "../../src/engine/validate.js";
+import { validateToolArguments as runtimeValidate } from "../../src/engine/validation/validate.js";
 import { createAllToolDefinitions } from "../../src/tools/index.js";
 import { ensureBuiltCli, repositoryRoot } from "../cli/helpers/cli-binary.js";
 
-const precompiledPath = `${repositoryRoot}dist/engine/precompiled-validators.cjs`;
+const precompiledPath = `${repositoryRoot}dist/engine/validation/precompiled-validators.cjs`;
 
 /** The build's validators; built here when the tree has only tsc's output. */
 async function built() {
@@ -13,10 +13,10 @@ async function built() {
 	if (!existsSync(precompiledPath)) {
 		execFileSync(process.execPath, [`${repositoryRoot}scripts/precompile-validators.mjs`], { cwd: repositoryRoot });
 	}
-	const validate = (await import(`${repositoryRoot}dist/engine/validate.js`)) as {
+	const validate = (await import(`${repositoryRoot}dist/engine/validation/validate.js`)) as {
 		validateToolArguments: typeof runtimeValidate;
 	};
-	const precompiled = (await import(`${repositoryRoot}dist/engine/precompiled-validators.js`)) as {
+	const precompiled = (await import(`${repositoryRoot}dist/engine/validation/precompiled-validators.js`)) as {
 		precompiledValidator(json: string): unknown;
 	};
 	return { validate: validate.validateToolArguments, precompiled: precompiled.precompiledValidator };

@@ -1,6 +1,6 @@
 import { Type as TypeBox } from "typebox";
 import { describe, expect, it } from "vitest";
-import { Type } from "../../src/engine/schema-builder.js";
+import { Type } from "../../src/engine/validation/schema-builder.js";
 
 /** Every own key, enumerable or not, with its value and enumerability: what TypeBox's guards read. */
 function anatomy(value: unknown): unknown {

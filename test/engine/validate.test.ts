@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
 import type { ToolDefinition } from "../../src/engine/types.js";
-import { ValidationError, validateToolArguments } from "../../src/engine/validate.js";
+import { ValidationError, validateToolArguments } from "../../src/engine/validation/validate.js";
 
 const read: ToolDefinition = {
 	name: "read",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validateToolArguments } from "../../src/engine/validate.js";
+import { validateToolArguments } from "../../src/engine/validation/validate.js";
 import { mcpToolName, normalizeToolName, normalizeToolSchema } from "../../src/mcp/normalize.js";
 
 describe("normalizeToolName", () => {

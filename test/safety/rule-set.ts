@@ -1,4 +1,4 @@
-import { parseRule, RuleSet } from "../../src/safety/rules.js";
+import { parseRule, RuleSet } from "../../src/safety/permissions/rules.js";
 
 /** Where the test rule sets anchor path patterns. */
 export const ruleBase = { root: "/proj", homeDir: "/home/user" };

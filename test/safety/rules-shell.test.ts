@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkRuleToolNames, UnknownToolRuleError } from "../../src/safety/rule-check.js";
-import { parseRule, RuleSyntaxError, subjectOf } from "../../src/safety/rules.js";
+import { checkRuleToolNames, UnknownToolRuleError } from "../../src/safety/permissions/rule-check.js";
+import { parseRule, RuleSyntaxError, subjectOf } from "../../src/safety/permissions/rules.js";
 import { analyzeCommand, loadShellParser, UNKNOWN } from "../../src/safety/shell-policy/index.js";
 import { ruleSet } from "./rule-set.js";
 

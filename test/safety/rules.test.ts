@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { exactPathSpecifier } from "../../src/safety/path-pattern.js";
+import { exactPathSpecifier } from "../../src/safety/permissions/path-pattern.js";
 import {
 	compileCommandPattern,
 	modeDecision,
@@ -7,7 +7,7 @@ import {
 	RuleSyntaxError,
 	subjectOf,
 	toolCategory,
-} from "../../src/safety/rules.js";
+} from "../../src/safety/permissions/rules.js";
 import { loadShellParser, splitCommand } from "../../src/safety/shell-policy/index.js";
 import { ruleSet } from "./rule-set.js";
 

@@ -7,7 +7,7 @@ import {
 	projectSettingsPath,
 	SettingsError,
 	userSettingsPath,
-} from "../../src/safety/settings.js";
+} from "../../src/safety/settings/settings.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 const tempDir = useTempDir();

@@ -1,15 +1,20 @@
 import { chmod, mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadSettings, projectSettingsPath, type Settings, userSettingsPath } from "../../src/safety/settings.js";
+import {
+	loadSettings,
+	projectSettingsPath,
+	type Settings,
+	userSettingsPath,
+} from "../../src/safety/settings/settings.js";
 import {
 	type ProjectSettingsReview,
 	recordProjectTrust,
 	settingsContentHash,
 	splitProjectSettings,
-} from "../../src/safety/trust.js";
-import { alwaysRulesSaver } from "../../src/safety/trust-always-rules.js";
-import { readTrustRecords, trustStorePath } from "../../src/safety/trust-store.js";
+} from "../../src/safety/trust/trust.js";
+import { alwaysRulesSaver } from "../../src/safety/trust/trust-always-rules.js";
+import { readTrustRecords, trustStorePath } from "../../src/safety/trust/trust-store.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 const tempDir = useTempDir();

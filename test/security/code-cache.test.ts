@@ -12,8 +12,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bundleHash, bundleScriptSource, codeCacheEntryName } from "../../src/cli/bundle-loader.js";
-import { CODE_CACHE_SUFFIX, CodeCacheStore } from "../../src/cli/code-cache-store.js";
+import { bundleHash, bundleScriptSource, codeCacheEntryName } from "../../src/cli/startup/bundle-loader.js";
+import { CODE_CACHE_SUFFIX, CodeCacheStore } from "../../src/cli/startup/code-cache-store.js";
 import { cleanEnv, ensureBuiltBundle, repositoryRoot } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { recordProjectTrust, settingsContentHash } from "../../src/safety/trust.js";
+import { recordProjectTrust, settingsContentHash } from "../../src/safety/trust/trust.js";
 import { cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { bindMountPrefix, useSshd } from "../remote/sshd-fixture.js";
 

@@ -1,11 +1,11 @@
 import { homedir } from "node:os";
-import { createAgentSetup } from "../agent-setup.js";
 import { type ParsedArgs, UsageError } from "../args.js";
+import { InteractiveSession } from "../interactive/session.js";
 import type { CliIO } from "../io.js";
-import { TerminalPermissionPrompt } from "../permission-prompt.js";
+import { TerminalPermissionPrompt } from "../prompts/permission-prompt.js";
+import { TerminalTrustPrompt } from "../prompts/trust-prompt.js";
 import { colorEnabled, createStyle } from "../render/style.js";
-import { InteractiveSession } from "../session.js";
-import { TerminalTrustPrompt } from "../trust-prompt.js";
+import { createAgentSetup } from "../setup/agent-setup.js";
 import { packageVersion } from "../version.js";
 
 function shortPath(path: string): string {

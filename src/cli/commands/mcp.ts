@@ -1,11 +1,11 @@
 import { isLoopbackHost } from "../../mcp/loopback.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../mcp/message-limit.js";
 import { type OptionSpecs, parseCommandArgs, stringOption, UsageError } from "../args.js";
+import { loadToolCatalog } from "../catalog/tool-catalog.js";
+import { selectToolNames } from "../catalog/tool-selection.js";
 import { type CliIO, ExitCode } from "../io.js";
 import { resolveCwd } from "../paths.js";
-import { safetyOptions } from "../safety-options.js";
-import { loadToolCatalog } from "../tool-catalog.js";
-import { selectToolNames } from "../tool-selection.js";
+import { safetyOptions } from "../setup/safety-options.js";
 import { connectionInstructions, httpAccessFromFlags, httpAccessOptions, mcpTokenVariable } from "./mcp-http-access.js";
 
 // An MCP client asks its own user before each call, so nothing here asks: the mode defaults to yolo,
@@ -143,7 +143,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 	// Started together: the MCP SDK's modules are read while the tools and the safety layer are
 	// compiled, which brings `initialize` about a tenth sooner.
 	const serverModule = import("../../mcp/run-server.js");
-	const safetyModule = import("../safety-setup.js");
+	const safetyModule = import("../setup/safety-setup.js");
 	// Awaited below; a failure before then (a bad flag, a bad settings file) must not also report it.
 	serverModule.catch(() => {});
 	safetyModule.catch(() => {});

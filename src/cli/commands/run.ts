@@ -1,10 +1,10 @@
 import type { AgentEndEvent, AgentEvent, AssistantMessage, Message } from "../../agent/types.js";
-import { createAgentSetup } from "../agent-setup.js";
 import { booleanOption, type ParsedArgs, UsageError } from "../args.js";
 import { type CliIO, ExitCode, readPipedStdin } from "../io.js";
-import { resolveProviderConfig } from "../provider-config.js";
 import { EventRenderer } from "../render/event-renderer.js";
 import { colorEnabled, createStyle } from "../render/style.js";
+import { createAgentSetup } from "../setup/agent-setup.js";
+import { resolveProviderConfig } from "../setup/provider-config.js";
 
 /**
  * The prompt: the arguments joined by spaces, with a `-` argument replaced by piped stdin; or

@@ -1,11 +1,11 @@
 import { executeToolCalls } from "../../engine/index.js";
 import { booleanOption, type ParsedArgs, UsageError } from "../args.js";
+import { loadToolCatalog } from "../catalog/tool-catalog.js";
+import { selectToolNames } from "../catalog/tool-selection.js";
 import { type CliIO, ExitCode, readPipedStdin } from "../io.js";
 import { resolveCwd } from "../paths.js";
 import { contentToText } from "../render/content.js";
-import { createCliSafety } from "../safety-setup.js";
-import { loadToolCatalog } from "../tool-catalog.js";
-import { selectToolNames } from "../tool-selection.js";
+import { createCliSafety } from "../setup/safety-setup.js";
 
 /**
  * `toolbelt tool <name> '<json>'`: one tool call through `executeToolCalls`, so argument repair,

@@ -1,10 +1,10 @@
 import { type ParsedArgs, stringOption, UsageError } from "../args.js";
+import { loadToolCatalog } from "../catalog/tool-catalog.js";
+import { formatToolDefinitions, isToolFormat, toolFormats } from "../catalog/tool-formats.js";
+import { selectToolNames } from "../catalog/tool-selection.js";
 import { type CliIO, ExitCode } from "../io.js";
 import { resolveCwd } from "../paths.js";
 import { fitWidth } from "../render/tool-line.js";
-import { loadToolCatalog } from "../tool-catalog.js";
-import { formatToolDefinitions, isToolFormat, toolFormats } from "../tool-formats.js";
-import { selectToolNames } from "../tool-selection.js";
 
 /** `toolbelt tools [--format json-schema|openai|anthropic]`: prints the tool definitions. */
 export async function runToolsCommand(args: ParsedArgs, io: CliIO): Promise<number> {

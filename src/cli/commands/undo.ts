@@ -3,8 +3,8 @@ import type { Checkpoint, Checkpoints, RestoreOptions, RestoreReport } from "../
 import { booleanOption, type ParsedArgs, stringOption, UsageError } from "../args.js";
 import { type CliIO, ExitCode } from "../io.js";
 import { resolveCwd } from "../paths.js";
-import { createCliCheckpoints } from "../safety-setup.js";
-import { openCliWorkspace } from "../workspace-option.js";
+import { createCliCheckpoints } from "../setup/safety-setup.js";
+import { openCliWorkspace } from "../setup/workspace-option.js";
 
 function countOption(args: ParsedArgs, name: string): number | undefined {
 	const text = stringOption(args.values, name);

@@ -6,8 +6,8 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import type { Confinement, PathCheck } from "../confinement.js";
-import type { BlockedWriteTarget } from "../permission-details.js";
-import type { PermissionRule, RuleSet } from "../rules.js";
+import type { BlockedWriteTarget } from "../permissions/permission-details.js";
+import type { PermissionRule, RuleSet } from "../permissions/rules.js";
 import type { CommandAnalysis, WriteTarget } from "./command-analysis.js";
 import { isLiteral } from "./shell-words.js";
 

@@ -1,4 +1,4 @@
-import type { EditRequest } from "./match.js";
+import type { EditRequest } from "./matching/match.js";
 import { omissionPlaceholder } from "./placeholders.js";
 import { type AppliedReplacement, type PendingReplacement, spliceReplacements } from "./splice.js";
 import { withLineEnding } from "./text.js";

@@ -1,6 +1,6 @@
 import { ToolError } from "../../engine/index.js";
-import { type EditMatchStrategy, type EditRequest, locateEdit } from "./match.js";
-import { MatchContext } from "./match-context.js";
+import { type EditMatchStrategy, type EditRequest, locateEdit } from "./matching/match.js";
+import { MatchContext } from "./matching/match-context.js";
 import { omissionPlaceholder } from "./placeholders.js";
 import { type AppliedReplacement, type PendingReplacement, type Splice, spliceReplacements } from "./splice.js";
 import { lineNumbersOf, withLineEnding } from "./text.js";

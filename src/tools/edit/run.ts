@@ -15,10 +15,10 @@ import {
 import { localFileOperations } from "../../workspace/local/index.js";
 import { inPlaceNotice } from "../fs/in-place-notice.js";
 import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
-import { diffEdit } from "./diff.js";
-import { cutDiff } from "./diff-cut.js";
+import { diffEdit } from "./diff/diff.js";
+import { cutDiff } from "./diff/diff-cut.js";
 import { planExactBytes } from "./fast-path.js";
-import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES, STRATEGY_NOTES } from "./match.js";
+import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES, STRATEGY_NOTES } from "./matching/match.js";
 import { type AppliedReplacement, planEdits } from "./plan.js";
 import { BOM_BYTES, hasBom, isValidUtf8 } from "./text.js";
 import { bytesSource, stringSource, type TextSource } from "./text-source.js";

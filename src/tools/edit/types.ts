@@ -2,7 +2,7 @@
 
 import type { SyntaxCheckDetails, SyntaxCheckToolOptions } from "../../syntax/index.js";
 import type { FileOperations, FileToolOptions } from "../../workspace/index.js";
-import type { EditMatchStrategy } from "./match.js";
+import type { EditMatchStrategy } from "./matching/match.js";
 
 /**
  * The arguments `runEdit` reads. `EditToolInput` (edit.ts, from the schema) is what the tool

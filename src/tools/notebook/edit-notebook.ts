@@ -3,8 +3,8 @@ import { ToolError, throwIfAborted, truncateTail, withFileMutationQueue } from "
 import { type GuardedFile, guardSyntax } from "../../syntax/index.js";
 import { displayPath, resolveExistingPath, writeFileAtomic } from "../../workspace/index.js";
 import { localFileOperations } from "../../workspace/local/index.js";
-import { diffEdit } from "../edit/diff.js";
-import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES } from "../edit/match.js";
+import { diffEdit } from "../edit/diff/diff.js";
+import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES } from "../edit/matching/match.js";
 import { type AppliedReplacement, planEdits } from "../edit/plan.js";
 import { stringSource } from "../edit/text-source.js";
 import type { EditToolDetails, EditToolOptions } from "../edit/types.js";

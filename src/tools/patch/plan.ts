@@ -1,6 +1,6 @@
 import { ToolError } from "../../engine/index.js";
-import { type EditMatchStrategy, type EditRequest, locateEdit } from "../edit/match.js";
-import { MatchContext } from "../edit/match-context.js";
+import { type EditMatchStrategy, type EditRequest, locateEdit } from "../edit/matching/match.js";
+import { MatchContext } from "../edit/matching/match-context.js";
 import type { AppliedReplacement } from "../edit/plan.js";
 import { lineNumbersOf, withLineEnding } from "../edit/text.js";
 import { lineEndingNear, stringSource } from "../edit/text-source.js";

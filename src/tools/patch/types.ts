@@ -1,6 +1,6 @@
 import type { SyntaxCheckDetails, SyntaxCheckToolOptions } from "../../syntax/index.js";
 import type { FileToolOptions } from "../../workspace/index.js";
-import type { EditMatchStrategy } from "../edit/match.js";
+import type { EditMatchStrategy } from "../edit/matching/match.js";
 
 /** What apply_patch did to one file. */
 export interface PatchFileDetails {

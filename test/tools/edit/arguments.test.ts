@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validateToolArguments } from "../../../src/engine/validate.js";
+import { validateToolArguments } from "../../../src/engine/validation/validate.js";
 import { prepareEditArguments } from "../../../src/tools/edit/arguments.js";
 import { createEditTool } from "../../../src/tools/edit.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { describeMiss } from "../../../src/tools/edit/diagnose.js";
-import { MatchContext } from "../../../src/tools/edit/match-context.js";
+import { describeMiss } from "../../../src/tools/edit/matching/diagnose.js";
+import { MatchContext } from "../../../src/tools/edit/matching/match-context.js";
 import { cpuMsSince } from "../../helpers/cpu-time.js";
 
 describe("describeMiss", () => {

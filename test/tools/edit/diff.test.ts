@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { diffEdit } from "../../../src/tools/edit/diff.js";
-import type { EditRequest } from "../../../src/tools/edit/match.js";
+import { diffEdit } from "../../../src/tools/edit/diff/diff.js";
+import type { EditRequest } from "../../../src/tools/edit/matching/match.js";
 import { planEdits } from "../../../src/tools/edit/plan.js";
 import { stringSource } from "../../../src/tools/edit/text-source.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { planExactBytes } from "../../../src/tools/edit/fast-path.js";
-import type { EditRequest } from "../../../src/tools/edit/match.js";
+import type { EditRequest } from "../../../src/tools/edit/matching/match.js";
 import { planEdits } from "../../../src/tools/edit/plan.js";
 
 const edit = (oldString: string, newString: string, replaceAll = false): EditRequest => ({

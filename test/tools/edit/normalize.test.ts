@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { mapLookAlikes, normalizeNeedle, normalizeText, toOriginalSpan } from "../../../src/tools/edit/normalize.js";
+import {
+	mapLookAlikes,
+	normalizeNeedle,
+	normalizeText,
+	toOriginalSpan,
+} from "../../../src/tools/edit/matching/normalize.js";
 
 const ALL = { lineEndings: true, trailingWhitespace: true, unicode: true };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EditRequest } from "../../../src/tools/edit/match.js";
+import type { EditRequest } from "../../../src/tools/edit/matching/match.js";
 import { planEdits } from "../../../src/tools/edit/plan.js";
 
 const edit = (oldString: string, newString: string, replaceAll = false): EditRequest => ({

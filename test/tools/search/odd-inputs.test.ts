@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { validateToolArguments } from "../../../src/engine/validate.js";
+import { validateToolArguments } from "../../../src/engine/validation/validate.js";
 import { createFindTool } from "../../../src/tools/find.js";
 import { createGrepTool } from "../../../src/tools/grep.js";
 import { useTempDir } from "../../helpers/temp-dir.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validateToolArguments } from "../../../src/engine/validate.js";
+import { validateToolArguments } from "../../../src/engine/validation/validate.js";
 import { createFindTool } from "../../../src/tools/find.js";
 import { createGrepTool } from "../../../src/tools/grep.js";
 

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runHookProcess } from "../../../src/safety/hook-process.js";
+import { runHookProcess } from "../../../src/safety/hooks/hook-process.js";
 import { disposeShellProcesses } from "../../../src/workspace/local/process/background-registry.js";
 import { cgroupsAvailable, joinCgroupScript } from "../../../src/workspace/local/process/cgroup.js";
 import { useTempDir } from "../../helpers/temp-dir.js";

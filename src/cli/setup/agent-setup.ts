@@ -1,0 +1,157 @@
+import { resolve, sep } from "node:path";
+import type { Agent } from "../../agent/agent.js";
+import { buildSystemPrompt } from "../../agent/system-prompt.js";
+import type { AnyAgentTool } from "../../engine/index.js";
+import { createToolSession } from "../../engine/index.js";
+import type { AskPermission } from "../../safety/index.js";
+import type { JobRegistry } from "../../tools/index.js";
+import { booleanOption, type ParsedArgs, stringOption, UsageError } from "../args.js";
+import { loadToolCatalog } from "../catalog/tool-catalog.js";
+import { selectToolNames } from "../catalog/tool-selection.js";
+import type { CliIO } from "../io.js";
+import { resolveCwd } from "../paths.js";
+import { type ProviderConfig, resolveProviderConfig } from "./provider-config.js";
+import { type CliSafety, type CliSafetyOptions, createCliSafety } from "./safety-setup.js";
+
+/** Default bound on model requests per prompt in the CLI. */
+export const DEFAULT_CLI_MAX_TURNS = 50;
+
+/** An agent configured from the command line, and what it holds open. */
+export interface AgentSetup {
+	/** The agent, with tools, model and system prompt. */
+	agent: Agent;
+	/** The resolved provider and model. */
+	provider: ProviderConfig;
+	/** The tools' working directory. */
+	cwd: string;
+	/** Names of every tool the model may call (built-in and MCP). */
+	toolNames: string[];
+	/** The safety layer every tool call goes through. */
+	safety: CliSafety;
+	/** The session's background jobs (`run_in_background`); `/jobs` and the status line read it. */
+	jobs: JobRegistry;
+	/** Shuts down what the setup started (background jobs, MCP servers). Idempotent. */
+	close(): Promise<void>;
+}
+
+function parseMaxTurns(args: ParsedArgs): number {
+	const text = stringOption(args.values, "max-turns");
+	if (text === undefined) return DEFAULT_CLI_MAX_TURNS;
+	const value = Number(text);
+	if (!Number.isInteger(value) || value < 1)
+		throw new UsageError(`--max-turns needs a whole number ≥ 1, got '${text}'.`);
+	return value;
+}
+
+/** Options of `createAgentSetup`. */
+export interface AgentSetupOptions {
+	/** Asks the person about calls that need approval (the interactive session). Default: none — such calls are refused. */
+	ask?: AskPermission;
+	/** Asks the person whether the folder's settings may widen what runs. Default: none — they are ignored unless trusted already. */
+	askTrust?: CliSafetyOptions["askTrust"];
+}
+
+/**
+ * Builds the agent the `run` and interactive commands use. Checks the cheap things first (provider
+ * configuration, flags, settings files) so a misconfiguration fails fast, before the tools and SDKs load.
+ * Every tool call goes through the safety layer (rules, confinement, stale writes, hooks, sandbox).
+ */
+export async function createAgentSetup(
+	args: ParsedArgs,
+	io: CliIO,
+	options: AgentSetupOptions = {},
+): Promise<AgentSetup> {
+	const provider = resolveProviderConfig(args.values, io.env);
+	const maxTurns = parseMaxTurns(args);
+	const cwd = await resolveCwd(io, args.values);
+	const safety = await createCliSafety({
+		cwd,
+		flags: args.values,
+		io,
+		ask: options.ask,
+		askTrust: options.askTrust,
+	});
+	const catalog = await loadToolCatalog();
+	// The session's background jobs: they end when the setup closes (and at toolbelt's exit).
+	const jobs = catalog.createJobRegistry();
+	// One session for every prompt, so a job started in one turn is still there in the next.
+	const session = createToolSession();
+	const toolOptions = { ...safety.toolOptions, jobs };
+	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog, process.platform, provider.model).map((name) =>
+		catalog.createTool(name, safety.cwd, toolOptions),
+	);
+
+	let close = async () => {
+		await session.end();
+		await jobs.dispose();
+	};
+	const mcpConfig = stringOption(args.values, "mcp-config");
+	if (mcpConfig !== undefined) {
+		const path = resolve(io.cwd, mcpConfig);
+		// A remote workspace's files are not here; the local folder it was started in may be a clone.
+		const folder = safety.workspace ? io.cwd : safety.cwd;
+		const honorTrusted = await configMayVouch(path, folder, safety, booleanOption(args.values, "trust-project"));
+		const mcp = await loadMcpServers({ path, io, provider, honorTrusted });
+		tools.push(...mcp.tools);
+		close = async () => {
+			await session.end();
+			await jobs.dispose();
+			await mcp.close();
+		};
+	}
+
+	const toolNames = tools.map((tool) => tool.name);
+	const { Agent } = await import("../../agent/agent.js");
+	const agent = new Agent({
+		model: { provider: provider.provider, id: provider.model, baseUrl: provider.baseUrl },
+		getApiKey: () => provider.apiKey,
+		tools,
+		systemPrompt: stringOption(args.values, "system-prompt") ?? buildSystemPrompt({ cwd: safety.cwd, tools }),
+		toolExecution: booleanOption(args.values, "sequential") ? "sequential" : "parallel",
+		maxTurns,
+		session,
+		...safety.hooks,
+	});
+	return { agent, provider, cwd: safety.cwd, toolNames, safety, jobs, close };
+}
+
+// ─── MCP client (`--mcp-config`) ─────────────────────────────────────────────────────────────
+// The MCP part (src/mcp/client.ts) owns connecting to servers; the CLI only maps its errors.
+
+/**
+ * Whether the config's `"trusted": true` marks count: always for a file of the user's own outside
+ * the workspace; for one inside it (a repository's `.mcp.json`, which may have been cloned a minute
+ * ago) only when the folder is trusted — `--trust-project`, or its widening settings trusted.
+ */
+async function configMayVouch(
+	path: string,
+	workspace: string,
+	safety: CliSafety,
+	trustFlag: boolean,
+): Promise<boolean> {
+	const { realpath } = await import("node:fs/promises");
+	const [file, folder] = await Promise.all([
+		realpath(path).catch(() => path),
+		realpath(workspace).catch(() => workspace),
+	]);
+	const inside = file === folder || file.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+	if (!inside || trustFlag) return true;
+	const project = safety.layer.settings.project;
+	return project?.trusted === true && project.widening.length > 0;
+}
+
+async function loadMcpServers(options: { path: string; io: CliIO; provider: ProviderConfig; honorTrusted: boolean }) {
+	const { loadMcpTools } = await import("../../mcp/client.js");
+	const { McpConfigError } = await import("../../mcp/config.js");
+	try {
+		return await loadMcpTools(options.path, {
+			env: options.io.env,
+			honorTrusted: options.honorTrusted,
+			dialect: options.provider.provider === "anthropic" ? "anthropic" : "openai",
+			onWarning: (message) => options.io.stderr.write(`toolbelt: MCP: ${message}\n`),
+		});
+	} catch (error) {
+		if (error instanceof McpConfigError) throw new UsageError(error.message, { showHelpHint: false });
+		throw error;
+	}
+}

@@ -1,0 +1,100 @@
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { cutText } from "../truncate.js";
+import type { ToolDefinition } from "../types.js";
+import { type AjvClass, loadAjv } from "./ajv-loader.js";
+import { precompiledValidator } from "./precompiled-validators.js";
+import { validatorOptions } from "./validator-options.js";
+
+/**
+ * One validator for every schema, TypeBox-built or foreign (MCP), with `validatorOptions`
+ * (coercion, defaults). Created on the first schema the build did not precompile.
+ */
+let ajv: InstanceType<AjvClass> | undefined;
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function validatorFor(schema: object): ValidateFunction {
+	let validate = compiled.get(schema);
+	if (!validate) {
+		// A `$schema` naming a draft ajv was not built with would fail compilation; the keywords are what matter.
+		const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
+		validate = precompiledValidator(JSON.stringify(rest));
+		if (!validate) {
+			ajv ??= new (loadAjv())({ ...validatorOptions });
+			validate = ajv.compile(rest);
+		}
+		compiled.set(schema, validate);
+	}
+	return validate;
+}
+
+/** Thrown when arguments do not match a tool's schema. The message lists every failing path. */
+export class ValidationError extends Error {
+	/** One line per failing path, e.g. `limit: must be number`. */
+	readonly problems: string[];
+
+	constructor(toolName: string, problems: string[], received: unknown) {
+		super(
+			`Validation failed for tool "${toolName}":\n${problems.map((problem) => `  - ${problem}`).join("\n")}\n\n` +
+				`Received arguments:\n${safeJson(received)}\n\nFix the arguments and call the tool again.`,
+		);
+		this.name = "ValidationError";
+		this.problems = problems;
+	}
+}
+
+function safeJson(value: unknown): string {
+	try {
+		const text = JSON.stringify(value, null, 2) ?? String(value);
+		return cutText(text, { maxLength: 2000 }).text;
+	} catch {
+		return String(value);
+	}
+}
+
+function describe(error: ErrorObject): string {
+	const segments = error.instancePath
+		.split("/")
+		.slice(1)
+		.map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"));
+	const missing = (error.params as { missingProperty?: string }).missingProperty;
+	const extra = (error.params as { additionalProperty?: string }).additionalProperty;
+	if (missing !== undefined) segments.push(missing);
+	if (extra !== undefined) segments.push(extra);
+	const path = segments.length > 0 ? segments.join(".") : "(root)";
+	if (missing !== undefined) return `${path}: is required`;
+	if (extra !== undefined) return `${path}: is not a known property; remove it`;
+	const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
+	if (allowed)
+		return `${path}: ${error.message ?? "is invalid"} (${allowed.map((value) => JSON.stringify(value)).join(", ")})`;
+	return `${path}: ${error.message ?? "is invalid"}`;
+}
+
+/**
+ * A copy of a plain object whose values are all primitives (the usual tool call: a path and a
+ * content string), which is then exactly what `structuredClone` would make, at a fraction of
+ * its cost; undefined for anything else.
+ */
+function flatCopy(args: unknown): Record<string, unknown> | undefined {
+	if (typeof args !== "object" || args === null || Object.getPrototypeOf(args) !== Object.prototype) return undefined;
+	if (Object.getOwnPropertySymbols(args).length > 0) return undefined;
+	const copy: Record<string, unknown> = {};
+	for (const [name, value] of Object.entries(args)) {
+		if (typeof value === "object" && value !== null) return undefined;
+		if (typeof value === "function" || typeof value === "symbol" || name === "__proto__") return undefined;
+		copy[name] = value;
+	}
+	return copy;
+}
+
+/**
+ * Validates `args` against the tool's schema after coercion and returns the coerced copy.
+ * The input is never mutated. Throws `ValidationError` listing every failing path.
+ */
+export function validateToolArguments(tool: ToolDefinition, args: unknown): Record<string, unknown> {
+	const copy = args === undefined ? {} : (flatCopy(args) ?? structuredClone(args));
+	const validate = validatorFor(tool.parameters as object);
+	if (validate(copy)) return copy as Record<string, unknown>;
+	const problems = [...new Set((validate.errors ?? []).map(describe))];
+	throw new ValidationError(tool.name, problems, args);
+}

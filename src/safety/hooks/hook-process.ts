@@ -1,0 +1,185 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+	attachRoot,
+	containedCommand,
+	createProcessContainment,
+	killContainment,
+	type ProcessContainment,
+	releaseContainment,
+} from "../../tools/index.js";
+
+/** One run of a hook command. */
+export interface HookProcessInput {
+	/** The command line, run by `/bin/sh -c`. */
+	command: string;
+	/** Written to the command's stdin, then stdin is closed. */
+	stdin: string;
+	/** Working directory. */
+	cwd: string;
+	/** Complete environment of the command. */
+	env: NodeJS.ProcessEnv;
+	/** Kill the command and everything it started after this many ms. */
+	timeoutMs: number;
+	/** Aborting kills the command and everything it started. */
+	signal?: AbortSignal;
+	/**
+	 * The launcher the shell runs under (a sandbox's program and its arguments, up to the command):
+	 * `/bin/sh -c <command>` is appended. Default: none (the shell runs directly).
+	 */
+	launcher?: { file: string; args: readonly string[] };
+}
+
+/** How a hook command ended. */
+export interface HookProcessResult {
+	/** Exit code, or null when killed by a signal or never started. */
+	exitCode: number | null;
+	/** The signal that ended it, or null. */
+	signal: string | null;
+	/** stdout, at most 1 MiB. */
+	stdout: string;
+	/** stderr, at most 1 MiB. */
+	stderr: string;
+	/** True when it was killed for taking longer than `timeoutMs`. */
+	timedOut: boolean;
+	/** True when it was killed because `signal` aborted. */
+	aborted: boolean;
+	/** Why it could not be started, if it could not. */
+	spawnError?: string;
+}
+
+const MAX_CAPTURE_BYTES = 1024 * 1024;
+/** After the hook exits, how long its pipes may take to deliver what it wrote, in ms. */
+const drainMs = 500;
+
+/** One running hook: its process, its containment and what it wrote so far. */
+interface HookRun {
+	input: HookProcessInput;
+	child: ChildProcess;
+	containment: ProcessContainment;
+	stdout: Buffer[];
+	stderr: Buffer[];
+	stdoutBytes: number;
+	stderrBytes: number;
+	timedOut: boolean;
+	aborted: boolean;
+	settled: boolean;
+	/** The kill of everything the hook started; the run settles only after it. */
+	killing: Promise<void> | undefined;
+	timer: NodeJS.Timeout | undefined;
+	onAbort: () => void;
+	resolve: (result: HookProcessResult) => void;
+}
+
+function killHookTree(run: HookRun): Promise<void> {
+	run.killing ??= killContainment(run.containment.tree).then(() => {
+		releaseContainment(run.containment.tree);
+	});
+	return run.killing;
+}
+
+async function finishHook(run: HookRun, result: Partial<HookProcessResult>): Promise<void> {
+	if (run.settled) return;
+	run.settled = true;
+	clearTimeout(run.timer);
+	run.input.signal?.removeEventListener("abort", run.onAbort);
+	// Nothing the hook started may outlive it, `setsid` children included.
+	await killHookTree(run);
+	run.resolve({
+		exitCode: null,
+		signal: null,
+		stdout: Buffer.concat(run.stdout).toString("utf8"),
+		stderr: Buffer.concat(run.stderr).toString("utf8"),
+		timedOut: run.timedOut,
+		aborted: run.aborted,
+		...result,
+	});
+}
+
+function capture(run: HookRun): void {
+	run.child.stdout?.on("data", (chunk: Buffer) => {
+		if (run.stdoutBytes < MAX_CAPTURE_BYTES) run.stdout.push(chunk);
+		run.stdoutBytes += chunk.length;
+	});
+	run.child.stderr?.on("data", (chunk: Buffer) => {
+		if (run.stderrBytes < MAX_CAPTURE_BYTES) run.stderr.push(chunk);
+		run.stderrBytes += chunk.length;
+	});
+}
+
+function onHookExit(run: HookRun, exitCode: number | null, signal: NodeJS.Signals | null): void {
+	// Whatever the hook left running dies now, which also closes the pipes it held.
+	void killHookTree(run);
+	// Give the pipes a moment to drain what the hook wrote before it exited.
+	const drained = () => void finishHook(run, { exitCode, signal });
+	const streams = [run.child.stdout, run.child.stderr].filter((stream) => stream !== null && !stream.closed);
+	let pending = streams.length;
+	if (pending === 0) drained();
+	for (const stream of streams) {
+		stream?.once("close", () => {
+			pending--;
+			if (pending === 0) drained();
+		});
+	}
+	setTimeout(drained, drainMs).unref();
+}
+
+function armHookLimits(run: HookRun): void {
+	run.timer = setTimeout(() => {
+		run.timedOut = true;
+		void killHookTree(run);
+	}, run.input.timeoutMs);
+	run.onAbort = () => {
+		run.aborted = true;
+		void killHookTree(run);
+	};
+	if (run.input.signal?.aborted) run.onAbort();
+	else run.input.signal?.addEventListener("abort", run.onAbort, { once: true });
+}
+
+/**
+ * Runs a hook command with JSON on stdin, in the same containment as the shell tools (its own
+ * cgroup where one is writable, else its own process group and marker). On timeout or abort
+ * everything it started is killed; when it exits, anything it left running is killed too (also
+ * `setsid` children), so a hook never outlives its call and never holds the call open through a
+ * pipe. Resolves after those processes are gone.
+ */
+export function runHookProcess(input: HookProcessInput): Promise<HookProcessResult> {
+	return new Promise((resolve) => {
+		// A hook must leave nothing running: a PID namespace of its own does that most cheaply.
+		const containment = createProcessContainment({ preferPidNamespace: true });
+		const shell = ["/bin/sh", "-c", input.command];
+		const { file, args } = input.launcher
+			? containedCommand(containment, input.launcher.file, [...input.launcher.args, ...shell])
+			: containedCommand(containment, "/bin/sh", shell.slice(1));
+		const child = spawn(file, args, {
+			cwd: input.cwd,
+			env: { ...input.env, ...containment.env },
+			detached: process.platform !== "win32",
+			stdio: ["pipe", "pipe", "pipe"],
+		});
+		attachRoot(containment, child.pid);
+		const run: HookRun = {
+			input,
+			child,
+			containment,
+			stdout: [],
+			stderr: [],
+			stdoutBytes: 0,
+			stderrBytes: 0,
+			timedOut: false,
+			aborted: false,
+			settled: false,
+			killing: undefined,
+			timer: undefined,
+			onAbort: () => {},
+			resolve,
+		};
+		armHookLimits(run);
+		capture(run);
+		// A hook that does not read its stdin closes the pipe early; that is not an error.
+		child.stdin?.on("error", () => {});
+		child.stdin?.end(input.stdin);
+		child.on("error", (error) => void finishHook(run, { spawnError: error.message }));
+		child.on("exit", (exitCode, signal) => onHookExit(run, exitCode, signal));
+	});
+}

@@ -1,0 +1,379 @@
+import type { BeforeToolCallContext, BeforeToolCallResult, ToolHooks } from "../../engine/index.js";
+import { displayPath, partsOfTarget } from "../../tools/index.js";
+import { categoryOfCall, familyOfCall, subjectOfCall } from "../call-subject.js";
+import type { Confinement, PathCheck } from "../confinement.js";
+import type { HookPermissionDecision } from "../hooks/command-hooks.js";
+import { addRulesToSettingsFile } from "../settings/settings.js";
+import {
+	judgeWriteTargets,
+	type WriteTargetJudgement,
+	type WriteTargetProblem,
+} from "../shell-policy/command-writes.js";
+import { loadShellParser } from "../shell-policy/index.js";
+import { exactPathSpecifier } from "./path-pattern.js";
+import type { PermissionBlockDetails } from "./permission-details.js";
+import { cannotAskResult, declinedResult, deniedResult, type Verdict } from "./permission-results.js";
+import {
+	analysisOf,
+	type CallSubject,
+	exactCommandSpecifier,
+	formatRule,
+	modeDecision,
+	type PermissionMode,
+	type PermissionRule,
+	parseRule,
+	type RuleEvaluation,
+	type RuleSet,
+	type ToolCategory,
+} from "./rules.js";
+
+/** The user's answer to a permission prompt. `always` also approves identical calls from now on. */
+export type PermissionAnswer = "yes" | "no" | "always";
+
+/** What the user is asked about. */
+export interface PermissionRequest {
+	/** The tool to run. */
+	toolName: string;
+	/** The id of the call. */
+	toolCallId: string;
+	/** The validated arguments. */
+	args: Record<string, unknown>;
+	/** One line saying what would happen, e.g. `bash: npm test` or `write src/app.ts`. */
+	summary: string;
+	/** Why approval is needed, e.g. `commands need approval in default mode`. */
+	reason: string;
+	/** The allow rules an `always` answer adds to the project settings (empty when it can only approve for this session). */
+	rulesIfAlways: string[];
+}
+
+/** Asks the user about a call. Rejecting or throwing counts as `no`. */
+export type AskPermission = (request: PermissionRequest, signal: AbortSignal | undefined) => Promise<PermissionAnswer>;
+
+/** Options of `createPermissionHook`. */
+export interface PermissionHookOptions {
+	/** The workspace roots: checks each call's resolved target and knows protected paths. */
+	workspace: Confinement;
+	/** The rules from settings and flags; `always` answers are added here too. */
+	rules: RuleSet;
+	/** What happens to calls no rule decides. Default: `default`. */
+	mode?: PermissionMode;
+	/** Asks the user. Without it (print mode, MCP), every ask becomes a deny whose reason tells the model what to do. */
+	ask?: AskPermission;
+	/** The settings file `always` answers are written to (the project's). Default: none (kept for the session only). */
+	settingsFile?: string;
+	/** Writes the rules of an `always` answer to `settingsFile` (the safety layer also keeps the folder's trust record current). Default: `addRulesToSettingsFile`. */
+	saveRules?: (rules: string[]) => Promise<void>;
+	/** Require an explicit allow rule (or the user's approval) for writes to protected paths. Default: true. */
+	protectPaths?: boolean;
+}
+
+/** The state of one permission hook: its options and what the session approved so far. */
+interface PermissionState {
+	options: PermissionHookOptions;
+	mode: PermissionMode;
+	/** Calls approved with `always` that no rule can express, by `sessionKey`. */
+	approvedForSession: Set<string>;
+	/** The prompt in progress: one at a time. */
+	queue: Promise<void>;
+}
+
+/** What one call is judged on, computed once per judgement. */
+interface CallFacts {
+	context: BeforeToolCallContext;
+	hookDecision?: HookPermissionDecision;
+	toolName: string;
+	category: ToolCategory;
+	check?: PathCheck;
+	subject: CallSubject;
+	evaluation: RuleEvaluation;
+	writes: WriteTargetJudgement;
+	summary: string;
+	rulesIfAlways: string[];
+}
+
+function summaryOf(toolName: string, args: Record<string, unknown>, check: PathCheck | undefined, cwd: string): string {
+	if (typeof args.command === "string") return `${toolName}: ${args.command}`;
+	if (check) return `${toolName} ${displayPath(cwd, check.lexicalPath)}`;
+	const text = JSON.stringify(args);
+	return `${toolName} ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
+}
+
+/** The allow rules that name exactly this call: the unallowed parts, and the parts whose writes need naming. */
+function exactRules(facts: Omit<CallFacts, "rulesIfAlways" | "summary">, root: string): string[] {
+	const { toolName, subject, evaluation, writes } = facts;
+	if (subject.kind === "command") {
+		const writing = [writes.protectedTarget, writes.unconfined].flatMap((problem) =>
+			problem ? [subject.parts[problem.part] ?? ""] : [],
+		);
+		const parts = [...new Set([...evaluation.unallowedParts, ...writing])];
+		return parts.map((part) => formatRule(toolName, exactCommandSpecifier(part)));
+	}
+	if (subject.kind === "path") {
+		const views = [...new Set([subject.lexicalPath, subject.realPath])];
+		return [...new Set(views.map((path) => formatRule(toolName, exactPathSpecifier(path, root))))];
+	}
+	return [toolName];
+}
+
+/** The key of a call approved for the session: its tool and what it acts on. */
+function sessionKey(toolName: string, subject: CallSubject): string {
+	const key = subject.kind === "command" ? { kind: subject.kind, parts: subject.parts } : subject;
+	return `${toolName}\u0000${JSON.stringify(key)}`;
+}
+
+/** Gathers what a call is judged on: its path check, subject, rule evaluation and write targets. */
+async function gatherFacts(
+	state: PermissionState,
+	context: BeforeToolCallContext,
+	hookDecision: HookPermissionDecision | undefined,
+): Promise<CallFacts> {
+	const { workspace, rules } = state.options;
+	const toolName = context.tool.name;
+	// Where git's config points may have changed since the last call (a hooks folder, an include).
+	if (context.target?.access === "write") await workspace.refreshGitPaths();
+	const check = workspace.checkTarget(context.target);
+	// The parser loads on the first command judged; a start that judges none never pays for it.
+	if (typeof context.target?.command === "string") await loadShellParser();
+	const subject = subjectOfCall(context, check);
+	const evaluation = rules.evaluate(toolName, subject, familyOfCall(context));
+	const writes =
+		subject.kind === "command"
+			? await judgeWriteTargets({
+					toolName,
+					analysis: analysisOf(subject),
+					workspace,
+					rules,
+					protectPaths: state.options.protectPaths !== false,
+				})
+			: {};
+	const category = categoryOfCall(context);
+	const partial = { context, hookDecision, toolName, category, check, subject, evaluation, writes };
+	return {
+		...partial,
+		summary: summaryOf(toolName, context.args, check, workspace.cwd),
+		rulesIfAlways: exactRules(partial, rules.base.root),
+	};
+}
+
+function verdictOf(
+	facts: CallFacts,
+	decision: Verdict["decision"],
+	reason: string,
+	extra: Partial<Pick<Verdict, "askedByRule" | "rewriteHint">> & { details?: Partial<Verdict["details"]> } = {},
+): Verdict {
+	const askedByRule = extra.askedByRule === true;
+	return {
+		decision,
+		reason,
+		rulesIfAlways: askedByRule ? [] : facts.rulesIfAlways,
+		askedByRule,
+		summary: facts.summary,
+		details: { type: "permission", toolName: facts.toolName, category: facts.category, ...extra.details },
+		...(extra.rewriteHint ? { rewriteHint: extra.rewriteHint } : {}),
+	};
+}
+
+function ruleFacts(rule: PermissionRule | undefined): PermissionBlockDetails["rule"] {
+	return rule ? { text: rule.text, source: rule.source, behavior: rule.behavior } : undefined;
+}
+
+/** The reason a deny or ask rule decided, naming the construct when that is why it applies. */
+function ruleVerdict(facts: CallFacts, decision: "deny" | "ask"): Verdict {
+	const { rule, construct } = facts.evaluation;
+	const ruleText = `the permission rule "${rule?.text}" (${rule?.source})`;
+	const action = decision === "deny" ? "denies it" : "asks for approval";
+	const details = { rule: ruleFacts(rule), ...(construct ? { construct } : {}) };
+	if (!construct)
+		return verdictOf(facts, decision, `${ruleText} ${action}`, { details, askedByRule: decision === "ask" });
+	const reason = `the command holds a construct the permission rules cannot see through (${construct.construct}: ${construct.text}), so ${ruleText} applies to it and ${action}`;
+	return verdictOf(facts, decision, reason, { details, askedByRule: decision === "ask", rewriteHint: construct.hint });
+}
+
+/** The verdict a write-target problem gives, worded for the model. */
+function writeVerdict(facts: CallFacts, decision: "deny" | "ask", problem: WriteTargetProblem): Verdict {
+	const { target, rule } = problem;
+	const details = { writeTarget: target, rule: ruleFacts(rule), protectedBy: problem.protectedBy };
+	const what = `the command writes ${target.path}`;
+	if (target.problem === "unreadable" && rule) {
+		const reason = `${what}, a path the permission rules cannot read, so the rule "${rule.text}" (${rule.source}) applies to it and denies it`;
+		return verdictOf(facts, decision, reason, { details, rewriteHint: "write the target path literally" });
+	}
+	if (rule) {
+		const action = decision === "deny" ? "denies it" : "asks for approval";
+		return verdictOf(facts, decision, `${what}, and the rule "${rule.text}" (${rule.source}) ${action}`, {
+			details,
+			askedByRule: decision === "ask",
+		});
+	}
+	const why =
+		target.problem === "protected"
+			? `a protected path (${problem.protectedBy})`
+			: target.problem === "outside"
+				? "outside the workspace"
+				: "a path the permission rules cannot read";
+	return verdictOf(facts, decision, `${what}, ${why}, and no rule names it`, { details });
+}
+
+/**
+ * Decides one call from the rules (deny beats ask beats allow), the mode, protected paths, the
+ * files a command writes and a command hook's decision.
+ */
+function decide(state: PermissionState, facts: CallFacts): Verdict {
+	const { mode } = state;
+	const { evaluation, writes, check } = facts;
+	if (evaluation.behavior === "deny") return ruleVerdict(facts, "deny");
+	if (writes.denied) return writeVerdict(facts, "deny", writes.denied);
+	if (mode === "read-only" && facts.category !== "read")
+		return verdictOf(facts, "deny", "the session is in read-only mode");
+	if (state.approvedForSession.has(sessionKey(facts.toolName, facts.subject))) {
+		return verdictOf(facts, "allow", "approved for this session");
+	}
+	if (check?.protectedBy && state.options.protectPaths !== false && !evaluation.explicitlyAllowed) {
+		const path = displayPath(state.options.workspace.cwd, check.lexicalPath);
+		return verdictOf(facts, "ask", `${path} is a protected path (${check.protectedBy}) and no allow rule names it`, {
+			details: { protectedBy: check.protectedBy },
+		});
+	}
+	if (writes.protectedTarget) return writeVerdict(facts, "ask", writes.protectedTarget);
+	if (writes.asked && mode !== "yolo") return writeVerdict(facts, "ask", writes.asked);
+	if (evaluation.behavior === "ask") {
+		if (mode === "yolo") return verdictOf(facts, "allow", "yolo mode");
+		return ruleVerdict(facts, "ask");
+	}
+	if (facts.hookDecision === "ask" && mode !== "yolo") {
+		return verdictOf(facts, "ask", "a PreToolUse hook asks for approval", { askedByRule: true });
+	}
+	const allowedBy =
+		evaluation.behavior === "allow"
+			? "allowed by a rule"
+			: facts.hookDecision === "allow"
+				? "allowed by a PreToolUse hook"
+				: undefined;
+	if (allowedBy) {
+		// An allow rule for a command is not an allow rule for the files it writes.
+		if (writes.unconfined && mode !== "yolo" && !allowsWholeTool(state, facts.toolName)) {
+			return writeVerdict(facts, "ask", writes.unconfined);
+		}
+		return verdictOf(facts, "allow", allowedBy);
+	}
+	const decision = modeDecision(mode, facts.category);
+	const what =
+		facts.category === "execute" ? "commands" : facts.category === "edit" ? "file changes" : `${facts.toolName} calls`;
+	return verdictOf(facts, decision, `${what} need approval in ${mode} mode`);
+}
+
+/** True when a rule allows every call of the tool (`bash`): then every command may write anything. */
+function allowsWholeTool(state: PermissionState, toolName: string): boolean {
+	const name = toolName.toLowerCase();
+	return state.options.rules
+		.list()
+		.some((rule) => rule.behavior === "allow" && rule.toolName === name && rule.specifier === undefined);
+}
+
+async function judge(
+	state: PermissionState,
+	context: BeforeToolCallContext,
+	hookDecision: HookPermissionDecision | undefined,
+): Promise<Verdict> {
+	return decide(state, await gatherFacts(state, context, hookDecision));
+}
+
+async function askUser(
+	state: PermissionState,
+	context: BeforeToolCallContext,
+	verdict: Verdict,
+	signal: AbortSignal | undefined,
+): Promise<BeforeToolCallResult | undefined> {
+	const ask = state.options.ask;
+	if (!ask) return cannotAskResult(context.tool.name, verdict);
+	let answer: PermissionAnswer;
+	try {
+		answer = await ask(
+			{
+				toolName: context.tool.name,
+				toolCallId: context.toolCall.id,
+				args: context.args,
+				summary: verdict.summary,
+				reason: verdict.reason,
+				// Without a file to write to, `always` approves for the session only.
+				rulesIfAlways: state.options.settingsFile ? verdict.rulesIfAlways : [],
+			},
+			signal,
+		);
+	} catch {
+		answer = "no";
+	}
+	if (answer === "no") {
+		return declinedResult(context.tool.name, verdict);
+	}
+	if (answer === "always") await remember(state, context, verdict);
+	return undefined;
+}
+
+async function remember(state: PermissionState, context: BeforeToolCallContext, verdict: Verdict): Promise<void> {
+	const { workspace, rules, settingsFile } = state.options;
+	state.approvedForSession.add(
+		sessionKey(context.tool.name, subjectOfCall(context, workspace.checkTarget(context.target))),
+	);
+	if (verdict.rulesIfAlways.length === 0) return;
+	for (const text of verdict.rulesIfAlways) rules.add(parseRule(text, "allow", settingsFile ?? "session"));
+	if (!settingsFile) return;
+	const save =
+		state.options.saveRules ?? ((texts: string[]) => addRulesToSettingsFile({ file: settingsFile, rules: texts }));
+	await save(verdict.rulesIfAlways);
+}
+
+/** Decides one call; `hookDecision` is what a PreToolUse command hook said, if anything. */
+async function checkCall(
+	state: PermissionState,
+	context: BeforeToolCallContext,
+	signal: AbortSignal | undefined,
+	hookDecision?: HookPermissionDecision,
+): Promise<BeforeToolCallResult | undefined> {
+	const first = await judge(state, context, hookDecision);
+	if (first.decision === "allow") return undefined;
+	if (first.decision === "deny") return deniedResult(context.tool.name, first);
+	if (!state.options.ask) return cannotAskResult(context.tool.name, first);
+	// One prompt at a time; an earlier "always" may have settled this call meanwhile.
+	const turn = state.queue.then(async () => {
+		const verdict = await judge(state, context, hookDecision);
+		if (verdict.decision === "allow") return undefined;
+		if (verdict.decision === "deny") return deniedResult(context.tool.name, verdict);
+		return askUser(state, context, verdict, signal);
+	});
+	state.queue = turn.then(
+		() => undefined,
+		() => undefined,
+	);
+	return turn;
+}
+
+/**
+ * Decides each call from the rules (deny beats ask beats allow), the mode, protected paths, the
+ * files a command writes and a command hook's decision, and asks the user when needed — one
+ * prompt at a time, re-checking after each answer so that an `always` also settles calls
+ * waiting behind it. Every block carries `PermissionBlockDetails` in its `details`.
+ */
+export function createPermissionHook(options: PermissionHookOptions) {
+	const state: PermissionState = {
+		options,
+		mode: options.mode ?? "default",
+		approvedForSession: new Set(),
+		queue: Promise.resolve(),
+	};
+	const check = async (
+		context: BeforeToolCallContext,
+		signal: AbortSignal | undefined,
+		hookDecision?: HookPermissionDecision,
+	): Promise<BeforeToolCallResult | undefined> => {
+		// A call on several files (apply_patch) is decided file by file: a refusal of one refuses it whole.
+		for (const part of partsOfTarget(context.target)) {
+			const call = part === context.target ? context : { ...context, target: part };
+			const decided = await checkCall(state, call, signal, hookDecision);
+			if (decided) return decided;
+		}
+		return undefined;
+	};
+	const hooks: ToolHooks = { beforeToolCall: (context, signal) => check(context, signal) };
+	return { check, hooks, mode: state.mode };
+}

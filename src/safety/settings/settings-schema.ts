@@ -1,0 +1,81 @@
+// The settings file's schema and types, apart from the loader so that trust.ts can use the types
+// without an import circle (settings.ts decides trust with trust.ts).
+import type { Static } from "typebox";
+import { Type } from "../../engine/index.js";
+import { permissionModes } from "../permissions/rules.js";
+
+const hookCommandSchema = Type.Object(
+	{
+		type: Type.Literal("command"),
+		command: Type.String({ minLength: 1 }),
+		timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+		onError: Type.Optional(Type.Union([Type.Literal("block"), Type.Literal("continue")])),
+	},
+	{ additionalProperties: false },
+);
+
+const hookMatcherSchema = Type.Object(
+	{
+		matcher: Type.Optional(Type.String()),
+		hooks: Type.Array(hookCommandSchema),
+	},
+	{ additionalProperties: false },
+);
+
+/** The JSON Schema of a settings file. Unknown top-level keys are allowed (settings may be shared); our sections are strict. */
+export const settingsSchema = Type.Object({
+	permissions: Type.Optional(
+		Type.Object(
+			{
+				allow: Type.Optional(Type.Array(Type.String())),
+				ask: Type.Optional(Type.Array(Type.String())),
+				deny: Type.Optional(Type.Array(Type.String())),
+				defaultMode: Type.Optional(Type.Union(permissionModes.map((mode) => Type.Literal(mode)))),
+				additionalDirectories: Type.Optional(Type.Array(Type.String())),
+			},
+			{ additionalProperties: false },
+		),
+	),
+	hooks: Type.Optional(
+		Type.Object(
+			{
+				PreToolUse: Type.Optional(Type.Array(hookMatcherSchema)),
+				PostToolUse: Type.Optional(Type.Array(hookMatcherSchema)),
+			},
+			{ additionalProperties: false },
+		),
+	),
+	sandbox: Type.Optional(
+		Type.Object(
+			{
+				enabled: Type.Optional(Type.Boolean()),
+				allowNetwork: Type.Optional(Type.Boolean()),
+				writablePaths: Type.Optional(Type.Array(Type.String())),
+				exposeCredentials: Type.Optional(Type.Array(Type.String())),
+			},
+			{ additionalProperties: false },
+		),
+	),
+	shell: Type.Optional(
+		Type.Object(
+			{
+				/** Variables commands get although their names mark a secret (`NPM_TOKEN`, …). */
+				passEnvironment: Type.Optional(Type.Array(Type.String({ minLength: 1, pattern: "^[^=]+$" }))),
+			},
+			{ additionalProperties: false },
+		),
+	),
+	/**
+	 * Folders whose project settings are trusted without asking (user file only; ignored in a
+	 * project file): absolute paths or `~/…`, or remote folders as workspace URLs
+	 * (`ssh://dev@box/srv/app`); a trailing `/**` covers every folder below.
+	 */
+	trustedProjects: Type.Optional(Type.Array(Type.String({ pattern: "^(/|~/|~$|(ssh|docker|podman|kubectl)://)" }))),
+});
+
+/** The contents of one settings file, as validated. */
+export type Settings = Static<typeof settingsSchema>;
+/** One `{ type: "command", command, timeout, onError }` entry of `hooks`. */
+export type HookCommandSettings = Static<typeof hookCommandSchema>;
+/** One `{ matcher, hooks }` entry of `hooks.PreToolUse` / `hooks.PostToolUse`. */
+export type HookMatcherSettings = Static<typeof hookMatcherSchema>;
