@@ -73,6 +73,13 @@ export const agentOptions: OptionSpecs = {
 		description: "JSON file of MCP servers whose tools the agent may also use ({ mcpServers: { … } }).",
 	},
 	...safetyOptions,
+	continue: { type: "boolean", description: "Continue the newest recorded session of this folder, with its history." },
+	resume: {
+		type: "string",
+		valueName: "<id>",
+		description: "Continue the recorded session with this id (or a unique start of it); see toolbelt sessions.",
+	},
+	"no-record": { type: "boolean", description: "Do not record this session (see toolbelt sessions)." },
 };
 
 const providerHelp = `Provider setup (no key is needed for a local server):
@@ -215,5 +222,23 @@ files are checked and put back there.`,
 			"Lists the recorded turns of this folder (or of the remote workspace --workspace names), newest first, with their tools and files.",
 		options: { ...cwdOption, ...workspaceOptions, ...help },
 		load: async () => (await import("./commands/undo.js")).runCheckpointsCommand,
+	},
+	{
+		name: "sessions",
+		summary: "List the recorded sessions of this folder (or all), newest first.",
+		usage: ["toolbelt sessions [--all] [--limit N] [--json]"],
+		description: `Every run, interactive session and MCP client session is recorded as one JSONL file in
+$XDG_STATE_HOME/toolbelt/sessions/ (default ~/.local/state/...), a folder only you can read, with
+secrets redacted. Each line shows the id, the start, the source, the turns, the tool calls, the
+tokens billed and the first prompt. --no-record on run, the session or mcp records nothing.`,
+		options: {
+			all: { type: "boolean", description: "List the sessions of every folder." },
+			limit: { type: "string", valueName: "<n>", description: "Most sessions listed. Default: 20." },
+			json: { type: "boolean", description: "Print the list as JSON." },
+			...cwdOption,
+			...help,
+		},
+		examples: ["toolbelt sessions", "toolbelt sessions --all --limit 5"],
+		load: async () => (await import("./commands/sessions.js")).runSessionsCommand,
 	},
 ];

@@ -10,7 +10,7 @@ import {
 	type ToolsOptions,
 } from "../tools/index.js";
 import { disposeShellProcesses } from "../workspace/local/index.js";
-import { createMcpServer } from "./server.js";
+import { createMcpServer, type McpServerOptions } from "./server.js";
 import { BoundedStdioServerTransport } from "./stdio/transport.js";
 
 /** How `runMcpServer` serves Streamable HTTP: where, and who may call. */
@@ -57,6 +57,8 @@ export interface RunMcpServerOptions extends ToolHooks, ToolSelection {
 	maxMessageBytes?: number;
 	/** Receives diagnostics (transport errors, ended idle sessions). Default: none. Never stdout. */
 	log?: (message: string) => void;
+	/** Opens the recording of each client's session at its first call (see `McpServerOptions.recordSession`). Default: none. */
+	recordSession?: McpServerOptions["recordSession"];
 	/**
 	 * Runs once after the server stopped, every running call settled and the shell tools' background
 	 * processes were ended. Default: none.
@@ -110,6 +112,7 @@ export async function runMcpServer(options: RunMcpServerOptions): Promise<Runnin
 		log,
 		beforeToolCall: options.beforeToolCall,
 		afterToolCall: options.afterToolCall,
+		...(options.recordSession ? { recordSession: options.recordSession } : {}),
 		instructions:
 			`Coding tools rooted at ${resolve(options.cwd)}: relative paths resolve there. ` +
 			"Read before editing; prefer edit over write for existing files.",

@@ -15,6 +15,7 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/t
 import { z } from "zod";
 import type { AnyAgentTool, ToolExecutionEvent, ToolHooks } from "../engine/index.js";
 import { type CallGate, createCallGate, executeToolCalls, isAbortError } from "../engine/index.js";
+import type { SessionRecorder } from "../sessions/index.js";
 import { progressMessage, toCallToolResult, toMcpTool } from "./call-result.js";
 
 export { DETAILS_META_KEY, toCallToolResult, toMcpTool } from "./call-result.js";
@@ -63,6 +64,12 @@ export interface McpServerOptions extends ToolHooks {
 	includeDetails?: boolean;
 	/** Receives diagnostics (never protocol traffic). Default: none. */
 	log?: (message: string) => void;
+	/**
+	 * Opens the recording of this client's session, at its first tool call (a client that only
+	 * lists tools leaves no file). Receives the client's name and version from the handshake.
+	 * Resolving to undefined records nothing. Default: nothing is recorded.
+	 */
+	recordSession?: (client: string | undefined) => Promise<SessionRecorder | undefined>;
 }
 
 /** An MCP server serving toolbelt tools, plus control over the calls it is running. */
@@ -97,6 +104,8 @@ interface ServerState {
 	closing: boolean;
 	/** The one close in progress or done. */
 	closed: Promise<void> | undefined;
+	/** The session's recording and the hooks wrapped by it, opened at the first call. */
+	recording: Promise<{ recorder?: SessionRecorder; hooks: ToolHooks }> | undefined;
 }
 
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -131,6 +140,7 @@ export function createMcpServer(options: McpServerOptions): ToolbeltMcpServer {
 		running: new Set(),
 		closing: false,
 		closed: undefined,
+		recording: undefined,
 	};
 	server.onerror = (error) => options.log?.(`mcp: ${error.message}`);
 	server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(toMcpTool) }));
@@ -184,7 +194,15 @@ async function handleCallTool(state: ServerState, request: CallToolRequest, extr
 	const onCancel = () => controller.abort(extra.signal.reason);
 	if (extra.signal.aborted) onCancel();
 	else extra.signal.addEventListener("abort", onCancel, { once: true });
-	const onEvent = progressReporter(state, extra);
+	const progress = progressReporter(state, extra);
+	const { recorder, hooks } = await recording(state);
+	const onEvent =
+		recorder && progress
+			? (event: ToolExecutionEvent) => {
+					recorder.onToolEvent(event);
+					progress(event);
+				}
+			: (recorder?.onToolEvent ?? progress);
 	const call = state.gate.run(
 		() =>
 			executeToolCalls({
@@ -193,8 +211,8 @@ async function handleCallTool(state: ServerState, request: CallToolRequest, extr
 				signal: controller.signal,
 				onEvent,
 				updateIntervalMs: state.options.progressIntervalMs ?? 100,
-				beforeToolCall: state.options.beforeToolCall,
-				afterToolCall: state.options.afterToolCall,
+				beforeToolCall: hooks.beforeToolCall,
+				afterToolCall: hooks.afterToolCall,
 			}),
 		{ mode: tool.executionMode, signal: controller.signal },
 	);
@@ -216,6 +234,21 @@ async function handleCallTool(state: ServerState, request: CallToolRequest, extr
 	}
 }
 
+/** The session's recording, opened once at the first call; the server's own hooks when nothing records. */
+function recording(state: ServerState): Promise<{ recorder?: SessionRecorder; hooks: ToolHooks }> {
+	const { beforeToolCall, afterToolCall, recordSession } = state.options;
+	const plain = { beforeToolCall, afterToolCall };
+	state.recording ??= (async () => {
+		if (!recordSession) return { hooks: plain };
+		const version = state.server.getClientVersion();
+		const recorder = await recordSession(version ? `${version.name} ${version.version}` : undefined).catch(
+			() => undefined,
+		);
+		return recorder ? { recorder, hooks: recorder.wrapHooks(plain) } : { hooks: plain };
+	})();
+	return state.recording;
+}
+
 /** Aborts every running call, waits for them to settle, then closes the SDK server. Idempotent. */
 function closeServer(state: ServerState): Promise<void> {
 	state.closed ??= (async () => {
@@ -223,6 +256,7 @@ function closeServer(state: ServerState): Promise<void> {
 		const pending = [...state.running];
 		for (const entry of pending) entry.controller.abort(new Error("The MCP server is shutting down."));
 		await Promise.all(pending.map((entry) => entry.done));
+		(await state.recording)?.recorder?.close();
 		await state.server.close().catch(() => {});
 	})();
 	return state.closed;

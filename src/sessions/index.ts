@@ -2,6 +2,7 @@
 // file in the user's private state folder, read back to list, resume, export and replay.
 
 export { DEFAULT_HASH_LIMIT_BYTES, fingerprintFile } from "./fingerprint.js";
+export { type OpenSessionRecorderOptions, openSessionRecorder } from "./open-recorder.js";
 export { imageNotKept } from "./recorded-content.js";
 export { createSessionRecorder, type SessionRecorder, type SessionRecorderOptions } from "./recorder.js";
 export type {

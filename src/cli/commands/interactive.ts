@@ -23,7 +23,11 @@ export async function runInteractiveCommand(args: ParsedArgs, io: CliIO): Promis
 	const style = createStyle(colorEnabled(true, io.env));
 	const prompt = new TerminalPermissionPrompt({ io, style });
 	const trustPrompt = new TerminalTrustPrompt({ io, style });
-	const setup = await createAgentSetup(args, io, { ask: prompt.ask, askTrust: trustPrompt.ask });
+	const setup = await createAgentSetup(args, io, {
+		ask: prompt.ask,
+		askTrust: trustPrompt.ask,
+		source: "interactive",
+	});
 	const { provider, model } = setup.provider;
 	const banner = `${style.bold("toolbelt")} ${packageVersion()} · ${provider} ${model} · ${shortPath(setup.cwd)}\n${style.dim(
 		`Tools: ${setup.toolNames.join(", ")} · mode ${setup.safety.mode}`,

@@ -1,11 +1,13 @@
 import { isLoopbackHost } from "../../mcp/loopback.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../mcp/message-limit.js";
-import { type OptionSpecs, parseCommandArgs, stringOption, UsageError } from "../args.js";
+import type { SessionRecorder } from "../../sessions/index.js";
+import { booleanOption, type OptionSpecs, parseCommandArgs, stringOption, UsageError } from "../args.js";
 import { loadToolCatalog } from "../catalog/tool-catalog.js";
 import { selectToolNames } from "../catalog/tool-selection.js";
 import { type CliIO, ExitCode } from "../io.js";
 import { resolveCwd } from "../paths.js";
 import { safetyOptions } from "../setup/safety-options.js";
+import { homeOf } from "../setup/session-recording.js";
 import { connectionInstructions, httpAccessFromFlags, httpAccessOptions, mcpTokenVariable } from "./mcp-http-access.js";
 
 // An MCP client asks its own user before each call, so nothing here asks: the mode defaults to yolo,
@@ -39,6 +41,10 @@ const serveOptions: OptionSpecs = {
 		description: "Comma-separated tools to serve (default: all except powershell off Windows).",
 	},
 	"read-only": { type: "boolean", description: "Serve only read, grep, find and ls." },
+	"no-record": {
+		type: "boolean",
+		description: "Do not record the clients' sessions (by default each is recorded; see toolbelt sessions).",
+	},
 	cwd: {
 		type: "string",
 		valueName: "<dir>",
@@ -172,6 +178,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 		stdin: io.stdin,
 		stdout: io.stdout,
 		log,
+		...(booleanOption(args.values, "no-record") ? {} : { recordSession: mcpRecording(io, safety.cwd) }),
 	});
 	if (!running.url && (io.stdinIsTTY ?? io.isTTY)) io.stderr.write(terminalHint);
 	if (running.url) {
@@ -185,6 +192,26 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 		stopListening();
 	}
 	return ExitCode.ok;
+}
+
+/** Opens the recording of one client's session (at its first call: `initialize` waits for nothing). */
+function mcpRecording(io: CliIO, cwd: string): (client: string | undefined) => Promise<SessionRecorder | undefined> {
+	return async (client) => {
+		const { realpath } = await import("node:fs/promises");
+		const { openSessionRecorder } = await import("../../sessions/index.js");
+		const folder = await realpath(cwd).catch(() => cwd);
+		const opened = await openSessionRecorder({
+			env: io.env,
+			homeDir: homeOf(io),
+			workspaceFolders: [folder],
+			source: "mcp",
+			cwd: folder,
+			...(client ? { client } : {}),
+			onWarning: (message) => void io.stderr.write(`toolbelt mcp: ${message}\n`),
+		});
+		if (opened.refused !== undefined) io.stderr.write(`toolbelt mcp: ${opened.refused}\n`);
+		return opened.recorder;
+	};
 }
 
 async function inspect(argv: string[], io: CliIO): Promise<number> {

@@ -12,6 +12,7 @@ import type { CliIO } from "../io.js";
 import { resolveCwd } from "../paths.js";
 import { type ProviderConfig, resolveProviderConfig } from "./provider-config.js";
 import { type CliSafety, type CliSafetyOptions, createCliSafety } from "./safety-setup.js";
+import { type CliRecording, openCliRecording, sessionToResume } from "./session-recording.js";
 
 /** Default bound on model requests per prompt in the CLI. */
 export const DEFAULT_CLI_MAX_TURNS = 50;
@@ -30,7 +31,9 @@ export interface AgentSetup {
 	safety: CliSafety;
 	/** The session's background jobs (`run_in_background`); `/jobs` and the status line read it. */
 	jobs: JobRegistry;
-	/** Shuts down what the setup started (background jobs, MCP servers). Idempotent. */
+	/** The session's recording (its recorder is absent with `--no-record` or an unusable sessions folder). */
+	recording: CliRecording;
+	/** Shuts down what the setup started (background jobs, MCP servers, the recording). Idempotent. */
 	close(): Promise<void>;
 }
 
@@ -49,6 +52,8 @@ export interface AgentSetupOptions {
 	ask?: AskPermission;
 	/** Asks the person whether the folder's settings may widen what runs. Default: none — they are ignored unless trusted already. */
 	askTrust?: CliSafetyOptions["askTrust"];
+	/** What the session is recorded as. Default: `run`. */
+	source?: "run" | "interactive";
 }
 
 /**
@@ -71,6 +76,8 @@ export async function createAgentSetup(
 		ask: options.ask,
 		askTrust: options.askTrust,
 	});
+	const place = await recordingPlace(safety);
+	const resume = await sessionToResume(args, io, place);
 	const catalog = await loadToolCatalog();
 	// The session's background jobs: they end when the setup closes (and at toolbelt's exit).
 	const jobs = catalog.createJobRegistry();
@@ -101,6 +108,15 @@ export async function createAgentSetup(
 	}
 
 	const toolNames = tools.map((tool) => tool.name);
+	const recording = await openCliRecording({
+		args,
+		io,
+		place,
+		source: options.source ?? "run",
+		model: { provider: provider.provider, id: provider.model },
+		...(resume ? { resume } : {}),
+	});
+	const { recorder } = recording;
 	const { Agent } = await import("../../agent/agent.js");
 	const agent = new Agent({
 		model: { provider: provider.provider, id: provider.model, baseUrl: provider.baseUrl },
@@ -110,9 +126,27 @@ export async function createAgentSetup(
 		toolExecution: booleanOption(args.values, "sequential") ? "sequential" : "parallel",
 		maxTurns,
 		session,
-		...safety.hooks,
+		messages: recording.history,
+		...(recorder ? recorder.wrapHooks(safety.hooks) : safety.hooks),
 	});
-	return { agent, provider, cwd: safety.cwd, toolNames, safety, jobs, close };
+	if (recorder) agent.subscribe(recorder.onAgentEvent);
+	const closeAll = close;
+	close = async () => {
+		await closeAll();
+		recorder?.close();
+	};
+	return { agent, provider, cwd: safety.cwd, toolNames, safety, jobs, recording, close: () => close() };
+}
+
+/** How the session's workspace is recorded: its real local folder, or the remote workspace's URL. */
+async function recordingPlace(safety: CliSafety): Promise<{ workspace: string; workspaceFolders: string[] }> {
+	const { realpath } = await import("node:fs/promises");
+	if (safety.workspace) {
+		const root = await safety.workspace.files.realpath(safety.workspace.cwd).catch(() => safety.workspace?.cwd ?? "");
+		return { workspace: safety.workspace.urlOf(root), workspaceFolders: [] };
+	}
+	const folder = await realpath(safety.cwd).catch(() => safety.cwd);
+	return { workspace: folder, workspaceFolders: [folder] };
 }
 
 // ─── MCP client (`--mcp-config`) ─────────────────────────────────────────────────────────────
