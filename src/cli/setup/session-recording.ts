@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import type { Message } from "../../agent/types.js";
+import type { Message } from "../../agent/index.js";
 import type { RecordedSession, SessionRecorder, SessionSource } from "../../sessions/index.js";
 import { booleanOption, type ParsedArgs, stringOption, UsageError } from "../args.js";
 import type { CliIO } from "../io.js";
