@@ -17,20 +17,23 @@ const root = resolve(process.argv[2] ?? "src");
 /** What each top-level part may import (besides itself). A part missing here may import nothing. */
 const allowed = {
 	engine: [],
+	// Two parts side by side on engine/: the Workspace (files, processes, search, on this machine or
+	// another) and the syntax check of changed text (tree-sitter, YAML), which tools/ and safety/ use.
 	workspace: ["engine"],
-	tools: ["engine", "workspace"],
-	agent: ["engine", "workspace", "tools"],
-	safety: ["engine", "workspace", "tools"],
-	checkpoints: ["engine", "workspace", "tools"],
-	sessions: ["engine", "workspace", "tools", "agent", "checkpoints"],
-	testing: ["engine", "workspace", "tools", "agent"],
-	mcp: ["engine", "workspace", "tools", "agent", "safety", "checkpoints", "sessions"],
-	adapters: ["engine", "workspace", "tools", "agent", "safety", "checkpoints"],
-	cli: ["engine", "workspace", "tools", "agent", "safety", "checkpoints", "sessions", "mcp", "adapters"],
+	syntax: ["engine"],
+	tools: ["engine", "workspace", "syntax"],
+	agent: ["engine", "workspace", "syntax", "tools"],
+	safety: ["engine", "workspace", "syntax", "tools"],
+	checkpoints: ["engine", "workspace", "syntax", "tools"],
+	sessions: ["engine", "workspace", "syntax", "tools", "agent", "checkpoints"],
+	testing: ["engine", "workspace", "syntax", "tools", "agent"],
+	mcp: ["engine", "workspace", "syntax", "tools", "agent", "safety", "checkpoints", "sessions"],
+	adapters: ["engine", "workspace", "syntax", "tools", "agent", "safety", "checkpoints"],
+	cli: ["engine", "workspace", "syntax", "tools", "agent", "safety", "checkpoints", "sessions", "mcp", "adapters"],
 };
 
 /** Folders below a top-level part that are parts of their own, entered through their index.ts. */
-const innerParts = ["workspace/local", "workspace/remote"];
+const innerParts = ["workspace/local", "workspace/remote", "checkpoints/private-folder"];
 
 /** Modules a part may not import, by part. */
 const forbiddenModules = { engine: [/^(node:)?fs(\/promises)?$/] };

@@ -54,7 +54,6 @@ export {
 	type BeforeToolCallContext,
 	type BeforeToolCallHook,
 	type BeforeToolCallResult,
-	canonicalPath,
 	composeHooks,
 	createToolSession,
 	DEFAULT_MAX_BYTES,
@@ -122,6 +121,8 @@ export {
 	type ToolsOptions,
 	workspaceToolsOptions,
 } from "./tools/index.js";
+// The real-path rule on this machine's disk: the workspace's (it left engine/, which touches no disk).
+export { canonicalPath } from "./workspace/index.js";
 export {
 	createWorkspaceFromUrl,
 	type RemoteWorkspace,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import * as nativePath from "node:path";
-import type { ToolHooks, ToolTarget } from "../engine/types.js";
+import type { ToolHooks, ToolTarget } from "../engine/index.js";
 import { isWorkspaceTarget, partsOfTarget } from "../workspace/index.js";
 import { type CheckpointFileAccess, localCheckpointFiles } from "./file-access.js";
 import { applyImage, type CapturedImage, captureOf, imageOf, sameImage } from "./images.js";

@@ -11,7 +11,7 @@ export {
 	type PrivateFolderCheck,
 	type PrivateFolderOptions,
 	privateFolder,
-} from "./private-folder.js";
+} from "./private-folder/index.js";
 export { remoteCheckpointFiles } from "./remote-file-access.js";
 export {
 	type Checkpoint,

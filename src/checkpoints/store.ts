@@ -3,7 +3,7 @@ import { appendFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } fro
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { type Checkpoint, isBlobName, parseCheckpointLine } from "./log-entry.js";
-import { inspectPrivateFolder } from "./private-folder.js";
+import { inspectPrivateFolder } from "./private-folder/index.js";
 
 export type { Checkpoint, CheckpointFile, FileImage } from "./log-entry.js";
 

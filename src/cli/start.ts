@@ -2,7 +2,7 @@ import nodeModule from "node:module";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { privateFolder } from "../checkpoints/private-folder.js";
+import { privateFolder } from "../checkpoints/private-folder/index.js";
 import { type CliEntry, codeCacheDirectory, loadBundle } from "./startup/bundle-loader.js";
 
 /**

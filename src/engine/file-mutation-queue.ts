@@ -1,45 +1,23 @@
-import { realpathSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 
 /** Tail of each file's queue: resolves when the last queued mutation has finished. */
 const queues = new Map<string, Promise<void>>();
 
 /**
  * Key look-ups run one after another, so that mutations take their places in line in the order
- * they were called: otherwise a later call whose realpath resolves first would overtake an
- * earlier call to the same file. Only the look-up is serialized; the mutations themselves are not.
+ * they were called: otherwise a later call whose key resolves first would overtake an earlier
+ * call to the same file. Only the look-up is serialized; the mutations themselves are not.
  */
 let intake: Promise<unknown> = Promise.resolve();
-
-/**
- * The key under which mutations of `path` are serialized: the realpath of the deepest existing
- * ancestor plus the remaining segments. So `a/f`, `./a/../a/f`, the absolute path and a path
- * through a symlinked directory agree, also for a file that does not exist yet.
- */
-export async function canonicalPath(path: string): Promise<string> {
-	const absolute = resolve(path);
-	const rest: string[] = [];
-	let current = absolute;
-	for (;;) {
-		try {
-			// Synchronous: one system call, far cheaper than a round trip through the thread pool.
-			const real = realpathSync.native(current);
-			return rest.length === 0 ? real : join(real, ...rest.reverse());
-		} catch {
-			const parent = dirname(current);
-			if (parent === current) return absolute;
-			rest.push(basename(current));
-			current = parent;
-		}
-	}
-}
 
 /** Options of `withFileMutationQueue`. */
 export interface FileMutationQueueOptions {
 	/**
-	 * The canonical key, when the caller already resolved it (a workspace's `ResolvedPath.key`),
-	 * possibly still being resolved: the place in line is taken at the call either way. Default:
-	 * `canonicalPath(path)`.
+	 * The canonical key: a workspace's `ResolvedPath.key` (its one real-path rule, on whatever
+	 * machine the file lives), possibly still being resolved: the place in line is taken at the call
+	 * either way. Default, and when the key fails: the absolute path as written, with no disk look-up
+	 * (engine/ touches no disk), so two names of one file (a symlinked folder) share a line only with
+	 * a key; on this machine's disk pass `{ key: canonicalPath(path) }` (toolbelt/workspace).
 	 */
 	key?: string | Promise<string>;
 }
@@ -57,7 +35,7 @@ export async function withFileMutationQueue<T>(
 ): Promise<T> {
 	const { key: given } = options;
 	const lookup = intake.then(() =>
-		given === undefined ? canonicalPath(path) : Promise.resolve(given).catch(() => canonicalPath(path)),
+		given === undefined ? resolve(path) : Promise.resolve(given).catch(() => resolve(path)),
 	);
 	intake = lookup;
 	const key = await lookup;

@@ -7,7 +7,7 @@ export {
 	type ExecuteToolCallsResult,
 	executeToolCalls,
 } from "./execute-tool-calls.js";
-export { canonicalPath, pendingFileMutationQueues, withFileMutationQueue } from "./file-mutation-queue.js";
+export { pendingFileMutationQueues, withFileMutationQueue } from "./file-mutation-queue.js";
 export { applyResultPatch, composeHooks, declaredTarget } from "./hooks.js";
 export {
 	createToolSession,

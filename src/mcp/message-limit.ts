@@ -1,4 +1,4 @@
-import { formatSize } from "../engine/truncate.js";
+import { formatSize } from "../engine/index.js";
 
 /** The largest MCP message the server reads, in bytes (a stdio line or an HTTP body): 8 MiB. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 2 ** 20;

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
-import type { AnyAgentTool, ToolHooks } from "../engine/types.js";
+import type { AnyAgentTool, ToolHooks } from "../engine/index.js";
 import {
 	createJobRegistry,
 	createSelectedTools,

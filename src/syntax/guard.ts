@@ -1,7 +1,7 @@
 // The one step every file-changing tool (write, edit, apply_patch, notebook edits) takes after the
 // new content is worked out and before anything is written: check the syntax of each changed file
 // and refuse the call, or add a note to its result.
-import { ToolError } from "../engine/errors.js";
+import { ToolError } from "../engine/index.js";
 import { checkSyntaxChange, MAX_CHECKED_TEXT, type SyntaxCheckMode, type SyntaxVerdict } from "./check-change.js";
 import { syntaxLanguageOf } from "./languages.js";
 import { describeBrokenFile, refusalMessage, warningMessage } from "./report.js";

@@ -1,5 +1,5 @@
 // What the file-changing tools share about the syntax check: the model's parameter and the option.
-import { Type } from "../engine/validation/schema-builder.js";
+import { Type } from "../engine/index.js";
 import type { SyntaxCheckMode } from "./check-change.js";
 import type { SyntaxCheckedFile } from "./guard.js";
 import { syntaxLanguageOf } from "./languages.js";

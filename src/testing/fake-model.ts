@@ -1,5 +1,3 @@
-import { createAssistantMessage } from "../agent/messages.js";
-import { parsePartialJson } from "../agent/providers/partial-json.js";
 import type {
 	AssistantContent,
 	AssistantMessage,
@@ -10,7 +8,8 @@ import type {
 	StreamFn,
 	StreamOptions,
 	Usage,
-} from "../agent/types.js";
+} from "../agent/index.js";
+import { createAssistantMessage, parsePartialJson } from "../agent/index.js";
 
 /** A model descriptor for tests (`provider: "fake"`); pass it wherever a `Model` is expected. */
 export const fakeModel: Model = { provider: "fake", id: "fake-model" };

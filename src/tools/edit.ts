@@ -2,7 +2,7 @@ import type { Static } from "typebox";
 import type { AgentTool } from "../engine/index.js";
 import { Type } from "../engine/index.js";
 import { allowSyntaxErrorsParameter } from "../syntax/index.js";
-import { workspaceOf } from "../workspace/index.js";
+import { callTarget, workspaceOf } from "../workspace/index.js";
 import { prepareEditArguments } from "./edit/arguments.js";
 import type { EditToolDetails, EditToolOptions } from "./edit/types.js";
 import { isNotebookEdit } from "./notebook/is-notebook-edit.js";
@@ -72,11 +72,16 @@ export function createEditTool(cwd: string, options?: EditToolOptions): EditTool
 		prepareArguments: prepareEditArguments,
 		target: ({ path }) => workspace.resolveTarget({ access: "write", path, partial: true }),
 		execute: async (_toolCallId, input, signal, _onUpdate, call) => {
+			// The path is resolved once, by the workspace, as the call's target (here only when no one
+			// asked for the target first): matching the name, reading, writing and the mutation queue's
+			// key all use that one answer, on whatever machine the workspace lives.
+			const target = await callTarget(workspace, call?.target, { access: "write", path: input.path, partial: true });
 			// Through the call's own operations: confined ones check the file really read and written.
 			const request = {
 				cwd: workspace.cwd,
 				input,
 				signal,
+				target,
 				options: { ...options, operations: workspace.filesFor(call?.target) },
 			};
 			// Loaded on the first call: matching, diffing and notebooks are most of edit's modules, and a

@@ -25,6 +25,7 @@ export {
 } from "./files/legacy-encoding.js";
 export { importantLinesOfFile, withKeptLines } from "./output/scan-output-file.js";
 export { collapseRuns, ImportantLines, wordyShapeOf } from "./output/semantic-tail.js";
+export { canonicalPath } from "./paths/canonical-path.js";
 export { editDistance, resolveExistingPath, similarNames } from "./paths/near-miss.js";
 export { displayPath, resolveToolPath } from "./paths/paths.js";
 export { isInsideRoot, realPathOf } from "./paths/real-path.js";

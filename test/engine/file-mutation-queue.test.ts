@@ -1,11 +1,8 @@
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-	canonicalPath,
-	pendingFileMutationQueues,
-	withFileMutationQueue,
-} from "../../src/engine/file-mutation-queue.js";
+import { pendingFileMutationQueues, withFileMutationQueue } from "../../src/engine/index.js";
+import { canonicalPath } from "../../src/workspace/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -65,13 +62,18 @@ describe("withFileMutationQueue", () => {
 		await symlink(join(root, "a"), join(root, "link"));
 		let active = 0;
 		let maxActive = 0;
+		// The key is the workspace's real-path rule; the engine itself reads no disk.
 		const mutate = (path: string) =>
-			withFileMutationQueue(path, async () => {
-				active++;
-				maxActive = Math.max(maxActive, active);
-				await pause(20);
-				active--;
-			});
+			withFileMutationQueue(
+				path,
+				async () => {
+					active++;
+					maxActive = Math.max(maxActive, active);
+					await pause(20);
+					active--;
+				},
+				{ key: canonicalPath(path) },
+			);
 		await Promise.all([
 			mutate(join(root, "a", "f")),
 			mutate(join(root, "link", "f")),
@@ -92,9 +94,13 @@ describe("withFileMutationQueue", () => {
 		const order: number[] = [];
 		await Promise.all(
 			Array.from({ length: 40 }, (_, index) =>
-				withFileMutationQueue(index % 3 === 0 ? spellings[0]! : spellings[1]!, async () => {
-					order.push(index);
-				}),
+				withFileMutationQueue(
+					index % 3 === 0 ? spellings[0]! : spellings[1]!,
+					async () => {
+						order.push(index);
+					},
+					{ key: canonicalPath(index % 3 === 0 ? spellings[0]! : spellings[1]!) },
+				),
 			),
 		);
 		expect(order).toEqual(Array.from({ length: 40 }, (_, index) => index));

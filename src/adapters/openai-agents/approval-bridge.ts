@@ -1,4 +1,4 @@
-import type { AskPermission, PermissionAnswer } from "../../safety/permissions/permissions.js";
+import type { AskPermission, PermissionAnswer } from "../../safety/index.js";
 
 /**
  * Connects the safety layer's "ask" decision to the Agents SDK's approval flow. Pass `ask` to

@@ -1,4 +1,4 @@
-import { toAnthropicTools, toJsonSchemaTools, toOpenAITools } from "../../agent/providers/tool-schemas.js";
+import { toAnthropicTools, toJsonSchemaTools, toOpenAITools } from "../../agent/index.js";
 import type { ToolDefinition } from "../../engine/index.js";
 
 /** The shapes `toolbelt tools --format` can print. */

@@ -1,7 +1,6 @@
 import { resolve } from "node:path";
-import { mcpTokenProblem } from "../../mcp/http-auth.js";
-import { normalizeOrigin } from "../../mcp/http-origin.js";
-import type { McpHttpTransportOptions } from "../../mcp/run-server.js";
+import type { McpHttpTransportOptions } from "../../mcp/index.js";
+import { mcpTokenProblem, normalizeOrigin } from "../../mcp/index.js";
 import { booleanOption, listOption, type OptionSpecs, type OptionValues, stringOption, UsageError } from "../args.js";
 import type { CliIO } from "../io.js";
 
@@ -87,7 +86,7 @@ export async function httpAccessFromFlags(values: OptionValues, io: CliIO, http:
 		return { options: { token: fromEnvironment, allowedOrigins }, source: "environment" };
 	}
 	if (tokenFile !== undefined) {
-		const { loadOrCreateTokenFile, McpTokenFileError } = await import("../../mcp/token-file.js");
+		const { loadOrCreateTokenFile, McpTokenFileError } = await import("../../mcp/index.js");
 		const path = resolve(io.cwd, tokenFile);
 		try {
 			const loaded = await loadOrCreateTokenFile(path);

@@ -1,5 +1,4 @@
-import { isLoopbackHost } from "../../mcp/loopback.js";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "../../mcp/message-limit.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, isLoopbackHost } from "../../mcp/index.js";
 import type { SessionRecorder } from "../../sessions/index.js";
 import { booleanOption, type OptionSpecs, parseCommandArgs, stringOption, UsageError } from "../args.js";
 import { loadToolCatalog } from "../catalog/tool-catalog.js";
@@ -148,7 +147,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 	const cwd = await resolveCwd(io, args.values);
 	// Started together: the MCP SDK's modules are read while the tools and the safety layer are
 	// compiled, which brings `initialize` about a tenth sooner.
-	const serverModule = import("../../mcp/run-server.js");
+	const serverModule = import("../../mcp/index.js");
 	const safetyModule = import("../setup/safety-setup.js");
 	// Awaited below; a failure before then (a bad flag, a bad settings file) must not also report it.
 	serverModule.catch(() => {});
@@ -222,8 +221,8 @@ async function inspect(argv: string[], io: CliIO): Promise<number> {
 	}
 	const configPath = stringOption(args.values, "mcp-config") ?? args.positionals[0];
 	if (!configPath) throw new UsageError("inspect needs --mcp-config <file>.");
-	const { loadMcpTools } = await import("../../mcp/client.js");
-	const { McpConfigError } = await import("../../mcp/config.js");
+	const { loadMcpTools } = await import("../../mcp/index.js");
+	const { McpConfigError } = await import("../../mcp/index.js");
 	let loaded: Awaited<ReturnType<typeof loadMcpTools>>;
 	try {
 		loaded = await loadMcpTools(configPath, { env: io.env });

@@ -1,4 +1,4 @@
-import type { AgentEndEvent, AgentEvent, AssistantMessage, Message } from "../../agent/types.js";
+import type { AgentEndEvent, AgentEvent, AssistantMessage, Message } from "../../agent/index.js";
 import { booleanOption, type ParsedArgs, UsageError } from "../args.js";
 import { type CliIO, ExitCode, readPipedStdin } from "../io.js";
 import { EventRenderer } from "../render/event-renderer.js";

@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import type { AgentEvent } from "../../agent/types.js";
+import type { AgentEvent } from "../../agent/index.js";
 import type { Style } from "./style.js";
 import { ToolCallsView } from "./tool-calls-view.js";
 import { WaitingLine } from "./waiting-line.js";

@@ -1,4 +1,4 @@
-import type { Message } from "../../agent/types.js";
+import type { Message } from "../../agent/index.js";
 import { formatDuration } from "../../engine/index.js";
 
 function compact(count: number): string {

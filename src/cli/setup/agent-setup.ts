@@ -1,6 +1,6 @@
 import { resolve, sep } from "node:path";
-import type { Agent } from "../../agent/agent.js";
-import { buildSystemPrompt } from "../../agent/system-prompt.js";
+import type { Agent } from "../../agent/index.js";
+import { buildSystemPrompt } from "../../agent/index.js";
 import type { AnyAgentTool } from "../../engine/index.js";
 import { createToolSession } from "../../engine/index.js";
 import type { AskPermission } from "../../safety/index.js";
@@ -117,7 +117,7 @@ export async function createAgentSetup(
 		...(resume ? { resume } : {}),
 	});
 	const { recorder } = recording;
-	const { Agent } = await import("../../agent/agent.js");
+	const { Agent } = await import("../../agent/index.js");
 	const agent = new Agent({
 		model: { provider: provider.provider, id: provider.model, baseUrl: provider.baseUrl },
 		getApiKey: () => provider.apiKey,
@@ -175,8 +175,8 @@ async function configMayVouch(
 }
 
 async function loadMcpServers(options: { path: string; io: CliIO; provider: ProviderConfig; honorTrusted: boolean }) {
-	const { loadMcpTools } = await import("../../mcp/client.js");
-	const { McpConfigError } = await import("../../mcp/config.js");
+	const { loadMcpTools } = await import("../../mcp/index.js");
+	const { McpConfigError } = await import("../../mcp/index.js");
 	try {
 		return await loadMcpTools(options.path, {
 			env: options.io.env,

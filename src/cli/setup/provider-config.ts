@@ -1,4 +1,4 @@
-import { apiKeyEnvVar, defaultBaseUrl, isLocalBaseUrl, knownProviders } from "../../agent/providers/config.js";
+import { apiKeyEnvVar, defaultBaseUrl, isLocalBaseUrl, knownProviders } from "../../agent/index.js";
 import { type OptionValues, stringOption, UsageError } from "../args.js";
 
 /** Where and how the agent commands reach a model. */

@@ -11,7 +11,7 @@ import {
 	writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { privateFolder } from "../../checkpoints/private-folder.js";
+import { privateFolder } from "../../checkpoints/private-folder/index.js";
 
 /** Largest cache entry read: 64 MiB (the CLI's is about 1 MB); anything bigger is not ours. */
 const MAX_ENTRY_BYTES = 64 * 1024 * 1024;

@@ -2,17 +2,15 @@ import type { ToolResult } from "../../engine/index.js";
 import { ToolError, throwIfAborted, truncateTail, withFileMutationQueue } from "../../engine/index.js";
 import { guardSyntax } from "../../syntax/index.js";
 import {
-	displayPath,
 	encodingName,
 	type FileInfo,
 	type FileOperations,
 	isNotFound,
 	legacyAsUtf8,
-	resolveExistingPath,
 	utf8AsLegacy,
+	type WorkspaceTarget,
 	writeFileAtomic,
 } from "../../workspace/index.js";
-import { localFileOperations } from "../../workspace/local/index.js";
 import { inPlaceNotice } from "../fs/in-place-notice.js";
 import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
 import { diffEdit } from "./diff/diff.js";
@@ -20,6 +18,7 @@ import { cutDiff } from "./diff/diff-cut.js";
 import { planExactBytes } from "./fast-path.js";
 import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES, STRATEGY_NOTES } from "./matching/match.js";
 import { type AppliedReplacement, planEdits } from "./plan.js";
+import { resolvedPathOf } from "./resolved-target.js";
 import { BOM_BYTES, hasBom, isValidUtf8 } from "./text.js";
 import { bytesSource, stringSource, type TextSource } from "./text-source.js";
 import type { EditArguments, EditToolDetails, EditToolOptions } from "./types.js";
@@ -34,6 +33,8 @@ export interface RunEditOptions {
 	input: EditArguments;
 	signal: AbortSignal | undefined;
 	options: EditToolOptions;
+	/** The edited file as its workspace resolved it, once per call (`callTarget`). */
+	target: WorkspaceTarget;
 }
 
 /** An edit worked out in memory, ready to write and to describe. */
@@ -153,73 +154,79 @@ function mostTolerant(strategies: readonly EditMatchStrategy[]): EditMatchStrate
  */
 export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolDetails>> {
 	const { cwd, input, signal, options } = run;
-	const operations = options.operations ?? localFileOperations;
+	const operations = options.operations ?? run.target.workspace.files;
 	const requests = requestsOf(input);
-	// The shared resolver tolerates invisible differences in names (Unicode spaces, NFC/NFD).
-	const { absolutePath, info } = await resolveExistingPath(cwd, input.path, operations);
-	const shown = displayPath(cwd, absolutePath);
-	return withFileMutationQueue(absolutePath, async () => {
-		throwIfAborted(signal);
-		const read = await readForEdit({
-			operations,
-			cwd,
-			absolutePath,
-			shown,
-			info,
-			maxBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
-		});
-		// Legacy single-byte text is edited decoded and written back in its own encoding.
-		const { bytes, encoding } = legacyAsUtf8(read);
-		if (!isValidUtf8(bytes)) {
-			throw new ToolError(
-				`${shown} is not valid UTF-8 text (a binary file or another encoding such as Latin-1), so edit refuses it and left it unchanged. Use bash for byte-level changes, or write to replace it with UTF-8 text.`,
-			);
-		}
-		const outcome = planOutcome(bytes, requests, shown);
-		throwIfAborted(signal);
-		const output = encoding ? utf8AsLegacy(outcome.output, encoding, shown) : outcome.output;
-		if (output instanceof Error) throw new ToolError(output.message);
-		const syntax = await guardSyntax([{ path: absolutePath, display: shown, before: bytes, after: outcome.output }], {
-			mode: options.syntaxCheck,
-			allowErrors: input.allow_syntax_errors,
-		});
-		throwIfAborted(signal);
-		let written: Awaited<ReturnType<typeof writeFileAtomic>> | undefined;
-		try {
-			written = await writeFileAtomic(absolutePath, output, { operations, flush: options.flush ?? false });
-		} catch (error) {
-			const reason = fileSystemErrorMessage(error, shown, "write");
-			throw new ToolError(`${reason}${reason.includes("unchanged") ? "" : " The file was not changed."}`);
-		}
-		const diff = diffEdit({
-			original: outcome.original,
-			updated: outcome.updated,
-			replacements: outcome.replacements,
-			path: shown,
-		});
-		// details travel to UIs and MCP clients whole: a diff of every line of a large file must not.
-		const keptDiff = truncateTail(diff.text, { maxBytes: MAX_DETAILS_DIFF_BYTES, maxLines: Number.POSITIVE_INFINITY });
-		const details: EditToolDetails = {
-			path: shown,
-			absolutePath,
-			diff: keptDiff.content,
-			diffTruncated: keptDiff.truncated,
-			firstChangedLine: diff.firstChangedLine,
-			replacements: outcome.replacements.length,
-			strategy: mostTolerant(outcome.strategies),
-			strategies: outcome.strategies,
-			bom: hasBom(bytes),
-			linesAdded: diff.added,
-			linesRemoved: diff.removed,
-			...(syntax.files.length > 0 ? { syntax: syntax.files } : {}),
-		};
-		const inPlace = written ? inPlaceNotice(written).trim() : "";
-		const kept =
-			(encoding ? `\n[Kept the file's ${encodingName(encoding)} encoding.]` : "") +
-			(inPlace ? `\n[${inPlace}]` : "") +
-			syntax.notes.map((note) => `\n${note}`).join("");
-		return { content: [{ type: "text", text: summarize(details, diff.text) + kept }], details };
-	});
+	// Resolved by the workspace, which tolerates invisible differences in names (Unicode spaces, NFC/NFD).
+	const { absolutePath, info, key, display: shown } = resolvedPathOf(run.target);
+	return withFileMutationQueue(
+		absolutePath,
+		async () => {
+			throwIfAborted(signal);
+			const read = await readForEdit({
+				operations,
+				cwd,
+				absolutePath,
+				shown,
+				info,
+				maxBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+			});
+			// Legacy single-byte text is edited decoded and written back in its own encoding.
+			const { bytes, encoding } = legacyAsUtf8(read);
+			if (!isValidUtf8(bytes)) {
+				throw new ToolError(
+					`${shown} is not valid UTF-8 text (a binary file or another encoding such as Latin-1), so edit refuses it and left it unchanged. Use bash for byte-level changes, or write to replace it with UTF-8 text.`,
+				);
+			}
+			const outcome = planOutcome(bytes, requests, shown);
+			throwIfAborted(signal);
+			const output = encoding ? utf8AsLegacy(outcome.output, encoding, shown) : outcome.output;
+			if (output instanceof Error) throw new ToolError(output.message);
+			const syntax = await guardSyntax([{ path: absolutePath, display: shown, before: bytes, after: outcome.output }], {
+				mode: options.syntaxCheck,
+				allowErrors: input.allow_syntax_errors,
+			});
+			throwIfAborted(signal);
+			let written: Awaited<ReturnType<typeof writeFileAtomic>> | undefined;
+			try {
+				written = await writeFileAtomic(absolutePath, output, { operations, flush: options.flush ?? false });
+			} catch (error) {
+				const reason = fileSystemErrorMessage(error, shown, "write");
+				throw new ToolError(`${reason}${reason.includes("unchanged") ? "" : " The file was not changed."}`);
+			}
+			const diff = diffEdit({
+				original: outcome.original,
+				updated: outcome.updated,
+				replacements: outcome.replacements,
+				path: shown,
+			});
+			// details travel to UIs and MCP clients whole: a diff of every line of a large file must not.
+			const keptDiff = truncateTail(diff.text, {
+				maxBytes: MAX_DETAILS_DIFF_BYTES,
+				maxLines: Number.POSITIVE_INFINITY,
+			});
+			const details: EditToolDetails = {
+				path: shown,
+				absolutePath,
+				diff: keptDiff.content,
+				diffTruncated: keptDiff.truncated,
+				firstChangedLine: diff.firstChangedLine,
+				replacements: outcome.replacements.length,
+				strategy: mostTolerant(outcome.strategies),
+				strategies: outcome.strategies,
+				bom: hasBom(bytes),
+				linesAdded: diff.added,
+				linesRemoved: diff.removed,
+				...(syntax.files.length > 0 ? { syntax: syntax.files } : {}),
+			};
+			const inPlace = written ? inPlaceNotice(written).trim() : "";
+			const kept =
+				(encoding ? `\n[Kept the file's ${encodingName(encoding)} encoding.]` : "") +
+				(inPlace ? `\n[${inPlace}]` : "") +
+				syntax.notes.map((note) => `\n${note}`).join("");
+			return { content: [{ type: "text", text: summarize(details, diff.text) + kept }], details };
+		},
+		{ key },
+	);
 }
 
 function summarize(details: EditToolDetails, fullDiff: string): string {

@@ -1,11 +1,11 @@
 import type { ToolResult } from "../../engine/index.js";
 import { ToolError, throwIfAborted, truncateTail, withFileMutationQueue } from "../../engine/index.js";
 import { type GuardedFile, guardSyntax } from "../../syntax/index.js";
-import { displayPath, resolveExistingPath, writeFileAtomic } from "../../workspace/index.js";
-import { localFileOperations } from "../../workspace/local/index.js";
+import { type WorkspaceTarget, writeFileAtomic } from "../../workspace/index.js";
 import { diffEdit } from "../edit/diff/diff.js";
 import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES } from "../edit/matching/match.js";
 import { type AppliedReplacement, planEdits } from "../edit/plan.js";
+import { resolvedPathOf } from "../edit/resolved-target.js";
 import { stringSource } from "../edit/text-source.js";
 import type { EditToolDetails, EditToolOptions } from "../edit/types.js";
 import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
@@ -81,60 +81,69 @@ export async function runNotebookEdit(run: {
 	input: NotebookEditArguments;
 	signal: AbortSignal | undefined;
 	options: EditToolOptions;
+	/** The notebook as its workspace resolved it, once per call (`callTarget`). */
+	target: WorkspaceTarget;
 }): Promise<ToolResult<NotebookEditDetails>> {
 	const { cwd, input, signal, options } = run;
-	const operations = options.operations ?? localFileOperations;
+	const operations = options.operations ?? run.target.workspace.files;
 	if (input.cell === undefined) {
 		throw new ToolError(
 			"new_source needs cell: the number of the notebook cell to replace (1-based, as read shows it).",
 		);
 	}
-	const { absolutePath, info } = await resolveExistingPath(cwd, input.path, operations);
-	const shown = displayPath(cwd, absolutePath);
+	const { absolutePath, info, key, display: shown } = resolvedPathOf(run.target);
 	if (!info) throw await notFoundError({ cwd, absolutePath, operations });
 	if (info.kind !== "file")
 		throw new ToolError(`${shown} is not a regular file; a notebook edit needs an .ipynb file.`);
 	if (info.size > MAX_NOTEBOOK_BYTES) throw new ToolError(`${shown} is too large to edit by cell; use bash.`);
 	const cellNumber = input.cell;
-	return withFileMutationQueue(absolutePath, async () => {
-		throwIfAborted(signal);
-		let text: string;
-		try {
-			text = (await operations.readFile(absolutePath)).toString("utf8");
-		} catch (error) {
-			throw new ToolError(fileSystemErrorMessage(error, shown, "read"));
-		}
-		const notebook = parseNotebook(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-		if (!notebook) {
-			throw new ToolError(
-				`${shown} is not a Jupyter notebook (nbformat 4 JSON with a cells array), so cell edits do not apply. Leave out cell and new_source to edit it as text.`,
-			);
-		}
-		const cell = notebook.cells[cellNumber - 1];
-		if (!cell || cellNumber < 1) {
-			throw new ToolError(
-				`${shown} has ${notebook.cells.length} cells; cell ${cellNumber} does not exist. Use a cell number from 1 to ${notebook.cells.length} (read shows them); to add cells, rewrite the notebook with write.`,
-			);
-		}
-		const label = `cell ${cellNumber} of ${shown}`;
-		const oldSource = joinText(cell.source);
-		const planned = plannedSource(input, oldSource, label);
-		const updated = replaceCellSource(text, cellNumber - 1, planned.source);
-		const syntax = await guardSyntax([cellChange({ absolutePath, label, notebook, cell, oldSource, planned })], {
-			mode: options.syntaxCheck,
-			allowErrors: input.allow_syntax_errors,
-		});
-		throwIfAborted(signal);
-		try {
-			await writeFileAtomic(absolutePath, Buffer.from(updated, "utf8"), { operations, flush: options.flush ?? false });
-		} catch (error) {
-			throw new ToolError(`${fileSystemErrorMessage(error, shown, "write")} The file was not changed.`);
-		}
-		const result = describe({ shown, absolutePath, cellNumber, cellType: cell.cell_type, oldSource, planned });
-		if (syntax.files.length > 0) result.details = { ...(result.details as NotebookEditDetails), syntax: syntax.files };
-		for (const note of syntax.notes) result.content.push({ type: "text", text: note });
-		return result;
-	});
+	return withFileMutationQueue(
+		absolutePath,
+		async () => {
+			throwIfAborted(signal);
+			let text: string;
+			try {
+				text = (await operations.readFile(absolutePath)).toString("utf8");
+			} catch (error) {
+				throw new ToolError(fileSystemErrorMessage(error, shown, "read"));
+			}
+			const notebook = parseNotebook(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+			if (!notebook) {
+				throw new ToolError(
+					`${shown} is not a Jupyter notebook (nbformat 4 JSON with a cells array), so cell edits do not apply. Leave out cell and new_source to edit it as text.`,
+				);
+			}
+			const cell = notebook.cells[cellNumber - 1];
+			if (!cell || cellNumber < 1) {
+				throw new ToolError(
+					`${shown} has ${notebook.cells.length} cells; cell ${cellNumber} does not exist. Use a cell number from 1 to ${notebook.cells.length} (read shows them); to add cells, rewrite the notebook with write.`,
+				);
+			}
+			const label = `cell ${cellNumber} of ${shown}`;
+			const oldSource = joinText(cell.source);
+			const planned = plannedSource(input, oldSource, label);
+			const updated = replaceCellSource(text, cellNumber - 1, planned.source);
+			const syntax = await guardSyntax([cellChange({ absolutePath, label, notebook, cell, oldSource, planned })], {
+				mode: options.syntaxCheck,
+				allowErrors: input.allow_syntax_errors,
+			});
+			throwIfAborted(signal);
+			try {
+				await writeFileAtomic(absolutePath, Buffer.from(updated, "utf8"), {
+					operations,
+					flush: options.flush ?? false,
+				});
+			} catch (error) {
+				throw new ToolError(`${fileSystemErrorMessage(error, shown, "write")} The file was not changed.`);
+			}
+			const result = describe({ shown, absolutePath, cellNumber, cellType: cell.cell_type, oldSource, planned });
+			if (syntax.files.length > 0)
+				result.details = { ...(result.details as NotebookEditDetails), syntax: syntax.files };
+			for (const note of syntax.notes) result.content.push({ type: "text", text: note });
+			return result;
+		},
+		{ key },
+	);
 }
 
 /** Extensions that pick the syntax check's grammar for a code cell, by the notebook's language. */

@@ -1,6 +1,5 @@
 import { inflateSync } from "node:zlib";
-import { ToolError } from "../../engine/errors.js";
-import { formatSize } from "../../engine/truncate.js";
+import { formatSize, ToolError } from "../../engine/index.js";
 
 /** Most bytes one compressed stream of a PDF may inflate to before read refuses the file. */
 export const MAX_PDF_STREAM_BYTES = 32 * 1024 * 1024;
