@@ -241,4 +241,23 @@ tokens billed and the first prompt. --no-record on run, the session or mcp recor
 		examples: ["toolbelt sessions", "toolbelt sessions --all --limit 5"],
 		load: async () => (await import("./commands/sessions.js")).runSessionsCommand,
 	},
+	{
+		name: "export",
+		summary: "Write a recorded session as one self-contained HTML page.",
+		usage: ["toolbelt export <id> [--output <file>]"],
+		description: `Writes the session (an id from toolbelt sessions, or a unique start of one) as one HTML file
+that needs no network to view: the conversation, each tool call with its arguments, coloured diffs
+of file changes, command output folded to a preview, errors and blocked calls marked, timings.
+Prints the file's path. Secrets were redacted when the session was recorded. The file is mode 600.`,
+		options: {
+			output: {
+				type: "string",
+				valueName: "<file>",
+				description: "Where to write the page. Default: toolbelt-session-<id>.html here.",
+			},
+			...help,
+		},
+		examples: ["toolbelt export 20261202-063512", "toolbelt export 20261202-063512-3f9a1c --output session.html"],
+		load: async () => (await import("./commands/sessions.js")).runExportCommand,
+	},
 ];

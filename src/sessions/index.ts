@@ -1,6 +1,7 @@
 // Sessions: every agent run, interactive session and MCP client session recorded as one JSONL
 // file in the user's private state folder, read back to list, resume, export and replay.
 
+export { renderSessionHtml } from "./export-html.js";
 export { DEFAULT_HASH_LIMIT_BYTES, fingerprintFile } from "./fingerprint.js";
 export { type OpenSessionRecorderOptions, openSessionRecorder } from "./open-recorder.js";
 export { imageNotKept } from "./recorded-content.js";

@@ -81,3 +81,26 @@ export async function runSessionsCommand(args: ParsedArgs, io: CliIO): Promise<n
 	);
 	return ExitCode.ok;
 }
+
+/** `toolbelt export <id> [--output file]`: one self-contained HTML page of a recorded session. */
+export async function runExportCommand(args: ParsedArgs, io: CliIO): Promise<number> {
+	const wanted = args.positionals[0];
+	if (wanted === undefined)
+		throw new UsageError("Name the session: toolbelt export <id> (list them with toolbelt sessions).");
+	const store = await openSessionsForReading(io);
+	if (!store) return ExitCode.error;
+	const { readSessionFile, renderSessionHtml } = await import("../../sessions/index.js");
+	let id: string;
+	try {
+		id = await store.find(wanted);
+	} catch (error) {
+		throw new UsageError(error instanceof Error ? error.message : String(error), { showHelpHint: false });
+	}
+	const html = renderSessionHtml(await readSessionFile(store.pathOf(id)));
+	const { resolve } = await import("node:path");
+	const { writeFile } = await import("node:fs/promises");
+	const output = resolve(io.cwd, stringOption(args.values, "output") ?? `toolbelt-session-${id}.html`);
+	await writeFile(output, html, { mode: 0o600 });
+	io.stdout.write(`${output}\n`);
+	return ExitCode.ok;
+}
