@@ -33,7 +33,7 @@ const allowed = {
 };
 
 /** Folders below a top-level part that are parts of their own, entered through their index.ts. */
-const innerParts = ["workspace/local", "workspace/remote", "checkpoints/private-folder"];
+const innerParts = ["workspace/local", "workspace/remote", "workspace/url-schemes", "checkpoints/private-folder"];
 
 /** Modules a part may not import, by part. */
 const forbiddenModules = { engine: [/^(node:)?fs(\/promises)?$/] };

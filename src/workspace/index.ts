@@ -60,6 +60,12 @@ export {
 export { sanitizeTerminalOutput } from "./shell/sanitize.js";
 export { singleQuoted } from "./shell/single-quoted.js";
 export {
+	type WorkspaceUrlScheme,
+	workspaceUrlForms,
+	workspaceUrlFormsText,
+	workspaceUrlSchemes,
+} from "./url-schemes/index.js";
+export {
 	type CommandTarget,
 	callTarget,
 	commandTarget,

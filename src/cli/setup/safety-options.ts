@@ -1,3 +1,4 @@
+import { workspaceUrlFormsText } from "../../workspace/url-schemes/index.js";
 import type { OptionSpecs } from "../args.js";
 
 // Only option specs here: `commands.ts` (loaded for `--help` and `--version`) imports this file,
@@ -11,8 +12,7 @@ export const workspaceOptions: OptionSpecs = {
 	workspace: {
 		type: "string",
 		valueName: "<url>",
-		description:
-			"Act on a remote workspace: ssh://[user@]host[:port]/abs/path, docker://container/path, podman://container/path or kubectl://[ns/]pod[/container]/path (instead of --cwd).",
+		description: `Act on a remote workspace: ${workspaceUrlFormsText} (instead of --cwd).`,
 	},
 	"ssh-option": {
 		type: "string",

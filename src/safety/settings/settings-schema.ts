@@ -2,6 +2,7 @@
 // without an import circle (settings.ts decides trust with trust.ts).
 import type { Static } from "typebox";
 import { Type } from "../../engine/index.js";
+import { workspaceUrlSchemeAlternatives } from "../../workspace/url-schemes/index.js";
 import { permissionModes } from "../permissions/rules.js";
 
 const hookCommandSchema = Type.Object(
@@ -70,7 +71,9 @@ export const settingsSchema = Type.Object({
 	 * project file): absolute paths or `~/…`, or remote folders as workspace URLs
 	 * (`ssh://dev@box/srv/app`); a trailing `/**` covers every folder below.
 	 */
-	trustedProjects: Type.Optional(Type.Array(Type.String({ pattern: "^(/|~/|~$|(ssh|docker|podman|kubectl)://)" }))),
+	trustedProjects: Type.Optional(
+		Type.Array(Type.String({ pattern: `^(/|~/|~$|(${workspaceUrlSchemeAlternatives})://)` })),
+	),
 });
 
 /** The contents of one settings file, as validated. */

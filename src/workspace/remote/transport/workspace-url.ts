@@ -1,3 +1,5 @@
+import { workspaceUrlFormsText, workspaceUrlSchemeAlternatives, workspaceUrlSchemes } from "../../url-schemes/index.js";
+
 /** A parsed `--workspace` URL. */
 export type WorkspaceLocation =
 	| { kind: "ssh"; host: string; user?: string; port?: number; path: string }
@@ -9,8 +11,10 @@ export class WorkspaceUrlError extends Error {
 	override readonly name = "WorkspaceUrlError";
 }
 
-const forms =
-	"Use ssh://[user@]host[:port]/absolute/path, docker://container/path, podman://container/path or kubectl://[namespace/]pod[/container]/path.";
+const forms = `Use ${workspaceUrlFormsText}.`;
+
+/** `scheme://authority/path` for a scheme of the table: scheme, authority, path. */
+const urlPattern = new RegExp(`^(${workspaceUrlSchemeAlternatives})://([^/]+)(/.*)?$`);
 
 /** What each name of a location is called in messages. */
 const nameRoles = {
@@ -60,7 +64,7 @@ export function checkRemoteNames(location: WorkspaceLocation): void {
 
 /** True when `text` names a remote workspace (has a scheme toolbelt knows). */
 export function isWorkspaceUrl(text: string): boolean {
-	return /^(ssh|docker|podman|kubectl):\/\//.test(text);
+	return workspaceUrlSchemes.some((scheme) => text.startsWith(`${scheme}://`));
 }
 
 /**
@@ -76,7 +80,7 @@ export function parseWorkspaceUrl(text: string): WorkspaceLocation {
 }
 
 function parseNames(text: string): WorkspaceLocation {
-	const match = /^(ssh|docker|podman|kubectl):\/\/([^/]+)(\/.*)?$/.exec(text);
+	const match = urlPattern.exec(text);
 	if (!match) throw new WorkspaceUrlError(`'${text}' is not a workspace URL. ${forms}`);
 	const [, scheme, authority = "", rest = "/"] = match;
 	if (scheme === "ssh") {
