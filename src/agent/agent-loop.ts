@@ -186,7 +186,11 @@ async function requestReply(state: RunState, messages: Message[]): Promise<Assis
 		const streamFn = config.streamFn ?? streamModel;
 		const iterable = streamFn(
 			model,
-			{ systemPrompt: state.context.systemPrompt, messages: [...transformed], tools: state.context.tools ?? [] },
+			{
+				systemPrompt: state.context.systemPrompt,
+				messages: [...transformed],
+				tools: config.requestTools ? [...config.requestTools()] : (state.context.tools ?? []),
+			},
 			{ ...config.streamOptions, signal, apiKey },
 		);
 		const iterator = iterable[Symbol.asyncIterator]();

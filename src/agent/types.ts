@@ -235,6 +235,12 @@ export interface AgentLoopConfig extends ToolHooks {
 	/** `parallel` or `sequential` tool execution, as in `executeToolCalls`. Default: `parallel`. */
 	toolExecution?: ExecutionMode;
 	/**
+	 * The tools each model request carries, asked before every request (tool search: the core set,
+	 * the search tool and the tools found so far). Calls may still name any tool of the context.
+	 * Default: every tool of the context.
+	 */
+	requestTools?: () => readonly AnyAgentTool[];
+	/**
 	 * Rewrites the messages just before each model request (pruning, compaction, injected
 	 * context). The transcript itself is not changed. A throw ends the run with an error message.
 	 * Default: messages unchanged.

@@ -192,6 +192,13 @@ export {
 	type ShellToolOptions,
 	terminateContainment,
 } from "./shell/index.js";
+export {
+	createToolSearch,
+	DEFAULT_TOOL_SEARCH_THRESHOLD,
+	TOOL_SEARCH_NAME,
+	type ToolSearch,
+	type ToolSearchOptions,
+} from "./tool-search/index.js";
 export type { ToolsOptions } from "./tools-options.js";
 export {
 	createWriteTool,

@@ -107,7 +107,9 @@ export async function createAgentSetup(
 		};
 	}
 
-	const toolNames = tools.map((tool) => tool.name);
+	// Many MCP tools: requests carry the core set and tool_search; the rest load when found.
+	const search = catalog.createToolSearch({ tools });
+	const toolNames = search.tools.map((tool) => tool.name);
 	const recording = await openCliRecording({
 		args,
 		io,
@@ -121,8 +123,11 @@ export async function createAgentSetup(
 	const agent = new Agent({
 		model: { provider: provider.provider, id: provider.model, baseUrl: provider.baseUrl },
 		getApiKey: () => provider.apiKey,
-		tools,
-		systemPrompt: stringOption(args.values, "system-prompt") ?? buildSystemPrompt({ cwd: safety.cwd, tools }),
+		tools: [...search.tools],
+		...(search.active ? { requestTools: () => search.requestTools() } : {}),
+		systemPrompt:
+			stringOption(args.values, "system-prompt") ??
+			buildSystemPrompt({ cwd: safety.cwd, tools: search.requestTools() }),
 		toolExecution: booleanOption(args.values, "sequential") ? "sequential" : "parallel",
 		maxTurns,
 		session,
