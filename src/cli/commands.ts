@@ -80,6 +80,12 @@ export const agentOptions: OptionSpecs = {
 		description: "Continue the recorded session with this id (or a unique start of it); see toolbelt sessions.",
 	},
 	"no-record": { type: "boolean", description: "Do not record this session (see toolbelt sessions)." },
+	"batch-budget": {
+		type: "string",
+		valueName: "<KB>",
+		description:
+			"Most KB of tool output one reply's batch of calls returns, shared fairly among the calls. Default: none.",
+	},
 };
 
 const providerHelp = `Provider setup (no key is needed for a local server):
