@@ -2,7 +2,6 @@ export {
 	type Checkpoints,
 	type CheckpointsOptions,
 	createCheckpoints,
-	type RestoreGuard,
 	type RestoreOptions,
 	type RestoreReport,
 } from "./checkpoints.js";
@@ -26,4 +25,3 @@ export {
 	type FileImage,
 	stateHomeOf,
 } from "./store.js";
-export { type CheckpointFilesOptions, checkpointFilesOf } from "./workspace-file-access.js";

@@ -16,7 +16,8 @@ import { type AskPermission, createPermissionHook } from "./permissions/permissi
 import { checkRuleToolNames } from "./permissions/rule-check.js";
 import { type PermissionMode, type PermissionRule, parseRule, RuleSet } from "./permissions/rules.js";
 import { createReadDenyFilter } from "./read-deny-filter.js";
-import { createSandbox, type Sandbox } from "./sandbox.js";
+import { networkPolicyOf } from "./sandbox/network/from-settings.js";
+import { createSandbox, type Sandbox, type SandboxNetworkOptions, type SandboxOptions } from "./sandbox.js";
 import { type LoadedSettings, loadSettings, type ProjectDisk, projectSettingsPath } from "./settings/settings.js";
 import { createStaleWriteHooks, type SeenFiles } from "./stale-write.js";
 import type { ProjectTrustCheck } from "./trust/trust.js";
@@ -79,8 +80,13 @@ export {
 	buildBwrapArgs,
 	createSandbox,
 	credentialLocations,
+	type HostResolver,
+	type NetworkConnectionListener,
+	type NetworkConnectionRecord,
+	NetworkRuleError,
 	type Sandbox,
 	type SandboxLaunch,
+	type SandboxNetworkOptions,
 	type SandboxOptions,
 	SandboxUnavailableError,
 } from "./sandbox.js";
@@ -161,6 +167,12 @@ export interface SafetyLayerOptions {
 				bwrapPath?: string;
 				/** Credential locations to leave visible, e.g. `["~/.aws"]`. Default: the settings' `sandbox.exposeCredentials`, else none. */
 				exposeCredentials?: readonly string[];
+				/**
+				 * The network policy (see `SandboxNetworkOptions`): `allow` replaces the settings'
+				 * `sandbox.network.allow`; `deny` and `hosts` add to theirs; `resolver` and
+				 * `onConnection` (the audit of every connection) exist only here. Default: the settings'.
+				 */
+				network?: Partial<SandboxNetworkOptions>;
 		  };
 	/**
 	 * Whether the project settings file may widen what runs (hooks, allow rules, a less strict mode,
@@ -245,12 +257,35 @@ function expandHomeWith(path: string, homeDir: string): string {
 	return path === "~" ? homeDir : path.startsWith("~/") ? resolve(homeDir, path.slice(2)) : path;
 }
 
+type SandboxSetting = Exclude<NonNullable<SafetyLayerOptions["sandbox"]>, boolean>;
+
+/** The sandbox's options: the caller's where given, else the settings'. */
+function sandboxOptionsOf(
+	extra: SandboxSetting,
+	settings: LoadedSettings,
+	place: { roots: readonly string[]; cwd: string; homeDir: string },
+): SandboxOptions {
+	const allowNetwork = extra.allowNetwork ?? settings.sandbox.allowNetwork ?? false;
+	return {
+		writableRoots: place.roots,
+		writablePaths: (extra.writablePaths ?? settings.sandbox.writablePaths ?? []).map((path) =>
+			resolve(place.cwd, expandHomeWith(path, place.homeDir)),
+		),
+		allowNetwork,
+		network: networkPolicyOf(settings.sandbox, { allowNetwork, network: extra.network }),
+		isolateProcesses: extra.isolateProcesses,
+		bwrapPath: extra.bwrapPath,
+		homeDir: place.homeDir,
+		exposeCredentials: extra.exposeCredentials ?? settings.sandbox.exposeCredentials ?? [],
+	};
+}
+
 /**
  * Builds the whole safety layer from the settings files and the given flags: command hooks
  * (PreToolUse), workspace confinement, stale-write protection, permission rules with the `ask`
  * callback, then after the call the seen-file record and PostToolUse hooks — as one `ToolHooks`
  * pair, plus the sandboxed shell options. Throws `SettingsError` for a malformed settings file,
- * `RuleSyntaxError` for a bad flag rule (`UnknownToolRuleError` for a rule naming no known tool), `SandboxUnavailableError` when a requested sandbox cannot run.
+ * `RuleSyntaxError` for a bad flag rule (`UnknownToolRuleError` for a rule naming no known tool), `SandboxUnavailableError` when a requested sandbox cannot run, `NetworkRuleError` for a bad `sandbox.network` entry.
  */
 export async function createSafetyLayer(options: SafetyLayerOptions): Promise<SafetyLayer> {
 	const cwd = resolve(options.cwd);
@@ -321,18 +356,13 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 	// The sandbox confines commands on this machine; a remote workspace's commands run there.
 	const sandboxSetting = options.sandbox ?? (projectDisk ? false : settings.sandbox.enabled) ?? false;
 	if (sandboxSetting !== false) {
-		const extra = typeof sandboxSetting === "object" ? sandboxSetting : {};
-		sandbox = await createSandbox({
-			writableRoots: workspace.realRoots,
-			writablePaths: (extra.writablePaths ?? settings.sandbox.writablePaths ?? []).map((path) =>
-				resolve(cwd, expandHomeWith(path, homeDir)),
-			),
-			allowNetwork: extra.allowNetwork ?? settings.sandbox.allowNetwork ?? false,
-			isolateProcesses: extra.isolateProcesses,
-			bwrapPath: extra.bwrapPath,
-			homeDir,
-			exposeCredentials: extra.exposeCredentials ?? settings.sandbox.exposeCredentials ?? [],
-		});
+		sandbox = await createSandbox(
+			sandboxOptionsOf(typeof sandboxSetting === "object" ? sandboxSetting : {}, settings, {
+				roots: workspace.realRoots,
+				cwd,
+				homeDir,
+			}),
+		);
 	}
 	const passEnvironment = [...(settings.shell?.passEnvironment ?? []), ...(options.passEnvironment ?? [])];
 	const wrapShellOperations = (operations: ShellOperations) => (sandbox ? sandbox.wrap(operations) : operations);

@@ -8,6 +8,7 @@ import { buildBwrapArgs } from "./sandbox/bwrap-args.js";
 import { credentialsToHide } from "./sandbox/credentials.js";
 import { SandboxUnavailableError } from "./sandbox/errors.js";
 import { leaseMountPoints } from "./sandbox/mount-points.js";
+import { type NetworkSession, type SandboxNetworkOptions, startNetworkSession } from "./sandbox/network/session.js";
 import { explainProbeFailure, lacksDisableUserns, probeSandbox } from "./sandbox/probe.js";
 import { assertNoSymbolicLinks, planProtectedPaths } from "./sandbox/protected-paths.js";
 import { buildSeccompFilter, seccompArchitecture } from "./sandbox/seccomp/filter.js";
@@ -17,6 +18,10 @@ export { autoRunEntries } from "./runs-later/auto-run-entries.js";
 export { type BwrapLayout, buildBwrapArgs } from "./sandbox/bwrap-args.js";
 export { credentialLocations } from "./sandbox/credentials.js";
 export { SandboxUnavailableError } from "./sandbox/errors.js";
+export type { NetworkConnectionListener, NetworkConnectionRecord } from "./sandbox/network/audit.js";
+export type { HostResolver } from "./sandbox/network/decide.js";
+export { NetworkRuleError } from "./sandbox/network/policy.js";
+export type { SandboxNetworkOptions } from "./sandbox/network/session.js";
 
 /** Options of the bubblewrap sandbox for shell commands. */
 export interface SandboxOptions {
@@ -27,8 +32,13 @@ export interface SandboxOptions {
 	 * protected entry (`<root>/.vscode`, `<root>/.git`) becomes writable. Default: none.
 	 */
 	writablePaths?: readonly string[];
-	/** Keep the network (and host Unix sockets). Default: false (only the sandbox's own loopback, no `socket(AF_UNIX)`). */
+	/** Keep the network (and host Unix sockets). Default: false (only the sandbox's own loopback, no `socket(AF_UNIX)`). Ignored when `network` is given. */
 	allowNetwork?: boolean;
+	/**
+	 * A network policy: commands reach only the listed hosts, through a proxy this process runs
+	 * outside the sandbox (the sandbox itself keeps no network and no host Unix socket). Default: none.
+	 */
+	network?: SandboxNetworkOptions;
 	/**
 	 * Run each command in its own PID namespace, so nothing it starts outlives it (background
 	 * processes end with the command) and it cannot see or signal other processes. Default: true.
@@ -59,6 +69,8 @@ export interface SandboxLaunch {
 	finish(): string[];
 	/** Removes the call's mount-point placeholders once the sandbox is gone (and what it left running). Never throws. */
 	release(): Promise<void>;
+	/** Variables the command needs on top of its environment (the proxy's, with a network policy). Default: none. */
+	env?: Record<string, string>;
 }
 
 /** A sandbox that has been checked to work on this machine. */
@@ -74,6 +86,8 @@ export interface Sandbox {
 	prepare(cwd: string): Promise<SandboxLaunch>;
 	/** Wraps shell operations so every command runs inside the sandbox (for the bash tool's `operations` option). */
 	wrap(operations: ShellOperations): ShellOperations;
+	/** Stops the network policy's proxy, if there is one (it also ends with the process). Never throws. */
+	close(): Promise<void>;
 }
 
 async function isExecutable(path: string): Promise<boolean> {
@@ -112,6 +126,21 @@ async function seccompFilterFile(stateDir: string, allowNetwork: boolean): Promi
 	return contentFile(stateDir, `seccomp-${arch}`, buildSeccompFilter(arch, { blockUnixSockets: !allowNetwork }));
 }
 
+/** The program and arguments that start bwrap: the network launcher with a policy, else the shell that hands bwrap the seccomp program. */
+function startLine(
+	bwrapArgs: string[],
+	options: { filterFile: string; bwrapPath: string; networked: ReturnType<NetworkSession["launch"]> | undefined },
+): Pick<SandboxLaunch, "file" | "args" | "env"> {
+	const { networked } = options;
+	if (networked) {
+		return { file: networked.file, args: [...networked.before, ...bwrapArgs, ...networked.after], env: networked.env };
+	}
+	return {
+		file: "/bin/sh",
+		args: ["-c", seccompLauncherScript, "toolbelt-sandbox", options.filterFile, options.bwrapPath, ...bwrapArgs],
+	};
+}
+
 /**
  * Checks that bubblewrap is installed and can set up every protection here (namespaces, no
  * capability left to the command, the seccomp filter, the read-only auto-run entries), then
@@ -137,7 +166,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	const namedPaths = (options.writablePaths ?? []).map((path) => resolve(path));
 	const homeDir = options.homeDir ?? homedir();
 	const stateDir = await sandboxStateDir(options.stateDir);
-	const filterFile = await seccompFilterFile(stateDir, options.allowNetwork === true);
+	const network = options.network ? await startNetworkSession(options.network, stateDir) : undefined;
+	const allowNetwork = options.allowNetwork === true && !network;
+	const filterFile = await seccompFilterFile(stateDir, allowNetwork);
 	const identity = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
 	// Known after the probe: a bwrap older than 0.8 lacks it, and the filter refuses nested user namespaces anyway.
 	let disableNestedUserNamespaces = true;
@@ -175,11 +206,13 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		notices: string[],
 	): SandboxLaunch => {
 		const hidden = credentialsToHide(homeDir, options.exposeCredentials, options.environment);
+		const environment = options.environment ?? process.env;
+		const networked = network?.launch({ filterFile, bwrapPath, seccompFd, environment });
 		let finished = false;
 		const finish = () => {
 			if (finished) return [];
 			finished = true;
-			return [...notices, ...nestedGuard.sweep()];
+			return [...notices, ...nestedGuard.sweep(), ...(networked?.refusals() ?? [])];
 		};
 		let released = false;
 		const release = async () => {
@@ -193,19 +226,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 			writable,
 			readOnly: stateIsWritable ? [...readOnly, stateDir] : readOnly,
 			hidden,
-			allowNetwork: options.allowNetwork,
+			allowNetwork,
 			isolateProcesses: options.isolateProcesses,
 			seccompFd,
 			identity,
 			disableNestedUserNamespaces,
 			cwd,
 		});
-		return {
-			file: "/bin/sh",
-			args: ["-c", seccompLauncherScript, "toolbelt-sandbox", filterFile, bwrapPath, ...args],
-			finish,
-			release,
-		};
+		return { ...startLine(args, { filterFile, bwrapPath, networked }), finish, release };
 	};
 
 	const probe = async () => {
@@ -217,12 +245,18 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		disableNestedUserNamespaces = false;
 		failure = await probe();
 	}
-	if (failure !== undefined) throw new SandboxUnavailableError(explainProbeFailure(failure));
+	if (failure !== undefined) {
+		await network?.proxy.close();
+		throw new SandboxUnavailableError(explainProbeFailure(failure));
+	}
 	return {
 		bwrapPath,
 		options: resolved,
 		prepare,
 		wrap: (operations) => wrapOperations(operations, prepare, options.isolateProcesses !== false),
+		close: async () => {
+			await network?.proxy.close();
+		},
 	};
 }
 
@@ -274,6 +308,11 @@ async function releaseAfter(
 	timer.unref();
 }
 
+/** The request's program, arguments and environment as the sandbox starts it. */
+function launched(request: Pick<ShellExecRequest, "env">, launch: Pick<SandboxLaunch, "file" | "args" | "env">) {
+	return { file: launch.file, args: launch.args, env: launch.env ? { ...request.env, ...launch.env } : request.env };
+}
+
 function wrapOperations(
 	operations: ShellOperations,
 	prepare: Sandbox["prepare"],
@@ -286,7 +325,7 @@ function wrapOperations(
 		const launch = await prepare(request.cwd);
 		let result: TResult;
 		try {
-			result = await start({ ...launch, args: [...launch.args, request.file, ...request.args] });
+			result = await start({ ...launch, args: [...launch.args, request.file, ...request.args], env: launch.env });
 		} catch (error) {
 			await launch.release();
 			throw error;
@@ -300,13 +339,13 @@ function wrapOperations(
 		isDirectory: (path) => operations.isDirectory(path),
 		findExecutable: (name, env) => operations.findExecutable(name, env),
 		exec: (request: ShellExecRequest) =>
-			run(request, (launch) => operations.exec({ ...request, file: launch.file, args: launch.args })),
+			run(request, (launch) => operations.exec({ ...request, ...launched(request, launch) })),
 		// Output straight into a file works the same: the command inside writes to what it is given.
 		...(execToFile
 			? {
 					execToFile: (request, outputFile) =>
 						run(request, (launch) =>
-							execToFile.call(operations, { ...request, file: launch.file, args: launch.args }, outputFile),
+							execToFile.call(operations, { ...request, ...launched(request, launch) }, outputFile),
 						),
 				}
 			: {}),

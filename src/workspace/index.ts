@@ -14,7 +14,6 @@ export {
 	type ReplaceFileOptions,
 	type WriteFileOptions,
 } from "./files/contract.js";
-export { fileHash } from "./files/file-hash.js";
 export {
 	decodeLegacy,
 	detectLegacyEncoding,

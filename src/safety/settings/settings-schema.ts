@@ -53,6 +53,19 @@ export const settingsSchema = Type.Object({
 				allowNetwork: Type.Optional(Type.Boolean()),
 				writablePaths: Type.Optional(Type.Array(Type.String())),
 				exposeCredentials: Type.Optional(Type.Array(Type.String())),
+				network: Type.Optional(
+					Type.Object(
+						{
+							/** Hosts sandboxed commands may reach through the proxy (`example.org`, `*.example.org`, `localhost:5432`, `10.0.0.0/8`). */
+							allow: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+							/** Hosts refused whatever `allow` says. */
+							deny: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+							/** Names pinned to an address, as an /etc/hosts line would: `"name=address"`. */
+							hosts: Type.Optional(Type.Array(Type.String({ pattern: "^[^=\\s]+=[^=\\s]+$" }))),
+						},
+						{ additionalProperties: false },
+					),
+				),
 			},
 			{ additionalProperties: false },
 		),

@@ -318,10 +318,29 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 		}
 		loaded.preToolUse.push(...(settings.hooks?.PreToolUse ?? []));
 		loaded.postToolUse.push(...(settings.hooks?.PostToolUse ?? []));
-		loaded.sandbox = { ...loaded.sandbox, ...settings.sandbox };
+		loaded.sandbox = {
+			...loaded.sandbox,
+			...settings.sandbox,
+			...mergedNetwork(loaded.sandbox.network, settings.sandbox?.network),
+		};
 		loaded.shell?.passEnvironment.push(...(settings.shell?.passEnvironment ?? []));
 	}
 	return loaded;
+}
+
+type NetworkSettings = NonNullable<NonNullable<Settings["sandbox"]>["network"]>;
+
+/** Both files' network lists apply, as rules do. */
+function mergedNetwork(
+	earlier: NetworkSettings | undefined,
+	later: NetworkSettings | undefined,
+): { network?: NetworkSettings } {
+	if (!earlier && !later) return {};
+	const union = (key: "allow" | "deny" | "hosts") => {
+		const entries = [...(earlier?.[key] ?? []), ...(later?.[key] ?? [])];
+		return entries.length > 0 ? { [key]: entries } : {};
+	};
+	return { network: { ...union("allow"), ...union("deny"), ...union("hosts") } };
 }
 
 /**

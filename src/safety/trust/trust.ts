@@ -77,9 +77,9 @@ function describeValue(value: unknown): string {
 /**
  * Splits a project settings file into what always applies (what only restricts: deny and ask
  * rules, a mode at least as strict as `baselineMode`, `sandbox.enabled: true`,
- * `sandbox.allowNetwork: false`) and what widens what runs, which needs the folder's trust:
+ * `sandbox.allowNetwork: false`, `sandbox.network.deny`) and what widens what runs, which needs the folder's trust:
  * command hooks, allow rules, a less strict mode, `additionalDirectories`, `shell.passEnvironment`, and every other sandbox
- * key (`allowNetwork: true`, `writablePaths`, `exposeCredentials`, `enabled: false`, and any key
+ * key (`allowNetwork: true`, `network.allow`, `network.hosts`, `writablePaths`, `exposeCredentials`, `enabled: false`, and any key
  * added later: unknown means widening). `trustedProjects` is never taken from a project file.
  */
 export function splitProjectSettings(
@@ -114,6 +114,11 @@ export function splitProjectSettings(
 	const restrictiveSandbox: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(settings.sandbox ?? {})) {
 		if (Array.isArray(value) && value.length === 0) continue; // an empty list widens nothing
+		if (key === "network") {
+			const network = splitNetworkSettings(settings.sandbox?.network ?? {}, widening);
+			if (network) restrictiveSandbox.network = network;
+			continue;
+		}
 		if ((key === "enabled" && value === true) || (key === "allowNetwork" && value === false))
 			restrictiveSandbox[key] = value;
 		else widening.push({ key: `sandbox.${key}`, value: describeValue(value) });
@@ -123,6 +128,16 @@ export function splitProjectSettings(
 	if (Object.keys(restrictivePermissions).length > 0) restrictive.permissions = restrictivePermissions;
 	if (Object.keys(restrictiveSandbox).length > 0) restrictive.sandbox = restrictiveSandbox as Settings["sandbox"];
 	return { restrictive, widening };
+}
+
+/** `sandbox.network`: `deny` only restricts; `allow` and `hosts` widen where commands reach. */
+function splitNetworkSettings(
+	network: NonNullable<NonNullable<Settings["sandbox"]>["network"]>,
+	widening: WideningSetting[],
+): { deny: string[] } | undefined {
+	for (const entry of network.allow ?? []) widening.push({ key: "sandbox.network.allow", value: entry });
+	for (const entry of network.hosts ?? []) widening.push({ key: "sandbox.network.hosts", value: entry });
+	return network.deny && network.deny.length > 0 ? { deny: [...network.deny] } : undefined;
 }
 
 async function realOrSelf(path: string): Promise<string> {

@@ -1,0 +1,139 @@
+// The HTTP side of the proxy: `CONNECT host:port` tunnels (HTTPS, and anything a client tunnels)
+// and plain `http://` requests in absolute form, as `HTTP_PROXY`/`HTTPS_PROXY`-aware tools send them.
+import {
+	createServer,
+	request as httpRequest,
+	type IncomingHttpHeaders,
+	type IncomingMessage,
+	type Server,
+	type ServerResponse,
+} from "node:http";
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import { judge, openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
+
+const hopByHop = new Set([
+	"connection",
+	"keep-alive",
+	"proxy-connection",
+	"proxy-authorization",
+	"proxy-authenticate",
+	"te",
+	"trailer",
+	"upgrade",
+]);
+
+function refusalResponse(reason: string): string {
+	const body = `toolbelt sandbox: ${reason}\n`;
+	return `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** `host:port` of a CONNECT request, with `[v6]:port` understood. */
+function connectTarget(target: string): { host: string; port: number } | undefined {
+	const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(target);
+	if (!match) return undefined;
+	const port = Number(match[2]);
+	return port >= 1 && port <= 65535 ? { host: match[1] ?? "", port } : undefined;
+}
+
+async function onConnect(context: ProxyContext, request: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+	const destination = connectTarget(request.url ?? "");
+	if (!destination) {
+		client.end(
+			refusalResponse(`"CONNECT ${request.url}" names no host:port`).replace("403 Forbidden", "400 Bad Request"),
+		);
+		return;
+	}
+	const opening = await openTunnel(context, destination, "connect");
+	if (opening.kind === "refused") {
+		client.end(refusalResponse(opening.reason));
+		return;
+	}
+	if (opening.kind === "unreachable") {
+		client.end(refusalResponse(opening.reason).replace("403 Forbidden", "502 Bad Gateway"));
+		return;
+	}
+	client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+	startTunnel(client as Socket, opening, context, head);
+}
+
+function forwardedHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+	const kept: IncomingHttpHeaders = {};
+	for (const [name, value] of Object.entries(headers)) if (!hopByHop.has(name)) kept[name] = value;
+	kept.connection = "close";
+	return kept;
+}
+
+async function onRequest(context: ProxyContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+	let url: URL;
+	try {
+		url = new URL(request.url ?? "");
+	} catch {
+		response
+			.writeHead(400, { "content-type": "text/plain" })
+			.end("toolbelt sandbox: this is a proxy; send absolute http:// URLs or CONNECT\n");
+		return;
+	}
+	if (url.protocol !== "http:") {
+		response
+			.writeHead(400, { "content-type": "text/plain" })
+			.end(`toolbelt sandbox: ${url.protocol} is not proxied as a plain request; use CONNECT\n`);
+		return;
+	}
+	const destination = { host: url.hostname, port: Number(url.port || 80) };
+	const { decision, record } = await judge(context, destination, "http");
+	if (!decision.allowed) {
+		response
+			.writeHead(403, { "content-type": "text/plain; charset=utf-8" })
+			.end(`toolbelt sandbox: ${decision.reason}\n`);
+		return;
+	}
+	const outgoing = httpRequest({
+		host: decision.address,
+		port: destination.port,
+		method: request.method,
+		path: `${url.pathname}${url.search}`,
+		headers: forwardedHeaders(request.headers),
+		agent: false,
+		setHost: false,
+	});
+	let settled = false;
+	const close = () => {
+		if (settled) return;
+		settled = true;
+		context.audit.closed(record, context.call);
+	};
+	outgoing.on("response", (incoming) => {
+		response.writeHead(incoming.statusCode ?? 502, forwardedHeaders(incoming.headers));
+		incoming.on("data", (chunk: Buffer) => {
+			record.bytesReceived += chunk.length;
+		});
+		incoming.pipe(response);
+		incoming.on("end", close);
+	});
+	outgoing.on("error", (error) => {
+		if (!response.headersSent) response.writeHead(502, { "content-type": "text/plain" });
+		response.end(`toolbelt sandbox: ${destination.host}:${destination.port}: ${error.message}\n`);
+		close();
+	});
+	request.on("data", (chunk: Buffer) => {
+		record.bytesSent += chunk.length;
+	});
+	request.pipe(outgoing);
+	response.on("close", () => {
+		outgoing.destroy();
+		close();
+	});
+}
+
+/** An HTTP proxy server that is never listened on: connections are handed to it with `emit("connection")`. */
+export function createHttpProxy(contextOf: (socket: Socket) => ProxyContext): Server {
+	const server = createServer({ requestTimeout: 0 });
+	server.on("connect", (request: IncomingMessage, client: Duplex, head: Buffer) => {
+		void onConnect(contextOf(request.socket), request, client, head).catch(() => client.destroy());
+	});
+	server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+		void onRequest(contextOf(request.socket), request, response).catch(() => response.destroy());
+	});
+	return server;
+}

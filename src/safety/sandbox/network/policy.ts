@@ -1,0 +1,144 @@
+// The sandbox's network policy: which destinations a sandboxed command may reach through the proxy.
+// Entries are host names (`registry.example.org`, `*.example.org` for every name below it), IP
+// addresses and CIDR ranges (`127.0.0.1`, `10.0.0.0/8`, `[::1]`), each with an optional `:port`,
+// or `*` for every host. Deny entries win over allow entries.
+import { BlockList, isIP } from "node:net";
+
+/** One parsed entry of `sandbox.network.allow` or `deny`. */
+export interface NetworkRule {
+	/** As written in the settings (reported with each decision). */
+	text: string;
+	/** A host name pattern (lower case, `*.` for names below), an address range, or every host. */
+	host: { kind: "name"; name: string; below: boolean } | { kind: "address"; list: BlockList } | { kind: "any" };
+	/** The one port it covers; undefined for every port. */
+	port?: number;
+}
+
+/** The parsed policy. */
+export interface NetworkPolicy {
+	allow: NetworkRule[];
+	deny: NetworkRule[];
+}
+
+/** A setting that cannot be read; the message names it and what is wrong. */
+export class NetworkRuleError extends Error {
+	override name = "NetworkRuleError";
+}
+
+const hostNamePattern = /^(\*\.)?([a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?$/;
+
+function splitPort(text: string): { host: string; port?: number } {
+	const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
+	if (bracketed)
+		return { host: bracketed[1] ?? "", port: bracketed[2] === undefined ? undefined : Number(bracketed[2]) };
+	// A bare IPv6 address has colons of its own and no port.
+	if (isIP(text.split("/")[0] ?? "") === 6) return { host: text };
+	const colon = text.lastIndexOf(":");
+	if (colon === -1) return { host: text };
+	return { host: text.slice(0, colon), port: Number(text.slice(colon + 1)) };
+}
+
+function addressRange(host: string): BlockList | undefined {
+	const [address = "", prefix] = host.split("/");
+	const family = isIP(address);
+	if (family === 0) return undefined;
+	const type = family === 4 ? "ipv4" : "ipv6";
+	const list = new BlockList();
+	if (prefix === undefined) list.addAddress(address, type);
+	else {
+		const bits = Number(prefix);
+		if (!/^\d+$/.test(prefix) || bits > (family === 4 ? 32 : 128))
+			throw new NetworkRuleError(`bad prefix length /${prefix}`);
+		list.addSubnet(address, bits, type);
+	}
+	return list;
+}
+
+/** Parses one entry; throws `NetworkRuleError` saying what is wrong with it. */
+export function parseNetworkRule(text: string): NetworkRule {
+	const trimmed = text.trim().toLowerCase();
+	const { host, port } = splitPort(trimmed);
+	if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535)) {
+		throw new NetworkRuleError(`"${text}": the port must be a number from 1 to 65535`);
+	}
+	if (host === "*") return { text, host: { kind: "any" }, port };
+	// `localhost` is the loopback addresses, never a name the resolver is asked about.
+	if (host === "localhost") return { text, host: { kind: "address", list: loopbackList() }, port };
+	const range = (() => {
+		try {
+			return addressRange(host);
+		} catch (error) {
+			throw new NetworkRuleError(`"${text}": ${(error as Error).message}`);
+		}
+	})();
+	if (range) return { text, host: { kind: "address", list: range }, port };
+	if (!hostNamePattern.test(host)) {
+		throw new NetworkRuleError(
+			`"${text}" is not a host name, address or range: write "example.org", "*.example.org", "10.0.0.0/8" or "[::1]", each with an optional ":port"`,
+		);
+	}
+	const below = host.startsWith("*.");
+	const name = (below ? host.slice(2) : host).replace(/\.$/, "");
+	return { text, host: { kind: "name", name, below }, port };
+}
+
+/** Parses allow and deny lists; throws `NetworkRuleError` naming the setting and the bad entry. */
+export function parseNetworkPolicy(allow: readonly string[], deny: readonly string[]): NetworkPolicy {
+	const parse = (key: string, entries: readonly string[]) =>
+		entries.map((entry) => {
+			try {
+				return parseNetworkRule(entry);
+			} catch (error) {
+				throw new NetworkRuleError(`sandbox.network.${key}: ${(error as Error).message}`);
+			}
+		});
+	return { allow: parse("allow", allow), deny: parse("deny", deny) };
+}
+
+/** A destination as the client named it: a host name (lower case, no trailing dot) or an address. */
+export interface Destination {
+	host: string;
+	port: number;
+}
+
+function loopbackList(): BlockList {
+	const list = new BlockList();
+	list.addSubnet("127.0.0.0", 8, "ipv4");
+	list.addAddress("::1", "ipv6");
+	return list;
+}
+
+function familyOf(address: string): "ipv4" | "ipv6" {
+	return isIP(address) === 6 ? "ipv6" : "ipv4";
+}
+
+/** Whether `rule` covers the host name or address `host` (without looking at the port). */
+function coversHost(rule: NetworkRule, host: string): boolean {
+	const pattern = rule.host;
+	if (pattern.kind === "any") return true;
+	if (pattern.kind === "address") {
+		const address = host === "localhost" ? "127.0.0.1" : host;
+		return isIP(address) !== 0 && pattern.list.check(address, familyOf(address));
+	}
+	if (isIP(host) !== 0) return false;
+	return pattern.below ? host.endsWith(`.${pattern.name}`) : host === pattern.name;
+}
+
+/** The first rule of `rules` covering `host` on `port`. */
+export function matchingRule(rules: readonly NetworkRule[], host: string, port: number): NetworkRule | undefined {
+	return rules.find((rule) => (rule.port === undefined || rule.port === port) && coversHost(rule, host));
+}
+
+/** The rule of an address-range entry covering `address` on `port`, if one does (`*` does not). */
+export function addressRule(rules: readonly NetworkRule[], address: string, port: number): NetworkRule | undefined {
+	return rules.find(
+		(rule) =>
+			rule.host.kind === "address" && (rule.port === undefined || rule.port === port) && coversHost(rule, address),
+	);
+}
+
+/** Lower case, no trailing dot, IPv6 without brackets: the one spelling rules are matched against. */
+export function normalizeHost(host: string): string {
+	const lower = host.toLowerCase().replace(/\.$/, "");
+	return lower.startsWith("[") && lower.endsWith("]") ? lower.slice(1, -1) : lower;
+}

@@ -1,0 +1,109 @@
+import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { createServer, type Server, type Socket } from "node:net";
+import { join } from "node:path";
+import { NetworkAudit, type NetworkConnectionListener } from "./audit.js";
+import type { DecideOptions } from "./decide.js";
+import { createHttpProxy } from "./http-proxy.js";
+import { serveSocks } from "./socks5.js";
+import { openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
+
+/** The proxy of one session: a Unix socket in the sandbox's private state directory. */
+export interface NetworkProxy {
+	/** Where the launcher of each sandboxed call connects (never reachable inside: no `socket(AF_UNIX)` there). */
+	socketPath: string;
+	/** The audit of every connection, and each call's refusals. */
+	audit: NetworkAudit;
+	/** Stops accepting and ends every open connection. Never throws. */
+	close(): Promise<void>;
+}
+
+const preambleTimeoutMs = 10_000;
+const maximumPreambleBytes = 200;
+
+/** Reads the launcher's one line, `<call> <http|socks|forward> [port]`; the rest stays in the socket. */
+function readPreamble(socket: Socket): Promise<string[] | undefined> {
+	return new Promise((resolve) => {
+		let data = Buffer.alloc(0);
+		const timer = setTimeout(() => done(undefined), preambleTimeoutMs);
+		const done = (words: string[] | undefined) => {
+			clearTimeout(timer);
+			socket.off("data", onData);
+			socket.pause();
+			resolve(words);
+		};
+		const onData = (chunk: Buffer) => {
+			data = Buffer.concat([data, chunk]);
+			const newline = data.indexOf(10);
+			if (newline === -1) {
+				if (data.length > maximumPreambleBytes) done(undefined);
+				return;
+			}
+			// Stop listening before the rest goes back: unshift emits it at once on a flowing socket.
+			done(data.subarray(0, newline).toString("latin1").split(" "));
+			const rest = data.subarray(newline + 1);
+			if (rest.length > 0) socket.unshift(rest);
+		};
+		socket.on("data", onData);
+	});
+}
+
+async function serveForward(socket: Socket, context: ProxyContext, port: number): Promise<void> {
+	const opening = await openTunnel(context, { host: "localhost", port }, "forward");
+	if (opening.kind !== "open") {
+		socket.destroy();
+		return;
+	}
+	startTunnel(socket, opening, context, Buffer.alloc(0));
+}
+
+/**
+ * Starts the session's proxy on a Unix socket in `stateDir` (a private directory of this user).
+ * Each connection starts with the launcher's line naming the call and the kind (HTTP proxy, SOCKS5,
+ * or a listed loopback port); every destination is judged by `decide` and recorded in the audit.
+ */
+export async function startNetworkProxy(options: {
+	stateDir: string;
+	decide: DecideOptions;
+	onConnection?: NetworkConnectionListener;
+}): Promise<NetworkProxy> {
+	const audit = new NetworkAudit(options.onConnection);
+	const contexts = new WeakMap<Socket, ProxyContext>();
+	const httpProxy = createHttpProxy(
+		(socket) => contexts.get(socket) ?? { decide: options.decide, audit, call: undefined },
+	);
+	const sockets = new Set<Socket>();
+	const serve = async (socket: Socket) => {
+		const words = await readPreamble(socket);
+		const [call, kind, port] = words ?? [];
+		const context: ProxyContext = { decide: options.decide, audit, call };
+		contexts.set(socket, context);
+		if (kind === "http") httpProxy.emit("connection", socket);
+		else if (kind === "socks") await serveSocks(socket, context, Buffer.alloc(0));
+		else if (kind === "forward" && /^\d+$/.test(port ?? "")) await serveForward(socket, context, Number(port));
+		else socket.destroy();
+		socket.resume();
+	};
+	const server: Server = createServer((socket) => {
+		sockets.add(socket);
+		socket.on("close", () => sockets.delete(socket));
+		socket.on("error", () => socket.destroy());
+		void serve(socket).catch(() => socket.destroy());
+	});
+	const socketPath = join(options.stateDir, `proxy-${process.pid}-${randomBytes(6).toString("hex")}.sock`);
+	await new Promise<void>((resolve, reject) => {
+		server.once("error", reject);
+		server.listen(socketPath, () => resolve());
+	});
+	// The session's commands need it while it runs; it must not keep the process alive on its own.
+	server.unref();
+	return {
+		socketPath,
+		audit,
+		close: async () => {
+			for (const socket of sockets) socket.destroy();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+			await rm(socketPath, { force: true }).catch(() => {});
+		},
+	};
+}

@@ -1,0 +1,122 @@
+import { randomBytes } from "node:crypto";
+import type { NetworkConnectionListener } from "./audit.js";
+import {
+	type BridgeConfig,
+	bridgeSource,
+	connectHelperSource,
+	type LauncherConfig,
+	launcherSource,
+} from "./bridge-programs.js";
+import type { HostResolver } from "./decide.js";
+import { type NetworkPolicy, NetworkRuleError, parseNetworkPolicy } from "./policy.js";
+import { type NetworkProxy, startNetworkProxy } from "./proxy-server.js";
+
+/** The sandbox's network policy: the hosts sandboxed commands may reach through the session's proxy. */
+export interface SandboxNetworkOptions {
+	/**
+	 * Destinations commands may reach: `example.org`, `*.example.org` (every name below it), `*`
+	 * (every host name), addresses and ranges (`10.1.2.3`, `10.0.0.0/8`, `[::1]`), `localhost`;
+	 * each with an optional `:port`. A loopback, private or reserved address is reached only when an
+	 * address entry (or `localhost`) covers it, also when a listed name resolves to it.
+	 */
+	allow: readonly string[];
+	/** Destinations refused whatever `allow` says, in the same form. Default: none. */
+	deny?: readonly string[];
+	/** Names pinned to an address (like an /etc/hosts line), judged as if resolved. Default: none. */
+	hosts?: Readonly<Record<string, string>>;
+	/** Resolves names outside the sandbox. Default: the system's resolver. */
+	resolver?: HostResolver;
+	/** Told about every connection allowed or refused (the audit). Contract: must not throw. Default: none. */
+	onConnection?: NetworkConnectionListener;
+}
+
+/** The ports the bridge listens on inside the sandbox (its own network namespace: nothing else is there). */
+export const proxyPorts = { http: 3128, socks: 1080 } as const;
+
+const connectHelperPath = "/tmp/.toolbelt-proxy-connect.cjs";
+
+/** The network of one sandbox: its policy, its proxy, and what each call's command line needs. */
+export interface NetworkSession {
+	policy: NetworkPolicy;
+	proxy: NetworkProxy;
+	/**
+	 * Starts a call's audit and returns the command line in front of bwrap's arguments (the
+	 * launcher), the one after them (the bridge), and the environment the command gets.
+	 */
+	launch(options: { filterFile: string; bwrapPath: string; seccompFd: number; environment: NodeJS.ProcessEnv }): {
+		file: string;
+		before: string[];
+		after: string[];
+		env: Record<string, string>;
+		/** Ends the call's audit: one notice per refused destination, for the model. */
+		refusals(): string[];
+	};
+}
+
+/** Listed loopback ports: a command that ignores the proxy variables (a database client) reaches them as they are. */
+function forwardedPorts(policy: NetworkPolicy): number[] {
+	const ports = new Set<number>();
+	for (const rule of policy.allow) {
+		if (rule.host.kind === "address" && rule.port !== undefined && rule.host.list.check("127.0.0.1", "ipv4")) {
+			if (rule.port === proxyPorts.http || rule.port === proxyPorts.socks) {
+				throw new NetworkRuleError(
+					`sandbox.network.allow: "${rule.text}": ports ${proxyPorts.http} and ${proxyPorts.socks} are the proxy's own inside the sandbox; reach that service by another name or port`,
+				);
+			}
+			ports.add(rule.port);
+		}
+	}
+	return [...ports];
+}
+
+/** The variables through which common tools find the proxy (and ssh its `ProxyCommand`). */
+function proxyEnvironment(environment: NodeJS.ProcessEnv): Record<string, string> {
+	const http = `http://127.0.0.1:${proxyPorts.http}`;
+	const socks = `socks5h://127.0.0.1:${proxyPorts.socks}`;
+	const ssh = environment.GIT_SSH_COMMAND ?? "ssh";
+	return {
+		HTTP_PROXY: http,
+		HTTPS_PROXY: http,
+		http_proxy: http,
+		https_proxy: http,
+		ALL_PROXY: socks,
+		all_proxy: socks,
+		// Everything goes through the proxy: a host reached directly has no route.
+		NO_PROXY: "",
+		no_proxy: "",
+		NODE_USE_ENV_PROXY: "1",
+		GIT_SSH_COMMAND: `${ssh} -o 'ProxyCommand=${process.execPath} ${connectHelperPath} %h %p'`,
+	};
+}
+
+/** Starts the proxy of a sandbox with a network policy; throws `NetworkRuleError` for a bad entry. */
+export async function startNetworkSession(options: SandboxNetworkOptions, stateDir: string): Promise<NetworkSession> {
+	const policy = parseNetworkPolicy(options.allow, options.deny ?? []);
+	const forwards = forwardedPorts(policy);
+	const proxy = await startNetworkProxy({
+		stateDir,
+		decide: { policy, resolver: options.resolver, hosts: options.hosts },
+		onConnection: options.onConnection,
+	});
+	const bridge: BridgeConfig = {
+		...proxyPorts,
+		forwards,
+		connectHelper: { path: connectHelperPath, source: connectHelperSource(proxyPorts.http) },
+	};
+	return {
+		policy,
+		proxy,
+		launch: ({ filterFile, bwrapPath, seccompFd, environment }) => {
+			const call = randomBytes(8).toString("hex");
+			const launcher: LauncherConfig = { socket: proxy.socketPath, call, seccompFd };
+			proxy.audit.begin(call);
+			return {
+				refusals: () => proxy.audit.end(call),
+				file: process.execPath,
+				before: ["-e", launcherSource, JSON.stringify(launcher), filterFile, bwrapPath],
+				after: [process.execPath, "-e", bridgeSource, JSON.stringify(bridge)],
+				env: proxyEnvironment(environment),
+			};
+		},
+	};
+}

@@ -1,0 +1,129 @@
+import { connect, type Socket } from "node:net";
+import type { NetworkAudit, NetworkConnectionRecord, ProxyVia } from "./audit.js";
+import { type Allowed, type DecideOptions, decide, type Refused } from "./decide.js";
+import type { Destination } from "./policy.js";
+
+/** What each proxied connection is judged and recorded with. */
+export interface ProxyContext {
+	decide: DecideOptions;
+	audit: NetworkAudit;
+	/** The sandboxed call the connection came from, when known. */
+	call: string | undefined;
+}
+
+const connectTimeoutMs = 15_000;
+/** A tunnel with no traffic either way for this long is closed (a wait that never ends holds a socket). */
+const idleTimeoutMs = 10 * 60_000;
+
+/** Decides `destination` and records the decision. */
+export async function judge(
+	context: ProxyContext,
+	destination: Destination,
+	via: ProxyVia,
+): Promise<{ decision: Allowed | Refused; record: NetworkConnectionRecord }> {
+	const decision = await decide(destination, context.decide);
+	const record: NetworkConnectionRecord = {
+		time: Date.now(),
+		host: destination.host,
+		port: destination.port,
+		via,
+		allowed: decision.allowed,
+		bytesSent: 0,
+		bytesReceived: 0,
+		closed: !decision.allowed,
+		...(decision.allowed ? { rule: decision.rule, address: decision.address } : { reason: decision.reason }),
+		...(!decision.allowed && decision.rule ? { rule: decision.rule } : {}),
+	};
+	context.audit.decided(record, context.call);
+	return { decision, record };
+}
+
+/** Connects to an allowed address; rejects with a message naming the host after the timeout or an error. */
+export function connectUpstream(address: string, port: number, host: string): Promise<Socket> {
+	return new Promise((resolve, reject) => {
+		const socket = connect({ host: address, port });
+		const fail = (message: string) => {
+			socket.destroy();
+			reject(new Error(message));
+		};
+		const timer = setTimeout(() => fail(`connecting to ${host}:${port} (${address}) timed out`), connectTimeoutMs);
+		socket.once("connect", () => {
+			clearTimeout(timer);
+			socket.removeAllListeners("error");
+			resolve(socket);
+		});
+		socket.once("error", (error) => {
+			clearTimeout(timer);
+			fail(`connecting to ${host}:${port} (${address}) failed: ${error.message}`);
+		});
+	});
+}
+
+/**
+ * Copies bytes both ways between the command's socket and the host's, with backpressure, counting
+ * them into `record`; when either side ends or fails, both are closed and the record is final.
+ */
+export function splice(client: Socket, upstream: Socket, record: NetworkConnectionRecord, context: ProxyContext): void {
+	let done = false;
+	const finish = () => {
+		if (done) return;
+		done = true;
+		client.destroy();
+		upstream.destroy();
+		context.audit.closed(record, context.call);
+	};
+	client.on("data", (chunk: Buffer) => {
+		record.bytesSent += chunk.length;
+	});
+	upstream.on("data", (chunk: Buffer) => {
+		record.bytesReceived += chunk.length;
+	});
+	client.pipe(upstream);
+	upstream.pipe(client);
+	for (const socket of [client, upstream]) {
+		socket.setTimeout(idleTimeoutMs, finish);
+		socket.on("error", finish);
+		socket.on("close", finish);
+	}
+}
+
+/** The outcome of `openTunnel`: refused by the policy, allowed but not reachable, or connected. */
+export type TunnelOpening =
+	| { kind: "refused"; reason: string }
+	| { kind: "unreachable"; reason: string }
+	| { kind: "open"; upstream: Socket; record: NetworkConnectionRecord };
+
+/** Judges `destination` and, when allowed, connects to the address that was checked. */
+export async function openTunnel(
+	context: ProxyContext,
+	destination: Destination,
+	via: ProxyVia,
+): Promise<TunnelOpening> {
+	const { decision, record } = await judge(context, destination, via);
+	if (!decision.allowed) return { kind: "refused", reason: decision.reason };
+	try {
+		return {
+			kind: "open",
+			upstream: await connectUpstream(decision.address, destination.port, destination.host),
+			record,
+		};
+	} catch (error) {
+		context.audit.closed(record, context.call);
+		return { kind: "unreachable", reason: (error as Error).message };
+	}
+}
+
+/** Sends what the client wrote before the tunnel stood (`early`), then splices the two. */
+export function startTunnel(
+	client: Socket,
+	opening: Extract<TunnelOpening, { kind: "open" }>,
+	context: ProxyContext,
+	early: Buffer,
+): void {
+	if (early.length > 0) {
+		opening.record.bytesSent += early.length;
+		opening.upstream.write(early);
+	}
+	splice(client, opening.upstream, opening.record, context);
+	client.resume();
+}

