@@ -127,6 +127,7 @@ async function runLoop(state: RunState): Promise<RunOutcome> {
 					updateIntervalMs: config.toolUpdateIntervalMs,
 					abortGraceMs: config.abortGraceMs,
 					session: state.session,
+					...(config.batchOutputBudget !== undefined ? { batchOutputBudget: config.batchOutputBudget } : {}),
 				});
 				toolResults = batch.messages;
 				terminate = batch.terminate;

@@ -267,6 +267,8 @@ export interface AgentLoopConfig extends ToolHooks {
 	getFollowUpMessages?: () => Message[] | Promise<Message[]>;
 	/** Least time between two `tool_execution_update` events of one call, in ms. Default: 100. */
 	toolUpdateIntervalMs?: number;
+	/** Most bytes of result text one batch of tool calls returns, shared fairly (see `executeToolCalls`). Default: none. */
+	batchOutputBudget?: number;
 	/** After an abort, how long a running tool may take to stop before it is settled as aborted, in ms. Default: 2000. */
 	abortGraceMs?: number;
 	/**

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import * as nativePath from "node:path";
 import type { ToolHooks, ToolTarget } from "../engine/index.js";
-import { isWorkspaceTarget, partsOfTarget } from "../workspace/index.js";
+import { createLocalWorkspace, isWorkspaceTarget, partsOfTarget } from "../workspace/index.js";
 import { type CheckpointFileAccess, localCheckpointFiles } from "./file-access.js";
 import { applyImage, type CapturedImage, captureOf, imageOf, sameImage } from "./images.js";
 import {
@@ -11,15 +11,32 @@ import {
 	type CheckpointStoreOptions,
 	type FileImage,
 } from "./store.js";
+import { checkpointFilesOf } from "./workspace-file-access.js";
+
+/**
+ * Why undo must not write `path` (absolute, inside the workspace's folder), or undefined when a
+ * write there is allowed: judged as a write of the tools is, on the disk the files are restored
+ * on, when the undo runs (the safety layer's `Confinement.refusalOfWrite`: its real path, links
+ * followed, outside the workspace, or a protected path such as `.git/hooks/…` or `.vscode/tasks.json`).
+ * Contract: resolves a reason rather than throwing for a path it cannot judge.
+ */
+export type RestoreGuard = (path: string) => Promise<string | undefined>;
 
 /** Options of `createCheckpoints`: where and how much (see `CheckpointStoreOptions`), and on which disk. */
 export interface CheckpointsOptions extends CheckpointStoreOptions {
 	/**
-	 * How the workspace's files are read and restored: a remote workspace passes
-	 * `remoteCheckpointFiles(workspace)` (and a `workspace` key naming the remote, e.g. its URL).
-	 * Default: `localCheckpointFiles` (this machine's disk).
+	 * How the workspace's files are read and restored: `checkpointFilesOf(workspace, { roots })`
+	 * (a remote workspace passes `remoteCheckpointFiles(workspace, { roots })` and a `workspace`
+	 * key naming the remote, e.g. its URL). Default: this machine's disk through a local workspace,
+	 * restores confined to `root` (unconfined `localCheckpointFiles` when no root is known).
 	 */
 	files?: CheckpointFileAccess;
+	/**
+	 * Judges each path before undo writes it, as a write is judged (see `RestoreGuard`); a path it
+	 * refuses is listed in `RestoreReport.refused` and not written. Default: none (only the
+	 * lexical check against `root` and the confinement of `files`).
+	 */
+	guard?: RestoreGuard;
 	/**
 	 * The workspace folder (its real path, on the disk `files` reach) that undo restores inside:
 	 * a log entry naming any other path is refused and listed, never written. Default: `workspace`
@@ -46,8 +63,10 @@ export interface RestoreReport {
 	conflicts: string[];
 	/**
 	 * Paths the log names that undo does not write, with why: outside the workspace it was
-	 * recorded for, or not a plain absolute path. Their entries are dropped from the log (with
-	 * content no other entry uses); nothing is written for them. Empty when the log is sound.
+	 * recorded for, not a plain absolute path, refused by the guard (it now leads outside, or to a
+	 * protected path such as a git hook), content that was not kept, or refused where it was written
+	 * (a folder swapped for a link meanwhile). Their entries are dropped from the log (with content
+	 * no other entry uses); nothing is written for them. Empty when the log is sound.
 	 */
 	refused: { path: string; reason: string }[];
 	/** How many calls and turns were undone (0 when refused). */
@@ -123,6 +142,16 @@ interface RestoreContext {
 	store: CheckpointStore;
 	access: CheckpointFileAccess;
 	root: string | undefined;
+	guard: RestoreGuard | undefined;
+}
+
+/** Why `path` is not restored: outside the root, judged unsafe by the guard, or its content was not kept. */
+async function refusalFor(context: RestoreContext, path: string, before: FileImage): Promise<string | undefined> {
+	const lexical = refusalOf(path, context.root, context.access.posixPaths === true);
+	if (lexical !== undefined) return lexical;
+	const judged = await context.guard?.(path);
+	if (judged !== undefined) return judged;
+	return unkeptContent(context.store, before);
 }
 
 /** Why `before` cannot be put back: its content was larger than the store keeps, so it was never stored. */
@@ -141,7 +170,7 @@ async function restoreWith(context: RestoreContext, options: RestoreOptions): Pr
 	const conflicts: string[] = [];
 	const refused: RestoreReport["refused"] = [];
 	for (const [path, { before }] of files) {
-		const reason = refusalOf(path, context.root, access.posixPaths === true) ?? (await unkeptContent(store, before));
+		const reason = await refusalFor(context, path, before);
 		if (reason === undefined) continue;
 		refused.push({ path, reason });
 		files.delete(path);
@@ -162,8 +191,13 @@ async function restoreWith(context: RestoreContext, options: RestoreOptions): Pr
 		([, a], [, b]) => Number(b.before.kind === "symlink") - Number(a.before.kind === "symlink"),
 	);
 	for (const [path, { before }] of ordered) {
-		if (!settled.has(path)) await applyImage(access, path, before, store);
-		restored.push({ path, to: before.kind });
+		try {
+			if (!settled.has(path)) await applyImage(access, path, before, store);
+			restored.push({ path, to: before.kind });
+		} catch (error) {
+			// Refused where it was written (a folder swapped for a link meanwhile) or failed: listed, never retried blindly.
+			refused.push({ path, reason: `not written: ${error instanceof Error ? error.message : String(error)}` });
+		}
 	}
 	await store.rewrite(all.slice(0, all.length - undone.length));
 	return { restored, conflicts, refused, calls: undone.length, turns };
@@ -184,8 +218,10 @@ async function restoreWith(context: RestoreContext, options: RestoreOptions): Pr
  */
 export async function createCheckpoints(options: CheckpointsOptions): Promise<Checkpoints> {
 	const store = await CheckpointStore.open(options);
-	const access = options.files ?? localCheckpointFiles;
 	const root = options.root ?? (nativePath.isAbsolute(options.workspace) ? options.workspace : undefined);
+	const access =
+		options.files ??
+		(root === undefined ? localCheckpointFiles : checkpointFilesOf(createLocalWorkspace(root), { roots: [root] }));
 	// The turn is taken when the call starts: a turn begun while it runs does not own it.
 	const pending = new WeakMap<ToolTarget, { turn: string; files: { path: string; before: CapturedImage }[] }>();
 	let turn = randomUUID();
@@ -223,6 +259,6 @@ export async function createCheckpoints(options: CheckpointsOptions): Promise<Ch
 			turn = randomUUID();
 		},
 		list: () => store.list(),
-		restore: (restoreOptions = {}) => restoreWith({ store, access, root }, restoreOptions),
+		restore: (restoreOptions = {}) => restoreWith({ store, access, root, guard: options.guard }, restoreOptions),
 	};
 }

@@ -2,6 +2,7 @@ export {
 	type Checkpoints,
 	type CheckpointsOptions,
 	createCheckpoints,
+	type RestoreGuard,
 	type RestoreOptions,
 	type RestoreReport,
 } from "./checkpoints.js";
@@ -25,3 +26,4 @@ export {
 	type FileImage,
 	stateHomeOf,
 } from "./store.js";
+export { type CheckpointFilesOptions, checkpointFilesOf } from "./workspace-file-access.js";

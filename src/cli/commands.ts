@@ -80,6 +80,12 @@ export const agentOptions: OptionSpecs = {
 		description: "Continue the recorded session with this id (or a unique start of it); see toolbelt sessions.",
 	},
 	"no-record": { type: "boolean", description: "Do not record this session (see toolbelt sessions)." },
+	"batch-budget": {
+		type: "string",
+		valueName: "<KB>",
+		description:
+			"Most KB of tool output one reply's batch of calls returns, shared fairly among the calls. Default: none.",
+	},
 };
 
 const providerHelp = `Provider setup (no key is needed for a local server):
@@ -259,5 +265,25 @@ Prints the file's path. Secrets were redacted when the session was recorded. The
 		},
 		examples: ["toolbelt export 20261202-063512", "toolbelt export 20261202-063512-3f9a1c --output session.html"],
 		load: async () => (await import("./commands/sessions.js")).runExportCommand,
+	},
+	{
+		name: "replay",
+		summary: "Run a recorded session's tool calls again and report the first divergence.",
+		usage: ["toolbelt replay <id> [--cwd <dir> | --workspace <url>]"],
+		description: `Runs the recorded tool calls again, in the recorded order and batches (parallel calls
+together, sequential ones as barriers), against this folder (a fresh clone, say), or a remote
+workspace, with no model. Before each call the files it reads or changes must have the size and
+hash the record holds; after it, its result must match the recorded one, ignoring what is known
+to vary (the workspace path, durations, dates and times, process ids, temporary names, job ids).
+Prints the first divergence (exit 1), or that there was none (exit 0). Calls that were blocked
+are not run. The calls run with the safety layer in yolo mode: confinement, deny rules and
+protected paths hold.`,
+		options: {
+			...cwdOption,
+			...workspaceOptions,
+			...help,
+		},
+		examples: ["toolbelt replay 20261202-063512 --cwd /tmp/fresh-clone"],
+		load: async () => (await import("./commands/replay.js")).runReplayCommand,
 	},
 ];

@@ -1,4 +1,5 @@
 import { raceAbort } from "./abort.js";
+import { applyBatchBudget } from "./batch-budget.js";
 import {
 	abortedBeforeStart,
 	errorOutcome,
@@ -48,6 +49,12 @@ export interface ExecuteToolCallsOptions extends ToolHooks {
 	abortGraceMs?: number;
 	/** The session the calls belong to, handed to each tool's `execute` (see `ToolExecuteContext.session`). Default: none. */
 	session?: ToolSession;
+	/**
+	 * Most UTF-8 bytes of result text the whole batch returns to the model, shared fairly among its
+	 * calls (`applyBatchBudget`): small results stay whole, big ones are cut to their share with a
+	 * note. Events still carry each full result. Default: no budget (each tool's own limit only).
+	 */
+	batchOutputBudget?: number;
 }
 
 /** What `executeToolCalls` returns. */
@@ -289,5 +296,7 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
 		else running.push(task);
 	}
 	await Promise.all(running);
-	return { messages: state.messages, terminate: state.terminate };
+	const budget = options.batchOutputBudget;
+	const messages = budget === undefined ? state.messages : applyBatchBudget(state.messages, budget);
+	return { messages, terminate: state.terminate };
 }

@@ -125,6 +125,27 @@ export class Confinement {
 		return this.checkTarget(await this.workspace.resolveTarget({ access: "write", path }, { nearMiss: false }));
 	}
 
+	/**
+	 * Why a write of `path` must not happen without a question, or undefined when it may: its real
+	 * path (links followed as they are now) lies outside every root, or it is a protected path.
+	 * For writes nobody can be asked about, such as undo's restores (see `RestoreGuard` of
+	 * checkpoints): no allow rule opens a protected path here. Resolves a reason, never throws.
+	 */
+	async refusalOfWrite(path: string): Promise<string | undefined> {
+		try {
+			const check = await this.checkWritePath(path);
+			if (!check?.root) {
+				const via = check && check.realPath !== path ? ` (it now leads to ${check.realPath})` : "";
+				return `outside the workspace ${this.roots.join(", ")}${via}`;
+			}
+			if (check.protectedBy === undefined) return undefined;
+			const via = check.realPath !== path ? `it now leads to ${check.realPath}, ` : "";
+			return `${via}a protected path (${check.protectedBy}): files there run later; put it back by hand if you meant to`;
+		} catch (error) {
+			return `could not be judged: ${error instanceof Error ? error.message : String(error)}`;
+		}
+	}
+
 	private protectedPattern(index: number, check: PathCheck): string | undefined {
 		const views = [relativeInside(this.realRoots[index] as string, check.realPath)];
 		const lexicalRoot = this.roots[index];

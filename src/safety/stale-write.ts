@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { ToolHooks, ToolTarget } from "../engine/index.js";
 import {
 	type FileOperations,
@@ -10,6 +9,7 @@ import {
 	type Workspace,
 	type WorkspaceTarget,
 } from "../tools/index.js";
+import { fileHash } from "../workspace/index.js";
 
 /** What the model last saw of a file. */
 export interface FileSnapshot {
@@ -64,26 +64,6 @@ export interface StaleWriteOptions {
 
 const DEFAULT_MAX_HASH_BYTES = 64 * 1024 * 1024;
 const TRUST_STAT_ABOVE_BYTES = 1024 * 1024;
-const HASH_CHUNK_BYTES = 1024 * 1024;
-
-async function hashFile(files: FileOperations, path: string, size: number): Promise<string> {
-	if (files.hash) return files.hash(path);
-	const hash = createHash("sha256");
-	// One read for a small file costs fewer round trips than reading by chunks.
-	if (size <= TRUST_STAT_ABOVE_BYTES) return hash.update(await files.readFile(path)).digest("hex");
-	const file = await files.open(path);
-	try {
-		const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
-		for (let position = 0; ; ) {
-			const bytesRead = await file.read({ buffer, offset: 0, length: buffer.length, position });
-			if (bytesRead === 0) return hash.digest("hex");
-			hash.update(buffer.subarray(0, bytesRead));
-			position += bytesRead;
-		}
-	} finally {
-		await file.close();
-	}
-}
 
 /**
  * Takes a snapshot of a regular file; undefined when it does not exist or is not a file.
@@ -97,7 +77,7 @@ export async function snapshotFile(
 	const info = await infoIfExists(files, path).catch(() => undefined);
 	if (info?.kind !== "file") return undefined;
 	const snapshot: FileSnapshot = { size: info.size, mtimeMs: info.mtimeMs };
-	if (info.size <= maxHashBytes) snapshot.hash = await hashFile(files, path, info.size).catch(() => undefined);
+	if (info.size <= maxHashBytes) snapshot.hash = await fileHash(files, path, info.size).catch(() => undefined);
 	return snapshot;
 }
 
@@ -137,7 +117,7 @@ async function staleReason(state: StaleWriteState, target: WorkspaceTarget): Pro
 	if (sameStat && info.size > TRUST_STAT_ABOVE_BYTES) return undefined;
 	if (seen.hash === undefined && sameStat) return undefined;
 	if (seen.hash !== undefined && info.size <= state.maxHashBytes) {
-		const current = await hashFile(files, resolved.absolutePath, info.size).catch(() => undefined);
+		const current = await fileHash(files, resolved.absolutePath, info.size).catch(() => undefined);
 		if (current === seen.hash) {
 			// Touched, not changed: remember the new mtime so the next check is cheap.
 			state.seenFiles.set(resolved.key, { ...seen, size: info.size, mtimeMs: info.mtimeMs });

@@ -21,6 +21,8 @@ export type {
 } from "./records.js";
 export { SESSION_FORMAT_VERSION } from "./records.js";
 export { createRedactor, REDACTED, type Redactor, redactedJson } from "./redact.js";
+export { type ReplayDivergence, type ReplayOptions, type ReplayReport, replaySession } from "./replay.js";
+export { normalizeForReplay } from "./replay-normalize.js";
 export {
 	messagesOf,
 	type RecordedSession,

@@ -14,6 +14,7 @@ export {
 	type ReplaceFileOptions,
 	type WriteFileOptions,
 } from "./files/contract.js";
+export { fileHash } from "./files/file-hash.js";
 export {
 	decodeLegacy,
 	detectLegacyEncoding,

@@ -64,6 +64,16 @@ describe("recorded sessions: run records, sessions lists, --resume and --continu
 		expect(await main(["sessions"], elsewhere.io)).toBe(0);
 		expect(elsewhere.stdout()).not.toContain(id);
 
+		// Replayed in place: the files are as recorded, the key the command prints is redacted alike.
+		const replay = createMemoryIO({ cwd: project, env });
+		expect(await main(["replay", id], replay.io)).toBe(0);
+		expect(replay.stdout()).toMatch(/Replayed 2 of 2 calls in 1 batches .*: no divergence/);
+		await writeFile(join(project, "notes.txt"), "buy bread\n");
+		const diverged = createMemoryIO({ cwd: project, env });
+		expect(await main(["replay", id], diverged.io)).toBe(1);
+		expect(diverged.stdout()).toContain(`${join(project, "notes.txt")} was 9 bytes`);
+		await writeFile(join(project, "notes.txt"), "buy milk\n");
+
 		server.push({ events: openAIStream([{ text: "Still milk." }, { finish: "stop" }]) });
 		const resumed = createMemoryIO({ cwd: project, env });
 		expect(await main(["run", ...modelFlags(), "--resume", id.slice(0, 17), "And now?"], resumed.io)).toBe(0);

@@ -132,6 +132,7 @@ export async function createAgentSetup(
 		maxTurns,
 		session,
 		messages: recording.history,
+		...batchBudgetOf(args),
 		...(recorder ? recorder.wrapHooks(safety.hooks) : safety.hooks),
 	});
 	if (recorder) agent.subscribe(recorder.onAgentEvent);
@@ -141,6 +142,15 @@ export async function createAgentSetup(
 		recorder?.close();
 	};
 	return { agent, provider, cwd: safety.cwd, toolNames, safety, jobs, recording, close: () => close() };
+}
+
+function batchBudgetOf(args: ParsedArgs): { batchOutputBudget?: number } {
+	const text = stringOption(args.values, "batch-budget");
+	if (text === undefined) return {};
+	const kilobytes = Number(text);
+	if (!Number.isFinite(kilobytes) || kilobytes < 1)
+		throw new UsageError(`--batch-budget needs a size in KB ≥ 1, got '${text}'.`);
+	return { batchOutputBudget: Math.floor(kilobytes * 1024) };
 }
 
 /** How the session's workspace is recorded: its real local folder, or the remote workspace's URL. */

@@ -1,10 +1,11 @@
 import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
-import type { Checkpoints } from "../../checkpoints/index.js";
+import type { Checkpoints, RestoreGuard } from "../../checkpoints/index.js";
 import type { ToolHooks } from "../../engine/index.js";
 import { composeHooks } from "../../engine/index.js";
 import {
 	type AskPermission,
+	Confinement,
 	createSafetyLayer,
 	NetworkRuleError,
 	type PermissionMode,
@@ -18,6 +19,7 @@ import {
 	SettingsError,
 } from "../../safety/index.js";
 import type { ToolsOptions } from "../../tools/index.js";
+import { createLocalWorkspace, type Workspace } from "../../workspace/index.js";
 import type { RemoteWorkspace } from "../../workspace/remote/index.js";
 import { booleanOption, listOption, type OptionValues, stringOption, UsageError } from "../args.js";
 import type { CliIO } from "../io.js";
@@ -87,22 +89,46 @@ export interface CliSafety {
 }
 
 /**
- * The workspace's checkpoints, in the user's state directory. With a remote `workspace`, files
- * are read and restored through it, and the store is keyed by its URL with the remote real path
- * of its folder (never the same as a local folder's). Rejects when the store cannot be opened or
- * the remote folder cannot be reached.
+ * Undo's judge: each restore is checked as a write of the tools would be (real path inside the
+ * workspace, not a protected path), on the workspace's own disk, when the undo runs. The
+ * confinement is built on first use: an undo with nothing to restore reads no git config.
+ */
+function restoreGuardOf(workspace: Workspace, homeDir: string): RestoreGuard {
+	let confinement: Promise<Confinement> | undefined;
+	return async (path) => {
+		confinement ??= Confinement.create({ cwd: workspace.cwd, workspace, homeDir });
+		return (await confinement).refusalOfWrite(path);
+	};
+}
+
+/**
+ * The workspace's checkpoints, in the user's state directory. Files are read and restored through
+ * the workspace (local, or the remote `workspace`), every restore confined to its folder and
+ * judged as a write (`restoreGuardOf`). A remote store is keyed by its URL with the remote real
+ * path of its folder (never the same as a local folder's). Rejects when the store cannot be opened
+ * or the remote folder cannot be reached.
  */
 export async function createCliCheckpoints(cwd: string, io: CliIO, workspace?: RemoteWorkspace): Promise<Checkpoints> {
 	// Loaded here: a start that changes no file (a read, a listing) never needs them.
-	const { createCheckpoints, remoteCheckpointFiles } = await import("../../checkpoints/index.js");
+	const { checkpointFilesOf, createCheckpoints, remoteCheckpointFiles } = await import("../../checkpoints/index.js");
 	const place = { homeDir: io.env.HOME || homedir(), env: io.env };
-	if (!workspace) return createCheckpoints({ ...place, workspace: await realpath(cwd) });
+	if (!workspace) {
+		const root = await realpath(cwd);
+		const local = createLocalWorkspace(root);
+		return createCheckpoints({
+			...place,
+			workspace: root,
+			files: checkpointFilesOf(local, { roots: [root] }),
+			guard: restoreGuardOf(local, place.homeDir),
+		});
+	}
 	const root = await workspace.files.realpath(workspace.cwd);
 	return createCheckpoints({
 		...place,
 		workspace: workspace.urlOf(root),
 		root,
-		files: remoteCheckpointFiles(workspace),
+		files: remoteCheckpointFiles(workspace, { roots: [root] }),
+		guard: restoreGuardOf(workspace, place.homeDir),
 	});
 }
 

@@ -104,10 +104,10 @@ function interpret(
 	};
 	const failed = (handle: QuickJSHandle) => {
 		const text = describe(vm, input.describeError, handle);
-		const bound = cpuBound
-			? "cpu"
-			: /out of memory/i.test(text)
-				? "memory"
+		const bound = /out of memory/i.test(text)
+			? "memory"
+			: cpuBound
+				? "cpu"
 				: /stack overflow/i.test(text)
 					? "stack"
 					: undefined;
@@ -197,7 +197,19 @@ function workerProgram(require: (id: string) => unknown): void {
 	}
 	const core = require(input.paths.core) as typeof import("quickjs-emscripten-core");
 	const variant = (require(input.paths.variant) as { default: never }).default;
-	core.newQuickJSWASMModuleFromVariant(variant).then(
+	// QuickJS's own limit misses memory that grows by realloc in this build (no malloc_usable_size):
+	// the WebAssembly memory itself is capped at its start-up size (16 MiB: the C stack and static
+	// data) plus the bound, so no allocation can pass it; QuickJS then throws "out of memory".
+	const pageBytes = 65_536;
+	const startPages = 256;
+	const { Memory } = (
+		globalThis as unknown as { WebAssembly: { Memory: new (limits: { initial: number; maximum: number }) => never } }
+	).WebAssembly;
+	const wasmMemory = new Memory({
+		initial: startPages,
+		maximum: startPages + Math.ceil(input.memoryBytes / pageBytes),
+	});
+	core.newQuickJSWASMModuleFromVariant(core.newVariant(variant, { wasmMemory })).then(
 		(module) => interpret(module, input, compiled.source, port),
 		(error: unknown) =>
 			port.postMessage({ type: "done", status: "threw", error: `The interpreter could not start: ${String(error)}` }),

@@ -1,7 +1,10 @@
 import type { WriteFileAtomicResult } from "../../workspace/index.js";
 
-/** The sentence a write or edit result adds when the file was overwritten in place, else "". */
-export function inPlaceNotice(result: Pick<WriteFileAtomicResult, "inPlace">): string {
+/** The sentence a write or edit result adds when the file was overwritten in place or its hard links broken, else "". */
+export function inPlaceNotice(result: Pick<WriteFileAtomicResult, "inPlace" | "replacedLinks">): string {
+	if (result.replacedLinks !== undefined) {
+		return ` It had ${result.replacedLinks} hard links (names that may be outside the workspace), so it was replaced by a new file rather than changed in place: its other names keep the old content.`;
+	}
 	const inPlace = result.inPlace;
 	if (!inPlace) return "";
 	if (inPlace.reason === "hard-links") {

@@ -26,6 +26,12 @@ export interface WriteFileAtomicResult {
 	 * links (`hard-links`), or because its folder refused the temp file (`read-only-folder`).
 	 */
 	inPlace?: { reason: "hard-links" | "read-only-folder"; links: number };
+	/**
+	 * Set when a file with several hard links was replaced by rename (confined operations: its
+	 * other names may lie outside the workspace): how many names it had. Those other names keep
+	 * the old content; this name now has a file of its own.
+	 */
+	replacedLinks?: number;
 }
 
 /** How many symlinks a chain may have before we call it a loop, as the kernel does (`ELOOP`). */
@@ -75,6 +81,10 @@ function tempPathFor(targetPath: string): string {
  * - Two cases write in place instead (not atomic; `inPlace` says which): a file with more than
  *   one hard link (a rename would break the links), and a writable file whose folder refuses
  *   the temp file (read-only or immutable folder).
+ * - Through confined operations (`operations.confinedTo` set) a file with more than one hard link
+ *   is never modified in place, since its other names may lie outside the roots (pnpm's store):
+ *   it is replaced by rename (`replacedLinks` says so), or, where its folder refuses the temp
+ *   file, the write fails and nothing changes.
  */
 export async function writeFileAtomic(
 	path: string,
@@ -91,8 +101,16 @@ export async function writeFileAtomic(
 		throw fileSystemError("EACCES", `EACCES: permission denied (the file is read-only), write '${targetPath}'`);
 	}
 	const result = { targetPath, created: !existing, bytes: bytes.length, mode: existing?.mode };
+	const links = existing?.links ?? 1;
+	// Confined: the other names cannot be listed and may be outside, so this name gets a file of its own.
+	if (existing && links > 1 && operations.confinedTo) {
+		return {
+			...(await replaceByRename(operations, targetPath, bytes, existing, options.flush ?? false)),
+			replacedLinks: links,
+		};
+	}
 	// A rename would give this name a new inode and leave the other names with the old content.
-	if (existing && (existing.links ?? 1) > 1) {
+	if (existing && links > 1) {
 		await operations.writeFile(targetPath, bytes, { flush: options.flush ?? false });
 		return { ...result, inPlace: { reason: "hard-links", links: existing.links ?? 1 } };
 	}

@@ -118,6 +118,18 @@ export interface FileOperations {
 	confine?(roots: readonly string[]): FileOperations | undefined;
 	/** Optional: the sha256 (hex) of a file's content, computed where it lives. Default: read and hashed here. */
 	hash?(path: string): Promise<string>;
+	/**
+	 * Optional: creates a symlink at `path` whose target text is `target` (stored as given, never
+	 * followed); rejects with `EEXIST` when something is at `path`. Confined operations judge the
+	 * folder the link is made in. Default: none (undo then cannot put a symlink back there, and says so).
+	 */
+	symlink?(target: string, path: string): Promise<void>;
+	/**
+	 * Set on operations confined to roots (what `confine` and the workspace's `filesFor` return):
+	 * the real roots they refuse to leave. A file with several hard links may have names outside
+	 * them, so `writeFileAtomic` never modifies one in place through such operations. Default: unset.
+	 */
+	readonly confinedTo?: readonly string[];
 }
 
 /** The POSIX error code of a file-system failure (`ENOENT`, …), or undefined. */

@@ -192,7 +192,7 @@ describe("code tool bounds", () => {
 	it("stops a memory hog at its memory bound", async () => {
 		const { message, text } = await runCode(
 			toolsIn(tempDir(), ["ls"], { memoryBytes: 16 * 1024 * 1024 }),
-			`const kept = []; while (true) kept.push({ index: kept.length, list: [1, 2, 3], text: "item " + kept.length });`,
+			"const kept = []; while (true) kept.push(new Array(100000).fill(kept.length));",
 		);
 		expect(message.isError).toBe(true);
 		expect(text).toMatch(/memoryBytes bound/);

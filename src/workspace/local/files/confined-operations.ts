@@ -1,6 +1,18 @@
+import { dirname } from "node:path";
 import { isInsideRoot, outsideRootsError, realPathOf } from "../../paths/real-path.js";
 import { createFdConfinedOperations } from "./fd-confined-operations.js";
 import { type FileOperations, localFileOperations, type WriteFileOptions } from "./operations.js";
+
+/** A symlink is judged by the folder it is made in: the link's own name is not there yet. */
+function symlinkChecked(
+	symlink: (target: string, path: string) => Promise<void>,
+	check: (path: string) => Promise<void>,
+): (target: string, path: string) => Promise<void> {
+	return async (target, path) => {
+		await check(dirname(path));
+		await symlink(target, path);
+	};
+}
 
 /**
  * File operations that refuse objects outside `roots` (real paths). Backends that can check the
@@ -12,7 +24,7 @@ import { type FileOperations, localFileOperations, type WriteFileOptions } from 
  */
 export function confineFileOperations(files: FileOperations, roots: readonly string[]): FileOperations {
 	const own = files === localFileOperations ? createFdConfinedOperations(files, roots) : files.confine?.(roots);
-	if (own) return own;
+	if (own) return { ...own, confinedTo: roots };
 	const check = async (path: string) => {
 		const real = await realPathOf(files, path);
 		if (!roots.some((root) => isInsideRoot(root, real))) throw outsideRootsError(path, real, roots);
@@ -43,5 +55,7 @@ export function confineFileOperations(files: FileOperations, roots: readonly str
 		},
 		unlink: checked((path: string) => files.unlink(path)),
 		chmod: checked((path: string, mode: number) => files.chmod(path, mode)),
+		...(files.symlink ? { symlink: symlinkChecked(files.symlink.bind(files), check) } : {}),
+		confinedTo: roots,
 	};
 }

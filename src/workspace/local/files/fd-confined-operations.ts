@@ -187,6 +187,8 @@ export function createFdConfinedOperations(base: FileOperations, roots: readonly
 				),
 			),
 		unlink: async (path) => inVerifiedFolder(path, roots, (inFolder) => fsSync.unlinkSync(inFolder(basename(path)))),
+		symlink: async (target, path) =>
+			inVerifiedFolder(path, roots, (inFolder) => fsSync.symlinkSync(target, inFolder(basename(path)))),
 		chmod: async (path, mode) =>
 			withVerified(path, readFlags, roots, (descriptor) => fsSync.fchmodSync(descriptor, mode)),
 		replaceFile: async (path, data, options) => replaceVerified(path, data, options, roots),

@@ -155,5 +155,6 @@ export const localFileOperations: FileOperations = {
 	},
 	rename: async (from, to) => fsSync.renameSync(from, to),
 	unlink: async (path) => fsSync.unlinkSync(path),
+	symlink: async (target, path) => fsSync.symlinkSync(target, path),
 	chmod: async (path, mode) => fsSync.chmodSync(path, mode),
 };

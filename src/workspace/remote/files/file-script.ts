@@ -252,6 +252,10 @@ rename)
 unlink)
 	confine "$1"; must_exist "$1"; [ -d "$1" ] && [ ! -L "$1" ] && fail EISDIR "$1"
 	enter_parent "$1"; rm -f -- "$here" || fail EACCES "$1";;
+symlink)
+	# The link's folder is entered and judged (enter_parent); ln -s stores the target as given.
+	{ [ -e "$1" ] || [ -L "$1" ]; } && fail EEXIST "$1"
+	enter_parent "$1"; ln -s -- "$2" "$here" 2>/dev/null || fail "$(errno_of "$1")" "$1";;
 chmod)
 	confine "$1"; must_exist "$1"; target=$1
 	# chmod follows a link: with roots the file is opened (to read, else to append), judged by what

@@ -188,6 +188,9 @@ export function createRemoteFileOperations(
 		chmod: async (path, mode) => {
 			await changing(call("chmod", path, [mode.toString(8)]));
 		},
+		symlink: async (target, path) => {
+			await changing(call("symlink", path, [target]));
+		},
 		hash: async (path) => (await text("sha256", path)).trim(),
 		forget: () => cache.clear(),
 		confine: (confineTo) => createRemoteFileOperations(transport, confineTo, channel, cache),

@@ -1,0 +1,70 @@
+// Code mode through the built CLI and `toolbelt mcp`: a program's edits are one undo step, and a
+// program over a bound is stopped while the server goes on serving.
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { connectStdio, type StdioSession, textOf } from "../mcp/helpers.js";
+import { CliProcesses, cleanEnv, ensureBuiltCli } from "./helpers/cli-binary.js";
+
+vi.setConfig({ testTimeout: 120_000 });
+const dir = useTempDir();
+const cli = new CliProcesses();
+const sessions: StdioSession[] = [];
+afterEach(async () => {
+	cli.killAll();
+	await Promise.all(sessions.splice(0).map((session) => session.client.close()));
+});
+
+describe("code mode in the CLI", () => {
+	it("takes back every edit of one program with one toolbelt undo", async () => {
+		ensureBuiltCli();
+		const project = join(dir(), "project");
+		await mkdir(project);
+		await writeFile(join(project, "a.txt"), "alpha\n");
+		await writeFile(join(project, "b.txt"), "beta\n");
+		const env = cleanEnv({ HOME: join(dir(), "home"), XDG_STATE_HOME: join(dir(), "state") });
+		const program = `for (const name of ["a.txt", "b.txt"]) {
+			const { text } = await tools.read({ path: name });
+			await tools.edit({ path: name, old_string: text.includes("alpha") ? "alpha" : "beta", new_string: "changed" });
+		}
+		await tools.write({ path: "c.txt", content: "new\\n" });
+		return "edited";`;
+		const ran = await cli.run(["tool", "code", JSON.stringify({ code: program })], { cwd: project, env });
+		expect(ran.code, ran.stderr).toBe(0);
+		expect(ran.stdout).toContain("edited");
+		expect(await readFile(join(project, "a.txt"), "utf8")).toBe("changed\n");
+		const undone = await cli.run(["undo"], { cwd: project, env });
+		expect(undone.code, undone.stderr).toBe(0);
+		expect(undone.stdout).toMatch(/Undid 3 calls in 1 turn/);
+		expect(await readFile(join(project, "a.txt"), "utf8")).toBe("alpha\n");
+		expect(await readFile(join(project, "b.txt"), "utf8")).toBe("beta\n");
+		await expect(readFile(join(project, "c.txt"))).rejects.toThrow();
+	});
+
+	it("toolbelt mcp serves code only when named, stops programs over a bound and goes on serving", async () => {
+		const project = join(dir(), "served");
+		await mkdir(project);
+		await writeFile(join(project, "f.txt"), "x\n");
+		const plain = await connectStdio(["--cwd", project]);
+		sessions.push(plain);
+		expect((await plain.client.listTools()).tools.map((tool) => tool.name)).not.toContain("code");
+
+		const session = await connectStdio(["--cwd", project, "--tools", "ls,read,code"]);
+		sessions.push(session);
+		const call = (code: string) => session.client.callTool({ name: "code", arguments: { code } });
+		const memory = await call("const kept = []; while (true) kept.push(new Array(100000).fill(kept.length));");
+		expect(memory.isError).toBe(true);
+		expect(textOf(memory)).toMatch(/memoryBytes bound/);
+		const calls = await call("for (let index = 0; index < 10000; index++) await tools.ls({}); return 'done';");
+		expect(calls.isError).toBe(true);
+		expect(textOf(calls)).toMatch(/maxToolCalls bound/);
+		const loop = await call("while (true) {}");
+		expect(loop.isError).toBe(true);
+		expect(textOf(loop)).toMatch(/cpuMs bound/);
+		const after = await call("return (await tools.read({ path: 'f.txt' })).text;");
+		expect(after.isError).toBeFalsy();
+		expect(textOf(after)).toContain("x");
+		expect((await session.client.callTool({ name: "ls", arguments: {} })).isError).toBeFalsy();
+	});
+});
