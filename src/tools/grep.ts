@@ -1,8 +1,8 @@
 import type { Static } from "typebox";
 import type { AgentTool, ToolResult } from "../engine/index.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, ToolError, Type } from "../engine/index.js";
-import type { SearchOperations } from "../workspace/index.js";
-import { resolveToolPath } from "../workspace/index.js";
+import type { GrepLine, SearchOperations } from "../workspace/index.js";
+import { resolveToolPath, visibleName } from "../workspace/index.js";
 import { GrepCollector } from "./search/grep/collector.js";
 import type { GrepCutDetails } from "./search/grep/digest.js";
 import { GrepEarlyStop } from "./search/grep/early-stop.js";
@@ -28,6 +28,12 @@ const DESCRIPTION = `Search file contents with a regular expression (ripgrep syn
 Paths are relative to the searched directory. Honours .gitignore, .ignore and .rgignore; searches hidden files; never searches .git/.
 Use \`literal: true\` for plain text with regex characters, \`include\`/\`exclude\` globs (e.g. \`*.ts\`, \`src/**\`) to narrow the files, \`context\` for surrounding lines.
 Returns at most \`limit\` matches (default 100); long lines are cut around the match.`;
+
+/** `line` with its path as results show it (see `visibleName`). */
+function shownLine(line: GrepLine): GrepLine {
+	const path = visibleName(line.path);
+	return path === line.path ? line : { ...line, path };
+}
 
 /** The grep tool's arguments. */
 export const grepSchema = Type.Object(
@@ -151,7 +157,9 @@ async function runGrep(call: GrepCall): Promise<ToolResult<GrepToolDetails>> {
 			return stream;
 		},
 		pathOf: (line) => line.path,
-		onBatch: (batch) => {
+		onBatch: (found) => {
+			// From here on names are as shown: a control character in one would split or colour the output.
+			const batch = found.map(shownLine);
 			const taken = earlyStop.take(batch);
 			const lines = taken === batch.length ? batch : batch.slice(0, taken);
 			tally.add(lines);

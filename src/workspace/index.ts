@@ -31,6 +31,7 @@ export { editDistance, resolveExistingPath, similarNames } from "./paths/near-mi
 export { displayPath, resolveToolPath } from "./paths/paths.js";
 export { isInsideRoot, realPathOf } from "./paths/real-path.js";
 export { notRegularFileMessage, shellQuote, symlinkLoopMessage } from "./paths/special-file-messages.js";
+export { visibleName } from "./paths/visible-name.js";
 export { compileGlob } from "./search/glob-filter.js";
 export { comparePaths, PathGroups, sortPaths } from "./search/sort-paths.js";
 export {

@@ -92,7 +92,7 @@ for (const backend of backends) {
 			const created = await runCall(run.tools, run.hooks, "write", { path: "deep/new/file.txt", content: "hi\n" });
 			expect(created.isError, textOf(created)).toBe(false);
 			expect(readFileSync(join(dir(), "deep/new/file.txt"), "utf8")).toBe("hi\n");
-			// A file with two names is written in place: the other name sees the change too.
+			// A file with two names is replaced under confinement (its other name may be outside): the other name keeps its content.
 			writeFileSync(join(dir(), "one.txt"), "shared old\n");
 			linkSync(join(dir(), "one.txt"), join(dir(), "two.txt"));
 			await runCall(run.tools, run.hooks, "read", { path: "one.txt" });
@@ -102,7 +102,9 @@ for (const backend of backends) {
 				new_string: "new",
 			});
 			expect(shared.isError, textOf(shared)).toBe(false);
-			expect(readFileSync(join(dir(), "two.txt"), "utf8")).toBe("shared new\n");
+			expect(readFileSync(join(dir(), "one.txt"), "utf8")).toBe("shared new\n");
+			expect(readFileSync(join(dir(), "two.txt"), "utf8")).toBe("shared old\n");
+			expect(textOf(shared)).toMatch(/2 hard links/);
 		});
 
 		it("stale-write protection and confinement judge the workspace's disk", async (context) => {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { throwIfAborted } from "../../engine/index.js";
-import { type DirectoryEntry, errorCode, type FileOperations } from "../../workspace/index.js";
+import { type DirectoryEntry, errorCode, type FileOperations, visibleName } from "../../workspace/index.js";
 import { compareCodePoints } from "./compare.js";
 
 /** Options of `listDirectory`. */
@@ -44,7 +44,7 @@ interface DescribedEntry {
 
 /** Describes a symlink by where it points: `name/ -> target` for a folder, marked when broken. */
 async function describeSymlink(operations: FileOperations, path: string, relative: string): Promise<DescribedEntry> {
-	const target = await operations.readlink(path).catch(() => "?");
+	const target = visibleName(await operations.readlink(path).catch(() => "?"));
 	try {
 		const info = await operations.stat(path);
 		return { line: `${relative}${info.kind === "directory" ? "/" : ""} -> ${target}`, descend: false, broken: false };
@@ -63,7 +63,7 @@ async function describe(
 	entry: DirectoryEntry,
 	prefix: string,
 ): Promise<DescribedEntry> {
-	const relative = prefix + entry.name;
+	const relative = prefix + visibleName(entry.name);
 	let kind = entry.kind;
 	// Some file systems report no type in the listing; ask, without following links.
 	if (kind === "other")
@@ -111,7 +111,7 @@ export async function listDirectory(options: ListDirectoryOptions): Promise<Dire
 			if (described.broken) brokenSymlinks++;
 			if (described.descend && depth < maxDepth) {
 				try {
-					await visit(join(directory, entry.name), `${prefix}${entry.name}/`, depth + 1);
+					await visit(join(directory, entry.name), `${prefix}${visibleName(entry.name)}/`, depth + 1);
 				} catch (error) {
 					if (errorCode(error) === undefined) throw error;
 					// One unreadable subfolder should not hide the rest of the tree.

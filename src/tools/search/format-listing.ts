@@ -1,4 +1,4 @@
-import { PathGroups } from "../../workspace/index.js";
+import { PathGroups, visibleName } from "../../workspace/index.js";
 
 /** A sorted file listing cut to the output budget. */
 export interface Listing {
@@ -44,8 +44,9 @@ export function formatListing(paths: readonly string[] | PathGroups, budget: Lis
 	let budgetFull = false;
 	let walked = 0;
 	let listedBytes = 0;
-	groups.walk((path) => {
+	groups.walk((found) => {
 		if (walked >= listedPaths) return false;
+		const path = visibleName(found);
 		walked++;
 		const bytes = Buffer.byteLength(path) + (walked > 1 ? 1 : 0);
 		listedBytes += bytes;

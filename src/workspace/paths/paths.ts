@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { visibleName } from "./visible-name.js";
 
 /** Expands a leading `~` or `~/` to the user's home directory. */
 export function expandHome(path: string): string {
@@ -17,12 +18,15 @@ export function resolveToolPath(cwd: string, path: string): string {
 	return isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
 }
 
-/** How a result shows a path: relative to `cwd` with `/` when inside it, absolute otherwise. */
+/**
+ * How a result shows a path: relative to `cwd` with `/` when inside it, absolute otherwise, its
+ * control characters escaped (`visibleName`).
+ */
 export function displayPath(cwd: string, absolutePath: string): string {
 	const relativePath = relative(cwd, absolutePath);
 	if (relativePath === "") return ".";
 	// `..notes` is a name inside cwd; only `..` as a whole segment leaves it.
 	const outside = relativePath === ".." || relativePath.startsWith(`..${sep}`) || isAbsolute(relativePath);
-	if (outside) return absolutePath;
-	return relativePath.split(sep).join("/");
+	if (outside) return visibleName(absolutePath);
+	return visibleName(relativePath.split(sep).join("/"));
 }

@@ -173,7 +173,8 @@ readdir)
 	confine_real "$PWD" "$1"
 	for f in * .[!.]* ..?*; do
 		if [ -L "$f" ]; then k=symlink; elif [ -d "$f" ]; then k=directory; elif [ -f "$f" ]; then k=file; elif [ -e "$f" ]; then k=other; else continue; fi
-		printf '%s/%s\n' "$k" "$f"
+		# NUL-ended: a name may hold a newline, never a NUL.
+		printf '%s/%s\000' "$k" "$f"
 	done;;
 read)
 	[ -r "$1" ] || fail "$(errno_of "$1")" "$1"; [ -d "$1" ] && fail EISDIR "$1"; open_read "$1"

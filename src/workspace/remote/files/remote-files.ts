@@ -57,7 +57,7 @@ function parseInfo(text: string): FileInfo {
 
 function parseEntries(text: string): DirectoryEntry[] {
 	const entries: DirectoryEntry[] = [];
-	for (const line of text.split("\n")) {
+	for (const line of text.split("\0")) {
 		const slash = line.indexOf("/");
 		if (slash === -1) continue;
 		entries.push({ kind: line.slice(0, slash) as FileKind, name: line.slice(slash + 1) });
