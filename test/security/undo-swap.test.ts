@@ -5,23 +5,17 @@
 // restore is judged as a write is, at the point of use, on the local disk and over ssh.
 import { copyFile, lstat, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { CliProcesses, cleanEnv } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
-import { type SshdFixture, startSshdOrSkip } from "../remote/sshd-fixture.js";
+import { useSshd } from "../remote/sshd-fixture.js";
 
 const tempDir = useTempDir();
 const cli = new CliProcesses();
 afterEach(() => cli.killAll());
 
-let sshd: SshdFixture | undefined;
-beforeAll(async () => {
-	({ sshd } = await startSshdOrSkip());
-}, 30_000);
-afterAll(async () => {
-	await sshd?.stop();
-});
+const ssh = useSshd();
 
 const HOOK = "#!/bin/sh\ntouch /tmp/toolbelt-pwned-by-hook\n";
 const ALIASES = "alias ls='touch /tmp/toolbelt-pwned'\n";
@@ -52,6 +46,7 @@ async function layout(user: TestUser, overSsh: boolean): Promise<Place> {
 	await writeFile(join(workspace, "tools", "pre-commit"), HOOK, { mode: 0o755 });
 	await writeFile(join(workspace, "conf", ".bash_aliases"), ALIASES);
 	const remote: string[] = [];
+	const sshd = ssh.sshd;
 	if (overSsh && sshd) {
 		await mkdir(join(home, ".ssh"), { mode: 0o700 });
 		const options = await Promise.all(
@@ -102,7 +97,7 @@ const backends = ["local", "ssh"] as const;
 
 describe.each(testUsers())("undo through a swapped folder, as %s", (user) => {
 	describe.each(backends)("on the %s backend", (backend) => {
-		const skipped = () => backend === "ssh" && !sshd;
+		const skipped = () => backend === "ssh" && !ssh.sshd;
 
 		it("does not write a pre-commit hook into .git/hooks", async (context) => {
 			if (skipped()) return context.skip();
