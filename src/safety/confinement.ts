@@ -146,6 +146,18 @@ export class Confinement {
 		}
 	}
 
+	/**
+	 * Checks a path a command reads, as a `read` call of that path would be checked; undefined
+	 * when it cannot be resolved (a missing file is judged by the command's own error, not here).
+	 */
+	async checkReadPath(path: string): Promise<PathCheck | undefined> {
+		try {
+			return this.checkTarget(await this.workspace.resolveTarget({ access: "read", path }, { nearMiss: false }));
+		} catch {
+			return undefined;
+		}
+	}
+
 	private protectedPattern(index: number, check: PathCheck): string | undefined {
 		const views = [relativeInside(this.realRoots[index] as string, check.realPath)];
 		const lexicalRoot = this.roots[index];

@@ -142,6 +142,12 @@ export interface SafetyLayerOptions {
 	toolNames?: readonly string[];
 	/** Asks the user (yes / no / always). Without it, a call that needs approval is denied with a reason for the model. */
 	ask?: AskPermission;
+	/**
+	 * In default mode, run the commands on the read-only list without asking (`ls`, `cat`, `grep`,
+	 * `head`, … with harmless options only, reading inside the workspace; README "Read-only
+	 * commands"). Default: true.
+	 */
+	autoAllowReadOnlyCommands?: boolean;
 	/** Write "always" answers to the project settings file. Default: true (false keeps them for the session). */
 	persistAlways?: boolean;
 	/** Keep file tools inside the workspace roots. Default: true. */
@@ -340,6 +346,7 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		rules,
 		mode,
 		ask: options.ask,
+		autoAllowReadOnlyCommands: options.autoAllowReadOnlyCommands,
 		...alwaysRulesOptions(options.persistAlways !== false, projectDir, homeDir, settings, projectDisk),
 	});
 	const hooks = composeHooks([

@@ -43,7 +43,9 @@ describe("startMcpHttpServer sessions", () => {
 		server = await startMcpHttpServer({
 			host: "127.0.0.1",
 			port: 0,
-			sessionIdleMs: 300,
+			// Long enough that a loaded machine still sees both sessions before the idle one ends;
+			// the busy call outlasts it, so ending a session with a call running would show.
+			sessionIdleMs: 1500,
 			token,
 			createSession: () => createMcpServer({ tools: [createTool("bash", tempDir())] }),
 		});
@@ -56,14 +58,14 @@ describe("startMcpHttpServer sessions", () => {
 				jsonrpc: "2.0",
 				id: 2,
 				method: "tools/call",
-				params: { name: "bash", arguments: { command: "sleep 1.2; echo done-late" } },
+				params: { name: "bash", arguments: { command: "sleep 3.5; echo done-late" } },
 			}),
 		}).then((response) => response.text());
 		await initialize(url);
 		expect(server.sessionCount).toBe(2);
-		await waitFor(() => server?.sessionCount === 1, 3000);
+		await waitFor(() => server?.sessionCount === 1, 8000);
 		expect(await call).toContain("done-late");
-		await waitFor(() => server?.sessionCount === 0, 3000);
+		await waitFor(() => server?.sessionCount === 0, 8000);
 		const late = await fetch(url, {
 			method: "POST",
 			headers: busy,

@@ -77,20 +77,20 @@ describe("permission layer", () => {
 		const { prompts, ask } = scripted("always");
 		const safety = await layer({ ask });
 		const toolset = await tools();
-		const first = await runCall(toolset, safety.hooks, "bash", { command: "echo one && echo two" });
+		const first = await runCall(toolset, safety.hooks, "bash", { command: "printf one && printf two" });
 		expect(first.isError).toBe(false);
 		expect(prompts).toHaveLength(1);
-		expect(prompts[0]?.rulesIfAlways).toEqual(["bash(echo one)", "bash(echo two)"]);
-		const second = await runCall(toolset, safety.hooks, "bash", { command: "echo one && echo two" });
+		expect(prompts[0]?.rulesIfAlways).toEqual(["bash(printf one)", "bash(printf two)"]);
+		const second = await runCall(toolset, safety.hooks, "bash", { command: "printf one && printf two" });
 		expect(second.isError).toBe(false);
 		expect(prompts).toHaveLength(1);
 		const settings = JSON.parse(await readFile(projectSettingsPath(project), "utf8"));
-		expect(settings.permissions.allow).toEqual(["bash(echo one)", "bash(echo two)"]);
+		expect(settings.permissions.allow).toEqual(["bash(printf one)", "bash(printf two)"]);
 		// A new session reads the rule from the file: no prompt, and no callback needed.
 		const next = await createSafetyLayer({ cwd: project, homeDir });
-		expect((await runCall(toolset, next.hooks, "bash", { command: "echo one && echo two" })).isError).toBe(false);
+		expect((await runCall(toolset, next.hooks, "bash", { command: "printf one && printf two" })).isError).toBe(false);
 		// The rule is exact: a different command still needs approval.
-		expect((await runCall(toolset, next.hooks, "bash", { command: "echo one && rm -rf x" })).isError).toBe(true);
+		expect((await runCall(toolset, next.hooks, "bash", { command: "printf one && rm -rf x" })).isError).toBe(true);
 	});
 
 	it("approve always for a file write allows exactly that path", async () => {

@@ -10,6 +10,7 @@ import {
 	type WriteTargetProblem,
 } from "../shell-policy/command-writes.js";
 import { loadShellParser } from "../shell-policy/index.js";
+import { isReadOnlyCommand } from "../shell-policy/read-only-judgement.js";
 import { exactPathSpecifier } from "./path-pattern.js";
 import type { PermissionBlockDetails } from "./permission-details.js";
 import { cannotAskResult, declinedResult, deniedResult, type Verdict } from "./permission-results.js";
@@ -65,6 +66,12 @@ export interface PermissionHookOptions {
 	saveRules?: (rules: string[]) => Promise<void>;
 	/** Require an explicit allow rule (or the user's approval) for writes to protected paths. Default: true. */
 	protectPaths?: boolean;
+	/**
+	 * In default mode, run without asking the commands on the read-only list (`ls`, `cat`, `grep`,
+	 * `head`, … with harmless options only, reading inside the workspace; README "Read-only
+	 * commands"). Default: true.
+	 */
+	autoAllowReadOnlyCommands?: boolean;
 }
 
 /** The state of one permission hook: its options and what the session approved so far. */
@@ -87,6 +94,8 @@ interface CallFacts {
 	subject: CallSubject;
 	evaluation: RuleEvaluation;
 	writes: WriteTargetJudgement;
+	/** A command default mode runs without asking (on the read-only list, reading inside the workspace). */
+	readOnlyCommand: boolean;
 	summary: string;
 	rulesIfAlways: string[];
 }
@@ -147,7 +156,14 @@ async function gatherFacts(
 				})
 			: {};
 	const category = categoryOfCall(context);
-	const partial = { context, hookDecision, toolName, category, check, subject, evaluation, writes };
+	const readOnlyCommand =
+		subject.kind === "command" &&
+		state.mode === "default" &&
+		category === "execute" &&
+		state.options.autoAllowReadOnlyCommands !== false &&
+		evaluation.behavior === undefined &&
+		(await isReadOnlyCommand(analysisOf(subject), workspace, rules));
+	const partial = { context, hookDecision, toolName, category, check, subject, evaluation, writes, readOnlyCommand };
 	return {
 		...partial,
 		summary: summaryOf(toolName, context.args, check, workspace.cwd),
@@ -256,6 +272,7 @@ function decide(state: PermissionState, facts: CallFacts): Verdict {
 		}
 		return verdictOf(facts, "allow", allowedBy);
 	}
+	if (facts.readOnlyCommand) return verdictOf(facts, "allow", "a read-only command (default mode runs these without asking)");
 	const decision = modeDecision(mode, facts.category);
 	const what =
 		facts.category === "execute" ? "commands" : facts.category === "edit" ? "file changes" : `${facts.toolName} calls`;

@@ -12,6 +12,7 @@ import { isWrapper, unwrap } from "./command-wrappers.js";
 import { type OpaqueConstruct, type OpaqueConstructName, opaqueConstruct } from "./opaque-constructs.js";
 import { splitPowerShell } from "./powershell-split.js";
 import { programEffects } from "./program-effects.js";
+import { readOnlyInvocation } from "./read-only-commands.js";
 import { isLiteral, type ShellWord, UNKNOWN } from "./shell-words.js";
 
 export type { OpaqueConstruct } from "./opaque-constructs.js";
@@ -49,6 +50,11 @@ export interface CommandAnalysis {
 	writes: WriteTarget[];
 	/** `cd` / `pushd` commands, in order. */
 	directoryChanges: DirectoryChange[];
+	/**
+	 * Per part: the paths it reads when it is a read-only invocation on the default-mode list
+	 * (`read-only-commands.ts`; empty when it reads none), undefined when it is not one.
+	 */
+	readOnlyReads: (ShellWord[] | undefined)[];
 }
 
 /** How deep `bash -c 'sh -c "…"'` scripts are read before the rest counts as opaque. */
@@ -99,7 +105,14 @@ interface PartState {
  * directory changes. For bash the parser must be loaded (`loadShellParser`).
  */
 export function analyzeCommand(command: string, dialect: ShellDialect = "bash"): CommandAnalysis {
-	const analysis: CommandAnalysis = { parts: [], forms: [], inner: [], writes: [], directoryChanges: [] };
+	const analysis: CommandAnalysis = {
+		parts: [],
+		forms: [],
+		inner: [],
+		writes: [],
+		directoryChanges: [],
+		readOnlyReads: [],
+	};
 	if (dialect === "powershell") {
 		for (const part of splitPowerShell(command)) analyzePowerShellPart(analysis, part);
 		return analysis;
@@ -112,8 +125,24 @@ export function analyzeCommand(command: string, dialect: ShellDialect = "bash"):
 		analyzeSimpleCommand(state, simple);
 		analysis.forms.push(state.forms.length > 2 ? [...new Set(state.forms)] : state.forms);
 		analysis.inner.push(state.inner);
+		analysis.readOnlyReads.push(readOnlyPart(simple));
 	}
 	return analysis;
+}
+
+/** Redirections a read-only part may carry: to `/dev/null`, or one descriptor onto another (`2>&1`). */
+function harmlessRedirection({ operator, target }: Redirection): boolean {
+	if (target === undefined || !isLiteral(target)) return false;
+	if (operator === ">&" || operator === "<&") return /^(?:\d+|-)$/.test(target.value);
+	return writingOperators.has(operator) && target.value === "/dev/null";
+}
+
+/** The paths a simple command reads when it is a read-only invocation on the list, else undefined. */
+function readOnlyPart(simple: SimpleCommand): ShellWord[] | undefined {
+	const program = simple.words[0];
+	if (!program || simple.assignments.length > 0 || !simple.redirections.every(harmlessRedirection)) return undefined;
+	if (!isLiteral(program) || program.value.includes("/")) return undefined;
+	return readOnlyInvocation(program.value, simple.words);
 }
 
 /** The simple commands of `command`, as written (whitespace collapsed); for bash the parser must be loaded. */
@@ -364,4 +393,5 @@ function analyzePowerShellPart(analysis: CommandAnalysis, part: string): void {
 	analysis.parts.push(part);
 	analysis.forms.push(forms);
 	analysis.inner.push([]);
+	analysis.readOnlyReads.push(undefined);
 }

@@ -9,10 +9,15 @@ import type { Confinement, PathCheck } from "../confinement.js";
 import type { BlockedWriteTarget } from "../permissions/permission-details.js";
 import type { PermissionRule, RuleSet } from "../permissions/rules.js";
 import type { CommandAnalysis, WriteTarget } from "./command-analysis.js";
-import { isLiteral } from "./shell-words.js";
+import { isLiteral, type ShellWord } from "./shell-words.js";
 
 /** Files every command may write: they hold nothing. */
 const harmlessTargets = /^\/dev\/(?:null|stdout|stderr|fd\/\d+)$/;
+
+/** True for a write target that holds nothing (`/dev/null`, the standard streams). */
+export function isHarmlessTarget(word: ShellWord): boolean {
+	return isLiteral(word) && harmlessTargets.test(word.value);
+}
 
 /** A write target that needs more than the command's own allow rule. */
 export interface WriteTargetProblem {
@@ -82,7 +87,7 @@ export async function judgeWriteTargets(options: JudgeWriteTargetsOptions): Prom
 	for (const write of analysis.writes) {
 		const named = (text: string) =>
 			rules.allowRuleNaming(options.toolName, analysis.parts[write.part] ?? "", text) !== undefined;
-		if (isLiteral(write.word) && harmlessTargets.test(write.word.value)) continue;
+		if (isHarmlessTarget(write.word)) continue;
 		const relative = !isAbsolute(write.word.value) && !write.word.tilde;
 		if (!isLiteral(write.word) || (relative && bases === undefined)) {
 			judgeUnreadable(judgement, write, rules, named(write.word.raw));

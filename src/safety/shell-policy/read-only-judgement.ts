@@ -1,0 +1,39 @@
+/**
+ * Whether default mode may run a command without asking: every part a read-only invocation on the
+ * list (`read-only-commands.ts`), nothing opaque, nothing written, no directory change, no command
+ * run by another, and every path it reads inside the workspace and open to the read rules — what
+ * the read tool itself would be allowed to read without a question.
+ */
+import { isAbsolute, resolve } from "node:path";
+import type { Confinement } from "../confinement.js";
+import type { RuleSet } from "../permissions/rules.js";
+import type { CommandAnalysis } from "./command-analysis.js";
+import { isHarmlessTarget } from "./command-writes.js";
+
+/** How many paths one command may name and still be judged (each is a real-path lookup). */
+const MAX_JUDGED_PATHS = 64;
+
+/** True when default mode may run the analysed command without asking. */
+export async function isReadOnlyCommand(
+	analysis: CommandAnalysis,
+	workspace: Confinement,
+	rules: RuleSet,
+): Promise<boolean> {
+	if (analysis.opaque || analysis.directoryChanges.length > 0) return false;
+	if (!analysis.writes.every((write) => isHarmlessTarget(write.word))) return false;
+	if (analysis.parts.length === 0 || analysis.inner.some((inner) => inner.length > 0)) return false;
+	const reads = analysis.readOnlyReads;
+	if (reads.length !== analysis.parts.length || reads.some((paths) => paths === undefined)) return false;
+	const paths = reads.flatMap((words) => (words ?? []).map((word) => word.value));
+	// A read-only program with no path operand still reads: its default is the working directory.
+	if (paths.length === 0) paths.push(".");
+	if (paths.length > MAX_JUDGED_PATHS) return false;
+	for (const path of paths) {
+		const absolute = isAbsolute(path) ? path : resolve(workspace.cwd, path);
+		const check = await workspace.checkReadPath(absolute);
+		if (!check || check.root === undefined) return false;
+		const evaluation = rules.evaluate("read", { kind: "path", lexicalPath: check.lexicalPath, realPath: check.realPath });
+		if (evaluation.behavior === "deny" || evaluation.behavior === "ask") return false;
+	}
+	return true;
+}

@@ -1,0 +1,95 @@
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createSafetyLayer, type SafetyLayerOptions } from "../../src/safety/index.js";
+import type { PermissionAnswer, PermissionRequest } from "../../src/safety/permissions/permissions.js";
+import { createBashTool } from "../../src/tools/bash.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { runCall } from "./run-calls.js";
+
+const tempDir = useTempDir();
+
+/** A default-mode session whose prompts are recorded and declined. */
+async function session(options: Partial<SafetyLayerOptions> = {}) {
+	const project = join(tempDir(), "project");
+	const outside = join(tempDir(), "outside");
+	await mkdir(join(project, "src"), { recursive: true });
+	await mkdir(outside, { recursive: true });
+	await writeFile(join(project, "src", "a.txt"), "alpha\nbeta\n");
+	await writeFile(join(project, ".env"), "TOKEN=hidden\n");
+	await writeFile(join(outside, "secret.txt"), "outside-secret\n");
+	const prompts: PermissionRequest[] = [];
+	const ask = async (request: PermissionRequest): Promise<PermissionAnswer> => {
+		prompts.push(request);
+		return "no";
+	};
+	const safety = await createSafetyLayer({ cwd: project, homeDir: join(tempDir(), "home"), ask, ...options });
+	const tools = [createBashTool(project)];
+	const run = (command: string) => runCall(tools, safety.hooks, "bash", { command });
+	return { project, outside, prompts, run };
+}
+
+describe("default mode's read-only commands", () => {
+	it("runs listed commands with harmless options inside the workspace without asking", async () => {
+		const { prompts, run } = await session();
+		for (const command of [
+			"ls -la src",
+			"cat src/a.txt",
+			"grep -n beta src/a.txt",
+			"head -n 1 src/a.txt | wc -l",
+			"wc -l src/a.txt 2>/dev/null",
+			"pwd && echo done",
+		]) {
+			const result = await run(command);
+			expect(result.isError, command).toBe(false);
+		}
+		expect(prompts).toHaveLength(0);
+	});
+
+	it("asks for everything else: writes, unknown options, runners, expansions, outside paths, read rules", async () => {
+		const { project, outside, prompts, run } = await session({ rules: { deny: [], ask: ["read(.env)"] } });
+		const asked = [
+			"sort -o sorted.txt src/a.txt", // a writing option
+			"rg --pre ./x alpha src", // an option that runs a program
+			"tail -f src/a.txt", // an option not on the list
+			"cat src/a.txt > copy.txt", // a redirection that writes
+			"cat $HOME/.profile", // an expansion
+			"cat src/*.txt", // a glob
+			`cat ${join(outside, "secret.txt")}`, // outside the workspace
+			"cat ../outside/secret.txt",
+			"cat ~/.ssh/id_ed25519", // home
+			"cat .env", // an ask rule for reading it
+			"sudo cat src/a.txt", // a wrapper
+			"xargs cat < src/a.txt", // a runner
+			"cat $(echo src/a.txt)", // command substitution
+			"git status", // git runs what its config names
+			"uniq src/a.txt out.txt", // uniq's second operand is written
+			"cd src && cat a.txt", // a directory change
+			"FOO=1 cat src/a.txt", // an assignment
+			"/bin/cat src/a.txt", // a program by path
+		];
+		for (const command of asked) await run(command);
+		expect(prompts.map((prompt) => prompt.summary)).toEqual(asked.map((command) => `bash: ${command}`));
+		expect(existsSync(join(project, "sorted.txt"))).toBe(false);
+		expect(existsSync(join(project, "copy.txt"))).toBe(false);
+		expect(existsSync(join(project, "out.txt"))).toBe(false);
+	});
+
+	it("a symlink out of the workspace is judged where it leads", async () => {
+		const { project, outside, prompts, run } = await session();
+		const { symlink } = await import("node:fs/promises");
+		await symlink(outside, join(project, "link"));
+		const result = await run("cat link/secret.txt");
+		expect(result.isError).toBe(true);
+		expect(prompts).toHaveLength(1);
+	});
+
+	it("can be turned off, and never applies outside default mode's asking", async () => {
+		const off = await session({ autoAllowReadOnlyCommands: false });
+		await off.run("ls");
+		expect(off.prompts).toHaveLength(1);
+		const readOnlyMode = await session({ mode: "read-only" });
+		expect((await readOnlyMode.run("ls")).isError).toBe(true);
+	});
+});
