@@ -272,7 +272,8 @@ function decide(state: PermissionState, facts: CallFacts): Verdict {
 		}
 		return verdictOf(facts, "allow", allowedBy);
 	}
-	if (facts.readOnlyCommand) return verdictOf(facts, "allow", "a read-only command (default mode runs these without asking)");
+	if (facts.readOnlyCommand)
+		return verdictOf(facts, "allow", "a read-only command (default mode runs these without asking)");
 	const decision = modeDecision(mode, facts.category);
 	const what =
 		facts.category === "execute" ? "commands" : facts.category === "edit" ? "file changes" : `${facts.toolName} calls`;

@@ -32,7 +32,11 @@ export async function isReadOnlyCommand(
 		const absolute = isAbsolute(path) ? path : resolve(workspace.cwd, path);
 		const check = await workspace.checkReadPath(absolute);
 		if (!check || check.root === undefined) return false;
-		const evaluation = rules.evaluate("read", { kind: "path", lexicalPath: check.lexicalPath, realPath: check.realPath });
+		const evaluation = rules.evaluate("read", {
+			kind: "path",
+			lexicalPath: check.lexicalPath,
+			realPath: check.realPath,
+		});
 		if (evaluation.behavior === "deny" || evaluation.behavior === "ask") return false;
 	}
 	return true;
