@@ -10,7 +10,7 @@ import {
 	type WriteTargetProblem,
 } from "../shell-policy/command-writes.js";
 import { loadShellParser } from "../shell-policy/index.js";
-import { isReadOnlyCommand } from "../shell-policy/read-only-judgement.js";
+import { isReadOnlyCommand } from "../shell-policy/read-only/read-only-judgement.js";
 import { exactPathSpecifier } from "./path-pattern.js";
 import type { PermissionBlockDetails } from "./permission-details.js";
 import { cannotAskResult, declinedResult, deniedResult, type Verdict } from "./permission-results.js";

@@ -12,7 +12,7 @@ import { isWrapper, unwrap } from "./command-wrappers.js";
 import { type OpaqueConstruct, type OpaqueConstructName, opaqueConstruct } from "./opaque-constructs.js";
 import { splitPowerShell } from "./powershell-split.js";
 import { programEffects } from "./program-effects.js";
-import { readOnlyInvocation } from "./read-only-commands.js";
+import { readOnlyInvocation } from "./read-only/read-only-commands.js";
 import { isLiteral, type ShellWord, UNKNOWN } from "./shell-words.js";
 
 export type { OpaqueConstruct } from "./opaque-constructs.js";

@@ -5,10 +5,10 @@
  * the read tool itself would be allowed to read without a question.
  */
 import { isAbsolute, resolve } from "node:path";
-import type { Confinement } from "../confinement.js";
-import type { RuleSet } from "../permissions/rules.js";
-import type { CommandAnalysis } from "./command-analysis.js";
-import { isHarmlessTarget } from "./command-writes.js";
+import type { Confinement } from "../../confinement.js";
+import type { RuleSet } from "../../permissions/rules.js";
+import type { CommandAnalysis } from "../command-analysis.js";
+import { isHarmlessTarget } from "../command-writes.js";
 
 /** How many paths one command may name and still be judged (each is a real-path lookup). */
 const MAX_JUDGED_PATHS = 64;

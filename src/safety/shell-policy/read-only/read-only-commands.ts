@@ -8,7 +8,7 @@
  * status`, `diff` and `log` run: fsmonitor, diff drivers, textconv), `find` (`-exec`, `-delete`,
  * `-fprint`), `env`/`printenv` (the environment), interpreters, and anything that writes.
  */
-import { isLiteral, type ShellWord } from "./shell-words.js";
+import { isLiteral, type ShellWord } from "../shell-words.js";
 
 /** What a read-only program accepts. */
 interface ReadOnlyProgram {
