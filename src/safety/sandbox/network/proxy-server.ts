@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
@@ -95,12 +96,16 @@ export async function startNetworkProxy(options: {
 		server.once("error", reject);
 		server.listen(socketPath, () => resolve());
 	});
-	// The session's commands need it while it runs; it must not keep the process alive on its own.
+	// The session's commands need it while it runs; it must not keep the process alive on its own,
+	// and its socket file must not outlive the process (a CLI run ends without closing it).
 	server.unref();
+	const removeSocket = () => rmSync(socketPath, { force: true });
+	process.once("exit", removeSocket);
 	return {
 		socketPath,
 		audit,
 		close: async () => {
+			process.off("exit", removeSocket);
 			for (const socket of sockets) socket.destroy();
 			await new Promise<void>((resolve) => server.close(() => resolve()));
 			await rm(socketPath, { force: true }).catch(() => {});
