@@ -84,11 +84,6 @@ const READ_ONLY_PROGRAMS: ReadonlyMap<string, ReadOnlyProgram> = new Map([
 	["tr", program({ flags: "cCdst", operands: "data", maxOperands: 2 })],
 ]);
 
-/** The names on the list, for documentation and tests. */
-export function readOnlyProgramNames(): string[] {
-	return [...READ_ONLY_PROGRAMS.keys()];
-}
-
 /** True when `word` is an option the program accepts (with the value it takes, counted in `consumed`). */
 function acceptedOption(spec: ReadOnlyProgram, word: string, next: ShellWord | undefined): number | undefined {
 	if (word.startsWith("--")) {
