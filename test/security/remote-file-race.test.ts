@@ -27,23 +27,29 @@ import { runCall, textOf } from "../safety/run-calls.js";
 const SECRET = "OUTSIDE-SECRET";
 /**
  * Flips each `link=inside|outside` given by atomic rename until killed, and for a minute at most
- * (a test that died before killing it leaves no busy loop behind). Run by `node -e`: its arguments
- * start at argv[1].
+ * (a test that died before killing it leaves no busy loop behind). It flips as fast as it can for
+ * 40 ms, then leaves every link on its inside target for 40 ms: the bursts race the tools, the
+ * calm spells make sure some calls do get through, so the test cannot pass by refusing everything.
+ * Run by `node -e`: its arguments start at argv[1].
  */
 const SWAPPER = `
 const fs = require("node:fs");
 const links = process.argv.slice(1).map((spec) => { const [link, targets] = spec.split("="); return [link, targets.split("|")]; });
+const point = (link, target) => {
+	const temp = link + ".swap";
+	try { fs.unlinkSync(temp); } catch {}
+	fs.symlinkSync(target, temp);
+	fs.renameSync(temp, link);
+};
+const pause = new Int32Array(new SharedArrayBuffer(4));
 const end = Date.now() + 60000;
-for (let flips = 0; Date.now() < end; flips++) {
-	for (const [link, targets] of links) {
-		const temp = link + ".swap";
-		try { fs.unlinkSync(temp); } catch {}
-		fs.symlinkSync(targets[flips % 2], temp);
-		fs.renameSync(temp, link);
-	}
+while (Date.now() < end) {
+	const burstEnd = Date.now() + 40;
+	for (let flips = 0; Date.now() < burstEnd; flips++) for (const [link, targets] of links) point(link, targets[flips % 2]);
+	for (const [link, targets] of links) point(link, targets[0]);
+	Atomics.wait(pause, 0, 0, 40);
 }
 `;
-
 const state = useSshd();
 
 describe("remote file tools against a concurrent link swapper", () => {
