@@ -4,6 +4,7 @@ import type { FileOperations, ReadableFile } from "../../workspace/index.js";
 import { detectLegacyEncoding, encodingName, type LegacyEncoding, shellQuote } from "../../workspace/index.js";
 import { isNotebookPath } from "../notebook/notebook-json.js";
 import { readNotebook } from "../notebook/read-notebook.js";
+import { growingNotice, grownSize } from "./growing-file.js";
 import { fitImage } from "./image.js";
 import { readLinePage } from "./line-pager.js";
 import { isPdf, readPdf } from "./pdf.js";
@@ -98,14 +99,17 @@ async function readText(
 	const base = { kind: "text" as const, path: shownPath, absolutePath, size };
 
 	if (size <= firstLineStart) {
-		if (startLine > 1) throw beyondEnd(request, 0);
+		const grownTo = await grownSize(request.operations, absolutePath, size);
+		if (startLine > 1) throw beyondEnd(request, 0, grownTo);
 		// Kernel files report a size of 0 whatever they hold, and some block when read: say so
 		// instead of claiming they are empty.
-		const text = !isVirtualFile(absolutePath, size)
-			? `${shownPath} is empty (0 lines).`
-			: blocksWhenRead(absolutePath)
-				? `${shownPath} is a kernel file that waits for new events when read, so read does not open it. Sample it with a time limit via bash, e.g. timeout 2 cat ${shellQuote(shownPath)}.`
-				: `${shownPath} is a kernel file and holds nothing right now (0 bytes when read).`;
+		const text = grownTo
+			? `${shownPath} was empty when the read began and is growing (${formatSize(grownTo)} now). Read it again to see what was written.`
+			: !isVirtualFile(absolutePath, size)
+				? `${shownPath} is empty (0 lines).`
+				: blocksWhenRead(absolutePath)
+					? `${shownPath} is a kernel file that waits for new events when read, so read does not open it. Sample it with a time limit via bash, e.g. timeout 2 cat ${shellQuote(shownPath)}.`
+					: `${shownPath} is a kernel file and holds nothing right now (0 bytes when read).`;
 		return {
 			content: [{ type: "text", text }],
 			details: {
@@ -117,6 +121,7 @@ async function readText(
 				truncatedBy: null,
 				nextOffset: undefined,
 				longLinesCut: 0,
+				...(grownTo ? { grownTo } : {}),
 			},
 		};
 	}
@@ -132,7 +137,11 @@ async function readText(
 		signal: request.signal,
 		encoding,
 	});
-	if (page.beyondEnd) throw beyondEnd(request, page.totalLines ?? 0);
+	// Only the bytes there when the read began are paged (see grownSize); a file that grew meanwhile is named as growing.
+	const grownTo = isVirtualFile(absolutePath, size)
+		? undefined
+		: await grownSize(request.operations, absolutePath, size);
+	if (page.beyondEnd) throw beyondEnd(request, page.totalLines ?? 0, grownTo);
 	if (page.binaryLine !== undefined) {
 		return binaryNotice(request, {
 			reason: page.binaryLine.reason,
@@ -158,9 +167,10 @@ async function readText(
 	if (truncated) {
 		const why = page.truncatedBy === "bytes" ? `; ${formatSize(maxBytes)} output limit reached` : "";
 		notices.push(`[Showing ${range}${of}${why}. Use offset=${nextOffset} to continue.]`);
-	} else if (startLine > 1) {
+	} else if (startLine > 1 && !grownTo) {
 		notices.push(`[Showing ${range}${of}: end of file.]`);
 	}
+	if (grownTo) notices.push(growingNotice({ shownPath, size, grownTo, nextOffset: page.endLine + 1 }));
 	if (page.longLinesCut > 0) {
 		notices.push(
 			`[${page.longLinesCut} ${page.longLinesCut === 1 ? "line was" : "lines were"} longer than ${maxLineLength} characters and cut (the first: line ${page.firstLongLine}); to see the rest of one, use bash: sed -n '${page.firstLongLine}p' ${shellQuote(shownPath)} | cut -c${maxLineLength + 1}-]`,
@@ -179,6 +189,7 @@ async function readText(
 			nextOffset,
 			longLinesCut: page.longLinesCut,
 			...(encoding ? { encoding } : {}),
+			...(grownTo ? { grownTo } : {}),
 		},
 	};
 }
@@ -197,14 +208,19 @@ async function readVirtual(request: ReadFileContentOptions, file: ReadableFile):
 	return result;
 }
 
-function beyondEnd(request: ReadFileContentOptions, totalLines: number): ToolError {
+function beyondEnd(request: ReadFileContentOptions, totalLines: number, grownTo?: number): ToolError {
 	const lines = `${totalLines} ${totalLines === 1 ? "line" : "lines"}`;
 	const hint = totalLines > 0 ? ` Use an offset from 1 to ${totalLines}.` : "";
+	const growing = grownTo
+		? ` It is growing (${formatSize(request.size)} when the read began, ${formatSize(grownTo)} when it ended): ` +
+			`lines written since are not counted. Read again with offset=${totalLines + 1} for what was appended, or follow its end via bash (tail -n 50).`
+		: "";
 	return new ToolError(
-		`offset ${request.offset} is beyond the end of ${request.shownPath}: the file has ${lines}.${hint}`,
+		`offset ${request.offset} is beyond the end of ${request.shownPath}: the file ${grownTo ? `had ${lines} when the read began` : `has ${lines}`}.${growing || hint}`,
 		{
 			path: request.shownPath,
 			totalLines,
+			...(grownTo ? { grownTo } : {}),
 		},
 	);
 }

@@ -59,6 +59,11 @@ export interface ReadTextDetails {
 	unchanged?: boolean;
 	/** Set when the file is legacy single-byte text (decoded for the page); absent for UTF-8. */
 	encoding?: "latin-1" | "windows-1252";
+	/**
+	 * Set when the file grew while it was read: its size when the read ended. The page and the line
+	 * count cover only the first `size` bytes (a file appended to forever is never read to its end).
+	 */
+	grownTo?: number;
 }
 
 /** Structured result of an image read. */

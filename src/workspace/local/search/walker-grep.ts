@@ -6,7 +6,7 @@ import { type GrepLine, type GrepRequest, MAX_WALKER_LINE_BYTES } from "../../se
 import { buildLineMatcher } from "./line-matcher/build-matcher.js";
 import { type LineMatcher, stripCr } from "./line-matcher/types.js";
 import { Prefetch } from "./prefetch.js";
-import { openForScan, type ScanFileHandle } from "./scan-file-handle.js";
+import { capAtSize, openForScan, type ScanFileHandle } from "./scan-file-handle.js";
 import { walkFiles } from "./walker.js";
 
 const CHUNK_BYTES = 256 * 1024;
@@ -101,7 +101,10 @@ async function* searchFile(search: FileSearch): AsyncGenerator<GrepLine[]> {
 	let handle: ScanFileHandle;
 	try {
 		const path = join(search.root, search.path);
-		handle = search.stream ? await open(path, "r") : await openForScan(path);
+		if (search.stream) {
+			const file = await open(path, "r");
+			handle = capAtSize(file, await file.stat().catch(() => ({ isFile: () => false, size: 0 })));
+		} else handle = await openForScan(path);
 	} catch {
 		return; // vanished or unreadable: ripgrep warns and goes on
 	}
