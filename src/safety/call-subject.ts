@@ -9,7 +9,8 @@ export interface CallFacts {
 	target?: ToolTarget;
 }
 
-function dialectOf(target: ToolTarget | undefined): CommandTarget["dialect"] | undefined {
+/** The shell dialect a call's command is written in, from its declared target; undefined for no command target. */
+export function dialectOf(target: ToolTarget | undefined): CommandTarget["dialect"] | undefined {
 	const dialect = (target as Partial<CommandTarget> | undefined)?.dialect;
 	return dialect === "bash" || dialect === "powershell" ? dialect : undefined;
 }

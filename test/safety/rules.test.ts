@@ -36,13 +36,11 @@ describe("splitCommand", () => {
 		expect(splitCommand(input)).toEqual(parts);
 	});
 
-	it("splits PowerShell statements and script blocks, with the backtick as escape", () => {
-		expect(splitCommand("Get-ChildItem | ForEach-Object { Remove-Item $_ }; Write-Host `;", "powershell")).toEqual([
-			"Get-ChildItem",
-			"Remove-Item $_",
-			"ForEach-Object { Remove-Item $_",
-			"Write-Host `;",
-		]);
+	it("reads PowerShell pipelines and statements with the PowerShell parser", async () => {
+		await loadShellParser("powershell");
+		expect(
+			splitCommand("Get-ChildItem | Select-Object Name; git status && npm test\nWrite-Host 'a;b'", "powershell"),
+		).toEqual(["Get-ChildItem", "Select-Object Name", "git status", "npm test", "Write-Host 'a;b'"]);
 	});
 });
 

@@ -1,6 +1,6 @@
 import type { BeforeToolCallContext, BeforeToolCallResult, ToolHooks } from "../../engine/index.js";
 import { displayPath, partsOfTarget } from "../../tools/index.js";
-import { categoryOfCall, familyOfCall, subjectOfCall } from "../call-subject.js";
+import { categoryOfCall, dialectOf, familyOfCall, subjectOfCall } from "../call-subject.js";
 import type { Confinement, PathCheck } from "../confinement.js";
 import type { HookPermissionDecision } from "../hooks/command-hooks.js";
 import { addRulesToSettingsFile } from "../settings/settings.js";
@@ -142,7 +142,7 @@ async function gatherFacts(
 	if (context.target?.access === "write") await workspace.refreshGitPaths();
 	const check = workspace.checkTarget(context.target);
 	// The parser loads on the first command judged; a start that judges none never pays for it.
-	if (typeof context.target?.command === "string") await loadShellParser();
+	if (typeof context.target?.command === "string") await loadShellParser(dialectOf(context.target));
 	const subject = subjectOfCall(context, check);
 	const evaluation = rules.evaluate(toolName, subject, familyOfCall(context));
 	const writes =

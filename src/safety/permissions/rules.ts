@@ -148,7 +148,7 @@ export type CallSubject =
 
 /**
  * Builds the subject of a call: its command (analysed in `dialect`, by default the shell the tool
- * is named after; for bash the parser must be loaded, `loadShellParser`), else its resolved
+ * is named after; the parser of the dialect must be loaded, `loadShellParser`), else its resolved
  * paths, else only the tool.
  */
 export function subjectOf(

@@ -10,15 +10,16 @@ import { type Redirection, readBash, type SimpleCommand } from "./bash-syntax.js
 import { codeSource, isCodeRunner } from "./command-interpreters.js";
 import { isWrapper, unwrap } from "./command-wrappers.js";
 import { type OpaqueConstruct, type OpaqueConstructName, opaqueConstruct } from "./opaque-constructs.js";
-import { splitPowerShell } from "./powershell-split.js";
+import type { ShellDialect } from "./parser.js";
+import { powerShellCommand } from "./powershell/powershell-commands.js";
+import { readPowerShell } from "./powershell/powershell-syntax.js";
 import { programEffects } from "./program-effects.js";
 import { readOnlyInvocation } from "./read-only/read-only-commands.js";
 import { isLiteral, type ShellWord, UNKNOWN } from "./shell-words.js";
 
 export type { OpaqueConstruct } from "./opaque-constructs.js";
 
-/** Which shell's syntax a command is written in. */
-export type ShellDialect = "bash" | "powershell";
+export type { ShellDialect } from "./parser.js";
 
 /** A file a command writes through a redirection, `tee` or a writing option. */
 export interface WriteTarget {
@@ -102,7 +103,7 @@ interface PartState {
 
 /**
  * Analyses `command`: its parts, the forms rules see, opaque constructs, written files and
- * directory changes. For bash the parser must be loaded (`loadShellParser`).
+ * directory changes. The parser of the dialect must be loaded (`loadShellParser(dialect)`).
  */
 export function analyzeCommand(command: string, dialect: ShellDialect = "bash"): CommandAnalysis {
 	const analysis: CommandAnalysis = {
@@ -113,19 +114,18 @@ export function analyzeCommand(command: string, dialect: ShellDialect = "bash"):
 		directoryChanges: [],
 		readOnlyReads: [],
 	};
-	if (dialect === "powershell") {
-		for (const part of splitPowerShell(command)) analyzePowerShellPart(analysis, part);
-		return analysis;
-	}
-	const reading = readBash(command);
+	const powerShell = dialect === "powershell";
+	const reading = powerShell ? readPowerShell(command) : readBash(command);
 	if (reading.opaque) analysis.opaque = opaqueConstruct(reading.opaque.construct, reading.opaque.text);
 	for (const simple of reading.commands) {
 		const state: PartState = { analysis, part: analysis.parts.length, forms: [], inner: [], depth: 0 };
 		analysis.parts.push(simple.text);
-		analyzeSimpleCommand(state, simple);
+		if (powerShell) analyzePowerShellCommand(state, simple);
+		else analyzeSimpleCommand(state, simple);
 		analysis.forms.push(state.forms.length > 2 ? [...new Set(state.forms)] : state.forms);
 		analysis.inner.push(state.inner);
-		analysis.readOnlyReads.push(readOnlyPart(simple));
+		// The default-mode list of read-only commands is bash's; PowerShell's aliases change what a name runs.
+		analysis.readOnlyReads.push(powerShell ? undefined : readOnlyPart(simple));
 	}
 	return analysis;
 }
@@ -145,7 +145,7 @@ function readOnlyPart(simple: SimpleCommand): ShellWord[] | undefined {
 	return readOnlyInvocation(program.value, simple.words);
 }
 
-/** The simple commands of `command`, as written (whitespace collapsed); for bash the parser must be loaded. */
+/** The simple commands of `command`, as written (whitespace collapsed); the dialect's parser must be loaded. */
 export function splitCommand(command: string, dialect: ShellDialect = "bash"): string[] {
 	return analyzeCommand(command, dialect).parts;
 }
@@ -377,21 +377,26 @@ function recordDirectoryChange(state: PartState, words: readonly ShellWord[]): v
 	state.analysis.directoryChanges.push(readable ? { path: operand.value } : {});
 }
 
-/** PowerShell: only the constructs that run a string as code are recognised; the words are not unwrapped. */
-function analyzePowerShellPart(analysis: CommandAnalysis, part: string): void {
-	const plain = part.replace(/`(.)/g, "$1").replace(/["']/g, "");
-	const forms = [part, plain];
-	const program = (plain.split(" ")[0] ?? "").toLowerCase();
-	if (
-		/^(?:iex|invoke-expression|invoke-command|icm|start-process|saps)$/.test(program) ||
-		/^[&.]?\$|^[&.]\(/.test(program)
-	) {
-		analysis.opaque ??= opaqueConstruct("expanded command name", program);
+/**
+ * One PowerShell command: every name of a cmdlet is a form (`rm`, `del`, `Remove-Item`), cmdlets
+ * that run code are opaque, writing cmdlets write; native programs (git, find, bash) are then read
+ * as under bash, since they receive the same words.
+ */
+function analyzePowerShellCommand(state: PartState, simple: SimpleCommand): void {
+	for (const word of writtenTargets(simple.redirections))
+		state.analysis.writes.push({ word, via: ">", part: state.part });
+	if (!simple.words[0]) return;
+	const command = powerShellCommand(simple.words);
+	const args = simple.words.slice(1);
+	for (const name of command.names) state.forms.push(joined([{ ...command.program, value: name }, ...args]));
+	if (command.construct) {
+		markOpaque(state, command.construct, written(simple.words));
+		return;
 	}
-	const name = program.slice(program.lastIndexOf("/") + 1).replace(/\.exe$/, "");
-	if (name !== program) forms.push(`${name}${plain.slice(program.length)}`);
-	analysis.parts.push(part);
-	analysis.forms.push(forms);
-	analysis.inner.push([]);
-	analysis.readOnlyReads.push(undefined);
+	for (const write of command.writes) state.analysis.writes.push({ ...write, part: state.part });
+	if (command.directory) {
+		state.analysis.directoryChanges.push(command.directory);
+		return;
+	}
+	analyzeWords(state, [command.program, ...args], false, undefined);
 }

@@ -41,11 +41,53 @@ const interpreterSpecs: Readonly<Record<string, InterpreterSpec>> = {
 	rscript: { inline: ["-e"] },
 	osascript: { inline: ["-e"] },
 	tclsh: { inline: [] },
-	pwsh: {
-		inline: ["-c", "-command", "-e", "-ec", "-encodedcommand"],
-		values: ["-executionpolicy", "-ex", "-workingdirectory", "-wd"],
-	},
 };
+
+/**
+ * PowerShell's own options that take a value. It accepts `-`, `--` and `/` before an option and
+ * any unambiguous prefix of its name, so options are compared by prefix.
+ */
+const pwshValueOptions = [
+	"executionpolicy",
+	"ep",
+	"workingdirectory",
+	"wd",
+	"settingsfile",
+	"configurationname",
+	"configurationfile",
+	"outputformat",
+	"inputformat",
+	"windowstyle",
+	"version",
+	"psconsolefile",
+	"custompipename",
+];
+
+/**
+ * Reads a PowerShell invocation: `-Command`, `-EncodedCommand`, `-CommandWithArgs` and every
+ * abbreviation (`-c`, `-co`, `-e`, `-enc`, `/c`, `--command`) run inline code; so does a first
+ * operand under Windows PowerShell (`powershell rm x`), while pwsh takes it as a script file.
+ */
+function pwshSource(name: string, words: readonly ShellWord[]): CodeSource {
+	const inline: CodeSource = { kind: "opaque", construct: "interpreter with inline code" };
+	for (let index = 1; index < words.length; index++) {
+		const word = words[index] as ShellWord;
+		if (!isLiteral(word)) return inline;
+		const option = /^(?:--?|\/)([a-z]\w*)(?::.*)?$/i.exec(word.value)?.[1]?.toLowerCase();
+		if (option === undefined) {
+			if (name === "powershell" || readsInput(word)) return inline;
+			return { kind: "file" };
+		}
+		if (option === "ec" || option === "e" || option === "cwa") return inline;
+		if ("command".startsWith(option) || ["encodedcommand", "commandwithargs"].some((full) => full.startsWith(option)))
+			return inline;
+		if ("file".startsWith(option)) return { kind: "file" };
+		if (!word.value.includes(":") && pwshValueOptions.some((full) => full.startsWith(option) && option.length > 1))
+			index++;
+	}
+	if (words.some((word) => /^-(?:-?version|v|help|\?)$/i.test(word.value))) return { kind: "file" };
+	return { kind: "opaque", construct: "shell reading its input" };
+}
 
 const interpreterInitials = new Set([..."pnbdlrotw"].map((letter) => letter.charCodeAt(0)));
 
@@ -57,7 +99,7 @@ function interpreterName(name: string): string | undefined {
 	if (/^(?:python|pypy)[0-9.]*$/.test(lower)) return "python";
 	if (lower === "nodejs") return "node";
 	if (lower === "luajit" || /^lua[0-9.]*$/.test(lower)) return "lua";
-	if (lower === "powershell") return "pwsh";
+	if (lower === "powershell" || lower === "pwsh") return lower;
 	if (lower === "wish") return "tclsh";
 	return Object.hasOwn(interpreterSpecs, lower) ? lower : undefined;
 }
@@ -184,5 +226,6 @@ export function codeSource(name: string, words: readonly ShellWord[]): CodeSourc
 	}
 	const family = interpreterName(name);
 	if (family === undefined) return undefined;
+	if (family === "pwsh" || family === "powershell") return pwshSource(family, words);
 	return interpreterSource(interpreterSpecs[family] as InterpreterSpec, words);
 }

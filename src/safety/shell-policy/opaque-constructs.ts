@@ -31,7 +31,15 @@ export type OpaqueConstructName =
 	| "nesting too deep"
 	| "unparsed syntax"
 	| "unrecognised syntax"
-	| "command too long";
+	| "command too long"
+	| "script block"
+	| "subexpression"
+	| "splatting"
+	| "backtick escape"
+	| "call operator with an expression"
+	| "stop-parsing token"
+	| "typographic quote or dash"
+	| "PowerShell expression";
 
 /** A construct that makes a command unreadable to the permission rules. */
 export interface OpaqueConstruct {
@@ -76,6 +84,15 @@ const hints: Readonly<Record<OpaqueConstructName, string>> = {
 	"unparsed syntax": "check the command's quoting; the parser could not read it",
 	"unrecognised syntax": plainly,
 	"command too long": "split the command into several shorter calls",
+	"script block":
+		"run the commands directly instead of inside { } (ForEach-Object, Where-Object and Invoke-Command blocks included)",
+	subexpression: "run the inner command first, then use its output in a second command, without $( ), ( ) or @( )",
+	splatting: "pass the arguments literally instead of @name",
+	"backtick escape": "write the word without backticks: quote it with '…' instead, and keep each command on one line",
+	"call operator with an expression": "name the program literally (e.g. `& ./tool.exe a`, not `& $tool a`)",
+	"stop-parsing token": "pass the arguments as quoted words instead of after --%",
+	"typographic quote or dash": "write quotes and dashes as plain ASCII ' \" and -",
+	"PowerShell expression": `${plainly}; arguments may be literal words, quoted strings or $name / $env:NAME`,
 };
 
 /** The construct with its advice. */

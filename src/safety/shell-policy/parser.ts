@@ -1,9 +1,10 @@
 /**
- * The bash parser of the shell policy: tree-sitter's bash grammar through its WebAssembly runtime
- * (`@vscode/tree-sitter-wasm`), loaded on the first command check only, so that a start that
- * judges no command (`toolbelt tool read`) never pays for it. Every parse is bounded: by the
- * length of the input and by a deadline checked from tree-sitter's progress callback, so that a
- * hostile command is answered (as unparsed) in bounded time.
+ * The parsers of the shell policy: tree-sitter's bash and PowerShell grammars through its
+ * WebAssembly runtime (`@vscode/tree-sitter-wasm`), each loaded on the first check of a command in
+ * its dialect only, so that a start that judges no command (`toolbelt tool read`) never pays for
+ * it. Every parse is bounded: by the length of the input, by a deadline checked from tree-sitter's
+ * progress callback and by the depth of the tree, so that a hostile command is answered (as
+ * unparsed) in bounded time.
  */
 import { setFlagsFromString } from "node:v8";
 import type { Parser, TreeCursor } from "@vscode/tree-sitter-wasm";
@@ -37,39 +38,56 @@ export interface SyntaxNode {
 	children: SyntaxNode[];
 }
 
-let loading: Promise<Parser> | undefined;
-let loaded: Parser | undefined;
+/** Which shell's syntax a command is written in. */
+export type ShellDialect = "bash" | "powershell";
+
+const loading = new Map<ShellDialect, Promise<Parser>>();
+const loaded = new Map<ShellDialect, Parser>();
+
+/** A short command through the grammar's common paths, parsed once when the parser loads. */
+const warmUpCommands: Readonly<Record<ShellDialect, string>> = {
+	bash: "git status && echo \"$HOME\" | grep -v x > /dev/null; ls -la 'a b'",
+	powershell: "Get-ChildItem -Path 'a b' | Select-Object Name; git status && Write-Output \"$env:HOME\" > $null",
+};
 
 // Through the one loader of the runtime (src/syntax/tree-sitter.ts): the runtime's init replaces
 // its module for the whole process, so a second loader would pull it from under the other's parsers.
-async function load(): Promise<Parser> {
+async function load(dialect: ShellDialect): Promise<Parser> {
 	// V8 recompiles the grammar's hot lexer (a 1.4 MB module) with its optimising tier as soon as
 	// it runs: 1.5 s of CPU for a one-shot `toolbelt tool bash`, against 0.4 s for the whole
 	// process with the baseline compiler alone, and parses were no slower (BENCHMARKS.md, fifth
 	// session). The flag applies to every WebAssembly module compiled after it in this process.
 	setFlagsFromString("--liftoff-only");
-	const parser = await createTreeSitterParser(vscodeTreeSitterGrammar("bash"));
-	loaded = parser;
+	const parser = await createTreeSitterParser(vscodeTreeSitterGrammar(dialect));
+	// The first parse compiles the grammar's code (~300 ms for PowerShell on a loaded machine):
+	// done here, without a deadline, so that the first command judged is not cut off as unparsed.
+	parser.parse(warmUpCommands[dialect])?.delete();
+	loaded.set(dialect, parser);
 	return parser;
 }
 
 /**
- * Loads the bash parser (once; later calls return the same promise). Every permission check of a
- * command awaits it before judging; it rejects when the package's WebAssembly cannot be loaded,
- * and the check then refuses the command rather than judging it without a parser.
+ * Loads the parser of `dialect` (default bash; once, later calls return the same promise). Every
+ * permission check of a command awaits it before judging; it rejects when the package's
+ * WebAssembly cannot be loaded, and the check then refuses the command rather than judging it
+ * without a parser.
  */
-export function loadShellParser(): Promise<void> {
-	loading ??= load();
-	loading.catch(() => {
-		// A failed load is tried again by the next check, which refuses meanwhile.
-		loading = undefined;
-	});
-	return loading.then(() => undefined);
+export function loadShellParser(dialect: ShellDialect = "bash"): Promise<void> {
+	let promise = loading.get(dialect);
+	if (!promise) {
+		promise = load(dialect);
+		loading.set(dialect, promise);
+		promise.catch(() => {
+			// A failed load is tried again by the next check, which refuses meanwhile.
+			loading.delete(dialect);
+		});
+	}
+	return promise.then(() => undefined);
 }
 
-/** True once `loadShellParser` has finished: the synchronous analysis may run. */
-export function isShellParserLoaded(): boolean {
-	return loaded !== undefined;
+/** True once `loadShellParser(dialect)` has finished: the synchronous analysis may run. */
+export function isShellParserLoaded(dialect: ShellDialect = "bash"): boolean {
+	return loaded.has(dialect);
 }
 
 /** Why a command has no tree: too long, too deeply nested, or the parse ran past its deadline. */
@@ -123,8 +141,20 @@ function copyTree(cursor: TreeCursor, source: string): SyntaxNode | undefined {
  * otherwise, so that a caller that forgot to load fails loudly instead of allowing).
  */
 export function parseBash(command: string): ParsedCommand | ParseFailure {
-	const parser = loaded;
-	if (!parser) throw new Error("The shell parser is not loaded: await loadShellParser() before analysing a command.");
+	return parseShell(command, "bash");
+}
+
+/**
+ * Parses `command` in `dialect`, synchronously; `loadShellParser(dialect)` must have finished
+ * (throws otherwise, so that a caller that forgot to load fails loudly instead of allowing).
+ */
+export function parseShell(command: string, dialect: ShellDialect): ParsedCommand | ParseFailure {
+	const parser = loaded.get(dialect);
+	if (!parser) {
+		throw new Error(
+			`The ${dialect} parser is not loaded: await loadShellParser(${JSON.stringify(dialect)}) before analysing a command.`,
+		);
+	}
 	if (command.length > MAX_PARSED_COMMAND_LENGTH) return "too long";
 	const deadline = performance.now() + PARSE_DEADLINE_MS;
 	// The callback's `true` cancels the parse; its declared type says void, its contract says boolean.

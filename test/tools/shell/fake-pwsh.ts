@@ -5,7 +5,8 @@ import { join } from "node:path";
  * Writes a stand-in `pwsh` into `directory` (to be put on PATH): it decodes `-EncodedCommand`
  * (UTF-16LE base64, as PowerShell does) and prints a JSON line with the arguments before the
  * script and the script itself. `exit N` at the end of the script sets its exit code;
- * `Start-Sleep` makes it hang, so timeouts can be tested.
+ * `Start-Sleep` makes it hang, so timeouts can be tested. With `FAKE_PWSH_LOG` set in its
+ * environment it also appends each script to that file, so a test can tell it never started.
  */
 export async function writeFakePwsh(directory: string): Promise<string> {
 	const path = join(directory, "pwsh");
@@ -18,6 +19,7 @@ if (index < 0 || index + 1 >= args.length) {
 }
 const script = Buffer.from(args[index + 1], "base64").toString("utf16le");
 process.stdout.write(JSON.stringify({ args: args.slice(0, index + 1), script }) + "\\n");
+if (process.env.FAKE_PWSH_LOG) require("node:fs").appendFileSync(process.env.FAKE_PWSH_LOG, script + "\\n");
 if (script.includes("Start-Sleep")) setInterval(() => {}, 1000);
 else {
 	const exit = /(?:^|\\n)exit (\\d+)\\s*$/.exec(script);
