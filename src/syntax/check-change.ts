@@ -4,8 +4,8 @@
 import { type ChangedSpan, changedSpan } from "./changed-span.js";
 import { syntaxLanguageOf } from "./languages.js";
 import type { SyntaxProblem, SyntaxReading } from "./problems.js";
+import { readKept } from "./readers/kept-readings.js";
 import { readWithTreeSitter } from "./tree-sitter-reading.js";
-import { readYaml } from "./yaml-reading.js";
 
 /**
  * What the syntax check does with a change that adds syntax errors: `reject` refuses a change that
@@ -54,7 +54,7 @@ export interface SyntaxChange {
 async function read(change: SyntaxChange, text: string, from: string | undefined): Promise<SyntaxReading> {
 	const language = syntaxLanguageOf(change.path);
 	if (!language) return { problems: [], incomplete: false };
-	if (language.reader.kind === "yaml") return readYaml(text);
+	if (language.reader.kind === "parser") return readKept(change.path, text, language.reader.read);
 	return readWithTreeSitter(text, {
 		grammar: language.reader.grammar,
 		key: change.path,

@@ -1,13 +1,20 @@
 // Which grammar reads which file: those that come with the tree-sitter runtime
-// (@vscode/tree-sitter-wasm), and YAML by the `yaml` package, a pure JavaScript parser that reports
-// positions. C is read by the C++ grammar (which reads C). JSON, TOML and HTML have no grammar here
-// yet: tree-sitter-wasms ships them (and they load), but it installs 50 MB of grammars for these
-// four, which would take the package past its install-size bound.
-import { basename, extname } from "node:path";
+// (@vscode/tree-sitter-wasm), and the languages it has no grammar for by small pure JavaScript
+// parsers that report positions (`readers/`): YAML, JSON, TOML, HTML. C is read by the C++ grammar
+// (which reads C). Tree-sitter's own JSON, TOML and HTML grammars come only in packages with install
+// scripts or 50 MB of other grammars, which the package's install bounds rule out.
+import { basename, dirname, extname } from "node:path";
+import type { SyntaxReading } from "./problems.js";
+import { readHtml } from "./readers/html-reading.js";
+import { readJson } from "./readers/json-reading.js";
+import { readToml } from "./readers/toml-reading.js";
+import { readYaml } from "./readers/yaml-reading.js";
 import { type TreeSitterGrammarFile, vscodeTreeSitterGrammar } from "./tree-sitter.js";
 
-/** How a language's files are parsed. */
-export type SyntaxReader = { kind: "tree-sitter"; grammar: TreeSitterGrammarFile } | { kind: "yaml" };
+/** How a language's files are parsed: a tree-sitter grammar, or a parser of its own. */
+export type SyntaxReader =
+	| { kind: "tree-sitter"; grammar: TreeSitterGrammarFile }
+	| { kind: "parser"; read: (text: string) => Promise<SyntaxReading> };
 
 /** A language the syntax check knows. */
 export interface SyntaxLanguage {
@@ -27,7 +34,17 @@ const JAVASCRIPT = fromVscode("JavaScript", "javascript");
 const PYTHON = fromVscode("Python", "python");
 const CPP = fromVscode("C++", "cpp");
 const BASH = fromVscode("Bash", "bash");
-const YAML: SyntaxLanguage = { name: "YAML", reader: { kind: "yaml" } };
+const YAML: SyntaxLanguage = { name: "YAML", reader: { kind: "parser", read: readYaml } };
+const JSON_STRICT: SyntaxLanguage = {
+	name: "JSON",
+	reader: { kind: "parser", read: (text) => readJson(text, { comments: false }) },
+};
+const JSON_WITH_COMMENTS: SyntaxLanguage = {
+	name: "JSON with comments",
+	reader: { kind: "parser", read: (text) => readJson(text, { comments: true }) },
+};
+const TOML: SyntaxLanguage = { name: "TOML", reader: { kind: "parser", read: readToml } };
+const HTML: SyntaxLanguage = { name: "HTML", reader: { kind: "parser", read: readHtml } };
 
 const BY_EXTENSION: Record<string, SyntaxLanguage> = {
 	".ts": TYPESCRIPT,
@@ -61,6 +78,11 @@ const BY_EXTENSION: Record<string, SyntaxLanguage> = {
 	".css": fromVscode("CSS", "css"),
 	".yaml": YAML,
 	".yml": YAML,
+	".json": JSON_STRICT,
+	".jsonc": JSON_WITH_COMMENTS,
+	".toml": TOML,
+	".html": HTML,
+	".htm": HTML,
 };
 
 /** Files known by name rather than extension. */
@@ -68,7 +90,17 @@ const BY_NAME: Record<string, SyntaxLanguage> = {
 	".bashrc": BASH,
 	".bash_profile": BASH,
 	".profile": BASH,
+	// Files their tools read as JSON with comments and trailing commas.
+	"tsconfig.json": JSON_WITH_COMMENTS,
+	"jsconfig.json": JSON_WITH_COMMENTS,
+	"devcontainer.json": JSON_WITH_COMMENTS,
+	".devcontainer.json": JSON_WITH_COMMENTS,
+	".eslintrc.json": JSON_WITH_COMMENTS,
+	".babelrc": JSON_WITH_COMMENTS,
 };
+
+/** `tsconfig.base.json`, `tsconfig.app.json`, …: read like `tsconfig.json`. */
+const TSCONFIG_LIKE = /^[tj]sconfig\..+\.json$/;
 
 /**
  * The language of a file by its name, or undefined for a file the check does not read (no grammar,
@@ -76,5 +108,9 @@ const BY_NAME: Record<string, SyntaxLanguage> = {
  */
 export function syntaxLanguageOf(path: string): SyntaxLanguage | undefined {
 	const name = basename(path);
+	// VS Code reads every JSON file of its folder (settings, tasks, launch) with comments.
+	if (TSCONFIG_LIKE.test(name) || (name.endsWith(".json") && basename(dirname(path)) === ".vscode")) {
+		return JSON_WITH_COMMENTS;
+	}
 	return BY_NAME[name] ?? BY_EXTENSION[extname(name).toLowerCase()];
 }

@@ -371,4 +371,88 @@ jobs:
 			{ old_string: "border: 1px solid #ccc;\n}", new_string: "border: 1px solid #ccc;\n}\n}" },
 		],
 	},
+	{
+		file: "package.json",
+		source: `{
+  "name": "shop",
+  "version": "1.0.0",
+  "scripts": {
+    "test": "vitest run",
+    "build": "tsc -p ."
+  },
+  "dependencies": {
+    "zod": "3.23.8"
+  }
+}
+`,
+		breaks: { old_string: `"version": "1.0.0",`, new_string: `"version": "1.0.0"`, line: 4 },
+		keeps: { old_string: `"zod": "3.23.8"`, new_string: `"zod": "3.23.8",\n    "yaml": "2.9.1"` },
+		through: [
+			{ old_string: `"test": "vitest run",`, new_string: `"test": ["vitest",` },
+			{ old_string: `"build": "tsc -p ."`, new_string: `"run"],\n    "build": "tsc -p ."` },
+		],
+	},
+	{
+		// Comments and a trailing comma: JSON with comments, as TypeScript reads it.
+		file: "tsconfig.json",
+		source: `{
+  // Strict settings for the library.
+  "compilerOptions": {
+    "target": "ES2022",
+    "strict": true,
+  },
+  "include": ["src"]
+}
+`,
+		breaks: { old_string: `"include": ["src"]`, new_string: `"include": ["src" "test"]`, line: 7 },
+		keeps: {
+			old_string: `  // Strict settings for the library.`,
+			new_string: `  // Strict settings for the library.
+  "extends": "./tsconfig.base.json",`,
+		},
+		through: [
+			{ old_string: `"target": "ES2022",`, new_string: `"target": "ES2022", "lib": [` },
+			{ old_string: `"strict": true,`, new_string: `"DOM"],\n    "strict": true,` },
+		],
+	},
+	{
+		file: "Cargo.toml",
+		source: `[package]
+name = "shelf"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+serde = { version = "1", features = ["derive"] }
+anyhow = "1"
+`,
+		breaks: { old_string: `anyhow = "1"`, new_string: `anyhow = "1`, line: 8 },
+		keeps: { old_string: `edition = "2021"`, new_string: `edition = "2021"\nlicense = "MIT"` },
+		through: [
+			{ old_string: `name = "shelf"`, new_string: `keywords = ["cli",` },
+			{ old_string: `version = "0.1.0"`, new_string: `"tui"]\nname = "shelf"\nversion = "0.1.0"` },
+		],
+	},
+	{
+		file: "index.html",
+		source: `<!doctype html>
+<html lang="en">
+<head>
+  <title>Shelf</title>
+</head>
+<body>
+  <main class="shelf">
+    <h1>Books</h1>
+    <ul id="list"></ul>
+  </main>
+</body>
+</html>
+`,
+		breaks: { old_string: "  </main>\n</body>", new_string: "</body>", line: 7 },
+		keeps: { old_string: "<h1>Books</h1>", new_string: "<h1>Books</h1>\n    <p>Sorted by title.</p>" },
+		through: [
+			{ old_string: "<h1>Books</h1>", new_string: "<section>\n    <h1>Books</h1>" },
+			{ old_string: `<ul id="list"></ul>`, new_string: `<ul id="list"></ul>\n    </section>` },
+		],
+	},
 ];

@@ -7,6 +7,7 @@ import {
 	type AskPermission,
 	Confinement,
 	createSafetyLayer,
+	type LoadedSettings,
 	NetworkRuleError,
 	type PermissionMode,
 	type ProjectSettingsReview,
@@ -184,6 +185,13 @@ function trustCheck(
 	};
 }
 
+/** The settings' `edit.syntaxCheck`, as the options of every tool that changes files. */
+function syntaxCheckOptions(edit: LoadedSettings["edit"]): Pick<ToolsOptions, "write" | "edit" | "apply_patch"> {
+	const syntaxCheck = edit?.syntaxCheck;
+	if (!syntaxCheck) return {};
+	return { write: { syntaxCheck }, edit: { syntaxCheck }, apply_patch: { syntaxCheck } };
+}
+
 /**
  * Builds the safety layer from the settings files and the command-line flags: permission rules
  * and mode, workspace confinement (on unless `--no-confine`), stale-write protection (write over
@@ -245,7 +253,7 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	const onFirstCall = lazy
 		? lazyCheckpointHooks(() => openCliCheckpoints(options.cwd, io, workspace), options.turnPerCall === true)
 		: undefined;
-	const toolOptions: ToolsOptions = { bash: shell, powershell: shell };
+	const toolOptions: ToolsOptions = { bash: shell, powershell: shell, ...syntaxCheckOptions(layer.settings.edit) };
 	if (workspace) {
 		const { workspaceToolsOptions } = await import("../../tools/index.js");
 		Object.assign(toolOptions, workspaceToolsOptions(workspace, toolOptions));

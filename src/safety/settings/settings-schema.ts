@@ -79,6 +79,19 @@ export const settingsSchema = Type.Object({
 			{ additionalProperties: false },
 		),
 	),
+	edit: Type.Optional(
+		Type.Object(
+			{
+				/**
+				 * What write, edit, apply_patch and notebook edits do with a change that adds syntax errors:
+				 * `reject` (default) refuses one that breaks a file that parsed, `warn` applies it with a
+				 * warning, `off` does not parse.
+				 */
+				syntaxCheck: Type.Optional(Type.Union([Type.Literal("reject"), Type.Literal("warn"), Type.Literal("off")])),
+			},
+			{ additionalProperties: false },
+		),
+	),
 	/**
 	 * Folders whose project settings are trusted without asking (user file only; ignored in a
 	 * project file): absolute paths or `~/…`, or remote folders as workspace URLs

@@ -90,6 +90,8 @@ export interface LoadedSettings {
 	sandbox: NonNullable<Settings["sandbox"]>;
 	/** Shell settings: `passEnvironment` of every file (user first). Default: none. */
 	shell?: { passEnvironment: string[] };
+	/** Edit settings: the project's `syntaxCheck` over the user's. Default: none (the tools' own default). */
+	edit?: NonNullable<Settings["edit"]>;
 	/** How the project file was applied (trusted, or which widening settings were ignored); absent without a project file. */
 	project?: ProjectSettingsTrust;
 }
@@ -324,6 +326,8 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 			...mergedNetwork(loaded.sandbox.network, settings.sandbox?.network),
 		};
 		loaded.shell?.passEnvironment.push(...(settings.shell?.passEnvironment ?? []));
+		// Not a widening: a syntax check left off lets broken files through, it runs nothing.
+		if (settings.edit) loaded.edit = { ...loaded.edit, ...settings.edit };
 	}
 	return loaded;
 }

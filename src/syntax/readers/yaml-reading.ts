@@ -1,6 +1,6 @@
 // YAML read by the `yaml` package (pure JavaScript; loaded at the first YAML file): its parse
 // errors carry a line and column, and every document of a multi-document file is read.
-import { lineAndColumn, MAX_PROBLEMS, type SyntaxProblem, type SyntaxReading } from "./problems.js";
+import { lineAndColumn, MAX_PROBLEMS, type SyntaxProblem, type SyntaxReading } from "../problems.js";
 
 type YamlModule = typeof import("yaml");
 let yaml: Promise<YamlModule> | undefined;

@@ -1,0 +1,75 @@
+// The syntax check's cost per change (issue 28: ≤ 5 ms for a 2,000-line file after warm-up): one
+// line changed in a 2,000-line file, read before and after as write/edit do. The file's last tree is
+// kept between checks, as it is between a session's edits of one file. No raw command does this
+// work, so the goal is absolute.
+import { join } from "node:path";
+import { checkSyntaxChange } from "../../src/syntax/index.js";
+import type { BenchCase, BenchContext } from "../types.js";
+
+const LINES = 2000;
+
+interface Language {
+	file: string;
+	/** Line `index` of the file. */
+	line: (index: number) => string;
+	/** The text around the lines (a document needs its head and foot). */
+	wrap?: (body: string) => string;
+}
+
+const LANGUAGES: Language[] = [
+	{
+		file: "module.ts",
+		line: (index) =>
+			index % 4 === 0
+				? `export function step${index}(value: number): number {`
+				: index % 4 === 3
+					? "}"
+					: `\tconst item${index} = compute(value, ${index}); // line ${index}`,
+	},
+	{
+		file: "data.json",
+		line: (index) => `  "key${index}": { "value": ${index}, "label": "entry ${index}" },`,
+		wrap: (body) => `{\n${body}  "last": true\n}\n`,
+	},
+	{
+		file: "page.html",
+		line: (index) => `    <li class="row" data-index="${index}"><a href="/item/${index}">Item ${index}</a></li>`,
+		wrap: (body) => `<!doctype html>\n<html>\n<body>\n  <ul>\n${body}  </ul>\n</body>\n</html>\n`,
+	},
+	{
+		file: "config.toml",
+		line: (index) => (index % 5 === 0 ? `[section${index}]` : `key${index} = "value ${index}"`),
+	},
+];
+
+function textOf(language: Language, variant: number): string {
+	const lines: string[] = [];
+	for (let index = 0; index < LINES; index++) {
+		// One line in the middle differs between the two variants: the change each check reads.
+		lines.push(
+			index === LINES / 2 + 1 && variant === 1 ? language.line(index).replace("1", "9") : language.line(index),
+		);
+	}
+	const body = `${lines.join("\n")}\n`;
+	return language.wrap ? language.wrap(body) : body;
+}
+
+function checkCase(language: Language): BenchCase {
+	const texts = [textOf(language, 0), textOf(language, 1)];
+	let turn = 0;
+	return {
+		group: "syntax",
+		name: `check a one-line change of a 2,000-line ${language.file.split(".")[1]} file`,
+		goal: "≤ 5 ms after warm-up",
+		maxMs: 5,
+		repeat: 20,
+		async toolbelt(context: BenchContext) {
+			const [before, after] = turn++ % 2 === 0 ? [texts[0], texts[1]] : [texts[1], texts[0]];
+			if (before === undefined || after === undefined) throw new Error("no text");
+			const verdict = await checkSyntaxChange({ path: join(context.dataDir, language.file), before, after });
+			return { ok: verdict.status === "clean", note: verdict.language };
+		},
+	};
+}
+
+export const cases: BenchCase[] = LANGUAGES.map(checkCase);
