@@ -24,6 +24,14 @@ export {
 	legacyAsUtf8,
 	utf8AsLegacy,
 } from "./files/legacy-encoding.js";
+export {
+	CANNOT_RUN_COMMANDS,
+	createMemoryWorkspace,
+	MemoryFiles,
+	type MemoryWorkspace,
+	type MemoryWorkspaceOptions,
+	noShellOperations,
+} from "./memory/index.js";
 export { importantLinesOfFile, withKeptLines } from "./output/scan-output-file.js";
 export { collapseRuns, ImportantLines, wordyShapeOf } from "./output/semantic-tail.js";
 export { canonicalPath } from "./paths/canonical-path.js";

@@ -2,7 +2,7 @@ import type { Static, TSchema } from "typebox";
 import type { AgentTool, ToolDefinition, ToolResult, ToolTarget } from "../../engine/index.js";
 import type { SearchBackendName, SearchOperations } from "../../workspace/index.js";
 import { createLocalWorkspace, type Workspace } from "../../workspace/index.js";
-import { createSearchOperations } from "../../workspace/local/index.js";
+import { createSearchOperations, localFileOperations, searchThroughFiles } from "../../workspace/local/index.js";
 import { toolFrom } from "../tool-definition.js";
 import type { SearchRunResult } from "./run-search.js";
 
@@ -62,13 +62,21 @@ export interface SearchToolCall<TArgs, TOptions> {
 	callTarget: ToolTarget | undefined;
 }
 
-/** The workspace and backend of a search tool, from its options (local ones by default). */
+/**
+ * The workspace and backend of a search tool, from its options (local ones by default). A
+ * workspace's own search wins; a workspace on another disk without one (in memory, virtual) is
+ * searched through its file operations, never with ripgrep on this machine's disk.
+ */
 export function searchToolSetup(cwd: string, options: SearchToolOptions): SearchToolSetup {
-	return {
-		cwd,
-		workspace: options.workspace ?? createLocalWorkspace(cwd),
-		operations: options.operations ?? createSearchOperations({ rgPath: options.rgPath, backend: options.backend }),
-	};
+	const workspace = options.workspace ?? createLocalWorkspace(cwd);
+	const own = (workspace as { search?: SearchOperations }).search;
+	const operations =
+		options.operations ??
+		own ??
+		(workspace.files === localFileOperations
+			? createSearchOperations({ rgPath: options.rgPath, backend: options.backend })
+			: searchThroughFiles(workspace.files));
+	return { cwd, workspace, operations };
 }
 
 /**

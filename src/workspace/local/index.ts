@@ -30,6 +30,7 @@ export {
 	processGroupOf,
 	type TerminateOptions,
 } from "./process/process-tree.js";
+export { searchThroughFiles } from "./search/files-search.js";
 export { createSearchOperations } from "./search/operations.js";
 export { ripgrepGrep, ripgrepListFiles } from "./search/ripgrep-backend.js";
 export { locateRipgrep } from "./search/ripgrep-path.js";

@@ -7,7 +7,7 @@ import { buildLineMatcher } from "./line-matcher/build-matcher.js";
 import { type LineMatcher, stripCr } from "./line-matcher/types.js";
 import { Prefetch } from "./prefetch.js";
 import { capAtSize, openForScan, type ScanFileHandle } from "./scan-file-handle.js";
-import { walkFiles } from "./walker.js";
+import { type WalkSource, walkFiles } from "./walker.js";
 
 const CHUNK_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
@@ -27,21 +27,37 @@ function giveBuffer(buffer: Buffer): void {
 /** Lines a file searched ahead may hold before it waits for its turn. */
 const PREFETCH_LINES = 1000;
 
+/** Where the walker-grep reads: folders and ignore files, and the files it scans. */
+export interface GrepSource extends WalkSource {
+	/** Opens a file (absolute path) for reading from its start. */
+	open(absolutePath: string): Promise<ScanFileHandle>;
+}
+
 /**
  * The built-in content search: walks like ripgrep, reads each file in chunks (memory stays flat
  * however large the file), skips binary files (a NUL byte in the first chunk), and yields the
- * matching and context lines in batches, file after file in walk order.
+ * matching and context lines in batches, file after file in walk order. `source` is where it
+ * reads (default: this machine's disk).
  */
-export async function* walkerGrep(request: GrepRequest, signal: AbortSignal): AsyncGenerator<GrepLine[]> {
+export async function* walkerGrep(
+	request: GrepRequest,
+	signal: AbortSignal,
+	source?: GrepSource,
+): AsyncGenerator<GrepLine[]> {
 	const regex = buildLineMatcher(request, signal);
 	try {
-		yield* searchAll(request, regex, signal);
+		yield* searchAll(request, regex, signal, source);
 	} finally {
 		regex.close();
 	}
 }
 
-async function* searchAll(request: GrepRequest, regex: LineMatcher, signal: AbortSignal): AsyncGenerator<GrepLine[]> {
+async function* searchAll(
+	request: GrepRequest,
+	regex: LineMatcher,
+	signal: AbortSignal,
+	source: GrepSource | undefined,
+): AsyncGenerator<GrepLine[]> {
 	if (request.file !== undefined) {
 		// One file: stream it chunk by chunk, so a limit or timeout sees lines as they are found.
 		yield* searchFile({
@@ -52,6 +68,7 @@ async function* searchAll(request: GrepRequest, regex: LineMatcher, signal: Abor
 			signal,
 			reportBinary: true,
 			stream: true,
+			source,
 		});
 		if (signal.aborted) throw new AbortError();
 		return;
@@ -63,12 +80,13 @@ async function* searchAll(request: GrepRequest, regex: LineMatcher, signal: Abor
 		include: request.include,
 		exclude: request.exclude,
 		signal,
+		source,
 	});
 	// A small window of files in flight hides file-open latency; order is kept by draining in turn.
 	const inFlight: Prefetch<GrepLine>[] = [];
 	const search = (path: string) =>
 		new Prefetch(
-			searchFile({ root: request.openedRoot ?? request.root, path, regex, context: request.context, signal }),
+			searchFile({ root: request.openedRoot ?? request.root, path, regex, context: request.context, signal, source }),
 			PREFETCH_LINES,
 		);
 	try {
@@ -95,13 +113,16 @@ interface FileSearch {
 	reportBinary?: boolean;
 	/** Read it asynchronously: a file named as the path may be a FIFO that another process writes. */
 	stream?: boolean;
+	/** Where the file is opened. Default: this machine's disk. */
+	source?: GrepSource;
 }
 
 async function* searchFile(search: FileSearch): AsyncGenerator<GrepLine[]> {
 	let handle: ScanFileHandle;
 	try {
 		const path = join(search.root, search.path);
-		if (search.stream) {
+		if (search.source) handle = await search.source.open(path);
+		else if (search.stream) {
 			const file = await open(path, "r");
 			handle = capAtSize(file, await file.stat().catch(() => ({ isFile: () => false, size: 0 })));
 		} else handle = await openForScan(path);
