@@ -1,4 +1,5 @@
 import { errorMessage, isAbortError, ToolError } from "./errors.js";
+import { type ReadArguments, readArgumentsText } from "./repair-arguments.js";
 import { cutText } from "./truncate.js";
 import type { ToolResult } from "./types.js";
 
@@ -31,11 +32,15 @@ export function isToolResult(value: unknown): value is ToolResult {
 	return typeof value === "object" && value !== null && Array.isArray((value as ToolResult).content);
 }
 
-/** Some models send the arguments object as a JSON string; a string that is not JSON is an error the model can fix. */
-export function parseArguments(toolName: string, raw: unknown): unknown {
-	if (typeof raw !== "string") return raw;
+/**
+ * Some models send the arguments object as a JSON string, and some send JSON with mistakes: read it,
+ * repaired where that is safe (`readArgumentsText`). A string that cannot be read is an error the
+ * model can fix.
+ */
+export function parseArguments(toolName: string, raw: unknown): ReadArguments {
+	if (typeof raw !== "string") return { value: raw };
 	try {
-		return JSON.parse(raw);
+		return readArgumentsText(raw);
 	} catch (error) {
 		const shown = cutText(raw, { maxLength: 2000 }).text;
 		throw new Error(

@@ -72,6 +72,8 @@ interface ReadyCall {
 	args: Record<string, unknown>;
 	target: ToolTarget | undefined;
 	terminate: boolean;
+	/** What was repaired in the arguments' JSON, told to the model with the result. */
+	repaired?: string;
 }
 
 type Preparation = { ready: false; outcome: Outcome } | ReadyCall;
@@ -122,14 +124,17 @@ async function prepare(state: BatchState, toolCall: ToolCall): Promise<Preparati
 	}
 	let args: Record<string, unknown>;
 	let target: ToolTarget | undefined;
+	let repaired: { repaired: string } | Record<string, never> = {};
 	try {
-		const raw = parseArguments(toolCall.name, toolCall.arguments);
+		const read = parseArguments(toolCall.name, toolCall.arguments);
+		if (read.repaired) repaired = { repaired: read.repaired };
+		const raw = read.value;
 		args = validateToolArguments(tool, tool.prepareArguments ? tool.prepareArguments(raw) : raw);
 		target = await declaredTarget(tool, args);
 	} catch (error) {
 		return { ready: false, outcome: errorOutcome(errorMessage(error)) };
 	}
-	if (!beforeToolCall) return { ready: true, tool, args, target, terminate: false };
+	if (!beforeToolCall) return { ready: true, tool, args, target, terminate: false, ...repaired };
 	try {
 		const decision = await beforeToolCall({ toolCall, tool, args, target }, signal);
 		const stop = decision?.terminate === true;
@@ -144,7 +149,7 @@ async function prepare(state: BatchState, toolCall: ToolCall): Promise<Preparati
 			// `composeHooks` already showed later hooks the rewritten call's target; the tool gets the same.
 			target = decision.target ?? (await declaredTarget(tool, args));
 		}
-		return { ready: true, tool, args, target, terminate: stop };
+		return { ready: true, tool, args, target, terminate: stop, ...repaired };
 	} catch (error) {
 		return { ready: false, outcome: errorOutcome(`beforeToolCall hook failed: ${errorMessage(error)}`) };
 	}
@@ -184,6 +189,12 @@ async function run(state: BatchState, toolCall: ToolCall, call: ReadyCall): Prom
 		throttle.close();
 	}
 	if (call.terminate) outcome.result = { ...outcome.result, terminate: true };
+	if (call.repaired) {
+		outcome.result = {
+			...outcome.result,
+			content: [...outcome.result.content, { type: "text", text: `[${call.repaired}]` }],
+		};
+	}
 	return outcome;
 }
 

@@ -157,7 +157,8 @@ describe("agentLoop", () => {
 
 	it("turns malformed tool-call JSON into an error result, not a crash", async () => {
 		const fake = createFakeModelStream([
-			toolCallReply([{ name: "echo", arguments: '{"text": oops}' }]),
+			// Cut off inside a string, so not repaired.
+			toolCallReply([{ name: "echo", arguments: '{"text": "oops' }]),
 			textReply("I see, bad JSON."),
 		]);
 		const { messages, end } = await run("go", { tools: [echoTool()] }, fake);

@@ -170,7 +170,8 @@ describe("executeToolCalls: malformed JSON arguments", () => {
 	it("says the arguments are not valid JSON and echoes them, without running the tool", async () => {
 		const recorded: unknown[] = [];
 		const toolCall = call("record", {});
-		(toolCall as { arguments: unknown }).arguments = '{"path": "a.txt", "limit": 2';
+		// Cut off inside a string: not repaired (test/engine/argument-repair.test.ts has the repaired kinds).
+		(toolCall as { arguments: unknown }).arguments = '{"path": "a.txt", "limit": 2, "note": "cut o';
 		const { messages } = await executeToolCalls({ tools: [recordingTool(recorded)], toolCalls: [toolCall] });
 		expect(messages[0]!.isError).toBe(true);
 		expect(texts(messages)[0]).toMatch(/arguments for tool "record" are not valid JSON[\s\S]*"limit": 2/);
