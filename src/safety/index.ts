@@ -145,7 +145,7 @@ export interface SafetyLayerOptions {
 	/**
 	 * In default mode, run the commands on the read-only list without asking (`ls`, `cat`, `grep`,
 	 * `head`, … with harmless options only, reading inside the workspace; README "Read-only
-	 * commands"). Default: true.
+	 * commands"). Default: the settings' `permissions.autoAllowReadOnlyCommands`, else true.
 	 */
 	autoAllowReadOnlyCommands?: boolean;
 	/** Write "always" answers to the project settings file. Default: true (false keeps them for the session). */
@@ -346,7 +346,7 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		rules,
 		mode,
 		ask: options.ask,
-		autoAllowReadOnlyCommands: options.autoAllowReadOnlyCommands,
+		autoAllowReadOnlyCommands: options.autoAllowReadOnlyCommands ?? settings.autoAllowReadOnlyCommands,
 		...alwaysRulesOptions(options.persistAlways !== false, projectDir, homeDir, settings, projectDisk),
 	});
 	const hooks = composeHooks([

@@ -2,9 +2,11 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
 import { createSafetyLayer, type SafetyLayerOptions } from "../../src/safety/index.js";
 import type { PermissionAnswer, PermissionRequest } from "../../src/safety/permissions/permissions.js";
 import { createBashTool } from "../../src/tools/bash.js";
+import { createMemoryIO } from "../cli/helpers/memory-io.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall } from "./run-calls.js";
 
@@ -91,5 +93,53 @@ describe("default mode's read-only commands", () => {
 		expect(off.prompts).toHaveLength(1);
 		const readOnlyMode = await session({ mode: "read-only" });
 		expect((await readOnlyMode.run("ls")).isError).toBe(true);
+	});
+});
+
+describe("permissions.autoAllowReadOnlyCommands", () => {
+	async function writeSettings(folder: string, permissions: Record<string, unknown>) {
+		await mkdir(join(folder, ".toolbelt"), { recursive: true });
+		await writeFile(join(folder, ".toolbelt", "settings.json"), JSON.stringify({ permissions }));
+	}
+
+	it("false in the user file turns the list off; the library option wins over it", async () => {
+		await writeSettings(join(tempDir(), "home"), { autoAllowReadOnlyCommands: false });
+		const off = await session();
+		expect((await off.run("ls")).isError).toBe(true);
+		expect(off.prompts).toHaveLength(1);
+		const on = await session({ autoAllowReadOnlyCommands: true });
+		expect((await on.run("ls")).isError).toBe(false);
+		expect(on.prompts).toHaveLength(0);
+	});
+
+	it("false in an untrusted project file applies; true there does not undo the user's false", async () => {
+		await writeSettings(join(tempDir(), "project"), { autoAllowReadOnlyCommands: false });
+		const off = await session();
+		await off.run("ls");
+		expect(off.prompts).toHaveLength(1);
+		await writeSettings(join(tempDir(), "home"), { autoAllowReadOnlyCommands: false });
+		await writeSettings(join(tempDir(), "project"), { autoAllowReadOnlyCommands: true });
+		const untrusted = await session();
+		await untrusted.run("ls");
+		expect(untrusted.prompts).toHaveLength(1);
+		const trusted = await session({ trustProject: true });
+		await trusted.run("ls");
+		expect(trusted.prompts).toHaveLength(0);
+	});
+
+	it("a settings file with a non-boolean value is refused", async () => {
+		await writeSettings(join(tempDir(), "home"), { autoAllowReadOnlyCommands: "no" });
+		await expect(session()).rejects.toThrow(/autoAllowReadOnlyCommands/);
+	});
+
+	it("--no-read-only-commands turns it off for one run of the CLI", async () => {
+		const project = join(tempDir(), "cli-project");
+		await mkdir(project, { recursive: true });
+		const env = { HOME: join(tempDir(), "cli-home") };
+		const listed = createMemoryIO({ cwd: project, env });
+		expect(await main(["tool", "bash", '{"command":"ls"}', "--mode", "default"], listed.io)).toBe(0);
+		const refused = createMemoryIO({ cwd: project, env });
+		const args = ["tool", "bash", '{"command":"ls"}', "--mode", "default", "--no-read-only-commands"];
+		expect(await main(args, refused.io)).toBe(1);
 	});
 });

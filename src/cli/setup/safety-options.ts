@@ -63,6 +63,11 @@ export const safetyOptions: OptionSpecs = {
 		description:
 			"Give commands this variable although its name marks a secret (e.g. NPM_TOKEN; such variables are kept out by default). Repeatable.",
 	},
+	"no-read-only-commands": {
+		type: "boolean",
+		description:
+			"In default mode, ask before the read-only commands too (ls, cat, grep… run without asking otherwise; permissions.autoAllowReadOnlyCommands: false in settings).",
+	},
 	"allow-write-without-read": {
 		type: "boolean",
 		description: "Let write replace an existing file the model has not read (refused by default).",
@@ -98,6 +103,7 @@ export const toolCommandSafetyOptions: OptionSpecs = {
 	sandbox: safetyOptions.sandbox!,
 	"pass-env": safetyOptions["pass-env"]!,
 	"no-confine": safetyOptions["no-confine"]!,
+	"no-read-only-commands": safetyOptions["no-read-only-commands"]!,
 	"trust-project": safetyOptions["trust-project"]!,
 };
 

@@ -219,6 +219,8 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 			rules: { allow: listOption(flags, "allow"), ask: listOption(flags, "ask"), deny: listOption(flags, "deny") },
 			ask: options.ask,
 			confine: !booleanOption(flags, "no-confine"),
+			// The flag only turns the list off; without it the settings decide.
+			autoAllowReadOnlyCommands: booleanOption(flags, "no-read-only-commands") ? false : undefined,
 			allowWriteWithoutRead: options.allowWriteWithoutRead || booleanOption(flags, "allow-write-without-read"),
 			// Without the flag the settings decide; the flag cannot turn a configured sandbox off.
 			sandbox: booleanOption(flags, "sandbox") ? true : undefined,

@@ -33,6 +33,8 @@ export const settingsSchema = Type.Object({
 				deny: Type.Optional(Type.Array(Type.String())),
 				defaultMode: Type.Optional(Type.Union(permissionModes.map((mode) => Type.Literal(mode)))),
 				additionalDirectories: Type.Optional(Type.Array(Type.String())),
+				/** In default mode, run the read-only commands (README "Read-only commands") without asking. Default: true. */
+				autoAllowReadOnlyCommands: Type.Optional(Type.Boolean()),
 			},
 			{ additionalProperties: false },
 		),

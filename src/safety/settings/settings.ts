@@ -80,6 +80,8 @@ export interface LoadedSettings {
 	rules: PermissionRule[];
 	/** The mode the project asks for, else the user's, if any. */
 	defaultMode?: PermissionMode;
+	/** `permissions.autoAllowReadOnlyCommands` of the project file, else the user's, if any. */
+	autoAllowReadOnlyCommands?: boolean;
 	/** Extra workspace roots from every file, resolved against the file's project. */
 	additionalDirectories: string[];
 	/** PreToolUse hooks of every file: user first, then project. */
@@ -245,7 +247,11 @@ async function applyProjectTrust(
 	user: Settings | undefined,
 ): Promise<{ settings: Settings; project: ProjectSettingsTrust }> {
 	const homeDir = options.homeDir ?? homedir();
-	const { restrictive, widening } = splitProjectSettings(source.settings, user?.permissions?.defaultMode);
+	const { restrictive, widening } = splitProjectSettings(
+		source.settings,
+		user?.permissions?.defaultMode,
+		user?.permissions?.autoAllowReadOnlyCommands,
+	);
 	const realProjectDir = place.key;
 	const contentHash = settingsContentHash(text);
 	const project = { file: source.file, realProjectDir, contentHash, widening };
@@ -313,6 +319,8 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 	for (const { settings, scope } of sources) {
 		const permissions = settings.permissions;
 		if (permissions?.defaultMode) loaded.defaultMode = permissions.defaultMode;
+		if (permissions?.autoAllowReadOnlyCommands !== undefined)
+			loaded.autoAllowReadOnlyCommands = permissions.autoAllowReadOnlyCommands;
 		// Relative entries are taken from the project the file belongs to (the parent of `.toolbelt/`).
 		const base = scope === "project" ? options.projectDir : dirname(dirname(userFile));
 		for (const directory of permissions?.additionalDirectories ?? []) {

@@ -76,7 +76,8 @@ function describeValue(value: unknown): string {
 
 /**
  * Splits a project settings file into what always applies (what only restricts: deny and ask
- * rules, a mode at least as strict as `baselineMode`, `sandbox.enabled: true`,
+ * rules, a mode at least as strict as `baselineMode`, `autoAllowReadOnlyCommands: false` (or `true`
+ * unless the user file, `baselineReadOnlyCommands`, turned the list off), `sandbox.enabled: true`,
  * `sandbox.allowNetwork: false`, `sandbox.network.deny`) and what widens what runs, which needs the folder's trust:
  * command hooks, allow rules, a less strict mode, `additionalDirectories`, `shell.passEnvironment`, and every other sandbox
  * key (`allowNetwork: true`, `network.allow`, `network.hosts`, `writablePaths`, `exposeCredentials`, `enabled: false`, and any key
@@ -85,6 +86,7 @@ function describeValue(value: unknown): string {
 export function splitProjectSettings(
 	settings: Settings,
 	baselineMode: PermissionMode = "default",
+	baselineReadOnlyCommands?: boolean,
 ): { restrictive: Settings; widening: WideningSetting[] } {
 	const widening: WideningSetting[] = [];
 	const permissions = settings.permissions ?? {};
@@ -97,6 +99,11 @@ export function splitProjectSettings(
 			restrictivePermissions.defaultMode = permissions.defaultMode;
 		else widening.push({ key: "permissions.defaultMode", value: permissions.defaultMode });
 	}
+	// Turning the read-only list off only asks more; turning it on widens only what the user turned off.
+	const readOnly = permissions.autoAllowReadOnlyCommands;
+	if (readOnly === false || (readOnly === true && baselineReadOnlyCommands !== false))
+		restrictivePermissions.autoAllowReadOnlyCommands = readOnly;
+	else if (readOnly === true) widening.push({ key: "permissions.autoAllowReadOnlyCommands", value: "true" });
 	for (const directory of permissions.additionalDirectories ?? [])
 		widening.push({ key: "permissions.additionalDirectories", value: directory });
 
