@@ -26,4 +26,21 @@ export const searchCases: SuiteCase[] = [
 			expect((await t.call("grep", { pattern: "nowhere-to-be-found" })).text).toMatch(/No match/i);
 		},
 	},
+	{
+		name: "a file name holding a newline is one result of grep and of find, shown escaped",
+		run: async (t) => {
+			t.disk.put("two\nlines.txt", "needle here\n");
+			t.disk.put("plain.txt", "needle too\n");
+			const grep = await t.call("grep", { pattern: "needle" });
+			expect(grep.isError, grep.text).toBe(false);
+			expect(grep.text).toMatch(/two\\nlines\.txt:1: needle here/);
+			expect(grep.text).toMatch(/plain\.txt:1: needle too/);
+			expect(grep.text).not.toMatch(/^lines\.txt/m);
+			expect(grep.text).not.toContain("two\nlines");
+			const find = await t.call("find", { pattern: "*.txt" });
+			expect(find.isError, find.text).toBe(false);
+			const names = find.text.split("\n").filter((line) => line.endsWith(".txt"));
+			expect(names.sort()).toEqual(["plain.txt", "two\\nlines.txt"]);
+		},
+	},
 ];

@@ -108,6 +108,8 @@ const listingThreads = availableParallelism() < 4 ? ["--threads", "4"] : [];
 export function listFilesArgs(request: ListFilesRequest): string[] {
 	return [
 		"--files",
+		// Names end with NUL, not a newline: a name may hold a newline.
+		"--null",
 		// One thread, paths in path order: the caller can stop at its limit with the first paths.
 		...(request.pathOrder ? ["--sort", "path"] : listingThreads),
 		...commonArgs(request.respectIgnoreFiles, request.root),
@@ -154,6 +156,26 @@ export function parseGrepLine(line: Buffer): GrepLine | undefined {
 	return result;
 }
 
+/**
+ * Puts back together a grep record whose file name holds a newline: ripgrep ends each record
+ * with `\n`, and a line's text never holds one, so the only `\n` inside a record is in its
+ * path (before the NUL). A piece without the NUL that is no binary notice is such a path's
+ * start: it is held and joined to the next piece.
+ */
+export class GrepRecords {
+	private held: Buffer | undefined;
+
+	/** The record `line` completes, or undefined while a path is still incomplete. */
+	parse(line: Buffer): GrepLine | undefined {
+		const whole = this.held ? Buffer.concat([this.held, Buffer.from([0x0a]), line]) : line;
+		this.held = undefined;
+		const parsed = parseGrepLine(whole);
+		if (parsed || whole.includes(0)) return parsed;
+		this.held = Buffer.from(whole);
+		return undefined;
+	}
+}
+
 const BINARY_NOTICE = ": binary file matches (";
 
 /**
@@ -190,10 +212,11 @@ export async function ripgrepGrep(
 			},
 			new GrepOutputSplitter(),
 		);
+		const records = new GrepRecords();
 		return mapBatches(ripgrep.lines, (lines) => {
 			const parsed: GrepLine[] = [];
 			for (const line of lines) {
-				const grepLine = parseGrepLine(line);
+				const grepLine = records.parse(line);
 				if (grepLine && wanted(grepLine.path)) parsed.push(grepLine);
 			}
 			return parsed;
@@ -216,7 +239,7 @@ export async function ripgrepListFiles(
 ) {
 	const ripgrep = await startRipgrep(
 		{ rgPath, args: listFilesArgs(request), cwd: request.openedRoot ?? request.root, signal, launch },
-		new TextLineSplitter(),
+		new TextLineSplitter(0),
 	);
 	// A name glob is fully applied by ripgrep's file type; only a path glob needs a second look.
 	const wanted = nameOnly(request.pattern) ? undefined : pathFilter(request.pattern);
