@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { type Dirent, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isRunning, readProcStat } from "./proc-stat.js";
 
 /**
  * cgroup v2 containment of shell commands (Linux). Each command runs in its own cgroup under one
@@ -205,20 +206,16 @@ function moveIntoCgroup(cgroup: string): string {
 	return `printf '%s\\n' "$$" 2>/dev/null > ${procs}`;
 }
 
-/** True for a zombie (dead, waiting for its parent to reap it) or a pid that is gone. */
+/** True for a zombie (dead, waiting for its parent to reap it), an exiting process, or a pid that is gone. */
 function isDead(pid: string): boolean {
-	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-		const state = stat.charAt(stat.lastIndexOf(")") + 2);
-		return state === "Z" || state === "X";
-	} catch {
-		return true;
-	}
+	const stat = readProcStat(pid);
+	return stat === undefined || !isRunning(stat);
 }
 
 /**
  * Live processes of a cgroup and of the cgroups below it (a root command may create some). A
- * zombie is still listed by the kernel until it is reaped; it is left out, as it is dead.
+ * zombie, or a process in the middle of exiting, is still listed by the kernel until it is
+ * reaped; it is left out, as it never runs again (see `isRunning`).
  */
 export function cgroupMembers(cgroup: string): number[] {
 	const found: number[] = [];

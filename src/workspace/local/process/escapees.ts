@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { sep } from "node:path";
 import type { EscapedProcess } from "../../shell/exec-types.js";
-import { procPids, readProcStat } from "./proc-stat.js";
+import { isRunning, procPids, readProcStat } from "./proc-stat.js";
 
 /**
  * Where no cgroup holds a command (Linux without a writable cgroup v2 hierarchy), a process that
@@ -132,7 +132,7 @@ export function findEscapedProcesses(search: EscapeSearch): EscapedProcess[] {
 		const pid = Number(entry);
 		if (known.has(pid) || (search.rootPid !== undefined && pid < search.rootPid)) continue;
 		const stat = readProcStat(entry);
-		if (!stat || stat.state === "Z" || stat.state === "X" || stat.startTicks < sinceTicks) continue;
+		if (!stat || !isRunning(stat) || stat.startTicks < sinceTicks) continue;
 		if (!isAdoptiveParent(stat.parentPid) || !ownedBy(entry, uid) || cgroupsOf(entry) !== ownCgroups) continue;
 		if (!startedByCall(entry, search, folder)) continue;
 		const command = commandLineOf(entry);

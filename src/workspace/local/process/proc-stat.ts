@@ -10,6 +10,22 @@ export interface ProcStat {
 	groupId: number;
 	/** Start time, in clock ticks since boot. */
 	startTicks: number;
+	/** The kernel's per-process flags (`PF_*`), e.g. `PF_EXITING`. */
+	flags: number;
+}
+
+/** `PF_EXITING`: set as a process enters its exit, before it tears its memory down and turns zombie. */
+const PF_EXITING = 0x4;
+
+/**
+ * True for a process that runs on: not a zombie (`Z`, dead and waiting to be reaped), not dead
+ * (`X`), and not exiting. A process that has begun to exit never runs its program again, but it
+ * stays listed (in `/proc`, in its cgroup, in its process group) until its teardown is done: for a
+ * process with a few GB of memory, or on a loaded machine, a good part of a second. Counting it
+ * made a finished command report "Still running in the background" for a pid gone a moment later.
+ */
+export function isRunning(stat: ProcStat): boolean {
+	return stat.state !== "Z" && stat.state !== "X" && (stat.flags & PF_EXITING) === 0;
 }
 
 /** A process's stat fields, or undefined when it is gone (or this is not Linux). */
@@ -23,6 +39,7 @@ export function readProcStat(pid: number | string): ProcStat | undefined {
 			parentPid: Number(fields[1]),
 			groupId: Number(fields[2]),
 			startTicks: Number(fields[19]),
+			flags: Number(fields[6]),
 		};
 	} catch {
 		return undefined;

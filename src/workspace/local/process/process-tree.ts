@@ -2,7 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { cgroupMembers, killCommandCgroup, signalCgroup } from "./cgroup.js";
-import { procPids, readProcStat } from "./proc-stat.js";
+import { isRunning, procPids, readProcStat } from "./proc-stat.js";
 
 /**
  * Name of the environment variable that marks every process of one command. Children inherit
@@ -72,8 +72,8 @@ function findOnLinux(tree: ProcessTree): number[] {
 	for (const entry of procPids()) {
 		if (entry === own || !inRange(Number(entry))) continue;
 		const status = readProcStat(entry);
-		// Zombies are dead already; they only wait for their parent to reap them.
-		if (!status || status.state === "Z" || status.state === "X") continue;
+		// Zombies are dead already, and exiting processes nearly so: they only wait to be reaped.
+		if (!status || !isRunning(status)) continue;
 		if (status.groupId === tree.groupId || carriesMarker(entry, needle)) found.push(Number(entry));
 	}
 	return found;
@@ -102,7 +102,7 @@ function findWithPs(tree: ProcessTree): number[] {
 /**
  * The live processes of a command: the members of its cgroup when it has one; otherwise members of
  * its process group plus every process carrying its marker (Linux reads `/proc`; other POSIX
- * systems see the process group only). Zombies excluded.
+ * systems see the process group only). Zombies and exiting processes excluded.
  */
 export function findTreeProcesses(tree: ProcessTree): number[] {
 	if (tree.cgroup !== undefined) return cgroupMembers(tree.cgroup);
@@ -175,10 +175,10 @@ export async function terminateTree(tree: ProcessTree, options: TerminateOptions
 	}
 }
 
-/** The process group of a live process, or undefined when it is gone (or the platform cannot tell cheaply). */
+/** The process group of a running process, or undefined when it is gone or exiting (or the platform cannot tell cheaply). */
 export function processGroupOf(pid: number): number | undefined {
 	if (process.platform !== "linux") return undefined;
 	const status = readProcStat(pid);
-	if (!status || status.state === "Z" || status.state === "X") return undefined;
+	if (!status || !isRunning(status)) return undefined;
 	return status.groupId;
 }

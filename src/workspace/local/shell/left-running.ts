@@ -12,7 +12,7 @@ import type { RelayChannel } from "./relay-channel.js";
  * alongside the command, so only a very short command on a machine starved of CPU waits at all.
  */
 const relayAnnouncementWaitMs = 1000;
-/** How long a process seen exiting as the shell exits is given to finish, in ms. */
+/** How long a process seen in the middle of an `exec` as the shell exits is given to finish it, in ms. */
 const exitingWaitMs = 20;
 /**
  * How long a finished command's cgroup is given to empty before the call returns, in ms. A
@@ -27,8 +27,12 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Settles after `ms` without keeping the process alive (the race's other side, the relay's channel, does). */
 const idleFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
-/** True for a process in the middle of exiting: its memory is gone, so its command line reads empty (Linux). */
-function isExiting(pid: number): boolean {
+/**
+ * True for a process whose command line reads empty (Linux): one between its memory and its new
+ * program in an `exec` (the relay becoming `cat`), or a kernel thread. (An exiting process reads
+ * empty too, but the listing leaves those out already: see `isRunning`.)
+ */
+function hasNoCommandLine(pid: number): boolean {
 	if (process.platform !== "linux") return false;
 	try {
 		return readFileSync(`/proc/${pid}/cmdline`).length === 0;
@@ -38,14 +42,14 @@ function isExiting(pid: number): boolean {
 }
 
 /**
- * Leaves out processes that were exiting when listed (a shell's last forks, e.g. the relay's
- * process substitution), after a short wait to let them finish: they are not background jobs.
+ * Leaves out processes that were gone or exiting when looked at again: the listing leaves out
+ * exiting processes, but one may begin to exit between the listing and the report. A process
+ * caught without a command line is looked at after a short wait: it was in an `exec`, and what it
+ * became decides (the relay is recognised by its new name).
  */
-async function withoutExiting(pids: number[]): Promise<number[]> {
-	const exiting = pids.filter(isExiting);
-	if (exiting.length === 0) return pids;
-	await delay(exitingWaitMs);
-	return pids.filter((pid) => !exiting.includes(pid) || processGroupOf(pid) !== undefined);
+async function stillRunning(pids: number[]): Promise<number[]> {
+	if (pids.some(hasNoCommandLine)) await delay(exitingWaitMs);
+	return process.platform === "linux" ? pids.filter((pid) => processGroupOf(pid) !== undefined) : pids;
 }
 
 /** When the shell started: clock ticks since boot (Linux) and wall-clock ms. */
@@ -79,7 +83,7 @@ export async function collectLeftRunning(
 	// The relay announces its pid as it starts, racing the command: a very short command may
 	// exit before the pid is read.
 	if (relay) await Promise.race([relay.known, idleFor(relayAnnouncementWaitMs)]);
-	const alive = await withoutExiting(findTreeProcesses(tree));
+	const alive = await stillRunning(findTreeProcesses(tree));
 	const relayParts = relay ? alive.filter(isOutputRelay) : [];
 	if (relay && relay.pid === undefined) relay.pid = relayParts[0];
 	const backgroundPids = alive.filter((pid) => pid !== relay?.pid && !relayParts.includes(pid));

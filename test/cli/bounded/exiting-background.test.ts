@@ -1,0 +1,52 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { useTempDir } from "../../helpers/temp-dir.js";
+import { handOver, testUsers } from "../../helpers/test-users.js";
+import { CliProcesses, cleanEnv } from "../helpers/cli-binary.js";
+
+/**
+ * A process that fills 1 GB, says so, and waits: killed, it spends a good part of a second
+ * tearing its memory down, listed all along (in `/proc`, its cgroup, its process group) though it
+ * never runs again — the state a busy machine leaves any exiting process in for a while.
+ */
+const bigProgram = `const memory = Buffer.alloc(1024 * 1024 * 1024, 1);
+process.stdout.write("ready\\n");
+setInterval(() => memory[0]++, 1000);
+`;
+
+// A command whose last background process is exiting as the command ends must not be reported as
+// "Still running in the background": the pid is gone a moment later (as root: the command's
+// cgroup; as a plain user: its process group and marker).
+describe.each(testUsers())("toolbelt tool bash when a process of the command is exiting as it ends, as %s", (user) => {
+	const dir = useTempDir();
+	const processes = new CliProcesses();
+	afterEach(() => processes.killAll());
+
+	it("reports no background process, and a real background job still is reported", async () => {
+		const workspace = join(dir(), "workspace");
+		const home = join(dir(), "home");
+		await mkdir(workspace);
+		await mkdir(home);
+		await writeFile(join(workspace, "big.cjs"), bigProgram);
+		await handOver(dir(), user);
+		const env = cleanEnv({ HOME: home, XDG_STATE_HOME: join(home, "state") });
+		const node = JSON.stringify(process.execPath);
+		const command = `${node} big.cjs > ready & pid=$!; until [ -s ready ]; do sleep 0.05; done; kill -9 $pid; rm ready; echo done`;
+		const texts: string[] = [];
+		for (let round = 0; round < 3; round++) {
+			const run = await processes.run(["tool", "bash", JSON.stringify({ command })], { cwd: workspace, env, user });
+			expect(run.stderr).toBe("");
+			texts.push(run.stdout);
+		}
+		expect(texts.filter((text) => /Still running in the background/.test(text))).toEqual([]);
+		expect(texts.every((text) => text.startsWith("done"))).toBe(true);
+
+		const background = await processes.run(["tool", "bash", JSON.stringify({ command: "sleep 0.5 & echo started" })], {
+			cwd: workspace,
+			env,
+			user,
+		});
+		expect(background.stdout).toMatch(/Still running in the background: pid \d+/);
+	}, 300_000);
+});
