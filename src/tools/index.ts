@@ -191,6 +191,7 @@ export {
 	type ShellToolDetails,
 	type ShellToolOptions,
 	terminateContainment,
+	withoutCredentials,
 } from "./shell/index.js";
 export {
 	createToolSearch,

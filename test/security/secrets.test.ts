@@ -102,6 +102,39 @@ describe.each(testUsers())("as %s", (user) => {
 		});
 	});
 
+	describe("credentials in the values of innocently named variables", () => {
+		const inValues = {
+			DATABASE_URL: "postgres://app:PG-URL-SECRET@db.internal:5432/app",
+			REDIS_URL: "redis://:REDIS-URL-SECRET@cache.internal:6379/0",
+			SENTRY_DSN: "https://DSN-SECRET-KEY@o1.ingest.example.io/42",
+			UPSTREAM: "https://x-access-token:GIT-URL-SECRET@github.com/org/repo.git",
+			DEPLOY_HELPER: "ghp_TOKENSHAPEDSECRET0123456789abcdef",
+		};
+		const printValues = `printenv ${Object.keys(inValues).join(" ")}; echo done`;
+		const modes = [
+			{ name: "a command", flags: [] as string[] },
+			...(sandboxUnavailable === undefined ? [{ name: "a sandboxed command", flags: ["--sandbox"] }] : []),
+		];
+		for (const mode of modes) {
+			it(`${mode.name} gets the hosts without the credentials`, async () => {
+				const folder = await workspace();
+				const run = await tool(user, folder, "bash", { command: printValues }, mode.flags, inValues);
+				expect(run.stdout).toContain("done");
+				for (const secret of ["PG-URL-SECRET", "REDIS-URL-SECRET", "DSN-SECRET-KEY", "GIT-URL-SECRET", "TOKENSHAPED"])
+					expect(run.stdout + run.stderr).not.toContain(secret);
+				expect(run.stdout).toContain("db.internal:5432/app");
+				expect(run.stdout).toContain("github.com/org/repo.git");
+			});
+		}
+
+		it("--pass-env gives a named one as it is", async () => {
+			const folder = await workspace();
+			const run = await tool(user, folder, "bash", { command: printValues }, ["--pass-env", "DATABASE_URL"], inValues);
+			expect(run.stdout).toContain(inValues.DATABASE_URL);
+			expect(run.stdout).not.toContain("REDIS-URL-SECRET");
+		});
+	});
+
 	describe.skipIf(sandboxUnavailable !== undefined)("the sandbox hides", () => {
 		it("toolbelt's checkpoints of another workspace (in ~/.local/state and under $XDG_STATE_HOME)", async () => {
 			for (const state of [undefined, join(outside, "state")]) {

@@ -1,4 +1,4 @@
-import { isSecretVariableName } from "./secret-variables.js";
+import { isSecretVariableName, withoutCredentials } from "./secret-variables.js";
 
 /**
  * Variables that keep commands from waiting for a person: pagers print straight through, editors
@@ -30,9 +30,11 @@ export const nonInteractiveEnvironment: Readonly<Record<string, string>> = {
 
 /**
  * The environment of a command: this process's environment without the variables whose names
- * mark a secret (`isSecretVariableName`) unless `passEnvironment` names them, overridden by the
- * non-interactive defaults, overridden by the tool's `env` option (so a user can deliberately undo
- * a default, or hand a command a secret).
+ * mark a secret (`isSecretVariableName`) and with credentials taken out of the others' values
+ * (`withoutCredentials`: `DATABASE_URL=postgres://user:pw@db/app` arrives as `postgres://db/app`;
+ * a value holding a known token format is left out), unless `passEnvironment` names the variable;
+ * overridden by the non-interactive defaults, overridden by the tool's `env` option (so a user can
+ * deliberately undo a default, or hand a command a secret).
  */
 export function buildShellEnvironment(
 	extra: Record<string, string> = {},
@@ -40,7 +42,12 @@ export function buildShellEnvironment(
 ): Record<string, string> {
 	const env: Record<string, string> = {};
 	for (const [name, value] of Object.entries(process.env)) {
-		if (value !== undefined && (!isSecretVariableName(name) || passEnvironment.includes(name))) env[name] = value;
+		if (value === undefined) continue;
+		if (passEnvironment.includes(name)) env[name] = value;
+		else if (!isSecretVariableName(name)) {
+			const kept = withoutCredentials(value);
+			if (kept !== undefined) env[name] = kept;
+		}
 	}
 	return { ...env, ...nonInteractiveEnvironment, ...extra };
 }

@@ -20,7 +20,7 @@ export { buildShellEnvironment, nonInteractiveEnvironment } from "./environment.
 export { prepareShellArguments } from "./prepare-arguments.js";
 export { encodePowerShellCommand, resolveBashShell, resolvePowerShell } from "./resolve-shell.js";
 export { DEFAULT_MAX_TIMEOUT_SECONDS, DEFAULT_TIMEOUT_SECONDS } from "./run-shell-tool.js";
-export { isSecretVariableName } from "./secret-variables.js";
+export { isSecretVariableName, withoutCredentials } from "./secret-variables.js";
 export type {
 	EscapedProcess,
 	ShellExecRequest,

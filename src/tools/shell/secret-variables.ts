@@ -47,3 +47,32 @@ export function isSecretVariableName(name: string): boolean {
 	const upper = name.toUpperCase();
 	return secretNameRules.some((rule) => rule.test(upper));
 }
+
+/**
+ * A URL's user information, up to the last `@` before the path (a password may hold a raw `@`):
+ * `postgres://user:password@host`, `redis://:password@host`, `https://token@host`.
+ */
+const urlUserinfo = /\b([a-z][a-z0-9+.-]*):\/\/([^\s/?#]*)@/gi;
+
+/** Schemes where a user name alone is a credential (`https://ghp_…@github.com`, a Sentry DSN's key). */
+const tokenSchemes = /^(?:https?|wss?|ftps?|git\+https?)$/i;
+
+/** Token formats that are secrets wherever they appear: GitHub, GitLab, Slack, OpenAI/Anthropic, AWS key ids. */
+const knownToken =
+	/\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16})\b/;
+
+/**
+ * A variable's value as a command may see it, whatever the variable is called: the user
+ * information of every URL in it removed when it carries a password (`user:password@`, or a bare
+ * token in an http(s) URL: `DATABASE_URL`, `REDIS_URL`, `SENTRY_DSN`, a git remote with a token),
+ * so the host and path stay usable; undefined when the value holds a known token format (`ghp_…`,
+ * `sk-…`, `AKIA…`), so the variable is left out. Values without `://` or a token are returned as
+ * they are.
+ */
+export function withoutCredentials(value: string): string | undefined {
+	if (knownToken.test(value)) return undefined;
+	if (!value.includes("://")) return value;
+	return value.replace(urlUserinfo, (url: string, scheme: string, userinfo: string) =>
+		userinfo.includes(":") || (userinfo !== "" && tokenSchemes.test(scheme)) ? `${scheme}://` : url,
+	);
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildShellEnvironment } from "../../../src/tools/shell/environment.js";
-import { isSecretVariableName } from "../../../src/tools/shell/secret-variables.js";
+import { isSecretVariableName, withoutCredentials } from "../../../src/tools/shell/secret-variables.js";
 
 describe("isSecretVariableName", () => {
 	it("marks the names that hold keys, tokens and passwords", () => {
@@ -85,5 +85,25 @@ describe("buildShellEnvironment", () => {
 		} finally {
 			process.env = saved;
 		}
+	});
+});
+
+describe("withoutCredentials", () => {
+	it.each([
+		["postgres://user:p@ss@db:5432/app?x=1", "postgres://db:5432/app?x=1"],
+		["redis://:pw@cache:6379", "redis://cache:6379"],
+		["https://KEY@o1.ingest.example.io/1", "https://o1.ingest.example.io/1"],
+		["http://u:p@proxy:8080 https://u:p@b/x", "http://proxy:8080 https://b/x"],
+		["ssh://git@github.com/o/r", "ssh://git@github.com/o/r"],
+		["postgres://postgres@localhost/db", "postgres://postgres@localhost/db"],
+		["/usr/bin:/bin", "/usr/bin:/bin"],
+		["git@github.com:o/r", "git@github.com:o/r"],
+	])("%s → %s", (value, kept) => {
+		expect(withoutCredentials(value)).toBe(kept);
+	});
+
+	it("leaves out a value holding a known token format", () => {
+		expect(withoutCredentials("ghp_abcdefghijklmnopqrstuvwxyz0123")).toBeUndefined();
+		expect(withoutCredentials("key=AKIAABCDEFGHIJKLMNOP")).toBeUndefined();
 	});
 });
