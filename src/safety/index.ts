@@ -16,6 +16,7 @@ import { type AskPermission, createPermissionHook } from "./permissions/permissi
 import { checkRuleToolNames } from "./permissions/rule-check.js";
 import { type PermissionMode, type PermissionRule, parseRule, RuleSet } from "./permissions/rules.js";
 import { createReadDenyFilter } from "./read-deny-filter.js";
+import { type RestoreJudge, restoreJudgeOf } from "./restore-judge.js";
 import { networkPolicyOf } from "./sandbox/network/from-settings.js";
 import { createSandbox, type Sandbox, type SandboxNetworkOptions, type SandboxOptions } from "./sandbox.js";
 import { type LoadedSettings, loadSettings, type ProjectDisk, projectSettingsPath } from "./settings/settings.js";
@@ -74,6 +75,7 @@ export {
 	toolCategory,
 } from "./permissions/rules.js";
 export { createReadDenyFilter } from "./read-deny-filter.js";
+export { type RestoreJudge, restoreJudgeOf } from "./restore-judge.js";
 export {
 	autoRunEntries,
 	type BwrapLayout,
@@ -235,6 +237,11 @@ export interface SafetyLayer {
 	shell: { operations?: ShellOperations; passEnvironment?: readonly string[] };
 	/** Wraps other shell operations (e.g. a remote executor) in the sandbox; returns them unchanged when it is off. */
 	wrapShellOperations(operations: ShellOperations): ShellOperations;
+	/**
+	 * Undo's judge under this layer's rules (pass as `guard` of `createCheckpoints`): a restore is
+	 * refused where a write would be — outside the roots, a protected path, or a deny rule names it.
+	 */
+	judgeRestore: RestoreJudge;
 }
 
 /** Where "always" answers go: the project file (not in an untrusted folder), keeping its trust record current. */
@@ -386,5 +393,6 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 			...(passEnvironment.length > 0 ? { passEnvironment } : {}),
 		},
 		wrapShellOperations,
+		judgeRestore: restoreJudgeOf(workspace, rules),
 	};
 }

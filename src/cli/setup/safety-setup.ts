@@ -5,7 +5,6 @@ import type { ToolHooks } from "../../engine/index.js";
 import { composeHooks } from "../../engine/index.js";
 import {
 	type AskPermission,
-	Confinement,
 	createSafetyLayer,
 	type LoadedSettings,
 	NetworkRuleError,
@@ -90,15 +89,27 @@ export interface CliSafety {
 }
 
 /**
- * Undo's judge: each restore is checked as a write of the tools would be (real path inside the
- * workspace, not a protected path), on the workspace's own disk, when the undo runs. The
- * confinement is built on first use: an undo with nothing to restore reads no git config.
+ * Undo's judge when no session hands one over (`toolbelt undo`): the judge of a safety layer built
+ * from the folder's and the user's settings, as a session there would use (`SafetyLayer.judgeRestore`:
+ * real path inside the workspace, not a protected path, no deny rule naming it). Built on first
+ * use: an undo with nothing to restore reads no settings and no git config.
  */
 function restoreGuardOf(workspace: Workspace, homeDir: string): RestoreGuard {
-	let confinement: Promise<Confinement> | undefined;
+	let judge: Promise<RestoreGuard> | undefined;
 	return async (path) => {
-		confinement ??= Confinement.create({ cwd: workspace.cwd, workspace, homeDir });
-		return (await confinement).refusalOfWrite(path);
+		judge ??= createSafetyLayer({
+			cwd: workspace.cwd,
+			workspace,
+			homeDir,
+			mode: "default",
+			sandbox: false,
+			persistAlways: false,
+		}).then((layer) => layer.judgeRestore);
+		try {
+			return await (await judge)(path);
+		} catch (error) {
+			return `could not be judged: ${error instanceof Error ? error.message : String(error)}`;
+		}
 	};
 }
 
@@ -109,7 +120,12 @@ function restoreGuardOf(workspace: Workspace, homeDir: string): RestoreGuard {
  * path of its folder (never the same as a local folder's). Rejects when the store cannot be opened
  * or the remote folder cannot be reached.
  */
-export async function createCliCheckpoints(cwd: string, io: CliIO, workspace?: RemoteWorkspace): Promise<Checkpoints> {
+export async function createCliCheckpoints(
+	cwd: string,
+	io: CliIO,
+	workspace?: RemoteWorkspace,
+	judge?: RestoreGuard,
+): Promise<Checkpoints> {
 	// Loaded here: a start that changes no file (a read, a listing) never needs them.
 	const { checkpointFilesOf, createCheckpoints, remoteCheckpointFiles } = await import("../../checkpoints/index.js");
 	const place = { homeDir: io.env.HOME || homedir(), env: io.env };
@@ -120,7 +136,7 @@ export async function createCliCheckpoints(cwd: string, io: CliIO, workspace?: R
 			...place,
 			workspace: root,
 			files: checkpointFilesOf(local, { roots: [root] }),
-			guard: restoreGuardOf(local, place.homeDir),
+			guard: judge ?? restoreGuardOf(local, place.homeDir),
 		});
 	}
 	const root = await workspace.files.realpath(workspace.cwd);
@@ -129,7 +145,7 @@ export async function createCliCheckpoints(cwd: string, io: CliIO, workspace?: R
 		workspace: workspace.urlOf(root),
 		root,
 		files: remoteCheckpointFiles(workspace, { roots: [root] }),
-		guard: restoreGuardOf(workspace, place.homeDir),
+		guard: judge ?? restoreGuardOf(workspace, place.homeDir),
 	});
 }
 
@@ -138,9 +154,10 @@ export async function openCliCheckpoints(
 	cwd: string,
 	io: CliIO,
 	workspace?: RemoteWorkspace,
+	judge?: RestoreGuard,
 ): Promise<Checkpoints | undefined> {
 	try {
-		return await createCliCheckpoints(cwd, io, workspace);
+		return await createCliCheckpoints(cwd, io, workspace, judge);
 	} catch (error) {
 		const reason = error instanceof Error ? error.message : String(error);
 		io.stderr.write(`toolbelt: checkpoints are off (undo will not see this session's changes): ${reason}\n`);
@@ -249,11 +266,13 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	// A remote workspace's checkpoints read and restore its files through it, kept on this machine.
 	const wanted = options.checkpoints !== false;
 	const lazy = wanted && options.openCheckpointsOnFirstCall === true;
-	const checkpoints = wanted && !lazy ? await openCliCheckpoints(options.cwd, io, workspace) : undefined;
+	// Undo within the session is judged by the session's own rules (its flags included).
+	const judge = layer.judgeRestore;
+	const checkpoints = wanted && !lazy ? await openCliCheckpoints(options.cwd, io, workspace, judge) : undefined;
 	const turns: ToolHooks | undefined =
 		checkpoints && options.turnPerCall ? { beforeToolCall: () => void checkpoints.startTurn() } : undefined;
 	const onFirstCall = lazy
-		? lazyCheckpointHooks(() => openCliCheckpoints(options.cwd, io, workspace), options.turnPerCall === true)
+		? lazyCheckpointHooks(() => openCliCheckpoints(options.cwd, io, workspace, judge), options.turnPerCall === true)
 		: undefined;
 	const toolOptions: ToolsOptions = { bash: shell, powershell: shell, ...syntaxCheckOptions(layer.settings.edit) };
 	if (workspace) {
