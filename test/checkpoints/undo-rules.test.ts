@@ -49,7 +49,7 @@ describe("undo under the session's permission rules", () => {
 		const undo = createMemoryIO({ cwd: project, env });
 		const code = await main(["undo", "--cwd", project], undo.io);
 		expect(undo.stderr()).toMatch(
-			/Not restored, nothing written there[^]*secrets\/key\.txt: denied by the rule edit\(secrets\/\*\*\)/,
+			/Not restored, nothing written there[\s\S]*secrets\/key\.txt: denied by the rule edit\(secrets\/\*\*\)/,
 		);
 		expect(code).not.toBe(0);
 		expect(readFileSync(join(project, "secrets", "key.txt"), "utf8")).toBe("new key\n");
