@@ -13,7 +13,7 @@ import { type OpaqueConstruct, type OpaqueConstructName, opaqueConstruct } from 
 import type { ShellDialect } from "./parser.js";
 import { powerShellCommand } from "./powershell/powershell-commands.js";
 import { readPowerShell } from "./powershell/powershell-syntax.js";
-import { programEffects } from "./program-effects.js";
+import { programEffects } from "./programs/program-effects.js";
 import { readOnlyInvocation } from "./read-only/read-only-commands.js";
 import { isLiteral, type ShellWord, UNKNOWN } from "./shell-words.js";
 
