@@ -89,6 +89,7 @@ async function fitImages(
 			maxWidth: options.imageMaxWidth ?? DEFAULT_IMAGE_MAX_SIDE,
 			maxHeight: options.imageMaxHeight ?? DEFAULT_IMAGE_MAX_SIDE,
 			maxBase64Bytes: budget,
+			...(options.imageMaxInputPixels !== undefined ? { maxInputPixels: options.imageMaxInputPixels } : {}),
 		});
 		if (fitted.data === undefined) continue;
 		budget -= fitted.data.length;

@@ -8,7 +8,16 @@ export interface ImageLimits {
 	maxHeight: number;
 	/** Largest image as base64 characters. */
 	maxBase64Bytes: number;
+	/** Most pixels of a source image (its first frame) that is decoded. Default: `DEFAULT_MAX_INPUT_PIXELS`. */
+	maxInputPixels?: number;
 }
+
+/**
+ * Most pixels of a source image read decodes: 100 million (10,000 × 10,000), a few hundred MB
+ * decoded at most. A small compressed file can claim far more (a 1 MB PNG of 100,000 × 100,000
+ * pixels); its header is read, and it is refused before any pixel is decoded.
+ */
+export const DEFAULT_MAX_INPUT_PIXELS = 100_000_000;
 
 /** An image ready for the model, or the reason there is none. */
 export interface FittedImage {
@@ -84,17 +93,30 @@ export async function fitImage(source: Buffer, mimeType: string, limits: ImageLi
 			? unchanged(undefined, undefined, "the image library is unavailable, so its pixel size was not checked")
 			: none("it is too large and the image library is unavailable to shrink it");
 	}
+	const maxInputPixels = limits.maxInputPixels ?? DEFAULT_MAX_INPUT_PIXELS;
 	let width: number;
 	let height: number;
+	let pixels: number;
 	try {
-		const metadata = await sharp(source).metadata();
+		// The header only: nothing is decoded yet.
+		const metadata = await sharp(source, { limitInputPixels: false }).metadata();
 		width = metadata.width ?? 0;
 		// An animated GIF or WebP reports the height of all frames stacked; one frame is what is shown.
 		height = metadata.pageHeight ?? metadata.height ?? 0;
+		// One frame is decoded (sharp's default), so one frame counts.
+		pixels = width * height;
 	} catch (error) {
 		// A model API rejects an image it cannot decode, and the rejected block then fails every
 		// later request of the conversation: a file the image library cannot decode is not sent.
 		return none(`it could not be decoded, so the file is probably damaged or truncated (${errorMessage(error)})`);
+	}
+	if (pixels > maxInputPixels) {
+		return none(
+			`it has ${width}×${height} pixels, more than the ${maxInputPixels.toLocaleString("en-US")} read decodes (decoded, it would take about ${Math.round((pixels * 4) / 1024 ** 3)} GB of memory). ` +
+				"It may be a decompression bomb; if it is a real image, make a smaller copy with a tool that decodes it in tiles (e.g. vips resize via bash) and read that",
+			width,
+			height,
+		);
 	}
 	if (width <= limits.maxWidth && height <= limits.maxHeight && sourceFitsBytes) return unchanged(width, height);
 
@@ -111,7 +133,9 @@ export async function fitImage(source: Buffer, mimeType: string, limits: ImageLi
 		const targetWidth = Math.max(1, Math.floor(width * attempt.scale));
 		const targetHeight = Math.max(1, Math.floor(height * attempt.scale));
 		try {
-			let pipeline = sharp(source).rotate().resize(targetWidth, targetHeight, { fit: "inside" });
+			let pipeline = sharp(source, { limitInputPixels: maxInputPixels })
+				.rotate()
+				.resize(targetWidth, targetHeight, { fit: "inside" });
 			if (attempt.format === "jpeg") {
 				// JPEG has no alpha: transparent pixels become white, not black.
 				pipeline = pipeline.flatten({ background: "#ffffff" }).jpeg({ quality: attempt.quality ?? 80, mozjpeg: true });

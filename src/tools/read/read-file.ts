@@ -252,6 +252,7 @@ async function readImage(request: ReadFileContentOptions, mimeType: string): Pro
 		maxWidth: options.imageMaxWidth ?? DEFAULT_IMAGE_MAX_SIDE,
 		maxHeight: options.imageMaxHeight ?? DEFAULT_IMAGE_MAX_SIDE,
 		maxBase64Bytes: options.imageMaxBase64Bytes ?? DEFAULT_IMAGE_MAX_BASE64,
+		...(options.imageMaxInputPixels !== undefined ? { maxInputPixels: options.imageMaxInputPixels } : {}),
 	});
 	Object.assign(details, {
 		mimeType: fitted.mimeType,

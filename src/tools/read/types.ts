@@ -30,6 +30,11 @@ export interface ReadToolOptions extends FileToolOptions {
 	imageMaxHeight?: number;
 	/** Largest image returned, as base64 characters; larger ones are re-encoded smaller. Default: 4.5 MB. */
 	imageMaxBase64Bytes?: number;
+	/**
+	 * Most pixels of an image file (one frame) that is decoded; a larger one gets a notice, refused
+	 * from its header before any pixel is decoded. Default: 100,000,000 (10,000 × 10,000).
+	 */
+	imageMaxInputPixels?: number;
 }
 
 /** Structured result of a text read. */
