@@ -138,6 +138,23 @@ function refusalOf(path: string, root: string | undefined, posix: boolean): stri
 	return inside ? undefined : `outside the workspace ${root} these checkpoints belong to`;
 }
 
+/** The real path of the folder `path` is in, as judged now; undefined when `access` cannot confine to it. */
+async function judgedFolderOf(access: CheckpointFileAccess, path: string): Promise<string | undefined> {
+	if (!access.realPath || !access.within) return undefined;
+	const paths = access.posixPaths ? nativePath.posix : nativePath;
+	return access.realPath(paths.dirname(path));
+}
+
+/**
+ * What a restore writes through: `access` confined to the folder judged, so a folder swapped for
+ * a link since (to a protected folder inside the workspace, such as `.git/hooks`) refuses the write
+ * there. Missing folders are still made under the workspace's own roots, then the write is confined.
+ */
+function writerFor(access: CheckpointFileAccess, folder: string | undefined): CheckpointFileAccess {
+	if (!folder || !access.within) return access;
+	return { ...access.within([folder]), makeParentFolder: access.makeParentFolder };
+}
+
 interface RestoreContext {
 	store: CheckpointStore;
 	access: CheckpointFileAccess;
@@ -169,9 +186,16 @@ async function restoreWith(context: RestoreContext, options: RestoreOptions): Pr
 	const files = plan(undone);
 	const conflicts: string[] = [];
 	const refused: RestoreReport["refused"] = [];
+	// The real folder each path was judged in: its restore is confined to it (see `writerFor`).
+	const judgedFolders = new Map<string, string>();
 	for (const [path, { before }] of files) {
+		// Taken before the judge looks: a swap after this point makes the write refuse, one before it the judge sees.
+		const folder = await judgedFolderOf(access, path);
 		const reason = await refusalFor(context, path, before);
-		if (reason === undefined) continue;
+		if (reason === undefined) {
+			if (folder) judgedFolders.set(path, folder);
+			continue;
+		}
 		refused.push({ path, reason });
 		files.delete(path);
 	}
@@ -192,7 +216,7 @@ async function restoreWith(context: RestoreContext, options: RestoreOptions): Pr
 	);
 	for (const [path, { before }] of ordered) {
 		try {
-			if (!settled.has(path)) await applyImage(access, path, before, store);
+			if (!settled.has(path)) await applyImage(writerFor(access, judgedFolders.get(path)), path, before, store);
 			restored.push({ path, to: before.kind });
 		} catch (error) {
 			// Refused where it was written (a folder swapped for a link meanwhile) or failed: listed, never retried blindly.

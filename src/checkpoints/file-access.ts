@@ -37,6 +37,17 @@ export interface CheckpointFileAccess {
 	makeParentFolder(path: string): Promise<void>;
 	/** Paths on this disk are POSIX whatever this machine is (a remote workspace). Default: this machine's kind. */
 	posixPaths?: boolean;
+	/**
+	 * Optional: the real path of `path` (every link resolved, also for a missing file), as the
+	 * restore's judge saw it. With `within`, undo confines each restore to the folder it judged.
+	 */
+	realPath?(path: string): Promise<string>;
+	/**
+	 * Optional: this access with every change confined to `folders` (real paths), checked at the
+	 * point of use, so a folder swapped for a link (to `.git/hooks`, inside the workspace too)
+	 * after the judge saw it cannot carry the write there. `makeParentFolder` keeps the outer roots.
+	 */
+	within?(folders: readonly string[]): CheckpointFileAccess;
 }
 
 /** `CheckpointFileAccess` on this machine's disk. */

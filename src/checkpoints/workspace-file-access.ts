@@ -79,5 +79,7 @@ export function checkpointFilesOf(workspace: Workspace, options: CheckpointFiles
 		remove,
 		makeParentFolder: (path) => writer.mkdir(paths.dirname(path), { recursive: true }),
 		posixPaths: options.posixPaths,
+		realPath: (path) => workspace.realPath(path),
+		within: (folders) => checkpointFilesOf(workspace, { ...options, roots: folders }),
 	};
 }
