@@ -1,6 +1,6 @@
 import type { ImageContent, TextContent, ToolResult } from "../../engine/index.js";
 import { cutText, DEFAULT_MAX_BYTES, formatSize, ToolError, utf8Prefix } from "../../engine/index.js";
-import type { ReadableFile } from "../../workspace/index.js";
+import { type ReadableFile, shellQuote } from "../../workspace/index.js";
 import type { ReadNotebookDetails } from "../read/document-types.js";
 import { fitImage } from "../read/image.js";
 import { readWhole } from "../read/read-whole.js";
@@ -97,6 +97,20 @@ async function fitImages(
 		blocks.push({ type: "image", data: fitted.data, mimeType: fitted.mimeType });
 	}
 	return { blocks, included: blocks.length / 2 };
+}
+
+/**
+ * The notice for a notebook larger than read parses as cells (it is then paged as JSON text, in
+ * bounded memory), or undefined when `size` is within the limit. A notebook that big is nearly
+ * always one with huge outputs (a plot or a table of hundreds of MB in base64).
+ */
+export function largeNotebookNotice(shownPath: string, size: number): string | undefined {
+	if (size <= MAX_NOTEBOOK_BYTES) return undefined;
+	return (
+		`[${shownPath} is a notebook of ${formatSize(size)}, more than the ${formatSize(MAX_NOTEBOOK_BYTES)} read parses as cells (its outputs are probably huge): ` +
+		"shown as its JSON text instead, long lines cut. To see its cells, clear the outputs into a copy via bash " +
+		`(jupyter nbconvert --clear-output --to notebook --output small.ipynb ${shellQuote(shownPath)}) and read that.]`
+	);
 }
 
 /**

@@ -3,7 +3,7 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, ToolError } from "../
 import type { FileOperations, ReadableFile } from "../../workspace/index.js";
 import { detectLegacyEncoding, encodingName, type LegacyEncoding, shellQuote } from "../../workspace/index.js";
 import { isNotebookPath } from "../notebook/notebook-json.js";
-import { readNotebook } from "../notebook/read-notebook.js";
+import { largeNotebookNotice, readNotebook } from "../notebook/read-notebook.js";
 import { growingNotice, grownSize } from "./growing-file.js";
 import { fitImage } from "./image.js";
 import { readLinePage } from "./line-pager.js";
@@ -57,7 +57,13 @@ export async function readFileContent(request: ReadFileContentOptions): Promise<
 				description: sniffed.description,
 			});
 		}
-		return await readText(request, file, sniffed.bom ? 3 : 0);
+		const text = await readText(request, file, sniffed.bom ? 3 : 0);
+		const notice = isNotebookPath(request.absolutePath)
+			? largeNotebookNotice(request.shownPath, request.size)
+			: undefined;
+		const first = text.content[0];
+		if (notice && first?.type === "text") first.text += `\n\n${notice}`;
+		return text;
 	} finally {
 		await file.close();
 	}
