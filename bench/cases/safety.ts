@@ -119,6 +119,30 @@ export const cases: BenchCase[] = [
 	},
 	{
 		group: "safety",
+		name: "read + match 10,000 PowerShell commands",
+		// The bash case's goal dates from the hand-written splitter; a parse costs 0.2–1 ms on a loaded machine.
+		goal: "< 10 s (1 ms a command)",
+		maxMs: 10_000,
+		toolbelt: async () => {
+			const rules = new RuleSet(
+				["powershell(git status)", "powershell(Get-ChildItem:*)", "powershell(Remove-Item:*)"].map((text, index) =>
+					parseRule(text, index === 2 ? "deny" : "allow", "bench"),
+				),
+				{ root: "/proj", homeDir: "/home" },
+			);
+			await loadShellParser("powershell");
+			const started = performance.now();
+			let denied = 0;
+			for (let index = 0; index < 10_000; index++) {
+				const command = `Get-ChildItem -Path 'src ${index}' | Select-Object Name > $null; git status && del "out-$env:USER.txt"`;
+				if (rules.evaluate("powershell", subjectOf("powershell", { command })).behavior === "deny") denied++;
+			}
+			const ms = performance.now() - started;
+			return { ok: denied === 10_000, ms, note: `${((ms * 1000) / 10_000).toFixed(1)} µs a command; del is Remove-Item` };
+		},
+	},
+	{
+		group: "safety",
 		name: "50 calls with a PreToolUse command hook",
 		goal: "≤ 3× a shell loop spawning the script 50 times",
 		maxRatio: 3,
