@@ -138,7 +138,11 @@ export const cases: BenchCase[] = [
 				if (rules.evaluate("powershell", subjectOf("powershell", { command })).behavior === "deny") denied++;
 			}
 			const ms = performance.now() - started;
-			return { ok: denied === 10_000, ms, note: `${((ms * 1000) / 10_000).toFixed(1)} µs a command; del is Remove-Item` };
+			return {
+				ok: denied === 10_000,
+				ms,
+				note: `${((ms * 1000) / 10_000).toFixed(1)} µs a command; del is Remove-Item`,
+			};
 		},
 	},
 	{
