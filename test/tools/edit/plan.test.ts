@@ -161,10 +161,16 @@ describe("errors that say so", () => {
 		);
 	});
 
-	it("points at the first line when the lines after it differ", () => {
+	it("points at the closest lines and the word that differs when the lines after the first differ", () => {
 		expect(() => apply("start();\nmiddle();\nend();\n", edit("start();\nother();", "x"))).toThrow(
-			/first line of old_string occurs at line 1/,
+			/closest text is at lines 1-2\. There old_string has "other" where the file has "middle"/,
 		);
+	});
+
+	it("points at the first line when nothing else is close", () => {
+		expect(() =>
+			apply("start();\nmiddle();\nend();\n", edit("start();\nconst unrelated = [1, 2, 3].map(String);", "x")),
+		).toThrow(/first line of old_string occurs at line 1/);
 	});
 });
 

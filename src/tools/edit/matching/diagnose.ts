@@ -1,4 +1,5 @@
 import { countNewlines, lineEndOf, lineStartOf } from "../text.js";
+import { findClosestRegion } from "./closest-region.js";
 import type { MatchContext } from "./match-context.js";
 import { findNearMatch } from "./near-match.js";
 
@@ -44,6 +45,14 @@ function nearMatchHint(context: MatchContext, needle: string): string | undefine
 	const near = findNearMatch(context, needle);
 	if (!near) return undefined;
 	return `A near match at line ${near.line} differs ${near.kind}:\n${quoteLines(context.content, near.line, near.lineCount)}\nCopy old_string exactly from these lines.`;
+}
+
+function closestRegionHint(content: string, needle: string): string | undefined {
+	const closest = findClosestRegion(content, needle);
+	if (!closest || closest.differences.length === 0) return undefined;
+	const where =
+		closest.lineCount > 1 ? `lines ${closest.line}-${closest.line + closest.lineCount - 1}` : `line ${closest.line}`;
+	return `The closest text is at ${where}. There ${closest.differences.join("; ")}:\n${quoteLines(content, closest.line, closest.lineCount)}\nCopy old_string exactly from these lines.`;
 }
 
 function firstLineHint(content: string, needle: string): string | undefined {
@@ -119,7 +128,7 @@ export function describeMiss(context: MatchContext, needle: string, replacement:
 			return parts.join(" ");
 		}
 	}
-	const hint = nearMatchHint(context, needle) ?? firstLineHint(content, needle);
+	const hint = nearMatchHint(context, needle) ?? closestRegionHint(content, needle) ?? firstLineHint(content, needle);
 	if (hint) parts.push(hint);
 	else parts.push("Read the file to see its current content, then copy old_string from it exactly.");
 	return parts.join("\n");
