@@ -70,10 +70,20 @@ function differencesOf(needle: string, region: string): string[] {
 	return found;
 }
 
+function withoutTrailingBlanks(text: string): string {
+	let end = text.length;
+	while (end > 0 && (text[end - 1] === " " || text[end - 1] === "\t" || text[end - 1] === "\r")) end--;
+	return text.slice(0, end);
+}
+
 /** The region of the file most like old_string, line by line, or undefined when none is close. */
 export function findClosestRegion(content: string, needle: string): ClosestRegion | undefined {
 	if (content.length > MAX_CONTENT) return undefined;
-	const needleLines = needle.replace(/^\n+|\n+$/g, "").split("\n");
+	let first = 0;
+	let end = needle.length;
+	while (first < end && needle[first] === "\n") first++;
+	while (end > first && needle[end - 1] === "\n") end--;
+	const needleLines = needle.slice(first, end).split("\n");
 	const count = needleLines.length;
 	if (count > MAX_NEEDLE_LINES || needle.trim() === "") return undefined;
 	const fileLines = content.split("\n");
@@ -113,6 +123,7 @@ export function findClosestRegion(content: string, needle: string): ClosestRegio
 	let region = fileLines.slice(best.start, best.start + count).join("\n");
 	// old_string may start or end inside a line: indentation it leaves out is not a difference.
 	if (!/^\s/.test(needleText)) region = region.replace(/^[ \t]+/, "");
-	if (!/\s$/.test(needleText)) region = region.replace(/[ \t\r]+$/, "");
+	// (A loop, not /[ \t]+$/: that regex is quadratic on a long run of blanks inside a line.)
+	if (!/\s$/.test(needleText)) region = withoutTrailingBlanks(region);
 	return { line: best.start + 1, lineCount: count, differences: differencesOf(needleText, region) };
 }
