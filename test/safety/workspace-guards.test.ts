@@ -16,7 +16,7 @@ import {
 	type FileOperations,
 	localFileOperations,
 } from "../../src/tools/index.js";
-import { MemoryFiles } from "../helpers/memory-files.js";
+import { MemoryFiles } from "../../src/workspace/index.js";
 import { noSettings } from "../helpers/no-settings.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall, textOf } from "./run-calls.js";
@@ -163,14 +163,14 @@ describe("every guard judges the workspace's own disk (an in-memory FileOperatio
 		expect(textOf(await runCall(tools, hooks, "write", { path: "notes.txt", content: "x\n" }))).toMatch(
 			/changed on disk/,
 		);
-		expect(memory.text("/mem/ws/notes.txt")).toBe("changed outside\n");
+		expect(memory.get("/mem/ws/notes.txt")?.toString("utf8")).toBe("changed outside\n");
 		await runCall(tools, hooks, "read", { path: "notes.txt" });
 		const written = await runCall(tools, hooks, "write", { path: "notes.txt", content: "mine\n" });
 		expect(written.isError, textOf(written)).toBe(false);
-		expect(memory.text("/mem/ws/notes.txt")).toBe("mine\n");
+		expect(memory.get("/mem/ws/notes.txt")?.toString("utf8")).toBe("mine\n");
 		const edited = await runCall(tools, hooks, "edit", { path: "notes.txt", old_string: "mine", new_string: "ours" });
 		expect(edited.isError, textOf(edited)).toBe(false);
-		expect(memory.text("/mem/ws/notes.txt")).toBe("ours\n");
+		expect(memory.get("/mem/ws/notes.txt")?.toString("utf8")).toBe("ours\n");
 		expect(textOf(await runCall(tools, hooks, "write", { path: ".env", content: "x" }))).toMatch(/protected path/);
 		const listing = textOf(await runCall(tools, hooks, "ls", {}));
 		expect(listing).toContain("notes.txt");

@@ -7,7 +7,7 @@
  * inside a word, a syntax error) is reported as opaque: the rules cannot tell what it runs.
  */
 import type { OpaqueConstructName } from "./opaque-constructs.js";
-import { parseBash, type SyntaxNode } from "./parser.js";
+import { errorText, parseBash, type SyntaxNode } from "./parser.js";
 import { type OpaqueSink, readWord, type ShellWord } from "./shell-words.js";
 
 /** A redirection: `2>/dev/null`, `>> log`, `&>out`, `<in`, `<<EOF`, `<<<word`. */
@@ -97,16 +97,6 @@ export function readBash(command: string): BashReading {
 	readStatement({ reading, opaque }, parsed.root, []);
 	if (parsed.hasError) opaque("unparsed syntax", errorText(parsed.root) ?? command);
 	return reading;
-}
-
-/** The first node the parser could not read, or inserted to recover. */
-function errorText(node: SyntaxNode): string | undefined {
-	if (node.type === "ERROR" || node.isMissing) return node.text || node.type;
-	for (const child of node.children) {
-		const text = errorText(child);
-		if (text !== undefined) return text;
-	}
-	return undefined;
 }
 
 /** The named children of a node. */

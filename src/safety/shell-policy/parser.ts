@@ -38,6 +38,16 @@ export interface SyntaxNode {
 	children: SyntaxNode[];
 }
 
+/** The text of the first node the parser could not read, or inserted to recover (either dialect). */
+export function errorText(node: SyntaxNode): string | undefined {
+	if (node.type === "ERROR" || node.isMissing) return node.text || node.type;
+	for (const child of node.children) {
+		const text = errorText(child);
+		if (text !== undefined) return text;
+	}
+	return undefined;
+}
+
 /** Which shell's syntax a command is written in. */
 export type ShellDialect = "bash" | "powershell";
 

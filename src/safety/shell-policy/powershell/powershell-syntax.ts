@@ -10,7 +10,7 @@
  */
 import type { BashReading, Redirection, SimpleCommand } from "../bash-syntax.js";
 import type { OpaqueConstructName } from "../opaque-constructs.js";
-import { parseShell, type SyntaxNode } from "../parser.js";
+import { errorText, parseShell, type SyntaxNode } from "../parser.js";
 import { type OpaqueSink, type ShellWord, UNKNOWN } from "../shell-words.js";
 
 /** Statements that are never plain, by the construct they are. */
@@ -82,16 +82,6 @@ export function readPowerShell(command: string): BashReading {
 	if (parsed.hasError) opaque("unparsed syntax", errorText(parsed.root) ?? command);
 	readStatements({ reading, opaque }, parsed.root);
 	return reading;
-}
-
-/** The first node the parser could not read, or inserted to recover. */
-function errorText(node: SyntaxNode): string | undefined {
-	if (node.type === "ERROR" || node.isMissing) return node.text || node.type;
-	for (const child of node.children) {
-		const text = errorText(child);
-		if (text !== undefined) return text;
-	}
-	return undefined;
 }
 
 /** `program` and `statement_list`: statements one after another. */
