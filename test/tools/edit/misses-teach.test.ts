@@ -33,7 +33,7 @@ describe("a missed edit teaches what differs", () => {
 	it("a renamed identifier", async () => {
 		const message = await missOf('const content = await readFile(path, "utf8");');
 		expect(message).toContain("The closest text is at line 4");
-		expect(message).toContain('old_string has "content" where the file has "text"');
+		expect(message).toContain('"content" where the file has "text"');
 		expect(message).toContain('  4\tconst text = await readFile(path, "utf8");'.replace("  4\t", "  4\t\t"));
 	});
 
@@ -42,13 +42,13 @@ describe("a missed edit teaches what differs", () => {
 			"export async function loadConfig(path) {\n\tconst text = await readFile(path, 'utf8');",
 		);
 		expect(message).toContain("The closest text is at lines 3-4");
-		expect(message).toContain(`old_string has "'" where the file has "\\""`);
+		expect(message).toContain(`"'" where the file has "\\""`);
 	});
 
 	it("a changed number", async () => {
 		const message = await missOf("const retries = 5;");
 		expect(message).toContain("line 5");
-		expect(message).toContain('old_string has "5" where the file has "3"');
+		expect(message).toContain('"5" where the file has "3"');
 	});
 
 	it("nothing close: the plain advice", async () => {
@@ -70,6 +70,6 @@ describe("a missed edit teaches what differs", () => {
 			);
 		expect(error.message).toContain("old_string was not found");
 		expect(error.message).toContain("The closest text is at line 77778");
-		expect(error.message).toContain('old_string has "y" where the file has "x"');
+		expect(error.message).toContain('"y" where the file has "x"');
 	});
 });

@@ -163,7 +163,7 @@ describe("errors that say so", () => {
 
 	it("points at the closest lines and the word that differs when the lines after the first differ", () => {
 		expect(() => apply("start();\nmiddle();\nend();\n", edit("start();\nother();", "x"))).toThrow(
-			/closest text is at lines 1-2\. There old_string has "other" where the file has "middle"/,
+			/closest text is at lines 1-2\. Compared with old_string, it differs: "other" where the file has "middle"/,
 		);
 	});
 

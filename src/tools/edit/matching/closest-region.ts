@@ -11,7 +11,7 @@ export interface ClosestRegion {
 	line: number;
 	/** Lines it spans (as many as old_string). */
 	lineCount: number;
-	/** Up to four differences, each `old_string has "x" where the file has "y"`. */
+	/** Up to four differences of old_string against the region, each `"x" where the file has "y"`. */
 	differences: string[];
 }
 
@@ -62,10 +62,10 @@ function differencesOf(needle: string, region: string): string[] {
 		if (!part || (!part.added && !part.removed)) continue;
 		const next = parts[index + 1];
 		if (part.removed && next?.added) {
-			found.push(`old_string has ${shown(part.value)} where the file has ${shown(next.value)}`);
+			found.push(`${shown(part.value)} where the file has ${shown(next.value)}`);
 			index++;
-		} else if (part.removed) found.push(`old_string has ${shown(part.value)}, which the file does not`);
-		else found.push(`the file has ${shown(part.value)} there, which old_string does not`);
+		} else if (part.removed) found.push(`${shown(part.value)}, which the file does not have`);
+		else found.push(`the file has ${shown(part.value)} there`);
 	}
 	return found;
 }
@@ -98,7 +98,7 @@ export function findClosestRegion(content: string, needle: string): ClosestRegio
 		}
 		return words;
 	};
-	let best = { start: -1, score: 0 };
+	let best = { start: -1, score: 0, tied: false };
 	let budget = MAX_LINE_COMPARISONS;
 	// A region's first or last line must look like old_string's: the rest is scored only there.
 	for (let start = 0; start + count <= fileLines.length && budget > 0; start++) {
@@ -116,9 +116,12 @@ export function findClosestRegion(content: string, needle: string): ClosestRegio
 		budget -= count;
 		const score = total / count;
 		// Most lines must look alike: shared brackets and semicolons alone do not make a region close.
-		if (unlike <= Math.floor(count / 3) && score > best.score) best = { start, score };
+		if (unlike > Math.floor(count / 3)) continue;
+		if (score > best.score) best = { start, score, tied: false };
+		else if (score === best.score) best.tied = true;
 	}
-	if (best.start < 0 || best.score < MIN_SIMILARITY) return undefined;
+	// Two regions equally close: naming one would mislead (the first-line hint lists every place).
+	if (best.start < 0 || best.score < MIN_SIMILARITY || best.tied) return undefined;
 	const needleText = needleLines.join("\n");
 	let region = fileLines.slice(best.start, best.start + count).join("\n");
 	// old_string may start or end inside a line: indentation it leaves out is not a difference.

@@ -52,7 +52,7 @@ function closestRegionHint(content: string, needle: string): string | undefined 
 	if (!closest || closest.differences.length === 0) return undefined;
 	const where =
 		closest.lineCount > 1 ? `lines ${closest.line}-${closest.line + closest.lineCount - 1}` : `line ${closest.line}`;
-	return `The closest text is at ${where}. There ${closest.differences.join("; ")}:\n${quoteLines(content, closest.line, closest.lineCount)}\nCopy old_string exactly from these lines.`;
+	return `The closest text is at ${where}. Compared with old_string, it differs: ${closest.differences.join("; ")}.\n${quoteLines(content, closest.line, closest.lineCount)}\nCopy old_string exactly from these lines.`;
 }
 
 function firstLineHint(content: string, needle: string): string | undefined {
