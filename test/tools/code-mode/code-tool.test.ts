@@ -2,10 +2,11 @@
 // call; every call the program makes is a real call (hooks, barriers, events as children, abort).
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Type } from "typebox";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
 import { executeToolCalls } from "../../../src/engine/execute-tool-calls.js";
-import type { AnyAgentTool, ToolExecutionEvent } from "../../../src/engine/types.js";
+import type { AgentTool, AnyAgentTool, ToolExecutionEvent } from "../../../src/engine/types.js";
 import { createSafetyLayer } from "../../../src/safety/index.js";
 import { type CodeToolOptions, createTool, type ToolName } from "../../../src/tools/index.js";
 import { createFakeModelStream, fakeModel, textReply, toolCallReply } from "../../helpers/fake-model-stream.js";
@@ -93,7 +94,7 @@ describe("code tool", () => {
 		expect(ends.at(-1)).toMatchObject({ toolName: "code", toolCallId: "c1", isError: false });
 	});
 
-	it("runs inner reads in parallel and starts an inner write only after the reads before it ended", async () => {
+	it("starts an inner write only after the reads the program made before it ended", async () => {
 		const root = tempDir();
 		for (const name of ["a", "b", "c"]) await writeFile(join(root, `${name}.txt`), `${name} before\n`);
 		const { message, text, events } = await runCode(
@@ -113,12 +114,42 @@ describe("code tool", () => {
 				(event) => `${event.type === "tool_execution_start" ? "start" : "end"} ${event.toolName} ${event.toolCallId}`,
 			);
 		const index = (entry: string) => order.indexOf(entry);
-		// Both reads started before either ended: they ran side by side.
-		expect(index("start read program.2")).toBeLessThan(index("end read program.1"));
 		// The write waited for both reads the program made before it.
 		expect(index("start write program.3")).toBeGreaterThan(index("end read program.1"));
 		expect(index("start write program.3")).toBeGreaterThan(index("end read program.2"));
 		expect(await readFile(join(root, "a.txt"), "utf8")).toBe("a after\n");
+	});
+
+	it("runs two reading calls of a program side by side: each waits for the other to start, and both meet", async () => {
+		// A real read ends in a millisecond, so whether two reads overlapped depends on the
+		// machine's load; a reading tool that returns only once its partner has started shows the
+		// overlap for certain (run one after the other, the first would wait out its 20 s alone).
+		const arrived: Array<() => void> = [];
+		const meetSchema = Type.Object({ name: Type.String() });
+		const meet: AgentTool<typeof meetSchema> = {
+			name: "meet",
+			description: "Waits for a second meet call to start.",
+			parameters: meetSchema,
+			executionMode: "parallel",
+			execute: (_id, args) =>
+				new Promise((resolve) => {
+					const done = (text: string) => resolve({ content: [{ type: "text", text }], details: {} });
+					const timer = setTimeout(() => done(`${args.name} waited alone`), 20_000);
+					arrived.push(() => {
+						clearTimeout(timer);
+						done(`${args.name} met`);
+					});
+					if (arrived.length === 2) for (const wake of arrived) wake();
+				}),
+		};
+		const { message, text } = await runCode(
+			[meet as AnyAgentTool, ...toolsIn(tempDir(), [])],
+			`const [x, y] = await Promise.all([tools.meet({ name: "x" }), tools.meet({ name: "y" })]);
+			return [x.text, y.text];`,
+		);
+		expect(message.isError, text).toBe(false);
+		expect(text).toContain("x met");
+		expect(text).toContain("y met");
 	});
 
 	it("throws a denied inner call inside the program with the message a direct call gets", async () => {
