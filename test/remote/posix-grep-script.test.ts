@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BATCH_DONE_PREFIX } from "../../src/workspace/remote/search/grep-feed.js";
+import { BATCH_DONE_PREFIX, feedLine } from "../../src/workspace/remote/search/grep-feed.js";
 import { posixGrepScript } from "../../src/workspace/remote/search/posix-search.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
@@ -19,7 +19,7 @@ describe("the POSIX grep script", () => {
 		chmodSync(join(bin, "xargs"), 0o755);
 		const path = withoutXargs ? `${bin}:${process.env.PATH}` : (process.env.PATH ?? "");
 		return execFileSync("sh", ["-c", posixGrepScript, "sh", join(dir(), "tree"), "", "-n -F", "needle"], {
-			input: names.map((name) => `${name}\n`).join(""),
+			input: names.map((name) => `${feedLine(name)}\n`).join(""),
 			env: { PATH: path },
 			encoding: "utf8",
 			timeout: 60_000,
@@ -46,5 +46,16 @@ describe("the POSIX grep script", () => {
 		// 1,000 a batch with xargs, 400 with the loop.
 		expect(outputs[0]).toContain(`${BATCH_DONE_PREFIX}1000\n`);
 		expect(outputs[1]).toContain(`${BATCH_DONE_PREFIX}400\n`);
+	}, 60_000);
+
+	it("searches a name holding a newline by itself, its lines framed by its place in the batch", () => {
+		const names = ["a.txt", "two\nlines.txt", "back\\c\nslash.txt"];
+		mkdirSync(join(dir(), "tree"), { recursive: true });
+		for (const name of names) writeFileSync(join(dir(), "tree", name), "x\nneedle\n");
+		for (const withoutXargs of [false, true]) {
+			expect(run(names, withoutXargs)).toBe(
+				`a.txt:2:needle\n\0F 1\n2:needle\n\0E\n\0F 2\n2:needle\n\0E\n${BATCH_DONE_PREFIX}3\n`,
+			);
+		}
 	}, 60_000);
 });

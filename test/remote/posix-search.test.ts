@@ -39,6 +39,37 @@ function makeTree(root: string): void {
 	writeFileSync(join(root, "data.bin"), Buffer.concat([Buffer.from("needle\n"), Buffer.alloc(64), Buffer.from("x\n")]));
 }
 
+/** Names holding a newline (one also a backslash and `\\c`, which `printf %b` would stop at), in a folder too. */
+const newlineNames = ["two\nlines.txt", "back\\c\nslash.txt", "dir\nname/inner.txt"];
+
+function newlineTree(root: string): void {
+	mkdirSync(join(root, "dir\nname"), { recursive: true });
+	for (const name of newlineNames) writeFileSync(join(root, name), "a\nneedle here\n");
+	writeFileSync(join(root, "plain.txt"), "needle too\n");
+}
+
+/** grep (with context) and find give each name once, escaped as the tools show it, never split. */
+async function expectNewlineNamesWhole(remote: Workspace): Promise<void> {
+	const shown = newlineNames.map((name) => name.replaceAll("\n", "\\n"));
+	const grep = await answer(remote, "grep", { pattern: "needle", context: 1 });
+	for (const name of shown) {
+		expect(grep).toContain(`${name}-1- a\n${name}:2: needle here`);
+	}
+	expect(grep).toContain("plain.txt:1: needle too");
+	expect(grep).not.toMatch(/^(lines|slash|name)/m);
+	const find = await answer(remote, "find", { pattern: "**/*.txt" });
+	expect(
+		find
+			.split("\n")
+			.filter((line) => line.endsWith(".txt"))
+			.sort(),
+	).toEqual([...shown, "plain.txt"].sort());
+	const one = await answer(remote, "grep", { pattern: "needle", path: "two\nlines.txt" });
+	expect(one).toMatch(/needle here/);
+	const result = await runCall(toolsOf(remote), {}, "grep", { pattern: "needle" });
+	expect(result.details).toMatchObject({ backend: "walker" });
+}
+
 const cases: Record<string, unknown>[] = [
 	{ pattern: "needle", literal: true },
 	{ pattern: "needle\\s+again:\\s\\d+", path: "src" },
@@ -78,6 +109,17 @@ describe("grep and find without ripgrep, over ssh", () => {
 			backend: "walker",
 			fallbackReason: expect.stringMatching(/POSIX find and grep/),
 		});
+	}, 60_000);
+
+	it("give a file name holding a newline as one result, whole, with its lines", async (context) => {
+		if (!loopback.sshd) return context.skip();
+		newlineTree(dir());
+		const remote = createWorkspaceFromUrl(`${loopback.sshd.urlPrefix}${dir()}`, {
+			sshOptions: loopback.sshd.sshOptions,
+			ripgrep: "never",
+		});
+		loopback.opened.push(remote);
+		await expectNewlineNamesWhole(remote);
 	}, 60_000);
 
 	it("say clearly what POSIX grep cannot do", async (context) => {
@@ -124,5 +166,17 @@ describe("grep and find without ripgrep, in a busybox container", () => {
 		const find = await answer(remote, "find", { pattern: "**/*" });
 		expect(find.split("\n").slice(0, 3).sort()).toEqual([".env", ".gitignore", "src/a.ts"]);
 		expect(inContainer(container, "ls -a $HOME/.cache 2>/dev/null || true")).not.toContain("toolbelt");
+	}, 60_000);
+
+	it("give a file name holding a newline as one result with busybox find, sort and grep", async (context) => {
+		if (skip) return context.skip();
+		const script = newlineNames.map((name) => `printf 'a\\nneedle here\\n' > '${name}'`).join(" && ");
+		inContainer(
+			container,
+			`mkdir -p '/srv/nl/dir\nname' && cd /srv/nl && ${script} && printf 'needle too\\n' > plain.txt`,
+		);
+		const remote = createWorkspaceFromUrl(`docker://${container}/srv/nl`, { ripgrep: "installed" });
+		loopback.opened.push(remote);
+		await expectNewlineNamesWhole(remote);
 	}, 60_000);
 });

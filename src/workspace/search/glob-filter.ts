@@ -14,7 +14,8 @@ export function compileGlob(glob: string): GlobTest {
 	if (directoryOnly) pattern = pattern.slice(0, -1);
 	const anchored = pattern.includes("/");
 	pattern = pattern.replace(/^(\.?\/)+/, "");
-	const matches = picomatch(pattern, { dot: true });
+	// `s`: picomatch writes `**` with `.`, which would stop at a newline in a folder's name (ripgrep does not).
+	const matches = picomatch(pattern, { dot: true, flags: "s" });
 	return (relativePath, isDirectory) => {
 		if (directoryOnly && !isDirectory) return false;
 		if (anchored) return matches(relativePath);

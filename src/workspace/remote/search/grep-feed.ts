@@ -3,8 +3,26 @@ import type { ChildProcessWithoutNullStreams } from "node:child_process";
 /** The most names sent to the remote grep ahead of those it has finished: bounds what is held here. */
 export const MAX_NAMES_AHEAD = 8000;
 
-/** The line the remote grep script prints after each batch: this prefix, then how many names it held. */
-export const BATCH_DONE_PREFIX = "\u0001B ";
+/**
+ * The line the remote grep script prints after each batch: this prefix, then how many names it
+ * held. Its NUL comes first: a line of grep's starts with a file name or a line number, never a NUL.
+ */
+export const BATCH_DONE_PREFIX = "\0B ";
+
+/** Opens the lines of one file searched by itself (`N:text`, no name): this prefix, then its place in the batch. */
+export const ONE_FILE_START = "\0F ";
+
+/** Closes the lines of one file searched by itself. */
+export const ONE_FILE_END = "\0E";
+
+/**
+ * A name as one line of the feed: as it is, or, when it holds a newline, `/` and the name with
+ * `\\` and `\n` escaped (`printf %b` reads it back there). A relative path never starts with `/`.
+ */
+export function feedLine(name: string): string {
+	if (!name.includes("\n")) return name;
+	return `/${name.replaceAll("\\", "\\\\").replaceAll("\n", "\\n")}`;
+}
 
 /**
  * The names sent to the remote grep and not yet done, for telling `name:12:text` apart: grep
@@ -21,6 +39,11 @@ export class PendingNames {
 	/** How many names are sent and not yet done. */
 	get size(): number {
 		return this.queue.length - this.head;
+	}
+
+	/** The name at `index` in the batch grep is on (the oldest batch not done). */
+	nameAt(index: number): string | undefined {
+		return this.queue[this.head + index];
 	}
 
 	/** Notes names as sent. */
@@ -75,7 +98,7 @@ export async function feedNames(
 			while (pending.size > MAX_NAMES_AHEAD && !stopped()) await pending.progress();
 			if (stopped()) return;
 			pending.add(batch);
-			if (!child.stdin.write(batch.map((name) => `${name}\n`).join(""))) await drained(child);
+			if (!child.stdin.write(batch.map((name) => `${feedLine(name)}\n`).join(""))) await drained(child);
 		}
 	} finally {
 		child.stdin.end();

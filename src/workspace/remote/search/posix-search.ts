@@ -3,39 +3,67 @@ import type { GrepLine, GrepRequest, ListFilesRequest } from "../../search/types
 import { enterFolderArguments, enterFolderScript } from "../files/enter-folder.js";
 import type { RemoteTransport } from "../transport/transport.js";
 import { stderrSummary } from "../transport/transport.js";
-import { BATCH_DONE_PREFIX, feedNames, PendingNames } from "./grep-feed.js";
+import { BATCH_DONE_PREFIX, feedNames, ONE_FILE_START, PendingNames } from "./grep-feed.js";
 import { matchStartOf, toExtendedRegex } from "./posix-pattern.js";
 import type { RunScript } from "./sorted-listing.js";
 import { walkRemoteFiles } from "./streamed-walk.js";
 
 /**
- * Searches the files named on stdin (one per line, relative to `$1`, entered by
- * `enterFolderScript`; the flags and pattern follow) with POSIX grep, `/dev/null`
- * first so that every line names its file; after each batch a line `BATCH_DONE_PREFIX` N says N
- * more names are done. Where `xargs -0` exists (GNU, busybox, POSIX.1-2024) it makes the batches
- * of 1,000 names; else a shell loop makes them of 400 (its `set --` grows with the batch). `-I`
- * (skip binary files, as ripgrep does in a folder) where grep has it. Exit 2 only when grep
- * itself failed (a bad pattern, say). Exported for its tests.
+ * Defines `search NAME…`: POSIX grep over one batch of names, `/dev/null` first so that every line
+ * names its file, then a line `BATCH_DONE_PREFIX` N (N names done). A name sent as `/` + escapes
+ * (it holds a newline: see `feedLine`) is read back with `printf %b` and searched by itself
+ * between `ONE_FILE_START` i (its place in the batch) and `ONE_FILE_END`, its lines without a
+ * name, so no name is ever split over lines. Fails when grep itself failed (status over 1).
  */
-export const posixGrepScript = `
+const searchFunction = String.raw`search() {
+	one=
+	for f; do case $f in /*) one=1; break;; esac; done
+	if [ -z "$one" ]; then
+		grep $flags -e "$pattern" -- /dev/null "$@"; s=$?
+	else
+		s=0; i=0
+		for f; do
+			case $f in
+			/*) f=$(printf "%bx" "%{f#/}"); f=%{f%x}
+				printf "\000F %s\n" "$i"; grep $flags -h -e "$pattern" -- "$f"; t=$?; printf "\000E\n";;
+			*) grep $flags -e "$pattern" -- /dev/null "$f"; t=$?;;
+			esac
+			[ "$t" -le 1 ] || s=$t; i=$((i + 1))
+		done
+	fi
+	printf "\000B %s\n" "$#"
+	[ "$s" -le 1 ]
+}`.replaceAll("%{", "${");
+
+/**
+ * Searches the files named on stdin (one a line, see `feedLine`; relative to `$1`, entered by
+ * `enterFolderScript`; the flags and pattern follow) with `search` (see `searchFunction`). Where
+ * `xargs -0` exists (GNU, busybox, POSIX.1-2024) it makes the batches of 1,000 names; else a shell
+ * loop makes them of 400 (its `set --` grows with the batch). `-I` (skip binary files, as ripgrep
+ * does in a folder) where grep has it. Exit 2 only when grep itself failed (a bad pattern, say).
+ * Exported for its tests.
+ */
+export const posixGrepScript = String.raw`
 export LC_ALL=C
 ${enterFolderScript}
 flags=$1; pattern=$2
 grep -I -e x /dev/null 2>/dev/null; [ "$?" = 1 ] && flags="$flags -I"
-if printf 'x\\000' | xargs -0 -n 1 true 2>/dev/null; then
+define='${searchFunction}'
+eval "$define"
+if printf 'x\000' | xargs -0 -n 1 true 2>/dev/null; then
 	export flags pattern
-	tr '\\n' '\\000' | xargs -0 -n 1000 sh -c 'grep $flags -e "$pattern" -- /dev/null "$@"; s=$?; printf "\\\\001B %s\\\\n" "$#"; [ "$s" -le 1 ]' sh
+	tr '\n' '\000' | xargs -0 -n 1000 sh -c "$define"'
+search "$@"' sh
 	[ "$?" = 0 ] || exit 2
 	exit 0
 fi
 status=0
-search() { grep $flags -e "$pattern" -- /dev/null "$@"; [ "$?" -le 1 ] || status=2; printf '\\001B %s\\n' "$#"; }
 set --
 while IFS= read -r name; do
 	set -- "$@" "$name"
-	if [ "$#" -ge 400 ]; then search "$@"; set --; fi
+	if [ "$#" -ge 400 ]; then search "$@" || status=2; set --; fi
 done
-[ "$#" -gt 0 ] && search "$@"
+if [ "$#" -gt 0 ]; then search "$@" || status=2; fi
 exit "$status"
 `;
 
@@ -54,6 +82,15 @@ function parseLine(line: string, names: ReadonlySet<string>): GrepLine | undefin
 		index = next === -1 ? -1 : index + 1 + next;
 	}
 	return undefined;
+}
+
+/** Splits `12:text` (a match) or `12-text` (context) of the file `name`, searched by itself. */
+function parseNamelessLine(line: string, name: string): GrepLine | undefined {
+	const head = /^(\d+)([:-])/.exec(line);
+	if (!head) return undefined;
+	let text = line.slice(head[0].length);
+	if (text.endsWith("\r")) text = text.slice(0, -1);
+	return { kind: head[2] === ":" ? "match" : "context", path: name, lineNumber: Number(head[1]), text };
 }
 
 function grepFlags(request: GrepRequest): string {
@@ -92,6 +129,8 @@ async function* streamGrep(options: {
 		kill();
 	});
 	let rest = "";
+	// The file whose lines come without a name (a name holding a newline, searched by itself).
+	let oneFile: string | undefined;
 	try {
 		child.stdout.setEncoding("utf8");
 		for await (const chunk of child.stdout as AsyncIterable<string>) {
@@ -99,11 +138,14 @@ async function* streamGrep(options: {
 			rest = lines.pop() ?? "";
 			const batch: GrepLine[] = [];
 			for (const line of lines) {
-				if (line.startsWith(BATCH_DONE_PREFIX)) {
-					pending.done(Number(line.slice(BATCH_DONE_PREFIX.length)));
+				if (line.startsWith("\0")) {
+					if (line.startsWith(BATCH_DONE_PREFIX)) pending.done(Number(line.slice(BATCH_DONE_PREFIX.length)));
+					oneFile = line.startsWith(ONE_FILE_START)
+						? pending.nameAt(Number(line.slice(ONE_FILE_START.length)))
+						: undefined;
 					continue;
 				}
-				const parsed = parseLine(line, pending.known);
+				const parsed = oneFile === undefined ? parseLine(line, pending.known) : parseNamelessLine(line, oneFile);
 				// grep without -I prints lines of binary files: ripgrep would skip such a file.
 				if (!parsed || parsed.text.includes("\0")) continue;
 				if (parsed.kind === "match") parsed.matchStart = matchStartOf(parsed.text, request);

@@ -11,15 +11,24 @@ export type RunScript = (script: string, args: string[]) => Promise<RemoteRunRes
 /**
  * Lists the regular files under `$1` (entered by `enterFolderScript`) in the walker's path order
  * (`comparePaths`: `/` before every other byte, so a folder's files and sub-folders merge by name,
- * depth first): `/` becomes byte 1
- * for `sort` in the C locale and back. Anything named `.git` is left out and never entered.
- * Symlinks and other kinds are left out, as the local walker leaves them out. `sort` holds the
- * list on the remote side (spilling to disk where it can); this side reads it as it comes.
+ * depth first), each path ended by a NUL byte: a name may hold a newline, never a NUL. `/` and
+ * byte 1 trade places for `sort` in the C locale and trade back after it (a swap, so a name
+ * holding byte 1 comes back whole). Where `find -print0` or `sort -z` is missing (both are in
+ * GNU, busybox and the BSDs), paths are sorted one a line and those holding a newline are left
+ * out, never split. Anything named `.git` is left out and never entered. Symlinks and other kinds
+ * are left out, as the local walker leaves them out. `sort` holds the list on the remote side
+ * (spilling to disk where it can); this side reads it as it comes.
  */
 const sortedListScript = String.raw`
 export LC_ALL=C
 ${enterFolderScript}
-find . -name .git -prune -o -type f -print | tr '/' '\001' | sort | tr '\001' '/'
+if find /dev/null -prune -print0 >/dev/null 2>&1 && [ "$(printf 'b\000a\000' | sort -z 2>/dev/null | tr '\000' ,)" = "a,b," ]; then
+	find . -name .git -prune -o -type f -print0 | tr '/\001' '\001/' | sort -z | tr '/\001' '\001/'
+	exit
+fi
+nl='
+'
+find . \( -name .git -o -name "*$nl*" \) -prune -o -type f -print | tr '/\001' '\001/' | sort | tr '/\001\n' '\001/\000'
 `;
 
 /**
@@ -125,13 +134,12 @@ export async function* streamSortedFiles(
 		child.stdout.setEncoding("utf8");
 		for await (const chunk of child.stdout as AsyncIterable<string>) {
 			listed = true;
-			const lines = (pending + chunk).split("\n");
-			pending = lines.pop() ?? "";
-			// A name with a newline in it breaks its line: such fragments do not start with `./`.
-			const batch = lines.filter((line) => line.startsWith("./")).map((line) => line.slice(2));
+			const paths = (pending + chunk).split("\0");
+			pending = paths.pop() ?? "";
+			const batch = paths.filter((path) => path.startsWith("./")).map((path) => path.slice(2));
 			if (batch.length > 0) yield batch;
 		}
-		if (pending.startsWith("./")) yield [pending.slice(2)];
+		// Every whole path ends with a NUL: what is left is a path cut short (the listing stopped).
 		const code = await closed;
 		if (signal.aborted) throw new AbortError();
 		const failure = transport.failure(code, stderr);
