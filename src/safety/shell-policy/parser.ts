@@ -6,7 +6,6 @@
  * progress callback and by the depth of the tree, so that a hostile command is answered (as
  * unparsed) in bounded time.
  */
-import { setFlagsFromString } from "node:v8";
 import type { Parser, TreeCursor } from "@vscode/tree-sitter-wasm";
 import { createTreeSitterParser, vscodeTreeSitterGrammar } from "../../syntax/index.js";
 
@@ -63,11 +62,6 @@ const warmUpCommands: Readonly<Record<ShellDialect, string>> = {
 // Through the one loader of the runtime (src/syntax/tree-sitter.ts): the runtime's init replaces
 // its module for the whole process, so a second loader would pull it from under the other's parsers.
 async function load(dialect: ShellDialect): Promise<Parser> {
-	// V8 recompiles the grammar's hot lexer (a 1.4 MB module) with its optimising tier as soon as
-	// it runs: 1.5 s of CPU for a one-shot `toolbelt tool bash`, against 0.4 s for the whole
-	// process with the baseline compiler alone, and parses were no slower (BENCHMARKS.md, fifth
-	// session). The flag applies to every WebAssembly module compiled after it in this process.
-	setFlagsFromString("--liftoff-only");
 	const parser = await createTreeSitterParser(vscodeTreeSitterGrammar(dialect));
 	// The first parse compiles the grammar's code (~300 ms for PowerShell on a loaded machine):
 	// done here, without a deadline, so that the first command judged is not cut off as unparsed.

@@ -1,0 +1,47 @@
+// The grammars' WebAssembly stays on V8's baseline compiler in every Node the package supports. On
+// Node 24 a flag set at run time no longer brings its implications, and the bash grammar's lexer
+// was recompiled by the optimising tier: 700 MB and seconds of CPU for one `toolbelt tool bash`.
+// V8's own compile trace says which tier compiled each function: no timing is involved.
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { cleanEnv, ensureBuiltCli } from "./helpers/cli-binary.js";
+
+const tempDir = useTempDir();
+let binPath = "";
+beforeAll(() => {
+	binPath = ensureBuiltCli();
+});
+
+function tracedTool(name: string, args: object) {
+	const result = spawnSync(
+		process.execPath,
+		["--trace-wasm-compilation-times", binPath, "tool", name, JSON.stringify(args)],
+		{ encoding: "utf8", cwd: tempDir(), env: cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") }), timeout: 60_000 },
+	);
+	const compiled = result.stdout.split("\n").filter((line) => line.startsWith("Compiled function"));
+	return { result, compiled, optimised: compiled.filter((line) => line.includes("using TurboFan")) };
+}
+
+describe("the grammars' WebAssembly on the baseline compiler", () => {
+	it("a bash call judged by the bash grammar compiles nothing with the optimising tier", () => {
+		// Enough commands in one call that the lexer is hot: the tier-up happened on the first parse.
+		const { result, compiled, optimised } = tracedTool("bash", {
+			command: "echo one && echo two | tr a-z A-Z; ls -la . > /dev/null; printf '%s\\n' \"$HOME\" | wc -l",
+		});
+		expect(result.status, result.stderr).toBe(0);
+		expect(compiled.length).toBeGreaterThan(0);
+		expect(optimised).toEqual([]);
+	}, 60_000);
+
+	it("a write checked by the TypeScript grammar compiles nothing with the optimising tier", () => {
+		const { result, compiled, optimised } = tracedTool("write", {
+			path: "a.ts",
+			content: "export function add(a: number, b: number): number {\n\treturn a + b;\n}\n".repeat(200),
+		});
+		expect(result.status, result.stderr).toBe(0);
+		expect(compiled.length).toBeGreaterThan(0);
+		expect(optimised).toEqual([]);
+	}, 60_000);
+});
