@@ -5,6 +5,7 @@ import { allowSyntaxErrorsParameter } from "../syntax/index.js";
 import { isWorkspaceTarget, workspaceOf } from "../workspace/index.js";
 import { declarePatchTarget } from "./patch/target.js";
 import type { ApplyPatchDetails, ApplyPatchToolOptions } from "./patch/types.js";
+import { toolEntry, toolSeams } from "./registry/tool-entry.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
 
 export type { ApplyPatchDetails, ApplyPatchToolOptions, PatchFileDetails } from "./patch/types.js";
@@ -42,7 +43,11 @@ export type ApplyPatchToolInput = Static<typeof applyPatchSchema>;
 export type ApplyPatchTool = AgentTool<typeof applyPatchSchema, ApplyPatchDetails>;
 
 /** The model-facing definition of apply_patch (name, description, schema). */
-export const createApplyPatchToolDefinition = defineTool("apply_patch", applyPatchSchema, DESCRIPTION);
+export const createApplyPatchToolDefinition = defineTool(
+	{ name: "apply_patch", title: "Apply patch", effect: "writes" },
+	applyPatchSchema,
+	DESCRIPTION,
+);
 
 function prepareArguments(args: unknown): unknown {
 	if (typeof args === "string") return { patch: args };
@@ -79,3 +84,11 @@ export function createApplyPatchTool(cwd: string, options: ApplyPatchToolOptions
 			}),
 	});
 }
+
+/** The registry's entry of apply_patch (see `ToolEntry`). */
+export const applyPatchToolEntry = toolEntry({
+	name: "apply_patch",
+	definition: createApplyPatchToolDefinition,
+	tool: createApplyPatchTool,
+	seam: toolSeams.files,
+});

@@ -3,6 +3,7 @@ import type { AgentTool } from "../engine/index.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, ToolError, Type } from "../engine/index.js";
 import { type JobToolOptions, jobsOf, prepareJobArguments } from "./bash-output.js";
 import { type JobDetails, reportJob } from "./jobs/job-report.js";
+import { toolEntry, toolSeams } from "./registry/tool-entry.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
 
 const DESCRIPTION = `Kills a background job (from bash with run_in_background) and every process it started, also ones that ignore SIGTERM or left its session.
@@ -19,7 +20,17 @@ export type BashKillToolInput = Static<typeof bashKillSchema>;
 export type BashKillTool = AgentTool<typeof bashKillSchema, JobDetails>;
 
 /** The bash_kill tool's definition, as the model sees it. */
-export const createBashKillToolDefinition = defineTool("bash_kill", bashKillSchema, DESCRIPTION);
+// It ends a job's processes; it starts nothing that could reach further.
+export const createBashKillToolDefinition = defineTool(
+	{
+		name: "bash_kill",
+		title: "Kill a background job",
+		effect: "runs",
+		hints: { openWorldHint: false },
+	},
+	bashKillSchema,
+	DESCRIPTION,
+);
 
 /** The bash_kill tool: ends a background job's whole process tree. */
 export function createBashKillTool(cwd: string, options: JobToolOptions = {}): BashKillTool {
@@ -55,3 +66,12 @@ export function createBashKillTool(cwd: string, options: JobToolOptions = {}): B
 		},
 	});
 }
+
+/** The registry's entry of bash_kill (see `ToolEntry`). */
+export const bashKillToolEntry = toolEntry({
+	name: "bash_kill",
+	definition: createBashKillToolDefinition,
+	tool: createBashKillTool,
+	seam: toolSeams.none,
+	groups: ["jobs"],
+});

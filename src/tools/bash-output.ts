@@ -5,6 +5,7 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, ToolError, Type } from "../engine
 import type { JobRegistry, JobSummary } from "./jobs/job-registry.js";
 import { type JobDetails, reportJob } from "./jobs/job-report.js";
 import { formatJobList } from "./jobs/job-text.js";
+import { toolEntry, toolSeams } from "./registry/tool-entry.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
 
 const DESCRIPTION = `Reads a background job's new output (since the last read) and its state: running, exited with a code, or killed.
@@ -81,7 +82,18 @@ export function prepareJobArguments(args: unknown): unknown {
 }
 
 /** The bash_output tool's definition, as the model sees it. */
-export const createBashOutputToolDefinition = defineTool("bash_output", bashOutputSchema, DESCRIPTION);
+// A barrier like the shell tools it serves. Reading destroys nothing, but its input goes to a
+// running command, which may do anything.
+export const createBashOutputToolDefinition = defineTool(
+	{
+		name: "bash_output",
+		title: "Read a background job",
+		effect: "runs",
+		hints: { destructiveHint: false },
+	},
+	bashOutputSchema,
+	DESCRIPTION,
+);
 
 async function readJob(
 	options: JobToolOptions,
@@ -127,3 +139,12 @@ export function createBashOutputTool(cwd: string, options: JobToolOptions = {}):
 		},
 	});
 }
+
+/** The registry's entry of bash_output (see `ToolEntry`). */
+export const bashOutputToolEntry = toolEntry({
+	name: "bash_output",
+	definition: createBashOutputToolDefinition,
+	tool: createBashOutputTool,
+	seam: toolSeams.none,
+	groups: ["jobs"],
+});

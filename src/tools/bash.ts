@@ -1,5 +1,6 @@
 import type { Static } from "typebox";
 import type { AgentTool } from "../engine/index.js";
+import { toolEntry, toolSeams } from "./registry/tool-entry.js";
 import { resolveBashShell } from "./shell/resolve-shell.js";
 import { shellCommandSchema } from "./shell/schema-fields.js";
 import { createShellTool } from "./shell/shell-tool.js";
@@ -29,10 +30,23 @@ export type BashToolOptions = ShellToolOptions;
 export type BashOperations = ShellOperations;
 
 /** The bash tool's definition, as the model sees it. */
-export const createBashToolDefinition = defineTool("bash", bashSchema, DESCRIPTION);
+export const createBashToolDefinition = defineTool(
+	{ name: "bash", title: "Run a bash command", effect: "runs" },
+	bashSchema,
+	DESCRIPTION,
+);
 
 /** The bash tool: runs commands without hanging, leaking processes or flooding memory. */
 export function createBashTool(cwd: string, options: BashToolOptions = {}): BashTool {
 	const definition = createBashToolDefinition(cwd, options);
 	return createShellTool({ definition, cwd, options, dialect: "bash", resolveShell: resolveBashShell });
 }
+
+/** The registry's entry of bash (see `ToolEntry`). */
+export const bashToolEntry = toolEntry({
+	name: "bash",
+	definition: createBashToolDefinition,
+	tool: createBashTool,
+	seam: toolSeams.shell,
+	groups: ["coding", "jobs"],
+});

@@ -6,6 +6,7 @@ import { callTarget, workspaceOf } from "../workspace/index.js";
 import { prepareEditArguments } from "./edit/arguments.js";
 import type { EditToolDetails, EditToolOptions } from "./edit/types.js";
 import { isNotebookEdit } from "./notebook/is-notebook-edit.js";
+import { toolEntry, toolSeams } from "./registry/tool-entry.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
 
 export type { EditMatchStrategy } from "./edit/matching/match.js";
@@ -63,7 +64,11 @@ export type EditToolInput = Static<typeof editSchema>;
 export type EditTool = AgentTool<typeof editSchema, EditToolDetails>;
 
 /** The model-facing definition of edit (name, description, schema). */
-export const createEditToolDefinition = defineTool("edit", editSchema, DESCRIPTION);
+export const createEditToolDefinition = defineTool(
+	{ name: "edit", title: "Edit file", effect: "writes" },
+	editSchema,
+	DESCRIPTION,
+);
 
 /** The runnable edit tool: exact-then-tolerant matching, atomic write, unified diff result. */
 export function createEditTool(cwd: string, options?: EditToolOptions): EditTool {
@@ -91,3 +96,12 @@ export function createEditTool(cwd: string, options?: EditToolOptions): EditTool
 		},
 	});
 }
+
+/** The registry's entry of edit (see `ToolEntry`). */
+export const editToolEntry = toolEntry({
+	name: "edit",
+	definition: createEditToolDefinition,
+	tool: createEditTool,
+	seam: toolSeams.files,
+	groups: ["coding", "path"],
+});

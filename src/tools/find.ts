@@ -3,6 +3,7 @@ import type { AgentTool, ToolResult } from "../engine/index.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, ToolError, Type } from "../engine/index.js";
 import type { SearchOperations } from "../workspace/index.js";
 import { PathGroups, resolveToolPath } from "../workspace/index.js";
+import { toolEntry, toolSeams } from "./registry/tool-entry.js";
 import {
 	caseInsensitiveGlob,
 	findIsCaseSensitive,
@@ -53,7 +54,11 @@ export type FindToolInput = Static<typeof findSchema>;
 export type FindTool = AgentTool<typeof findSchema, FindToolDetails>;
 
 /** The find tool as the model sees it. */
-export const createFindToolDefinition = defineTool("find", findSchema, DESCRIPTION);
+export const createFindToolDefinition = defineTool(
+	{ name: "find", title: "Find files by name", effect: "reads" },
+	findSchema,
+	DESCRIPTION,
+);
 
 /** Structured facts about a find result, for programs and UIs. */
 export interface FindToolDetails extends SearchRunDetails {
@@ -252,3 +257,12 @@ function limitNotice(collected: CollectedPaths, limit: number): string {
 	const matched = collected.capReached ? `more than ${collected.paths.count}` : `${collected.paths.count}`;
 	return `Showing the first ${limit} of ${matched} matching files, in path order. ${narrow}`;
 }
+
+/** The registry's entry of find (see `ToolEntry`). */
+export const findToolEntry = toolEntry({
+	name: "find",
+	definition: createFindToolDefinition,
+	tool: createFindTool,
+	seam: toolSeams.search,
+	groups: ["readOnly", "path"],
+});

@@ -3,6 +3,7 @@ import type { AgentTool, ToolResult } from "../engine/index.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, ToolError, Type } from "../engine/index.js";
 import type { GrepLine, SearchOperations } from "../workspace/index.js";
 import { resolveToolPath, visibleName } from "../workspace/index.js";
+import { toolEntry, toolSeams } from "./registry/tool-entry.js";
 import { GrepCollector } from "./search/grep/collector.js";
 import type { GrepCutDetails } from "./search/grep/digest.js";
 import { GrepEarlyStop } from "./search/grep/early-stop.js";
@@ -68,7 +69,11 @@ export type GrepToolInput = Static<typeof grepSchema>;
 export type GrepTool = AgentTool<typeof grepSchema, GrepToolDetails>;
 
 /** The grep tool as the model sees it. */
-export const createGrepToolDefinition = defineTool("grep", grepSchema, DESCRIPTION);
+export const createGrepToolDefinition = defineTool(
+	{ name: "grep", title: "Search file contents", effect: "reads" },
+	grepSchema,
+	DESCRIPTION,
+);
 
 /** Structured facts about a grep result, for programs and UIs. */
 export interface GrepToolDetails extends SearchRunDetails {
@@ -227,3 +232,12 @@ async function globInPath(call: GrepCall, notices: string[]): Promise<{ path?: s
 	notices.push(`Read path "${path}" as path "${pathGlob.folder}" with include "${pathGlob.glob}".`);
 	return { path: pathGlob.folder, include: pathGlob.glob };
 }
+
+/** The registry's entry of grep (see `ToolEntry`). */
+export const grepToolEntry = toolEntry({
+	name: "grep",
+	definition: createGrepToolDefinition,
+	tool: createGrepTool,
+	seam: toolSeams.search,
+	groups: ["readOnly", "path"],
+});

@@ -168,7 +168,8 @@ export {
 	type ToolSelection,
 	type ToolWorkspace,
 	workspaceToolsOptions,
-} from "./registry.js";
+} from "./registry/registry.js";
+export type { ToolsOptions } from "./registry/tools-options.js";
 export {
 	attachRoot,
 	CONTAINMENT_VARIABLE,
@@ -200,7 +201,6 @@ export {
 	type ToolSearch,
 	type ToolSearchOptions,
 } from "./tool-search/index.js";
-export type { ToolsOptions } from "./tools-options.js";
 export {
 	createWriteTool,
 	createWriteToolDefinition,

@@ -6,6 +6,7 @@ import { callTarget, type FileToolOptions, workspaceOf } from "../workspace/inde
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { listDirectory } from "./fs/list-directory.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
+import { toolEntry, toolSeams } from "./registry/tool-entry.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
 
 const DESCRIPTION = `List a directory: one entry per line, sorted, "/" after directories, dotfiles included, symlinks shown with their target (broken ones marked).
@@ -67,7 +68,11 @@ export interface LsToolDetails {
 const DEFAULT_LIMIT = 500;
 
 /** The ls tool's definition: what the model sees. */
-export const createLsToolDefinition = defineTool("ls", lsSchema, DESCRIPTION);
+export const createLsToolDefinition = defineTool(
+	{ name: "ls", title: "List directory", effect: "reads" },
+	lsSchema,
+	DESCRIPTION,
+);
 
 /** The ls tool: lists a directory, optionally recursively. */
 export function createLsTool(cwd: string, options: LsToolOptions = {}): LsTool {
@@ -137,3 +142,12 @@ export function createLsTool(cwd: string, options: LsToolOptions = {}): LsTool {
 		},
 	});
 }
+
+/** The registry's entry of ls (see `ToolEntry`). */
+export const lsToolEntry = toolEntry({
+	name: "ls",
+	definition: createLsToolDefinition,
+	tool: createLsTool,
+	seam: toolSeams.files,
+	groups: ["readOnly", "path"],
+});

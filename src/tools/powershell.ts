@@ -1,5 +1,6 @@
 import type { Static } from "typebox";
 import type { AgentTool } from "../engine/index.js";
+import { toolEntry, toolSeams } from "./registry/tool-entry.js";
 import { resolvePowerShell } from "./shell/resolve-shell.js";
 import { shellCommandSchema } from "./shell/schema-fields.js";
 import { createShellTool } from "./shell/shell-tool.js";
@@ -28,10 +29,23 @@ export type PowerShellToolOptions = ShellToolOptions;
 export type PowerShellOperations = ShellOperations;
 
 /** The powershell tool's definition, as the model sees it. */
-export const createPowerShellToolDefinition = defineTool("powershell", powerShellSchema, DESCRIPTION);
+export const createPowerShellToolDefinition = defineTool(
+	{ name: "powershell", title: "Run a PowerShell command", effect: "runs" },
+	powerShellSchema,
+	DESCRIPTION,
+);
 
 /** The powershell tool: the bash tool's runner with PowerShell's shell and argument passing. */
 export function createPowerShellTool(cwd: string, options: PowerShellToolOptions = {}): PowerShellTool {
 	const definition = createPowerShellToolDefinition(cwd, options);
 	return createShellTool({ definition, cwd, options, dialect: "powershell", resolveShell: resolvePowerShell });
 }
+
+/** The registry's entry of powershell (see `ToolEntry`). */
+export const powerShellToolEntry = toolEntry({
+	name: "powershell",
+	definition: createPowerShellToolDefinition,
+	tool: createPowerShellTool,
+	seam: toolSeams.shell,
+	groups: ["jobs"],
+});

@@ -7,6 +7,7 @@ import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
 import { readFileContent } from "./read/read-file.js";
 import type { ReadToolDetails, ReadToolOptions } from "./read/types.js";
 import { ReadMemory, readKey, unchangedResult } from "./read/unchanged-reads.js";
+import { toolEntry, toolSeams } from "./registry/tool-entry.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
 
 export type {
@@ -60,7 +61,11 @@ export type ReadToolInput = Static<typeof readSchema>;
 export type ReadTool = AgentTool<typeof readSchema, ReadToolDetails>;
 
 /** The read tool's definition: what the model sees. */
-export const createReadToolDefinition = defineTool("read", readSchema, DESCRIPTION);
+export const createReadToolDefinition = defineTool(
+	{ name: "read", title: "Read file", effect: "reads" },
+	readSchema,
+	DESCRIPTION,
+);
 
 /** The read tool: streams a page of a text file, an image, or a notice for binary files. */
 export function createReadTool(cwd: string, options: ReadToolOptions = {}): ReadTool {
@@ -112,3 +117,12 @@ export function createReadTool(cwd: string, options: ReadToolOptions = {}): Read
 		},
 	});
 }
+
+/** The registry's entry of read (see `ToolEntry`). */
+export const readToolEntry = toolEntry({
+	name: "read",
+	definition: createReadToolDefinition,
+	tool: createReadTool,
+	seam: toolSeams.files,
+	groups: ["coding", "readOnly", "path"],
+});

@@ -9,8 +9,13 @@ import type { AgentTool, ExecutionMode, ToolAnnotations, ToolDefinition } from "
  */
 export type ToolEffect = "reads" | "writes" | "runs";
 
-/** How a built-in tool is presented and scheduled: its title and its effect, and any hint that differs. */
-interface ToolTraits {
+/**
+ * How a built-in tool is named, presented and scheduled: its name, title and effect, and any hint
+ * that differs. Each tool's module states its own (in its `defineTool` call).
+ */
+export interface ToolTraits<TName extends string = string> {
+	/** The tool's name, e.g. `read`. */
+	name: TName;
 	/** A human-readable title, e.g. `Read file`. */
 	title: string;
 	/** What the tool does to its environment. */
@@ -20,32 +25,6 @@ interface ToolTraits {
 	/** Hints that differ from what `effect` implies. Default: none. */
 	hints?: Partial<Omit<ToolAnnotations, "title">>;
 }
-
-/**
- * Every built-in tool's title and effect, side by side: the one place where what a tool may do
- * (and so how hosts and the scheduler treat it) is decided and can be compared.
- */
-const builtInTraits = {
-	read: { title: "Read file", effect: "reads" },
-	write: { title: "Write file", effect: "writes", idempotent: true },
-	edit: { title: "Edit file", effect: "writes" },
-	apply_patch: { title: "Apply patch", effect: "writes" },
-	bash: { title: "Run a bash command", effect: "runs" },
-	powershell: { title: "Run a PowerShell command", effect: "runs" },
-	// The job tools are barriers like the shell tools they serve. Reading destroys nothing, but
-	// bash_output's input goes to a running command, which may do anything.
-	bash_output: { title: "Read a background job", effect: "runs", hints: { destructiveHint: false } },
-	// It ends a job's processes; it starts nothing that could reach further.
-	bash_kill: { title: "Kill a background job", effect: "runs", hints: { openWorldHint: false } },
-	grep: { title: "Search file contents", effect: "reads" },
-	find: { title: "Find files by name", effect: "reads" },
-	ls: { title: "List directory", effect: "reads" },
-	// A program may call any tool, commands included: a barrier like them.
-	code: { title: "Run a program that calls the tools", effect: "runs" },
-} satisfies Record<string, ToolTraits>;
-
-/** The name of a built-in tool (the same list as `ToolName` in `src/tools/index.ts`). */
-export type BuiltInToolName = keyof typeof builtInTraits;
 
 /**
  * A built-in tool's `createXToolDefinition`. The working directory and options are taken for the
@@ -79,11 +58,11 @@ function annotationsOf(traits: ToolTraits): ToolAnnotations {
  * the tool's `createXToolDefinition`; every call gives a fresh object, so a caller may change its copy.
  */
 export function defineTool<TParameters extends TSchema>(
-	name: BuiltInToolName,
+	traits: ToolTraits,
 	parameters: TParameters,
 	description: string,
 ): ToolDefinitionFactory<TParameters> {
-	const traits: ToolTraits = builtInTraits[name];
+	const { name } = traits;
 	return () => ({ name, description, parameters, annotations: annotationsOf(traits) });
 }
 

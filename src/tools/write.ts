@@ -20,6 +20,7 @@ import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { inPlaceNotice } from "./fs/in-place-notice.js";
 import { fileSystemErrorMessage } from "./fs/messages.js";
 import { encodeLikeExisting } from "./fs/write-encoding.js";
+import { toolEntry, toolSeams } from "./registry/tool-entry.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
 
 const DESCRIPTION = `Write a file: creates it, or replaces its whole content. Parent directories are created as needed.
@@ -64,7 +65,11 @@ export interface WriteToolDetails extends SyntaxCheckDetails {
 }
 
 /** The write tool's definition: what the model sees. */
-export const createWriteToolDefinition = defineTool("write", writeSchema, DESCRIPTION);
+export const createWriteToolDefinition = defineTool(
+	{ name: "write", title: "Write file", effect: "writes", idempotent: true },
+	writeSchema,
+	DESCRIPTION,
+);
 
 /** The write tool: atomically creates or replaces a file. */
 export function createWriteTool(cwd: string, options: WriteToolOptions = {}): WriteTool {
@@ -142,3 +147,12 @@ async function writeTarget(
 		},
 	};
 }
+
+/** The registry's entry of write (see `ToolEntry`). */
+export const writeToolEntry = toolEntry({
+	name: "write",
+	definition: createWriteToolDefinition,
+	tool: createWriteTool,
+	seam: toolSeams.files,
+	groups: ["coding", "path"],
+});

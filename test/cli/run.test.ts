@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { openAIStream, useSseServer } from "../helpers/sse-server.js";
 import { useTempDir } from "../helpers/temp-dir.js";
+import { defaultToolsHere } from "../helpers/tool-names.js";
 import { createMemoryIO } from "./helpers/memory-io.js";
 
 /** An input that never ends, like `yes | toolbelt run -`. */
@@ -40,18 +41,9 @@ describe("toolbelt run (in process, against a scripted OpenAI-compatible server)
 		expect(first?.body.model).toBe("test-model");
 		expect(first?.body.messages.at(-1)).toMatchObject({ role: "user", content: "What is here?" });
 		expect(first?.body.messages[0].content).toContain(`Working directory: ${tempDir()}`);
-		expect(first?.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual([
-			"read",
-			"write",
-			"edit",
-			"bash",
-			"bash_output",
-			"bash_kill",
-			"grep",
-			"find",
-			"ls",
-			"code",
-		]);
+		expect(first?.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(
+			defaultToolsHere({ agent: true, patches: false }),
+		);
 		expect(second?.body.messages.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_1" });
 		expect(second?.body.messages.at(-1).content).toContain("a.txt");
 	});

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { useTempDir } from "../helpers/temp-dir.js";
+import { defaultToolsHere } from "../helpers/tool-names.js";
 import { createMemoryIO } from "./helpers/memory-io.js";
 
 describe("toolbelt tool", () => {
@@ -100,18 +101,7 @@ describe("toolbelt tools", () => {
 			.trim()
 			.split("\n")
 			.map((line) => line.split(" ")[0]);
-		expect(names).toEqual([
-			"read",
-			"write",
-			"edit",
-			"apply_patch",
-			"bash",
-			"bash_output",
-			"bash_kill",
-			"grep",
-			"find",
-			"ls",
-		]);
+		expect(names).toEqual(defaultToolsHere());
 		expect(stdout()).toMatch(/^read\s+read-only\s+\S/m);
 	});
 

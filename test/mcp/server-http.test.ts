@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpServers } from "../../src/mcp/client.js";
+import { defaultToolsHere } from "../helpers/tool-names.js";
 import { processesMatching, textOf, toolbeltMcpCommand, waitFor } from "./helpers.js";
 
 let server: ChildProcess;
@@ -111,18 +112,7 @@ describe("toolbelt mcp --http", () => {
 		const client = await connect();
 		try {
 			const { tools } = await client.listTools();
-			expect(tools.map((tool) => tool.name)).toEqual([
-				"read",
-				"write",
-				"edit",
-				"apply_patch",
-				"bash",
-				"bash_output",
-				"bash_kill",
-				"grep",
-				"find",
-				"ls",
-			]);
+			expect(tools.map((tool) => tool.name)).toEqual(defaultToolsHere());
 			expect(tools.find((tool) => tool.name === "grep")?.annotations?.readOnlyHint).toBe(true);
 			await client.callTool({ name: "write", arguments: { path: "notes.md", content: "# Notes\n" } });
 			expect(await readFile(join(root, "notes.md"), "utf8")).toBe("# Notes\n");

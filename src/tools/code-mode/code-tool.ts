@@ -7,6 +7,7 @@ import {
 	Type,
 	throwIfAborted,
 } from "../../engine/index.js";
+import { toolEntry, toolSeams } from "../registry/tool-entry.js";
 import { defineTool, toolFrom } from "../tool-definition.js";
 import { createInnerCalls } from "./inner-calls.js";
 import { type CodeToolDetails, programResult } from "./program-result.js";
@@ -58,7 +59,12 @@ export const DEFAULT_PROGRAM_LIMITS: ProgramLimits = {
 };
 
 /** The code tool's definition: what the model sees. */
-export const createCodeToolDefinition = defineTool("code", codeSchema, DESCRIPTION);
+// A program may call any tool, commands included: a barrier like them.
+export const createCodeToolDefinition = defineTool(
+	{ name: "code", title: "Run a program that calls the tools", effect: "runs" },
+	codeSchema,
+	DESCRIPTION,
+);
 
 function limitsOf(options: CodeToolOptions): ProgramLimits {
 	return {
@@ -110,3 +116,12 @@ export function createCodeTool(cwd: string, options: CodeToolOptions = {}): Code
 		},
 	});
 }
+
+/** The registry's entry of code (see `ToolEntry`). */
+export const codeToolEntry = toolEntry({
+	name: "code",
+	definition: createCodeToolDefinition,
+	tool: createCodeTool,
+	seam: toolSeams.none,
+	groups: ["optIn"],
+});

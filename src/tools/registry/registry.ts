@@ -1,106 +1,56 @@
-import type { AnyAgentTool, ToolDefinition } from "../engine/index.js";
-import type { SearchOperations, Workspace } from "../workspace/index.js";
-import { createApplyPatchTool, createApplyPatchToolDefinition } from "./apply-patch.js";
-import { createBashTool, createBashToolDefinition } from "./bash.js";
-import { createBashKillTool, createBashKillToolDefinition } from "./bash-kill.js";
-import { createBashOutputTool, createBashOutputToolDefinition } from "./bash-output.js";
-import { createCodeTool, createCodeToolDefinition } from "./code-mode/code-tool.js";
-import { createEditTool, createEditToolDefinition } from "./edit.js";
-import { createFindTool, createFindToolDefinition } from "./find.js";
-import { createGrepTool, createGrepToolDefinition } from "./grep.js";
-import { createJobRegistry, type JobRegistry } from "./jobs/job-registry.js";
-import { createLsTool, createLsToolDefinition } from "./ls.js";
-import { createPowerShellTool, createPowerShellToolDefinition } from "./powershell.js";
-import { createReadTool, createReadToolDefinition } from "./read.js";
+import type { AnyAgentTool, ToolDefinition } from "../../engine/index.js";
+import { createJobRegistry, type JobRegistry } from "../jobs/job-registry.js";
+import type { ToolEntry, ToolGroup, ToolWorkspace } from "./tool-entry.js";
+import { type ToolName, toolTable } from "./tool-table.js";
 import type { ToolsOptions } from "./tools-options.js";
-import { createWriteTool, createWriteToolDefinition } from "./write.js";
 
-/** The names of the built-in tools. */
-export type ToolName =
-	| "read"
-	| "write"
-	| "edit"
-	| "apply_patch"
-	| "bash"
-	| "powershell"
-	| "bash_output"
-	| "bash_kill"
-	| "grep"
-	| "find"
-	| "ls"
-	| "code";
+export type { ToolWorkspace } from "./tool-entry.js";
+export type { ToolName } from "./tool-table.js";
 
-/** Every built-in tool name, in a stable order. */
-export const allToolNames: readonly ToolName[] = [
-	"read",
-	"write",
-	"edit",
-	"apply_patch",
-	"bash",
-	"powershell",
-	"bash_output",
-	"bash_kill",
-	"grep",
-	"find",
-	"ls",
-	"code",
-];
+/** Every built-in tool name, in a stable order (the registry's table). */
+export const allToolNames: readonly ToolName[] = toolTable.map((entry) => entry.name);
+
+function namesIn(group: ToolGroup): readonly ToolName[] {
+	return toolTable.filter((entry) => entry.groups?.includes(group)).map((entry) => entry.name);
+}
 
 /**
  * Tools an entry point serves only when they are named: code mode, which an MCP client or a
  * framework with a code mode of its own may not want next to its tools (the MCP server and the
  * framework adapters leave it out unless `tools` names it; the CLI's agent offers it).
  */
-export const optInToolNames: readonly ToolName[] = ["code"];
+export const optInToolNames: readonly ToolName[] = namesIn("optIn");
 
 /** Every built-in tool name except the opt-in ones: what an entry point serves by default. */
 export const defaultToolNames: readonly ToolName[] = allToolNames.filter((name) => !optInToolNames.includes(name));
 
-type PerToolOptions = Omit<ToolsOptions, "jobs">;
+/** Each tool's entry by name, typed loosely: the table's typing ties each entry's parts together. */
+const entries = new Map<string, ToolEntry<ToolName, unknown>>(
+	toolTable.map((entry) => [entry.name, entry as unknown as ToolEntry<ToolName, unknown>]),
+);
 
-type Factories = {
-	[K in ToolName]: {
-		definition(cwd: string, options?: PerToolOptions[K]): ToolDefinition;
-		tool(cwd: string, options?: PerToolOptions[K]): AnyAgentTool;
-	};
-};
-
-const factories: Factories = {
-	read: { definition: createReadToolDefinition, tool: createReadTool },
-	write: { definition: createWriteToolDefinition, tool: createWriteTool },
-	edit: { definition: createEditToolDefinition, tool: createEditTool },
-	apply_patch: { definition: createApplyPatchToolDefinition, tool: createApplyPatchTool },
-	bash: { definition: createBashToolDefinition, tool: createBashTool },
-	powershell: { definition: createPowerShellToolDefinition, tool: createPowerShellTool },
-	bash_output: { definition: createBashOutputToolDefinition, tool: createBashOutputTool },
-	bash_kill: { definition: createBashKillToolDefinition, tool: createBashKillTool },
-	grep: { definition: createGrepToolDefinition, tool: createGrepTool },
-	find: { definition: createFindToolDefinition, tool: createFindTool },
-	ls: { definition: createLsToolDefinition, tool: createLsTool },
-	code: { definition: createCodeToolDefinition, tool: createCodeTool },
-};
-
-/** The tools a coding agent needs to change code: read, bash, edit, write. */
-export const codingToolNames: readonly ToolName[] = ["read", "bash", "edit", "write"];
+/** The tools a coding agent needs to change code: read, write, edit, bash. */
+export const codingToolNames: readonly ToolName[] = namesIn("coding");
 
 /** The tools that only look: read, grep, find, ls. */
-export const readOnlyToolNames: readonly ToolName[] = ["read", "grep", "find", "ls"];
+export const readOnlyToolNames: readonly ToolName[] = namesIn("readOnly");
 
 /**
  * The built-in tools whose calls act on one path (their target's `path`), so that a permission
  * rule naming them takes a path pattern as its specifier: `read(src/**)`, `edit(.env*)`.
  */
-export const pathToolNames: readonly ToolName[] = ["read", "write", "edit", "ls", "grep", "find"];
+export const pathToolNames: readonly ToolName[] = namesIn("path");
 
 /** True when `name` is a built-in tool name. */
 export function isToolName(name: string): name is ToolName {
 	return (allToolNames as readonly string[]).includes(name);
 }
 
-function factoryOf<K extends ToolName>(name: K): Factories[K] {
+function entryOf(name: ToolName): ToolEntry<ToolName, unknown> {
+	const entry = entries.get(name);
 	// Names come from configuration and CLI flags too, so check at run time.
-	if (!isToolName(name)) throw new Error(`Unknown tool "${String(name)}". Known tools: ${allToolNames.join(", ")}.`);
-	return factories[name];
+	if (!entry) throw new Error(`Unknown tool "${String(name)}". Known tools: ${allToolNames.join(", ")}.`);
+	return entry;
 }
 
 /** Creates the definition (name, description, schema) of one built-in tool rooted at `cwd`. */
@@ -109,10 +59,10 @@ export function createToolDefinition<K extends ToolName>(
 	cwd: string,
 	options: ToolsOptions = {},
 ): ToolDefinition {
-	return factoryOf(name).definition(cwd, options[name]);
+	return entryOf(name).definition(cwd, options[name]);
 }
 
-const jobToolNames: ReadonlySet<ToolName> = new Set(["bash", "powershell", "bash_output", "bash_kill"]);
+const jobToolNames: ReadonlySet<ToolName> = new Set(namesIn("jobs"));
 const sessionJobs = new WeakMap<ToolsOptions, JobRegistry>();
 
 /** The job registry tools made from `options` share (see `ToolsOptions.jobs`). */
@@ -131,18 +81,18 @@ export function jobRegistryOf(options: ToolsOptions): JobRegistry {
  * `options` object share one session of background jobs.
  */
 export function createTool<K extends ToolName>(name: K, cwd: string, options: ToolsOptions = {}): AnyAgentTool {
-	const own = options[name];
-	if (!jobToolNames.has(name)) return factoryOf(name).tool(cwd, own);
+	const own: object | undefined = options[name];
+	if (!jobToolNames.has(name)) return entryOf(name).tool(cwd, own);
 	const jobs = (own as { jobs?: JobRegistry } | undefined)?.jobs ?? jobRegistryOf(options);
-	return factoryOf(name).tool(cwd, { ...own, jobs } as PerToolOptions[K]);
+	return entryOf(name).tool(cwd, { ...own, jobs });
 }
 
-/** Definitions of the coding tools: read, bash, edit, write. */
+/** Definitions of the coding tools: read, write, edit, bash. */
 export function createCodingToolDefinitions(cwd: string, options: ToolsOptions = {}): ToolDefinition[] {
 	return codingToolNames.map((name) => createToolDefinition(name, cwd, options));
 }
 
-/** The coding tools: read, bash, edit, write. */
+/** The coding tools: read, write, edit, bash. */
 export function createCodingTools(cwd: string, options: ToolsOptions = {}): AnyAgentTool[] {
 	return codingToolNames.map((name) => createTool(name, cwd, options));
 }
@@ -157,7 +107,7 @@ export function createReadOnlyTools(cwd: string, options: ToolsOptions = {}): An
 	return readOnlyToolNames.map((name) => createTool(name, cwd, options));
 }
 
-/** Definitions of all 11 built-in tools, by name. */
+/** Definitions of all the built-in tools, by name. */
 export function createAllToolDefinitions(cwd: string, options: ToolsOptions = {}): Record<ToolName, ToolDefinition> {
 	return Object.fromEntries(allToolNames.map((name) => [name, createToolDefinition(name, cwd, options)])) as Record<
 		ToolName,
@@ -165,7 +115,7 @@ export function createAllToolDefinitions(cwd: string, options: ToolsOptions = {}
 	>;
 }
 
-/** All 11 built-in tools, by name (the shell and job tools share one session of background jobs). */
+/** All the built-in tools, by name (the shell and job tools share one session of background jobs). */
 export function createAllTools(cwd: string, options: ToolsOptions = {}): Record<ToolName, AnyAgentTool> {
 	return Object.fromEntries(allToolNames.map((name) => [name, createTool(name, cwd, options)])) as Record<
 		ToolName,
@@ -202,31 +152,6 @@ export function createSelectedTools(
 	return [...names.map((name) => createTool(name, cwd, toolsOptions)), ...(selection.extraTools ?? [])];
 }
 
-/** A workspace, with the search operations of its own when it has them (a remote workspace does). */
-export type ToolWorkspace = Workspace & { search?: SearchOperations };
-
-/**
- * How each built-in tool is pointed at a workspace. A table over every `ToolName`, so a new tool
- * that is not listed here does not compile (apply_patch was once left out of a hand-written list
- * and wrote this machine's disk on a remote workspace).
- */
-const workspaceSeams: { [K in ToolName]: (workspace: ToolWorkspace, base: PerToolOptions[K]) => PerToolOptions[K] } = {
-	read: (workspace, base) => ({ ...base, workspace }),
-	write: (workspace, base) => ({ ...base, workspace }),
-	edit: (workspace, base) => ({ ...base, workspace }),
-	apply_patch: (workspace, base) => ({ ...base, workspace }),
-	ls: (workspace, base) => ({ ...base, workspace }),
-	grep: (workspace, base) => ({ ...base, workspace, ...(workspace.search ? { operations: workspace.search } : {}) }),
-	find: (workspace, base) => ({ ...base, workspace, ...(workspace.search ? { operations: workspace.search } : {}) }),
-	bash: (workspace, base) => ({ ...base, operations: workspace.shell }),
-	powershell: (workspace, base) => ({ ...base, operations: workspace.shell }),
-	// The job tools act on the session's background jobs, which bash and powershell started there.
-	bash_output: (_workspace, base) => base,
-	bash_kill: (_workspace, base) => base,
-	// A program acts only through the other tools, which are built from the workspace.
-	code: (_workspace, base) => base,
-};
-
 /**
  * The tool options that make every built-in tool act on `workspace`: the file tools through it,
  * bash and powershell through its shell, grep and find through its `search` operations when it
@@ -235,10 +160,8 @@ const workspaceSeams: { [K in ToolName]: (workspace: ToolWorkspace, base: PerToo
  */
 export function workspaceToolsOptions(workspace: ToolWorkspace, base: ToolsOptions = {}): ToolsOptions {
 	const options: ToolsOptions = { ...base };
-	for (const name of allToolNames) {
-		const seam = workspaceSeams[name] as (workspace: ToolWorkspace, base: unknown) => never;
-		options[name] = seam(workspace, base[name] ?? {});
-	}
+	const own = options as Record<string, unknown>;
+	for (const entry of entries.values()) own[entry.name] = entry.seam(workspace, base[entry.name] ?? {});
 	return options;
 }
 
