@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { privateFolder } from "../checkpoints/private-folder/index.js";
+import { keepWebAssemblyOnBaselineCompiler } from "../syntax/baseline-wasm/index.js";
 import { type CliEntry, codeCacheDirectory, loadBundle } from "./startup/bundle-loader.js";
 
 /**
@@ -28,6 +29,9 @@ export async function startCli(cliDirectory: string): Promise<void> {
 	// `toolbelt mcp` has a bundle of its own, with the MCP SDK and zod that the others leave out.
 	const noBundle = process.env.TOOLBELT_NO_BUNDLE !== undefined && process.env.TOOLBELT_NO_BUNDLE !== "";
 	const command = cacheEntryCommand(argv);
+	// Before the bundle is compiled: the code cache is only accepted under the flags it was made with,
+	// and judging a command sets these (the shell grammar's WebAssembly).
+	keepWebAssemblyOnBaselineCompiler();
 	const bundle = noBundle
 		? undefined
 		: loadBundle({

@@ -7,8 +7,8 @@
 // script, so both the bundle and TOOLBELT_NO_BUNDLE=1 resolve the same installed files.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { setFlagsFromString } from "node:v8";
 import type { Language, Parser } from "@vscode/tree-sitter-wasm";
+import { keepWebAssemblyOnBaselineCompiler } from "./baseline-wasm/index.js";
 
 /** The runtime module: `Parser`, `Language`, `Query`, … as web-tree-sitter exports them. */
 export type TreeSitterRuntime = typeof import("@vscode/tree-sitter-wasm");
@@ -63,20 +63,9 @@ export function loadTreeSitterRuntime(): Promise<TreeSitterRuntime> {
 	return runtime;
 }
 
-/**
- * V8's flags that keep every WebAssembly module compiled after them on the baseline compiler.
- * Each grammar's lexer is one huge function (161 KB of code for bash) that V8 recompiles with its
- * optimising tier as soon as it runs: 2.4-4.4 s of CPU and 700 MB of memory on Node 24 for a
- * one-shot `toolbelt tool bash` (1.5 s on Node 20), against 0.4 s and 64 MB with the baseline
- * tier alone, and parses of commands and edited files were no slower (BENCHMARKS.md). All three
- * are named: set at run time, `--liftoff-only` alone no longer turns the other two off on Node 24
- * (its implications are applied only at start-up).
- */
-const BASELINE_WASM_ONLY = "--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering";
-
 async function startRuntime(): Promise<TreeSitterRuntime> {
 	// Before the runtime's own WebAssembly is compiled: the flags apply to modules compiled later.
-	setFlagsFromString(BASELINE_WASM_ONLY);
+	keepWebAssemblyOnBaselineCompiler();
 	const require = requireFromHere();
 	const module = require(RUNTIME_PACKAGE) as TreeSitterRuntime;
 	const folder = dirname(require.resolve(RUNTIME_PACKAGE));

@@ -3,6 +3,7 @@
 // was recompiled by the optimising tier: 700 MB and seconds of CPU for one `toolbelt tool bash`.
 // V8's own compile trace says which tier compiled each function: no timing is involved.
 import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTempDir } from "../helpers/temp-dir.js";
@@ -14,12 +15,17 @@ beforeAll(() => {
 	binPath = ensureBuiltCli();
 });
 
+function runTool(name: string, args: object, nodeOptions: string[] = []) {
+	return spawnSync(process.execPath, [...nodeOptions, binPath, "tool", name, JSON.stringify(args)], {
+		encoding: "utf8",
+		cwd: tempDir(),
+		env: cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") }),
+		timeout: 60_000,
+	});
+}
+
 function tracedTool(name: string, args: object) {
-	const result = spawnSync(
-		process.execPath,
-		["--trace-wasm-compilation-times", binPath, "tool", name, JSON.stringify(args)],
-		{ encoding: "utf8", cwd: tempDir(), env: cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") }), timeout: 60_000 },
-	);
+	const result = runTool(name, args, ["--trace-wasm-compilation-times"]);
 	const compiled = result.stdout.split("\n").filter((line) => line.startsWith("Compiled function"));
 	return { result, compiled, optimised: compiled.filter((line) => line.includes("using TurboFan")) };
 }
@@ -43,5 +49,27 @@ describe("the grammars' WebAssembly on the baseline compiler", () => {
 		expect(result.status, result.stderr).toBe(0);
 		expect(compiled.length).toBeGreaterThan(0);
 		expect(optimised).toEqual([]);
+	}, 60_000);
+
+	it("the code cache a bash call leaves is taken by the next start as it is, not made again", () => {
+		// V8 rejects a code cache made under other flags. The flags were set when the first command
+		// was judged, after the bundle was compiled: the cache saved at exit carried them, and each
+		// next start rejected it, compiled the whole bundle again (~360 ms) and wrote it anew.
+		const folder = join(tempDir(), "cache", "toolbelt", "v8-code-cache");
+		const entry = () => {
+			const names = readdirSync(folder).filter((name) => name.includes("-tool"));
+			expect(names).toHaveLength(1);
+			const file = join(folder, names[0]!);
+			return { bytes: readFileSync(file), modified: statSync(file).mtimeMs };
+		};
+		expect(runTool("bash", { command: "echo first" }).status).toBe(0);
+		const first = entry();
+		for (const command of ["echo second", "echo third"]) {
+			const result = runTool("bash", { command });
+			expect(result.status, result.stderr).toBe(0);
+			const now = entry();
+			expect(now.modified).toBe(first.modified);
+			expect(now.bytes.equals(first.bytes)).toBe(true);
+		}
 	}, 60_000);
 });
