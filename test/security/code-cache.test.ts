@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bundleHash, bundleScriptSource, codeCacheEntryName } from "../../src/cli/startup/bundle-loader.js";
 import { CODE_CACHE_SUFFIX, CodeCacheStore } from "../../src/cli/startup/code-cache-store.js";
+import { BASELINE_WEBASSEMBLY_FLAGS } from "../../src/syntax/baseline-wasm/index.js";
 import { cleanEnv, ensureBuiltBundle, repositoryRoot } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
@@ -37,7 +38,9 @@ function plantedCodeCache(directory: string): Buffer {
 	const sourceFile = join(directory, "planted.js");
 	const cacheFile = join(directory, "planted.cache");
 	writeFileSync(sourceFile, source);
+	// Under the V8 flags the CLI compiles its bundle with: V8 takes a cache made under others for stale.
 	const maker = `const vm = require("node:vm"); const fs = require("node:fs");
+require("node:v8").setFlagsFromString(${JSON.stringify(BASELINE_WEBASSEMBLY_FLAGS)});
 const script = new vm.Script(fs.readFileSync(process.argv[1], "utf8"), { filename: process.argv[3] });
 script.runInThisContext();
 fs.writeFileSync(process.argv[2], script.createCachedData());`;

@@ -9,7 +9,7 @@ import { setFlagsFromString } from "node:v8";
  * All three are named: set at run time, `--liftoff-only` alone no longer turns the other two off on
  * Node 24 (flag implications are applied only at start-up).
  */
-const BASELINE_WASM_ONLY = "--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering";
+export const BASELINE_WEBASSEMBLY_FLAGS = "--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering";
 
 let set = false;
 
@@ -22,5 +22,5 @@ let set = false;
 export function keepWebAssemblyOnBaselineCompiler(): void {
 	if (set) return;
 	set = true;
-	setFlagsFromString(BASELINE_WASM_ONLY);
+	setFlagsFromString(BASELINE_WEBASSEMBLY_FLAGS);
 }
