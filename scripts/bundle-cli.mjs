@@ -32,6 +32,8 @@ const alwaysExternal = [
 	"ai",
 	"@langchain/core",
 	"@openai/agents",
+	// Only a sandbox that keeps secrets out makes certificates (loaded when one does).
+	"node-forge",
 ];
 /** Also outside the bundle of the commands other than `mcp`. */
 const mcpOnly = ["@modelcontextprotocol/sdk", "zod", "file-type"];

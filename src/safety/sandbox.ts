@@ -166,7 +166,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	const namedPaths = (options.writablePaths ?? []).map((path) => resolve(path));
 	const homeDir = options.homeDir ?? homedir();
 	const stateDir = await sandboxStateDir(options.stateDir);
-	const network = options.network ? await startNetworkSession(options.network, stateDir) : undefined;
+	const network = options.network
+		? await startNetworkSession(options.network, stateDir, { environment: options.environment ?? process.env, homeDir })
+		: undefined;
 	const allowNetwork = options.allowNetwork === true && !network;
 	const filterFile = await seccompFilterFile(stateDir, allowNetwork);
 	const identity = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
@@ -231,6 +233,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 			seccompFd,
 			identity,
 			disableNestedUserNamespaces,
+			files: networked?.binds,
+			setenv: networked?.setenv,
 			cwd,
 		});
 		return { ...startLine(args, { filterFile, bwrapPath, networked }), finish, release };

@@ -22,6 +22,10 @@ export interface BwrapLayout {
 	identity: { uid: number; gid: number };
 	/** Add `--disable-userns` (bwrap 0.8 and later): no nested user namespace, besides the seccomp filter's refusal. Default: false. */
 	disableNestedUserNamespaces?: boolean;
+	/** Files mounted read-only over a path (after the hidden ones, so one may stand in for a hidden file). Default: none. */
+	files?: readonly { source: string; target: string }[];
+	/** Variables set inside (`--setenv`), over the inherited ones. Default: none. */
+	setenv?: Readonly<Record<string, string>>;
 	/** Working directory of the command. */
 	cwd: string;
 }
@@ -49,12 +53,14 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
 		if (hidden.kind === "directory") args.push("--tmpfs", hidden.path);
 		else args.push("--ro-bind", "/dev/null", hidden.path);
 	}
+	for (const file of layout.files ?? []) args.push("--ro-bind", file.source, file.target);
 	const { uid, gid } = layout.identity;
 	args.push("--unshare-user", "--uid", String(uid), "--gid", String(gid), "--cap-drop", "ALL");
 	if (layout.disableNestedUserNamespaces) args.push("--disable-userns");
 	if (!layout.allowNetwork) args.push("--unshare-net");
 	if (layout.isolateProcesses !== false) args.push("--unshare-pid");
 	if (layout.seccompFd !== undefined) args.push("--seccomp", String(layout.seccompFd));
+	for (const [name, value] of Object.entries(layout.setenv ?? {})) args.push("--setenv", name, value);
 	args.push("--unshare-ipc", "--die-with-parent", "--new-session", "--chdir", layout.cwd, "--");
 	return args;
 }

@@ -64,6 +64,23 @@ export const settingsSchema = Type.Object({
 							deny: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
 							/** Names pinned to an address, as an /etc/hosts line would: `"name=address"`. */
 							hosts: Type.Optional(Type.Array(Type.String({ pattern: "^[^=\\s]+=[^=\\s]+$" }))),
+							/**
+							 * Secrets kept out of the sandbox: `{ "env": "NPM_TOKEN", "hosts": ["registry.npmjs.org"] }` or
+							 * `{ "file": "~/.npmrc", "hosts": […] }`. Inside, a placeholder; the proxy puts the real value in
+							 * requests to those hosts only.
+							 */
+							secrets: Type.Optional(
+								Type.Array(
+									Type.Object(
+										{
+											env: Type.Optional(Type.String({ minLength: 1, pattern: "^[^=]+$" })),
+											file: Type.Optional(Type.String({ minLength: 1 })),
+											hosts: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+										},
+										{ additionalProperties: false },
+									),
+								),
+							),
 						},
 						{ additionalProperties: false },
 					),

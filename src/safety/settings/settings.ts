@@ -352,7 +352,10 @@ function mergedNetwork(
 		const entries = [...(earlier?.[key] ?? []), ...(later?.[key] ?? [])];
 		return entries.length > 0 ? { [key]: entries } : {};
 	};
-	return { network: { ...union("allow"), ...union("deny"), ...union("hosts") } };
+	const secrets = [...(earlier?.secrets ?? []), ...(later?.secrets ?? [])];
+	return {
+		network: { ...union("allow"), ...union("deny"), ...union("hosts"), ...(secrets.length > 0 ? { secrets } : {}) },
+	};
 }
 
 /**

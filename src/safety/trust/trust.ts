@@ -137,13 +137,19 @@ export function splitProjectSettings(
 	return { restrictive, widening };
 }
 
-/** `sandbox.network`: `deny` only restricts; `allow` and `hosts` widen where commands reach. */
+/** `sandbox.network`: `deny` only restricts; `allow`, `hosts` and `secrets` widen where commands (and secrets) reach. */
 function splitNetworkSettings(
 	network: NonNullable<NonNullable<Settings["sandbox"]>["network"]>,
 	widening: WideningSetting[],
 ): { deny: string[] } | undefined {
 	for (const entry of network.allow ?? []) widening.push({ key: "sandbox.network.allow", value: entry });
 	for (const entry of network.hosts ?? []) widening.push({ key: "sandbox.network.hosts", value: entry });
+	// A project naming where a secret goes could send the user's token to its own host.
+	for (const entry of network.secrets ?? [])
+		widening.push({
+			key: "sandbox.network.secrets",
+			value: `${entry.env !== undefined ? `$${entry.env}` : entry.file} → ${entry.hosts.join(", ")}`,
+		});
 	return network.deny && network.deny.length > 0 ? { deny: [...network.deny] } : undefined;
 }
 

@@ -23,7 +23,7 @@ export function parseHostPins(entries: readonly string[]): Record<string, string
 /**
  * The network policy of the settings and the caller's options, or undefined when there is none
  * (no allowed host: the sandbox has no network; or `allowNetwork` without a deny list: all of it).
- * The caller's `allow` replaces the settings'; deny lists and pinned names add up.
+ * The caller's `allow` replaces the settings'; deny lists, pinned names and secrets add up.
  */
 export function networkPolicyOf(
 	settings: SandboxSettings,
@@ -37,5 +37,6 @@ export function networkPolicyOf(
 	}
 	if (allow.length === 0) return undefined;
 	const hosts = { ...parseHostPins(settings.network?.hosts ?? []), ...options.network?.hosts };
-	return { ...options.network, allow, deny, hosts };
+	const secrets = [...(settings.network?.secrets ?? []), ...(options.network?.secrets ?? [])];
+	return { ...options.network, allow, deny, hosts, ...(secrets.length > 0 ? { secrets } : {}) };
 }

@@ -10,6 +10,8 @@ import {
 } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { normalizeHost } from "./policy.js";
+import type { ProxySecrets } from "./secrets/index.js";
 import { judge, openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
 
 const hopByHop = new Set([
@@ -44,6 +46,10 @@ async function onConnect(context: ProxyContext, request: IncomingMessage, client
 		);
 		return;
 	}
+	if (context.secrets?.table.belongsTo(normalizeHost(destination.host), destination.port)) {
+		await terminateConnect(context, context.secrets, destination, client);
+		return;
+	}
 	const opening = await openTunnel(context, destination, "connect");
 	if (opening.kind === "refused") {
 		client.end(refusalResponse(opening.reason));
@@ -55,6 +61,29 @@ async function onConnect(context: ProxyContext, request: IncomingMessage, client
 	}
 	client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
 	startTunnel(client as Socket, opening, context, head);
+}
+
+/** A CONNECT to a host a secret belongs to: judged, then its TLS ended here (secrets/terminate.ts). */
+async function terminateConnect(
+	context: ProxyContext,
+	secrets: ProxySecrets,
+	destination: { host: string; port: number },
+	client: Duplex,
+): Promise<void> {
+	const { decision, record } = await judge(context, destination, "connect");
+	if (!decision.allowed) {
+		client.end(refusalResponse(decision.reason));
+		return;
+	}
+	client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+	secrets.terminate(client as Socket, {
+		host: normalizeHost(destination.host),
+		port: destination.port,
+		address: decision.address,
+		record,
+		audit: context.audit,
+		call: context.call,
+	});
 }
 
 function forwardedHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
@@ -88,12 +117,29 @@ async function onRequest(context: ProxyContext, request: IncomingMessage, respon
 			.end(`toolbelt sandbox: ${decision.reason}\n`);
 		return;
 	}
+	let headers = forwardedHeaders(request.headers);
+	if (context.secrets) {
+		const masked = context.secrets.table.mask(
+			request.url ?? "",
+			headers,
+			normalizeHost(url.hostname),
+			destination.port,
+		);
+		if (masked.refused) {
+			context.audit.decided({ ...record, allowed: false, reason: masked.reason, closed: true }, context.call);
+			response
+				.writeHead(403, { "content-type": "text/plain; charset=utf-8" })
+				.end(`toolbelt sandbox: ${masked.reason}\n`);
+			return;
+		}
+		headers = masked.headers;
+	}
 	const outgoing = httpRequest({
 		host: decision.address,
 		port: destination.port,
 		method: request.method,
 		path: `${url.pathname}${url.search}`,
-		headers: forwardedHeaders(request.headers),
+		headers,
 		agent: false,
 		setHost: false,
 	});

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { NetworkAudit, type NetworkConnectionListener } from "./audit.js";
 import type { DecideOptions } from "./decide.js";
 import { createHttpProxy } from "./http-proxy.js";
+import type { ProxySecrets } from "./secrets/index.js";
 import { serveSocks } from "./socks5.js";
 import { openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
 
@@ -67,17 +68,19 @@ export async function startNetworkProxy(options: {
 	stateDir: string;
 	decide: DecideOptions;
 	onConnection?: NetworkConnectionListener;
+	/** The session's secrets, to mask on the way out. Default: none. */
+	secrets?: ProxySecrets;
 }): Promise<NetworkProxy> {
 	const audit = new NetworkAudit(options.onConnection);
 	const contexts = new WeakMap<Socket, ProxyContext>();
 	const httpProxy = createHttpProxy(
-		(socket) => contexts.get(socket) ?? { decide: options.decide, audit, call: undefined },
+		(socket) => contexts.get(socket) ?? { decide: options.decide, audit, call: undefined, secrets: options.secrets },
 	);
 	const sockets = new Set<Socket>();
 	const serve = async (socket: Socket) => {
 		const words = await readPreamble(socket);
 		const [call, kind, port] = words ?? [];
-		const context: ProxyContext = { decide: options.decide, audit, call };
+		const context: ProxyContext = { decide: options.decide, audit, call, secrets: options.secrets };
 		contexts.set(socket, context);
 		if (kind === "http") httpProxy.emit("connection", socket);
 		else if (kind === "socks") await serveSocks(socket, context, Buffer.alloc(0));

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { homedir } from "node:os";
 import type { NetworkConnectionListener } from "./audit.js";
 import {
 	type BridgeConfig,
@@ -10,6 +11,7 @@ import {
 import type { HostResolver } from "./decide.js";
 import { type NetworkPolicy, NetworkRuleError, parseNetworkPolicy } from "./policy.js";
 import { type NetworkProxy, startNetworkProxy } from "./proxy-server.js";
+import { type SecretSetting, type SessionSecrets, startSecrets } from "./secrets/index.js";
 
 /** The sandbox's network policy: the hosts sandboxed commands may reach through the session's proxy. */
 export interface SandboxNetworkOptions {
@@ -28,6 +30,13 @@ export interface SandboxNetworkOptions {
 	resolver?: HostResolver;
 	/** Told about every connection allowed or refused (the audit). Contract: must not throw. Default: none. */
 	onConnection?: NetworkConnectionListener;
+	/**
+	 * Secrets kept out of the sandbox (`sandbox.network.secrets`): a variable or a token file and
+	 * the hosts it belongs to. Inside, each holds a placeholder; the proxy puts the real value in
+	 * the headers of requests to those hosts only (ending TLS for them with a session CA the sandbox
+	 * trusts) and refuses a placeholder sent anywhere else. Default: none.
+	 */
+	secrets?: readonly SecretSetting[];
 }
 
 /** The ports the bridge listens on inside the sandbox (its own network namespace: nothing else is there). */
@@ -48,6 +57,10 @@ export interface NetworkSession {
 		before: string[];
 		after: string[];
 		env: Record<string, string>;
+		/** Files mounted read-only inside: masked token files, the session CA. */
+		binds: { source: string; target: string }[];
+		/** Variables bwrap sets inside (where the session CA is). */
+		setenv: Record<string, string>;
 		/** Ends the call's audit: one notice per refused destination, for the model. */
 		refusals(): string[];
 	};
@@ -89,14 +102,23 @@ function proxyEnvironment(environment: NodeJS.ProcessEnv): Record<string, string
 	};
 }
 
-/** Starts the proxy of a sandbox with a network policy; throws `NetworkRuleError` for a bad entry. */
-export async function startNetworkSession(options: SandboxNetworkOptions, stateDir: string): Promise<NetworkSession> {
+/**
+ * Starts the proxy of a sandbox with a network policy (and reads the secrets it keeps out, from
+ * `place`'s environment and home); throws `NetworkRuleError` for a bad entry.
+ */
+export async function startNetworkSession(
+	options: SandboxNetworkOptions,
+	stateDir: string,
+	place: { environment: NodeJS.ProcessEnv; homeDir: string } = { environment: process.env, homeDir: homedir() },
+): Promise<NetworkSession> {
 	const policy = parseNetworkPolicy(options.allow, options.deny ?? []);
 	const forwards = forwardedPorts(policy);
+	const secrets: SessionSecrets | undefined = await startSecrets(options.secrets ?? [], { ...place, stateDir });
 	const proxy = await startNetworkProxy({
 		stateDir,
 		decide: { policy, resolver: options.resolver, hosts: options.hosts },
 		onConnection: options.onConnection,
+		secrets: secrets?.proxy,
 	});
 	const bridge: BridgeConfig = {
 		...proxyPorts,
@@ -115,7 +137,9 @@ export async function startNetworkSession(options: SandboxNetworkOptions, stateD
 				file: process.execPath,
 				before: ["-e", launcherSource, JSON.stringify(launcher), filterFile, bwrapPath],
 				after: [process.execPath, "-e", bridgeSource, JSON.stringify(bridge)],
-				env: proxyEnvironment(environment),
+				env: { ...proxyEnvironment(environment), ...secrets?.environment },
+				binds: secrets?.binds ?? [],
+				setenv: secrets?.trust ?? {},
 			};
 		},
 	};

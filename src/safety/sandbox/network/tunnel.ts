@@ -2,6 +2,7 @@ import { connect, type Socket } from "node:net";
 import type { NetworkAudit, NetworkConnectionRecord, ProxyVia } from "./audit.js";
 import { type Allowed, type DecideOptions, decide, type Refused } from "./decide.js";
 import type { Destination } from "./policy.js";
+import { type ProxySecrets, placeholderScanner } from "./secrets/index.js";
 
 /** What each proxied connection is judged and recorded with. */
 export interface ProxyContext {
@@ -9,6 +10,8 @@ export interface ProxyContext {
 	audit: NetworkAudit;
 	/** The sandboxed call the connection came from, when known. */
 	call: string | undefined;
+	/** The session's secrets, when `sandbox.network.secrets` keeps some out. Default: none. */
+	secrets?: ProxySecrets;
 }
 
 const connectTimeoutMs = 15_000;
@@ -78,7 +81,26 @@ export function splice(client: Socket, upstream: Socket, record: NetworkConnecti
 	upstream.on("data", (chunk: Buffer) => {
 		record.bytesReceived += chunk.length;
 	});
-	client.pipe(upstream);
+	const secrets = context.secrets;
+	if (secrets) {
+		// A placeholder in the clear on its way to a host the proxy does not end TLS for: cut it.
+		const scanner = placeholderScanner(secrets.table, (secret) =>
+			context.audit.decided(
+				{
+					...record,
+					time: Date.now(),
+					allowed: false,
+					reason: secrets.table.refusal(secret, record.host, record.port),
+					bytesSent: 0,
+					bytesReceived: 0,
+					closed: true,
+				},
+				context.call,
+			),
+		);
+		scanner.on("error", finish);
+		client.pipe(scanner).pipe(upstream);
+	} else client.pipe(upstream);
 	upstream.pipe(client);
 	for (const socket of [client, upstream]) {
 		socket.setTimeout(idleTimeoutMs, finish);

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { maskTokenFile } from "../../../src/safety/sandbox/network/secrets/index.js";
+import { prepareSecrets } from "../../../src/safety/sandbox/network/secrets/prepare.js";
+
+describe("secrets kept out of the sandbox: placeholders and where they may go", () => {
+	it("masks the tokens of an ini-style token file, leaving other lines and variable references", () => {
+		const placeholders = new Map<string, string>();
+		const of = (value: string) => {
+			if (!placeholders.has(value)) placeholders.set(value, `P${placeholders.size}`);
+			return placeholders.get(value) ?? "";
+		};
+		const masked = maskTokenFile(
+			[
+				"registry=https://registry.example.org/",
+				"//registry.example.org/:_authToken=abc123",
+				'//other.example.org/:_auth = "dXNlcjpwdw=="',
+				`//env.example.org/:_authToken=$${"{"}NPM_TOKEN}`,
+				"; _authToken=comment",
+			].join("\n"),
+			of,
+		);
+		expect(masked.split("\n")).toEqual([
+			"registry=https://registry.example.org/",
+			"//registry.example.org/:_authToken=P0",
+			'//other.example.org/:_auth = "P1"',
+			`//env.example.org/:_authToken=$${"{"}NPM_TOKEN}`,
+			"; _authToken=comment",
+		]);
+	});
+
+	it("puts the value in headers and basic credentials for its hosts only, and refuses it elsewhere", async () => {
+		const { table, environment } = await prepareSecrets(
+			[{ env: "API_TOKEN", hosts: ["api.example.org", "*.example.net:443"] }],
+			{
+				environment: { API_TOKEN: "s3cret" },
+				homeDir: "/nonexistent",
+			},
+		);
+		const placeholder = environment.API_TOKEN ?? "";
+		expect(placeholder).toMatch(/^toolbelt-placeholder-[0-9a-f]{32}$/);
+		const basic = `Basic ${Buffer.from(`me:${placeholder}`).toString("base64")}`;
+		const headers = { authorization: `Bearer ${placeholder}`, "x-other": ["a", basic] };
+		expect(table.mask("/", headers, "api.example.org", 443)).toEqual({
+			refused: false,
+			replaced: 2,
+			headers: {
+				authorization: "Bearer s3cret",
+				"x-other": ["a", `Basic ${Buffer.from("me:s3cret").toString("base64")}`],
+			},
+		});
+		expect(table.mask("/", headers, "x.example.net", 443).refused).toBe(false);
+		expect(table.mask("/", headers, "x.example.net", 80)).toMatchObject({ refused: true });
+		expect(table.mask("/", { cookie: basic }, "evil.example.com", 443)).toMatchObject({
+			refused: true,
+			reason: expect.stringContaining("$API_TOKEN was sent to evil.example.com:443"),
+		});
+		expect(table.mask(`/?t=${placeholder}`, {}, "evil.example.com", 443)).toMatchObject({ refused: true });
+		expect(table.belongsTo("api.example.org", 8080)).toBe(true);
+		expect(table.belongsTo("example.org", 443)).toBe(false);
+	});
+
+	it("skips a variable that is not set and refuses an entry naming neither a variable nor a file", async () => {
+		const prepared = await prepareSecrets([{ env: "UNSET_TOKEN", hosts: ["a.example.org"] }], {
+			environment: {},
+			homeDir: "/nonexistent",
+		});
+		expect(prepared.table.secrets).toEqual([]);
+		await expect(prepareSecrets([{ hosts: ["a.example.org"] }], { environment: {}, homeDir: "/" })).rejects.toThrow(
+			/either "env" or "file"/,
+		);
+	});
+});
