@@ -29,12 +29,11 @@ describe.skipIf(!hasCompileCache)("the CLI's compile cache", () => {
 		const cacheHome = join(tempDir(), "cache");
 		const home = join(tempDir(), "home");
 		for (const folder of [shared, cacheHome, home]) mkdirSync(folder);
-		const run = (env: Record<string, string>) =>
-			spawnSync(process.execPath, [ensureBuiltCli(), "tools"], {
-				env: cleanEnv({ TMPDIR: shared, HOME: home, TOOLBELT_NO_BUNDLE: "1", ...env }),
-				encoding: "utf8",
-				timeout: 30_000,
-			});
+		const run = (extra: Record<string, string>) => {
+			const env = cleanEnv({ TMPDIR: shared, HOME: home, TOOLBELT_NO_BUNDLE: "1", ...extra });
+			if (extra.XDG_CACHE_HOME === undefined) delete env.XDG_CACHE_HOME;
+			return spawnSync(process.execPath, [ensureBuiltCli(), "tools"], { env, encoding: "utf8", timeout: 30_000 });
+		};
 		expect(run({ XDG_CACHE_HOME: cacheHome }).status).toBe(0);
 		expect(existsSync(join(shared, "node-compile-cache"))).toBe(false);
 		expect(existsSync(join(cacheHome, "toolbelt", "node-compile-cache"))).toBe(true);
