@@ -4,6 +4,7 @@ import type { ToolHooks, ToolTarget } from "../engine/index.js";
 import { createLocalWorkspace, isWorkspaceTarget, partsOfTarget } from "../workspace/index.js";
 import { type CheckpointFileAccess, localCheckpointFiles } from "./file-access.js";
 import { applyImage, type CapturedImage, captureOf, imageOf, sameImage } from "./images.js";
+import { madeBy, missingFolders, removeMadeFolders } from "./made-folders.js";
 import {
 	type Checkpoint,
 	type CheckpointFile,
@@ -69,6 +70,8 @@ export interface RestoreReport {
 	 * no other entry uses); nothing is written for them. Empty when the log is sound.
 	 */
 	refused: { path: string; reason: string }[];
+	/** The folders the undone calls made that were removed with their files (empty, inside the workspace). */
+	foldersRemoved: string[];
 	/** How many calls and turns were undone (0 when refused). */
 	calls: number;
 	turns: number;
@@ -117,13 +120,21 @@ function selected(all: readonly Checkpoint[], options: RestoreOptions): Checkpoi
 	return all.slice(index);
 }
 
-/** Per file: the state before the first undone call, and the state the last one left. */
-function plan(undone: readonly Checkpoint[]): Map<string, { before: FileImage; after: FileImage }> {
-	const files = new Map<string, { before: FileImage; after: FileImage }>();
+/** One file's part in an undo: its state before the first undone call, the state the last one left, the folders they made. */
+interface PlannedFile {
+	before: FileImage;
+	after: FileImage;
+	madeFolders: string[];
+}
+
+/** Per file: the state before the first undone call, the state the last one left, and the folders made for it. */
+function plan(undone: readonly Checkpoint[]): Map<string, PlannedFile> {
+	const files = new Map<string, PlannedFile>();
 	for (const checkpoint of undone) {
 		for (const file of checkpoint.files) {
 			const known = files.get(file.path);
-			files.set(file.path, { before: known?.before ?? file.before, after: file.after });
+			const madeFolders = [...(known?.madeFolders ?? []), ...(file.madeFolders ?? [])];
+			files.set(file.path, { before: known?.before ?? file.before, after: file.after, madeFolders });
 		}
 	}
 	return files;
@@ -208,7 +219,9 @@ async function restoreWith(context: RestoreContext, options: RestoreOptions): Pr
 		else conflicts.push(path);
 	}
 	const turns = new Set(undone.map((checkpoint) => checkpoint.turn)).size;
-	if (conflicts.length > 0 && !options.force) return { restored: [], conflicts, refused, calls: 0, turns: 0 };
+	if (conflicts.length > 0 && !options.force) {
+		return { restored: [], conflicts, refused, foldersRemoved: [], calls: 0, turns: 0 };
+	}
 	const restored: RestoreReport["restored"] = [];
 	// Links before the files they reach: relinking must not happen after writing through them.
 	const ordered = [...files].sort(
@@ -223,8 +236,12 @@ async function restoreWith(context: RestoreContext, options: RestoreOptions): Pr
 			refused.push({ path, reason: `not written: ${error instanceof Error ? error.message : String(error)}` });
 		}
 	}
+	// A file taken back to absent takes the folders made for it along, those still empty.
+	const gone = new Set(restored.filter((file) => file.to === "absent").map((file) => file.path));
+	const made = [...files].filter(([path]) => gone.has(path)).flatMap(([, file]) => file.madeFolders);
+	const foldersRemoved = await removeMadeFolders(access, made, context.root, context.guard);
 	await store.rewrite(all.slice(0, all.length - undone.length));
-	return { restored, conflicts, refused, calls: undone.length, turns };
+	return { restored, conflicts, refused, foldersRemoved, calls: undone.length, turns };
 }
 
 /**
@@ -247,7 +264,10 @@ export async function createCheckpoints(options: CheckpointsOptions): Promise<Ch
 		options.files ??
 		(root === undefined ? localCheckpointFiles : checkpointFilesOf(createLocalWorkspace(root), { roots: [root] }));
 	// The turn is taken when the call starts: a turn begun while it runs does not own it.
-	const pending = new WeakMap<ToolTarget, { turn: string; files: { path: string; before: CapturedImage }[] }>();
+	const pending = new WeakMap<
+		ToolTarget,
+		{ turn: string; files: { path: string; before: CapturedImage; missing: string[] }[] }
+	>();
 	let turn = randomUUID();
 	const hooks: ToolHooks = {
 		beforeToolCall: async ({ target }) => {
@@ -255,7 +275,12 @@ export async function createCheckpoints(options: CheckpointsOptions): Promise<Ch
 			if (!target || paths.length === 0) return undefined;
 			const startedIn = turn;
 			const files = await Promise.all(
-				paths.map(async (path) => ({ path, before: await captureOf(access, path, store.maxContentBytes) })),
+				paths.map(async (path) => {
+					const before = await captureOf(access, path, store.maxContentBytes);
+					// For a new file, the folders the call may make for it (undo takes them back).
+					const missing = before.image.kind === "absent" ? await missingFolders(access, path, root) : [];
+					return { path, before, missing };
+				}),
 			);
 			pending.set(target, { turn: startedIn, files });
 			return undefined;
@@ -265,11 +290,12 @@ export async function createCheckpoints(options: CheckpointsOptions): Promise<Ch
 			if (!target || !started) return undefined;
 			pending.delete(target);
 			const files: CheckpointFile[] = [];
-			for (const { path, before } of started.files) {
+			for (const { path, before, missing } of started.files) {
 				const after = await imageOf(access, path);
 				if (sameImage(before.image, after)) continue;
 				if (before.bytes) await store.putBlob(before.bytes);
-				files.push({ path, before: before.image, after });
+				const madeFolders = missing.length > 0 ? await madeBy(access, missing) : [];
+				files.push({ path, before: before.image, after, ...(madeFolders.length > 0 ? { madeFolders } : {}) });
 			}
 			if (files.length > 0)
 				await store.append({ id: randomUUID(), turn: started.turn, time: Date.now(), tool: tool.name, files });

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { chmod, lstat, mkdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readFile, readlink, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 
 /** What is at a path, without following a symlink: its kind, permission bits and size. */
@@ -35,6 +35,11 @@ export interface CheckpointFileAccess {
 	remove(path: string): Promise<void>;
 	/** Creates the folder `path` is in, and its missing parents. */
 	makeParentFolder(path: string): Promise<void>;
+	/**
+	 * Optional: removes the folder at `path` when it is empty (not a link); true when it did,
+	 * false when it holds entries or is not there. Undo takes back the folders a write made with it.
+	 */
+	removeFolder?(path: string): Promise<boolean>;
 	/** Paths on this disk are POSIX whatever this machine is (a remote workspace). Default: this machine's kind. */
 	posixPaths?: boolean;
 	/**
@@ -81,5 +86,12 @@ export const localCheckpointFiles: CheckpointFileAccess = {
 	remove: (path) => rm(path, { force: true }),
 	makeParentFolder: async (path) => {
 		await mkdir(dirname(path), { recursive: true });
+	},
+	removeFolder: async (path) => {
+		if (!(await lstat(path).catch(() => undefined))?.isDirectory()) return false;
+		return rmdir(path).then(
+			() => true,
+			() => false,
+		);
 	},
 };

@@ -12,6 +12,11 @@ export interface CheckpointFile {
 	before: FileImage;
 	/** How the call left it (what undo expects to find, else something else changed it since). */
 	after: FileImage;
+	/**
+	 * The folders the call made to hold the file (missing before it, there after it), deepest
+	 * first: undo removes those still empty. Absent when it made none.
+	 */
+	madeFolders?: string[];
 }
 
 /** One mutating call's checkpoint. */
@@ -61,7 +66,11 @@ function fileOf(value: unknown): CheckpointFile | undefined {
 	if (typeof file !== "object" || file === null || typeof file.path !== "string") return undefined;
 	const before = imageOf(file.before);
 	const after = imageOf(file.after);
-	return before && after ? { path: file.path, before, after } : undefined;
+	if (!before || !after) return undefined;
+	if (file.madeFolders === undefined) return { path: file.path, before, after };
+	const folders = file.madeFolders;
+	if (!Array.isArray(folders) || !folders.every((folder) => typeof folder === "string")) return undefined;
+	return { path: file.path, before, after, madeFolders: folders as string[] };
 }
 
 /**

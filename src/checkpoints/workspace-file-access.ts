@@ -78,8 +78,21 @@ export function checkpointFilesOf(workspace: Workspace, options: CheckpointFiles
 		},
 		remove,
 		makeParentFolder: (path) => writer.mkdir(paths.dirname(path), { recursive: true }),
+		...(writer.rmdir ? { removeFolder: (path: string) => removeEmptyFolder(writer, path) } : {}),
 		posixPaths: options.posixPaths,
 		realPath: (path) => workspace.realPath(path),
 		within: (folders) => checkpointFilesOf(workspace, { ...options, roots: folders }),
 	};
+}
+
+/** Removes the empty folder at `path` through `writer` (judged there); false when it holds entries or is gone. */
+async function removeEmptyFolder(writer: FileOperations, path: string): Promise<boolean> {
+	try {
+		await writer.rmdir?.(path);
+		return true;
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (isNotFound(error) || code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR") return false;
+		throw error;
+	}
 }

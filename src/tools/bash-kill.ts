@@ -19,8 +19,8 @@ export type BashKillToolInput = Static<typeof bashKillSchema>;
 /** The runnable bash_kill tool. */
 export type BashKillTool = AgentTool<typeof bashKillSchema, JobDetails>;
 
-/** The bash_kill tool's definition, as the model sees it. */
 // It ends a job's processes; it starts nothing that could reach further.
+/** The bash_kill tool's definition, as the model sees it. */
 export const createBashKillToolDefinition = defineTool(
 	{
 		name: "bash_kill",

@@ -81,9 +81,9 @@ export function prepareJobArguments(args: unknown): unknown {
 	return repaired;
 }
 
-/** The bash_output tool's definition, as the model sees it. */
 // A barrier like the shell tools it serves. Reading destroys nothing, but its input goes to a
 // running command, which may do anything.
+/** The bash_output tool's definition, as the model sees it. */
 export const createBashOutputToolDefinition = defineTool(
 	{
 		name: "bash_output",

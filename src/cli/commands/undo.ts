@@ -98,7 +98,9 @@ function describeRestore(cwd: string, report: RestoreReport, forceHint: string):
 			: "";
 	return `Undid ${plural(report.calls, "call")} in ${plural(report.turns, "turn")}:\n${report.restored
 		.map((file) => `  ${DONE[file.to]} ${shown(cwd, file.path)}\n`)
-		.join("")}${forced}`;
+		.join(
+			"",
+		)}${report.foldersRemoved.map((folder) => `  removed empty folder ${shown(cwd, folder)}\n`).join("")}${forced}`;
 }
 
 /** One line per turn: when, how many calls, which files. */

@@ -58,8 +58,8 @@ export const DEFAULT_PROGRAM_LIMITS: ProgramLimits = {
 	maxOutputBytes: 1024 * 1024,
 };
 
-/** The code tool's definition: what the model sees. */
 // A program may call any tool, commands included: a barrier like them.
+/** The code tool's definition: what the model sees. */
 export const createCodeToolDefinition = defineTool(
 	{ name: "code", title: "Run a program that calls the tools", effect: "runs" },
 	codeSchema,

@@ -101,6 +101,11 @@ export interface FileOperations {
 	rename(from: string, to: string): Promise<void>;
 	/** Removes a file (not a directory). */
 	unlink(path: string): Promise<void>;
+	/**
+	 * Optional: removes the empty folder at `path` (never a link, never a folder with entries:
+	 * ENOTEMPTY). Undo uses it to take back the folders a write made.
+	 */
+	rmdir?(path: string): Promise<void>;
 	/** Sets the permission bits of `path`. */
 	chmod(path: string, mode: number): Promise<void>;
 	/**

@@ -223,6 +223,16 @@ export class MemoryFiles implements FileOperations {
 		this.nodes.delete(entry);
 	}
 
+	/** Removes the empty folder at `path` (ENOTDIR for anything else, ENOTEMPTY when it holds entries). */
+	async rmdir(path: string): Promise<void> {
+		const entry = this.entryPath(path);
+		const node = this.nodes.get(entry);
+		if (!node) fail("ENOENT", path);
+		if (node.kind !== "directory") fail("ENOTDIR", path);
+		for (const key of this.nodes.keys()) if (key.startsWith(`${entry}/`)) fail("ENOTEMPTY", path);
+		this.nodes.delete(entry);
+	}
+
 	async chmod(path: string, mode: number): Promise<void> {
 		const node = this.nodes.get(this.resolveReal(path));
 		if (node) node.mode = mode & 0o7777;

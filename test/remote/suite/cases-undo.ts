@@ -18,7 +18,10 @@ export const undoCases: SuiteCase[] = [
 				expect(result.isError, result.text).toBe(false);
 			};
 			await ok("edit", { path: "run.sh", old_string: "echo hi", new_string: "echo hello" });
-			await ok("write", { path: "new/made.txt", content: "created\n" });
+			await ok("write", { path: "new/deep/made.txt", content: "created\n" });
+			await ok("write", { path: "busy/made.txt", content: "created\n" });
+			// Someone else's file in a folder the write made: that folder stays.
+			t.disk.put("busy/theirs.txt", "not undone\n");
 			const afterFirst = t.disk.snapshot();
 			t.checkpoints.startTurn();
 			await ok("read", { path: "link.txt" });
@@ -33,10 +36,11 @@ export const undoCases: SuiteCase[] = [
 			t.disk.put("run.sh", "echo someone else\n", 0o750);
 			expect(await t.checkpoints.restore()).toMatchObject({ calls: 0, conflicts: [`${t.folder}/run.sh`] });
 			expect(t.disk.read("run.sh")?.toString()).toBe("echo someone else\n");
-			expect(await t.checkpoints.restore({ force: true })).toMatchObject({ calls: 2, turns: 1 });
-			// The folder a write made stays (empty): undo puts files back, it does not remove folders.
-			const { [`${basename(t.folder)}/new`]: made, ...after } = t.disk.snapshot();
-			expect(made).toBe("dir");
+			expect(await t.checkpoints.restore({ force: true })).toMatchObject({ calls: 3, turns: 1 });
+			// The folders a write made go with its file (new/deep, new); one holding another file stays.
+			const case_ = basename(t.folder);
+			const { [`${case_}/busy`]: busy, [`${case_}/busy/theirs.txt`]: theirs, ...after } = t.disk.snapshot();
+			expect([busy, theirs?.split(" ")[0]]).toEqual(["dir", "644"]);
 			expect(after).toEqual(before);
 			expect(t.disk.mode("run.sh")).toBe(0o750);
 			expect(await t.checkpoints.list()).toEqual([]);

@@ -54,6 +54,7 @@ export function confineFileOperations(files: FileOperations, roots: readonly str
 			await files.rename(from, to);
 		},
 		unlink: checked((path: string) => files.unlink(path)),
+		...(files.rmdir ? { rmdir: checked((path: string) => files.rmdir?.(path) ?? Promise.resolve()) } : {}),
 		chmod: checked((path: string, mode: number) => files.chmod(path, mode)),
 		...(files.symlink ? { symlink: symlinkChecked(files.symlink.bind(files), check) } : {}),
 		confinedTo: roots,

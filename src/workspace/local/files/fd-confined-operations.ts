@@ -187,6 +187,8 @@ export function createFdConfinedOperations(base: FileOperations, roots: readonly
 				),
 			),
 		unlink: async (path) => inVerifiedFolder(path, roots, (inFolder) => fsSync.unlinkSync(inFolder(basename(path)))),
+		// Inside its verified folder, by name: rmdir never follows a link there (it fails, ENOTDIR).
+		rmdir: async (path) => inVerifiedFolder(path, roots, (inFolder) => fsSync.rmdirSync(inFolder(basename(path)))),
 		symlink: async (target, path) =>
 			inVerifiedFolder(path, roots, (inFolder) => fsSync.symlinkSync(target, inFolder(basename(path)))),
 		chmod: async (path, mode) =>

@@ -155,6 +155,12 @@ export const localFileOperations: FileOperations = {
 	},
 	rename: async (from, to) => fsSync.renameSync(from, to),
 	unlink: async (path) => fsSync.unlinkSync(path),
+	rmdir: async (path) => {
+		// rmdir(2) on a link to a folder fails (ENOTDIR); lstat first says so for every platform.
+		if (fsSync.lstatSync(path).isSymbolicLink())
+			throw Object.assign(new Error(`ENOTDIR: ${path}`), { code: "ENOTDIR" });
+		fsSync.rmdirSync(path);
+	},
 	symlink: async (target, path) => fsSync.symlinkSync(target, path),
 	chmod: async (path, mode) => fsSync.chmodSync(path, mode),
 };

@@ -253,6 +253,10 @@ rename)
 unlink)
 	confine "$1"; must_exist "$1"; [ -d "$1" ] && [ ! -L "$1" ] && fail EISDIR "$1"
 	enter_parent "$1"; rm -f -- "$here" || fail EACCES "$1";;
+rmdir)
+	# An empty folder only (rmdir refuses one with entries), never a link: entered by its folder.
+	confine "$1"; must_exist "$1"; { [ -d "$1" ] && [ ! -L "$1" ]; } || fail ENOTDIR "$1"
+	enter_parent "$1"; rmdir -- "$here" 2>/dev/null || fail ENOTEMPTY "$1";;
 symlink)
 	# The link's folder is entered and judged (enter_parent); ln -s stores the target as given.
 	{ [ -e "$1" ] || [ -L "$1" ]; } && fail EEXIST "$1"

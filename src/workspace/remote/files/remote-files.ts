@@ -185,6 +185,9 @@ export function createRemoteFileOperations(
 		unlink: async (path) => {
 			await changing(call("unlink", path, []));
 		},
+		rmdir: async (path) => {
+			await changing(call("rmdir", path, []));
+		},
 		chmod: async (path, mode) => {
 			await changing(call("chmod", path, [mode.toString(8)]));
 		},
