@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { deflateSync } from "node:zlib";
+import { makeBombPdf } from "../../test/helpers/make-pdf.js";
 import type { BenchCase, BenchContext } from "../types.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -13,49 +13,12 @@ const TOTAL_CALLS = 10_000;
 const HOSTILE_EVERY = 100;
 const MiB = 2 ** 20;
 
-/** A PDF whose one page's content stream is small on disk and inflates to `inflatedBytes`. */
-function bombPdf(inflatedBytes: number): Buffer {
-	const stream = deflateSync(Buffer.alloc(inflatedBytes, 0x20), { level: 9 });
-	const parts: Buffer[] = [Buffer.from("%PDF-1.4\n", "latin1")];
-	const offsets: number[] = [];
-	let length = parts[0]?.length ?? 0;
-	const add = (part: Buffer) => {
-		parts.push(part);
-		length += part.length;
-	};
-	const object = (number: number, body: Buffer | string) => {
-		offsets[number] = length;
-		add(Buffer.from(`${number} 0 obj\n`, "latin1"));
-		add(typeof body === "string" ? Buffer.from(body, "latin1") : body);
-		add(Buffer.from("\nendobj\n", "latin1"));
-	};
-	object(1, "<< /Type /Catalog /Pages 2 0 R >>");
-	object(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>");
-	object(3, "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>");
-	object(
-		4,
-		Buffer.concat([
-			Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`, "latin1"),
-			stream,
-			Buffer.from("\nendstream", "latin1"),
-		]),
-	);
-	const xref = length;
-	const rows = [1, 2, 3, 4].map((number) => `${String(offsets[number]).padStart(10, "0")} 00000 n \n`).join("");
-	add(
-		Buffer.from(
-			`xref\n0 5\n0000000000 65535 f \n${rows}trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`,
-		),
-	);
-	return Buffer.concat(parts);
-}
-
 async function setup(context: BenchContext): Promise<void> {
 	await mkdir(context.dataDir, { recursive: true });
 	await writeFile(join(context.dataDir, "small.txt"), "line 1 of a small file\nline 2 of a small file\n");
 	// `(a+)+$` backtracks catastrophically on a run of a's followed by another character.
 	await writeFile(join(context.dataDir, "catastrophic.txt"), `${"a".repeat(40)}b\n`.repeat(50));
-	await writeFile(join(context.dataDir, "bomb.pdf"), bombPdf(4 * MiB));
+	await writeFile(join(context.dataDir, "bomb.pdf"), makeBombPdf(4 * MiB));
 }
 
 /** The hostile messages, in turn: each answered with an error or a bounded result, never a crash. */

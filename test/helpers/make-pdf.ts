@@ -1,35 +1,86 @@
+import { encodeForFilters, type PdfFilter } from "./pdf-filters.js";
+
+export type { PdfFilter } from "./pdf-filters.js";
+
+/** How the builder writes each page's content stream. */
+export interface PdfOptions {
+	/** The content streams' filter chain, in decoding order (/Filter [/ASCII85Decode /FlateDecode]). Default: none. */
+	filters?: readonly PdfFilter[];
+	/** Write /Length as a reference to an object holding the number, as many writers do. */
+	indirectLength?: boolean;
+	/** Write /Filter as a reference to an object holding the array. */
+	indirectFilter?: boolean;
+	/** Write each name's letters as #xx escapes after the first (/Fl#61teDecode reads as FlateDecode). */
+	escapedNames?: boolean;
+}
+
+function escapeName(name: string): string {
+	return name.replace(/(?<=^.)[a-z]/g, (letter) => `#${letter.charCodeAt(0).toString(16)}`);
+}
+
+function filterValue(filters: readonly PdfFilter[], options: PdfOptions): string {
+	const names = filters.map((filter) => `/${options.escapedNames ? escapeName(filter) : filter}`);
+	return names.length === 1 ? (names[0] ?? "") : `[${names.join(" ")}]`;
+}
+
+/** The text operators of one page: each line shown with the standard font, a line apart. */
+function pageContent(text: string | null): Buffer {
+	const lines = text === null ? [] : text.split("\n");
+	const shown = lines.map((line) => `(${line.replace(/[\\()]/g, (character) => `\\${character}`)}) Tj T*`);
+	return Buffer.from(lines.length > 0 ? `BT /F1 12 Tf 72 720 Td 14 TL ${shown.join(" ")} ET` : "", "latin1");
+}
+
 /**
- * Writes a minimal valid PDF (1.4, uncompressed, one standard font) with one page per entry of
- * `pages`: each string is the page's text, its lines split on "\n"; `null` makes a page with no
- * text at all, as a scanned or blank page has. ASCII text only (the standard font's encoding).
+ * Writes a valid PDF (1.4, one standard font) with one page per entry of `pages`: a string is the
+ * page's text, its lines split on "\n"; `null` makes a page with no text, as a scan has; a Buffer
+ * is the page's content stream as is (a decompression bomb: text operators, then padding).
+ * ASCII text only (the standard font's encoding). `options` encodes the content streams.
  */
-export function makePdf(pages: readonly (string | null)[]): Buffer {
-	const objects: string[] = [];
-	const add = (body: string): number => objects.push(body);
+export function makePdf(pages: readonly (string | null | Buffer)[], options: PdfOptions = {}): Buffer {
+	const objects: Buffer[] = [];
+	const add = (body: string | Buffer): number => objects.push(Buffer.from(body as string, "latin1"));
 	const catalog = add("");
 	const pageTree = add("");
 	const font = add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>");
+	const filters = options.filters ?? [];
+	const filterObject = filters.length > 0 && options.indirectFilter ? add(filterValue(filters, options)) : undefined;
 	const kids: number[] = [];
-	for (const text of pages) {
-		const lines = text === null ? [] : text.split("\n");
-		const shown = lines.map((line) => `(${line.replace(/[\\()]/g, (character) => `\\${character}`)}) Tj T*`);
-		const stream = lines.length > 0 ? `BT /F1 12 Tf 72 720 Td 14 TL ${shown.join(" ")} ET` : "";
-		const content = add(`<< /Length ${Buffer.byteLength(stream, "latin1")} >>\nstream\n${stream}\nendstream`);
+	for (const page of pages) {
+		const content = Buffer.isBuffer(page) ? page : pageContent(page);
+		const stream = encodeForFilters(content, filters);
+		const length = options.indirectLength ? `${add(String(stream.length))} 0 R` : String(stream.length);
+		const filter =
+			filters.length === 0
+				? ""
+				: ` /Filter ${filterObject !== undefined ? `${filterObject} 0 R` : filterValue(filters, options)}`;
+		const streamObject = add(
+			Buffer.concat([
+				Buffer.from(`<< /Length ${length}${filter} >>\nstream\n`, "latin1"),
+				stream,
+				Buffer.from("\nendstream", "latin1"),
+			]),
+		);
 		kids.push(
 			add(
-				`<< /Type /Page /Parent ${pageTree} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${content} 0 R >>`,
+				`<< /Type /Page /Parent ${pageTree} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${streamObject} 0 R >>`,
 			),
 		);
 	}
-	objects[catalog - 1] = `<< /Type /Catalog /Pages ${pageTree} 0 R >>`;
-	objects[pageTree - 1] =
-		`<< /Type /Pages /Kids [${kids.map((kid) => `${kid} 0 R`).join(" ")}] /Count ${kids.length} >>`;
+	objects[catalog - 1] = Buffer.from(`<< /Type /Catalog /Pages ${pageTree} 0 R >>`, "latin1");
+	objects[pageTree - 1] = Buffer.from(
+		`<< /Type /Pages /Kids [${kids.map((kid) => `${kid} 0 R`).join(" ")}] /Count ${kids.length} >>`,
+		"latin1",
+	);
 	const parts = [Buffer.from("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n", "latin1")];
 	let length = parts[0]?.length ?? 0;
 	const offsets: number[] = [];
 	objects.forEach((body, index) => {
 		offsets.push(length);
-		const part = Buffer.from(`${index + 1} 0 obj\n${body}\nendobj\n`, "latin1");
+		const part = Buffer.concat([
+			Buffer.from(`${index + 1} 0 obj\n`, "latin1"),
+			body,
+			Buffer.from("\nendobj\n", "latin1"),
+		]);
 		parts.push(part);
 		length += part.length;
 	});
@@ -38,4 +89,13 @@ export function makePdf(pages: readonly (string | null)[]): Buffer {
 	const trailer = `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R >>\nstartxref\n${length}\n%%EOF\n`;
 	parts.push(Buffer.from(xref + trailer, "latin1"));
 	return Buffer.concat(parts);
+}
+
+/**
+ * A one-page PDF whose content stream decodes to `decodedBytes`: a line of text, then blanks.
+ * Small on disk with a compressing filter, it is what a decompression bomb looks like.
+ */
+export function makeBombPdf(decodedBytes: number, options: PdfOptions = { filters: ["FlateDecode"] }): Buffer {
+	const head = Buffer.from("BT /F1 12 Tf 72 720 Td (bomb) Tj ET\n", "latin1");
+	return makePdf([Buffer.concat([head, Buffer.alloc(Math.max(0, decodedBytes - head.length), " ")])], options);
 }

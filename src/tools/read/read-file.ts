@@ -7,7 +7,7 @@ import { largeNotebookNotice, readNotebook } from "../notebook/read-notebook.js"
 import { growingNotice, grownSize } from "./growing-file.js";
 import { fitImage } from "./image.js";
 import { readLinePage } from "./line-pager.js";
-import { isPdf, readPdf } from "./pdf.js";
+import { isPdf, readPdf } from "./pdf/index.js";
 import { SNIFF_BYTES, sniff } from "./sniff.js";
 import type { ReadBinaryDetails, ReadFileContentOptions, ReadImageDetails, ReadToolDetails } from "./types.js";
 

@@ -35,6 +35,11 @@ export interface ReadToolOptions extends FileToolOptions {
 	 * from its header before any pixel is decoded. Default: 100,000,000 (10,000 × 10,000).
 	 */
 	imageMaxInputPixels?: number;
+	/**
+	 * Most milliseconds one PDF read may take (checking its streams and extracting the pages asked
+	 * for); a read past it is stopped with a notice. Default: 60,000.
+	 */
+	pdfTimeoutMs?: number;
 }
 
 /** Structured result of a text read. */

@@ -1,22 +1,19 @@
 import { isUtf8 } from "node:buffer";
-import type { ToolResult } from "../../engine/index.js";
-import {
-	DEFAULT_MAX_BYTES,
-	errorMessage,
-	formatSize,
-	ToolError,
-	throwIfAborted,
-	utf8Prefix,
-} from "../../engine/index.js";
-import type { ReadableFile } from "../../workspace/index.js";
-import type { ReadPdfDetails } from "./document-types.js";
-import { checkPdfInflation } from "./pdf-inflation.js";
-import { loadPdfjs } from "./pdf-library.js";
-import { readWhole } from "./read-whole.js";
-import type { ReadFileContentOptions } from "./types.js";
+import type { ToolResult } from "../../../engine/index.js";
+import { DEFAULT_MAX_BYTES, errorMessage, formatSize, ToolError, utf8Prefix } from "../../../engine/index.js";
+import type { ReadableFile } from "../../../workspace/index.js";
+import type { ReadPdfDetails } from "../document-types.js";
+import { readWhole } from "../read-whole.js";
+import type { ReadFileContentOptions } from "../types.js";
+import { loadPdfjs } from "./library.js";
+import { pdfTimedOut } from "./refusals.js";
+import { checkPdfStreams } from "./stream-check.js";
+import { type TimeCap, withTimeCap } from "./time-cap.js";
 
 /** PDFs larger than this are not parsed (pdf.js holds the whole file in memory). */
 const MAX_PDF_BYTES = 256 * 1024 * 1024;
+/** The time one PDF read may take, stream check and text extraction together (option `pdfTimeoutMs`). */
+export const DEFAULT_PDF_TIMEOUT_MS = 60_000;
 /** The PDF specification lets the `%PDF-` header start anywhere in the first 1024 bytes. */
 const HEADER_WINDOW = 1024;
 const PDF_MAGIC = Buffer.from("%PDF-", "latin1");
@@ -58,8 +55,8 @@ function pageText(items: readonly TextItem[]): string {
 
 type PdfDocument = Awaited<ReturnType<Awaited<ReturnType<typeof loadPdfjs>>["getDocument"]>["promise"]>;
 
-async function openDocument(data: Buffer, shownPath: string): Promise<PdfDocument> {
-	const pdfjs = await loadPdfjs();
+async function openDocument(data: Buffer, shownPath: string, cap: TimeCap): Promise<PdfDocument> {
+	const pdfjs = await cap.run(loadPdfjs());
 	const task = pdfjs.getDocument({
 		data: new Uint8Array(data.buffer, data.byteOffset, data.length),
 		verbosity: pdfjs.VerbosityLevel.ERRORS,
@@ -68,10 +65,13 @@ async function openDocument(data: Buffer, shownPath: string): Promise<PdfDocumen
 		useSystemFonts: false,
 		stopAtErrors: false,
 	});
+	// Until the document is open, stopping it means destroying its loading task.
+	const stop = cap.onStop(() => void task.destroy().catch(() => undefined));
 	try {
-		return await task.promise;
+		return await cap.run(task.promise);
 	} catch (error) {
 		await task.destroy().catch(() => undefined);
+		if (cap.stopped) throw error;
 		const password = (error as { name?: string }).name === "PasswordException";
 		throw new ToolError(
 			password
@@ -79,6 +79,31 @@ async function openDocument(data: Buffer, shownPath: string): Promise<PdfDocumen
 				: `${shownPath} starts like a PDF but could not be parsed (${errorMessage(error)}). It may be damaged or truncated.`,
 			{ path: shownPath },
 		);
+	} finally {
+		stop();
+	}
+}
+
+type PdfPage = Awaited<ReturnType<PdfDocument["getPage"]>>;
+
+/**
+ * A page's text items, read chunk by chunk (pdf.js sends ten items at a time) with the time cap
+ * checked between chunks: pdf.js's in-thread worker answers through promises alone, so a timer
+ * would not fire before a long page ended; a stop cancels the stream, which ends pdf.js's task.
+ */
+async function textItems(page: PdfPage, cap: TimeCap): Promise<TextItem[]> {
+	const reader = page.streamTextContent().getReader();
+	const items: TextItem[] = [];
+	try {
+		for (;;) {
+			const chunk = await cap.run(reader.read());
+			if (chunk.done) return items;
+			for (const item of (chunk.value as { items: TextItem[] }).items) items.push(item);
+			cap.throwIfStopped();
+		}
+	} catch (error) {
+		await reader.cancel().catch(() => undefined);
+		throw error;
 	}
 }
 
@@ -98,7 +123,7 @@ interface PageRun {
 async function readPages(
 	document: PdfDocument,
 	range: { startPage: number; maxPages: number; maxBytes: number },
-	signal: AbortSignal | undefined,
+	cap: TimeCap,
 ): Promise<PageRun> {
 	const total = document.numPages;
 	const run: PageRun = {
@@ -114,11 +139,11 @@ async function readPages(
 			run.truncatedBy = "pages";
 			break;
 		}
-		throwIfAborted(signal);
-		const page = await document.getPage(number);
+		cap.throwIfStopped();
+		const page = await cap.run(document.getPage(number));
 		let text: string;
 		try {
-			text = pageText((await page.getTextContent()).items as TextItem[]);
+			text = pageText(await textItems(page, cap));
 		} finally {
 			page.cleanup();
 		}
@@ -161,7 +186,7 @@ export async function readPdf(
 	request: ReadFileContentOptions,
 	file: ReadableFile,
 ): Promise<ToolResult<ReadPdfDetails>> {
-	const { shownPath, absolutePath, size, options } = request;
+	const { shownPath, size, options } = request;
 	if (size > MAX_PDF_BYTES) {
 		throw new ToolError(
 			`${shownPath} is a ${formatSize(size)} PDF, more than read parses (${formatSize(MAX_PDF_BYTES)}). Split it or extract its text via bash (e.g. pdftotext -f 1 -l 20 ${shownPath} -).`,
@@ -169,9 +194,31 @@ export async function readPdf(
 		);
 	}
 	const data = await readWhole(file, size, request.signal);
-	checkPdfInflation(data, shownPath, request.signal);
-	const document = await openDocument(data, shownPath);
-	try {
+	const timeoutMs = options.pdfTimeoutMs ?? DEFAULT_PDF_TIMEOUT_MS;
+	return withTimeCap(
+		{ timeoutMs, signal: request.signal, timedOut: () => pdfTimedOut(shownPath, timeoutMs) },
+		async (cap) => {
+			checkPdfStreams(data, shownPath, { signal: request.signal, deadline: cap.deadline, timeoutMs });
+			const document = await openDocument(data, shownPath, cap);
+			// Stopping an open document destroys it; pdf.js's worker side then ends its task at its next check.
+			const stop = cap.onStop(() => void document.destroy().catch(() => undefined));
+			try {
+				return await extract(request, document, cap);
+			} finally {
+				stop();
+				await document.destroy();
+			}
+		},
+	);
+}
+
+async function extract(
+	request: ReadFileContentOptions,
+	document: PdfDocument,
+	cap: TimeCap,
+): Promise<ToolResult<ReadPdfDetails>> {
+	const { shownPath, absolutePath, size, options } = request;
+	{
 		const total = document.numPages;
 		const startPage = Math.max(1, request.offset ?? 1);
 		if (startPage > total) {
@@ -184,7 +231,7 @@ export async function readPdf(
 		const run = await readPages(
 			document,
 			{ startPage, maxPages: request.limit ?? Number.POSITIVE_INFINITY, maxBytes },
-			request.signal,
+			cap,
 		);
 		const nextOffset = run.truncatedBy !== null ? run.endPage + 1 : undefined;
 		const range = startPage === run.endPage ? `page ${startPage}` : `pages ${startPage}-${run.endPage}`;
@@ -218,7 +265,5 @@ export async function readPdf(
 				pageCut: run.pageCut,
 			},
 		};
-	} finally {
-		await document.destroy();
 	}
 }
