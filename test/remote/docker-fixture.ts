@@ -53,10 +53,13 @@ export function ensureTestImage(): void {
 	}
 }
 
-/** Starts a container of the test image with no network; returns its name. */
+/**
+ * Starts a container of the test image with no network; returns its name. `--init` (docker's own
+ * docker-init) is its PID 1 and reaps the orphans commands leave (`sleep` would leave zombies).
+ */
 export function startContainer(name: string): string {
 	docker(["rm", "-f", name]);
-	docker(["run", "-d", "--network", "none", "--name", name, testImage, "sleep", "3600"]);
+	docker(["run", "-d", "--init", "--network", "none", "--name", name, testImage, "sleep", "3600"]);
 	return name;
 }
 

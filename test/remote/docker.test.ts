@@ -136,6 +136,24 @@ for (const scheme of ["docker", "kubectl"] as const) {
 			expect(grep).not.toContain("hidden.txt");
 		}, 60_000);
 
+		it("leaves no zombie after commands that leave children behind (the container runs an init that reaps)", async (context) => {
+			if (skipReason || scheme !== "docker") return context.skip();
+			inContainer(container, `mkdir -p ${folder}`);
+			const { tools } = open(url);
+			// Each command's subshell exits at once; its child, orphaned, is the container's PID 1's to reap.
+			for (let index = 0; index < 12; index++) {
+				const ran = await runCall(tools, {}, "bash", { command: "(sleep 0 &); (true &); echo ran" });
+				expect(textOf(ran)).toContain("ran");
+			}
+			// An init reaps an orphan as it ends; a zombie of `sleep` as PID 1 stays forever. Asked again
+			// a few times, so one that ended a moment before the look does not count.
+			const zombies = inContainer(
+				container,
+				"for i in 1 2 3 4 5 6 7 8 9 10; do n=$(cat /proc/[0-9]*/status 2>/dev/null | grep -c '^State:.*Z'); [ \"$n\" = 0 ] && break; sleep 0.3; done; echo $n",
+			);
+			expect(Number(zombies.trim())).toBe(0);
+		}, 120_000);
+
 		it("a stopped container is reported clearly", async (context) => {
 			if (skipReason) return context.skip();
 			const gone =
