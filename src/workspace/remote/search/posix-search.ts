@@ -9,31 +9,44 @@ import type { RunScript } from "./sorted-listing.js";
 import { walkRemoteFiles } from "./streamed-walk.js";
 
 /**
+ * Longest output line that crosses the wire whole, as locally (`DEFAULT_MAX_OUTPUT_LINE_BYTES`):
+ * `cut` ends each of grep's lines there on the remote side (GNU cut streams, so a 1 GB line
+ * is never held there by cut either), one byte over, so that a cut line can be told here.
+ */
+export const REMOTE_GREP_LINE_BYTES = 1024 * 1024;
+/** Bytes kept on each side of the match of a cut line: what grep shows of a line fits. */
+const WINDOW = 200;
+
+/**
  * Defines `search NAME…`: POSIX grep over one batch of names, `/dev/null` first so that every line
  * names its file, then a line `BATCH_DONE_PREFIX` N (N names done). A name sent as `/` + escapes
  * (it holds a newline: see `feedLine`) is read back with `printf %b` and searched by itself
  * between `ONE_FILE_START` i (its place in the batch) and `ONE_FILE_END`, its lines without a
  * name, so no name is ever split over lines. Fails when grep itself failed (status over 1).
+ * `cutgrep` is grep with each output line cut at `$cap` bytes, keeping grep's exit status
+ * (a pipe would give cut's): the status leaves through fd 3, the lines through fd 4 (stdout).
  */
 const searchFunction = String.raw`search() {
+	exec 4>&1
 	one=
 	for f; do case $f in /*) one=1; break;; esac; done
 	if [ -z "$one" ]; then
-		grep $flags -e "$pattern" -- /dev/null "$@"; s=$?
+		s=$(cutgrep $flags -e "$pattern" -- /dev/null "$@")
 	else
 		s=0; i=0
 		for f; do
 			case $f in
 			/*) f=$(printf "%bx" "%{f#/}"); f=%{f%x}
-				printf "\000F %s\n" "$i"; grep $flags -h -e "$pattern" -- "$f"; t=$?; printf "\000E\n";;
-			*) grep $flags -e "$pattern" -- /dev/null "$f"; t=$?;;
+				printf "\000F %s\n" "$i"; t=$(cutgrep $flags -h -e "$pattern" -- "$f"); printf "\000E\n";;
+			*) t=$(cutgrep $flags -e "$pattern" -- /dev/null "$f");;
 			esac
 			[ "$t" -le 1 ] || s=$t; i=$((i + 1))
 		done
 	fi
 	printf "\000B %s\n" "$#"
 	[ "$s" -le 1 ]
-}`.replaceAll("%{", "${");
+}
+cutgrep() { { { grep "$@"; echo "$?" >&3; } | cut -b "1-$cap" >&4; } 3>&1; }`.replaceAll("%{", "${");
 
 /**
  * Searches the files named on stdin (one a line, see `feedLine`; relative to `$1`, entered by
@@ -46,12 +59,12 @@ const searchFunction = String.raw`search() {
 export const posixGrepScript = String.raw`
 export LC_ALL=C
 ${enterFolderScript}
-flags=$1; pattern=$2
+flags=$1; pattern=$2; cap=$3
 grep -I -e x /dev/null 2>/dev/null; [ "$?" = 1 ] && flags="$flags -I"
 define='${searchFunction}'
 eval "$define"
 if printf 'x\000' | xargs -0 -n 1 true 2>/dev/null; then
-	export flags pattern
+	export flags pattern cap
 	tr '\n' '\000' | xargs -0 -n 1000 sh -c "$define"'
 search "$@"' sh
 	[ "$?" = 0 ] || exit 2
@@ -100,6 +113,18 @@ function grepFlags(request: GrepRequest): string {
 	return flags.join(" ");
 }
 
+/**
+ * A line the remote side cut at `REMOTE_GREP_LINE_BYTES`: a window of its text around the match
+ * (or its start), marked as the local search marks a line it did not hold whole.
+ */
+function cutLine(line: GrepLine): GrepLine {
+	const focus = line.matchStart ?? 0;
+	const start = Math.max(0, focus - WINDOW);
+	const prefix = start > 0 ? `[… ${start} characters of this line left out] ` : "";
+	const text = `${prefix}${line.text.slice(start, focus + WINDOW)} [… the rest of this line left out: it is over ${REMOTE_GREP_LINE_BYTES / 1024 / 1024} MiB]`;
+	return { ...line, text, ...(line.matchStart !== undefined ? { matchStart: focus - start + prefix.length } : {}) };
+}
+
 /** Runs the remote grep over `names` (fed as they come) and yields its lines in batches, as they come. */
 async function* streamGrep(options: {
 	transport: RemoteTransport;
@@ -111,7 +136,12 @@ async function* streamGrep(options: {
 }): AsyncGenerator<GrepLine[]> {
 	const { transport, request, signal } = options;
 	const pattern = request.literal ? request.pattern : toExtendedRegex(request.pattern);
-	const child = await transport.spawn(posixGrepScript, [...enterFolderArguments(request), grepFlags(request), pattern]);
+	const child = await transport.spawn(posixGrepScript, [
+		...enterFolderArguments(request),
+		grepFlags(request),
+		pattern,
+		String(REMOTE_GREP_LINE_BYTES + 1),
+	]);
 	const kill = () => child.kill("SIGKILL");
 	signal.addEventListener("abort", kill, { once: true });
 	let stderr = "";
@@ -149,7 +179,7 @@ async function* streamGrep(options: {
 				// grep without -I prints lines of binary files: ripgrep would skip such a file.
 				if (!parsed || parsed.text.includes("\0")) continue;
 				if (parsed.kind === "match") parsed.matchStart = matchStartOf(parsed.text, request);
-				batch.push(parsed);
+				batch.push(Buffer.byteLength(line) > REMOTE_GREP_LINE_BYTES ? cutLine(parsed) : parsed);
 			}
 			if (batch.length > 0) yield batch;
 		}
