@@ -1,17 +1,21 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ToolResult } from "../../src/engine/types.js";
-import { createAllTools, type ShellToolDetails, type Workspace, workspaceToolsOptions } from "../../src/tools/index.js";
+import {
+	createAllTools,
+	createLocalWorkspace,
+	type ShellToolDetails,
+	type Workspace,
+	workspaceToolsOptions,
+} from "../../src/tools/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { closeOpened, useBackends } from "./backends.js";
+import { closeOpened, openOverSsh, useSshd } from "./sshd-fixture.js";
 
 // Remote bash keeps the command's output in a file on the remote side: only the tail, the totals
 // (counted there) and the file's path come back. Checked against a real sshd on loopback, and the
 // remote file is looked at through the workspace's own bash (i.e. on the remote side).
 
-const { backends } = useBackends();
-afterEach(closeOpened);
-const ssh = backends.find((backend) => backend.name === "ssh");
-const local = backends.find((backend) => backend.name === "local");
+const loopback = useSshd();
+afterEach(() => closeOpened(loopback));
 
 function textOf(result: ToolResult<ShellToolDetails>): string {
 	return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
@@ -52,11 +56,11 @@ async function remoteFacts(workspace: Workspace, path: string): Promise<string> 
 describe("remote bash keeps the full output on the remote side", () => {
 	const dir = useTempDir();
 	const open = (context: { skip: () => void }): Workspace | undefined => {
-		if (!ssh || ssh.skipReason()) {
+		if (!loopback.sshd) {
 			context.skip();
 			return undefined;
 		}
-		return ssh.open(dir());
+		return openOverSsh(loopback, dir());
 	};
 
 	it("200,000 lines: the last lines, the remote totals, and a remote file holding all of it", async (context) => {
@@ -144,8 +148,8 @@ describe("remote bash keeps the full output on the remote side", () => {
 	for (const [name, command] of views) {
 		it(`${name}: the same view as locally`, async (context) => {
 			const workspace = open(context);
-			if (!workspace || !local) return;
-			const here = await bash(local.open(dir()), command);
+			if (!workspace) return;
+			const here = await bash(createLocalWorkspace(dir()), command);
 			const there = await bash(workspace, command);
 			const withoutPath = (text: string) => text.replace(/Full output: .*$/, "");
 			expect(there.failed).toBe(false);

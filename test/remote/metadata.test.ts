@@ -4,24 +4,23 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createAllTools, workspaceToolsOptions } from "../../src/tools/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { runCall } from "../safety/run-calls.js";
-import { closeOpened, useBackends } from "./backends.js";
+import { closeOpened, openOverSsh, useSshd } from "./sshd-fixture.js";
 
 // A remote stat brings the lstat and the real path along; those answers must never outlive a
 // change made through the workspace: a write, or a shell command.
 
-const { backends } = useBackends();
-const ssh = backends.find((backend) => backend.name === "ssh");
-afterEach(closeOpened);
+const loopback = useSshd();
+afterEach(() => closeOpened(loopback));
 
 describe("metadata fetched ahead", () => {
 	const dir = useTempDir();
 
 	it("is dropped by a write and by a shell command", async (context) => {
-		if (!ssh || ssh.skipReason()) return context.skip();
+		if (!loopback.sshd) return context.skip();
 		const path = join(dir(), "f.txt");
 		writeFileSync(path, "one\n");
 		writeFileSync(join(dir(), "other.txt"), "other\n");
-		const workspace = ssh.open(dir());
+		const workspace = openOverSsh(loopback, dir());
 		const tools = Object.values(createAllTools(workspace.cwd, workspaceToolsOptions(workspace)));
 		expect((await workspace.files.stat(path)).size).toBe(4);
 		await workspace.files.replaceFile?.(path, Buffer.from("longer\n"), { mode: 0o644, exactMode: true });

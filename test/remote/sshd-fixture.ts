@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import type { RemoteWorkspace } from "../../src/workspace/remote/index.js";
+import { createWorkspaceFromUrl, type RemoteWorkspace } from "../../src/workspace/remote/index.js";
 import { freePort, isListening } from "../helpers/loopback.js";
 import { requiredInCi } from "../helpers/prerequisites.js";
 
@@ -204,4 +204,17 @@ export function useSshd(options: SshdOptions = {}): SshdForFile {
 		await state.sshd?.stop();
 	});
 	return state;
+}
+
+/** A workspace at `folder` on the file's sshd, closed with the others (`closeOpened`, or after the file). */
+export function openOverSsh(state: SshdForFile, folder: string): RemoteWorkspace {
+	if (!state.sshd) throw new Error("sshd is not running here");
+	const workspace = createWorkspaceFromUrl(`${state.sshd.urlPrefix}${folder}`, { sshOptions: state.sshd.sshOptions });
+	state.opened.push(workspace);
+	return workspace;
+}
+
+/** Closes the workspaces the file's tests opened so far (after each test, where a test needs them gone). */
+export async function closeOpened(state: SshdForFile): Promise<void> {
+	await Promise.all(state.opened.splice(0).map((workspace) => workspace.close()));
 }
