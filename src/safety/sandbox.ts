@@ -181,7 +181,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	const nestedGuard = new NestedGuard({ roots: writableRoots });
 
 	const prepare = async (cwd: string): Promise<SandboxLaunch> => {
-		const nested = beginGuarded(nestedGuard);
+		const nested = await beginGuarded(nestedGuard);
 		let lease: Awaited<ReturnType<typeof leaseMountPoints>> | undefined;
 		try {
 			const plan = planProtectedPaths({
@@ -220,9 +220,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		const release = async () => {
 			if (released) return;
 			released = true;
+			// In a PID namespace nothing of the call runs once it has finished: the sweep then was the last.
+			const swept = finished && options.isolateProcesses !== false;
 			finish();
 			await lease.release();
-			nestedGuard.end();
+			nestedGuard.end({ swept });
 		};
 		const args = buildBwrapArgs({
 			writable,
@@ -259,15 +261,16 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		prepare,
 		wrap: (operations) => wrapOperations(operations, prepare, options.isolateProcesses !== false),
 		close: async () => {
+			nestedGuard.close();
 			await network?.proxy.close();
 		},
 	};
 }
 
 /** Starts a call in the nested guard; a tree too large to watch refuses the call. */
-function beginGuarded(guard: NestedGuard): ReturnType<NestedGuard["begin"]> {
+async function beginGuarded(guard: NestedGuard): ReturnType<NestedGuard["begin"]> {
 	try {
-		return guard.begin();
+		return await guard.begin();
 	} catch (error) {
 		if (!(error instanceof TreeTooLargeError)) throw error;
 		throw new SandboxUnavailableError(

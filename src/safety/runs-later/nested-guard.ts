@@ -30,17 +30,18 @@ export class NestedGuard {
 	private running = 0;
 
 	constructor(private readonly options: NestedGuardOptions) {
-		this.watch = new TreeWatch({ roots: options.roots, maxFolders: options.maxFolders });
+		this.watch = new TreeWatch({ roots: options.roots, maxFolders: options.maxFolders, hints: true });
 	}
 
 	/**
 	 * Before a sandboxed call: takes in what appeared since the last call (made outside the
 	 * sandbox: the user's), unless another sandboxed call ran meanwhile (then it is quarantined),
-	 * and returns the nested entries to keep read-only. Throws `TreeTooLargeError` for a tree too
-	 * large to watch.
+	 * and returns the nested entries to keep read-only. Looks only at the folders with change
+	 * events since the last call: one the hints miss is renamed away by the full sweep after the
+	 * call, never trusted. Throws `TreeTooLargeError` for a tree too large to watch.
 	 */
-	begin(): { protectedEntries: NestedEntry[]; notices: string[] } {
-		const changes = this.watch.refresh();
+	async begin(): Promise<{ protectedEntries: NestedEntry[]; notices: string[] }> {
+		const changes = await this.watch.refreshChanged();
 		const notices = this.running > 0 ? this.quarantine(changes.added) : [];
 		this.running++;
 		return { protectedEntries: this.watch.known(), notices };
@@ -59,11 +60,19 @@ export class NestedGuard {
 		}
 	}
 
-	/** When a sandboxed call is over, with everything it left running: a last sweep. Never throws. */
-	end(): string[] {
-		const notices = this.sweep();
+	/**
+	 * When a sandboxed call is over, with everything it left running: a last sweep, unless the
+	 * caller knows nothing of the call ran after its `sweep` (`swept`). Never throws.
+	 */
+	end(options: { swept?: boolean } = {}): string[] {
+		const notices = options.swept ? [] : this.sweep();
 		this.running = Math.max(0, this.running - 1);
 		return notices;
+	}
+
+	/** Stops watching (the sandbox is closed). */
+	close(): void {
+		this.watch.close();
 	}
 
 	private quarantine(entries: readonly NestedEntry[]): string[] {

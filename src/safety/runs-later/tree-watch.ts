@@ -5,11 +5,13 @@
 // back). Folders ignored by a root's `.gitignore` as it was when the watch began are not entered,
 // so `node_modules` costs nothing; the rules are read once, so a command cannot hide a folder by
 // writing a `.gitignore`. Synchronous: thousands of tiny lstat calls cost less than as many
-// thread-pool round trips.
+// thread-pool round trips. With change hints (`FolderHints`), `refreshChanged` looks only at the
+// folders the kernel reported events for; `refresh` is always the full pass.
 import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import ignoreModule from "ignore";
 import { nestedAutoRunNames } from "./auto-run-entries.js";
+import { FolderHints } from "./folder-hints.js";
 
 const ignore = (ignoreModule as unknown as { default?: typeof ignoreModule }).default ?? ignoreModule;
 
@@ -53,6 +55,8 @@ export interface TreeWatchOptions {
 	roots: readonly string[];
 	/** The most folders kept; beyond it `refresh` throws `TreeTooLargeError`. Default: 100,000. */
 	maxFolders?: number;
+	/** Collect the kernel's change events of the folders for `refreshChanged`. Default: false. */
+	hints?: boolean;
 }
 
 /**
@@ -64,9 +68,11 @@ export class TreeWatch {
 	private readonly entries = new Map<string, NestedEntry>();
 	private readonly ignored: ((path: string) => boolean)[];
 	private readonly maxFolders: number;
+	private readonly hints?: FolderHints;
 
 	constructor(private readonly options: TreeWatchOptions) {
 		this.maxFolders = options.maxFolders ?? 100_000;
+		if (options.hints) this.hints = new FolderHints();
 		this.ignored = options.roots.map((root) => {
 			const rules = ignore({ allowRelativePaths: true }).add(readText(join(root, ".gitignore")));
 			rules.add(readText(join(root, ".git", "info", "exclude")));
@@ -91,26 +97,57 @@ export class TreeWatch {
 	/** Lists again every folder whose change time moved; returns the entries that are new. */
 	refresh(): TreeChanges {
 		const added: NestedEntry[] = [];
+		this.hints?.reset();
 		if (this.folders.size === 0) {
 			for (const root of this.options.roots) this.walk(root, added);
 			return { added };
 		}
-		for (const [folder, record] of [...this.folders]) {
-			if (!this.folders.has(folder)) continue; // dropped with a parent
-			const info = lstatSync(folder, { throwIfNoEntry: false });
-			if (!info?.isDirectory() || info.ino !== record.ino) {
-				if (this.options.roots.includes(folder) && info?.isDirectory()) this.walk(folder, added);
-				else this.drop(folder);
-				continue;
-			}
-			if (info.ctimeMs !== record.ctimeMs) for (const fresh of this.list(folder, added)) this.walk(fresh, added);
-		}
+		for (const folder of [...this.folders.keys()]) this.recheck(folder, added);
 		return { added };
+	}
+
+	/**
+	 * Like `refresh`, but looks only at the folders with change events since the last look, once
+	 * the events queued so far are delivered; a full pass when the hints cannot be trusted (no
+	 * hints, a watch failed, too many events).
+	 */
+	async refreshChanged(): Promise<TreeChanges> {
+		await this.hints?.settle();
+		const changed = this.folders.size > 0 ? this.hints?.take() : undefined;
+		if (!changed) return this.refresh();
+		const added: NestedEntry[] = [];
+		for (const folder of changed) this.recheck(folder, added);
+		return { added };
+	}
+
+	/** Stops collecting change events. */
+	close(): void {
+		this.hints?.close();
+	}
+
+	/** Looks at one known folder again: lists it when its change time moved, walks it anew when it was replaced. */
+	private recheck(folder: string, added: NestedEntry[]): void {
+		const record = this.folders.get(folder);
+		if (!record) return; // dropped with a parent, or never watched
+		const info = lstatSync(folder, { throwIfNoEntry: false });
+		if (!info?.isDirectory()) {
+			this.drop(folder);
+		} else if (info.ino !== record.ino) {
+			// Another folder now has this name (`mv sub old && mkdir sub`): everything in it is new.
+			this.drop(folder);
+			this.walk(folder, added);
+		} else if (info.ctimeMs !== record.ctimeMs) {
+			for (const fresh of this.list(folder, added)) this.walk(fresh, added);
+		}
 	}
 
 	private drop(folder: string): void {
 		const prefix = folder + sep;
-		for (const path of this.folders.keys()) if (path === folder || path.startsWith(prefix)) this.folders.delete(path);
+		for (const path of this.folders.keys()) {
+			if (path !== folder && !path.startsWith(prefix)) continue;
+			this.folders.delete(path);
+			this.hints?.unwatch(path);
+		}
 		for (const path of this.entries.keys()) if (path.startsWith(prefix)) this.entries.delete(path);
 	}
 
@@ -121,6 +158,7 @@ export class TreeWatch {
 
 	/** Lists one folder: records it, updates its entries, returns its new subfolders to walk. */
 	private list(folder: string, added: NestedEntry[]): string[] {
+		this.hints?.watch(folder);
 		const info = lstatSync(folder, { throwIfNoEntry: false });
 		let children: Dirent[];
 		try {
