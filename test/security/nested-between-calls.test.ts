@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
+import { cleanEnv, ensureBuiltCli, sharedCacheHome } from "../cli/helpers/cli-binary.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { handOver, type TestUser, testUsers, userPrefix } from "../helpers/test-users.js";
 import { textOf } from "../mcp/helpers.js";
@@ -30,10 +30,11 @@ describe.skipIf(unavailable !== undefined).each(testUsers())(
 	(user: TestUser) => {
 		let base = "";
 		let client: Client | undefined;
+		let stderr = "";
 		const repo = () => join(base, "repo");
 		const home = () => join(base, "home");
 		const marker = (name: string) => join(base, `ran-on-host-${name}`);
-		const env = () => cleanEnv({ HOME: home(), ...gitIdentity });
+		const env = () => cleanEnv({ HOME: home(), XDG_CACHE_HOME: sharedCacheHome(user), ...gitIdentity });
 
 		/** A program on the host, as the user runs it; throws when it fails, unless `mayFail`. */
 		function host(cwd: string, program: string, args: string[], mayFail = false) {
@@ -49,7 +50,11 @@ describe.skipIf(unavailable !== undefined).each(testUsers())(
 		}
 
 		async function sandboxed(command: string): Promise<string> {
-			const result = await (client as Client).callTool({ name: "bash", arguments: { command } });
+			const result = await (client as Client)
+				.callTool({ name: "bash", arguments: { command } })
+				.catch((error: unknown) => {
+					throw new Error(`${String(error)}; the server's stderr:\n${stderr}`);
+				});
 			return textOf(result);
 		}
 
@@ -69,8 +74,13 @@ describe.skipIf(unavailable !== undefined).each(testUsers())(
 				env: env(),
 				stderr: "pipe",
 			});
+			transport.stderr?.on("data", (chunk: Buffer) => {
+				stderr += chunk.toString("utf8");
+			});
 			client = new Client({ name: "nested-between-calls", version: "1.0.0" });
-			await client.connect(transport);
+			await client.connect(transport).catch((error: unknown) => {
+				throw new Error(`toolbelt mcp did not start (${String(error)}); its stderr:\n${stderr}`);
+			});
 			expect(await sandboxed("echo started")).toContain("started");
 		});
 
