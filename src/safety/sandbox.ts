@@ -1,7 +1,7 @@
 import { access, constants, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
-import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/index.js";
+import type { ShellExecRequest, ShellExecResult, ShellNetworkConnection, ShellOperations } from "../tools/index.js";
 import { NestedGuard } from "./runs-later/nested-guard.js";
 import { TreeTooLargeError } from "./runs-later/tree-watch.js";
 import { buildBwrapArgs } from "./sandbox/bwrap-args.js";
@@ -67,6 +67,11 @@ export interface SandboxLaunch {
 	 * created (they would run on the host later) and returns what the model must be told. Never throws.
 	 */
 	finish(): string[];
+	/**
+	 * With a network policy: the connections the call made or was refused, once it has ended
+	 * (call after `finish`). Never throws. Default: none.
+	 */
+	connections?(): ShellNetworkConnection[];
 	/** Removes the call's mount-point placeholders once the sandbox is gone (and what it left running). Never throws. */
 	release(): Promise<void>;
 	/** Variables the command needs on top of its environment (the proxy's, with a network policy). Default: none. */
@@ -223,6 +228,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 			// In a PID namespace nothing of the call runs once it has finished: the sweep then was the last.
 			const swept = finished && options.isolateProcesses !== false;
 			finish();
+			networked?.connections(); // the call's record is dropped if nobody took it
 			await lease.release();
 			nestedGuard.end({ swept });
 		};
@@ -239,7 +245,25 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 			setenv: networked?.setenv,
 			cwd,
 		});
-		return { ...startLine(args, { filterFile, bwrapPath, networked }), finish, release };
+		const connections = networked
+			? () =>
+					networked.connections().map(({ host, port, via, allowed, rule, reason, bytesSent, bytesReceived }) => ({
+						host,
+						port,
+						via,
+						allowed,
+						...(rule !== undefined ? { rule } : {}),
+						...(reason !== undefined ? { reason } : {}),
+						bytesSent,
+						bytesReceived,
+					}))
+			: undefined;
+		return {
+			...startLine(args, { filterFile, bwrapPath, networked }),
+			finish,
+			release,
+			...(connections ? { connections } : {}),
+		};
 	};
 
 	const probe = async () => {
@@ -338,8 +362,10 @@ function wrapOperations(
 			throw error;
 		}
 		const notices = launch.finish();
+		const network = launch.connections?.() ?? [];
 		await releaseAfter(result, launch.release, isolateProcesses);
-		return notices.length > 0 ? { ...result, notices: [...(result.notices ?? []), ...notices] } : result;
+		const audited = network.length > 0 ? { ...result, network } : result;
+		return notices.length > 0 ? { ...audited, notices: [...(result.notices ?? []), ...notices] } : audited;
 	};
 	const { execToFile } = operations;
 	return {

@@ -188,6 +188,7 @@ export {
 	type ShellExecRequest,
 	type ShellExecResult,
 	type ShellFileExecResult,
+	type ShellNetworkConnection,
 	type ShellOperations,
 	type ShellToolDetails,
 	type ShellToolOptions,

@@ -55,6 +55,7 @@ export type {
 	ShellExecResult,
 	ShellFileExecResult,
 	ShellInput,
+	ShellNetworkConnection,
 	ShellOperations,
 	ShellRunHandle,
 } from "./shell/exec-types.js";

@@ -20,6 +20,18 @@ vi.setConfig({ testTimeout: 240_000, hookTimeout: 60_000 });
 
 const cli = new CliProcesses();
 
+/** One connection of the call's audit, as the result's details carry it. */
+interface Audited {
+	host: string;
+	port: number;
+	via: string;
+	allowed: boolean;
+	rule?: string;
+	reason?: string;
+	bytesSent: number;
+	bytesReceived: number;
+}
+
 let registry: Server;
 let registryPort = 0;
 const registryRequests: string[] = [];
@@ -118,7 +130,7 @@ async function sandboxed(user: TestUser, command: (ssh: { key: string; knownHost
 		await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify(settings()));
 		const ssh = await sshFiles(outside);
 		await handOver(outside, user);
-		const run = await cli.run(["tool", "bash", JSON.stringify({ command: command(ssh) }), "--sandbox"], {
+		const run = await cli.run(["tool", "bash", JSON.stringify({ command: command(ssh) }), "--sandbox", "--json"], {
 			cwd: project,
 			user,
 			env: cleanEnv({ HOME: home }),
@@ -157,6 +169,19 @@ describe.skipIf(unavailable !== undefined)("npm and git over SSH through the san
 			expect(run.output).toContain("CLONED-OVER-SSH");
 			expect(run.output).toMatch(/git-blocked=[1-9]/);
 			expect(run.output).toContain(`nogit.test:${sshdPort} is not in sandbox.network.allow`);
+			// The call's audit, in its result's details (what the session record and PostToolUse hooks get).
+			const network = (JSON.parse(run.stdout) as { details: { network: Audited[] } }).details.network;
+			const registryUse = network.filter((entry) => entry.host === "registry.test");
+			expect(registryUse.length).toBeGreaterThan(0);
+			for (const entry of registryUse)
+				expect(entry).toMatchObject({ allowed: true, rule: "registry.test", via: "http" });
+			expect(registryUse.some((entry) => entry.bytesReceived > 0)).toBe(true);
+			expect(network).toContainEqual(expect.objectContaining({ host: "git.test", port: sshdPort, allowed: true }));
+			for (const host of ["blocked.test", "nogit.test"]) {
+				expect(network).toContainEqual(
+					expect.objectContaining({ host, allowed: false, reason: expect.stringContaining("sandbox.network.allow") }),
+				);
+			}
 		});
 	});
 });

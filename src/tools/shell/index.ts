@@ -26,6 +26,7 @@ export type {
 	ShellExecRequest,
 	ShellExecResult,
 	ShellFileExecResult,
+	ShellNetworkConnection,
 	ShellOperations,
 	ShellToolDetails,
 	ShellToolOptions,

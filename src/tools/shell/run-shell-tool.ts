@@ -340,6 +340,7 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 		backgroundPids: result.backgroundPids,
 		...(result.escapedProcesses?.length ? { escapedProcesses: result.escapedProcesses } : {}),
 		...(result.pid !== undefined ? { pid: result.pid } : {}),
+		...(result.network?.length ? { network: result.network } : {}),
 	};
 	const text = composeText(finished, result.backgroundPids, result.escapedProcesses, result.notices);
 	const failure = failureOf(result, timeoutSeconds, options);

@@ -1,5 +1,5 @@
 import type { TruncationResult } from "../../engine/index.js";
-import type { EscapedProcess, ShellOperations } from "../../workspace/index.js";
+import type { EscapedProcess, ShellNetworkConnection, ShellOperations } from "../../workspace/index.js";
 import type { JobRegistry } from "../jobs/job-registry.js";
 import type { JobDetails } from "../jobs/types.js";
 
@@ -9,6 +9,7 @@ export type {
 	ShellExecResult,
 	ShellFileExecResult,
 	ShellInput,
+	ShellNetworkConnection,
 	ShellOperations,
 	ShellRunHandle,
 } from "../../workspace/index.js";
@@ -81,4 +82,6 @@ export interface ShellToolDetails {
 	jobId?: string;
 	/** The background job's state and first output facts, with `run_in_background`. */
 	job?: JobDetails;
+	/** With the sandbox's network policy: every connection the call made or was refused (the audit). */
+	network?: ShellNetworkConnection[];
 }

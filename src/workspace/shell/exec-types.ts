@@ -89,6 +89,25 @@ export interface ShellExecResult {
 	pid?: number;
 	/** What the model must know about the call besides its output (e.g. what the sandbox undid after it). Default: none. */
 	notices?: string[];
+	/** The connections the sandbox's network proxy allowed or refused for the call (its audit). Default: none. */
+	network?: ShellNetworkConnection[];
+}
+
+/** One connection of a sandboxed call, as the network proxy recorded it. */
+export interface ShellNetworkConnection {
+	/** The host as the command named it, and the port. */
+	host: string;
+	port: number;
+	/** How it came: `http` (a plain request), `connect`, `socks`, or `forward` (a listed loopback port). */
+	via: string;
+	allowed: boolean;
+	/** The allow or deny entry that decided, as written; none when no entry matched. */
+	rule?: string;
+	/** For a refusal: why, and what would allow it. */
+	reason?: string;
+	/** Bytes from the command to the host and back (so far, for one still open when the call ended). */
+	bytesSent: number;
+	bytesReceived: number;
 }
 
 /**

@@ -31,6 +31,8 @@ export interface NetworkConnectionRecord {
 export type NetworkConnectionListener = (record: NetworkConnectionRecord, call: string | undefined) => void;
 
 const refusalsKeptPerCall = 20;
+/** Connections kept per call for its result's details (a command opening thousands keeps the first ones). */
+const connectionsKeptPerCall = 200;
 
 /**
  * The records of the proxy: passed to the listener, and the refusals of each running call kept
@@ -38,12 +40,24 @@ const refusalsKeptPerCall = 20;
  */
 export class NetworkAudit {
 	private readonly refusals = new Map<string, NetworkConnectionRecord[]>();
+	private readonly connections = new Map<string, NetworkConnectionRecord[]>();
 
 	constructor(private readonly listener?: NetworkConnectionListener) {}
 
 	/** Starts collecting the refusals of `call`. */
 	begin(call: string): void {
 		this.refusals.set(call, []);
+		this.connections.set(call, []);
+	}
+
+	/**
+	 * Stops collecting the connections of `call` and returns them (allowed and refused, byte counts
+	 * as they are now): the audit of the call, for its result's details, the session record and hooks.
+	 */
+	takeConnections(call: string): NetworkConnectionRecord[] {
+		const records = this.connections.get(call) ?? [];
+		this.connections.delete(call);
+		return records.map((record) => ({ ...record }));
 	}
 
 	/** Stops collecting for `call` and returns one notice per refused destination. */
@@ -63,6 +77,10 @@ export class NetworkAudit {
 
 	/** Records a decision (and, for a refusal, that it closed). */
 	decided(record: NetworkConnectionRecord, call: string | undefined): void {
+		if (call !== undefined) {
+			const list = this.connections.get(call);
+			if (list && list.length < connectionsKeptPerCall) list.push(record);
+		}
 		if (!record.allowed && call !== undefined) {
 			const list = this.refusals.get(call);
 			if (list && list.length < refusalsKeptPerCall) list.push(record);

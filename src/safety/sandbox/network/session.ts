@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { homedir } from "node:os";
-import type { NetworkConnectionListener } from "./audit.js";
+import type { NetworkConnectionListener, NetworkConnectionRecord } from "./audit.js";
 import {
 	type BridgeConfig,
 	bridgeSource,
@@ -63,6 +63,8 @@ export interface NetworkSession {
 		setenv: Record<string, string>;
 		/** Ends the call's audit: one notice per refused destination, for the model. */
 		refusals(): string[];
+		/** Ends the call's record of connections: each allowed or refused one, with its byte counts. */
+		connections(): NetworkConnectionRecord[];
 	};
 }
 
@@ -134,6 +136,7 @@ export async function startNetworkSession(
 			proxy.audit.begin(call);
 			return {
 				refusals: () => proxy.audit.end(call),
+				connections: () => proxy.audit.takeConnections(call),
 				file: process.execPath,
 				before: ["-e", launcherSource, JSON.stringify(launcher), filterFile, bwrapPath],
 				after: [process.execPath, "-e", bridgeSource, JSON.stringify(bridge)],
