@@ -15,6 +15,8 @@ export interface CodeToolDetails {
 	valueChars?: number;
 	/** True when the text shown to the model was cut to its budget. */
 	truncated: boolean;
+	/** True when the program's interpreter had started before the call (the warm spare of the last program). */
+	warmStart?: boolean;
 }
 
 /** The model-facing budget of a program's result. */
@@ -74,6 +76,7 @@ export function programResult(outcome: ProgramOutcome, limits: ProgramLimits, bu
 		outputBytesDropped: outcome.outputBytesDropped,
 		...(outcome.valueChars !== undefined ? { valueChars: outcome.valueChars } : {}),
 		truncated: false,
+		...(outcome.warmStart !== undefined ? { warmStart: outcome.warmStart } : {}),
 	};
 	const calls = `${outcome.toolCalls} tool call${outcome.toolCalls === 1 ? "" : "s"}`;
 	switch (outcome.status) {

@@ -1,8 +1,7 @@
-import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { describeError, interpreterPrelude } from "./interpreter-prelude.js";
-import type { ProgramBound, ProgramReport, WorkerInput } from "./worker-program.js";
-import { workerProgramSource } from "./worker-program.js";
+import { prepareSpareWorker, takeProgramWorker } from "./interpreter-workers.js";
+import type { ProgramBound, ProgramReport, WorkerProgram } from "./worker-program.js";
 
 /** The bounds of one program. Every one is a setting of the code tool (`CodeToolOptions`). */
 export interface ProgramLimits {
@@ -52,26 +51,14 @@ export interface ProgramOutcome {
 	bound?: ProgramBound | "toolCalls";
 	/** Tool calls the program made. */
 	toolCalls: number;
+	/** True when the program ran on a worker started before it was asked for (the warm spare). */
+	warmStart?: boolean;
 }
 
 /** Extra time a silent interpreter gets beyond `cpuMs` (start-up, a host's slow moment) before it is ended from outside. */
 const WATCHDOG_GRACE_MS = 10_000;
 /** Longest text handed out of the interpreter per printed piece and for the returned value, in characters. */
 const MAX_TEXT_CHARS = 1_000_000;
-
-let packagePaths: WorkerInput["paths"] | undefined;
-
-/** The installed files the worker requires (resolved here: the worker's own `require` starts in the current folder). */
-function workerPackagePaths(): WorkerInput["paths"] {
-	if (packagePaths) return packagePaths;
-	const require = createRequire(import.meta.url);
-	packagePaths = {
-		core: require.resolve("quickjs-emscripten-core"),
-		variant: require.resolve("@jitl/quickjs-wasmfile-release-sync"),
-		sucrase: require.resolve("sucrase"),
-	};
-	return packagePaths;
-}
 
 interface RunState {
 	options: RunProgramOptions;
@@ -171,8 +158,7 @@ export function runProgram(options: RunProgramOptions): Promise<ProgramOutcome> 
 	const outcome: ProgramOutcome = { status: "crashed", output: "", outputBytesDropped: 0, toolCalls: 0 };
 	if (options.signal?.aborted) return Promise.resolve({ ...outcome, status: "aborted" });
 	const { limits } = options;
-	const input: WorkerInput = {
-		paths: workerPackagePaths(),
+	const program: WorkerProgram = {
 		code: options.code,
 		toolNames: options.toolNames,
 		memoryBytes: limits.memoryBytes,
@@ -183,17 +169,9 @@ export function runProgram(options: RunProgramOptions): Promise<ProgramOutcome> 
 		describeError,
 	};
 	return new Promise((resolve) => {
-		const worker = new Worker(workerProgramSource, {
-			eval: true,
-			workerData: input,
-			// The interpreter's heap is WebAssembly memory, bounded by `memoryBytes`; this bounds the glue.
-			resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 8 },
-			stdout: true,
-			stderr: true,
-		});
-		// What the interpreter's C side prints (an abort notice) is not the program's output.
-		worker.stdout.resume();
-		worker.stderr.resume();
+		const { worker, warm } = takeProgramWorker(limits.memoryBytes);
+		outcome.warmStart = warm;
+		worker.postMessage({ type: "program", program });
 		const state: RunState = {
 			options,
 			worker,
@@ -208,6 +186,8 @@ export function runProgram(options: RunProgramOptions): Promise<ProgramOutcome> 
 		const settle = state.settle;
 		state.settle = (final) => {
 			options.signal?.removeEventListener("abort", onAbort);
+			// The next program's worker starts now, while the model reads this one's result.
+			prepareSpareWorker(limits.memoryBytes);
 			settle(final);
 		};
 		worker.on("message", (message: { type: string } & Record<string, unknown>) => {

@@ -12,10 +12,19 @@
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSWASMModule } from "quickjs-emscripten-core";
 
-/** What the worker needs, in `workerData`. */
-export interface WorkerInput {
+/**
+ * What the worker needs to start, in `workerData`: the same for every program of the same code
+ * tool, so a worker can start before its program is known (a warm spare, `interpreter-workers.ts`).
+ */
+export interface WorkerStart {
 	/** Resolved file paths of the packages the worker requires. */
 	paths: { core: string; variant: string; sucrase: string };
+	/** QuickJS heap limit, in bytes (it sizes the WebAssembly memory the module is made with). */
+	memoryBytes: number;
+}
+
+/** The program the worker runs, in its one `{ type: "program" }` message. */
+export interface WorkerProgram {
 	/** The program as the model wrote it (JavaScript or TypeScript). */
 	code: string;
 	/** The names under `tools`. */
@@ -69,9 +78,10 @@ function compileProgram(sucrase: typeof import("sucrase"), code: string): { sour
 /** Runs the compiled program in a fresh runtime with the bounds of `input`, answering `port`'s replies. */
 function interpret(
 	module: QuickJSWASMModule,
-	input: WorkerInput,
+	input: WorkerProgram,
 	source: string,
 	port: import("node:worker_threads").MessagePort,
+	listen: (onReply: (message: { type: string; id: number; reply: string }) => void) => void,
 ): void {
 	const post: Post = (message) => port.postMessage(message);
 	const runtime = module.newRuntime();
@@ -142,7 +152,7 @@ function interpret(
 			if (!finished && pending.size === 0) finish({ type: "done", status: "never-settles" });
 		});
 	};
-	port.on("message", (message: { type: string; id: number; reply: string }) => {
+	listen((message) => {
 		const deferred = message.type === "reply" && !finished ? pending.get(message.id) : undefined;
 		if (!deferred) return;
 		pending.delete(message.id);
@@ -155,7 +165,7 @@ function interpret(
 /** The host's side of `tools` and `console` inside the interpreter (the prelude takes them off the global object). */
 function installBridge(
 	vm: QuickJSContext,
-	input: WorkerInput,
+	input: WorkerProgram,
 	post: Post,
 	pending: Map<number, ReturnType<QuickJSContext["newPromise"]>>,
 ): void {
@@ -185,18 +195,18 @@ function describe(vm: QuickJSContext, describeError: string, handle: QuickJSHand
 	return text.error ? fallback : vm.getString(text.value);
 }
 
-/** The worker's main function; `require` is the worker's own. */
+/**
+ * The worker's main function; `require` is the worker's own. It loads the transpiler and the
+ * interpreter's module first, then runs the one program its first `{ type: "program" }` message
+ * brings (a worker runs one program and is ended after it, so no program sees another's state).
+ */
 function workerProgram(require: (id: string) => unknown): void {
 	const threads = require("node:worker_threads") as typeof import("node:worker_threads");
 	const port = threads.parentPort as import("node:worker_threads").MessagePort;
-	const input = threads.workerData as WorkerInput;
-	const compiled = compileProgram(require(input.paths.sucrase) as typeof import("sucrase"), input.code);
-	if ("error" in compiled) {
-		port.postMessage({ type: "done", status: "syntax", error: compiled.error } satisfies ProgramReport);
-		return;
-	}
-	const core = require(input.paths.core) as typeof import("quickjs-emscripten-core");
-	const variant = (require(input.paths.variant) as { default: never }).default;
+	const start = threads.workerData as WorkerStart;
+	const sucrase = require(start.paths.sucrase) as typeof import("sucrase");
+	const core = require(start.paths.core) as typeof import("quickjs-emscripten-core");
+	const variant = (require(start.paths.variant) as { default: never }).default;
 	// QuickJS's own limit misses memory that grows by realloc in this build (no malloc_usable_size):
 	// the WebAssembly memory itself is capped at its start-up size (16 MiB: the C stack and static
 	// data) plus the bound, so no allocation can pass it; QuickJS then throws "out of memory".
@@ -207,13 +217,38 @@ function workerProgram(require: (id: string) => unknown): void {
 	).WebAssembly;
 	const wasmMemory = new Memory({
 		initial: startPages,
-		maximum: startPages + Math.ceil(input.memoryBytes / pageBytes),
+		maximum: startPages + Math.ceil(start.memoryBytes / pageBytes),
 	});
-	core.newQuickJSWASMModuleFromVariant(core.newVariant(variant, { wasmMemory })).then(
-		(module) => interpret(module, input, compiled.source, port),
-		(error: unknown) =>
-			port.postMessage({ type: "done", status: "threw", error: `The interpreter could not start: ${String(error)}` }),
-	);
+	const loaded = core.newQuickJSWASMModuleFromVariant(core.newVariant(variant, { wasmMemory }));
+	// A first transform while no program waits: the transpiler's code runs cold only once.
+	compileProgram(sucrase, "const warm: number = 1;\nreturn warm;");
+	// Caught here so that a module that cannot load is reported to the program, not as unhandled.
+	loaded.catch(() => {});
+	// One listener for the worker's life: the first message is the program, the rest its replies.
+	let onReply: ((message: { type: string; id: number; reply: string }) => void) | undefined;
+	let started = false;
+	port.on("message", (message: { type: string; id: number; reply: string; program: WorkerProgram }) => {
+		if (started) {
+			onReply?.(message);
+			return;
+		}
+		if (message.type !== "program") return;
+		started = true;
+		const program = message.program;
+		const compiled = compileProgram(sucrase, program.code);
+		if ("error" in compiled) {
+			port.postMessage({ type: "done", status: "syntax", error: compiled.error } satisfies ProgramReport);
+			return;
+		}
+		loaded.then(
+			(module) =>
+				interpret(module, program, compiled.source, port, (handler) => {
+					onReply = handler;
+				}),
+			(error: unknown) =>
+				port.postMessage({ type: "done", status: "threw", error: `The interpreter could not start: ${String(error)}` }),
+		);
+	});
 }
 
 /**

@@ -242,6 +242,20 @@ describe("code tool bounds", () => {
 		expect(message.details).toMatchObject({ status: "bound", bound: "toolCalls", toolCalls: 1000 });
 	});
 
+	it("runs the next program on a fresh worker started when the last one ended, sharing nothing with it", async () => {
+		const tools = toolsIn(tempDir(), ["read"], { memoryBytes: 48 * 1024 * 1024 });
+		const first = await runCode(tools, "globalThis.left = 'from the first program'; return typeof left;");
+		expect(first.message.isError, first.text).toBe(false);
+		// The spare was made for this memory bound when the first program ended.
+		const second = await runCode(tools, "return typeof globalThis.left;");
+		expect(second.message.isError, second.text).toBe(false);
+		expect(second.message.details).toMatchObject({ warmStart: true });
+		expect(second.text).toContain("Returned:\nundefined");
+		// Another bound cannot take that spare: its interpreter memory is sized at the start.
+		const other = await runCode(toolsIn(tempDir(), ["read"], { memoryBytes: 40 * 1024 * 1024 }), "return 1;");
+		expect(other.message.details).toMatchObject({ warmStart: false });
+	});
+
 	it("cuts a huge printed output and a huge returned value to the result budget, saying so", async () => {
 		const { message, text } = await runCode(
 			toolsIn(tempDir(), ["ls"]),

@@ -1,0 +1,16 @@
+import { mkdir, writeFile, mkdtemp } from "node:fs/promises";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { executeToolCalls } from "./src/engine/execute-tool-calls.js";
+import { createTool } from "./src/tools/index.js";
+const dir = await mkdtemp(join(tmpdir(), "cm-"));
+await mkdir(join(dir, "f0"));
+for (let i = 0; i < 10; i++) await writeFile(join(dir, "f0", `a${i}.ts`), "x\n");
+const tools = (["ls", "code"] as const).map((n) => createTool(n, dir));
+const run = async (code: string) => (await executeToolCalls({ tools, toolCalls: [{ type: "toolCall", id: "x" + Math.random(), name: "code", arguments: { code } }] })).messages[0];
+let t = performance.now(); await run("return 1"); const start = performance.now() - t;
+t = performance.now(); await run("return 1"); const start2 = performance.now() - t;
+t = performance.now();
+const m = await run(`let e = 0; for (let i = 0; i < 200; i++) e += (await tools.ls({ path: "f0" })).details.entries; return e;`);
+const prog = performance.now() - t;
+console.log({ start, start2, prog, perCall: (prog - start2) / 200, ok: JSON.stringify(m.content).includes("2000") });
