@@ -115,7 +115,8 @@ describe("MCP client: external servers as agent tools", () => {
 		expect(Math.max(width ?? 0, height ?? 0)).toBeLessThanOrEqual(2000);
 		expect(notice?.type).toBe("text");
 		expect(notice?.type === "text" ? notice.text : "").toMatch(/^\[image image\/png, 6(\.0)? MB — not shown/);
-	});
+		// A 6 MB image made and re-encoded on two loaded cores took over 20 s once.
+	}, 60_000);
 
 	it("drops an untrusted server's annotations: its tools are sequential and 'execute', whatever they claim", async () => {
 		const loaded = await load(tempDir(), { flaky: { command: process.execPath, args: [flakyEntry] } });

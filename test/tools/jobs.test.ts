@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ToolError } from "../../src/engine/errors.js";
 import type { AnyAgentTool } from "../../src/engine/types.js";
 import { createSandbox } from "../../src/safety/sandbox.js";
@@ -61,7 +61,9 @@ function session(cwd: string, registryOptions: Parameters<typeof createJobRegist
 }
 
 /** Polls bash_output until `text` shows up in the accumulated output (each wait is bounded). */
-async function readUntil(output: AnyAgentTool, id: string, pattern: RegExp, already = "", rounds = 8): Promise<string> {
+// Reads until the pattern shows or 60 s of waits have passed: a 5 MB flood through `tr | fold`
+// took more than the 16 s the reads once allowed on a machine at load 18.
+async function readUntil(output: AnyAgentTool, id: string, pattern: RegExp, already = "", rounds = 30): Promise<string> {
 	let seen = already;
 	for (let round = 0; round < rounds && !pattern.test(seen); round++) {
 		const read = await call(output, { id, wait_seconds: 2 });
@@ -70,6 +72,9 @@ async function readUntil(output: AnyAgentTool, id: string, pattern: RegExp, alre
 	}
 	return seen;
 }
+
+// The reads below may wait up to a minute on a loaded machine.
+vi.setConfig({ testTimeout: 90_000 });
 
 describe("background jobs", () => {
 	const tempDir = useTempDir();
