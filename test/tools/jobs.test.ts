@@ -63,7 +63,13 @@ function session(cwd: string, registryOptions: Parameters<typeof createJobRegist
 /** Polls bash_output until `text` shows up in the accumulated output (each wait is bounded). */
 // Reads until the pattern shows or 60 s of waits have passed: a 5 MB flood through `tr | fold`
 // took more than the 16 s the reads once allowed on a machine at load 18.
-async function readUntil(output: AnyAgentTool, id: string, pattern: RegExp, already = "", rounds = 30): Promise<string> {
+async function readUntil(
+	output: AnyAgentTool,
+	id: string,
+	pattern: RegExp,
+	already = "",
+	rounds = 30,
+): Promise<string> {
 	let seen = already;
 	for (let round = 0; round < rounds && !pattern.test(seen); round++) {
 		const read = await call(output, { id, wait_seconds: 2 });
