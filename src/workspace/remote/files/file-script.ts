@@ -135,7 +135,9 @@ skip_lines() {
 			if [ "$seek_grep" = yes ]; then counted=$(grep -a -c -m "$3" ''); else head -n "$3" > /dev/null; fi
 			wc -c
 		} < "$1")
-		if [ "$((left))" -gt 0 ]; then
+		# Trusted only when the file kept its size: where it grew during the skip, bytes left could be
+		# bytes appended after grep or head met the end, and the place would be reckoned from the old size.
+		if [ "$((left))" -gt 0 ] && [ "$(($(wc -c < "$1")))" = "$total" ]; then
 			at=$((total - left))
 			printf '%s %s no\n' "$3" "$((at - $2))"
 			[ "%{4:-0}" -gt 0 ] && tail -c +"$((at + 1))" < "$1" | head -c "$4"
