@@ -9,6 +9,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ShellNetworkConnection } from "../../src/tools/index.js";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
@@ -19,18 +20,6 @@ const unavailable = await sandboxUnavailableReason();
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 60_000 });
 
 const cli = new CliProcesses();
-
-/** One connection of the call's audit, as the result's details carry it. */
-interface Audited {
-	host: string;
-	port: number;
-	via: string;
-	allowed: boolean;
-	rule?: string;
-	reason?: string;
-	bytesSent: number;
-	bytesReceived: number;
-}
 
 let registry: Server;
 let registryPort = 0;
@@ -170,7 +159,7 @@ describe.skipIf(unavailable !== undefined)("npm and git over SSH through the san
 			expect(run.output).toMatch(/git-blocked=[1-9]/);
 			expect(run.output).toContain(`nogit.test:${sshdPort} is not in sandbox.network.allow`);
 			// The call's audit, in its result's details (what the session record and PostToolUse hooks get).
-			const network = (JSON.parse(run.stdout) as { details: { network: Audited[] } }).details.network;
+			const network = (JSON.parse(run.stdout) as { details: { network: ShellNetworkConnection[] } }).details.network;
 			const registryUse = network.filter((entry) => entry.host === "registry.test");
 			expect(registryUse.length).toBeGreaterThan(0);
 			for (const entry of registryUse)
