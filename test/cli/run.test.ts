@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
@@ -148,6 +148,33 @@ describe("toolbelt run (in process, against a scripted OpenAI-compatible server)
 		await writeFile(join(tempDir(), "bad.json"), "{ not json");
 		expect(await main(["run", ...modelFlags(), "--mcp-config", "bad.json", "hi"], broken.io)).toBe(2);
 		expect(broken.stderr()).toContain("bad.json");
+	});
+
+	it("sends the core set and tool_search when the tools pass the settings' toolSearch.threshold", async () => {
+		const serverScript = new URL("./fixtures/shout-mcp-server.mjs", import.meta.url).pathname;
+		const home = join(tempDir(), "home");
+		await mkdir(join(home, ".toolbelt"), { recursive: true });
+		await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify({ toolSearch: { threshold: 3 } }));
+		const config = { mcpServers: { loud: { command: process.execPath, args: [serverScript], trusted: true } } };
+		await writeFile(join(tempDir(), "mcp.json"), JSON.stringify(config));
+		const requestNames = () =>
+			server.requests.at(-1)?.body.tools.map((tool: { function: { name: string } }) => tool.function.name);
+		const run = async () => {
+			server.push({ events: openAIStream([{ text: "Done." }, { finish: "stop" }]) });
+			const { io } = createMemoryIO({ cwd: tempDir(), env: { PATH: process.env.PATH, HOME: home } });
+			expect(
+				await main(["run", ...modelFlags(), "--read-only", "--trust-project", "--mcp-config", "mcp.json", "hi"], io),
+			).toBe(0);
+			return requestNames();
+		};
+		// Five tools over a threshold of 3: the server's tool waits for a search.
+		expect(await run()).toEqual(["read", "grep", "find", "ls", "tool_search"]);
+		await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify({ toolSearch: { threshold: 5 } }));
+		expect(await run()).toEqual(["read", "grep", "find", "ls", "loud__shout"]);
+		await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify({ toolSearch: { threshold: -1 } }));
+		const wrong = createMemoryIO({ cwd: tempDir(), env: { PATH: process.env.PATH, HOME: home } });
+		expect(await main(["run", ...modelFlags(), "--mcp-config", "mcp.json", "hi"], wrong.io)).toBe(2);
+		expect(wrong.stderr()).toContain("toolSearch.threshold");
 	});
 
 	it("stops at --max-turns with exit 1 and says so", async () => {

@@ -108,7 +108,8 @@ export async function createAgentSetup(
 	}
 
 	// Many MCP tools: requests carry the core set and tool_search; the rest load when found.
-	const search = catalog.createToolSearch({ tools });
+	const threshold = safety.layer.settings.toolSearch?.threshold;
+	const search = catalog.createToolSearch({ tools, ...(threshold !== undefined ? { threshold } : {}) });
 	const toolNames = search.tools.map((tool) => tool.name);
 	const recording = await openCliRecording({
 		args,

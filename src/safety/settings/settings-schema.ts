@@ -48,6 +48,18 @@ export const settingsSchema = Type.Object({
 			{ additionalProperties: false },
 		),
 	),
+	toolSearch: Type.Optional(
+		Type.Object(
+			{
+				/**
+				 * The agent sends every tool's definition while there are at most this many tools (MCP
+				 * servers' included); above it, the core set and `tool_search`. Default: 40; 0 searches always.
+				 */
+				threshold: Type.Optional(Type.Integer({ minimum: 0 })),
+			},
+			{ additionalProperties: false },
+		),
+	),
 	sandbox: Type.Optional(
 		Type.Object(
 			{

@@ -94,6 +94,8 @@ export interface LoadedSettings {
 	shell?: { passEnvironment: string[] };
 	/** Edit settings: the project's `syntaxCheck` over the user's. Default: none (the tools' own default). */
 	edit?: NonNullable<Settings["edit"]>;
+	/** Tool search settings: the project's `threshold` over the user's. Default: none (`DEFAULT_TOOL_SEARCH_THRESHOLD`). */
+	toolSearch?: NonNullable<Settings["toolSearch"]>;
 	/** How the project file was applied (trusted, or which widening settings were ignored); absent without a project file. */
 	project?: ProjectSettingsTrust;
 }
@@ -336,6 +338,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 		loaded.shell?.passEnvironment.push(...(settings.shell?.passEnvironment ?? []));
 		// Not a widening: a syntax check left off lets broken files through, it runs nothing.
 		if (settings.edit) loaded.edit = { ...loaded.edit, ...settings.edit };
+		if (settings.toolSearch) loaded.toolSearch = { ...loaded.toolSearch, ...settings.toolSearch };
 	}
 	return loaded;
 }
