@@ -8,6 +8,8 @@ import {
 	A_TEXT,
 	at,
 	B_TEXT,
+	CODE_PROGRAM,
+	expectCodeProgramRan,
 	orderRecorder,
 	SLEEPER_TREE,
 	skipBelowNode,
@@ -131,6 +133,24 @@ describe.skipIf(skip)("toolbelt/ai-sdk with the AI SDK's mock language model", (
 		expect(errors).toHaveLength(1);
 		expect(String((errors[0] as { error: unknown }).error)).toMatch(/outside/i);
 		expect(JSON.stringify(model.doGenerateCalls[1]?.prompt)).toMatch(/outside/i);
+	});
+
+	it("runs a code program whose inner calls pass the safety layer", async () => {
+		const { generateText, isStepCount, MockLanguageModelV4, createAiSdkTools } = await loadAll();
+		await writeProject(dir());
+		const safety = await createSafetyLayer({ cwd: dir(), homeDir: dir(), trustProject: false, mode: "accept-edits" });
+		const model = new MockLanguageModelV4({
+			doGenerate: [toolStep([{ id: "c1", name: "code", input: { code: CODE_PROGRAM } }]), textStep],
+		});
+		const result = await generateText({
+			model,
+			tools: createAiSdkTools(dir(), { safety, tools: ["read", "edit", "code"] }),
+			prompt: "run a program",
+			stopWhen: isStepCount(2),
+		});
+		const outputs = result.steps[0]?.toolResults.map((part) => JSON.stringify(part.output)) ?? [];
+		expect(outputs).toHaveLength(1);
+		await expectCodeProgramRan(dir(), outputs[0] ?? "");
 	});
 
 	it("gives the model an image read as an image part", async () => {

@@ -9,7 +9,17 @@ import { createLangChainTools } from "../../src/adapters/langchain/index.js";
 import { createSafetyLayer } from "../../src/safety/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { commandProcessesWithMarker, eventually } from "../tools/shell/survivors.js";
-import { A_TEXT, at, B_TEXT, orderRecorder, SLEEPER_TREE, useMarkedShell, writeProject } from "./scenario.js";
+import {
+	A_TEXT,
+	at,
+	B_TEXT,
+	CODE_PROGRAM,
+	expectCodeProgramRan,
+	orderRecorder,
+	SLEEPER_TREE,
+	useMarkedShell,
+	writeProject,
+} from "./scenario.js";
 
 type Call = { id: string; name: string; args: Record<string, unknown> };
 
@@ -81,6 +91,16 @@ describe("toolbelt/langchain with LangChain's fake chat model", () => {
 		expect(message?.status).toBe("error");
 		expect(message?.tool_call_id).toBe("x1");
 		expect(String(message?.content)).toMatch(/outside/i);
+	});
+
+	it("runs a code program whose inner calls pass the safety layer", async () => {
+		await writeProject(dir());
+		const safety = await createSafetyLayer({ cwd: dir(), homeDir: dir(), trustProject: false, mode: "accept-edits" });
+		const [message] = await turn(createLangChainTools(dir(), { safety, tools: ["read", "edit", "code"] }), [
+			{ id: "c1", name: "code", args: { code: CODE_PROGRAM } },
+		]);
+		expect(message?.status, String(message?.content)).toBe("success");
+		await expectCodeProgramRan(dir(), String(message?.content));
 	});
 
 	it("gives the model an image read as a standard image block", async () => {

@@ -9,6 +9,8 @@ import {
 	A_TEXT,
 	at,
 	B_TEXT,
+	CODE_PROGRAM,
+	expectCodeProgramRan,
 	orderRecorder,
 	SLEEPER_TREE,
 	skipBelowNode,
@@ -108,6 +110,17 @@ describe.skipIf(skip)("toolbelt/openai-agents with a scripted Model", () => {
 		);
 		expect(result.finalOutput).toBe("Done.");
 		expect(secondInput(model)).toMatch(/outside/i);
+	});
+
+	it("runs a code program whose inner calls pass the safety layer", async () => {
+		await writeProject(dir());
+		const safety = await createSafetyLayer({ cwd: dir(), homeDir: dir(), trustProject: false, mode: "accept-edits" });
+		const { model, result } = await run(
+			[{ calls: [{ id: "c1", name: "code", input: { code: CODE_PROGRAM } }] }, { text: "Done." }],
+			{ safety, tools: ["read", "edit", "code"] },
+		);
+		expect(result.finalOutput).toBe("Done.");
+		await expectCodeProgramRan(dir(), secondInput(model));
 	});
 
 	it("gives the model an image read as an image item", async () => {

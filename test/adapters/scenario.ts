@@ -1,9 +1,9 @@
 // What every adapter test sets up: a project with two files and a PNG, a hook that records the
 // order calls start and end in, and a marked bash environment to find survivors with.
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import { nodeMajor } from "../../src/adapters/shared/load-framework.js";
 import type { ToolHooks } from "../../src/engine/types.js";
 import { disposeShellProcesses } from "../../src/workspace/local/process/background-registry.js";
@@ -22,6 +22,25 @@ export async function writeProject(dir: string): Promise<void> {
 		.png()
 		.toBuffer();
 	await writeFile(join(dir, "pixel.png"), png);
+}
+
+/**
+ * A code-mode program for the `code` tool: two reads side by side, an edit of `a.txt`, and a read
+ * outside the workspace that the safety layer refuses inside the program. What it returns is checked
+ * by `expectCodeProgramRan`.
+ */
+export const CODE_PROGRAM = `const [a, b] = await Promise.all([tools.read({ path: "a.txt" }), tools.read({ path: "b.txt" })]);
+await tools.edit({ path: "a.txt", old_string: "alpha", new_string: "omega" });
+let refused = "none";
+try { await tools.read({ path: "/etc/hostname" }); } catch (error) { refused = error.tool + ": " + error.message; }
+return { a: a.text, b: b.text, refused };`;
+
+/** Checks that `CODE_PROGRAM` ran in `dir` through the adapter: its reads, its edit and the refusal. */
+export async function expectCodeProgramRan(dir: string, resultText: string): Promise<void> {
+	expect(await readFile(join(dir, "a.txt"), "utf8")).toBe("omega line\n");
+	expect(resultText).toContain(A_TEXT.trim());
+	expect(resultText).toContain(B_TEXT.trim());
+	expect(resultText).toMatch(/read: [^\n]*?outside/i);
 }
 
 /** A hook pair recording `start:<id>` / `end:<id>` in the order the engine runs calls. */

@@ -4,7 +4,8 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { connectStdio, type StdioSession, textOf } from "../mcp/helpers.js";
+import { connectStdio, processesMatching, type StdioSession, textOf } from "../mcp/helpers.js";
+import { eventually } from "../tools/shell/survivors.js";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "./helpers/cli-binary.js";
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -66,5 +67,34 @@ describe("code mode in the CLI", () => {
 		expect(after.isError).toBeFalsy();
 		expect(textOf(after)).toContain("x");
 		expect((await session.client.callTool({ name: "ls", arguments: {} })).isError).toBeFalsy();
+	});
+
+	it("a client's cancel of a code call over MCP ends the program and its inner command's process tree", async () => {
+		const project = join(dir(), "cancelled");
+		await mkdir(project);
+		const session = await connectStdio(["--cwd", project, "--tools", "bash,code"]);
+		sessions.push(session);
+		// A duration no other process has, to find the tree by its command line.
+		const sleeper = `sleep 900.${process.pid}${Date.now() % 100_000}`;
+		const controller = new AbortController();
+		const running = session.client
+			.callTool(
+				{
+					name: "code",
+					arguments: { code: `await tools.bash({ command: "${sleeper} & ${sleeper}; wait" }); return "ended";` },
+				},
+				undefined,
+				{ signal: controller.signal },
+			)
+			.then(
+				() => "answered",
+				() => "cancelled",
+			);
+		expect(await eventually(() => processesMatching(sleeper).length >= 2, 30_000)).toBe(true);
+		controller.abort();
+		expect(await running).toBe("cancelled");
+		expect(await eventually(() => processesMatching(sleeper).length === 0, 30_000)).toBe(true);
+		const after = await session.client.callTool({ name: "code", arguments: { code: "return 40 + 2;" } });
+		expect(textOf(after)).toContain("42");
 	});
 });

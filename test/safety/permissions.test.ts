@@ -46,6 +46,11 @@ async function layer(options: Partial<SafetyLayerOptions> = {}) {
 }
 
 describe("permission layer", () => {
+	it("refuses a mode it does not know, naming the ones it does", async () => {
+		const options = { cwd: tempDir(), homeDir: tempDir(), mode: "acceptEdits" } as unknown as SafetyLayerOptions;
+		await expect(createSafetyLayer(options)).rejects.toThrow(/"acceptEdits".*accept-edits/);
+	});
+
 	it("default mode: reads run, writes and commands ask; yes runs, no blocks with nothing written", async () => {
 		const { project } = paths();
 		const { prompts, ask } = scripted("no", "yes");
