@@ -199,6 +199,61 @@ describe("ToolCallsView", () => {
 		expect(Array.from(line).length).toBeLessThanOrEqual(39);
 		expect(line).toMatch(/… {2}✓ 1\.0 s$/);
 	});
+
+	it("shows under a sandboxed call where its command connected: refused first, one line, bounded", () => {
+		const connection = (host: string, port: number, extra: Record<string, unknown> = {}) => ({
+			host,
+			port,
+			via: "http",
+			allowed: true,
+			rule: host,
+			bytesSent: 100,
+			bytesReceived: 1900,
+			...extra,
+		});
+		const network = [
+			connection("registry.test", 4873),
+			connection("registry.test", 4873, { bytesReceived: 2_000_000 }),
+			connection("evil.test", 80, {
+				allowed: false,
+				rule: "evil.test",
+				reason: 'evil.test:80 is denied by "evil.test" in sandbox.network.deny',
+				bytesSent: 0,
+				bytesReceived: 0,
+			}),
+			connection("other.test\u001b[2J", 443, {
+				allowed: false,
+				rule: undefined,
+				reason: "other.test:443 is not in sandbox.network.allow: add …",
+			}),
+			...Array.from({ length: 500 }, (_, index) => connection(`host${index}.test`, 443)),
+		];
+		const output = sink();
+		const view = new ToolCallsView({ stream: output.stream, live: true, style: plain, columns: () => 200 });
+		view.start("1", "bash", { command: "npm install" });
+		view.start("2", "read", { path: "a.ts" });
+		view.end("1", { result: { content: [], details: { exitCode: 0, network } }, isError: false, durationMs: 900 });
+		view.end("2", { result: { content: [] }, isError: false, durationMs: 10 });
+		view.dispose();
+		const { lines: screen } = screenOf(output.text());
+		expect(screen).toEqual([
+			"● bash npm install  ✓ 0.9 s",
+			'  network: ✗ evil.test:80 refused (denied by "evil.test") · ✗ other.test[2J:443 refused (not in sandbox.network.allow) · ✓ registry.test:4873 ×2 2.0 MB · ✓ host0.test:443 2.0 kB · +499 more',
+			"● read a.ts  ✓ 0.0 s",
+		]);
+		// A call without connections (or not sandboxed) keeps its one line; a narrow terminal cuts the line.
+		const narrow = sink();
+		const small = new ToolCallsView({ stream: narrow.stream, live: false, style: plain, columns: () => 40 });
+		small.start("1", "bash", { command: "ls" });
+		small.end("1", { result: { content: [], details: { network: [] } }, isError: false, durationMs: 5 });
+		small.start("2", "bash", { command: "curl" });
+		small.end("2", { result: { content: [], details: { network } }, isError: false, durationMs: 5 });
+		const lines = narrow.text().trimEnd().split("\n");
+		expect(lines[0]).toBe("● bash ls  ✓ 0.0 s");
+		expect(lines).toHaveLength(3);
+		for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(39);
+		expect(lines[2]).toMatch(/^ {2}network: ✗ evil\.test:80 .*…$/);
+	});
 });
 
 function assistant(partial: Partial<AssistantMessage>): AssistantMessage {

@@ -2,6 +2,7 @@ import type { Writable } from "node:stream";
 import type { ToolResult } from "../../engine/index.js";
 import { formatDuration } from "../../engine/index.js";
 import { contentToText } from "./content.js";
+import { networkSummary } from "./network-line.js";
 import type { Style } from "./style.js";
 import { failureLabel, fitWidth, summarizeToolArguments } from "./tool-line.js";
 
@@ -48,6 +49,8 @@ interface Entry {
 	/** Last line of the latest partial output, shown dim while the call runs. */
 	preview?: string;
 	outcome?: { isError: boolean; label: string; durationMs: number };
+	/** Where a sandboxed command connected (its result's `details.network`), drawn under the call once it ended. */
+	network?: string;
 	/** Not drawn live (the block was full); prints its line when it ends. */
 	overflow?: boolean;
 	/** A call made from inside another (a code-mode program): drawn indented under it. */
@@ -144,11 +147,16 @@ export class ToolCallsView {
 			label: options.isError ? failureLabel(options.result) : "",
 			durationMs: options.durationMs,
 		};
+		const network = networkSummary(options.result.details);
+		if (network !== undefined) entry.network = network;
 		if (this.paused && this.options.live) return;
 		if (!this.options.live || entry.overflow) {
 			// Keep the live block at the bottom: the plain line goes above it.
-			const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F\x1b[2K` : "";
-			this.options.stream.write(`${up}${this.render(entry)}\n`);
+			// Each row it takes is cleared first: the block drawn there may be longer.
+			const clear = this.drawnLines > 0 ? "\x1b[2K" : "";
+			const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F` : "";
+			const rows = this.render(entry).split("\n");
+			this.options.stream.write(`${up}${rows.map((row) => `${clear}${row}\n`).join("")}`);
 			this.entries = this.entries.filter((candidate) => candidate !== entry);
 			if (this.drawnLines > 0) {
 				this.drawnLines = 0;
@@ -185,8 +193,8 @@ export class ToolCallsView {
 	private retireFinished(): void {
 		if (!this.options.live) return;
 		while (this.entries[0]?.outcome && !this.entries[0].overflow && this.drawnLines > 0) {
-			this.entries.shift();
-			this.drawnLines--;
+			const retired = this.entries.shift();
+			this.drawnLines = Math.max(0, this.drawnLines - (retired ? this.lineCount(retired) : 1));
 		}
 	}
 
@@ -194,10 +202,15 @@ export class ToolCallsView {
 		const live = this.liveEntries();
 		const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F` : "";
 		// A shorter block than last time leaves stale rows below; clear them.
-		const stale = Math.max(0, this.drawnLines - live.length);
-		const lines = live.map((entry) => `\x1b[2K${this.render(entry)}\n`);
-		this.options.stream.write(up + lines.join("") + (stale > 0 ? "\x1b[0J" : ""));
-		this.drawnLines = live.length;
+		const lines = live.flatMap((entry) => this.render(entry).split("\n"));
+		const stale = Math.max(0, this.drawnLines - lines.length);
+		this.options.stream.write(up + lines.map((line) => `\x1b[2K${line}\n`).join("") + (stale > 0 ? "\x1b[0J" : ""));
+		this.drawnLines = lines.length;
+	}
+
+	/** Rows an entry takes on screen: its line, and the network line of an ended sandboxed call. */
+	private lineCount(entry: Entry): number {
+		return entry.outcome && entry.network !== undefined ? 2 : 1;
 	}
 
 	private render(entry: Entry): string {
@@ -225,6 +238,10 @@ export class ToolCallsView {
 		const used = marker.length + 1 + Array.from(head).length + 2 + Array.from(status).length;
 		if (!entry.outcome && entry.preview && width - used > 10) {
 			line += style.dim(`  ${fitWidth(entry.preview, width - used - 2)}`);
+		}
+		if (entry.outcome && entry.network !== undefined) {
+			const indent = entry.child ? "     " : "  ";
+			line += `\n${indent}${style.dim(fitWidth(entry.network, width - indent.length))}`;
 		}
 		return line;
 	}
