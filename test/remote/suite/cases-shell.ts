@@ -48,7 +48,7 @@ export const shellCases: SuiteCase[] = [
 		},
 	},
 	{
-		name: "a background job is read with bash_output and stopped with bash_kill",
+		name: "a background job is read with bash_output, takes input on its stdin, and is stopped with bash_kill",
 		run: async (t) => {
 			if (!t.backend.canRun) return expectCannotRun(t, "bash", { command: "sleep 1", run_in_background: true });
 			const started = await t.call("bash", {
@@ -65,6 +65,13 @@ export const shellCases: SuiteCase[] = [
 			const killed = await t.call("bash_kill", { id });
 			expect(killed.isError, killed.text).toBe(false);
 			expect(killed.text).toMatch(/kill/i);
+			// Its stdin stays open where it runs: a line sent with bash_output reaches it.
+			const reader = await t.call("bash", { command: "read x; echo got:$x", run_in_background: true });
+			const readerId = /job-\d+/.exec(reader.text)?.[0];
+			expect(readerId, reader.text).toBeDefined();
+			const answered = await t.call("bash_output", { id: readerId, input: "a line\n", wait_seconds: 60 });
+			expect(answered.isError, answered.text).toBe(false);
+			expect(answered.text).toContain("got:a line");
 		},
 	},
 ];

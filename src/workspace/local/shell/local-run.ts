@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, fstatSync } from "node:fs";
 import type { Readable } from "node:stream";
 import type { EscapedProcess, ShellExecRequest, ShellFileExecResult, ShellRunHandle } from "../../shell/exec-types.js";
+import { pipeStdinWriter } from "../../shell/stdin-writer.js";
 import {
 	attachRoot,
 	createProcessContainment,
@@ -14,7 +15,6 @@ import { collectLeftRunning, keepOrRelease, type ShellStart } from "./left-runni
 import { startWithRelay } from "./output-relay.js";
 import { createRelayChannel, type RelayChannel, readRelayAnnouncement } from "./relay-channel.js";
 import { prepareStandbyShell, startFromStandby } from "./standby-shell.js";
-import { pipeStdinWriter } from "./stdin-writer.js";
 
 /** Time from SIGTERM to SIGKILL when a command is timed out or aborted, in ms. */
 const killGraceMs = 200;

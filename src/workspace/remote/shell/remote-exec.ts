@@ -1,4 +1,5 @@
 import type { KeptOutputOptions, ShellExecRequest, ShellExecResult } from "../../shell/exec-types.js";
+import { pipeStdinWriter } from "../../shell/stdin-writer.js";
 import { firstFrameBytes, keepBytes } from "../transport/frame-size.js";
 import { runRemote } from "../transport/run-remote.js";
 import type { RemoteTransport } from "../transport/transport.js";
@@ -136,7 +137,7 @@ export async function runInSession(
 			finish();
 		},
 	});
-	if (runMode === "once") session.child.stdin.end(request.stdin ?? undefined);
+	if (runMode === "once") feedStdin(session, request);
 	let killedBy: "timeout" | "abort" | undefined;
 	const kill = (reason: "timeout" | "abort") => {
 		if (killedBy || state.exitStatus !== undefined) return;
@@ -155,12 +156,26 @@ export async function runInSession(
 	clearTimeout(grace);
 	progress?.stop();
 	request.signal?.removeEventListener("abort", onAbort);
+	// A job's stdin ends with the job: no channel is held open for a command that is gone.
+	if (runMode === "once" && request.openStdin) session.child.stdin.end();
 	const errorText = session.errorText();
 	// Output after the last line (background jobs of a streamed run) is no longer anybody's.
 	session.detach();
 	const sessionEnded = state.closedWith !== undefined;
 	if (state.exitStatus === undefined && !killedBy) throwRunFailure(transport, request, state, errorText);
 	return { result: resultOf(killedBy, state.exitStatus, state.closedWith ?? null), pid: state.pid, sessionEnded };
+}
+
+/**
+ * A `once` run's stdin is the rest of its session's channel: `request.stdin` goes first; then the
+ * channel is closed, or, when the caller asked for it (a background job), kept open and handed over,
+ * so what is written later reaches the command's stdin where it runs. It closes with the run.
+ */
+function feedStdin(session: ShellSession, request: Omit<ShellExecRequest, "onData">): void {
+	const { stdin } = session.child;
+	if (!request.openStdin) return void stdin.end(request.stdin ?? undefined);
+	if (request.stdin !== undefined) stdin.write(request.stdin);
+	request.openStdin(pipeStdinWriter(stdin));
 }
 
 /** The error of a run that never reported its exit: the transport's, else why it did not start. */

@@ -116,10 +116,12 @@ function removeKept(
 /**
  * `ShellOperations` over a remote transport: each command runs in its own process group on the
  * remote side, so a timeout or an abort kills the remote tree (a second remote call), not just the
- * local client; stdin is empty. Commands run in shell sessions kept open between calls
- * (`SessionPool`), whose checks (is it a folder, where is the program) are answered there; a
- * command with input on stdin, or a streamed one, gets a session of its own. The checks fall back
- * to `channel` (or a process each) when no session can be opened.
+ * local client; stdin is empty, except for a command given input (`stdin`) and a background job
+ * (`openStdin`): the channel's stdin is then the command's, kept open for a job until it ends.
+ * Commands run in shell sessions kept open between calls (`SessionPool`), whose checks (is it a
+ * folder, where is the program) are answered there; a command with input on stdin, or a streamed
+ * one, gets a session of its own. The checks fall back to `channel` (or a process each) when no
+ * session can be opened.
  */
 export function createRemoteShellOperations(
 	transport: RemoteTransport,

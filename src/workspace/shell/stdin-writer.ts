@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import type { ShellInput } from "../../shell/exec-types.js";
+import type { ShellInput } from "./exec-types.js";
 
 /**
  * The `ShellInput` of a child's stdin pipe. Writes after the command closed its end (EPIPE) or
