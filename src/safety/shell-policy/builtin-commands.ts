@@ -1,0 +1,70 @@
+/**
+ * Bash builtins the rules cannot see through: those that store code the shell runs later (`trap`,
+ * `complete`, `alias x=…`, `hash -p`), run code they are given (`eval`, `source`, `exec`), or
+ * evaluate variable names that may carry an arithmetic subscript (`declare 'a[$(cmd)]'`).
+ */
+import type { OpaqueConstructName } from "./opaque-constructs.js";
+import { markOpaque, type PartState, written } from "./part-state.js";
+import { isLiteral, type ShellWord } from "./shell-words.js";
+
+/** Builtins that store code the shell runs later, or run code they are given. */
+const laterCode: ReadonlyMap<string, OpaqueConstructName> = new Map([
+	["trap", "code run later"],
+	["complete", "code run later"],
+	["bind", "code run later"],
+	["enable", "code run later"],
+	["fc", "eval"],
+	["eval", "eval"],
+	["exec", "eval"],
+	["source", "sourced code"],
+	[".", "sourced code"],
+	["let", "arithmetic on variables"],
+]);
+
+/** Builtins that take variable names, which may carry an arithmetic subscript (`a[$(cmd)]`) evaluated as code. */
+const nameBuiltins = new Set(
+	"read mapfile readarray wait getopts unset declare typeset local export readonly printf".split(" "),
+);
+
+/** Builtins that define or run code, or evaluate variable names; false when the part is opaque. */
+export function checkBuiltin(state: PartState, name: string, words: readonly ShellWord[]): boolean {
+	const args = words.slice(1);
+	const later = laterCode.get(name);
+	const listing = args.every((word) => /^-[pl]$/.test(word.value));
+	if (later && !(name === "trap" && listing) && !(name === "exec" && args.length === 0)) {
+		markOpaque(state, later, written(words));
+		return false;
+	}
+	const defines =
+		(name === "alias" && args.some((word) => word.value.includes("="))) ||
+		(name === "hash" && args.some((word) => !isLiteral(word) || /^-\w*[pd]/.test(word.value))) ||
+		(name === "compgen" && args.some((word) => /^-\w*[CFX]/.test(word.value))) ||
+		((name === "mapfile" || name === "readarray") && args.some((word) => /^-\w*C/.test(word.value)));
+	if (defines) {
+		markOpaque(state, "code run later", written(words));
+		return false;
+	}
+	if (name === "test" || name === "[") {
+		if (args.some((word) => word.value === "-v" || word.value === "-R")) {
+			markOpaque(state, "conditional expression", written(words));
+			return false;
+		}
+	}
+	if (!nameBuiltins.has(name)) return true;
+	let names = args;
+	if (name === "printf") {
+		// Only `printf -v NAME` assigns; its other arguments are data.
+		const at = args.findIndex((word) => word.value.startsWith("-v"));
+		if (at === -1) return true;
+		names = args[at]?.value === "-v" ? args.slice(at + 1, at + 2) : args.slice(at, at + 1);
+	}
+	const declaration = ["declare", "typeset", "local", "export", "readonly"].includes(name);
+	for (const word of names) {
+		const badOption = declaration && /^[-+]/.test(word.value) && /[^-+xrgpfFlut]/.test(word.value);
+		if (!isLiteral(word) || /\[/.test(word.value) || badOption) {
+			markOpaque(state, badOption ? "code in a variable" : "array subscript", written(words));
+			return false;
+		}
+	}
+	return true;
+}
