@@ -122,3 +122,53 @@ describe("plain PowerShell stays plain", () => {
 		expect(writes("sort -o /tmp/e.txt list")).toEqual([["/tmp/e.txt", "sort -o"]]);
 	});
 });
+
+// Arguments of native programs the PowerShell grammar reads as errors; before, each made the
+// command opaque, so an allow rule for the program asked.
+describe("native programs' --opt=value, -- and find's {} +", () => {
+	it.each([
+		["git log --format=%H", ["powershell(git log:*)"]],
+		["git log --since=2024-01-01 -n 3", ["powershell(git log:*)"]],
+		["git diff -- src", ["powershell(git diff:*)"]],
+		["npm test -- --watch", ["powershell(npm test:*)"]],
+		["mvn -DskipTests=true package", ["powershell(mvn:*)"]],
+		["find . -name '*.ts' -exec grep -l TODO {} +", ["powershell(find:*)", "powershell(grep:*)"]],
+		[
+			"git log --format=%H | Select-Object -First 1; git diff -- src",
+			["powershell(git:*)", "powershell(Select-Object:*)"],
+		],
+	])("%s is plain and runs under an allow rule for it", (command, allow) => {
+		expect(analyzeCommand(command, "powershell").opaque).toBeUndefined();
+		expect(verdict(command, ["powershell(Remove-Item:*)"], allow).behavior).toBe("allow");
+	});
+
+	it("the words are read as PowerShell passes them: the runner's program, the written file", () => {
+		expect(verdict("find . -name x -exec rm {} +", ["powershell(rm:*)"]).behavior).toBe("deny");
+		expect(verdict("find . -exec grep -l x {} +", [], ["powershell(find:*)"]).behavior).not.toBe("allow");
+		const writes = analyzeCommand("git log --output=/tmp/git-log", "powershell").writes;
+		expect(writes.map((write) => write.word.value)).toEqual(["/tmp/git-log"]);
+	});
+
+	it("a bare -- matches rules both with it (an executable) and without it (a script taking it as the end of parameters)", () => {
+		expect(verdict("npm test -- --watch", ["powershell(npm test --watch:*)"]).behavior).toBe("deny");
+		expect(verdict("git checkout -- src", ["powershell(git checkout --:*)"]).behavior).toBe("deny");
+	});
+
+	it.each([
+		["a cmdlet, which binds -- itself", "Remove-Item -- -Recurse victim", "unparsed syntax"],
+		["an alias, which may be a cmdlet", "sort --output=x list", "unparsed syntax"],
+		["{} outside find (a script block)", "git log {}", "script block"],
+		["a value holding a dot (PowerShell splits it)", "git log --output=a.txt", "unparsed syntax"],
+		["-name:value after -- (PowerShell splits it)", "git log -- -v:diag", "unparsed syntax"],
+		["a backtick-escaped blank before the option", "git log` --format=x", "unparsed syntax"],
+		["an option at a command's place", "--format=x", "unparsed syntax"],
+	])("stays opaque: %s", (_name, command, construct) => {
+		expect(analyzeCommand(command, "powershell").opaque?.construct).toBe(construct);
+	});
+
+	it("masking never reads across quotes: a quoted ; still separates the commands", () => {
+		const command = "echo 'a --x=' ; Remove-Item victim ; echo ' b'";
+		expect(verdict(command, ["powershell(Remove-Item:*)"]).behavior).toBe("deny");
+		expect(analyzeCommand("echo 'a --x=y b'", "powershell").parts).toEqual(["echo 'a --x=y b'"]);
+	});
+});

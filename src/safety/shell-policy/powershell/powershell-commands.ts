@@ -132,7 +132,7 @@ export interface PowerShellCommand {
 }
 
 /** The program name as PowerShell looks it up: no folder (`/` or `\`), no module prefix, no `.exe`. */
-function programName(value: string): string {
+export function programName(value: string): string {
 	const base = value.slice(Math.max(value.lastIndexOf("/"), value.lastIndexOf("\\")) + 1);
 	return base.replace(/\.(?:exe|com|cmd|bat)$/i, "").toLowerCase();
 }
@@ -191,4 +191,13 @@ function directoryOf(args: readonly ShellWord[]): { path?: string } {
 	if (!operand) return { path: "~" };
 	if (operands.length > 1 || !isLiteral(operand) || operand.value.startsWith("-")) return {};
 	return { path: operand.value };
+}
+
+/**
+ * True when PowerShell binds the parameters of the command `name` (a program name as `programName`
+ * gives it) itself rather than passing its words to a program: a built-in alias, a
+ * Verb-Noun name (cmdlets and functions) or a script (`.ps1`, `.psm1`).
+ */
+export function bindsParameters(name: string): boolean {
+	return namesOf.has(name) || /^[a-z]+-[a-z]\w*$/.test(name) || /\.psm?1$/.test(name);
 }

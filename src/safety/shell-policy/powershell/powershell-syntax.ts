@@ -4,7 +4,8 @@
  * pipeline of commands joined by `|`, `&&`, `||`, `;` or newlines, each command named by a literal
  * word (optionally after the `&` call operator), and every argument a literal word, a quoted
  * literal string, or a plain variable (`$name`, `${name}`, `$env:NAME`, alone or inside a
- * double-quoted string), with redirections to literal paths. Everything else — script blocks,
+ * double-quoted string), with redirections to literal paths. The few arguments of native programs
+ * the grammar cannot read (`--opt=value`, `--`, find's `{} +`) are read through `native-arguments.ts`. Everything else — script blocks,
  * subexpressions, splatting, dot-sourcing, expressions, backtick escapes, `--%`, statements other
  * than pipelines, a syntax error — is reported as opaque, by the construct it is.
  */
@@ -12,6 +13,13 @@ import type { BashReading, Redirection, SimpleCommand } from "../bash-syntax.js"
 import type { OpaqueConstructName } from "../opaque-constructs.js";
 import { errorText, parseShell, type SyntaxNode } from "../parser.js";
 import { type OpaqueSink, type ShellWord, UNKNOWN } from "../shell-words.js";
+import {
+	maskNativeArguments,
+	NATIVE_ARGUMENT,
+	nativeArgumentProblem,
+	restoreNativeArguments,
+} from "./native-arguments.js";
+import { bindsParameters, programName } from "./powershell-commands.js";
 
 /** Statements that are never plain, by the construct they are. */
 const opaqueStatements: ReadonlyMap<string, OpaqueConstructName> = new Map([
@@ -55,6 +63,8 @@ const unreadableInToken = /[$@(){};&|,<>"'=]/;
 interface Reader {
 	reading: BashReading;
 	opaque: OpaqueSink;
+	/** Words read from `native_argument` nodes, to be held to native programs. */
+	nativeWords: Set<ShellWord>;
 }
 
 function collapse(text: string): string {
@@ -72,15 +82,18 @@ export function readPowerShell(command: string): BashReading {
 		reading.opaque ??= { construct, text: text.length > 120 ? `${text.slice(0, 120)}…` : text };
 	};
 	if (typographicQuoteOrDash.test(command)) opaque("typographic quote or dash", command);
-	const parsed = parseShell(command, "powershell");
+	const masked = maskNativeArguments(command);
+	const parsed = parseShell(masked?.text ?? command, "powershell");
 	if (typeof parsed === "string") {
 		const construct =
 			parsed === "too long" ? "command too long" : parsed === "too deep" ? "nesting too deep" : "unparsed syntax";
 		opaque(construct, `${command.slice(0, 60)}…`);
 		return reading;
 	}
+	const misplaced = masked ? restoreNativeArguments(parsed.root, masked) : undefined;
 	if (parsed.hasError) opaque("unparsed syntax", errorText(parsed.root) ?? command);
-	readStatements({ reading, opaque }, parsed.root);
+	if (misplaced !== undefined) opaque("unparsed syntax", misplaced);
+	readStatements({ reading, opaque, nativeWords: new Set() }, parsed.root);
 	return reading;
 }
 
@@ -127,7 +140,18 @@ function readCommand(reader: Reader, node: SyntaxNode): SimpleCommand {
 			reader.opaque("script block", child.text);
 		} else reader.opaque("unrecognised syntax", child.text);
 	}
+	checkNativeArguments(reader, command);
 	return command;
+}
+
+/** Holds the arguments read through `native-arguments.ts` to the programs PowerShell passes them to whole. */
+function checkNativeArguments(reader: Reader, command: SimpleCommand): void {
+	const first = command.words[0];
+	if (!first || !command.words.some((word) => reader.nativeWords.has(word))) return;
+	const name = programName(first.value);
+	const words = command.words.map((word) => ({ raw: word.raw, native: reader.nativeWords.has(word) }));
+	const problem = nativeArgumentProblem({ name, kind: bindsParameters(name) ? "cmdlet" : "native" }, words);
+	if (problem !== undefined) reader.opaque(problem === "{}" ? "script block" : "unparsed syntax", command.text);
 }
 
 /** The command's name: a literal word, or after `&` a literal string. */
@@ -158,6 +182,7 @@ function readElements(reader: Reader, node: SyntaxNode, command: SimpleCommand):
 	};
 	for (const child of node.children) {
 		if (child.type === "command_argument_sep" && child.text === ":" && word) {
+			if (reader.nativeWords.has(word)) reader.opaque("unparsed syntax", node.text);
 			// `-Path:value` binds the value to the parameter; a native program receives one word.
 			word = join(word, { raw: ":", value: ":", expands: false, globs: false, tilde: false });
 			continue;
@@ -180,7 +205,11 @@ function readElements(reader: Reader, node: SyntaxNode, command: SimpleCommand):
 			continue;
 		}
 		const piece = readArgument(reader, child);
+		// A native argument is a word of its own; joined to another piece it is not what the masking read.
+		if (word && (child.type === NATIVE_ARGUMENT || reader.nativeWords.has(word)))
+			reader.opaque("unparsed syntax", node.text);
 		word = word ? join(word, piece) : piece;
+		if (child.type === NATIVE_ARGUMENT) reader.nativeWords.add(word);
 	}
 	finish();
 }
@@ -199,6 +228,7 @@ function join(first: ShellWord, second: ShellWord): ShellWord {
 function readArgument(reader: Reader, node: SyntaxNode): ShellWord {
 	const text = node.text;
 	const unknown: ShellWord = { raw: text, value: UNKNOWN, expands: true, globs: false, tilde: false };
+	if (node.type === NATIVE_ARGUMENT) return { raw: text, value: text, expands: false, globs: false, tilde: false };
 	if (node.type === "generic_token" || node.type === "command_parameter") {
 		if (text.includes("`")) reader.opaque("backtick escape", text);
 		else if (unreadableInToken.test(text.replace(/:$/, ""))) reader.opaque("unrecognised syntax", text);
