@@ -6,6 +6,7 @@ import { TerminalPermissionPrompt } from "../prompts/permission-prompt.js";
 import { TerminalTrustPrompt } from "../prompts/trust-prompt.js";
 import { colorEnabled, createStyle } from "../render/style.js";
 import { createAgentSetup } from "../setup/agent-setup.js";
+import { describeProjectInstructions } from "../setup/project-instructions.js";
 import { packageVersion } from "../version.js";
 
 function shortPath(path: string): string {
@@ -29,9 +30,11 @@ export async function runInteractiveCommand(args: ParsedArgs, io: CliIO): Promis
 		source: "interactive",
 	});
 	const { provider, model } = setup.provider;
-	const banner = `${style.bold("toolbelt")} ${packageVersion()} · ${provider} ${model} · ${shortPath(setup.cwd)}\n${style.dim(
+	let banner = `${style.bold("toolbelt")} ${packageVersion()} · ${provider} ${model} · ${shortPath(setup.cwd)}\n${style.dim(
 		`Tools: ${setup.toolNames.join(", ")} · mode ${setup.safety.mode}`,
 	)}`;
+	const instructions = describeProjectInstructions(setup.instructions);
+	if (instructions !== "") banner += `\n${style.dim(instructions)}`;
 	try {
 		return await new InteractiveSession({ setup, io, style, banner, prompt }).run();
 	} finally {

@@ -4,6 +4,7 @@ import { type CliIO, ExitCode, readPipedStdin } from "../io.js";
 import { EventRenderer } from "../render/event-renderer.js";
 import { colorEnabled, createStyle } from "../render/style.js";
 import { createAgentSetup } from "../setup/agent-setup.js";
+import { describeProjectInstructions } from "../setup/project-instructions.js";
 import { resolveProviderConfig } from "../setup/provider-config.js";
 
 /**
@@ -57,6 +58,9 @@ export async function runRunCommand(args: ParsedArgs, io: CliIO): Promise<number
 	const json = booleanOption(args.values, "json");
 	const setup = await createAgentSetup(args, io);
 	const { agent } = setup;
+	// Said only when something is missing from the prompt: a file left unread or cut.
+	if (setup.instructions.untrusted || setup.instructions.cut.length > 0)
+		io.stderr.write(`toolbelt: ${describeProjectInstructions(setup.instructions)}\n`);
 
 	const stderrIsTTY = io.stderrIsTTY ?? io.isTTY;
 	const renderer = json

@@ -10,6 +10,7 @@ import { loadToolCatalog } from "../catalog/tool-catalog.js";
 import { selectToolNames } from "../catalog/tool-selection.js";
 import type { CliIO } from "../io.js";
 import { resolveCwd } from "../paths.js";
+import { loadProjectInstructions, type ProjectInstructions } from "./project-instructions.js";
 import { type ProviderConfig, resolveProviderConfig } from "./provider-config.js";
 import { type CliSafety, type CliSafetyOptions, createCliSafety } from "./safety-setup.js";
 import { type CliRecording, openCliRecording, sessionToResume } from "./session-recording.js";
@@ -31,6 +32,8 @@ export interface AgentSetup {
 	safety: CliSafety;
 	/** The session's background jobs (`run_in_background`); `/jobs` and the status line read it. */
 	jobs: JobRegistry;
+	/** The folder's AGENTS.md / CLAUDE.md as they joined the system prompt (or why they did not). */
+	instructions: ProjectInstructions;
 	/** The session's recording (its recorder is absent with `--no-record` or an unusable sessions folder). */
 	recording: CliRecording;
 	/** Shuts down what the setup started (background jobs, MCP servers, the recording). Idempotent. */
@@ -121,14 +124,24 @@ export async function createAgentSetup(
 	});
 	const { recorder } = recording;
 	const { Agent } = await import("../../agent/index.js");
+	const givenPrompt = stringOption(args.values, "system-prompt");
+	// A replaced system prompt is the whole prompt: the folder's files do not join it.
+	const instructions =
+		givenPrompt === undefined
+			? await loadProjectInstructions({ safety, flags: args.values, homeDir: io.env.HOME || undefined })
+			: { files: [], untrusted: false, cut: [] };
 	const agent = new Agent({
 		model: { provider: provider.provider, id: provider.model, baseUrl: provider.baseUrl },
 		getApiKey: () => provider.apiKey,
 		tools: [...search.tools],
 		...(search.active ? { requestTools: () => search.requestTools() } : {}),
 		systemPrompt:
-			stringOption(args.values, "system-prompt") ??
-			buildSystemPrompt({ cwd: safety.cwd, tools: search.requestTools() }),
+			givenPrompt ??
+			buildSystemPrompt({
+				cwd: safety.cwd,
+				tools: search.requestTools(),
+				...(instructions.text ? { append: instructions.text } : {}),
+			}),
 		toolExecution: booleanOption(args.values, "sequential") ? "sequential" : "parallel",
 		maxTurns,
 		session,
@@ -142,7 +155,17 @@ export async function createAgentSetup(
 		await closeAll();
 		recorder?.close();
 	};
-	return { agent, provider, cwd: safety.cwd, toolNames, safety, jobs, recording, close: () => close() };
+	return {
+		agent,
+		provider,
+		cwd: safety.cwd,
+		toolNames,
+		safety,
+		jobs,
+		instructions,
+		recording,
+		close: () => close(),
+	};
 }
 
 function batchBudgetOf(args: ParsedArgs): { batchOutputBudget?: number } {
