@@ -27,6 +27,23 @@ function startWriter(path: string): ChildProcess {
 	});
 }
 
+/**
+ * Grows the file by gigabytes a second, faster than a reader through pipes: 1 MB of lines, then
+ * 64 MiB more by extending it (a hole: no disk spent), over and over until killed.
+ */
+function startFastWriter(path: string): ChildProcess {
+	return spawn(
+		"sh",
+		[
+			"-c",
+			'while :; do yes appended | head -c 1048576 >> "$1"; truncate -s +64M "$1" || exit; sleep 0.01; done',
+			"sh",
+			path,
+		],
+		{ detached: true, stdio: "ignore" },
+	);
+}
+
 describe("read over ssh of a file that grows while it is read", () => {
 	const dir = useTempDir();
 	let writer: ChildProcess | undefined;
@@ -55,5 +72,28 @@ describe("read over ssh of a file that grows while it is read", () => {
 		expect(answers.find((text) => /is growing/.test(text))).toMatch(
 			/offset 1000000000 is beyond the end of log\.txt: the file had \d+ lines when the read began\. It is growing/,
 		);
+	}, 300_000);
+
+	// The skip counted to the file's end, so a writer faster than the reader kept it reading (here: till
+	// the file system's largest file); it now stops at the size the read began with.
+	it("answers a far offset while a writer grows the file faster than it can be read", async (context) => {
+		if (!loopback.sshd) return context.skip();
+		const path = join(dir(), "fast.txt");
+		const startLines = 1_000_000;
+		execFileSync("sh", ["-c", `yes early | head -n ${startLines} > "$1"`, "sh", path]);
+		const remote = createWorkspaceFromUrl(`${loopback.sshd.urlPrefix}${dir()}`, {
+			sshOptions: loopback.sshd.sshOptions,
+		});
+		loopback.opened.push(remote);
+		// Connected before the writer starts, so the read begins (and takes its size) soon after it.
+		await runCall(toolsOf(remote), {}, "read", { path: "fast.txt", limit: 1 });
+		writer = startFastWriter(path);
+		const result = await runCall(toolsOf(remote), {}, "read", { path: "fast.txt", offset: 1_000_000_000 });
+		expect(writer.exitCode).toBeNull();
+		const text = textOf(result);
+		expect(text).toMatch(
+			/offset 1000000000 is beyond the end of fast\.txt: the file had \d+ lines when the read began\. It is growing/,
+		);
+		expect(Number(/had (\d+) lines/.exec(text)?.[1])).toBeGreaterThanOrEqual(startLines);
 	}, 300_000);
 });

@@ -95,8 +95,9 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 	let stoppedAt = -1; // file position just after the last line shown, when the page filled up
 
 	if (startLine > 1 && file.skipLines) {
-		// A remote file skips to the page where it lives: only the page crosses the wire.
-		const skipped = await file.skipLines(position, startLine - 1);
+		// A remote file skips to the page where it lives: only the page crosses the wire. It stops at
+		// `size`, as this loop does: lines a writer appends meanwhile are not this read's.
+		const skipped = await file.skipLines(position, startLine - 1, size);
 		position = skipped.position;
 		line += skipped.lines;
 		lineHasBytes = skipped.partialLine;

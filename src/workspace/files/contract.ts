@@ -39,8 +39,14 @@ export interface ReadableFile {
 	 * resolving to the byte after the last newline skipped, how many were found (fewer at the end),
 	 * and whether the file then ended in a line without a newline (`partialLine`). The read pager
 	 * then moves only the page, not everything before it. Default: the pager reads its way there.
+	 * No byte at or past `end` (the size the read began with) is looked at, however fast the file
+	 * grows meanwhile. Default `end`: the size when the skip starts.
 	 */
-	skipLines?(position: number, lines: number): Promise<{ position: number; lines: number; partialLine: boolean }>;
+	skipLines?(
+		position: number,
+		lines: number,
+		end?: number,
+	): Promise<{ position: number; lines: number; partialLine: boolean }>;
 }
 
 /** Options of `FileOperations.writeFile`. */

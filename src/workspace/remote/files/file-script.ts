@@ -122,33 +122,38 @@ seek_probe() {
 	printf '%s %s\n' "$seek_grep" "$seek_head" > "$channel_dir/seek"
 }
 # Skips $3 lines from byte $2 and prints "NEWLINES BYTES PARTIAL", then up to $4 bytes from there.
+# No byte at or past $5 (the size the read began with) is counted: a writer that appends faster
+# than the skip reads would otherwise keep it reading, and its lines would be counted as if there.
 # Where grep -m (or else head -n) leaves a seekable stdin just past the last line it read
 # (seek_probe), the skip is one pass and no pipe — GNU grep's is about twice as fast as head's;
-# else head | wc counts what it skipped.
+# else (and for a file that is growing) head -c | head -n | wc counts what it skipped.
 skip_lines() {
 	seek_probe
-	if [ "$seek_grep" = yes ] || [ "$seek_head" = yes ]; then
-		total=$(($(wc -c < "$1")))
+	skip_now=$(($(wc -c < "$1"))); skip_end=%{5:-$skip_now}
+	[ "$skip_end" -gt "$2" ] || { printf '0 0 no\n'; return 0; }
+	# The one pass reads on to the end when the lines run short, so it runs only while the file has
+	# the size the read began with, and is trusted only where it kept that size.
+	if [ "$skip_now" = "$skip_end" ] && { [ "$seek_grep" = yes ] || [ "$seek_head" = yes ]; }; then
 		left=$({
 			[ "$2" = 0 ] || dd bs=1 skip="$2" count=0 2>/dev/null
 			# Not "> /dev/null": GNU grep then stops at the first line, as -q would.
 			if [ "$seek_grep" = yes ]; then counted=$(grep -a -c -m "$3" ''); else head -n "$3" > /dev/null; fi
 			wc -c
 		} < "$1")
-		# Trusted only when the file kept its size: where it grew during the skip, bytes left could be
-		# bytes appended after grep or head met the end, and the place would be reckoned from the old size.
-		if [ "$((left))" -gt 0 ] && [ "$(($(wc -c < "$1")))" = "$total" ]; then
-			at=$((total - left))
+		if [ "$((left))" -gt 0 ] && [ "$(($(wc -c < "$1")))" = "$skip_end" ]; then
+			at=$((skip_end - left))
 			printf '%s %s no\n' "$3" "$((at - $2))"
 			[ "%{4:-0}" -gt 0 ] && tail -c +"$((at + 1))" < "$1" | head -c "$4"
 			return 0
 		fi
 	fi
-	# From the start no tail is needed: one pipe less for the whole skipped part.
-	if [ "$2" = 0 ]; then counts=$(head -n "$3" < "$1" | wc -lc); else counts=$(tail -c +"$(($2 + 1))" < "$1" | head -n "$3" | wc -lc); fi
+	# head -c ends the stream at $5 however fast the file grows. From the start no tail is needed.
+	if [ "$2" = 0 ]; then counts=$(head -c "$skip_end" < "$1" | head -n "$3" | wc -lc)
+	else counts=$(tail -c +"$(($2 + 1))" < "$1" | head -c "$((skip_end - $2))" | head -n "$3" | wc -lc); fi
 	set -- "$1" "$2" "$3" "$4" $counts
 	partial=no
-	if [ "$5" -lt "$3" ] && [ "$6" -gt 0 ] && [ "$(tail -c 1 < "$1" | od -An -c | tr -d ' ')" != '\n' ]; then partial=yes; fi
+	# Lines ran short: the last byte counted (not the file's last byte now) says whether one was cut.
+	if [ "$5" -lt "$3" ] && [ "$6" -gt 0 ] && [ "$(tail -c +"$(($2 + $6))" < "$1" | head -c 1 | od -An -c | tr -d ' ')" != '\n' ]; then partial=yes; fi
 	printf '%s %s %s\n' "$5" "$6" "$partial"
 	[ "%{4:-0}" -gt 0 ] && [ "$5" = "$3" ] && tail -c +"$(($2 + $6 + 1))" < "$1" | head -c "$4"
 	return 0

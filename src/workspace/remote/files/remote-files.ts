@@ -89,8 +89,9 @@ async function openRemoteFile(call: RemoteCall, path: string): Promise<ReadableF
 			return count;
 		},
 		// One round trip skips the lines and brings the bytes after them, which the page reads next.
-		skipLines: async (position, lines) => {
-			const output = await call("skiplines", path, [String(position), String(lines), String(PREFETCH_BYTES)]);
+		skipLines: async (position, lines, end) => {
+			const args = [String(position), String(lines), String(PREFETCH_BYTES)];
+			const output = await call("skiplines", path, end === undefined ? args : [...args, String(end)]);
 			const newline = output.indexOf(0x0a);
 			const [newlines, bytes, partial] = output.toString("latin1", 0, newline).trim().split(/\s+/);
 			const skippedTo = position + Number(bytes ?? 0);
@@ -203,9 +204,10 @@ export function createRemoteFileOperations(
 /**
  * Skips `lines` newlines from byte `position` on the remote side; resolves to the byte after the
  * last skipped newline, how many were found (fewer at the end of the file), and whether the file
- * ended in a line without a newline then.
+ * ended in a line without a newline then. Nothing at or past `end` is looked at (see `ReadableFile.skipLines`).
  */
 export type SkipLines = (
 	position: number,
 	lines: number,
+	end?: number,
 ) => Promise<{ position: number; lines: number; partialLine: boolean }>;
