@@ -14,7 +14,8 @@ import { useSshd } from "./sshd-fixture.js";
 // the second as a terminal command: ls, find, grep and read's messages show both escaped, with
 // one escaping for every backend.
 
-const MAKE_FILES = `cd "$1" && printf 'hello\\n' > "$(printf 'a\\nb.txt')" && printf 'hello\\n' > "$(printf 'x\\033[31mred.txt')"`;
+// `a\nb.txt` twice: once with a newline, once with a backslash and an n (shown `a\\nb.txt`).
+const MAKE_FILES = `cd "$1" && printf 'hello\\n' > "$(printf 'a\\nb.txt')" && printf 'hello\\n' > "$(printf 'x\\033[31mred.txt')" && printf 'plain\\n' > 'a\\nb.txt'`;
 const sshd = useSshd();
 const box = useTestContainer("toolbelt-names", "the control-name tests", (name) =>
 	inContainer(name, `mkdir -p /srv/names && sh -c '${MAKE_FILES.replaceAll("'", "'\\''")}' sh /srv/names`),
@@ -40,11 +41,20 @@ async function expectEscaped(workspace: Workspace): Promise<void> {
 	const call = await callsOn(workspace);
 	const listing = await call("ls", {});
 	expect(listing.split("\n")).toContain("a\\nb.txt");
+	expect(listing.split("\n")).toContain("a\\\\nb.txt");
 	expect(listing.split("\n")).toContain("x\\e[31mred.txt");
 	const found = await call("find", { pattern: "*red.txt" });
 	expect(found).toContain("x\\e[31mred.txt");
-	const grep = await call("grep", { pattern: "hello", path: "." });
+	expect((await call("find", { pattern: "a*b.txt" })).split("\n")).toEqual(
+		expect.arrayContaining(["a\\nb.txt", "a\\\\nb.txt"]),
+	);
+	const grep = await call("grep", { pattern: "hello|plain", path: "." });
 	expect(grep).toContain("x\\e[31mred.txt");
+	expect(grep).toMatch(/^a\\nb\.txt:1: hello$/m);
+	expect(grep).toMatch(/^a\\\\nb\.txt:1: plain$/m);
+	// A name given back as it was shown reaches that file.
+	expect(await call("read", { path: "a\\\\nb.txt" })).toContain("plain");
+	expect(await call("read", { path: "x\\e[31mred.txt" })).toContain("hello");
 	const read = await call("read", { path: "x\u001b[31mred.txt/inside" });
 	expect(read).toContain("x\\e[31mred.txt");
 	for (const text of [listing, found, grep, read]) expect(text).not.toContain("\u001b");

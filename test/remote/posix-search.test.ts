@@ -50,7 +50,8 @@ function newlineTree(root: string): void {
 
 /** grep (with context) and find give each name once, escaped as the tools show it, never split. */
 async function expectNewlineNamesWhole(remote: Workspace): Promise<void> {
-	const shown = newlineNames.map((name) => name.replaceAll("\n", "\\n"));
+	// As visibleName shows them: the backslash doubled, so it never reads as an escape.
+	const shown = newlineNames.map((name) => name.replaceAll("\\", "\\\\").replaceAll("\n", "\\n"));
 	const grep = await answer(remote, "grep", { pattern: "needle", context: 1 });
 	for (const name of shown) {
 		expect(grep).toContain(`${name}-1- a\n${name}:2: needle here`);

@@ -1,7 +1,8 @@
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import { type FileInfo, type FileOperations, infoIfExists } from "../files/contract.js";
 import { displayPath, resolveToolPath } from "./paths.js";
 import { explainLoop } from "./special-file-messages.js";
+import { nameFromVisible } from "./visible-name.js";
 
 /** Spaces other than U+0020 that models and operating systems put into names (NBSP, thin, narrow NBSP, …). */
 const UNICODE_SPACES = /[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g;
@@ -62,7 +63,8 @@ function visibleKey(name: string): string {
 
 /**
  * Resolves a tool's path argument to an existing file when one matches: first the literal path,
- * then the path without surrounding whitespace or a leading `@`, then Unicode variants (NFC/NFD, Unicode spaces as plain spaces, the macOS screenshot U+202F
+ * then the path without surrounding whitespace or a leading `@`, then the name its escapes stand
+ * for when it is written as results show names (`visibleName`), then Unicode variants (NFC/NFD, Unicode spaces as plain spaces, the macOS screenshot U+202F
  * before AM/PM), then a scan of the folder for the one entry that looks the same. When nothing
  * matches, returns the literal path without surrounding whitespace, with `match: undefined`
  * (a write creates it there).
@@ -81,7 +83,10 @@ export async function resolveExistingPath(
 	const sloppy = [path.trim(), path.trim().replace(/^@/, "")]
 		.filter((candidate) => candidate !== path && candidate !== "")
 		.map((candidate) => resolveToolPath(cwd, candidate));
-	for (const variant of [...new Set([...sloppy, ...pathVariants(absolutePath)])]) {
+	// A name given back as results showed it, escapes and all (`a\nb.txt` for a name holding a newline).
+	const unescaped = sep === "/" ? nameFromVisible(absolutePath) : undefined;
+	const shown = unescaped !== undefined ? [unescaped] : [];
+	for (const variant of [...new Set([...sloppy, ...shown, ...pathVariants(absolutePath)])]) {
 		const info = await infoIfExists(operations, variant);
 		if (info) return { absolutePath: variant, info, match: "variant" };
 	}

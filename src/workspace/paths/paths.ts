@@ -27,6 +27,7 @@ export function displayPath(cwd: string, absolutePath: string): string {
 	if (relativePath === "") return ".";
 	// `..notes` is a name inside cwd; only `..` as a whole segment leaves it.
 	const outside = relativePath === ".." || relativePath.startsWith(`..${sep}`) || isAbsolute(relativePath);
-	if (outside) return visibleName(absolutePath);
+	// On Windows the backslash separates names (no name holds one): only the names are escaped.
+	if (outside) return sep === "\\" ? absolutePath.split(sep).map(visibleName).join(sep) : visibleName(absolutePath);
 	return visibleName(relativePath.split(sep).join("/"));
 }
