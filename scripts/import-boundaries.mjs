@@ -21,15 +21,30 @@ const allowed = {
 	// another) and the syntax check of changed text (tree-sitter, YAML), which tools/ and safety/ use.
 	workspace: ["engine"],
 	syntax: ["engine"],
-	tools: ["engine", "workspace", "syntax"],
-	agent: ["engine", "workspace", "syntax", "tools"],
-	safety: ["engine", "workspace", "syntax", "tools"],
-	checkpoints: ["engine", "workspace", "syntax", "tools"],
-	sessions: ["engine", "workspace", "syntax", "tools", "agent", "checkpoints"],
-	testing: ["engine", "workspace", "syntax", "tools", "agent"],
-	mcp: ["engine", "workspace", "syntax", "tools", "agent", "safety", "checkpoints", "sessions"],
-	adapters: ["engine", "workspace", "syntax", "tools", "agent", "safety", "checkpoints"],
-	cli: ["engine", "workspace", "syntax", "tools", "agent", "safety", "checkpoints", "sessions", "mcp", "adapters"],
+	// Language-server diagnostics after a change: servers run as local processes (workspace/local's
+	// containment), and tools/ hand each written change to them.
+	diagnostics: ["engine", "workspace"],
+	tools: ["engine", "workspace", "syntax", "diagnostics"],
+	agent: ["engine", "workspace", "syntax", "diagnostics", "tools"],
+	safety: ["engine", "workspace", "syntax", "diagnostics", "tools"],
+	checkpoints: ["engine", "workspace", "syntax", "diagnostics", "tools"],
+	sessions: ["engine", "workspace", "syntax", "diagnostics", "tools", "agent", "checkpoints"],
+	testing: ["engine", "workspace", "syntax", "diagnostics", "tools", "agent"],
+	mcp: ["engine", "workspace", "syntax", "diagnostics", "tools", "agent", "safety", "checkpoints", "sessions"],
+	adapters: ["engine", "workspace", "syntax", "diagnostics", "tools", "agent", "safety", "checkpoints"],
+	cli: [
+		"engine",
+		"workspace",
+		"syntax",
+		"diagnostics",
+		"tools",
+		"agent",
+		"safety",
+		"checkpoints",
+		"sessions",
+		"mcp",
+		"adapters",
+	],
 };
 
 /** Folders below a top-level part that are parts of their own, entered through their index.ts. */

@@ -81,6 +81,7 @@ export function createApplyPatchTool(cwd: string, options: ApplyPatchToolOptions
 				maxFileBytes: options.maxFileBytes,
 				syntaxCheck: options.syntaxCheck,
 				allowSyntaxErrors: allow_syntax_errors,
+				diagnostics: options.diagnostics,
 			}),
 	});
 }

@@ -1,4 +1,5 @@
 import type { Static } from "typebox";
+import { type DiagnosticsDetails, type DiagnosticsToolOptions, diagnoseChanges } from "../diagnostics/index.js";
 import type { AgentTool } from "../engine/index.js";
 import { countLines, isAbortError, ToolError, Type, throwIfAborted, withFileMutationQueue } from "../engine/index.js";
 import {
@@ -45,13 +46,13 @@ export type WriteTool = AgentTool<typeof writeSchema, WriteToolDetails>;
 export type WriteOperations = FileOperations;
 
 /** Options of the write tool. */
-export interface WriteToolOptions extends FileToolOptions, SyntaxCheckToolOptions {
+export interface WriteToolOptions extends FileToolOptions, SyntaxCheckToolOptions, DiagnosticsToolOptions {
 	/** Flush data to stable storage before the rename. Default: false. */
 	flush?: boolean;
 }
 
 /** Structured result of a write. */
-export interface WriteToolDetails extends SyntaxCheckDetails {
+export interface WriteToolDetails extends SyntaxCheckDetails, DiagnosticsDetails {
 	/** The path as shown to the model (relative to cwd when inside it). */
 	path: string;
 	/** The file actually written (the final target when `path` is a symlink). */
@@ -109,9 +110,9 @@ async function writeTarget(
 	const encoded = resolved.info
 		? await encodeLikeExisting(operations, absolutePath, content)
 		: { data: content, note: undefined };
-	// The old content only for a file whose syntax is checked (a failed read: judged as a new file).
+	// The old content only for a file whose syntax or diagnostics are checked (a failed read: judged as a new file).
 	const before =
-		resolved.info && isSyntaxChecked(absolutePath, options.syntaxCheck)
+		resolved.info && (isSyntaxChecked(absolutePath, options.syntaxCheck) || options.diagnostics?.handles(absolutePath))
 			? await operations.readFile(absolutePath).catch(() => undefined)
 			: undefined;
 	const syntax = await guardSyntax([{ path: absolutePath, display: shown, before, after: content }], {
@@ -125,6 +126,9 @@ async function writeTarget(
 		if (isAbortError(error)) throw error;
 		throw new ToolError(fileSystemErrorMessage(error, shown, "write"), { path: shown, absolutePath });
 	}
+	const diagnostics = await diagnoseChanges(options.diagnostics, [
+		{ path: absolutePath, display: shown, before, after: content },
+	]);
 	const lines = countLines(content);
 	const through =
 		result.targetPath === absolutePath ? "" : ` (through the symlink, to ${workspace.displayPath(result.targetPath)})`;
@@ -134,7 +138,7 @@ async function writeTarget(
 		content: [
 			{
 				type: "text",
-				text: `${verb} ${shown}${through}: ${size}.${encoded.note ? ` ${encoded.note}` : ""}${inPlaceNotice(result)}${syntax.notes.map((note) => `\n${note}`).join("")}`,
+				text: `${verb} ${shown}${through}: ${size}.${encoded.note ? ` ${encoded.note}` : ""}${inPlaceNotice(result)}${[...syntax.notes, ...diagnostics.notes].map((note) => `\n${note}`).join("")}`,
 			},
 		],
 		details: {
@@ -144,6 +148,7 @@ async function writeTarget(
 			bytes: result.bytes,
 			lines,
 			...(syntax.files.length > 0 ? { syntax: syntax.files } : {}),
+			...(diagnostics.files.length > 0 ? { diagnostics: diagnostics.files } : {}),
 		},
 	};
 }

@@ -1,3 +1,4 @@
+import { diagnoseChanges } from "../../diagnostics/index.js";
 import type { ToolResult } from "../../engine/index.js";
 import { ToolError, throwIfAborted, truncateTail, withFileMutationQueue } from "../../engine/index.js";
 import { guardSyntax } from "../../syntax/index.js";
@@ -193,6 +194,9 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 				const reason = fileSystemErrorMessage(error, shown, "write");
 				throw new ToolError(`${reason}${reason.includes("unchanged") ? "" : " The file was not changed."}`);
 			}
+			const diagnostics = await diagnoseChanges(options.diagnostics, [
+				{ path: absolutePath, display: shown, before: bytes, after: outcome.output },
+			]);
 			const diff = diffEdit({
 				original: outcome.original,
 				updated: outcome.updated,
@@ -217,12 +221,13 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 				linesAdded: diff.added,
 				linesRemoved: diff.removed,
 				...(syntax.files.length > 0 ? { syntax: syntax.files } : {}),
+				...(diagnostics.files.length > 0 ? { diagnostics: diagnostics.files } : {}),
 			};
 			const inPlace = written ? inPlaceNotice(written).trim() : "";
 			const kept =
 				(encoding ? `\n[Kept the file's ${encodingName(encoding)} encoding.]` : "") +
 				(inPlace ? `\n[${inPlace}]` : "") +
-				syntax.notes.map((note) => `\n${note}`).join("");
+				[...syntax.notes, ...diagnostics.notes].map((note) => `\n${note}`).join("");
 			return { content: [{ type: "text", text: summarize(details, diff.text) + kept }], details };
 		},
 		{ key },

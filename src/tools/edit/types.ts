@@ -1,5 +1,6 @@
 // The edit tool's public types, here so the helpers in edit/ need not import edit.ts (which imports them).
 
+import type { DiagnosticsDetails, DiagnosticsToolOptions } from "../../diagnostics/index.js";
 import type { SyntaxCheckDetails, SyntaxCheckToolOptions } from "../../syntax/index.js";
 import type { FileOperations, FileToolOptions } from "../../workspace/index.js";
 import type { EditMatchStrategy } from "./matching/match.js";
@@ -24,7 +25,7 @@ export interface EditArguments {
 }
 
 /** Structured result of an edit, for programs and UIs. */
-export interface EditToolDetails extends SyntaxCheckDetails {
+export interface EditToolDetails extends SyntaxCheckDetails, DiagnosticsDetails {
 	/** The edited file as shown to the model (relative to cwd when inside it). */
 	path: string;
 	/** The absolute path of the edited file (the path given, not a symlink's target). */
@@ -52,7 +53,7 @@ export interface EditToolDetails extends SyntaxCheckDetails {
 export type EditOperations = FileOperations;
 
 /** Options of the edit tool. */
-export interface EditToolOptions extends FileToolOptions, SyntaxCheckToolOptions {
+export interface EditToolOptions extends FileToolOptions, SyntaxCheckToolOptions, DiagnosticsToolOptions {
 	/** Flush data to stable storage before the atomic rename. Default: false (as editors and `sed -i`). */
 	flush?: boolean;
 	/** Largest file edit will load, in bytes; larger files are refused with a hint. Default: 256 MB. */

@@ -1,3 +1,4 @@
+import { type ChangeDiagnostics, diagnoseChanges } from "../../diagnostics/index.js";
 import type { ToolResult } from "../../engine/index.js";
 import { ToolError, throwIfAborted, truncateTail } from "../../engine/index.js";
 import { type GuardedFile, guardSyntax, type SyntaxCheckMode } from "../../syntax/index.js";
@@ -32,6 +33,8 @@ export interface RunPatchOptions {
 	syntaxCheck?: SyntaxCheckMode;
 	/** The call's `allow_syntax_errors`. */
 	allowSyntaxErrors?: boolean;
+	/** The session's language servers (`ApplyPatchToolOptions.diagnostics`). */
+	diagnostics?: ChangeDiagnostics;
 }
 
 /** One file operation worked out in memory: the changes to make and how to describe them. */
@@ -238,6 +241,20 @@ function syntaxFilesOf(planned: readonly PlannedOperation[]): GuardedFile[] {
 	});
 }
 
+/** The files a patch deletes or moves away (their language servers forget them). */
+function deletedFilesOf(planned: readonly PlannedOperation[]): GuardedFile[] {
+	return planned.flatMap(({ changes }) =>
+		changes
+			.filter((change) => change.content === undefined)
+			.map((change) => ({
+				path: change.absolutePath,
+				display: change.display,
+				before: change.before,
+				after: undefined,
+			})),
+	);
+}
+
 /**
  * One apply_patch call: parse, hold the mutation slot of every file, read and plan every hunk of
  * every file (any failure: nothing written), then write each file atomically, restoring the ones
@@ -261,7 +278,8 @@ export async function runPatch(run: RunPatchOptions): Promise<ToolResult<ApplyPa
 			planned.push(await planOperation(input, operation, groups[index] ?? []));
 		}
 		// Judged on the patch's final result, every file before any is written.
-		const syntax = await guardSyntax(syntaxFilesOf(planned), {
+		const changed = syntaxFilesOf(planned);
+		const syntax = await guardSyntax(changed, {
 			mode: run.syntaxCheck,
 			allowErrors: run.allowSyntaxErrors,
 		});
@@ -271,6 +289,7 @@ export async function runPatch(run: RunPatchOptions): Promise<ToolResult<ApplyPa
 			planned.flatMap((item) => item.changes),
 			{ flush: run.flush },
 		);
+		const diagnostics = await diagnoseChanges(run.diagnostics, [...changed, ...deletedFilesOf(planned)]);
 		const fullDiff = planned
 			.map((item) => item.diff)
 			.filter((text) => text !== "")
@@ -283,13 +302,14 @@ export async function runPatch(run: RunPatchOptions): Promise<ToolResult<ApplyPa
 		return {
 			content: [
 				{ type: "text", text: `${describe(planned)}\n${shown.content}${note}`.trimEnd() },
-				...syntax.notes.map((text) => ({ type: "text" as const, text })),
+				...[...syntax.notes, ...diagnostics.notes].map((text) => ({ type: "text" as const, text })),
 			],
 			details: {
 				files: planned.map((item) => item.details),
 				diff: kept.content,
 				diffTruncated: kept.truncated,
 				...(syntax.files.length > 0 ? { syntax: syntax.files } : {}),
+				...(diagnostics.files.length > 0 ? { diagnostics: diagnostics.files } : {}),
 			},
 		};
 	});

@@ -1,3 +1,4 @@
+import type { DiagnosticsDetails, DiagnosticsToolOptions } from "../../diagnostics/index.js";
 import type { SyntaxCheckDetails, SyntaxCheckToolOptions } from "../../syntax/index.js";
 import type { FileToolOptions } from "../../workspace/index.js";
 import type { EditMatchStrategy } from "../edit/matching/match.js";
@@ -22,7 +23,7 @@ export interface PatchFileDetails {
 }
 
 /** Structured result of apply_patch. */
-export interface ApplyPatchDetails extends SyntaxCheckDetails {
+export interface ApplyPatchDetails extends SyntaxCheckDetails, DiagnosticsDetails {
 	/** One entry per file operation, in patch order. */
 	files: PatchFileDetails[];
 	/** Unified diff of every changed region, cut after 1 MB. */
@@ -32,7 +33,7 @@ export interface ApplyPatchDetails extends SyntaxCheckDetails {
 }
 
 /** Options of the apply_patch tool. */
-export interface ApplyPatchToolOptions extends FileToolOptions, SyntaxCheckToolOptions {
+export interface ApplyPatchToolOptions extends FileToolOptions, SyntaxCheckToolOptions, DiagnosticsToolOptions {
 	/** Flush each file to stable storage before its rename. Default: false. */
 	flush?: boolean;
 	/** Largest file a patch will load, in bytes. Default: 256 MB. */
