@@ -48,7 +48,7 @@ export class LspClient {
 		readonly spec: LanguageServerSpec,
 		readonly root: string,
 	) {
-		this.process = startServerProcess(spec.command, root);
+		this.process = startServerProcess(spec.command, root, spec.env);
 		const { child } = this.process;
 		this.connection = createMessageConnection(
 			new StreamMessageReader(child.stdout),

@@ -29,14 +29,18 @@ const STDERR_KEPT = 4096;
  * Starts `command` in `cwd`. It is registered to end at toolbelt's exit (and with
  * `disposeShellProcesses`) until `stop` runs.
  */
-export function startServerProcess(command: readonly string[], cwd: string): ServerProcess {
+export function startServerProcess(
+	command: readonly string[],
+	cwd: string,
+	env: Readonly<Record<string, string>> = {},
+): ServerProcess {
 	const [file, ...args] = command;
 	if (!file) throw new Error("the server's command is empty");
 	const containment: ProcessContainment = createProcessContainment();
 	const contained = containedCommand(containment, file, args);
 	const child = spawn(contained.file, contained.args, {
 		cwd,
-		env: { ...process.env, ...containment.env },
+		env: { ...process.env, ...env, ...containment.env },
 		stdio: ["pipe", "pipe", "pipe"],
 		// Its own process group, so a signal to toolbelt's group (Ctrl-C) is not what ends it.
 		detached: true,

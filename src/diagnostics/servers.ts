@@ -87,6 +87,9 @@ export function builtInServers(root: string, options: { trustWorkspace: boolean 
 			name: "python",
 			command: [process.execPath, pyright, "--stdio"],
 			extensions: [".py", ".pyi"],
+			// pyright runs `python3 -c …` in the workspace to find its search paths: without this the
+			// workspace folder comes first on sys.path, and a repository's `json.py` would run (Python ≥ 3.11 honours it).
+			env: { PYTHONSAFEPATH: "1" },
 		});
 	}
 	return servers;

@@ -42,6 +42,8 @@ export interface LanguageServerSpec {
 	languageIdOf?: (path: string) => string;
 	/** Sent as `initializationOptions`. Default: none. */
 	initializationOptions?: unknown;
+	/** Variables added to its environment. Default: none. */
+	env?: Readonly<Record<string, string>>;
 	/** How to ask for diagnostics. Default: `push`. */
 	request?: DiagnosticsRequestKind;
 }
