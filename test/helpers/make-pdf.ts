@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { encodeForFilters, type PdfFilter } from "./pdf-filters.js";
 
 export type { PdfFilter } from "./pdf-filters.js";
@@ -12,6 +13,51 @@ export interface PdfOptions {
 	indirectFilter?: boolean;
 	/** Write each name's letters as #xx escapes after the first (/Fl#61teDecode reads as FlateDecode). */
 	escapedNames?: boolean;
+	/**
+	 * Encrypt the streams with the standard security handler, RC4 with a 40-bit key (revision 2), an
+	 * empty user password (every reader opens it). With `escapedNames` the trailer's key is written
+	 * `/E#6e#63#72#79#70#74`, which readers take as /Encrypt.
+	 */
+	encrypt?: boolean;
+}
+
+/** The 32 bytes that pad a password (PDF 1.7, 7.6.3.3). */
+const PASSWORD_PAD = Buffer.from("28bf4e5e4e758a4164004e56fffa01082e2e00b6d0683e802f0ca9fe6453697a", "hex");
+
+function rc4(key: Buffer, data: Buffer): Buffer {
+	const state = Array.from({ length: 256 }, (_, index) => index);
+	let j = 0;
+	for (let i = 0; i < 256; i++) {
+		j = (j + (state[i] ?? 0) + (key[i % key.length] ?? 0)) & 0xff;
+		[state[i], state[j]] = [state[j] ?? 0, state[i] ?? 0];
+	}
+	const output = Buffer.alloc(data.length);
+	let i = 0;
+	j = 0;
+	for (let index = 0; index < data.length; index++) {
+		i = (i + 1) & 0xff;
+		j = (j + (state[i] ?? 0)) & 0xff;
+		[state[i], state[j]] = [state[j] ?? 0, state[i] ?? 0];
+		output[index] = (data[index] ?? 0) ^ (state[((state[i] ?? 0) + (state[j] ?? 0)) & 0xff] ?? 0);
+	}
+	return output;
+}
+
+const md5 = (...parts: Buffer[]) => createHash("md5").update(Buffer.concat(parts)).digest();
+
+/** The standard handler's values for an empty user password (algorithms 2, 3 and 4, revision 2). */
+function rc4Security() {
+	const id = Buffer.from("0123456789abcdef0123456789abcdef", "hex");
+	const permissions = Buffer.alloc(4);
+	permissions.writeInt32LE(-4);
+	const ownerPassword = Buffer.concat([Buffer.from("owner", "latin1"), PASSWORD_PAD]).subarray(0, 32);
+	const owner = rc4(md5(ownerPassword).subarray(0, 5), PASSWORD_PAD);
+	const fileKey = md5(PASSWORD_PAD, owner, permissions, id).subarray(0, 5);
+	const user = rc4(fileKey, PASSWORD_PAD);
+	const objectKey = (object: number) =>
+		md5(fileKey, Buffer.from([object & 0xff, (object >> 8) & 0xff, (object >> 16) & 0xff, 0, 0])).subarray(0, 10);
+	const dictionary = `<< /Filter /Standard /V 1 /R 2 /O <${owner.toString("hex")}> /U <${user.toString("hex")}> /P -4 >>`;
+	return { id, objectKey, dictionary };
 }
 
 function escapeName(name: string): string {
@@ -45,9 +91,13 @@ export function makePdf(pages: readonly (string | null | Buffer)[], options: Pdf
 	const filters = options.filters ?? [];
 	const filterObject = filters.length > 0 && options.indirectFilter ? add(filterValue(filters, options)) : undefined;
 	const kids: number[] = [];
+	const security = options.encrypt ? rc4Security() : undefined;
 	for (const page of pages) {
 		const content = Buffer.isBuffer(page) ? page : pageContent(page);
-		const stream = encodeForFilters(content, filters);
+		const encoded = encodeForFilters(content, filters);
+		// The stream object's number: the next one unless an indirect length takes it first.
+		const streamNumber = objects.length + (options.indirectLength ? 2 : 1);
+		const stream = security ? rc4(security.objectKey(streamNumber), encoded) : encoded;
 		const length = options.indirectLength ? `${add(String(stream.length))} 0 R` : String(stream.length);
 		const filter =
 			filters.length === 0
@@ -84,9 +134,21 @@ export function makePdf(pages: readonly (string | null | Buffer)[], options: Pdf
 		parts.push(part);
 		length += part.length;
 	});
+	let encryption = "";
+	if (security) {
+		// Not encrypted itself: the handler's dictionary is written last, after every stream.
+		const encryptObject = objects.length + 1;
+		const part = Buffer.from(`${encryptObject} 0 obj\n${security.dictionary}\nendobj\n`, "latin1");
+		offsets.push(length);
+		parts.push(part);
+		length += part.length;
+		const key = options.escapedNames ? "/E#6e#63#72#79#70#74" : "/Encrypt";
+		encryption = ` ${key} ${encryptObject} 0 R /ID [<${security.id.toString("hex")}> <${security.id.toString("hex")}>]`;
+	}
+	const count = offsets.length + 1;
 	const entries = offsets.map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`).join("");
-	const xref = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${entries}`;
-	const trailer = `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R >>\nstartxref\n${length}\n%%EOF\n`;
+	const xref = `xref\n0 ${count}\n0000000000 65535 f \n${entries}`;
+	const trailer = `trailer\n<< /Size ${count} /Root ${catalog} 0 R${encryption} >>\nstartxref\n${length}\n%%EOF\n`;
 	parts.push(Buffer.from(xref + trailer, "latin1"));
 	return Buffer.concat(parts);
 }

@@ -86,6 +86,29 @@ describe("read tool: PDF stream filters", () => {
 		expect(await read("locked.pdf")).toMatch(/It is encrypted, so read bounds its streams by their size alone/);
 	});
 
+	// Before, an /Encrypt key written with #xx escapes went unseen: the ciphertext failed the Flate
+	// check's header test and passed as an empty stream, and pdf.js then decrypted and inflated it.
+	it("sees encryption named with escapes: an RC4-encrypted bomb is refused, a small encrypted page reads", async () => {
+		const options: PdfOptions = { filters: ["FlateDecode"], encrypt: true, escapedNames: true };
+		await writeFile(join(temp(), "hidden-lock.pdf"), makeBombPdf(100 * MB, options));
+		expect(await read("hidden-lock.pdf")).toMatch(
+			/inflates to more than 32\.0 MB.*It is encrypted, so read bounds its streams by their size alone/,
+		);
+		await writeFile(join(temp(), "small-lock.pdf"), makePdf(["an encrypted page"], options));
+		expect(await read("small-lock.pdf")).toContain("an encrypted page");
+	});
+
+	// Before, a stream dictionary too long for the check's reader was skipped, and pdf.js read it.
+	it("refuses a stream whose dictionary is too long to read (its filters cannot be told)", async () => {
+		const pdf = makeBombPdf(100 * MB)
+			.toString("latin1")
+			.replace("<< /Length", `<< /Pad [${"0 ".repeat(600_000)}] /Length`);
+		await writeFile(join(temp(), "long-dictionary.pdf"), Buffer.from(pdf, "latin1"));
+		expect(await read("long-dictionary.pdf")).toMatch(
+			/cannot be decoded within a bound: its dictionary is too long or too deeply nested to read/,
+		);
+	});
+
 	it("stops an extraction that runs past the time cap, with a notice naming the option", async () => {
 		// A hundred thousand text operators: seconds of pdf.js work, far past a 1 ms cap on any machine.
 		const lines = Array.from({ length: 100_000 }, (_, index) => `line ${index}`).join("\n");

@@ -24,9 +24,10 @@ function pdftotextHint(shownPath: string): string {
 /** The refusal of a PDF whose streams decode to more than read decompresses, or cannot be bounded. */
 export function pdfTooLarge(shownPath: string, size: number, why: StreamRefusal): ToolError {
 	const chain = `[${why.filters.join(" ")}]`;
+	const filtersNamed = why.filters.length > 0 ? ` (filters ${chain})` : "";
 	const what =
 		why.refused !== undefined
-			? `one of its streams (filters ${chain}) cannot be decoded within a bound: ${why.refused}`
+			? `one of its streams${filtersNamed} cannot be decoded within a bound: ${why.refused}`
 			: why.oneStream
 				? `one of its compressed streams (filters ${chain}) inflates to more than ${formatSize(MAX_PDF_STREAM_BYTES)}`
 				: `its compressed streams together inflate to more than ${formatSize(MAX_PDF_INFLATED_BYTES)}`;

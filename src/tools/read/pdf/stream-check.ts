@@ -4,6 +4,8 @@ import { objectHeaders, type PdfValue, parseValue, skipSpace } from "./syntax.js
 
 const STREAM = Buffer.from("stream", "latin1");
 const END_STREAM = Buffer.from("endstream", "latin1");
+const END_OBJECT = Buffer.from("endobj", "latin1");
+const TRAILER = Buffer.from("trailer", "latin1");
 /** `/Encrypt` in a trailer: the streams are ciphertext until pdf.js decrypts them. */
 const ENCRYPTED = /^\/Encrypt[\s\0]*(\d+[\s\0]+\d+[\s\0]+R|<<)/;
 
@@ -76,13 +78,31 @@ function streamData(data: Buffer, start: number, length: PdfValue | undefined, o
 	return data.subarray(start, end === -1 ? data.length : end);
 }
 
-/** True when a trailer names an `/Encrypt` dictionary (looked for without making the file a string). */
-function isEncrypted(data: Buffer): boolean {
+/**
+ * True when pdf.js will decrypt the streams: an `/Encrypt` entry in a trailer or in an object's
+ * dictionary (a cross-reference stream's holds the trailer's keys), its key read as pdf.js reads
+ * names (`/E#6e#63rypt` is /Encrypt: a plain search missed it, and an encrypted bomb passed as
+ * undecodable noise). A trailer too long to read counts as encrypted.
+ */
+function isEncrypted(data: Buffer, dictionaries: readonly Map<string, PdfValue>[]): boolean {
+	if (dictionaries.some((entries) => entries.has("Encrypt"))) return true;
+	for (let at = data.indexOf(TRAILER); at !== -1; at = data.indexOf(TRAILER, at + TRAILER.length)) {
+		const parsed = parseValue(data, at + TRAILER.length);
+		if (parsed === undefined) return true;
+		if (parsed.value.kind === "dictionary" && parsed.value.entries.has("Encrypt")) return true;
+	}
 	const key = Buffer.from("/Encrypt", "latin1");
 	for (let at = data.indexOf(key); at !== -1; at = data.indexOf(key, at + key.length)) {
 		if (ENCRYPTED.test(data.toString("latin1", at, at + 48))) return true;
 	}
 	return false;
+}
+
+/** True when the object whose body starts at `at` is a stream: `stream` comes before its `endobj`. */
+function holdsStream(data: Buffer, at: number): boolean {
+	const stream = data.indexOf(STREAM, at);
+	const end = data.indexOf(END_OBJECT, at);
+	return stream !== -1 && (end === -1 || stream < end);
 }
 
 /** The line after the `stream` keyword at `at` (pdf.js skips to the next line, CR LF counted once). */
@@ -105,12 +125,23 @@ function dataStart(data: Buffer, at: number): number {
 export function checkPdfStreams(data: Buffer, shownPath: string, limits: StreamCheckLimits): void {
 	const headers = objectHeaders(data);
 	const objects = new Objects(data, headers);
-	const encrypted = isEncrypted(data);
+	const bodies = headers.map((header) => ({ header, parsed: parseValue(data, header.body) }));
+	const encrypted = isEncrypted(
+		data,
+		bodies.flatMap(({ parsed }) => (parsed?.value.kind === "dictionary" ? [parsed.value.entries] : [])),
+	);
 	let total = 0;
-	for (const header of headers) {
+	for (const { header, parsed } of bodies) {
 		limits.signal?.throwIfAborted();
 		if (Date.now() > limits.deadline) throw pdfTimedOut(shownPath, limits.timeoutMs);
-		const parsed = parseValue(data, header.body);
+		// pdf.js reads a dictionary of any length; one too long or deep to read here hides its filters.
+		if (parsed === undefined && holdsStream(data, header.body)) {
+			throw pdfTooLarge(shownPath, data.length, {
+				refused: "its dictionary is too long or too deeply nested to read",
+				filters: [],
+				encrypted,
+			});
+		}
 		if (parsed?.value.kind !== "dictionary") continue;
 		const keyword = skipSpace(data, parsed.end);
 		if (!data.subarray(keyword, keyword + STREAM.length).equals(STREAM)) continue;
