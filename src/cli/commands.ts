@@ -200,6 +200,30 @@ definitions as JSON in the shape an API expects. No provider is needed.`,
 		load: async () => (await import("./commands/tools.js")).runToolsCommand,
 	},
 	{
+		name: "config",
+		summary: "Store a default provider, model and base URL (used when no flag is given).",
+		usage: [
+			"toolbelt config set <key> <value>",
+			"toolbelt config get [<key>]",
+			"toolbelt config unset <key>",
+			"toolbelt config list",
+		],
+		description: `Stores the defaults run and the session use when no flag gives them, in
+~/.toolbelt/config.json (mode 600, only you may write it: it says where your API key is sent).
+Keys: provider, model, base-url. Flags win over the stored values, which win over the
+environment (OPENAI_BASE_URL); a --provider other than the stored one drops the stored model and
+base-url. API keys are not stored: they stay in the environment. An unknown key or a bad value
+exits with code 2.`,
+		options: { ...help },
+		examples: [
+			"toolbelt config set provider openai",
+			"toolbelt config set base-url http://localhost:11434/v1",
+			"toolbelt config set model qwen3:8b",
+			"toolbelt config list",
+		],
+		load: async () => (await import("./commands/config.js")).runConfigCommand,
+	},
+	{
 		name: "undo",
 		summary: "Take back the file changes of the last turns or tool calls.",
 		usage: ["toolbelt undo [--turns N | --calls N] [--force] [--workspace URL]"],

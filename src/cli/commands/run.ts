@@ -6,6 +6,7 @@ import { colorEnabled, createStyle } from "../render/style.js";
 import { createAgentSetup } from "../setup/agent-setup.js";
 import { describeProjectInstructions } from "../setup/project-instructions.js";
 import { resolveProviderConfig } from "../setup/provider-config.js";
+import { withUserDefaults } from "../setup/user-config.js";
 
 /**
  * The prompt: the arguments joined by spaces, with a `-` argument replaced by piped stdin; or
@@ -53,7 +54,7 @@ function eventToJson(event: AgentEvent): string {
  */
 export async function runRunCommand(args: ParsedArgs, io: CliIO): Promise<number> {
 	// Configuration problems first: they need no prompt and no stdin.
-	resolveProviderConfig(args.values, io.env);
+	resolveProviderConfig(withUserDefaults(args.values, io.env), io.env);
 	const prompt = await readPrompt(args.positionals, io);
 	const json = booleanOption(args.values, "json");
 	const setup = await createAgentSetup(args, io);

@@ -10,6 +10,7 @@ import { handleJobsCommand, jobsHelp, jobsStatus } from "./jobs-commands.js";
 
 const sessionHelp = `Type a request and press Enter. While the agent works, Ctrl-C cancels the turn.
   /new    start a new conversation (forget the transcript)
+  /model [NAME]  show the model, or switch to NAME from the next prompt (toolbelt config sets the default)
 ${jobsHelp}
   /undo   take back the file changes of the last prompt (not those made by bash)
   /checkpoints  list the prompts /undo can take back
@@ -61,6 +62,10 @@ export class InteractiveSession {
 				await this.checkpointCommand(text);
 				continue;
 			}
+			if (text === "/model" || text.startsWith("/model ")) {
+				this.modelCommand(text.slice("/model".length).trim());
+				continue;
+			}
 			if (text === "/new" || text === "/clear") {
 				this.options.setup.agent.reset();
 				io.stdout.write(`${style.dim("New conversation.")}\n\n`);
@@ -70,6 +75,18 @@ export class InteractiveSession {
 		}
 		io.stdout.write("\n");
 		return ExitCode.ok;
+	}
+
+	/** `/model NAME` switches the model of the session's next requests; `/model` names the current one. */
+	private modelCommand(name: string): void {
+		const { io, style, setup } = this.options;
+		const { agent, provider } = setup;
+		if (name !== "") {
+			agent.setModel({ ...agent.state.model, id: name });
+			provider.model = name;
+		}
+		const verb = name === "" ? "Model" : "Model switched to";
+		io.stdout.write(`${style.dim(`${verb} ${provider.provider} ${provider.model}.`)}\n\n`);
 	}
 
 	/** `/undo` takes back the last turn's file changes; `/checkpoints` lists the turns. */

@@ -14,6 +14,7 @@ import { loadProjectInstructions, type ProjectInstructions } from "./project-ins
 import { type ProviderConfig, resolveProviderConfig } from "./provider-config.js";
 import { type CliSafety, type CliSafetyOptions, createCliSafety } from "./safety-setup.js";
 import { type CliRecording, openCliRecording, sessionToResume } from "./session-recording.js";
+import { withUserDefaults } from "./user-config.js";
 
 /** Default bound on model requests per prompt in the CLI. */
 export const DEFAULT_CLI_MAX_TURNS = 50;
@@ -69,7 +70,8 @@ export async function createAgentSetup(
 	io: CliIO,
 	options: AgentSetupOptions = {},
 ): Promise<AgentSetup> {
-	const provider = resolveProviderConfig(args.values, io.env);
+	// Flags first, then the user's stored defaults (`toolbelt config`), then the environment.
+	const provider = resolveProviderConfig(withUserDefaults(args.values, io.env), io.env);
 	const maxTurns = parseMaxTurns(args);
 	const cwd = await resolveCwd(io, args.values);
 	const safety = await createCliSafety({

@@ -31,6 +31,7 @@ export const providerSetupHelp = `No model provider is configured. Set one up in
   Other OpenAI-compatible servers (vLLM, llama.cpp, LM Studio, OpenRouter):
                 --provider openai --base-url <url>/v1 --model <id>   (or export OPENAI_BASE_URL=<url>/v1)
 
+Store the choice once: toolbelt config set provider openai (and model, base-url).
 The same flags work for 'toolbelt run'. 'toolbelt tool' and 'toolbelt tools' need no provider.`;
 
 /**
