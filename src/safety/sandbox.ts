@@ -276,7 +276,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		failure = await probe();
 	}
 	if (failure !== undefined) {
-		await network?.proxy.close();
+		await network?.close();
 		throw new SandboxUnavailableError(explainProbeFailure(failure));
 	}
 	return {
@@ -286,7 +286,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		wrap: (operations) => wrapOperations(operations, prepare, options.isolateProcesses !== false),
 		close: async () => {
 			nestedGuard.close();
-			await network?.proxy.close();
+			await network?.close();
 		},
 	};
 }

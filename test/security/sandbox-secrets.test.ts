@@ -4,15 +4,18 @@
 // through NODE_EXTRA_CA_CERTS of the toolbelt process; the sandbox trusts only the session's CA
 // (and the system's). A variable and an ~/.npmrc token are listed for secret.test alone; each
 // server records the credentials it was sent, so every check looks at what really arrived where.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSessionCa } from "../../src/safety/sandbox/network/secrets/session-ca.js";
-import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
+import { CliProcesses, cleanEnv, ensureBuiltCli, sharedCacheHome } from "../cli/helpers/cli-binary.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
-import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
+import { handOver, type TestUser, testUsers, userPrefix } from "../helpers/test-users.js";
+import { textOf } from "../mcp/helpers.js";
 
 const unavailable = await sandboxUnavailableReason();
 
@@ -89,31 +92,48 @@ function settings() {
 	};
 }
 
+/**
+ * What a network session left in the sandbox's state directories under `runtime` once its process
+ * ended: its folder (CA certificate and bundle, masked token files) and the proxy's socket.
+ */
+async function leftovers(runtime: string): Promise<string[]> {
+	const left: string[] = [];
+	for (const stateDir of await readdir(runtime)) {
+		for (const name of await readdir(join(runtime, stateDir))) {
+			if (/^network-|^proxy-|session-ca|masked-token-file/.test(name)) left.push(`${stateDir}/${name}`);
+		}
+	}
+	return left;
+}
+
+/** The home, project and runtime folders of one run, with the settings and the token file in place. */
+async function prepare(user: TestUser, prefix: string) {
+	ensureBuiltCli();
+	const outside = await mkdtemp(join("/var/tmp", prefix));
+	const home = join(outside, "home");
+	const project = join(outside, "project");
+	// The sandbox's state directory where the sandbox can read it (not under its private /tmp).
+	const runtime = join(outside, "runtime");
+	for (const directory of [join(home, ".toolbelt"), project, runtime]) await mkdir(directory, { recursive: true });
+	await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify(settings()));
+	await writeFile(join(home, ".npmrc"), `//secret.test:${secretHost.port}/:_authToken=${realNpmToken}\n`);
+	await writeFile(join(outside, "upstream-ca.pem"), upstreamCaPem);
+	await handOver(outside, user);
+	const env = cleanEnv({
+		HOME: home,
+		XDG_RUNTIME_DIR: runtime,
+		TEST_API_TOKEN: realToken,
+		NODE_EXTRA_CA_CERTS: join(outside, "upstream-ca.pem"),
+	});
+	return { outside, project, runtime, env };
+}
+
 /** Runs `command` through the built CLI's sandbox as `user`, the secrets in its environment and home. */
 async function sandboxed(user: TestUser, command: string) {
-	ensureBuiltCli();
-	const outside = await mkdtemp(join("/var/tmp", "toolbelt-sandbox-secrets-"));
+	const { outside, project, runtime, env } = await prepare(user, "toolbelt-sandbox-secrets-");
 	try {
-		const home = join(outside, "home");
-		const project = join(outside, "project");
-		// The sandbox's state directory where the sandbox can read it (not under its private /tmp).
-		const runtime = join(outside, "runtime");
-		for (const directory of [join(home, ".toolbelt"), project, runtime]) await mkdir(directory, { recursive: true });
-		await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify(settings()));
-		await writeFile(join(home, ".npmrc"), `//secret.test:${secretHost.port}/:_authToken=${realNpmToken}\n`);
-		await writeFile(join(outside, "upstream-ca.pem"), upstreamCaPem);
-		await handOver(outside, user);
-		const run = await cli.run(["tool", "bash", JSON.stringify({ command }), "--sandbox"], {
-			cwd: project,
-			user,
-			env: cleanEnv({
-				HOME: home,
-				XDG_RUNTIME_DIR: runtime,
-				TEST_API_TOKEN: realToken,
-				NODE_EXTRA_CA_CERTS: join(outside, "upstream-ca.pem"),
-			}),
-		});
-		return { ...run, output: run.stdout + run.stderr, runtime };
+		const run = await cli.run(["tool", "bash", JSON.stringify({ command }), "--sandbox"], { cwd: project, user, env });
+		return { ...run, output: run.stdout + run.stderr, left: await leftovers(runtime) };
 	} finally {
 		cli.killAll();
 		await rm(outside, { recursive: true, force: true });
@@ -170,7 +190,7 @@ describe.skipIf(unavailable !== undefined)(
 						`grep -c "BEGIN CERTIFICATE" "$NODE_EXTRA_CA_CERTS"`,
 						`test -s "$SSL_CERT_FILE" && echo bundle-present`,
 						// The state directory is readable in here (XDG_RUNTIME_DIR is outside /tmp): it holds no key.
-						`ls "$XDG_RUNTIME_DIR"/toolbelt-sandbox-*/ | grep -c session-ca`,
+						`ls -R "$XDG_RUNTIME_DIR"/toolbelt-sandbox-*/ | grep -c session-ca`,
 						`grep -rl "PRIVATE KEY" "$XDG_RUNTIME_DIR" /tmp "$HOME" 2>/dev/null | wc -l | sed 's/^/keys-found: /'`,
 					].join("; "),
 				);
@@ -178,6 +198,63 @@ describe.skipIf(unavailable !== undefined)(
 				expect(run.stdout).toContain("bundle-present");
 				expect(run.stdout).toMatch(/\n[1-9]\d*\n/);
 				expect(run.stdout).toContain("keys-found: 0");
+				// Once the CLI has exited, none of the session's files is left.
+				expect(run.left).toEqual([]);
+			});
+
+			it("an MCP server stopped with SIGTERM leaves none of the session's files", async () => {
+				const { outside, project, runtime, env } = await prepare(user, "toolbelt-sandbox-secrets-mcp-");
+				const [file, ...prefix] = [...userPrefix(user), process.execPath];
+				let stderr = "";
+				const transport = new StdioClientTransport({
+					command: file ?? process.execPath,
+					args: [...prefix, ensureBuiltCli(), "mcp", "--sandbox", "--cwd", project],
+					cwd: project,
+					env: { ...env, XDG_CACHE_HOME: sharedCacheHome(user) },
+					stderr: "pipe",
+				});
+				transport.stderr?.on("data", (chunk: Buffer) => {
+					stderr += chunk.toString("utf8");
+				});
+				const client = new Client({ name: "sandbox-secrets-cleanup", version: "1.0.0" });
+				try {
+					await client.connect(transport).catch((error: unknown) => {
+						throw new Error(`toolbelt mcp did not start (${String(error)}); its stderr:\n${stderr}`);
+					});
+					const result = await client.callTool({
+						name: "bash",
+						arguments: {
+							command: `ls -R "$XDG_RUNTIME_DIR"/toolbelt-sandbox-*/ | grep -c session-ca; echo "$TEST_API_TOKEN"`,
+						},
+					});
+					const text = textOf(result);
+					expect(text, stderr).toMatch(/^[1-9]\d*\n/);
+					expect(text).toContain("toolbelt-placeholder-");
+					expect((await leftovers(runtime)).length).toBeGreaterThan(0);
+					const pid = transport.pid;
+					expect(pid).toBeTypeOf("number");
+					const ended = new Promise<void>((resolve) => {
+						client.onclose = () => resolve();
+					});
+					process.kill(pid as number, "SIGTERM");
+					await ended;
+					// The transport closes when stdout does; the process may still be finishing its exit.
+					await vi.waitFor(
+						() => {
+							try {
+								process.kill(pid as number, 0);
+							} catch {
+								return;
+							}
+							throw new Error("still running");
+						},
+						{ timeout: 60_000, interval: 100 },
+					);
+					expect(await leftovers(runtime), stderr).toEqual([]);
+				} finally {
+					await client.close().catch(() => {});
+					await rm(outside, { recursive: true, force: true });
+				}
 			});
 		});
 	},

@@ -12,6 +12,7 @@ import type { HostResolver } from "./decide.js";
 import { type NetworkPolicy, NetworkRuleError, parseNetworkPolicy } from "./policy.js";
 import { type NetworkProxy, startNetworkProxy } from "./proxy-server.js";
 import { type SecretSetting, type SessionSecrets, startSecrets } from "./secrets/index.js";
+import { openSessionFiles } from "./session-files.js";
 
 /** The sandbox's network policy: the hosts sandboxed commands may reach through the session's proxy. */
 export interface SandboxNetworkOptions {
@@ -48,6 +49,12 @@ const connectHelperPath = "/tmp/.toolbelt-proxy-connect.cjs";
 export interface NetworkSession {
 	policy: NetworkPolicy;
 	proxy: NetworkProxy;
+	/**
+	 * Stops the proxy and removes the session's files (the CA certificate and bundle, the masked
+	 * token files, the socket); they also go when the process exits or gets SIGINT/SIGTERM/SIGHUP.
+	 * Never throws.
+	 */
+	close(): Promise<void>;
 	/**
 	 * Starts a call's audit and returns the command line in front of bwrap's arguments (the
 	 * launcher), the one after them (the bridge), and the environment the command gets.
@@ -115,13 +122,22 @@ export async function startNetworkSession(
 ): Promise<NetworkSession> {
 	const policy = parseNetworkPolicy(options.allow, options.deny ?? []);
 	const forwards = forwardedPorts(policy);
-	const secrets: SessionSecrets | undefined = await startSecrets(options.secrets ?? [], { ...place, stateDir });
-	const proxy = await startNetworkProxy({
-		stateDir,
-		decide: { policy, resolver: options.resolver, hosts: options.hosts },
-		onConnection: options.onConnection,
-		secrets: secrets?.proxy,
-	});
+	const files = await openSessionFiles(stateDir);
+	let secrets: SessionSecrets | undefined;
+	let proxy: NetworkProxy;
+	try {
+		secrets = await startSecrets(options.secrets ?? [], { ...place, stateDir: files.folder });
+		proxy = await startNetworkProxy({
+			stateDir,
+			decide: { policy, resolver: options.resolver, hosts: options.hosts },
+			onConnection: options.onConnection,
+			secrets: secrets?.proxy,
+		});
+	} catch (error) {
+		files.remove();
+		throw error;
+	}
+	files.alsoRemove(proxy.socketPath);
 	const bridge: BridgeConfig = {
 		...proxyPorts,
 		forwards,
@@ -130,6 +146,10 @@ export async function startNetworkSession(
 	return {
 		policy,
 		proxy,
+		close: async () => {
+			await proxy.close();
+			files.remove();
+		},
 		launch: ({ filterFile, bwrapPath, seccompFd, environment }) => {
 			const call = randomBytes(8).toString("hex");
 			const launcher: LauncherConfig = { socket: proxy.socketPath, call, seccompFd };
