@@ -40,7 +40,13 @@ async function runExample(name: string): Promise<void> {
 	}
 }
 
-describe("README examples", () => {
+/**
+ * Each example imports its framework fresh (transformed on first import): 10-15 s at load 15, past the
+ * suite's 20 s default under heavier load. Generous, as nothing here asserts a duration.
+ */
+const EXAMPLE_TIMEOUT_MS = 120_000;
+
+describe("README examples", { timeout: EXAMPLE_TIMEOUT_MS }, () => {
 	it.skipIf(skipBelowNode(22, "the README's AI SDK example"))("AI SDK", async () => {
 		await expect(runExample("ai-sdk")).resolves.toBeUndefined();
 	});
