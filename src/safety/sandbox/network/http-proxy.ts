@@ -86,6 +86,15 @@ async function terminateConnect(
 	});
 }
 
+/** The bytes of a request's head as the command sent it (request line, header lines, blank line). */
+function headBytes(request: IncomingMessage): number {
+	let size = Buffer.byteLength(`${request.method} ${request.url} HTTP/${request.httpVersion}\r\n`, "latin1");
+	for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) {
+		size += Buffer.byteLength(`${request.rawHeaders[index]}: ${request.rawHeaders[index + 1]}\r\n`, "latin1");
+	}
+	return size + 2;
+}
+
 function forwardedHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 	const kept: IncomingHttpHeaders = {};
 	for (const [name, value] of Object.entries(headers)) if (!hopByHop.has(name)) kept[name] = value;
@@ -143,17 +152,24 @@ async function onRequest(context: ProxyContext, request: IncomingMessage, respon
 		agent: false,
 		setHost: false,
 	});
+	// Bytes mean what they mean for a tunnel: what the command sent and got back, heads included
+	// (the request's head as it came, the response as written to the command, framing and all).
+	record.bytesSent = headBytes(request);
+	const socket = request.socket;
+	const writtenBefore = socket.bytesWritten;
+	const received = () => {
+		record.bytesReceived = Math.max(0, socket.bytesWritten - writtenBefore);
+	};
 	let settled = false;
 	const close = () => {
 		if (settled) return;
 		settled = true;
+		received();
 		context.audit.closed(record, context.call);
 	};
 	outgoing.on("response", (incoming) => {
 		response.writeHead(incoming.statusCode ?? 502, forwardedHeaders(incoming.headers));
-		incoming.on("data", (chunk: Buffer) => {
-			record.bytesReceived += chunk.length;
-		});
+		incoming.on("data", received);
 		incoming.pipe(response);
 		incoming.on("end", close);
 	});
