@@ -56,10 +56,12 @@ export function ensureTestImage(): void {
 /**
  * Starts a container of the test image with no network; returns its name. `--init` (docker's own
  * docker-init) is its PID 1 and reaps the orphans commands leave (`sleep` would leave zombies).
+ * `mounts` maps a folder of this machine to a path in the container. Default: none.
  */
-export function startContainer(name: string): string {
+export function startContainer(name: string, mounts: Record<string, string> = {}): string {
 	docker(["rm", "-f", name]);
-	docker(["run", "-d", "--init", "--network", "none", "--name", name, testImage, "sleep", "3600"]);
+	const volumes = Object.entries(mounts).flatMap(([here, there]) => ["--volume", `${here}:${there}`]);
+	docker(["run", "-d", "--init", "--network", "none", ...volumes, "--name", name, testImage, "sleep", "3600"]);
 	return name;
 }
 

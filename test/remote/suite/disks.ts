@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
 	chmodSync,
@@ -21,13 +21,16 @@ import { afterAll, beforeAll } from "vitest";
 import type { ToolWorkspace } from "../../../src/tools/index.js";
 import { createLocalWorkspace, createMemoryWorkspace, MemoryFiles } from "../../../src/workspace/index.js";
 import { createWorkspaceFromUrl, type RemoteWorkspace } from "../../../src/workspace/remote/index.js";
-import { dockerUnavailable, ensureTestImage, removeContainer, startContainer } from "../docker-fixture.js";
+import { dockerUnavailable, ensureTestImage, inContainer, removeContainer, startContainer } from "../docker-fixture.js";
 import { bindMountPrefix, type SshdFixture, startSshdOrSkip } from "../sshd-fixture.js";
 
 // Four backends, each on a disk of its own, and a view of every disk so a test can tell which
 // one a call wrote. The remote backends' folders also exist on this machine's disk at the very
 // path the workspace names (empty "decoys"): a tool that fell back to the local disk would write
-// there, and the check after each case sees it.
+// there, and the check after each case sees it. The test looks at the remote disks through a
+// folder of this machine mounted there (a mount namespace for sshd, a bind mount for the
+// container), never at the workspace's path: setting a case up and checking it costs no remote
+// command, and the workspace still reaches its files only through ssh or `docker exec`.
 
 /** One disk as a test sees it: set files up, read them back, take a snapshot of the whole folder. */
 export interface Disk {
@@ -123,55 +126,6 @@ function memoryDisk(files: MemoryFiles, folder: string): Disk {
 	};
 }
 
-const SNAPSHOT_SCRIPT = `cd "$1" && find . -mindepth 1 -exec sh -c 'for f; do if [ -L "$f" ]; then echo "$f|link -> $(readlink "$f")"; elif [ -d "$f" ]; then echo "$f|dir"; else echo "$f|$(stat -c %a "$f") $(sha256sum < "$f" | cut -c1-16)"; fi; done' sh {} + | sort`;
-
-/** The disk inside a container, reached only with `docker exec`. */
-function containerDisk(container: () => string, folder: string): Disk {
-	const run = (script: string, args: string[], input?: Buffer) =>
-		execFileSync("docker", ["exec", "-i", container(), "sh", "-c", script, "sh", ...args], {
-			input: input ?? Buffer.alloc(0),
-			timeout: 60_000,
-			stdio: ["pipe", "pipe", "pipe"],
-		});
-	return {
-		put: (path, content, mode = 0o644) =>
-			void run(
-				'mkdir -p "$(dirname "$1")" && cat > "$1" && chmod "$2" "$1"',
-				[join(folder, path), mode.toString(8)],
-				Buffer.from(content),
-			),
-		symlink: (path, target) => void run('mkdir -p "$(dirname "$1")" && ln -s "$2" "$1"', [join(folder, path), target]),
-		hardlink: (path, existing) => void run('ln "$2" "$1"', [join(folder, path), join(folder, existing)]),
-		read: (path) => {
-			try {
-				return run('cat "$1"', [join(folder, path)]);
-			} catch {
-				return undefined;
-			}
-		},
-		mode: (path) => {
-			try {
-				return Number.parseInt(
-					run('stat -c %a "$1"', [join(folder, path)])
-						.toString()
-						.trim(),
-					8,
-				);
-			} catch {
-				return undefined;
-			}
-		},
-		snapshot: () => {
-			const result: Record<string, string> = {};
-			for (const line of run(SNAPSHOT_SCRIPT, [folder]).toString().split("\n").filter(Boolean)) {
-				const bar = line.indexOf("|");
-				result[line.slice(2, bar)] = line.slice(bar + 1);
-			}
-			return result;
-		},
-	};
-}
-
 /** The suite's backends, and every disk they could reach (the decoys included). */
 export interface SuiteBackends {
 	backends: SuiteBackend[];
@@ -183,7 +137,8 @@ export interface SuiteBackends {
 
 /**
  * Starts one sshd (whose sessions see their own folder at the path of the local decoy: a mount
- * namespace of their own) and one container for the file, and opens workspaces on them.
+ * namespace of their own) and one container (whose folder at that path is another folder of
+ * this machine, mounted there) for the file, and opens workspaces on them.
  */
 export function useSuiteBackends(): SuiteBackends {
 	const root = realpathSync(mkdtempSync(join(tmpdir(), "toolbelt-suite-")));
@@ -193,6 +148,7 @@ export function useSuiteBackends(): SuiteBackends {
 		ssh: join(root, "ssh"),
 		sshRemote: join(root, "ssh-remote"),
 		docker: join(root, "docker"),
+		dockerInside: join(root, "docker-inside"),
 		state: join(root, "state"),
 	};
 	for (const folder of Object.values(folders)) mkdirSync(folder);
@@ -210,15 +166,22 @@ export function useSuiteBackends(): SuiteBackends {
 		if (dockerSkip) return;
 		try {
 			ensureTestImage();
-			startContainer(container);
-			execFileSync("docker", ["exec", container, "mkdir", "-p", folders.docker]);
+			startContainer(container, { [folders.dockerInside]: folders.docker });
 		} catch (error) {
 			dockerSkip = `the test container could not start: ${(error as Error).message}`;
 		}
 	}, 120_000);
 	afterAll(async () => {
 		await Promise.all(opened.map((workspace) => workspace.close()));
+		// The shared master is left running by the workspaces: it ends here.
+		if (sshd)
+			spawnSync("ssh", ["-o", `ControlPath=${join(root, "ssh-master")}`, "-O", "exit", "127.0.0.1"], {
+				stdio: "ignore",
+				timeout: 10_000,
+			});
 		await sshd?.stop();
+		// What the container's root made there is removed by that root (this user may not be root).
+		if (!dockerSkip) inContainer(container, `find "${folders.docker}" -mindepth 1 -delete || true`);
 		removeContainer(container);
 		rmSync(root, { recursive: true, force: true });
 	});
@@ -255,7 +218,10 @@ export function useSuiteBackends(): SuiteBackends {
 			skipReason: () => sshSkip,
 			open: (sub) => {
 				if (!sshd) throw new Error(sshSkip ?? "sshd not started");
-				return remote(`${sshd.urlPrefix}${join(folders.ssh, sub)}`, { sshOptions: sshd.sshOptions });
+				// One master connection serves every case's workspace (a ControlPath without % tokens is
+				// shared): a case opens no connection of its own.
+				const sshOptions = [...sshd.sshOptions, `ControlPath=${join(root, "ssh-master")}`];
+				return remote(`${sshd.urlPrefix}${join(folders.ssh, sub)}`, { sshOptions });
 			},
 			storeKey: (path) => `${sshd?.urlPrefix}${path}`,
 			posixPaths: true,
@@ -264,7 +230,7 @@ export function useSuiteBackends(): SuiteBackends {
 		{
 			name: "docker",
 			folder: folders.docker,
-			disk: containerDisk(() => container, folders.docker),
+			disk: localDisk(folders.dockerInside),
 			skipReason: () => dockerSkip,
 			open: (sub) => remote(`docker://${container}${join(folders.docker, sub)}`),
 			storeKey: (path) => `docker://${container}${path}`,
