@@ -2,19 +2,19 @@
 // apply_patch, through the built CLI in every mode that lets file changes through, try each
 // protected auto-run path (a hooks folder core.hooksPath names, husky's, another agent's settings,
 // editor tasks, a dev container); none is written unless a rule names it. As root and as an
-// unprivileged user.
+// unprivileged user. One `toolbelt mcp` per user and mode serves that mode's cases (a CLI start per
+// call cost ~37 s a run); each case starts from the same files, put back before it.
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
-import { useTempDir } from "../helpers/temp-dir.js";
+import { startUserMcpServer, type UserMcpServer } from "../cli/helpers/user-mcp-server.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
 
-const tempDir = useTempDir();
 const cli = new CliProcesses();
-// Each test starts the CLI several times; on a loaded machine that takes a while.
-vi.setConfig({ testTimeout: 180_000 });
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 afterEach(() => cli.killAll());
 
 const paths = [
@@ -42,40 +42,46 @@ const callOf: Record<string, (path: string) => Record<string, unknown>> = {
 };
 
 describe.each(testUsers())("files that run later, through the file tools, as %s", (user: TestUser) => {
-	beforeEach(() => {
-		ensureBuiltCli();
-	});
+	let root = "";
+	const home = () => join(dirname(root), "home");
+	const env = () => cleanEnv({ HOME: home() });
+	const servers = new Map<string, UserMcpServer>();
 
-	/** A project whose git config names .githooks, each protected path holding `old`. */
-	async function project(): Promise<string> {
-		const root = join(tempDir(), "project");
+	/** The project every case starts from: git config naming .githooks, each protected path holding `old`. */
+	async function reset(): Promise<void> {
 		await mkdir(join(root, ".git"), { recursive: true });
+		await mkdir(home(), { recursive: true });
 		await writeFile(join(root, ".git", "config"), "[core]\n\thooksPath = .githooks\n");
 		for (const path of paths) {
 			await mkdir(dirname(join(root, path)), { recursive: true });
 			await writeFile(join(root, path), "old\n");
+			await rm(join(root, dirname(path), "new-file"), { force: true });
 		}
-		await handOver(tempDir(), user);
-		return root;
+		await handOver(dirname(root), user);
 	}
 
-	function tool(root: string, name: string, args: Record<string, unknown>, flags: string[]) {
-		return cli.run(["tool", name, JSON.stringify(args), ...flags], {
-			cwd: root,
-			env: cleanEnv({ HOME: join(tempDir(), "home") }),
-			user,
-		});
-	}
+	beforeAll(async () => {
+		ensureBuiltCli();
+		root = join(await mkdtemp(join(tmpdir(), "toolbelt-auto-run-")), "project");
+		await reset();
+		for (const [mode, flags] of modes)
+			servers.set(mode, await startUserMcpServer({ user, cwd: root, env: env(), flags }));
+	});
+	afterAll(async () => {
+		for (const server of servers.values()) await server.close();
+		await rm(dirname(root), { recursive: true, force: true });
+	});
 
-	for (const [mode, flags] of modes) {
+	for (const [mode] of modes) {
 		for (const name of Object.keys(callOf)) {
 			it(`${name} in ${mode} mode writes none of them`, async () => {
-				const root = await project();
+				await reset();
+				const server = servers.get(mode) as UserMcpServer;
 				for (const path of paths) {
 					// write replaces only a file the model read; give it a new name in the same folder too.
 					const targets = name === "write" ? [path, join(dirname(path), "new-file")] : [path];
 					for (const target of targets)
-						await tool(root, name, (callOf[name] as (p: string) => Record<string, unknown>)(target), flags);
+						await server.call(name, (callOf[name] as (p: string) => Record<string, unknown>)(target));
 					expect(readFileSync(join(root, path), "utf8"), `${name} ${path}`).toBe("old\n");
 					expect(existsSync(join(root, dirname(path), "new-file")), `${name} ${path}`).toBe(false);
 				}
@@ -84,12 +90,18 @@ describe.each(testUsers())("files that run later, through the file tools, as %s"
 	}
 
 	it("a rule naming the path opens it (edit(…) for every file tool)", async () => {
-		const root = await project();
-		const run = await tool(root, "edit", callOf.edit?.(".vscode/tasks.json") ?? {}, [
-			"--allow",
-			"edit(.vscode/tasks.json)",
-		]);
-		expect(run.code).toBe(0);
+		await reset();
+		const run = await cli.run(
+			[
+				"tool",
+				"edit",
+				JSON.stringify(callOf.edit?.(".vscode/tasks.json") ?? {}),
+				"--allow",
+				"edit(.vscode/tasks.json)",
+			],
+			{ cwd: root, env: env(), user },
+		);
+		expect(run.code, run.stderr).toBe(0);
 		expect(readFileSync(join(root, ".vscode", "tasks.json"), "utf8")).toBe("planted\n");
 	});
 });

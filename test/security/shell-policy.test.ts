@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
-import { useTempDir } from "../helpers/temp-dir.js";
+import { startUserMcpServer, type UserMcpServer } from "../cli/helpers/user-mcp-server.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
 
 /**
@@ -13,46 +14,59 @@ import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
  * hand-written splitter, programs that run other programs from their options, and options that
  * write files under an allow rule for a "read-only" command. Effects only: the victim file
  * survives, the file outside the workspace is not written, the marker is not made.
+ *
+ * One `toolbelt mcp` per user and rule set serves its cases (a CLI start per case cost ~40 s a
+ * run); each case starts from the same files, put back before it.
  */
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
 describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: TestUser) => {
-	const tempDir = useTempDir();
 	const processes = new CliProcesses();
-	beforeAll(() => {
+	let root = "";
+	const dir = () => join(root, "project");
+	const home = () => join(root, "home");
+	const outside = () => join(root, "outside");
+	const env = () => cleanEnv({ HOME: home(), GIT_CONFIG_NOSYSTEM: "1", npm_config_update_notifier: "false" });
+	const servers: UserMcpServer[] = [];
+	let denyRm: UserMcpServer;
+	let allowReadOnly: UserMcpServer;
+
+	/** The files every case starts from: the workspace's victim and list, the outside file, an empty home. */
+	async function reset(): Promise<void> {
+		for (const folder of [dir(), home(), outside()]) await mkdir(folder, { recursive: true });
+		const made = [
+			...["marker", "env.sh", "note.txt"].map((name) => join(dir(), name)),
+			...["log.txt", "sorted.txt", "found.txt", "copied.txt"].map((name) => join(outside(), name)),
+			join(home(), ".bashrc"),
+		];
+		for (const path of made) await rm(path, { force: true });
+		await writeFile(join(dir(), "victim"), "keep me\n");
+		await writeFile(join(dir(), "list"), "victim\n");
+		await writeFile(join(outside(), "kept.txt"), "keep me\n");
+		await handOver(root, user);
+	}
+
+	beforeAll(async () => {
 		ensureBuiltCli();
+		root = await mkdtemp(join(tmpdir(), "toolbelt-shell-policy-"));
+		await reset();
+		execFileSync("git", ["init", "-q"], { cwd: dir(), env: env() });
+		await handOver(root, user);
+		const start = (flags: string[]) => startUserMcpServer({ user, cwd: dir(), env: env(), flags });
+		denyRm = await start(["--deny", "bash(rm:*)"]);
+		servers.push(denyRm);
+		// Every rule of the cases below at once: none of them may cover any case's write or program.
+		const rules = ["bash(git diff:*)", "bash(git log:*)", "bash(sort:*)", "bash(find:*)", "bash(sed:*)"];
+		allowReadOnly = await start(["--mode", "default", ...rules.flatMap((rule) => ["--allow", rule])]);
+		servers.push(allowReadOnly);
+	});
+	afterAll(async () => {
+		for (const server of servers) await server.close();
+		await rm(root, { recursive: true, force: true });
 	});
 	afterEach(() => processes.killAll());
 
-	interface Setup {
-		dir: string;
-		home: string;
-		outside: string;
-		env: Record<string, string>;
-	}
-
-	async function project(): Promise<Setup> {
-		const root = tempDir();
-		const dir = join(root, "project");
-		const home = join(root, "home");
-		const outside = join(root, "outside");
-		await mkdir(dir, { recursive: true });
-		await mkdir(home, { recursive: true });
-		await mkdir(outside, { recursive: true });
-		await writeFile(join(dir, "victim"), "keep me\n");
-		await writeFile(join(dir, "list"), "victim\n");
-		await writeFile(join(outside, "kept.txt"), "keep me\n");
-		const env = cleanEnv({ HOME: home, GIT_CONFIG_NOSYSTEM: "1", npm_config_update_notifier: "false" });
-		execFileSync("git", ["init", "-q"], { cwd: dir, env });
-		await handOver(root, user);
-		return { dir, home, outside, env };
-	}
-
-	function runBash(setup: Setup, command: string, flags: string[]) {
-		return processes.run(["tool", "bash", JSON.stringify({ command }), ...flags], {
-			cwd: setup.dir,
-			env: setup.env,
-			user,
-		});
-	}
+	const bash = (server: UserMcpServer, command: string) => server.call("bash", { command });
 
 	// Each ran `rm victim` under --deny 'bash(rm:*)' on the hand-written splitter (checked on the base commit).
 	const denied: [string, string][] = [
@@ -76,98 +90,88 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		["vim -c '!…'", "vim -es -c '!rm victim' -c 'q!'"],
 	];
 
-	it.each(denied)(
-		"deny bash(rm:*) holds against %s",
-		async (_name, command) => {
-			const setup = await project();
-			const result = await runBash(setup, command, ["--deny", "bash(rm:*)"]);
-			expect(existsSync(join(setup.dir, "victim")), `${command}\n${result.stdout}${result.stderr}`).toBe(true);
-		},
-		60_000,
-	);
+	it.each(denied)("deny bash(rm:*) holds against %s", async (_name, command) => {
+		await reset();
+		const result = await bash(denyRm, command);
+		expect(existsSync(join(dir(), "victim")), `${command}\n${result.text}`).toBe(true);
+	});
 
 	/** Commands that an allow rule for a "read-only" program let write outside the workspace, or run another program. */
-	const allowed: [string, string, (setup: Setup) => string, (setup: Setup) => boolean][] = [
+	const allowed: [string, string, () => string, () => boolean][] = [
 		[
 			"git diff --output to ~/.bashrc",
 			"bash(git diff:*)",
 			() => "git diff --output=$HOME/.bashrc",
-			(setup) => !existsSync(join(setup.home, ".bashrc")),
+			() => !existsSync(join(home(), ".bashrc")),
 		],
 		[
 			"git log --output",
 			"bash(git log:*)",
-			(setup) => `git log --output=${join(setup.outside, "log.txt")}`,
-			(setup) => !existsSync(join(setup.outside, "log.txt")),
+			() => `git log --output=${join(outside(), "log.txt")}`,
+			() => !existsSync(join(outside(), "log.txt")),
 		],
 		[
 			"sort -o",
 			"bash(sort:*)",
-			(setup) => `sort -o ${join(setup.outside, "sorted.txt")} list`,
-			(setup) => !existsSync(join(setup.outside, "sorted.txt")),
+			() => `sort -o ${join(outside(), "sorted.txt")} list`,
+			() => !existsSync(join(outside(), "sorted.txt")),
 		],
 		[
 			"find -fprintf",
 			"bash(find:*)",
-			(setup) => `find . -maxdepth 0 -fprintf ${join(setup.outside, "found.txt")} planted`,
-			(setup) => !existsSync(join(setup.outside, "found.txt")),
+			() => `find . -maxdepth 0 -fprintf ${join(outside(), "found.txt")} planted`,
+			() => !existsSync(join(outside(), "found.txt")),
 		],
 		[
 			"sed's w command",
 			"bash(sed:*)",
-			(setup) => `sed -n 'w ${join(setup.outside, "copied.txt")}' list`,
-			(setup) => !existsSync(join(setup.outside, "copied.txt")),
+			() => `sed -n 'w ${join(outside(), "copied.txt")}' list`,
+			() => !existsSync(join(outside(), "copied.txt")),
 		],
 		[
 			"sed -i",
 			"bash(sed:*)",
-			(setup) => `sed -i s/keep/lose/ ${join(setup.outside, "kept.txt")}`,
-			(setup) => readFileSync(join(setup.outside, "kept.txt"), "utf8") === "keep me\n",
+			() => `sed -i s/keep/lose/ ${join(outside(), "kept.txt")}`,
+			() => readFileSync(join(outside(), "kept.txt"), "utf8") === "keep me\n",
 		],
 		[
 			"find -exec",
 			"bash(find:*)",
 			() => "find . -name victim -exec rm {} \\;",
-			(setup) => existsSync(join(setup.dir, "victim")),
+			() => existsSync(join(dir(), "victim")),
 		],
 		[
 			"find -delete",
 			"bash(find:*)",
-			(setup) => `find ${setup.outside} -name kept.txt -delete`,
-			(setup) => existsSync(join(setup.outside, "kept.txt")),
+			() => `find ${outside()} -name kept.txt -delete`,
+			() => existsSync(join(outside(), "kept.txt")),
 		],
-		[
-			"sed's e command",
-			"bash(sed:*)",
-			() => "sed -n '1e touch marker' list",
-			(setup) => !existsSync(join(setup.dir, "marker")),
-		],
+		["sed's e command", "bash(sed:*)", () => "sed -n '1e touch marker' list", () => !existsSync(join(dir(), "marker"))],
 	];
 
-	it.each(allowed)(
-		"an allow rule does not cover %s (%s)",
-		async (_name, rule, command, holds) => {
-			const setup = await project();
-			const text = command(setup);
-			const result = await runBash(setup, text, ["--allow", rule, "--mode", "default"]);
-			expect(holds(setup), `${text}\n${result.stdout}${result.stderr}`).toBe(true);
-		},
-		60_000,
-	);
+	it.each(allowed)("an allow rule does not cover %s (%s)", async (_name, _rule, command, holds) => {
+		await reset();
+		const text = command();
+		const result = await bash(allowReadOnly, text);
+		expect(holds(), `${text}\n${result.text}`).toBe(true);
+	});
 
 	it("positive controls: a pipeline and a heredoc to a file run under the deny rule", async () => {
-		const setup = await project();
-		const pipeline = await runBash(setup, "echo fine | tr a-z A-Z && git diff --stat", ["--deny", "bash(rm:*)"]);
-		expect(pipeline.stdout).toContain("FINE");
-		const heredoc = await runBash(setup, "cat <<EOF > note.txt\nhello $USER\nEOF", ["--deny", "bash(rm:*)"]);
-		expect(existsSync(join(setup.dir, "note.txt")), heredoc.stdout + heredoc.stderr).toBe(true);
-	}, 60_000);
+		await reset();
+		const pipeline = await bash(denyRm, "echo fine | tr a-z A-Z && git diff --stat");
+		expect(pipeline.text).toContain("FINE");
+		const heredoc = await bash(denyRm, "cat <<EOF > note.txt\nhello $USER\nEOF");
+		expect(existsSync(join(dir(), "note.txt")), heredoc.text).toBe(true);
+	});
 
 	it("positive controls: a loop runs in yolo mode without deny rules; an allowed git diff runs", async () => {
-		const setup = await project();
-		const loop = await runBash(setup, "for f in a b; do touch loop-$f; done", []);
-		expect(existsSync(join(setup.dir, "loop-b")), loop.stdout + loop.stderr).toBe(true);
-		const allowedRun = await runBash(setup, "git diff --stat", ["--allow", "bash(git diff:*)", "--mode", "default"]);
-		expect(allowedRun.code, allowedRun.stdout + allowedRun.stderr).toBe(0);
-	}, 60_000);
+		await reset();
+		const loop = await processes.run(
+			["tool", "bash", JSON.stringify({ command: "for f in a b; do touch loop-$f; done" })],
+			{ cwd: dir(), env: env(), user },
+		);
+		expect(existsSync(join(dir(), "loop-b")), loop.stdout + loop.stderr).toBe(true);
+		const allowedRun = await bash(allowReadOnly, "git diff --stat");
+		expect(allowedRun.isError, allowedRun.text).toBe(false);
+	});
 });
