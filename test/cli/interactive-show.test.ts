@@ -4,6 +4,8 @@ import { useTempDir } from "../helpers/temp-dir.js";
 import { cleanEnv, ensureBuiltCli } from "./helpers/cli-binary.js";
 import { TmuxTerminal } from "./helpers/tmux.js";
 
+const call = (id: string, name: string, args: Record<string, unknown>) =>
+	openAIStream([{ toolCall: { index: 0, id, name, arguments: JSON.stringify(args) } }, { finish: "tool_calls" }]);
 const text = (reply: string) => openAIStream([{ text: reply }, { finish: "stop" }]);
 
 // The interactive CLI shows what it does: the model switch, diffs and previews, multi-line input.
@@ -55,5 +57,34 @@ describe.skipIf(!TmuxTerminal.available())("interactive session: what it shows (
 		expect(server.requests.map((request) => request.body.model)).toEqual(["first-model", "second-model"]);
 		// The conversation went on: the second request carries the first prompt too.
 		expect(server.requests[1]?.body.messages.filter((m: { role: string }) => m.role === "user")).toHaveLength(2);
+	});
+
+	it("the approval question shows a write's lines, an edit's removed and added lines and a whole command, bounded", async () => {
+		const content = Array.from({ length: 20 }, (_, index) => `line ${index + 1}`).join("\n");
+		server = await startSseServer([
+			{ events: call("call_1", "write", { path: "notes.txt", content: `${content}\n` }) },
+			{ events: call("call_2", "edit", { path: "notes.txt", old_string: "line 2\nline 3", new_string: "two\nthree" }) },
+			{ events: call("call_3", "bash", { command: "touch first-part\ntouch second-part" }) },
+			{ events: text("All done.") },
+		]);
+		terminal = startSession(server.openaiBaseUrl, []);
+		const session = terminal;
+		await session.waitFor(/^›\s*$/m);
+		session.type("go");
+		session.press("Enter");
+		const write = await session.waitFor(/Allow\?/);
+		expect(write).toMatch(/\+ line 1\n\s+\+ line 2\n/);
+		expect(write).toMatch(/\+ line 12\n\s+… 8 more lines/);
+		expect(write).not.toContain("+ line 13");
+		session.type("y");
+		const edit = await session.waitFor(/- line 2\n\s+- line 3\n\s+\+ two\n\s+\+ three\n\s+file changes need approval/);
+		expect(edit).toContain("? edit");
+		session.type("y");
+		const bash = await session.waitFor(/\$ touch first-part\n\s+\$ touch second-part\n\s+commands need approval/);
+		expect(bash).toContain("? bash");
+		session.type("y");
+		await session.waitFor(/All done\./);
+		session.press("C-d");
+		await session.waitFor(/\[exit 0\]/);
 	});
 });

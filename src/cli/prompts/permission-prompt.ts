@@ -1,6 +1,7 @@
 import type { PermissionAnswer, PermissionRequest } from "../../safety/index.js";
 import type { CliIO } from "../io.js";
 import type { Style } from "../render/style.js";
+import { approvalDetail } from "./approval-detail.js";
 import { keyAnswer } from "./key-answer.js";
 
 /** Live output that must step aside while a question is on screen. */
@@ -52,6 +53,7 @@ export class TerminalPermissionPrompt {
 				: `${style.bold("a")}lways (for this session)`;
 		io.stdout.write(
 			`${style.yellow("?")} ${style.bold(clean(request.summary))}\n` +
+				approvalDetail(request, style) +
 				`  ${style.dim(clean(request.reason))}\n` +
 				`  Allow? ${style.bold("y")}es · ${style.bold("n")}o · ${always} `,
 		);
