@@ -9,7 +9,6 @@ const MAX_LINE_CHARS = 200;
 
 function clean(line: string): string {
 	// Arguments come from a model: no control characters may reach the terminal.
-	// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
 	const text = line.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g, "").replace(/\t/g, "  ");
 	return text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text;
 }

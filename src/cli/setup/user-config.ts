@@ -43,7 +43,6 @@ export function checkUserConfigKey(key: string): string | undefined {
 export function checkUserConfigValue(key: string, value: string): string | undefined {
 	const badKey = checkUserConfigKey(key);
 	if (badKey) return badKey;
-	// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
 	if (value.trim() === "" || /[\u0000-\u001f\u007f]/.test(value))
 		return `The value of ${key} must be non-empty text on one line.`;
 	if (key === "provider" && !knownProviders.includes(value))
