@@ -14,7 +14,8 @@ import { postToolUseUnit, preToolUseUnit } from "./hooks/command-hook-units.js";
 import { createCommandHooks, type HookFailure } from "./hooks/command-hooks.js";
 import { type AskPermission, createPermissionHook } from "./permissions/permissions.js";
 import { checkRuleToolNames } from "./permissions/rule-check.js";
-import { type PermissionMode, type PermissionRule, parseRule, permissionModes, RuleSet } from "./permissions/rules.js";
+import { assertPermissionMode } from "./permissions/rule-syntax.js";
+import { type PermissionMode, type PermissionRule, parseRule, RuleSet } from "./permissions/rules.js";
 import { createReadDenyFilter } from "./read-deny-filter.js";
 import { type RestoreJudge, restoreJudgeOf } from "./restore-judge.js";
 import { networkPolicyOf } from "./sandbox/network/from-settings.js";
@@ -308,11 +309,7 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 	const settings =
 		options.settings ?? (await loadSettings({ projectDir, homeDir, trustProject: options.trustProject, projectDisk }));
 	const mode = options.mode ?? settings.defaultMode ?? "default";
-	// Checked here for library callers (the CLI and the settings schema check their own): an unknown
-	// name such as another agent's "acceptEdits" would otherwise ask for every change.
-	if (!permissionModes.includes(mode)) {
-		throw new TypeError(`Unknown permission mode "${String(mode)}": use one of ${permissionModes.join(", ")}.`);
-	}
+	assertPermissionMode(mode);
 	const flagRules: PermissionRule[] = (["deny", "ask", "allow"] as const).flatMap((behavior) =>
 		(options.rules?.[behavior] ?? []).map((text) => parseRule(text, behavior, "command line")),
 	);

@@ -22,6 +22,17 @@ export type PermissionMode = "default" | "accept-edits" | "read-only" | "yolo";
 /** Every permission mode, for flag validation. */
 export const permissionModes: readonly PermissionMode[] = ["default", "accept-edits", "read-only", "yolo"];
 
+/**
+ * Throws a `TypeError` naming the known modes when `mode` is none of them. For library callers: the
+ * CLI and the settings schema check their own, and an unknown name such as another agent's
+ * "acceptEdits" would otherwise ask for every change.
+ */
+export function assertPermissionMode(mode: string): asserts mode is PermissionMode {
+	if (!(permissionModes as readonly string[]).includes(mode)) {
+		throw new TypeError(`Unknown permission mode "${mode}": use one of ${permissionModes.join(", ")}.`);
+	}
+}
+
 /** One parsed rule: `Tool` or `Tool(specifier)`. */
 export interface PermissionRule {
 	/** allow, ask or deny. */
