@@ -148,12 +148,18 @@ export interface TerminateOptions {
 	graceMs?: number;
 	/** How often to look for survivors during the grace period, in ms. Default: 20. */
 	pollMs?: number;
+	/**
+	 * How long to wait, after SIGKILL, for the killed processes to leave the process table, in ms.
+	 * Default: 2000. A process with a large heap (a language server) can take longer than a few
+	 * polls to exit on a busy machine; a caller that resolves earlier would report it gone while it runs.
+	 */
+	killWaitMs?: number;
 }
 
 /**
  * Kills a whole command: SIGTERM to its cgroup (or group and marked processes), SIGKILL to whatever is still
  * alive after a short grace (processes that trap or ignore SIGTERM), repeated for processes that
- * forked in between. Resolves when no process of the tree is left (or after a few rounds).
+ * forked in between. Resolves when no process of the tree is left (or after `killWaitMs` of SIGKILL rounds).
  */
 export async function terminateTree(tree: ProcessTree, options: TerminateOptions = {}): Promise<void> {
 	const graceMs = options.graceMs ?? 200;
@@ -168,11 +174,12 @@ export async function terminateTree(tree: ProcessTree, options: TerminateOptions
 		await delay(pollMs);
 		if (findTreeProcesses(tree).length === 0) return;
 	}
-	for (let round = 0; round < 10; round++) {
+	const killDeadline = Date.now() + (options.killWaitMs ?? 2000);
+	do {
 		signalTree(tree, "SIGKILL");
 		await delay(10);
 		if (findTreeProcesses(tree).length === 0) return;
-	}
+	} while (Date.now() < killDeadline);
 }
 
 /** The process group of a running process, or undefined when it is gone or exiting (or the platform cannot tell cheaply). */
