@@ -43,6 +43,30 @@ describe("code mode in the CLI", () => {
 		await expect(readFile(join(project, "c.txt"))).rejects.toThrow();
 	});
 
+	it("takes a program's bounds from the settings file, and refuses a bound out of range", async () => {
+		ensureBuiltCli();
+		const project = join(dir(), "bounded");
+		const home = join(dir(), "bounded-home");
+		await mkdir(project);
+		await mkdir(join(home, ".toolbelt"), { recursive: true });
+		const settings = join(home, ".toolbelt", "settings.json");
+		await writeFile(settings, JSON.stringify({ code: { maxToolCalls: 3 } }));
+		const env = cleanEnv({ HOME: home, XDG_STATE_HOME: join(dir(), "bounded-state") });
+		const program = "for (let index = 0; index < 5; index++) await tools.ls({}); return 'done';";
+		const stopped = await cli.run(["tool", "code", JSON.stringify({ code: program })], { cwd: project, env });
+		expect(stopped.code).not.toBe(0);
+		expect(stopped.stdout + stopped.stderr).toMatch(/3 tool calls \(the maxToolCalls bound/);
+		const underDefault = "for (let index = 0; index < 3; index++) await tools.ls({}); return 'three';";
+		const ran = await cli.run(["tool", "code", JSON.stringify({ code: underDefault })], { cwd: project, env });
+		expect(ran.code, ran.stderr).toBe(0);
+		expect(ran.stdout).toContain("three");
+
+		await writeFile(settings, JSON.stringify({ code: { memoryBytes: 2 ** 40 } }));
+		const refused = await cli.run(["tool", "code", JSON.stringify({ code: "return 1;" })], { cwd: project, env });
+		expect(refused.code).not.toBe(0);
+		expect(refused.stderr).toMatch(/code\.memoryBytes: must be <= 1073741824/);
+	});
+
 	it("toolbelt mcp serves code only when named, stops programs over a bound and goes on serving", async () => {
 		const project = join(dir(), "served");
 		await mkdir(project);

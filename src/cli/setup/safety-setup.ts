@@ -274,7 +274,12 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	const onFirstCall = lazy
 		? lazyCheckpointHooks(() => openCliCheckpoints(options.cwd, io, workspace, judge), options.turnPerCall === true)
 		: undefined;
-	const toolOptions: ToolsOptions = { bash: shell, powershell: shell, ...syntaxCheckOptions(layer.settings.edit) };
+	const toolOptions: ToolsOptions = {
+		bash: shell,
+		powershell: shell,
+		...syntaxCheckOptions(layer.settings.edit),
+		...(layer.settings.code ? { code: { ...layer.settings.code } } : {}),
+	};
 	if (workspace) {
 		const { workspaceToolsOptions } = await import("../../tools/index.js");
 		Object.assign(toolOptions, workspaceToolsOptions(workspace, toolOptions));

@@ -60,6 +60,23 @@ export const settingsSchema = Type.Object({
 			{ additionalProperties: false },
 		),
 	),
+	code: Type.Optional(
+		Type.Object(
+			{
+				/** Interpreter time per program, in ms (waiting on tools does not count). Default: 10,000; at most 10 minutes. */
+				cpuMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
+				/** Interpreter memory per program, in bytes. Default: 64 MiB; at most 1 GiB. */
+				memoryBytes: Type.Optional(Type.Integer({ minimum: 1024 * 1024, maximum: 1024 ** 3 })),
+				/** Interpreter stack per program, in bytes. Default: 256 KiB; at most 64 MiB. */
+				stackBytes: Type.Optional(Type.Integer({ minimum: 16 * 1024, maximum: 64 * 1024 * 1024 })),
+				/** Tool calls per program. Default: 1,000; at most 100,000. */
+				maxToolCalls: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+				/** Printed output kept per program, in bytes. Default: 1 MiB; at most 64 MiB. */
+				maxOutputBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024 })),
+			},
+			{ additionalProperties: false },
+		),
+	),
 	sandbox: Type.Optional(
 		Type.Object(
 			{

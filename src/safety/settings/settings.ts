@@ -96,6 +96,8 @@ export interface LoadedSettings {
 	edit?: NonNullable<Settings["edit"]>;
 	/** Tool search settings: the project's `threshold` over the user's. Default: none (`DEFAULT_TOOL_SEARCH_THRESHOLD`). */
 	toolSearch?: NonNullable<Settings["toolSearch"]>;
+	/** Code mode's bounds per program: the project's fields over the user's. Default: none (the tool's own defaults). */
+	code?: NonNullable<Settings["code"]>;
 	/** How the project file was applied (trusted, or which widening settings were ignored); absent without a project file. */
 	project?: ProjectSettingsTrust;
 }
@@ -339,6 +341,8 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 		// Not a widening: a syntax check left off lets broken files through, it runs nothing.
 		if (settings.edit) loaded.edit = { ...loaded.edit, ...settings.edit };
 		if (settings.toolSearch) loaded.toolSearch = { ...loaded.toolSearch, ...settings.toolSearch };
+		// Not a widening: a bound only sets how long and how large a program may run; each is capped by the schema.
+		if (settings.code) loaded.code = { ...loaded.code, ...settings.code };
 	}
 	return loaded;
 }
