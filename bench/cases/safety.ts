@@ -149,8 +149,11 @@ export const cases: BenchCase[] = [
 	{
 		group: "safety",
 		name: "split + match 10,000 compound commands",
-		goal: "< 100 ms",
-		maxMs: 100,
+		// The `< 100 ms` of the hand-written splitter (2–9 µs a command) is gone with it: issue 25 asks for a
+		// real parser, whose parse and tree walk cost most of the 60–90 µs a command measured quietly. A
+		// command it judges then costs a process spawn of ≥ 9 ms, so 100 µs is ≤ 1% of the call.
+		goal: "< 1 s (100 µs a command)",
+		maxMs: 1000,
 		toolbelt: async () => {
 			const rules = new RuleSet(
 				["bash(npm run test:*)", "bash(git status)", "bash(git diff:*)"].map((text) =>
@@ -166,13 +169,17 @@ export const cases: BenchCase[] = [
 				if (rules.evaluate("bash", subjectOf("bash", { command })).behavior === "allow") allowed++;
 			}
 			const ms = performance.now() - started;
-			return { ok: allowed === 0 && splitCommand("a && b").length === 2, ms, note: "merge-base part not allowed" };
+			return {
+				ok: allowed === 0 && splitCommand("a && b").length === 2,
+				ms,
+				note: `${((ms * 1000) / 10_000).toFixed(1)} µs a command; the merge-base part is not allowed`,
+			};
 		},
 	},
 	{
 		group: "safety",
 		name: "read + match 10,000 PowerShell commands",
-		// The bash case's goal dates from the hand-written splitter; a parse costs 0.2–1 ms on a loaded machine.
+		// PowerShell's grammar is larger than bash's; a parse costs 0.1–1 ms, idle to loaded.
 		goal: "< 10 s (1 ms a command)",
 		maxMs: 10_000,
 		toolbelt: async () => {
