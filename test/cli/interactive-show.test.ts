@@ -59,12 +59,14 @@ describe.skipIf(!TmuxTerminal.available())("interactive session: what it shows (
 		expect(server.requests[1]?.body.messages.filter((m: { role: string }) => m.role === "user")).toHaveLength(2);
 	});
 
-	it("the approval question shows a write's lines, an edit's removed and added lines and a whole command, bounded", async () => {
+	it("the approval question shows a write's lines, an edit's removed and added lines, a whole command and a replacing write's diff against the disk, bounded", async () => {
 		const content = Array.from({ length: 20 }, (_, index) => `line ${index + 1}`).join("\n");
+		const edited = content.replace("line 2\nline 3", "two\nthree");
 		server = await startSseServer([
 			{ events: call("call_1", "write", { path: "notes.txt", content: `${content}\n` }) },
 			{ events: call("call_2", "edit", { path: "notes.txt", old_string: "line 2\nline 3", new_string: "two\nthree" }) },
 			{ events: call("call_3", "bash", { command: "touch first-part\ntouch second-part" }) },
+			{ events: call("call_4", "write", { path: "notes.txt", content: `${edited.replace("line 10", "ten")}\n` }) },
 			{ events: text("All done.") },
 		]);
 		terminal = startSession(server.openaiBaseUrl, []);
@@ -82,6 +84,12 @@ describe.skipIf(!TmuxTerminal.available())("interactive session: what it shows (
 		session.type("y");
 		const bash = await session.waitFor(/\$ touch first-part\n\s+\$ touch second-part\n\s+commands need approval/);
 		expect(bash).toContain("? bash");
+		session.type("y");
+		// The file on disk (after the edit) against the new content: one changed line with its context, not 20 `+` lines.
+		const replace = await session.waitFor(
+			/ {4}line 9\n\s+- line 10\n\s+\+ ten\n\s+line 11\n\s+file changes need approval/,
+		);
+		expect(replace.slice(replace.lastIndexOf("? write"))).not.toContain("+ line 1\n");
 		session.type("y");
 		await session.waitFor(/All done\./);
 		session.press("C-d");

@@ -3,6 +3,7 @@ import type { CliIO } from "../io.js";
 import type { Style } from "../render/style.js";
 import { approvalDetail } from "./approval-detail.js";
 import { keyAnswer } from "./key-answer.js";
+import { replacedText } from "./replaced-file.js";
 
 /** Live output that must step aside while a question is on screen. */
 export interface PausableView {
@@ -46,6 +47,9 @@ export class TerminalPermissionPrompt {
 	readonly ask = async (request: PermissionRequest, signal: AbortSignal | undefined): Promise<PermissionAnswer> => {
 		if (signal?.aborted) return "no";
 		const { io, style } = this.options;
+		// Read before the live view pauses: the question then appears whole at once.
+		const replaced = request.toolName === "write" ? await replacedText(request.target) : undefined;
+		if (signal?.aborted) return "no";
 		this.view?.pause();
 		const always =
 			request.rulesIfAlways.length > 0
@@ -53,7 +57,7 @@ export class TerminalPermissionPrompt {
 				: `${style.bold("a")}lways (for this session)`;
 		io.stdout.write(
 			`${style.yellow("?")} ${style.bold(clean(request.summary))}\n` +
-				approvalDetail(request, style) +
+				approvalDetail(request, style, replaced) +
 				`  ${style.dim(clean(request.reason))}\n` +
 				`  Allow? ${style.bold("y")}es · ${style.bold("n")}o · ${always} `,
 		);

@@ -1,4 +1,4 @@
-import type { BeforeToolCallContext, BeforeToolCallResult, ToolHooks } from "../../engine/index.js";
+import type { BeforeToolCallContext, BeforeToolCallResult, ToolHooks, ToolTarget } from "../../engine/index.js";
 import { displayPath, partsOfTarget } from "../../tools/index.js";
 import { categoryOfCall, dialectOf, familyOfCall, subjectOfCall } from "../call-subject.js";
 import type { Confinement, PathCheck } from "../confinement.js";
@@ -45,6 +45,8 @@ export interface PermissionRequest {
 	reason: string;
 	/** The allow rules an `always` answer adds to the project settings (empty when it can only approve for this session). */
 	rulesIfAlways: string[];
+	/** The call's target as the workspace resolved it (one file of a multi-file call): a prompt may read the file a write replaces to show the change. */
+	target?: ToolTarget;
 }
 
 /** Asks the user about a call. Rejecting or throwing counts as `no`. */
@@ -311,6 +313,7 @@ async function askUser(
 				toolName: context.tool.name,
 				toolCallId: context.toolCall.id,
 				args: context.args,
+				target: context.target,
 				summary: verdict.summary,
 				reason: verdict.reason,
 				// Without a file to write to, `always` approves for the session only.
