@@ -66,4 +66,4 @@ export type {
 } from "./types.js";
 export { loadAjv } from "./validation/ajv-loader.js";
 export { Type } from "./validation/schema-builder.js";
-export { ValidationError, validateToolArguments } from "./validation/validate.js";
+export { prepareValidator, ValidationError, validateToolArguments } from "./validation/validate.js";

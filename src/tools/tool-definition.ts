@@ -1,5 +1,11 @@
 import type { TSchema } from "typebox";
-import type { AgentTool, ExecutionMode, ToolAnnotations, ToolDefinition } from "../engine/index.js";
+import {
+	type AgentTool,
+	type ExecutionMode,
+	prepareValidator,
+	type ToolAnnotations,
+	type ToolDefinition,
+} from "../engine/index.js";
 
 /**
  * What a built-in tool does to its environment, which fixes its annotations and its scheduling:
@@ -82,5 +88,7 @@ export function toolFrom<TParameters extends TSchema, TDetails>(
 	behaviour: ToolBehaviour<TParameters, TDetails>,
 ): AgentTool<TParameters, TDetails> {
 	const executionMode: ExecutionMode = definition.annotations?.readOnlyHint ? "parallel" : "sequential";
+	// At creation, not at the first call: a fresh process's first call is the one a user waits on.
+	prepareValidator(definition.parameters);
 	return { ...definition, executionMode, ...behaviour };
 }

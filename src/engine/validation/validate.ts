@@ -13,16 +13,33 @@ let ajv: InstanceType<AjvClass> | undefined;
 
 const compiled = new WeakMap<object, ValidateFunction>();
 
-function validatorFor(schema: object): ValidateFunction {
+/** The build's validator of `schema` (by its JSON without `$schema`), remembered for the schema object. */
+function precompiledFor(schema: object): ValidateFunction | undefined {
 	let validate = compiled.get(schema);
 	if (!validate) {
 		// A `$schema` naming a draft ajv was not built with would fail compilation; the keywords are what matter.
 		const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
 		validate = precompiledValidator(JSON.stringify(rest));
-		if (!validate) {
-			ajv ??= new (loadAjv())({ ...validatorOptions });
-			validate = ajv.compile(rest);
-		}
+		if (validate) compiled.set(schema, validate);
+	}
+	return validate;
+}
+
+/**
+ * Looks up the build's validator of a tool's schema now (loading the build's validators at the
+ * first), so that the tool's first call does not pay for it; a schema the build did not compile is
+ * left to its first call (compiling it costs more than a tool never called should).
+ */
+export function prepareValidator(schema: object): void {
+	precompiledFor(schema);
+}
+
+function validatorFor(schema: object): ValidateFunction {
+	let validate = precompiledFor(schema);
+	if (!validate) {
+		const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
+		ajv ??= new (loadAjv())({ ...validatorOptions });
+		validate = ajv.compile(rest);
 		compiled.set(schema, validate);
 	}
 	return validate;

@@ -31,7 +31,12 @@ export class LineCollector {
 	private readonly parts: Buffer[] = [];
 	private keptBytes = 0;
 	/** Set once the line outgrew `keepBytes`: the rest is only counted (decoded natively, then dropped). */
-	private overflow: TextDecoder | undefined;
+	private overflowing = false;
+	/**
+	 * Counts the units of a non-ASCII rest; made at the first one, since the first decoder of a process
+	 * sets up its converter (milliseconds), and most long lines (minified code, data) are ASCII.
+	 */
+	private decoder: TextDecoder | undefined;
 	private droppedUnits = 0;
 	/** The decoder holds the start of a character split across chunks. */
 	private pendingMultibyte = false;
@@ -51,7 +56,7 @@ export class LineCollector {
 		if (bytes.length === 0) return;
 		this.lastByte = bytes[bytes.length - 1] ?? -1;
 		let rest = bytes;
-		if (!this.overflow) {
+		if (!this.overflowing) {
 			const room = this.keepBytes - this.keptBytes;
 			// The kept part ends on a character boundary, so the counted rest starts on one.
 			const kept = room >= bytes.length ? bytes : bytes.subarray(0, completeLength(bytes.subarray(0, room)));
@@ -60,14 +65,15 @@ export class LineCollector {
 				this.keptBytes += kept.length;
 			}
 			if (kept.length === bytes.length) return;
-			this.overflow = new TextDecoder();
+			this.overflowing = true;
 			rest = bytes.subarray(kept.length);
 		}
 		// ASCII (the common case, and NUL-filled holes) needs no decoding: one unit per byte.
 		const pending = this.pendingMultibyte;
 		if (this.legacy || (!pending && isAscii(rest))) this.droppedUnits += rest.length;
 		else {
-			this.droppedUnits += this.overflow.decode(rest, { stream: true }).length;
+			this.decoder ??= new TextDecoder();
+			this.droppedUnits += this.decoder.decode(rest, { stream: true }).length;
 			this.pendingMultibyte = completeLength(rest) !== rest.length;
 		}
 	}
@@ -76,8 +82,9 @@ export class LineCollector {
 	finish(maxLength: number): FinishedLine {
 		let bytes = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts);
 		let extraUnits = 0;
-		if (this.overflow) {
-			extraUnits = this.droppedUnits + this.overflow.decode().length - (this.lastByte === CARRIAGE_RETURN ? 1 : 0);
+		if (this.overflowing) {
+			const pendingUnits = this.decoder?.decode().length ?? 0;
+			extraUnits = this.droppedUnits + pendingUnits - (this.lastByte === CARRIAGE_RETURN ? 1 : 0);
 		} else if (bytes[bytes.length - 1] === CARRIAGE_RETURN) {
 			bytes = bytes.subarray(0, bytes.length - 1);
 		}
@@ -92,7 +99,7 @@ export class LineCollector {
 		}
 		this.parts.length = 0;
 		this.keptBytes = 0;
-		this.overflow = undefined;
+		this.overflowing = false;
 		this.droppedUnits = 0;
 		this.pendingMultibyte = false;
 		this.lastByte = -1;
