@@ -95,6 +95,8 @@ export {
 } from "./sandbox.js";
 export {
 	addRulesToSettingsFile,
+	type DiagnosticsServerSetting,
+	diagnosticsServersOf,
 	type HookCommandSettings,
 	type HookMatcherSettings,
 	type LoadedSettings,

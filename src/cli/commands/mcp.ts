@@ -164,12 +164,18 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 		openCheckpointsOnFirstCall: true,
 		checkpoints: !names.every((name) => catalog.readOnlyToolNames.includes(name)),
 	});
+	const { openCliDiagnostics, withDiagnostics } = await import("../setup/diagnostics-setup.js");
+	const diagnostics = await openCliDiagnostics(safety, "mcp", {
+		trustProjectFlag: booleanOption(args.values, "trust-project"),
+	});
 	const { runMcpServer } = await serverModule;
 	const log = (message: string) => void io.stderr.write(`${message}\n`);
 	const running = await runMcpServer({
 		cwd: safety.cwd,
 		tools: names as Parameters<typeof runMcpServer>[0]["tools"],
-		toolsOptions: safety.toolOptions,
+		toolsOptions: withDiagnostics(safety.toolOptions, diagnostics),
+		// The language servers end with the server (their trees are killed at toolbelt's exit in any case).
+		...(diagnostics ? { onShutdown: () => diagnostics.dispose() } : {}),
 		...safety.hooks,
 		transport,
 		maxMessageBytes,

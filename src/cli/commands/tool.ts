@@ -33,13 +33,19 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 		allowWriteWithoutRead: true,
 		checkpoints: !catalog.readOnlyToolNames.includes(name),
 	});
-	const tool = catalog.createTool(name, safety.cwd, safety.toolOptions);
+	const { openCliDiagnostics, withDiagnostics } = await import("../setup/diagnostics-setup.js");
+	// Off unless the settings turn it on for `tool` (a one-off call pays a server's start).
+	const diagnostics = await openCliDiagnostics(safety, "tool", {
+		trustProjectFlag: booleanOption(args.values, "trust-project"),
+	});
+	const toolOptions = withDiagnostics(safety.toolOptions, diagnostics);
+	const tool = catalog.createTool(name, safety.cwd, toolOptions);
 	// A program calls the other tools: they come along (selected as for the agent, --tools honoured).
 	const siblings =
 		name === "code"
 			? selectToolNames(args.values, catalog)
 					.filter((other) => other !== name)
-					.map((other) => catalog.createTool(other, safety.cwd, safety.toolOptions))
+					.map((other) => catalog.createTool(other, safety.cwd, toolOptions))
 			: [];
 
 	const controller = new AbortController();
@@ -65,6 +71,7 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 		return message.isError ? ExitCode.error : ExitCode.ok;
 	} finally {
 		unsubscribe?.();
+		await diagnostics?.dispose();
 	}
 }
 

@@ -10,6 +10,7 @@ import { loadToolCatalog } from "../catalog/tool-catalog.js";
 import { selectToolNames } from "../catalog/tool-selection.js";
 import type { CliIO } from "../io.js";
 import { resolveCwd } from "../paths.js";
+import { openCliDiagnostics, withDiagnostics } from "./diagnostics-setup.js";
 import { loadProjectInstructions, type ProjectInstructions } from "./project-instructions.js";
 import { type ProviderConfig, resolveProviderConfig } from "./provider-config.js";
 import { type CliSafety, type CliSafetyOptions, createCliSafety } from "./safety-setup.js";
@@ -88,7 +89,11 @@ export async function createAgentSetup(
 	const jobs = catalog.createJobRegistry();
 	// One session for every prompt, so a job started in one turn is still there in the next.
 	const session = createToolSession();
-	const toolOptions = { ...safety.toolOptions, jobs };
+	// Language servers for the diagnostics after a change: started on a file's first change, ended with the setup.
+	const diagnostics = await openCliDiagnostics(safety, "agent", {
+		trustProjectFlag: booleanOption(args.values, "trust-project"),
+	});
+	const toolOptions = withDiagnostics({ ...safety.toolOptions, jobs }, diagnostics);
 	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog, process.platform, provider.model).map((name) =>
 		catalog.createTool(name, safety.cwd, toolOptions),
 	);
@@ -96,6 +101,7 @@ export async function createAgentSetup(
 	let close = async () => {
 		await session.end();
 		await jobs.dispose();
+		await diagnostics?.dispose();
 	};
 	const mcpConfig = stringOption(args.values, "mcp-config");
 	if (mcpConfig !== undefined) {
@@ -108,6 +114,7 @@ export async function createAgentSetup(
 		close = async () => {
 			await session.end();
 			await jobs.dispose();
+			await diagnostics?.dispose();
 			await mcp.close();
 		};
 	}

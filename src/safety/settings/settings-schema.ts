@@ -5,6 +5,29 @@ import { Type } from "../../engine/index.js";
 import { workspaceUrlSchemeAlternatives } from "../../workspace/url-schemes/index.js";
 import { permissionModes } from "../permissions/rules.js";
 
+/** One entry of `diagnostics.servers`: a server's command and the files it checks, or `false` (off). */
+const diagnosticsServerSchema = Type.Union([
+	Type.Literal(false),
+	Type.Object(
+		{
+			command: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+			extensions: Type.Array(Type.String({ pattern: "^\\.[^/\\\\]+$" }), { minItems: 1 }),
+			languageId: Type.Optional(Type.String({ minLength: 1 })),
+		},
+		{ additionalProperties: false },
+	),
+]);
+
+/** One entry of `diagnostics.servers` (see the settings' `diagnostics`). */
+export type DiagnosticsServerSetting = Static<typeof diagnosticsServerSchema>;
+
+/** The servers of a settings file's `diagnostics.servers`, by name (the schema checks each entry). */
+export function diagnosticsServersOf(
+	diagnostics: { servers?: object } | undefined,
+): Record<string, DiagnosticsServerSetting> {
+	return (diagnostics?.servers ?? {}) as Record<string, DiagnosticsServerSetting>;
+}
+
 const hookCommandSchema = Type.Object(
 	{
 		type: Type.Literal("command"),
@@ -136,6 +159,36 @@ export const settingsSchema = Type.Object({
 				 * warning, `off` does not parse.
 				 */
 				syntaxCheck: Type.Optional(Type.Union([Type.Literal("reject"), Type.Literal("warn"), Type.Literal("off")])),
+			},
+			{ additionalProperties: false },
+		),
+	),
+	diagnostics: Type.Optional(
+		Type.Object(
+			{
+				/**
+				 * Language-server diagnostics after a change: `true` or `false` for every entry point, or per
+				 * entry point. Default: on in the agent CLI (`agent`) and the MCP server (`mcp`), off in
+				 * `toolbelt tool` (`tool`).
+				 */
+				enabled: Type.Optional(
+					Type.Union([
+						Type.Boolean(),
+						Type.Object(
+							{
+								tool: Type.Optional(Type.Boolean()),
+								agent: Type.Optional(Type.Boolean()),
+								mcp: Type.Optional(Type.Boolean()),
+							},
+							{ additionalProperties: false },
+						),
+					]),
+				),
+				/**
+				 * Servers by name: `{ "command": ["gopls"], "extensions": [".go"] }` adds one (or replaces the
+				 * built-in `typescript` or `python`), `false` turns one off.
+				 */
+				servers: Type.Optional(Type.Object({}, { additionalProperties: diagnosticsServerSchema })),
 			},
 			{ additionalProperties: false },
 		),

@@ -13,10 +13,12 @@ import {
 	userTrustOf,
 } from "../trust/trust.js";
 import { type ProjectDisk, readSettingsBytes, SettingsReadError, writeSettingsText } from "./settings-disk.js";
-import { type HookMatcherSettings, type Settings, settingsSchema } from "./settings-schema.js";
+import { diagnosticsServersOf, type HookMatcherSettings, type Settings, settingsSchema } from "./settings-schema.js";
 
 export { type ProjectDisk, SETTINGS_MAX_BYTES } from "./settings-disk.js";
 export {
+	type DiagnosticsServerSetting,
+	diagnosticsServersOf,
 	type HookCommandSettings,
 	type HookMatcherSettings,
 	type Settings,
@@ -92,6 +94,8 @@ export interface LoadedSettings {
 	sandbox: NonNullable<Settings["sandbox"]>;
 	/** Shell settings: `passEnvironment` of every file (user first). Default: none. */
 	shell?: { passEnvironment: string[] };
+	/** Diagnostics settings: the project's `enabled` over the user's, servers merged by name (the project's first). */
+	diagnostics?: NonNullable<Settings["diagnostics"]>;
 	/** Edit settings: the project's `syntaxCheck` over the user's. Default: none (the tools' own default). */
 	edit?: NonNullable<Settings["edit"]>;
 	/** Tool search settings: the project's `threshold` over the user's. Default: none (`DEFAULT_TOOL_SEARCH_THRESHOLD`). */
@@ -340,6 +344,14 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
 		loaded.shell?.passEnvironment.push(...(settings.shell?.passEnvironment ?? []));
 		// Not a widening: a syntax check left off lets broken files through, it runs nothing.
 		if (settings.edit) loaded.edit = { ...loaded.edit, ...settings.edit };
+		if (settings.diagnostics) {
+			const servers = { ...diagnosticsServersOf(loaded.diagnostics), ...diagnosticsServersOf(settings.diagnostics) };
+			loaded.diagnostics = {
+				...loaded.diagnostics,
+				...settings.diagnostics,
+				...(Object.keys(servers).length > 0 ? { servers } : {}),
+			};
+		}
 		if (settings.toolSearch) loaded.toolSearch = { ...loaded.toolSearch, ...settings.toolSearch };
 		// Not a widening: a bound only sets how long and how large a program may run; each is capped by the schema.
 		if (settings.code) loaded.code = { ...loaded.code, ...settings.code };

@@ -3,7 +3,7 @@ import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, resolve, sep } from "node:path";
 import type { PermissionMode } from "../permissions/rules.js";
-import type { Settings } from "../settings/settings-schema.js";
+import { diagnosticsServersOf, type Settings } from "../settings/settings-schema.js";
 import { trustRecordOf, writeTrustRecord } from "./trust-store.js";
 
 /**
@@ -131,10 +131,34 @@ export function splitProjectSettings(
 		else widening.push({ key: `sandbox.${key}`, value: describeValue(value) });
 	}
 
+	const restrictiveDiagnostics = splitDiagnosticsSettings(settings.diagnostics, widening);
+
 	const restrictive: Settings = {};
+	if (restrictiveDiagnostics) restrictive.diagnostics = restrictiveDiagnostics;
 	if (Object.keys(restrictivePermissions).length > 0) restrictive.permissions = restrictivePermissions;
 	if (Object.keys(restrictiveSandbox).length > 0) restrictive.sandbox = restrictiveSandbox as Settings["sandbox"];
 	return { restrictive, widening };
+}
+
+/**
+ * `diagnostics`: turning diagnostics or a server off only restricts; turning them on, or naming a
+ * server's command, runs programs (a server named by a repository is the repository's code).
+ */
+function splitDiagnosticsSettings(
+	diagnostics: Settings["diagnostics"],
+	widening: WideningSetting[],
+): Settings["diagnostics"] | undefined {
+	if (!diagnostics) return undefined;
+	const restrictive: NonNullable<Settings["diagnostics"]> = {};
+	const enabled = diagnostics.enabled;
+	if (enabled === false || (typeof enabled === "object" && Object.values(enabled).every((value) => value === false)))
+		restrictive.enabled = enabled;
+	else if (enabled !== undefined) widening.push({ key: "diagnostics.enabled", value: describeValue(enabled) });
+	for (const [name, server] of Object.entries(diagnosticsServersOf(diagnostics))) {
+		if (server === false) restrictive.servers = { ...restrictive.servers, [name]: false };
+		else widening.push({ key: "diagnostics.servers", value: `${name}: ${server.command.join(" ")}` });
+	}
+	return Object.keys(restrictive).length > 0 ? restrictive : undefined;
 }
 
 /** `sandbox.network`: `deny` only restricts; `allow`, `hosts` and `secrets` widen where commands (and secrets) reach. */
