@@ -1,9 +1,12 @@
 import { defineConfig } from "vitest/config";
+import { diagnosticsOffEnv } from "./test/cli/helpers/diagnostics-off.js";
 
 export default defineConfig({
 	test: {
 		include: ["test/**/*.test.ts"],
 		globalSetup: ["test/global-setup.ts"],
+		// CLI processes that inherit the test's environment get no language servers (see diagnostics-off.ts).
+		env: { ...diagnosticsOffEnv },
 		testTimeout: 20_000,
 		hookTimeout: 20_000,
 		// Tests spawn real processes; two cores are shared with them.

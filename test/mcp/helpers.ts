@@ -2,7 +2,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { diagnosticsOffEnv } from "../cli/helpers/diagnostics-off.js";
 import { type HasContent, resultText } from "../helpers/results.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -38,7 +39,12 @@ export interface StdioSession {
 /** Starts `toolbelt mcp ARGS` and connects the SDK's own Client to it over stdio. */
 export async function connectStdio(args: string[]): Promise<StdioSession> {
 	const { command, args: commandArgs } = toolbeltMcpCommand(args);
-	const transport = new StdioClientTransport({ command, args: commandArgs, stderr: "pipe" });
+	const transport = new StdioClientTransport({
+		command,
+		args: commandArgs,
+		env: { ...getDefaultEnvironment(), ...diagnosticsOffEnv },
+		stderr: "pipe",
+	});
 	let stderrText = "";
 	transport.stderr?.on("data", (chunk: Buffer) => {
 		stderrText += chunk.toString("utf8");

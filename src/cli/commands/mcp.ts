@@ -167,6 +167,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 	const { openCliDiagnostics, withDiagnostics } = await import("../setup/diagnostics-setup.js");
 	const diagnostics = await openCliDiagnostics(safety, "mcp", {
 		trustProjectFlag: booleanOption(args.values, "trust-project"),
+		env: io.env,
 	});
 	const { runMcpServer } = await serverModule;
 	const log = (message: string) => void io.stderr.write(`${message}\n`);

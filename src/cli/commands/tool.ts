@@ -37,6 +37,7 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 	// Off unless the settings turn it on for `tool` (a one-off call pays a server's start).
 	const diagnostics = await openCliDiagnostics(safety, "tool", {
 		trustProjectFlag: booleanOption(args.values, "trust-project"),
+		env: io.env,
 	});
 	const toolOptions = withDiagnostics(safety.toolOptions, diagnostics);
 	const tool = catalog.createTool(name, safety.cwd, toolOptions);

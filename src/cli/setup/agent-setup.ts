@@ -92,6 +92,7 @@ export async function createAgentSetup(
 	// Language servers for the diagnostics after a change: started on a file's first change, ended with the setup.
 	const diagnostics = await openCliDiagnostics(safety, "agent", {
 		trustProjectFlag: booleanOption(args.values, "trust-project"),
+		env: io.env,
 	});
 	const toolOptions = withDiagnostics({ ...safety.toolOptions, jobs }, diagnostics);
 	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog, process.platform, provider.model).map((name) =>

@@ -1,5 +1,5 @@
 // The language servers of a CLI session (the agent, `toolbelt mcp`, `toolbelt tool`): on or off by
-// entry point and settings, and handed to every tool that changes files.
+// entry point, settings and the environment, and handed to every tool that changes files.
 import type { DiagnosticsSession } from "../../diagnostics/index.js";
 import { diagnosticsServersOf } from "../../safety/index.js";
 import type { ToolsOptions } from "../../tools/index.js";
@@ -8,22 +8,40 @@ import type { CliSafety } from "./safety-setup.js";
 /** Which entry point asks: diagnostics are on by default for `agent` and `mcp`, off for `tool`. */
 export type DiagnosticsEntryPoint = "tool" | "agent" | "mcp";
 
+/** The environment variable that turns diagnostics on or off for one process, over the settings. */
+export const DIAGNOSTICS_ENV = "TOOLBELT_DIAGNOSTICS";
+
 const defaults: Record<DiagnosticsEntryPoint, boolean> = { tool: false, agent: true, mcp: true };
 
 /**
- * The session's language servers, or undefined when diagnostics are off (settings
- * `diagnostics.enabled`) or the workspace is remote: the servers would have to run where the files
- * are, which needs them installed there; toolbelt does not start programs on a remote host for this.
+ * `TOOLBELT_DIAGNOSTICS`: `0`/`off`/`false` or `1`/`on`/`true`; undefined when unset or empty. The
+ * person starting the process sets it (CI, a script that edits many files), so it outranks the
+ * settings files, as a command-line flag would.
+ */
+export function diagnosticsFromEnvironment(env: Readonly<Record<string, string | undefined>>): boolean | undefined {
+	const value = env[DIAGNOSTICS_ENV]?.trim().toLowerCase();
+	if (value === undefined || value === "") return undefined;
+	if (["0", "off", "false", "no"].includes(value)) return false;
+	if (["1", "on", "true", "yes"].includes(value)) return true;
+	throw new Error(`${DIAGNOSTICS_ENV}=${env[DIAGNOSTICS_ENV]} is not understood: use 0 (off) or 1 (on), or unset it.`);
+}
+
+/**
+ * The session's language servers, or undefined when diagnostics are off (`TOOLBELT_DIAGNOSTICS`,
+ * else settings `diagnostics.enabled`, else the entry point's default) or the workspace is remote:
+ * the servers would have to run where the files are, which needs them installed there; toolbelt
+ * does not start programs on a remote host for this.
  */
 export async function openCliDiagnostics(
 	safety: CliSafety,
 	entry: DiagnosticsEntryPoint,
-	options: { trustProjectFlag?: boolean } = {},
+	options: { trustProjectFlag?: boolean; env?: Readonly<Record<string, string | undefined>> } = {},
 ): Promise<DiagnosticsSession | undefined> {
 	if (safety.workspace) return undefined;
 	const settings = safety.layer.settings.diagnostics;
 	const enabled = settings?.enabled;
-	const on = typeof enabled === "boolean" ? enabled : (enabled?.[entry] ?? defaults[entry]);
+	const fromSettings = typeof enabled === "boolean" ? enabled : (enabled?.[entry] ?? defaults[entry]);
+	const on = diagnosticsFromEnvironment(options.env ?? {}) ?? fromSettings;
 	if (!on) return undefined;
 	const project = safety.layer.settings.project;
 	// The workspace's own typescript runs the repository's code: only in a folder the person trusts.

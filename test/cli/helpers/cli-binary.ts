@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type TestUser, unprivilegedIdentity, userPrefix } from "../../helpers/test-users.js";
+import { diagnosticsOffEnv } from "./diagnostics-off.js";
 
 /** The repository root. */
 export const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
@@ -52,13 +53,15 @@ export function sharedCacheHome(user: TestUser = "root"): string {
  * running the tests, so provider resolution is exactly what each test sets. `HOME` is a
  * directory that does not exist (pass one in `extra` to test user settings), so the real
  * ~/.toolbelt is never read or written; the cache folder is the run's shared one
- * (`sharedCacheHome`; pass `XDG_CACHE_HOME` to test the cache itself).
+ * (`sharedCacheHome`; pass `XDG_CACHE_HOME` to test the cache itself). Diagnostics are off
+ * (`diagnosticsOffEnv`; `withDiagnosticsDefault` gives them back).
  */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
 	const env: Record<string, string> = {
 		NO_COLOR: "1",
 		HOME: join(tmpdir(), `toolbelt-test-no-home-${process.pid}`),
 		XDG_CACHE_HOME: sharedCacheHome(),
+		...diagnosticsOffEnv,
 	};
 	for (const name of ["PATH", "TMPDIR", "LANG", "SYSTEMROOT"]) {
 		const value = process.env[name];

@@ -2,6 +2,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable, Writable } from "node:stream";
 import type { CliIO } from "../../../src/cli/io.js";
+import { diagnosticsOffEnv } from "./diagnostics-off.js";
 
 /** A `CliIO` backed by memory, plus what was written to it. */
 export interface MemoryIO {
@@ -31,7 +32,8 @@ export interface MemoryIOOptions {
 	stdin?: string;
 	/**
 	 * Environment; API keys are NOT inherited from the test process. Default: `{}`. `HOME`
-	 * defaults to a directory that does not exist, so no test reads the real ~/.toolbelt settings.
+	 * defaults to a directory that does not exist, so no test reads the real ~/.toolbelt settings;
+	 * diagnostics are off (`diagnosticsOffEnv`) unless `env` sets `TOOLBELT_DIAGNOSTICS`.
 	 */
 	env?: Record<string, string | undefined>;
 	/** Working directory. Default: process.cwd(). */
@@ -56,7 +58,7 @@ export function createMemoryIO(options: MemoryIOOptions = {}): MemoryIO {
 			stdin,
 			stdout: stdout.stream,
 			stderr: stderr.stream,
-			env: { HOME: missingHome, ...options.env },
+			env: { HOME: missingHome, ...diagnosticsOffEnv, ...options.env },
 			cwd: options.cwd ?? process.cwd(),
 			isTTY: options.isTTY ?? false,
 			stdinIsTTY: options.stdin === undefined && options.stdinStream === undefined,
