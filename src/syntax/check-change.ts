@@ -54,7 +54,9 @@ export interface SyntaxChange {
 async function read(change: SyntaxChange, text: string, from: string | undefined): Promise<SyntaxReading> {
 	const language = syntaxLanguageOf(change.path);
 	if (!language) return { problems: [], incomplete: false };
-	if (language.reader.kind === "parser") return readKept(change.path, text, language.reader.read);
+	if (language.reader.kind === "parser") {
+		return readKept(change.path, text, language.reader.read, language.reader.update);
+	}
 	return readWithTreeSitter(text, {
 		grammar: language.reader.grammar,
 		key: change.path,

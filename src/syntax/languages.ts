@@ -5,8 +5,10 @@
 // scripts or 50 MB of other grammars, which the package's install bounds rule out.
 import { basename, dirname, extname } from "node:path";
 import type { SyntaxReading } from "./problems.js";
+import { updatedHtmlReading } from "./readers/html-inert-spans.js";
 import { readHtml } from "./readers/html-reading.js";
 import { readJson } from "./readers/json-reading.js";
+import type { KeptReading } from "./readers/kept-readings.js";
 import { readToml } from "./readers/toml-reading.js";
 import { readYaml } from "./readers/yaml-reading.js";
 import { type TreeSitterGrammarFile, vscodeTreeSitterGrammar } from "./tree-sitter.js";
@@ -14,7 +16,12 @@ import { type TreeSitterGrammarFile, vscodeTreeSitterGrammar } from "./tree-sitt
 /** How a language's files are parsed: a tree-sitter grammar, or a parser of its own. */
 export type SyntaxReader =
 	| { kind: "tree-sitter"; grammar: TreeSitterGrammarFile }
-	| { kind: "parser"; read: (text: string) => Promise<SyntaxReading> };
+	| {
+			kind: "parser";
+			read: (text: string) => Promise<SyntaxReading>;
+			/** Derives a text's reading from the file's last one without reading it all, when it can. */
+			update?: (last: KeptReading, text: string) => SyntaxReading | undefined;
+	  };
 
 /** A language the syntax check knows. */
 export interface SyntaxLanguage {
@@ -44,7 +51,10 @@ const JSON_WITH_COMMENTS: SyntaxLanguage = {
 	reader: { kind: "parser", read: (text) => readJson(text, { comments: true }) },
 };
 const TOML: SyntaxLanguage = { name: "TOML", reader: { kind: "parser", read: readToml } };
-const HTML: SyntaxLanguage = { name: "HTML", reader: { kind: "parser", read: readHtml } };
+const HTML: SyntaxLanguage = {
+	name: "HTML",
+	reader: { kind: "parser", read: readHtml, update: (last, text) => updatedHtmlReading(last, text) },
+};
 
 const BY_EXTENSION: Record<string, SyntaxLanguage> = {
 	".ts": TYPESCRIPT,

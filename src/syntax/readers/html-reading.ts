@@ -3,7 +3,8 @@
 // call broken: the tokenizer's errors (an unterminated tag, attribute or comment swallows what
 // follows), an element never closed where its end tag is required (a deleted `</div>` re-nests the
 // rest of the page), and an end tag with no element open to close (a stray `</div>`).
-import { lineAndColumn, MAX_PROBLEMS, type SyntaxProblem, type SyntaxReading } from "../problems.js";
+import { lineAndColumn, MAX_PROBLEMS, type SyntaxProblem } from "../problems.js";
+import { type HtmlReading, inertSpans, type SpanNode } from "./html-inert-spans.js";
 
 type Parse5 = typeof import("parse5");
 type TagToken = Parameters<InstanceType<Parse5["Parser"]>["onEndTag"]>[0];
@@ -16,12 +17,15 @@ const END_TAG_OPTIONAL = new Set(
 	),
 );
 
-interface LocatedNode {
-	nodeName: string;
-	tagName?: string;
+interface LocatedNode extends SpanNode {
 	childNodes?: LocatedNode[];
 	content?: LocatedNode;
-	sourceCodeLocation?: { startTag?: { startOffset: number; endOffset: number }; endTag?: unknown } | null;
+	sourceCodeLocation?:
+		| (NonNullable<SpanNode["sourceCodeLocation"]> & {
+				startTag?: { startOffset: number; endOffset: number };
+				endTag?: unknown;
+		  })
+		| null;
 }
 
 type Problems = SyntaxProblem[] & { text?: string };
@@ -80,7 +84,7 @@ function checkingParser(module: Parse5, text: string, problems: Problems) {
 }
 
 /** Parses an HTML text (a whole document, or a fragment such as a template partial) and lists its errors. */
-export async function readHtml(text: string): Promise<SyntaxReading> {
+export async function readHtml(text: string): Promise<HtmlReading> {
 	parse5 ??= import("parse5");
 	const module = await parse5;
 	const problems: Problems = [];
@@ -108,5 +112,6 @@ export async function readHtml(text: string): Promise<SyntaxReading> {
 	}
 	unclosedElements(tree, problems, text);
 	problems.sort((left, right) => left.offset - right.offset);
-	return { problems: problems.slice(0, MAX_PROBLEMS), incomplete: false };
+	const inert = inertSpans(tree, text);
+	return { problems: problems.slice(0, MAX_PROBLEMS), incomplete: false, ...(inert ? { inert } : {}) };
 }

@@ -5,13 +5,23 @@
 import type { SyntaxReading } from "../problems.js";
 
 const KEPT_FILES = 16;
-const kept = new Map<string, { text: string; reading: SyntaxReading }>();
+const kept = new Map<string, KeptReading>();
 
-/** Reads `text` with `read`, or returns the reading kept for this file when its text is the same. */
+/** A text and what reading it found. */
+export interface KeptReading {
+	text: string;
+	reading: SyntaxReading;
+}
+
+/**
+ * Reads `text` with `read`, or returns the reading kept for this file when its text is the same, or
+ * the one `update` derives from the kept one without reading the whole text (a reader that can).
+ */
 export async function readKept(
 	key: string,
 	text: string,
 	read: (text: string) => Promise<SyntaxReading>,
+	update?: (last: KeptReading, text: string) => SyntaxReading | undefined,
 ): Promise<SyntaxReading> {
 	const last = kept.get(key);
 	if (last && last.text === text) {
@@ -19,7 +29,7 @@ export async function readKept(
 		kept.set(key, last);
 		return last.reading;
 	}
-	const reading = await read(text);
+	const reading = (last && update?.(last, text)) || (await read(text));
 	kept.delete(key);
 	kept.set(key, { text, reading });
 	for (const oldest of kept.keys()) {
