@@ -44,6 +44,11 @@ export interface SshdOptions {
 	 * sshd's), e.g. `unshare --mount …` to give the "remote" side a disk view of its own. Default: none.
 	 */
 	launchPrefix?: readonly string[];
+	/**
+	 * Variables sshd sets in every session (its `SetEnv`, which overrides the defaults, PATH
+	 * included), e.g. a PATH whose first folder holds a test's stand-in for a command. Default: none.
+	 */
+	environment?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -100,7 +105,10 @@ export async function startSshd(options: SshdOptions = {}): Promise<SshdFixture>
 			"PermitRootLogin prohibit-password",
 			"MaxSessions 100",
 			// bash sources ~/.bashrc for an ssh command when SHLVL < 2; a slow one must not stall tests.
-			"SetEnv SHLVL=1",
+			// One SetEnv line: sshd takes the first one only.
+			`SetEnv ${Object.entries({ SHLVL: "1", ...options.environment })
+				.map(([name, value]) => JSON.stringify(`${name}=${value}`))
+				.join(" ")}`,
 			"MaxStartups 100",
 			"",
 		].join("\n"),
