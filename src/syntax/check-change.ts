@@ -81,7 +81,13 @@ function addedProblems(before: readonly SyntaxProblem[], after: readonly SyntaxP
 	);
 	const touched = (problem: SyntaxProblem, end: number) => problem.offset <= end && problem.end >= span.start;
 	const oldTouched = before.some((problem) => touched(problem, span.oldEnd));
-	return after.filter((problem) => !oldStarts.has(problem.offset) && !(oldTouched && touched(problem, span.newEnd)));
+	const added = after.filter(
+		(problem) => !oldStarts.has(problem.offset) && !(oldTouched && touched(problem, span.newEnd)),
+	);
+	// A new region is reported where it goes wrong, unless that place is an old error's (the
+	// region then grew over it, and its own start says more).
+	const oldPlaces = new Set(before.flatMap((problem) => [problem.offset, problem.located?.offset ?? -1]).map(moved));
+	return added.map(({ located, ...problem }) => (located && !oldPlaces.has(located.offset) ? located : problem));
 }
 
 /**

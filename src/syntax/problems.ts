@@ -15,6 +15,12 @@ export interface SyntaxProblem {
 	 * when the error is at the top level.
 	 */
 	enclosing?: string;
+	/**
+	 * For an error region of several lines: where inside it the parser first went wrong (its
+	 * `offset` and `end` stay the region's, to tell old errors from new). The check reports this
+	 * place unless an older error is there.
+	 */
+	located?: Omit<SyntaxProblem, "located">;
 }
 
 /** What parsing one text found. */

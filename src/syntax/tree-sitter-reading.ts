@@ -112,8 +112,12 @@ function problemsOf(root: Node): SyntaxProblem[] {
 	const visit = (node: Node): void => {
 		if (problems.length >= MAX_PROBLEMS) return;
 		// One report per ERROR region: what is inside it is part of the same mistake.
-		if (node.isMissing || node.isError) {
+		if (node.isMissing) {
 			problems.push(problemOf(node));
+			return;
+		}
+		if (node.isError) {
+			problems.push(errorProblemOf(node));
 			return;
 		}
 		if (!node.hasError) return;
@@ -153,20 +157,80 @@ function describeNode(node: Node): string {
 	return `${node.type}${label} (${first === last ? `line ${first}` : `lines ${first}-${last}`})`;
 }
 
-function problemOf(node: Node): SyntaxProblem {
-	const at = node.startPosition;
+/** The first ERROR or MISSING node below `node`, in text order (only subtrees holding one are visited). */
+function firstErrorBelow(node: Node): Node | undefined {
+	for (let index = 0; index < node.childCount; index++) {
+		const child = node.child(index);
+		if (!child) continue;
+		if (child.isError || child.isMissing) return child;
+		if (child.hasError) {
+			const found = firstErrorBelow(child);
+			if (found) return found;
+		}
+	}
+	return undefined;
+}
+
+/**
+ * An ERROR region, and where it goes wrong. A grammar that cannot close a construct (bash's `case`
+ * without `esac`, C#'s namespace without its `}`) may wrap everything from the file's top in one
+ * ERROR, whose start (1:1) says nothing. Inside it, the parser's first own complaint (a nested
+ * ERROR or MISSING node) is the place; without one, the first child that is not a complete
+ * statement is where the unfinished construct starts, and a region reaching the end of the text
+ * is said to be unclosed. The problem keeps the region's offsets (old and new errors are told
+ * apart by them) and carries the place as `located`. A region of a line or two: its start is the
+ * place, and its text the best description.
+ */
+function errorProblemOf(region: Node): SyntaxProblem {
+	const problem = problemOf(region);
+	if (region.endPosition.row - region.startPosition.row < 2) return problem;
+	const { located: _, ...place } = locatedIn(region);
+	return { ...problem, located: place };
+}
+
+function locatedIn(region: Node): SyntaxProblem {
+	const inner = firstErrorBelow(region);
+	if (inner) return inner.isError ? locatedIn(inner) : problemOf(inner);
+	let start: Node = region;
+	for (let index = 0; index < region.childCount; index++) {
+		const child = region.child(index);
+		if (!child) continue;
+		if (child.isNamed && !child.hasError && index < region.childCount - 1) continue;
+		start = index === 0 ? region : child;
+		break;
+	}
+	// From the line's first part: `public class Inventory`, not `class Inventory`.
+	for (let index = 0; start !== region && index < region.childCount; index++) {
+		const child = region.child(index);
+		if (child && child.startPosition.row === start.startPosition.row) {
+			start = index === 0 ? region : child;
+			break;
+		}
+	}
+	const problem = problemOf(region, start);
+	const text = region.tree.rootNode.text;
+	if (text.slice(region.endIndex).trim() !== "") return problem;
+	const opened = firstLineOf(text.slice(start.startIndex, region.endIndex));
+	return { ...problem, description: `${JSON.stringify(opened)} is not closed: the text ends before it is complete` };
+}
+
+function firstLineOf(text: string): string {
+	const line = text.trim().split("\n", 1)[0] ?? "";
+	return line.length > 40 ? `${line.slice(0, 40)}…` : line;
+}
+
+function problemOf(node: Node, start: Node = node): SyntaxProblem {
+	const at = start.startPosition;
 	let description: string;
 	if (node.isMissing) description = `missing ${JSON.stringify(node.type)}`;
 	else {
-		const text = node.text.trim();
-		const firstLine = text.split("\n", 1)[0] ?? "";
-		const shown = firstLine.length > 40 ? `${firstLine.slice(0, 40)}…` : firstLine;
-		description = text === "" ? "unexpected end of text" : `unexpected ${JSON.stringify(shown)}`;
+		const text = start === node ? node.text : node.tree.rootNode.text.slice(start.startIndex, node.endIndex);
+		description = text.trim() === "" ? "unexpected end of text" : `unexpected ${JSON.stringify(firstLineOf(text))}`;
 	}
 	return {
 		line: at.row + 1,
 		column: at.column + 1,
-		offset: node.startIndex,
+		offset: start.startIndex,
 		end: node.endIndex,
 		description,
 		enclosing: enclosingOf(node),
