@@ -2,6 +2,7 @@
 // change introduced and how it reads. Entered here; the tools take a `ChangeDiagnostics`.
 
 export { introducedDiagnostics } from "./introduced.js";
+export { reportNote } from "./report.js";
 export { builtInServers, type ConfiguredServer, serverSpecs, tsserverPath } from "./servers.js";
 export {
 	type ChangeDiagnostics,

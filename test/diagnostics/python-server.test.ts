@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDiagnosticsSession, type DiagnosticsSession } from "../../src/diagnostics/index.js";
 import { createEditTool } from "../../src/tools/index.js";
+import { makeNotebook } from "../helpers/make-notebook.js";
 import { resultText } from "../helpers/results.js";
 import { processTree, stillRunning } from "./server-processes.js";
 
@@ -67,6 +68,45 @@ describe("Python diagnostics after a change (pyright)", () => {
 				total: 1,
 				resolved: 1,
 			});
+		},
+		TIMEOUT_MS,
+	);
+
+	it(
+		"checks a notebook cell edit with the cells before it, and names the cell and its line",
+		async () => {
+			await writeFile(
+				join(dir, "prices.ipynb"),
+				makeNotebook([
+					{
+						cell_type: "code",
+						source: "%matplotlib inline\ndef total(prices: list[float]) -> float:\n    return sum(prices)\n",
+					},
+					{ cell_type: "markdown", source: "# Totals\n" },
+					{ cell_type: "code", source: "print('start')\nx: float = total([1.0, 2.5])\nprint(x)\n" },
+				]),
+			);
+			const edit = createEditTool(dir, { diagnostics: session });
+			const typed = await edit.execute(
+				"3",
+				{ path: "prices.ipynb", cell: 3, old_string: "x: float", new_string: "x: str" },
+				undefined,
+			);
+			expect(resultText(typed)).toMatch(
+				/\[diagnostics\] cell 3 of prices\.ipynb: 1 new error after this change \(python language server\):\n {2}2:10 error reportAssignmentType: Type "float" is not assignable to declared type "str"/,
+			);
+			// A change in cell 1 that breaks cell 3: reported at cell 3, where the name is used.
+			const renamed = await edit.execute(
+				"4",
+				{ path: "prices.ipynb", cell: 1, old_string: "def total(", new_string: "def total_of(" },
+				undefined,
+			);
+			const text = resultText(renamed);
+			expect(text).toMatch(
+				/\[diagnostics\] cell 3 of prices\.ipynb: 1 new error after this change \(python language server\):\n {2}2:10 error reportUndefinedVariable: "total" is not defined/,
+			);
+			// The magic line is not read as Python.
+			expect(text).not.toContain("cell 1 of");
 		},
 		TIMEOUT_MS,
 	);

@@ -9,6 +9,7 @@ import { resolvedPathOf } from "../edit/resolved-target.js";
 import { stringSource } from "../edit/text-source.js";
 import type { EditToolDetails, EditToolOptions } from "../edit/types.js";
 import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
+import { diagnoseCellEdit } from "./cell-diagnostics.js";
 import { replaceCellSource } from "./cell-source.js";
 import type { NotebookEditArguments } from "./is-notebook-edit.js";
 import { joinText, type Notebook, type NotebookCell, notebookLanguage, parseNotebook } from "./notebook-json.js";
@@ -139,7 +140,18 @@ export async function runNotebookEdit(run: {
 			const result = describe({ shown, absolutePath, cellNumber, cellType: cell.cell_type, oldSource, planned });
 			if (syntax.files.length > 0)
 				result.details = { ...(result.details as NotebookEditDetails), syntax: syntax.files };
-			for (const note of syntax.notes) result.content.push({ type: "text", text: note });
+			const diagnostics = await diagnoseCellEdit({
+				diagnostics: options.diagnostics,
+				absolutePath,
+				shown,
+				notebook,
+				cellIndex: cellNumber - 1,
+				oldSource,
+				newSource: planned.source,
+			});
+			if (diagnostics.files.length > 0)
+				result.details = { ...(result.details as NotebookEditDetails), diagnostics: diagnostics.files };
+			for (const note of [...syntax.notes, ...diagnostics.notes]) result.content.push({ type: "text", text: note });
 			return result;
 		},
 		{ key },
