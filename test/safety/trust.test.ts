@@ -175,6 +175,27 @@ describe("splitProjectSettings", () => {
 			"sandbox.somethingNew",
 		]);
 	});
+
+	it("diagnostics: turning them or a server off restricts; turning them on or naming a server's command needs trust", () => {
+		const off = splitProjectSettings({
+			diagnostics: { enabled: { mcp: false }, servers: { python: false } },
+		} as Settings);
+		expect(off).toEqual({
+			restrictive: { diagnostics: { enabled: { mcp: false }, servers: { python: false } } },
+			widening: [],
+		});
+		const on = splitProjectSettings({
+			diagnostics: {
+				enabled: { tool: true, mcp: false },
+				servers: { go: { command: ["./bin/gopls", "serve"], extensions: [".go"] }, python: false },
+			},
+		} as Settings);
+		expect(on.restrictive).toEqual({ diagnostics: { servers: { python: false } } });
+		expect(on.widening).toEqual([
+			{ key: "diagnostics.enabled", value: expect.any(String) },
+			{ key: "diagnostics.servers", value: "go: ./bin/gopls serve" },
+		]);
+	});
 });
 
 describe("always answers and the trust record", () => {
