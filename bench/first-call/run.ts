@@ -4,6 +4,8 @@
 // the table shows medians and ratios to the raw command, with peak memory growth. The peers install
 // here on first use from this folder's own lock file; every side runs on the Node 24 binary they
 // bring (pi 1.6 needs Node 22.19 or later). Rounds: FIRST_CALL_ROUNDS (default 5).
+// FIRST_CALL_BASE=<a built dist folder inside this project> adds a "base" side (before → after in
+// one run, interleaved like the rest); FIRST_CALL_SIDES=toolbelt,base runs only the sides named.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -14,8 +16,18 @@ import { ROWS } from "./rows.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const projectRoot = join(here, "..", "..");
-const SIDES = ["toolbelt", "pi-0.73", "pi-1.6"] as const;
-type Side = (typeof SIDES)[number] | "raw";
+const ALL_SIDES = ["toolbelt", "base", "pi-0.73", "pi-1.6"] as const;
+type Side = (typeof ALL_SIDES)[number] | "raw";
+const TITLES: Record<Side, string> = {
+	raw: "raw",
+	toolbelt: "toolbelt",
+	base: "base",
+	"pi-0.73": "pi 0.73.1",
+	"pi-1.6": "pi 1.6",
+};
+const baseDist = process.env.FIRST_CALL_BASE;
+const chosen = process.env.FIRST_CALL_SIDES?.split(",");
+const SIDES = ALL_SIDES.filter((side) => (side !== "base" || baseDist) && (!chosen || chosen.includes(side)));
 
 function ensurePeersInstalled(): void {
 	if (existsSync(join(here, "node_modules/@earendil-works/pi-coding-agent"))) return;
@@ -48,7 +60,8 @@ function runSide(side: Side, row: string, dataDir: string, env: NodeJS.ProcessEn
 		});
 		return { ms: performance.now() - started, ok: result.status === 0 };
 	}
-	const child = spawnSync(node, [join(here, "side.mjs"), side, row, dataDir, join(projectRoot, "dist", "index.js")], {
+	const entry = side === "base" ? join(projectRoot, baseDist ?? "", "index.js") : join(projectRoot, "dist", "index.js");
+	const child = spawnSync(node, [join(here, "side.mjs"), side, row, dataDir, entry], {
 		cwd: dataDir,
 		env,
 		encoding: "utf8",
@@ -86,10 +99,11 @@ async function main(): Promise<void> {
 		(row) => filters.length === 0 || filters.some((filter) => row.includes(filter)),
 	);
 	const loadBefore = loadavg()[0] ?? 0;
+	const titles = SIDES.map((side) => TITLES[side]);
 	console.log(
-		`| row (first call, fresh process) | raw | toolbelt | pi 0.73.1 | pi 1.6 | peak growth MB (toolbelt / pi 0.73 / pi 1.6) |`,
+		`| row (first call, fresh process) | raw | ${titles.join(" | ")} | peak growth MB (${titles.join(" / ")}) |`,
 	);
-	console.log("|---|---:|---:|---:|---:|---:|");
+	console.log(`|---|---:|${SIDES.map(() => "---:|").join("")}---:|`);
 	for (const row of rows) {
 		const definition = ROWS[row];
 		if (!definition) continue;

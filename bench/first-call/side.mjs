@@ -2,7 +2,8 @@
 // the row's calls (the first call of the process among them) and print one JSON line. Plain
 // JavaScript, run by node directly, so no transpiler's start-up is in any side's figure.
 //
-// node side.mjs <toolbelt|pi-0.73|pi-1.6> <row> <data folder> <toolbelt's dist/index.js>
+// node side.mjs <toolbelt|base|pi-0.73|pi-1.6> <row> <data folder> <toolbelt's dist/index.js>
+// ("base" is toolbelt built from another commit: its own dist/index.js)
 import { pathToFileURL } from "node:url";
 import { ROWS } from "./rows.mjs";
 
@@ -57,7 +58,7 @@ async function piSide(packageName) {
 
 const row = ROWS[rowName];
 if (!row) throw new Error(`no row ${rowName}`);
-const tools = side === "toolbelt" ? await toolbeltSide() : await piSide(piPackages[side]);
+const tools = side === "toolbelt" || side === "base" ? await toolbeltSide() : await piSide(piPackages[side]);
 const rssBefore = process.memoryUsage().rss;
 const started = performance.now();
 const answer = await row.run(tools);

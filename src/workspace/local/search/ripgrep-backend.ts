@@ -6,7 +6,7 @@ import { hasIgnoreSourcesAbove } from "../../search/parent-ignore-files.js";
 import type { GrepLine, GrepRequest, ListFilesRequest } from "../../search/types.js";
 import { TextLineSplitter } from "./line-splitter.js";
 import { GrepOutputSplitter } from "./long-lines/grep-output-splitter.js";
-import { type PathOrderedGrepOptions, pathOrderedGrep } from "./path-ordered-grep.js";
+import { type PathOrderedGrepOptions, pathOrderedGrep, type StartGrep } from "./path-ordered-grep.js";
 import { type RipgrepLauncher, startRipgrep } from "./ripgrep-process.js";
 
 /**
@@ -190,18 +190,12 @@ function parseBinaryNotice(line: Buffer): GrepLine | undefined {
 }
 
 /**
- * Runs a content search with ripgrep (locally, or where `launch` starts it); rejects when ripgrep
- * cannot start. A folder search in path order gets its lines from `pathOrderedGrep` (`ordering`).
+ * Starts one ripgrep for `request` (locally, or where `launch` starts it), in path order or not;
+ * rejects when ripgrep cannot start.
  */
-export async function ripgrepGrep(
-	rgPath: string,
-	request: GrepRequest,
-	signal: AbortSignal,
-	launch?: RipgrepLauncher,
-	ordering: PathOrderedGrepOptions = {},
-) {
+export function ripgrepGrepStarter(rgPath: string, request: GrepRequest, launch?: RipgrepLauncher): StartGrep {
 	const wanted = pathFilter(request.file === undefined ? request.include : undefined);
-	const start = async (pathOrder: boolean, runSignal: AbortSignal) => {
+	return async (pathOrder, runSignal, alongside) => {
 		const ripgrep = await startRipgrep(
 			{
 				rgPath,
@@ -209,6 +203,7 @@ export async function ripgrepGrep(
 				cwd: request.openedRoot ?? request.root,
 				signal: runSignal,
 				launch,
+				alongside,
 			},
 			new GrepOutputSplitter(),
 		);
@@ -222,9 +217,23 @@ export async function ripgrepGrep(
 			return parsed;
 		});
 	};
+}
+
+/**
+ * Runs a content search with ripgrep (locally, or where `launch` starts it); rejects when ripgrep
+ * cannot start. A folder search in path order gets its lines from `pathOrderedGrep` (`ordering`).
+ */
+export async function ripgrepGrep(
+	rgPath: string,
+	request: GrepRequest,
+	signal: AbortSignal,
+	launch?: RipgrepLauncher,
+	ordering: PathOrderedGrepOptions = {},
+) {
+	const start = ripgrepGrepStarter(rgPath, request, launch);
 	if (!request.pathOrder || request.file !== undefined) return start(false, signal);
 	// Started here, so that a ripgrep that cannot start rejects now (and the walker answers).
-	const pathOrder = ordering.probeMs !== 0;
+	const pathOrder = ordering.everyThreadFirst !== true;
 	const first = stoppableSignal(signal);
 	const run = await start(pathOrder, first.signal);
 	return pathOrderedGrep({ run, pathOrder, stop: first.stop }, start, signal, ordering);

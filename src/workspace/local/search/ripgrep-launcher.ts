@@ -205,10 +205,11 @@ function startLauncher(): Launcher | undefined {
 /**
  * Counts a local ripgrep start, and starts the launcher for the next ones unless one is ready or
  * this is the process's first search. Call it while ripgrep starts up: the fork then overlaps
- * ripgrep's own start.
+ * ripgrep's own start. `count` false: a ripgrep started beside another of the same search, which
+ * only replaces a launcher it used up.
  */
-export function prepareRipgrepLauncher(): void {
-	searches++;
+export function prepareRipgrepLauncher(count = true): void {
+	if (count) searches++;
 	if (searches < 2 || !shellAvailable) return;
 	if (launcher && !sameEnvironment(launcher.environment)) retire(launcher);
 	launcher ??= startLauncher();

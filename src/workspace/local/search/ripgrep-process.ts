@@ -23,6 +23,12 @@ export interface RipgrepRunOptions {
 	 * empty and stdout and stderr pipes. Default: a local child process.
 	 */
 	launch?: RipgrepLauncher;
+	/**
+	 * Started beside another ripgrep of the same search (the every-thread one of a race): it is
+	 * not counted as a search, so a process's first search still prepares no launcher (a one-shot
+	 * call would pay a shell's start for nothing, on a busy machine hundreds of milliseconds).
+	 */
+	alongside?: boolean;
 }
 
 /** Starts `rgPath args` in `cwd` (see `RipgrepRunOptions.launch`). */
@@ -73,7 +79,7 @@ export async function startRipgrep<TLine>(
 	if (options.signal.aborted) throw new AbortError();
 	const launched = options.launch ? undefined : launchRipgrep({ ...options, maxStderr: MAX_STDERR });
 	const running = launched ? killedOnAbort(launched, options.signal) : await startDirectly(options);
-	if (!options.launch) prepareRipgrepLauncher();
+	if (!options.launch) prepareRipgrepLauncher(!options.alongside);
 	return { lines: readLines({ running, options, splitter }) };
 }
 

@@ -65,7 +65,7 @@ export function createRemoteSearchOperations(
 				request,
 				// Every thread first: a remote ripgrep that was stopped runs on until its next write
 				// fails, so a trial of the path-ordered one would cost the remote side twice.
-				(rgPath) => ripgrepGrep(rgPath, request, signal, connections.launcherFor(request), { probeMs: 0 }),
+				(rgPath) => ripgrepGrep(rgPath, request, signal, connections.launcherFor(request), { everyThreadFirst: true }),
 				() => {
 					// A pattern with no POSIX form throws here, before the walk starts.
 					if (!request.literal) toExtendedRegex(request.pattern);
