@@ -197,5 +197,37 @@ describe.skipIf(unavailable !== undefined)("the sandbox's network policy, as roo
 			expect(run.stdout).toContain("no-dns");
 			expect(run.stdout).not.toContain("dns-answered");
 		});
+
+		it("raw sockets (SOCK_RAW, AF_PACKET) cannot be opened, by root in the sandbox too (no CAP_NET_RAW)", async () => {
+			// Each socket is opened and, if that worked, used: an ICMP echo to the loopback, a packet on lo.
+			const script = [
+				"import socket",
+				"def attempt(name, make):",
+				"    try:",
+				"        s = make(); print(name, 'opened')",
+				"        if s.family == socket.AF_PACKET: s.bind(('lo', 0)); s.send(b'\\0' * 60)",
+				"        elif s.type == socket.SOCK_RAW: s.sendto(b'\\x08\\0\\xf7\\xff\\0\\0\\0\\0', ('127.0.0.1', 0))",
+				"        print(name, 'sent')",
+				"    except OSError as error:",
+				"        print(name, 'errno', error.errno)",
+				"attempt('raw-icmp', lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP))",
+				"attempt('raw-tcp', lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_TCP))",
+				"attempt('raw-ip6', lambda: socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6))",
+				"attempt('packet', lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3)))",
+				"attempt('packet-dgram', lambda: socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(3)))",
+			].join("\n");
+			const run = await sandboxed(user, `/usr/bin/python3 -c "${script}"; echo raw-done`);
+			expectControlReached(run);
+			expect(run.stdout).toContain("raw-done");
+			const lines = run.stdout.split("\n").filter((line) => /^(raw|packet)-?\S* /.test(line));
+			// EPERM (1) or EACCES (13): the kernel's answer without CAP_NET_RAW.
+			expect(lines.map((line) => line.replace(/errno (1|13)$/, "refused"))).toEqual([
+				"raw-icmp refused",
+				"raw-tcp refused",
+				"raw-ip6 refused",
+				"packet refused",
+				"packet-dgram refused",
+			]);
+		});
 	});
 });
