@@ -69,18 +69,24 @@ export class Confinement {
 	/** The paths git reads or runs for the roots' repositories, as of the last `refreshGitPaths`. */
 	private gitPaths: readonly GitNamedPath[] = [];
 
+	/** The files the last `refreshGitPaths` read: the next one asks for them all at once (see `gitNamedPaths`). */
+	private readonly gitReadPlan = new Set<string>();
+
 	/**
 	 * Reads again where the roots' repositories' git config points (hooks folders, includes), so
 	 * that a write there counts as protected; call before judging writes. A remote workspace's
-	 * user-level config is on the remote host, and only its repository's files are read.
+	 * user-level config is on the remote host, and only its repository's files are read. Nothing
+	 * is taken from an earlier look but which files to ask for: their content is read each time,
+	 * all at once (one round trip on a remote workspace), so no answer can be stale.
 	 */
 	async refreshGitPaths(): Promise<void> {
 		const remote = typeof (this.workspace as { urlOf?: unknown }).urlOf === "function";
-		this.gitPaths = await gitNamedPaths(this.realRoots, this.workspace.files, {
-			homeDir: this.homeDir,
-			env: process.env,
-			repositoryOnly: remote,
-		});
+		this.gitPaths = await gitNamedPaths(
+			this.realRoots,
+			this.workspace.files,
+			{ homeDir: this.homeDir, env: process.env, repositoryOnly: remote },
+			this.gitReadPlan,
+		);
 	}
 
 	/** Resolves the roots (they must exist) and compiles the protected patterns. */

@@ -10,6 +10,7 @@ export {
 	type FileOperations,
 	infoIfExists,
 	isNotFound,
+	type ProbedFile,
 	type ReadableFile,
 	type ReplaceFileOptions,
 	type WriteFileOptions,
@@ -24,6 +25,7 @@ export {
 	legacyAsUtf8,
 	utf8AsLegacy,
 } from "./files/legacy-encoding.js";
+export { PROBE_MAX_BYTES, probeFiles } from "./files/probe-files.js";
 export {
 	CANNOT_RUN_COMMANDS,
 	createMemoryWorkspace,

@@ -74,9 +74,9 @@ export function removeContainer(name: string): void {
 	}
 }
 
-/** Runs a command in the container and returns its stdout. */
-export function inContainer(name: string, command: string): string {
-	return docker(["exec", "-i", name, "sh", "-c", command]);
+/** Runs a command in the container (with `input` on its stdin) and returns its stdout. */
+export function inContainer(name: string, command: string, input?: string): string {
+	return docker(["exec", "-i", name, "sh", "-c", command], input);
 }
 
 /** The busybox container of a test file or block (see `useTestContainer`). */

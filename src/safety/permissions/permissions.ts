@@ -140,8 +140,6 @@ async function gatherFacts(
 ): Promise<CallFacts> {
 	const { workspace, rules } = state.options;
 	const toolName = context.tool.name;
-	// Where git's config points may have changed since the last call (a hooks folder, an include).
-	if (context.target?.access === "write") await workspace.refreshGitPaths();
 	const check = workspace.checkTarget(context.target);
 	// The parser loads on the first command judged; a start that judges none never pays for it.
 	if (typeof context.target?.command === "string") await loadShellParser(dialectOf(context.target));
@@ -357,6 +355,8 @@ async function checkCall(
 	if (!state.options.ask) return cannotAskResult(context.tool.name, first);
 	// One prompt at a time; an earlier "always" may have settled this call meanwhile.
 	const turn = state.queue.then(async () => {
+		// Git's config may have changed while this call waited (an earlier call in the queue ran).
+		if (context.target?.access === "write") await state.options.workspace.refreshGitPaths();
 		const verdict = await judge(state, context, hookDecision);
 		if (verdict.decision === "allow") return undefined;
 		if (verdict.decision === "deny") return deniedResult(context.tool.name, verdict);
@@ -387,8 +387,12 @@ export function createPermissionHook(options: PermissionHookOptions) {
 		signal: AbortSignal | undefined,
 		hookDecision?: HookPermissionDecision,
 	): Promise<BeforeToolCallResult | undefined> => {
+		// Where git's config points may have changed since the last call (a hooks folder, an include):
+		// read once per call, before any of its files is judged.
+		const parts = partsOfTarget(context.target);
+		if (parts.some((part) => part?.access === "write")) await options.workspace.refreshGitPaths();
 		// A call on several files (apply_patch) is decided file by file: a refusal of one refuses it whole.
-		for (const part of partsOfTarget(context.target)) {
+		for (const part of parts) {
 			const call = part === context.target ? context : { ...context, target: part };
 			const decided = await checkCall(state, call, signal, hookDecision);
 			if (decided) return decided;

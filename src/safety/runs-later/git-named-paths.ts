@@ -4,6 +4,7 @@
 // config includes (`../.gitconfig`), a git directory a `.git` file points to.
 import { dirname, join } from "node:path";
 import type { FileOperations } from "../../tools/index.js";
+import { type ProbedFile, probeFiles } from "../../workspace/index.js";
 import { type GitUserContext, gitLocations } from "./git-locations.js";
 
 /** A path git reads or runs, and what it is (for the model: why a write there is refused). */
@@ -17,23 +18,48 @@ export interface GitNamedPath {
 /** How far up from a root a repository is looked for. */
 const maxLevelsUp = 64;
 
-async function dotGitOf(files: FileOperations, folder: string): Promise<"directory" | "file" | undefined> {
-	try {
-		const info = await files.lstat(join(folder, ".git"));
-		return info.kind === "directory" ? "directory" : "file";
-	} catch {
-		return undefined;
+/** A plan bigger than this is dropped (a config that includes hundreds of files is read step by step). */
+const maxPlannedPaths = 512;
+
+/** The folder itself and each folder above it, at most `maxLevelsUp`. */
+function foldersUp(root: string): string[] {
+	const folders = [root];
+	for (let current = root; folders.length < maxLevelsUp && dirname(current) !== current; ) {
+		current = dirname(current);
+		folders.push(current);
 	}
+	return folders;
+}
+
+/**
+ * Fresh answers about the files of one look, asked in as few round trips as the backend allows:
+ * `prefetch` asks for many at once, `look` for one (from what was prefetched when it was).
+ */
+function lookups(files: FileOperations) {
+	const known = new Map<string, ProbedFile>();
+	const asked: string[] = [];
+	const prefetch = async (paths: readonly string[]) => {
+		const wanted = [...new Set(paths)].filter((path) => !known.has(path));
+		if (wanted.length === 0) return;
+		const found = await probeFiles(files, wanted);
+		for (const [index, path] of wanted.entries()) known.set(path, found[index] ?? { kind: "missing" });
+	};
+	const look = async (path: string): Promise<ProbedFile> => {
+		asked.push(path);
+		if (!known.has(path)) await prefetch([path]);
+		return known.get(path) ?? { kind: "missing" };
+	};
+	return { prefetch, look, asked };
 }
 
 /** The repository `root` lies in: its top and whether its `.git` is a file, or the root itself without one. */
-async function repositoryOf(files: FileOperations, root: string): Promise<{ top: string; isFile: boolean }> {
-	let current = root;
-	for (let level = 0; level < maxLevelsUp; level++) {
-		const kind = await dotGitOf(files, current);
-		if (kind) return { top: current, isFile: kind === "file" };
-		if (dirname(current) === current) break;
-		current = dirname(current);
+async function repositoryOf(
+	look: (path: string) => Promise<ProbedFile>,
+	root: string,
+): Promise<{ top: string; isFile: boolean }> {
+	for (const folder of foldersUp(root)) {
+		const { kind } = await look(join(folder, ".git"));
+		if (kind !== "missing") return { top: folder, isFile: kind !== "directory" };
 	}
 	return { top: root, isFile: false };
 }
@@ -42,24 +68,38 @@ async function repositoryOf(files: FileOperations, root: string): Promise<{ top:
  * The paths git reads or runs for the repositories the `roots` lie in: git directories a `.git`
  * file points to, config files (with everything they include, at every level the context allows)
  * and hooks folders. Reads through `files`; a file that cannot be read counts as empty.
+ *
+ * Every answer is read afresh, so a config changed a moment ago is judged on its new content. To
+ * keep that cheap on a remote workspace, the files are asked for together (`probeFiles`: one round
+ * trip): those `plan` names (what the previous look of the same caller read, kept up to date here)
+ * and every `.git` from the roots up; only a file the previous look did not read (a new include)
+ * costs a round trip of its own.
  */
 export async function gitNamedPaths(
 	roots: readonly string[],
 	files: FileOperations,
 	context: GitUserContext,
+	plan: Set<string> = new Set(),
 ): Promise<GitNamedPath[]> {
-	const read = (path: string) =>
-		files.readFile(path).then(
-			(content) => content.toString("utf8"),
-			() => undefined,
-		);
+	const { prefetch, look, asked } = lookups(files);
+	const first = [...plan];
+	for (const folder of roots.flatMap(foldersUp)) {
+		first.push(join(folder, ".git"));
+		// Without a plan (the first look), where a repository's own files would be.
+		if (plan.size === 0)
+			first.push(...["commondir", "config", "config.worktree"].map((name) => join(folder, ".git", name)));
+	}
+	await prefetch(first);
+	const read = async (path: string) => (await look(path)).content?.toString("utf8");
 	const named: GitNamedPath[] = [];
 	for (const root of roots) {
-		const { top, isFile } = await repositoryOf(files, root);
+		const { top, isFile } = await repositoryOf(look, root);
 		const locations = await gitLocations(top, isFile, context, read);
 		for (const path of locations.gitDirs) named.push({ path, label: "a git directory (a .git file points to it)" });
 		for (const path of locations.configFiles) named.push({ path, label: "a git config file (git reads it)" });
 		for (const path of locations.hooksFolders) named.push({ path, label: "a git hooks folder (core.hooksPath)" });
 	}
+	plan.clear();
+	if (asked.length <= maxPlannedPaths) for (const path of asked) plan.add(path);
 	return named;
 }

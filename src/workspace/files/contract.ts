@@ -69,6 +69,14 @@ export interface ReplaceFileOptions {
 	flush?: boolean;
 }
 
+/** What `probeFiles` found at one path. */
+export interface ProbedFile {
+	/** What the name itself is (a symlink is `symlink`, not followed), or `missing` when nothing is there. */
+	kind: FileKind | "missing";
+	/** The content, links followed, of what can be read as a regular file there; undefined otherwise. */
+	content?: Buffer;
+}
+
 /**
  * The side effects the file tools (read, write, edit, ls) share. The local default is
  * `localFileOperations`; a remote workspace (SSH, container, a virtual file system) implements
@@ -127,6 +135,12 @@ export interface FileOperations {
 	 * Default: the workspace checks real paths before each operation (best effort).
 	 */
 	confine?(roots: readonly string[]): FileOperations | undefined;
+	/**
+	 * Optional: what each name is (not following links; `missing` when nothing is there) and, for a
+	 * name that reads as a regular file, its first `maxBytes + 1` bytes, all in one round trip. Use
+	 * through `probeFiles`, which reads a longer file whole. Default: one `lstat` and `readFile` each.
+	 */
+	probeFiles?(paths: readonly string[], maxBytes: number): Promise<ProbedFile[]>;
 	/** Optional: the sha256 (hex) of a file's content, computed where it lives. Default: read and hashed here. */
 	hash?(path: string): Promise<string>;
 	/**

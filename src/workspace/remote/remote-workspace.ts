@@ -128,6 +128,9 @@ export function createRemoteWorkspace(
 		// grep, find and ls resolve a folder for listing first: the search connection starts meanwhile.
 		resolveTarget: (...args: Parameters<Workspace["resolveTarget"]>) => {
 			if (args[0].access === "list") search.prepare();
+			// A call starts by resolving its target: answers fetched ahead serve the calls of one tool
+			// call, never the next one (its stale-write check must see a change made in between).
+			files.forget();
 			return resolveTarget(...args);
 		},
 		label: transport.label,

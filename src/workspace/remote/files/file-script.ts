@@ -176,13 +176,24 @@ op=$1; roots=$2; shift 2
 case $op in
 stat) info -L "$1";;
 # stat, lstat and the real path at once (a line each, "E" where one failed): the calls that follow a stat.
+# With $2, a fourth line: the sha256 of a regular file of at most $2 bytes (links followed; with
+# ROOTS judged as a read is, by open_read), else E: the hash a write's checks ask for next.
 describe)
 	# A name that is no symlink (test is built in) is what it names: one stat answers for both.
 	if [ -L "$1" ]; then
-		stat -L -c '%s|%a|%Y|%F|%h' -- "$1" 2>/dev/null || echo E
-		stat -c '%s|%a|%Y|%F|%h' -- "$1" 2>/dev/null || echo E
-	else own=$(stat -c '%s|%a|%Y|%F|%h' -- "$1" 2>/dev/null) || own=E; printf '%s\n%s\n' "$own" "$own"; fi
-	if [ -e "$1" ] && r=$(plain_real "$1" || realpath "$1" 2>/dev/null); then printf '%s\n' "$r"; else echo E; fi;;
+		followed=$(stat -L -c '%s|%a|%Y|%F|%h' -- "$1" 2>/dev/null) || followed=E
+		own=$(stat -c '%s|%a|%Y|%F|%h' -- "$1" 2>/dev/null) || own=E
+	else own=$(stat -c '%s|%a|%Y|%F|%h' -- "$1" 2>/dev/null) || own=E; followed=$own; fi
+	# A failed stat says why (E ENOENT), as the stat operation's error would: no second request.
+	[ "$followed" = E ] && followed="E $(errno_of "$1")"
+	printf '%s\n%s\n' "$followed" "$own"
+	if [ -e "$1" ] && r=$(plain_real "$1" || realpath "$1" 2>/dev/null); then printf '%s\n' "$r"; else echo E; fi
+	[ -n "%{2:-}" ] || exit 0
+	h=
+	case $followed in *"|regular "*)
+		[ "%{followed%%|*}" -le "$2" ] && h=$( { open_read "$1" && sha256sum < "$src" | cut -c1-64; } 2>/dev/null );;
+	esac
+	printf '%s\n' "%{h:-E}";;
 lstat) info "" "$1";;
 realpath) must_exist "$1"; plain_real "$1" && exit 0; r=$(realpath "$1" 2>/dev/null) || fail "$(errno_of "$1")" "$1"; printf '%s' "$r";;
 readlink) must_exist "$1"; [ -L "$1" ] || fail EINVAL "$1"; readlink -- "$1";;
@@ -202,6 +213,16 @@ skiplines)
 	[ -r "$1" ] || fail "$(errno_of "$1")" "$1"; [ -d "$1" ] && fail EISDIR "$1"; open_read "$1"
 	shift; skip_lines "$src" "$@";;
 readfile) [ -r "$1" ] || fail "$(errno_of "$1")" "$1"; [ -d "$1" ] && fail EISDIR "$1"; open_read "$1"; cat < "$src";;
+# probe MARK MAX PATHS…: per path a line "\nMARK KIND" (l link, d folder, f file, o other, m missing), then
+# for a name that reads as a regular file its first MAX+1 bytes (the extra byte says it was cut).
+# MARK is random per call: no file can end its record early. One request for many small files.
+probe)
+	mark=$1; max=$(($2 + 1)); shift 2
+	for p in "$@"; do
+		if [ -L "$p" ]; then k=l; elif [ -d "$p" ]; then k=d; elif [ -f "$p" ]; then k=f; elif [ -e "$p" ]; then k=o; else k=m; fi
+		printf '\n%s %s\n' "$mark" "$k"
+		if [ -f "$p" ] && [ -r "$p" ]; then head -c "$max" < "$p" 2>/dev/null; fi
+	done;;
 sha256) [ -r "$1" ] || fail "$(errno_of "$1")" "$1"; open_read "$1"; sha256sum < "$src" | cut -c1-64;;
 writefile)
 	confine "$1"; [ -d "$1" ] && fail EISDIR "$1"

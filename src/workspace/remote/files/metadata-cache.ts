@@ -1,4 +1,5 @@
 import type { FileInfo } from "../../files/contract.js";
+import { isInsideRoot } from "../../paths/real-path.js";
 
 /** How long answers fetched together stay usable: the calls of one tool call, not the next call. */
 const FRESH_MS = 25;
@@ -7,6 +8,8 @@ interface Described {
 	stat?: FileInfo;
 	lstat?: FileInfo;
 	realpath?: string;
+	/** The sha256 of a small regular file, and the roots (one per line, or empty) it was read under. */
+	hash?: { hex: string; roots: string };
 	at: number;
 }
 
@@ -27,7 +30,7 @@ export class MetadataCache {
 	}
 
 	/** A fresh answer for `path`, or undefined. */
-	recall<TKey extends "stat" | "lstat" | "realpath">(path: string, key: TKey): Described[TKey] | undefined {
+	recall<TKey extends "stat" | "lstat" | "realpath" | "hash">(path: string, key: TKey): Described[TKey] | undefined {
 		const entry = this.entries.get(path);
 		if (!entry) return undefined;
 		if (Date.now() - entry.at > FRESH_MS) {
@@ -35,6 +38,20 @@ export class MetadataCache {
 			return undefined;
 		}
 		return entry[key];
+	}
+
+	/**
+	 * A fresh hash of `path` for operations confined to `roots` (one per line, or empty): one read
+	 * under the same roots, or an unconfined one of a file whose real path (read with it) lies in
+	 * one of them — as the confined read would have judged it a moment apart.
+	 */
+	recallHash(path: string, roots: string): string | undefined {
+		const hash = this.recall(path, "hash");
+		if (!hash) return undefined;
+		if (hash.roots === roots) return hash.hex;
+		const real = this.recall(path, "realpath");
+		if (hash.roots !== "" || real === undefined) return undefined;
+		return roots.split("\n").some((root) => isInsideRoot(root, real)) ? hash.hex : undefined;
 	}
 
 	/** Forgets everything: something may have changed. */

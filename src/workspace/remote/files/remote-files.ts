@@ -1,4 +1,5 @@
-import type { DirectoryEntry, FileInfo, FileOperations, ReadableFile } from "../../files/contract.js";
+import { randomBytes } from "node:crypto";
+import type { DirectoryEntry, FileInfo, FileOperations, ProbedFile, ReadableFile } from "../../files/contract.js";
 
 type FileKind = FileInfo["kind"];
 
@@ -7,6 +8,13 @@ import type { ScriptChannel } from "../transport/script-channel.js";
 import type { RemoteTransport } from "../transport/transport.js";
 import { fileScript } from "./file-script.js";
 import { MetadataCache } from "./metadata-cache.js";
+
+/**
+ * Files up to this size are hashed by the `describe` that stats them: a write's checks ask for the
+ * hash right after the stat (stale-write, checkpoints), and a second round trip costs more than
+ * hashing a small file.
+ */
+const DESCRIBE_HASH_MAX_BYTES = 1024 * 1024;
 
 /** Smallest read fetched from the remote side (see `open`). */
 const PREFETCH_BYTES = 64 * 1024;
@@ -63,6 +71,36 @@ function parseEntries(text: string): DirectoryEntry[] {
 		entries.push({ kind: line.slice(0, slash) as FileKind, name: line.slice(slash + 1) });
 	}
 	return entries;
+}
+
+const kindOfProbe: Record<string, ProbedFile["kind"]> = {
+	l: "symlink",
+	d: "directory",
+	f: "file",
+	o: "other",
+	m: "missing",
+};
+
+/** Splits the output of the `probe` operation: a record per path, each `\nMARK KIND\n` and the content. */
+function parseProbe(output: Buffer, mark: string, count: number): ProbedFile[] {
+	const separator = Buffer.from(`\n${mark} `, "latin1");
+	const found: ProbedFile[] = [];
+	let at = output.indexOf(separator);
+	while (at !== -1 && found.length < count) {
+		const start = at + separator.length;
+		const next = output.indexOf(separator, start);
+		const record = output.subarray(start, next === -1 ? output.length : next);
+		const kind = kindOfProbe[record.toString("latin1", 0, 1)] ?? "other";
+		// Content follows for a readable file (a link's, when it leads to one); an unreadable file
+		// reads as empty, which git config treats alike.
+		const content = kind === "file" || record.length > 2 ? Buffer.from(record.subarray(2)) : undefined;
+		found.push(content === undefined ? { kind } : { kind, content });
+		at = next;
+	}
+	if (found.length !== count) {
+		throw Object.assign(new Error(`probe answered ${found.length} of ${count} paths`), { code: "EIO" });
+	}
+	return found;
 }
 
 /** One remote file operation: its name, the path, its arguments and stdin; resolves to its stdout. */
@@ -143,15 +181,19 @@ export function createRemoteFileOperations(
 		const known = cache.recall(path, "stat");
 		if (known) return known;
 		if (!channel || path.includes("\n")) return parseInfo(await text("stat", path));
-		const [followed, own, real] = (await text("describe", path)).split("\n");
+		const [followed, own, real, hash] = (await text("describe", path, [String(DESCRIBE_HASH_MAX_BYTES)])).split("\n");
 		const answers = {
-			stat: followed && followed !== "E" ? parseInfo(followed) : undefined,
+			stat: followed && !followed.startsWith("E") ? parseInfo(followed) : undefined,
 			lstat: own && own !== "E" ? parseInfo(own) : undefined,
 			realpath: real && real !== "E" ? real : undefined,
+			hash: hash && /^[0-9a-f]{64}$/.test(hash) ? { hex: hash, roots: rootsArgument } : undefined,
 		};
 		cache.remember(path, answers);
-		// A failed stat is asked again on its own: its error then names the cause as always.
-		return answers.stat ?? parseInfo(await text("stat", path));
+		if (answers.stat) return answers.stat;
+		// A failed stat names its cause (E ENOENT) as the stat operation's error does; else it is asked again on its own.
+		const code = /^E ([A-Z]+)$/.exec(followed ?? "")?.[1];
+		if (code) throw Object.assign(new Error(`${code}: stat '${path}'`), { code });
+		return parseInfo(await text("stat", path));
 	};
 	const changing = async <TResult>(work: Promise<TResult>): Promise<TResult> => {
 		cache.clear();
@@ -195,7 +237,13 @@ export function createRemoteFileOperations(
 		symlink: async (target, path) => {
 			await changing(call("symlink", path, [target]));
 		},
-		hash: async (path) => (await text("sha256", path)).trim(),
+		hash: async (path) => cache.recallHash(path, rootsArgument) ?? (await text("sha256", path)).trim(),
+		probeFiles: async (paths, maxBytes) => {
+			if (paths.length === 0) return [];
+			const mark = randomBytes(12).toString("hex");
+			const output = await call("probe", mark, [String(maxBytes), ...paths]);
+			return parseProbe(output, mark, paths.length);
+		},
 		forget: () => cache.clear(),
 		confine: (confineTo) => createRemoteFileOperations(transport, confineTo, channel, cache),
 	};
