@@ -2,11 +2,21 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, open, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { checkpointFilesOf, createCheckpoints } from "../../src/checkpoints/index.js";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
+import { composeHooks } from "../../src/engine/index.js";
 import type { ToolCall } from "../../src/engine/types.js";
-import { createAllTools, workspaceToolsOptions } from "../../src/tools/index.js";
-import { createWorkspaceFromUrl, type RemoteRipgrepMode } from "../../src/workspace/remote/index.js";
+import { createSafetyLayer } from "../../src/safety/index.js";
+import { createAllTools, createTools, workspaceToolsOptions } from "../../src/tools/index.js";
+import {
+	createRemoteWorkspace,
+	createSshTransport,
+	createWorkspaceFromUrl,
+	type RemoteRipgrepMode,
+} from "../../src/workspace/remote/index.js";
 import { freePort, isListening } from "../../test/helpers/loopback.js";
+import { noSettings } from "../../test/helpers/no-settings.js";
+import { countingTransport } from "../../test/remote/suite/judged-remote.js";
 import type { BenchCase, BenchContext } from "../types.js";
 
 // Remote workspaces (issue 15) against the raw commands over the same multiplexed SSH connection
@@ -17,6 +27,7 @@ const LINE_BYTES = 200;
 const TREE_FOLDERS = 200;
 const TREE_FILES_PER_FOLDER = 100;
 const EDITS = 200;
+const JUDGED_WRITES = 20;
 const SMALL_READS = 100;
 
 interface Remote {
@@ -146,6 +157,64 @@ async function remoteTools(dataDir: string, ripgrep: RemoteRipgrepMode = "auto")
 	return { workspace, call };
 }
 
+/** A git repository of its own (its config names a hooks folder and includes a file) for judged writes. */
+async function setupJudged({ dataDir }: BenchContext): Promise<void> {
+	ready = startSshd(dataDir);
+	execFileSync("ssh", ["-F", (await ready).config, "bench", "true"]);
+	const repo = join(dataDir, "judged");
+	await mkdir(join(repo, ".git"), { recursive: true });
+	await writeFile(
+		join(repo, ".git", "config"),
+		"[core]\n\thooksPath = .githooks\n[include]\n\tpath = ../extra.gitconfig\n",
+	);
+	await writeFile(join(dataDir, "extra.gitconfig"), "[user]\n\tname = bench\n");
+	await writeFile(join(repo, "file.txt"), "start\n");
+}
+
+/** Tools on the judged repository over ssh, with the safety layer (accept-edits) and checkpoints, as a CLI session has them. */
+async function judgedTools(dataDir: string) {
+	const remote = await ensureSshd(dataDir);
+	const transport = countingTransport(
+		createSshTransport({
+			host: "127.0.0.1",
+			port: remote.port,
+			user: "root",
+			sshOptions: [
+				`IdentityFile=${remote.key}`,
+				"IdentitiesOnly=yes",
+				`UserKnownHostsFile=${remote.knownHosts}`,
+				"StrictHostKeyChecking=yes",
+				`ControlPath=${remote.controlPath}`,
+			],
+		}),
+	);
+	const folder = join(dataDir, "judged");
+	const workspace = createRemoteWorkspace(transport, folder);
+	const tools = Object.values(createTools(workspace));
+	const safety = await createSafetyLayer({
+		cwd: folder,
+		homeDir: folder,
+		mode: "accept-edits",
+		workspace,
+		settings: noSettings,
+		allowWriteWithoutRead: true,
+	});
+	const checkpoints = await createCheckpoints({
+		workspace: workspace.urlOf(folder),
+		root: folder,
+		stateDir: join(dataDir, "state"),
+		files: checkpointFilesOf(workspace, { roots: [folder], posixPaths: true }),
+	});
+	const hooks = composeHooks([safety.hooks, checkpoints.hooks]);
+	let counter = 0;
+	const call = async (name: string, args: Record<string, unknown>) => {
+		const toolCall: ToolCall = { type: "toolCall", id: `j${++counter}`, name, arguments: args };
+		const { messages } = await executeToolCalls({ tools, toolCalls: [toolCall], ...hooks });
+		return { isError: messages[0]?.isError ?? true };
+	};
+	return { workspace, transport, call };
+}
+
 const ssh = (dataDir: string, command: string) => `ssh -F ${join(dataDir, "ssh", "ssh_config")} bench '${command}'`;
 
 /** Remote workspace costs, side by side with raw ssh commands over the same ControlMaster. */
@@ -224,6 +293,29 @@ export const cases: BenchCase[] = [
 		},
 		baseline: ({ dataDir }) =>
 			`for i in $(seq 0 ${EDITS - 1}); do ${ssh(dataDir, `sed -i "s/^value-$i-end\\$/done-$i/" ${dataDir}/edits.txt`)}; done`,
+	},
+	{
+		group: "remote",
+		name: `${JUDGED_WRITES} judged writes of a remote file (safety layer, checkpoints, a git repository)`,
+		goal: "report (round trips and ms per write)",
+		repeat: 3,
+		setup: setupJudged,
+		// The first write (connection, channel, the repository found) is not timed: an agent's session has made it.
+		toolbelt: async ({ dataDir }) => {
+			const { workspace, transport, call } = await judgedTools(dataDir);
+			let ok = !(await call("write", { path: "file.txt", content: "warm\n" })).isError;
+			transport.reset();
+			const started = performance.now();
+			for (let index = 0; index < JUDGED_WRITES; index++) {
+				ok &&= !(await call("write", { path: "file.txt", content: `write ${index}\n` })).isError;
+			}
+			const ms = performance.now() - started;
+			const trips = transport.roundTrips() / JUDGED_WRITES;
+			await workspace.close();
+			return { ok, ms, note: `${trips.toFixed(1)} round trips, ${(ms / JUDGED_WRITES).toFixed(0)} ms per write` };
+		},
+		baseline: ({ dataDir }) =>
+			`for i in $(seq 1 ${JUDGED_WRITES}); do echo "write $i" | ${ssh(dataDir, `cat > ${dataDir}/judged/raw.txt`)}; done`,
 	},
 	{
 		group: "remote",
