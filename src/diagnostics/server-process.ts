@@ -22,6 +22,26 @@ export interface ServerProcess {
 	stop(graceMs?: number): Promise<void>;
 }
 
+/**
+ * How long `stop` waits, after the kill, for the server's own exit to be reaped, in ms: until then
+ * its pid stays listed (a process with a large heap tears down slowly on a busy machine).
+ */
+const EXIT_WAIT_MS = 2000;
+
+/** Resolves when `child` has exited (at once if it has), or after `limitMs`. */
+function exitOf(child: ChildProcessWithoutNullStreams, limitMs: number): Promise<void> {
+	if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+	return new Promise((resolve) => {
+		const timer = setTimeout(done, limitMs);
+		function done() {
+			clearTimeout(timer);
+			child.off("exit", done);
+			resolve();
+		}
+		child.once("exit", done);
+	});
+}
+
 /** How much of a server's stderr is kept, to say why it failed. */
 const STDERR_KEPT = 4096;
 
@@ -58,6 +78,7 @@ export function startServerProcess(
 		stopping ??= (async () => {
 			unregister();
 			await terminateContainment(containment.tree, { graceMs });
+			await exitOf(child, EXIT_WAIT_MS);
 			releaseContainment(containment.tree);
 		})();
 		return stopping;
