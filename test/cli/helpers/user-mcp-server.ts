@@ -6,6 +6,8 @@ import { ensureBuiltCli, sharedCacheHome } from "./cli-binary.js";
 
 /** A `toolbelt mcp` server started by a test user, serving many cases of a test file. */
 export interface UserMcpServer {
+	/** The server's process id (the toolbelt process itself: `setpriv` execs it). */
+	pid: number;
 	/** Calls a tool; resolves with its text and whether it was an error result (a refusal included). */
 	call(tool: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
 	/** Closes the client; the server exits with its stdin and ends the processes it started. */
@@ -50,6 +52,7 @@ export async function startUserMcpServer(options: UserMcpServerOptions): Promise
 		throw new Error(`toolbelt mcp did not start (${String(error)}); its stderr:\n${stderr}`);
 	});
 	return {
+		pid: transport.pid ?? 0,
 		async call(tool, args) {
 			// Generous: a call on a loaded machine may wait long for its turn.
 			const result = await client
