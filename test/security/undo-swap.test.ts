@@ -3,17 +3,21 @@
 // `$HOME`, to any folder outside) must not be restored through that link: a `pre-commit` hook or
 // a `~/.bash_aliases` written there runs later; `--force` must not delete a file outside. The
 // restore is judged as a write is, at the point of use, on the local disk and over ssh.
-import { copyFile, lstat, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+// The cases of a user and backend share one sequence of CLI starts (see `attack`), each case
+// still asserting its own effect: a CLI start per step cost 9 starts per user and backend.
+import { copyFile, lstat, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliProcesses, cleanEnv } from "../cli/helpers/cli-binary.js";
-import { useTempDir } from "../helpers/temp-dir.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
 import { useSshd } from "../remote/sshd-fixture.js";
 
-const tempDir = useTempDir();
 const cli = new CliProcesses();
-afterEach(() => cli.killAll());
+afterAll(() => cli.killAll());
+// One folder per user and backend, made by its beforeAll and kept until its cases have looked.
+let currentRoot = "";
+const tempDir = () => currentRoot;
 
 const ssh = useSshd();
 
@@ -95,56 +99,83 @@ const exists = (path: string) =>
 
 const backends = ["local", "ssh"] as const;
 
+/** What the cases below look at, gathered by one sequence of CLI starts per user and backend. */
+interface Outcome {
+	place: Place;
+	/** `undo` of one apply_patch whose folders `tools` and `conf` were swapped for links, `keep` left alone. */
+	undo: { code: number | null; stderr: string };
+	/** `undo --force` of a file added in `notes`, swapped for a link to a folder outside. */
+	forced: { code: number | null; stderr: string };
+}
+
+/**
+ * The attacks, in sequence on one workspace (4 CLI starts instead of 9): one apply_patch deletes
+ * `tools/pre-commit`, `conf/.bash_aliases` and `keep/pre-commit`; `tools` becomes a link to
+ * `.git/hooks`, `conf` one to the home; one `undo`. Then apply_patch adds `notes/notes.txt`,
+ * `notes` becomes a link to a folder outside holding the user's own notes.txt; `undo --force`.
+ */
+async function attack(user: TestUser, backend: (typeof backends)[number]): Promise<Outcome> {
+	const place = await layout(user, backend === "ssh");
+	await mkdir(join(place.workspace, "keep"));
+	await mkdir(join(place.workspace, "notes"));
+	await writeFile(join(place.workspace, "keep", "pre-commit"), HOOK, { mode: 0o755 });
+	await handOver(tempDir(), user);
+	await applyPatch(
+		place,
+		user,
+		"*** Delete File: tools/pre-commit",
+		"*** Delete File: conf/.bash_aliases",
+		"*** Delete File: keep/pre-commit",
+	);
+	await swapForLink(place, user, "tools", join(place.workspace, ".git", "hooks"));
+	await swapForLink(place, user, "conf", place.home);
+	const undo = await toolbelt(place, user, "undo");
+
+	await applyPatch(place, user, "*** Add File: notes/notes.txt", "+notes");
+	await writeFile(join(place.outside, "notes.txt"), "the user's own notes\n");
+	await swapForLink(place, user, "notes", place.outside);
+	const forced = await toolbelt(place, user, "undo", "--force");
+	return { place, undo, forced };
+}
+
 describe.each(testUsers())("undo through a swapped folder, as %s", (user) => {
 	describe.each(backends)("on the %s backend", (backend) => {
 		const skipped = () => backend === "ssh" && !ssh.sshd;
+		let outcome: Outcome;
+		let root = "";
+		beforeAll(async () => {
+			root = await mkdtemp(join(tmpdir(), "toolbelt-undo-swap-"));
+			currentRoot = root;
+			if (!skipped()) outcome = await attack(user, backend);
+		}, 240_000);
+		afterAll(async () => {
+			await rm(root, { recursive: true, force: true, maxRetries: 3 });
+		});
 
 		it("does not write a pre-commit hook into .git/hooks", async (context) => {
 			if (skipped()) return context.skip();
-			const place = await layout(user, backend === "ssh");
-			await applyPatch(place, user, "*** Delete File: tools/pre-commit");
-			await swapForLink(place, user, "tools", join(place.workspace, ".git", "hooks"));
+			expect(await exists(join(outcome.place.workspace, ".git", "hooks", "pre-commit"))).toBe(false);
+			expect(outcome.undo.code, outcome.undo.stderr).toBe(1);
+		});
 
-			const undo = await toolbelt(place, user, "undo");
-			expect(await exists(join(place.workspace, ".git", "hooks", "pre-commit"))).toBe(false);
-			expect(undo.code).toBe(1);
-		}, 60_000);
-
-		it("does not write ~/.bash_aliases", async (context) => {
+		it("does not write ~/.bash_aliases, not even by a forced undo afterwards", async (context) => {
 			if (skipped()) return context.skip();
-			const place = await layout(user, backend === "ssh");
-			await applyPatch(place, user, "*** Delete File: conf/.bash_aliases");
-			await swapForLink(place, user, "conf", place.home);
-
-			const undo = await toolbelt(place, user, "undo");
-			expect(await exists(join(place.home, ".bash_aliases"))).toBe(false);
-			expect(undo.code).toBe(1);
-			// The refused entry is dropped from the log: a forced undo afterwards has nothing to write there.
-			await toolbelt(place, user, "undo", "--force");
-			expect(await exists(join(place.home, ".bash_aliases"))).toBe(false);
-		}, 60_000);
+			// The refused entry is dropped from the log: the forced undo that follows has nothing to write there.
+			expect(await exists(join(outcome.place.home, ".bash_aliases"))).toBe(false);
+			expect(outcome.undo.code, outcome.undo.stderr).toBe(1);
+		});
 
 		it("undo --force does not delete a file outside", async (context) => {
 			if (skipped()) return context.skip();
-			const place = await layout(user, backend === "ssh");
-			await applyPatch(place, user, "*** Add File: tools/notes.txt", "+notes");
-			await writeFile(join(place.outside, "notes.txt"), "the user's own notes\n");
-			await swapForLink(place, user, "tools", place.outside);
+			expect(await readFile(join(outcome.place.outside, "notes.txt"), "utf8")).toBe("the user's own notes\n");
+			expect(outcome.forced.code, outcome.forced.stderr).toBe(1);
+		});
 
-			const undo = await toolbelt(place, user, "undo", "--force");
-			expect(await readFile(join(place.outside, "notes.txt"), "utf8")).toBe("the user's own notes\n");
-			expect(undo.code).toBe(1);
-		}, 60_000);
-
-		it("a folder that is still a folder is restored (the positive control)", async (context) => {
+		it("a folder that is still a folder is restored by the same undo (the positive control)", async (context) => {
 			if (skipped()) return context.skip();
-			const place = await layout(user, backend === "ssh");
-			await applyPatch(place, user, "*** Delete File: tools/pre-commit");
-
-			const undo = await toolbelt(place, user, "undo");
-			expect(undo.code, undo.stderr).toBe(0);
-			expect(await readFile(join(place.workspace, "tools", "pre-commit"), "utf8")).toBe(HOOK);
-			expect(((await lstat(join(place.workspace, "tools", "pre-commit"))).mode & 0o777).toString(8)).toBe("755");
-		}, 60_000);
+			const restored = join(outcome.place.workspace, "keep", "pre-commit");
+			expect(await readFile(restored, "utf8"), outcome.undo.stderr).toBe(HOOK);
+			expect(((await lstat(restored)).mode & 0o777).toString(8)).toBe("755");
+		});
 	});
 });
