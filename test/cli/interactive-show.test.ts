@@ -65,7 +65,7 @@ describe.skipIf(!TmuxTerminal.available())("interactive session: what it shows (
 		server = await startSseServer([
 			{ events: call("call_1", "write", { path: "notes.txt", content: `${content}\n` }) },
 			{ events: call("call_2", "edit", { path: "notes.txt", old_string: "line 2\nline 3", new_string: "two\nthree" }) },
-			{ events: call("call_3", "bash", { command: "touch first-part\ntouch second-part" }) },
+			{ events: call("call_3", "bash", { command: "touch first-part\nseq 1 5" }) },
 			{ events: call("call_4", "write", { path: "notes.txt", content: `${edited.replace("line 10", "ten")}\n` }) },
 			{ events: text("All done.") },
 		]);
@@ -82,7 +82,7 @@ describe.skipIf(!TmuxTerminal.available())("interactive session: what it shows (
 		const edit = await session.waitFor(/- line 2\n\s+- line 3\n\s+\+ two\n\s+\+ three\n\s+file changes need approval/);
 		expect(edit).toContain("? edit");
 		session.type("y");
-		const bash = await session.waitFor(/\$ touch first-part\n\s+\$ touch second-part\n\s+commands need approval/);
+		const bash = await session.waitFor(/\$ touch first-part\n\s+\$ seq 1 5\n\s+commands need approval/);
 		expect(bash).toContain("? bash");
 		session.type("y");
 		// The file on disk (after the edit) against the new content: one changed line with its context, not 20 `+` lines.
@@ -91,7 +91,12 @@ describe.skipIf(!TmuxTerminal.available())("interactive session: what it shows (
 		);
 		expect(replace.slice(replace.lastIndexOf("? write"))).not.toContain("+ line 1\n");
 		session.type("y");
-		await session.waitFor(/All done\./);
+		const done = await session.waitFor(/All done\./);
+		// Each finished call shows a preview under its line: the edit's diff (bounded), the command's last lines.
+		expect(done).toMatch(
+			/edit notes\.txt +✓[^\n]*\n +line 1\n +- line 2\n +- line 3\n +\+ two\n +\+ three\n +line 4\n +… \d+ more lines?\n/,
+		);
+		expect(done).toMatch(/bash touch first-part seq 1 5 +✓[^\n]*\n +3\n +4\n +5\n/);
 		session.press("C-d");
 		await session.waitFor(/\[exit 0\]/);
 	});

@@ -254,6 +254,69 @@ describe("ToolCallsView", () => {
 		for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(39);
 		expect(lines[2]).toMatch(/^ {2}network: ✗ evil\.test:80 .*…$/);
 	});
+
+	it("previews a finished call under its line: a command's last lines, an edit's diff, a new file's lines; bounded and without control bytes", () => {
+		const output = sink();
+		const view = new ToolCallsView({
+			stream: output.stream,
+			live: true,
+			style: plain,
+			columns: () => 40,
+			previews: true,
+			maxLiveLines: 15,
+		});
+		const shell = (text: string, exitCode: number) => ({
+			content: [{ type: "text" as const, text }],
+			details: { exitCode },
+		});
+		view.start("1", "bash", { command: "make" });
+		view.start("2", "edit", { path: "a.ts" });
+		view.start("3", "write", { path: "new.txt", content: "a\nb\nc\nd\ne\nf\ng\nh\n" });
+		view.start("4", "bash", { command: "rm x" });
+		const diff = "--- a.ts\n+++ a.ts\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n@@ -9,2 +9,2 @@\n-nine\x1b[2J\n+9\n";
+		view.end("1", {
+			result: shell(`1\n2\n3\n\x1b[31mlast red\x1b[0m ${"x".repeat(80)}\n\nCommand exited with code 2`, 2),
+			isError: true,
+			durationMs: 10,
+		});
+		view.end("2", { result: { content: [], details: { diff } }, isError: false, durationMs: 10 });
+		view.end("3", { result: { content: [], details: { created: true } }, isError: false, durationMs: 10 });
+		// Refused before it ran: no exit code, no output to preview.
+		view.end("4", {
+			result: { content: [{ type: "text", text: "Permission denied: rm" }] },
+			isError: true,
+			durationMs: 0,
+		});
+		view.dispose();
+		const { lines } = screenOf(output.text());
+		expect(lines).toEqual([
+			"● bash make  ✗ exit 2 · 0.0 s",
+			"    2",
+			"    3",
+			"    [31mlast red[0m xxxxxxxxxxxxxxxxxx…",
+			"● edit a.ts  ✓ 0.0 s",
+			"      one",
+			"    - two",
+			"    + 2",
+			"      three",
+			"    ⋯",
+			"    - nine[2J",
+			"    … 1 more line",
+			"● write new.txt  ✓ 0.0 s",
+			"    + a",
+			"    + b",
+			"    + c",
+			"    + d",
+			"    + e",
+			"    + f",
+			"    … 2 more lines",
+			"● bash …  ✗ denied by a rule or mode · 0.0 s",
+		]);
+		for (const line of lines.filter((row) => row.startsWith(" ")))
+			expect(Array.from(line).length).toBeLessThanOrEqual(39);
+		expect(output.text()).not.toContain("\x1b[31m");
+		expect(output.text()).not.toContain("\x1b[2J");
+	});
 });
 
 function assistant(partial: Partial<AssistantMessage>): AssistantMessage {

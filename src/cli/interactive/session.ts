@@ -149,6 +149,7 @@ export class InteractiveSession {
 			columns: () => io.columns ?? 80,
 			assistantText: true,
 			thinking: true,
+			previews: true,
 		});
 		const unsubscribe = agent.subscribe((event) => renderer.handle(event));
 		if (this.options.prompt) this.options.prompt.view = renderer;

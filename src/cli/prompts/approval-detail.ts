@@ -1,5 +1,5 @@
 import type { PermissionRequest } from "../../safety/index.js";
-import { boundedLines, linesOf, shownLine, textDiffLines } from "../render/shown-lines.js";
+import { boundedLines, linesOf, shownLine, styleDiffLine, textDiffLines } from "../render/shown-lines.js";
 import type { Style } from "../render/style.js";
 
 /** Most lines of a diff or command shown under an approval question; the rest are counted. */
@@ -18,9 +18,12 @@ function editLines(args: Record<string, unknown>, style: Style): string[] {
 /** A write: the diff against the file it replaces when that is known and small, else the new lines. */
 function writeLines(args: Record<string, unknown>, replaced: string | undefined, style: Style): string[] {
 	const content = typeof args.content === "string" ? args.content : "";
-	const diff = replaced === undefined ? undefined : textDiffLines(replaced, content, style);
+	const diff = replaced === undefined ? undefined : textDiffLines(replaced, content);
 	if (diff && diff.length === 0) return [style.dim("(no change: the file already holds this content)")];
-	return diff ?? linesOf(content).map((line) => style.green(`+ ${shownLine(line)}`));
+	return (
+		diff?.map((line) => styleDiffLine(line, style)) ??
+		linesOf(content).map((line) => style.green(`+ ${shownLine(line)}`))
+	);
 }
 
 /**

@@ -18,6 +18,8 @@ export interface EventRendererOptions {
 	assistantText?: boolean;
 	/** Stream the model's thinking, dimmed. Default: false. */
 	thinking?: boolean;
+	/** A short preview of each finished call under its line (see `ToolCallsViewOptions.previews`). Default: false. */
+	previews?: boolean;
 }
 
 /**
@@ -39,6 +41,7 @@ export class EventRenderer {
 			live: options.live,
 			style: options.style,
 			columns: options.columns,
+			previews: options.previews ?? false,
 		});
 		this.waiting = options.live ? new WaitingLine({ stream: options.stream, style: options.style }) : undefined;
 	}

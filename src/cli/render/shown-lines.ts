@@ -30,32 +30,52 @@ export function boundedLines(lines: readonly string[], max: number, style: Style
 	return shown;
 }
 
-/** A unified diff line, coloured: `-` red, `+` green, a hunk header as a dim `⋯`, context plain. */
-function diffLine(line: string, style: Style): string | undefined {
+/** One line of a diff as shown: its kind and its text (control characters already dropped). */
+export interface ShownDiffLine {
+	/** Removed, added, unchanged context, or `gap`: unchanged lines left out between two changes. */
+	kind: "remove" | "add" | "context" | "gap";
+	text: string;
+}
+
+function diffLine(line: string): ShownDiffLine | undefined {
 	if (line.startsWith("---") || line.startsWith("+++") || line.startsWith("\\")) return undefined;
-	if (line.startsWith("@@")) return style.dim("⋯");
-	if (line.startsWith("-")) return style.red(`- ${shownLine(line.slice(1))}`);
-	if (line.startsWith("+")) return style.green(`+ ${shownLine(line.slice(1))}`);
-	return `  ${shownLine(line.slice(1))}`;
+	if (line.startsWith("@@")) return { kind: "gap", text: "" };
+	const kind = line.startsWith("-") ? "remove" : line.startsWith("+") ? "add" : "context";
+	return { kind, text: shownLine(line.slice(1)) };
+}
+
+/**
+ * A diff line coloured for the terminal: `- ` red, `+ ` green, context indented, a gap as a dim
+ * `⋯`. `fit` cuts the text to the terminal's width first (so a redrawn block keeps its rows).
+ */
+export function styleDiffLine(
+	line: ShownDiffLine,
+	style: Style,
+	fit: (text: string) => string = (text) => text,
+): string {
+	if (line.kind === "gap") return style.dim("⋯");
+	if (line.kind === "remove") return style.red(fit(`- ${line.text}`));
+	if (line.kind === "add") return style.green(fit(`+ ${line.text}`));
+	return fit(`  ${line.text}`);
 }
 
 /**
  * The lines of a unified diff (an edit's `details.diff`) as shown to a person: file headers
- * dropped, the first hunk's header dropped and later ones as `⋯`, changes coloured.
+ * dropped, the first hunk's header dropped and later ones as gaps.
  */
-export function unifiedDiffLines(diff: string, style: Style): string[] {
+export function unifiedDiffLines(diff: string): ShownDiffLine[] {
 	const lines = linesOf(diff)
-		.map((line) => diffLine(line, style))
-		.filter((line): line is string => line !== undefined);
-	return lines[0] === style.dim("⋯") ? lines.slice(1) : lines;
+		.map(diffLine)
+		.filter((line): line is ShownDiffLine => line !== undefined);
+	return lines[0]?.kind === "gap" ? lines.slice(1) : lines;
 }
 
 /**
- * The change from `before` to `after`, line by line with one line of context, as
- * `unifiedDiffLines` shows it. Undefined when the texts are too different to diff quickly (the
- * caller then shows the new text alone); empty when they are equal.
+ * The change from `before` to `after`, line by line with one line of context. Undefined when the
+ * texts are too different to diff quickly (the caller then shows the new text alone); empty when
+ * they are equal.
  */
-export function textDiffLines(before: string, after: string, style: Style): string[] | undefined {
+export function textDiffLines(before: string, after: string): ShownDiffLine[] | undefined {
 	// Bounded work: a file rewritten from scratch is shown as its new lines instead.
 	const patch = structuredPatch("", "", before, after, undefined, undefined, {
 		context: 1,
@@ -63,9 +83,8 @@ export function textDiffLines(before: string, after: string, style: Style): stri
 		timeout: 500,
 	});
 	if (!patch) return undefined;
-	const lines = patch.hunks.flatMap((hunk, index) => [
-		...(index > 0 ? [style.dim("⋯")] : []),
-		...hunk.lines.map((line) => diffLine(line, style)).filter((line): line is string => line !== undefined),
+	return patch.hunks.flatMap((hunk, index) => [
+		...(index > 0 ? [{ kind: "gap" as const, text: "" }] : []),
+		...hunk.lines.map(diffLine).filter((line): line is ShownDiffLine => line !== undefined),
 	]);
-	return lines;
 }

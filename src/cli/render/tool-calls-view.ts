@@ -3,6 +3,8 @@ import type { ToolResult } from "../../engine/index.js";
 import { formatDuration } from "../../engine/index.js";
 import { contentToText } from "./content.js";
 import { networkSummary } from "./network-line.js";
+import { type ResultPreview, resultPreview } from "./result-preview.js";
+import { styleDiffLine } from "./shown-lines.js";
 import type { Style } from "./style.js";
 import { failureLabel, fitWidth, summarizeToolArguments } from "./tool-line.js";
 
@@ -31,6 +33,11 @@ export interface ToolCallsViewOptions {
 	 * Default: 10.
 	 */
 	maxLiveLines?: number;
+	/**
+	 * Under each finished call, a short preview of what it did: a command's last output lines, an
+	 * edit's changed lines (`resultPreview`). Default: false (one line per call).
+	 */
+	previews?: boolean;
 }
 
 /** The defaults of the optional `ToolCallsViewOptions` fields (documented on each field). */
@@ -39,18 +46,23 @@ const viewDefaults = {
 	tickMs: 100,
 	showElapsedAfterMs: 1000,
 	maxLiveLines: 10,
+	previews: false,
 } satisfies Required<Omit<ToolCallsViewOptions, "stream" | "live" | "style">>;
 
 interface Entry {
 	id: string;
 	name: string;
 	summary: string;
+	/** The call's arguments, kept for the preview of a finished call (a new file's first lines). */
+	args: unknown;
 	startedAt: number;
 	/** Last line of the latest partial output, shown dim while the call runs. */
 	preview?: string;
 	outcome?: { isError: boolean; label: string; durationMs: number };
 	/** Where a sandboxed command connected (its result's `details.network`), drawn under the call once it ended. */
 	network?: string;
+	/** What the finished call did, drawn under it (with `previews`). */
+	result?: ResultPreview;
 	/** Not drawn live (the block was full); prints its line when it ends. */
 	overflow?: boolean;
 	/** A call made from inside another (a code-mode program): drawn indented under it. */
@@ -78,12 +90,13 @@ export class ToolCallsView {
 			tickMs: options.tickMs ?? viewDefaults.tickMs,
 			showElapsedAfterMs: options.showElapsedAfterMs ?? viewDefaults.showElapsedAfterMs,
 			maxLiveLines: options.maxLiveLines ?? viewDefaults.maxLiveLines,
+			previews: options.previews ?? viewDefaults.previews,
 		};
 	}
 
 	/** A call started; `parentId` for a call made from inside another (a code-mode program's call). */
 	start(id: string, name: string, args: unknown, parentId?: string): void {
-		const entry: Entry = { id, name, summary: summarizeToolArguments(name, args), startedAt: Date.now() };
+		const entry: Entry = { id, name, summary: summarizeToolArguments(name, args), args, startedAt: Date.now() };
 		if (parentId !== undefined) entry.child = true;
 		this.retireFinished();
 		entry.overflow = this.options.live && this.liveEntries().length >= this.options.maxLiveLines;
@@ -149,6 +162,11 @@ export class ToolCallsView {
 		};
 		const network = networkSummary(options.result.details);
 		if (network !== undefined) entry.network = network;
+		if (this.options.previews) {
+			entry.result = resultPreview(entry.name, entry.args, options.result, options.isError);
+			// The block is redrawn by moving the cursor up; it must stay well within a screen.
+			if (this.options.live && !entry.overflow && this.liveRows() > 2 * this.options.maxLiveLines) delete entry.result;
+		}
 		if (this.paused && this.options.live) return;
 		if (!this.options.live || entry.overflow) {
 			// Keep the live block at the bottom: the plain line goes above it.
@@ -185,6 +203,10 @@ export class ToolCallsView {
 		this.timer = undefined;
 	}
 
+	private liveRows(): number {
+		return this.liveEntries().reduce((rows, entry) => rows + this.lineCount(entry), 0);
+	}
+
 	private liveEntries(): Entry[] {
 		return this.entries.filter((entry) => !entry.overflow);
 	}
@@ -208,9 +230,23 @@ export class ToolCallsView {
 		this.drawnLines = lines.length;
 	}
 
-	/** Rows an entry takes on screen: its line, and the network line of an ended sandboxed call. */
+	/** Rows an entry takes on screen: its line, then the network line and preview of an ended call. */
 	private lineCount(entry: Entry): number {
-		return entry.outcome && entry.network !== undefined ? 2 : 1;
+		return this.render(entry).split("\n").length;
+	}
+
+	/** The preview rows of an ended call, each fitted to the width so a redraw keeps its row count. */
+	private previewRows(entry: Entry, indent: string, width: number): string[] {
+		const { style } = this.options;
+		const preview = entry.result;
+		if (!preview) return [];
+		const fit = (text: string) => fitWidth(text, width - indent.length);
+		const rows = preview.lines.map((line) =>
+			preview.kind === "output" ? style.dim(fit(line.text)) : styleDiffLine(line, style, fit),
+		);
+		if (preview.more > 0 && preview.kind === "diff")
+			rows.push(style.dim(`… ${preview.more} more line${preview.more === 1 ? "" : "s"}`));
+		return rows.map((row) => `${indent}${row}`);
 	}
 
 	private render(entry: Entry): string {
@@ -239,10 +275,11 @@ export class ToolCallsView {
 		if (!entry.outcome && entry.preview && width - used > 10) {
 			line += style.dim(`  ${fitWidth(entry.preview, width - used - 2)}`);
 		}
+		const indent = entry.child ? "     " : "  ";
 		if (entry.outcome && entry.network !== undefined) {
-			const indent = entry.child ? "     " : "  ";
 			line += `\n${indent}${style.dim(fitWidth(entry.network, width - indent.length))}`;
 		}
+		if (entry.outcome) for (const row of this.previewRows(entry, `${indent}  `, width)) line += `\n${row}`;
 		return line;
 	}
 }
