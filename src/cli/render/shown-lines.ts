@@ -46,17 +46,17 @@ function diffLine(line: string): ShownDiffLine | undefined {
 
 /**
  * A diff line coloured for the terminal: `- ` red, `+ ` green, context indented, a gap as a dim
- * `⋯`. `fit` cuts the text to the terminal's width first (so a redrawn block keeps its rows).
+ * `⋯`. `fitRow` cuts the text to the terminal's width first (so a redrawn block keeps its rows).
  */
 export function styleDiffLine(
 	line: ShownDiffLine,
 	style: Style,
-	fit: (text: string) => string = (text) => text,
+	fitRow: (text: string) => string = (text) => text,
 ): string {
 	if (line.kind === "gap") return style.dim("⋯");
-	if (line.kind === "remove") return style.red(fit(`- ${line.text}`));
-	if (line.kind === "add") return style.green(fit(`+ ${line.text}`));
-	return fit(`  ${line.text}`);
+	if (line.kind === "remove") return style.red(fitRow(`- ${line.text}`));
+	if (line.kind === "add") return style.green(fitRow(`+ ${line.text}`));
+	return fitRow(`  ${line.text}`);
 }
 
 /**

@@ -240,9 +240,9 @@ export class ToolCallsView {
 		const { style } = this.options;
 		const preview = entry.result;
 		if (!preview) return [];
-		const fit = (text: string) => fitWidth(text, width - indent.length);
+		const fitRow = (text: string) => fitWidth(text, width - indent.length);
 		const rows = preview.lines.map((line) =>
-			preview.kind === "output" ? style.dim(fit(line.text)) : styleDiffLine(line, style, fit),
+			preview.kind === "output" ? style.dim(fitRow(line.text)) : styleDiffLine(line, style, fitRow),
 		);
 		if (preview.more > 0 && preview.kind === "diff")
 			rows.push(style.dim(`… ${preview.more} more line${preview.more === 1 ? "" : "s"}`));
