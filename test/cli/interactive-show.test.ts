@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
 import { useTempDir } from "../helpers/temp-dir.js";
@@ -99,5 +101,57 @@ describe.skipIf(!TmuxTerminal.available())("interactive session: what it shows (
 		expect(done).toMatch(/bash touch first-part seq 1 5 +✓[^\n]*\n +3\n +4\n +5\n/);
 		session.press("C-d");
 		await session.waitFor(/\[exit 0\]/);
+	});
+
+	it("a pasted 20-line block is one prompt, Alt-Enter and a trailing \\ add lines, and text typed during a turn is queued", async () => {
+		const block = Array.from({ length: 20 }, (_, index) => `${index % 2 === 0 ? "  " : ""}pasted line ${index + 1}`);
+		server = await startSseServer([
+			{ events: text("Got the paste.") },
+			{ events: text("Got three lines.") },
+			// The turn waits for a file the test makes: keys are typed while it surely runs.
+			{ events: call("call_1", "bash", { command: "while [ ! -e go ]; do sleep 0.1; done; echo went" }) },
+			{ events: text("Barrier passed.") },
+			{ events: text("Queued answered.") },
+			{ events: text("Unfinished answered.") },
+		]);
+		terminal = startSession(server.openaiBaseUrl);
+		const session = terminal;
+		await session.waitFor(/^›\s*$/m);
+		session.paste(`${block.join("\n")}\n`);
+		await session.waitFor(/› \[paste #1, 20 lines\]/);
+		session.press("Enter");
+		await session.waitFor(/Got the paste\./);
+
+		session.type("first");
+		session.press("M-Enter");
+		session.type("second\\");
+		session.press("Enter");
+		await session.waitFor(/… second\\\n…\s*$/);
+		session.type("third");
+		session.press("Enter");
+		await session.waitFor(/Got three lines\./);
+
+		session.type("wait for the file");
+		session.press("Enter");
+		await session.waitFor(/● bash while/);
+		session.type("queued one");
+		session.press("Enter");
+		await session.waitFor(/queued › queued one/);
+		session.type("unfinished");
+		await writeFile(join(tempDir(), "go"), "");
+		await session.waitFor(/› queued one {2}\(queued\)\n[\s\S]*Queued answered\./);
+		// The line typed but not ended waits in the editor, to be edited or sent.
+		await session.waitFor(/› unfinished$/m);
+		session.press("Enter");
+		await session.waitFor(/Unfinished answered\./);
+		session.press("C-d");
+		await session.waitFor(/\[exit 0\]/);
+
+		const prompts = server.requests.map((request) => request.body.messages.at(-1));
+		expect(prompts[0]).toMatchObject({ role: "user", content: block.join("\n") });
+		expect(prompts[1]).toMatchObject({ role: "user", content: "first\nsecond\nthird" });
+		expect(prompts[4]).toMatchObject({ role: "user", content: "queued one" });
+		expect(prompts[5]).toMatchObject({ role: "user", content: "unfinished" });
+		expect(server.requests).toHaveLength(6);
 	});
 });

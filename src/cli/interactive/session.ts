@@ -1,14 +1,17 @@
-import { createInterface } from "node:readline";
-import type { ReadStream } from "node:tty";
 import { type CliIO, ExitCode } from "../io.js";
-import type { TerminalPermissionPrompt } from "../prompts/permission-prompt.js";
+import type { PausableView, TerminalPermissionPrompt } from "../prompts/permission-prompt.js";
 import { EventRenderer } from "../render/event-renderer.js";
 import type { Style } from "../render/style.js";
 import { formatTurnSummary } from "../render/turn-summary.js";
 import type { AgentSetup } from "../setup/agent-setup.js";
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from "./input-tokens.js";
 import { handleJobsCommand, jobsHelp, jobsStatus } from "./jobs-commands.js";
+import { PastedBlocks } from "./pasted-blocks.js";
+import { PromptReader } from "./prompt-reader.js";
+import { TerminalInput } from "./terminal-input.js";
 
-const sessionHelp = `Type a request and press Enter. While the agent works, Ctrl-C cancels the turn.
+const sessionHelp = `Type a request and press Enter; Alt-Enter (or \\ at the end of a line) starts a new line, and a
+pasted block is sent whole. Text typed while the agent works is queued as the next prompt; Ctrl-C cancels the turn.
   /new    start a new conversation (forget the transcript)
   /model [NAME]  show the model, or switch to NAME from the next prompt (toolbelt config sets the default)
 ${jobsHelp}
@@ -37,18 +40,51 @@ export interface InteractiveSessionOptions {
  */
 export class InteractiveSession {
 	private readonly options: InteractiveSessionOptions;
-	private readonly history: string[] = [];
+	private readonly input: TerminalInput;
+	private readonly reader: PromptReader;
+	/** Prompts typed ahead and ended with Enter during a turn, sent in order after it. */
+	private readonly queued: string[] = [];
+	/** The running turn: how to cancel it and the live view a note must pause. */
+	private turn: { cancel(): void; view: PausableView } | undefined;
+	private exitAfterTurn = false;
 
 	constructor(options: InteractiveSessionOptions) {
 		this.options = options;
+		const pasted = new PastedBlocks();
+		this.input = new TerminalInput(options.io.stdin, pasted);
+		this.reader = new PromptReader({ io: options.io, style: options.style, input: this.input, pasted });
 	}
 
 	/** Runs until Ctrl-D, `/exit` or the end of input. Resolves to the exit code. */
 	async run(): Promise<number> {
 		const { io, style } = this.options;
 		io.stdout.write(`${this.options.banner}\n${style.dim("Ctrl-C cancels a turn · Ctrl-D exits · /help")}\n\n`);
-		for (;;) {
-			const line = await this.readLine();
+		// Pastes arrive marked, so a pasted block is one prompt and not one prompt per line.
+		io.stdout.write(BRACKETED_PASTE_ON);
+		this.input.start({
+			interrupt: () => this.turn?.cancel(),
+			endOfInput: () => {
+				this.exitAfterTurn = true;
+				this.turn?.cancel();
+			},
+			queued: (text) => this.queue(text),
+		});
+		try {
+			await this.loop();
+		} finally {
+			this.input.stop();
+			io.stdout.write(BRACKETED_PASTE_OFF);
+		}
+		io.stdout.write("\n");
+		return ExitCode.ok;
+	}
+
+	private async loop(): Promise<void> {
+		const { io, style } = this.options;
+		let typed = "";
+		while (!this.exitAfterTurn) {
+			const line = await this.nextPrompt(typed);
+			typed = "";
 			if (line === undefined) break;
 			const text = line.trim();
 			if (text === "") continue;
@@ -71,10 +107,39 @@ export class InteractiveSession {
 				io.stdout.write(`${style.dim("New conversation.")}\n\n`);
 				continue;
 			}
-			if (await this.runTurn(text)) break;
+			// A single line is sent trimmed; a block keeps its first line's indentation.
+			const cancelled = await this.runTurn(line.includes("\n") ? line.replace(/^(\s*\n)+/, "").trimEnd() : text);
+			if (this.exitAfterTurn) break;
+			// What was queued behind a cancelled turn is not sent: it comes back to the line, to send or edit.
+			if (cancelled)
+				typed = [...this.queued.splice(0), this.input.typeAhead.takeUnfinished()].filter(Boolean).join("\n");
 		}
-		io.stdout.write("\n");
-		return ExitCode.ok;
+	}
+
+	/** The next prompt: the first one queued during the last turn, else one read from the editor. */
+	private nextPrompt(typed: string): Promise<string | undefined> {
+		const { io, style } = this.options;
+		const queued = this.queued.shift();
+		if (queued === undefined) {
+			const unfinished = this.input.typeAhead.takeUnfinished();
+			return this.reader.read(
+				typed === "" ? unfinished : `${typed}\n${unfinished}`.replace(/\n$/, ""),
+				jobsStatus(this.options.setup.jobs, style),
+			);
+		}
+		this.reader.remember(queued);
+		io.stdout.write(`${style.cyan("›")} ${oneLine(queued)}  ${style.dim("(queued)")}\n`);
+		return Promise.resolve(queued);
+	}
+
+	/** A line typed ahead and ended with Enter while a turn runs: sent as the next prompt. */
+	private queue(text: string): void {
+		const { io, style } = this.options;
+		this.queued.push(text);
+		const view = this.turn?.view;
+		view?.pause();
+		io.stdout.write(`${style.dim(`queued › ${oneLine(text)}`)}\n`);
+		view?.resume();
 	}
 
 	/** `/model NAME` switches the model of the session's next requests; `/model` names the current one. */
@@ -102,41 +167,7 @@ export class InteractiveSession {
 		else io.stdout.write(`${describeUndo(setup.cwd, await checkpoints.restore({ turns: 1 }))}\n`);
 	}
 
-	/** Reads one line; undefined on Ctrl-D or end of input. */
-	private readLine(): Promise<string | undefined> {
-		const { io, style } = this.options;
-		return new Promise((resolve) => {
-			const readline = createInterface({
-				input: io.stdin,
-				output: io.stdout,
-				terminal: true,
-				// A copy: readline adds to the array it is given, and this one outlives the interface.
-				history: [...this.history],
-				historySize: 1000,
-				removeHistoryDuplicates: true,
-				prompt: `${jobsStatus(this.options.setup.jobs, style)}${style.cyan("›")} `,
-			});
-			let answer: string | undefined;
-			readline.on("line", (line) => {
-				answer = line;
-				if (line.trim() !== "" && this.history[0] !== line) this.history.unshift(line);
-				readline.close();
-			});
-			readline.on("SIGINT", () => {
-				if (readline.line !== "") {
-					readline.write(null, { ctrl: true, name: "e" });
-					readline.write(null, { ctrl: true, name: "u" });
-					return;
-				}
-				io.stdout.write(`\n${style.dim("(Ctrl-D or /exit to leave)")}\n`);
-				readline.prompt();
-			});
-			readline.on("close", () => resolve(answer));
-			readline.prompt();
-		});
-	}
-
-	/** Runs one prompt to its end. Resolves to true when the person asked to exit (Ctrl-D) meanwhile. */
+	/** Runs one prompt to its end. Resolves to true when it was cancelled. */
 	private async runTurn(text: string): Promise<boolean> {
 		const { io, style, setup } = this.options;
 		const { agent } = setup;
@@ -152,24 +183,24 @@ export class InteractiveSession {
 			previews: true,
 		});
 		const unsubscribe = agent.subscribe((event) => renderer.handle(event));
-		if (this.options.prompt) this.options.prompt.view = renderer;
 		let cancelled = false;
-		let exitAfter = false;
 		const cancel = () => {
 			cancelled = true;
 			agent.abort();
 		};
-		// Raw mode, so Ctrl-C reaches us as a byte instead of killing the process.
-		const input = io.stdin as Partial<ReadStream> & typeof io.stdin;
-		const raw = typeof input.setRawMode === "function" && input.isTTY === true;
-		if (raw) input.setRawMode?.(true);
-		const onData = (chunk: Buffer | string) => {
-			const typed = chunk.toString();
-			if (typed.includes("\x04")) exitAfter = true;
-			if (typed.includes("\x03") || typed.includes("\x04")) cancel();
+		// While a question is asked its keys are its own: none of them is typed ahead.
+		const view = {
+			pause: () => {
+				this.input.suspend();
+				renderer.pause();
+			},
+			resume: () => {
+				renderer.resume();
+				this.input.unsuspend();
+			},
 		};
-		input.on("data", onData);
-		input.resume();
+		this.turn = { cancel, view: renderer };
+		if (this.options.prompt) this.options.prompt.view = view;
 		const stopListening = io.onInterrupt?.(cancel);
 		const startedAt = Date.now();
 		let summary = "";
@@ -177,9 +208,7 @@ export class InteractiveSession {
 			summary = formatTurnSummary(await agent.prompt(text), Date.now() - startedAt);
 		} finally {
 			stopListening?.();
-			input.off("data", onData);
-			input.pause();
-			if (raw) input.setRawMode?.(false);
+			this.turn = undefined;
 			unsubscribe();
 			if (this.options.prompt) this.options.prompt.view = undefined;
 			renderer.dispose();
@@ -187,6 +216,12 @@ export class InteractiveSession {
 		if (cancelled) io.stdout.write(`${style.dim("Cancelled.")}\n`);
 		else if (summary !== "") io.stdout.write(`${style.dim(summary)}\n`);
 		io.stdout.write("\n");
-		return exitAfter;
+		return cancelled;
 	}
+}
+
+/** A prompt on one row: its first line, and how many more. */
+function oneLine(text: string): string {
+	const lines = text.split("\n");
+	return lines.length === 1 ? text : `${lines[0]} … (+${lines.length - 1} lines)`;
 }

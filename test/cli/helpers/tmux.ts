@@ -86,6 +86,15 @@ export class TmuxTerminal {
 		this.tmux(["send-keys", "-t", "main", ...keys]);
 	}
 
+	/**
+	 * Pastes `text` as a terminal does: bracketed (`ESC[200~` … `ESC[201~`) when the program asked for
+	 * it, line ends sent as CR.
+	 */
+	paste(text: string): void {
+		this.tmux(["set-buffer", "-b", "test-paste", text]);
+		this.tmux(["paste-buffer", "-p", "-d", "-b", "test-paste", "-t", "main"]);
+	}
+
 	/** The visible screen plus scrollback, as plain text, trailing blank lines dropped. */
 	capture(): string {
 		return this.tmux(["capture-pane", "-p", "-J", "-t", "main", "-S", "-200"]).replace(/\s+$/, "");
