@@ -54,12 +54,22 @@ function textOf(language: Language, variant: number): string {
 	return language.wrap ? language.wrap(body) : body;
 }
 
-function checkCase(language: Language): BenchCase {
-	const texts = [textOf(language, 0), textOf(language, 1)];
+function checkCase(language: Language, added = false): BenchCase {
+	const base = textOf(language, 0);
+	// A member added in the middle (and taken away at the next turn): a change of the structure, not
+	// of one value.
+	const middle = base.indexOf("\n", base.length >> 1) + 1;
+	const texts = [
+		base,
+		added ? `${base.slice(0, middle)}  "added": [1, 2, 3],\n${base.slice(middle)}` : textOf(language, 1),
+	];
 	let turn = 0;
+	const extension = language.file.split(".")[1];
 	return {
 		group: "syntax",
-		name: `check a one-line change of a 2,000-line ${language.file.split(".")[1]} file`,
+		name: added
+			? `check a member added to a 2,000-line ${extension} file`
+			: `check a one-line change of a 2,000-line ${extension} file`,
 		goal: "≤ 5 ms after warm-up",
 		maxMs: 5,
 		repeat: 20,
@@ -72,4 +82,9 @@ function checkCase(language: Language): BenchCase {
 	};
 }
 
-export const cases: BenchCase[] = LANGUAGES.map(checkCase);
+const JSON_FILE = LANGUAGES.find((language) => language.file.endsWith(".json"));
+
+export const cases: BenchCase[] = [
+	...LANGUAGES.map((language) => checkCase(language)),
+	...(JSON_FILE ? [checkCase(JSON_FILE, true)] : []),
+];

@@ -8,6 +8,7 @@ import type { SyntaxReading } from "./problems.js";
 import { updatedHtmlReading } from "./readers/html-inert-spans.js";
 import { readHtml } from "./readers/html-reading.js";
 import { readJson } from "./readers/json-reading.js";
+import { updatedJsonReading } from "./readers/json-regions.js";
 import type { KeptReading } from "./readers/kept-readings.js";
 import { readToml } from "./readers/toml-reading.js";
 import { readYaml } from "./readers/yaml-reading.js";
@@ -44,11 +45,19 @@ const BASH = fromVscode("Bash", "bash");
 const YAML: SyntaxLanguage = { name: "YAML", reader: { kind: "parser", read: readYaml } };
 const JSON_STRICT: SyntaxLanguage = {
 	name: "JSON",
-	reader: { kind: "parser", read: (text) => readJson(text, { comments: false }) },
+	reader: {
+		kind: "parser",
+		read: (text) => readJson(text, { comments: false }),
+		update: (last, text) => updatedJsonReading(last, text, { comments: false }),
+	},
 };
 const JSON_WITH_COMMENTS: SyntaxLanguage = {
 	name: "JSON with comments",
-	reader: { kind: "parser", read: (text) => readJson(text, { comments: true }) },
+	reader: {
+		kind: "parser",
+		read: (text) => readJson(text, { comments: true }),
+		update: (last, text) => updatedJsonReading(last, text, { comments: true }),
+	},
 };
 const TOML: SyntaxLanguage = { name: "TOML", reader: { kind: "parser", read: readToml } };
 const HTML: SyntaxLanguage = {
