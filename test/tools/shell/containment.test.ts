@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runHookProcess } from "../../../src/safety/hooks/hook-process.js";
@@ -105,5 +105,44 @@ describe.skipIf(process.platform !== "linux" || !cgroupsAvailable())("cgroup con
 			timeoutMs: 10_000,
 		});
 		expect(processesWithArgument(`sleep ${duration}`)).toEqual([]);
+	});
+});
+
+describe.skipIf(process.platform !== "linux")("a hook given as one path", () => {
+	const tempDir = useTempDir();
+	const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", PWD: "/" };
+
+	/** Writes an executable file (no `#!` line unless the body has one) and returns its path. */
+	function executable(name: string, body: string): string {
+		const path = join(tempDir(), name);
+		writeFileSync(path, body, { mode: 0o755 });
+		return path;
+	}
+
+	it("runs as `sh -c` would run it: a file without #! through sh, stdin, PWD, exit code; nothing left running", async () => {
+		const duration = `60.${process.pid}${Date.now() % 100_000}`;
+		const hook = executable(
+			"no-shebang-hook",
+			`read -r line; echo "in:$line pwd:$PWD"; setsid env -i sh -c 'sleep ${duration}' & exit 3\n`,
+		);
+		const cwd = join(tempDir(), "work");
+		mkdirSync(cwd);
+		const result = await runHookProcess({ command: hook, stdin: '{"a":1}\n', cwd, env, timeoutMs: 10_000 });
+		expect(result).toMatchObject({ exitCode: 3, stdout: `in:{"a":1} pwd:${cwd}\n`, stderr: "" });
+		expect(processesWithArgument(`sleep ${duration}`)).toEqual([]);
+	});
+
+	it("a missing or non-executable path: the shell's exit codes, and the message names the file", async () => {
+		const missing = join(tempDir(), "missing-hook.sh");
+		const notExecutable = join(tempDir(), "plain.txt");
+		writeFileSync(notExecutable, "echo never\n");
+		const run = (command: string) => runHookProcess({ command, stdin: "{}", cwd: tempDir(), env, timeoutMs: 10_000 });
+		const [gone, refused] = [await run(missing), await run(notExecutable)];
+		expect(gone.exitCode).toBe(127);
+		expect(gone.stderr).toContain(missing);
+		expect(refused.exitCode).toBe(126);
+		expect(refused.stderr).toContain(notExecutable);
+		expect(refused.stdout).toBe("");
+		expect(`${gone.stderr}${refused.stderr}`).not.toContain("unshare");
 	});
 });
