@@ -7,7 +7,8 @@ import { TreeTooLargeError } from "./runs-later/tree-watch.js";
 import { buildBwrapArgs } from "./sandbox/bwrap-args.js";
 import { credentialsToHide } from "./sandbox/credentials.js";
 import { SandboxUnavailableError } from "./sandbox/errors.js";
-import { leaseMountPoints } from "./sandbox/mount-points.js";
+import { KeptMountPoints } from "./sandbox/kept-mount-points.js";
+import type { MountPointLease } from "./sandbox/mount-points.js";
 import { type NetworkSession, type SandboxNetworkOptions, startNetworkSession } from "./sandbox/network/session.js";
 import { explainProbeFailure, lacksDisableUserns, probeSandbox } from "./sandbox/probe.js";
 import { assertNoSymbolicLinks, planProtectedPaths } from "./sandbox/protected-paths.js";
@@ -72,7 +73,10 @@ export interface SandboxLaunch {
 	 * (call after `finish`). Never throws. Default: none.
 	 */
 	connections?(): ShellNetworkConnection[];
-	/** Removes the call's mount-point placeholders once the sandbox is gone (and what it left running). Never throws. */
+	/**
+	 * Removes the call's file placeholders once the sandbox is gone (and what it left running); folder
+	 * placeholders stay until the sandbox is closed (or the process exits). Never throws.
+	 */
 	release(): Promise<void>;
 	/** Variables the command needs on top of its environment (the proxy's, with a network policy). Default: none. */
 	env?: Record<string, string>;
@@ -91,7 +95,11 @@ export interface Sandbox {
 	prepare(cwd: string): Promise<SandboxLaunch>;
 	/** Wraps shell operations so every command runs inside the sandbox (for the bash tool's `operations` option). */
 	wrap(operations: ShellOperations): ShellOperations;
-	/** Stops the network policy's proxy, if there is one (it also ends with the process). Never throws. */
+	/**
+	 * Removes the folder placeholders the calls kept (empty `.git`, `.vscode`… that were missing; the
+	 * process's exit does it too) and stops the network policy's proxy, if there is one (it also ends
+	 * with the process). Never throws.
+	 */
 	close(): Promise<void>;
 }
 
@@ -184,10 +192,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	const stateIsWritable = writable.some((path) => stateDir === path || stateDir.startsWith(path + sep));
 
 	const nestedGuard = new NestedGuard({ roots: writableRoots });
+	const mountPoints = new KeptMountPoints(stateDir);
 
 	const prepare = async (cwd: string): Promise<SandboxLaunch> => {
 		const nested = await beginGuarded(nestedGuard);
-		let lease: Awaited<ReturnType<typeof leaseMountPoints>> | undefined;
+		let lease: MountPointLease | undefined;
 		try {
 			const plan = planProtectedPaths({
 				roots: writableRoots,
@@ -196,7 +205,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 				homeDir,
 				nested: nested.protectedEntries,
 			});
-			lease = await leaseMountPoints(stateDir, plan.mountPoints);
+			lease = await mountPoints.lease(plan.mountPoints);
 			assertNoSymbolicLinks(plan.readOnly);
 			return launchOf(cwd, plan.readOnly, lease, nested.notices);
 		} catch (error) {
@@ -206,12 +215,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		}
 	};
 
-	const launchOf = (
-		cwd: string,
-		readOnly: string[],
-		lease: Awaited<ReturnType<typeof leaseMountPoints>>,
-		notices: string[],
-	): SandboxLaunch => {
+	const launchOf = (cwd: string, readOnly: string[], lease: MountPointLease, notices: string[]): SandboxLaunch => {
 		const hidden = credentialsToHide(homeDir, options.exposeCredentials, options.environment);
 		const environment = options.environment ?? process.env;
 		const networked = network?.launch({ filterFile, bwrapPath, seccompFd, environment });
@@ -276,6 +280,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		failure = await probe();
 	}
 	if (failure !== undefined) {
+		mountPoints.close();
+		nestedGuard.close();
 		await network?.close();
 		throw new SandboxUnavailableError(explainProbeFailure(failure));
 	}
@@ -285,6 +291,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		prepare,
 		wrap: (operations) => wrapOperations(operations, prepare, options.isolateProcesses !== false),
 		close: async () => {
+			mountPoints.close();
 			nestedGuard.close();
 			await network?.close();
 		},

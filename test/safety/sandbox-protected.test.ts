@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
-import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { mkdir, readFile, rmdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hooksPathOf, planProtectedPaths } from "../../src/safety/sandbox/protected-paths.js";
@@ -107,6 +107,8 @@ describe.skipIf(unavailable !== undefined)("protected paths under real bwrap", (
 		const root = join(tempDir(), "root");
 		await mkdir(join(root, "elsewhere"), { recursive: true });
 		const tools = await bashIn(root);
+		// The sandbox keeps an empty .vscode as a mount point while it lives; the user replaces it.
+		await rmdir(join(root, ".vscode"));
 		await symlink("elsewhere", join(root, ".vscode"));
 		const refused = await runCall(tools, {}, "bash", { command: "echo ran" });
 		expect(refused.isError).toBe(true);
@@ -119,13 +121,23 @@ describe.skipIf(unavailable !== undefined)("protected paths under real bwrap", (
 		expect(existsSync(join(root, "elsewhere", "tasks.json"))).toBe(true);
 	});
 
-	it("leaves the workspace as it found it: placeholders go after each call", async () => {
+	it("leaves the workspace as it found it: file placeholders go after each call, folder ones when the sandbox closes", async () => {
 		const root = join(tempDir(), "root");
 		await mkdir(root);
 		await writeFile(join(root, "a.txt"), "a");
-		const tools = await bashIn(root);
-		const message = await runCall(tools, {}, "bash", { command: "ls -A" });
-		expect(textOf(message)).toContain(".git");
+		const sandbox = await createSandbox({ writableRoots: [root], homeDir: join(tempDir(), "home") });
+		const tools = [createBashTool(root, { operations: sandbox.wrap(localShellOperations) })];
+		for (const command of ["ls -A", "touch .envrc .vscode/x .git/config; ls -A"]) {
+			const message = await runCall(tools, {}, "bash", { command });
+			expect(textOf(message)).toContain(".git");
+			expect(textOf(message)).toContain(".envrc");
+		}
+		// Between calls: empty folders only (git lists no empty folder, but would list an empty file).
+		const between = readdirSync(root);
+		expect(between).toContain(".vscode");
+		expect(between.filter((name) => !statSync(join(root, name)).isDirectory())).toEqual(["a.txt"]);
+		for (const name of between) if (name !== "a.txt") expect(readdirSync(join(root, name))).toEqual([]);
+		await sandbox.close();
 		expect(readdirSync(root)).toEqual(["a.txt"]);
 	});
 });

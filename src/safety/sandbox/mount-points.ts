@@ -36,7 +36,7 @@ export interface MountPointLease {
 }
 
 /** The record shared by every toolbelt process of this user. */
-interface Registry {
+export interface Registry {
 	/** Placeholders toolbelt made, by path. */
 	placeholders: Record<string, MountPoint["kind"]>;
 	/** Calls in flight: their process (see `processIdentity`) and the paths they rely on. */
@@ -46,7 +46,10 @@ interface Registry {
 const lockWaitMs = 10_000;
 const registryFile = "mount-points.json";
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits `ms` without returning to the event loop: the lock is also taken in the process's `exit` handler. */
+function sleepSync(ms: number): void {
+	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
 
 function tryLock(lock: string, claim: string): boolean {
 	try {
@@ -58,7 +61,12 @@ function tryLock(lock: string, claim: string): boolean {
 	}
 }
 
-async function withLock<T>(stateDir: string, action: (registry: Registry) => T): Promise<T> {
+/**
+ * Runs `action` on the registry under the lock shared by every toolbelt process of this user.
+ * Synchronous: the section is a handful of file operations, contention is rare and short, and a
+ * blocking wait lets the same code run in the process's `exit` handler.
+ */
+export function withRegistry<T>(stateDir: string, action: (registry: Registry) => T): T {
 	const lock = join(stateDir, "mount-points.lock");
 	// The lock file is born with its owner inside (link of a written file), so no one ever sees an
 	// owner-less lock; one whose owner died (a crash inside this short section) is broken.
@@ -74,7 +82,7 @@ async function withLock<T>(stateDir: string, action: (registry: Registry) => T):
 					`The sandbox's mount-point lock ${lock} has been held by process ${owner} for over ${lockWaitMs / 1000} s. ` +
 						"If no toolbelt process is stuck, delete the file and try again.",
 				);
-			} else await sleep(2);
+			} else sleepSync(2);
 		}
 	} finally {
 		removeQuietly(claim);
@@ -116,7 +124,8 @@ function readRegistry(stateDir: string): Registry {
 	}
 }
 
-function ensureExists(point: MountPoint, registry: Registry): void {
+/** Makes `point` when it is missing and records it as a placeholder. Throws `SandboxUnavailableError` when that fails. */
+export function ensureExists(point: MountPoint, registry: Registry): void {
 	try {
 		lstatSync(point.path);
 		return;
@@ -147,7 +156,8 @@ function removePlaceholder(path: string, kind: MountPoint["kind"]): void {
 	}
 }
 
-function releaseClaim(registry: Registry, id: string): void {
+/** Drops claim `id` (and those of dead processes) and removes the placeholders no live claim uses. */
+export function releaseClaim(registry: Registry, id: string): void {
 	delete registry.claims[id];
 	const inUse = new Set<string>();
 	for (const [claimId, claim] of Object.entries(registry.claims)) {
@@ -173,10 +183,14 @@ export async function leaseMountPoints(stateDir: string, points: readonly MountP
 	const release = async () => {
 		if (released) return;
 		released = true;
-		await withLock(stateDir, (registry) => releaseClaim(registry, id)).catch(() => {});
+		try {
+			withRegistry(stateDir, (registry) => releaseClaim(registry, id));
+		} catch {
+			// Left to the next release of any toolbelt process (a dead claim is dropped there).
+		}
 	};
 	try {
-		await withLock(stateDir, (registry) => {
+		withRegistry(stateDir, (registry) => {
 			// The claim comes first: a placeholder made and then not recorded could be removed under us.
 			registry.claims[id] = { owner: processIdentity(), paths: points.map((point) => point.path) };
 			for (const point of points) ensureExists(point, registry);
