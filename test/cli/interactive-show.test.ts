@@ -1,9 +1,11 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
 import { openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { cleanEnv, ensureBuiltCli } from "./helpers/cli-binary.js";
+import { createMemoryIO } from "./helpers/memory-io.js";
 import { TmuxTerminal } from "./helpers/tmux.js";
 
 const call = (id: string, name: string, args: Record<string, unknown>) =>
@@ -26,13 +28,14 @@ describe.skipIf(!TmuxTerminal.available())("interactive session: what it shows (
 		server = undefined;
 	});
 
-	function startSession(baseUrl: string, extraFlags: string[] = ["--mode", "yolo"]): TmuxTerminal {
-		const flags = ["--provider", "openai", "--base-url", baseUrl, "--model", "first-model", "--no-record"];
-		const env = cleanEnv();
+	/** `home`: record sessions in that home folder (default: nothing is recorded). */
+	function startSession(baseUrl: string, extraFlags: string[] = ["--mode", "yolo"], home?: string): TmuxTerminal {
+		const flags = ["--provider", "openai", "--base-url", baseUrl, "--model", "first-model"];
+		const env = cleanEnv(home ? { HOME: home } : {});
 		delete env.NO_COLOR;
 		return TmuxTerminal.start({
-			command: [process.execPath, ensureBuiltCli(), ...flags, ...extraFlags],
-			cwd: tempDir(),
+			command: [process.execPath, ensureBuiltCli(), ...flags, ...(home ? [] : ["--no-record"]), ...extraFlags],
+			cwd: home ? join(tempDir(), "project") : tempDir(),
 			env,
 		});
 	}
@@ -153,5 +156,49 @@ describe.skipIf(!TmuxTerminal.available())("interactive session: what it shows (
 		expect(prompts[4]).toMatchObject({ role: "user", content: "queued one" });
 		expect(prompts[5]).toMatchObject({ role: "user", content: "unfinished" });
 		expect(server.requests).toHaveLength(6);
+	});
+
+	it("/resume lists this folder's sessions and continues one: the model gets its messages, its file goes on", async () => {
+		server = await startSseServer([{ events: text("Noted: alpha.") }, { events: text("It was alpha.") }]);
+		const home = join(tempDir(), "home");
+		const project = join(tempDir(), "project");
+		await mkdir(home);
+		await mkdir(project);
+		// The earlier session: a recorded run in the same folder, in process.
+		const earlier = createMemoryIO({ cwd: project, env: { HOME: home } });
+		const runFlags = ["--provider", "openai", "--base-url", server.openaiBaseUrl, "--model", "first-model"];
+		expect(await main(["run", ...runFlags, "remember alpha"], earlier.io)).toBe(0);
+		const sessionsDir = join(home, ".local", "state", "toolbelt", "sessions");
+		const [file] = await readdir(sessionsDir);
+		const id = String(file).replace(/\.jsonl$/, "");
+
+		terminal = startSession(server.openaiBaseUrl, ["--mode", "yolo"], home);
+		const session = terminal;
+		await session.waitFor(/^›\s*$/m);
+		session.type("/resume");
+		session.press("Enter");
+		const list = await session.waitFor(/Continue one: \/resume N/);
+		expect(list).toMatch(new RegExp(` 1  ${id}  \\S+ \\S+  run  1 turn · 0 calls\\n +"remember alpha"`));
+		session.type("/resume 1");
+		session.press("Enter");
+		await session.waitFor(new RegExp(`Resumed ${id} \\(1 turn, first prompt "remember alpha"\\)`));
+		session.type("what was it");
+		session.press("Enter");
+		await session.waitFor(/It was alpha\./);
+		session.press("C-d");
+		await session.waitFor(/\[exit 0\]/);
+
+		const messages = server.requests[1]?.body.messages.map((m: { role: string; content: unknown }) => [
+			m.role,
+			m.content,
+		]);
+		expect(messages.slice(1)).toEqual([
+			["user", "remember alpha"],
+			["assistant", "Noted: alpha."],
+			["user", "what was it"],
+		]);
+		// One file: the resumed one went on, the new session left before its first prompt is gone.
+		expect(await readdir(sessionsDir)).toEqual([file]);
+		expect(await readFile(join(sessionsDir, String(file)), "utf8")).toContain("what was it");
 	});
 });

@@ -22,7 +22,8 @@ function localTime(milliseconds: number): string {
 	return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
-function describe(summary: SessionSummary, showFolder: boolean): string {
+/** Two lines on one recorded session: id, start, source, counts (and folder), then its first prompt. */
+export function describeSession(summary: SessionSummary, showFolder: boolean): string {
 	const prompt = summary.firstPrompt.length > 60 ? `${summary.firstPrompt.slice(0, 59)}…` : summary.firstPrompt;
 	const tokens =
 		summary.tokens.input + summary.tokens.output > 0
@@ -75,7 +76,7 @@ export async function runSessionsCommand(args: ParsedArgs, io: CliIO): Promise<n
 		);
 		return ExitCode.ok;
 	}
-	for (const summary of found) io.stdout.write(`${describe(summary, all)}\n`);
+	for (const summary of found) io.stdout.write(`${describeSession(summary, all)}\n`);
 	io.stdout.write(
 		'\nContinue one: toolbelt run --resume <id> "…" (or toolbelt --resume <id>) · view it: toolbelt export <id> · replay it: toolbelt replay <id>\n',
 	);

@@ -8,6 +8,7 @@ import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from "./input-tokens.js";
 import { handleJobsCommand, jobsHelp, jobsStatus } from "./jobs-commands.js";
 import { PastedBlocks } from "./pasted-blocks.js";
 import { PromptReader } from "./prompt-reader.js";
+import { handleResumeCommand, resumeHelp } from "./resume-command.js";
 import { TerminalInput } from "./terminal-input.js";
 
 const sessionHelp = `Type a request and press Enter; Alt-Enter (or \\ at the end of a line) starts a new line, and a
@@ -15,6 +16,7 @@ pasted block is sent whole. Text typed while the agent works is queued as the ne
   /new    start a new conversation (forget the transcript)
   /model [NAME]  show the model, or switch to NAME from the next prompt (toolbelt config sets the default)
 ${jobsHelp}
+${resumeHelp}
   /undo   take back the file changes of the last prompt (not those made by bash)
   /checkpoints  list the prompts /undo can take back
   /exit   leave (or Ctrl-D)
@@ -94,6 +96,7 @@ export class InteractiveSession {
 				continue;
 			}
 			if (await handleJobsCommand(text, this.options.setup.jobs, io, style)) continue;
+			if (await handleResumeCommand(text, this.options.setup, io, style)) continue;
 			if (text === "/undo" || text === "/checkpoints") {
 				await this.checkpointCommand(text);
 				continue;

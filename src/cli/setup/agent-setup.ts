@@ -4,6 +4,7 @@ import { buildSystemPrompt } from "../../agent/index.js";
 import type { AnyAgentTool } from "../../engine/index.js";
 import { createToolSession } from "../../engine/index.js";
 import type { AskPermission } from "../../safety/index.js";
+import type { RecordedSession } from "../../sessions/index.js";
 import type { JobRegistry } from "../../tools/index.js";
 import { booleanOption, type ParsedArgs, stringOption, UsageError } from "../args.js";
 import { loadToolCatalog } from "../catalog/tool-catalog.js";
@@ -13,8 +14,9 @@ import { resolveCwd } from "../paths.js";
 import { openCliDiagnostics, withDiagnostics } from "./diagnostics-setup.js";
 import { loadProjectInstructions, type ProjectInstructions } from "./project-instructions.js";
 import { type ProviderConfig, resolveProviderConfig } from "./provider-config.js";
+import { RecordingSwitch } from "./recording-switch.js";
 import { type CliSafety, type CliSafetyOptions, createCliSafety } from "./safety-setup.js";
-import { type CliRecording, openCliRecording, sessionToResume } from "./session-recording.js";
+import { type CliRecording, openCliRecording, removeIfEmpty, sessionToResume } from "./session-recording.js";
 import { withUserDefaults } from "./user-config.js";
 
 /** Default bound on model requests per prompt in the CLI. */
@@ -38,6 +40,13 @@ export interface AgentSetup {
 	instructions: ProjectInstructions;
 	/** The session's recording (its recorder is absent with `--no-record` or an unusable sessions folder). */
 	recording: CliRecording;
+	/** The workspace as sessions record it (its real folder, or a remote workspace's URL). */
+	recordedWorkspace: string;
+	/**
+	 * Continues a recorded session (`/resume`): the agent gets its messages, and its file is appended
+	 * to from now on (unless `--no-record`). Call it between prompts, never while one runs.
+	 */
+	resumeSession(session: RecordedSession): Promise<void>;
 	/** Shuts down what the setup started (background jobs, MCP servers, the recording). Idempotent. */
 	close(): Promise<void>;
 }
@@ -124,15 +133,15 @@ export async function createAgentSetup(
 	const threshold = safety.layer.settings.toolSearch?.threshold;
 	const search = catalog.createToolSearch({ tools, ...(threshold !== undefined ? { threshold } : {}) });
 	const toolNames = search.tools.map((tool) => tool.name);
-	const recording = await openCliRecording({
+	const recordingOptions = {
 		args,
 		io,
 		place,
 		source: options.source ?? "run",
 		model: { provider: provider.provider, id: provider.model },
-		...(resume ? { resume } : {}),
-	});
-	const { recorder } = recording;
+	};
+	let recording = await openCliRecording({ ...recordingOptions, ...(resume ? { resume } : {}) });
+	const recordings = new RecordingSwitch(safety.hooks, recording.recorder);
 	const { Agent } = await import("../../agent/index.js");
 	const givenPrompt = stringOption(args.values, "system-prompt");
 	// A replaced system prompt is the whole prompt: the folder's files do not join it.
@@ -157,15 +166,15 @@ export async function createAgentSetup(
 		session,
 		messages: recording.history,
 		...batchBudgetOf(args),
-		...(recorder ? recorder.wrapHooks(safety.hooks) : safety.hooks),
+		...recordings.hooks,
 	});
-	if (recorder) agent.subscribe(recorder.onAgentEvent);
+	agent.subscribe(recordings.onAgentEvent);
 	const closeAll = close;
 	close = async () => {
 		await closeAll();
-		recorder?.close();
+		recordings.close();
 	};
-	return {
+	const setup: AgentSetup = {
 		agent,
 		provider,
 		cwd: safety.cwd,
@@ -174,8 +183,18 @@ export async function createAgentSetup(
 		jobs,
 		instructions,
 		recording,
+		recordedWorkspace: place.workspace,
+		async resumeSession(session) {
+			const left = recording.recorder;
+			recording = await openCliRecording({ ...recordingOptions, resume: session });
+			recordings.switchTo(recording.recorder);
+			if (left) await removeIfEmpty(left.path);
+			setup.recording = recording;
+			agent.replaceMessages(recording.history);
+		},
 		close: () => close(),
 	};
+	return setup;
 }
 
 function batchBudgetOf(args: ParsedArgs): { batchOutputBudget?: number } {

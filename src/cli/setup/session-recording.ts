@@ -96,3 +96,16 @@ export async function openCliRecording(options: CliRecordingOptions): Promise<Cl
 	if (opened.refused !== undefined) warn(`${opened.refused}`);
 	return { ...(opened.recorder ? { recorder: opened.recorder } : {}), history, ...resumed };
 }
+
+/**
+ * Removes a session file that holds no prompt (a session left by `/resume` before its first one),
+ * so it is neither listed nor picked by `--continue`.
+ */
+export async function removeIfEmpty(path: string): Promise<void> {
+	const { readSessionFile, summarize } = await import("../../sessions/index.js");
+	const session = await readSessionFile(path).catch(() => undefined);
+	if (session && summarize(session).turns === 0) {
+		const { rm } = await import("node:fs/promises");
+		await rm(path, { force: true });
+	}
+}
