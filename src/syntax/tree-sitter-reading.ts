@@ -121,10 +121,14 @@ function problemsOf(root: Node): SyntaxProblem[] {
 			return;
 		}
 		if (!node.hasError) return;
+		const found = problems.length;
 		for (let index = 0; index < node.childCount; index++) {
 			const child = node.child(index);
 			if (child) visit(child);
 		}
+		// The error is a token the grammar hides: C#'s `var c = a + ;` reads as an identifier holding
+		// a MISSING `_identifier_token`, which no child shows.
+		if (problems.length === found) problems.push(problemOf(node));
 	};
 	visit(root);
 	return problems;
@@ -163,10 +167,8 @@ function firstErrorBelow(node: Node): Node | undefined {
 		const child = node.child(index);
 		if (!child) continue;
 		if (child.isError || child.isMissing) return child;
-		if (child.hasError) {
-			const found = firstErrorBelow(child);
-			if (found) return found;
-		}
+		// A hidden MISSING token (see problemsOf) shows as its visible parent holding an error.
+		if (child.hasError) return firstErrorBelow(child) ?? child;
 	}
 	return undefined;
 }
@@ -222,8 +224,10 @@ function firstLineOf(text: string): string {
 function problemOf(node: Node, start: Node = node): SyntaxProblem {
 	const at = start.startPosition;
 	let description: string;
-	if (node.isMissing) description = `missing ${JSON.stringify(node.type)}`;
-	else {
+	// A node that holds an error and has no width is missing (a hidden token inside it was).
+	if (node.isMissing || (!node.isError && node.startIndex === node.endIndex)) {
+		description = `missing ${JSON.stringify(node.type)}`;
+	} else {
 		const text = start === node ? node.text : node.tree.rootNode.text.slice(start.startIndex, node.endIndex);
 		description = text.trim() === "" ? "unexpected end of text" : `unexpected ${JSON.stringify(firstLineOf(text))}`;
 	}
