@@ -1,16 +1,13 @@
-// The two small Node programs that carry a sandboxed command's connections to the proxy. They run
-// as `node -e`, so each is one self-contained function (no outside names; modules are passed in),
-// turned into source text with `String()`.
-//
-// launcher (outside the sandbox, in place of the shell that starts bwrap): starts bwrap with the
-// seccomp program on its descriptor and a Node IPC channel, receives each connection the bridge
-// accepted, and copies it to the proxy's Unix socket behind a line naming the call and the kind.
+// The small Node programs inside the sandbox that carry a sandboxed command's connections out. They
+// run as `node -e`, so each is one self-contained function (no outside names; modules are passed
+// in), turned into source text with `String()`. Their counterpart outside, the launcher, is in
+// launcher-program.ts.
 //
 // bridge (inside, in the sandbox's own network namespace): listens on 127.0.0.1 for the proxy
 // ports and the listed loopback ports, hands every accepted socket over the IPC channel (the
 // descriptor itself: no byte passes through it), then runs the command without that channel.
 // Inside, no Unix socket can be made (the seccomp filter), so the channel, made outside, is the
-// only way out, and it leads only to the proxy.
+// only way out, and it leads only to the proxy (and to the addresses the proxy judged and handed back).
 import type * as ChildProcessModule from "node:child_process";
 import type * as FsModule from "node:fs";
 import type * as NetModule from "node:net";
@@ -25,53 +22,6 @@ export interface BridgeConfig {
 	forwards: number[];
 	/** Where to write the `ProxyCommand` helper for ssh, and its source. */
 	connectHelper: { path: string; source: string };
-}
-
-/** What the launcher connects to. */
-export interface LauncherConfig {
-	/** The proxy's Unix socket. */
-	socket: string;
-	/** The call's id, named in each connection's first line. */
-	call: string;
-	/** The descriptor bwrap reads the seccomp program from. */
-	seccompFd: number;
-}
-
-/** argv: config JSON, seccomp file, bwrap, its arguments (the bridge and the command included). */
-function launcherMain(childProcess: typeof ChildProcessModule, net: typeof NetModule, fs: typeof FsModule): void {
-	const [configText = "{}", filterFile = "", bwrap = "", ...args] = process.argv.slice(1);
-	const config = JSON.parse(configText) as LauncherConfig;
-	const filter = fs.openSync(filterFile, "r");
-	const stdio: (string | number)[] = ["inherit", "inherit", "inherit"];
-	while (stdio.length < config.seccompFd) stdio.push("ignore");
-	stdio.push(filter, "ipc");
-	const child = childProcess.spawn(bwrap, args, { stdio: stdio as ChildProcessModule.StdioOptions });
-	fs.closeSync(filter);
-	child.on("message", (message: { kind?: string; port?: number }, handle?: NetModule.Socket) => {
-		if (!handle) return;
-		const upstream = net.connect(config.socket, () => {
-			upstream.write(`${config.call} ${message.kind} ${message.port ?? 0}\n`);
-			handle.pipe(upstream);
-			upstream.pipe(handle);
-			handle.resume();
-		});
-		const close = () => {
-			handle.destroy();
-			upstream.destroy();
-		};
-		handle.on("error", close);
-		handle.on("close", close);
-		upstream.on("error", close);
-		upstream.on("close", close);
-	});
-	child.on("error", (error) => {
-		process.stderr.write(`toolbelt sandbox: cannot start ${bwrap}: ${error.message}\n`);
-		process.exit(126);
-	});
-	child.on("exit", (code, signal) => {
-		if (signal) process.kill(process.pid, signal);
-		process.exit(code ?? 1);
-	});
 }
 
 /** argv: config JSON, the command's program and its arguments. */
@@ -160,8 +110,6 @@ const modules = 'require("node:child_process"), require("node:net"), require("no
 // A transpiler that keeps function names (tsx, vitest) calls its `__name` helper inside the bodies.
 const prelude = "var __name = (target) => target;";
 
-/** The launcher as a `node -e` program. */
-export const launcherSource = `${prelude}(${String(launcherMain)})(${modules})`;
 /** The bridge as a `node -e` program. */
 export const bridgeSource = `${prelude}(${String(bridgeMain)})(${modules})`;
 /** The ssh `ProxyCommand` helper's source, written into the sandbox's private /tmp by the bridge. */

@@ -10,25 +10,10 @@ import {
 } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { hopByHopHeaders as hopByHop, refusalResponse } from "./plain-handoff.js";
 import { normalizeHost } from "./policy.js";
 import type { ProxySecrets } from "./secrets/index.js";
-import { judge, openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
-
-const hopByHop = new Set([
-	"connection",
-	"keep-alive",
-	"proxy-connection",
-	"proxy-authorization",
-	"proxy-authenticate",
-	"te",
-	"trailer",
-	"upgrade",
-]);
-
-function refusalResponse(reason: string): string {
-	const body = `toolbelt sandbox: ${reason}\n`;
-	return `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
-}
+import { handOffTunnel, judge, openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
 
 /** `host:port` of a CONNECT request, with `[v6]:port` understood. */
 function connectTarget(target: string): { host: string; port: number } | undefined {
@@ -57,6 +42,10 @@ async function onConnect(context: ProxyContext, request: IncomingMessage, client
 	}
 	if (opening.kind === "unreachable") {
 		client.end(refusalResponse(opening.reason).replace("403 Forbidden", "502 Bad Gateway"));
+		return;
+	}
+	if (opening.kind === "handoff") {
+		handOffTunnel(client as Socket, opening, context, "connect", head);
 		return;
 	}
 	client.write("HTTP/1.1 200 Connection Established\r\n\r\n");

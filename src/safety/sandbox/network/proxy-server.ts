@@ -5,10 +5,12 @@ import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { NetworkAudit, type NetworkConnectionListener } from "./audit.js";
 import type { DecideOptions } from "./decide.js";
+import { HandoffControls } from "./handoff.js";
 import { createHttpProxy } from "./http-proxy.js";
+import { handOffPlainRequest } from "./plain-handoff.js";
 import type { ProxySecrets } from "./secrets/index.js";
 import { serveSocks } from "./socks5.js";
-import { openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
+import { handOffTunnel, openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
 
 /** The proxy of one session: a Unix socket in the sandbox's private state directory. */
 export interface NetworkProxy {
@@ -23,7 +25,7 @@ export interface NetworkProxy {
 const preambleTimeoutMs = 10_000;
 const maximumPreambleBytes = 200;
 
-/** Reads the launcher's one line, `<call> <http|socks|forward> [port]`; the rest stays in the socket. */
+/** Reads the launcher's one line, `<call> <http|socks|forward|control> <port> [<connection>]`; the rest stays in the socket. */
 function readPreamble(socket: Socket): Promise<string[] | undefined> {
 	return new Promise((resolve) => {
 		let data = Buffer.alloc(0);
@@ -52,6 +54,10 @@ function readPreamble(socket: Socket): Promise<string[] | undefined> {
 
 async function serveForward(socket: Socket, context: ProxyContext, port: number): Promise<void> {
 	const opening = await openTunnel(context, { host: "localhost", port }, "forward");
+	if (opening.kind === "handoff") {
+		handOffTunnel(socket, opening, context, "none", Buffer.alloc(0));
+		return;
+	}
 	if (opening.kind !== "open") {
 		socket.destroy();
 		return;
@@ -72,6 +78,7 @@ export async function startNetworkProxy(options: {
 	secrets?: ProxySecrets;
 }): Promise<NetworkProxy> {
 	const audit = new NetworkAudit(options.onConnection);
+	const controls = new HandoffControls(audit);
 	const contexts = new WeakMap<Socket, ProxyContext>();
 	const httpProxy = createHttpProxy(
 		(socket) => contexts.get(socket) ?? { decide: options.decide, audit, call: undefined, secrets: options.secrets },
@@ -79,11 +86,21 @@ export async function startNetworkProxy(options: {
 	const sockets = new Set<Socket>();
 	const serve = async (socket: Socket) => {
 		const words = await readPreamble(socket);
-		const [call, kind, port] = words ?? [];
-		const context: ProxyContext = { decide: options.decide, audit, call, secrets: options.secrets };
+		const [call, kind, port, id] = words ?? [];
+		const context: ProxyContext = {
+			decide: options.decide,
+			audit,
+			call,
+			secrets: options.secrets,
+			handoff: { controls, id },
+		};
 		contexts.set(socket, context);
-		if (kind === "http") httpProxy.emit("connection", socket);
-		else if (kind === "socks") await serveSocks(socket, context, Buffer.alloc(0));
+		if (kind === "control" && call !== undefined) controls.attach(call, socket);
+		else if (kind === "http") {
+			// Without secrets nothing of a plain request needs the proxy past its head: the launcher can take it.
+			const handedOff = !options.secrets && controls.canTake(call, id) && (await handOffPlainRequest(socket, context));
+			if (!handedOff) httpProxy.emit("connection", socket);
+		} else if (kind === "socks") await serveSocks(socket, context, Buffer.alloc(0));
 		else if (kind === "forward" && /^\d+$/.test(port ?? "")) await serveForward(socket, context, Number(port));
 		else socket.destroy();
 		socket.resume();
@@ -109,6 +126,7 @@ export async function startNetworkProxy(options: {
 		audit,
 		close: async () => {
 			process.off("exit", removeSocket);
+			controls.closeAll();
 			for (const socket of sockets) socket.destroy();
 			await new Promise<void>((resolve) => server.close(() => resolve()));
 			await rm(socketPath, { force: true }).catch(() => {});

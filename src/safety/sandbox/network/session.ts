@@ -1,14 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { homedir } from "node:os";
 import type { NetworkConnectionListener, NetworkConnectionRecord } from "./audit.js";
-import {
-	type BridgeConfig,
-	bridgeSource,
-	connectHelperSource,
-	type LauncherConfig,
-	launcherSource,
-} from "./bridge-programs.js";
+import { type BridgeConfig, bridgeSource, connectHelperSource } from "./bridge-programs.js";
 import type { HostResolver } from "./decide.js";
+import { type LauncherConfig, launcherSource } from "./launcher-program.js";
 import { type NetworkPolicy, NetworkRuleError, parseNetworkPolicy } from "./policy.js";
 import { type NetworkProxy, startNetworkProxy } from "./proxy-server.js";
 import { type SecretSetting, type SessionSecrets, startSecrets } from "./secrets/index.js";

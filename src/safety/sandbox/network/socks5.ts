@@ -2,7 +2,7 @@
 // `curl --socks5-hostname` and other TCP clients use. Names are sent by the client unresolved
 // (`socks5h`), so the proxy resolves and judges them; BIND and UDP ASSOCIATE are refused.
 import type { Socket } from "node:net";
-import { openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
+import { handOffTunnel, openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
 
 const version = 5;
 const reply = {
@@ -91,11 +91,15 @@ export async function serveSocks(client: Socket, context: ProxyContext, buffered
 		return;
 	}
 	const opening = await openTunnel(context, destination, "socks");
-	if (opening.kind !== "open") {
+	if (opening.kind === "refused" || opening.kind === "unreachable") {
 		client.end(answer(opening.kind === "refused" ? reply.notAllowed : reply.hostUnreachable));
 		return;
 	}
 	client.setTimeout(0);
+	if (opening.kind === "handoff") {
+		handOffTunnel(client, opening, context, "socks", early);
+		return;
+	}
 	client.write(answer(reply.succeeded));
 	startTunnel(client, opening, context, early);
 }

@@ -1,6 +1,8 @@
 import { connect, type Socket } from "node:net";
 import type { NetworkAudit, NetworkConnectionRecord, ProxyVia } from "./audit.js";
 import { type Allowed, type DecideOptions, decide, type Refused } from "./decide.js";
+import type { HandoffControls } from "./handoff.js";
+import type { HandoffTrailer } from "./launcher-program.js";
 import type { Destination } from "./policy.js";
 import { type ProxySecrets, placeholderScanner } from "./secrets/index.js";
 
@@ -12,6 +14,11 @@ export interface ProxyContext {
 	call: string | undefined;
 	/** The session's secrets, when `sandbox.network.secrets` keeps some out. Default: none. */
 	secrets?: ProxySecrets;
+	/**
+	 * The launchers' control connections and the connection's number, when the launcher named one:
+	 * an allowed tunnel is then handed to the launcher (handoff.ts). Default: the proxy copies.
+	 */
+	handoff?: { controls: HandoffControls; id: string | undefined };
 }
 
 const connectTimeoutMs = 15_000;
@@ -102,18 +109,34 @@ export function splice(client: Socket, upstream: Socket, record: NetworkConnecti
 		client.pipe(scanner).pipe(upstream);
 	} else client.pipe(upstream);
 	upstream.pipe(client);
-	for (const socket of [client, upstream]) {
+	for (const [socket, other] of [
+		[client, upstream],
+		[upstream, client],
+	] as const) {
 		socket.setTimeout(idleTimeoutMs, finish);
 		socket.on("error", finish);
-		socket.on("close", finish);
+		// What one side sent last may still be queued for the other: it goes before the close.
+		socket.on("close", () => afterFlush(other, finish));
 	}
+}
+
+/** Runs `done` once `socket` has passed on what is queued for it (at once when nothing is). */
+function afterFlush(socket: Socket, done: () => void): void {
+	if (socket.destroyed || socket.writableLength === 0) {
+		done();
+		return;
+	}
+	socket.end();
+	socket.once("finish", done);
+	socket.once("close", done);
 }
 
 /** The outcome of `openTunnel`: refused by the policy, allowed but not reachable, or connected. */
 export type TunnelOpening =
 	| { kind: "refused"; reason: string }
 	| { kind: "unreachable"; reason: string }
-	| { kind: "open"; upstream: Socket; record: NetworkConnectionRecord };
+	| { kind: "open"; upstream: Socket; record: NetworkConnectionRecord }
+	| { kind: "handoff"; address: string; destination: Destination; record: NetworkConnectionRecord };
 
 /** Judges `destination` and, when allowed, connects to the address that was checked. */
 export async function openTunnel(
@@ -123,6 +146,11 @@ export async function openTunnel(
 ): Promise<TunnelOpening> {
 	const { decision, record } = await judge(context, destination, via);
 	if (!decision.allowed) return { kind: "refused", reason: decision.reason };
+	// With secrets kept out, every tunnel's outgoing bytes are watched for placeholders (splice):
+	// those stay here. Otherwise the launcher connects to the address judged here and copies alone.
+	if (!context.secrets && context.handoff?.controls.canTake(context.call, context.handoff.id)) {
+		return { kind: "handoff", address: decision.address, destination, record };
+	}
 	try {
 		return {
 			kind: "open",
@@ -148,4 +176,30 @@ export function startTunnel(
 	}
 	splice(client, opening.upstream, opening.record, context);
 	client.resume();
+}
+
+/**
+ * Hands an allowed tunnel to the launcher (handoff.ts): it connects to the judged address, sends
+ * `reply` to the command (or the failure), then `early` and the rest to the host.
+ */
+export function handOffTunnel(
+	client: Socket,
+	opening: Extract<TunnelOpening, { kind: "handoff" }>,
+	context: ProxyContext,
+	reply: HandoffTrailer["reply"],
+	early: Buffer,
+): void {
+	const handoff = context.handoff;
+	if (!handoff || context.call === undefined || handoff.id === undefined) {
+		client.destroy();
+		return;
+	}
+	handoff.controls.handOff({
+		call: context.call,
+		id: handoff.id,
+		client,
+		record: opening.record,
+		trailer: { address: opening.address, port: opening.destination.port, host: opening.destination.host, reply },
+		early,
+	});
 }
