@@ -37,6 +37,29 @@ const LANGUAGES: Language[] = [
 		wrap: (body) => `<!doctype html>\n<html>\n<body>\n  <ul>\n${body}  </ul>\n</body>\n</html>\n`,
 	},
 	{
+		file: "deploy.yaml",
+		line: (index) => (index % 5 === 0 ? `section${index}:` : `  key${index}: "value ${index}"`),
+	},
+	{
+		file: "service.py",
+		line: (index) =>
+			index % 4 === 0 ? `def step${index}(value):` : `    item${index} = compute(value, ${index})  # line ${index}`,
+	},
+	{
+		file: "Service.cs",
+		line: (index) =>
+			index % 4 === 0
+				? `    public int Step${index}(int value) {`
+				: index % 4 === 3
+					? "    }"
+					: `        var item${index} = Compute(value, ${index}); // line ${index}`,
+		wrap: (body) => `public class Service {\n${body}}\n`,
+	},
+	{
+		file: "site.css",
+		line: (index) => `.row-${index} { margin: ${index}px; color: #${(index % 4096).toString(16).padStart(3, "0")}; }`,
+	},
+	{
 		file: "config.toml",
 		line: (index) => (index % 5 === 0 ? `[section${index}]` : `key${index} = "value ${index}"`),
 	},
