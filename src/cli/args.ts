@@ -151,3 +151,16 @@ export function listOption(values: OptionValues, name: string): string[] {
 export function booleanOption(values: OptionValues, name: string): boolean {
 	return values[name] === true;
 }
+
+/**
+ * `--batch-budget <KB>` (the agent and `toolbelt mcp`): the batch output budget in bytes, or an
+ * empty object when absent. Throws a usage error for a size that is not a number ≥ 1.
+ */
+export function batchBudgetOption(values: OptionValues): { batchOutputBudget?: number } {
+	const text = stringOption(values, "batch-budget");
+	if (text === undefined) return {};
+	const kilobytes = Number(text);
+	if (!Number.isFinite(kilobytes) || kilobytes < 1)
+		throw new UsageError(`--batch-budget needs a size in KB ≥ 1, got '${text}'.`);
+	return { batchOutputBudget: Math.floor(kilobytes * 1024) };
+}

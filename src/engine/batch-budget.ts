@@ -56,3 +56,78 @@ export function applyBatchBudget(messages: ToolResultMessage[], budget: number):
 		return { ...message, content: [{ type: "text" as const, text: kept }, ...images] };
 	});
 }
+
+/** One call's place in a `ConcurrentBatchBudget` batch. */
+export interface BatchBudgetMember {
+	/**
+	 * Hands in the call's result (undefined: it has none, e.g. it failed to start) and resolves, once
+	 * every call of the batch has handed in, to the result cut to its share. Further calls return the
+	 * first one's promise.
+	 */
+	finish(message: ToolResultMessage | undefined): Promise<ToolResultMessage | undefined>;
+}
+
+interface OpenBatch {
+	results: (ToolResultMessage | undefined)[];
+	running: number;
+	settled: Promise<(ToolResultMessage | undefined)[]>;
+	settle(results: (ToolResultMessage | undefined)[]): void;
+}
+
+/**
+ * One budget shared by calls that run at the same time but are asked for and answered one by one,
+ * as an MCP client sends the parallel calls of one reply as separate requests. A batch opens with a
+ * call that arrives when none is open and takes every call that arrives while one of its calls
+ * still runs; each result waits until the whole batch has finished (the client's model waits for
+ * all of them anyway) and is then cut to its fair share (`applyBatchBudget`).
+ */
+export class ConcurrentBatchBudget {
+	private readonly budget: number;
+	private open: OpenBatch | undefined;
+
+	/** `budget`: the most UTF-8 bytes of text the results of one batch return together. */
+	constructor(budget: number) {
+		this.budget = budget;
+	}
+
+	/** Joins the open batch, or opens one, as a call starts. */
+	join(): BatchBudgetMember {
+		const batch = this.open ?? this.openBatch();
+		const index = batch.results.length;
+		batch.results.push(undefined);
+		batch.running++;
+		let finished: Promise<ToolResultMessage | undefined> | undefined;
+		return {
+			finish: (message) => {
+				finished ??= this.finishOne(batch, index, message);
+				return finished;
+			},
+		};
+	}
+
+	private openBatch(): OpenBatch {
+		let settle: OpenBatch["settle"] = () => {};
+		const settled = new Promise<(ToolResultMessage | undefined)[]>((resolve) => {
+			settle = resolve;
+		});
+		this.open = { results: [], running: 0, settled, settle: (results) => settle(results) };
+		return this.open;
+	}
+
+	private async finishOne(
+		batch: OpenBatch,
+		index: number,
+		message: ToolResultMessage | undefined,
+	): Promise<ToolResultMessage | undefined> {
+		batch.results[index] = message;
+		if (--batch.running === 0) {
+			// Closed before it is cut: a call arriving from now on opens the next batch.
+			if (this.open === batch) this.open = undefined;
+			const present = batch.results.filter((result): result is ToolResultMessage => result !== undefined);
+			const cut = applyBatchBudget(present, this.budget);
+			let next = 0;
+			batch.settle(batch.results.map((result) => (result === undefined ? undefined : cut[next++])));
+		}
+		return (await batch.settled)[index];
+	}
+}

@@ -1,5 +1,5 @@
 export { type Deadline, type RaceAbortOptions, raceAbort, startDeadline, stoppableSignal } from "./abort.js";
-export { applyBatchBudget, fairShares } from "./batch-budget.js";
+export { applyBatchBudget, type BatchBudgetMember, ConcurrentBatchBudget, fairShares } from "./batch-budget.js";
 export { type CallGate, type CallGateRunOptions, createCallGate } from "./call-gate.js";
 export { AbortError, errorMessage, isAbortError, ToolError, throwIfAborted } from "./errors.js";
 export { createThrottle, emitSafely, type Throttle, type ToolEventListener } from "./events.js";

@@ -57,6 +57,8 @@ export interface RunMcpServerOptions extends ToolHooks, ToolSelection {
 	maxMessageBytes?: number;
 	/** Receives diagnostics (transport errors, ended idle sessions). Default: none. Never stdout. */
 	log?: (message: string) => void;
+	/** Most bytes of text the results of calls running together return, shared fairly (see `McpServerOptions.batchOutputBudget`). Default: none. */
+	batchOutputBudget?: number;
 	/** Opens the recording of each client's session at its first call (see `McpServerOptions.recordSession`). Default: none. */
 	recordSession?: McpServerOptions["recordSession"];
 	/**
@@ -113,6 +115,7 @@ export async function runMcpServer(options: RunMcpServerOptions): Promise<Runnin
 		beforeToolCall: options.beforeToolCall,
 		afterToolCall: options.afterToolCall,
 		...(options.recordSession ? { recordSession: options.recordSession } : {}),
+		...(options.batchOutputBudget !== undefined ? { batchOutputBudget: options.batchOutputBudget } : {}),
 		instructions:
 			`Coding tools rooted at ${resolve(options.cwd)}: relative paths resolve there. ` +
 			"Read before editing; prefer edit over write for existing files.",

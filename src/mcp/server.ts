@@ -14,7 +14,13 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { z } from "zod";
 import type { AnyAgentTool, ToolExecutionEvent, ToolHooks } from "../engine/index.js";
-import { type CallGate, createCallGate, executeToolCalls, isAbortError } from "../engine/index.js";
+import {
+	type CallGate,
+	ConcurrentBatchBudget,
+	createCallGate,
+	executeToolCalls,
+	isAbortError,
+} from "../engine/index.js";
 import type { SessionRecorder } from "../sessions/index.js";
 import { progressMessage, toCallToolResult, toMcpTool } from "./call-result.js";
 
@@ -60,6 +66,12 @@ export interface McpServerOptions extends ToolHooks {
 	progressIntervalMs?: number;
 	/** Most UTF-8 bytes of output tail in one progress notification. Default: 4,096. */
 	progressTailBytes?: number;
+	/**
+	 * Most UTF-8 bytes of text the results of calls that run at the same time return together
+	 * (`ConcurrentBatchBudget`: a client's parallel calls arrive as separate requests), shared fairly;
+	 * each result then waits for the others of its batch. Default: none (each result on its own).
+	 */
+	batchOutputBudget?: number;
 	/** Send each result's `details` in `_meta["toolbelt/details"]`. Default: true. */
 	includeDetails?: boolean;
 	/** Receives diagnostics (never protocol traffic). Default: none. */
@@ -100,6 +112,8 @@ interface ServerState {
 	progressTailBytes: number;
 	includeDetails: boolean;
 	running: Set<RunningCall>;
+	/** The shared output budget of calls running together, when `batchOutputBudget` is set. */
+	batches: ConcurrentBatchBudget | undefined;
 	/** Set by `close`: new calls are refused. */
 	closing: boolean;
 	/** The one close in progress or done. */
@@ -138,6 +152,7 @@ export function createMcpServer(options: McpServerOptions): ToolbeltMcpServer {
 		progressTailBytes: options.progressTailBytes ?? 4096,
 		includeDetails: options.includeDetails ?? true,
 		running: new Set(),
+		batches: options.batchOutputBudget !== undefined ? new ConcurrentBatchBudget(options.batchOutputBudget) : undefined,
 		closing: false,
 		closed: undefined,
 		recording: undefined,
@@ -203,6 +218,9 @@ async function handleCallTool(state: ServerState, request: CallToolRequest, extr
 					progress(event);
 				}
 			: (recorder?.onToolEvent ?? progress);
+	// Joined as the request arrives (nothing awaited from here to the try, so it always finishes):
+	// calls sent together share the budget, whatever order the gate runs them in.
+	const member = state.batches?.join();
 	const call = state.gate.run(
 		() =>
 			executeToolCalls({
@@ -220,7 +238,7 @@ async function handleCallTool(state: ServerState, request: CallToolRequest, extr
 	state.running.add(entry);
 	try {
 		const { messages } = await call;
-		const message = messages[0];
+		const message = member ? await member.finish(messages[0]) : messages[0];
 		if (!message) throw new McpError(ErrorCode.InternalError, `Tool "${name}" produced no result.`);
 		return toCallToolResult(message, state.includeDetails);
 	} catch (error) {
@@ -229,6 +247,8 @@ async function handleCallTool(state: ServerState, request: CallToolRequest, extr
 		}
 		throw error;
 	} finally {
+		// A call that ended without a result must not hold its batch's others.
+		void member?.finish(undefined);
 		state.running.delete(entry);
 		extra.signal.removeEventListener("abort", onCancel);
 	}

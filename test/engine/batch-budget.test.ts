@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { executeToolCalls, fairShares } from "../../src/engine/index.js";
+import { ConcurrentBatchBudget, executeToolCalls, fairShares, type ToolResultMessage } from "../../src/engine/index.js";
 import { createReadOnlyTools } from "../../src/tools/index.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
@@ -50,5 +50,39 @@ describe("one output budget per batch", () => {
 			);
 			expect(texts[index]).toContain(`file ${index} line 0 `);
 		}
+	});
+
+	it("calls answered one by one share a budget while they run together; a call after them opens the next batch", async () => {
+		const result = (id: string, bytes: number): ToolResultMessage => ({
+			role: "toolResult",
+			toolCallId: id,
+			toolName: "read",
+			content: [{ type: "text", text: "x".repeat(bytes) }],
+			isError: false,
+			timestamp: 0,
+		});
+		const batches = new ConcurrentBatchBudget(4000);
+		const small = batches.join();
+		const big = batches.join();
+		const failed = batches.join();
+		// Results wait for the whole batch: the small one is not answered before the big one is in.
+		let smallAnswered = false;
+		const smallDone = small.finish(result("a", 100)).then((message) => {
+			smallAnswered = true;
+			return message;
+		});
+		await Promise.resolve();
+		expect(smallAnswered).toBe(false);
+		const bigDone = big.finish(result("b", 10_000));
+		// A call without a result (it failed to start) does not hold the others.
+		expect(await failed.finish(undefined)).toBeUndefined();
+		const [kept, cut] = await Promise.all([smallDone, bigDone]);
+		expect(kept?.content).toEqual([{ type: "text", text: "x".repeat(100) }]);
+		const cutText = cut?.content[0]?.type === "text" ? cut.content[0].text : "";
+		expect(Buffer.byteLength(cutText)).toBeLessThanOrEqual(3900);
+		expect(cutText).toContain("batch output budget: this result was cut from 10000");
+		// The batch closed when its last call finished: the next call is a batch of its own, with the whole budget.
+		const alone = await batches.join().finish(result("c", 3900));
+		expect(alone?.content).toEqual([{ type: "text", text: "x".repeat(3900) }]);
 	});
 });

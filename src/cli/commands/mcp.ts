@@ -1,6 +1,13 @@
 import { DEFAULT_MAX_MESSAGE_BYTES, isLoopbackHost } from "../../mcp/index.js";
 import type { SessionRecorder } from "../../sessions/index.js";
-import { booleanOption, type OptionSpecs, parseCommandArgs, stringOption, UsageError } from "../args.js";
+import {
+	batchBudgetOption,
+	booleanOption,
+	type OptionSpecs,
+	parseCommandArgs,
+	stringOption,
+	UsageError,
+} from "../args.js";
 import { loadToolCatalog } from "../catalog/tool-catalog.js";
 import { selectToolNames } from "../catalog/tool-selection.js";
 import { type CliIO, ExitCode } from "../io.js";
@@ -40,6 +47,12 @@ const serveOptions: OptionSpecs = {
 		description: "Comma-separated tools to serve (default: all except powershell off Windows).",
 	},
 	"read-only": { type: "boolean", description: "Serve only read, grep, find and ls." },
+	"batch-budget": {
+		type: "string",
+		valueName: "<KB>",
+		description:
+			"Most KB of text the results of calls running at the same time return together, shared fairly (each result waits for the others). Default: none.",
+	},
 	"no-record": {
 		type: "boolean",
 		description: "Do not record the clients' sessions (by default each is recorded; see toolbelt sessions).",
@@ -142,6 +155,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 	const httpValue = stringOption(args.values, "http");
 	const address = httpValue === undefined ? undefined : parseHttpAddress(httpValue);
 	const maxMessageBytes = parseMaxMessageBytes(stringOption(args.values, "max-message-mb"));
+	const batchBudget = batchBudgetOption(args.values);
 	const access = await httpAccessFromFlags(args.values, io, address !== undefined);
 	const transport = address === undefined ? ("stdio" as const) : { http: { ...address, ...access.options } };
 	const cwd = await resolveCwd(io, args.values);
@@ -180,6 +194,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 		...safety.hooks,
 		transport,
 		maxMessageBytes,
+		...batchBudget,
 		// stdio belongs to the protocol only when we are the real process; tests pass in-memory streams.
 		stdin: io.stdin,
 		stdout: io.stdout,

@@ -6,7 +6,7 @@ import { createToolSession } from "../../engine/index.js";
 import type { AskPermission } from "../../safety/index.js";
 import type { RecordedSession } from "../../sessions/index.js";
 import type { JobRegistry } from "../../tools/index.js";
-import { booleanOption, type ParsedArgs, stringOption, UsageError } from "../args.js";
+import { batchBudgetOption, booleanOption, type ParsedArgs, stringOption, UsageError } from "../args.js";
 import { loadToolCatalog } from "../catalog/tool-catalog.js";
 import { selectToolNames } from "../catalog/tool-selection.js";
 import type { CliIO } from "../io.js";
@@ -165,7 +165,7 @@ export async function createAgentSetup(
 		maxTurns,
 		session,
 		messages: recording.history,
-		...batchBudgetOf(args),
+		...batchBudgetOption(args.values),
 		...recordings.hooks,
 	});
 	agent.subscribe(recordings.onAgentEvent);
@@ -195,15 +195,6 @@ export async function createAgentSetup(
 		close: () => close(),
 	};
 	return setup;
-}
-
-function batchBudgetOf(args: ParsedArgs): { batchOutputBudget?: number } {
-	const text = stringOption(args.values, "batch-budget");
-	if (text === undefined) return {};
-	const kilobytes = Number(text);
-	if (!Number.isFinite(kilobytes) || kilobytes < 1)
-		throw new UsageError(`--batch-budget needs a size in KB ≥ 1, got '${text}'.`);
-	return { batchOutputBudget: Math.floor(kilobytes * 1024) };
 }
 
 /** How the session's workspace is recorded: its real local folder, or the remote workspace's URL. */
