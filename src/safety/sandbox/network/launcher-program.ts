@@ -51,23 +51,43 @@ function launcherMain(childProcess: typeof ChildProcessModule, net: typeof NetMo
 	const config = JSON.parse(configText) as LauncherConfig;
 	const connectTimeoutMs = 15_000;
 	const idleTimeoutMs = 10 * 60_000;
-	// Reads from the host go into 1 MiB slabs, one per host socket (each has one read outstanding):
-	// fewer, larger reads than the default 64 KiB ones. A read takes the slab's unused tail, and the
-	// chunk passed on keeps its part, never handed out again.
+	// Reads from the host go into 1 MiB slabs, one set per host socket (each has one read
+	// outstanding): fewer, larger reads than the default 64 KiB ones. A read takes the current slab's
+	// unused tail; a full slab is used again once every write of its chunks has completed. Reusing
+	// them matters: a fresh 1 MiB allocation is fresh memory from the system, and faulting in 100 MB
+	// of new pages made a new launcher's first download several times slower than the next ones.
 	const slabBytes = 2 ** 20;
 	const slabReader = () => {
-		let slab = Buffer.allocUnsafe(slabBytes);
+		const spare: Buffer[] = [];
+		const pending = new Map<Buffer, number>();
+		let slab: Buffer = Buffer.allocUnsafe(slabBytes);
 		let used = 0;
+		pending.set(slab, 0);
+		const retire = (old: Buffer) => {
+			if (old === slab || pending.get(old) !== 0) return;
+			pending.delete(old);
+			if (spare.length < 4) spare.push(old);
+		};
 		return {
 			next: () => {
 				if (slabBytes - used < 65_536) {
-					slab = Buffer.allocUnsafe(slabBytes);
+					const old = slab;
+					slab = spare.pop() ?? Buffer.allocUnsafe(slabBytes);
 					used = 0;
+					pending.set(slab, 0);
+					retire(old);
 				}
 				return slab.subarray(used);
 			},
+			/** Marks `bytes` of the current slab as taken by a write; returns the write's completion. */
 			took: (bytes: number) => {
+				const current = slab;
 				used += bytes;
+				pending.set(current, (pending.get(current) ?? 0) + 1);
+				return () => {
+					pending.set(current, (pending.get(current) ?? 1) - 1);
+					retire(current);
+				};
 			},
 		};
 	};
@@ -152,9 +172,9 @@ function launcherMain(childProcess: typeof ChildProcessModule, net: typeof NetMo
 			onread: {
 				buffer: slab.next,
 				callback: (bytes: number, buffer: Uint8Array) => {
-					slab.took(bytes);
+					const written = slab.took(bytes);
 					received += bytes;
-					if (!client.write(buffer.subarray(0, bytes))) {
+					if (!client.write(buffer.subarray(0, bytes), written)) {
 						host.pause();
 						client.once("drain", () => host.resume());
 					}
