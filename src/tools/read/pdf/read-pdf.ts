@@ -89,7 +89,10 @@ type PdfPage = Awaited<ReturnType<PdfDocument["getPage"]>>;
 /**
  * A page's text items, read chunk by chunk (pdf.js sends ten items at a time) with the time cap
  * checked between chunks: pdf.js's in-thread worker answers through promises alone, so a timer
- * would not fire before a long page ended; a stop cancels the stream, which ends pdf.js's task.
+ * would not fire before a long page ended. A stop (or any error) leaves the stream open and lets
+ * the document's destruction end pdf.js's task: cancelling the stream closes it while the worker
+ * still has chunks in flight, and pdf.js then enqueues into the closed stream, which Node 24 turns
+ * into an unhandled rejection (one that ends a CLI process).
  */
 async function textItems(page: PdfPage, cap: TimeCap): Promise<TextItem[]> {
 	const reader = page.streamTextContent().getReader();
@@ -101,9 +104,8 @@ async function textItems(page: PdfPage, cap: TimeCap): Promise<TextItem[]> {
 			for (const item of (chunk.value as { items: TextItem[] }).items) items.push(item);
 			cap.throwIfStopped();
 		}
-	} catch (error) {
-		await reader.cancel().catch(() => undefined);
-		throw error;
+	} finally {
+		reader.releaseLock();
 	}
 }
 
