@@ -86,6 +86,18 @@ describe("recorded sessions: run records, sessions lists, --resume and --continu
 		expect(await readdir(sessionsDir)).toHaveLength(1);
 		expect(await readFile(path, "utf8")).toContain("And now?");
 
+		// A newer session quit before its first prompt (an interactive start left at once) is passed over.
+		const { openSessionRecorder } = await import("../../src/sessions/index.js");
+		const unused = await openSessionRecorder({
+			env,
+			homeDir: home,
+			workspaceFolders: [project],
+			source: "interactive",
+			cwd: project,
+			model: { provider: "openai", id: "test-model" },
+		});
+		unused.recorder?.close();
+		expect(await readdir(sessionsDir)).toHaveLength(2);
 		server.push({ events: openAIStream([{ text: "Yes." }, { finish: "stop" }]) });
 		const continued = createMemoryIO({ cwd: project, env });
 		expect(await main(["run", ...modelFlags(), "--continue", "Sure?"], continued.io)).toBe(0);

@@ -27,7 +27,7 @@ export interface RecordingPlace {
 }
 
 /**
- * The session `--continue` (the newest of this workspace) or `--resume ID` names, read back; undefined
+ * The session `--continue` (the newest of this workspace with a prompt) or `--resume ID` names, read back; undefined
  * without either flag. Throws a usage error for a session that does not exist or belongs elsewhere.
  */
 export async function sessionToResume(
@@ -52,9 +52,12 @@ export async function sessionToResume(
 			throw new UsageError(error instanceof Error ? error.message : String(error), { showHelpHint: false });
 		}
 	}
+	const { summarize } = await import("../../sessions/index.js");
 	for (const id of await store.ids()) {
 		const session = await readSessionFile(store.pathOf(id)).catch(() => undefined);
-		if (session && session.header.cwd === place.workspace && session.header.source !== "mcp") return session;
+		if (!session || session.header.cwd !== place.workspace || session.header.source === "mcp") continue;
+		// A session quit before its first prompt has nothing to continue: the one before it is meant.
+		if (summarize(session).turns > 0) return session;
 	}
 	throw new UsageError(`No recorded session of ${place.workspace} to continue. List them with: toolbelt sessions`, {
 		showHelpHint: false,
