@@ -63,6 +63,91 @@ const LANGUAGES: Language[] = [
 		file: "config.toml",
 		line: (index) => (index % 5 === 0 ? `[section${index}]` : `key${index} = "value ${index}"`),
 	},
+	// The other grammars issue 28 lists, read as TypeScript, Python and C# are (kept tree, re-parse).
+	{
+		file: "app.js",
+		line: (index) =>
+			index % 4 === 0
+				? `export function step${index}(value) {`
+				: index % 4 === 3
+					? "}"
+					: `\tconst item${index} = compute(value, ${index}); // line ${index}`,
+	},
+	{
+		file: "view.tsx",
+		line: (index) =>
+			index % 4 === 0
+				? `export function Row${index}(props: { value: number }) {`
+				: index % 4 === 3
+					? "}"
+					: `\treturn <li className="row" data-index={${index}}>{props.value + ${index}}</li>;`,
+	},
+	{
+		file: "main.go",
+		line: (index) =>
+			index % 4 === 0
+				? `func step${index}(value int) int {`
+				: index % 4 === 3
+					? "}"
+					: `\titem${index} := compute(value, ${index}) // line ${index}\n\t_ = item${index}`,
+		wrap: (body) => `package main\n\n${body}`,
+	},
+	{
+		file: "lib.rs",
+		line: (index) =>
+			index % 4 === 0
+				? `pub fn step${index}(value: i64) -> i64 {`
+				: index % 4 === 3
+					? "}"
+					: `    let item${index} = compute(value, ${index}); // line ${index}`,
+	},
+	{
+		file: "Service.java",
+		line: (index) =>
+			index % 4 === 0
+				? `    public int step${index}(int value) {`
+				: index % 4 === 3
+					? "    }"
+					: `        int item${index} = compute(value, ${index}); // line ${index}`,
+		wrap: (body) => `public class Service {\n${body}}\n`,
+	},
+	{
+		file: "util.cpp",
+		line: (index) =>
+			index % 4 === 0
+				? `int step${index}(int value) {`
+				: index % 4 === 3
+					? "}"
+					: `    int item${index} = compute(value, ${index}); // line ${index}`,
+	},
+	{
+		file: "service.rb",
+		line: (index) =>
+			index % 4 === 0
+				? `def step${index}(value)`
+				: index % 4 === 3
+					? "end"
+					: `  item${index} = compute(value, ${index}) # line ${index}`,
+	},
+	{
+		file: "service.php",
+		line: (index) =>
+			index % 4 === 0
+				? `function step${index}($value) {`
+				: index % 4 === 3
+					? "}"
+					: `    $item${index} = compute($value, ${index}); // line ${index}`,
+		wrap: (body) => `<?php\n${body}`,
+	},
+	{
+		file: "deploy.sh",
+		line: (index) =>
+			index % 4 === 0
+				? `step${index}() {`
+				: index % 4 === 3
+					? "}"
+					: `  item${index}=$(compute "$1" ${index}) # line ${index}`,
+	},
 ];
 
 function textOf(language: Language, variant: number): string {
