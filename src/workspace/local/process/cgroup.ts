@@ -118,18 +118,45 @@ function canMoveInto(directory: string): boolean {
 	}
 }
 
-function createBase(): CgroupBase | null {
-	if (process.platform !== "linux" || process.env[CONTAINMENT_VARIABLE] === "process-group") return null;
-	if (!existsSync("/bin/sh")) return null;
+/** This process's cgroup directory, made and not yet proven usable, and the cgroup it sits in. */
+interface MadeBase {
+	path: string;
+	parent: string;
+}
+
+/**
+ * Made by `beginCgroupProbe` while a process started by the caller tries to join a command cgroup
+ * in it; `settleCgroupProbe` (or the next synchronous use, which probes itself) decides.
+ */
+let tentative: MadeBase | undefined;
+
+function makeBaseDirectory(): MadeBase | undefined {
+	if (process.platform !== "linux" || process.env[CONTAINMENT_VARIABLE] === "process-group") return undefined;
+	if (!existsSync("/bin/sh")) return undefined;
 	const parent = ownCgroupDirectory();
-	if (parent === undefined) return null;
+	if (parent === undefined) return undefined;
 	const path = join(parent, `toolbelt-${process.pid}-${randomBytes(4).toString("hex")}`);
 	try {
 		mkdirSync(path);
 	} catch {
+		return undefined;
+	}
+	return { path, parent };
+}
+
+/** The base once a process could (or could not) be moved into a cgroup below it. */
+function settleBase(made: MadeBase, movable: boolean): CgroupBase | null {
+	if (!movable) {
+		removeCgroup(made.path);
 		return null;
 	}
-	const probe = join(path, "probe");
+	sweepStale(made.parent);
+	return { path: made.path, canKill: existsSync(join(made.path, "cgroup.kill")) };
+}
+
+/** Moves a throw-away `sh` into a fresh cgroup below `made` (blocking: the synchronous path). */
+function probeSync(made: MadeBase): boolean {
+	const probe = join(made.path, "probe");
 	let movable = false;
 	try {
 		mkdirSync(probe);
@@ -138,12 +165,52 @@ function createBase(): CgroupBase | null {
 		movable = false;
 	}
 	removeCgroup(probe);
-	if (!movable) {
-		removeCgroup(path);
-		return null;
+	return movable;
+}
+
+function createBase(): CgroupBase | null {
+	const made = tentative ?? makeBaseDirectory();
+	tentative = undefined;
+	return made === undefined ? null : settleBase(made, probeSync(made));
+}
+
+/**
+ * Starts deciding whether commands run in cgroups without blocking the event loop (the
+ * synchronous probe waits for a process start and a move's RCU grace period): makes this
+ * process's cgroup and one command cgroup in it, and returns that command cgroup. The caller
+ * starts a process that tries to join it and reports with `settleCgroupProbe`; until then a
+ * synchronous use decides by itself. Undefined when decided already, being decided, or when
+ * there is no cgroup to try.
+ */
+export function beginCgroupProbe(): string | undefined {
+	if (base !== undefined || tentative !== undefined) return undefined;
+	const made = makeBaseDirectory();
+	if (made === undefined) {
+		base = null;
+		return undefined;
 	}
-	sweepStale(parent);
-	return { path, canKill: existsSync(join(path, "cgroup.kill")) };
+	const path = join(made.path, `run-${++runCounter}`);
+	try {
+		mkdirSync(path);
+	} catch {
+		removeCgroup(made.path);
+		base = null;
+		return undefined;
+	}
+	tentative = made;
+	return path;
+}
+
+/**
+ * The answer of the process `beginCgroupProbe` was for: whether it joined its cgroup. Returns
+ * true when commands run in cgroups (decided now, or before by a synchronous use).
+ */
+export function settleCgroupProbe(joined: boolean): boolean {
+	if (tentative !== undefined) {
+		base = settleBase(tentative, joined);
+		tentative = undefined;
+	}
+	return base !== undefined && base !== null;
 }
 
 function currentBase(): CgroupBase | null {
@@ -270,7 +337,8 @@ function killCgroup(cgroup: string, canKill: boolean): void {
 
 /** SIGKILLs every process of the cgroup and below (`cgroup.kill` where the kernel has it). */
 export function killCommandCgroup(cgroup: string): void {
-	killCgroup(cgroup, currentBase()?.canKill ?? false);
+	// Not `currentBase()`: while a probe is under way, that would decide by the blocking probe.
+	killCgroup(cgroup, base?.canKill ?? existsSync(join(cgroup, "cgroup.kill")));
 }
 
 /** Removes a cgroup and the cgroups below it; true when it is gone. Fails (false) while populated. */
@@ -300,13 +368,19 @@ function sleepSync(ms: number): void {
  * still running), waits briefly for them to die and removes the cgroups. Synchronous.
  */
 export function releaseAllCgroupsSync(): void {
-	if (!base) return;
-	const { path, canKill } = base;
+	// A probe still under way at exit: its cgroup (and the process trying to join) goes too.
+	const current =
+		base ?? (tentative && { path: tentative.path, canKill: existsSync(join(tentative.path, "cgroup.kill")) });
+	if (!current) return;
+	const { path, canKill } = current;
 	killCgroup(path, canKill);
 	const deadline = Date.now() + 500;
 	while (cgroupPopulated(path) && Date.now() < deadline) {
 		sleepSync(5);
 		if (!canKill) signalCgroup(path, "SIGKILL");
 	}
-	if (removeCgroup(path)) base = undefined;
+	if (removeCgroup(path)) {
+		base = undefined;
+		tentative = undefined;
+	}
 }

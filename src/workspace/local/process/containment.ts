@@ -31,6 +31,8 @@ export interface ContainmentOptions {
 	 * (milliseconds, serialized across the machine), a new PID namespace does not. Default: false.
 	 */
 	preferPidNamespace?: boolean;
+	/** A command cgroup made already (by `beginCgroupProbe`), used instead of a fresh one. Default: none. */
+	cgroup?: string;
 }
 
 /** Where one command's processes are tracked (the same primitive for bash, powershell and hooks). */
@@ -59,7 +61,7 @@ export function createProcessContainment(options: ContainmentOptions = {}): Proc
 			joinScript: "",
 		};
 	}
-	const cgroup = createCommandCgroup();
+	const cgroup = options.cgroup ?? createCommandCgroup();
 	// A command still running when toolbelt exits ends with it.
 	if (cgroup !== undefined) ensureExitCleanup();
 	return {

@@ -14,7 +14,7 @@ import { findTreeProcesses, signalTree, terminateTree } from "../process/process
 import { collectLeftRunning, keepOrRelease, type ShellStart } from "./left-running.js";
 import { startWithRelay } from "./output-relay.js";
 import { createRelayChannel, type RelayChannel, readRelayAnnouncement } from "./relay-channel.js";
-import { prepareStandbyShell, startFromStandby } from "./standby-shell.js";
+import { prepareStandbyShell, standbyReady, startFromStandby } from "./standby-shell.js";
 
 /** Time from SIGTERM to SIGKILL when a command is timed out or aborted, in ms. */
 const killGraceMs = 200;
@@ -343,7 +343,13 @@ export function runHandle(containment: ProcessContainment, pid: number | undefin
  * and marker), and resolves when the shell has exited and its output is read. With `outputFile`,
  * the output goes through the relay into that file; otherwise it goes to `request.onData`.
  */
-export function runLocalCommand(request: ExecRequest, outputFile: number | undefined): Promise<ShellFileExecResult> {
+export async function runLocalCommand(
+	request: ExecRequest,
+	outputFile: number | undefined,
+): Promise<ShellFileExecResult> {
+	// The first standby may still be saying whether it joined its cgroup: the answer decides
+	// whether this command runs in one, and the standby is this command's shell when it did.
+	if (outputFile !== undefined) await standbyReady();
 	return new Promise((resolve, reject) => {
 		const standby = outputFile === undefined ? undefined : startFromStandby({ ...request, outputFile });
 		const containment = standby?.containment ?? createProcessContainment();

@@ -4,7 +4,13 @@ import type { Socket } from "node:net";
 import type { Writable } from "node:stream";
 import { singleQuoted } from "../../shell/single-quoted.js";
 import { registerSessionCleanup } from "../process/background-registry.js";
-import { cgroupsAvailable, deferredJoinCgroupScript, killCommandCgroup } from "../process/cgroup.js";
+import {
+	beginCgroupProbe,
+	cgroupsAvailable,
+	deferredJoinCgroupScript,
+	killCommandCgroup,
+	settleCgroupProbe,
+} from "../process/cgroup.js";
 import {
 	attachRoot,
 	createProcessContainment,
@@ -25,8 +31,11 @@ import { relayEnvironment, wrapperName, wrapperScript, wrapperShell } from "./ou
  * before. The shell waits with an empty environment, so it carries no caller's variables.
  *
  * Only for output into a file (the relay), where a cgroup is used, and for the working folder it
- * was started in; from the second command of a process on (a one-shot process runs one). A shell
- * that could not join says so and exits 125 once it has its command, as a fresh one would.
+ * was started in. The first one is started as a shell tool is created (`prepareFirstStandbyShell`)
+ * and tells whether it could join: that decides whether commands run in cgroups at all, in place
+ * of a blocking probe at the first call. After that, from the second command of a process on (a
+ * one-shot process runs one). A shell that could not join says so and exits 125 once it has its
+ * command, as a fresh one would.
  */
 interface StandbyShell {
 	containment: ProcessContainment;
@@ -35,6 +44,8 @@ interface StandbyShell {
 	exited: boolean;
 	/** Forgets the session cleanup that ends the shell while it waits. */
 	unregister: () => void;
+	/** The first shell, until it said whether it joined its cgroup: it is handed no command before. */
+	probing: Promise<void> | undefined;
 }
 
 let waiting: StandbyShell | undefined;
@@ -46,6 +57,9 @@ let startedFromStandby = 0;
  * and arguments too large to execute fail at spawn with E2BIG (which the tool words for the model).
  */
 const maxLaunchBytes = 256 * 1024;
+
+/** How long the first standby may take to say whether it joined, in ms (the blocking probe's limit). */
+const joinReportTimeoutMs = 5000;
 
 /** Names a shell can `export`; a command with any other variable starts fresh (spawn passes every name). */
 const shellVariableName = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -62,11 +76,13 @@ export function standbyShellStarts(): number {
  * process can open through `/proc` to slip in a launch of its own. An empty or short launch
  * (toolbelt went away) ends the shell.
  */
-function standbyScript(cgroup: string): string {
+function standbyScript(cgroup: string, reportJoin: boolean): string {
 	const { join, refuseUnlessJoined } = deferredJoinCgroupScript(cgroup);
 	return [
 		"set +o posix",
 		join,
+		// The first standby's stdout is a pipe to toolbelt until the launch points it at the output.
+		...(reportJoin ? ['if [ -n "$toolbelt_not_joined" ]; then echo no; else echo yes; fi'] : []),
 		"IFS= read -r -u 4 toolbelt_launch_bytes || exit 0",
 		'case "$toolbelt_launch_bytes" in "" | *[!0-9]*) exit 0 ;; esac',
 		'IFS= read -r -N "$toolbelt_launch_bytes" -u 4 toolbelt_launch || exit 0',
@@ -145,24 +161,61 @@ function discard(shell: StandbyShell): Promise<void> {
 	return exited.then(() => keepOrRelease(shell.containment.tree, { background: false, openRelayPid: undefined }));
 }
 
-function spawnStandby(cwd: string, shellPath: string): StandbyShell | undefined {
-	const containment = createProcessContainment();
+/**
+ * Waits for the first standby to say whether it joined its cgroup, and settles with that whether
+ * commands use cgroups. Without an answer (it died, or stayed silent) the next command's
+ * containment decides by the blocking probe. A shell that is not to be used is discarded.
+ */
+function awaitJoinReport(shell: StandbyShell): Promise<void> {
+	const { stdout } = shell.child;
+	return new Promise<void>((resolve) => {
+		let text = "";
+		let answered = false;
+		const done = (joined: boolean | undefined) => {
+			if (answered) return;
+			answered = true;
+			clearTimeout(timer);
+			shell.probing = undefined;
+			stdout?.destroy();
+			const usable = joined !== undefined && settleCgroupProbe(joined) && joined;
+			if (!usable && waiting === shell) {
+				waiting = undefined;
+				void discard(shell);
+			}
+			resolve();
+		};
+		// The pipe stays referenced until the answer: a call waiting for it keeps the process alive.
+		const timer = setTimeout(() => done(undefined), joinReportTimeoutMs);
+		timer.unref();
+		stdout?.setEncoding("latin1");
+		stdout?.on("data", (chunk: string) => {
+			text += chunk;
+			if (text.includes("\n")) done(text.startsWith("yes\n"));
+		});
+		stdout?.on("error", () => done(undefined));
+		stdout?.on("close", () => done(undefined));
+	});
+}
+
+function spawnStandby(cwd: string, shellPath: string, probeCgroup?: string): StandbyShell | undefined {
+	const probing = probeCgroup !== undefined;
+	const containment = createProcessContainment(probing ? { cgroup: probeCgroup } : {});
 	const cgroup = containment.tree.cgroup;
 	if (cgroup === undefined) return undefined;
 	let child: ChildProcess;
 	try {
-		child = spawn(shellPath, ["--norc", "--noprofile", "-c", standbyScript(cgroup), wrapperName], {
+		child = spawn(shellPath, ["--norc", "--noprofile", "-c", standbyScript(cgroup, probing), wrapperName], {
 			cwd,
 			detached: true,
 			env: {},
-			stdio: ["pipe", "ignore", "ignore", "pipe", "pipe"],
+			stdio: ["pipe", probing ? "pipe" : "ignore", "ignore", "pipe", "pipe"],
 		});
 	} catch {
 		releaseContainment(containment.tree);
 		return undefined;
 	}
 	attachRoot(containment, child.pid);
-	const shell: StandbyShell = { containment, child, cwd, exited: false, unregister: () => {} };
+	const shell: StandbyShell = { containment, child, cwd, exited: false, unregister: () => {}, probing: undefined };
 	child.on("error", () => {
 		shell.exited = true;
 	});
@@ -183,6 +236,7 @@ function spawnStandby(cwd: string, shellPath: string): StandbyShell | undefined 
 		void discard(shell);
 		return undefined;
 	}
+	if (probing) shell.probing = awaitJoinReport(shell);
 	shell.unregister = registerSessionCleanup({
 		killNow: () => {
 			killCommandCgroup(cgroup);
@@ -219,8 +273,9 @@ export function startFromStandby(
 	command: StandbyCommand,
 ): { child: ChildProcess; containment: ProcessContainment } | undefined {
 	const shell = waiting;
+	// One still saying whether it joined is not handed a command (`standbyReady` waits for that).
+	if (!shell || shell.probing) return undefined;
 	waiting = undefined;
-	if (!shell) return undefined;
 	const launch = shell.exited || !sameFolder(shell, command.cwd) ? undefined : launchScript(command, shell.containment);
 	if (launch === undefined) {
 		void discard(shell);
@@ -242,4 +297,22 @@ export function prepareStandbyShell(cwd: string): void {
 	relayedRuns++;
 	if (waiting || relayedRuns < 2 || !wrapperShell || !cgroupsAvailable()) return;
 	waiting = spawnStandby(cwd, wrapperShell);
+}
+
+/**
+ * At a shell tool's creation: decides whether commands run in cgroups by starting the first
+ * command's standby shell, which tries to join one and says whether it could, instead of the
+ * blocking probe at the first call (which then also starts its own shell). Nothing when that is
+ * decided already, or without the relay's shell.
+ */
+export function prepareFirstStandbyShell(cwd: string): void {
+	if (waiting || !wrapperShell) return;
+	const cgroup = beginCgroupProbe();
+	if (cgroup === undefined) return;
+	waiting = spawnStandby(cwd, wrapperShell, cgroup);
+}
+
+/** Settles once the waiting standby (the first one) said whether it joined; at once otherwise. */
+export function standbyReady(): Promise<void> | undefined {
+	return waiting?.probing;
 }

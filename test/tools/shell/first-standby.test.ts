@@ -1,0 +1,106 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it, type TestContext } from "vitest";
+import { CONTAINMENT_VARIABLE, cgroupsAvailable } from "../../../src/workspace/local/process/cgroup.js";
+import { requiredInCi } from "../../helpers/prerequisites.js";
+import { eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
+
+const fixture = fileURLToPath(new URL("./fixtures/first-call.ts", import.meta.url));
+const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
+
+interface Printed {
+	text?: string;
+	fromStandby?: boolean;
+	backgroundPids?: number[];
+	base?: string;
+}
+
+/** One fresh toolbelt process (the fixture), and the JSON lines it printed once it printed `lines`. */
+async function startFresh(
+	mode: string,
+	lines: number,
+	env: NodeJS.ProcessEnv,
+	onTestFinished: TestContext["onTestFinished"],
+) {
+	const { marker } = newMarker();
+	onTestFinished(() => killMarked(marker));
+	const child = spawn(process.execPath, ["--import", "tsx", fixture, mode, marker], {
+		cwd: repositoryRoot,
+		env: { ...process.env, ...env },
+		stdio: ["pipe", "pipe", "inherit"],
+	});
+	onTestFinished(() => {
+		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+	});
+	let output = "";
+	child.stdout.on("data", (chunk: Buffer) => {
+		output += chunk.toString();
+	});
+	expect(await eventually(() => output.split("\n").length > lines, 30_000)).toBe(true);
+	const printed = output
+		.split("\n")
+		.slice(0, lines)
+		.map((line) => JSON.parse(line) as Printed);
+	return { child, marker, printed };
+}
+
+const noCgroups =
+	process.platform !== "linux"
+		? "not Linux"
+		: requiredInCi(
+				"a writable cgroup v2 hierarchy",
+				cgroupsAvailable() ? undefined : "commands cannot get cgroups here",
+			);
+
+describe.skipIf(noCgroups !== undefined)("the first command of a fresh process", () => {
+	it.concurrent("starts from the standby shell made as the tool was created: in a fresh cgroup, leftovers reported and ended at exit", {
+		timeout: 60_000,
+	}, async ({ onTestFinished }) => {
+		const { child, marker, printed } = await startFresh("calls", 3, {}, onTestFinished);
+		const [first, second, end] = printed;
+		expect(first?.fromStandby).toBe(true);
+		const [cgroup, ...output] = (first?.text ?? "").split("\n");
+		expect(cgroup).toMatch(/\/toolbelt-\d+-[0-9a-f]+\/run-\d+$/);
+		expect(output.join("\n")).toContain("1\n2\n3");
+		// Both sleeps, the one in its own session too: the cgroup holds them.
+		expect(first?.backgroundPids).toHaveLength(2);
+		expect(first?.text).toContain("[Still running in the background: pid");
+		// A one-shot process prepares no further standby: the second command starts afresh.
+		expect(second).toMatchObject({ text: "second", fromStandby: false });
+		expect(end?.base).toBeDefined();
+		child.stdin.write("go\n");
+		const [code] = await once(child, "exit");
+		expect(code).toBe(0);
+		expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
+		expect(existsSync(end?.base ?? "")).toBe(false);
+	});
+
+	it.concurrent("leaves nothing behind when the process exits while the standby is being made", {
+		timeout: 60_000,
+	}, async ({ onTestFinished }) => {
+		const { child, printed } = await startFresh("create-only", 1, {}, onTestFinished);
+		const base = printed[0]?.base ?? "";
+		expect(base).toMatch(/\/toolbelt-\d+-[0-9a-f]+$/);
+		if (child.exitCode === null) await once(child, "exit");
+		expect(await eventually(() => !existsSync(base))).toBe(true);
+	});
+
+	it.concurrent("runs as before without cgroups (process groups): no standby, same output, leftovers reported", {
+		timeout: 60_000,
+	}, async ({ onTestFinished }) => {
+		const env = { [CONTAINMENT_VARIABLE]: "process-group" };
+		const { child, marker, printed } = await startFresh("calls", 3, env, onTestFinished);
+		const [first, second, end] = printed;
+		expect(first?.fromStandby).toBe(false);
+		expect(first?.text).toContain("1\n2\n3");
+		expect(first?.text).not.toContain("/toolbelt-");
+		expect(first?.backgroundPids?.length).toBeGreaterThanOrEqual(1);
+		expect(second).toMatchObject({ text: "second", fromStandby: false });
+		expect(end?.base).toBeUndefined();
+		child.stdin.write("go\n");
+		await once(child, "exit");
+		expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
+	});
+});
