@@ -8,14 +8,19 @@
 // apiece costs more than the operations themselves, above all on a loaded machine.
 import { randomUUID } from "node:crypto";
 import {
+	closeSync,
+	constants,
+	ftruncateSync,
 	linkSync,
 	lstatSync,
 	mkdirSync,
+	openSync,
 	readdirSync,
 	readFileSync,
 	rmdirSync,
 	unlinkSync,
 	writeFileSync,
+	writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import { SandboxUnavailableError } from "./errors.js";
@@ -92,10 +97,29 @@ export function withRegistry<T>(stateDir: string, action: (registry: Registry) =
 		try {
 			return action(registry);
 		} finally {
-			writeFileSync(join(stateDir, registryFile), JSON.stringify(registry), { mode: 0o600 });
+			overwrite(join(stateDir, registryFile), JSON.stringify(registry));
 		}
 	} finally {
 		removeQuietly(lock);
+	}
+}
+
+/**
+ * Writes `text` over the file's old bytes and cuts what is left after them. Not `writeFileSync`:
+ * ext4 flushes a file that was truncated to zero and written again as it is closed (its
+ * `auto_da_alloc` guard against a crash leaving it empty), which made each of the two registry
+ * writes of a sandboxed call cost 2.5 ms on a loaded disk instead of 16 µs. A process killed
+ * between the write and the cut leaves the new text followed by old bytes, which does not parse:
+ * the registry then reads as empty, as an emptied file did before.
+ */
+function overwrite(path: string, text: string): void {
+	const descriptor = openSync(path, constants.O_WRONLY | constants.O_CREAT, 0o600);
+	try {
+		const bytes = Buffer.from(text);
+		writeSync(descriptor, bytes, 0, bytes.length, 0);
+		ftruncateSync(descriptor, bytes.length);
+	} finally {
+		closeSync(descriptor);
 	}
 }
 
