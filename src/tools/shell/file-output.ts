@@ -107,7 +107,8 @@ export class FileShellOutput {
 			const tailLength = Math.min(size, this.tail.length);
 			const truncated = tail.truncated || tail.cut || size > this.tail.length;
 			const lastByte = tailLength > 0 ? (this.tail[tailLength - 1] ?? -1) : -1;
-			// All of the output when it fits the tail; else replaced by the count of the whole file.
+			// All of the output when it fits the tail; else the lines before the tail are added (up
+			// to `syncCountBytes`), or the count of the whole file replaces it.
 			let newlines = countNewlines(this.tail.subarray(0, tailLength));
 			// Semantic truncation scans the whole file for the lines the model needs from the part cut
 			// away (see output/): here when the tail holds all of it or in the counting pass, else below.
@@ -119,7 +120,12 @@ export class FileShellOutput {
 			let fullOutputError: string | undefined;
 			if (size > this.tail.length) {
 				try {
-					if (size <= syncCountBytes) ({ newlines, important } = this.countAndScanBefore(size));
+					if (size <= syncCountBytes) {
+						// The tail's lines are counted already: the pass counts only those before it.
+						const before = this.countAndScanBefore(size, size - tailLength);
+						important = before.important;
+						newlines += before.newlines;
+					}
 					// Exactly up to `size` while someone may still append; natively otherwise.
 					else newlines = await countFileNewlines(this.path, writerPids.length > 0 ? size : undefined);
 				} catch (error) {
@@ -185,8 +191,11 @@ export class FileShellOutput {
 		return path;
 	}
 
-	/** Counts `\n` in the first `size` bytes and scans them for the lines worth keeping, in one synchronous pass. */
-	private countAndScanBefore(size: number): { newlines: number; important: ImportantLines } {
+	/**
+	 * Scans the first `size` bytes for the lines worth keeping and counts the `\n` in the first
+	 * `countTo` of them, in one synchronous pass.
+	 */
+	private countAndScanBefore(size: number, countTo: number): { newlines: number; important: ImportantLines } {
 		const important = new ImportantLines();
 		const chunk = Buffer.allocUnsafe(Math.min(syncPassBytes, size));
 		let newlines = 0;
@@ -194,7 +203,7 @@ export class FileShellOutput {
 			const bytes = readSync(this.readDescriptor, chunk, 0, Math.min(chunk.length, size - position), position);
 			if (bytes === 0) break;
 			const read = chunk.subarray(0, bytes);
-			newlines += countNewlines(read);
+			if (position < countTo) newlines += countNewlines(read.subarray(0, countTo - position));
 			important.scan(read);
 			position += bytes;
 		}
