@@ -39,6 +39,13 @@ export const ROWS = {
 		run: (tools) => tools.call("bash", { command: "seq 1 100000" }),
 		check: (answer) => !answer.isError && answer.text.includes("100000"),
 	},
+	"bash-echo": {
+		title: "`echo ok` through bash (fixed cost)",
+		// The raw side is bash started from Node (spawnSync), as the issue's goal names it.
+		raw: "echo ok",
+		run: (tools) => tools.call("bash", { command: "echo ok" }),
+		check: (answer) => !answer.isError && answer.text === "ok",
+	},
 	"writes-sequence": {
 		title: "1,000 writes in sequence",
 		raw: `for i in $(seq 0 ${WRITES - 1}); do echo "file $i" > w/f$i.txt; done`,
