@@ -116,6 +116,17 @@ describe.skipIf(unavailable !== undefined)("bash in the bubblewrap sandbox", () 
 		expect(await readFile(join(project, "out", "file.txt"), "utf8")).toBe("inside\n");
 	});
 
+	it("hands the tool's creation on to the shell operations, so the first call's shell is ready as for later ones", async () => {
+		const project = join(tempDir(), "project");
+		await mkdir(project, { recursive: true });
+		const sandbox = await createSandbox({ writableRoots: [project] });
+		const prepared: string[] = [];
+		const operations = { ...localShellOperations, prepare: (cwd: string) => void prepared.push(cwd) };
+		createBashTool(project, { operations: sandbox.wrap(operations) });
+		expect(prepared).toEqual([project]);
+		await sandbox.close();
+	});
+
 	it("cannot write outside the workspace: a sibling directory, /var/tmp, the host's /tmp", async () => {
 		const { tools } = await sandboxedBash();
 		const sibling = join(tempDir(), "sibling");
