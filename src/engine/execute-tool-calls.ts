@@ -1,5 +1,6 @@
 import { raceAbort } from "./abort.js";
 import { applyBatchBudget } from "./batch-budget.js";
+import { coveredBy, PendingCalls } from "./call-conflicts.js";
 import {
 	abortedBeforeStart,
 	errorOutcome,
@@ -114,27 +115,34 @@ function finish(state: BatchState, index: number, toolCall: ToolCall, outcome: O
 	});
 }
 
-/** Looks the tool up, repairs and validates the arguments, asks for the target, then runs `beforeToolCall`. */
-async function prepare(state: BatchState, toolCall: ToolCall): Promise<Preparation> {
-	const { beforeToolCall, signal } = state.options;
+/** A call whose tool, arguments and target are known; its hooks have not run yet. */
+type Declared = Omit<ReadyCall, "terminate">;
+
+/** Looks the tool up, repairs and validates the arguments, and asks for the target. No hook runs. */
+async function declare(state: BatchState, toolCall: ToolCall): Promise<Declared | { ready: false; outcome: Outcome }> {
 	const tool = state.toolsByName.get(toolCall.name);
 	if (!tool) {
 		const available = [...state.toolsByName.keys()].join(", ") || "(none)";
 		return { ready: false, outcome: errorOutcome(`Tool "${toolCall.name}" not found. Available tools: ${available}.`) };
 	}
-	let args: Record<string, unknown>;
-	let target: ToolTarget | undefined;
-	let repaired: { repaired: string } | Record<string, never> = {};
 	try {
 		const read = parseArguments(toolCall.name, toolCall.arguments);
-		if (read.repaired) repaired = { repaired: read.repaired };
 		const raw = read.value;
-		args = validateToolArguments(tool, tool.prepareArguments ? tool.prepareArguments(raw) : raw);
-		target = await declaredTarget(tool, args);
+		const args = validateToolArguments(tool, tool.prepareArguments ? tool.prepareArguments(raw) : raw);
+		const target = await declaredTarget(tool, args);
+		return { ready: true, tool, args, target, ...(read.repaired ? { repaired: read.repaired } : {}) };
 	} catch (error) {
 		return { ready: false, outcome: errorOutcome(errorMessage(error)) };
 	}
-	if (!beforeToolCall) return { ready: true, tool, args, target, terminate: false, ...repaired };
+}
+
+/** Runs `beforeToolCall` on a declared call. */
+async function judge(state: BatchState, toolCall: ToolCall, declared: Declared): Promise<Preparation> {
+	const { beforeToolCall, signal } = state.options;
+	const { tool, repaired } = declared;
+	let { args, target } = declared;
+	const repairedField = repaired ? { repaired } : {};
+	if (!beforeToolCall) return { ready: true, tool, args, target, terminate: false, ...repairedField };
 	try {
 		const decision = await beforeToolCall({ toolCall, tool, args, target }, signal);
 		const stop = decision?.terminate === true;
@@ -149,7 +157,7 @@ async function prepare(state: BatchState, toolCall: ToolCall): Promise<Preparati
 			// `composeHooks` already showed later hooks the rewritten call's target; the tool gets the same.
 			target = decision.target ?? (await declaredTarget(tool, args));
 		}
-		return { ready: true, tool, args, target, terminate: stop, ...repaired };
+		return { ready: true, tool, args, target, terminate: stop, ...repairedField };
 	} catch (error) {
 		return { ready: false, outcome: errorOutcome(`beforeToolCall hook failed: ${errorMessage(error)}`) };
 	}
@@ -255,10 +263,39 @@ async function settle(
 	finish(state, index, toolCall, outcome, startedAt);
 }
 
+function settledAll(promises: readonly Promise<void>[]): Promise<unknown> | undefined {
+	// No turn of the microtask queue when there is nothing to wait for (a batch of writes to different files).
+	return promises.length === 0 ? undefined : Promise.all(promises);
+}
+
+/**
+ * Declares a call once the earlier calls it conflicts with (see `PendingCalls`) have finished, so
+ * its target and hooks see their effects. The target is declared first to learn what the call
+ * touches; when that meets a call still running, it is declared again after that call.
+ */
+async function declareInTurn(
+	state: BatchState,
+	toolCall: ToolCall,
+	pending: PendingCalls,
+	exclusive: boolean,
+): Promise<Declared | { ready: false; outcome: Outcome }> {
+	// Behind a command nothing is looked at until it is done: it may change what any path resolves to.
+	await settledAll(pending.unknownConflicts({ exclusive }));
+	for (;;) {
+		if (state.options.signal?.aborted) return { ready: false, outcome: abortedBeforeStart(toolCall.name) };
+		const declared = await declare(state, toolCall);
+		if (!declared.ready) return declared;
+		const waits = pending.conflicts({ exclusive, keys: declared.target?.touches });
+		if (waits.length === 0) return declared;
+		await Promise.all(waits);
+	}
+}
+
 /**
  * Runs the tool calls of one assistant message: prepares each in source order (lookup,
  * `prepareArguments`, validation with coercion, the tool's `target`, `beforeToolCall`), schedules
- * them (parallel with sequential barriers, or one at a time), finalizes each with `afterToolCall`,
+ * them (parallel, a `sequential` tool's call a barrier for the calls that touch what it touches
+ * (`ToolTarget.touches`; every call when that is unknown), or one at a time), finalizes each with `afterToolCall`,
  * and returns exactly one result per call in source order — whatever throws, blocks or aborts.
  *
  * @example
@@ -278,14 +315,11 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
 		updateIntervalMs: options.updateIntervalMs ?? 100,
 		abortGraceMs: options.abortGraceMs ?? 2000,
 	};
-	let running: Promise<void>[] = [];
+	const pending = new PendingCalls();
+	const running: Promise<void>[] = [];
 	for (const [index, toolCall] of toolCalls.entries()) {
-		const barrier = mode === "sequential" || state.toolsByName.get(toolCall.name)?.executionMode === "sequential";
-		// A run of barriers (a batch of writes) has nothing to wait for: no turn of the microtask queue each.
-		if (barrier && running.length > 0) {
-			await Promise.all(running);
-			running = [];
-		}
+		const exclusive = mode === "sequential" || state.toolsByName.get(toolCall.name)?.executionMode === "sequential";
+		const declared = await declareInTurn(state, toolCall, pending, exclusive);
 		const startedAt = Date.now();
 		emit(state, {
 			type: "tool_execution_start",
@@ -297,14 +331,20 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
 			finish(state, index, toolCall, abortedBeforeStart(toolCall.name), startedAt);
 			continue;
 		}
-		const preparation = await prepare(state, toolCall);
+		const preparation = declared.ready ? await judge(state, toolCall, declared) : declared;
+		const keys = preparation.ready ? preparation.target?.touches : undefined;
+		if (preparation.ready && declared.ready && !coveredBy(keys, declared.target?.touches)) {
+			// A hook moved the call to something else: it also waits for what touches that (its hooks judged it as it was).
+			await settledAll(pending.conflicts({ exclusive, keys }));
+		}
 		if (signal?.aborted && preparation.ready) {
 			finish(state, index, toolCall, abortedBeforeStart(toolCall.name), startedAt);
 			continue;
 		}
 		const task = settle(state, index, toolCall, startedAt, preparation);
-		if (barrier) await task;
-		else running.push(task);
+		if (mode === "sequential") await task;
+		else if (preparation.ready) pending.add({ exclusive, keys }, task);
+		running.push(task);
 	}
 	await Promise.all(running);
 	const budget = options.batchOutputBudget;

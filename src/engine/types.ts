@@ -60,8 +60,10 @@ export interface ToolResult<TDetails = unknown> {
 export type ToolUpdateCallback<TDetails = unknown> = (partialResult: ToolResult<TDetails>) => void;
 
 /**
- * How a tool may be scheduled in a parallel batch. `sequential` makes the call a barrier:
- * it starts after every earlier call has finished, and later calls start after it.
+ * How a tool may be scheduled in a parallel batch. `sequential` makes the call a barrier for
+ * what it touches (`ToolTarget.touches`): it starts after every earlier call that touches the same
+ * thing has finished, and later such calls start after it. A call whose target says nothing of
+ * what it touches is a barrier for every call.
  */
 export type ExecutionMode = "parallel" | "sequential";
 
@@ -85,6 +87,14 @@ export interface ToolTarget {
 	path?: string;
 	/** The command the call runs, when it runs one. */
 	command?: string;
+	/**
+	 * What the call reads or changes, as keys the scheduler compares (set by a workspace: each
+	 * file's real path, folded so that two spellings a disk may equate give one key, `/` between
+	 * names). A key covers every key below it (`/a` covers `/a/b`). In a parallel batch a call of a
+	 * `sequential` tool then waits only for earlier calls whose keys overlap its own, not for every
+	 * call. Default: unknown, the call overlaps everything (a command, a search).
+	 */
+	touches?: readonly string[];
 }
 
 /** What `execute` receives besides its arguments. */

@@ -10,6 +10,7 @@ import {
 import { type PathMatch, resolveExistingPath } from "./paths/near-miss.js";
 import { displayPath, resolveToolPath } from "./paths/paths.js";
 import { isInsideRoot, outsideRootsError, realPathOf } from "./paths/real-path.js";
+import { schedulingKey } from "./paths/scheduling-key.js";
 import type { ShellOperations } from "./shell/exec-types.js";
 
 /** A path argument resolved once, as the tool will use it and as the guards judge it. */
@@ -157,7 +158,10 @@ export function createLocalWorkspace(cwd: string, options: LocalWorkspaceOptions
 				target.resolved = await workspace.resolve(declared.path, resolveOptions);
 			} catch (error) {
 				target.resolveError = error;
+				return target;
 			}
+			const touches = touchesOf(declared, target.resolved);
+			if (touches) target.touches = touches;
 			return target;
 		},
 		pinFolder: async (absolutePath, target) => {
@@ -182,6 +186,17 @@ export function createLocalWorkspace(cwd: string, options: LocalWorkspaceOptions
 		},
 	};
 	return workspace;
+}
+
+/**
+ * What a call on one path touches, for the scheduler: the file's key, for a read or a write. Unknown
+ * (the call is ordered against every other) for a listing or search, which may follow links out
+ * of its folder, and for a file with several hard links, whose other names are not known.
+ */
+function touchesOf(declared: DeclaredTarget, resolved: ResolvedPath): readonly string[] | undefined {
+	if (declared.access !== "read" && declared.access !== "write") return undefined;
+	if ((resolved.info?.links ?? 1) > 1) return undefined;
+	return [schedulingKey(resolved.key)];
 }
 
 async function lexicalLookup(

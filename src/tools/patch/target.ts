@@ -31,8 +31,11 @@ export async function declarePatchTarget(workspace: Workspace, patch: string): P
 	} catch {
 		return { access: "write", partial: true, workspace, parts: [] };
 	}
-	const groups = await resolveGroups(workspace, operations);
-	return { access: "write", partial: true, workspace, parts: groups.flat() };
+	const parts = (await resolveGroups(workspace, operations)).flat();
+	const target: WorkspaceTarget = { access: "write", partial: true, workspace, parts };
+	// The patch touches what its files touch; one unknown part leaves the whole call unknown.
+	if (parts.every((part) => part.touches)) target.touches = parts.flatMap((part) => part.touches ?? []);
+	return target;
 }
 
 /**

@@ -131,7 +131,11 @@ export function createRemoteWorkspace(
 			// A call starts by resolving its target: answers fetched ahead serve the calls of one tool
 			// call, never the next one (its stale-write check must see a change made in between).
 			files.forget();
-			return resolveTarget(...args);
+			return resolveTarget(...args).then((target) => {
+				// Those answers are shared by the calls running at once: the calls stay in order, whatever they touch.
+				delete target.touches;
+				return target;
+			});
 		},
 		label: transport.label,
 		transport,

@@ -1,0 +1,107 @@
+/** How one call of a batch is scheduled against the others. */
+export interface CallFootprint {
+	/** True for a call of a `sequential` tool (or in `sequential` mode): it must not overlap a call that touches what it touches. */
+	exclusive: boolean;
+	/**
+	 * What the call touches (`ToolTarget.touches`), or undefined when that is not known (a
+	 * command, a search): the call then touches everything.
+	 */
+	keys: readonly string[] | undefined;
+}
+
+interface Entry extends CallFootprint {
+	done: Promise<void>;
+}
+
+/** Every key a key lies below: `""` (the root) and `/a` for `/a/b`. */
+function ancestorsOf(key: string): string[] {
+	const ancestors: string[] = [];
+	for (let index = key.indexOf("/"); index !== -1; index = key.indexOf("/", index + 1)) {
+		ancestors.push(key.slice(0, index));
+	}
+	return ancestors;
+}
+
+function addTo(index: Map<string, Set<Entry>>, key: string, entry: Entry): void {
+	let entries = index.get(key);
+	if (!entries) {
+		entries = new Set();
+		index.set(key, entries);
+	}
+	entries.add(entry);
+}
+
+function removeFrom(index: Map<string, Set<Entry>>, key: string, entry: Entry): void {
+	const entries = index.get(key);
+	if (!entries) return;
+	entries.delete(entry);
+	if (entries.size === 0) index.delete(key);
+}
+
+/**
+ * The calls of a batch that have been started and not yet settled, indexed by what they touch, so
+ * a new call finds the earlier ones it must wait for without looking at the others. Two calls
+ * conflict when at least one is exclusive and what they touch overlaps: a key overlaps itself and
+ * every key below it (`/a` and `/a/b`), an unknown footprint overlaps everything. So a batch of
+ * writes to different files runs at once, while two writes of one file, a read after a write of
+ * its file, and anything next to a command keep their source order.
+ */
+export class PendingCalls {
+	private readonly all = new Set<Entry>();
+	private readonly exclusive = new Set<Entry>();
+	private readonly unknown = new Set<Entry>();
+	private readonly byKey = new Map<string, Set<Entry>>();
+	private readonly byAncestor = new Map<string, Set<Entry>>();
+
+	/** How many calls are pending. */
+	get size(): number {
+		return this.all.size;
+	}
+
+	/**
+	 * What an earlier call with an unknown footprint makes `call` wait for (it overlaps everything),
+	 * so a call behind a command is looked at only once the command is done.
+	 */
+	unknownConflicts(call: Pick<CallFootprint, "exclusive">): Promise<void>[] {
+		return [...this.unknown].filter((entry) => call.exclusive || entry.exclusive).map((entry) => entry.done);
+	}
+
+	/** The pending calls `call` must wait for before it may start (empty: it may start now). */
+	conflicts(call: CallFootprint): Promise<void>[] {
+		if (this.all.size === 0) return [];
+		if (call.keys === undefined) return [...(call.exclusive ? this.all : this.exclusive)].map((entry) => entry.done);
+		const found = new Set<Entry>(this.unknown);
+		for (const key of call.keys) {
+			for (const entry of this.byKey.get(key) ?? []) found.add(entry);
+			for (const entry of this.byAncestor.get(key) ?? []) found.add(entry);
+			for (const ancestor of ancestorsOf(key)) for (const entry of this.byKey.get(ancestor) ?? []) found.add(entry);
+		}
+		return [...found].filter((entry) => call.exclusive || entry.exclusive).map((entry) => entry.done);
+	}
+
+	/** Records a started call until `done` settles (it must not reject). */
+	add(call: CallFootprint, done: Promise<void>): void {
+		const entry: Entry = { ...call, done };
+		this.index(entry, true);
+		void done.then(() => this.index(entry, false));
+	}
+
+	private index(entry: Entry, adding: boolean): void {
+		const sets = [this.all, ...(entry.exclusive ? [this.exclusive] : []), ...(entry.keys ? [] : [this.unknown])];
+		for (const set of sets) {
+			if (adding) set.add(entry);
+			else set.delete(entry);
+		}
+		for (const key of entry.keys ?? []) {
+			(adding ? addTo : removeFrom)(this.byKey, key, entry);
+			for (const ancestor of ancestorsOf(key)) (adding ? addTo : removeFrom)(this.byAncestor, ancestor, entry);
+		}
+	}
+}
+
+/** True when every key of `inner` is one of `outer`'s or lies below one (so waiting for `outer`'s conflicts covered it). */
+export function coveredBy(inner: readonly string[] | undefined, outer: readonly string[] | undefined): boolean {
+	if (outer === undefined) return true;
+	if (inner === undefined) return false;
+	return inner.every((key) => outer.some((wider) => key === wider || key.startsWith(`${wider}/`)));
+}
