@@ -14,7 +14,20 @@ interface Language {
 	line: (index: number) => string;
 	/** The text around the lines (a document needs its head and foot). */
 	wrap?: (body: string) => string;
+	/** A structure added in the middle (the row's name, the text, the line it goes before). */
+	added?: { name: string; text: string; before: string };
 }
+
+const MANIFEST_LINES = [
+	"---",
+	"apiVersion: apps/v1",
+	"kind: Deployment",
+	"metadata: {name: app-#}",
+	"spec:",
+	...Array.from({ length: 43 }, (_, at) =>
+		at % 3 === 0 ? `  part${at}_#:` : `    setting${at}: "value #"${at % 3 === 1 ? "" : "  # note"}`,
+	),
+];
 
 const LANGUAGES: Language[] = [
 	{
@@ -30,6 +43,7 @@ const LANGUAGES: Language[] = [
 		file: "data.json",
 		line: (index) => `  "key${index}": { "value": ${index}, "label": "entry ${index}" },`,
 		wrap: (body) => `{\n${body}  "last": true\n}\n`,
+		added: { name: "a member added", text: '  "added": [1, 2, 3],\n', before: "" },
 	},
 	{
 		file: "page.html",
@@ -39,6 +53,12 @@ const LANGUAGES: Language[] = [
 	{
 		file: "deploy.yaml",
 		line: (index) => (index % 5 === 0 ? `section${index}:` : `  key${index}: "value ${index}"`),
+		added: { name: "an entry added", text: "added:\n  list: [1, 2, 3]\n", before: "section" },
+	},
+	{
+		// 42 Kubernetes-like documents of 48 lines: the change falls inside a 43-line `spec:`.
+		file: "manifests.yaml",
+		line: (index) => MANIFEST_LINES[index % MANIFEST_LINES.length]?.replace("#", String(index)) ?? "",
 	},
 	{
 		file: "service.py",
@@ -164,20 +184,21 @@ function textOf(language: Language, variant: number): string {
 
 function checkCase(language: Language, added = false): BenchCase {
 	const base = textOf(language, 0);
-	// A member added in the middle (and taken away at the next turn): a change of the structure, not
-	// of one value.
-	const middle = base.indexOf("\n", base.length >> 1) + 1;
+	// A structure added in the middle (and taken away at the next turn): a change of the structure,
+	// not of one value.
+	const middle = base.indexOf(`\n${language.added?.before ?? ""}`, base.length >> 1) + 1;
 	const texts = [
 		base,
-		added ? `${base.slice(0, middle)}  "added": [1, 2, 3],\n${base.slice(middle)}` : textOf(language, 1),
+		added ? `${base.slice(0, middle)}${language.added?.text}${base.slice(middle)}` : textOf(language, 1),
 	];
 	let turn = 0;
 	const extension = language.file.split(".")[1];
+	const kind = language.file === "manifests.yaml" ? "yaml file of 42 documents" : `${extension} file`;
 	return {
 		group: "syntax",
 		name: added
-			? `check a member added to a 2,000-line ${extension} file`
-			: `check a one-line change of a 2,000-line ${extension} file`,
+			? `check ${language.added?.name} to a 2,000-line ${kind}`
+			: `check a one-line change of a 2,000-line ${kind}`,
 		goal: "≤ 5 ms after warm-up",
 		maxMs: 5,
 		repeat: 20,
@@ -190,9 +211,7 @@ function checkCase(language: Language, added = false): BenchCase {
 	};
 }
 
-const JSON_FILE = LANGUAGES.find((language) => language.file.endsWith(".json"));
-
 export const cases: BenchCase[] = [
 	...LANGUAGES.map((language) => checkCase(language)),
-	...(JSON_FILE ? [checkCase(JSON_FILE, true)] : []),
+	...LANGUAGES.filter((language) => language.added).map((language) => checkCase(language, true)),
 ];

@@ -1,6 +1,7 @@
 // Which grammar reads which file: those that come with the tree-sitter runtime
 // (@vscode/tree-sitter-wasm), and the languages it has no grammar for by small pure JavaScript
-// parsers that report positions (`readers/`): YAML, JSON, TOML, HTML. C is read by the C++ grammar
+// parsers that report positions (`readers/`): YAML, JSON, TOML, HTML; YAML, JSON and HTML check a
+// change by reading only the part it touched when they can. C is read by the C++ grammar
 // (which reads C). Tree-sitter's own JSON, TOML and HTML grammars come only in packages with install
 // scripts or 50 MB of other grammars, which the package's install bounds rule out.
 import { basename, dirname, extname } from "node:path";
@@ -12,6 +13,7 @@ import { updatedJsonReading } from "./readers/json-regions.js";
 import type { KeptReading } from "./readers/kept-readings.js";
 import { readToml } from "./readers/toml-reading.js";
 import { readYaml } from "./readers/yaml-reading.js";
+import { updatedYamlReading } from "./readers/yaml-regions.js";
 import { type TreeSitterGrammarFile, vscodeTreeSitterGrammar } from "./tree-sitter.js";
 
 /** How a language's files are parsed: a tree-sitter grammar, or a parser of its own. */
@@ -42,7 +44,10 @@ const JAVASCRIPT = fromVscode("JavaScript", "javascript");
 const PYTHON = fromVscode("Python", "python");
 const CPP = fromVscode("C++", "cpp");
 const BASH = fromVscode("Bash", "bash");
-const YAML: SyntaxLanguage = { name: "YAML", reader: { kind: "parser", read: readYaml } };
+const YAML: SyntaxLanguage = {
+	name: "YAML",
+	reader: { kind: "parser", read: readYaml, update: (last, text) => updatedYamlReading(last, text) },
+};
 const JSON_STRICT: SyntaxLanguage = {
 	name: "JSON",
 	reader: {
