@@ -69,9 +69,9 @@ async function* gated(
 
 describe("pathOrderedGrep: the same lines in the same order, whichever ripgrep answers", () => {
 	const dir = useTempDir();
-	const request = (): GrepRequest => ({
+	const request = (pattern = "hit"): GrepRequest => ({
 		root: dir(),
-		pattern: "hit",
+		pattern,
 		literal: true,
 		caseSensitive: true,
 		context: 1,
@@ -85,104 +85,174 @@ describe("pathOrderedGrep: the same lines in the same order, whichever ripgrep a
 		return rgPath;
 	};
 	/** ripgrep --sort path's own answer: the every-thread search may hold nothing, so an ordered one answers alone. */
-	const orderedAnswer = (rgPath: string) => linesOf(rgPath, request(), { everyThreadFirst: true, maxHeldLines: 0 });
+	const orderedAnswer = (rgPath: string, pattern?: string) =>
+		linesOf(rgPath, request(pattern), { everyThreadFirst: true, maxHeldLines: 0 });
 
-	it("gives what ripgrep --sort path gives, raced, and from the every-thread search tried first", async () => {
+	it("gives what ripgrep --sort path gives, alone, raced, and from the every-thread search tried first", async () => {
 		const rgPath = await ripgrep();
 		const ordered = await orderedAnswer(rgPath);
 		expect(ordered.length).toBeGreaterThan(900);
 		expect(ordered.slice(0, 4).map((line) => line.path)).toEqual(["B.txt", "a/x.txt", "a/x.txt", "a/x.txt"]);
-		// The race with its defaults, and with a judgement that never keeps the ordered search.
+		// With its defaults, the every-thread search alone, raced from the start, and with a
+		// judgement that never keeps the ordered search.
 		expect(await linesOf(rgPath, request(), {})).toEqual(ordered);
+		expect(await linesOf(rgPath, request(), { raceAfterLines: Number.MAX_SAFE_INTEGER })).toEqual(ordered);
+		expect(await linesOf(rgPath, request(), { raceAfterLines: 0 })).toEqual(ordered);
 		expect(await linesOf(rgPath, request(), { probeLines: Number.MAX_SAFE_INTEGER })).toEqual(ordered);
+		expect(await linesOf(rgPath, request(), { maxHeldMs: 0 })).toEqual(ordered);
 		// The every-thread search first (remote): held and sorted, or past its time an ordered search.
 		expect(await linesOf(rgPath, request(), { everyThreadFirst: true })).toEqual(ordered);
 		expect(await linesOf(rgPath, request(), { everyThreadFirst: true, maxHeldMs: 0 })).toEqual(ordered);
 	});
 
 	/**
-	 * Runs the race over real ripgreps whose pace the test sets: the ordered search gives
-	 * `orderedGiven` lines, then waits for `orderedRelease`; the every-thread one waits for its
-	 * own release from the start. Counts the searches started.
+	 * Runs the search over real ripgreps whose pace the test sets: the every-thread search gives
+	 * `everyThreadGiven` lines, then waits for `everyThreadRelease`; an ordered one, once started,
+	 * gives `orderedGiven` lines, then waits for `orderedRelease`. Counts the searches started.
 	 */
 	async function race(
 		rgPath: string,
 		pace: {
+			everyThreadGiven: number;
+			everyThreadRelease(stops: Stops): Promise<void>;
 			orderedGiven: number;
-			orderedRelease(stops: { ordered: Promise<void>; everyThread: Promise<void> }): Promise<void>;
-			everyThreadRelease(stops: { ordered: Promise<void>; everyThread: Promise<void> }): Promise<void>;
+			orderedRelease(stops: Stops): Promise<void>;
 		},
 		options: PathOrderedGrepOptions,
+		pattern?: string,
 	) {
-		const realStart = ripgrepGrepStarter(rgPath, request());
-		const orderedStop = new AbortController();
-		let everyThreadStopped: Promise<void> = new Promise(() => {});
-		const stops = {
-			ordered: aborted(orderedStop.signal),
-			get everyThread() {
-				return everyThreadStopped;
+		const realStart = ripgrepGrepStarter(rgPath, request(pattern));
+		const everyThreadStop = new AbortController();
+		let orderedSignal: AbortSignal | undefined;
+		let orderedStopped: Promise<void> = new Promise(() => {});
+		let markOrderedStarted = () => {};
+		const orderedStarted = new Promise<void>((resolve) => (markOrderedStarted = resolve));
+		const stops: Stops = {
+			everyThread: aborted(everyThreadStop.signal),
+			get ordered() {
+				return orderedStopped;
 			},
+			orderedStarted,
 		};
-		const started = { ordered: 1, everyThread: 0 };
+		const started = { everyThread: 1, ordered: 0 };
 		const start: StartGrep = async (pathOrder, signal) => {
-			if (pathOrder) {
-				started.ordered++;
-				return realStart(true, signal);
+			if (!pathOrder) {
+				started.everyThread++;
+				return realStart(false, signal);
 			}
-			started.everyThread++;
-			everyThreadStopped = aborted(signal);
-			return gated(await realStart(false, signal), 0, () => pace.everyThreadRelease(stops));
+			started.ordered++;
+			orderedSignal = signal;
+			orderedStopped = aborted(signal);
+			markOrderedStarted();
+			return gated(await realStart(true, signal), pace.orderedGiven, () => pace.orderedRelease(stops));
 		};
-		const first = gated(await realStart(true, orderedStop.signal), pace.orderedGiven, () => pace.orderedRelease(stops));
+		const first = gated(await realStart(false, everyThreadStop.signal), pace.everyThreadGiven, () =>
+			pace.everyThreadRelease(stops),
+		);
 		const lines = await collect(
 			pathOrderedGrep(
-				{ run: first, pathOrder: true, stop: () => orderedStop.abort() },
+				{ run: first, stop: () => everyThreadStop.abort() },
 				start,
 				new AbortController().signal,
 				options,
 			),
 		);
-		return { lines, started, orderedStopped: orderedStop.signal.aborted };
+		return {
+			lines,
+			started,
+			everyThreadStopped: everyThreadStop.signal.aborted,
+			orderedStopped: orderedSignal?.aborted === true,
+		};
 	}
+
+	it("answers a rare pattern from the every-thread search alone: no ordered search starts", async () => {
+		const rgPath = await ripgrep();
+		const pattern = "hit upper";
+		const ordered = await orderedAnswer(rgPath, pattern);
+		expect(ordered.map((line) => line.path)).toEqual(["B.txt"]);
+		const free = { everyThreadGiven: 0, everyThreadRelease: async () => {}, orderedGiven: 0 };
+		const result = await race(rgPath, { ...free, orderedRelease: async () => {} }, {}, pattern);
+		expect(result.lines).toEqual(ordered);
+		expect(result.started).toEqual({ everyThread: 1, ordered: 0 });
+		// Also when its lines are many but fewer than the count that starts an ordered search.
+		const all = await orderedAnswer(rgPath);
+		const many = await race(rgPath, { ...free, orderedRelease: async () => {} }, { raceAfterLines: all.length + 1 });
+		expect(many.lines).toEqual(all);
+		expect(many.started).toEqual({ everyThread: 1, ordered: 0 });
+	});
+
+	it("starts an ordered search once the every-thread one holds raceAfterLines, and keeps it once it gave its probe lines", async () => {
+		const rgPath = await ripgrep();
+		const ordered = await orderedAnswer(rgPath);
+		// The every-thread search gives 100 lines, then nothing until it is stopped.
+		const result = await race(
+			rgPath,
+			{
+				everyThreadGiven: 100,
+				everyThreadRelease: (stops) => stops.everyThread,
+				orderedGiven: 0,
+				orderedRelease: async () => {},
+			},
+			{},
+		);
+		expect(result.lines).toEqual(ordered);
+		expect(result.started).toEqual({ everyThread: 1, ordered: 1 });
+		expect(result.everyThreadStopped).toBe(true);
+	});
 
 	it("gives the same answer when the ordered search is slow (a busy machine): the every-thread one ends first", async () => {
 		const rgPath = await ripgrep();
 		const ordered = await orderedAnswer(rgPath);
 		for (const orderedGiven of [0, 5]) {
-			// The ordered search gives `orderedGiven` lines, then nothing until it is stopped.
+			// The every-thread search goes on once the ordered one started, which gives
+			// `orderedGiven` lines, then nothing until it is stopped.
 			const result = await race(
 				rgPath,
-				{ orderedGiven, orderedRelease: (stops) => stops.ordered, everyThreadRelease: async () => {} },
+				{
+					everyThreadGiven: 100,
+					everyThreadRelease: (stops) => stops.orderedStarted,
+					orderedGiven,
+					orderedRelease: (stops) => stops.ordered,
+				},
 				{},
 			);
 			expect(result.lines).toEqual(ordered);
 			expect(result.orderedStopped).toBe(true);
-			expect(result.started).toEqual({ ordered: 1, everyThread: 1 });
+			expect(result.started).toEqual({ everyThread: 1, ordered: 1 });
 		}
 	});
 
 	it("keeps the one ordered search when the every-thread one finds more than it may hold", async () => {
 		const rgPath = await ripgrep();
 		const ordered = await orderedAnswer(rgPath);
-		const result = await race(
+		// In the race: the ordered search gives nothing until the every-thread one overflowed and stopped.
+		const raced = await race(
 			rgPath,
-			{ orderedGiven: 0, orderedRelease: (stops) => stops.everyThread, everyThreadRelease: async () => {} },
-			{ maxHeldLines: 10 },
+			{
+				everyThreadGiven: 100,
+				everyThreadRelease: async () => {},
+				orderedGiven: 0,
+				orderedRelease: (stops) => stops.everyThread,
+			},
+			{ maxHeldLines: 150 },
 		);
-		expect(result.lines).toEqual(ordered);
-		// No second ordered search.
-		expect(result.started).toEqual({ ordered: 1, everyThread: 1 });
-	});
-
-	it("keeps the ordered search once it gave its probe lines, and stops the every-thread one", async () => {
-		const rgPath = await ripgrep();
-		const ordered = await orderedAnswer(rgPath);
-		const result = await race(
-			rgPath,
-			{ orderedGiven: 0, orderedRelease: async () => {}, everyThreadRelease: (stops) => stops.everyThread },
-			{ probeLines: 50 },
-		);
-		expect(result.lines).toEqual(ordered);
-		expect(result.started).toEqual({ ordered: 1, everyThread: 1 });
+		expect(raced.lines).toEqual(ordered);
+		expect(raced.started).toEqual({ everyThread: 1, ordered: 1 });
+		// Before it: the ordered search answers alone.
+		const free = { everyThreadGiven: 0, everyThreadRelease: async () => {}, orderedGiven: 0 };
+		const alone = await race(rgPath, { ...free, orderedRelease: async () => {} }, { maxHeldLines: 10 });
+		expect(alone.lines).toEqual(ordered);
+		expect(alone.started).toEqual({ everyThread: 1, ordered: 1 });
+		expect(alone.everyThreadStopped).toBe(true);
 	});
 });
+
+/** Barriers a paced search may wait for. */
+interface Stops {
+	/** The every-thread search was stopped. */
+	everyThread: Promise<void>;
+	/** The ordered search was stopped (never, until it started). */
+	ordered: Promise<void>;
+	/** An ordered search was started. */
+	orderedStarted: Promise<void>;
+}

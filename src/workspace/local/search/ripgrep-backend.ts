@@ -1,12 +1,11 @@
 import { availableParallelism } from "node:os";
-import { stoppableSignal } from "../../../engine/index.js";
 import { decodeText } from "../../files/legacy-encoding.js";
 import { compileGlob, nameGlobOf } from "../../search/glob-filter.js";
 import { hasIgnoreSourcesAbove } from "../../search/parent-ignore-files.js";
 import type { GrepLine, GrepRequest, ListFilesRequest } from "../../search/types.js";
 import { TextLineSplitter } from "./line-splitter.js";
 import { GrepOutputSplitter } from "./long-lines/grep-output-splitter.js";
-import { type PathOrderedGrepOptions, pathOrderedGrep, type StartGrep } from "./path-ordered-grep.js";
+import { type PathOrderedGrepOptions, pathOrderedGrep, type StartGrep, startStoppable } from "./path-ordered-grep.js";
 import { type RipgrepLauncher, startRipgrep } from "./ripgrep-process.js";
 
 /**
@@ -233,10 +232,8 @@ export async function ripgrepGrep(
 	const start = ripgrepGrepStarter(rgPath, request, launch);
 	if (!request.pathOrder || request.file !== undefined) return start(false, signal);
 	// Started here, so that a ripgrep that cannot start rejects now (and the walker answers).
-	const pathOrder = ordering.everyThreadFirst !== true;
-	const first = stoppableSignal(signal);
-	const run = await start(pathOrder, first.signal);
-	return pathOrderedGrep({ run, pathOrder, stop: first.stop }, start, signal, ordering);
+	const everyThread = await startStoppable(start, false, signal);
+	return pathOrderedGrep(everyThread, start, signal, ordering);
 }
 
 /** Lists files with ripgrep; rejects when ripgrep cannot start. */
