@@ -12,6 +12,12 @@ import { GrepCollector, type GrepOutput } from "./collector.js";
 export class OrderedGrepCollector extends GrepCollector {
 	/** Files cut at the limit: their later lines come after every kept match. */
 	private readonly closed = new Set<string>();
+	/**
+	 * The last path (in path order) with a kept match: undefined while none is kept, null when it
+	 * must be looked up again (a match was dropped). Kept up to date so that each line past the
+	 * limit costs one comparison, not a pass over every kept file.
+	 */
+	private lastKept: string | undefined | null = undefined;
 
 	/** Takes a batch; always asks for more (a later file may sort before the kept ones). */
 	override add(lines: readonly GrepLine[]): boolean {
@@ -37,7 +43,12 @@ export class OrderedGrepCollector extends GrepCollector {
 				}
 				if (line.kind === "match" && last !== undefined) this.dropLastMatch(last);
 			}
-			if (line.kind === "match") this.matchCount++;
+			if (line.kind === "match") {
+				this.matchCount++;
+				if (this.lastKept !== null && (this.lastKept === undefined || comparePaths(line.path, this.lastKept) > 0)) {
+					this.lastKept = line.path;
+				}
+			}
 			this.keep(line);
 		}
 		return true;
@@ -61,6 +72,11 @@ export class OrderedGrepCollector extends GrepCollector {
 	}
 
 	private lastKeptPath(): string | undefined {
+		if (this.lastKept === null) this.lastKept = this.findLastKeptPath();
+		return this.lastKept;
+	}
+
+	private findLastKeptPath(): string | undefined {
 		let last: string | undefined;
 		for (const [path, lines] of this.files) {
 			if (!lines.some((line) => line.kind === "match")) continue;
@@ -75,6 +91,7 @@ export class OrderedGrepCollector extends GrepCollector {
 		let index = lines.length - 1;
 		while (index >= 0 && (lines[index] as GrepLine).kind !== "match") index--;
 		lines.length = Math.max(0, index);
+		this.lastKept = null;
 		this.matchCount--;
 		this.limitReached = true;
 		this.closed.add(path);
