@@ -58,4 +58,22 @@ describe("GrepOutputSplitter on a line longer than its limit", () => {
 		expect(parsed?.text.startsWith("startzzz")).toBe(true);
 		expect(parsed?.text.length).toBeLessThan(20_000);
 	});
+
+	it("gives the same line when each chunk's memory is reused after it was pushed", () => {
+		const text = `${"x".repeat(30_000)}needle${"y".repeat(30_000)}`;
+		const line = Buffer.from(`a.txt\u00001:30001:${text}\nnext.txt\u00002:1:short\n`);
+		const fresh = splitLong(line, 10_000).map(String);
+		const splitter = new GrepOutputSplitter(10_000);
+		const reused = Buffer.alloc(1000);
+		const lines: string[] = [];
+		for (let start = 0; start < line.length; start += 1000) {
+			const length = line.copy(reused, 0, start, start + 1000);
+			lines.push(...splitter.push(reused.subarray(0, length)).map(String));
+			reused.fill(0x21);
+		}
+		lines.push(...splitter.flush().map(String));
+		expect(lines).toEqual(fresh);
+		expect(lines[0]).toContain("xneedley");
+		expect(lines[1]).toBe("next.txt\u00002:1:short");
+	});
 });

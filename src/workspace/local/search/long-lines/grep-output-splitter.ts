@@ -5,6 +5,22 @@ export const DEFAULT_MAX_OUTPUT_LINE_BYTES = 1024 * 1024;
 /** Bytes kept on each side of a match in a longer line: what grep shows of a line (500 characters) fits. */
 const WINDOW_BYTES = 200;
 
+/** Bytes of a long line's start its header is read from: a path (at most 4 KiB on Linux) and two numbers fit. */
+const HEADER_BYTES = 64 * 1024;
+
+/** The first `HEADER_BYTES` of a line held in pieces (one copy of that much, not of the whole line). */
+function headOf(pieces: readonly Buffer[]): Buffer {
+	const taken: Buffer[] = [];
+	let bytes = 0;
+	for (const piece of pieces) {
+		if (bytes >= HEADER_BYTES) break;
+		const part = piece.subarray(0, HEADER_BYTES - bytes);
+		taken.push(part);
+		bytes += part.length;
+	}
+	return taken.length === 1 ? (taken[0] as Buffer) : Buffer.concat(taken, bytes);
+}
+
 /** The parts of a grep output line before its text: `path\0line:column:` or `path\0line-`. */
 interface LineHeader {
 	/** `path\0` (the path and its terminator), or empty when the line has none. */
@@ -45,12 +61,13 @@ class LongLine {
 	private readonly window: Buffer[] = [];
 	private length = 0;
 
-	constructor(head: Buffer) {
-		this.header = parseHeader(head);
+	/** @param pieces The line's first bytes, in order (their header is read from the first `HEADER_BYTES`). */
+	constructor(pieces: readonly Buffer[]) {
+		this.header = parseHeader(headOf(pieces));
 		const focus = this.header.textStart + Math.max(0, (this.header.column ?? 1) - 1);
 		this.windowStart = Math.max(this.header.textStart, focus - WINDOW_BYTES);
 		this.windowEnd = focus + WINDOW_BYTES;
-		this.feed(head);
+		for (const piece of pieces) this.feed(piece);
 	}
 
 	/** Takes the next bytes of the line, keeping those inside the window. */
@@ -109,8 +126,7 @@ export class GrepOutputSplitter {
 			}
 			start = newline + 1;
 		}
-		// Copied: the stream may reuse the chunk's memory after we return.
-		if (start < chunk.length) this.take(Buffer.from(chunk.subarray(start)));
+		if (start < chunk.length) this.take(chunk.subarray(start), true);
 		return lines;
 	}
 
@@ -119,15 +135,21 @@ export class GrepOutputSplitter {
 		return this.pendingBytes > 0 || this.long ? [this.finish()] : [];
 	}
 
-	private take(bytes: Buffer): void {
+	/**
+	 * Holds the next bytes of an unfinished line. `kept`: they outlive this call, so what is held of
+	 * them is copied (the stream may reuse the chunk's memory after `push` returns). A long line
+	 * copies only its window (the rest of a 5 MB line is never copied), and goes long without
+	 * joining what it held.
+	 */
+	private take(bytes: Buffer, kept = false): void {
 		if (this.long) {
 			this.long.feed(bytes);
 			return;
 		}
-		this.pending.push(bytes);
+		this.pending.push(kept ? Buffer.from(bytes) : bytes);
 		this.pendingBytes += bytes.length;
 		if (this.pendingBytes > this.maxLineBytes) {
-			this.long = new LongLine(Buffer.concat(this.pending));
+			this.long = new LongLine(this.pending);
 			this.pending = [];
 			this.pendingBytes = 0;
 		}
