@@ -9,6 +9,8 @@ export interface WriteFileAtomicOptions {
 	operations?: FileOperations;
 	/** Flush the temp file to stable storage before the rename. Default: false (as editors and `sed -i`). */
 	flush?: boolean;
+	/** Other calls run beside this one: create the temp file off the caller's thread (`WriteFileOptions.background`). Default: false. */
+	background?: boolean;
 }
 
 /** What `writeFileAtomic` did. */
@@ -105,7 +107,7 @@ export async function writeFileAtomic(
 	// Confined: the other names cannot be listed and may be outside, so this name gets a file of its own.
 	if (existing && links > 1 && operations.confinedTo) {
 		return {
-			...(await replaceByRename(operations, targetPath, bytes, existing, options.flush ?? false)),
+			...(await replaceByRename(operations, targetPath, bytes, existing, options)),
 			replacedLinks: links,
 		};
 	}
@@ -115,7 +117,7 @@ export async function writeFileAtomic(
 		return { ...result, inPlace: { reason: "hard-links", links: existing.links ?? 1 } };
 	}
 	try {
-		const replace = () => replaceByRename(operations, targetPath, bytes, existing, options.flush ?? false);
+		const replace = () => replaceByRename(operations, targetPath, bytes, existing, options);
 		return await (existing ? replace() : creatingFolders(operations, targetPath, replace));
 	} catch (error) {
 		// A writable file in a folder that refuses new entries: the temp file cannot exist there.
@@ -152,9 +154,9 @@ async function replaceByRename(
 	targetPath: string,
 	bytes: Uint8Array,
 	existing: FileInfo | undefined,
-	flush: boolean,
+	given: Pick<WriteFileAtomicOptions, "flush" | "background">,
 ): Promise<WriteFileAtomicResult> {
-	const options = { flush };
+	const options = { flush: given.flush ?? false };
 
 	if (operations.replaceFile) {
 		await operations.replaceFile(targetPath, bytes, {
@@ -170,7 +172,8 @@ async function replaceByRename(
 		await operations.writeFile(tempPath, bytes, {
 			exclusive: true,
 			mode: existing?.mode ?? 0o666,
-			flush: options.flush ?? false,
+			flush: options.flush,
+			...(given.background ? { background: true } : {}),
 		});
 		tempCreated = true;
 		// `open` applied the umask; the old file's exact bits must survive the replacement.
