@@ -44,7 +44,7 @@ export const ROWS = {
 		// The raw side is bash started from Node (spawnSync), as the goal names it.
 		raw: "echo ok",
 		run: (tools) => tools.call("bash", { command: "echo ok" }),
-		check: (answer) => !answer.isError && answer.text === "ok",
+		check: (answer) => !answer.isError && answer.text.trim() === "ok",
 	},
 	"writes-sequence": {
 		title: "1,000 writes in sequence",
