@@ -244,7 +244,26 @@ export function wordyShapeOf(line: string): string | undefined {
 	if (line.length < 8) return undefined;
 	const shape = shapeOf(line);
 	// Only lines with words collapse: a column of bare numbers (seq, a data dump) is content.
-	return shape.replace(/[#\s\p{P}]/gu, "").length >= 8 ? shape : undefined;
+	return wordyLength(shape) >= 8 ? shape : undefined;
+}
+
+/** The ASCII characters of `[#\s\p{P}]`: '#', white space and punctuation (not symbols such as `$+<=>^|~`). */
+const ASCII_NOT_WORDY = new Uint8Array(128);
+for (const character of "#\t\n\v\f\r !\"%&'()*,-./:;?@[\\]_{}") ASCII_NOT_WORDY[character.charCodeAt(0)] = 1;
+
+/**
+ * Characters of `shape` outside `[#\s\p{P}]`. An ASCII line is counted by table: the Unicode
+ * property class costs a regex compilation on a process's first use and a pass per line, which
+ * the digest of a cut grep pays for hundreds of lines. Any other line takes the regex itself.
+ */
+function wordyLength(shape: string): number {
+	let count = 0;
+	for (let index = 0; index < shape.length; index++) {
+		const code = shape.charCodeAt(index);
+		if (code >= 128) return shape.replace(/[#\s\p{P}]/gu, "").length;
+		if (ASCII_NOT_WORDY[code] === 0) count++;
+	}
+	return count;
 }
 
 /** Collapses runs of repeated or near-identical lines (differing only in numbers) into one line with a count. */

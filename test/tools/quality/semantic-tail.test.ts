@@ -7,6 +7,7 @@ import {
 	EXAMINED_LAST,
 	ImportantLines,
 	keptBlock,
+	wordyShapeOf,
 } from "../../../src/workspace/output/semantic-tail.js";
 import { resultText } from "../../helpers/results.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
@@ -163,6 +164,34 @@ describe("ImportantLines finds exactly the candidates its definition names", () 
 			expect(important.keptOutside("")).toEqual(expected.keptOutside(""));
 			expect(important.seenOutside("")).toBe(expected.seenOutside(""));
 			expect(important.unexamined).toBe(expected.unexamined);
+		}
+	});
+});
+
+describe("wordyShapeOf", () => {
+	/** Its definition: the shape, when at least 8 characters of it are not '#', white space or punctuation. */
+	const reference = (line: string) => {
+		if (line.length < 8) return undefined;
+		const shape = line.replace(/0x[0-9a-f]+|\d+/gi, "#");
+		return shape.replace(/[#\s\p{P}]/gu, "").length >= 8 ? shape : undefined;
+	};
+
+	it("agrees with its regex definition on every character of the first planes, alone and in lines", () => {
+		for (let code = 0; code < 0x3000; code++) {
+			const character = String.fromCharCode(code);
+			// Seven letters and the character: wordy exactly when the character counts.
+			for (const line of [`abcdefg${character}`, `${character.repeat(8)}`, `x 12 ${character} 0x1f words`]) {
+				expect(wordyShapeOf(line)).toBe(reference(line));
+			}
+		}
+		for (const line of [
+			"d000/f001.ts:3: // TODO revisit this",
+			"‹« 12 »›……",
+			"ab😀cd😀ef😀gh",
+			"—_—_—_—_—_",
+			"$+<=>^|~$+",
+		]) {
+			expect(wordyShapeOf(line)).toBe(reference(line));
 		}
 	});
 });
