@@ -55,10 +55,17 @@ function pathFilter(include: string | undefined): (path: string) => boolean {
 /** Compiled size and lazy-DFA cache a pattern may take in ripgrep. */
 const REGEX_SIZE_LIMIT = "10M";
 
-/** ripgrep's arguments for a content search, in its compact text mode (`path\0line:column:text`). */
-export function grepArgs(request: GrepRequest): string[] {
+/**
+ * ripgrep's arguments for a content search, in its compact text mode (`path\0line:column:text`).
+ * `common`: the flags every search shares, when the caller computed them for this request already
+ * (they look for ignore files above the root: a search that starts two ripgreps looks once).
+ */
+export function grepArgs(
+	request: GrepRequest,
+	common = commonArgs(request.respectIgnoreFiles, request.root),
+): string[] {
 	const args = [
-		...commonArgs(request.respectIgnoreFiles, request.root),
+		...common,
 		"--null",
 		"--line-number",
 		"--column",
@@ -194,11 +201,13 @@ function parseBinaryNotice(line: Buffer): GrepLine | undefined {
  */
 export function ripgrepGrepStarter(rgPath: string, request: GrepRequest, launch?: RipgrepLauncher): StartGrep {
 	const wanted = pathFilter(request.file === undefined ? request.include : undefined);
+	let common: string[] | undefined;
 	return async (pathOrder, runSignal, alongside) => {
+		common ??= commonArgs(request.respectIgnoreFiles, request.root);
 		const ripgrep = await startRipgrep(
 			{
 				rgPath,
-				args: grepArgs({ ...request, pathOrder }),
+				args: grepArgs({ ...request, pathOrder }, common),
 				cwd: request.openedRoot ?? request.root,
 				signal: runSignal,
 				launch,
