@@ -14,9 +14,15 @@ const MAX_HOPS = 64;
 export async function realPathOf(files: FileOperations, path: string): Promise<string> {
 	let current = resolve(path);
 	const rest: string[] = [];
-	// `lstat` walks up to the deepest existing ancestor, so one `realpath` answers (a missing file
-	// in missing folders costs no failed look-ups).
+	// `lstat` of the path itself tells a missing file from a dangling link; above it, `realpath` is
+	// tried first and `lstat` only where it fails.
 	for (let hops = 0; hops < MAX_HOPS; hops++) {
+		if (rest.length > 0) {
+			// A folder above a missing file is nearly always there: its realpath answers at once, without
+			// an lstat first. Only when that fails is it looked at (missing too, or a dangling link to follow).
+			const real = await files.realpath(current).catch(() => undefined);
+			if (real !== undefined) return join(real, ...[...rest].reverse());
+		}
 		const info = await infoIfExists(files, current, { noFollow: true }).catch(() => undefined);
 		if (!info) {
 			const parent = dirname(current);
