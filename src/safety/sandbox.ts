@@ -80,6 +80,12 @@ export interface SandboxLaunch {
 	release(): Promise<void>;
 	/** Variables the command needs on top of its environment (the proxy's, with a network policy). Default: none. */
 	env?: Record<string, string>;
+	/**
+	 * The same start without the `/bin/sh` that opens the seccomp program for bwrap: bwrap itself,
+	 * for shell operations that open `readDescriptors` on the command's behalf (one `exec` less a
+	 * call). Default: none (with a network policy, whose launcher hands the program over itself).
+	 */
+	direct?: { file: string; args: string[]; readDescriptors: { fd: number; path: string }[] };
 }
 
 /** A sandbox that has been checked to work on this machine. */
@@ -143,7 +149,7 @@ async function seccompFilterFile(stateDir: string, allowNetwork: boolean): Promi
 function startLine(
 	bwrapArgs: string[],
 	options: { filterFile: string; bwrapPath: string; networked: ReturnType<NetworkSession["launch"]> | undefined },
-): Pick<SandboxLaunch, "file" | "args" | "env"> {
+): Pick<SandboxLaunch, "file" | "args" | "env" | "direct"> {
 	const { networked } = options;
 	if (networked) {
 		return { file: networked.file, args: [...networked.before, ...bwrapArgs, ...networked.after], env: networked.env };
@@ -151,6 +157,11 @@ function startLine(
 	return {
 		file: "/bin/sh",
 		args: ["-c", seccompLauncherScript, "toolbelt-sandbox", options.filterFile, options.bwrapPath, ...bwrapArgs],
+		direct: {
+			file: options.bwrapPath,
+			args: bwrapArgs,
+			readDescriptors: [{ fd: seccompFd, path: options.filterFile }],
+		},
 	};
 }
 
@@ -346,9 +357,20 @@ async function releaseAfter(
 	timer.unref();
 }
 
-/** The request's program, arguments and environment as the sandbox starts it. */
-function launched(request: Pick<ShellExecRequest, "env">, launch: Pick<SandboxLaunch, "file" | "args" | "env">) {
-	return { file: launch.file, args: launch.args, env: launch.env ? { ...request.env, ...launch.env } : request.env };
+/** The request's program, arguments, environment and opened files as the sandbox starts it. */
+function launched(
+	request: Pick<ShellExecRequest, "env" | "file" | "args" | "tty">,
+	launch: SandboxLaunch,
+	opensDescriptors: boolean,
+): Pick<ShellExecRequest, "file" | "args" | "env" | "readDescriptors"> {
+	const env = launch.env ? { ...request.env, ...launch.env } : request.env;
+	const command = [request.file, ...request.args];
+	// A pseudo-terminal's start opens nothing for the command: the shell hop does it there.
+	if (launch.direct && opensDescriptors && !request.tty) {
+		const { file, args, readDescriptors } = launch.direct;
+		return { file, args: [...args, ...command], env, readDescriptors };
+	}
+	return { file: launch.file, args: [...launch.args, ...command], env };
 }
 
 function wrapOperations(
@@ -357,13 +379,13 @@ function wrapOperations(
 	isolateProcesses: boolean,
 ): ShellOperations {
 	const run = async <TResult extends ShellExecResult>(
-		request: { cwd: string; file: string; args: string[] },
+		request: { cwd: string },
 		start: (launch: SandboxLaunch) => Promise<TResult>,
 	): Promise<TResult> => {
 		const launch = await prepare(request.cwd);
 		let result: TResult;
 		try {
-			result = await start({ ...launch, args: [...launch.args, request.file, ...request.args], env: launch.env });
+			result = await start(launch);
 		} catch (error) {
 			await launch.release();
 			throw error;
@@ -375,6 +397,7 @@ function wrapOperations(
 		return notices.length > 0 ? { ...audited, notices: [...(result.notices ?? []), ...notices] } : audited;
 	};
 	const { execToFile, prepare: prepareShell } = operations;
+	const opensDescriptors = operations.opensDescriptors === true;
 	return {
 		isDirectory: (path) => operations.isDirectory(path),
 		findExecutable: (name, env) => operations.findExecutable(name, env),
@@ -382,13 +405,13 @@ function wrapOperations(
 		// it ready as the tool is made spares the first sandboxed call its start.
 		...(prepareShell ? { prepare: (cwd: string) => prepareShell.call(operations, cwd) } : {}),
 		exec: (request: ShellExecRequest) =>
-			run(request, (launch) => operations.exec({ ...request, ...launched(request, launch) })),
+			run(request, (launch) => operations.exec({ ...request, ...launched(request, launch, opensDescriptors) })),
 		// Output straight into a file works the same: the command inside writes to what it is given.
 		...(execToFile
 			? {
 					execToFile: (request, outputFile) =>
 						run(request, (launch) =>
-							execToFile.call(operations, { ...request, ...launched(request, launch) }, outputFile),
+							execToFile.call(operations, { ...request, ...launched(request, launch, opensDescriptors) }, outputFile),
 						),
 				}
 			: {}),

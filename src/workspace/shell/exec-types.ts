@@ -44,6 +44,20 @@ export interface ShellExecRequest {
 	 * timeout), also after the shell itself exited and left processes behind. Default: none.
 	 */
 	onStart?(handle: ShellRunHandle): void;
+	/**
+	 * Files the shell that becomes the command opens read-only on these descriptors first (the
+	 * sandbox hands bwrap its seccomp program on one, without a shell of its own in between). Only
+	 * for operations whose `opensDescriptors` is true, and not with `tty`. Default: none.
+	 */
+	readDescriptors?: readonly ReadDescriptor[];
+}
+
+/** A file opened read-only on a descriptor for the command (see `ShellExecRequest.readDescriptors`). */
+export interface ReadDescriptor {
+	/** The descriptor number, 3 to 9 (what a shell redirection can name). */
+	fd: number;
+	/** The file's absolute path. */
+	path: string;
 }
 
 /** The writable stdin of a running command (see `ShellExecRequest.openStdin`). */
@@ -144,6 +158,8 @@ export interface ShellOperations {
 	 * without delaying the creation, so the first call does not wait for it.
 	 */
 	prepare?(cwd: string): void;
+	/** True when `exec` and `execToFile` honour `ShellExecRequest.readDescriptors` (without `tty`). Default: false. */
+	opensDescriptors?: boolean;
 }
 
 /** Options of `ShellOperations.execKeepingOutput`. */

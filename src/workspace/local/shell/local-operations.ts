@@ -7,7 +7,7 @@ import type {
 	ShellFileExecResult,
 	ShellOperations,
 } from "../../shell/exec-types.js";
-import { runLocalCommand } from "./local-run.js";
+import { opensDescriptors, runLocalCommand } from "./local-run.js";
 import { canRelayOutput } from "./output-relay.js";
 import { prepareFirstStandbyShell } from "./standby-shell.js";
 import { runTtyCommand } from "./tty-run.js";
@@ -74,4 +74,5 @@ export const localShellOperations: ShellOperations = {
 	isDirectory,
 	findExecutable,
 	...(canRelayOutput ? { execToFile } : {}),
+	opensDescriptors,
 };

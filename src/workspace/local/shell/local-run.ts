@@ -13,6 +13,7 @@ import { processStartTicks } from "../process/escapees.js";
 import { findTreeProcesses, signalTree, terminateTree } from "../process/process-tree.js";
 import { collectLeftRunning, keepOrRelease, type ShellStart } from "./left-running.js";
 import { startWithRelay } from "./output-relay.js";
+import { openDescriptorsScript } from "./read-descriptors.js";
 import { createRelayChannel, type RelayChannel, readRelayAnnouncement } from "./relay-channel.js";
 import { prepareStandbyShell, standbyReady, startFromStandby } from "./standby-shell.js";
 
@@ -37,6 +38,9 @@ const shellExitFallbackMs = 500;
 // command's cgroup first, where there is one.
 const mergeStreamsScript = 'exec "$@" 2>&1';
 const canMergeStreams = process.platform !== "win32" && existsSync("/bin/sh");
+
+/** True when every local start goes through a shell that can open `readDescriptors` before it becomes the command. */
+export const opensDescriptors = canMergeStreams;
 
 /** A request without `onData`: the output goes to `outputFile` instead. */
 export type ExecRequest = Omit<ShellExecRequest, "onData"> & { onData?: ShellExecRequest["onData"] };
@@ -89,12 +93,12 @@ function startProcess(request: ExecRequest, containment: ProcessContainment, out
 	const env: Record<string, string> = { ...request.env, ...containment.env };
 	// Own process group (and session), so the whole tree can be signalled at once.
 	const common = { cwd: request.cwd, detached: process.platform !== "win32" };
+	const opens = openDescriptorsScript(request.readDescriptors);
 	if (outputFile !== undefined) {
-		const prelude = containment.joinScript;
+		const prelude = [containment.joinScript, opens].filter((lines) => lines !== "").join("\n");
 		return startWithRelay({ file: request.file, args: request.args, env, outputFile, prelude, ...common });
 	}
-	const script =
-		containment.joinScript === "" ? mergeStreamsScript : `${containment.joinScript}\n${mergeStreamsScript}`;
+	const script = [containment.joinScript, opens, mergeStreamsScript].filter((lines) => lines !== "").join("\n");
 	const [file, args] = canMergeStreams
 		? ["/bin/sh", ["-c", script, "sh", request.file, ...request.args]]
 		: [request.file, request.args];

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { Writable } from "node:stream";
+import type { ReadDescriptor } from "../../shell/exec-types.js";
 import { singleQuoted } from "../../shell/single-quoted.js";
 import { registerSessionCleanup } from "../process/background-registry.js";
 import {
@@ -19,6 +20,7 @@ import {
 } from "../process/containment.js";
 import { keepOrRelease } from "./left-running.js";
 import { relayEnvironment, wrapperName, wrapperScript, wrapperShell } from "./output-relay.js";
+import { openDescriptorsScript } from "./read-descriptors.js";
 
 /**
  * A shell that already sits in the next command's cgroup, waiting for that command. Moving a
@@ -122,6 +124,8 @@ function launchScript(command: StandbyCommand, containment: ProcessContainment):
 		lines.push(`if [ ${singleQuoted(env.PWD)} -ef . ]; then export PWD=${singleQuoted(env.PWD)}; fi`);
 	if (env.OLDPWD !== undefined)
 		lines.push(`if [ -d ${singleQuoted(env.OLDPWD)} ]; then export OLDPWD=${singleQuoted(env.OLDPWD)}; fi`);
+	const opens = openDescriptorsScript(command.readDescriptors);
+	if (opens !== "") lines.push(opens);
 	lines.push(`exec >>${singleQuoted(`/proc/${process.pid}/fd/${command.outputFile}`)} 2>&1`);
 	lines.push(`set -- ${[command.file, ...command.args].map(singleQuoted).join(" ")}`);
 	const launch = `${lines.join("\n")}\n`;
@@ -262,6 +266,8 @@ export interface StandbyCommand {
 	env: Record<string, string>;
 	/** Descriptor of the output file (this process's), opened for appending. */
 	outputFile: number;
+	/** Files to open on descriptors before the command starts (see `ShellExecRequest.readDescriptors`). Default: none. */
+	readDescriptors?: readonly ReadDescriptor[];
 }
 
 /**
