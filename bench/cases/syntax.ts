@@ -61,6 +61,14 @@ const LANGUAGES: Language[] = [
 		line: (index) => MANIFEST_LINES[index % MANIFEST_LINES.length]?.replace("#", String(index)) ?? "",
 	},
 	{
+		// One top-level entry of 2,000 lines (an OpenAPI description's `paths:`): the change is read in
+		// its innermost mapping.
+		file: "openapi.yaml",
+		line: (index) =>
+			index % 3 === 0 ? `  /items/${index}:` : index % 3 === 1 ? "    get:" : `      summary: item ${index}`,
+		wrap: (body) => `openapi: 3.1.0\npaths:\n${body}`,
+	},
+	{
 		file: "service.py",
 		line: (index) =>
 			index % 4 === 0 ? `def step${index}(value):` : `    item${index} = compute(value, ${index})  # line ${index}`,
@@ -193,7 +201,12 @@ function checkCase(language: Language, added = false): BenchCase {
 	];
 	let turn = 0;
 	const extension = language.file.split(".")[1];
-	const kind = language.file === "manifests.yaml" ? "yaml file of 42 documents" : `${extension} file`;
+	const kind =
+		language.file === "manifests.yaml"
+			? "yaml file of 42 documents"
+			: language.file === "openapi.yaml"
+				? "yaml file in one top-level entry"
+				: `${extension} file`;
 	return {
 		group: "syntax",
 		name: added

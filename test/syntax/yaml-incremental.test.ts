@@ -1,5 +1,5 @@
-// A change to a clean YAML file is checked by reading only the top-level entries it touched
-// (yaml-regions.ts). Its answer must be the one a whole read gives: checked here on thousands of
+// A change to a clean YAML file is checked by reading only the entries of the innermost mapping it
+// touched (yaml-regions.ts). Its answer must be the one a whole read gives: checked here on thousands of
 // seeded random edits of real kinds of YAML files, most of them of what makes YAML's structure
 // (indentation, line breaks, keys, dashes, anchors and aliases, block scalar headers, brackets,
 // quotes, document markers, tabs), and of whole lines moved, doubled and removed (duplicate keys).
@@ -82,9 +82,7 @@ function edit(text: string, next: () => number): string {
 }
 
 const entriesOf = (reading: YamlReading) =>
-	reading.layout?.entries
-		.filter((entry) => entry.boundary)
-		.map(({ start, key, document }) => ({ start, key, document }));
+	reading.layout?.entries.filter((entry) => entry.boundary).map(({ start, key }) => ({ start, key }));
 
 describe("YAML changes checked by reading the touched entries", () => {
 	it("give, for every seeded random edit, the answer a whole read gives", async () => {
@@ -98,7 +96,7 @@ describe("YAML changes checked by reading the touched entries", () => {
 			const first = { text: document, reading: await readYaml(document) };
 			expect(first.reading.problems, `document ${index}`).toEqual([]);
 			let last = first;
-			for (let round = 0; round < 1500; round++) {
+			for (let round = 0; round < 1200; round++) {
 				// Back to the document once it is broken (a broken text is always read whole), and now
 				// and then anyway, so that edits land in a document and not only in debris. Clean edits
 				// follow each other: a derived reading is the base of the next change, as in a session.
@@ -122,10 +120,10 @@ describe("YAML changes checked by reading the touched entries", () => {
 		}
 		// The derived entries are the whole read's: a later change is cut at the same places.
 		expect(mismatches).toEqual([]);
-		// 5,163 edits, 1,776 of them clean, 1,605 of those derived; the rest touched a line before the
-		// first key, a document marker, or an entry whose new text starts indented.
-		expect(edits).toBeGreaterThan(4500);
-		expect(cleanEdits).toBeGreaterThan(1200);
+		// 4,133 edits, 1,426 of them clean, 1,294 of those derived; the rest touched a line before the
+		// first key, a document marker, or an entry whose new text starts less indented than its mapping.
+		expect(edits).toBeGreaterThan(3500);
+		expect(cleanEdits).toBeGreaterThan(1000);
 		expect(derived).toBeGreaterThan(cleanEdits * 0.5);
 	}, 300_000);
 });

@@ -11,7 +11,7 @@ const lines = Array.from({ length: 2000 }, (_, at) => (at % 5 === 0 ? `section${
 const text = `${lines.join("\n")}\n`;
 
 const entriesOf = (reading: YamlReading | undefined) =>
-	reading?.layout?.entries.map(({ start, key, document, boundary }) => ({ start, key, document, boundary }));
+	reading?.layout?.entries.map(({ start, key, boundary }) => ({ start, key, boundary }));
 
 describe("YAML changes read by their entries", () => {
 	it("derives a one-line change, an entry added and one removed in a 2,000-line file", async () => {
@@ -32,6 +32,29 @@ describe("YAML changes read by their entries", () => {
 		const fast = updatedYamlReading(last, manifests.replace("a: 1", "a: 5"));
 		expect(fast?.problems).toEqual([]);
 		expect(updatedYamlReading(last, manifests.replace("a: 1", "a: 1\n  a: 2"))).toBeUndefined();
+	});
+
+	it("derives a change deep inside one large top-level entry by its innermost mapping", async () => {
+		const paths = Array.from({ length: 300 }, (_, at) => `  /items/${at}:\n    get:\n      summary: item ${at}\n`);
+		const api = `openapi: 3.1.0\npaths:\n${paths.join("")}components: {}\n`;
+		const last = { text: api, reading: await readYaml(api) };
+		for (const next of [
+			api.replace("summary: item 150", "summary: the item 150"),
+			api.replace("summary: item 150\n", "summary: item 150\n      deprecated: true\n"),
+			api.replace("  /items/150:\n", "  /items/new:\n    post: {}\n  /items/150:\n"),
+		]) {
+			const fast = updatedYamlReading(last, next);
+			expect(fast?.problems).toEqual([]);
+			expect(entriesOf(fast)).toEqual(entriesOf(await readYaml(next)));
+		}
+		// A key repeated in the mapping, and a line moved left that would end the document alone.
+		for (const next of [
+			api.replace("summary: item 150\n", "summary: item 150\n      summary: again\n"),
+			api.replace("  /items/151:\n", "  ...\n  /items/151:\n"),
+		]) {
+			expect(updatedYamlReading(last, next)).toBeUndefined();
+			expect((await readYaml(next)).problems).not.toEqual([]);
+		}
 	});
 
 	it("leaves a key of another entry to the whole read, and reads anchors and aliases alone", async () => {

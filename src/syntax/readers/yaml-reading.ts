@@ -1,7 +1,7 @@
 // YAML read by the `yaml` package (pure JavaScript; loaded at the first YAML file): its parse
 // errors carry a line and column, and every document of a multi-document file is read. A clean
-// text's reading keeps where its documents' top-level entries start and their keys, so that the
-// next change can be checked by reading only the entries it touched (yaml-regions.ts).
+// text's reading keeps where its block mappings' entries start and their keys, so that the next
+// change can be checked by reading only the entries it touched (yaml-regions.ts).
 import { lineAndColumn, MAX_PROBLEMS, type SyntaxProblem, type SyntaxReading } from "../problems.js";
 
 type YamlModule = typeof import("yaml");
@@ -16,23 +16,34 @@ export const EMPTY_KEY: unique symbol = Symbol("empty key");
 /** A key as the parser compares keys for duplicates: a scalar's value, or one of the symbols. */
 export type YamlKey = string | number | boolean | bigint | null | typeof UNIQUE_KEY | typeof EMPTY_KEY;
 
-/** One entry of a document's top-level block mapping. */
+/** One entry of a block mapping. */
 export interface YamlEntry {
 	/** Offset of its key in the text. */
 	start: number;
-	/** Index of its document in the text. */
-	document: number;
+	/** Which mapping holds it (a key of `YamlLayout.maps`). */
+	map: number;
 	key: YamlKey;
-	/** True when the key is a plain or quoted scalar at the start of a line: a piece may start there. */
+	/**
+	 * True when a piece may start at its line: a plain or quoted scalar key with only the mapping's
+	 * indentation before it on its line, in an untagged mapping.
+	 */
 	boundary: boolean;
 }
 
-/** Where the top-level entries of a clean text lie, for reading a change by its entries alone. */
+/** A block mapping: the column of its keys, where its first key starts and where it ends. */
+export interface YamlMap {
+	indent: number;
+	start: number;
+	end: number;
+}
+
+/** Where the block mappings of a clean text and their entries lie, for reading a change by its entries. */
 export interface YamlLayout {
-	/** The entries of the documents whose content is a block mapping, in text order. */
+	/** The entries of every block mapping, in text order. */
 	entries: YamlEntry[];
-	/** Per document: where its content ends, or -1 for a document a piece cannot be read in. */
-	contentEnds: number[];
+	maps: Map<number, YamlMap>;
+	/** The next free key of `maps`. */
+	nextMap: number;
 }
 
 /** A YAML reading; a clean one of a text without directives carries its layout. */
@@ -69,28 +80,67 @@ function keyOf(key: unknown): YamlKey {
 	return UNIQUE_KEY;
 }
 
+/** How the mappings of a text (or of a piece read alone) are collected into a layout. */
+export interface YamlCollector {
+	text: string;
+	entries: YamlEntry[];
+	maps: Map<number, YamlMap>;
+	nextMap: number;
+	/** The offset in the file of an offset in `text` (a piece was cut out and unindented). */
+	place: (offset: number) => number;
+	/** Columns the piece's lines lost. */
+	indent: number;
+	/** The key of `maps` the first mapping gets (the one a piece's entries belong to). */
+	first?: number;
+	/** Set when a mapping has an entry without a key (`: value`), which the layout cannot hold. */
+	keyless?: boolean;
+}
+
+/** Whether only spaces stand between `from` and `to` in the text. */
+function spacesOnly(text: string, from: number, to: number): boolean {
+	for (let at = from; at < to; at++) if (text.charCodeAt(at) !== 32) return false;
+	return true;
+}
+
 /**
- * The top-level entries of one document (offsets moved by `shift`), or undefined when its content
- * is not an untagged block mapping (a piece of it could not be read alone).
+ * Collects the block mappings under a node, depth first. Tagged collections are left out (a tag such
+ * as `!!set` or `!!omap` puts rules on their items that a piece cannot see), and so are flow ones.
  */
-export function entriesOf(
-	document: ParsedDocument,
-	text: string,
-	index: number,
-	shift = 0,
-): { entries: YamlEntry[]; end: number } | undefined {
-	const contents = document.contents;
-	if (!loaded?.isMap(contents) || contents.flow || contents.tag || contents.anchor) return undefined;
-	const entries: YamlEntry[] = [];
-	for (const pair of contents.items) {
-		const node = pair.key as { range?: [number, number, number] } | null;
-		const start = node?.range?.[0] ?? -1;
-		const lineStart = start === 0 || (start > 0 && text.charCodeAt(start - 1) === 10);
-		const key = keyOf(pair.key);
-		const boundary = lineStart && key !== UNIQUE_KEY && key !== EMPTY_KEY;
-		entries.push({ start: start + shift, document: index, key, boundary });
+export function collectMaps(node: unknown, into: YamlCollector): void {
+	const yamlModule = loaded;
+	if (!yamlModule) return;
+	if (yamlModule.isSeq(node) && !node.flow && !node.tag) {
+		for (const item of node.items) collectMaps(item, into);
+		return;
 	}
-	return { entries, end: (contents.range?.[2] ?? text.length) + shift };
+	if (!yamlModule.isMap(node) || node.flow || node.tag) return;
+	const id = into.first ?? into.nextMap++;
+	into.first = undefined;
+	const { text } = into;
+	const first = node.range?.[0] ?? -1;
+	const indent = first - (text.lastIndexOf("\n", first - 1) + 1);
+	for (const pair of node.items) {
+		const range = (pair.key as { range?: [number, number, number] } | null)?.range;
+		const start = range?.[0];
+		if (start === undefined) {
+			into.keyless = true;
+			collectMaps(pair.value, into);
+			continue;
+		}
+		const lineStart = text.lastIndexOf("\n", start - 1) + 1;
+		const key = keyOf(pair.key);
+		// An empty key (`: value`) is not one to start at: the parser places it differently alone.
+		const boundary =
+			start - lineStart === indent &&
+			spacesOnly(text, lineStart, start) &&
+			key !== UNIQUE_KEY &&
+			(range?.[1] ?? start) > start;
+		into.entries.push({ start: into.place(start), map: id, key, boundary });
+		collectMaps(pair.value, into);
+	}
+	if (first < 0) return;
+	const end = node.range?.[2] ?? text.length;
+	into.maps.set(id, { indent: indent + into.indent, start: into.place(first), end: into.place(end) });
 }
 
 /** Whether the text from `from` to `to` holds only empty lines and comments. */
@@ -125,13 +175,12 @@ export function documentsCover(text: string, documents: readonly ParsedDocument[
 /** The layout of a clean text, or undefined when a directive (`%YAML`, `%TAG`) may change its reading. */
 function layoutOf(text: string, documents: ParsedDocument[]): YamlLayout | undefined {
 	if (text.startsWith("%") || text.includes("\n%") || !documentsCover(text, documents)) return undefined;
-	const layout: YamlLayout = { entries: [], contentEnds: [] };
-	for (const [index, document] of documents.entries()) {
-		const read = entriesOf(document, text, index);
-		layout.contentEnds.push(read ? read.end : -1);
-		if (read) layout.entries.push(...read.entries);
-	}
-	return layout;
+	const into: YamlCollector = { text, entries: [], maps: new Map(), nextMap: 0, place: (offset) => offset, indent: 0 };
+	for (const document of documents) collectMaps(document.contents, into);
+	// A mapping with an entry without a key: such keys equal each other, and the layout has no
+	// place for them, so the file is read whole.
+	if (into.keyless) return undefined;
+	return { entries: into.entries, maps: into.maps, nextMap: into.nextMap };
 }
 
 /** Parses a YAML text (all its documents) and lists its errors. */
