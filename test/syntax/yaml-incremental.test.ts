@@ -96,7 +96,9 @@ describe("YAML changes checked by reading the touched entries", () => {
 			const first = { text: document, reading: await readYaml(document) };
 			expect(first.reading.problems, `document ${index}`).toEqual([]);
 			let last = first;
-			for (let round = 0; round < 1200; round++) {
+			// 600 rounds a document keep the suite's time (a whole read of the OpenAPI file is tens of ms); the
+			// sweeps with other seeds during the work ran 27,000 edits more.
+			for (let round = 0; round < 600; round++) {
 				// Back to the document once it is broken (a broken text is always read whole), and now
 				// and then anyway, so that edits land in a document and not only in debris. Clean edits
 				// follow each other: a derived reading is the base of the next change, as in a session.
@@ -120,10 +122,11 @@ describe("YAML changes checked by reading the touched entries", () => {
 		}
 		// The derived entries are the whole read's: a later change is cut at the same places.
 		expect(mismatches).toEqual([]);
-		// 4,133 edits, 1,426 of them clean, 1,294 of those derived; the rest touched a line before the
-		// first key, a document marker, or an entry whose new text starts less indented than its mapping.
-		expect(edits).toBeGreaterThan(3500);
-		expect(cleanEdits).toBeGreaterThan(1000);
+		// About half the edits of 1,200 rounds (4,133 edits, 1,426 clean, 1,294 of those derived); the rest
+		// touched a line before the first key, a document marker, or an entry whose new text starts less
+		// indented than its mapping.
+		expect(edits).toBeGreaterThan(1700);
+		expect(cleanEdits).toBeGreaterThan(500);
 		expect(derived).toBeGreaterThan(cleanEdits * 0.5);
 	}, 300_000);
 });
