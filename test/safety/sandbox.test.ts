@@ -116,49 +116,6 @@ describe.skipIf(unavailable !== undefined)("bash in the bubblewrap sandbox", () 
 		expect(await readFile(join(project, "out", "file.txt"), "utf8")).toBe("inside\n");
 	});
 
-	it("hands the tool's creation on to the shell operations, so the first call's shell is ready as for later ones", async () => {
-		const project = join(tempDir(), "project");
-		await mkdir(project, { recursive: true });
-		const sandbox = await createSandbox({ writableRoots: [project] });
-		const prepared: string[] = [];
-		const operations = { ...localShellOperations, prepare: (cwd: string) => void prepared.push(cwd) };
-		createBashTool(project, { operations: sandbox.wrap(operations) });
-		expect(prepared).toEqual([project]);
-		await sandbox.close();
-	});
-
-	it("starts bwrap itself where the shell operations open its seccomp program, the /bin/sh hop elsewhere", async () => {
-		const project = join(tempDir(), "project");
-		await mkdir(project, { recursive: true });
-		const sandbox = await createSandbox({ writableRoots: [project] });
-		const started: string[] = [];
-		const recording = (opensDescriptors: boolean) => ({
-			...localShellOperations,
-			opensDescriptors,
-			exec: (request: Parameters<typeof localShellOperations.exec>[0]) => {
-				started.push(request.file);
-				return localShellOperations.exec(request);
-			},
-			execToFile: (request: Parameters<typeof localShellOperations.exec>[0], outputFile: number) => {
-				started.push(request.file);
-				const { execToFile } = localShellOperations;
-				if (!execToFile) throw new Error("no output into a file here");
-				return execToFile(request, outputFile);
-			},
-		});
-		for (const opensDescriptors of [true, false]) {
-			const tools = [createBashTool(project, { operations: sandbox.wrap(recording(opensDescriptors)) })];
-			// Without unshare(CLONE_NEWUSER) refused, the filter did not arrive.
-			const message = await runCall(tools, noHooks, "bash", {
-				command: "unshare -U true 2>/dev/null && echo unfiltered || echo filtered",
-			});
-			expect(textOf(message)).toContain("filtered");
-			expect(textOf(message)).not.toContain("unfiltered");
-		}
-		expect(started).toEqual([sandbox.bwrapPath, "/bin/sh"]);
-		await sandbox.close();
-	});
-
 	it("cannot write outside the workspace: a sibling directory, /var/tmp, the host's /tmp", async () => {
 		const { tools } = await sandboxedBash();
 		const sibling = join(tempDir(), "sibling");

@@ -1,6 +1,5 @@
 import type { AgentTool, ToolDefinition } from "../../engine/index.js";
 import { type CommandTarget, commandTarget } from "../../workspace/index.js";
-import { localShellOperations } from "../../workspace/local/index.js";
 import { toolFrom } from "../tool-definition.js";
 import { prepareShellArguments } from "./prepare-arguments.js";
 import type { ShellResolver } from "./resolve-shell.js";
@@ -26,7 +25,6 @@ export interface ShellToolSpec<TSchema extends ShellCommandSchema> {
 export function createShellTool<TSchema extends ShellCommandSchema>(
 	spec: ShellToolSpec<TSchema>,
 ): AgentTool<TSchema, ShellToolDetails> {
-	(spec.options.operations ?? localShellOperations).prepare?.(spec.cwd);
 	return toolFrom(spec.definition, {
 		prepareArguments: prepareShellArguments,
 		target: ({ command }) => commandTarget(command, spec.dialect),

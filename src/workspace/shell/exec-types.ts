@@ -152,12 +152,6 @@ export interface ShellOperations {
 	 * machine, so the full output never crosses the connection.
 	 */
 	execKeepingOutput?(request: Omit<ShellExecRequest, "onData">, options: KeptOutputOptions): Promise<KeptOutputResult>;
-	/**
-	 * Optional. Called as a shell tool working in `cwd` is created: gets ready what its first
-	 * command needs (locally: whether commands run in cgroups, and the first command's shell)
-	 * without delaying the creation, so the first call does not wait for it.
-	 */
-	prepare?(cwd: string): void;
 	/** True when `exec` and `execToFile` honour `ShellExecRequest.readDescriptors` (without `tty`). Default: false. */
 	opensDescriptors?: boolean;
 }

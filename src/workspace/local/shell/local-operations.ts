@@ -9,7 +9,6 @@ import type {
 } from "../../shell/exec-types.js";
 import { opensDescriptors, runLocalCommand } from "./local-run.js";
 import { canRelayOutput } from "./output-relay.js";
-import { prepareFirstStandbyShell } from "./standby-shell.js";
 import { runTtyCommand } from "./tty-run.js";
 
 async function isExecutableFile(path: string): Promise<boolean> {
@@ -67,10 +66,6 @@ function execToFile(request: Omit<ShellExecRequest, "onData">, outputFile: numbe
  */
 export const localShellOperations: ShellOperations = {
 	exec,
-	// On the next turn: creating a tool stays cheap, and the first command finds the shell ready.
-	prepare: (cwd) => {
-		if (canRelayOutput) setImmediate(() => prepareFirstStandbyShell(cwd));
-	},
 	isDirectory,
 	findExecutable,
 	...(canRelayOutput ? { execToFile } : {}),

@@ -15,7 +15,7 @@ import { collectLeftRunning, keepOrRelease, type ShellStart } from "./left-runni
 import { startWithRelay } from "./output-relay.js";
 import { openDescriptorsScript } from "./read-descriptors.js";
 import { createRelayChannel, type RelayChannel, readRelayAnnouncement } from "./relay-channel.js";
-import { prepareStandbyShell, standbyReady, startFromStandby } from "./standby-shell.js";
+import { prepareFirstStandbyShell, prepareStandbyShell, standbyReady, startFromStandby } from "./standby-shell.js";
 
 /** Time from SIGTERM to SIGKILL when a command is timed out or aborted, in ms. */
 const killGraceMs = 200;
@@ -351,9 +351,14 @@ export async function runLocalCommand(
 	request: ExecRequest,
 	outputFile: number | undefined,
 ): Promise<ShellFileExecResult> {
-	// The first standby may still be saying whether it joined its cgroup: the answer decides
-	// whether this command runs in one, and the standby is this command's shell when it did.
-	if (outputFile !== undefined) await standbyReady();
+	// The first command of a process makes the first standby, which says whether it could join a
+	// cgroup: the answer decides whether commands run in one (no blocking probe), and the standby
+	// is this command's shell when it did. Made here, not as the tool is created: a spawn blocks
+	// the event loop for tens of ms, and other tools' first calls must not pay for it.
+	if (outputFile !== undefined) {
+		prepareFirstStandbyShell(request.cwd);
+		await standbyReady();
+	}
 	return new Promise((resolve, reject) => {
 		const standby = outputFile === undefined ? undefined : startFromStandby({ ...request, outputFile });
 		const containment = standby?.containment ?? createProcessContainment();

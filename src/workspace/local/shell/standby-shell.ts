@@ -33,8 +33,8 @@ import { openDescriptorsScript } from "./read-descriptors.js";
  * before. The shell waits with an empty environment, so it carries no caller's variables.
  *
  * Only for output into a file (the relay), where a cgroup is used, and for the working folder it
- * was started in. The first one is started as a shell tool is created (`prepareFirstStandbyShell`)
- * and tells whether it could join: that decides whether commands run in cgroups at all, in place
+ * was started in. The first one is started by the first command of a process
+ * (`prepareFirstStandbyShell`), which it then runs, and tells whether it could join: that decides whether commands run in cgroups at all, in place
  * of a blocking probe at the first call. After that, from the second command of a process on (a
  * one-shot process runs one). A shell that could not join says so and exits 125 once it has its
  * command, as a fresh one would.
@@ -306,9 +306,9 @@ export function prepareStandbyShell(cwd: string): void {
 }
 
 /**
- * At a shell tool's creation: decides whether commands run in cgroups by starting the first
- * command's standby shell, which tries to join one and says whether it could, instead of the
- * blocking probe at the first call (which then also starts its own shell). Nothing when that is
+ * At the first command of a process: decides whether commands run in cgroups by starting that
+ * command's shell as a standby, which tries to join one and says whether it could, instead of a
+ * blocking probe (which then also starts its own shell). Nothing when that is
  * decided already, or without the relay's shell.
  */
 export function prepareFirstStandbyShell(cwd: string): void {
