@@ -87,8 +87,6 @@ interface BatchState {
 	terminate: boolean;
 	updateIntervalMs: number;
 	abortGraceMs: number;
-	/** Calls of the batch may run at the same time (`ToolExecuteContext.concurrent`). */
-	concurrent: boolean;
 }
 
 function emit(state: BatchState, event: ToolExecutionEvent): void {
@@ -186,7 +184,6 @@ async function run(state: BatchState, toolCall: ToolCall, call: ReadyCall): Prom
 					target,
 					...(state.options.session ? { session: state.options.session } : {}),
 					nestedCalls: nestedCallsOf(state, toolCall),
-					...(state.concurrent ? { concurrent: true } : {}),
 				}),
 			),
 			{ signal, graceMs: state.abortGraceMs },
@@ -317,7 +314,6 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
 		terminate: false,
 		updateIntervalMs: options.updateIntervalMs ?? 100,
 		abortGraceMs: options.abortGraceMs ?? 2000,
-		concurrent: mode === "parallel" && toolCalls.length > 1,
 	};
 	const pending = new PendingCalls();
 	const running: Promise<void>[] = [];

@@ -112,13 +112,6 @@ export interface ToolExecuteContext {
 	 * same path as the batch's own calls. Undefined outside `executeToolCalls`.
 	 */
 	nestedCalls?: NestedToolCalls;
-	/**
-	 * True when other calls of the batch may run while this one does (a parallel batch of more than
-	 * one call). A tool may then move blocking work off the main thread: a round trip through the
-	 * thread pool costs a lone call more than it saves, but lets the calls beside it go on meanwhile.
-	 * Default: false.
-	 */
-	concurrent?: boolean;
 }
 
 /** A call made from inside a running call: which tool, with which arguments. */

@@ -84,13 +84,7 @@ export function createWriteTool(cwd: string, options: WriteToolOptions = {}): Wr
 			const key = target.then((resolved) => resolved.resolved?.key ?? workspace.lexicalPath(path.trim()));
 			return withFileMutationQueue(
 				workspace.lexicalPath(path.trim()),
-				async () =>
-					writeTarget(
-						await target,
-						{ content, allowSyntaxErrors: allow_syntax_errors, background: context?.concurrent === true },
-						signal,
-						options,
-					),
+				async () => writeTarget(await target, { content, allowSyntaxErrors: allow_syntax_errors }, signal, options),
 				{ key },
 			);
 		},
@@ -99,7 +93,7 @@ export function createWriteTool(cwd: string, options: WriteToolOptions = {}): Wr
 
 async function writeTarget(
 	target: WorkspaceTarget,
-	input: { content: string; allowSyntaxErrors: boolean | undefined; background: boolean },
+	input: { content: string; allowSyntaxErrors: boolean | undefined },
 	signal: AbortSignal | undefined,
 	options: WriteToolOptions,
 ): Promise<{ content: { type: "text"; text: string }[]; details: WriteToolDetails }> {
@@ -127,11 +121,7 @@ async function writeTarget(
 	});
 	throwIfAborted(signal);
 	try {
-		result = await writeFileAtomic(absolutePath, encoded.data, {
-			operations,
-			flush: options.flush,
-			background: input.background,
-		});
+		result = await writeFileAtomic(absolutePath, encoded.data, { operations, flush: options.flush });
 	} catch (error) {
 		if (isAbortError(error)) throw error;
 		throw new ToolError(fileSystemErrorMessage(error, shown, "write"), { path: shown, absolutePath });

@@ -9,8 +9,6 @@ export interface WriteFileAtomicOptions {
 	operations?: FileOperations;
 	/** Flush the temp file to stable storage before the rename. Default: false (as editors and `sed -i`). */
 	flush?: boolean;
-	/** Other calls run beside this one: create the temp file off the caller's thread (`WriteFileOptions.background`). Default: false. */
-	background?: boolean;
 }
 
 /** What `writeFileAtomic` did. */
@@ -107,7 +105,7 @@ export async function writeFileAtomic(
 	// Confined: the other names cannot be listed and may be outside, so this name gets a file of its own.
 	if (existing && links > 1 && operations.confinedTo) {
 		return {
-			...(await replaceByRename(operations, targetPath, bytes, existing, options)),
+			...(await replaceByRename(operations, targetPath, bytes, existing, options.flush ?? false)),
 			replacedLinks: links,
 		};
 	}
@@ -117,7 +115,7 @@ export async function writeFileAtomic(
 		return { ...result, inPlace: { reason: "hard-links", links: existing.links ?? 1 } };
 	}
 	try {
-		const replace = () => replaceByRename(operations, targetPath, bytes, existing, options);
+		const replace = () => replaceByRename(operations, targetPath, bytes, existing, options.flush ?? false);
 		return await (existing ? replace() : creatingFolders(operations, targetPath, replace));
 	} catch (error) {
 		// A writable file in a folder that refuses new entries: the temp file cannot exist there.
@@ -154,9 +152,9 @@ async function replaceByRename(
 	targetPath: string,
 	bytes: Uint8Array,
 	existing: FileInfo | undefined,
-	given: Pick<WriteFileAtomicOptions, "flush" | "background">,
+	flush: boolean,
 ): Promise<WriteFileAtomicResult> {
-	const options = { flush: given.flush ?? false };
+	const options = { flush };
 
 	if (operations.replaceFile) {
 		await operations.replaceFile(targetPath, bytes, {
@@ -172,8 +170,7 @@ async function replaceByRename(
 		await operations.writeFile(tempPath, bytes, {
 			exclusive: true,
 			mode: existing?.mode ?? 0o666,
-			flush: options.flush,
-			...(given.background ? { background: true } : {}),
+			flush: options.flush ?? false,
 		});
 		tempCreated = true;
 		// `open` applied the umask; the old file's exact bits must survive the replacement.

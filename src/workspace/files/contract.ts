@@ -57,11 +57,6 @@ export interface WriteFileOptions {
 	exclusive?: boolean;
 	/** Flush the data to stable storage before resolving. Default: false. */
 	flush?: boolean;
-	/**
-	 * Other calls run beside this one: do the I/O where it does not hold the caller's thread (on the
-	 * local disk, the thread pool) even for a small new file. Default: false (whatever is cheaper alone).
-	 */
-	background?: boolean;
 }
 
 /** Options of `FileOperations.replaceFile`. */

@@ -22,18 +22,6 @@ describe("writeFileAtomic", () => {
 		expect(result).toMatchObject({ targetPath: path, created: true, bytes: 7 });
 	});
 
-	it("does the same with the temp file created in the thread pool (background), leaving no temp file", async () => {
-		const path = join(temp(), "a", "b", "c.txt");
-		const created = await writeFileAtomic(path, "héllo\n", { background: true });
-		expect(created).toMatchObject({ targetPath: path, created: true, bytes: 7 });
-		await chmod(path, 0o751);
-		const replaced = await writeFileAtomic(path, "new", { background: true });
-		expect(replaced.created).toBe(false);
-		expect(await readFile(path, "utf8")).toBe("new");
-		expect((await stat(path)).mode & 0o777).toBe(0o751);
-		expect(await readdir(join(temp(), "a", "b"))).toEqual(["c.txt"]);
-	});
-
 	it("replaces an existing file and keeps its exact mode", async () => {
 		const path = join(temp(), "run.sh");
 		await writeFile(path, "old");

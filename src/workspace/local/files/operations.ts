@@ -111,19 +111,6 @@ function writeNewFileSync(path: string, data: Uint8Array, options: WriteFileOpti
 	}
 }
 
-/**
- * Creates a new small file in the thread pool (open, write, close: the callback API's three
- * round trips, cheaper than a `FileHandle`'s), so the main thread goes on with other calls while
- * the kernel creates the inode, the costly part of a small write.
- */
-function writeNewFileInPool(path: string, data: Uint8Array, options: WriteFileOptions): Promise<void> {
-	return new Promise((resolve, reject) => {
-		fsSync.writeFile(path, data, { flag: "wx", mode: options.mode ?? 0o666, flush: options.flush ?? false }, (error) =>
-			error ? reject(error) : resolve(),
-		);
-	});
-}
-
 /** A `ReadableFile` over an open handle; closing twice is harmless. */
 export function readableFile(handle: fs.FileHandle): ReadableFile {
 	let closed = false;
@@ -160,9 +147,7 @@ export const localFileOperations: FileOperations = {
 	readFile: async (path) => readSmallFileSync(path) ?? (await fs.readFile(path)),
 	writeFile: async (path, data, options = {}) => {
 		// Only a new file is written synchronously: opening an existing path could block (a FIFO).
-		if (options.exclusive && data.length <= SYNC_IO_MAX_BYTES && !options.background)
-			writeNewFileSync(path, data, options);
-		else if (options.exclusive && data.length <= SYNC_IO_MAX_BYTES) await writeNewFileInPool(path, data, options);
+		if (options.exclusive && data.length <= SYNC_IO_MAX_BYTES) writeNewFileSync(path, data, options);
 		else await writeFileAsync(path, data, options);
 	},
 	mkdir: async (path, options) => {
