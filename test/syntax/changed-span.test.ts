@@ -2,6 +2,7 @@
 // character-by-character comparison finds, wherever the change falls against the block sizes.
 import { describe, expect, it } from "vitest";
 import { changedSpan } from "../../src/syntax/changed-span.js";
+import { seededRandom } from "./random-edits.js";
 
 function plainSpan(before: string, after: string) {
 	const shortest = Math.min(before.length, after.length);
@@ -12,18 +13,9 @@ function plainSpan(before: string, after: string) {
 	return { start, oldEnd: before.length - suffix, newEnd: after.length - suffix };
 }
 
-/** A small seeded generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state * 1664525 + 1013904223) >>> 0;
-		return state / 2 ** 32;
-	};
-}
-
 describe("changedSpan", () => {
 	it("finds the span a character-by-character comparison finds", () => {
-		const next = random(3);
+		const next = seededRandom(3);
 		// Repetitive texts, so that a change may be taken for the text around it (ab|ab -> ab).
 		const unit = "ab\n";
 		for (let round = 0; round < 1000; round++) {

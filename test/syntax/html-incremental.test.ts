@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { type HtmlReading, updatedHtmlReading } from "../../src/syntax/readers/html-inert-spans.js";
 import { readHtml } from "../../src/syntax/readers/html-reading.js";
+import { seededRandom } from "./random-edits.js";
 
 const PAGES = [
 	`<!doctype html>
@@ -38,15 +39,6 @@ after the end
 `,
 ];
 
-/** A small seeded generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state * 1664525 + 1013904223) >>> 0;
-		return state / 2 ** 32;
-	};
-}
-
 // Plain pieces are drawn as often as the ones that can end or change a span.
 const PLAIN = ["a", "b", " ", "x y", "\n", "é", ""];
 const MARKUP = ["<", ">", "&", "&amp;", '"', "'", "/", "</div>", "<b>", "=", "-", "\u0001", "\r\n"];
@@ -70,7 +62,7 @@ describe("HTML changes checked without a whole parse", () => {
 		let derived = 0;
 		let edits = 0;
 		for (const [pageIndex, page] of PAGES.entries()) {
-			const next = random(7 + pageIndex);
+			const next = seededRandom(7 + pageIndex);
 			const first = { text: page, reading: await readHtml(page) };
 			let last = first;
 			for (let round = 0; round < 1500; round++) {

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { checkSyntaxChange } from "../../src/syntax/index.js";
 import { type JsonReading, type JsonTokens, readJson } from "../../src/syntax/readers/json-reading.js";
 import { updatedJsonReading } from "../../src/syntax/readers/json-regions.js";
+import { seededRandom, spliceRandomPieces } from "./random-edits.js";
 
 const STRICT = `{
   "name": "shop",
@@ -36,15 +37,6 @@ const TOP_ARRAY = `[
   3, "four", null
 ]`;
 
-/** A small seeded generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state * 1664525 + 1013904223) >>> 0;
-		return state / 2 ** 32;
-	};
-}
-
 const PLAIN = ["a", "1", " ", "\n", "é", "", "x y", "0"];
 const STRUCTURE = [
 	"{",
@@ -70,12 +62,7 @@ const PIECES = [...PLAIN, ...STRUCTURE, ...STRUCTURE];
 
 function edit(text: string, next: () => number): string {
 	const start = Math.floor(next() * text.length);
-	const removed = next() < 0.5 ? 0 : Math.floor(next() * 8);
-	const inserted = Array.from(
-		{ length: Math.floor(next() * 3) },
-		() => PIECES[Math.floor(next() * PIECES.length)],
-	).join("");
-	return text.slice(0, start) + inserted + text.slice(start + removed);
+	return spliceRandomPieces(text, start, next, PIECES);
 }
 
 const tokensOf = (reading: JsonReading) =>
@@ -98,7 +85,7 @@ describe("JSON changes checked by reading the touched items", () => {
 		];
 		for (const [index, { text: document, comments }] of documents.entries()) {
 			const options = { comments };
-			const next = random(11 + index);
+			const next = seededRandom(11 + index);
 			const first = { text: document, reading: await readJson(document, options) };
 			expect(first.reading.problems).toEqual([]);
 			let last = first;

@@ -6,16 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { readYaml, type YamlReading } from "../../src/syntax/readers/yaml-reading.js";
 import { updatedYamlReading } from "../../src/syntax/readers/yaml-regions.js";
+import { seededRandom, spliceRandomPieces } from "./random-edits.js";
 import { COMPOSE, MANIFESTS, OPENAPI, WORKFLOW } from "./yaml-documents.js";
-
-/** A small seeded generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state * 1664525 + 1013904223) >>> 0;
-		return state / 2 ** 32;
-	};
-}
 
 const PLAIN = ["a", "1", " ", "  ", "\n", "é", "", "x y", "key: value\n", "\nkey: value", "name: web\n"];
 const STRUCTURE = [
@@ -73,12 +65,7 @@ function edit(text: string, next: () => number): string {
 	// Most edits land at or near the start of a line, where YAML's structure is.
 	const lineStart = lines.slice(0, line).reduce((sum, each) => sum + each.length + 1, 0);
 	const start = choice < 0.65 ? lineStart + Math.floor(next() * 4) : Math.floor(next() * text.length);
-	const removed = next() < 0.5 ? 0 : Math.floor(next() * 8);
-	const inserted = Array.from(
-		{ length: Math.floor(next() * 3) },
-		() => PIECES[Math.floor(next() * PIECES.length)],
-	).join("");
-	return text.slice(0, start) + inserted + text.slice(start + removed);
+	return spliceRandomPieces(text, start, next, PIECES);
 }
 
 const entriesOf = (reading: YamlReading) =>
@@ -92,7 +79,7 @@ describe("YAML changes checked by reading the touched entries", () => {
 		const mismatches: string[] = [];
 		const documents = [WORKFLOW, MANIFESTS, COMPOSE, OPENAPI];
 		for (const [index, document] of documents.entries()) {
-			const next = random(7 + index);
+			const next = seededRandom(7 + index);
 			const first = { text: document, reading: await readYaml(document) };
 			expect(first.reading.problems, `document ${index}`).toEqual([]);
 			let last = first;
