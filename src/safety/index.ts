@@ -18,8 +18,8 @@ import { assertPermissionMode } from "./permissions/rule-syntax.js";
 import { type PermissionMode, type PermissionRule, parseRule, RuleSet } from "./permissions/rules.js";
 import { createReadDenyFilter } from "./read-deny-filter.js";
 import { type RestoreJudge, restoreJudgeOf } from "./restore-judge.js";
-import { networkPolicyOf } from "./sandbox/network/from-settings.js";
-import { createSandbox, type Sandbox, type SandboxNetworkOptions, type SandboxOptions } from "./sandbox.js";
+import { type SandboxSetting, sandboxOptionsOf } from "./sandbox/layer-options.js";
+import { createSandbox, type Sandbox } from "./sandbox.js";
 import { type LoadedSettings, loadSettings, type ProjectDisk, projectSettingsPath } from "./settings/settings.js";
 import { createStaleWriteHooks, type SeenFiles } from "./stale-write.js";
 import type { ProjectTrustCheck } from "./trust/trust.js";
@@ -129,6 +129,9 @@ export {
 	type StaleWriteOptions,
 	snapshotFile,
 } from "./stale-write.js";
+
+import { expandHome } from "../workspace/index.js";
+
 export * from "./trust/trust-exports.js";
 
 /** Options of `createSafetyLayer`. Flags given here win over the settings files. */
@@ -169,22 +172,7 @@ export interface SafetyLayerOptions {
 	 * Run bash in the bubblewrap sandbox: `true`, or options. Default: the settings' `sandbox.enabled`, else off.
 	 * When on and bwrap cannot run, `createSafetyLayer` throws `SandboxUnavailableError`.
 	 */
-	sandbox?:
-		| boolean
-		| {
-				allowNetwork?: boolean;
-				writablePaths?: readonly string[];
-				isolateProcesses?: boolean;
-				bwrapPath?: string;
-				/** Credential locations to leave visible, e.g. `["~/.aws"]`. Default: the settings' `sandbox.exposeCredentials`, else none. */
-				exposeCredentials?: readonly string[];
-				/**
-				 * The network policy (see `SandboxNetworkOptions`): `allow` replaces the settings'
-				 * `sandbox.network.allow`; `deny` and `hosts` add to theirs; `resolver` and
-				 * `onConnection` (the audit of every connection) exist only here. Default: the settings'.
-				 */
-				network?: Partial<SandboxNetworkOptions>;
-		  };
+	sandbox?: boolean | SandboxSetting;
 	/**
 	 * Whether the project settings file may widen what runs (hooks, allow rules, a less strict mode,
 	 * extra directories, sandbox relaxations): `true`, `false`, or a check shown exactly what it
@@ -269,33 +257,6 @@ function diskOfWorkspace(workspace: ToolWorkspace | undefined): ProjectDisk | un
 	return { files: workspace.files, nameOf: (path) => (urlOf as (path: string) => string).call(workspace, path) };
 }
 
-function expandHomeWith(path: string, homeDir: string): string {
-	return path === "~" ? homeDir : path.startsWith("~/") ? resolve(homeDir, path.slice(2)) : path;
-}
-
-type SandboxSetting = Exclude<NonNullable<SafetyLayerOptions["sandbox"]>, boolean>;
-
-/** The sandbox's options: the caller's where given, else the settings'. */
-function sandboxOptionsOf(
-	extra: SandboxSetting,
-	settings: LoadedSettings,
-	place: { roots: readonly string[]; cwd: string; homeDir: string },
-): SandboxOptions {
-	const allowNetwork = extra.allowNetwork ?? settings.sandbox.allowNetwork ?? false;
-	return {
-		writableRoots: place.roots,
-		writablePaths: (extra.writablePaths ?? settings.sandbox.writablePaths ?? []).map((path) =>
-			resolve(place.cwd, expandHomeWith(path, place.homeDir)),
-		),
-		allowNetwork,
-		network: networkPolicyOf(settings.sandbox, { allowNetwork, network: extra.network }),
-		isolateProcesses: extra.isolateProcesses,
-		bwrapPath: extra.bwrapPath,
-		homeDir: place.homeDir,
-		exposeCredentials: extra.exposeCredentials ?? settings.sandbox.exposeCredentials ?? [],
-	};
-}
-
 /**
  * Builds the whole safety layer from the settings files and the given flags: command hooks
  * (PreToolUse), workspace confinement, stale-write protection, permission rules with the `ask`
@@ -325,7 +286,7 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		realHomeDir: await realOf(homeDir),
 	});
 	const roots = [cwd, ...settings.additionalDirectories, ...(options.roots ?? [])].map((root) =>
-		resolve(cwd, expandHomeWith(root, homeDir)),
+		resolve(cwd, expandHome(root, homeDir)),
 	);
 	const workspace = await Confinement.create({
 		cwd,

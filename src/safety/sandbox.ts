@@ -1,7 +1,7 @@
 import { access, constants, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
-import type { ShellExecRequest, ShellExecResult, ShellNetworkConnection, ShellOperations } from "../tools/index.js";
+import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/index.js";
 import { NestedGuard } from "./runs-later/nested-guard.js";
 import { TreeTooLargeError } from "./runs-later/tree-watch.js";
 import { buildBwrapArgs } from "./sandbox/bwrap-args.js";

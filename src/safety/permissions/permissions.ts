@@ -4,16 +4,12 @@ import { categoryOfCall, dialectOf, familyOfCall, subjectOfCall } from "../call-
 import type { Confinement, PathCheck } from "../confinement.js";
 import type { HookPermissionDecision } from "../hooks/command-hooks.js";
 import { addRulesToSettingsFile } from "../settings/settings.js";
-import {
-	judgeWriteTargets,
-	type WriteTargetJudgement,
-	type WriteTargetProblem,
-} from "../shell-policy/command-writes.js";
+import { judgeWriteTargets } from "../shell-policy/command-writes.js";
 import { loadShellParser } from "../shell-policy/index.js";
 import { isReadOnlyCommand } from "../shell-policy/read-only/read-only-judgement.js";
 import { exactPathSpecifier } from "./path-pattern.js";
-import type { PermissionBlockDetails } from "./permission-details.js";
 import { cannotAskResult, declinedResult, deniedResult, type Verdict } from "./permission-results.js";
+import { type CallFacts, ruleVerdict, verdictOf, writeVerdict } from "./permission-verdicts.js";
 import {
 	analysisOf,
 	type CallSubject,
@@ -21,11 +17,8 @@ import {
 	formatRule,
 	modeDecision,
 	type PermissionMode,
-	type PermissionRule,
 	parseRule,
-	type RuleEvaluation,
 	type RuleSet,
-	type ToolCategory,
 } from "./rules.js";
 
 /** The user's answer to a permission prompt. `always` also approves identical calls from now on. */
@@ -84,22 +77,6 @@ interface PermissionState {
 	approvedForSession: Set<string>;
 	/** The prompt in progress: one at a time. */
 	queue: Promise<void>;
-}
-
-/** What one call is judged on, computed once per judgement. */
-interface CallFacts {
-	context: BeforeToolCallContext;
-	hookDecision?: HookPermissionDecision;
-	toolName: string;
-	category: ToolCategory;
-	check?: PathCheck;
-	subject: CallSubject;
-	evaluation: RuleEvaluation;
-	writes: WriteTargetJudgement;
-	/** A command default mode runs without asking (on the read-only list, reading inside the workspace). */
-	readOnlyCommand: boolean;
-	summary: string;
-	rulesIfAlways: string[];
 }
 
 function summaryOf(toolName: string, args: Record<string, unknown>, check: PathCheck | undefined, cwd: string): string {
@@ -169,65 +146,6 @@ async function gatherFacts(
 		summary: summaryOf(toolName, context.args, check, workspace.cwd),
 		rulesIfAlways: exactRules(partial, rules.base.root),
 	};
-}
-
-function verdictOf(
-	facts: CallFacts,
-	decision: Verdict["decision"],
-	reason: string,
-	extra: Partial<Pick<Verdict, "askedByRule" | "rewriteHint">> & { details?: Partial<Verdict["details"]> } = {},
-): Verdict {
-	const askedByRule = extra.askedByRule === true;
-	return {
-		decision,
-		reason,
-		rulesIfAlways: askedByRule ? [] : facts.rulesIfAlways,
-		askedByRule,
-		summary: facts.summary,
-		details: { type: "permission", toolName: facts.toolName, category: facts.category, ...extra.details },
-		...(extra.rewriteHint ? { rewriteHint: extra.rewriteHint } : {}),
-	};
-}
-
-function ruleFacts(rule: PermissionRule | undefined): PermissionBlockDetails["rule"] {
-	return rule ? { text: rule.text, source: rule.source, behavior: rule.behavior } : undefined;
-}
-
-/** The reason a deny or ask rule decided, naming the construct when that is why it applies. */
-function ruleVerdict(facts: CallFacts, decision: "deny" | "ask"): Verdict {
-	const { rule, construct } = facts.evaluation;
-	const ruleText = `the permission rule "${rule?.text}" (${rule?.source})`;
-	const action = decision === "deny" ? "denies it" : "asks for approval";
-	const details = { rule: ruleFacts(rule), ...(construct ? { construct } : {}) };
-	if (!construct)
-		return verdictOf(facts, decision, `${ruleText} ${action}`, { details, askedByRule: decision === "ask" });
-	const reason = `the command holds a construct the permission rules cannot see through (${construct.construct}: ${construct.text}), so ${ruleText} applies to it and ${action}`;
-	return verdictOf(facts, decision, reason, { details, askedByRule: decision === "ask", rewriteHint: construct.hint });
-}
-
-/** The verdict a write-target problem gives, worded for the model. */
-function writeVerdict(facts: CallFacts, decision: "deny" | "ask", problem: WriteTargetProblem): Verdict {
-	const { target, rule } = problem;
-	const details = { writeTarget: target, rule: ruleFacts(rule), protectedBy: problem.protectedBy };
-	const what = `the command writes ${target.path}`;
-	if (target.problem === "unreadable" && rule) {
-		const reason = `${what}, a path the permission rules cannot read, so the rule "${rule.text}" (${rule.source}) applies to it and denies it`;
-		return verdictOf(facts, decision, reason, { details, rewriteHint: "write the target path literally" });
-	}
-	if (rule) {
-		const action = decision === "deny" ? "denies it" : "asks for approval";
-		return verdictOf(facts, decision, `${what}, and the rule "${rule.text}" (${rule.source}) ${action}`, {
-			details,
-			askedByRule: decision === "ask",
-		});
-	}
-	const why =
-		target.problem === "protected"
-			? `a protected path (${problem.protectedBy})`
-			: target.problem === "outside"
-				? "outside the workspace"
-				: "a path the permission rules cannot read";
-	return verdictOf(facts, decision, `${what}, ${why}, and no rule names it`, { details });
 }
 
 /**

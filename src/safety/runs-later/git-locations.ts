@@ -3,6 +3,7 @@
 // hooks folder those name. Written once as steps that ask for file contents, so the sandbox can
 // answer them synchronously from this machine's disk and the file tools through their workspace.
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { expandHome } from "../../workspace/index.js";
 import { hooksPathsOf, includedPathsOf } from "./git-config.js";
 
 /** What git reads and runs for one repository. Every path is absolute. */
@@ -39,10 +40,6 @@ export function userConfigFiles(context: GitUserContext): string[] {
 		files.push(join(xdg, "git", "config"), join(context.homeDir, ".gitconfig"));
 	}
 	return files.map((file) => expandHome(file, context.homeDir)).filter((file) => isAbsolute(file));
-}
-
-function expandHome(path: string, homeDir: string): string {
-	return path === "~" ? homeDir : path.startsWith("~/") ? join(homeDir, path.slice(2)) : path;
 }
 
 /** A request for a file's text (undefined when it cannot be read); the answer is sent back in. */

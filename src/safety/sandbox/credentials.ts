@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { expandHome } from "../../workspace/index.js";
 
 /**
  * What the sandbox hides, relative to the home directory: where tools keep credentials, where
@@ -119,11 +120,9 @@ export interface HiddenPath {
 	kind: "directory" | "file";
 }
 
-/** `~/x` and absolute paths, as one absolute spelling. */
-export function expandHome(path: string, homeDir: string): string {
-	if (path === "~") return homeDir;
-	if (path.startsWith("~/")) return join(homeDir, path.slice(2));
-	return isAbsolute(path) ? resolve(path) : join(homeDir, path);
+/** `~/x`, absolute paths and paths relative to the home directory, as one absolute spelling. */
+export function absoluteFromHome(path: string, homeDir: string): string {
+	return resolve(homeDir, expandHome(path, homeDir));
 }
 
 /** Every spelling of a location: under the home directory, and under its XDG base directory when that is set elsewhere. */
@@ -149,7 +148,7 @@ export function credentialsToHide(
 	expose: readonly string[] = [],
 	environment: NodeJS.ProcessEnv = process.env,
 ): HiddenPath[] {
-	const exposed = new Set(expose.map((path) => expandHome(path, homeDir)));
+	const exposed = new Set(expose.map((path) => absoluteFromHome(path, homeDir)));
 	const found: HiddenPath[] = [];
 	for (const location of credentialLocations) {
 		const paths = spellings(location, homeDir, environment);

@@ -2,10 +2,10 @@ import { homedir } from "node:os";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { visibleName } from "./visible-name.js";
 
-/** Expands a leading `~` or `~/` to the user's home directory. */
-export function expandHome(path: string): string {
-	if (path === "~") return homedir();
-	if (path.startsWith("~/") || path.startsWith(`~${sep}`)) return resolve(homedir(), path.slice(2));
+/** Expands a leading `~` or `~/` to the home directory (default: the user's); other paths are returned as they are. */
+export function expandHome(path: string, homeDir: string = homedir()): string {
+	if (path === "~") return homeDir;
+	if (path.startsWith("~/") || path.startsWith(`~${sep}`)) return resolve(homeDir, path.slice(2));
 	return path;
 }
 

@@ -2,7 +2,7 @@
 // in files) and makes what the sandbox gets instead: the variables set to placeholders, and a copy
 // of each token file with placeholders for its tokens, mounted over the file inside.
 import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { absoluteFromHome } from "../../credentials.js";
 import { NetworkRuleError } from "../policy.js";
 import { newPlaceholder, type Secret, type SecretSetting, SecretTable, secretRules } from "./secret-table.js";
 
@@ -37,10 +37,6 @@ export function maskTokenFile(content: string, placeholderOf: (value: string) =>
 			return `${indent}${key}${equals}${quoted ? `${quoted[1]}${placeholder}${quoted[1]}` : placeholder}${trail}`;
 		})
 		.join("\n");
-}
-
-function expandHome(path: string, homeDir: string): string {
-	return path === "~" ? homeDir : path.startsWith("~/") ? resolve(homeDir, path.slice(2)) : resolve(homeDir, path);
 }
 
 /**
@@ -78,7 +74,7 @@ export async function prepareSecrets(
 			if (value) environment[setting.env] = add(value);
 			continue;
 		}
-		const path = expandHome(setting.file ?? "", place.homeDir);
+		const path = absoluteFromHome(setting.file ?? "", place.homeDir);
 		const content = await readFile(path, "utf8").catch(() => undefined);
 		if (content !== undefined) files.push({ path, content: maskTokenFile(content, add) });
 	}
