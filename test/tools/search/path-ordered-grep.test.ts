@@ -3,7 +3,7 @@ import {
 	type PathOrderedGrepOptions,
 	pathOrderedGrep,
 	type StartGrep,
-} from "../../../src/workspace/local/search/path-ordered-grep.js";
+} from "../../../src/workspace/local/search/path-order/path-ordered-grep.js";
 import { ripgrepGrep, ripgrepGrepStarter } from "../../../src/workspace/local/search/ripgrep-backend.js";
 import { locateRipgrep } from "../../../src/workspace/local/search/ripgrep-path.js";
 import type { GrepLine, GrepRequest } from "../../../src/workspace/search/types.js";

@@ -5,7 +5,14 @@ import { hasIgnoreSourcesAbove } from "../../search/parent-ignore-files.js";
 import type { GrepLine, GrepRequest, ListFilesRequest } from "../../search/types.js";
 import { TextLineSplitter } from "./line-splitter.js";
 import { GrepOutputSplitter } from "./long-lines/grep-output-splitter.js";
-import { type PathOrderedGrepOptions, pathOrderedGrep, type StartGrep, startStoppable } from "./path-ordered-grep.js";
+import { ORDERED_FIRST_READS, orderedFirstGrep } from "./path-order/ordered-first-grep.js";
+import {
+	type PathOrderedGrepOptions,
+	pathOrderedGrep,
+	type StartGrep,
+	startStoppable,
+} from "./path-order/path-ordered-grep.js";
+import { readCallsCountable } from "./read-calls.js";
 import { type RipgrepLauncher, startRipgrep } from "./ripgrep-process.js";
 
 /**
@@ -216,20 +223,23 @@ export function ripgrepGrepStarter(rgPath: string, request: GrepRequest, launch?
 			new GrepOutputSplitter(),
 		);
 		const records = new GrepRecords();
-		return mapBatches(ripgrep.lines, (lines) => {
+		const lines = mapBatches(ripgrep.lines, (batch) => {
 			const parsed: GrepLine[] = [];
-			for (const line of lines) {
+			for (const line of batch) {
 				const grepLine = records.parse(line);
 				if (grepLine && wanted(grepLine.path)) parsed.push(grepLine);
 			}
 			return parsed;
 		});
+		return Object.assign(lines, { readCalls: ripgrep.readCalls });
 	};
 }
 
 /**
  * Runs a content search with ripgrep (locally, or where `launch` starts it); rejects when ripgrep
- * cannot start. A folder search in path order gets its lines from `pathOrderedGrep` (`ordering`).
+ * cannot start. A folder search in path order gets its lines from `orderedFirstGrep` where the
+ * ordered ripgrep's read calls can be counted (a local one on Linux: one process start for a
+ * frequent pattern), else from `pathOrderedGrep` (`ordering`).
  */
 export async function ripgrepGrep(
 	rgPath: string,
@@ -240,7 +250,14 @@ export async function ripgrepGrep(
 ) {
 	const start = ripgrepGrepStarter(rgPath, request, launch);
 	if (!request.pathOrder || request.file !== undefined) return start(false, signal);
+	const orderedFirstReads =
+		ordering.orderedFirstReads ??
+		(launch === undefined && !ordering.everyThreadFirst && readCallsCountable() ? ORDERED_FIRST_READS : 0);
 	// Started here, so that a ripgrep that cannot start rejects now (and the walker answers).
+	if (orderedFirstReads > 0) {
+		const ordered = await startStoppable(start, true, signal);
+		return orderedFirstGrep(ordered, start, signal, { ...ordering, orderedFirstReads });
+	}
 	const everyThread = await startStoppable(start, false, signal);
 	return pathOrderedGrep(everyThread, start, signal, ordering);
 }

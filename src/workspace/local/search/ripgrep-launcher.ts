@@ -73,6 +73,8 @@ export interface LaunchedRipgrep {
 	finished: Promise<LaunchedRipgrepEnd>;
 	/** Ends ripgrep with SIGKILL (as soon as its process id is known); its end is then not asked for. */
 	kill(): void;
+	/** Its process id once the launcher said it, until it exited. */
+	pid(): number | undefined;
 }
 
 /**
@@ -302,5 +304,5 @@ function watchRun(current: Launcher, channel: number, maxStderr: number): Launch
 				}
 			}),
 	);
-	return { stdout, finished, kill };
+	return { stdout, finished, kill, pid: () => (exited ? undefined : pid) };
 }

@@ -1,6 +1,7 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { AbortError, ToolError } from "../../../engine/index.js";
+import { readCallsOf } from "./read-calls.js";
 import {
 	type LaunchedRipgrepEnd,
 	launchRipgrep,
@@ -50,6 +51,8 @@ export interface OutputSplitter<TLine> {
 export interface RipgrepProcess<TLine> {
 	/** Batches of output lines (no `\n`). Ends when ripgrep exits; kills it when iteration stops early. */
 	lines: AsyncIterable<TLine[]>;
+	/** The read calls it made so far (see `readCallsOf`); undefined where they cannot be counted, or once it ended. */
+	readCalls(): number | undefined;
 }
 
 const MAX_STDERR = 16 * 1024;
@@ -65,6 +68,8 @@ interface RunningRipgrep {
 	/** Settles once ripgrep exited and its output closed. */
 	finished: Promise<LaunchedRipgrepEnd>;
 	kill: () => void;
+	/** Its process id while it runs (undefined before it is known and after it exited). */
+	pid: () => number | undefined;
 }
 
 /**
@@ -80,7 +85,15 @@ export async function startRipgrep<TLine>(
 	const launched = options.launch ? undefined : launchRipgrep({ ...options, maxStderr: MAX_STDERR });
 	const running = launched ? killedOnAbort(launched, options.signal) : await startDirectly(options);
 	if (!options.launch) prepareRipgrepLauncher(!options.alongside);
-	return { lines: readLines({ running, options, splitter }) };
+	const run = { running, options, splitter };
+	return {
+		lines: readLines(run),
+		readCalls: () => {
+			// A remote ripgrep's process id is not this system's.
+			const pid = options.launch ? undefined : run.running.pid();
+			return pid === undefined ? undefined : readCallsOf(pid);
+		},
+	};
 }
 
 /** Kills ripgrep at once when `signal` aborts, until it ends. */
@@ -105,10 +118,11 @@ function directRun(child: RipgrepChild): RunningRipgrep {
 		// A child that could not start has nothing to kill: release the abort listener.
 		child.once("error", () => resolve({ code: null, stderr, launchFailed: false }));
 	});
+	const running = () => child.exitCode === null && child.signalCode === null;
 	const kill = () => {
-		if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+		if (running()) child.kill("SIGKILL");
 	};
-	return { stdout: child.stdout, finished, kill };
+	return { stdout: child.stdout, finished, kill, pid: () => (running() ? child.pid : undefined) };
 }
 
 async function startDirectly(options: RipgrepRunOptions): Promise<RunningRipgrep> {
@@ -151,7 +165,8 @@ async function* readLines<TLine>(run: {
 		if (end.launchFailed && !output) {
 			// The launcher could not start ripgrep (the folder or binary went away since): start it
 			// directly, which fails, or succeeds, as it would have without the launcher.
-			yield* readLines({ running: await startDirectly(options), options, splitter });
+			run.running = await startDirectly(options);
+			yield* readLines(run);
 			return;
 		}
 		const failure = fatalMessage(end.code, end.stderr);

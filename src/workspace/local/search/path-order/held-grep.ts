@@ -1,10 +1,16 @@
-import { comparePaths } from "../../search/sort-paths.js";
-import type { GrepLine } from "../../search/types.js";
+import { comparePaths } from "../../../search/sort-paths.js";
+import type { GrepLine } from "../../../search/types.js";
+
+/** A started ripgrep's lines, and how far it has read where that can be known. */
+export interface GrepRun extends AsyncIterable<GrepLine[]> {
+	/** The read calls it made so far (see `readCallsOf`); absent, or undefined, where they cannot be counted. */
+	readCalls?(): number | undefined;
+}
 
 /** A started search whose lines may be held, started by its caller (so that one that cannot start rejects there). */
 export interface StartedGrep {
 	/** Its lines. */
-	run: AsyncIterable<GrepLine[]>;
+	run: GrepRun;
 	/** Ends it at once (its pending read then ends too). */
 	stop(): void;
 }

@@ -1,18 +1,14 @@
-import { stoppableSignal } from "../../../engine/index.js";
-import type { GrepLine } from "../../search/types.js";
-import { HeldGrep, type StartedGrep } from "./held-grep.js";
+import { stoppableSignal } from "../../../../engine/index.js";
+import type { GrepLine } from "../../../search/types.js";
+import { type GrepRun, HeldGrep, type StartedGrep } from "./held-grep.js";
 
 /**
  * Starts one ripgrep over the folder: in path order (`--sort path`, one thread) or not (every
  * thread); `alongside`: beside another one of the same search (see `RipgrepRunOptions.alongside`).
  */
-export type StartGrep = (
-	pathOrder: boolean,
-	signal: AbortSignal,
-	alongside?: boolean,
-) => Promise<AsyncIterable<GrepLine[]>>;
+export type StartGrep = (pathOrder: boolean, signal: AbortSignal, alongside?: boolean) => Promise<GrepRun>;
 
-export type { StartedGrep };
+export type { GrepRun, StartedGrep };
 
 /** How `pathOrderedGrep` decides between its two ways of giving matches in path order. */
 export interface PathOrderedGrepOptions {
@@ -28,8 +24,17 @@ export interface PathOrderedGrepOptions {
 	 * limit stops early. A rarer pattern is answered by the every-thread search alone. Default: 100.
 	 */
 	raceAfterLines?: number;
-	/** Lines the ordered search gives before the every-thread one is stopped (a frequent pattern: the caller stops soon). Default: 100. */
+	/**
+	 * Lines the ordered search gives before the every-thread one is stopped, or, started first,
+	 * before it is kept alone (a frequent pattern: the caller stops soon). Default: 100.
+	 */
 	probeLines?: number;
+	/**
+	 * Read calls an ordered search started first may make without giving `probeLines` lines
+	 * before the every-thread search takes over (see `orderedFirstGrep`). 0: the every-thread
+	 * search starts first. Default: 1,000 where the count can be read (local ripgrep on Linux), else 0.
+	 */
+	orderedFirstReads?: number;
 	/** Most lines the every-thread search may hold for sorting; past it, the path-ordered search answers. Default: 4,000. */
 	maxHeldLines?: number;
 	/** Most characters of line text it may hold. Default: 4 Mi. */
@@ -46,6 +51,7 @@ const DEFAULTS: Required<PathOrderedGrepOptions> = {
 	everyThreadFirst: false,
 	raceAfterLines: 100,
 	probeLines: 100,
+	orderedFirstReads: 0,
 	maxHeldLines: 4000,
 	maxHeldChars: 4 * 2 ** 20,
 	maxHeldMs: 5000,
