@@ -13,7 +13,9 @@ import {
 	startStoppable,
 } from "./path-order/path-ordered-grep.js";
 import { readCallsCountable } from "./read-calls.js";
-import { type RipgrepLauncher, startRipgrep } from "./ripgrep-process.js";
+import type { LaunchedRipgrep } from "./ripgrep-launcher.js";
+import type { RipgrepPair } from "./ripgrep-pair.js";
+import { type RipgrepLauncher, startRipgrep, startRipgrepPair } from "./ripgrep-process.js";
 
 /**
  * Flags every search shares: hidden files are searched, `.git/` never is, ignore files apply
@@ -204,22 +206,31 @@ function parseBinaryNotice(line: Buffer): GrepLine | undefined {
 
 /**
  * Starts one ripgrep for `request` (locally, or where `launch` starts it), in path order or not;
- * rejects when ripgrep cannot start.
+ * rejects when ripgrep cannot start. `paired`: a local ordered ripgrep started first comes with
+ * its every-thread partner, which a later start takes without a fork of this process (see `RipgrepPair`).
  */
-export function ripgrepGrepStarter(rgPath: string, request: GrepRequest, launch?: RipgrepLauncher): StartGrep {
+export function ripgrepGrepStarter(
+	rgPath: string,
+	request: GrepRequest,
+	launch?: RipgrepLauncher,
+	paired = false,
+): StartGrep {
 	const wanted = pathFilter(request.file === undefined ? request.include : undefined);
+	const cwd = request.openedRoot ?? request.root;
 	let common: string[] | undefined;
+	let pair: RipgrepPair | undefined;
+	let pairTried = !paired || launch !== undefined;
 	return async (pathOrder, runSignal, alongside) => {
 		common ??= commonArgs(request.respectIgnoreFiles, request.root);
+		let started: LaunchedRipgrep | undefined;
+		if (pathOrder && !pairTried) {
+			pairTried = true;
+			const everyThreadArgs = grepArgs({ ...request, pathOrder: false }, common);
+			pair = startRipgrepPair({ rgPath, everyThreadArgs, cwd });
+			started = pair?.ordered;
+		} else if (!pathOrder) started = pair?.startEveryThread();
 		const ripgrep = await startRipgrep(
-			{
-				rgPath,
-				args: grepArgs({ ...request, pathOrder }, common),
-				cwd: request.openedRoot ?? request.root,
-				signal: runSignal,
-				launch,
-				alongside,
-			},
+			{ rgPath, args: grepArgs({ ...request, pathOrder }, common), cwd, signal: runSignal, launch, alongside, started },
 			new GrepOutputSplitter(),
 		);
 		const records = new GrepRecords();
@@ -248,11 +259,12 @@ export async function ripgrepGrep(
 	launch?: RipgrepLauncher,
 	ordering: PathOrderedGrepOptions = {},
 ) {
-	const start = ripgrepGrepStarter(rgPath, request, launch);
-	if (!request.pathOrder || request.file !== undefined) return start(false, signal);
 	const orderedFirstReads =
 		ordering.orderedFirstReads ??
 		(launch === undefined && !ordering.everyThreadFirst && readCallsCountable() ? ORDERED_FIRST_READS : 0);
+	const folderInOrder = request.pathOrder === true && request.file === undefined;
+	const start = ripgrepGrepStarter(rgPath, request, launch, folderInOrder && orderedFirstReads > 0);
+	if (!folderInOrder) return start(false, signal);
 	// Started here, so that a ripgrep that cannot start rejects now (and the walker answers).
 	if (orderedFirstReads > 0) {
 		const ordered = await startStoppable(start, true, signal);

@@ -105,7 +105,7 @@ export function ripgrepLaunches(): number {
  * True while the binary is still a runnable file. A direct start of one that went away fails at
  * start, and the walker answers; through the launcher it would fail only once searching.
  */
-function stillRunnable(rgPath: string): boolean {
+export function stillRunnable(rgPath: string): boolean {
 	try {
 		accessSync(rgPath, constants.X_OK);
 		return statSync(rgPath).isFile();
@@ -215,6 +215,11 @@ export function prepareRipgrepLauncher(count = true): void {
 	if (searches < 2 || !shellAvailable) return;
 	if (launcher && !sameEnvironment(launcher.environment)) retire(launcher);
 	launcher ??= startLauncher();
+}
+
+/** True when the launcher would start `rgPath` now (see `launchRipgrep`), with no fork of this process. */
+export function launcherReady(rgPath: string): boolean {
+	return launcher !== undefined && startedDirectly.has(rgPath) && sameEnvironment(launcher.environment);
 }
 
 /** Records that `rgPath` started directly: the launcher may run it from now on. */

@@ -3,11 +3,15 @@ import type { Readable, Writable } from "node:stream";
 import { AbortError, ToolError } from "../../../engine/index.js";
 import { readCallsOf } from "./read-calls.js";
 import {
+	type LaunchedRipgrep,
 	type LaunchedRipgrepEnd,
+	launcherReady,
 	launchRipgrep,
 	noteRipgrepStarted,
 	prepareRipgrepLauncher,
+	stillRunnable,
 } from "./ripgrep-launcher.js";
+import { type RipgrepPair, startRipgrepPair as startPair } from "./ripgrep-pair.js";
 
 /** How to run ripgrep once. */
 export interface RipgrepRunOptions {
@@ -30,6 +34,8 @@ export interface RipgrepRunOptions {
 	 * call would pay a shell's start for nothing, on a busy machine hundreds of milliseconds).
 	 */
 	alongside?: boolean;
+	/** A ripgrep already started with these arguments (one of a `RipgrepPair`), read instead of starting one. */
+	started?: LaunchedRipgrep;
 }
 
 /** Starts `rgPath args` in `cwd` (see `RipgrepRunOptions.launch`). */
@@ -82,7 +88,9 @@ export async function startRipgrep<TLine>(
 	splitter: OutputSplitter<TLine>,
 ): Promise<RipgrepProcess<TLine>> {
 	if (options.signal.aborted) throw new AbortError();
-	const launched = options.launch ? undefined : launchRipgrep({ ...options, maxStderr: MAX_STDERR });
+	const launched = options.launch
+		? undefined
+		: (options.started ?? launchRipgrep({ ...options, maxStderr: MAX_STDERR }));
 	const running = launched ? killedOnAbort(launched, options.signal) : await startDirectly(options);
 	if (!options.launch) prepareRipgrepLauncher(!options.alongside);
 	const run = { running, options, splitter };
@@ -94,6 +102,21 @@ export async function startRipgrep<TLine>(
 			return pid === undefined ? undefined : readCallsOf(pid);
 		},
 	};
+}
+
+/**
+ * Starts the ordered ripgrep of a path-ordered search with its every-thread partner ready to
+ * start from the same fork of this process (see `RipgrepPair`). Undefined where the launcher is
+ * ready (it forks nothing), where the binary is no runnable file (a direct start then fails, and
+ * the walker answers), or where no shell can run the pair.
+ */
+export function startRipgrepPair(options: {
+	rgPath: string;
+	everyThreadArgs: readonly string[];
+	cwd: string;
+}): RipgrepPair | undefined {
+	if (launcherReady(options.rgPath) || !stillRunnable(options.rgPath)) return undefined;
+	return startPair({ ...options, maxStderr: MAX_STDERR });
 }
 
 /** Kills ripgrep at once when `signal` aborts, until it ends. */
@@ -152,6 +175,8 @@ async function* readLines<TLine>(run: {
 	try {
 		for await (const chunk of running.stdout as AsyncIterable<Buffer>) {
 			if (signal.aborted) break;
+			// Output from a ripgrep a pair's shell started: the binary runs, the launcher may run it too.
+			if (!output && options.started) noteRipgrepStarted(options.rgPath);
 			output = true;
 			const lines = splitter.push(chunk);
 			if (lines.length > 0) yield lines;

@@ -42,6 +42,7 @@ export async function* orderedFirstGrep(
 	let pending: Promise<IteratorResult<GrepLine[]>> | undefined;
 	let timer: NodeJS.Timeout | undefined;
 	let tick: Promise<typeof TICK> | undefined;
+	let switched = false;
 	try {
 		while (held.length < probeLines) {
 			pending ??= batches.next();
@@ -55,7 +56,10 @@ export async function* orderedFirstGrep(
 				// are read first (the next turn's I/O), so a busy event loop does not switch a
 				// frequent pattern.
 				result = await Promise.race([pending, new Promise<typeof TICK>((resolve) => setImmediate(resolve, TICK))]);
-				if (result === TICK) break;
+				if (result === TICK) {
+					switched = true;
+					break;
+				}
 			}
 			pending = undefined;
 			if (result.done) {
@@ -64,7 +68,7 @@ export async function* orderedFirstGrep(
 			}
 			held.push(...result.value);
 		}
-		if (held.length >= probeLines) {
+		if (!switched) {
 			clearTimeout(timer);
 			yield held;
 			for (;;) {
@@ -75,11 +79,21 @@ export async function* orderedFirstGrep(
 		}
 	} finally {
 		clearTimeout(timer);
-		// Switched, or stopped early by the caller: ripgrep is killed (a no-op once it ended).
+		// Stopped early by the caller: ripgrep is killed (a no-op once it ended).
+		if (!switched) stopOrdered();
+	}
+	let everyThread: StartedGrep;
+	try {
+		// Started before the ordered one is stopped: a pair's shell starts it only while that runs.
+		everyThread = await startStoppable(start, false, signal, true);
+	} finally {
+		stopOrdered();
+	}
+	yield* pathOrderedGrep(everyThread, start, signal, options);
+
+	function stopOrdered(): void {
 		ordered.stop();
 		pending?.catch(() => {});
 		batches.return?.().catch(() => {});
 	}
-	const everyThread = await startStoppable(start, false, signal, true);
-	yield* pathOrderedGrep(everyThread, start, signal, options);
 }

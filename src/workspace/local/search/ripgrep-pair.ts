@@ -1,0 +1,228 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import type { Socket } from "node:net";
+import { singleQuoted } from "../../shell/single-quoted.js";
+import { LAUNCH_FAILED, type LaunchedRipgrep, type LaunchedRipgrepEnd } from "./ripgrep-launcher.js";
+
+/**
+ * The two ripgreps a path-ordered search may need, from one start of this process: a small shell
+ * runs the ordered one (`--sort path`) at once and, only when asked, the every-thread one with the
+ * same arguments. A fork of this Node process (its page tables copied, the event loop blocked
+ * until the child has exec'd: 5–20 ms, more on a busy machine) is paid once; the shell's own fork
+ * of the second costs well under a millisecond. Used for a process's first searches, before the
+ * launcher (`ripgrep-launcher.ts`) is ready, which serves later ones with no fork at all.
+ *
+ * Descriptors of the shell: 0 is asked for the second (a line, or its end: none will be asked
+ * for), 1 and 2 are the ordered ripgrep's output and errors, 3 and 4 the every-thread one's, and
+ * on 5 the shell says each ripgrep's process id (`P <n> <pid>`, to kill it) and, once it exited,
+ * its status (`X <n> <status>`). The shell keeps no copy of a ripgrep's descriptors, so each
+ * output ends when its ripgrep exits. When this process goes away, the shell's read ends, and a
+ * ripgrep still running ends at its next write, as a directly started one does.
+ */
+export interface RipgrepPair {
+	/** The ordered ripgrep, started with the pair. */
+	ordered: LaunchedRipgrep;
+	/** Starts the every-thread ripgrep (once; undefined after that, or once the pair was released or its shell went away). */
+	startEveryThread(): LaunchedRipgrep | undefined;
+	/** No every-thread ripgrep will be asked for: the shell exits once the ordered one ended. */
+	release(): void;
+}
+
+const SHELL = "/bin/sh";
+const CONTROL_FD = 5;
+/** The status a shell gives a process SIGKILL ended (128 + 9). */
+const SIGKILL_STATUS = 137;
+const shellAvailable = process.platform === "linux" && existsSync(SHELL);
+
+/** The shell's script: `$1` is ripgrep, the rest its arguments without `--sort path`. */
+function pairScript(): string {
+	// The shell exports PWD as it starts; ripgrep gets this process's environment unchanged.
+	const pwd = process.env.PWD;
+	const restore = pwd === undefined ? "unset PWD" : `export PWD=${singleQuoted(pwd)}`;
+	return [
+		restore,
+		"rg=$1; shift",
+		`"$rg" --sort path "$@" </dev/null 3>&- 4>&- ${CONTROL_FD}>&- &`,
+		"ordered=$!",
+		`echo "P 0 $ordered" >&${CONTROL_FD}`,
+		"exec 1>&- 2>&-",
+		"every=",
+		'if read -r go && [ "$go" = go ]; then',
+		`"$rg" "$@" </dev/null >&3 2>&4 3>&- 4>&- ${CONTROL_FD}>&- &`,
+		"every=$!",
+		`echo "P 1 $every" >&${CONTROL_FD}`,
+		"fi",
+		"exec 3>&- 4>&-",
+		`wait "$ordered"; echo "X 0 $?" >&${CONTROL_FD}`,
+		`if [ -n "$every" ]; then wait "$every"; echo "X 1 $?" >&${CONTROL_FD}; fi`,
+	].join("\n");
+}
+
+interface PairState {
+	child: ChildProcess;
+	alive: boolean;
+	pids: (number | undefined)[];
+	pidWaiters: (((pid: number) => void) | undefined)[];
+	statuses: (number | undefined)[];
+	statusWaiters: (((status: number | undefined) => void) | undefined)[];
+	control: string;
+	everyThreadAsked: boolean;
+	released: boolean;
+}
+
+/**
+ * Starts the pair (see `RipgrepPair`) in `cwd`, or returns undefined where it cannot (no
+ * `/bin/sh`, not Linux, the spawn failed). `everyThreadArgs`: ripgrep's arguments without `--sort path`.
+ */
+export function startRipgrepPair(options: {
+	rgPath: string;
+	everyThreadArgs: readonly string[];
+	cwd: string;
+	maxStderr: number;
+}): RipgrepPair | undefined {
+	if (!shellAvailable) return undefined;
+	let child: ChildProcess;
+	try {
+		child = spawn(SHELL, ["-c", pairScript(), "sh", options.rgPath, ...options.everyThreadArgs], {
+			cwd: options.cwd,
+			stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe"],
+			windowsHide: true,
+		});
+	} catch {
+		return undefined;
+	}
+	if (child.pid === undefined) {
+		child.on("error", () => {});
+		return undefined;
+	}
+	const state: PairState = {
+		child,
+		alive: true,
+		pids: [],
+		pidWaiters: [],
+		statuses: [],
+		statusWaiters: [],
+		control: "",
+		everyThreadAsked: false,
+		released: false,
+	};
+	const gone = () => {
+		state.alive = false;
+		for (const [index, waiter] of state.statusWaiters.entries()) {
+			if (waiter && state.statuses[index] === undefined) waiter(undefined);
+		}
+	};
+	child.once("error", gone);
+	child.once("exit", gone);
+	child.unref();
+	for (const stream of child.stdio) {
+		const socket = stream as Socket | null;
+		socket?.on("error", () => {});
+		socket?.unref();
+	}
+	const control = socketOf(child, CONTROL_FD);
+	control.setEncoding("utf8");
+	control.on("data", (text: string) => readControl(state, text));
+	const release = () => {
+		if (state.released) return;
+		state.released = true;
+		child.stdin?.end();
+	};
+	return {
+		ordered: watch(state, 0, options.maxStderr, release),
+		startEveryThread: () => {
+			if (state.everyThreadAsked || state.released || !state.alive) return undefined;
+			state.everyThreadAsked = true;
+			const run = watch(state, 1, options.maxStderr, release);
+			child.stdin?.write("go\n");
+			release();
+			return run;
+		},
+		release,
+	};
+}
+
+function socketOf(child: ChildProcess, fd: number): Socket {
+	return child.stdio[fd] as Socket;
+}
+
+/** The control socket keeps this process alive only while a status is awaited. */
+function holdControl(state: PairState): void {
+	const control = socketOf(state.child, CONTROL_FD);
+	if (state.statusWaiters.some((waiter) => waiter !== undefined)) control.ref();
+	else control.unref();
+}
+
+function readControl(state: PairState, text: string): void {
+	const lines = (state.control + text).split("\n");
+	state.control = lines.pop() ?? "";
+	for (const line of lines) {
+		const [kind, indexText, value] = line.split(" ");
+		const index = Number(indexText);
+		if ((index !== 0 && index !== 1) || value === undefined || !/^\d+$/.test(value)) continue;
+		if (kind === "P") {
+			state.pids[index] = Number(value);
+			state.pidWaiters[index]?.(Number(value));
+		} else if (kind === "X") {
+			state.statuses[index] = Number(value);
+			state.statusWaiters[index]?.(Number(value));
+		}
+	}
+}
+
+/** One ripgrep of the pair, read as a launched one (see `LaunchedRipgrep`). */
+function watch(state: PairState, index: 0 | 1, maxStderr: number, release: () => void): LaunchedRipgrep {
+	const stdout = socketOf(state.child, 1 + 2 * index);
+	const stderr = socketOf(state.child, 2 + 2 * index);
+	// A search in progress keeps this process alive, as a child's pipes do.
+	stdout.ref();
+	stderr.ref();
+	let killed = false;
+	let exited = false;
+	const kill = () => {
+		if (exited) return;
+		killed = true;
+		// Stopped early: the search is answered, or its every-thread ripgrep was started before.
+		if (index === 0) release();
+		const pid = state.pids[index];
+		if (pid === undefined) return;
+		try {
+			process.kill(pid, "SIGKILL");
+		} catch {
+			// exited already
+		}
+	};
+	state.pidWaiters[index] = () => {
+		if (killed) kill();
+	};
+	let text = "";
+	stderr.setEncoding("utf8");
+	stderr.on("data", (chunk: string) => {
+		if (text.length < maxStderr) text += chunk;
+	});
+	const closed = (socket: Socket) => new Promise<void>((resolve) => socket.once("close", () => resolve()));
+	const finished = Promise.all([closed(stdout), closed(stderr)]).then(
+		() =>
+			new Promise<LaunchedRipgrepEnd>((resolve) => {
+				// Both ends closed: ripgrep has exited, and its id may be reused.
+				exited = true;
+				// The ordered ripgrep ended: its lines are the answer, no every-thread one is asked for
+				// (and the shell says its status only once it knows that).
+				if (index === 0) release();
+				const end = (status: number | undefined) => {
+					state.statusWaiters[index] = undefined;
+					holdControl(state);
+					if (status === undefined) resolve({ code: null, stderr: text, launchFailed: true });
+					else resolve({ code: status < 128 ? status : null, stderr: text, launchFailed: LAUNCH_FAILED.has(status) });
+				};
+				if (killed) end(SIGKILL_STATUS);
+				else if (state.statuses[index] !== undefined) end(state.statuses[index]);
+				else if (!state.alive) end(undefined);
+				else {
+					state.statusWaiters[index] = end;
+					holdControl(state);
+				}
+			}),
+	);
+	return { stdout, finished, kill, pid: () => (exited ? undefined : state.pids[index]) };
+}
