@@ -20,8 +20,8 @@ const TICK = Symbol("tick");
  * search (`--sort path`) runs first and alone, its lines held. Once it gave `probeLines` of them
  * the pattern is frequent, and it answers alone (the caller's limit stops it after a few hundred
  * files). When it ends first, its held lines are the answer. When it has made `orderedFirstReads`
- * read calls without giving them (about half as many files read: a rarer pattern, for which much
- * of the tree is read, on one thread), it is stopped, its few held lines are dropped, and the
+ * read calls without giving them (a quarter as many small files, which ripgrep reads in four calls
+ * each: a rarer pattern, for which much of the tree is read, on one thread), it is stopped, its few held lines are dropped, and the
  * every-thread search takes over as `pathOrderedGrep` runs it. The count is the ordered ripgrep's
  * own (`GrepRun.readCalls`), not a clock: a busy machine changes how long the answer takes, never
  * which answer it is, nor which search gives it.
@@ -50,7 +50,8 @@ export async function* orderedFirstGrep(
 			let result = await Promise.race([pending, tick]);
 			if (result === TICK) {
 				tick = undefined;
-				// Undefined: the count went away with the process, whose end is on its way.
+				// Undefined: the process id is not known yet (a launched ripgrep's comes later), or the
+				// process is gone and its end is on its way.
 				if ((ordered.run.readCalls?.() ?? 0) < maxReads) continue;
 				// Lines ripgrep wrote before its count was read may wait unread in the pipe: they
 				// are read first (the next turn's I/O), so a busy event loop does not switch a
