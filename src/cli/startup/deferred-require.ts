@@ -2,9 +2,26 @@
  * Node's own modules that the bundle requires as it starts (a module's imports are required when
  * it is initialized) but that a one-shot read, a listing or an MCP `initialize` never uses:
  * `child_process` (with `net` and `dgram` behind it) and `crypto` (hashes, random ids: wanted only
- * once a call changes or snapshots a file, or a hook runs) cost a few milliseconds each to load.
+ * once a call changes or snapshots a file, or a hook runs); the sandbox's network policy's `http`,
+ * `https`, `tls` (which loads `crypto` whole) and `dns/promises`; `zlib` (PDF streams),
+ * `worker_threads` (code mode, the backtracking search) and `timers/promises` (waits of the process
+ * tree and background jobs). Each costs one to several milliseconds to load; together they were
+ * 20–30 ms of a `toolbelt tool read`. Only modules whose exports are used inside functions belong
+ * here: a stand-in's first property read, at any time, loads the real module.
  */
-const DEFERRED = new Set(["child_process", "node:child_process", "crypto", "node:crypto"]);
+const DEFERRED = new Set(
+	[
+		"child_process",
+		"crypto",
+		"http",
+		"https",
+		"tls",
+		"dns/promises",
+		"zlib",
+		"worker_threads",
+		"timers/promises",
+	].flatMap((name) => [name, `node:${name}`]),
+);
 
 /**
  * A `require` for the bundle that hands out the deferred modules as stand-ins which load the
