@@ -10,7 +10,7 @@ import { SandboxUnavailableError } from "./sandbox/errors.js";
 import { KeptMountPoints } from "./sandbox/kept-mount-points.js";
 import { launched, type SandboxLaunch, seccompFd, startLine } from "./sandbox/launch-line.js";
 import type { MountPointLease } from "./sandbox/mount-points.js";
-import { type SandboxNetworkOptions, startNetworkSession } from "./sandbox/network/session.js";
+import type { SandboxNetworkOptions } from "./sandbox/network/session.js";
 import { explainProbeFailure, lacksDisableUserns, probeSandbox } from "./sandbox/probe.js";
 import { assertNoSymbolicLinks, planProtectedPaths } from "./sandbox/protected-paths.js";
 import { buildSeccompFilter, seccompArchitecture } from "./sandbox/seccomp/filter.js";
@@ -136,8 +136,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	const namedPaths = (options.writablePaths ?? []).map((path) => resolve(path));
 	const homeDir = options.homeDir ?? homedir();
 	const stateDir = await sandboxStateDir(options.stateDir);
+	// Loaded only for a network policy: its proxy needs node:http, https, tls and dns, and an ES module
+	// import of node:http loads Node's fetch implementation (undici) too, several MB of heap that
+	// every other process would carry from its first moment (and a full GC in its first call).
 	const network = options.network
-		? await startNetworkSession(options.network, stateDir, { environment: options.environment ?? process.env, homeDir })
+		? await (await import("./sandbox/network/session.js")).startNetworkSession(options.network, stateDir, {
+				environment: options.environment ?? process.env,
+				homeDir,
+			})
 		: undefined;
 	const allowNetwork = options.allowNetwork === true && !network;
 	const filterFile = await seccompFilterFile(stateDir, allowNetwork);
