@@ -1,9 +1,9 @@
 import type { FileOperations } from "../../files/contract.js";
+import { loadedLazily } from "../../search/lazy-stream.js";
 import type { GrepLine, GrepRequest, ListFilesRequest, SearchOperations, SearchStream } from "../../search/types.js";
 import type { ScanFileHandle } from "./scan-file-handle.js";
 import type { WalkEntry } from "./walker.js";
-import { walkFiles } from "./walker.js";
-import { type GrepSource, walkerGrep } from "./walker-grep.js";
+import type { GrepSource } from "./walker-grep.js";
 
 /** A file of `files` read from its start, in the shape the walker's scanner reads. */
 async function openThrough(files: FileOperations, path: string): Promise<ScanFileHandle> {
@@ -54,19 +54,21 @@ export function searchThroughFiles(files: FileOperations): SearchOperations {
 		grep: async (request: GrepRequest, signal: AbortSignal): Promise<SearchStream<GrepLine>> => ({
 			backend: "walker",
 			pathOrdered: true,
-			items: walkerGrep(request, signal, source),
+			items: loadedLazily(async () => (await import("./walker-grep.js")).walkerGrep(request, signal, source)),
 		}),
 		listFiles: async (request: ListFilesRequest, signal: AbortSignal): Promise<SearchStream<string>> => ({
 			backend: "walker",
 			pathOrdered: true,
-			items: walkFiles({
-				root: request.openedRoot ?? request.root,
-				ignoreRoot: request.root,
-				respectIgnoreFiles: request.respectIgnoreFiles,
-				include: request.pattern,
-				signal,
-				source,
-			}),
+			items: loadedLazily(async () =>
+				(await import("./walker.js")).walkFiles({
+					root: request.openedRoot ?? request.root,
+					ignoreRoot: request.root,
+					respectIgnoreFiles: request.respectIgnoreFiles,
+					include: request.pattern,
+					signal,
+					source,
+				}),
+			),
 		}),
 	};
 }

@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { ToolError } from "../../../engine/index.js";
+import { loadedLazily } from "../../search/lazy-stream.js";
 import type {
 	GrepLine,
 	GrepRequest,
@@ -27,10 +28,6 @@ const loadRipgrepBackend = () => {
 	ripgrepBackend ??= import("./ripgrep-backend.js");
 	return ripgrepBackend;
 };
-
-async function* loadedLazily<TItem>(load: () => Promise<AsyncIterable<TItem>>): AsyncIterable<TItem> {
-	yield* await load();
-}
 
 /**
  * The local search operations: ripgrep when it can run, the built-in walker otherwise (same
