@@ -169,6 +169,12 @@ export interface SafetyLayerOptions {
 	/** The record of what the model has seen; share one between tool sets on the same files. Default: a new one. */
 	seenFiles?: SeenFiles;
 	/**
+	 * Refuse writes over files that changed on disk since the model read them (`createStaleWriteHooks`).
+	 * False only where each process makes one call (`toolbelt tool`): there is no earlier read to compare
+	 * with, and snapshotting the file after a read (a second open and a SHA-256 of it) is wasted. Default: true.
+	 */
+	checkStaleWrites?: boolean;
+	/**
 	 * Run bash in the bubblewrap sandbox: `true`, or options. Default: the settings' `sandbox.enabled`, else off.
 	 * When on and bwrap cannot run, `createSafetyLayer` throws `SandboxUnavailableError`.
 	 */
@@ -324,7 +330,7 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 	const hooks = composeHooks([
 		preToolUseUnit(commandHooks),
 		options.confine !== false ? createConfinementHook(workspace) : undefined,
-		staleWrite,
+		options.checkStaleWrites !== false ? staleWrite : undefined,
 		{
 			beforeToolCall: (context, signal) => permissions.check(context, signal, callStateOf(context.target).hookDecision),
 		},

@@ -25,12 +25,16 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 	const cwd = await resolveCwd(io, args.values);
 	// A person typed this call: nothing to ask about (yolo unless --mode), and no model has to
 	// have read a file before write replaces it. Confinement, deny rules and hooks still apply.
+	// The process makes this one call: no read comes before it to compare a write with, and none
+	// after it that a record of this read would serve (the stale-write snapshot, read's memory of
+	// unchanged ranges): both would only hash what was read, and load crypto to do it.
 	const safety = await createCliSafety({
 		cwd,
 		flags: args.values,
 		io,
 		mode: "yolo",
 		allowWriteWithoutRead: true,
+		checkStaleWrites: false,
 		checkpoints: !catalog.readOnlyToolNames.includes(name),
 	});
 	const { openCliDiagnostics, withDiagnostics } = await import("../setup/diagnostics-setup.js");
@@ -39,7 +43,8 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 		trustProjectFlag: booleanOption(args.values, "trust-project"),
 		env: io.env,
 	});
-	const toolOptions = withDiagnostics(safety.toolOptions, diagnostics);
+	const withoutMemory = { ...safety.toolOptions, read: { ...safety.toolOptions.read, unchangedReads: false } };
+	const toolOptions = withDiagnostics(withoutMemory, diagnostics);
 	const tool = catalog.createTool(name, safety.cwd, toolOptions);
 	// A program calls the other tools: they come along (selected as for the agent, --tools honoured).
 	const siblings =

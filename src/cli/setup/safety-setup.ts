@@ -47,6 +47,8 @@ export interface CliSafetyOptions {
 	mode?: PermissionMode;
 	/** Let `write` replace files the model has not read, even without `--allow-write-without-read`. Default: false. */
 	allowWriteWithoutRead?: boolean;
+	/** The stale-write check (`SafetyLayerOptions.checkStaleWrites`); false for a process that makes one call. Default: true. */
+	checkStaleWrites?: boolean;
 	/** Every call starts a new checkpoint turn (the MCP server: one turn per client request). Default: false. */
 	turnPerCall?: boolean;
 	/**
@@ -239,6 +241,7 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 			// The flag only turns the list off; without it the settings decide.
 			autoAllowReadOnlyCommands: booleanOption(flags, "no-read-only-commands") ? false : undefined,
 			allowWriteWithoutRead: options.allowWriteWithoutRead || booleanOption(flags, "allow-write-without-read"),
+			checkStaleWrites: options.checkStaleWrites,
 			// Without the flag the settings decide; the flag cannot turn a configured sandbox off.
 			sandbox: booleanOption(flags, "sandbox") ? true : undefined,
 			passEnvironment: listOption(flags, "pass-env"),
