@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { cleanEnv, ensureBuiltCli } from "./helpers/cli-binary.js";
@@ -86,11 +87,47 @@ describe("what a one-shot start loads", () => {
 		// The registry (src/tools/index.ts, which safety imports) holds every tool's definition; each
 		// heavy part behind them (edit's matcher and diff, the patch runner, the searchers) loads on first use.
 		const unwanted = modules.filter((url) =>
-			/\/dist\/(tools\/(edit\/run|patch\/run|notebook\/edit-notebook|search\/(walker|walker-grep))\.js|agent\/|mcp\/|adapters\/|checkpoints\/)|node_modules\/(typebox|@modelcontextprotocol|zod|diff|sharp|pdfjs-dist|openai|@anthropic-ai|ajv)\//.test(
+			/\/dist\/(tools\/(edit\/run|patch\/run|notebook\/edit-notebook)\.js|workspace\/local\/search\/(walker|walker-grep)\.js|safety\/sandbox\/network\/(session|proxy-server|http-proxy|secrets\/)|agent\/|mcp\/|adapters\/|checkpoints\/)|node_modules\/(typebox|@modelcontextprotocol|zod|diff|sharp|pdfjs-dist|openai|@anthropic-ai|ajv)\//.test(
 				url,
 			),
 		);
 		expect(unwanted).toEqual([]);
+	});
+
+	it("a bundled toolbelt tool read loads none of Node's network, crypto, compression or thread modules", async () => {
+		await writeFile(join(tempDir(), "a.txt"), "first line\n");
+		const result = spawnSync(
+			process.execPath,
+			[
+				"--require",
+				fileURLToPath(new URL("./fixtures/trace-node-modules.cjs", import.meta.url)),
+				binPath.replace(/bin\.js$/, "bin.cjs"),
+				"tool",
+				"read",
+				'{"path": "a.txt"}',
+			],
+			{ encoding: "utf8", env: cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") }), cwd: tempDir() },
+		);
+		expect(result.status, result.stderr).toBe(0);
+		expect(result.stdout).toContain("first line");
+		const line = result.stderr.split("\n").find((text) => text.startsWith("[node-modules] ")) ?? "";
+		const loaded = line.slice("[node-modules] ".length).split(" ");
+		// Present, so the list is real (the bundle is read and compiled with them).
+		expect(loaded).toEqual(expect.arrayContaining(["fs", "vm"]));
+		// Each is a few milliseconds of a start that never uses it: the sandbox's network modules, a
+		// hash of what was read (one call per process), PDF streams, code mode's threads.
+		const unwanted = [
+			"http",
+			"https",
+			"tls",
+			"dns",
+			"dns/promises",
+			"crypto",
+			"zlib",
+			"worker_threads",
+			"child_process",
+		];
+		expect(loaded.filter((name) => unwanted.includes(name))).toEqual([]);
 	});
 
 	it("toolbelt tools loads the eleven tools but not TypeBox, sharp, pdf.js or the MCP SDK", () => {

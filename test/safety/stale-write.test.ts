@@ -3,6 +3,7 @@ import { readFile, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AnyAgentTool } from "../../src/engine/types.js";
+import { createSafetyLayer } from "../../src/safety/index.js";
 import { createStaleWriteHooks, SeenFiles } from "../../src/safety/stale-write.js";
 import { createEditTool } from "../../src/tools/edit.js";
 import { createReadTool } from "../../src/tools/read.js";
@@ -33,6 +34,24 @@ describe("stale-write protection", () => {
 			(await runCall(tools(), hooks, "edit", { path: "a.txt", old_string: "two", new_string: "TWO" })).isError,
 		).toBe(false);
 		expect(await readFile(file, "utf8")).toBe("one\nTWO\nadded by the user\n");
+	});
+
+	it("is part of the safety layer unless checkStaleWrites is false (a process that makes one call)", async () => {
+		const file = join(tempDir(), "a.txt");
+		const home = join(tempDir(), "home");
+		for (const checkStaleWrites of [undefined, false]) {
+			await writeFile(file, "one\ntwo\n");
+			const safety = await createSafetyLayer({ cwd: tempDir(), homeDir: home, mode: "yolo", checkStaleWrites });
+			expect((await runCall(tools(), safety.hooks, "read", { path: "a.txt" })).isError).toBe(false);
+			await writeFile(file, "one\ntwo\nadded by the user\n");
+			const edit = await runCall(tools(), safety.hooks, "edit", {
+				path: "a.txt",
+				old_string: "two",
+				new_string: "TWO",
+			});
+			expect(edit.isError, textOf(edit)).toBe(checkStaleWrites === undefined);
+			expect(safety.seenFiles.size).toBe(checkStaleWrites === undefined ? 1 : 0);
+		}
 	});
 
 	it("refuses a write after an outside change", async () => {
