@@ -3,7 +3,7 @@
 // times) and end with the session.
 import { extname } from "node:path";
 import { introducedDiagnostics } from "./introduced.js";
-import { LspClient } from "./lsp-client.js";
+import type { LspClient } from "./lsp-client.js";
 import { reportNote } from "./report.js";
 import { builtInServers, type ConfiguredServer, serverSpecs } from "./servers.js";
 import type { FileDiagnostic, FileDiagnosticsReport, LanguageServerSpec } from "./types.js";
@@ -99,6 +99,14 @@ interface PendingChange {
 	afterText: string;
 }
 
+// The client and vscode-jsonrpc under it load with the first server a session starts: the tools
+// that take a session are built in every process, and most processes never check a change.
+let lspClientModule: Promise<typeof import("./lsp-client.js")> | undefined;
+const loadLspClient = () => {
+	lspClientModule ??= import("./lsp-client.js");
+	return lspClientModule;
+};
+
 /**
  * Language-server diagnostics for a session's changes.
  *
@@ -128,9 +136,13 @@ export function createDiagnosticsSession(options: DiagnosticsSessionOptions): Di
 		return extension ? slotsNow().find((slot) => slot.spec.extensions.includes(extension)) : undefined;
 	};
 
-	const clientOf = (slot: ServerSlot): LspClient | undefined => {
+	const clientOf = async (slot: ServerSlot): Promise<LspClient | undefined> => {
 		if (slot.client) return slot.client;
 		if (slot.failures > maxRestarts) return undefined;
+		const { LspClient } = await loadLspClient();
+		// Another call may have started it (or given up on it) while the module loaded.
+		if (slot.client) return slot.client;
+		if (slot.failures > maxRestarts || disposed) return undefined;
 		const client = new LspClient(slot.spec, options.root);
 		slot.client = client;
 		const failed = (reason: string) => {
@@ -153,7 +165,7 @@ export function createDiagnosticsSession(options: DiagnosticsSessionOptions): Di
 
 	async function check(change: DiagnosedChange, slot: ServerSlot): Promise<FileDiagnosticsReport[]> {
 		const base = { path: change.display, server: slot.spec.name, introduced: [] };
-		const client = clientOf(slot);
+		const client = await clientOf(slot);
 		if (!client) {
 			if (slot.failureReported) return [];
 			slot.failureReported = true;
@@ -245,7 +257,7 @@ export function createDiagnosticsSession(options: DiagnosticsSessionOptions): Di
 		async ready(path) {
 			const slot = slotOf(path);
 			if (!slot) throw new Error(`no language server checks ${path}`);
-			const client = clientOf(slot);
+			const client = await clientOf(slot);
 			if (!client) throw new Error(`the ${slot.spec.name} language server is unavailable (${slot.lastFailure})`);
 			await client.ready;
 		},
