@@ -1,4 +1,4 @@
-import MiniSearch from "minisearch";
+import type MiniSearch from "minisearch";
 import { type AnyAgentTool, type ToolDefinition, Type } from "../../engine/index.js";
 
 /** The name of the search tool. */
@@ -53,6 +53,32 @@ function definitionText(tool: AnyAgentTool): string {
 	return JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters });
 }
 
+/** What the index holds of a tool: its place in the deferred list and its words. */
+interface SearchEntry {
+	id: number;
+	name: string;
+	description: string;
+	parameters: string;
+}
+
+async function buildIndex(deferred: readonly AnyAgentTool[]): Promise<MiniSearch<SearchEntry>> {
+	const { default: MiniSearch } = await import("minisearch");
+	const index = new MiniSearch<SearchEntry>({
+		fields: ["name", "description", "parameters"],
+		storeFields: [],
+		searchOptions: { boost: { name: 3, description: 1, parameters: 0.5 }, prefix: true, fuzzy: 0.2 },
+	});
+	index.addAll(
+		deferred.map((tool, id) => ({
+			id,
+			name: nameWords(tool.name),
+			description: tool.description,
+			parameters: parameterWords(tool),
+		})),
+	);
+	return index;
+}
+
 /**
  * Tool search for large tool sets (many MCP servers): when there are more tools than `threshold`,
  * each request carries only the core tools and `tool_search`; a search ranks the other tools with
@@ -73,19 +99,13 @@ export function createToolSearch(options: ToolSearchOptions): ToolSearch {
 	);
 	const deferred = options.tools.filter((tool) => !core.has(tool.name));
 	const loaded = new Set<string>();
-	const index = new MiniSearch<{ id: number; name: string; description: string; parameters: string }>({
-		fields: ["name", "description", "parameters"],
-		storeFields: [],
-		searchOptions: { boost: { name: 3, description: 1, parameters: 0.5 }, prefix: true, fuzzy: 0.2 },
-	});
-	index.addAll(
-		deferred.map((tool, id) => ({
-			id,
-			name: nameWords(tool.name),
-			description: tool.description,
-			parameters: parameterWords(tool),
-		})),
-	);
+	// Built at the first search, with MiniSearch loaded then: most tool sets never search, and
+	// every process that imports the tools would otherwise load it.
+	let index: Promise<MiniSearch<SearchEntry>> | undefined;
+	const indexNow = () => {
+		index ??= buildIndex(deferred);
+		return index;
+	};
 	const maxResults = options.maxResults ?? 5;
 	const searchTool: AnyAgentTool = {
 		name: TOOL_SEARCH_NAME,
@@ -107,7 +127,7 @@ export function createToolSearch(options: ToolSearchOptions): ToolSearch {
 		target: () => ({ access: "read" }),
 		execute: async (_id, args) => {
 			const { query, limit } = args as { query: string; limit?: number };
-			const found = index
+			const found = (await indexNow())
 				.search(query)
 				.slice(0, limit ?? maxResults)
 				.map((hit) => deferred[hit.id as number] as AnyAgentTool);
