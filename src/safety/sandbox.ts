@@ -332,11 +332,13 @@ function wrapOperations(
 		const audited = network.length > 0 ? { ...result, network } : result;
 		return notices.length > 0 ? { ...audited, notices: [...(result.notices ?? []), ...notices] } : audited;
 	};
-	const { execToFile } = operations;
+	const { execToFile, prepare: prepareShell } = operations;
 	const opensDescriptors = operations.opensDescriptors === true;
 	return {
 		isDirectory: (path) => operations.isDirectory(path),
 		findExecutable: (name, env) => operations.findExecutable(name, env),
+		// The shell that will start bwrap runs outside the sandbox, as for a call without one.
+		...(prepareShell ? { prepare: (cwd: string) => prepareShell.call(operations, cwd) } : {}),
 		exec: (request: ShellExecRequest) =>
 			run(request, (launch) => operations.exec({ ...request, ...launched(request, launch, opensDescriptors) })),
 		// Output straight into a file works the same: the command inside writes to what it is given.

@@ -244,4 +244,30 @@ describe("bash: custom operations (a remote executor)", () => {
 		const missing = await runTool(createBashTool(join(tempDir(), "x"), { operations: remote }), { command: "make" });
 		expect(missing.text).toMatch(/does not exist/);
 	});
+
+	it("lets the executor prepare a call's shell before the folder check, not for a pseudo-terminal", async () => {
+		const steps: string[] = [];
+		const operations: ShellOperations = {
+			prepare: (cwd) => void steps.push(`prepare ${cwd}`),
+			isDirectory: async (path) => {
+				steps.push(`isDirectory ${path}`);
+				return true;
+			},
+			findExecutable: async (name) => name,
+			exec: async (request) => {
+				steps.push(request.tty ? "exec tty" : "exec");
+				return { exitCode: 0, signal: null, timedOut: false, aborted: false, backgroundPids: [] };
+			},
+		};
+		const tool = createBashTool("/remote/project", { operations });
+		await runTool(tool, { command: "make" });
+		await tool.execute("call", { command: "top", tty: true }, undefined);
+		expect(steps).toEqual([
+			"prepare /remote/project",
+			"isDirectory /remote/project",
+			"exec",
+			"isDirectory /remote/project",
+			"exec tty",
+		]);
+	});
 });

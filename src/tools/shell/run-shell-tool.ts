@@ -278,6 +278,9 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 		throw new ToolError(cancelledMessage(), { ...emptyDetails(timeoutSeconds, startedAt), cancelled: true });
 
 	const operations = options.operations ?? localShellOperations;
+	// A command run into a file gets its shell started now, so that it starts (and joins its
+	// cgroup) while this call checks the folder and resolves the shell.
+	if (!input.background && !input.tty) operations.prepare?.(cwd);
 	if (!(await operations.isDirectory(cwd))) {
 		throw new ToolError(
 			`The working directory ${cwd} does not exist (or is not a directory), so the command was not run. Create it, or use a tool set whose cwd exists.`,

@@ -152,6 +152,12 @@ export interface ShellOperations {
 	 * machine, so the full output never crosses the connection.
 	 */
 	execKeepingOutput?(request: Omit<ShellExecRequest, "onData">, options: KeptOutputOptions): Promise<KeptOutputResult>;
+	/**
+	 * Optional. Called as a shell tool's call begins in `cwd`, before the folder check and the shell's
+	 * lookup: starts what the command will need (locally, the shell that becomes it, which joins its
+	 * cgroup meanwhile), so that this work overlaps the call's own preparation.
+	 */
+	prepare?(cwd: string): void;
 	/** True when `exec` and `execToFile` honour `ShellExecRequest.readDescriptors` (without `tty`). Default: false. */
 	opensDescriptors?: boolean;
 }

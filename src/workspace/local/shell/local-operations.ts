@@ -9,6 +9,7 @@ import type {
 } from "../../shell/exec-types.js";
 import { opensDescriptors, runLocalCommand } from "./local-run.js";
 import { canRelayOutput } from "./output-relay.js";
+import { prepareCallShell } from "./standby-shell.js";
 import { runTtyCommand } from "./tty-run.js";
 
 async function isExecutableFile(path: string): Promise<boolean> {
@@ -66,6 +67,7 @@ function execToFile(request: Omit<ShellExecRequest, "onData">, outputFile: numbe
  */
 export const localShellOperations: ShellOperations = {
 	exec,
+	...(canRelayOutput ? { prepare: prepareCallShell } : {}),
 	isDirectory,
 	findExecutable,
 	...(canRelayOutput ? { execToFile } : {}),

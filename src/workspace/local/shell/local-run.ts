@@ -15,7 +15,7 @@ import { collectLeftRunning, keepOrRelease, type ShellStart } from "./left-runni
 import { startWithRelay } from "./output-relay.js";
 import { openDescriptorsScript } from "./read-descriptors.js";
 import { createRelayChannel, type RelayChannel, readRelayAnnouncement } from "./relay-channel.js";
-import { prepareFirstStandbyShell, prepareStandbyShell, standbyReady, startFromStandby } from "./standby-shell.js";
+import { prepareFirstStandbyShell, prepareStandbyShell, startFromStandby } from "./standby-shell.js";
 
 /** Time from SIGTERM to SIGKILL when a command is timed out or aborted, in ms. */
 const killGraceMs = 200;
@@ -71,6 +71,13 @@ interface RunState {
 	backgroundPids: number[];
 	/** Without a cgroup: when the shell started (clock ticks), to notice escapees born after it. */
 	shellStart: ShellStart | undefined;
+	/** When the run began (epoch ms). */
+	startedMs: number;
+	/**
+	 * Until the first standby said whether it joined its cgroup: the containment is final (and
+	 * the tree can be found and killed) once this settles.
+	 */
+	probing: Promise<void> | undefined;
 	/** Processes that escaped tracking (only without a cgroup), reported to the model. */
 	escapedProcesses: EscapedProcess[];
 	/** Through the relay, activity is the output file growing (the channel carries no output). */
@@ -131,7 +138,10 @@ function onChunk(state: RunState, chunk: Buffer): void {
 
 function killTree(state: RunState): void {
 	if (state.killing || state.exit || state.shellExited) return;
-	const killing = terminateTree(state.containment.tree, { graceMs: killGraceMs });
+	const { containment } = state;
+	const killing = (state.probing ?? Promise.resolve()).then(() =>
+		terminateTree(containment.tree, { graceMs: killGraceMs }),
+	);
 	state.killing = killing;
 	// A shell stuck in the kernel (uninterruptible I/O) may never report its exit: settle anyway.
 	void killing.then(() => {
@@ -230,6 +240,10 @@ async function onExit(state: RunState, code: number | null, signal: string | nul
 	if (state.exitHandled) return;
 	state.exitHandled = true;
 	if (state.killing) await state.killing;
+	if (state.probing) {
+		await state.probing;
+		state.shellStart ??= escapeSearchStart(state.containment, state.request.cwd, state.startedMs);
+	}
 	if (process.platform !== "win32") {
 		const left = await collectLeftRunning(state.containment.tree, state.relay, state.shellStart);
 		state.backgroundPids = left.backgroundPids;
@@ -246,10 +260,10 @@ async function onExit(state: RunState, code: number | null, signal: string | nul
 }
 
 /** Without a cgroup (and off Windows), when the shell started: escapees are looked for from then on. */
-function escapeSearchStart(containment: ProcessContainment, cwd: string): ShellStart | undefined {
+function escapeSearchStart(containment: ProcessContainment, cwd: string, sinceMs: number): ShellStart | undefined {
 	if (containment.mechanism !== "process-group" || process.platform === "win32") return undefined;
 	const sinceTicks = processStartTicks(containment.tree.rootPid);
-	return { sinceMs: Date.now(), cwd, ...(sinceTicks !== undefined ? { sinceTicks } : {}) };
+	return { sinceMs, cwd, ...(sinceTicks !== undefined ? { sinceTicks } : {}) };
 }
 
 function newRunState(
@@ -257,8 +271,9 @@ function newRunState(
 	outputFile: number | undefined,
 	child: ChildProcess,
 	containment: ProcessContainment,
-	settle: Pick<RunState, "resolve" | "reject">,
+	settle: Pick<RunState, "resolve" | "reject" | "probing">,
 ): RunState {
+	const startedMs = Date.now();
 	// Through the relay, the one stream is its fd 3: the relay's pid, then its end (when it has
 	// copied everything).
 	const channel = outputFile === undefined ? undefined : (child.stdio[3] as Readable | null | undefined);
@@ -286,7 +301,8 @@ function newRunState(
 		drainDeadline: Number.POSITIVE_INFINITY,
 		drainIdle: drainIdleMs,
 		backgroundPids: [],
-		shellStart: escapeSearchStart(containment, request.cwd),
+		shellStart: escapeSearchStart(containment, request.cwd, startedMs),
+		startedMs,
 		escapedProcesses: [],
 		outputSize: -1,
 		timer: undefined,
@@ -351,14 +367,12 @@ export async function runLocalCommand(
 	request: ExecRequest,
 	outputFile: number | undefined,
 ): Promise<ShellFileExecResult> {
-	// The first command of a process makes the first standby, which says whether it could join a
-	// cgroup: the answer decides whether commands run in one (no blocking probe), and the standby
-	// is this command's shell when it did. Made here, not as the tool is created: a spawn blocks
-	// the event loop for tens of ms, and other tools' first calls must not pay for it.
-	if (outputFile !== undefined) {
-		prepareFirstStandbyShell(request.cwd);
-		await standbyReady();
-	}
+	// The first command of a process makes the first standby (if its call did not: see
+	// `prepareCallShell`), which says whether it could join a cgroup: the answer decides whether
+	// commands run in one (no blocking probe), and the standby is this command's shell either way.
+	// Made by a call, not as the tool is created: a spawn blocks the event loop for tens of ms,
+	// and other tools' first calls must not pay for it.
+	if (outputFile !== undefined) prepareFirstStandbyShell(request.cwd);
 	return new Promise((resolve, reject) => {
 		const standby = outputFile === undefined ? undefined : startFromStandby({ ...request, outputFile });
 		const containment = standby?.containment ?? createProcessContainment();
@@ -377,7 +391,11 @@ export async function runLocalCommand(
 		}
 		attachRoot(containment, child.pid);
 		request.onStart?.(runHandle(containment, child.pid));
-		const state = newRunState(request, outputFile, child, containment, { resolve, reject });
+		const state = newRunState(request, outputFile, child, containment, {
+			resolve,
+			reject,
+			probing: standby?.probing,
+		});
 		wireChild(state);
 		armTimeoutAndAbort(state);
 	});

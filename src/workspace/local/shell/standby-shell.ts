@@ -7,7 +7,7 @@ import { singleQuoted } from "../../shell/single-quoted.js";
 import { registerSessionCleanup } from "../process/background-registry.js";
 import {
 	beginCgroupProbe,
-	cgroupsAvailable,
+	cgroupsInUse,
 	deferredJoinCgroupScript,
 	killCommandCgroup,
 	settleCgroupProbe,
@@ -46,8 +46,13 @@ interface StandbyShell {
 	exited: boolean;
 	/** Forgets the session cleanup that ends the shell while it waits. */
 	unregister: () => void;
-	/** The first shell, until it said whether it joined its cgroup: it is handed no command before. */
+	/**
+	 * The first shell, until it said whether it joined its cgroup. It may be handed its command
+	 * before (it reads it only after saying): then the answer settles the command's containment.
+	 */
 	probing: Promise<void> | undefined;
+	/** True once it was handed a command. */
+	launched: boolean;
 }
 
 let waiting: StandbyShell | undefined;
@@ -84,6 +89,7 @@ function standbyScript(cgroup: string, reportJoin: boolean): string {
 		"set +o posix",
 		join,
 		// The first standby's stdout is a pipe to toolbelt until the launch points it at the output.
+		// It says before it reads its command, so the answer is there before the command runs.
 		...(reportJoin ? ['if [ -n "$toolbelt_not_joined" ]; then echo no; else echo yes; fi'] : []),
 		"IFS= read -r -u 4 toolbelt_launch_bytes || exit 0",
 		'case "$toolbelt_launch_bytes" in "" | *[!0-9]*) exit 0 ;; esac',
@@ -92,7 +98,9 @@ function standbyScript(cgroup: string, reportJoin: boolean): string {
 		'eval "$toolbelt_launch"',
 		"unset toolbelt_launch toolbelt_launch_bytes",
 		'[ "$#" -gt 0 ] || exit 0',
-		refuseUnlessJoined,
+		// The first one runs its command in its process group when it could not join: that is
+		// how every command runs once cgroups are found unusable (toolbelt learns it from the answer).
+		...(reportJoin ? [] : [refuseUnlessJoined]),
 		wrapperScript,
 	].join("\n");
 }
@@ -166,30 +174,56 @@ function discard(shell: StandbyShell): Promise<void> {
 }
 
 /**
+ * The first standby, handed its command, answered: when it could not join, its command runs in
+ * its process group (with the marker), as every command does from now on; when it stayed silent
+ * (wedged in the join), it is killed both ways, before or while it runs its command.
+ */
+function settleLaunchedProbe(shell: StandbyShell, joined: boolean | undefined, timedOut: boolean): void {
+	const { containment } = shell;
+	const cgroup = containment.tree.cgroup;
+	if (joined === false) {
+		containment.mechanism = "process-group";
+		containment.joinScript = "";
+		delete containment.tree.cgroup;
+	} else if (joined === undefined && timedOut) {
+		if (cgroup !== undefined) killCommandCgroup(cgroup);
+		try {
+			if (shell.child.pid !== undefined) process.kill(-shell.child.pid, "SIGKILL");
+		} catch {
+			// Gone already.
+		}
+	}
+}
+
+/**
  * Waits for the first standby to say whether it joined its cgroup, and settles with that whether
  * commands use cgroups. Without an answer (it died, or stayed silent) the next command's
- * containment decides by the blocking probe. A shell that is not to be used is discarded.
+ * containment decides by the blocking probe. A shell that is not to be used is discarded, unless
+ * it was handed its command already (see `settleLaunchedProbe`).
  */
 function awaitJoinReport(shell: StandbyShell): Promise<void> {
 	const { stdout } = shell.child;
 	return new Promise<void>((resolve) => {
 		let text = "";
 		let answered = false;
-		const done = (joined: boolean | undefined) => {
+		const done = (joined: boolean | undefined, timedOut = false) => {
 			if (answered) return;
 			answered = true;
 			clearTimeout(timer);
 			shell.probing = undefined;
 			stdout?.destroy();
 			const usable = joined !== undefined && settleCgroupProbe(joined) && joined;
-			if (!usable && waiting === shell) {
+			if (shell.launched) settleLaunchedProbe(shell, joined, timedOut);
+			else if (!usable && waiting === shell) {
 				waiting = undefined;
 				void discard(shell);
 			}
 			resolve();
 		};
 		// The pipe stays referenced until the answer: a call waiting for it keeps the process alive.
-		const timer = setTimeout(() => done(undefined), joinReportTimeoutMs);
+		// Decided after the next poll of the event loop: an answer that is waiting in the pipe
+		// (the loop was blocked past the limit) is read first.
+		const timer = setTimeout(() => setImmediate(() => done(undefined, true)), joinReportTimeoutMs);
 		timer.unref();
 		stdout?.setEncoding("latin1");
 		stdout?.on("data", (chunk: string) => {
@@ -219,7 +253,15 @@ function spawnStandby(cwd: string, shellPath: string, probeCgroup?: string): Sta
 		return undefined;
 	}
 	attachRoot(containment, child.pid);
-	const shell: StandbyShell = { containment, child, cwd, exited: false, unregister: () => {}, probing: undefined };
+	const shell: StandbyShell = {
+		containment,
+		child,
+		cwd,
+		exited: false,
+		unregister: () => {},
+		probing: undefined,
+		launched: false,
+	};
 	child.on("error", () => {
 		shell.exited = true;
 	});
@@ -270,17 +312,27 @@ export interface StandbyCommand {
 	readDescriptors?: readonly ReadDescriptor[];
 }
 
+/** A command handed to a standby shell. */
+export interface StandbyStart {
+	/** The shell's process, now the command's (`stdio[3]` its relay channel). */
+	child: ChildProcess;
+	/** The command's containment. */
+	containment: ProcessContainment;
+	/**
+	 * Set while the first standby has not yet said whether it joined its cgroup: settles once it
+	 * did, and `containment` is final (a process group when it could not join).
+	 */
+	probing: Promise<void> | undefined;
+}
+
 /**
- * Hands `command` to the waiting standby shell, if there is one for its folder: returns the
- * shell's process (now the command's, `stdio[3]` its relay channel) and containment. Undefined
- * when the command has to start afresh.
+ * Hands `command` to the waiting standby shell, if there is one for its folder. The first one may
+ * not have said yet whether it joined its cgroup: it reads the command once it did, so the
+ * command waits for no round trip through toolbelt. Undefined when the command has to start afresh.
  */
-export function startFromStandby(
-	command: StandbyCommand,
-): { child: ChildProcess; containment: ProcessContainment } | undefined {
+export function startFromStandby(command: StandbyCommand): StandbyStart | undefined {
 	const shell = waiting;
-	// One still saying whether it joined is not handed a command (`standbyReady` waits for that).
-	if (!shell || shell.probing) return undefined;
+	if (!shell) return undefined;
 	waiting = undefined;
 	const launch = shell.exited || !sameFolder(shell, command.cwd) ? undefined : launchScript(command, shell.containment);
 	if (launch === undefined) {
@@ -288,11 +340,12 @@ export function startFromStandby(
 		return undefined;
 	}
 	shell.unregister();
+	shell.launched = true;
 	shell.child.ref();
 	for (const stream of streamsOf(shell.child)) stream?.ref();
 	(shell.child.stdio[4] as Writable).end(`${Buffer.byteLength(launch)}\n${launch}`);
 	startedFromStandby++;
-	return { child: shell.child, containment: shell.containment };
+	return { child: shell.child, containment: shell.containment, probing: shell.probing };
 }
 
 /**
@@ -301,7 +354,8 @@ export function startFromStandby(
  */
 export function prepareStandbyShell(cwd: string): void {
 	relayedRuns++;
-	if (waiting || relayedRuns < 2 || !wrapperShell || !cgroupsAvailable()) return;
+	// Whether cgroups are used is asked, not decided here (deciding could run the blocking probe).
+	if (waiting || relayedRuns < 2 || !wrapperShell || !cgroupsInUse()) return;
 	waiting = spawnStandby(cwd, wrapperShell);
 }
 
@@ -318,7 +372,17 @@ export function prepareFirstStandbyShell(cwd: string): void {
 	waiting = spawnStandby(cwd, wrapperShell, cgroup);
 }
 
-/** Settles once the waiting standby (the first one) said whether it joined; at once otherwise. */
-export function standbyReady(): Promise<void> | undefined {
-	return waiting?.probing;
+/**
+ * As a call begins in `cwd`: starts the shell its command will run in, unless one waits already,
+ * so that its start and its cgroup join overlap the call's own preparation. The first call of a
+ * process starts the first standby (see `prepareFirstStandbyShell`); a later one that finds none
+ * waiting (the second command, or one after a command in another folder) starts one as well.
+ */
+export function prepareCallShell(cwd: string): void {
+	if (waiting || !wrapperShell) return;
+	if (!cgroupsInUse()) {
+		prepareFirstStandbyShell(cwd);
+		return;
+	}
+	waiting = spawnStandby(cwd, wrapperShell);
 }
