@@ -12,7 +12,12 @@ import {
 	type TailBudget,
 	withKeptLines,
 } from "../../workspace/index.js";
-import { registerOutputFile, releaseOutputFile, settleOutputFile } from "../../workspace/local/index.js";
+import {
+	registerOutputFile,
+	releaseOutputFile,
+	releaseSmallOutputFile,
+	settleOutputFile,
+} from "../../workspace/local/index.js";
 import { countFileNewlines, countNewlines } from "./line-count.js";
 import type { ShellOutputBufferOptions } from "./output-buffer.js";
 import { sinkOutputFile } from "./output-sink.js";
@@ -101,8 +106,10 @@ export class FileShellOutput {
 	 */
 	async finish(writerPids: readonly number[]): Promise<ShellOutput> {
 		let keptPath: string | undefined;
+		let small = false;
 		try {
 			const size = this.size();
+			small = size <= this.tail.length && writerPids.length === 0;
 			const tail = this.readTail(size);
 			const tailLength = Math.min(size, this.tail.length);
 			const truncated = tail.truncated || tail.cut || size > this.tail.length;
@@ -158,7 +165,13 @@ export class FileShellOutput {
 			this.close(writerPids);
 			// A file that cannot be removed now is removed when toolbelt exits: no reason to fail the call.
 			if (keptPath === this.path) settleOutputFile(this.path);
-			else await releaseOutputFile(this.path).catch(() => {});
+			else if (small) {
+				try {
+					releaseSmallOutputFile(this.path);
+				} catch {
+					// Removed at exit instead.
+				}
+			} else await releaseOutputFile(this.path).catch(() => {});
 		}
 	}
 

@@ -10,6 +10,7 @@ export {
 	registerOutputFile,
 	registerSessionCleanup,
 	releaseOutputFile,
+	releaseSmallOutputFile,
 	runningBackgroundPids,
 	settleOutputFile,
 } from "./process/background-registry.js";

@@ -202,6 +202,17 @@ export async function releaseOutputFile(path: string): Promise<void> {
 	uninstallWhenIdle();
 }
 
+/**
+ * `releaseOutputFile` for a small file, on this thread: unlinking a few kilobytes costs less than
+ * the trip through the thread pool (and, on a process's first call, starting the pool).
+ */
+export function releaseSmallOutputFile(path: string): void {
+	outputFiles.delete(path);
+	liveOutputFiles.delete(path);
+	rmSync(path, { force: true });
+	uninstallWhenIdle();
+}
+
 /** The pids of background processes started by shell commands that are still alive. */
 export function runningBackgroundPids(): number[] {
 	return [...runs].flatMap(liveProcesses);
