@@ -166,6 +166,8 @@ describe.skipIf(noCgroups !== undefined)("standby shell", () => {
   pid=\${dir#/proc/}; [ "$pid" = "$$" ] && continue
   mapfile -d '' words 2>/dev/null < "$dir/cmdline" || continue
   [ "\${words[*]: -1}" = toolbelt-relay ] || continue
+  # Waiting, not a running wrapper's short-lived fork that starts its relay (fd 0 that relay's pipe).
+  [ -e "$dir/fd/4" ] || continue
   echo "found a waiting shell"
   for fd in "$dir"/fd/0 "$dir"/fd/[3-9]; do
     [ -e "$fd" ] || continue

@@ -15,7 +15,12 @@ import { collectLeftRunning, keepOrRelease, type ShellStart } from "./left-runni
 import { startWithRelay } from "./output-relay.js";
 import { openDescriptorsScript } from "./read-descriptors.js";
 import { createRelayChannel, type RelayChannel, readRelayAnnouncement } from "./relay-channel.js";
-import { prepareFirstStandbyShell, prepareStandbyShell, startFromStandby } from "./standby-shell.js";
+import {
+	prepareFirstStandbyShell,
+	prepareStandbyShell,
+	releaseStandbyShell,
+	startFromStandby,
+} from "./standby-shell.js";
 
 /** Time from SIGTERM to SIGKILL when a command is timed out or aborted, in ms. */
 const killGraceMs = 200;
@@ -194,6 +199,8 @@ async function finish(state: RunState): Promise<void> {
 		background: state.backgroundPids.length > 0,
 		openRelayPid: relayOpen ? relayPid : undefined,
 	});
+	// The cgroup is removed: the next command's shell may join its own now.
+	if (state.relay) releaseStandbyShell();
 	state.resolve({
 		exitCode: state.exit.code,
 		signal: state.exit.signal,

@@ -9,7 +9,9 @@ import {
 	beginCgroupProbe,
 	cgroupsInUse,
 	deferredJoinCgroupScript,
+	discardPreparedCgroup,
 	killCommandCgroup,
+	prepareCommandCgroup,
 	settleCgroupProbe,
 } from "../process/cgroup.js";
 import {
@@ -53,6 +55,8 @@ interface StandbyShell {
 	probing: Promise<void> | undefined;
 	/** True once it was handed a command. */
 	launched: boolean;
+	/** True while it waits for a word from toolbelt before it joins its cgroup (see `releaseStandbyShell`). */
+	held: boolean;
 }
 
 let waiting: StandbyShell | undefined;
@@ -81,12 +85,14 @@ export function standbyShellStarts(): number {
  * script, read in one go (`read -N` reads a pipe in chunks, where other forms read byte by byte;
  * the waiting shell's locale is C, so characters are bytes). fd 4 is a socket, which no other
  * process can open through `/proc` to slip in a launch of its own. An empty or short launch
- * (toolbelt went away) ends the shell.
+ * (toolbelt went away) ends the shell. A `held` one first waits for an empty line on fd 4 before
+ * it joins.
  */
-function standbyScript(cgroup: string, reportJoin: boolean): string {
+function standbyScript(cgroup: string, reportJoin: boolean, held: boolean): string {
 	const { join, refuseUnlessJoined } = deferredJoinCgroupScript(cgroup);
 	return [
 		"set +o posix",
+		...(held ? ["IFS= read -r -u 4 toolbelt_go || exit 0", "unset toolbelt_go"] : []),
 		join,
 		// The first standby's stdout is a pipe to toolbelt until the launch points it at the output.
 		// It says before it reads its command, so the answer is there before the command runs.
@@ -159,9 +165,13 @@ function streamsOf(child: ChildProcess): (Socket | null | undefined)[] {
 	return [child.stdin, child.stdio[3], child.stdio[4]] as (Socket | null | undefined)[];
 }
 
-/** Ends a standby that will not be used and removes its cgroup once it is empty. */
+/**
+ * Ends a standby that will not be used and removes its cgroup once it is empty, and the cgroup
+ * made ahead for the one after it.
+ */
 function discard(shell: StandbyShell): Promise<void> {
 	shell.unregister();
+	discardPreparedCgroup();
 	// Whoever waits for the disposal waits for this exit: it must keep the process alive.
 	shell.child.ref();
 	if (shell.containment.tree.cgroup !== undefined) killCommandCgroup(shell.containment.tree.cgroup);
@@ -235,14 +245,19 @@ function awaitJoinReport(shell: StandbyShell): Promise<void> {
 	});
 }
 
-function spawnStandby(cwd: string, shellPath: string, probeCgroup?: string): StandbyShell | undefined {
+function spawnStandby(
+	cwd: string,
+	shellPath: string,
+	options: { probeCgroup?: string; held?: boolean } = {},
+): StandbyShell | undefined {
+	const { probeCgroup, held = false } = options;
 	const probing = probeCgroup !== undefined;
 	const containment = createProcessContainment(probing ? { cgroup: probeCgroup } : {});
 	const cgroup = containment.tree.cgroup;
 	if (cgroup === undefined) return undefined;
 	let child: ChildProcess;
 	try {
-		child = spawn(shellPath, ["--norc", "--noprofile", "-c", standbyScript(cgroup, probing), wrapperName], {
+		child = spawn(shellPath, ["--norc", "--noprofile", "-c", standbyScript(cgroup, probing, held), wrapperName], {
 			cwd,
 			detached: true,
 			env: {},
@@ -261,6 +276,7 @@ function spawnStandby(cwd: string, shellPath: string, probeCgroup?: string): Sta
 		unregister: () => {},
 		probing: undefined,
 		launched: false,
+		held,
 	};
 	child.on("error", () => {
 		shell.exited = true;
@@ -343,20 +359,39 @@ export function startFromStandby(command: StandbyCommand): StandbyStart | undefi
 	shell.launched = true;
 	shell.child.ref();
 	for (const stream of streamsOf(shell.child)) stream?.ref();
-	(shell.child.stdio[4] as Writable).end(`${Buffer.byteLength(launch)}\n${launch}`);
+	const go = shell.held ? "\n" : "";
+	shell.held = false;
+	(shell.child.stdio[4] as Writable).end(`${go}${Buffer.byteLength(launch)}\n${launch}`);
 	startedFromStandby++;
 	return { child: shell.child, containment: shell.containment, probing: shell.probing };
 }
 
 /**
- * Starts the standby shell for the next command in `cwd`, unless one waits already or cgroups
- * are not used here. The first command of a process prepares none.
+ * Starts the standby shell for the next command in `cwd` while a command runs, unless one waits
+ * already or cgroups are not used here. The first command of a process prepares none. The shell
+ * is held: it joins its cgroup only when `releaseStandbyShell` says so, once the running command's
+ * call is settled. A join holds the cgroup hierarchy's lock through an RCU grace period (10-30
+ * ms), which the removal of the running command's cgroup would otherwise wait for, on the event
+ * loop, before the call's result.
  */
 export function prepareStandbyShell(cwd: string): void {
 	relayedRuns++;
 	// Whether cgroups are used is asked, not decided here (deciding could run the blocking probe).
 	if (waiting || relayedRuns < 2 || !wrapperShell || !cgroupsInUse()) return;
-	waiting = spawnStandby(cwd, wrapperShell);
+	waiting = spawnStandby(cwd, wrapperShell, { held: true });
+}
+
+/**
+ * Lets a held standby shell join its cgroup now (see `prepareStandbyShell`). The cgroup of the
+ * standby after it is made first, before the join takes the hierarchy's lock: that standby is
+ * started while the next command runs, when the join may still be under way.
+ */
+export function releaseStandbyShell(): void {
+	const shell = waiting;
+	if (!shell?.held || shell.exited) return;
+	prepareCommandCgroup();
+	shell.held = false;
+	(shell.child.stdio[4] as Writable).write("\n");
 }
 
 /**
@@ -369,7 +404,7 @@ export function prepareFirstStandbyShell(cwd: string): void {
 	if (waiting || !wrapperShell) return;
 	const cgroup = beginCgroupProbe();
 	if (cgroup === undefined) return;
-	waiting = spawnStandby(cwd, wrapperShell, cgroup);
+	waiting = spawnStandby(cwd, wrapperShell, { probeCgroup: cgroup });
 }
 
 /**
