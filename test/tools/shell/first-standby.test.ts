@@ -1,10 +1,19 @@
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, type TestContext } from "vitest";
-import { CONTAINMENT_VARIABLE, cgroupsAvailable } from "../../../src/workspace/local/process/cgroup.js";
+import {
+	CONTAINMENT_VARIABLE,
+	cgroupsAvailable,
+	ownCgroupDirectory,
+	removeCgroup,
+} from "../../../src/workspace/local/process/cgroup.js";
 import { requiredInCi } from "../../helpers/prerequisites.js";
+import { unprivilegedIdentity, unprivilegedUnavailableReason, userPrefix } from "../../helpers/test-users.js";
 import { eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/first-call.ts", import.meta.url));
@@ -23,10 +32,12 @@ async function startFresh(
 	lines: number,
 	env: NodeJS.ProcessEnv,
 	onTestFinished: TestContext["onTestFinished"],
+	options: { prefix?: string[]; started?: (child: { pid?: number; stdin: Writable }) => void } = {},
 ) {
 	const { marker } = newMarker();
 	onTestFinished(() => killMarked(marker));
-	const child = spawn(process.execPath, ["--import", "tsx", fixture, mode, marker], {
+	const [file = process.execPath, ...prefixArgs] = [...(options.prefix ?? []), process.execPath];
+	const child = spawn(file, [...prefixArgs, "--import", "tsx", fixture, mode, marker], {
 		cwd: repositoryRoot,
 		env: { ...process.env, ...env },
 		stdio: ["pipe", "pipe", "inherit"],
@@ -38,6 +49,7 @@ async function startFresh(
 	child.stdout.on("data", (chunk: Buffer) => {
 		output += chunk.toString();
 	});
+	options.started?.(child);
 	expect(await eventually(() => output.split("\n").length > lines, 30_000)).toBe(true);
 	const printed = output
 		.split("\n")
@@ -87,6 +99,45 @@ describe.skipIf(noCgroups !== undefined)("the first command of a fresh process",
 		if (child.exitCode === null) await once(child, "exit");
 		expect(await eventually(() => !existsSync(base))).toBe(true);
 	});
+
+	// As nobody in a cgroup folder of its own, it can make cgroups below it but not move a process
+	// into one (that needs write access to the common ancestor's cgroup.procs, root's here).
+	const asNobody = process.getuid?.() === 0 && unprivilegedUnavailableReason() === undefined;
+	it.runIf(asNobody)(
+		"runs in its standby's process group when that standby could not join its cgroup",
+		{
+			timeout: 60_000,
+		},
+		async ({ onTestFinished }) => {
+			const delegated = join(ownCgroupDirectory() ?? "", `tb-delegated-${randomUUID().slice(0, 8)}`);
+			mkdirSync(delegated);
+			chownSync(delegated, unprivilegedIdentity.uid, unprivilegedIdentity.gid);
+			onTestFinished(async () => {
+				await eventually(() => removeCgroup(delegated));
+			});
+			const { child, marker, printed } = await startFresh("wait-calls", 3, {}, onTestFinished, {
+				prefix: userPrefix("unprivileged"),
+				// Moved before its first call (it waits for a line on stdin).
+				started: (started) => {
+					writeFileSync(join(delegated, "cgroup.procs"), String(started.pid));
+					started.stdin.write("go\n");
+				},
+			});
+			const [first, second, end] = printed;
+			// The standby was handed the command before it said it could not join, and ran it.
+			expect(first?.fromStandby).toBe(true);
+			const [cgroup, ...output] = (first?.text ?? "").split("\n");
+			expect(cgroup?.endsWith(delegated.slice(delegated.lastIndexOf("/")))).toBe(true);
+			expect(output.join("\n")).toContain("1\n2\n3");
+			// Found by its process group and its marker: the one in its own session too.
+			expect(first?.backgroundPids).toHaveLength(2);
+			expect(second).toMatchObject({ text: "second", fromStandby: false });
+			expect(end?.base).toBeUndefined();
+			child.stdin.write("go\n");
+			await once(child, "exit");
+			expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
+		},
+	);
 
 	it.concurrent("runs as before without cgroups (process groups): no standby, same output, leftovers reported", {
 		timeout: 60_000,
