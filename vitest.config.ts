@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { diagnosticsOffEnv } from "./test/cli/helpers/diagnostics-off.js";
+import { LongestFirst } from "./test/schedule/longest-first.js";
 
 export default defineConfig({
 	test: {
@@ -12,5 +13,7 @@ export default defineConfig({
 		// Tests spawn real processes; two cores are shared with them.
 		pool: "forks",
 		maxWorkers: 2,
+		// The longest files first, so that no long file starts last (see longest-first.ts).
+		sequence: { sequencer: LongestFirst },
 	},
 });
