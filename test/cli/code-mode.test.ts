@@ -75,7 +75,12 @@ describe("code mode in the CLI", () => {
 		sessions.push(plain);
 		expect((await plain.client.listTools()).tools.map((tool) => tool.name)).not.toContain("code");
 
-		const session = await connectStdio(["--cwd", project, "--tools", "ls,read,code"]);
+		// A CPU bound of 1 s from the user's settings, not the default 10 s: the endless loop below
+		// burns all of it, and it is the same bound that stops it either way.
+		const home = join(dir(), "served-home");
+		await mkdir(join(home, ".toolbelt"), { recursive: true });
+		await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify({ code: { cpuMs: 1000 } }));
+		const session = await connectStdio(["--cwd", project, "--tools", "ls,read,code"], { HOME: home });
 		sessions.push(session);
 		const call = (code: string) => session.client.callTool({ name: "code", arguments: { code } });
 		const memory = await call("const kept = []; while (true) kept.push(new Array(100000).fill(kept.length));");
@@ -87,6 +92,7 @@ describe("code mode in the CLI", () => {
 		const loop = await call("while (true) {}");
 		expect(loop.isError).toBe(true);
 		expect(textOf(loop)).toMatch(/cpuMs bound/);
+		expect(textOf(loop)).toMatch(/its 1 s of interpreter time/);
 		const after = await call("return (await tools.read({ path: 'f.txt' })).text;");
 		expect(after.isError).toBeFalsy();
 		expect(textOf(after)).toContain("x");

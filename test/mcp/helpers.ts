@@ -36,13 +36,16 @@ export interface StdioSession {
 	stderr(): string;
 }
 
-/** Starts `toolbelt mcp ARGS` and connects the SDK's own Client to it over stdio. */
-export async function connectStdio(args: string[]): Promise<StdioSession> {
+/**
+ * Starts `toolbelt mcp ARGS` and connects the SDK's own Client to it over stdio. `env` adds to (or
+ * replaces parts of) the SDK's default environment, e.g. a HOME with its own settings file.
+ */
+export async function connectStdio(args: string[], env: Record<string, string> = {}): Promise<StdioSession> {
 	const { command, args: commandArgs } = toolbeltMcpCommand(args);
 	const transport = new StdioClientTransport({
 		command,
 		args: commandArgs,
-		env: { ...getDefaultEnvironment(), ...diagnosticsOffEnv },
+		env: { ...getDefaultEnvironment(), ...diagnosticsOffEnv, ...env },
 		stderr: "pipe",
 	});
 	let stderrText = "";
