@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createDeflate } from "node:zlib";
+import { constants, createDeflate } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { CliProcesses, cleanEnv } from "../helpers/cli-binary.js";
@@ -39,7 +39,9 @@ async function deflateRepeated(row: Buffer, rows: number): Promise<Buffer> {
 		}
 	}
 	const parts: Buffer[] = [];
-	const deflate = createDeflate({ level: 9 });
+	// Run-length matches only: the rows are runs of one byte, so this packs them as tightly as the
+	// default strategy at level 9 (about 0.5 MB) for a tenth of its CPU time (0.3 s against 3 s).
+	const deflate = createDeflate({ level: 9, strategy: constants.Z_RLE });
 	deflate.on("data", (part: Buffer) => parts.push(part));
 	await pipeline(Readable.from(raw()), deflate);
 	return Buffer.concat(parts);
