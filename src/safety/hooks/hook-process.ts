@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { resolve as resolvePath } from "node:path";
+import type { Readable } from "node:stream";
 import {
 	attachRoot,
 	containedCommand,
@@ -8,6 +9,7 @@ import {
 	type ProcessContainment,
 	releaseContainment,
 } from "../../tools/index.js";
+import { launchHook } from "./hook-launcher.js";
 
 /** One run of a hook command. */
 export interface HookProcessInput {
@@ -89,11 +91,13 @@ const MAX_CAPTURE_BYTES = 1024 * 1024;
 /** After the hook exits, how long its pipes may take to deliver what it wrote, in ms. */
 const drainMs = 500;
 
-/** One running hook: its process, its containment and what it wrote so far. */
+/** One running hook: its output streams, how to end everything it started, and what it wrote so far. */
 interface HookRun {
 	input: HookProcessInput;
-	child: ChildProcess;
-	containment: ProcessContainment;
+	stdoutStream: Readable | null;
+	stderrStream: Readable | null;
+	/** Ends every process of the hook; resolves once they are gone. */
+	endTree: () => Promise<void>;
 	stdout: Buffer[];
 	stderr: Buffer[];
 	stdoutBytes: number;
@@ -111,9 +115,7 @@ interface HookRun {
 }
 
 function killHookTree(run: HookRun): Promise<void> {
-	run.killing ??= killContainment(run.containment.tree).then(() => {
-		releaseContainment(run.containment.tree);
-	});
+	run.killing ??= run.endTree();
 	return run.killing;
 }
 
@@ -138,11 +140,11 @@ async function finishHook(run: HookRun, result: Partial<HookProcessResult>): Pro
 }
 
 function capture(run: HookRun): void {
-	run.child.stdout?.on("data", (chunk: Buffer) => {
+	run.stdoutStream?.on("data", (chunk: Buffer) => {
 		if (run.stdoutBytes < MAX_CAPTURE_BYTES) run.stdout.push(chunk);
 		run.stdoutBytes += chunk.length;
 	});
-	run.child.stderr?.on("data", (chunk: Buffer) => {
+	run.stderrStream?.on("data", (chunk: Buffer) => {
 		if (run.stderrBytes < MAX_CAPTURE_BYTES) run.stderr.push(chunk);
 		run.stderrBytes += chunk.length;
 	});
@@ -153,7 +155,7 @@ function onHookExit(run: HookRun, exitCode: number | null, signal: NodeJS.Signal
 	void killHookTree(run);
 	// Give the pipes a moment to drain what the hook wrote before it exited.
 	const drained = () => void finishHook(run, { exitCode, signal });
-	const streams = [run.child.stdout, run.child.stderr].filter((stream) => stream !== null && !stream.closed);
+	const streams = [run.stdoutStream, run.stderrStream].filter((stream) => stream !== null && !stream.closed);
 	let pending = streams.length;
 	if (pending === 0) drained();
 	for (const stream of streams) {
@@ -178,17 +180,33 @@ function armHookLimits(run: HookRun): void {
 	else run.input.signal?.addEventListener("abort", run.onAbort, { once: true });
 }
 
-/**
- * Runs a hook command with JSON on stdin, in the same containment as the shell tools (its own
- * cgroup where one is writable, else its own process group and marker). On timeout or abort
- * everything it started is killed; when it exits, anything it left running is killed too (also
- * `setsid` children), so a hook never outlives its call and never holds the call open through a
- * pipe. Resolves after those processes are gone.
- */
-export function runHookProcess(input: HookProcessInput): Promise<HookProcessResult> {
+function newRun(
+	input: HookProcessInput,
+	streams: Pick<HookRun, "stdoutStream" | "stderrStream" | "endTree">,
+	resolve: (result: HookProcessResult) => void,
+	direct: boolean,
+): HookRun {
+	return {
+		input,
+		...streams,
+		stdout: [],
+		stderr: [],
+		stdoutBytes: 0,
+		stderrBytes: 0,
+		timedOut: false,
+		aborted: false,
+		settled: false,
+		killing: undefined,
+		timer: undefined,
+		onAbort: () => {},
+		resolve,
+		direct,
+	};
+}
+
+/** Spawns the hook from this process, in `containment`. */
+function spawnHook(input: HookProcessInput, containment: ProcessContainment): Promise<HookProcessResult> {
 	return new Promise((resolve) => {
-		// A hook must leave nothing running: a PID namespace of its own does that most cheaply.
-		const containment = createProcessContainment({ preferPidNamespace: true });
 		const { file, args, env, direct = false } = hookCommand(input, containment);
 		const child = spawn(file, args, {
 			cwd: input.cwd,
@@ -197,23 +215,11 @@ export function runHookProcess(input: HookProcessInput): Promise<HookProcessResu
 			stdio: ["pipe", "pipe", "pipe"],
 		});
 		attachRoot(containment, child.pid);
-		const run: HookRun = {
-			input,
-			child,
-			containment,
-			stdout: [],
-			stderr: [],
-			stdoutBytes: 0,
-			stderrBytes: 0,
-			timedOut: false,
-			aborted: false,
-			settled: false,
-			killing: undefined,
-			timer: undefined,
-			onAbort: () => {},
-			resolve,
-			direct,
-		};
+		const endTree = () =>
+			killContainment(containment.tree).then(() => {
+				releaseContainment(containment.tree);
+			});
+		const run = newRun(input, { stdoutStream: child.stdout, stderrStream: child.stderr, endTree }, resolve, direct);
 		armHookLimits(run);
 		capture(run);
 		// A hook that does not read its stdin closes the pipe early; that is not an error.
@@ -222,4 +228,64 @@ export function runHookProcess(input: HookProcessInput): Promise<HookProcessResu
 		child.on("error", (error) => void finishHook(run, { spawnError: error.message }));
 		child.on("exit", (exitCode, signal) => onHookExit(run, exitCode, signal));
 	});
+}
+
+/**
+ * Starts the hook, in its own PID namespace, through the launcher (see `hook-launcher.ts`):
+ * the same `unshare` line as `spawnHook`, forked by a small shell instead of by this process.
+ * Undefined when the launcher cannot pass the hook's environment exactly or cannot be started:
+ * the hook is then spawned from this process, with the same namespace.
+ */
+async function launchInNamespace(
+	input: HookProcessInput,
+	containment: ProcessContainment,
+): Promise<HookProcessResult | undefined> {
+	const { file, args, env, direct = false } = hookCommand(input, containment);
+	let launched: Awaited<ReturnType<typeof launchHook>>;
+	try {
+		launched = await launchHook({
+			file,
+			args,
+			cwd: input.cwd,
+			env: { ...input.env, ...env, ...containment.env },
+			stdin: input.stdin,
+		});
+	} catch {
+		return undefined;
+	}
+	if (!launched) return undefined;
+	const hook = launched;
+	// Everything the hook started lives in its namespace, which ends with its first process.
+	const endTree = async () => {
+		hook.kill();
+		await hook.exit;
+	};
+	const result = await new Promise<HookProcessResult>((resolve) => {
+		const run = newRun(input, { stdoutStream: hook.stdout, stderrStream: hook.stderr, endTree }, resolve, direct);
+		armHookLimits(run);
+		capture(run);
+		void hook.exit.then((ended) => {
+			if (ended.error !== undefined) void finishHook(run, { spawnError: ended.error });
+			else onHookExit(run, ended.exitCode, ended.signal);
+		});
+	});
+	hook.release();
+	return result;
+}
+
+/**
+ * Runs a hook command with JSON on stdin, in the same containment as the shell tools (its own
+ * PID namespace where one can be made, else its own cgroup where one is writable, else its own
+ * process group and marker). On timeout or abort everything it started is killed; when it exits,
+ * anything it left running is killed too (also `setsid` children), so a hook never outlives its
+ * call and never holds the call open through a pipe. Resolves after those processes are gone.
+ */
+export async function runHookProcess(input: HookProcessInput): Promise<HookProcessResult> {
+	// A hook must leave nothing running: a PID namespace of its own does that most cheaply.
+	const containment = createProcessContainment({ preferPidNamespace: true });
+	if (containment.mechanism === "pid-namespace" && !input.launcher) {
+		const launched = await launchInNamespace(input, containment);
+		if (launched) return launched;
+	}
+	return spawnHook(input, containment);
 }

@@ -146,3 +146,62 @@ describe.skipIf(process.platform !== "linux")("a hook given as one path", () => 
 		expect(`${gone.stderr}${refused.stderr}`).not.toContain("unshare");
 	});
 });
+
+describe.skipIf(process.platform !== "linux")("hooks started by the one launcher of a process", () => {
+	const tempDir = useTempDir();
+	const run = (command: string, stdin: string, env: Record<string, string>) =>
+		runHookProcess({ command, stdin, cwd: tempDir(), env, timeoutMs: 10_000 });
+
+	it("gives each hook exactly its environment, quotes and newlines included, as a direct spawn does", async () => {
+		const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", QUOTED: 'it\'s "here" $HOME `x`', LINES: "a\nb" };
+		// `env` itself as the hook (one path: no shell between, which would drop a name it cannot hold).
+		const launched = await run("/usr/bin/env", "", env);
+		// A name the launcher's shell cannot export: that hook is spawned from Node instead.
+		const spawned = await run("/usr/bin/env", "", { ...env, "odd-name": "1" });
+		// Beside them: the folder (`PWD`) and the containment's marker, on both paths.
+		const lines = (output: string) => output.split("\n").filter((line) => !/^(PWD|TOOLBELT_SHELL_RUN)=/.test(line));
+		const expected = (variables: Record<string, string>) =>
+			lines(
+				`${Object.entries(variables)
+					.map(([name, value]) => `${name}=${value}\n`)
+					.join("")}`,
+			).sort();
+		expect(lines(launched.stdout).sort()).toEqual(expected(env));
+		expect(lines(spawned.stdout).sort()).toEqual(expected({ ...env, "odd-name": "1" }));
+	});
+
+	it("keeps side-by-side hooks apart: each reads its own stdin and answers on its own stdout and stderr", async () => {
+		const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+		const results = await Promise.all(
+			Array.from({ length: 6 }, (_, index) =>
+				run(
+					`read -r line; sleep 0.0${index}; echo "out:$line"; echo "err:$line" >&2; exit ${index}`,
+					`${index}\n`,
+					env,
+				),
+			),
+		);
+		results.forEach((result, index) => {
+			expect(result).toMatchObject({
+				exitCode: index,
+				signal: null,
+				stdout: `out:${index}\n`,
+				stderr: `err:${index}\n`,
+			});
+		});
+	});
+
+	it("reports the exit code the hook's shell gives, and a folder that cannot be entered as a start failure", async () => {
+		const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+		expect(await run("sh -c 'kill -TERM $$'", "", env)).toMatchObject({ exitCode: 143, signal: null });
+		const missing = await runHookProcess({
+			command: "echo never",
+			stdin: "",
+			cwd: join(tempDir(), "gone"),
+			env,
+			timeoutMs: 10_000,
+		});
+		expect(missing.stdout).toBe("");
+		expect(missing.spawnError).toBeDefined();
+	});
+});
