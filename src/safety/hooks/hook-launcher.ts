@@ -4,6 +4,7 @@ import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { singleQuoted } from "../../workspace/index.js";
 
 // Why a launcher: a hook is a short process, and starting it from Node means a fork of Node, whose
 // cost grows with Node's memory (5–13 ms blocked in `spawn` for a 50–230 MB process on the bench VM,
@@ -11,14 +12,15 @@ import { createInterface } from "node:readline";
 // forks every later hook instead; Node only writes a line to it and reads the hook's output.
 
 /**
- * The launcher's program. Each request is one line of single-quoted words (a newline inside a word
- * is written as `'"$nl"'`), read back with `eval "set -- …"`, so nothing in it is expanded:
+ * The launcher's program. Each request is one short line of single-quoted words (a newline inside
+ * a word is written as `'"$nl"'`), read back with `eval "set -- …"`, so nothing in it is expanded;
+ * it stays short because the shell's `read` takes a pipe one byte per system call:
  * - `fifo ID DIR`: makes DIR's `out` and `err` FIFOs (once per slot); answers `f ID STATUS`.
- * - `run ID DIR CWD COUNT NAME=VALUE… FILE ARG…`: in a subshell, enters CWD, exports exactly the
- *   COUNT variables given (the launcher starts with an empty environment; `cd` adds `PWD`, and
- *   `OLDPWD`, which is dropped), then starts FILE with stdin from DIR/in and stdout and stderr into
- *   DIR's FIFOs; answers `p ID PID` once started and `x ID STATUS` when it ended (STATUS is `$?`),
- *   or `e ID` when CWD cannot be entered.
+ * - `run ID DIR`: in a subshell, reads DIR/run (`cwd=…; set -- COUNT NAME=VALUE… FILE ARG…`, one
+ *   buffered read), enters the folder, exports exactly the COUNT variables given (the launcher starts
+ *   with an empty environment; `cd` adds `PWD`, and `OLDPWD`, which is dropped), then starts FILE
+ *   with stdin from DIR/in and stdout and stderr into DIR's FIFOs; answers `p ID PID` once started
+ *   and `x ID STATUS` when it ended (STATUS is `$?`), or `e ID` when the folder cannot be entered.
  * The hook's own descriptors are only those three: the launcher's request and answer pipes stay
  * behind. Nothing waits in the main loop, so hooks run side by side.
  */
@@ -28,10 +30,12 @@ while IFS= read -r line; do
   eval "set -- $line" || continue
   case $1 in
   fifo) mkfifo -m 600 -- "$3/out" "$3/err"; echo "f $2 $?" ;;
-  run) id=$2 dir=$3 cwd=$4 count=$5; shift 5
+  run) id=$2 dir=$3
     {
+      . "$dir/run"
       if cd -- "$cwd" 2>/dev/null; then
         unset OLDPWD
+        count=$1; shift
         while [ "$count" -gt 0 ]; do export "$1"; shift; count=$((count - 1)); done
         "$@" <"$dir/in" >"$dir/out" 2>"$dir/err" &
         pid=$!; echo "p $id $pid"; wait "$pid"; echo "x $id $?"
@@ -45,9 +49,9 @@ const EXPORTABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Names a shell may refuse to export or treats specially while it still parses the request. */
 const SHELL_OWNED = new Set(["IFS", "PPID", "UID", "EUID", "SHELLOPTS", "BASHOPTS", "OPTIND", "PS4", "ENV", "nl"]);
 
-/** `value` as one single-quoted word of a request line, newlines included. */
+/** `value` as one word of a request line: single-quoted, a newline written as `'"$nl"'`. */
 function requestWord(value: string): string {
-	return `'${value.replaceAll("'", `'\\''`).replaceAll("\n", `'"$nl"'`)}'`;
+	return singleQuoted(value).replaceAll("\n", `'"$nl"'`);
 }
 
 /** How a launched hook ended: an exit status, or a reason it never ran. */
@@ -207,20 +211,24 @@ export async function launchHook(input: {
 	current ??= startLauncher();
 	const state = current;
 	const slot = await takeSlot(state);
+	const words = [String(variables.length), ...variables, input.file, ...input.args];
+	writeFileSync(
+		join(slot.dir, "run"),
+		`cwd=${singleQuoted(input.cwd)}\nset -- ${words.map(singleQuoted).join(" ")}\n`,
+		{
+			mode: 0o600,
+		},
+	);
 	writeFileSync(join(slot.dir, "in"), input.stdin, { mode: 0o600 });
 	const stdout = openReader(join(slot.dir, "out"));
 	const stderr = openReader(join(slot.dir, "err"));
 	let pid: number | undefined;
 	let killed = false;
-	const exit = request(
-		state,
-		["run", slot.dir, input.cwd, String(variables.length), ...variables, input.file, ...input.args],
-		(started) => {
-			pid = started;
-			state.running.add(started);
-			if (killed) killPid(started);
-		},
-	).then((answer) => {
+	const exit = request(state, ["run", slot.dir], (started) => {
+		pid = started;
+		state.running.add(started);
+		if (killed) killPid(started);
+	}).then((answer) => {
 		if (pid !== undefined) state.running.delete(pid);
 		return exitOf(answer);
 	});

@@ -88,6 +88,8 @@ function execFailureText(stderr: string): string {
 }
 
 const MAX_CAPTURE_BYTES = 1024 * 1024;
+/** How long a launched hook may take to be reported gone after its SIGKILL, in ms. */
+const LAUNCHED_EXIT_WAIT_MS = 2000;
 /** After the hook exits, how long its pipes may take to deliver what it wrote, in ms. */
 const drainMs = 500;
 
@@ -255,10 +257,13 @@ async function launchInNamespace(
 	}
 	if (!launched) return undefined;
 	const hook = launched;
-	// Everything the hook started lives in its namespace, which ends with its first process.
+	// Everything the hook started lives in its namespace, which ends with its first process; the
+	// launcher says when it has (bounded, should its answer never come).
 	const endTree = async () => {
 		hook.kill();
-		await hook.exit;
+		let timer: NodeJS.Timeout | undefined;
+		await Promise.race([hook.exit, new Promise((resolve) => (timer = setTimeout(resolve, LAUNCHED_EXIT_WAIT_MS)))]);
+		clearTimeout(timer);
 	};
 	const result = await new Promise<HookProcessResult>((resolve) => {
 		const run = newRun(input, { stdoutStream: hook.stdout, stderrStream: hook.stderr, endTree }, resolve, direct);
