@@ -70,7 +70,15 @@ const HTML: SyntaxLanguage = {
 	reader: { kind: "parser", read: readHtml, update: (last, text) => updatedHtmlReading(last, text) },
 };
 
-const BY_EXTENSION: Record<string, SyntaxLanguage> = {
+/**
+ * A table of languages as a `Map`: a lookup in an object literal finds its prototype's members, so a
+ * file named `toString` or `constructor` was taken for a language.
+ */
+function languagesBy(table: Record<string, SyntaxLanguage>): ReadonlyMap<string, SyntaxLanguage> {
+	return new Map(Object.entries(table));
+}
+
+const BY_EXTENSION = languagesBy({
 	".ts": TYPESCRIPT,
 	".mts": TYPESCRIPT,
 	".cts": TYPESCRIPT,
@@ -107,10 +115,10 @@ const BY_EXTENSION: Record<string, SyntaxLanguage> = {
 	".toml": TOML,
 	".html": HTML,
 	".htm": HTML,
-};
+});
 
 /** Files known by name rather than extension. */
-const BY_NAME: Record<string, SyntaxLanguage> = {
+const BY_NAME = languagesBy({
 	".bashrc": BASH,
 	".bash_profile": BASH,
 	".profile": BASH,
@@ -121,7 +129,7 @@ const BY_NAME: Record<string, SyntaxLanguage> = {
 	".devcontainer.json": JSON_WITH_COMMENTS,
 	".eslintrc.json": JSON_WITH_COMMENTS,
 	".babelrc": JSON_WITH_COMMENTS,
-};
+});
 
 /** `tsconfig.base.json`, `tsconfig.app.json`, …: read like `tsconfig.json`. */
 const TSCONFIG_LIKE = /^[tj]sconfig\..+\.json$/;
@@ -136,5 +144,5 @@ export function syntaxLanguageOf(path: string): SyntaxLanguage | undefined {
 	if (TSCONFIG_LIKE.test(name) || (name.endsWith(".json") && basename(dirname(path)) === ".vscode")) {
 		return JSON_WITH_COMMENTS;
 	}
-	return BY_NAME[name] ?? BY_EXTENSION[extname(name).toLowerCase()];
+	return BY_NAME.get(name) ?? BY_EXTENSION.get(extname(name).toLowerCase());
 }

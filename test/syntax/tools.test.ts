@@ -122,3 +122,14 @@ describe("syntax check in notebook cell edits", () => {
 		expect(fine.details?.syntax?.[0]?.status).toBe("clean");
 	});
 });
+
+describe("which files the syntax check reads", () => {
+	it("takes a file named like an object's member (toString, constructor) for no language", async () => {
+		const write = createWriteTool(temp());
+		for (const name of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
+			const result = await write.execute(name, { path: name, content: "x(\n" }, undefined);
+			expect(result.details?.syntax).toBeUndefined();
+			expect(await readFile(join(temp(), name), "utf8")).toBe("x(\n");
+		}
+	});
+});
