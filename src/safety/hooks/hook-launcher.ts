@@ -1,5 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants as fsConstants, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import {
+	accessSync,
+	constants as fsConstants,
+	mkdirSync,
+	mkdtempSync,
+	openSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from "node:fs";
 import { Socket } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -156,11 +165,31 @@ function holdOpen(state: LauncherState): void {
 /** Ends the launcher and every hook it still runs; waiting requests fail with `reason`. */
 function stopLauncher(state: LauncherState, reason: string): void {
 	if (current === state) current = undefined;
-	for (const pid of state.running) killPid(pid);
+	for (const pid of state.running) killHook(pid);
 	for (const pending of state.pending.values()) pending.settle({ kind: "error", value: reason });
 	state.pending.clear();
 	state.child.kill("SIGKILL");
 	rmSync(state.root, { recursive: true, force: true });
+}
+
+/**
+ * SIGKILLs a hook's `unshare` and its child (the namespace's first process, read from `/proc`):
+ * `--kill-child` ends that child with `unshare`, but only once the child has asked for it, and a
+ * kill at the very start could come before.
+ */
+function killHook(pid: number): void {
+	let children: number[] = [];
+	try {
+		children = readFileSync(`/proc/${pid}/task/${pid}/children`, "latin1")
+			.trim()
+			.split(" ")
+			.filter(Boolean)
+			.map(Number);
+	} catch {
+		// Gone already, or no such file on this kernel: `--kill-child` still holds.
+	}
+	killPid(pid);
+	for (const child of children) killPid(child);
 }
 
 function killPid(pid: number): void {
@@ -250,7 +279,7 @@ export async function launchHook(input: {
 	const exit = request(state, ["run", slot.dir], (started) => {
 		pid = started;
 		state.running.add(started);
-		if (killed) killPid(started);
+		if (killed) killHook(started);
 	}).then((answer) => {
 		if (pid !== undefined) state.running.delete(pid);
 		return exitOf(answer);
@@ -262,7 +291,7 @@ export async function launchHook(input: {
 		exit,
 		kill: () => {
 			killed = true;
-			if (pid !== undefined && state.running.has(pid)) killPid(pid);
+			if (pid !== undefined && state.running.has(pid)) killHook(pid);
 		},
 		release: () => {
 			if (released) return;

@@ -221,6 +221,28 @@ describe.skipIf(process.platform !== "linux")("hooks started by the one launcher
 		});
 	});
 
+	it("a hook aborted as it starts leaves nothing running and writes nothing", async () => {
+		const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+		const duration = `20.${process.pid}${Date.now() % 100_000}`;
+		const marker = join(tempDir(), "ran");
+		for (const delayMs of [0, 5, 20]) {
+			const controller = new AbortController();
+			setTimeout(() => controller.abort(), delayMs);
+			const result = await runHookProcess({
+				command: `setsid sleep ${duration} & sleep 0.5; touch ${marker}`,
+				stdin: "",
+				cwd: tempDir(),
+				env,
+				timeoutMs: 10_000,
+				signal: controller.signal,
+			});
+			expect(result.aborted).toBe(true);
+		}
+		await new Promise((resolve) => setTimeout(resolve, 700));
+		expect(existsSync(marker)).toBe(false);
+		expect(processesWithArgument(`sleep ${duration}`)).toEqual([]);
+	});
+
 	it("reports the exit code the hook's shell gives, and a folder that cannot be entered as a start failure", async () => {
 		const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 		expect(await run("sh -c 'kill -TERM $$'", "", env)).toMatchObject({ exitCode: 143, signal: null });
