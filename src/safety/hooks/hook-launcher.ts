@@ -5,6 +5,7 @@ import {
 	mkdirSync,
 	mkdtempSync,
 	openSync,
+	readdirSync,
 	readFileSync,
 	rmSync,
 	writeFileSync,
@@ -120,8 +121,45 @@ function slotsParent(): string | undefined {
 
 const SHARED_MEMORY = "/dev/shm";
 
+/** Slot folders are named for their process, so that those of a process that is gone can be found. */
+const SLOTS_PREFIX = "toolbelt-hooks-";
+
+/**
+ * Removes the slot folders of processes no longer running: a process ended by a signal runs no
+ * exit handler, and its folder would stay in memory until the next boot.
+ */
+function removeAbandonedSlots(parent: string): void {
+	let names: string[] = [];
+	try {
+		names = readdirSync(parent);
+	} catch {
+		return;
+	}
+	for (const name of names) {
+		if (!name.startsWith(SLOTS_PREFIX)) continue;
+		const pid = Number(name.slice(SLOTS_PREFIX.length).split("-")[0]);
+		if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || isRunning(pid)) continue;
+		try {
+			rmSync(join(parent, name), { recursive: true, force: true });
+		} catch {
+			// Another user's: theirs to remove.
+		}
+	}
+}
+
+function isRunning(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		// EPERM: running, as another user.
+		return (error as { code?: unknown }).code === "EPERM";
+	}
+}
+
 function startLauncher(parent: string): LauncherState {
-	const root = mkdtempSync(join(parent, "toolbelt-hooks-"));
+	removeAbandonedSlots(parent);
+	const root = mkdtempSync(join(parent, `${SLOTS_PREFIX}${process.pid}-`));
 	// Its own process group, so a signal to the terminal's group does not stop it mid-hook.
 	const child = spawn("/bin/sh", ["-c", LAUNCHER_SCRIPT], {
 		cwd: "/",
