@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import {
 	accessSync,
 	constants as fsConstants,
+	lstatSync,
 	mkdirSync,
 	mkdtempSync,
 	openSync,
@@ -139,11 +140,24 @@ function removeAbandonedSlots(parent: string): void {
 		if (!name.startsWith(SLOTS_PREFIX)) continue;
 		const pid = Number(name.slice(SLOTS_PREFIX.length).split("-")[0]);
 		if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || isRunning(pid)) continue;
+		// Only this user's own folders: the memory file system is shared by every user, and root,
+		// who could remove anyone's, must not remove a folder another user named like ours.
+		if (!ownFolder(join(parent, name))) continue;
 		try {
 			rmSync(join(parent, name), { recursive: true, force: true });
 		} catch {
 			// Another user's: theirs to remove.
 		}
+	}
+}
+
+/** True for a real folder (not a link) owned by this process's user. */
+function ownFolder(path: string): boolean {
+	try {
+		const info = lstatSync(path);
+		return info.isDirectory() && info.uid === process.getuid?.();
+	} catch {
+		return false;
 	}
 }
 
