@@ -10,8 +10,8 @@ import {
 	CONTAINMENT_VARIABLE,
 	cgroupsAvailable,
 	ownCgroupDirectory,
-	removeCgroup,
 } from "../../../src/workspace/local/process/cgroup.js";
+import { removeCgroup } from "../../../src/workspace/local/process/cgroup-members.js";
 import { requiredInCi } from "../../helpers/prerequisites.js";
 import { unprivilegedIdentity, unprivilegedUnavailableReason, userPrefix } from "../../helpers/test-users.js";
 import { eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";

@@ -1,13 +1,7 @@
 import { rmSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import {
-	cgroupMembers,
-	cgroupPopulated,
-	cgroupsInUse,
-	killCommandCgroup,
-	releaseAllCgroupsSync,
-	removeCgroup,
-} from "./cgroup.js";
+import { cgroupsInUse, killCommandCgroup, releaseAllCgroupsSync } from "./cgroup.js";
+import { cgroupMembers, cgroupPopulated, removeCgroup } from "./cgroup-members.js";
 import { findTreeProcesses, type ProcessTree, processGroupOf, terminateTree } from "./process-tree.js";
 
 /** Processes a command left running when its shell exited. */

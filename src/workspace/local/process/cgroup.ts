@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { type Dirent, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isRunning, readProcStat } from "./proc-stat.js";
+import { cgroupPopulated, killCgroup, removeCgroup, signalCgroup } from "./cgroup-members.js";
 
 /**
  * cgroup v2 containment of shell commands (Linux). Each command runs in its own cgroup under one
@@ -299,89 +299,10 @@ function moveIntoCgroup(cgroup: string): string {
 	return `printf '%s\\n' "$$" 2>/dev/null > ${procs}`;
 }
 
-/** True for a zombie (dead, waiting for its parent to reap it), an exiting process, or a pid that is gone. */
-function isDead(pid: string): boolean {
-	const stat = readProcStat(pid);
-	return stat === undefined || !isRunning(stat);
-}
-
-/**
- * Live processes of a cgroup and of the cgroups below it (a root command may create some). A
- * zombie, or a process in the middle of exiting, is still listed by the kernel until it is
- * reaped; it is left out, as it never runs again (see `isRunning`).
- */
-export function cgroupMembers(cgroup: string): number[] {
-	const found: number[] = [];
-	const visit = (directory: string) => {
-		let entries: Dirent[];
-		try {
-			for (const line of readFileSync(join(directory, "cgroup.procs"), "latin1").split("\n")) {
-				if (line !== "" && !isDead(line)) found.push(Number(line));
-			}
-			entries = readdirSync(directory, { withFileTypes: true });
-		} catch {
-			return;
-		}
-		for (const entry of entries) if (entry.isDirectory()) visit(join(directory, entry.name));
-	};
-	visit(cgroup);
-	return found;
-}
-
-/** True while a process lives in the cgroup or below it. */
-export function cgroupPopulated(cgroup: string): boolean {
-	try {
-		return /^populated 1$/m.test(readFileSync(join(cgroup, "cgroup.events"), "latin1"));
-	} catch {
-		return false;
-	}
-}
-
-/** Sends `signal` to every process of the cgroup (and below). */
-export function signalCgroup(cgroup: string, signal: NodeJS.Signals): void {
-	for (const pid of cgroupMembers(cgroup)) {
-		try {
-			process.kill(pid, signal);
-		} catch {
-			// Gone already.
-		}
-	}
-}
-
-function killCgroup(cgroup: string, canKill: boolean): void {
-	if (canKill) {
-		try {
-			// The kernel SIGKILLs every process below, also those forking meanwhile.
-			writeFileSync(join(cgroup, "cgroup.kill"), "1");
-			return;
-		} catch {
-			// Removed meanwhile, or refused: signal one by one.
-		}
-	}
-	signalCgroup(cgroup, "SIGKILL");
-}
-
 /** SIGKILLs every process of the cgroup and below (`cgroup.kill` where the kernel has it). */
 export function killCommandCgroup(cgroup: string): void {
 	// Not `currentBase()`: while a probe is under way, that would decide by the blocking probe.
 	killCgroup(cgroup, base?.canKill ?? existsSync(join(cgroup, "cgroup.kill")));
-}
-
-/** Removes a cgroup and the cgroups below it; true when it is gone. Fails (false) while populated. */
-export function removeCgroup(cgroup: string): boolean {
-	let entries: Dirent[] = [];
-	try {
-		entries = readdirSync(cgroup, { withFileTypes: true });
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === "ENOENT";
-	}
-	for (const entry of entries) if (entry.isDirectory()) removeCgroup(join(cgroup, entry.name));
-	try {
-		rmdirSync(cgroup);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === "ENOENT";
-	}
 }
 
 /** Blocks the thread for `ms` (only for the synchronous exit path, which cannot await). */

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { ensureExitCleanup } from "./background-registry.js";
-import { cgroupMembers, createCommandCgroup, joinCgroupScript, killCommandCgroup, removeCgroup } from "./cgroup.js";
+import { createCommandCgroup, joinCgroupScript, killCommandCgroup } from "./cgroup.js";
+import { cgroupMembers, removeCgroup } from "./cgroup-members.js";
 import { inPidNamespace, pidNamespaceAvailable } from "./pid-namespace.js";
 import {
 	findTreeProcesses,

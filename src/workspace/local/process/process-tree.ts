@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
-import { cgroupMembers, killCommandCgroup, signalCgroup } from "./cgroup.js";
+import { killCommandCgroup } from "./cgroup.js";
+import { cgroupMembers, signalCgroup } from "./cgroup-members.js";
 import { isRunning, procPids, readProcStat } from "./proc-stat.js";
 
 /**

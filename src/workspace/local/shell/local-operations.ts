@@ -6,8 +6,9 @@ import type {
 	ShellFileExecResult,
 	ShellOperations,
 } from "../../shell/exec-types.js";
-import { opensDescriptors, runLocalCommand } from "./local-run.js";
+import { runLocalCommand } from "./local-run.js";
 import { canRelayOutput } from "./output-relay.js";
+import { opensDescriptors } from "./process-start.js";
 import { prepareCallShell } from "./standby-shell.js";
 import { runTtyCommand } from "./tty-run.js";
 

@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, fstatSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { fstatSync } from "node:fs";
 import type { Readable } from "node:stream";
-import type { EscapedProcess, ShellExecRequest, ShellFileExecResult, ShellRunHandle } from "../../shell/exec-types.js";
+import type { EscapedProcess, ShellFileExecResult, ShellRunHandle } from "../../shell/exec-types.js";
 import { pipeStdinWriter } from "../../shell/stdin-writer.js";
 import {
 	attachRoot,
@@ -12,8 +12,7 @@ import {
 import { processStartTicks } from "../process/escapees.js";
 import { findTreeProcesses, signalTree, terminateTree } from "../process/process-tree.js";
 import { collectLeftRunning, keepOrRelease, type ShellStart } from "./left-running.js";
-import { startWithRelay } from "./output-relay.js";
-import { openDescriptorsScript } from "./read-descriptors.js";
+import { type ExecRequest, startProcess } from "./process-start.js";
 import { createRelayChannel, type RelayChannel, readRelayAnnouncement } from "./relay-channel.js";
 import {
 	prepareFirstStandbyShell,
@@ -37,18 +36,6 @@ const drainIdleMs = 1000;
 const drainCapMs = 2000;
 /** After a tree kill, how long to wait for the shell's exit to be reported before settling without it, in ms. */
 const shellExitFallbackMs = 500;
-
-// On POSIX a tiny `sh` wrapper points the shell's stderr at its stdout pipe before exec'ing it, so
-// both streams arrive through one pipe in the exact order they were written. It joins the
-// command's cgroup first, where there is one.
-const mergeStreamsScript = 'exec "$@" 2>&1';
-const canMergeStreams = process.platform !== "win32" && existsSync("/bin/sh");
-
-/** True when every local start goes through a shell that can open `readDescriptors` before it becomes the command. */
-export const opensDescriptors = canMergeStreams;
-
-/** A request without `onData`: the output goes to `outputFile` instead. */
-export type ExecRequest = Omit<ShellExecRequest, "onData"> & { onData?: ShellExecRequest["onData"] };
 
 /** Everything one run knows; the phases below read and update it. */
 interface RunState {
@@ -99,27 +86,6 @@ function outputFileSize(descriptor: number): number {
 	} catch {
 		return -1;
 	}
-}
-
-function startProcess(request: ExecRequest, containment: ProcessContainment, outputFile: number | undefined) {
-	const env: Record<string, string> = { ...request.env, ...containment.env };
-	// Own process group (and session), so the whole tree can be signalled at once.
-	const common = { cwd: request.cwd, detached: process.platform !== "win32" };
-	const opens = openDescriptorsScript(request.readDescriptors);
-	if (outputFile !== undefined) {
-		const prelude = [containment.joinScript, opens].filter((lines) => lines !== "").join("\n");
-		return startWithRelay({ file: request.file, args: request.args, env, outputFile, prelude, ...common });
-	}
-	const script = [containment.joinScript, opens, mergeStreamsScript].filter((lines) => lines !== "").join("\n");
-	const [file, args] = canMergeStreams
-		? ["/bin/sh", ["-c", script, "sh", request.file, ...request.args]]
-		: [request.file, request.args];
-	return spawn(file, args, {
-		...common,
-		env,
-		stdio: ["pipe", "pipe", canMergeStreams ? "ignore" : "pipe"],
-		windowsHide: true,
-	});
 }
 
 function onChunk(state: RunState, chunk: Buffer): void {
