@@ -166,7 +166,7 @@ describe("bash: timeout and abort kill the whole tree", () => {
 		expect(processGroupMembers(outcome.details.pid ?? -1)).toEqual([]);
 	});
 
-	it("abort settles within 500 ms, kills everything and says the user cancelled", async () => {
+	it("abort settles at once (not after the command's 100 s), kills everything and says the user cancelled", async () => {
 		const { marker, env } = marked();
 		const controller = new AbortController();
 		let abortedAt = 0;
@@ -186,7 +186,9 @@ describe("bash: timeout and abort kill the whole tree", () => {
 		const outcome = await running;
 		const settledIn = Date.now() - abortedAt;
 		expect(abortedAt).toBeGreaterThan(0);
-		expect(settledIn).toBeLessThan(500);
+		// The kill's grace is 200 ms; the bound is wide so that a loaded machine does not fail it,
+		// and still far below the 100 s the command would run if the abort waited for it.
+		expect(settledIn).toBeLessThan(10_000);
 		expect(outcome.isError).toBe(true);
 		expect(outcome.details.cancelled).toBe(true);
 		expect(outcome.text).toContain("ready");

@@ -164,7 +164,14 @@ describe.skipIf(process.platform !== "linux")("hooks started by the one launcher
 			const launchers: number[] = [];
 			for (const round of [1, 2]) {
 				const hook = join(tempDir(), `launched-${round}-${process.pid}.sh`);
-				writeFileSync(hook, "#!/bin/sh\nsleep 0.3\n", { mode: 0o755 });
+				const done = `${hook}.done`;
+				// The hook runs until the test has read its ancestry (at most 10 s): a fixed sleep ended
+				// before a loaded machine's scan of /proc found it.
+				writeFileSync(
+					hook,
+					`#!/bin/sh\ni=0\nwhile [ ! -e '${done}' ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done\n`,
+					{ mode: 0o755 },
+				);
 				const running = run(hook, "", env);
 				let unshare: number | undefined;
 				for (let tries = 0; tries < 100 && unshare === undefined; tries++) {
@@ -176,6 +183,7 @@ describe.skipIf(process.platform !== "linux")("hooks started by the one launcher
 				const launcher = parentOf(parentOf(unshare ?? 0));
 				expect(parentOf(launcher)).toBe(process.pid);
 				launchers.push(launcher);
+				writeFileSync(done, "");
 				expect((await running).exitCode).toBe(0);
 			}
 			expect(launchers[1]).toBe(launchers[0]);
