@@ -257,6 +257,30 @@ export function launchRipgrep(options: {
 	return run;
 }
 
+/**
+ * A launched ripgrep's stderr, kept up to `max` characters, and `closed`: settles once its stdout
+ * and stderr have both closed, so ripgrep (which held them) has exited and its id may be reused.
+ */
+export function watchEnds(
+	stdout: Socket,
+	stderr: Socket,
+	max: number,
+): { stderrText: () => string; closed: Promise<void> } {
+	let text = "";
+	stderr.setEncoding("utf8");
+	stderr.on("data", (chunk: string) => {
+		if (text.length < max) text += chunk;
+	});
+	const closed = (socket: Socket) => new Promise<void>((resolve) => socket.once("close", () => resolve()));
+	return { stderrText: () => text, closed: Promise.all([closed(stdout), closed(stderr)]).then(() => undefined) };
+}
+
+/** How a launched ripgrep ended, from the status its shell read (undefined: never known, as for a failed launch). */
+export function endOf(status: number | undefined, stderr: string): LaunchedRipgrepEnd {
+	if (status === undefined) return { code: null, stderr, launchFailed: true };
+	return { code: status < 128 ? status : null, stderr, launchFailed: LAUNCH_FAILED.has(status) };
+}
+
 function watchRun(current: Launcher, channel: number, maxStderr: number): LaunchedRipgrep {
 	const stdout = socketOf(current.child, outFd(channel));
 	const stderr = socketOf(current.child, errFd(channel));
@@ -282,13 +306,8 @@ function watchRun(current: Launcher, channel: number, maxStderr: number): Launch
 			if (killed) kill();
 		});
 	}
-	let text = "";
-	stderr.setEncoding("utf8");
-	stderr.on("data", (chunk: string) => {
-		if (text.length < maxStderr) text += chunk;
-	});
-	const closed = (socket: Socket) => new Promise<void>((resolve) => socket.once("close", () => resolve()));
-	const finished = Promise.all([closed(stdout), closed(stderr)]).then(
+	const ends = watchEnds(stdout, stderr, maxStderr);
+	const finished = ends.closed.then(
 		() =>
 			new Promise<LaunchedRipgrepEnd>((resolve) => {
 				// Both ends closed: ripgrep (which held them) has exited, and its id may be reused.
@@ -296,8 +315,7 @@ function watchRun(current: Launcher, channel: number, maxStderr: number): Launch
 				current.waitingForPid.delete(channel);
 				const end = (status: number | undefined) => {
 					release(current, channel);
-					if (status === undefined) resolve({ code: null, stderr: text, launchFailed: true });
-					else resolve({ code: status < 128 ? status : null, stderr: text, launchFailed: LAUNCH_FAILED.has(status) });
+					resolve(endOf(status, ends.stderrText()));
 				};
 				// Killed (the search stopped early): nobody asks how it ended.
 				if (killed) end(SIGKILL_STATUS);

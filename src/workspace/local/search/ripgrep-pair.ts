@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Socket } from "node:net";
 import { singleQuoted } from "../../shell/single-quoted.js";
-import { LAUNCH_FAILED, type LaunchedRipgrep, type LaunchedRipgrepEnd } from "./ripgrep-launcher.js";
+import { endOf, type LaunchedRipgrep, type LaunchedRipgrepEnd, watchEnds } from "./ripgrep-launcher.js";
 
 /**
  * The two ripgreps a path-ordered search may need, from one start of this process: a small shell
@@ -195,13 +195,8 @@ function watch(state: PairState, index: 0 | 1, maxStderr: number, release: () =>
 	state.pidWaiters[index] = () => {
 		if (killed) kill();
 	};
-	let text = "";
-	stderr.setEncoding("utf8");
-	stderr.on("data", (chunk: string) => {
-		if (text.length < maxStderr) text += chunk;
-	});
-	const closed = (socket: Socket) => new Promise<void>((resolve) => socket.once("close", () => resolve()));
-	const finished = Promise.all([closed(stdout), closed(stderr)]).then(
+	const ends = watchEnds(stdout, stderr, maxStderr);
+	const finished = ends.closed.then(
 		() =>
 			new Promise<LaunchedRipgrepEnd>((resolve) => {
 				// Both ends closed: ripgrep has exited, and its id may be reused.
@@ -212,8 +207,7 @@ function watch(state: PairState, index: 0 | 1, maxStderr: number, release: () =>
 				const end = (status: number | undefined) => {
 					state.statusWaiters[index] = undefined;
 					holdControl(state);
-					if (status === undefined) resolve({ code: null, stderr: text, launchFailed: true });
-					else resolve({ code: status < 128 ? status : null, stderr: text, launchFailed: LAUNCH_FAILED.has(status) });
+					resolve(endOf(status, ends.stderrText()));
 				};
 				if (killed) end(SIGKILL_STATUS);
 				else if (state.statuses[index] !== undefined) end(state.statuses[index]);
