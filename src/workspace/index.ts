@@ -70,6 +70,7 @@ export {
 	type ShellOutput,
 	type TailBudget,
 } from "./shell/output-tail.js";
+export { pidInUse } from "./shell/pid-in-use.js";
 export { sanitizeTerminalOutput } from "./shell/sanitize.js";
 export { singleQuoted } from "./shell/single-quoted.js";
 export {

@@ -14,7 +14,7 @@ import {
 import { Socket } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { singleQuoted } from "../../workspace/index.js";
+import { pidInUse, singleQuoted } from "../../workspace/index.js";
 
 // Why a launcher: a hook is a short process, and starting it from Node means a fork of Node, whose
 // cost grows with Node's memory (5–13 ms blocked in `spawn` for a 50–230 MB process on the bench VM,
@@ -139,7 +139,7 @@ function removeAbandonedSlots(parent: string): void {
 	for (const name of names) {
 		if (!name.startsWith(SLOTS_PREFIX)) continue;
 		const pid = Number(name.slice(SLOTS_PREFIX.length).split("-")[0]);
-		if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || isRunning(pid)) continue;
+		if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || pidInUse(pid)) continue;
 		// Only this user's own folders: the memory file system is shared by every user, and root,
 		// who could remove anyone's, must not remove a folder another user named like ours.
 		if (!ownFolder(join(parent, name))) continue;
@@ -158,16 +158,6 @@ function ownFolder(path: string): boolean {
 		return info.isDirectory() && info.uid === process.getuid?.();
 	} catch {
 		return false;
-	}
-}
-
-function isRunning(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		// EPERM: running, as another user.
-		return (error as { code?: unknown }).code === "EPERM";
 	}
 }
 

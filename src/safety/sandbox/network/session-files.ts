@@ -8,6 +8,7 @@
 import { rmSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { pidInUse } from "../../../workspace/index.js";
 import { registerSessionCleanup } from "../../../workspace/local/index.js";
 
 /** The folder a session's files go in, and how they are removed. */
@@ -22,22 +23,12 @@ export interface SessionFiles {
 
 const folderPattern = /^network-(\d+)-/;
 
-function isRunning(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		// EPERM: it runs, as another user (a pid reused since): not ours to judge, leave it.
-		return (error as NodeJS.ErrnoException).code === "EPERM";
-	}
-}
-
 /** Removes the session folders of processes of this user that ended without removing them. */
 async function removeAbandoned(stateDir: string): Promise<void> {
 	const names = await readdir(stateDir).catch(() => [] as string[]);
 	for (const name of names) {
 		const pid = Number(folderPattern.exec(name)?.[1] ?? Number.NaN);
-		if (!Number.isInteger(pid) || pid === process.pid || isRunning(pid)) continue;
+		if (!Number.isInteger(pid) || pid === process.pid || pidInUse(pid)) continue;
 		await rm(join(stateDir, name), { recursive: true, force: true }).catch(() => {});
 	}
 }

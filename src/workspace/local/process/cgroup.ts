@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { pidInUse } from "../../shell/pid-in-use.js";
 import { cgroupPopulated, killCgroup, removeCgroup, signalCgroup } from "./cgroup-members.js";
 
 /**
@@ -73,15 +74,6 @@ export function ownCgroupDirectory(): string | undefined {
 	return undefined;
 }
 
-function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === "EPERM";
-	}
-}
-
 /**
  * Removes what dead toolbelt processes left beside us (a toolbelt killed by SIGKILL cannot clean
  * up): their commands were meant to end with them, so they are killed, and the cgroups removed.
@@ -95,7 +87,7 @@ function sweepStale(parent: string): void {
 	}
 	for (const entry of entries) {
 		const match = /^toolbelt-(\d+)-[0-9a-f]+$/.exec(entry);
-		if (!match || isAlive(Number(match[1]))) continue;
+		if (!match || pidInUse(Number(match[1]))) continue;
 		const path = join(parent, entry);
 		killCgroup(path, existsSync(join(path, "cgroup.kill")));
 		removeCgroup(path);
