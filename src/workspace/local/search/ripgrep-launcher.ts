@@ -114,7 +114,8 @@ export function stillRunnable(rgPath: string): boolean {
 	}
 }
 
-function socketOf(child: ChildProcess, fd: number): Socket {
+/** The child's pipe on descriptor `fd`. */
+export function socketOf(child: ChildProcess, fd: number): Socket {
 	return child.stdio[fd] as Socket;
 }
 
@@ -191,17 +192,24 @@ function startLauncher(): Launcher | undefined {
 	};
 	child.once("error", gone);
 	child.once("exit", gone);
-	// Waiting keeps neither this process alive nor a socket error from surfacing.
+	readControlQuietly(child, CONTROL_FD, (text) => readControl(started, text));
+	return started;
+}
+
+/**
+ * Reads a launching shell's control descriptor `fd` into `onText`. Waiting for it keeps neither this
+ * process alive nor a socket error from surfacing: a search in progress refs its own pipes.
+ */
+export function readControlQuietly(child: ChildProcess, fd: number, onText: (text: string) => void): void {
 	child.unref();
 	for (const stream of child.stdio) {
 		const socket = stream as Socket | null;
 		socket?.on("error", () => {});
 		socket?.unref();
 	}
-	const control = socketOf(child, CONTROL_FD);
+	const control = socketOf(child, fd);
 	control.setEncoding("utf8");
-	control.on("data", (text: string) => readControl(started, text));
-	return started;
+	control.on("data", onText);
 }
 
 /**

@@ -1,8 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import type { Socket } from "node:net";
 import { singleQuoted } from "../../shell/single-quoted.js";
-import { endOf, type LaunchedRipgrep, type LaunchedRipgrepEnd, watchEnds } from "./ripgrep-launcher.js";
+import {
+	endOf,
+	type LaunchedRipgrep,
+	type LaunchedRipgrepEnd,
+	readControlQuietly,
+	socketOf,
+	watchEnds,
+} from "./ripgrep-launcher.js";
 
 /**
  * The two ripgreps a path-ordered search may need, from one start of this process: a small shell
@@ -114,15 +120,7 @@ export function startRipgrepPair(options: {
 	};
 	child.once("error", gone);
 	child.once("exit", gone);
-	child.unref();
-	for (const stream of child.stdio) {
-		const socket = stream as Socket | null;
-		socket?.on("error", () => {});
-		socket?.unref();
-	}
-	const control = socketOf(child, CONTROL_FD);
-	control.setEncoding("utf8");
-	control.on("data", (text: string) => readControl(state, text));
+	readControlQuietly(child, CONTROL_FD, (text) => readControl(state, text));
 	const release = () => {
 		if (state.released) return;
 		state.released = true;
@@ -140,10 +138,6 @@ export function startRipgrepPair(options: {
 		},
 		release,
 	};
-}
-
-function socketOf(child: ChildProcess, fd: number): Socket {
-	return child.stdio[fd] as Socket;
 }
 
 /** The control socket keeps this process alive only while a status is awaited. */
