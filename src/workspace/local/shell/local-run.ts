@@ -13,7 +13,7 @@ import { processStartTicks } from "../process/escapees.js";
 import { findTreeProcesses, signalTree, terminateTree } from "../process/process-tree.js";
 import { collectLeftRunning, keepOrRelease, type ShellStart } from "./left-running.js";
 import { type ExecRequest, startProcess } from "./process-start.js";
-import { createRelayChannel, type RelayChannel, readRelayAnnouncement } from "./relay-channel.js";
+import { createRelayChannel, type RelayChannel, readRelayAnnouncement, relayCaughtUp } from "./relay-channel.js";
 import {
 	prepareFirstStandbyShell,
 	prepareStandbyShell,
@@ -34,6 +34,12 @@ const drainIdleWithBackgroundMs = 50;
 const drainCapWithBackgroundMs = 300;
 const drainIdleMs = 1000;
 const drainCapMs = 2000;
+/**
+ * Past the cap, how much longer to wait for a relay that has not copied what the shell wrote and
+ * whose file does not grow: starved of CPU (or stopped), not kept busy by a writer. Its bytes are
+ * the command's own output.
+ */
+const starvedRelayExtraMs = 3000;
 /** After a tree kill, how long to wait for the shell's exit to be reported before settling without it, in ms. */
 const shellExitFallbackMs = 500;
 
@@ -186,15 +192,22 @@ function maybeFinish(state: RunState): void {
 		return;
 	}
 	const now = Date.now();
+	let grew = false;
 	if (state.relay && state.outputFile !== undefined) {
 		const size = outputFileSize(state.outputFile);
 		if (size !== state.outputSize) {
 			state.outputSize = size;
 			state.lastActivity = now;
+			grew = true;
 		}
 	}
-	const idle = state.streams.every((stream) => !stream.isPaused()) && now - state.lastActivity >= state.drainIdle;
-	if (idle || now >= state.drainDeadline) {
+	// A relay still open (a background job holds the pipe) may not have copied the shell's last
+	// bytes yet: the file not growing is no sign of idleness until the relay waits for input.
+	const behind = state.relay !== undefined && !relayCaughtUp(state.relay);
+	const idle =
+		!behind && state.streams.every((stream) => !stream.isPaused()) && now - state.lastActivity >= state.drainIdle;
+	const starved = behind && !grew;
+	if (idle || (now >= state.drainDeadline && !starved) || now >= state.drainDeadline + starvedRelayExtraMs) {
 		void finish(state);
 		return;
 	}

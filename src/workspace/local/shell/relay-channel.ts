@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { readProcStat } from "../process/proc-stat.js";
 
 /**
  * The relay's side of a run into a file: its channel (the shell's fd 3), on which the relay
@@ -42,4 +43,17 @@ export function readRelayAnnouncement(relay: RelayChannel, chunk: Buffer): void 
 	const line = relay.announcement.slice(0, newline);
 	if (/^\d+$/.test(line)) relay.pid = Number(line);
 	relay.announced();
+}
+
+/**
+ * True when the relay has copied everything written to its pipe so far: it sleeps (`S`), which a
+ * `cat` does only in its read of an empty pipe, or it is gone. A writer wakes the reader before its
+ * write returns, so once the shell has exited, a sleeping relay holds none of its bytes. False while
+ * its pid is unknown or it is runnable, stopped or in the kernel: on a loaded machine a relay may
+ * not run for a good part of a second after the shell wrote its last line.
+ */
+export function relayCaughtUp(relay: RelayChannel): boolean {
+	if (relay.pid === undefined) return false;
+	const stat = readProcStat(relay.pid);
+	return stat === undefined || stat.state === "S" || stat.state === "Z" || stat.state === "X";
 }
