@@ -59,16 +59,10 @@ export function searchThroughFiles(files: FileOperations): SearchOperations {
 		listFiles: async (request: ListFilesRequest, signal: AbortSignal): Promise<SearchStream<string>> => ({
 			backend: "walker",
 			pathOrdered: true,
-			items: loadedLazily(async () =>
-				(await import("./walker.js")).walkFiles({
-					root: request.openedRoot ?? request.root,
-					ignoreRoot: request.root,
-					respectIgnoreFiles: request.respectIgnoreFiles,
-					include: request.pattern,
-					signal,
-					source,
-				}),
-			),
+			items: loadedLazily(async () => {
+				const walker = await import("./walker.js");
+				return walker.walkFiles(walker.walkOptionsOf(request, signal, source));
+			}),
 		}),
 	};
 }

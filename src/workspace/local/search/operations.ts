@@ -81,15 +81,10 @@ export function createSearchOperations(options: SearchOperationsOptions = {}): S
 			return withFallback(
 				async (rgPath) => (await loadRipgrepBackend()).ripgrepListFiles(rgPath, request, signal),
 				() =>
-					loadedLazily(async () =>
-						(await import("./walker.js")).walkFiles({
-							root: request.openedRoot ?? request.root,
-							ignoreRoot: request.root,
-							respectIgnoreFiles: request.respectIgnoreFiles,
-							include: request.pattern,
-							signal,
-						}),
-					),
+					loadedLazily(async () => {
+						const walker = await import("./walker.js");
+						return walker.walkFiles(walker.walkOptionsOf(request, signal));
+					}),
 				request.pathOrder === true,
 			);
 		},

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { AbortError } from "../../../engine/index.js";
 import { compileGlob, type GlobTest } from "../../search/glob-filter.js";
 import { GIT_EXCLUDE, IGNORE_FILE_NAMES, IgnoreRules, type ReadText } from "../../search/ignore-rules.js";
+import type { ListFilesRequest } from "../../search/types.js";
 
 /** A folder entry as the walker needs it (a `Dirent` is one). */
 export interface WalkEntry {
@@ -35,6 +36,22 @@ export interface WalkOptions {
 	signal: AbortSignal;
 	/** Where folders and ignore files are read. Default: the local disk. */
 	source?: WalkSource;
+}
+
+/**
+ * The walk that lists a find request's files: the pinned folder read (`openedRoot`), ignore files
+ * above it looked up from `root`, the pattern narrowing as an include glob. `source`: where folders
+ * and ignore files are read (default: the local disk).
+ */
+export function walkOptionsOf(request: ListFilesRequest, signal: AbortSignal, source?: WalkSource): WalkOptions {
+	return {
+		root: request.openedRoot ?? request.root,
+		ignoreRoot: request.root,
+		respectIgnoreFiles: request.respectIgnoreFiles,
+		include: request.pattern,
+		signal,
+		source,
+	};
 }
 
 interface PendingFolder {
