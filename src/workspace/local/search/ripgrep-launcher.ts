@@ -283,6 +283,52 @@ export function watchEnds(
 	return { stderrText: () => text, closed: Promise.all([closed(stdout), closed(stderr)]).then(() => undefined) };
 }
 
+/** How a launched ripgrep is ended (see `killerOf`). */
+export interface RipgrepKiller {
+	/** SIGKILL now, or as soon as its process id is known; nothing once it exited. */
+	kill(): void;
+	/** Its process id, as its shell said it: a kill asked for before lands now. */
+	known(pid: number): void;
+	/** It exited: its id may be another process's from now on. */
+	exited(): void;
+	/** True once a kill was asked for before it exited. */
+	killed(): boolean;
+	/** Its process id once known, until it exited. */
+	pid(): number | undefined;
+}
+
+/**
+ * The kill of a ripgrep a shell started: its process id comes a moment after the start (on the
+ * shell's control descriptor), and a search may stop before that. `pid`: the id, where already known.
+ */
+export function killerOf(pid?: number): RipgrepKiller {
+	let known = pid;
+	let killed = false;
+	let exited = false;
+	const kill = () => {
+		if (exited) return;
+		killed = true;
+		if (known === undefined) return;
+		try {
+			process.kill(known, "SIGKILL");
+		} catch {
+			// exited already
+		}
+	};
+	return {
+		kill,
+		known: (received) => {
+			known = received;
+			if (killed) kill();
+		},
+		exited: () => {
+			exited = true;
+		},
+		killed: () => killed,
+		pid: () => (exited ? undefined : known),
+	};
+}
+
 /** How a launched ripgrep ended, from the status its shell read (undefined: never known, as for a failed launch). */
 export function endOf(status: number | undefined, stderr: string): LaunchedRipgrepEnd {
 	if (status === undefined) return { code: null, stderr, launchFailed: true };
@@ -295,38 +341,22 @@ function watchRun(current: Launcher, channel: number, maxStderr: number): Launch
 	// A search in progress keeps this process alive, as a child's pipes do.
 	stdout.ref();
 	stderr.ref();
-	let pid = current.pids.get(channel);
-	let killed = false;
-	let exited = false;
-	const kill = () => {
-		if (exited) return;
-		killed = true;
-		if (pid === undefined) return;
-		try {
-			process.kill(pid, "SIGKILL");
-		} catch {
-			// exited already
-		}
-	};
-	if (pid === undefined) {
-		current.waitingForPid.set(channel, (received) => {
-			pid = received;
-			if (killed) kill();
-		});
-	}
+	const killer = killerOf(current.pids.get(channel));
+	if (killer.pid() === undefined) current.waitingForPid.set(channel, killer.known);
 	const ends = watchEnds(stdout, stderr, maxStderr);
 	const finished = ends.closed.then(
 		() =>
 			new Promise<LaunchedRipgrepEnd>((resolve) => {
 				// Both ends closed: ripgrep (which held them) has exited, and its id may be reused.
-				exited = true;
+				const pid = killer.pid();
+				killer.exited();
 				current.waitingForPid.delete(channel);
 				const end = (status: number | undefined) => {
 					release(current, channel);
 					resolve(endOf(status, ends.stderrText()));
 				};
 				// Killed (the search stopped early): nobody asks how it ended.
-				if (killed) end(SIGKILL_STATUS);
+				if (killer.killed()) end(SIGKILL_STATUS);
 				else if (pid === undefined || !current.alive) end(undefined);
 				else {
 					current.waitingForStatus.set(channel, end);
@@ -335,5 +365,5 @@ function watchRun(current: Launcher, channel: number, maxStderr: number): Launch
 				}
 			}),
 	);
-	return { stdout, finished, kill, pid: () => (exited ? undefined : pid) };
+	return { stdout, finished, kill: killer.kill, pid: killer.pid };
 }

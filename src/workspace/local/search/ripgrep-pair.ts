@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { singleQuoted } from "../../shell/single-quoted.js";
 import {
 	endOf,
+	killerOf,
 	type LaunchedRipgrep,
 	type LaunchedRipgrepEnd,
 	readControlQuietly,
@@ -171,30 +172,19 @@ function watch(state: PairState, index: 0 | 1, maxStderr: number, release: () =>
 	// A search in progress keeps this process alive, as a child's pipes do.
 	stdout.ref();
 	stderr.ref();
-	let killed = false;
-	let exited = false;
+	const killer = killerOf(state.pids[index]);
+	state.pidWaiters[index] = killer.known;
 	const kill = () => {
-		if (exited) return;
-		killed = true;
 		// Stopped early: the search is answered, or its every-thread ripgrep was started before.
 		if (index === 0) release();
-		const pid = state.pids[index];
-		if (pid === undefined) return;
-		try {
-			process.kill(pid, "SIGKILL");
-		} catch {
-			// exited already
-		}
-	};
-	state.pidWaiters[index] = () => {
-		if (killed) kill();
+		killer.kill();
 	};
 	const ends = watchEnds(stdout, stderr, maxStderr);
 	const finished = ends.closed.then(
 		() =>
 			new Promise<LaunchedRipgrepEnd>((resolve) => {
 				// Both ends closed: ripgrep has exited, and its id may be reused.
-				exited = true;
+				killer.exited();
 				// The ordered ripgrep ended: its lines are the answer, no every-thread one is asked for
 				// (and the shell says its status only once it knows that).
 				if (index === 0) release();
@@ -203,7 +193,7 @@ function watch(state: PairState, index: 0 | 1, maxStderr: number, release: () =>
 					holdControl(state);
 					resolve(endOf(status, ends.stderrText()));
 				};
-				if (killed) end(SIGKILL_STATUS);
+				if (killer.killed()) end(SIGKILL_STATUS);
 				else if (state.statuses[index] !== undefined) end(state.statuses[index]);
 				else if (!state.alive) end(undefined);
 				else {
@@ -212,5 +202,5 @@ function watch(state: PairState, index: 0 | 1, maxStderr: number, release: () =>
 				}
 			}),
 	);
-	return { stdout, finished, kill, pid: () => (exited ? undefined : state.pids[index]) };
+	return { stdout, finished, kill, pid: killer.pid };
 }
