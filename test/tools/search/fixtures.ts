@@ -62,3 +62,13 @@ export async function processesIn(dir: string): Promise<number[]> {
 	}
 	return found;
 }
+
+/** Waits (up to 5 s) until no process runs in `dir`; returns those still there at the end. */
+export async function processesGoneFrom(dir: string): Promise<number[]> {
+	let left = await processesIn(dir);
+	for (let attempt = 0; attempt < 100 && left.length > 0; attempt++) {
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		left = await processesIn(dir);
+	}
+	return left;
+}

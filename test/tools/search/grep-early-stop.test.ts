@@ -4,7 +4,7 @@ import { GrepEarlyStop } from "../../../src/tools/search/grep/early-stop.js";
 import type { GrepLine } from "../../../src/workspace/search/types.js";
 import { resultText } from "../../helpers/results.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
-import { backends, processesIn, writeTree } from "./fixtures.js";
+import { backends, processesGoneFrom, writeTree } from "./fixtures.js";
 
 const temp = useTempDir();
 
@@ -16,16 +16,6 @@ async function treeWithLargeLateFile(root: string): Promise<void> {
 	}
 	files["z/late.txt"] = "hit in the late file\n".repeat(200_000);
 	await writeTree(root, files);
-}
-
-/** Waits (bounded) until no process runs in `dir`; returns those still there at the end. */
-async function processesGoneFrom(dir: string): Promise<number[]> {
-	let left = await processesIn(dir);
-	for (let attempt = 0; attempt < 100 && left.length > 0; attempt++) {
-		await new Promise((resolve) => setTimeout(resolve, 50));
-		left = await processesIn(dir);
-	}
-	return left;
 }
 
 describe("grep with a limit over a folder", () => {

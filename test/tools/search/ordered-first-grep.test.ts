@@ -2,24 +2,17 @@ import { describe, expect, it } from "vitest";
 import { orderedFirstGrep } from "../../../src/workspace/local/search/path-order/ordered-first-grep.js";
 import type { GrepRun, StartGrep } from "../../../src/workspace/local/search/path-order/path-ordered-grep.js";
 import { readCallsCountable, readCallsOf } from "../../../src/workspace/local/search/read-calls.js";
-import { ripgrepGrep, ripgrepGrepStarter } from "../../../src/workspace/local/search/ripgrep-backend.js";
-import { locateRipgrep } from "../../../src/workspace/local/search/ripgrep-path.js";
-import type { GrepLine, GrepRequest } from "../../../src/workspace/search/types.js";
+import { ripgrepGrepStarter } from "../../../src/workspace/local/search/ripgrep-backend.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { writeTree } from "./fixtures.js";
-
-async function collect(batches: AsyncIterable<GrepLine[]>): Promise<GrepLine[]> {
-	const lines: GrepLine[] = [];
-	for await (const batch of batches) lines.push(...batch);
-	return lines;
-}
-
-/** 400 files with one `hit` each, in folders whose path order differs from string order, and one rare line. */
-function tree(): Record<string, string> {
-	const files: Record<string, string> = { "a-b.txt": "hit\n", "a/x.txt": "hit\nrare line\n" };
-	for (let index = 0; index < 400; index++) files[`many/f${index}.txt`] = `line\nhit ${index}\nline\n`;
-	return files;
-}
+import {
+	bundledRipgrep,
+	collectLines,
+	grepLines,
+	orderedAnswer,
+	orderedRequest,
+	pathOrderTree,
+} from "./ripgrep-fixtures.js";
 
 const linux = process.platform === "linux";
 
@@ -27,29 +20,12 @@ describe.skipIf(!linux)(
 	"orderedFirstGrep: one ripgrep for a frequent pattern, the every-thread one for a rare pattern",
 	() => {
 		const dir = useTempDir();
-		const request = (pattern: string): GrepRequest => ({
-			root: dir(),
-			pattern,
-			literal: true,
-			caseSensitive: true,
-			context: 0,
-			respectIgnoreFiles: true,
-			pathOrder: true,
-		});
+		const request = (pattern: string) => orderedRequest(dir(), pattern);
 		const ripgrep = async () => {
-			const rgPath = (await locateRipgrep()).path;
-			if (!rgPath) throw new Error("the bundled ripgrep is required");
-			await writeTree(dir(), tree());
-			return rgPath;
+			await writeTree(dir(), pathOrderTree(400));
+			return bundledRipgrep();
 		};
-		/** ripgrep --sort path's own answer. */
-		const orderedAnswer = async (rgPath: string, pattern: string) =>
-			collect(
-				await ripgrepGrep(rgPath, request(pattern), new AbortController().signal, undefined, {
-					everyThreadFirst: true,
-					maxHeldLines: 0,
-				}),
-			);
+		const answer = (rgPath: string, pattern: string) => orderedAnswer(rgPath, request(pattern));
 
 		/**
 		 * Runs `orderedFirstGrep` over real ripgreps. `count`: the ordered one's read count as the
@@ -85,7 +61,7 @@ describe.skipIf(!linux)(
 					return options.count ? options.count(asked) : real.readCalls?.();
 				},
 			});
-			const lines = await collect(
+			const lines = await collectLines(
 				orderedFirstGrep({ run: first, stop: () => stop.abort() }, start, new AbortController().signal, {
 					orderedFirstReads: options.orderedFirstReads,
 				}),
@@ -101,7 +77,7 @@ describe.skipIf(!linux)(
 
 		it("keeps the ordered search alone once it gave its probe lines", async () => {
 			const rgPath = await ripgrep();
-			const ordered = await orderedAnswer(rgPath, "hit");
+			const ordered = await answer(rgPath, "hit");
 			expect(ordered.length).toBe(402);
 			const result = await run(rgPath, "hit", { orderedFirstReads: Number.MAX_SAFE_INTEGER });
 			expect(result.lines).toEqual(ordered);
@@ -110,7 +86,7 @@ describe.skipIf(!linux)(
 
 		it("answers from the ordered search alone when it ends before its read count is reached", async () => {
 			const rgPath = await ripgrep();
-			const ordered = await orderedAnswer(rgPath, "rare line");
+			const ordered = await answer(rgPath, "rare line");
 			expect(ordered.map((line) => line.path)).toEqual(["a/x.txt"]);
 			const result = await run(rgPath, "rare line", { orderedFirstReads: Number.MAX_SAFE_INTEGER });
 			expect(result.lines).toEqual(ordered);
@@ -120,7 +96,7 @@ describe.skipIf(!linux)(
 		it("hands over to the every-thread search once the ordered one read past its count without its probe lines", async () => {
 			const rgPath = await ripgrep();
 			for (const pattern of ["rare line", "hit"]) {
-				const ordered = await orderedAnswer(rgPath, pattern);
+				const ordered = await answer(rgPath, pattern);
 				// Nothing from the ordered search until its count, past the limit at the second look, was read.
 				const result = await run(rgPath, pattern, { orderedFirstReads: 10, count: (asked) => asked * 5, gate: 3 });
 				expect(result.lines).toEqual(ordered);
@@ -134,7 +110,7 @@ describe.skipIf(!linux)(
 		it("decides by the count, not by time: below the limit the ordered search is kept however long it takes", async () => {
 			const rgPath = await ripgrep();
 			for (const pattern of ["rare line", "hit"]) {
-				const ordered = await orderedAnswer(rgPath, pattern);
+				const ordered = await answer(rgPath, pattern);
 				// Its lines wait until the count was looked at 20 times (at least 40 ms).
 				const result = await run(rgPath, pattern, { orderedFirstReads: 10, count: () => 9, gate: 20 });
 				expect(result.lines).toEqual(ordered);
@@ -146,11 +122,9 @@ describe.skipIf(!linux)(
 		it("gives the ordered answer from ripgrepGrep, by default and with either search first", async () => {
 			const rgPath = await ripgrep();
 			for (const pattern of ["hit", "rare line", "no such text"]) {
-				const ordered = await orderedAnswer(rgPath, pattern);
+				const ordered = await answer(rgPath, pattern);
 				for (const orderedFirstReads of [undefined, 0, 1, Number.MAX_SAFE_INTEGER]) {
-					const lines = await collect(
-						await ripgrepGrep(rgPath, request(pattern), new AbortController().signal, undefined, { orderedFirstReads }),
-					);
+					const lines = await grepLines(rgPath, request(pattern), { orderedFirstReads });
 					expect(lines).toEqual(ordered);
 				}
 			}

@@ -4,36 +4,29 @@ import {
 	pathOrderedGrep,
 	type StartGrep,
 } from "../../../src/workspace/local/search/path-order/path-ordered-grep.js";
-import { ripgrepGrep, ripgrepGrepStarter } from "../../../src/workspace/local/search/ripgrep-backend.js";
-import { locateRipgrep } from "../../../src/workspace/local/search/ripgrep-path.js";
-import type { GrepLine, GrepRequest } from "../../../src/workspace/search/types.js";
+import { ripgrepGrepStarter } from "../../../src/workspace/local/search/ripgrep-backend.js";
+import type { GrepLine } from "../../../src/workspace/search/types.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { writeTree } from "./fixtures.js";
-
-async function collect(batches: AsyncIterable<GrepLine[]>): Promise<GrepLine[]> {
-	const lines: GrepLine[] = [];
-	for await (const batch of batches) lines.push(...batch);
-	return lines;
-}
-
-async function linesOf(rgPath: string, request: GrepRequest, ordering: PathOrderedGrepOptions): Promise<GrepLine[]> {
-	return collect(await ripgrepGrep(rgPath, request, new AbortController().signal, undefined, ordering));
-}
+import {
+	bundledRipgrep,
+	collectLines,
+	grepLines,
+	orderedAnswer,
+	orderedRequest,
+	pathOrderTree,
+} from "./ripgrep-fixtures.js";
 
 /** Names whose path order differs from plain string order ("a/x" before "a-b"), and many files. */
-function tree(): Record<string, string> {
-	const files: Record<string, string> = {
+const tree = () =>
+	pathOrderTree(300, {
 		"a/x.txt": "hit one\nother\nhit two\n",
-		"a-b.txt": "hit\n",
 		"a.ts": "before\nhit\nafter\n",
 		"B.txt": "hit upper\n",
 		"b/c/d.txt": "hit deep\n",
 		"é.txt": "hit accent\n",
 		"z.txt": "no match here\n",
-	};
-	for (let index = 0; index < 300; index++) files[`many/f${index}.txt`] = `line\nhit ${index}\nline\n`;
-	return files;
-}
+	});
 
 const aborted = (signal: AbortSignal) =>
 	new Promise<void>((resolve) => {
@@ -69,40 +62,28 @@ async function* gated(
 
 describe("pathOrderedGrep: the same lines in the same order, whichever ripgrep answers", () => {
 	const dir = useTempDir();
-	const request = (pattern = "hit"): GrepRequest => ({
-		root: dir(),
-		pattern,
-		literal: true,
-		caseSensitive: true,
-		context: 1,
-		respectIgnoreFiles: true,
-		pathOrder: true,
-	});
+	const request = (pattern = "hit") => orderedRequest(dir(), pattern, { context: 1 });
 	const ripgrep = async () => {
-		const rgPath = (await locateRipgrep()).path;
-		if (!rgPath) throw new Error("the bundled ripgrep is required");
 		await writeTree(dir(), tree());
-		return rgPath;
+		return bundledRipgrep();
 	};
-	/** ripgrep --sort path's own answer: the every-thread search may hold nothing, so an ordered one answers alone. */
-	const orderedAnswer = (rgPath: string, pattern?: string) =>
-		linesOf(rgPath, request(pattern), { everyThreadFirst: true, maxHeldLines: 0 });
+	const answer = (rgPath: string, pattern?: string) => orderedAnswer(rgPath, request(pattern));
 
 	it("gives what ripgrep --sort path gives, alone, raced, and from the every-thread search tried first", async () => {
 		const rgPath = await ripgrep();
-		const ordered = await orderedAnswer(rgPath);
+		const ordered = await answer(rgPath);
 		expect(ordered.length).toBeGreaterThan(900);
 		expect(ordered.slice(0, 4).map((line) => line.path)).toEqual(["B.txt", "a/x.txt", "a/x.txt", "a/x.txt"]);
 		// With its defaults, the every-thread search alone, raced from the start, and with a
 		// judgement that never keeps the ordered search.
-		expect(await linesOf(rgPath, request(), {})).toEqual(ordered);
-		expect(await linesOf(rgPath, request(), { raceAfterLines: Number.MAX_SAFE_INTEGER })).toEqual(ordered);
-		expect(await linesOf(rgPath, request(), { raceAfterLines: 0 })).toEqual(ordered);
-		expect(await linesOf(rgPath, request(), { probeLines: Number.MAX_SAFE_INTEGER })).toEqual(ordered);
-		expect(await linesOf(rgPath, request(), { maxHeldMs: 0 })).toEqual(ordered);
+		expect(await grepLines(rgPath, request(), {})).toEqual(ordered);
+		expect(await grepLines(rgPath, request(), { raceAfterLines: Number.MAX_SAFE_INTEGER })).toEqual(ordered);
+		expect(await grepLines(rgPath, request(), { raceAfterLines: 0 })).toEqual(ordered);
+		expect(await grepLines(rgPath, request(), { probeLines: Number.MAX_SAFE_INTEGER })).toEqual(ordered);
+		expect(await grepLines(rgPath, request(), { maxHeldMs: 0 })).toEqual(ordered);
 		// The every-thread search first (remote): held and sorted, or past its time an ordered search.
-		expect(await linesOf(rgPath, request(), { everyThreadFirst: true })).toEqual(ordered);
-		expect(await linesOf(rgPath, request(), { everyThreadFirst: true, maxHeldMs: 0 })).toEqual(ordered);
+		expect(await grepLines(rgPath, request(), { everyThreadFirst: true })).toEqual(ordered);
+		expect(await grepLines(rgPath, request(), { everyThreadFirst: true, maxHeldMs: 0 })).toEqual(ordered);
 	});
 
 	/**
@@ -149,7 +130,7 @@ describe("pathOrderedGrep: the same lines in the same order, whichever ripgrep a
 		const first = gated(await realStart(false, everyThreadStop.signal), pace.everyThreadGiven, () =>
 			pace.everyThreadRelease(stops),
 		);
-		const lines = await collect(
+		const lines = await collectLines(
 			pathOrderedGrep(
 				{ run: first, stop: () => everyThreadStop.abort() },
 				start,
@@ -168,14 +149,14 @@ describe("pathOrderedGrep: the same lines in the same order, whichever ripgrep a
 	it("answers a rare pattern from the every-thread search alone: no ordered search starts", async () => {
 		const rgPath = await ripgrep();
 		const pattern = "hit upper";
-		const ordered = await orderedAnswer(rgPath, pattern);
+		const ordered = await answer(rgPath, pattern);
 		expect(ordered.map((line) => line.path)).toEqual(["B.txt"]);
 		const free = { everyThreadGiven: 0, everyThreadRelease: async () => {}, orderedGiven: 0 };
 		const result = await race(rgPath, { ...free, orderedRelease: async () => {} }, {}, pattern);
 		expect(result.lines).toEqual(ordered);
 		expect(result.started).toEqual({ everyThread: 1, ordered: 0 });
 		// Also when its lines are many but fewer than the count that starts an ordered search.
-		const all = await orderedAnswer(rgPath);
+		const all = await answer(rgPath);
 		const many = await race(rgPath, { ...free, orderedRelease: async () => {} }, { raceAfterLines: all.length + 1 });
 		expect(many.lines).toEqual(all);
 		expect(many.started).toEqual({ everyThread: 1, ordered: 0 });
@@ -183,7 +164,7 @@ describe("pathOrderedGrep: the same lines in the same order, whichever ripgrep a
 
 	it("starts an ordered search once the every-thread one holds raceAfterLines, and keeps it once it gave its probe lines", async () => {
 		const rgPath = await ripgrep();
-		const ordered = await orderedAnswer(rgPath);
+		const ordered = await answer(rgPath);
 		// The every-thread search gives 100 lines, then nothing until it is stopped.
 		const result = await race(
 			rgPath,
@@ -202,7 +183,7 @@ describe("pathOrderedGrep: the same lines in the same order, whichever ripgrep a
 
 	it("gives the same answer when the ordered search is slow (a busy machine): the every-thread one ends first", async () => {
 		const rgPath = await ripgrep();
-		const ordered = await orderedAnswer(rgPath);
+		const ordered = await answer(rgPath);
 		for (const orderedGiven of [0, 5]) {
 			// The every-thread search goes on once the ordered one started, which gives
 			// `orderedGiven` lines, then nothing until it is stopped.
@@ -224,7 +205,7 @@ describe("pathOrderedGrep: the same lines in the same order, whichever ripgrep a
 
 	it("keeps the one ordered search when the every-thread one finds more than it may hold", async () => {
 		const rgPath = await ripgrep();
-		const ordered = await orderedAnswer(rgPath);
+		const ordered = await answer(rgPath);
 		// In the race: the ordered search gives nothing until the every-thread one overflowed and stopped.
 		const raced = await race(
 			rgPath,

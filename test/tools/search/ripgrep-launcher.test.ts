@@ -1,29 +1,14 @@
-import { chmod, readdir, readFile, symlink, unlink, writeFile } from "node:fs/promises";
+import { chmod, readdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createFindTool } from "../../../src/tools/find.js";
 import { createGrepTool } from "../../../src/tools/grep.js";
 import { ripgrepLaunches } from "../../../src/workspace/local/search/ripgrep-launcher.js";
-import { locateRipgrep } from "../../../src/workspace/local/search/ripgrep-path.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
-import { makeFifo, processesIn, releaseFifo, textOf, writeTree } from "./fixtures.js";
+import { makeFifo, processesGoneFrom, processesIn, releaseFifo, textOf, writeTree } from "./fixtures.js";
+import { symlinkedRipgrep } from "./ripgrep-fixtures.js";
 
 const linux = process.platform === "linux";
-
-async function bundledRipgrep(): Promise<string> {
-	const location = await locateRipgrep();
-	if (location.path === undefined) throw new Error(location.reason);
-	return location.path;
-}
-
-async function processesGoneFrom(dir: string): Promise<number[]> {
-	let left = await processesIn(dir);
-	for (let attempt = 0; attempt < 100 && left.length > 0; attempt++) {
-		await new Promise((resolve) => setTimeout(resolve, 50));
-		left = await processesIn(dir);
-	}
-	return left;
-}
 
 /**
  * The first search with a binary (a fresh symlink to the bundled ripgrep) starts it directly; the
@@ -31,11 +16,6 @@ async function processesGoneFrom(dir: string): Promise<number[]> {
  */
 describe.skipIf(!linux)("ripgrep through the launcher", () => {
 	const dir = useTempDir();
-	const symlinkedRipgrep = async () => {
-		const path = join(dir(), `rg-${Math.random().toString(36).slice(2)}`);
-		await symlink(await bundledRipgrep(), path);
-		return path;
-	};
 
 	beforeAll(async () => {
 		// A process's first search prepares no launcher; the second does.
@@ -54,7 +34,7 @@ describe.skipIf(!linux)("ripgrep through the launcher", () => {
 			"quote's dir/it's.ts": "needle with 'quotes' and $HOME\n",
 			"unicode/naïve.ts": "a naïve 日本 needle\n",
 		});
-		const rgPath = await symlinkedRipgrep();
+		const rgPath = await symlinkedRipgrep(dir());
 		const calls = [
 			{ pattern: "needle" },
 			{ pattern: "needle", context: 1, include: "*.ts" },
@@ -144,7 +124,7 @@ describe.skipIf(!linux)("ripgrep through the launcher", () => {
 
 	it("starts directly again when the environment changed since the launcher started", async () => {
 		await writeTree(dir(), { "a.txt": "needle\n" });
-		const rgPath = await symlinkedRipgrep();
+		const rgPath = await symlinkedRipgrep(dir());
 		// One file: one ripgrep per call (a folder search may start a second one, see path-ordered-grep.ts).
 		const grep = () =>
 			createGrepTool(dir(), { rgPath, backend: "ripgrep" }).execute(
@@ -165,7 +145,7 @@ describe.skipIf(!linux)("ripgrep through the launcher", () => {
 
 	it("falls back to the walker when the binary is gone, as a direct start does", async () => {
 		await writeTree(dir(), { "a.txt": "needle\n" });
-		const rgPath = await symlinkedRipgrep();
+		const rgPath = await symlinkedRipgrep(dir());
 		const grep = () => createGrepTool(dir(), { rgPath }).execute("call", { pattern: "needle" }, undefined);
 		expect((await grep()).details?.backend).toBe("ripgrep");
 		await unlink(rgPath);
@@ -177,7 +157,7 @@ describe.skipIf(!linux)("ripgrep through the launcher", () => {
 
 	it("kills a launched ripgrep that the limit or an abort stopped", async () => {
 		await writeTree(dir(), { "a.txt": "hit\n".repeat(200_000) });
-		const rgPath = await symlinkedRipgrep();
+		const rgPath = await symlinkedRipgrep(dir());
 		const tool = createGrepTool(dir(), { rgPath, backend: "ripgrep" });
 		await tool.execute("call", { pattern: "hit", path: "a.txt", limit: 3 }, undefined);
 		const before = ripgrepLaunches();

@@ -1,26 +1,17 @@
 import { chmod, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ripgrepGrep, ripgrepGrepStarter } from "../../../src/workspace/local/search/ripgrep-backend.js";
-import { locateRipgrep } from "../../../src/workspace/local/search/ripgrep-path.js";
-import type { GrepLine, GrepRequest } from "../../../src/workspace/search/types.js";
+import { ripgrepGrepStarter } from "../../../src/workspace/local/search/ripgrep-backend.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
-import { processesIn, writeTree } from "./fixtures.js";
-
-async function collect(batches: AsyncIterable<GrepLine[]>): Promise<GrepLine[]> {
-	const lines: GrepLine[] = [];
-	for await (const batch of batches) lines.push(...batch);
-	return lines;
-}
-
-async function processesGoneFrom(dir: string): Promise<number[]> {
-	let left = await processesIn(dir);
-	for (let attempt = 0; attempt < 100 && left.length > 0; attempt++) {
-		await new Promise((resolve) => setTimeout(resolve, 50));
-		left = await processesIn(dir);
-	}
-	return left;
-}
+import { processesGoneFrom, processesIn, writeTree } from "./fixtures.js";
+import {
+	collectLines,
+	grepLines,
+	orderedAnswer,
+	orderedRequest,
+	pathOrderTree,
+	symlinkedRipgrep,
+} from "./ripgrep-fixtures.js";
 
 const linux = process.platform === "linux";
 
@@ -31,32 +22,12 @@ const linux = process.platform === "linux";
  */
 describe.skipIf(!linux)("ripgrep pair: two ripgreps of a search from one process start", () => {
 	const dir = useTempDir();
-	const request = (pattern: string, literal = true): GrepRequest => ({
-		root: join(dir(), "tree"),
-		pattern,
-		literal,
-		caseSensitive: true,
-		context: 0,
-		respectIgnoreFiles: true,
-		pathOrder: true,
-	});
+	const request = (pattern: string, literal = true) => orderedRequest(join(dir(), "tree"), pattern, { literal });
 	const setUp = async () => {
-		const bundled = (await locateRipgrep()).path;
-		if (!bundled) throw new Error("the bundled ripgrep is required");
-		const files: Record<string, string> = { "tree/a-b.txt": "hit\n", "tree/a/x.txt": "hit\nrare\n" };
-		for (let index = 0; index < 300; index++) files[`tree/many/f${index}.txt`] = `hit ${index}\n`;
-		await writeTree(dir(), files);
-		const rgPath = join(dir(), `rg-${Math.random().toString(36).slice(2)}`);
-		await symlink(bundled, rgPath);
-		return rgPath;
+		await writeTree(join(dir(), "tree"), pathOrderTree(300));
+		return symlinkedRipgrep(dir());
 	};
-	const direct = async (rgPath: string, pattern: string) =>
-		collect(
-			await ripgrepGrep(rgPath, request(pattern), new AbortController().signal, undefined, {
-				everyThreadFirst: true,
-				maxHeldLines: 0,
-			}),
-		);
+	const direct = (rgPath: string, pattern: string) => orderedAnswer(rgPath, request(pattern));
 
 	it("gives the ordered lines, and the every-thread ones once asked, as direct starts do", async () => {
 		const rgPath = await setUp();
@@ -65,9 +36,9 @@ describe.skipIf(!linux)("ripgrep pair: two ripgreps of a search from one process
 		const start = ripgrepGrepStarter(rgPath, request("hit"), undefined, true);
 		const signal = new AbortController().signal;
 		const first = await start(true, signal);
-		expect(await collect(first)).toEqual(ordered);
+		expect(await collectLines(first)).toEqual(ordered);
 		// The pair was released when the ordered one ended: the every-thread one starts directly.
-		const everyThread = await collect(await start(false, signal));
+		const everyThread = await collectLines(await start(false, signal));
 		expect([...everyThread].sort((left, right) => (left.path < right.path ? -1 : 1))).toHaveLength(302);
 		expect(await processesGoneFrom(join(dir(), "tree"))).toEqual([]);
 
@@ -82,7 +53,7 @@ describe.skipIf(!linux)("ripgrep pair: two ripgreps of a search from one process
 		expect(names.map((name) => name.trim())).toContain("sh");
 		// Asked while the ordered one runs: from the pair's shell.
 		const fromPair = await again(false, signal);
-		const [orderedLines, everyThreadLines] = await Promise.all([collect(running), collect(fromPair)]);
+		const [orderedLines, everyThreadLines] = await Promise.all([collectLines(running), collectLines(fromPair)]);
 		expect(orderedLines).toEqual(ordered);
 		expect(new Set(everyThreadLines.map((line) => `${line.path}:${line.lineNumber}`))).toEqual(
 			new Set(ordered.map((line) => `${line.path}:${line.lineNumber}`)),
@@ -115,16 +86,10 @@ describe.skipIf(!linux)("ripgrep pair: two ripgreps of a search from one process
 	it("answers through ripgrepGrep as the every-thread search first does, also a rejected pattern", async () => {
 		const rgPath = await setUp();
 		for (const pattern of ["hit", "rare", "nothing here"]) {
-			expect(await collect(await ripgrepGrep(rgPath, request(pattern), new AbortController().signal)), pattern).toEqual(
-				await direct(rgPath, pattern),
-			);
+			expect(await grepLines(rgPath, request(pattern)), pattern).toEqual(await direct(rgPath, pattern));
 		}
-		const failure = async (orderedFirstReads?: number) =>
-			collect(
-				await ripgrepGrep(rgPath, request("(unclosed", false), new AbortController().signal, undefined, {
-					orderedFirstReads,
-				}),
-			).then(
+		const failure = (orderedFirstReads?: number) =>
+			grepLines(rgPath, request("(unclosed", false), { orderedFirstReads }).then(
 				() => "no error",
 				(error: Error) => error.message,
 			);
