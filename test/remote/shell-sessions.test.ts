@@ -5,6 +5,7 @@ import {
 	existsSync,
 	linkSync,
 	lstatSync,
+	mkdirSync,
 	readdirSync,
 	readFileSync,
 	rmSync,
@@ -172,6 +173,35 @@ describe("remote bash sessions", () => {
 		const path = /\/\S*toolbelt-shell\.[0-9a-f]{24}\.\d+/.exec(stdout)?.[0] ?? "";
 		expect(path, stdout).not.toBe("");
 		expect(await until(() => !existsSync(path), 10_000)).toBe(true);
+	}, 60_000);
+
+	it("toolbelt's exit lets the sessions clean up before it stops the connection: a `bye` a second late still arrives", async (context) => {
+		if (!loopback.sshd) return context.skip();
+		// The real ssh, except that a session's `bye` reaches it a second late (a slow link, a remote
+		// side too busy to read it): stopping the connection meanwhile would lose it, and the kept file.
+		const wrapper = join(dir(), "bin");
+		mkdirSync(wrapper);
+		const realSsh = execFileSync("sh", ["-c", "command -v ssh"], { encoding: "utf8" }).trim();
+		const slowBye = `#!/usr/bin/env bash
+case "$*" in *TOOLBELT_CLEAN*) ;; *) exec ${realSsh} "$@";; esac
+exec ${realSsh} "$@" < <(while IFS= read -r line || [ -n "$line" ]; do
+	[ "$line" = bye ] && sleep 1
+	printf '%s\\n' "$line"
+done)
+`;
+		writeFileSync(join(wrapper, "ssh"), slowBye, { mode: 0o755 });
+		const options = loopback.sshd.sshOptions.flatMap((option) => ["--ssh-option", option]);
+		const argv = [ensureBuiltCli(), "tool", "bash", JSON.stringify({ command: "seq 1 100000" })];
+		const workspace = ["--workspace", `${loopback.sshd.urlPrefix}${dir()}`, ...options];
+		const { stdout } = await promisify(execFile)(process.execPath, [...argv, ...workspace], {
+			cwd: "/",
+			env: cleanEnv({ PATH: `${wrapper}:${process.env.PATH}` }),
+			timeout: 30_000,
+		});
+		const path = /\/\S*toolbelt-shell\.[0-9a-f]{24}\.\d+/.exec(stdout)?.[0] ?? "";
+		expect(path, stdout).not.toBe("");
+		// Gone by the time toolbelt has exited: the exit waited for it.
+		expect(existsSync(path)).toBe(false);
 	}, 60_000);
 
 	it("keeps at most 20 files: the oldest go first, never one that background jobs still write", async (context) => {

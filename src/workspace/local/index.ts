@@ -25,6 +25,7 @@ export {
 	releaseContainment,
 	terminateContainment,
 } from "./process/containment.js";
+export { waitForEndsSync } from "./process/exit-wait.js";
 export {
 	PROCESS_MARKER_VARIABLE,
 	type ProcessTree,

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pidInUse } from "../../shell/pid-in-use.js";
 import { cgroupPopulated, killCgroup, removeCgroup, signalCgroup } from "./cgroup-members.js";
+import { sleepSync } from "./exit-wait.js";
 
 /**
  * cgroup v2 containment of shell commands (Linux). Each command runs in its own cgroup under one
@@ -295,11 +296,6 @@ function moveIntoCgroup(cgroup: string): string {
 export function killCommandCgroup(cgroup: string): void {
 	// Not `currentBase()`: while a probe is under way, that would decide by the blocking probe.
 	killCgroup(cgroup, base?.canKill ?? existsSync(join(cgroup, "cgroup.kill")));
-}
-
-/** Blocks the thread for `ms` (only for the synchronous exit path, which cannot await). */
-function sleepSync(ms: number): void {
-	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /**

@@ -134,7 +134,8 @@ export function createRemoteShellOperations(
 		channel ? channel.run(script, args) : runRemote(transport, script, args);
 	const remove = (paths: readonly string[], via: ShellSession | undefined) => removeKept(paths, via, pool, check);
 	// The CLI leaves its workspace to toolbelt's exit: the sessions still end in order then, their
-	// `bye` written at once, ahead of the transport's own exit handler that stops the connection.
+	// `bye` written and their clean-up waited for ahead of the transport's own exit handler that
+	// stops the connection (see `endNow`).
 	const endAtExit = () => pool.endNow(keptFiles.orphans());
 	process.prependListener("exit", endAtExit);
 	const ask: Ask = async (question, subject, fallback) => {

@@ -15,8 +15,8 @@ export interface SessionRunHandlers {
 	onClose(code: number | null): void;
 }
 
-/** How long `close` waits for the remote side to clean up and end before the client is killed. */
-const CLOSE_WAIT_MS = 5000;
+/** How long `close` (and toolbelt's exit) waits for the remote side to clean up and end. */
+export const CLOSE_WAIT_MS = 5000;
 
 /** How long a wider frame's last bytes may trail the session's report that it sent them. */
 const REFRAME_GRACE_MS = 1000;

@@ -1,4 +1,5 @@
-import { ShellSession } from "../shell/shell-session.js";
+import { waitForEndsSync } from "../../local/index.js";
+import { CLOSE_WAIT_MS, ShellSession } from "../shell/shell-session.js";
 import type { RemoteTransport } from "./transport.js";
 
 /** Idle sessions kept beyond those that hold leftovers (a kept file, background jobs). */
@@ -86,12 +87,25 @@ export class SessionPool {
 	}
 
 	/**
-	 * Ends every session in order at once, waiting for nothing (toolbelt is exiting): `orphans`
-	 * (files no session owns any more) are dropped first through an idle session, if there is one.
+	 * Ends every session in order as toolbelt exits (synchronous: an exit handler cannot await):
+	 * `orphans` (files no session owns any more) are dropped first through an idle session, if there
+	 * is one. Idle sessions with something to clean up are given up to `CLOSE_WAIT_MS` to do it: the
+	 * transport's exit handler stops the connection next, and a `bye` not yet read on the remote side
+	 * is lost with it (sshd drops what it had not passed on when the connection ends), its kept files
+	 * then left until a sweep a day later. Busy sessions clean up once their command ends, unwaited
+	 * for, as in `close`.
 	 */
 	endNow(orphans: readonly string[]): void {
-		this.idleSession()?.drop(orphans);
+		const via = this.idleSession();
+		via?.drop(orphans);
+		const answering = [...this.all].filter(
+			(session) => !session.busy && (session.holdsLeftovers || (session === via && orphans.length > 0)),
+		);
 		for (const session of this.all) void session.close(false);
+		waitForEndsSync(
+			answering.flatMap((session) => session.child.pid ?? []),
+			CLOSE_WAIT_MS,
+		);
 	}
 
 	/** Forgets a session whose `once` run ended it (what it left is the caller's to stop). */
