@@ -10,9 +10,10 @@ export default defineConfig({
 		env: { ...diagnosticsOffEnv },
 		testTimeout: 20_000,
 		hookTimeout: 20_000,
-		// Tests spawn real processes and wait on them; two workers computed about half of the time
-		// (BENCHMARKS.md, "The suite's time"), and four were faster, but with four a Node 24 run of
-		// .ci/run lost two timing-sensitive tests (a command's output, a remote exit) that two keep.
+		// Tests spawn real processes and wait on them; on a quiet machine two workers computed about
+		// half of the time. On this shared, loaded machine (where CI runs) the suite is CPU-bound: 2, 3
+		// and 4 workers took the same wall time, and each file took longer with more (BENCHMARKS.md,
+		// "The suite's workers"). The two tests four workers lost were product races, since fixed.
 		pool: "forks",
 		maxWorkers: 2,
 		// The longest files first, so that no long file starts last (see longest-first.ts).
