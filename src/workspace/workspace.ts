@@ -7,7 +7,7 @@ import {
 	type PinnedFolder,
 	pinLocalFolder,
 } from "./local/index.js";
-import { type PathMatch, resolveExistingPath } from "./paths/near-miss.js";
+import { type LookedUpPath, lookUpExistingPath, type PathMatch } from "./paths/near-miss.js";
 import { displayPath, resolveToolPath } from "./paths/paths.js";
 import { isInsideRoot, outsideRootsError, realPathOf } from "./paths/real-path.js";
 import { schedulingKey } from "./paths/scheduling-key.js";
@@ -147,9 +147,10 @@ export function createLocalWorkspace(cwd: string, options: LocalWorkspaceOptions
 			const found =
 				resolveOptions.nearMiss === false
 					? await lexicalLookup(files, resolveToolPath(workspace.cwd, path))
-					: await resolveExistingPath(workspace.cwd, path, files);
-			const realPath = await realPathOf(files, found.absolutePath);
-			return { ...found, realPath, key: realPath, display: displayPath(workspace.cwd, found.absolutePath) };
+					: await lookUpExistingPath(workspace.cwd, path, files);
+			const realPath = await realPathOf(files, found.absolutePath, found.own);
+			const { absolutePath, info, match } = found;
+			return { absolutePath, info, match, realPath, key: realPath, display: displayPath(workspace.cwd, absolutePath) };
 		},
 		resolveTarget: async (declared, resolveOptions) => {
 			const target: WorkspaceTarget = { ...declared, workspace };
@@ -199,10 +200,7 @@ function touchesOf(declared: DeclaredTarget, resolved: ResolvedPath): readonly s
 	return [schedulingKey(resolved.key)];
 }
 
-async function lexicalLookup(
-	files: FileOperations,
-	absolutePath: string,
-): Promise<{ absolutePath: string; info: FileInfo | undefined; match: PathMatch | undefined }> {
+async function lexicalLookup(files: FileOperations, absolutePath: string): Promise<LookedUpPath> {
 	const info = await files.stat(absolutePath).catch(() => undefined);
 	return { absolutePath, info, match: info ? "exact" : undefined };
 }

@@ -29,6 +29,16 @@ export interface ResolvedPath {
 	match: PathMatch | undefined;
 }
 
+/** `ResolvedPath` and what the look-up saw of the name itself, for the workspace's next step. */
+export interface LookedUpPath extends ResolvedPath {
+	/**
+	 * What the name at `absolutePath` itself is (links not followed), as the look-up saw it: null
+	 * when nothing is there; absent when the look-up did not look at that name itself. Lets
+	 * `realPathOf` start from it instead of looking again.
+	 */
+	own?: FileInfo | null;
+}
+
 /** The forms a name can take when the model's spelling differs only invisibly from the disk's. */
 export function pathVariants(path: string): string[] {
 	// Printable ASCII has no other Unicode form and no Unicode space; only the screenshot rule applies to it.
@@ -74,11 +84,21 @@ export async function resolveExistingPath(
 	path: string,
 	operations: FileOperations,
 ): Promise<ResolvedPath> {
+	const { absolutePath, info, match } = await lookUpExistingPath(cwd, path, operations);
+	return { absolutePath, info, match };
+}
+
+/** `resolveExistingPath`, also saying what it saw of the name itself (`LookedUpPath.own`). */
+export async function lookUpExistingPath(cwd: string, path: string, operations: FileOperations): Promise<LookedUpPath> {
 	const absolutePath = resolveToolPath(cwd, path);
-	const exact = await infoIfExists(operations, absolutePath).catch((error: unknown) => {
+	const explained = (error: unknown) => {
 		throw explainLoop(error, displayPath(cwd, absolutePath), "open");
-	});
-	if (exact) return { absolutePath, info: exact, match: "exact" };
+	};
+	// The name itself first: nearly always a file or nothing, and then it is what `stat` would say.
+	// Only a link is followed (a dangling one is treated as nothing there, as `stat` sees it).
+	const own = (await infoIfExists(operations, absolutePath, { noFollow: true }).catch(explained)) ?? null;
+	const exact = own?.kind === "symlink" ? await infoIfExists(operations, absolutePath).catch(explained) : own;
+	if (exact) return { absolutePath, info: exact, match: "exact", own };
 	// Models paste paths with a trailing newline or space, or with the `@` of a file mention.
 	const sloppy = [path.trim(), path.trim().replace(/^@/, "")]
 		.filter((candidate) => candidate !== path && candidate !== "")
@@ -103,8 +123,8 @@ export async function resolveExistingPath(
 	// A name that starts or ends with whitespace is a pasting slip, never meant: `write` of
 	// " /tmp/x" or "new.ts\n" creates /tmp/x and new.ts, not a folder named " " or a name with a newline.
 	const trimmed = path.trim();
-	const literal = trimmed === "" || trimmed === path ? absolutePath : resolveToolPath(cwd, trimmed);
-	return { absolutePath: literal, info: undefined, match: undefined };
+	if (trimmed === "" || trimmed === path) return { absolutePath, info: undefined, match: undefined, own };
+	return { absolutePath: resolveToolPath(cwd, trimmed), info: undefined, match: undefined };
 }
 
 async function entryNames(operations: FileOperations, folder: string): Promise<string[]> {

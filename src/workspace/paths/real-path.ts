@@ -1,5 +1,5 @@
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { type FileOperations, infoIfExists } from "../files/contract.js";
+import { type FileInfo, type FileOperations, infoIfExists } from "../files/contract.js";
 
 /** Most links followed before a chain counts as a loop (the kernel's own limit is 40). */
 const MAX_HOPS = 64;
@@ -9,11 +9,14 @@ const MAX_HOPS = 64;
  * existing ancestor plus the rest. A dangling symlink is followed to where it points, since
  * writing through it would create its target; a link loop yields the path as written. This is
  * the one home of that rule: confinement, permission rules, stale-write records and the file
- * mutation queue's key all use it (through `Workspace.realPath`).
+ * mutation queue's key all use it (through `Workspace.realPath`). `own`: what the name at `path`
+ * itself is (`lstat`, null for nothing there) when the caller has just looked, so it is not looked at again.
  */
-export async function realPathOf(files: FileOperations, path: string): Promise<string> {
+export async function realPathOf(files: FileOperations, path: string, own?: FileInfo | null): Promise<string> {
 	let current = resolve(path);
 	const rest: string[] = [];
+	// What `current` itself is, when the caller has just looked (`own`: null for nothing there).
+	let known = own;
 	// `lstat` of the path itself tells a missing file from a dangling link; above it, `realpath` is
 	// tried first and `lstat` only where it fails.
 	for (let hops = 0; hops < MAX_HOPS; hops++) {
@@ -23,7 +26,11 @@ export async function realPathOf(files: FileOperations, path: string): Promise<s
 			const real = await files.realpath(current).catch(() => undefined);
 			if (real !== undefined) return join(real, ...[...rest].reverse());
 		}
-		const info = await infoIfExists(files, current, { noFollow: true }).catch(() => undefined);
+		const info =
+			known !== undefined
+				? (known ?? undefined)
+				: await infoIfExists(files, current, { noFollow: true }).catch(() => undefined);
+		known = undefined;
 		if (!info) {
 			const parent = dirname(current);
 			if (parent === current) return resolve(path);
