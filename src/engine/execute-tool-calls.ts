@@ -87,6 +87,13 @@ interface BatchState {
 	terminate: boolean;
 	updateIntervalMs: number;
 	abortGraceMs: number;
+	/** The look-ups the calls declared from now on share (`TargetContext.lookups`). */
+	lookups: Map<string, unknown>;
+}
+
+/** Drops the batch's shared look-ups: a call that may change anything starts or has ended. */
+function forgetLookups(state: BatchState): void {
+	state.lookups = new Map();
 }
 
 function emit(state: BatchState, event: ToolExecutionEvent): void {
@@ -129,7 +136,7 @@ async function declare(state: BatchState, toolCall: ToolCall): Promise<Declared 
 		const read = parseArguments(toolCall.name, toolCall.arguments);
 		const raw = read.value;
 		const args = validateToolArguments(tool, tool.prepareArguments ? tool.prepareArguments(raw) : raw);
-		const target = await declaredTarget(tool, args);
+		const target = await declaredTarget(tool, args, { lookups: state.lookups });
 		return { ready: true, tool, args, target, ...(read.repaired ? { repaired: read.repaired } : {}) };
 	} catch (error) {
 		return { ready: false, outcome: errorOutcome(errorMessage(error)) };
@@ -155,7 +162,7 @@ async function judge(state: BatchState, toolCall: ToolCall, declared: Declared):
 		if (decision?.args) {
 			args = validateToolArguments(tool, decision.args);
 			// `composeHooks` already showed later hooks the rewritten call's target; the tool gets the same.
-			target = decision.target ?? (await declaredTarget(tool, args));
+			target = decision.target ?? (await declaredTarget(tool, args, { lookups: state.lookups }));
 		}
 		return { ready: true, tool, args, target, terminate: stop, ...repairedField };
 	} catch (error) {
@@ -314,6 +321,7 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
 		terminate: false,
 		updateIntervalMs: options.updateIntervalMs ?? 100,
 		abortGraceMs: options.abortGraceMs ?? 2000,
+		lookups: new Map(),
 	};
 	const pending = new PendingCalls();
 	const running: Promise<void>[] = [];
@@ -342,6 +350,11 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
 			continue;
 		}
 		const task = settle(state, index, toolCall, startedAt, preparation);
+		if (preparation.ready && keys === undefined) {
+			// It may change what any path resolves to, while it runs and for every call after it.
+			forgetLookups(state);
+			void task.then(() => forgetLookups(state));
+		}
 		if (mode === "sequential") await task;
 		else if (preparation.ready) pending.add({ exclusive, keys }, task);
 		running.push(task);

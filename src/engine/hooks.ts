@@ -4,6 +4,7 @@ import type {
 	AnyAgentTool,
 	BeforeToolCallHook,
 	BeforeToolCallResult,
+	TargetContext,
 	ToolHooks,
 	ToolResult,
 	ToolTarget,
@@ -14,8 +15,12 @@ import type {
  * declares none, so every call has one (a fresh object per call, which hooks may use as the
  * call's own state).
  */
-export async function declaredTarget(tool: AnyAgentTool, args: Record<string, unknown>): Promise<ToolTarget> {
-	return tool.target ? await tool.target(args) : { access: "execute" };
+export async function declaredTarget(
+	tool: AnyAgentTool,
+	args: Record<string, unknown>,
+	context?: TargetContext,
+): Promise<ToolTarget> {
+	return tool.target ? await tool.target(args, context) : { access: "execute" };
 }
 
 /**

@@ -47,6 +47,7 @@ export type {
 	ImageContent,
 	NestedToolCall,
 	NestedToolCalls,
+	TargetContext,
 	TextContent,
 	ToolAccess,
 	ToolAnnotations,

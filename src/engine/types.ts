@@ -97,6 +97,18 @@ export interface ToolTarget {
 	touches?: readonly string[];
 }
 
+/** What the engine tells a tool's `target` about the batch the call is declared in. */
+export interface TargetContext {
+	/**
+	 * Look-ups the calls of one batch share while nothing has run that could change what they
+	 * found: a fresh memo for each batch, and again whenever a call whose target does not say what
+	 * it touches (a command, a tool that declares nothing) starts or ends, since it may change
+	 * anything. For facts that the batch's own file calls cannot change (a folder's real path);
+	 * never kept past the batch, so a link swapped between two batches is seen by the second.
+	 */
+	lookups: Map<string, unknown>;
+}
+
 /** What `execute` receives besides its arguments. */
 export interface ToolExecuteContext {
 	/** The call's target, as declared by `target(args)` and seen by the hooks. Undefined for tools that declare none. */
@@ -157,9 +169,10 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unk
 	 * Declares what a call with these (validated) arguments acts on. Called once per call by the
 	 * engine, before `beforeToolCall` (again when a hook rewrites the arguments). Contract: may
 	 * read the disk to resolve the path, must not change anything. Default: none (guards treat
-	 * the call as `{ access: "execute" }`).
+	 * the call as `{ access: "execute" }`). `context`: the batch's shared look-ups (absent when a
+	 * caller outside a batch asks).
 	 */
-	target?(args: Static<TParameters>): ToolTarget | Promise<ToolTarget>;
+	target?(args: Static<TParameters>, context?: TargetContext): ToolTarget | Promise<ToolTarget>;
 	/**
 	 * Repairs common model mistakes before validation (aliases, a JSON string where an array
 	 * belongs, legacy field names). Receives the raw arguments; returns the repaired ones.

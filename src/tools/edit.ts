@@ -75,7 +75,8 @@ export function createEditTool(cwd: string, options?: EditToolOptions): EditTool
 	const workspace = workspaceOf(cwd, options ?? {});
 	return toolFrom(createEditToolDefinition(cwd, options), {
 		prepareArguments: prepareEditArguments,
-		target: ({ path }) => workspace.resolveTarget({ access: "write", path, partial: true }),
+		target: ({ path }, context) =>
+			workspace.resolveTarget({ access: "write", path, partial: true }, { lookups: context?.lookups }),
 		execute: async (_toolCallId, input, signal, _onUpdate, call) => {
 			// The path is resolved once, by the workspace, as the call's target (here only when no one
 			// asked for the target first): matching the name, reading, writing and the mutation queue's

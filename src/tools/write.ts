@@ -77,7 +77,7 @@ export function createWriteTool(cwd: string, options: WriteToolOptions = {}): Wr
 	const workspace = workspaceOf(cwd, options);
 	return toolFrom(createWriteToolDefinition(cwd, options), {
 		prepareArguments: aliasArguments({ path: PATH_ALIASES, content: ["contents", "file_text", "text", "data"] }),
-		target: ({ path }) => workspace.resolveTarget({ access: "write", path }),
+		target: ({ path }, context) => workspace.resolveTarget({ access: "write", path }, { lookups: context?.lookups }),
 		execute: (_toolCallId, { path, content, allow_syntax_errors }, signal, _onUpdate, context) => {
 			const target = callTarget(workspace, context?.target, { access: "write", path });
 			// The place in line is taken now, in call order, even though the key is still being resolved.

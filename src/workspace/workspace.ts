@@ -67,6 +67,8 @@ export type DeclaredTarget = ToolTarget & Pick<WorkspaceTarget, "partial">;
 export interface ResolveOptions {
 	/** Look for an existing name that differs only invisibly (NBSP, NFD, a pasted `@`). Default: true. */
 	nearMiss?: boolean;
+	/** The batch's shared look-ups (`TargetContext.lookups`), so its calls ask for a folder's real path once. Default: none. */
+	lookups?: Map<string, unknown>;
 }
 
 /**
@@ -148,7 +150,7 @@ export function createLocalWorkspace(cwd: string, options: LocalWorkspaceOptions
 				resolveOptions.nearMiss === false
 					? await lexicalLookup(files, resolveToolPath(workspace.cwd, path))
 					: await lookUpExistingPath(workspace.cwd, path, files);
-			const realPath = await realPathOf(files, found.absolutePath, found.own);
+			const realPath = await realPathOf(files, found.absolutePath, { own: found.own, lookups: resolveOptions.lookups });
 			const { absolutePath, info, match } = found;
 			return { absolutePath, info, match, realPath, key: realPath, display: displayPath(workspace.cwd, absolutePath) };
 		},

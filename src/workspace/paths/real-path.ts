@@ -4,26 +4,38 @@ import { type FileInfo, type FileOperations, infoIfExists } from "../files/contr
 /** Most links followed before a chain counts as a loop (the kernel's own limit is 40). */
 const MAX_HOPS = 64;
 
+/** Options of `realPathOf`. */
+export interface RealPathOptions {
+	/** What the name at `path` itself is (`lstat`; null for nothing there), when the caller has just looked. */
+	own?: FileInfo | null;
+	/**
+	 * Look-ups shared by the calls of one batch (`TargetContext.lookups`): a folder's real path is
+	 * then asked once per batch, and an existing name's real path is its folder's plus its name.
+	 * Default: none (every real path is asked for).
+	 */
+	lookups?: Map<string, unknown>;
+}
+
 /**
  * The real path of `path`, also for a file that does not exist yet: the realpath of its deepest
  * existing ancestor plus the rest. A dangling symlink is followed to where it points, since
  * writing through it would create its target; a link loop yields the path as written. This is
  * the one home of that rule: confinement, permission rules, stale-write records and the file
- * mutation queue's key all use it (through `Workspace.realPath`). `own`: what the name at `path`
- * itself is (`lstat`, null for nothing there) when the caller has just looked, so it is not looked at again.
+ * mutation queue's key all use it (through `Workspace.realPath`).
  */
-export async function realPathOf(files: FileOperations, path: string, own?: FileInfo | null): Promise<string> {
+export async function realPathOf(files: FileOperations, path: string, options: RealPathOptions = {}): Promise<string> {
 	let current = resolve(path);
 	const rest: string[] = [];
-	// What `current` itself is, when the caller has just looked (`own`: null for nothing there).
-	let known = own;
+	const { lookups } = options;
+	// What `current` itself is, when the caller has just looked.
+	let known = options.own;
 	// `lstat` of the path itself tells a missing file from a dangling link; above it, `realpath` is
 	// tried first and `lstat` only where it fails.
 	for (let hops = 0; hops < MAX_HOPS; hops++) {
 		if (rest.length > 0) {
 			// A folder above a missing file is nearly always there: its realpath answers at once, without
 			// an lstat first. Only when that fails is it looked at (missing too, or a dangling link to follow).
-			const real = await files.realpath(current).catch(() => undefined);
+			const real = await folderRealPath(files, current, lookups).catch(() => undefined);
 			if (real !== undefined) return join(real, ...[...rest].reverse());
 		}
 		const info =
@@ -39,7 +51,7 @@ export async function realPathOf(files: FileOperations, path: string, own?: File
 			continue;
 		}
 		try {
-			const real = await files.realpath(current);
+			const real = await existingRealPath(files, current, info, lookups);
 			return rest.length === 0 ? real : join(real, ...[...rest].reverse());
 		} catch (error) {
 			if (info.kind !== "symlink") throw error;
@@ -48,6 +60,33 @@ export async function realPathOf(files: FileOperations, path: string, own?: File
 		}
 	}
 	return resolve(path);
+}
+
+/** A folder's real path, asked once per batch when the batch shares its look-ups. */
+async function folderRealPath(
+	files: FileOperations,
+	folder: string,
+	lookups: Map<string, unknown> | undefined,
+): Promise<string> {
+	if (!lookups) return files.realpath(folder);
+	const key = `realpath\u0000${folder}`;
+	const known = lookups.get(key);
+	if (typeof known === "string") return known;
+	const real = await files.realpath(folder);
+	lookups.set(key, real);
+	return real;
+}
+
+/** The real path of an existing name: a name that is no link lies in its folder's real path. */
+async function existingRealPath(
+	files: FileOperations,
+	path: string,
+	info: FileInfo,
+	lookups: Map<string, unknown> | undefined,
+): Promise<string> {
+	const folder = dirname(path);
+	if (!lookups || info.kind === "symlink" || folder === path) return files.realpath(path);
+	return join(await folderRealPath(files, folder, lookups), basename(path));
 }
 
 /** True when `path` is `root` or lies below it (both absolute, compared as written). */
