@@ -1,7 +1,10 @@
 import { throwIfAborted } from "../../engine/index.js";
 import type { LegacyEncoding, ReadableFile } from "../../workspace/index.js";
+import { ChunkReader, type ReadBytes } from "./chunk-reader.js";
 import { type FinishedLine, LineCollector } from "./line-collector.js";
+import { countNewlines } from "./newline-count.js";
 import { READ_CHUNK_BYTES } from "./read-whole.js";
+import { SNIFF_BYTES } from "./sniff.js";
 
 const NEWLINE = 0x0a;
 
@@ -27,6 +30,8 @@ export interface LinePageOptions {
 	signal?: AbortSignal;
 	/** Decode the lines from this single-byte encoding instead of UTF-8. Default: UTF-8. */
 	encoding?: LegacyEncoding;
+	/** Bytes of the file already read (`readHead`), used instead of reading them again. */
+	head?: ReadBytes;
 }
 
 /** One page of numbered lines. */
@@ -78,13 +83,22 @@ class PageLines {
 }
 
 /**
- * Streams a file to `startLine` and returns the page of numbered lines from there: one reusable
- * buffer, newlines found with `indexOf` (memchr speed), nothing kept of the skipped lines. The
- * cost grows with the position and the page size, never with the rest of the file.
+ * Streams a file to `startLine` and returns the page of numbered lines from there: two reusable
+ * buffers, the lines before the page counted a chunk at a time (`countNewlines`) while the next
+ * chunk is read, nothing kept of the skipped lines. The cost grows with the position and the page
+ * size, never with the rest of the file.
  */
 export async function readLinePage(options: LinePageOptions): Promise<LinePage> {
+	const reader = new ChunkReader(options.file, options.size, options.head);
+	try {
+		return await pageLines(options, reader);
+	} finally {
+		await reader.settle();
+	}
+}
+
+async function pageLines(options: LinePageOptions, reader: ChunkReader): Promise<LinePage> {
 	const { file, size, startLine, maxLines, maxBytes, maxLineLength, signal } = options;
-	const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, Math.max(1, size)));
 	const collector = new LineCollector(maxLineLength * 3 + 4, options.encoding !== undefined);
 	const page = new PageLines(maxBytes);
 	const lines = page.lines;
@@ -93,6 +107,7 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 	let lineHasBytes = false; // the current line has bytes (matters at EOF without a final newline)
 	let truncatedBy: LinePage["truncatedBy"] = null;
 	let stoppedAt = -1; // file position just after the last line shown, when the page filled up
+	let stoppedIn: { chunk: Buffer; index: number; next: number } | undefined; // the chunk it filled up in
 
 	if (startLine > 1 && file.skipLines) {
 		// A remote file skips to the page where it lives: only the page crosses the wire. It stops at
@@ -102,16 +117,25 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 		line += skipped.lines;
 		lineHasBytes = skipped.partialLine;
 	}
-	let readLength = line === startLine ? firstReadLength(maxBytes) : buffer.length;
+	let readLength = line === startLine ? firstReadLength(maxBytes) : READ_CHUNK_BYTES;
 	outer: while (position < size) {
 		throwIfAborted(signal);
-		const length = Math.min(readLength, buffer.length, size - position);
-		readLength = buffer.length;
-		const bytesRead = await file.read({ buffer, offset: 0, length, position });
-		if (bytesRead === 0) break;
-		const chunk = buffer.subarray(0, bytesRead);
+		const chunk = await reader.read(position, readLength);
+		readLength = READ_CHUNK_BYTES;
+		if (chunk.length === 0) break;
 		let index = 0;
-		// Skip whole lines before the page: only newlines are counted.
+		if (line < startLine) {
+			// Most chunks before the page are skipped whole: counted while the next one is read.
+			reader.readAhead(position + chunk.length);
+			const newlines = countNewlines(chunk);
+			if (line + newlines < startLine) {
+				line += newlines;
+				lineHasBytes = chunk[chunk.length - 1] !== NEWLINE;
+				position += chunk.length;
+				continue;
+			}
+		}
+		// The page starts in this chunk: find its first line's start.
 		while (line < startLine) {
 			const newline = chunk.indexOf(NEWLINE, index);
 			if (newline === -1) {
@@ -135,6 +159,7 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 			if (!page.add(line, collector.finish(maxLineLength))) {
 				truncatedBy = "bytes";
 				stoppedAt = position + index;
+				stoppedIn = { chunk, index, next: position + chunk.length };
 				break outer;
 			}
 			line++;
@@ -142,6 +167,7 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 			lineHasBytes = false;
 			if (lines.length >= maxLines) {
 				stoppedAt = position + index;
+				stoppedIn = { chunk, index, next: position + chunk.length };
 				if (stoppedAt < size) truncatedBy = "lines";
 				break outer;
 			}
@@ -154,8 +180,11 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 		// Reached the end of the file: a last line without a newline still counts.
 		totalLines = lineHasBytes ? line : line - 1;
 		if (lineHasBytes && line >= startLine && !page.add(line, collector.finish(maxLineLength))) truncatedBy = "bytes";
-	} else if (stoppedAt < size && size - stoppedAt <= options.countRestUpTo) {
-		totalLines = line - 1 + (await countLinesFrom({ file, buffer, position: stoppedAt, size, signal }));
+	} else if (stoppedIn && stoppedAt < size && size - stoppedAt <= options.countRestUpTo) {
+		const { chunk, index, next } = stoppedIn;
+		const newlines = countNewlines(chunk, index);
+		const lastByte = chunk[chunk.length - 1] ?? NEWLINE;
+		totalLines = line - 1 + (await countLinesFrom({ reader, position: next, size, newlines, lastByte, signal }));
 	} else if (stoppedAt >= size) {
 		totalLines = line - 1;
 	}
@@ -174,6 +203,17 @@ export async function readLinePage(options: LinePageOptions): Promise<LinePage> 
 }
 
 /**
+ * How many bytes to read first, before knowing what the file is: what sniffing needs and, for a
+ * page from line 1, the whole file when it fits one chunk (its rest is counted anyway) or about a
+ * page's worth (`firstReadLength`). A page further in skips its way there, maybe on a remote side
+ * (`skipLines`), so only the sniff's bytes.
+ */
+export function headLength(size: number, startLine: number, maxBytes: number): number {
+	if (startLine > 1) return Math.min(size, SNIFF_BYTES);
+	return size <= READ_CHUNK_BYTES ? size : Math.max(SNIFF_BYTES, firstReadLength(maxBytes));
+}
+
+/**
  * The first read of a page that starts where the read is: about what a page of `maxBytes` holds
  * (its file bytes are its output less the line numbers, so a quarter more leaves room), in whole
  * 4 KB pages, so a small page touches little memory. 64 KB for the default 50 KB page.
@@ -182,31 +222,29 @@ function firstReadLength(maxBytes: number): number {
 	return Math.ceil((maxBytes * 1.25) / 4096) * 4096;
 }
 
-/** Lines from `position` to the end: newlines, plus one for a last line without a newline. */
+/**
+ * Lines from where the page stopped to the end: newlines, plus one for a last line without a
+ * newline. `newlines` were counted already in the chunk the page ended in, which ended with
+ * `lastByte`; the chunks from `position` on are read here, each while the one before is counted.
+ */
 async function countLinesFrom(options: {
-	file: ReadableFile;
-	buffer: Buffer;
+	reader: ChunkReader;
 	position: number;
 	size: number;
-	signal?: AbortSignal;
+	newlines: number;
+	lastByte: number;
+	signal: AbortSignal | undefined;
 }): Promise<number> {
-	const { file, buffer, size, signal } = options;
-	let position = options.position;
-	let count = 0;
-	let lastByte = NEWLINE;
+	const { reader, size, signal } = options;
+	let { position, newlines, lastByte } = options;
 	while (position < size) {
 		throwIfAborted(signal);
-		const bytesRead = await file.read({
-			buffer,
-			offset: 0,
-			length: Math.min(buffer.length, size - position),
-			position,
-		});
-		if (bytesRead === 0) break;
-		const chunk = buffer.subarray(0, bytesRead);
-		for (let index = chunk.indexOf(NEWLINE); index !== -1; index = chunk.indexOf(NEWLINE, index + 1)) count++;
-		lastByte = chunk[bytesRead - 1] ?? NEWLINE;
-		position += bytesRead;
+		const chunk = await reader.read(position);
+		if (chunk.length === 0) break;
+		reader.readAhead(position + chunk.length);
+		newlines += countNewlines(chunk);
+		lastByte = chunk[chunk.length - 1] ?? NEWLINE;
+		position += chunk.length;
 	}
-	return lastByte === NEWLINE ? count : count + 1;
+	return lastByte === NEWLINE ? newlines : newlines + 1;
 }

@@ -1,12 +1,12 @@
 import type { ToolResult } from "../../engine/index.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, ToolError } from "../../engine/index.js";
-import type { FileOperations, ReadableFile } from "../../workspace/index.js";
+import type { ReadableFile } from "../../workspace/index.js";
 import { detectLegacyEncoding, encodingName, type LegacyEncoding, shellQuote } from "../../workspace/index.js";
 import { isNotebookPath } from "../notebook/notebook-json.js";
 import { largeNotebookNotice, readNotebook } from "../notebook/read-notebook.js";
 import { growingNotice, grownSize } from "./growing-file.js";
 import { fitImage } from "./image.js";
-import { readLinePage } from "./line-pager.js";
+import { headLength, readLinePage } from "./line-pager.js";
 import { isPdf, readPdf } from "./pdf/index.js";
 import { SNIFF_BYTES, sniff } from "./sniff.js";
 import type { ReadBinaryDetails, ReadFileContentOptions, ReadImageDetails, ReadToolDetails } from "./types.js";
@@ -30,9 +30,10 @@ type ReadResult = ToolResult<ReadToolDetails>;
 export async function readFileContent(request: ReadFileContentOptions): Promise<ReadResult> {
 	const file = await request.operations.open(request.absolutePath);
 	try {
-		const sample = Buffer.alloc(Math.min(SNIFF_BYTES, request.size));
-		const sampleBytes =
-			sample.length > 0 ? await file.read({ buffer: sample, offset: 0, length: sample.length, position: 0 }) : 0;
+		// One read serves the sniff and, for a text file, the page's first chunk (a small file whole).
+		const head = await readHead(file, headLength(request.size, request.offset ?? 1, maxBytesOf(request)));
+		const sampleBytes = Math.min(SNIFF_BYTES, head.length);
+		const sample = head.subarray(0, sampleBytes);
 		// Paged documents (PDF pages, notebook cells) have their own readers over the same open file.
 		if (isPdf(sample.subarray(0, sampleBytes))) return await readPdf(request, file);
 		const notebook = isNotebookPath(request.absolutePath) ? await readNotebook(request, file) : undefined;
@@ -46,7 +47,7 @@ export async function readFileContent(request: ReadFileContentOptions): Promise<
 			sniffed.kind === "binary" && sniffed.reason === "invalid-utf8"
 				? detectLegacyEncoding(sample.subarray(0, sampleBytes), sampleBytes >= request.size)
 				: undefined;
-		if (legacy) return await readText(request, file, 0, legacy);
+		if (legacy) return await readText(request, file, { firstLineStart: 0, head, encoding: legacy });
 		if (isVirtualFile(request.absolutePath, request.size) && !blocksWhenRead(request.absolutePath)) {
 			return await readVirtual(request, file);
 		}
@@ -57,7 +58,7 @@ export async function readFileContent(request: ReadFileContentOptions): Promise<
 				description: sniffed.description,
 			});
 		}
-		const text = await readText(request, file, sniffed.bom ? 3 : 0);
+		const text = await readText(request, file, { firstLineStart: sniffed.bom ? 3 : 0, head });
 		const notice = isNotebookPath(request.absolutePath)
 			? largeNotebookNotice(request.shownPath, request.size)
 			: undefined;
@@ -91,16 +92,35 @@ function binaryNotice(
 	};
 }
 
-async function readText(
-	request: ReadFileContentOptions,
-	file: Awaited<ReturnType<FileOperations["open"]>>,
-	firstLineStart: number,
-	encoding?: LegacyEncoding,
-): Promise<ReadResult> {
+/** The first `length` bytes of `file` (fewer when it is shorter), in a buffer of their own. */
+async function readHead(file: ReadableFile, length: number): Promise<Buffer> {
+	const head = Buffer.allocUnsafe(length);
+	let filled = 0;
+	while (filled < length) {
+		const count = await file.read({ buffer: head, offset: filled, length: length - filled, position: filled });
+		if (count === 0) break;
+		filled += count;
+	}
+	return head.subarray(0, filled);
+}
+
+function maxBytesOf(request: ReadFileContentOptions): number {
+	return request.options.maxBytes ?? DEFAULT_MAX_BYTES;
+}
+
+/** How `readText` starts: the byte where line 1 starts (3 after a UTF-8 BOM), the bytes read already, a legacy encoding. */
+interface TextStart {
+	firstLineStart: number;
+	head?: Buffer;
+	encoding?: LegacyEncoding;
+}
+
+async function readText(request: ReadFileContentOptions, file: ReadableFile, start: TextStart): Promise<ReadResult> {
 	const { shownPath, absolutePath, size, options } = request;
+	const { firstLineStart, encoding } = start;
 	const startLine = Math.max(1, request.offset ?? 1);
 	const maxLines = request.limit ?? options.maxLines ?? DEFAULT_MAX_LINES;
-	const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+	const maxBytes = maxBytesOf(request);
 	const maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
 	const base = { kind: "text" as const, path: shownPath, absolutePath, size };
 
@@ -142,6 +162,7 @@ async function readText(
 		countRestUpTo: COUNT_REST_UP_TO,
 		signal: request.signal,
 		encoding,
+		...(start.head ? { head: { position: 0, bytes: start.head } } : {}),
 	});
 	// Only the bytes there when the read began are paged (see grownSize); a file that grew meanwhile is named as growing.
 	const grownTo = isVirtualFile(absolutePath, size)
@@ -203,7 +224,7 @@ async function readText(
 /** A /proc or /sys file: its size says 0, so its content is read first, then paged like a file. */
 async function readVirtual(request: ReadFileContentOptions, file: ReadableFile): Promise<ReadResult> {
 	const snapshot = await snapshotVirtualFile(file, request.signal);
-	const result = await readText({ ...request, size: snapshot.size }, snapshot.file, 0);
+	const result = await readText({ ...request, size: snapshot.size }, snapshot.file, { firstLineStart: 0 });
 	const self = /^\/proc\/(self|thread-self)\//.test(request.absolutePath)
 		? " /proc/self is the process running the tools, not a shell you start."
 		: "";

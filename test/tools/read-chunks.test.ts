@@ -1,0 +1,94 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { countNewlines } from "../../src/tools/read/newline-count.js";
+import { createReadTool, type ReadTextDetails } from "../../src/tools/read.js";
+import { resultText } from "../helpers/results.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+
+const temp = useTempDir();
+const MIB = 1024 * 1024;
+
+function naiveCount(bytes: Uint8Array, start: number, end: number): number {
+	let count = 0;
+	for (let index = start; index < end; index++) if (bytes[index] === 0x0a) count++;
+	return count;
+}
+
+/** A deterministic byte stream (no Math.random: a failure must repeat). */
+function pseudoRandom(seed: number): () => number {
+	let state = seed;
+	return () => {
+		state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+		return state >>> 16;
+	};
+}
+
+describe("read: newlines counted a word at a time", () => {
+	it("counts exactly what a byte-by-byte count finds, at every alignment and density", () => {
+		const next = pseudoRandom(7);
+		// Bytes that differ from a newline in one bit, and neighbours whose carries a sloppy test would mix up.
+		const near = [0x0a, 0x0b, 0x08, 0x8a, 0x1a, 0x00, 0xff, 0x09, 0x7f, 0x80];
+		for (let round = 0; round < 400; round++) {
+			const length = next() % 9000;
+			const bytes = Buffer.alloc(length + 8);
+			const density = round % 4;
+			for (let index = 0; index < bytes.length; index++) {
+				bytes[index] =
+					density === 0
+						? 0x0a
+						: density === 1
+							? (near[next() % near.length] ?? 0)
+							: density === 2 && next() % 70 === 0
+								? 0x0a
+								: next() & 0xff;
+			}
+			const view = bytes.subarray(round % 8);
+			const start = next() % Math.min(9, view.length + 1);
+			const end = view.length - (next() % Math.min(9, view.length - start + 1));
+			expect(countNewlines(view, start, end)).toBe(naiveCount(view, start, end));
+		}
+	});
+
+	it("does not overflow a lane on a megabyte of nothing but newlines", () => {
+		expect(countNewlines(Buffer.alloc(MIB + 3, 0x0a))).toBe(MIB + 3);
+	});
+});
+
+describe("read: pages of a file larger than one chunk", () => {
+	it("shows the same lines and total as a split of the whole file, wherever the page falls", async () => {
+		// ~3.4 MB of lines from empty to 300 bytes, so chunk boundaries (1 MiB) fall inside lines, on
+		// newlines and inside runs of empty lines; the last line has no newline.
+		const next = pseudoRandom(11);
+		const lines: string[] = [];
+		let bytes = 0;
+		while (bytes < 3.4 * MIB) {
+			const line = next() % 5 === 0 ? "" : `line ${lines.length + 1} ${"x".repeat(next() % 300)}`;
+			lines.push(line);
+			bytes += line.length + 1;
+		}
+		await writeFile(join(temp(), "lines.txt"), lines.join("\n"));
+		// The lines that hold the first bytes of each chunk, and their neighbours.
+		const offsets = [1, 2, lines.length - 1, lines.length];
+		let position = 0;
+		for (let index = 0; index < lines.length; index++) {
+			const boundary = Math.floor((position + (lines[index]?.length ?? 0) + 1) / MIB) > Math.floor(position / MIB);
+			if (boundary) offsets.push(index, index + 1, index + 2);
+			position += (lines[index]?.length ?? 0) + 1;
+		}
+		const tool = createReadTool(temp(), { unchangedReads: false });
+		for (const offset of offsets) {
+			const result = await tool.execute("1", { path: "lines.txt", offset, limit: 3 }, undefined);
+			const details = result.details as ReadTextDetails;
+			const expected = lines
+				.slice(offset - 1, offset + 2)
+				.map((line, index) => `${String(offset + index).padStart(6)}\t${line}`)
+				.join("\n");
+			expect(resultText(result).split("\n\n")[0]).toBe(expected);
+			expect(details.totalLines).toBe(lines.length);
+		}
+		await expect(tool.execute("1", { path: "lines.txt", offset: lines.length + 1 }, undefined)).rejects.toThrow(
+			`the file has ${lines.length} lines`,
+		);
+	});
+});
