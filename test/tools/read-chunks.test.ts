@@ -91,4 +91,35 @@ describe("read: pages of a file larger than one chunk", () => {
 			`the file has ${lines.length} lines`,
 		);
 	});
+
+	it("pages non-ASCII, CRLF and over-long lines within the 50 KB budget as a line-by-line count does", async () => {
+		const lines = Array.from({ length: 4000 }, (_, index) =>
+			index % 97 === 5
+				? `${"é😀x".repeat(900)} long ${index}\r`
+				: index % 3 === 0
+					? `ligne ${index} — été 😀\r`
+					: `line ${index} ${"a".repeat(index % 50)}`,
+		);
+		await writeFile(join(temp(), "mixed.txt"), lines.join("\n"));
+		const tool = createReadTool(temp(), { unchangedReads: false });
+		for (const offset of [1, 1234, 3990]) {
+			const result = await tool.execute("1", { path: "mixed.txt", offset }, undefined);
+			const shown: string[] = [];
+			let bytes = 0;
+			for (const [index, raw] of lines.slice(offset - 1).entries()) {
+				let text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+				if (text.length > 2000) {
+					const end = /[\ud800-\udbff]/.test(text[1999] ?? "") ? 1999 : 2000;
+					text = `${text.slice(0, end)}… [line truncated, ${text.length - end} more characters]`;
+				}
+				const formatted = `${String(offset + index).padStart(6)}\t${text}`;
+				const size = Buffer.byteLength(formatted) + (shown.length > 0 ? 1 : 0);
+				if (shown.length > 0 && bytes + size > 50 * 1024) break;
+				shown.push(formatted);
+				bytes += size;
+			}
+			expect(resultText(result).split("\n\n")[0]).toBe(shown.join("\n"));
+			expect((result.details as ReadTextDetails).endLine).toBe(offset + shown.length - 1);
+		}
+	});
 });

@@ -12,6 +12,22 @@ export interface FinishedLine {
 	cut: boolean;
 	/** Why the line is not text (a NUL byte, bytes that are not UTF-8); undefined when it is. */
 	problem: "nul-byte" | "invalid-utf8" | undefined;
+	/** UTF-8 bytes of `text`, when known without counting (the line's own bytes, uncut); else undefined. */
+	bytes?: number;
+}
+
+/**
+ * `text` (of which `droppedUnits` more UTF-16 units were not decoded) cut to `maxLength` units with
+ * a marker that counts what was cut, never between the halves of a surrogate pair; as it is when
+ * nothing needs cutting.
+ */
+export function cutLine(text: string, maxLength: number, droppedUnits = 0): { text: string; cut: boolean } {
+	if (text.length <= maxLength && droppedUnits === 0) return { text, cut: false };
+	let end = Math.min(maxLength, text.length);
+	const code = text.charCodeAt(end - 1);
+	if (code >= 0xd800 && code <= 0xdbff) end--;
+	const more = droppedUnits + text.length - end;
+	return { text: `${text.slice(0, end)}… [line truncated, ${more} more characters]`, cut: true };
 }
 
 /** Length of `bytes` without an incomplete UTF-8 sequence at its end (where a cut fell inside a character). */
@@ -89,20 +105,15 @@ export class LineCollector {
 			bytes = bytes.subarray(0, bytes.length - 1);
 		}
 		const problem = bytes.includes(0) ? "nul-byte" : this.legacy || isUtf8(bytes) ? undefined : "invalid-utf8";
-		let text = problem ? "" : this.legacy ? decodeLegacy(bytes) : bytes.toString("utf8");
-		if (text.length > maxLength || extraUnits > 0) {
-			let end = Math.min(maxLength, text.length);
-			const code = text.charCodeAt(end - 1);
-			if (code >= 0xd800 && code <= 0xdbff) end--;
-			extraUnits += text.length - end;
-			text = `${text.slice(0, end)}… [line truncated, ${extraUnits} more characters]`;
-		}
+		const decoded = problem ? "" : this.legacy ? decodeLegacy(bytes) : bytes.toString("utf8");
+		const { text, cut } = cutLine(decoded, maxLength, extraUnits);
 		this.parts.length = 0;
 		this.keptBytes = 0;
 		this.overflowing = false;
 		this.droppedUnits = 0;
 		this.pendingMultibyte = false;
 		this.lastByte = -1;
-		return { text, cut: extraUnits > 0, problem };
+		// Uncut UTF-8 text is its own bytes: the page's budget needs no count of them.
+		return { text, cut, problem, ...(cut || this.legacy ? {} : { bytes: bytes.length }) };
 	}
 }

@@ -1,8 +1,9 @@
 import { throwIfAborted } from "../../engine/index.js";
 import type { LegacyEncoding, ReadableFile } from "../../workspace/index.js";
 import { ChunkReader, type ReadBytes } from "./chunk-reader.js";
-import { type FinishedLine, LineCollector } from "./line-collector.js";
+import { LineCollector } from "./line-collector.js";
 import { countNewlines } from "./newline-count.js";
+import { addLineRun, type BinaryLine, type LineRun, PageLines } from "./page-lines.js";
 import { READ_CHUNK_BYTES } from "./read-whole.js";
 import { SNIFF_BYTES } from "./sniff.js";
 
@@ -51,35 +52,9 @@ export interface LinePage {
 	/** The first line that was cut, when any was. */
 	firstLongLine: number | undefined;
 	/** First shown line that is not text (a NUL byte, or bytes that are not UTF-8): the page must not be shown. */
-	binaryLine: { line: number; reason: "nul-byte" | "invalid-utf8" } | undefined;
+	binaryLine: BinaryLine | undefined;
 	/** True when `startLine` lies beyond the last line; `totalLines` is then the line count. */
 	beyondEnd: boolean;
-}
-
-/** The numbered lines of a page, within its byte budget, and what they showed about the file. */
-class PageLines {
-	readonly lines: string[] = [];
-	longLinesCut = 0;
-	firstLongLine: number | undefined;
-	binaryLine: LinePage["binaryLine"];
-	private outputBytes = 0;
-
-	constructor(private readonly maxBytes: number) {}
-
-	/** Adds line number `line`; false, adding nothing, when it would overflow the byte budget (the first line always fits). */
-	add(line: number, finished: FinishedLine): boolean {
-		const formatted = `${String(line).padStart(6)}\t${finished.text}`;
-		const lineBytes = Buffer.byteLength(formatted, "utf8") + (this.lines.length > 0 ? 1 : 0);
-		if (this.lines.length > 0 && this.outputBytes + lineBytes > this.maxBytes) return false;
-		if (finished.problem) this.binaryLine ??= { line, reason: finished.problem };
-		if (finished.cut) {
-			this.longLinesCut++;
-			this.firstLongLine ??= line;
-		}
-		this.lines.push(formatted);
-		this.outputBytes += lineBytes;
-		return true;
-	}
 }
 
 /**
@@ -117,7 +92,8 @@ async function pageLines(options: LinePageOptions, reader: ChunkReader): Promise
 		line += skipped.lines;
 		lineHasBytes = skipped.partialLine;
 	}
-	let readLength = line === startLine ? firstReadLength(maxBytes) : READ_CHUNK_BYTES;
+	const runBytes = firstReadLength(maxBytes);
+	let readLength = line === startLine ? runBytes : READ_CHUNK_BYTES;
 	outer: while (position < size) {
 		throwIfAborted(signal);
 		const chunk = await reader.read(position, readLength);
@@ -147,28 +123,40 @@ async function pageLines(options: LinePageOptions, reader: ChunkReader): Promise
 			index = newline + 1;
 			lineHasBytes = false;
 		}
+		// Lines up to here are taken one by one: a run there held a NUL byte or invalid UTF-8.
+		let slowUntil = -1;
 		while (line >= startLine && index < chunk.length) {
-			const newline = chunk.indexOf(NEWLINE, index);
-			if (newline === -1) {
-				collector.add(chunk.subarray(index), true);
-				lineHasBytes = true;
-				index = chunk.length;
-				break;
+			let full: LineRun["full"];
+			if (!lineHasBytes && index >= slowUntil && !options.encoding) {
+				const run = addLineRun({ chunk, index, line, runBytes, maxLines, maxLineLength, page });
+				if (run) {
+					({ line, index, full } = run);
+				} else {
+					slowUntil = Math.min(chunk.length, index + runBytes);
+				}
 			}
-			collector.add(chunk.subarray(index, newline), false);
-			if (!page.add(line, collector.finish(maxLineLength))) {
-				truncatedBy = "bytes";
+			if (full === undefined && (lineHasBytes || index < slowUntil || options.encoding)) {
+				const newline = chunk.indexOf(NEWLINE, index);
+				if (newline === -1) {
+					collector.add(chunk.subarray(index), true);
+					lineHasBytes = true;
+					index = chunk.length;
+					break;
+				}
+				collector.add(chunk.subarray(index, newline), false);
+				if (!page.add(line, collector.finish(maxLineLength))) {
+					full = "bytes";
+				} else {
+					line++;
+					index = newline + 1;
+					lineHasBytes = false;
+					if (lines.length >= maxLines) full = "lines";
+				}
+			}
+			if (full !== undefined) {
 				stoppedAt = position + index;
 				stoppedIn = { chunk, index, next: position + chunk.length };
-				break outer;
-			}
-			line++;
-			index = newline + 1;
-			lineHasBytes = false;
-			if (lines.length >= maxLines) {
-				stoppedAt = position + index;
-				stoppedIn = { chunk, index, next: position + chunk.length };
-				if (stoppedAt < size) truncatedBy = "lines";
+				truncatedBy = full === "bytes" || stoppedAt < size ? full : null;
 				break outer;
 			}
 		}
