@@ -1,6 +1,5 @@
 import * as fsSync from "node:fs";
 import { constants as fsConstants } from "node:fs";
-import * as fs from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { tempNameFor } from "../../files/temp-name.js";
 import { isInsideRoot, outsideRootsError } from "../../paths/real-path.js";
@@ -9,10 +8,11 @@ import {
 	type FileOperations,
 	type ReadableFile,
 	type ReplaceFileOptions,
-	readableFile,
 	readSmallDescriptorSync,
+	SYNC_IO_MAX_BYTES,
 	type WriteFileOptions,
 } from "./operations.js";
+import { openReadable } from "./readable-file.js";
 
 const directoryFlags = fsConstants.O_RDONLY | fsConstants.O_DIRECTORY;
 const noFollow = fsConstants.O_NOFOLLOW ?? 0;
@@ -56,15 +56,8 @@ function writeAll(descriptor: number, data: Uint8Array): void {
 	while (written < data.length) written += fsSync.writeSync(descriptor, data, written, data.length - written);
 }
 
-async function openVerified(path: string, roots: readonly string[]): Promise<ReadableFile> {
-	const handle = await fs.open(path, readFlags);
-	try {
-		verify(handle.fd, path, roots);
-	} catch (error) {
-		await handle.close();
-		throw error;
-	}
-	return readableFile(handle);
+function openVerified(path: string, roots: readonly string[]): Promise<ReadableFile> {
+	return openReadable(path, { syncUpTo: SYNC_IO_MAX_BYTES, check: (descriptor) => verify(descriptor, path, roots) });
 }
 
 /** Temp file and rename inside one verified folder; the temp file never outlives a failure. */

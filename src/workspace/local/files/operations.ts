@@ -13,6 +13,7 @@ import {
 	type ReplaceFileOptions,
 	type WriteFileOptions,
 } from "../../files/contract.js";
+import { openReadable } from "./readable-file.js";
 
 // The contract lives in files/contract.ts; its names stay importable from here.
 export {
@@ -51,7 +52,7 @@ function infoOf(stats: import("node:fs").Stats): FileInfo {
  * dozen of them), and the tools go on to process these bytes synchronously anyway, so the event
  * loop is held no longer than it already is. Larger files go through the thread pool.
  */
-const SYNC_IO_MAX_BYTES = 4 * 2 ** 20;
+export const SYNC_IO_MAX_BYTES = 4 * 2 ** 20;
 
 /**
  * Reads a regular file of at most `SYNC_IO_MAX_BYTES` synchronously, or returns undefined when the
@@ -111,20 +112,6 @@ function writeNewFileSync(path: string, data: Uint8Array, options: WriteFileOpti
 	}
 }
 
-/** A `ReadableFile` over an open handle; closing twice is harmless. */
-export function readableFile(handle: fs.FileHandle): ReadableFile {
-	let closed = false;
-	return {
-		read: async ({ buffer, offset, length, position }) =>
-			(await handle.read(buffer, offset, length, position)).bytesRead,
-		close: async () => {
-			if (closed) return;
-			closed = true;
-			await handle.close();
-		},
-	};
-}
-
 /**
  * The local file system. Metadata calls and small files use synchronous system calls (see
  * `SYNC_IO_MAX_BYTES`); directory listings, large files and anything that could block (a FIFO,
@@ -143,7 +130,7 @@ export const localFileOperations: FileOperations = {
 	readlink: async (path) => fsSync.readlinkSync(path),
 	readdir: async (path) =>
 		(await fs.readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, kind: kindOf(entry) })),
-	open: async (path) => readableFile(await fs.open(path, fsConstants.O_RDONLY)),
+	open: (path) => openReadable(path, { syncUpTo: SYNC_IO_MAX_BYTES, reopenSpecial: true }),
 	readFile: async (path) => readSmallFileSync(path) ?? (await fs.readFile(path)),
 	writeFile: async (path, data, options = {}) => {
 		// Only a new file is written synchronously: opening an existing path could block (a FIFO).
