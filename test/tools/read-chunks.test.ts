@@ -122,4 +122,14 @@ describe("read: pages of a file larger than one chunk", () => {
 			expect((result.details as ReadTextDetails).endLine).toBe(offset + shown.length - 1);
 		}
 	});
+
+	it("numbers lines past 999,999 with all their digits, as cat -n does", async () => {
+		await writeFile(join(temp(), "many.txt"), "x\n".repeat(1_000_005));
+		const result = await createReadTool(temp()).execute(
+			"1",
+			{ path: "many.txt", offset: 999_999, limit: 3 },
+			undefined,
+		);
+		expect(resultText(result).split("\n\n")[0]).toBe("999999\tx\n1000000\tx\n1000001\tx");
+	});
 });

@@ -76,7 +76,6 @@ async function pageLines(options: LinePageOptions, reader: ChunkReader): Promise
 	const { file, size, startLine, maxLines, maxBytes, maxLineLength, signal } = options;
 	const collector = new LineCollector(maxLineLength * 3 + 4, options.encoding !== undefined);
 	const page = new PageLines(maxBytes);
-	const lines = page.lines;
 	let line = 1; // the line that the byte at `position` belongs to
 	let position = options.firstLineStart;
 	let lineHasBytes = false; // the current line has bytes (matters at EOF without a final newline)
@@ -150,7 +149,7 @@ async function pageLines(options: LinePageOptions, reader: ChunkReader): Promise
 					line++;
 					index = newline + 1;
 					lineHasBytes = false;
-					if (lines.length >= maxLines) full = "lines";
+					if (page.count >= maxLines) full = "lines";
 				}
 			}
 			if (full !== undefined) {
@@ -176,9 +175,9 @@ async function pageLines(options: LinePageOptions, reader: ChunkReader): Promise
 	} else if (stoppedAt >= size) {
 		totalLines = line - 1;
 	}
-	const shownLines = lines.length;
+	const shownLines = page.count;
 	return {
-		text: lines.join("\n"),
+		text: page.text(),
 		shownLines,
 		endLine: startLine + shownLines - 1,
 		totalLines,
