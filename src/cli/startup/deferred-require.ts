@@ -5,7 +5,8 @@
  * once a call changes or snapshots a file, or a hook runs); the sandbox's network policy's `http`,
  * `https`, `tls` (which loads `crypto` whole) and `dns/promises`; `zlib` (PDF streams),
  * `worker_threads` (code mode, the backtracking search) and `timers/promises` (waits of the process
- * tree and background jobs). Each costs one to several milliseconds to load; together they were
+ * tree and background jobs); `fs/promises` (the local disk reads and writes small files with
+ * synchronous calls) and `readline` (prompts, line-by-line input). Each costs one to several milliseconds to load; together they were
  * 20–30 ms of a `toolbelt tool read`. Only modules whose exports are used inside functions belong
  * here: a stand-in's first property read, at any time, loads the real module.
  */
@@ -20,6 +21,9 @@ const DEFERRED = new Set(
 		"zlib",
 		"worker_threads",
 		"timers/promises",
+		"fs/promises",
+		"readline",
+		"readline/promises",
 	].flatMap((name) => [name, `node:${name}`]),
 );
 

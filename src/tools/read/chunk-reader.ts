@@ -17,7 +17,7 @@ interface PendingRead {
 
 /**
  * Reads a file's chunks for a scan, at most two 1 MiB buffers however large the file: a chunk
- * stays valid until the second `read` after it. `readAhead` starts the next chunk's read on the
+ * stays valid until the next `read`. `readAhead` starts the next chunk's read on the
  * thread pool while the caller scans the current one, so a scan of many chunks costs about the
  * larger of the copying and the scanning, not their sum. One read is in flight at a time, so any
  * `ReadableFile` serves. Bytes read before (`head`) are handed out instead of read again.
@@ -48,10 +48,10 @@ export class ChunkReader {
 			return this.bufferOf(pending.slot).subarray(0, await pending.done);
 		}
 		if (pending) await settled(pending.done);
-		const slot = 1 - this.current;
-		const bytesRead = await this.readInto(slot, position, length);
-		this.current = slot;
-		return this.bufferOf(slot).subarray(0, bytesRead);
+		// The chunk handed out before is done with: its buffer takes this one (the other stays unmade
+		// unless something is read ahead).
+		const bytesRead = await this.readInto(this.current, position, length);
+		return this.bufferOf(this.current).subarray(0, bytesRead);
 	}
 
 	/** Starts reading the chunk at `position` into the buffer not handed out last; `read(position)` takes it. */

@@ -1,6 +1,6 @@
 import * as fsSync from "node:fs";
 import { constants as fsConstants } from "node:fs";
-import * as fs from "node:fs/promises";
+import { mkdir, open, readdir, readFile } from "node:fs/promises";
 import {
 	type DirectoryEntry,
 	errorCode,
@@ -88,7 +88,7 @@ export function readSmallDescriptorSync(descriptor: number): Buffer | undefined 
 }
 
 async function writeFileAsync(path: string, data: Uint8Array, options: WriteFileOptions): Promise<void> {
-	const handle = await fs.open(path, options.exclusive ? "wx" : "w", options.mode ?? 0o666);
+	const handle = await open(path, options.exclusive ? "wx" : "w", options.mode ?? 0o666);
 	try {
 		let written = 0;
 		while (written < data.length) {
@@ -129,16 +129,16 @@ export const localFileOperations: FileOperations = {
 	realpath: async (path) => fsSync.realpathSync.native(path),
 	readlink: async (path) => fsSync.readlinkSync(path),
 	readdir: async (path) =>
-		(await fs.readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, kind: kindOf(entry) })),
+		(await readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, kind: kindOf(entry) })),
 	open: (path) => openReadable(path, { syncUpTo: SYNC_IO_MAX_BYTES, reopenSpecial: true }),
-	readFile: async (path) => readSmallFileSync(path) ?? (await fs.readFile(path)),
+	readFile: async (path) => readSmallFileSync(path) ?? (await readFile(path)),
 	writeFile: async (path, data, options = {}) => {
 		// Only a new file is written synchronously: opening an existing path could block (a FIFO).
 		if (options.exclusive && data.length <= SYNC_IO_MAX_BYTES) writeNewFileSync(path, data, options);
 		else await writeFileAsync(path, data, options);
 	},
 	mkdir: async (path, options) => {
-		await fs.mkdir(path, { recursive: options?.recursive ?? false });
+		await mkdir(path, { recursive: options?.recursive ?? false });
 	},
 	rename: async (from, to) => fsSync.renameSync(from, to),
 	unlink: async (path) => fsSync.unlinkSync(path),

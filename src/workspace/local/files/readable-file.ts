@@ -1,6 +1,6 @@
 import * as fsSync from "node:fs";
 import { constants as fsConstants } from "node:fs";
-import * as fs from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 import { promisify } from "node:util";
 import type { ReadableFile } from "../../files/contract.js";
 
@@ -9,7 +9,7 @@ const closeAsync = promisify(fsSync.close);
 const nonBlocking = fsConstants.O_NONBLOCK ?? 0;
 
 /** A `ReadableFile` over an open handle; closing twice is harmless. */
-function readableFile(handle: fs.FileHandle): ReadableFile {
+function readableFile(handle: FileHandle): ReadableFile {
 	let closed = false;
 	return {
 		read: async ({ buffer, offset, length, position }) =>
@@ -58,7 +58,7 @@ export async function openReadable(path: string, options: OpenReadableOptions): 
 	}
 	if (!stats.isFile() && options.reopenSpecial) {
 		fsSync.closeSync(descriptor);
-		return readableFile(await fs.open(path, fsConstants.O_RDONLY));
+		return readableFile(await open(path, fsConstants.O_RDONLY));
 	}
 	return stats.isFile() && stats.size <= options.syncUpTo ? syncFile(descriptor) : pooledFile(descriptor);
 }
