@@ -1,4 +1,5 @@
-import { mkdir, realpath, rename, writeFile } from "node:fs/promises";
+import { realpathSync } from "node:fs";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type PermissionBehavior, type PermissionMode, type PermissionRule, parseRule } from "../permissions/rules.js";
@@ -137,11 +138,24 @@ interface ProjectPlace {
 	key: string;
 }
 
+/**
+ * The real path of a local folder, or the folder as given when it cannot be resolved. Synchronous,
+ * as the local disk's metadata calls are: through the thread pool this one call started its four
+ * threads (and loaded `fs/promises`) in every one-shot `toolbelt tool read`.
+ */
+function localRealPath(folder: string): string {
+	try {
+		return realpathSync.native(folder);
+	} catch {
+		return resolve(folder);
+	}
+}
+
 async function projectPlace(options: LoadSettingsOptions): Promise<ProjectPlace> {
 	const file = projectSettingsPath(options.projectDir);
 	const disk = options.projectDisk;
 	if (!disk) {
-		const realDir = await realpath(options.projectDir).catch(() => resolve(options.projectDir));
+		const realDir = localRealPath(options.projectDir);
 		return { file, shownAs: file, realDir, key: realDir };
 	}
 	// A folder that cannot be resolved has no file either: the read then says so, or finds none.
