@@ -1,11 +1,11 @@
-import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { type SshdFixture, startSshdOrSkip } from "./sshd-fixture.js";
+import { type SshdFixture, startSshdOrSkip, until } from "./sshd-fixture.js";
 
 const run = promisify(execFile);
 let sshd: SshdFixture | undefined;
@@ -46,6 +46,48 @@ describe("toolbelt tool --workspace ssh://…", () => {
 		expect(readFileSync(join(dir(), "new.txt"), "utf8")).toBe("made remotely\n");
 		expect((await tool(sshd, dir(), "bash", { command: "pwd" })).output).toContain(dir());
 		expect((await tool(sshd, dir(), "grep", { pattern: "remotely" })).output).toContain("new.txt:1");
+	}, 60_000);
+
+	it("a toolbelt ended by SIGTERM mid-call leaves no ssh connection behind", async (context) => {
+		if (!sshd) return context.skip();
+		// The connection's master runs with ControlPersist, on its own: only toolbelt's clean-up ends
+		// it. Node runs no exit handler when a signal ends the process, so that clean-up must also run
+		// on the signal. The CLI's temp folder is this test's, so its control folder can be found.
+		const temp = join(dir(), "tmp");
+		mkdirSync(temp);
+		const started = join(dir(), "started");
+		const options = sshd.sshOptions.flatMap((option) => ["--ssh-option", option]);
+		const command = `touch ${started}; sleep 30`;
+		const argv = [
+			ensureBuiltCli(),
+			"tool",
+			"bash",
+			JSON.stringify({ command }),
+			"--workspace",
+			`${sshd.urlPrefix}${dir()}`,
+		];
+		const cli = spawn(process.execPath, [...argv, ...options], {
+			cwd: "/",
+			env: cleanEnv({ TMPDIR: temp }),
+			stdio: "ignore",
+		});
+		const exited = new Promise((resolve) => cli.once("exit", (code, signal) => resolve(signal ?? code)));
+		expect(await until(() => existsSync(started), 20_000)).toBe(true);
+		cli.kill("SIGTERM");
+		expect(await exited).toBe("SIGTERM");
+		// Nothing of the connection is left: no master (its command line names its control path), no control folder.
+		const masters = () => {
+			const pids = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
+			return pids.filter((pid) => {
+				try {
+					return readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(temp);
+				} catch {
+					return false;
+				}
+			});
+		};
+		expect(await until(() => masters().length === 0, 5_000), `left running: ${masters().join(", ")}`).toBe(true);
+		expect(readdirSync(temp).filter((name) => name.startsWith("toolbelt-ssh-"))).toEqual([]);
 	}, 60_000);
 
 	it("a malformed URL is a usage error naming the forms", async () => {

@@ -15,6 +15,7 @@ import { Socket } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { pidInUse, singleQuoted } from "../../workspace/index.js";
+import { atProcessEnd } from "../../workspace/local/index.js";
 
 // Why a launcher: a hook is a short process, and starting it from Node means a fork of Node, whose
 // cost grows with Node's memory (5–13 ms blocked in `spawn` for a 50–230 MB process on the bench VM,
@@ -177,10 +178,14 @@ function startLauncher(parent: string): LauncherState {
 	(child.stdin as Socket | null)?.unref();
 	child.stdin?.on("error", () => {});
 	createInterface({ input: child.stdout as Socket }).on("line", (line) => onAnswer(state, line));
-	const ended = () => stopLauncher(state, "the hook launcher ended");
+	// Also at a SIGTERM that ends toolbelt: the launcher and its hooks go with it.
+	const cancelAtEnd = atProcessEnd(() => stopLauncher(state, "toolbelt exited"));
+	const ended = () => {
+		cancelAtEnd();
+		stopLauncher(state, "the hook launcher ended");
+	};
 	child.on("error", ended);
 	child.on("exit", ended);
-	process.once("exit", () => stopLauncher(state, "toolbelt exited"));
 	return state;
 }
 

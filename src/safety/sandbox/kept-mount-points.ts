@@ -8,6 +8,7 @@
 // a dead process's claim is dropped by the next release of any of them.
 import { randomUUID } from "node:crypto";
 import { lstatSync } from "node:fs";
+import { atProcessEnd } from "../../workspace/local/index.js";
 import {
 	ensureExists,
 	leaseMountPoints,
@@ -75,7 +76,7 @@ export class KeptMountPoints {
 		exitHandlerInstalled = true;
 		// A process that ends without closing its sandbox (a CLI call, a server stopped by a signal it
 		// handles) still leaves the tree as it found it.
-		process.once("exit", () => {
+		atProcessEnd(() => {
 			for (const session of [...open]) session.close();
 		});
 	}

@@ -26,6 +26,7 @@ export {
 	terminateContainment,
 } from "./process/containment.js";
 export { waitForEndsSync } from "./process/exit-wait.js";
+export { atProcessEnd, type ProcessEndOptions } from "./process/process-end.js";
 export {
 	PROCESS_MARKER_VARIABLE,
 	type ProcessTree,

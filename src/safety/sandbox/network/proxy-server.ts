@@ -3,6 +3,7 @@ import { rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
+import { atProcessEnd } from "../../../workspace/local/index.js";
 import { NetworkAudit, type NetworkConnectionListener } from "./audit.js";
 import type { DecideOptions } from "./decide.js";
 import { HandoffControls } from "./handoff.js";
@@ -120,12 +121,12 @@ export async function startNetworkProxy(options: {
 	// and its socket file must not outlive the process (a CLI run ends without closing it).
 	server.unref();
 	const removeSocket = () => rmSync(socketPath, { force: true });
-	process.once("exit", removeSocket);
+	const cancelAtEnd = atProcessEnd(removeSocket);
 	return {
 		socketPath,
 		audit,
 		close: async () => {
-			process.off("exit", removeSocket);
+			cancelAtEnd();
 			controls.closeAll();
 			for (const socket of sockets) socket.destroy();
 			await new Promise<void>((resolve) => server.close(() => resolve()));

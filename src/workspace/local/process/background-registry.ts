@@ -2,6 +2,7 @@ import { rmSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { cgroupsInUse, killCommandCgroup, releaseAllCgroupsSync } from "./cgroup.js";
 import { cgroupMembers, cgroupPopulated, removeCgroup } from "./cgroup-members.js";
+import { atProcessEnd } from "./process-end.js";
 import { findTreeProcesses, type ProcessTree, processGroupOf, terminateTree } from "./process-tree.js";
 
 /** Processes a command left running when its shell exited. */
@@ -31,8 +32,6 @@ const sessionCleanups = new Set<SessionCleanup>();
 const outputFiles = new Set<string>();
 /** Output files a running command still writes: never deleted to make room. */
 const liveOutputFiles = new Set<string>();
-const exitSignals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
-let handlersInstalled = false;
 
 /**
  * The processes of a run that are still alive: those carrying its marker, plus the recorded pids
@@ -71,34 +70,24 @@ function cleanUpSync(): void {
 	liveOutputFiles.clear();
 }
 
-function onExit(): void {
-	cleanUpSync();
-}
-
-function onSignal(signal: NodeJS.Signals): void {
-	// Someone else handles this signal (e.g. a CLI that cancels the current turn on Ctrl+C): the
-	// process is not dying, so background processes stay; the exit handler cleans up later.
-	if (process.listeners(signal).some((listener) => listener !== onSignal)) return;
-	cleanUpSync();
-	uninstallHandlers();
-	// Die of the signal as we would have without our handler (exit status 128 + n).
-	process.kill(process.pid, signal);
-}
+/** Cancels the registration of `cleanUpSync` at the process's end; undefined while not registered. */
+let cancelAtEnd: (() => void) | undefined;
 
 function installHandlers(): void {
-	if (handlersInstalled) return;
-	handlersInstalled = true;
-	process.on("exit", onExit);
-	// First in line: `onSignal` must see the other listeners of the signal, and a `once` listener
-	// that ran before it would already have removed itself.
-	for (const signal of exitSignals) process.prependListener(signal, onSignal);
+	// First: the processes end before anything they could still use is taken away (a sandbox's
+	// placeholders, removed under a command still running, would let it write there).
+	cancelAtEnd ??= atProcessEnd(
+		() => {
+			cancelAtEnd = undefined;
+			cleanUpSync();
+		},
+		{ first: true },
+	);
 }
 
 function uninstallHandlers(): void {
-	if (!handlersInstalled) return;
-	handlersInstalled = false;
-	process.off("exit", onExit);
-	for (const signal of exitSignals) process.off(signal, onSignal);
+	cancelAtEnd?.();
+	cancelAtEnd = undefined;
 }
 
 function uninstallWhenIdle(): void {

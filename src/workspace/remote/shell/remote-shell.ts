@@ -1,4 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { atProcessEnd } from "../../local/index.js";
 import type {
 	KeptOutputOptions,
 	KeptOutputResult,
@@ -137,7 +138,7 @@ export function createRemoteShellOperations(
 	// `bye` written and their clean-up waited for ahead of the transport's own exit handler that
 	// stops the connection (see `endNow`).
 	const endAtExit = () => pool.endNow(keptFiles.orphans());
-	process.prependListener("exit", endAtExit);
+	const cancelAtEnd = atProcessEnd(endAtExit, { first: true });
 	const ask: Ask = async (question, subject, fallback) => {
 		const session = await pool.forQuestions();
 		return session ? session.ask(question, subject).catch(fallback) : fallback();
@@ -203,7 +204,7 @@ export function createRemoteShellOperations(
 		},
 		findExecutable,
 		close: async () => {
-			process.removeListener("exit", endAtExit);
+			cancelAtEnd();
 			const entries = [...lingering];
 			lingering.clear();
 			// Dropped through an open session before its `bye`: no round trip of their own.

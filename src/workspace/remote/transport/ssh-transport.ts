@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:chil
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { atProcessEnd } from "../../local/index.js";
 import { shCommandLine } from "./shell-quote.js";
 import { RemoteConnectionError, type RemoteTransport, stderrSummary } from "./transport.js";
 
@@ -122,7 +123,8 @@ export function createSshTransport(options: SshTransportOptions): RemoteTranspor
 		stopMaster();
 		if (controlDir) rmSync(controlDir, { recursive: true, force: true });
 	};
-	process.once("exit", onExit);
+	// Also at a SIGTERM that ends toolbelt: a master with ControlPersist would otherwise outlive it.
+	const cancelAtEnd = atProcessEnd(onExit);
 
 	return {
 		label,
@@ -145,7 +147,7 @@ export function createSshTransport(options: SshTransportOptions): RemoteTranspor
 		async close() {
 			if (closed) return;
 			closed = true;
-			process.removeListener("exit", onExit);
+			cancelAtEnd();
 			onExit();
 		},
 	};
