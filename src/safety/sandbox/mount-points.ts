@@ -23,6 +23,7 @@ import {
 	writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { atProcessEnd } from "../../workspace/local/index.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { isProcessAlive, processIdentity } from "./process-identity.js";
 
@@ -204,9 +205,13 @@ export async function leaseMountPoints(stateDir: string, points: readonly MountP
 	if (points.length === 0) return { release: async () => {} };
 	const id = randomUUID();
 	let released = false;
+	// A process ended mid-call (a SIGTERM) removes the call's placeholders too, after its commands
+	// (see `atProcessEnd`): an empty `.envrc` left behind would be listed by git and committed.
+	const cancelAtEnd = atProcessEnd(() => void release());
 	const release = async () => {
 		if (released) return;
 		released = true;
+		cancelAtEnd();
 		try {
 			withRegistry(stateDir, (registry) => releaseClaim(registry, id));
 		} catch {

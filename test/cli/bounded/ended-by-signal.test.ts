@@ -1,0 +1,50 @@
+import { existsSync, readdirSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { sandboxUnavailableReason } from "../../helpers/prerequisites.js";
+import { useTempDir } from "../../helpers/temp-dir.js";
+import { handOver, testUsers } from "../../helpers/test-users.js";
+import { CliProcesses, cleanEnv } from "../helpers/cli-binary.js";
+
+const unavailable = await sandboxUnavailableReason();
+
+/** Resolves once `check` holds, or after `timeoutMs` (false then). */
+async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
+	const deadline = Date.now() + timeoutMs;
+	while (!check()) {
+		if (Date.now() > deadline) return false;
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+	return true;
+}
+
+// Node runs no `exit` handler when a signal ends the process: what toolbelt cleans up at its exit
+// must also be cleaned up when a SIGTERM (a CI job's timeout, `kill`) ends it in the middle of a call.
+describe.skipIf(unavailable !== undefined).each(testUsers())("toolbelt ended by SIGTERM mid-call, as %s", (user) => {
+	const dir = useTempDir();
+	const processes = new CliProcesses();
+	afterEach(() => processes.killAll());
+
+	it("leaves the workspace as it found it: no sandbox placeholder stays", async () => {
+		const workspace = join(dir(), "workspace");
+		const home = join(dir(), "home");
+		await mkdir(workspace);
+		await mkdir(home);
+		await writeFile(join(workspace, "a.txt"), "a");
+		await handOver(dir(), user);
+		const env = cleanEnv({ HOME: home, XDG_STATE_HOME: join(home, "state") });
+		// The sandbox keeps empty folders (.git, .vscode, …) as mount points while it lives.
+		const command = "touch started; sleep 30";
+		const { child, done } = processes.start(["tool", "bash", JSON.stringify({ command }), "--sandbox"], {
+			cwd: workspace,
+			env,
+			user,
+		});
+		expect(await until(() => existsSync(join(workspace, "started")), 30_000)).toBe(true);
+		child.kill("SIGTERM");
+		const run = await done;
+		expect(run.signal).toBe("SIGTERM");
+		expect(readdirSync(workspace).sort()).toEqual(["a.txt", "started"]);
+	}, 60_000);
+});
