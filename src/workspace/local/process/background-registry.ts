@@ -123,6 +123,20 @@ export function registerSessionCleanup(cleanup: SessionCleanup): () => void {
 }
 
 /**
+ * Ends a command still running (`tree`, held in its process group and by its marker) if toolbelt
+ * ends first, until the returned function is called once its run has settled (what it left running
+ * is then registered as a run of its own). A cgroup's command needs none of this: every command
+ * cgroup goes at toolbelt's end. Without one, a shell in its own process group outlived a toolbelt
+ * ended by a signal (it gets no SIGHUP from a terminal).
+ */
+export function holdRunningCommand(tree: ProcessTree): () => void {
+	return registerSessionCleanup({
+		killNow: () => killRunSync({ ...tree, pids: [] }),
+		dispose: () => terminateTree(tree, { graceMs: 0 }),
+	});
+}
+
+/**
  * Makes sure toolbelt's exit and fatal signals end every contained command, also one still
  * running when toolbelt exits. Called when a command starts in a cgroup.
  */

@@ -3,6 +3,7 @@ import { fstatSync } from "node:fs";
 import type { Readable } from "node:stream";
 import type { EscapedProcess, ShellFileExecResult, ShellRunHandle } from "../../shell/exec-types.js";
 import { pipeStdinWriter } from "../../shell/stdin-writer.js";
+import { holdRunningCommand } from "../process/background-registry.js";
 import {
 	attachRoot,
 	createProcessContainment,
@@ -76,6 +77,8 @@ interface RunState {
 	 * the tree can be found and killed) once this settles.
 	 */
 	probing: Promise<void> | undefined;
+	/** Ends the hold on the running command that kills it if toolbelt ends first (`holdRunningCommand`). */
+	unhold: () => void;
 	/** Processes that escaped tracking (only without a cgroup), reported to the model. */
 	escapedProcesses: EscapedProcess[];
 	/** Through the relay, activity is the output file growing (the channel carries no output). */
@@ -171,6 +174,8 @@ async function finish(state: RunState): Promise<void> {
 		background: state.backgroundPids.length > 0,
 		openRelayPid: relayOpen ? relayPid : undefined,
 	});
+	// What it left running is registered by now; the command itself has ended.
+	state.unhold();
 	// The cgroup is removed: the next command's shell may join its own now.
 	if (state.relay) releaseStandbyShell();
 	state.resolve({
@@ -290,6 +295,8 @@ function newRunState(
 		shellStart: escapeSearchStart(containment, request.cwd, startedMs),
 		startedMs,
 		escapedProcesses: [],
+		// Set once the shell's pid is known (`attachRoot`).
+		unhold: () => {},
 		outputSize: -1,
 		timer: undefined,
 		onAbort: () => {},
@@ -326,6 +333,7 @@ function wireChild(state: RunState): void {
 		if (state.exit || state.settled) return;
 		stopWatching(state);
 		state.settled = true;
+		state.unhold();
 		releaseContainment(state.containment.tree);
 		state.reject(error);
 	});
@@ -382,6 +390,9 @@ export async function runLocalCommand(
 			reject,
 			probing: standby?.probing,
 		});
+		// Without a cgroup, nothing else ends this shell if toolbelt ends first (a SIGTERM). Held
+		// whatever the mechanism: the first standby may find only after its start that it cannot join.
+		state.unhold = holdRunningCommand(containment.tree);
 		wireChild(state);
 		armTimeoutAndAbort(state);
 	});
