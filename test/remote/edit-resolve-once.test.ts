@@ -62,7 +62,7 @@ describe("edit on a docker workspace", () => {
 		);
 	});
 
-	it("resolves its path once per call: the workspace's look-ups of the file before its read equal one resolve", {
+	it("resolves its path once per call: the workspace's look-ups of the file before its read are at most one resolve's", {
 		timeout: 120_000,
 	}, async (context) => {
 		if (container.skipReason) return context.skip();
@@ -95,7 +95,10 @@ describe("edit on a docker workspace", () => {
 		]);
 		expect(message?.isError, message && textOf(message)).toBe(false);
 		expect(resolves).toBe(1);
-		expect(lookupsBeforeRead).toBe(oneResolve);
+		// At most one resolve's worth: in a batch the folder's real path stands for the file's (a name
+		// that is no link lies in its folder's real path), so the file itself may be looked at less.
+		expect(lookupsBeforeRead).toBeGreaterThan(0);
+		expect(lookupsBeforeRead).toBeLessThanOrEqual(oneResolve);
 		expect(inContainer(container.name, `cat ${folder}/real/g.txt`)).toBe("alpha\ngamma\n");
 	});
 });
