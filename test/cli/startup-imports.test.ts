@@ -30,6 +30,13 @@ function tracedRun(argv: string[], cwd: string, env = cleanEnv({ TOOLBELT_NO_BUN
 	return { result, modules };
 }
 
+/** Runs the bundled `toolbelt tool read a.txt` in the temp folder, with Node's `flags` in front (a tracer). */
+function bundledToolRead(flags: string[]) {
+	const argv = [...flags, binPath.replace(/bin\.js$/, "bin.cjs"), "tool", "read", '{"path": "a.txt"}'];
+	const env = cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") });
+	return spawnSync(process.execPath, argv, { encoding: "utf8", env, cwd: tempDir() });
+}
+
 describe("what a one-shot start loads", () => {
 	it("the built CLI starts from its bundle: no ES module of dist/ or node_modules is loaded besides bin.js", async () => {
 		await writeFile(join(tempDir(), "a.txt"), "first line\n");
@@ -47,18 +54,7 @@ describe("what a one-shot start loads", () => {
 		await writeFile(join(tempDir(), "a.txt"), "first line\n");
 		const packageBin = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).bin.toolbelt;
 		expect(packageBin).toBe("./dist/cli/bin.cjs");
-		const result = spawnSync(
-			process.execPath,
-			[
-				"--import",
-				new URL("./fixtures/trace-imports.mjs", import.meta.url).href,
-				binPath.replace(/bin\.js$/, "bin.cjs"),
-				"tool",
-				"read",
-				'{"path": "a.txt"}',
-			],
-			{ encoding: "utf8", env: cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") }), cwd: tempDir() },
-		);
+		const result = bundledToolRead(["--import", new URL("./fixtures/trace-imports.mjs", import.meta.url).href]);
 		expect(result.status, result.stderr).toBe(0);
 		expect(result.stdout).toContain("first line");
 		const esModules = result.stderr
@@ -96,18 +92,10 @@ describe("what a one-shot start loads", () => {
 
 	it("a bundled toolbelt tool read loads none of Node's network, crypto, compression or thread modules", async () => {
 		await writeFile(join(tempDir(), "a.txt"), "first line\n");
-		const result = spawnSync(
-			process.execPath,
-			[
-				"--require",
-				fileURLToPath(new URL("./fixtures/trace-node-modules.cjs", import.meta.url)),
-				binPath.replace(/bin\.js$/, "bin.cjs"),
-				"tool",
-				"read",
-				'{"path": "a.txt"}',
-			],
-			{ encoding: "utf8", env: cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") }), cwd: tempDir() },
-		);
+		const result = bundledToolRead([
+			"--require",
+			fileURLToPath(new URL("./fixtures/trace-node-modules.cjs", import.meta.url)),
+		]);
 		expect(result.status, result.stderr).toBe(0);
 		expect(result.stdout).toContain("first line");
 		const line = result.stderr.split("\n").find((text) => text.startsWith("[node-modules] ")) ?? "";
