@@ -5,19 +5,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sandboxUnavailableReason } from "../../helpers/prerequisites.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { handOver, testUsers } from "../../helpers/test-users.js";
+import { eventually } from "../../tools/shell/survivors.js";
 import { CliProcesses, cleanEnv } from "../helpers/cli-binary.js";
 
 const unavailable = await sandboxUnavailableReason();
-
-/** Resolves once `check` holds, or after `timeoutMs` (false then). */
-async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
-	const deadline = Date.now() + timeoutMs;
-	while (!check()) {
-		if (Date.now() > deadline) return false;
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
-	return true;
-}
 
 // Node runs no `exit` handler when a signal ends the process: what toolbelt cleans up at its exit
 // must also be cleaned up when a SIGTERM (a CI job's timeout, `kill`) ends it in the middle of a call.
@@ -43,7 +34,7 @@ describe.each(testUsers())("toolbelt ended by SIGTERM mid-call, as %s", (user) =
 				env,
 				user,
 			});
-			expect(await until(() => existsSync(join(workspace, "started")), 30_000)).toBe(true);
+			expect(await eventually(() => existsSync(join(workspace, "started")), 30_000)).toBe(true);
 			child.kill("SIGTERM");
 			const run = await done;
 			expect(run.signal).toBe("SIGTERM");
@@ -65,11 +56,13 @@ describe.each(testUsers())("toolbelt ended by SIGTERM mid-call, as %s", (user) =
 			env: cleanEnv({ HOME: join(dir(), "home") }),
 			user,
 		});
-		expect(await until(() => existsSync(join(workspace, "started")), 30_000)).toBe(true);
+		expect(await eventually(() => existsSync(join(workspace, "started")), 30_000)).toBe(true);
 		child.kill("SIGTERM");
 		expect((await done).signal).toBe("SIGTERM");
 		const sleeping = () => sleepersOf(seconds);
-		expect(await until(() => sleeping().length === 0, 5_000), `still running: ${sleeping().join(", ")}`).toBe(true);
+		expect(await eventually(() => sleeping().length === 0, 5_000), `still running: ${sleeping().join(", ")}`).toBe(
+			true,
+		);
 	}, 60_000);
 });
 
