@@ -40,7 +40,9 @@ describe.each(testUsers())("toolbelt tool bash when a process of the command is 
 			texts.push(run.stdout);
 		}
 		expect(texts.filter((text) => /Still running in the background/.test(text))).toEqual([]);
-		expect(texts.every((text) => text.startsWith("done"))).toBe(true);
+		// bash may print its own "Killed" notice for the job before "done", depending on when it
+		// reaps it: the command's output is only required to end its run.
+		for (const text of texts) expect(text).toMatch(/^done$/m);
 
 		const background = await processes.run(["tool", "bash", JSON.stringify({ command: "sleep 0.5 & echo started" })], {
 			cwd: workspace,
