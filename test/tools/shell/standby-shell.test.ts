@@ -27,11 +27,16 @@ function commandCgroups(): string[] {
 	);
 }
 
-/** Runs `command` and says whether it started from a standby shell. */
+/**
+ * Runs `command` and says whether it started from a standby shell. Then lets a turn of the event
+ * loop pass, as a model's reply would, in which the next command's standby is started.
+ */
 async function runCounted(tool: ReturnType<typeof createBashTool>, command: string, timeout?: number) {
 	const before = standbyShellStarts();
 	const outcome = await runTool(tool, { command, ...(timeout !== undefined ? { timeout } : {}) });
-	return { ...outcome, fromStandby: standbyShellStarts() > before };
+	const fromStandby = standbyShellStarts() > before;
+	await new Promise((resolve) => setImmediate(resolve));
+	return { ...outcome, fromStandby };
 }
 
 const markers: string[] = [];
@@ -72,6 +77,29 @@ describe.skipIf(noCgroups !== undefined)("standby shell", () => {
 		// Removed when the call returns, or (a process still exiting on a loaded machine) soon after.
 		const live = () => commandCgroups().map((path) => path.slice(path.indexOf("/toolbelt-")));
 		expect(await eventually(() => seen.every((own) => !live().some((path) => own.endsWith(path))))).toBe(true);
+	});
+
+	it("starts the next command's shell once the call's result is out, not while the command runs", async () => {
+		const tool = createBashTool(tempDir());
+		await runCounted(tool, "true");
+		await runCounted(tool, "true");
+		// This process's waiting shells: its children named toolbelt-relay that hold the launch
+		// socket (fd 4). Started during the command, one held up a short command's result for as
+		// long as the fork of this process blocked its event loop.
+		const count = `n=0; for dir in /proc/[0-9]*; do
+  IFS= read -r stat 2>/dev/null < "$dir/stat" || continue
+  rest=\${stat##*) }; set -- $rest; [ "$2" = ${process.pid} ] || continue
+  mapfile -d '' words 2>/dev/null < "$dir/cmdline" || continue
+  [ "\${words[*]: -1}" = toolbelt-relay ] && [ -e "$dir/fd/4" ] && n=$((n + 1))
+done; echo "$n"`;
+		const during = await runCounted(tool, `sleep 0.3; ${count}`);
+		expect(during.fromStandby).toBe(true);
+		expect(during.text).toBe("0");
+		const after = await runCounted(tool, count);
+		expect(after.fromStandby).toBe(true);
+		expect(after.text).toBe("0");
+		writeFileSync(join(tempDir(), "count.sh"), count);
+		expect(await eventually(() => spawnSync("bash", [join(tempDir(), "count.sh")], { encoding: "utf8" }).stdout === "1\n")).toBe(true);
 	});
 
 	it("gives the command the environment, folder, exit status and merged output a fresh shell gives", async () => {
@@ -160,9 +188,11 @@ describe.skipIf(noCgroups !== undefined)("standby shell", () => {
 		await runCounted(tool, "true");
 		await runCounted(tool, "true");
 		const injected = join(tempDir(), "injected");
-		// The descriptors toolbelt gives a waiting wrapper shell (stdin, 3 and up), written to as a launch would be.
-		// The standby for the next call is started as this one starts: give it a moment to appear.
-		const attack = `sleep 0.5; for dir in /proc/[0-9]*; do
+		const report = join(tempDir(), "report");
+		// The descriptors toolbelt gives a waiting wrapper shell (stdin, 3 and up), written to as a
+		// launch would be, by a background job of one command that lies in wait for the standby
+		// started after that command's result.
+		const attack = `sleep 1; for dir in /proc/[0-9]*; do
   pid=\${dir#/proc/}; [ "$pid" = "$$" ] && continue
   mapfile -d '' words 2>/dev/null < "$dir/cmdline" || continue
   [ "\${words[*]: -1}" = toolbelt-relay ] || continue
@@ -174,9 +204,12 @@ describe.skipIf(noCgroups !== undefined)("standby shell", () => {
     printf '9\\ntouch %s\\n' '${injected}' 2>/dev/null > "$fd" && echo "wrote $fd"
   done
 done; echo scanned`;
-		const outcome = await runCounted(tool, attack);
+		writeFileSync(join(tempDir(), "attack.sh"), attack);
+		await runCounted(tool, `bash ${join(tempDir(), "attack.sh")} > ${report} 2>&1 &`);
+		const reportText = () => (existsSync(report) ? readFileSync(report, "utf8") : "");
+		expect(await eventually(() => reportText().endsWith("scanned\n"), 50_000)).toBe(true);
 		// Other test files' standbys (the same user's) may be found too: none may take a launch.
-		expect(outcome.text).toMatch(/^(found a waiting shell\n)+scanned$/);
+		expect(reportText()).toMatch(/^(found a waiting shell\n)+scanned\n$/);
 		const next = await runCounted(tool, "echo next");
 		expect(next.fromStandby).toBe(true);
 		expect(next.text).toBe("next");

@@ -20,6 +20,12 @@ const exitingWaitMs = 20;
  * populated for a moment, longer on a loaded machine; one that outlives this is removed at exit.
  */
 const releaseWaitMs = 1000;
+/**
+ * Pauses between tries to remove that cgroup, in ms: short at first, since the command's last
+ * process (often the relay, which ends just after it) is usually reaped within a millisecond or
+ * two, and every try is one read of `cgroup.procs`.
+ */
+const releaseRetryMs = [1, 1, 2, 3, 5];
 
 /** A pause inside a call: it keeps the process alive, as the call's own result is still to come. */
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -111,11 +117,11 @@ export async function keepOrRelease(
 	}
 	// A process may still be exiting: what cannot be removed soon is removed at exit.
 	const deadline = Date.now() + releaseWaitMs;
-	while (!releaseContainment(tree)) {
+	for (let attempt = 0; !releaseContainment(tree); attempt++) {
 		if (Date.now() >= deadline) {
 			registerBackgroundRun({ ...tree, pids: [] });
 			return;
 		}
-		await delay(5);
+		await delay(releaseRetryMs[Math.min(attempt, releaseRetryMs.length - 1)] ?? 5);
 	}
 }

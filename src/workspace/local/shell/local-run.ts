@@ -15,12 +15,7 @@ import { findTreeProcesses, signalTree, terminateTree } from "../process/process
 import { collectLeftRunning, keepOrRelease, type ShellStart } from "./left-running.js";
 import { type ExecRequest, startProcess } from "./process-start.js";
 import { createRelayChannel, type RelayChannel, readRelayAnnouncement, relayCaughtUp } from "./relay-channel.js";
-import {
-	prepareFirstStandbyShell,
-	prepareStandbyShell,
-	releaseStandbyShell,
-	startFromStandby,
-} from "./standby-shell.js";
+import { prepareFirstStandbyShell, prepareStandbyShell, startFromStandby } from "./standby-shell.js";
 
 /** Time from SIGTERM to SIGKILL when a command is timed out or aborted, in ms. */
 const killGraceMs = 200;
@@ -176,8 +171,6 @@ async function finish(state: RunState): Promise<void> {
 	});
 	// What it left running is registered by now; the command itself has ended.
 	state.unhold();
-	// The cgroup is removed: the next command's shell may join its own now.
-	if (state.relay) releaseStandbyShell();
 	state.resolve({
 		exitCode: state.exit.code,
 		signal: state.exit.signal,
@@ -188,6 +181,9 @@ async function finish(state: RunState): Promise<void> {
 		pid: state.child.pid,
 		outputWriters,
 	});
+	// The next command's shell, started once this result is on its way (see standby-shell.ts): the
+	// fork blocks the event loop, and joining a cgroup then waits for none of this call's work.
+	if (state.relay && state.containment.mechanism === "cgroup") prepareStandbyShell(state.request.cwd);
 }
 
 function maybeFinish(state: RunState): void {
@@ -377,11 +373,6 @@ export async function runLocalCommand(
 			releaseContainment(containment.tree);
 			reject(error);
 			return;
-		}
-		// The next command's shell joins its cgroup while this one runs; started on the next turn, as
-		// spawning (a fork of this process) takes milliseconds this command need not wait for.
-		if (outputFile !== undefined && containment.mechanism === "cgroup") {
-			setImmediate(() => prepareStandbyShell(request.cwd));
 		}
 		attachRoot(containment, child.pid);
 		request.onStart?.(runHandle(containment, child.pid));

@@ -7,9 +7,7 @@ import {
 	beginCgroupProbe,
 	cgroupsInUse,
 	deferredJoinCgroupScript,
-	discardPreparedCgroup,
 	killCommandCgroup,
-	prepareCommandCgroup,
 	settleCgroupProbe,
 } from "../process/cgroup.js";
 import {
@@ -26,18 +24,25 @@ import { launchScript, type StandbyCommand } from "./standby-launch.js";
  * A shell that already sits in the next command's cgroup, waiting for that command. Moving a
  * process into a cgroup waits for an RCU grace period (about 10 ms, longer on a busy machine,
  * and serialized across the machine), which was most of the fixed cost of a short command. A
- * process is born in its parent's cgroup at no cost: so while one command runs, the next one's
- * wrapper shell is started, joins a fresh cgroup and waits. The next call hands it the command
- * (its environment, arguments and output file, on a socket) and it becomes the command as the
- * usual wrapper does (`output-relay.ts`): every process of the command is in that cgroup, as
+ * process is born in its parent's cgroup at no cost: so once a call's result is out, the next
+ * command's wrapper shell is started, joins a fresh cgroup and waits. The next call hands it the
+ * command (its environment, arguments and output file, on a socket) and it becomes the command as
+ * the usual wrapper does (`output-relay.ts`): every process of the command is in that cgroup, as
  * before. The shell waits with an empty environment, so it carries no caller's variables.
  *
  * Only for output into a file (the relay), where a cgroup is used, and for the working folder it
- * was started in. The first one is started by the first command of a process
- * (`prepareFirstStandbyShell`), which it then runs, and tells whether it could join: that decides whether commands run in cgroups at all, in place
- * of a blocking probe at the first call. After that, from the second command of a process on (a
- * one-shot process runs one). A shell that could not join says so and exits 125 once it has its
- * command, as a fresh one would.
+ * was started in. The first one is started by the first call of a process
+ * (`prepareFirstStandbyShell`), which it then runs, and tells whether it could join: that decides
+ * whether commands run in cgroups at all, in place of a blocking probe at the first call. After
+ * that, one after each call's result. A shell that could not join says so and exits 125 once it
+ * has its command, as a fresh one would.
+ *
+ * Why after the result, not while the command runs: starting a shell is a fork of this process,
+ * which blocks its event loop until the child has exec'd (3-15 ms, more with more memory and on a
+ * busy machine). Started during a short command, it held up that command's result by as much; after
+ * the result, it overlaps the model's reading of it. Its join then also lands on no removal of this
+ * call's cgroup: a join holds the hierarchy's lock through its grace period, and a removal (on the
+ * event loop) waits for it.
  */
 interface StandbyShell {
 	containment: ProcessContainment;
@@ -53,12 +58,11 @@ interface StandbyShell {
 	probing: Promise<void> | undefined;
 	/** True once it was handed a command. */
 	launched: boolean;
-	/** True while it waits for a word from toolbelt before it joins its cgroup (see `releaseStandbyShell`). */
-	held: boolean;
 }
 
 let waiting: StandbyShell | undefined;
-let relayedRuns = 0;
+/** Calls begun in this process: a standby due after one call's result is not made once another began. */
+let callsBegun = 0;
 let startedFromStandby = 0;
 
 /** How long the first standby may take to say whether it joined, in ms (the blocking probe's limit). */
@@ -74,14 +78,12 @@ export function standbyShellStarts(): number {
  * script, read in one go (`read -N` reads a pipe in chunks, where other forms read byte by byte;
  * the waiting shell's locale is C, so characters are bytes). fd 4 is a socket, which no other
  * process can open through `/proc` to slip in a launch of its own. An empty or short launch
- * (toolbelt went away) ends the shell. A `held` one first waits for an empty line on fd 4 before
- * it joins.
+ * (toolbelt went away) ends the shell.
  */
-function standbyScript(cgroup: string, reportJoin: boolean, held: boolean): string {
+function standbyScript(cgroup: string, reportJoin: boolean): string {
 	const { join, refuseUnlessJoined } = deferredJoinCgroupScript(cgroup);
 	return [
 		"set +o posix",
-		...(held ? ["IFS= read -r -u 4 toolbelt_go || exit 0", "unset toolbelt_go"] : []),
 		join,
 		// The first standby's stdout is a pipe to toolbelt until the launch points it at the output.
 		// It says before it reads its command, so the answer is there before the command runs.
@@ -125,7 +127,6 @@ function streamsOf(child: ChildProcess): (Socket | null | undefined)[] {
  */
 function discard(shell: StandbyShell): Promise<void> {
 	shell.unregister();
-	discardPreparedCgroup();
 	// Whoever waits for the disposal waits for this exit: it must keep the process alive.
 	shell.child.ref();
 	if (shell.containment.tree.cgroup !== undefined) killCommandCgroup(shell.containment.tree.cgroup);
@@ -199,19 +200,14 @@ function awaitJoinReport(shell: StandbyShell): Promise<void> {
 	});
 }
 
-function spawnStandby(
-	cwd: string,
-	shellPath: string,
-	options: { probeCgroup?: string; held?: boolean } = {},
-): StandbyShell | undefined {
-	const { probeCgroup, held = false } = options;
+function spawnStandby(cwd: string, shellPath: string, probeCgroup?: string): StandbyShell | undefined {
 	const probing = probeCgroup !== undefined;
 	const containment = createProcessContainment(probing ? { cgroup: probeCgroup } : {});
 	const cgroup = containment.tree.cgroup;
 	if (cgroup === undefined) return undefined;
 	let child: ChildProcess;
 	try {
-		child = spawn(shellPath, ["--norc", "--noprofile", "-c", standbyScript(cgroup, probing, held), wrapperName], {
+		child = spawn(shellPath, ["--norc", "--noprofile", "-c", standbyScript(cgroup, probing), wrapperName], {
 			cwd,
 			detached: true,
 			env: {},
@@ -230,7 +226,6 @@ function spawnStandby(
 		unregister: () => {},
 		probing: undefined,
 		launched: false,
-		held,
 	};
 	child.on("error", () => {
 		shell.exited = true;
@@ -285,6 +280,7 @@ export interface StandbyStart {
  * command waits for no round trip through toolbelt. Undefined when the command has to start afresh.
  */
 export function startFromStandby(command: StandbyCommand): StandbyStart | undefined {
+	callsBegun++;
 	const shell = waiting;
 	if (!shell) return undefined;
 	waiting = undefined;
@@ -297,39 +293,24 @@ export function startFromStandby(command: StandbyCommand): StandbyStart | undefi
 	shell.launched = true;
 	shell.child.ref();
 	for (const stream of streamsOf(shell.child)) stream?.ref();
-	const go = shell.held ? "\n" : "";
-	shell.held = false;
-	(shell.child.stdio[4] as Writable).end(`${go}${Buffer.byteLength(launch)}\n${launch}`);
+	(shell.child.stdio[4] as Writable).end(`${Buffer.byteLength(launch)}\n${launch}`);
 	startedFromStandby++;
 	return { child: shell.child, containment: shell.containment, probing: shell.probing };
 }
 
 /**
- * Starts the standby shell for the next command in `cwd` while a command runs, unless one waits
- * already or cgroups are not used here. The first command of a process prepares none. The shell
- * is held: it joins its cgroup only when `releaseStandbyShell` says so, once the running command's
- * call is settled. A join holds the cgroup hierarchy's lock through an RCU grace period (10-30
- * ms), which the removal of the running command's cgroup would otherwise wait for, on the event
- * loop, before the call's result.
+ * Starts the standby shell for the next command in `cwd` once a call's result is out (see the top
+ * of this file): on the next turn of the event loop, when the result is on its way. Not when
+ * another call began meanwhile (it starts its own shell as it begins, in its own folder), one
+ * waits already, or cgroups are not used here.
  */
 export function prepareStandbyShell(cwd: string): void {
-	relayedRuns++;
-	// Whether cgroups are used is asked, not decided here (deciding could run the blocking probe).
-	if (waiting || relayedRuns < 2 || !wrapperShell || !cgroupsInUse()) return;
-	waiting = spawnStandby(cwd, wrapperShell, { held: true });
-}
-
-/**
- * Lets a held standby shell join its cgroup now (see `prepareStandbyShell`). The cgroup of the
- * standby after it is made first, before the join takes the hierarchy's lock: that standby is
- * started while the next command runs, when the join may still be under way.
- */
-export function releaseStandbyShell(): void {
-	const shell = waiting;
-	if (!shell?.held || shell.exited) return;
-	prepareCommandCgroup();
-	shell.held = false;
-	(shell.child.stdio[4] as Writable).write("\n");
+	const begun = callsBegun;
+	setImmediate(() => {
+		// Whether cgroups are used is asked, not decided here (deciding could run the blocking probe).
+		if (callsBegun !== begun || waiting || !wrapperShell || !cgroupsInUse()) return;
+		waiting = spawnStandby(cwd, wrapperShell);
+	});
 }
 
 /**
@@ -342,7 +323,7 @@ export function prepareFirstStandbyShell(cwd: string): void {
 	if (waiting || !wrapperShell) return;
 	const cgroup = beginCgroupProbe();
 	if (cgroup === undefined) return;
-	waiting = spawnStandby(cwd, wrapperShell, { probeCgroup: cgroup });
+	waiting = spawnStandby(cwd, wrapperShell, cgroup);
 }
 
 /**
@@ -352,6 +333,7 @@ export function prepareFirstStandbyShell(cwd: string): void {
  * waiting (the second command, or one after a command in another folder) starts one as well.
  */
 export function prepareCallShell(cwd: string): void {
+	callsBegun++;
 	if (waiting || !wrapperShell) return;
 	if (!cgroupsInUse()) {
 		prepareFirstStandbyShell(cwd);
