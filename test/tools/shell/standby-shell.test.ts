@@ -99,7 +99,9 @@ done; echo "$n"`;
 		expect(after.fromStandby).toBe(true);
 		expect(after.text).toBe("0");
 		writeFileSync(join(tempDir(), "count.sh"), count);
-		expect(await eventually(() => spawnSync("bash", [join(tempDir(), "count.sh")], { encoding: "utf8" }).stdout === "1\n")).toBe(true);
+		expect(
+			await eventually(() => spawnSync("bash", [join(tempDir(), "count.sh")], { encoding: "utf8" }).stdout === "1\n"),
+		).toBe(true);
 	});
 
 	it("gives the command the environment, folder, exit status and merged output a fresh shell gives", async () => {
