@@ -39,6 +39,21 @@ async function runCounted(tool: ReturnType<typeof createBashTool>, command: stri
 	return { ...outcome, fromStandby };
 }
 
+/**
+ * Counts this process's waiting shells: its children named toolbelt-relay that hold the launch
+ * socket (fd 4). As a bash script, so that a command can count them too.
+ */
+const waitingShellsScript = `n=0; for dir in /proc/[0-9]*; do
+  IFS= read -r stat 2>/dev/null < "$dir/stat" || continue
+  rest=\${stat##*) }; set -- $rest; [ "$2" = ${process.pid} ] || continue
+  mapfile -d '' words 2>/dev/null < "$dir/cmdline" || continue
+  [ "\${words[*]: -1}" = toolbelt-relay ] && [ -e "$dir/fd/4" ] && n=$((n + 1))
+done; echo "$n"`;
+
+function waitingShells(): number {
+	return Number(spawnSync("bash", ["-c", waitingShellsScript], { encoding: "utf8" }).stdout.trim());
+}
+
 const markers: string[] = [];
 afterEach(async () => {
 	await disposeShellProcesses();
@@ -83,25 +98,24 @@ describe.skipIf(noCgroups !== undefined)("standby shell", () => {
 		const tool = createBashTool(tempDir());
 		await runCounted(tool, "true");
 		await runCounted(tool, "true");
-		// This process's waiting shells: its children named toolbelt-relay that hold the launch
-		// socket (fd 4). Started during the command, one held up a short command's result for as
-		// long as the fork of this process blocked its event loop.
-		const count = `n=0; for dir in /proc/[0-9]*; do
-  IFS= read -r stat 2>/dev/null < "$dir/stat" || continue
-  rest=\${stat##*) }; set -- $rest; [ "$2" = ${process.pid} ] || continue
-  mapfile -d '' words 2>/dev/null < "$dir/cmdline" || continue
-  [ "\${words[*]: -1}" = toolbelt-relay ] && [ -e "$dir/fd/4" ] && n=$((n + 1))
-done; echo "$n"`;
-		const during = await runCounted(tool, `sleep 0.3; ${count}`);
+		// Started during the command, one held up a short command's result for as long as the fork
+		// of this process blocked its event loop.
+		const during = await runCounted(tool, `sleep 0.3; ${waitingShellsScript}`);
 		expect(during.fromStandby).toBe(true);
 		expect(during.text).toBe("0");
-		const after = await runCounted(tool, count);
+		const after = await runCounted(tool, waitingShellsScript);
 		expect(after.fromStandby).toBe(true);
 		expect(after.text).toBe("0");
-		writeFileSync(join(tempDir(), "count.sh"), count);
-		expect(
-			await eventually(() => spawnSync("bash", [join(tempDir(), "count.sh")], { encoding: "utf8" }).stdout === "1\n"),
-		).toBe(true);
+		expect(await eventually(() => waitingShells() === 1)).toBe(true);
+	});
+
+	it("starts no shell after its result once shell processes are disposed of", async () => {
+		const tool = createBashTool(tempDir());
+		await runCounted(tool, "true");
+		await runTool(tool, { command: "true" });
+		await disposeShellProcesses();
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(waitingShells()).toBe(0);
 	});
 
 	it("gives the command the environment, folder, exit status and merged output a fresh shell gives", async () => {

@@ -306,10 +306,19 @@ export function startFromStandby(command: StandbyCommand): StandbyStart | undefi
  */
 export function prepareStandbyShell(cwd: string): void {
 	const begun = callsBegun;
-	setImmediate(() => {
+	const due = setImmediate(() => {
+		unregister();
 		// Whether cgroups are used is asked, not decided here (deciding could run the blocking probe).
 		if (callsBegun !== begun || waiting || !wrapperShell || !cgroupsInUse()) return;
 		waiting = spawnStandby(cwd, wrapperShell);
+	});
+	// Shell processes disposed of (or toolbelt ending) before that turn: no shell is started after.
+	const unregister = registerSessionCleanup({
+		killNow: () => clearImmediate(due),
+		dispose: async () => {
+			unregister();
+			clearImmediate(due);
+		},
 	});
 }
 
