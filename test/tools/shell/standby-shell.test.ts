@@ -94,24 +94,36 @@ describe.skipIf(noCgroups !== undefined)("standby shell", () => {
 		expect(await eventually(() => seen.every((own) => !live().some((path) => own.endsWith(path))))).toBe(true);
 	});
 
-	it("starts the next command's shell once the call's result is out, not while the command runs", async () => {
+	it("starts the next command's shell once the call's result is out when calls come a model's reply apart", async () => {
 		const tool = createBashTool(tempDir());
 		await runCounted(tool, "true");
 		await runCounted(tool, "true");
 		// Started during the command, one held up a short command's result for as long as the fork
 		// of this process blocked its event loop.
+		await new Promise((resolve) => setTimeout(resolve, 200));
 		const during = await runCounted(tool, `sleep 0.3; ${waitingShellsScript}`);
 		expect(during.fromStandby).toBe(true);
 		expect(during.text).toBe("0");
-		const after = await runCounted(tool, waitingShellsScript);
-		expect(after.fromStandby).toBe(true);
-		expect(after.text).toBe("0");
 		expect(await eventually(() => waitingShells() === 1)).toBe(true);
+	});
+
+	it("starts the next command's shell while the command runs when calls come one after another", async () => {
+		const tool = createBashTool(tempDir());
+		await runCounted(tool, "true");
+		await runCounted(tool, "true");
+		// Right after the last result: the fork overlaps this command, and the shell waits (held) to join.
+		const during = await runCounted(tool, `sleep 0.3; ${waitingShellsScript}`);
+		expect(during.fromStandby).toBe(true);
+		expect(during.text).toBe("1");
+		const next = await runCounted(tool, "echo next");
+		expect(next.fromStandby).toBe(true);
 	});
 
 	it("starts no shell after its result once shell processes are disposed of", async () => {
 		const tool = createBashTool(tempDir());
 		await runCounted(tool, "true");
+		// A model's reply apart: the next shell is due a turn after this call's result.
+		await new Promise((resolve) => setTimeout(resolve, 200));
 		await runTool(tool, { command: "true" });
 		await disposeShellProcesses();
 		await new Promise((resolve) => setTimeout(resolve, 300));

@@ -221,6 +221,9 @@ export function cgroupsAvailable(): boolean {
 	return currentBase() !== null;
 }
 
+/** A command cgroup made ahead by `prepareCommandCgroup`, never used yet. */
+let spare: string | undefined;
+
 function makeCommandCgroup(current: CgroupBase): string | undefined {
 	const path = join(current.path, `run-${++runCounter}`);
 	try {
@@ -232,13 +235,32 @@ function makeCommandCgroup(current: CgroupBase): string | undefined {
 }
 
 /**
- * Creates a fresh cgroup for one command, or returns undefined where cgroups cannot be used (the
- * caller falls back to process groups).
+ * Creates a fresh cgroup for one command (or hands over the one made ahead), or returns undefined
+ * where cgroups cannot be used (the caller falls back to process groups).
  */
 export function createCommandCgroup(): string | undefined {
 	const current = currentBase();
 	if (!current) return undefined;
+	const made = spare;
+	spare = undefined;
+	if (made !== undefined && existsSync(made)) return made;
 	return makeCommandCgroup(current);
+}
+
+/**
+ * Makes the next command's cgroup now, where cgroups are in use. Making one takes the hierarchy's
+ * lock, which a process joining a cgroup holds through an RCU grace period (10-30 ms): made at a
+ * moment when no join of this process is under way, the next `createCommandCgroup` waits for none.
+ */
+export function prepareCommandCgroup(): void {
+	if (spare !== undefined || !base) return;
+	spare = makeCommandCgroup(base);
+}
+
+/** Removes the cgroup made ahead, if any (when the shells that would have used it are ended). */
+export function discardPreparedCgroup(): void {
+	if (spare !== undefined) removeCgroup(spare);
+	spare = undefined;
 }
 
 /** What a shell that could not join its command's cgroup says (on stderr) before it exits with 125. */
@@ -295,5 +317,6 @@ export function releaseAllCgroupsSync(): void {
 	if (removeCgroup(path)) {
 		base = undefined;
 		tentative = undefined;
+		spare = undefined;
 	}
 }

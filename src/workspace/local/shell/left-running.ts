@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { EscapedProcess } from "../../shell/exec-types.js";
 import { registerBackgroundRun } from "../process/background-registry.js";
-import { releaseContainment } from "../process/containment.js";
-import { findEscapedProcesses } from "../process/escapees.js";
+import { type ProcessContainment, releaseContainment } from "../process/containment.js";
+import { findEscapedProcesses, processStartTicks } from "../process/escapees.js";
 import { findTreeProcesses, type ProcessTree, processGroupOf } from "../process/process-tree.js";
 import { isOutputRelay } from "./output-relay.js";
 import type { RelayChannel } from "./relay-channel.js";
@@ -66,6 +66,17 @@ export interface ShellStart {
 	sinceMs: number;
 	/** The command's working folder: an escapee that cleared its environment works there (or below). */
 	cwd?: string;
+}
+
+/** Without a cgroup (and off Windows), when the shell started: escapees are looked for from then on. */
+export function escapeSearchStart(
+	containment: ProcessContainment,
+	cwd: string,
+	sinceMs: number,
+): ShellStart | undefined {
+	if (containment.mechanism !== "process-group" || process.platform === "win32") return undefined;
+	const sinceTicks = processStartTicks(containment.tree.rootPid);
+	return { sinceMs, cwd, ...(sinceTicks !== undefined ? { sinceTicks } : {}) };
 }
 
 /** What a command left running when its shell exited. */

@@ -10,12 +10,17 @@ import {
 	type ProcessContainment,
 	releaseContainment,
 } from "../process/containment.js";
-import { processStartTicks } from "../process/escapees.js";
 import { findTreeProcesses, signalTree, terminateTree } from "../process/process-tree.js";
-import { collectLeftRunning, keepOrRelease, type ShellStart } from "./left-running.js";
+import { collectLeftRunning, escapeSearchStart, keepOrRelease, type ShellStart } from "./left-running.js";
 import { type ExecRequest, startProcess } from "./process-start.js";
 import { createRelayChannel, type RelayChannel, readRelayAnnouncement, relayCaughtUp } from "./relay-channel.js";
-import { prepareFirstStandbyShell, prepareStandbyShell, startFromStandby } from "./standby-shell.js";
+import {
+	prepareFirstStandbyShell,
+	prepareStandbyAfterResult,
+	prepareStandbyShell,
+	releaseStandbyShell,
+	startFromStandby,
+} from "./standby-shell.js";
 
 /** Time from SIGTERM to SIGKILL when a command is timed out or aborted, in ms. */
 const killGraceMs = 200;
@@ -171,6 +176,8 @@ async function finish(state: RunState): Promise<void> {
 	});
 	// What it left running is registered by now; the command itself has ended.
 	state.unhold();
+	// The cgroup is removed: a held standby (calls one after another) may join its own now.
+	if (state.relay) releaseStandbyShell();
 	state.resolve({
 		exitCode: state.exit.code,
 		signal: state.exit.signal,
@@ -181,9 +188,8 @@ async function finish(state: RunState): Promise<void> {
 		pid: state.child.pid,
 		outputWriters,
 	});
-	// The next command's shell, started once this result is on its way (see standby-shell.ts): the
-	// fork blocks the event loop, and joining a cgroup then waits for none of this call's work.
-	if (state.relay && state.containment.mechanism === "cgroup") prepareStandbyShell(state.request.cwd);
+	// Else the next command's shell is started once this result is on its way (see standby-shell.ts).
+	if (state.relay && state.containment.mechanism === "cgroup") prepareStandbyAfterResult(state.request.cwd);
 }
 
 function maybeFinish(state: RunState): void {
@@ -244,13 +250,6 @@ async function onExit(state: RunState, code: number | null, signal: string | nul
 	}
 	state.exit = { code, signal };
 	maybeFinish(state);
-}
-
-/** Without a cgroup (and off Windows), when the shell started: escapees are looked for from then on. */
-function escapeSearchStart(containment: ProcessContainment, cwd: string, sinceMs: number): ShellStart | undefined {
-	if (containment.mechanism !== "process-group" || process.platform === "win32") return undefined;
-	const sinceTicks = processStartTicks(containment.tree.rootPid);
-	return { sinceMs, cwd, ...(sinceTicks !== undefined ? { sinceTicks } : {}) };
 }
 
 function newRunState(
@@ -373,6 +372,12 @@ export async function runLocalCommand(
 			releaseContainment(containment.tree);
 			reject(error);
 			return;
+		}
+		// Calls one after another: the next command's shell is started while this one runs, on the next
+		// turn, as spawning (a fork of this process) takes milliseconds this command need not wait for.
+		if (outputFile !== undefined && containment.mechanism === "cgroup") {
+			const beganAt = performance.now();
+			setImmediate(() => prepareStandbyShell(request.cwd, beganAt));
 		}
 		attachRoot(containment, child.pid);
 		request.onStart?.(runHandle(containment, child.pid));

@@ -1,11 +1,12 @@
 import type { ReadDescriptor } from "../../shell/exec-types.js";
 import { singleQuoted } from "../../shell/single-quoted.js";
+import { deferredJoinCgroupScript } from "../process/cgroup.js";
 import type { ProcessContainment } from "../process/containment.js";
-import { relayEnvironment } from "./output-relay.js";
+import { relayEnvironment, wrapperScript } from "./output-relay.js";
 import { openDescriptorsScript } from "./read-descriptors.js";
 
-// What a standby shell (standby-shell.ts) is handed to become a command: the command's variables,
-// output file and arguments, as shell text it evaluates.
+// The shell text of a standby shell (standby-shell.ts): the program it waits with, and the launch
+// it is handed to become a command (the command's variables, output file and arguments).
 
 /**
  * Longest launch handed to a standby. Beyond it the command starts afresh, where an environment
@@ -65,4 +66,35 @@ export function launchScript(command: StandbyCommand, containment: ProcessContai
 	lines.push(`set -- ${[command.file, ...command.args].map(singleQuoted).join(" ")}`);
 	const launch = `${lines.join("\n")}\n`;
 	return launch.length > maxLaunchBytes ? undefined : launch;
+}
+
+/**
+ * Joins the cgroup, then waits for the launch on fd 4: its length in bytes on one line, then the
+ * script, read in one go (`read -N` reads a pipe in chunks, where other forms read byte by byte;
+ * the waiting shell's locale is C, so characters are bytes). fd 4 is a socket, which no other
+ * process can open through `/proc` to slip in a launch of its own. An empty or short launch
+ * (toolbelt went away) ends the shell. A `held` one first waits for an empty line on fd 4 before
+ * it joins.
+ */
+export function standbyScript(cgroup: string, reportJoin: boolean, held: boolean): string {
+	const { join, refuseUnlessJoined } = deferredJoinCgroupScript(cgroup);
+	return [
+		"set +o posix",
+		...(held ? ["IFS= read -r -u 4 toolbelt_go || exit 0", "unset toolbelt_go"] : []),
+		join,
+		// The first standby's stdout is a pipe to toolbelt until the launch points it at the output.
+		// It says before it reads its command, so the answer is there before the command runs.
+		...(reportJoin ? ['if [ -n "$toolbelt_not_joined" ]; then echo no; else echo yes; fi'] : []),
+		"IFS= read -r -u 4 toolbelt_launch_bytes || exit 0",
+		'case "$toolbelt_launch_bytes" in "" | *[!0-9]*) exit 0 ;; esac',
+		'IFS= read -r -N "$toolbelt_launch_bytes" -u 4 toolbelt_launch || exit 0',
+		"exec 4<&-",
+		'eval "$toolbelt_launch"',
+		"unset toolbelt_launch toolbelt_launch_bytes",
+		'[ "$#" -gt 0 ] || exit 0',
+		// The first one runs its command in its process group when it could not join: that is
+		// how every command runs once cgroups are found unusable (toolbelt learns it from the answer).
+		...(reportJoin ? [] : [refuseUnlessJoined]),
+		wrapperScript,
+	].join("\n");
 }

@@ -6,8 +6,9 @@ import { registerSessionCleanup } from "../process/background-registry.js";
 import {
 	beginCgroupProbe,
 	cgroupsInUse,
-	deferredJoinCgroupScript,
+	discardPreparedCgroup,
 	killCommandCgroup,
+	prepareCommandCgroup,
 	settleCgroupProbe,
 } from "../process/cgroup.js";
 import {
@@ -17,32 +18,31 @@ import {
 	releaseContainment,
 } from "../process/containment.js";
 import { keepOrRelease } from "./left-running.js";
-import { wrapperName, wrapperScript, wrapperShell } from "./output-relay.js";
-import { launchScript, type StandbyCommand } from "./standby-launch.js";
+import { wrapperName, wrapperShell } from "./output-relay.js";
+import { launchScript, type StandbyCommand, standbyScript } from "./standby-launch.js";
 
 /**
  * A shell that already sits in the next command's cgroup, waiting for that command. Moving a
  * process into a cgroup waits for an RCU grace period (about 10 ms, longer on a busy machine,
  * and serialized across the machine), which was most of the fixed cost of a short command. A
- * process is born in its parent's cgroup at no cost: so once a call's result is out, the next
- * command's wrapper shell is started, joins a fresh cgroup and waits. The next call hands it the
- * command (its environment, arguments and output file, on a socket) and it becomes the command as
- * the usual wrapper does (`output-relay.ts`): every process of the command is in that cgroup, as
+ * process is born in its parent's cgroup at no cost: so while one command runs, the next one's
+ * wrapper shell is started, joins a fresh cgroup and waits. The next call hands it the command
+ * (its environment, arguments and output file, on a socket) and it becomes the command as the
+ * usual wrapper does (`output-relay.ts`): every process of the command is in that cgroup, as
  * before. The shell waits with an empty environment, so it carries no caller's variables.
  *
  * Only for output into a file (the relay), where a cgroup is used, and for the working folder it
  * was started in. The first one is started by the first call of a process
  * (`prepareFirstStandbyShell`), which it then runs, and tells whether it could join: that decides
- * whether commands run in cgroups at all, in place of a blocking probe at the first call. After
- * that, one after each call's result. A shell that could not join says so and exits 125 once it
- * has its command, as a fresh one would.
+ * whether commands run in cgroups at all, in place of a blocking probe at the first call. A shell
+ * that could not join says so and exits 125 once it has its command, as a fresh one would.
  *
- * Why after the result, not while the command runs: starting a shell is a fork of this process,
- * which blocks its event loop until the child has exec'd (3-15 ms, more with more memory and on a
- * busy machine). Started during a short command, it held up that command's result by as much; after
- * the result, it overlaps the model's reading of it. Its join then also lands on no removal of this
- * call's cgroup: a join holds the hierarchy's lock through its grace period, and a removal (on the
- * event loop) waits for it.
+ * When the next one is started: starting a shell is a fork of this process, which blocks its event
+ * loop until the child has exec'd (2-3 ms quiet, 15 ms and more on a busy machine). Calls that
+ * come one after another (a batch, a program) start it while a command runs, where the fork
+ * overlaps that command (`prepareStandbyShell`); calls a model's reply apart start it once a call's
+ * result is out (`prepareStandbyAfterResult`), so that a short command's result never waits for
+ * the fork, and the shell joins while the model reads.
  */
 interface StandbyShell {
 	containment: ProcessContainment;
@@ -58,11 +58,20 @@ interface StandbyShell {
 	probing: Promise<void> | undefined;
 	/** True once it was handed a command. */
 	launched: boolean;
+	/** True while it waits for a word from toolbelt before it joins its cgroup (see `releaseStandbyShell`). */
+	held: boolean;
 }
 
 let waiting: StandbyShell | undefined;
 /** Calls begun in this process: a standby due after one call's result is not made once another began. */
 let callsBegun = 0;
+/** When the last result that starts a standby went out (`performance.now()`), or never. */
+let lastResultAt = Number.NEGATIVE_INFINITY;
+/**
+ * A command begun within this many ms of the last result belongs to calls made one after another
+ * (no model's reply between them): the next shell is started while it runs.
+ */
+const backToBackMs = 50;
 let startedFromStandby = 0;
 
 /** How long the first standby may take to say whether it joined, in ms (the blocking probe's limit). */
@@ -71,35 +80,6 @@ const joinReportTimeoutMs = 5000;
 /** How many commands started from a standby shell in this process (for tests and diagnostics). */
 export function standbyShellStarts(): number {
 	return startedFromStandby;
-}
-
-/**
- * Joins the cgroup, then waits for the launch on fd 4: its length in bytes on one line, then the
- * script, read in one go (`read -N` reads a pipe in chunks, where other forms read byte by byte;
- * the waiting shell's locale is C, so characters are bytes). fd 4 is a socket, which no other
- * process can open through `/proc` to slip in a launch of its own. An empty or short launch
- * (toolbelt went away) ends the shell.
- */
-function standbyScript(cgroup: string, reportJoin: boolean): string {
-	const { join, refuseUnlessJoined } = deferredJoinCgroupScript(cgroup);
-	return [
-		"set +o posix",
-		join,
-		// The first standby's stdout is a pipe to toolbelt until the launch points it at the output.
-		// It says before it reads its command, so the answer is there before the command runs.
-		...(reportJoin ? ['if [ -n "$toolbelt_not_joined" ]; then echo no; else echo yes; fi'] : []),
-		"IFS= read -r -u 4 toolbelt_launch_bytes || exit 0",
-		'case "$toolbelt_launch_bytes" in "" | *[!0-9]*) exit 0 ;; esac',
-		'IFS= read -r -N "$toolbelt_launch_bytes" -u 4 toolbelt_launch || exit 0',
-		"exec 4<&-",
-		'eval "$toolbelt_launch"',
-		"unset toolbelt_launch toolbelt_launch_bytes",
-		'[ "$#" -gt 0 ] || exit 0',
-		// The first one runs its command in its process group when it could not join: that is
-		// how every command runs once cgroups are found unusable (toolbelt learns it from the answer).
-		...(reportJoin ? [] : [refuseUnlessJoined]),
-		wrapperScript,
-	].join("\n");
 }
 
 /**
@@ -127,6 +107,7 @@ function streamsOf(child: ChildProcess): (Socket | null | undefined)[] {
  */
 function discard(shell: StandbyShell): Promise<void> {
 	shell.unregister();
+	discardPreparedCgroup();
 	// Whoever waits for the disposal waits for this exit: it must keep the process alive.
 	shell.child.ref();
 	if (shell.containment.tree.cgroup !== undefined) killCommandCgroup(shell.containment.tree.cgroup);
@@ -200,14 +181,19 @@ function awaitJoinReport(shell: StandbyShell): Promise<void> {
 	});
 }
 
-function spawnStandby(cwd: string, shellPath: string, probeCgroup?: string): StandbyShell | undefined {
+function spawnStandby(
+	cwd: string,
+	shellPath: string,
+	options: { probeCgroup?: string; held?: boolean } = {},
+): StandbyShell | undefined {
+	const { probeCgroup, held = false } = options;
 	const probing = probeCgroup !== undefined;
 	const containment = createProcessContainment(probing ? { cgroup: probeCgroup } : {});
 	const cgroup = containment.tree.cgroup;
 	if (cgroup === undefined) return undefined;
 	let child: ChildProcess;
 	try {
-		child = spawn(shellPath, ["--norc", "--noprofile", "-c", standbyScript(cgroup, probing), wrapperName], {
+		child = spawn(shellPath, ["--norc", "--noprofile", "-c", standbyScript(cgroup, probing, held), wrapperName], {
 			cwd,
 			detached: true,
 			env: {},
@@ -226,6 +212,7 @@ function spawnStandby(cwd: string, shellPath: string, probeCgroup?: string): Sta
 		unregister: () => {},
 		probing: undefined,
 		launched: false,
+		held,
 	};
 	child.on("error", () => {
 		shell.exited = true;
@@ -293,26 +280,42 @@ export function startFromStandby(command: StandbyCommand): StandbyStart | undefi
 	shell.launched = true;
 	shell.child.ref();
 	for (const stream of streamsOf(shell.child)) stream?.ref();
-	(shell.child.stdio[4] as Writable).end(`${Buffer.byteLength(launch)}\n${launch}`);
+	const go = shell.held ? "\n" : "";
+	shell.held = false;
+	(shell.child.stdio[4] as Writable).end(`${go}${Buffer.byteLength(launch)}\n${launch}`);
 	startedFromStandby++;
 	return { child: shell.child, containment: shell.containment, probing: shell.probing };
 }
 
 /**
- * Starts the standby shell for the next command in `cwd` once a call's result is out (see the top
- * of this file): on the next turn of the event loop, when the result is on its way. Not when
- * another call began meanwhile (it starts its own shell as it begins, in its own folder), one
- * waits already, or cgroups are not used here.
+ * Starts the standby shell for the next command in `cwd` while a command runs, when calls come one
+ * after another (this command began right after the last result; see the top of this file), unless
+ * one waits already or cgroups are not used here. The shell is held: it joins its cgroup only when
+ * `releaseStandbyShell` says so, once the running command's call is settled. A join holds the
+ * cgroup hierarchy's lock through an RCU grace period (10-30 ms), which the removal of the running
+ * command's cgroup would otherwise wait for, on the event loop, before the call's result.
  */
-export function prepareStandbyShell(cwd: string): void {
+export function prepareStandbyShell(cwd: string, commandBeganAt: number): void {
+	if (commandBeganAt - lastResultAt > backToBackMs) return;
+	// Whether cgroups are used is asked, not decided here (deciding could run the blocking probe).
+	if (waiting || !wrapperShell || !cgroupsInUse()) return;
+	waiting = spawnStandby(cwd, wrapperShell, { held: true });
+}
+
+/**
+ * As a call's result goes out: starts the standby shell for the next command in `cwd` on the next
+ * turn of the event loop, once the result is on its way. Not when another call began meanwhile (it
+ * starts its own as it begins), one waits already (held, or started by that call), cgroups are not
+ * used here, or shell processes were disposed of before that turn.
+ */
+export function prepareStandbyAfterResult(cwd: string): void {
+	lastResultAt = performance.now();
 	const begun = callsBegun;
 	const due = setImmediate(() => {
 		unregister();
-		// Whether cgroups are used is asked, not decided here (deciding could run the blocking probe).
 		if (callsBegun !== begun || waiting || !wrapperShell || !cgroupsInUse()) return;
 		waiting = spawnStandby(cwd, wrapperShell);
 	});
-	// Shell processes disposed of (or toolbelt ending) before that turn: no shell is started after.
 	const unregister = registerSessionCleanup({
 		killNow: () => clearImmediate(due),
 		dispose: async () => {
@@ -320,6 +323,19 @@ export function prepareStandbyShell(cwd: string): void {
 			clearImmediate(due);
 		},
 	});
+}
+
+/**
+ * Lets a held standby shell join its cgroup now (see `prepareStandbyShell`). The cgroup of the
+ * standby after it is made first, before the join takes the hierarchy's lock: that standby is
+ * started while the next command runs, when the join may still be under way.
+ */
+export function releaseStandbyShell(): void {
+	const shell = waiting;
+	if (!shell?.held || shell.exited) return;
+	prepareCommandCgroup();
+	shell.held = false;
+	(shell.child.stdio[4] as Writable).write("\n");
 }
 
 /**
@@ -332,7 +348,7 @@ export function prepareFirstStandbyShell(cwd: string): void {
 	if (waiting || !wrapperShell) return;
 	const cgroup = beginCgroupProbe();
 	if (cgroup === undefined) return;
-	waiting = spawnStandby(cwd, wrapperShell, cgroup);
+	waiting = spawnStandby(cwd, wrapperShell, { probeCgroup: cgroup });
 }
 
 /**
