@@ -1,5 +1,5 @@
 // Runs toolbelt's side of one case in a fresh process and prints one JSON line:
-// { times: number[], ok: boolean, note?: string, rssGrowthMB: number }.
+// { times: number[], rawTimes: number[], ok: boolean, note?: string, rssGrowthMB: number }.
 import { join } from "node:path";
 import { casesDir, dataDirOf } from "./load-cases.js";
 import type { BenchCase } from "./types.js";
@@ -18,6 +18,7 @@ const baselineRss = process.memoryUsage().rss;
 await benchCase.beforeEach?.(context);
 await benchCase.toolbelt(context); // warm-up: lazy module loading and JIT are not what we time
 const times: number[] = [];
+const rawTimes: number[] = [];
 let ok = true;
 let note: string | undefined;
 for (let run = 0; run < repeat; run++) {
@@ -26,9 +27,10 @@ for (let run = 0; run < repeat; run++) {
 	const outcome = await benchCase.toolbelt(context);
 	const elapsed = performance.now() - started;
 	times.push(outcome.ms ?? elapsed);
+	if (outcome.rawMs !== undefined) rawTimes.push(outcome.rawMs);
 	ok &&= outcome.ok;
 	note = outcome.note ?? note;
 }
 const rssGrowthMB = Math.max(0, process.resourceUsage().maxRSS * 1024 - baselineRss) / 2 ** 20;
-process.stdout.write(`${JSON.stringify({ times, ok, note, rssGrowthMB })}\n`);
+process.stdout.write(`${JSON.stringify({ times, rawTimes, ok, note, rssGrowthMB })}\n`);
 process.exit(0);

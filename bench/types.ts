@@ -12,6 +12,12 @@ export interface BenchOutcome {
 	note?: string;
 	/** Time measured by the case itself, in ms, when only part of the run should count. */
 	ms?: number;
+	/**
+	 * The raw side's time, in ms, measured by the case itself taking turns with toolbelt's calls in
+	 * its process (for a raw side that must be started the way toolbelt starts it, e.g. spawned from
+	 * Node). Used as the baseline when the case names no `baseline` command.
+	 */
+	rawMs?: number;
 }
 
 /** One benchmark: toolbelt doing some work, side by side with the raw command doing the same. */

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { rm, stat } from "node:fs/promises";
@@ -34,6 +35,51 @@ async function runBash(cwd: string, command: string, options: { timeout?: number
 		if (!(error instanceof ToolError)) throw error;
 		return { text: error.message, details: error.details as BashToolDetails | undefined, error: true };
 	}
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `bash -c 'echo ok'` spawned from this process, as issue 32's goal for the fixed cost names it; ms. */
+function rawEchoMs(cwd: string): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const started = performance.now();
+		const child = spawn("bash", ["-c", "echo ok"], { cwd, stdio: ["ignore", "pipe", "ignore"] });
+		child.stdout.resume();
+		child.on("error", reject);
+		child.on("close", () => resolve(performance.now() - started));
+	});
+}
+
+const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/**
+ * `echo ok` calls and raw spawns taking turns in one process: `gapMs` apart (a model's reply), or
+ * one right after another (`gapMs` 0: the same count of each in a row). Medians per call.
+ */
+async function echoTurns(cwd: string, gapMs: number): Promise<{ ok: boolean; ms: number; rawMs: number }> {
+	const tool = createBashTool(cwd);
+	const calls: number[] = [];
+	const raws: number[] = [];
+	let ok = true;
+	const call = async () => {
+		const started = performance.now();
+		const result = await tool.execute("bench", { command: "echo ok" }, undefined);
+		calls.push(performance.now() - started);
+		const first = result.content[0];
+		ok &&= first?.type === "text" && first.text === "ok";
+	};
+	for (let turn = 0; turn < 6; turn++) {
+		if (gapMs > 0) {
+			await pause(gapMs);
+			await call();
+			await pause(gapMs);
+			raws.push(await rawEchoMs(cwd));
+		} else {
+			await call();
+		}
+	}
+	if (gapMs === 0) for (let turn = 0; turn < 6; turn++) raws.push(await rawEchoMs(cwd));
+	return { ok, ms: middle(calls), rawMs: middle(raws) };
 }
 
 /** Shell: the bash tool against the raw commands doing the same work. */
@@ -94,6 +140,23 @@ export const cases: BenchCase[] = [
 				note: "start, contain, read, clean up",
 			};
 		},
+	},
+	{
+		group: "shell",
+		name: "echo ok, calls a model's reply apart (150 ms), against bash -c spawned from Node",
+		goal: "≤ 2× (issue 32)",
+		maxRatio: 2,
+		toolbelt: async (context) => ({ ...(await echoTurns(context.dataDir, 150)), note: "medians of 6 turns a run" }),
+	},
+	{
+		group: "shell",
+		name: "echo ok, calls one after another, against bash -c spawned from Node",
+		goal: "≤ 2× (issue 32)",
+		maxRatio: 2,
+		toolbelt: async (context) => ({
+			...(await echoTurns(context.dataDir, 0)),
+			note: "medians of 6 calls in a row a run",
+		}),
 	},
 	{
 		group: "shell",
