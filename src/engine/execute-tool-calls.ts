@@ -152,6 +152,8 @@ async function judge(state: BatchState, toolCall: ToolCall, declared: Declared):
 	if (!beforeToolCall) return { ready: true, tool, args, target, terminate: false, ...repairedField };
 	try {
 		const decision = await beforeToolCall({ toolCall, tool, args, target }, signal);
+		// The hook may have changed what paths resolve to: the calls declared after it look again.
+		if (decision?.sideEffects) forgetLookups(state);
 		const stop = decision?.terminate === true;
 		if (decision?.block) {
 			const reason = decision.reason ?? `Tool call "${toolCall.name}" was blocked by a hook.`;
@@ -251,6 +253,7 @@ async function afterRun(state: BatchState, toolCall: ToolCall, call: ReadyCall, 
 	try {
 		const { tool, args, target } = call;
 		const patch = await afterToolCall({ toolCall, tool, args, target, ...outcome }, signal);
+		if (patch?.sideEffects) forgetLookups(state);
 		return applyResultPatch(outcome, patch);
 	} catch (error) {
 		return errorOutcome(`afterToolCall hook failed: ${errorMessage(error)}`);

@@ -65,11 +65,13 @@ function chainBefore(hooks: BeforeToolCallHook[]): BeforeToolCallHook {
 		let target = context.target;
 		let terminate = false;
 		let rewritten = false;
+		let sideEffects = false;
 		for (const hook of hooks) {
 			const decision = await hook({ ...context, args, target }, signal);
 			if (!decision) continue;
 			terminate ||= decision.terminate === true;
-			if (decision.block) return { ...decision, block: true, terminate };
+			sideEffects ||= decision.sideEffects === true;
+			if (decision.block) return { ...decision, block: true, terminate, ...(sideEffects ? { sideEffects } : {}) };
 			if (decision.args) {
 				args = decision.args;
 				// Later hooks judge what the rewritten call acts on, not what the model asked for.
@@ -79,6 +81,7 @@ function chainBefore(hooks: BeforeToolCallHook[]): BeforeToolCallHook {
 		}
 		const result: BeforeToolCallResult = {};
 		if (terminate) result.terminate = true;
+		if (sideEffects) result.sideEffects = true;
 		if (rewritten) {
 			result.args = args;
 			result.target = target;
@@ -91,12 +94,15 @@ function chainAfter(hooks: AfterToolCallHook[]): AfterToolCallHook {
 	return async (context, signal) => {
 		let outcome = { result: context.result, isError: context.isError };
 		const merged: AfterToolCallResult = {};
+		let sideEffects = false;
 		for (const hook of hooks) {
 			const patch = await hook({ ...context, ...outcome }, signal);
 			if (!patch) continue;
 			Object.assign(merged, definedFields(patch));
+			sideEffects ||= patch.sideEffects === true;
 			outcome = applyResultPatch(outcome, patch);
 		}
+		if (sideEffects) merged.sideEffects = true;
 		return merged;
 	};
 }

@@ -283,6 +283,12 @@ export interface BeforeToolCallResult {
 	args?: Record<string, unknown>;
 	/** The target of the replacement arguments, when the hook (or `composeHooks`) already asked the tool for it. Default: asked again. */
 	target?: ToolTarget;
+	/**
+	 * True when the hook did something the engine cannot see that may have changed the file system
+	 * (it ran a program): what the batch looked up before (`TargetContext.lookups`) is dropped, so
+	 * the calls declared after it are judged on what the hook left. Default: false.
+	 */
+	sideEffects?: boolean;
 }
 
 /** What an `afterToolCall` hook sees. */
@@ -305,6 +311,8 @@ export interface AfterToolCallResult {
 	details?: unknown;
 	isError?: boolean;
 	terminate?: boolean;
+	/** As `BeforeToolCallResult.sideEffects`, for what the hook did after the tool ran. */
+	sideEffects?: boolean;
 }
 
 /** Runs before a tool executes; can block it, stop the loop, or rewrite its arguments. */

@@ -12,6 +12,9 @@ import { callStateOf } from "./call-state.js";
 import { Confinement, createConfinementHook } from "./confinement.js";
 import { postToolUseUnit, preToolUseUnit } from "./hooks/command-hook-units.js";
 import { createCommandHooks, type HookFailure } from "./hooks/command-hooks.js";
+
+export { appendContext } from "./hooks/hook-result-patch.js";
+
 import { type AskPermission, createPermissionHook } from "./permissions/permissions.js";
 import { checkRuleToolNames } from "./permissions/rule-check.js";
 import { assertPermissionMode } from "./permissions/rule-syntax.js";
@@ -37,7 +40,6 @@ export {
 	type WorkspaceOptions,
 } from "./confinement.js";
 export {
-	appendContext,
 	type CommandHooksOptions,
 	createCommandHooks,
 	type HookEvent,

@@ -1,7 +1,8 @@
 import type { ToolHooks } from "../../engine/index.js";
 import { declaredTarget } from "../../engine/index.js";
 import { callStateOf } from "../call-state.js";
-import { appendContext, type createCommandHooks } from "./command-hooks.js";
+import type { createCommandHooks } from "./command-hooks.js";
+import { appendContext, withSideEffects } from "./hook-result-patch.js";
 
 type CommandHooks = ReturnType<typeof createCommandHooks>;
 
@@ -13,12 +14,14 @@ export function preToolUseUnit(commandHooks: CommandHooks): ToolHooks {
 	return {
 		beforeToolCall: async (context, signal) => {
 			const pre = await commandHooks.runPreToolUse(context, signal);
-			if (pre.block) return { block: true, reason: pre.reason, terminate: pre.terminate };
+			// A hook command may have changed files: the calls declared after it look them up again.
+			const ran = pre.ran ? { sideEffects: true } : {};
+			if (pre.block) return { block: true, reason: pre.reason, terminate: pre.terminate, ...ran };
 			const target = pre.args ? await declaredTarget(context.tool, pre.args) : context.target;
 			const state = callStateOf(target);
 			state.hookDecision = pre.permissionDecision;
 			state.additionalContext = pre.additionalContext;
-			return pre.args ? { args: pre.args, target } : undefined;
+			return pre.args ? { args: pre.args, target, ...ran } : pre.ran ? ran : undefined;
 		},
 	};
 }
@@ -29,7 +32,10 @@ export function postToolUseUnit(commandHooks: CommandHooks): ToolHooks {
 		afterToolCall: async (context, signal) => {
 			const post = await commandHooks.runPostToolUse(context, signal);
 			const before = callStateOf(context.target).additionalContext;
-			return appendContext(context.result, [...before, ...post.additionalContext], post.terminate);
+			return withSideEffects(
+				appendContext(context.result, [...before, ...post.additionalContext], post.terminate),
+				post,
+			);
 		},
 	};
 }

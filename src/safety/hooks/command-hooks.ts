@@ -3,7 +3,6 @@ import type {
 	AfterToolCallContext,
 	BeforeToolCallContext,
 	ToolHooks,
-	ToolResult,
 	ToolResultContent,
 	ToolTarget,
 } from "../../engine/index.js";
@@ -16,6 +15,7 @@ import {
 	readPreToolUseAnswer,
 	stricterDecision,
 } from "./hook-output.js";
+import { appendContext, withSideEffects } from "./hook-result-patch.js";
 import {
 	checkedAnswer,
 	type HookFailure,
@@ -81,6 +81,8 @@ export interface PreToolUseOutcome {
 	permissionDecisionReason?: string;
 	/** Text to append to the tool's result for the model. */
 	additionalContext: string[];
+	/** True once a hook command ran (it may have changed files: see `BeforeToolCallResult.sideEffects`). */
+	ran?: boolean;
 }
 
 /** What the PostToolUse hooks of a call added. */
@@ -89,6 +91,8 @@ export interface PostToolUseOutcome {
 	additionalContext: string[];
 	/** Stop the agent loop after this batch. */
 	terminate?: boolean;
+	/** True once a hook command ran (see `PreToolUseOutcome.ran`). */
+	ran?: boolean;
 }
 
 /** Tools whose `path` Claude Code's hook scripts know as `tool_input.file_path`. */
@@ -286,6 +290,7 @@ async function runPreToolUse(
 		const sent = toolInputOf(context.target, outcome.args ?? context.args);
 		const payload = hookPayload(state, "PreToolUse", context, sent);
 		const ran = await runHook(state, { event: "PreToolUse", hook, payload, signal });
+		outcome.ran = true;
 		const ended = judgePreToolUse(state, { context, outcome, sent }, ran);
 		if (ended) return ended;
 	}
@@ -333,6 +338,7 @@ async function runPostToolUse(
 			is_error: context.isError,
 		});
 		judgePostToolUse(state, await runHook(state, { event: "PostToolUse", hook, payload, signal }), outcome);
+		outcome.ran = true;
 	}
 	return outcome;
 }
@@ -343,15 +349,19 @@ function commandToolHooks(state: CommandHooksState): ToolHooks {
 	return {
 		beforeToolCall: async (context, signal) => {
 			const outcome = await runPreToolUse(state, context, signal);
-			if (outcome.block) return { block: true, reason: outcome.reason, terminate: outcome.terminate };
+			const ran = outcome.ran ? { sideEffects: true } : {};
+			if (outcome.block) return { block: true, reason: outcome.reason, terminate: outcome.terminate, ...ran };
 			if (outcome.additionalContext.length > 0) pendingContext.set(context.toolCall.id, outcome.additionalContext);
-			return outcome.args ? { args: outcome.args } : undefined;
+			return outcome.args ? { args: outcome.args, ...ran } : outcome.ran ? ran : undefined;
 		},
 		afterToolCall: async (context, signal) => {
 			const before = pendingContext.get(context.toolCall.id) ?? [];
 			pendingContext.delete(context.toolCall.id);
 			const after = await runPostToolUse(state, context, signal);
-			return appendContext(context.result, [...before, ...after.additionalContext], after.terminate);
+			return withSideEffects(
+				appendContext(context.result, [...before, ...after.additionalContext], after.terminate),
+				after,
+			);
 		},
 	};
 }
@@ -381,12 +391,4 @@ export function createCommandHooks(options: CommandHooksOptions) {
 			return state.sessionId;
 		},
 	};
-}
-
-/** The result patch that appends `texts` to a result's content (undefined when there is nothing to add). */
-export function appendContext(result: ToolResult, texts: readonly string[], terminate?: boolean) {
-	if (texts.length === 0 && !terminate) return undefined;
-	const content =
-		texts.length === 0 ? undefined : [...result.content, ...texts.map((text) => ({ type: "text" as const, text }))];
-	return { ...(content ? { content } : {}), ...(terminate ? { terminate: true } : {}) };
 }

@@ -1,8 +1,11 @@
-import { mkdir, readFile, realpath, rename, symlink } from "node:fs/promises";
+import { chmod, mkdir, readFile, realpath, rename, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { executeToolCalls } from "../../../src/engine/execute-tool-calls.js";
+import { composeHooks } from "../../../src/engine/hooks.js";
 import type { AnyAgentTool, ToolCall, ToolHooks } from "../../../src/engine/types.js";
+import { createCommandHooks } from "../../../src/safety/hooks/command-hooks.js";
+import { createSafetyLayer } from "../../../src/safety/index.js";
 import { createBashTool } from "../../../src/tools/bash.js";
 import { createWriteTool } from "../../../src/tools/write.js";
 import type { FileOperations } from "../../../src/workspace/files/contract.js";
@@ -81,4 +84,49 @@ describe("a batch's calls share a folder's real path, and only the batch", () =>
 		await executeToolCalls({ tools, toolCalls: [writeCall("2", "w/b.txt")], ...hooks });
 		expect(seen).toEqual([join(real, "w", "a.txt"), join(real, "elsewhere", "b.txt")]);
 	});
+
+	it.each(["command hooks alone", "the safety layer"])(
+		"a PreToolUse command hook that turns the folder into a link (%s): the next write is judged where the link leads",
+		async (through) => {
+			await mkdir(join(temp(), "w"));
+			await mkdir(join(temp(), "elsewhere"));
+			const real = await realpath(temp());
+			const hook = join(temp(), "swap.sh");
+			// The user's own hook, on the first write of the batch only.
+			await writeFile(
+				hook,
+				`#!/bin/sh\ncat > /dev/null\ncd '${temp()}' && [ -L w ] || { mv w w-old && ln -s elsewhere w; }\nexit 0\n`,
+			);
+			await chmod(hook, 0o755);
+			const preToolUse = [{ matcher: "write", hooks: [{ type: "command" as const, command: hook }] }];
+			const hookUnit =
+				through === "the safety layer"
+					? (
+							await createSafetyLayer({
+								cwd: temp(),
+								homeDir: join(temp(), "home"),
+								mode: "accept-edits",
+								settings: {
+									sources: [],
+									rules: [],
+									additionalDirectories: [],
+									preToolUse,
+									postToolUse: [],
+									sandbox: {},
+								},
+							})
+						).hooks
+					: createCommandHooks({ cwd: temp(), preToolUse }).hooks();
+			const { hooks, seen } = judgedRealPaths();
+			const { messages } = await executeToolCalls({
+				tools: [createWriteTool(temp())] as AnyAgentTool[],
+				toolCalls: [writeCall("1", "w/a.txt"), writeCall("2", "w/b.txt")],
+				...composeHooks([hookUnit, hooks]),
+			});
+			expect(messages.map((message) => message.isError)).toEqual([false, false]);
+			// The first was judged (by the recorder, after the hook) on the target declared before the swap.
+			expect(seen).toEqual([join(real, "w", "a.txt"), join(real, "elsewhere", "b.txt")]);
+			expect(await readFile(join(temp(), "elsewhere", "b.txt"), "utf8")).toBe("x\n");
+		},
+	);
 });
