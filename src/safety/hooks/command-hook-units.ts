@@ -14,14 +14,12 @@ export function preToolUseUnit(commandHooks: CommandHooks): ToolHooks {
 	return {
 		beforeToolCall: async (context, signal) => {
 			const pre = await commandHooks.runPreToolUse(context, signal);
-			// A hook command may have changed files: the calls declared after it look them up again.
-			const ran = pre.ran ? { sideEffects: true } : {};
-			if (pre.block) return { block: true, reason: pre.reason, terminate: pre.terminate, ...ran };
+			if (pre.block) return withSideEffects({ block: true, reason: pre.reason, terminate: pre.terminate }, pre);
 			const target = pre.args ? await declaredTarget(context.tool, pre.args) : context.target;
 			const state = callStateOf(target);
 			state.hookDecision = pre.permissionDecision;
 			state.additionalContext = pre.additionalContext;
-			return pre.args ? { args: pre.args, target, ...ran } : pre.ran ? ran : undefined;
+			return withSideEffects(pre.args ? { args: pre.args, target } : undefined, pre);
 		},
 	};
 }

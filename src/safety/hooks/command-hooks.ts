@@ -349,10 +349,10 @@ function commandToolHooks(state: CommandHooksState): ToolHooks {
 	return {
 		beforeToolCall: async (context, signal) => {
 			const outcome = await runPreToolUse(state, context, signal);
-			const ran = outcome.ran ? { sideEffects: true } : {};
-			if (outcome.block) return { block: true, reason: outcome.reason, terminate: outcome.terminate, ...ran };
+			if (outcome.block)
+				return withSideEffects({ block: true, reason: outcome.reason, terminate: outcome.terminate }, outcome);
 			if (outcome.additionalContext.length > 0) pendingContext.set(context.toolCall.id, outcome.additionalContext);
-			return outcome.args ? { args: outcome.args, ...ran } : outcome.ran ? ran : undefined;
+			return withSideEffects(outcome.args ? { args: outcome.args } : undefined, outcome);
 		},
 		afterToolCall: async (context, signal) => {
 			const before = pendingContext.get(context.toolCall.id) ?? [];

@@ -1,6 +1,7 @@
 import type { ToolResult } from "../../engine/index.js";
 
-// The result patches command hooks hand the engine (`AfterToolCallResult`).
+// What command hooks hand the engine beside their decision: result patches, and the mark of hooks
+// that ran.
 
 /** The result patch that appends `texts` to a result's content (undefined when there is nothing to add). */
 export function appendContext(result: ToolResult, texts: readonly string[], terminate?: boolean) {
@@ -11,8 +12,9 @@ export function appendContext(result: ToolResult, texts: readonly string[], term
 }
 
 /**
- * `patch` marked as coming from hooks that ran (`AfterToolCallResult.sideEffects`), when they did:
- * a hook command may have changed files the next calls look up.
+ * A hook chain's answer (a decision or a result patch) marked as coming from hooks that ran, when
+ * they did (`BeforeToolCallResult.sideEffects`): a hook command may have changed files the next
+ * calls look up.
  */
 export function withSideEffects<Patch extends object>(
 	patch: Patch | undefined,
