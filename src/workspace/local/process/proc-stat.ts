@@ -12,20 +12,31 @@ export interface ProcStat {
 	startTicks: number;
 	/** The kernel's per-process flags (`PF_*`), e.g. `PF_EXITING`. */
 	flags: number;
+	/** The signals pending for the process's first thread, as a bit mask (bit N-1 for signal N). */
+	pendingSignals: number;
 }
 
 /** `PF_EXITING`: set as a process enters its exit, before it tears its memory down and turns zombie. */
 const PF_EXITING = 0x4;
+/** SIGKILL (9) in a mask of pending signals. */
+const SIGKILL_PENDING = 1 << 8;
 
 /**
  * True for a process that runs on: not a zombie (`Z`, dead and waiting to be reaped), not dead
- * (`X`), and not exiting. A process that has begun to exit never runs its program again, but it
- * stays listed (in `/proc`, in its cgroup, in its process group) until its teardown is done: for a
- * process with a few GB of memory, or on a loaded machine, a good part of a second. Counting it
- * made a finished command report "Still running in the background" for a pid gone a moment later.
+ * (`X`), not exiting, and not killed. A process that has begun to exit never runs its program
+ * again, but it stays listed (in `/proc`, in its cgroup, in its process group) until its teardown
+ * is done: for a process with a few GB of memory, or on a loaded machine, a good part of a second.
+ * Nor does one with a SIGKILL pending that the machine has not scheduled yet to act on it (it
+ * begins to exit at its next turn on a CPU). Counting either made a finished command report "Still
+ * running in the background" for a pid gone a moment later.
  */
 export function isRunning(stat: ProcStat): boolean {
-	return stat.state !== "Z" && stat.state !== "X" && (stat.flags & PF_EXITING) === 0;
+	return (
+		stat.state !== "Z" &&
+		stat.state !== "X" &&
+		(stat.flags & PF_EXITING) === 0 &&
+		(stat.pendingSignals & SIGKILL_PENDING) === 0
+	);
 }
 
 /** A process's stat fields, or undefined when it is gone (or this is not Linux). */
@@ -40,6 +51,9 @@ export function readProcStat(pid: number | string): ProcStat | undefined {
 			groupId: Number(fields[2]),
 			startTicks: Number(fields[19]),
 			flags: Number(fields[6]),
+			// Field 31, "signal": the first thread's pending signals, where a SIGKILL sent to the
+			// process is put for every thread as it is sent.
+			pendingSignals: Number(fields[28]),
 		};
 	} catch {
 		return undefined;
