@@ -6,6 +6,7 @@ import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { dataDirOf, loadCases } from "./load-cases.js";
+import { median } from "./median.js";
 import type { BenchCase, BenchContext } from "./types.js";
 
 const run = promisify(execFile);
@@ -24,12 +25,6 @@ interface Row {
 	ok: boolean;
 	met: boolean;
 	note?: string;
-}
-
-function median(values: number[]): number {
-	const sorted = [...values].sort((a, b) => a - b);
-	const middle = Math.floor(sorted.length / 2);
-	return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 async function runToolbelt(file: string, benchCase: BenchCase, repeat: number) {

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { createSandbox, type Sandbox } from "../../src/safety/sandbox.js";
 import { createBashTool } from "../../src/tools/bash.js";
 import { localShellOperations } from "../../src/workspace/local/shell/local-operations.js";
+import { median } from "../median.js";
 import type { BenchCase, BenchOutcome } from "../types.js";
 
 const megabyte = 2 ** 20;
@@ -76,11 +77,6 @@ function parse(text: string): { bytes: number; ms: number }[] {
 		ms: Number(match[2]) * 1000,
 	}));
 }
-
-const median = (values: number[]) => {
-	const sorted = [...values].sort((a, b) => a - b);
-	return sorted[Math.floor(sorted.length / 2)] ?? 0;
-};
 
 /** What each run of a case measured on each side, for the note (the child prints the last run's note). */
 const runTimes = new Map<string, { proxied: number[]; direct: number[] }>();

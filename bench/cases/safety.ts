@@ -13,6 +13,7 @@ import { createEditTool } from "../../src/tools/edit.js";
 import { createReadTool } from "../../src/tools/read.js";
 import { localShellOperations } from "../../src/workspace/local/shell/local-operations.js";
 import type { ShellOperations } from "../../src/workspace/shell/exec-types.js";
+import { median } from "../median.js";
 import type { BenchCase, BenchContext } from "../types.js";
 
 const FILE_COUNT = 200;
@@ -82,8 +83,6 @@ function smallestBwrap(operations: ShellOperations): ShellOperations {
 			: {}),
 	};
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /**
  * Sandboxed minus bare `echo ok` per command in `dataDir/<folder>`: what the sandbox adds to a call

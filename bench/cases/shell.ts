@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { rm, stat } from "node:fs/promises";
 import { ToolError } from "../../src/engine/errors.js";
 import { type BashToolDetails, createBashTool } from "../../src/tools/bash.js";
+import { median } from "../median.js";
 import type { BenchCase } from "../types.js";
 
 const gigabyte = 2 ** 30;
@@ -50,8 +51,6 @@ function rawEchoMs(cwd: string): Promise<number> {
 	});
 }
 
-const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-
 /**
  * `echo ok` calls and raw spawns taking turns in one process: `gapMs` apart (a model's reply), or
  * one right after another (`gapMs` 0: the same count of each in a row). Medians per call.
@@ -79,7 +78,7 @@ async function echoTurns(cwd: string, gapMs: number): Promise<{ ok: boolean; ms:
 		}
 	}
 	if (gapMs === 0) for (let turn = 0; turn < 6; turn++) raws.push(await rawEchoMs(cwd));
-	return { ok, ms: middle(calls), rawMs: middle(raws) };
+	return { ok, ms: median(calls), rawMs: median(raws) };
 }
 
 /** Shell: the bash tool against the raw commands doing the same work. */

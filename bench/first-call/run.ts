@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { median } from "../median.js";
 import { ensureFirstCallData } from "./data.js";
 import { ROWS } from "./rows.mjs";
 
@@ -34,12 +35,6 @@ function ensurePeersInstalled(): void {
 	console.error("installing pi 0.73.1 and pi 1.6 (first run only) …");
 	const result = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: here, stdio: "inherit", timeout: 600_000 });
 	if (result.status !== 0) throw new Error("npm ci of the first-call peers failed");
-}
-
-function median(values: number[]): number {
-	const sorted = [...values].sort((a, b) => a - b);
-	const middle = Math.floor(sorted.length / 2);
-	return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 interface Sample {
