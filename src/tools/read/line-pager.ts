@@ -1,6 +1,6 @@
 import { throwIfAborted } from "../../engine/index.js";
 import type { LegacyEncoding, ReadableFile } from "../../workspace/index.js";
-import { ChunkReader, type ReadBytes } from "./chunk-reader.js";
+import { ChunkReader, type ReadBytes, SCAN_CHUNK_BYTES } from "./chunk-reader.js";
 import { LineCollector } from "./line-collector.js";
 import { countNewlines } from "./newline-count.js";
 import { addLineRun, type BinaryLine, type LineRun, PageLines } from "./page-lines.js";
@@ -92,11 +92,11 @@ async function pageLines(options: LinePageOptions, reader: ChunkReader): Promise
 		lineHasBytes = skipped.partialLine;
 	}
 	const runBytes = firstReadLength(maxBytes);
-	let readLength = line === startLine ? runBytes : READ_CHUNK_BYTES;
+	let readLength = line === startLine ? runBytes : SCAN_CHUNK_BYTES;
 	outer: while (position < size) {
 		throwIfAborted(signal);
 		const chunk = await reader.read(position, readLength);
-		readLength = READ_CHUNK_BYTES;
+		readLength = SCAN_CHUNK_BYTES;
 		if (chunk.length === 0) break;
 		let index = 0;
 		if (line < startLine) {
