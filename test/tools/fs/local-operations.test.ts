@@ -6,6 +6,7 @@ import {
 	type FileOperations,
 	infoIfExists,
 	localFileOperations as operations,
+	SYNC_READ_RUN_BYTES,
 } from "../../../src/workspace/local/files/operations.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
@@ -44,6 +45,35 @@ describe("localFileOperations", () => {
 			expect(statSync(path).size).toBe(size);
 			expect(statSync(path).mode & 0o777).toBe(0o600);
 		}
+	});
+
+	it("reads an opened large file byte for byte, letting the event loop turn between synchronous runs", async () => {
+		// Chunks of an odd size, so reads straddle the runs' ends; every 4-byte word holds its own offset.
+		const size = 3 * SYNC_READ_RUN_BYTES + 12345;
+		const content = Buffer.alloc(size);
+		for (let at = 0; at + 4 <= size; at += 4) content.writeUInt32LE(at, at);
+		writeFileSync(join(dir(), "long"), content);
+		let turned = false;
+		setImmediate(() => {
+			turned = true;
+		});
+		const file = await operations.open(join(dir(), "long"));
+		const copy = Buffer.alloc(size + 10);
+		try {
+			let position = 0;
+			for (;;) {
+				const length = Math.min(300_001, copy.length - position);
+				const count = await file.read({ buffer: copy, offset: position, length, position });
+				if (count === 0) break;
+				position += count;
+			}
+			expect(position).toBe(size);
+			// Read with synchronous calls alone, the reads' promises resolve without a turn of the loop.
+			expect(turned).toBe(true);
+		} finally {
+			await file.close();
+		}
+		expect(copy.subarray(0, size).equals(content)).toBe(true);
 	});
 
 	it("hands a FIFO to the thread pool instead of blocking the event loop", async () => {

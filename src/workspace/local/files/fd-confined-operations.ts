@@ -9,7 +9,7 @@ import {
 	type ReadableFile,
 	type ReplaceFileOptions,
 	readSmallDescriptorSync,
-	SYNC_IO_MAX_BYTES,
+	SYNC_READ_RUN_BYTES,
 	type WriteFileOptions,
 } from "./operations.js";
 import { openReadable } from "./readable-file.js";
@@ -57,7 +57,10 @@ function writeAll(descriptor: number, data: Uint8Array): void {
 }
 
 function openVerified(path: string, roots: readonly string[]): Promise<ReadableFile> {
-	return openReadable(path, { syncUpTo: SYNC_IO_MAX_BYTES, check: (descriptor) => verify(descriptor, path, roots) });
+	return openReadable(path, {
+		syncRunBytes: SYNC_READ_RUN_BYTES,
+		check: (descriptor) => verify(descriptor, path, roots),
+	});
 }
 
 /** Temp file and rename inside one verified folder; the temp file never outlives a failure. */

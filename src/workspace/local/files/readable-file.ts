@@ -25,10 +25,11 @@ function readableFile(handle: FileHandle): ReadableFile {
 /** Options of `openReadable`. */
 export interface OpenReadableOptions {
 	/**
-	 * Regular files up to this size are read with synchronous calls (see `SYNC_IO_MAX_BYTES` in
-	 * operations.ts): a thread-pool round trip per open, read and close costs more than the calls.
+	 * A regular file is read with synchronous calls, at most this many bytes in a row; the read after
+	 * such a run goes through the thread pool, so the event loop turns at least that often however
+	 * much is read (see `SYNC_READ_RUN_BYTES` in operations.ts).
 	 */
-	syncUpTo: number;
+	syncRunBytes: number;
 	/** Checks the opened descriptor before anything is read (confinement); throws to refuse it. */
 	check?: (descriptor: number) => void;
 	/**
@@ -41,10 +42,11 @@ export interface OpenReadableOptions {
 
 /**
  * Opens `path` for reading. The open is synchronous and non-blocking (a FIFO cannot hold it up),
- * followed by one `fstat` of the descriptor: a regular file of at most `syncUpTo` bytes is then
- * read with synchronous calls, so reading a small file costs no thread-pool round trip at all
- * (100 parallel reads of 256 KB made 300–500 of them, most of their time); a larger one is read
- * through the thread pool from the same descriptor.
+ * followed by one `fstat` of the descriptor: a regular file is then read with synchronous calls in
+ * runs of `syncRunBytes`, one read through the thread pool between runs. A page of a large file or
+ * a small file whole costs no thread-pool round trip at all (100 parallel reads of 256 KB made
+ * 300–500 of them, most of their time), and a long scan one per run. Anything else (a FIFO, a
+ * device) is read through the thread pool from the same descriptor.
  */
 export async function openReadable(path: string, options: OpenReadableOptions): Promise<ReadableFile> {
 	const descriptor = fsSync.openSync(path, fsConstants.O_RDONLY | nonBlocking);
@@ -60,30 +62,28 @@ export async function openReadable(path: string, options: OpenReadableOptions): 
 		fsSync.closeSync(descriptor);
 		return readableFile(await open(path, fsConstants.O_RDONLY));
 	}
-	return stats.isFile() && stats.size <= options.syncUpTo ? syncFile(descriptor) : pooledFile(descriptor);
+	return descriptorFile(descriptor, stats.isFile() ? options.syncRunBytes : 0);
 }
 
-function syncFile(descriptor: number): ReadableFile {
+/** A `ReadableFile` over `descriptor`: synchronous reads up to `syncRunBytes` in a row, then one through the thread pool. */
+function descriptorFile(descriptor: number, syncRunBytes: number): ReadableFile {
 	let closed = false;
+	let run = 0;
 	return {
-		read: async ({ buffer, offset, length, position }) => fsSync.readSync(descriptor, buffer, offset, length, position),
-		close: async () => {
-			if (closed) return;
-			closed = true;
-			fsSync.closeSync(descriptor);
+		read: async ({ buffer, offset, length, position }) => {
+			if (run + length <= syncRunBytes) {
+				const bytesRead = fsSync.readSync(descriptor, buffer, offset, length, position);
+				run += bytesRead;
+				return bytesRead;
+			}
+			run = 0;
+			return (await readAsync(descriptor, buffer, offset, length, position)).bytesRead;
 		},
-	};
-}
-
-function pooledFile(descriptor: number): ReadableFile {
-	let closed = false;
-	return {
-		read: async ({ buffer, offset, length, position }) =>
-			(await readAsync(descriptor, buffer, offset, length, position)).bytesRead,
 		close: async () => {
 			if (closed) return;
 			closed = true;
-			await closeAsync(descriptor);
+			if (syncRunBytes > 0) fsSync.closeSync(descriptor);
+			else await closeAsync(descriptor);
 		},
 	};
 }
