@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import { privateFolder } from "../checkpoints/private-folder/index.js";
 import { keepWebAssemblyOnBaselineCompiler } from "../syntax/baseline-wasm/index.js";
 import { type CliEntry, codeCacheDirectory, loadBundle } from "./startup/bundle-loader.js";
+import { startProfile } from "./startup/start-profile.js";
 
 /**
  * Starts the CLI that lives in `cliDirectory` (dist/cli) with the process's arguments, and exits
@@ -28,17 +29,17 @@ export async function startCli(cliDirectory: string): Promise<void> {
 	// by one instead (real file names in stack traces; a test traces which modules a start needs).
 	// `toolbelt mcp` has a bundle of its own, with the MCP SDK and zod that the others leave out.
 	const noBundle = process.env.TOOLBELT_NO_BUNDLE !== undefined && process.env.TOOLBELT_NO_BUNDLE !== "";
-	const command = cacheEntryCommand(argv);
+	const profile = startProfile(argv);
 	// Before the bundle is compiled: the code cache is only accepted under the flags it was made with,
 	// and judging a command sets these (the shell grammar's WebAssembly).
-	keepWebAssemblyOnBaselineCompiler();
+	if (profile.baselineWebAssembly) keepWebAssemblyOnBaselineCompiler();
 	const bundle = noBundle
 		? undefined
 		: loadBundle({
-				path: join(cliDirectory, command === "mcp" ? "toolbelt-mcp.cjs" : "toolbelt.cjs"),
+				path: join(cliDirectory, profile.cacheEntry === "mcp" ? "toolbelt-mcp.cjs" : "toolbelt.cjs"),
 				madeFrom: join(cliDirectory, "bundle-entry.js"),
 				cacheDirectory: cacheOff ? undefined : codeCacheDirectory(cacheHome),
-				command,
+				command: profile.cacheEntry,
 			});
 	if (bundle) process.once("exit", bundle.saveCodeCache);
 	const { main, createProcessIO } =
@@ -63,13 +64,4 @@ async function loadModules(cliDirectory: string, cacheHome: string | undefined):
 		import(moduleUrl("main.js")),
 	])) as [Pick<CliEntry, "createProcessIO">, Pick<CliEntry, "main">];
 	return { createProcessIO, main };
-}
-
-/**
- * The command word, for the bundle and the cache entry: the first of a few known words, else
- * "other". A guess (`--cwd mcp tools` picks mcp) costs only speed: either bundle runs every command.
- */
-function cacheEntryCommand(args: string[]): string {
-	const known = ["tool", "tools", "mcp", "run", "undo", "checkpoints"];
-	return args.find((word) => known.includes(word)) ?? "other";
 }

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bundleHash, bundleScriptSource, codeCacheEntryName } from "../../src/cli/startup/bundle-loader.js";
 import { CODE_CACHE_SUFFIX, CodeCacheStore } from "../../src/cli/startup/code-cache-store.js";
+import { startProfile } from "../../src/cli/startup/start-profile.js";
 import { BASELINE_WEBASSEMBLY_FLAGS } from "../../src/syntax/baseline-wasm/index.js";
 import { cleanEnv, ensureBuiltBundle, repositoryRoot } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
@@ -26,6 +27,8 @@ import { useTempDir } from "../helpers/temp-dir.js";
  */
 
 const bundlePath = join(repositoryRoot, "dist/cli/toolbelt.cjs");
+/** How the `toolbelt tool read` these tests run starts: its cache entry, and the V8 flags it compiles under. */
+const readProfile = startProfile(["tool", "read"]);
 let planted: Buffer;
 let entryName = "";
 let entryFile = "";
@@ -39,8 +42,9 @@ function plantedCodeCache(directory: string): Buffer {
 	const cacheFile = join(directory, "planted.cache");
 	writeFileSync(sourceFile, source);
 	// Under the V8 flags the CLI compiles its bundle with: V8 takes a cache made under others for stale.
+	const flags = readProfile.baselineWebAssembly ? BASELINE_WEBASSEMBLY_FLAGS : "";
 	const maker = `const vm = require("node:vm"); const fs = require("node:fs");
-require("node:v8").setFlagsFromString(${JSON.stringify(BASELINE_WEBASSEMBLY_FLAGS)});
+if (${JSON.stringify(flags)}) require("node:v8").setFlagsFromString(${JSON.stringify(flags)});
 const script = new vm.Script(fs.readFileSync(process.argv[1], "utf8"), { filename: process.argv[3] });
 script.runInThisContext();
 fs.writeFileSync(process.argv[2], script.createCachedData());`;
@@ -56,7 +60,7 @@ describe("the bundled CLI's code cache", () => {
 		ensureBuiltBundle();
 		const hash = bundleHash(readFileSync(bundlePath, "utf8"));
 		expect(hash).toBeDefined();
-		entryName = codeCacheEntryName(hash!, "tool");
+		entryName = codeCacheEntryName(hash!, readProfile.cacheEntry);
 		entryFile = entryName + CODE_CACHE_SUFFIX;
 	});
 

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Script } from "node:vm";
+import { baselineWebAssemblyFlagsSet } from "../../syntax/baseline-wasm/index.js";
 import type { CliIO } from "../io.js";
 import { CodeCacheStore } from "./code-cache-store.js";
 import { deferringRequire } from "./deferred-require.js";
@@ -70,6 +71,9 @@ export function loadBundle(options: LoadBundleOptions): LoadedBundle | undefined
 	const entryName = hash && codeCacheEntryName(hash, options.command);
 	const cached = entryName ? store?.read(entryName) : undefined;
 	const script = new Script(bundleScriptSource(text), { filename: options.path, cachedData: cached });
+	// V8 takes a cache only under the flags it was made with: one made after they changed would be
+	// rejected at every next start of this command, so it is not kept.
+	const flagsAtCompile = baselineWebAssemblyFlagsSet();
 	const module = { exports: {} as CliEntry };
 	const run = script.runInThisContext() as (...parameters: unknown[]) => void;
 	const importPackage = (specifier: string) => import(specifier);
@@ -81,6 +85,7 @@ export function loadBundle(options: LoadBundleOptions): LoadedBundle | undefined
 		entry: module.exports,
 		saveCodeCache: () => {
 			if (saved || !store || !hash || !entryName || (cached && !script.cachedDataRejected)) return;
+			if (baselineWebAssemblyFlagsSet() !== flagsAtCompile) return;
 			saved = true;
 			try {
 				store.write(entryName, script.createCachedData(), hash.slice(0, 32));

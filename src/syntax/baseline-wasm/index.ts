@@ -1,5 +1,3 @@
-import { setFlagsFromString } from "node:v8";
-
 /**
  * V8's flags that keep every WebAssembly module compiled after them on the baseline compiler.
  * Each tree-sitter grammar's lexer is one huge function (161 KB of code for bash) that V8
@@ -11,16 +9,27 @@ import { setFlagsFromString } from "node:v8";
  */
 export const BASELINE_WEBASSEMBLY_FLAGS = "--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering";
 
-let set = false;
+/**
+ * Marks the process once the flags are set. On `globalThis`, so that the CLI's start-up file and
+ * its bundle, which each hold a copy of this module, see one state.
+ */
+const FLAGS_SET = Symbol.for("toolbelt.baselineWebAssembly");
 
 /**
  * Keeps WebAssembly compiled from now on in this process on V8's baseline tier (once; later calls
- * do nothing). The CLI calls it before it compiles its bundle: V8's code cache records the flags
- * it was made under and rejects itself under others, so flags changed after the compile made every
- * start that judged a command compile the whole bundle again.
+ * do nothing). The CLI calls it before it compiles its bundle for the commands that may parse
+ * with a grammar: V8's code cache records the flags it was made under and rejects itself under
+ * others, so flags changed after the compile made every start that judged a command compile the
+ * whole bundle again. `node:v8` is loaded here, not at import: loading it cost a start ~10 ms.
  */
 export function keepWebAssemblyOnBaselineCompiler(): void {
-	if (set) return;
-	set = true;
-	setFlagsFromString(BASELINE_WEBASSEMBLY_FLAGS);
+	const state = globalThis as { [FLAGS_SET]?: boolean };
+	if (state[FLAGS_SET]) return;
+	state[FLAGS_SET] = true;
+	process.getBuiltinModule("node:v8").setFlagsFromString(BASELINE_WEBASSEMBLY_FLAGS);
+}
+
+/** True once `keepWebAssemblyOnBaselineCompiler` ran in this process. */
+export function baselineWebAssemblyFlagsSet(): boolean {
+	return (globalThis as { [FLAGS_SET]?: boolean })[FLAGS_SET] === true;
 }

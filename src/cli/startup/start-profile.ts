@@ -1,0 +1,36 @@
+/** How a command starts: its code cache entry, and whether WebAssembly is kept on the baseline compiler first. */
+export interface StartProfile {
+	/** The cache entry's command part: each holds exactly the functions its command runs. */
+	cacheEntry: string;
+	/**
+	 * Set V8's baseline WebAssembly flags before the bundle is compiled (`keepWebAssemblyOnBaselineCompiler`):
+	 * a command that parses with a tree-sitter grammar sets them at its first parse, and a code cache
+	 * made before flags change is rejected by V8 at every later start.
+	 */
+	baselineWebAssembly: boolean;
+}
+
+const COMMANDS = ["tool", "tools", "mcp", "run", "undo", "checkpoints"];
+
+/**
+ * Tools that parse nothing with a grammar (no command to judge, no file to check): their one-shot
+ * `toolbelt tool` starts without the flags, and so without loading `node:v8` (~10 ms of a start),
+ * under a cache entry of their own (a cache is taken only under the flags it was made with).
+ */
+const TOOLS_WITHOUT_GRAMMARS = ["read", "grep", "find", "ls"];
+
+/**
+ * The start profile of the command line `args`: the first of a few known command words, else
+ * "other"; for `tool`, the first word after it that names a tool without grammars. A guess that
+ * is wrong (`--cwd mcp tools` picks mcp) costs only speed: every bundle runs every command, the
+ * flags are set at a grammar's first use whatever the profile said, and a cache is then not saved.
+ */
+export function startProfile(args: string[]): StartProfile {
+	const at = args.findIndex((word) => COMMANDS.includes(word));
+	const command = args[at] ?? "other";
+	const tool =
+		command === "tool" ? args.slice(at + 1).find((word) => TOOLS_WITHOUT_GRAMMARS.includes(word)) : undefined;
+	return tool
+		? { cacheEntry: `tool-${tool}`, baselineWebAssembly: false }
+		: { cacheEntry: command, baselineWebAssembly: true };
+}
