@@ -30,7 +30,14 @@ describe.skipIf(!hasSharedMemory)("the hook launcher's slot folders", () => {
 			mkdirSync(theirs, { recursive: true });
 			chownSync(theirs, unprivilegedIdentity.uid, unprivilegedIdentity.gid);
 		}
-		const hook = await launchHook({ file: "/bin/true", args: [], cwd: tmpdir(), env: {}, stdin: "" });
+		const hook = await launchHook({
+			file: "/bin/true",
+			args: [],
+			inNamespace: (file, args) => ({ file, args }),
+			cwd: tmpdir(),
+			env: {},
+			stdin: "",
+		});
 		if (hook) {
 			await hook.exit;
 			hook.release();

@@ -61,24 +61,22 @@ function isPlainPath(command: string): boolean {
 }
 
 /**
- * The program the hook's process runs, and the variables it adds. A plain path in a PID namespace
- * is exec'd by `unshare` itself, one process start fewer per hook (the most of a hook's cost on a
- * loaded machine): `execvp` runs a file without a `#!` line through `/bin/sh` as the shell would,
- * gives the shell's exit codes (127 not found, 126 not executable), and `PWD` is set to the hook's
- * folder as the shell would have exported it.
+ * The program the hook's process runs, before its containment, and the variables it adds. A plain
+ * path in a PID namespace is exec'd without a shell, one process start fewer per hook (the most of a
+ * hook's cost on a loaded machine): `execvp` runs a file without a `#!` line through `/bin/sh` as the
+ * shell would, gives the shell's exit codes (127 not found, 126 not executable), and `PWD` is set to
+ * the hook's folder as the shell would have exported it.
  */
-function hookCommand(
+function hookProgram(
 	input: HookProcessInput,
 	containment: ProcessContainment,
 ): { file: string; args: string[]; env: Record<string, string>; direct?: boolean } {
 	const shell = ["/bin/sh", "-c", input.command];
-	if (input.launcher) {
-		return { ...containedCommand(containment, input.launcher.file, [...input.launcher.args, ...shell]), env: {} };
-	}
+	if (input.launcher) return { file: input.launcher.file, args: [...input.launcher.args, ...shell], env: {} };
 	if (containment.mechanism === "pid-namespace" && isPlainPath(input.command)) {
-		return { ...containedCommand(containment, input.command, []), env: { PWD: resolvePath(input.cwd) }, direct: true };
+		return { file: input.command, args: [], env: { PWD: resolvePath(input.cwd) }, direct: true };
 	}
-	return { ...containedCommand(containment, "/bin/sh", shell.slice(1)), env: {} };
+	return { file: "/bin/sh", args: shell.slice(1), env: {} };
 }
 
 /** `unshare`'s words for a file it could not exec, said as the shell says them (the command, not `unshare`). */
@@ -112,7 +110,7 @@ interface HookRun {
 	timer: NodeJS.Timeout | undefined;
 	onAbort: () => void;
 	resolve: (result: HookProcessResult) => void;
-	/** Exec'd without a shell: an exec failure is reported by `unshare`. */
+	/** Exec'd without a shell: an exec failure is reported by `unshare` (or the Perl launcher, in the shell's words). */
 	direct: boolean;
 }
 
@@ -209,7 +207,8 @@ function newRun(
 /** Spawns the hook from this process, in `containment`. */
 function spawnHook(input: HookProcessInput, containment: ProcessContainment): Promise<HookProcessResult> {
 	return new Promise((resolve) => {
-		const { file, args, env, direct = false } = hookCommand(input, containment);
+		const { file: program, args: programArgs, env, direct = false } = hookProgram(input, containment);
+		const { file, args } = containedCommand(containment, program, programArgs);
 		const child = spawn(file, args, {
 			cwd: input.cwd,
 			env: { ...input.env, ...env, ...containment.env },
@@ -233,8 +232,9 @@ function spawnHook(input: HookProcessInput, containment: ProcessContainment): Pr
 }
 
 /**
- * Starts the hook, in its own PID namespace, through the launcher (see `hook-launcher.ts`):
- * the same `unshare` line as `spawnHook`, forked by a small shell instead of by this process.
+ * Starts the hook, in its own PID namespace, through the launcher (see `hook-launcher.ts`): forked
+ * by a small program instead of by this process, into the namespace the launcher makes (Perl) or
+ * through the same `unshare` line as `spawnHook` (the shell).
  * Undefined when the launcher cannot pass the hook's environment exactly or cannot be started:
  * the hook is then spawned from this process, with the same namespace.
  */
@@ -242,12 +242,13 @@ async function launchInNamespace(
 	input: HookProcessInput,
 	containment: ProcessContainment,
 ): Promise<HookProcessResult | undefined> {
-	const { file, args, env, direct = false } = hookCommand(input, containment);
+	const { file, args, env, direct = false } = hookProgram(input, containment);
 	let launched: Awaited<ReturnType<typeof launchHook>>;
 	try {
 		launched = await launchHook({
 			file,
 			args,
+			inNamespace: (program, programArgs) => containedCommand(containment, program, programArgs),
 			cwd: input.cwd,
 			env: { ...input.env, ...env, ...containment.env },
 			stdin: input.stdin,
@@ -266,12 +267,17 @@ async function launchInNamespace(
 		clearTimeout(timer);
 	};
 	const result = await new Promise<HookProcessResult>((resolve) => {
-		const run = newRun(input, { stdoutStream: hook.stdout, stderrStream: hook.stderr, endTree }, resolve, direct);
+		const streams = { stdoutStream: hook.stdout ?? null, stderrStream: hook.stderr ?? null };
+		const run = newRun(input, { ...streams, endTree }, resolve, direct);
 		armHookLimits(run);
 		capture(run);
 		void hook.exit.then((ended) => {
-			if (ended.error !== undefined) void finishHook(run, { spawnError: ended.error });
-			else onHookExit(run, ended.exitCode, ended.signal);
+			if (ended.error !== undefined) return void finishHook(run, { spawnError: ended.error });
+			if (ended.output) {
+				run.stdout.push(ended.output.stdout);
+				run.stderr.push(ended.output.stderr);
+			}
+			onHookExit(run, ended.exitCode, ended.signal);
 		});
 	});
 	hook.release();
