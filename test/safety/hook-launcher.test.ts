@@ -80,8 +80,8 @@ for (const kind of ["perl", "sh"] as const satisfies readonly LauncherKind[]) {
 					const first = () => processesWithArgument(kind === "sh" ? `--kill-child ${hook}` : hook)[0];
 					expect(await eventually(() => first() !== undefined, 10_000)).toBe(true);
 					if (kind === "perl") expect(processesWithArgument(`--kill-child ${hook}`)).toEqual([]);
-					// That process ← the launcher's fork for this hook ← the launcher ← this process.
-					const launcher = parentOf(parentOf(first() ?? 0));
+					// That process ← (the shell launcher's subshell for this hook ←) the launcher ← this process.
+					const launcher = kind === "sh" ? parentOf(parentOf(first() ?? 0)) : parentOf(first() ?? 0);
 					expect(parentOf(launcher)).toBe(process.pid);
 					launchers.push(launcher);
 					writeFileSync(done, "");
@@ -196,8 +196,8 @@ for (const kind of ["perl", "sh"] as const satisfies readonly LauncherKind[]) {
 				try {
 					expect(await eventually(() => sleeping(duration).length > 0, 30_000)).toBe(true);
 					const hook = sleeping(duration)[0] ?? 0;
-					// The hook (under `unshare` for the shell launcher) ← the launcher's fork ← the launcher.
-					const launcher = parentOf(parentOf(kind === "sh" ? parentOf(hook) : hook));
+					// The hook ← (`unshare` ← the subshell, for the shell launcher ←) the launcher.
+					const launcher = kind === "sh" ? parentOf(parentOf(parentOf(hook))) : parentOf(hook);
 					expect(parentOf(launcher)).toBe(child.pid);
 					child.kill("SIGKILL");
 					expect(await eventually(() => !alive(launcher), 5_000)).toBe(true);
