@@ -37,7 +37,10 @@ const CAPTURE_BYTES = 1024 * 1024;
 /** How a launched hook ended: an exit status (and, from the Perl launcher, its output), or a reason it never ran. */
 export type LaunchedExit =
 	| { exitCode: number; signal: null; output?: { stdout: Buffer; stderr: Buffer }; error?: undefined }
-	| { error: string };
+	| {
+			error: string /** The launcher failed before the hook started: it may be spawned another way. */;
+			notStarted?: boolean;
+	  };
 
 /** One hook started by the launcher. */
 export interface LaunchedHook {
@@ -80,6 +83,8 @@ interface LauncherState {
 }
 
 const launchers = new Map<LauncherKind, LauncherState>();
+/** Set once a Perl launcher died or could not start a hook: later hooks of this process take the shell one. */
+let perlFailed = false;
 
 function startLauncher(kind: LauncherKind, parent: string): LauncherState {
 	removeAbandonedSlots(parent);
@@ -111,7 +116,7 @@ function startLauncher(kind: LauncherKind, parent: string): LauncherState {
 	const cancelAtEnd = atProcessEnd(() => stopLauncher(state, "toolbelt exited"));
 	const ended = () => {
 		cancelAtEnd();
-		stopLauncher(state, "the hook launcher ended");
+		stopLauncher(state, "the hook launcher ended", true);
 	};
 	child.on("error", ended);
 	child.on("exit", ended);
@@ -150,8 +155,9 @@ function holdOpen(state: LauncherState): void {
 }
 
 /** Ends the launcher and every hook it still runs; waiting requests fail with `reason`. */
-function stopLauncher(state: LauncherState, reason: string): void {
+function stopLauncher(state: LauncherState, reason: string, failed = false): void {
 	if (launchers.get(state.kind) === state) launchers.delete(state.kind);
+	if (failed && state.kind === "perl") perlFailed = true;
 	for (const pid of state.running) killHook(pid);
 	for (const pending of state.pending.values()) pending.settle({ kind: "error", values: [reason] });
 	state.pending.clear();
@@ -223,11 +229,14 @@ function openReader(path: string): Socket {
 	return new Socket({ fd: descriptor, readable: true, writable: false });
 }
 
-function exitOf(answer: Answer, slot: Slot): LaunchedExit {
+function exitOf(answer: Answer, slot: Slot, started: boolean): LaunchedExit {
 	const [status, outBytes, errBytes] = answer.values;
 	if (answer.kind === "e") return { error: "its working directory cannot be entered" };
-	if (answer.kind === "u") return { error: "the hook launcher could not start it (a namespace, pipe or fork failed)" };
-	if (answer.kind !== "x") return { error: status ?? "the hook launcher failed" };
+	if (answer.kind === "u") {
+		perlFailed = true;
+		return { error: "the hook launcher could not start it (a namespace, pipe or fork failed)", notStarted: !started };
+	}
+	if (answer.kind !== "x") return { error: status ?? "the hook launcher failed", notStarted: !started };
 	// `$?` cannot tell a process killed by signal N from one that exited 128 + N (a hook's shell
 	// reports its killed child so): it is taken as the exit code, which the hook's own shell gives.
 	const ended = { exitCode: Number(status), signal: null };
@@ -285,7 +294,7 @@ export async function launchHook(input: {
 	env: Record<string, string | undefined>;
 	stdin: string;
 }): Promise<LaunchedHook | undefined> {
-	const kind = launcherKind();
+	const kind = perlFailed ? "sh" : launcherKind();
 	const variables = environmentWords(kind, input.env);
 	const words = [input.file, ...input.args];
 	if (variables === undefined || words.some((word) => word.includes("\0")) || input.cwd.includes("\0")) {
@@ -315,7 +324,7 @@ export async function launchHook(input: {
 	}).then((answer) => {
 		if (pid !== undefined) launcher.running.delete(pid);
 		ended = true;
-		return exitOf(answer, slot);
+		return exitOf(answer, slot, pid !== undefined);
 	});
 	let released = false;
 	return {

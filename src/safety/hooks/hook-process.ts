@@ -234,9 +234,9 @@ function spawnHook(input: HookProcessInput, containment: ProcessContainment): Pr
 /**
  * Starts the hook, in its own PID namespace, through the launcher (see `hook-launcher.ts`): forked
  * by a small program instead of by this process, into the namespace the launcher makes (Perl) or
- * through the same `unshare` line as `spawnHook` (the shell).
- * Undefined when the launcher cannot pass the hook's environment exactly or cannot be started:
- * the hook is then spawned from this process, with the same namespace.
+ * through the same `unshare` line as `spawnHook` (the shell). Undefined when the launcher cannot pass
+ * the hook's environment exactly, cannot be started, or failed before the hook began: the hook is then
+ * spawned from this process, with the same namespace.
  */
 async function launchInNamespace(
 	input: HookProcessInput,
@@ -266,12 +266,19 @@ async function launchInNamespace(
 		await Promise.race([hook.exit, new Promise((resolve) => (timer = setTimeout(resolve, LAUNCHED_EXIT_WAIT_MS)))]);
 		clearTimeout(timer);
 	};
-	const result = await new Promise<HookProcessResult>((resolve) => {
+	const result = await new Promise<HookProcessResult | undefined>((resolve) => {
 		const streams = { stdoutStream: hook.stdout ?? null, stderrStream: hook.stderr ?? null };
 		const run = newRun(input, { ...streams, endTree }, resolve, direct);
 		armHookLimits(run);
 		capture(run);
 		void hook.exit.then((ended) => {
+			if (ended.error !== undefined && ended.notStarted && !run.settled && !run.aborted && !run.timedOut) {
+				// The launcher failed before the hook began: it is spawned from this process instead.
+				run.settled = true;
+				clearTimeout(run.timer);
+				input.signal?.removeEventListener("abort", run.onAbort);
+				return resolve(undefined);
+			}
 			if (ended.error !== undefined) return void finishHook(run, { spawnError: ended.error });
 			if (ended.output) {
 				run.stdout.push(ended.output.stdout);
