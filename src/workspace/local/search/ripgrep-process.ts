@@ -163,6 +163,29 @@ async function startDirectly(options: RipgrepRunOptions): Promise<RunningRipgrep
 	return running;
 }
 
+/**
+ * Least output cut into lines at once. ripgrep writes 8 KiB at a time; a reader that fell behind (a
+ * busy event loop, a loaded machine) gets several writes in one chunk. Cut piece by piece, the lines
+ * of a chunk are split and parsed only as far as the consumer reads: one that stops at its limit
+ * does not pay for the rest (a first call under load got 32 KB, 860 lines, where it needed 400).
+ */
+export const OUTPUT_PIECE_BYTES = 8 * 1024;
+
+/**
+ * `chunk` in views that end at a newline once they hold `OUTPUT_PIECE_BYTES`, so that no line is cut
+ * between two; a chunk with no newline past that (a long line on its way) comes whole.
+ */
+export function* piecesOf(chunk: Buffer): Generator<Buffer> {
+	let start = 0;
+	while (chunk.length - start > OUTPUT_PIECE_BYTES) {
+		const newline = chunk.indexOf(0x0a, start + OUTPUT_PIECE_BYTES - 1);
+		if (newline === -1 || newline === chunk.length - 1) break;
+		yield chunk.subarray(start, newline + 1);
+		start = newline + 1;
+	}
+	yield start === 0 ? chunk : chunk.subarray(start);
+}
+
 async function* readLines<TLine>(run: {
 	running: RunningRipgrep;
 	options: RipgrepRunOptions;
@@ -178,8 +201,11 @@ async function* readLines<TLine>(run: {
 			// Output from a ripgrep a pair's shell started: the binary runs, the launcher may run it too.
 			if (!output && options.started) noteRipgrepStarted(options.rgPath);
 			output = true;
-			const lines = splitter.push(chunk);
-			if (lines.length > 0) yield lines;
+			for (const piece of piecesOf(chunk)) {
+				const lines = splitter.push(piece);
+				if (lines.length > 0) yield lines;
+				if (signal.aborted) break;
+			}
 		}
 		if (signal.aborted) throw new AbortError();
 		const last = splitter.flush();
