@@ -4,7 +4,12 @@ import type { GrepLine } from "../../../workspace/index.js";
 export interface GrepEarlyStopBounds {
 	/** Matches counted past the limit at most. Default: 1,000. */
 	extraMatches?: number;
-	/** Files with a match counted past the limit's last file at most. Default: 300 (more than the digest lists one by one, so its folder summary has some to sum). */
+	/**
+	 * Files with a match counted past the limit's last file at most. Default: 150, more than the
+	 * digest's tally keeps one by one (`limit + 100` files), so its folder summary has some to sum,
+	 * and more than its listing has room for (60 lines). Every line counted is read and parsed after
+	 * the answer is known, for the digest alone.
+	 */
 	extraFiles?: number;
 }
 
@@ -45,7 +50,7 @@ export class GrepEarlyStop {
 		bounds: GrepEarlyStopBounds = {},
 	) {
 		this.maxExtraMatches = bounds.extraMatches ?? 1000;
-		this.maxExtraFiles = bounds.extraFiles ?? 300;
+		this.maxExtraFiles = bounds.extraFiles ?? 150;
 	}
 
 	/** How many lines of `batch` to take: all of them, or fewer once the search should stop (`stoppedAt` is then set). */
