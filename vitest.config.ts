@@ -1,10 +1,18 @@
-import { defineConfig } from "vitest/config";
+import { readFileSync } from "node:fs";
+import { configDefaults, defineConfig } from "vitest/config";
 import { diagnosticsOffEnv } from "./test/cli/helpers/diagnostics-off.js";
 import { LongestFirst } from "./test/schedule/longest-first.js";
 
+/** Test files that change the process (an environment variable, the working directory…), with why. */
+const ownWorker = Object.keys(
+	JSON.parse(readFileSync(new URL("./test/schedule/own-worker.json", import.meta.url), "utf8")) as Record<
+		string,
+		string
+	>,
+);
+
 export default defineConfig({
 	test: {
-		include: ["test/**/*.test.ts"],
 		globalSetup: ["test/global-setup.ts"],
 		// CLI processes that inherit the test's environment get no language servers (see diagnostics-off.ts).
 		env: { ...diagnosticsOffEnv },
@@ -18,5 +26,22 @@ export default defineConfig({
 		maxWorkers: 2,
 		// The longest files first, so that no long file starts last (see longest-first.ts).
 		sequence: { sequencer: LongestFirst },
+		// Each project names its files: `extends: true` would add an `include` here to the projects' own.
+		projects: [
+			{
+				// Most files leave the process as they found it: they share a worker, which keeps the
+				// modules loaded from one file to the next (loading them again for each file was about a
+				// fifth of the suite's CPU). `npm run structure` (scripts/shared-worker-tests.mjs) keeps
+				// process-wide state out of them.
+				extends: true,
+				test: {
+					name: "shared",
+					isolate: false,
+					include: ["test/**/*.test.ts"],
+					exclude: [...configDefaults.exclude, ...ownWorker],
+				},
+			},
+			{ extends: true, test: { name: "own-worker", include: ownWorker } },
+		],
 	},
 });
