@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runHookProcess } from "../../../src/safety/hooks/hook-process.js";
@@ -9,6 +9,8 @@ import { useTempDir } from "../../helpers/temp-dir.js";
 import { bashWith, outputPaths } from "./output-paths.js";
 import { runTool } from "./run-tool.js";
 import {
+	cgroupDirectory,
+	cgroupOf,
 	eventually,
 	isOutputRelay,
 	killMarked,
@@ -16,28 +18,6 @@ import {
 	processesWithArgument,
 	processesWithMarker,
 } from "./survivors.js";
-
-/** The cgroup v2 path of a live process (the `0::` line of /proc/PID/cgroup). */
-function cgroupOf(pid: number): string | undefined {
-	try {
-		return readFileSync(`/proc/${pid}/cgroup`, "utf8")
-			.split("\n")
-			.find((line) => line.startsWith("0::"))
-			?.slice(3);
-	} catch {
-		return undefined;
-	}
-}
-
-/** The directory of a cgroup path, through the cgroup2 mount this process sees. */
-function cgroupDirectory(path: string): string | undefined {
-	for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
-		const fields = line.split(" ");
-		const separator = fields.indexOf("-");
-		if (fields[separator + 1] === "cgroup2" && fields[3] === "/") return `${fields[4]}${path}`;
-	}
-	return undefined;
-}
 
 const markers: string[] = [];
 afterEach(async () => {

@@ -119,3 +119,25 @@ export function killProcessesWithArgument(text: string): void {
 		}
 	}
 }
+
+/** The cgroup v2 path of a live process (the `0::` line of /proc/PID/cgroup). */
+export function cgroupOf(pid: number): string | undefined {
+	try {
+		return readFileSync(`/proc/${pid}/cgroup`, "utf8")
+			.split("\n")
+			.find((line) => line.startsWith("0::"))
+			?.slice(3);
+	} catch {
+		return undefined;
+	}
+}
+
+/** The directory of a cgroup path, through the cgroup2 mount this process sees. */
+export function cgroupDirectory(path: string): string | undefined {
+	for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
+		const fields = line.split(" ");
+		const separator = fields.indexOf("-");
+		if (fields[separator + 1] === "cgroup2" && fields[3] === "/") return `${fields[4]}${path}`;
+	}
+	return undefined;
+}

@@ -1,7 +1,7 @@
 import { rmSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { cgroupsInUse, killCommandCgroup, releaseAllCgroupsSync } from "./cgroup.js";
-import { cgroupMembers, cgroupPopulated, removeCgroup } from "./cgroup-members.js";
+import { cgroupMembers, cgroupPopulated, removeCgroup, removeOnceEmptied } from "./cgroup-members.js";
 import { atProcessEnd } from "./process-end.js";
 import { findTreeProcesses, type ProcessTree, processGroupOf, terminateTree } from "./process-tree.js";
 
@@ -26,6 +26,12 @@ export interface SessionCleanup {
 	/** Ends it gracefully (`disposeShellProcesses`). */
 	dispose(): Promise<void>;
 }
+
+/**
+ * How long disposal gives a cgroup to empty after killing its processes, in ms; one that outlives it
+ * is removed at toolbelt's exit with the rest.
+ */
+const disposalRemovalWaitMs = 1000;
 
 const runs = new Set<BackgroundRun>();
 const sessionCleanups = new Set<SessionCleanup>();
@@ -242,9 +248,11 @@ export async function disposeShellProcesses(): Promise<void> {
 					// Already gone.
 				}
 			}
-			return terminateTree(tree, { graceMs: 200 }).then(() => {
+			return terminateTree(tree, { graceMs: 200 }).then(async () => {
 				killRunSync(run);
-				if (run.cgroup !== undefined) removeCgroup(run.cgroup);
+				// Processes killed just now may still be exiting, and keep the cgroup populated until then.
+				const cgroup = run.cgroup;
+				if (cgroup !== undefined) await removeOnceEmptied(() => removeCgroup(cgroup), disposalRemovalWaitMs);
 			});
 		}),
 	);

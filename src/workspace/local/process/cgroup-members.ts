@@ -84,3 +84,26 @@ export function removeCgroup(cgroup: string): boolean {
 		return (error as NodeJS.ErrnoException).code === "ENOENT";
 	}
 }
+
+/**
+ * Pauses between tries to remove a cgroup whose processes were just ended, in ms: short at first,
+ * since the last of them (often the output relay, or a process killed a moment ago) is usually
+ * reaped within a millisecond or two, and every try is one read of the folder.
+ */
+const removalRetryMs = [1, 1, 2, 3, 5];
+
+/**
+ * Calls `remove` (a removal of a cgroup, true once it is gone) until it succeeds or `waitMs` has
+ * passed; true when it succeeded. A process that is still exiting, or a zombie not yet reaped,
+ * keeps a cgroup populated for a moment after its kill (longer on a loaded machine), and the
+ * kernel refuses to remove it until then.
+ */
+export async function removeOnceEmptied(remove: () => boolean, waitMs: number): Promise<boolean> {
+	const deadline = Date.now() + waitMs;
+	for (let attempt = 0; !remove(); attempt++) {
+		if (Date.now() >= deadline) return false;
+		const pause = removalRetryMs[Math.min(attempt, removalRetryMs.length - 1)] ?? 5;
+		await new Promise<void>((resolve) => setTimeout(resolve, pause));
+	}
+	return true;
+}

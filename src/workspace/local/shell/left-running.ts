@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { EscapedProcess } from "../../shell/exec-types.js";
 import { registerBackgroundRun } from "../process/background-registry.js";
+import { removeOnceEmptied } from "../process/cgroup-members.js";
 import { type ProcessContainment, releaseContainment } from "../process/containment.js";
 import { findEscapedProcesses, processStartTicks } from "../process/escapees.js";
 import { findTreeProcesses, type ProcessTree, processGroupOf } from "../process/process-tree.js";
@@ -20,13 +21,6 @@ const exitingWaitMs = 20;
  * populated for a moment, longer on a loaded machine; one that outlives this is removed at exit.
  */
 const releaseWaitMs = 1000;
-/**
- * Pauses between tries to remove that cgroup, in ms: short at first, since the command's last
- * process (often the relay, which ends just after it) is usually reaped within a millisecond or
- * two, and every try is one read of `cgroup.procs`.
- */
-const releaseRetryMs = [1, 1, 2, 3, 5];
-
 /** A pause inside a call: it keeps the process alive, as the call's own result is still to come. */
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -127,12 +121,6 @@ export async function keepOrRelease(
 		return;
 	}
 	// A process may still be exiting: what cannot be removed soon is removed at exit.
-	const deadline = Date.now() + releaseWaitMs;
-	for (let attempt = 0; !releaseContainment(tree); attempt++) {
-		if (Date.now() >= deadline) {
-			registerBackgroundRun({ ...tree, pids: [] });
-			return;
-		}
-		await delay(releaseRetryMs[Math.min(attempt, releaseRetryMs.length - 1)] ?? 5);
-	}
+	if (!(await removeOnceEmptied(() => releaseContainment(tree), releaseWaitMs)))
+		registerBackgroundRun({ ...tree, pids: [] });
 }
