@@ -12,6 +12,7 @@ import { Socket } from "node:net";
 import { join } from "node:path";
 import { singleQuoted } from "../../workspace/index.js";
 import { atProcessEnd } from "../../workspace/local/index.js";
+import { HOOK_CAPTURE_BYTES } from "./hook-output.js";
 import { removeAbandonedSlots, SLOTS_PREFIX, slotsParent } from "./hook-slots.js";
 import { type LauncherKind, launcherKind, launcherProgram } from "./launcher-programs.js";
 
@@ -30,9 +31,6 @@ const SHELL_OWNED = new Set(["IFS", "PPID", "UID", "EUID", "SHELLOPTS", "BASHOPT
 function requestWord(value: string): string {
 	return singleQuoted(value).replaceAll("\n", `'"$nl"'`);
 }
-
-/** What the Perl launcher keeps of each of a hook's streams (the shell's are read here, as much as they hold). */
-const CAPTURE_BYTES = 1024 * 1024;
 
 /** How a launched hook ended: an exit status (and, from the Perl launcher, its output), or a reason it never ran. */
 export type LaunchedExit =
@@ -89,7 +87,7 @@ let perlFailed = false;
 function startLauncher(kind: LauncherKind, parent: string): LauncherState {
 	removeAbandonedSlots(parent);
 	const root = mkdtempSync(join(parent, `${SLOTS_PREFIX}${process.pid}-`));
-	const program = launcherProgram(kind, CAPTURE_BYTES);
+	const program = launcherProgram(kind, HOOK_CAPTURE_BYTES);
 	// Its own process group, so a signal to the terminal's group does not stop it mid-hook.
 	const child = spawn(program.file, program.args, {
 		cwd: "/",

@@ -37,8 +37,11 @@ export interface PostToolUseAnswer {
 /** A checked answer, or why it cannot be acted on (a sentence fragment after the hook's name). */
 export type HookAnswer<T> = { ok: true; answer: T } | { ok: false; problem: string };
 
-/** Most of stdout that `runHookProcess` keeps; an answer that reaches it may have been cut. */
-const capturedStdoutBytes = 1024 * 1024;
+/**
+ * Most of each of a hook's streams that is kept (by `runHookProcess`, or by the Perl launcher that
+ * reads them); an answer that reaches it may have been cut.
+ */
+export const HOOK_CAPTURE_BYTES = 1024 * 1024;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -67,7 +70,7 @@ const buriedAnswer = /"(?:hookSpecificOutput|permissionDecision|decision|continu
  */
 export function parseHookStdout(stdout: string): HookAnswer<Record<string, unknown>> {
 	const text = stdout.trim();
-	if (Buffer.byteLength(stdout) >= capturedStdoutBytes) {
+	if (Buffer.byteLength(stdout) >= HOOK_CAPTURE_BYTES) {
 		return { ok: false, problem: "printed 1 MiB or more on stdout, so its answer may have been cut off" };
 	}
 	if (!text.startsWith("{")) {

@@ -10,6 +10,7 @@ import {
 	releaseContainment,
 } from "../../tools/index.js";
 import { launchHook } from "./hook-launcher.js";
+import { HOOK_CAPTURE_BYTES } from "./hook-output.js";
 
 /** One run of a hook command. */
 export interface HookProcessInput {
@@ -85,7 +86,6 @@ function execFailureText(stderr: string): string {
 	return failed ? `${failed[1]}: ${failed[2]}\n` : stderr;
 }
 
-const MAX_CAPTURE_BYTES = 1024 * 1024;
 /** How long a launched hook may take to be reported gone after its SIGKILL, in ms. */
 const LAUNCHED_EXIT_WAIT_MS = 2000;
 /** After the hook exits, how long its pipes may take to deliver what it wrote, in ms. */
@@ -141,11 +141,11 @@ async function finishHook(run: HookRun, result: Partial<HookProcessResult>): Pro
 
 function capture(run: HookRun): void {
 	run.stdoutStream?.on("data", (chunk: Buffer) => {
-		if (run.stdoutBytes < MAX_CAPTURE_BYTES) run.stdout.push(chunk);
+		if (run.stdoutBytes < HOOK_CAPTURE_BYTES) run.stdout.push(chunk);
 		run.stdoutBytes += chunk.length;
 	});
 	run.stderrStream?.on("data", (chunk: Buffer) => {
-		if (run.stderrBytes < MAX_CAPTURE_BYTES) run.stderr.push(chunk);
+		if (run.stderrBytes < HOOK_CAPTURE_BYTES) run.stderr.push(chunk);
 		run.stderrBytes += chunk.length;
 	});
 }
