@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { launchHook } from "../../src/safety/hooks/hook-launcher.js";
 import { unprivilegedIdentity } from "../helpers/test-users.js";
 
-// Its own file: vitest runs each file in a fresh process, so the launcher starts here, and its
+// In a worker of its own (test/schedule/own-worker.json), so the launcher starts here, and its
 // start is what clears the slot folders left by processes that are gone.
 const hasSharedMemory = process.platform === "linux" && existsSync("/dev/shm");
 
