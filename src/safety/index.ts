@@ -133,6 +133,7 @@ export {
 } from "./stale-write.js";
 
 import { expandHome } from "../workspace/index.js";
+import { noteWritableRoots } from "../workspace/local/index.js";
 
 export * from "./trust/trust-exports.js";
 
@@ -296,6 +297,8 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 	const roots = [cwd, ...settings.additionalDirectories, ...(options.roots ?? [])].map((root) =>
 		resolve(cwd, expandHome(root, homeDir)),
 	);
+	// The file tools write in these folders: no program toolbelt runs itself is taken from them.
+	if (!projectDisk) noteWritableRoots(roots);
 	const workspace = await Confinement.create({
 		cwd,
 		roots,

@@ -1,7 +1,8 @@
 import { access, constants, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
-import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
+import { isAbsolute, resolve, sep } from "node:path";
 import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/index.js";
+import { findTrustedProgram, noteWritableRoots, SYSTEM_PROGRAM_FOLDERS } from "../workspace/local/index.js";
 import { NestedGuard } from "./runs-later/nested-guard.js";
 import { TreeTooLargeError } from "./runs-later/tree-watch.js";
 import { buildBwrapArgs } from "./sandbox/bwrap-args.js";
@@ -47,7 +48,10 @@ export interface SandboxOptions {
 	 * processes end with the command) and it cannot see or signal other processes. Default: true.
 	 */
 	isolateProcesses?: boolean;
-	/** The bwrap executable. Default: `bwrap` on PATH. */
+	/**
+	 * The bwrap executable: a path is taken as given; a name is looked for in the system folders, then
+	 * in PATH folders no sandboxed command or other user can write (see `findTrustedProgram`). Default: `bwrap`.
+	 */
 	bwrapPath?: string;
 	/** The home directory whose credential locations are hidden. Default: the user's home. */
 	homeDir?: string;
@@ -87,12 +91,14 @@ async function isExecutable(path: string): Promise<boolean> {
 	);
 }
 
-async function findOnPath(name: string): Promise<string | undefined> {
+/**
+ * bwrap runs outside the sandbox, with toolbelt's rights: a path the user gave is taken as given; a
+ * name is looked up where no sandboxed command can have planted one (`findTrustedProgram`), after
+ * this sandbox's writable folders are noted.
+ */
+async function findBwrap(name: string): Promise<string | undefined> {
 	if (isAbsolute(name) || name.includes("/")) return (await isExecutable(name)) ? resolve(name) : undefined;
-	for (const directory of (process.env.PATH ?? "").split(delimiter)) {
-		if (directory !== "" && (await isExecutable(join(directory, name)))) return join(directory, name);
-	}
-	return undefined;
+	return findTrustedProgram(name);
 }
 
 async function seccompFilterFile(stateDir: string, allowNetwork: boolean): Promise<string> {
@@ -124,15 +130,19 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 			`The shell sandbox needs Linux with bubblewrap; this is ${process.platform}. Run without the sandbox option.`,
 		);
 	}
-	const bwrapPath = await findOnPath(options.bwrapPath ?? "bwrap");
-	if (!bwrapPath) {
-		throw new SandboxUnavailableError(
-			`The shell sandbox was requested but bubblewrap (${options.bwrapPath ?? "bwrap"}) is not installed or not executable. ` +
-				"Install it (Debian/Ubuntu package `bubblewrap`) or run without the sandbox; commands are not run unsandboxed.",
-		);
-	}
 	const writableRoots = await Promise.all(options.writableRoots.map((root) => realpath(root)));
 	const writablePaths = await Promise.all((options.writablePaths ?? []).map((path) => realpath(path)));
+	noteWritableRoots([...writableRoots, ...writablePaths]);
+	const bwrapPath = await findBwrap(options.bwrapPath ?? "bwrap");
+	if (!bwrapPath) {
+		throw new SandboxUnavailableError(
+			`The shell sandbox was requested but bubblewrap (${options.bwrapPath ?? "bwrap"}) is not installed or not executable` +
+				(options.bwrapPath?.includes("/")
+					? ". "
+					: ` in ${SYSTEM_PROGRAM_FOLDERS.join(", ")} or a PATH folder toolbelt may run programs from (not relative, not a temp folder, not writable by a sandboxed command or by others). `) +
+				"Install it (Debian/Ubuntu package `bubblewrap`), set bwrapPath, or run without the sandbox; commands are not run unsandboxed.",
+		);
+	}
 	const namedPaths = (options.writablePaths ?? []).map((path) => resolve(path));
 	const homeDir = options.homeDir ?? homedir();
 	const stateDir = await sandboxStateDir(options.stateDir);

@@ -4,6 +4,7 @@ import {
 	confineFileOperations,
 	localFileOperations,
 	localShellOperations,
+	noteWritableRoots,
 	type PinnedFolder,
 	pinLocalFolder,
 } from "./local/index.js";
@@ -137,6 +138,8 @@ export function partsOfTarget(target: ToolTarget | undefined): readonly (ToolTar
 export function createLocalWorkspace(cwd: string, options: LocalWorkspaceOptions = {}): Workspace {
 	const files = options.files ?? localFileOperations;
 	const shell = options.shell ?? localShellOperations;
+	// Calls write here: no program toolbelt runs itself is taken from this folder from now on.
+	if (files === localFileOperations) noteWritableRoots([resolveToolPath("/", cwd)]);
 	const confined = new Map<string, FileOperations>();
 	const workspace: Workspace = {
 		cwd: resolveToolPath("/", cwd),

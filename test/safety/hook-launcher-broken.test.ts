@@ -1,20 +1,21 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runHookProcess } from "../../src/safety/hooks/hook-process.js";
+import { useProgramPath } from "../../src/workspace/local/index.js";
 import { pidNamespaceAvailable } from "../../src/workspace/local/process/pid-namespace.js";
 
-// Its own file: vitest runs each file in a fresh process, and the `perl` this process finds is looked
-// for once. Here it is one that exits at once, as a Perl launcher that cannot run on a machine would.
+// Its own file: vitest runs each file in a fresh process, and the `perl` this process runs is
+// chosen once. Here it is one that exits at once, as a Perl launcher that cannot run on a machine
+// would, given by path (a `perl` merely first on PATH in a temp folder is never taken).
 const brokenPerl = mkdtempSync(join(tmpdir(), "toolbelt-broken-perl-"));
 writeFileSync(join(brokenPerl, "perl"), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+useProgramPath("perl", join(brokenPerl, "perl"));
 const path = process.env.PATH;
-process.env.PATH = `${brokenPerl}${delimiter}${path ?? "/usr/bin:/bin"}`;
 
 describe.skipIf(process.platform !== "linux" || !pidNamespaceAvailable())("a Perl launcher that fails", () => {
 	afterAll(() => {
-		process.env.PATH = path;
 		rmSync(brokenPerl, { recursive: true, force: true });
 	});
 

@@ -1,5 +1,4 @@
-import { accessSync, constants as fsConstants } from "node:fs";
-import { delimiter, join } from "node:path";
+import { findTrustedProgram } from "../../workspace/local/index.js";
 
 // The two programs a hook launcher can be (see `hook-launcher.ts`). Perl where it is found and the
 // machine's system call numbers are known: it reads a request with one read, makes the PID namespace
@@ -150,8 +149,8 @@ const SYSTEM_CALLS: Partial<Record<NodeJS.Architecture, { unshare: number; prctl
 export type LauncherKind = "perl" | "sh";
 
 /**
- * Perl where there is a `perl` on this process's `PATH` and the machine's system call numbers are
- * known, unless `TOOLBELT_HOOK_LAUNCHER=sh` asks for the shell (the tests of that launcher do).
+ * Perl where there is a `perl` toolbelt may run (in a system folder, or a PATH folder no sandboxed
+ * command can write: see `findTrustedProgram`) and the machine's system call numbers are known, unless `TOOLBELT_HOOK_LAUNCHER=sh` asks for the shell (the tests of that launcher do).
  */
 export function launcherKind(): LauncherKind {
 	if (process.env.TOOLBELT_HOOK_LAUNCHER === "sh") return "sh";
@@ -170,22 +169,11 @@ export function launcherProgram(kind: LauncherKind, captureBytes: number): { fil
 	};
 }
 
-let perlPath: string | null | undefined;
-
-/** The first executable `perl` on `PATH`, looked for once. */
+/**
+ * The `perl` the launcher runs: from a folder no sandboxed command can write (see
+ * `findTrustedProgram`); a `perl` planted in a writable PATH folder would otherwise run at the next
+ * hook, outside the sandbox.
+ */
 function findPerl(): string | undefined {
-	if (perlPath === undefined) {
-		perlPath = null;
-		for (const folder of (process.env.PATH ?? "").split(delimiter)) {
-			if (!folder.startsWith("/")) continue;
-			try {
-				accessSync(join(folder, "perl"), fsConstants.X_OK);
-				perlPath = join(folder, "perl");
-				break;
-			} catch {
-				// Not in this folder.
-			}
-		}
-	}
-	return perlPath ?? undefined;
+	return findTrustedProgram("perl");
 }

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { open, stat } from "node:fs/promises";
+import { findTrustedProgram } from "../../workspace/local/index.js";
 import { countLineFeeds } from "../edit/line-breaks.js";
 
 /** Counts `\n` bytes in a whole buffer (four bytes per step: see `countLineFeeds`). */
@@ -8,8 +9,11 @@ export function countNewlines(bytes: Uint8Array): number {
 }
 
 function countWithWc(path: string): Promise<number> {
+	// Outside any sandbox: only a `wc` no sandboxed command can have planted.
+	const wc = findTrustedProgram("wc");
+	if (wc === undefined) return Promise.reject(new Error("no wc toolbelt may run"));
 	return new Promise((resolve, reject) => {
-		execFile("wc", ["-l", path], { encoding: "latin1", windowsHide: true }, (error, stdout) => {
+		execFile(wc, ["-l", path], { encoding: "latin1", windowsHide: true }, (error, stdout) => {
 			const count = Number.parseInt(stdout.trim().split(/\s+/)[0] ?? "", 10);
 			if (error || !Number.isInteger(count)) reject(error ?? new Error(`unexpected wc output: ${stdout}`));
 			else resolve(count);

@@ -33,6 +33,14 @@ export {
 	processGroupOf,
 	type TerminateOptions,
 } from "./process/process-tree.js";
+export {
+	findTrustedProgram,
+	noteWritableRoots,
+	ProgramNotFoundError,
+	requireTrustedProgram,
+	SYSTEM_PROGRAM_FOLDERS,
+	useProgramPath,
+} from "./programs/trusted-programs.js";
 export { searchThroughFiles } from "./search/files-search.js";
 export { createSearchOperations } from "./search/operations.js";
 export { ripgrepGrep, ripgrepListFiles } from "./search/ripgrep-backend.js";

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { sep } from "node:path";
 import type { EscapedProcess } from "../../shell/exec-types.js";
+import { requireTrustedProgram } from "../programs/trusted-programs.js";
 import { isRunning, procPids, readProcStat } from "./proc-stat.js";
 
 /**
@@ -173,11 +174,15 @@ export function findEscapedWithPs(search: EscapeSearch): EscapedProcess[] {
 	const uid = process.getuid?.();
 	let listing: string;
 	try {
-		listing = execFileSync("ps", ["-A", "-o", "pid=", "-o", "ppid=", "-o", "uid=", "-o", "etime=", "-o", "args="], {
-			encoding: "utf8",
-			stdio: ["ignore", "pipe", "ignore"],
-			timeout: 5000,
-		});
+		listing = execFileSync(
+			requireTrustedProgram("ps", "list processes"),
+			["-A", "-o", "pid=", "-o", "ppid=", "-o", "uid=", "-o", "etime=", "-o", "args="],
+			{
+				encoding: "utf8",
+				stdio: ["ignore", "pipe", "ignore"],
+				timeout: 5000,
+			},
+		);
 	} catch {
 		return [];
 	}

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { findTrustedProgram } from "../programs/trusted-programs.js";
 import { isRunning, readProcStat } from "./proc-stat.js";
 
 /** Blocks the thread for `ms`: only for toolbelt's exit handlers, which cannot await. */
@@ -16,7 +17,9 @@ function endedSync(pid: number): boolean {
 		const stat = readProcStat(pid);
 		return stat === undefined || !isRunning(stat);
 	}
-	const state = spawnSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8", timeout: 1000 }).stdout;
+	const ps = findTrustedProgram("ps");
+	if (ps === undefined) return true;
+	const state = spawnSync(ps, ["-o", "stat=", "-p", String(pid)], { encoding: "utf8", timeout: 1000 }).stdout;
 	return !/^\s*[^\sZ]/.test(state ?? "");
 }
 

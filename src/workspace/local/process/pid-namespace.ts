@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { findTrustedProgram, requireTrustedProgram } from "../programs/trusted-programs.js";
 
 /** The `unshare` invocation that runs a command as the first process of a new PID namespace. */
 const UNSHARE_ARGS = ["--pid", "--fork", "--kill-child"] as const;
@@ -20,7 +21,9 @@ export function pidNamespaceAvailable(): boolean {
 	available = false;
 	if (process.platform !== "linux" || process.env.TOOLBELT_SHELL_CONTAINMENT === "process-group") return available;
 	try {
-		execFileSync("unshare", [...UNSHARE_ARGS, "/bin/sh", "-c", "exit 0"], { stdio: "ignore", timeout: 5000 });
+		const unshare = findTrustedProgram("unshare");
+		if (unshare === undefined) return available;
+		execFileSync(unshare, [...UNSHARE_ARGS, "/bin/sh", "-c", "exit 0"], { stdio: "ignore", timeout: 5000 });
 		available = true;
 	} catch {
 		// Not permitted here (no root, no user namespaces) or no util-linux: other mechanisms apply.
@@ -34,5 +37,8 @@ export function pidNamespaceAvailable(): boolean {
  * of its process group) ends the whole namespace.
  */
 export function inPidNamespace(file: string, args: readonly string[]): { file: string; args: string[] } {
-	return { file: "unshare", args: [...UNSHARE_ARGS, file, ...args] };
+	return {
+		file: requireTrustedProgram("unshare", "run a process in a PID namespace"),
+		args: [...UNSHARE_ARGS, file, ...args],
+	};
 }

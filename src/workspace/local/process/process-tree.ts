@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
+import { requireTrustedProgram } from "../programs/trusted-programs.js";
 import { killCommandCgroup } from "./cgroup.js";
 import { cgroupMembers, signalCgroup } from "./cgroup-members.js";
 import { isRunning, procPids, readProcStat } from "./proc-stat.js";
@@ -83,10 +84,14 @@ function findOnLinux(tree: ProcessTree): number[] {
 function findWithPs(tree: ProcessTree): number[] {
 	if (tree.groupId === undefined) return [];
 	try {
-		const listing = execFileSync("ps", ["-A", "-o", "pid=", "-o", "pgid=", "-o", "stat="], {
-			encoding: "latin1",
-			stdio: ["ignore", "pipe", "ignore"],
-		});
+		const listing = execFileSync(
+			requireTrustedProgram("ps", "list processes"),
+			["-A", "-o", "pid=", "-o", "pgid=", "-o", "stat="],
+			{
+				encoding: "latin1",
+				stdio: ["ignore", "pipe", "ignore"],
+			},
+		);
 		const found: number[] = [];
 		for (const line of listing.split("\n")) {
 			const [pid, groupId, state] = line.trim().split(/\s+/);

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { requireTrustedProgram } from "../programs/trusted-programs.js";
 
 /**
  * Output into a file goes through a relay. The command gets a real pipe as stdout and stderr
@@ -26,7 +27,10 @@ const handedOver = ["BASH_ENV", "POSIXLY_CORRECT"];
 const handOverPrefix = "TOOLBELT_SAVED_";
 
 // Bash before 4 (macOS) has no $BASHPID: a small sh then tells its own pid, which cat inherits.
-const announceAndCopy = `if [ -n "$BASHPID" ]; then printf "%s\\n" "$BASHPID" >&3; exec -a ${RELAY_NAME} cat; else exec sh -c 'printf "%s\\n" "$$" >&3; exec cat'; fi`;
+// `cat` by its path: the wrapper runs outside any sandbox with the command's PATH, where a sandboxed
+// command may have planted one (see `findTrustedProgram`).
+const announceAndCopy = (cat: string) =>
+	`if [ -n "$BASHPID" ]; then printf "%s\\n" "$BASHPID" >&3; exec -a ${RELAY_NAME} ${cat}; else exec /bin/sh -c 'printf "%s\\n" "$$" >&3; exec ${cat}'; fi`;
 
 /** The shell the relay's wrapper runs in (bash: process substitution), where there is one. */
 export const wrapperShell = process.platform !== "win32" && existsSync("/bin/bash") ? "/bin/bash" : undefined;
@@ -39,7 +43,7 @@ const wrapperLines = [
 	// substitution, which exits at once: so the relay is no child of the command, and a command
 	// that waits for all its children (a bare `wait`, a `wait()` loop) does not wait for it.
 	// `<&0` keeps the pipe as its input (a background job would get /dev/null).
-	`exec > >( (trap "" TERM; ${announceAndCopy}) <&0 & ) 2>&1 3>&-`,
+	(cat: string) => `exec > >( (trap "" TERM; ${announceAndCopy(cat)}) <&0 & ) 2>&1 3>&-`,
 	// The process substitution is a child of this shell, and so of the command it becomes: reaped
 	// here, it is not there for a command that waits for any child (`setsid -w`, a `wait()` loop).
 	'if [ -n "$!" ]; then wait "$!" 2>/dev/null; fi',
@@ -49,11 +53,23 @@ const wrapperLines = [
 	),
 	'exec "$@"',
 ];
+let wrapper: { cat: string; script: string } | undefined;
+
 /**
  * The wrapper: starts the relay, hands the variables of `relayEnvironment` back, and becomes the
- * command (`"$@"`). Its stdout must be the output file as it starts.
+ * command (`"$@"`). Its stdout must be the output file as it starts. Throws when there is no `cat`
+ * toolbelt may run.
  */
-export const wrapperScript = wrapperLines.join("\n");
+export function wrapperScript(): string {
+	const cat = requireTrustedProgram("cat", "copy a command's output into its file");
+	// Written into shell text unquoted (and inside single quotes for the small sh).
+	if (!/^\/[\w./+,@%-]*$/.test(cat)) throw new Error(`cat's path cannot be written into the relay's script: ${cat}`);
+	if (wrapper?.cat !== cat) {
+		const script = wrapperLines.map((line) => (typeof line === "string" ? line : line(cat))).join("\n");
+		wrapper = { cat, script };
+	}
+	return wrapper.script;
+}
 
 /** `$0` of the wrapper, so its short-lived forks can be told apart from the command's processes. */
 export const wrapperName = "toolbelt-relay";
@@ -113,7 +129,7 @@ export function relayEnvironment(commandEnv: Record<string, string>): Record<str
 export function startWithRelay(command: RelayedCommand): ChildProcess {
 	if (!wrapperShell) throw new Error("relaying output into a file needs /bin/bash, which is not installed");
 	const env = relayEnvironment(command.env);
-	const script = command.prelude ? `${command.prelude}\n${wrapperScript}` : wrapperScript;
+	const script = command.prelude ? `${command.prelude}\n${wrapperScript()}` : wrapperScript();
 	const args = ["--norc", "--noprofile", "-c", script, wrapperName, command.file, ...command.args];
 	return spawn(wrapperShell, args, {
 		cwd: command.cwd,

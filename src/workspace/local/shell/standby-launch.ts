@@ -95,6 +95,6 @@ export function standbyScript(cgroup: string, reportJoin: boolean, held: boolean
 		// The first one runs its command in its process group when it could not join: that is
 		// how every command runs once cgroups are found unusable (toolbelt learns it from the answer).
 		...(reportJoin ? [] : [refuseUnlessJoined]),
-		wrapperScript,
+		wrapperScript(),
 	].join("\n");
 }
