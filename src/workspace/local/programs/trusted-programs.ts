@@ -142,13 +142,13 @@ export function useProgramPath(name: string, absolutePath: string): void {
  * which runs in the sandbox): the first in the system folders, then on this process's PATH, that
  * no sandboxed command, tool or other user can have written or can replace (see above). Undefined
  * when there is none. Looked up once per process and name; looked up again when PATH changes or a
- * writable root noted since covers where it was found.
+ * writable root noted since covers where it was found. `searchPath`: the PATH to search after the
+ * system folders. Default: this process's.
  */
-export function findTrustedProgram(name: string): string | undefined {
+export function findTrustedProgram(name: string, searchPath = process.env.PATH ?? ""): string | undefined {
 	const given = configured.get(name);
 	if (given !== undefined) return given;
 	if (process.platform === "win32" || name.includes("/")) return undefined;
-	const searchPath = process.env.PATH ?? "";
 	const known = found.get(name);
 	if (known && known.searchPath === searchPath) return known.path;
 	const temps = tempFolders();
@@ -173,8 +173,8 @@ export class ProgramNotFoundError extends Error {
  * `findTrustedProgram`, or a `ProgramNotFoundError` that says where toolbelt looked and why it
  * does not take a program from PATH's other folders. `purpose` completes "… is needed to …".
  */
-export function requireTrustedProgram(name: string, purpose: string): string {
-	const path = findTrustedProgram(name);
+export function requireTrustedProgram(name: string, purpose: string, searchPath?: string): string {
+	const path = findTrustedProgram(name, searchPath);
 	if (path !== undefined) return path;
 	throw new ProgramNotFoundError(
 		`\`${name}\` is needed to ${purpose}, but none was found in ${SYSTEM_PROGRAM_FOLDERS.join(", ")} or in a PATH folder ` +
