@@ -1,4 +1,4 @@
-import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, lstatSync, realpathSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
 
@@ -25,7 +25,7 @@ const found = new Map<string, { path: string | undefined; searchPath: string; re
 
 function realOrResolved(path: string): string {
 	try {
-		return realpathSync(path);
+		return realpathSync.native(path);
 	} catch {
 		return resolve(path);
 	}
@@ -52,8 +52,12 @@ export function noteWritableRoots(paths: readonly string[]): void {
 	}
 }
 
+let temps: { named: string; real: string[] } | undefined;
+
 function tempFolders(): string[] {
-	return [tmpdir(), "/tmp", "/var/tmp", "/dev/shm"].map(realOrResolved);
+	const named = tmpdir();
+	if (temps?.named !== named) temps = { named, real: [named, "/tmp", "/var/tmp", "/dev/shm"].map(realOrResolved) };
+	return temps.real;
 }
 
 function writableByOthers(mode: number, uid: number, isFolder: boolean): boolean {
@@ -66,23 +70,32 @@ function ownedByUs(uid: number): boolean {
 	return uid === 0 || uid === process.geteuid?.();
 }
 
+/** Per real folder: whether it and each of its parents can only be changed by root or this user. */
+const chainVerdicts = new Map<string, boolean>();
+
+function onlyOursUpToRoot(realFolder: string): boolean {
+	let verdict = chainVerdicts.get(realFolder);
+	if (verdict !== undefined) return verdict;
+	const info = statSync(realFolder, { throwIfNoEntry: false });
+	const parent = dirname(realFolder);
+	verdict =
+		info !== undefined &&
+		info.isDirectory() &&
+		ownedByUs(info.uid) &&
+		!writableByOthers(info.mode, info.uid, true) &&
+		(parent === realFolder || onlyOursUpToRoot(parent));
+	chainVerdicts.set(realFolder, verdict);
+	return verdict;
+}
+
 /** The folder's real path when it and each of its parents can only be changed by root or this user; else null. */
 function judgeFolder(folder: string): string | null {
 	let verdict = folderVerdicts.get(folder);
 	if (verdict !== undefined) return verdict;
 	verdict = null;
 	try {
-		const real = realpathSync(folder);
-		let current = real;
-		for (;;) {
-			const info = statSync(current);
-			if (!info.isDirectory() || !ownedByUs(info.uid) || writableByOthers(info.mode, info.uid, true)) break;
-			if (current === dirname(current)) {
-				verdict = real;
-				break;
-			}
-			current = dirname(current);
-		}
+		const real = realpathSync.native(folder);
+		if (onlyOursUpToRoot(real)) verdict = real;
 	} catch {
 		// Missing or unreadable: nothing is taken from it.
 	}
@@ -101,11 +114,15 @@ function judgeProgram(folder: string, candidate: string, temps: readonly string[
 	const realFolder = judgeFolder(folder);
 	if (realFolder === null || !outOfWritersReach(realFolder, temps)) return undefined;
 	try {
-		const info = statSync(candidate);
+		// Most names are missing from most folders: no exception for those.
+		const entry = lstatSync(candidate, { throwIfNoEntry: false });
+		if (entry === undefined) return undefined;
+		const info = entry.isSymbolicLink() ? statSync(candidate) : entry;
 		if (!info.isFile() || !ownedByUs(info.uid) || writableByOthers(info.mode, info.uid, false)) return undefined;
 		accessSync(candidate, constants.X_OK);
+		if (!entry.isSymbolicLink()) return [realFolder];
 		// A link may lead elsewhere: where it leads must pass the same tests.
-		const target = dirname(realpathSync(candidate));
+		const target = dirname(realpathSync.native(candidate));
 		if (target === realFolder) return [realFolder];
 		const realTarget = judgeFolder(target);
 		if (realTarget === null || !outOfWritersReach(realTarget, temps)) return undefined;
