@@ -132,14 +132,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	}
 	const writableRoots = await Promise.all(options.writableRoots.map((root) => realpath(root)));
 	const writablePaths = await Promise.all((options.writablePaths ?? []).map((path) => realpath(path)));
-	noteWritableRoots([...writableRoots, ...writablePaths]);
+	noteWritableRoots([...writableRoots, ...writablePaths], { sandbox: true });
 	const bwrapPath = await findBwrap(options.bwrapPath ?? "bwrap");
 	if (!bwrapPath) {
+		const where = options.bwrapPath?.includes("/")
+			? `bubblewrap (${options.bwrapPath}) is not installed or not executable`
+			: `bubblewrap (${options.bwrapPath ?? "bwrap"}) is not installed where toolbelt may take programs from: ${SYSTEM_PROGRAM_FOLDERS.join(", ")}, then PATH folders that are absolute, outside temp folders and the sandbox's writable folders, and not writable by others`;
 		throw new SandboxUnavailableError(
-			`The shell sandbox was requested but bubblewrap (${options.bwrapPath ?? "bwrap"}) is not installed or not executable` +
-				(options.bwrapPath?.includes("/")
-					? ". "
-					: ` in ${SYSTEM_PROGRAM_FOLDERS.join(", ")} or a PATH folder toolbelt may run programs from (not relative, not a temp folder, not writable by a sandboxed command or by others). `) +
+			`The shell sandbox was requested but ${where}. ` +
 				"Install it (Debian/Ubuntu package `bubblewrap`), set bwrapPath, or run without the sandbox; commands are not run unsandboxed.",
 		);
 	}

@@ -170,4 +170,19 @@ describe.skipIf(unavailable !== undefined)("programs planted by a sandboxed comm
 			expect(plantsThatRan(setup)).toBe("");
 		},
 	);
+
+	it("a workspace at / still runs commands (the system folders stay usable below a workspace root), and a sandbox writable at / is refused", async () => {
+		const env = cleanEnv({ HOME: join(outside, "home"), XDG_STATE_HOME: join(outside, "state") });
+		const plain = await cli.run(["tool", "bash", JSON.stringify({ command: "seq 1 3" }), "--cwd", "/"], { env });
+		expect(plain.stdout).toContain("1\n2\n3");
+		const sandboxed = await cli.run(
+			["tool", "bash", JSON.stringify({ command: "seq 1 3" }), "--cwd", "/", "--sandbox"],
+			{
+				env,
+			},
+		);
+		expect(sandboxed.code).not.toBe(0);
+		expect(sandboxed.stdout).not.toContain("1\n2\n3");
+		expect(sandboxed.stderr).toMatch(/bubblewrap \(bwrap\) is not installed where toolbelt may take programs from/);
+	});
 });

@@ -16,8 +16,11 @@ import { delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
 /** Searched before PATH, in this order (sudo's `secure_path`). */
 export const SYSTEM_PROGRAM_FOLDERS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
 
-/** Real paths where a sandboxed command or a tool may write: no program is taken from below them. */
-const writableRoots = new Set<string>();
+/**
+ * Real paths where a sandboxed command (true) or a tool (false: a workspace root) may write: no program
+ * is taken from below them, except from a system folder below a workspace root only.
+ */
+const writableRoots = new Map<string, boolean>();
 /** Per folder (as named), its real path when it and every parent may only change by root or this user; null when not. */
 const folderVerdicts = new Map<string, string | null>();
 /** Per program name, where it was found, for which PATH, and the real folders it was judged by. */
@@ -36,16 +39,21 @@ function isInside(root: string, path: string): boolean {
 }
 
 /**
- * Notes folders where a sandboxed command or a tool of this process may write (a workspace's
- * roots, a sandbox's writable roots and paths): from now on no program toolbelt runs is taken from
- * them or from below them, and a program found there earlier is looked up again. Roots are only ever
- * added: a folder once written by a command stays suspect for the rest of the process.
+ * Notes folders where a sandboxed command (`sandbox: true`: a sandbox's writable roots and paths) or
+ * a tool (a workspace's roots) of this process may write: from now on no program toolbelt runs is
+ * taken from them or from below them, and a program found there earlier is looked up again. Roots are
+ * only ever added: a folder once written by a command stays suspect for the rest of the process.
+ *
+ * A system folder below a workspace root (a workspace at `/`) is still used: the tools there can
+ * reach every file anyway, and without `cat` or `unshare` no command would run; below a sandbox's
+ * writable root it is not (the sandbox then refuses, saying what it looked for).
  */
-export function noteWritableRoots(paths: readonly string[]): void {
+export function noteWritableRoots(paths: readonly string[], options: { sandbox?: boolean } = {}): void {
+	const sandbox = options.sandbox === true;
 	for (const path of paths) {
 		const real = realOrResolved(path);
-		if (writableRoots.has(real)) continue;
-		writableRoots.add(real);
+		if (writableRoots.get(real) === true || writableRoots.get(real) === sandbox) continue;
+		writableRoots.set(real, sandbox);
 		for (const [name, entry] of found) {
 			if (entry.realFolders.some((folder) => isInside(real, folder))) found.delete(name);
 		}
@@ -103,16 +111,17 @@ function judgeFolder(folder: string): string | null {
 	return verdict;
 }
 
-/** True when nothing a sandboxed command, a tool or a temp file writes can be at `realFolder`. */
-function outOfWritersReach(realFolder: string, temps: readonly string[]): boolean {
-	for (const root of writableRoots) if (isInside(root, realFolder)) return false;
+/** True when nothing a sandboxed command, a tool or a temp file writes can be at `realFolder` (`system`: one of the system folders, or where a link there leads). */
+function outOfWritersReach(realFolder: string, temps: readonly string[], system: boolean): boolean {
+	for (const [root, sandbox] of writableRoots) if ((sandbox || !system) && isInside(root, realFolder)) return false;
 	return !temps.some((temp) => temp !== sep && isInside(temp, realFolder));
 }
 
 /** The real folders `candidate` depends on when it is a safe program there, else undefined. */
 function judgeProgram(folder: string, candidate: string, temps: readonly string[]): string[] | undefined {
+	const system = SYSTEM_PROGRAM_FOLDERS.includes(folder);
 	const realFolder = judgeFolder(folder);
-	if (realFolder === null || !outOfWritersReach(realFolder, temps)) return undefined;
+	if (realFolder === null || !outOfWritersReach(realFolder, temps, system)) return undefined;
 	try {
 		// Most names are missing from most folders: no exception for those.
 		const entry = lstatSync(candidate, { throwIfNoEntry: false });
@@ -125,7 +134,7 @@ function judgeProgram(folder: string, candidate: string, temps: readonly string[
 		const target = dirname(realpathSync.native(candidate));
 		if (target === realFolder) return [realFolder];
 		const realTarget = judgeFolder(target);
-		if (realTarget === null || !outOfWritersReach(realTarget, temps)) return undefined;
+		if (realTarget === null || !outOfWritersReach(realTarget, temps, system)) return undefined;
 		return [realFolder, realTarget];
 	} catch {
 		return undefined;
