@@ -87,8 +87,7 @@ function onlyOursUpToRoot(realFolder: string): boolean {
 	const info = statSync(realFolder, { throwIfNoEntry: false });
 	const parent = dirname(realFolder);
 	verdict =
-		info !== undefined &&
-		info.isDirectory() &&
+		info?.isDirectory() === true &&
 		ownedByUs(info.uid) &&
 		!writableByOthers(info.mode, info.uid, true) &&
 		(parent === realFolder || onlyOursUpToRoot(parent));
