@@ -44,6 +44,15 @@ interface Sample {
 	sample?: string;
 }
 
+/**
+ * The module `import "toolbelt"` loads from a built dist folder: the bundled entry where the build
+ * made one (dist/bundle/, package.json's "exports"), tsc's output for a dist built before it.
+ */
+function libraryEntry(dist: string): string {
+	const bundled = join(dist, "bundle", "index.js");
+	return existsSync(bundled) ? bundled : join(dist, "index.js");
+}
+
 function runSide(side: Side, row: string, dataDir: string, env: NodeJS.ProcessEnv, node: string): Sample {
 	const definition = ROWS[row];
 	if (side === "raw") {
@@ -55,7 +64,7 @@ function runSide(side: Side, row: string, dataDir: string, env: NodeJS.ProcessEn
 		});
 		return { ms: performance.now() - started, ok: result.status === 0 };
 	}
-	const entry = side === "base" ? join(projectRoot, baseDist ?? "", "index.js") : join(projectRoot, "dist", "index.js");
+	const entry = libraryEntry(join(projectRoot, side === "base" ? (baseDist ?? "") : "dist"));
 	const child = spawnSync(node, [join(here, "side.mjs"), side, row, dataDir, entry], {
 		cwd: dataDir,
 		env,

@@ -2,8 +2,9 @@
 // the row's calls (the first call of the process among them) and print one JSON line. Plain
 // JavaScript, run by node directly, so no transpiler's start-up is in any side's figure.
 //
-// node side.mjs <toolbelt|base|pi-0.73|pi-1.6> <row> <data folder> <toolbelt's dist/index.js>
-// ("base" is toolbelt built from another commit: its own dist/index.js)
+// node side.mjs <toolbelt|base|pi-0.73|pi-1.6> <row> <data folder> <toolbelt's entry>
+// (the module `import "toolbelt"` loads: dist/bundle/index.js, or dist/index.js of a build before
+// the bundled entries; "base" is toolbelt built from another commit)
 import { pathToFileURL } from "node:url";
 import { ROWS } from "./rows.mjs";
 

@@ -1,0 +1,100 @@
+// Build step (after tsc and precompile-validators): the package's entries ("toolbelt",
+// "toolbelt/tools", … — every subpath of package.json's "exports") as bundled ES modules in
+// dist/bundle/, which "exports" points at. Importing tsc's output loads ~380 modules one by one;
+// Node's loader allocates ~20 MB doing so (package scope look-ups, URLs, module jobs), and that heap
+// makes V8 run a full mark-compact inside a fresh process's first tool call. A few bundled files
+// leave half of it and no mark-compact before the call (BENCHMARKS.md, "the library's entries
+// bundled").
+// - One copy of every module: all entries are bundled in one build with code splitting, so what two
+//   entries share lives in a chunk both import (a class from "toolbelt" is the class of
+//   "toolbelt/tools"); a dynamic import() of our own module stays lazy as a chunk of its own.
+// - Every package stays in node_modules (`packages: "external"`): a library must not carry a second
+//   copy of what its user also imports (zod, the MCP SDK, typebox), and native code, WebAssembly and
+//   worker files stay where their packages find them.
+// - A module that finds a file next to itself (`createRequire(import.meta.url)`, package.json) gets
+//   its own tsc output's URL for `import.meta.url`: tsc's output stays in dist/, beside the bundle.
+// - The type declarations stay tsc's (the "types" of each export).
+// Without esbuild (an install without dev dependencies) each entry file is one line that
+// re-exports tsc's output, which then loads as before.
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { asciiBundleText } from "./ascii-bundle.mjs";
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+const dist = join(root, "dist");
+const outdir = join(dist, "bundle");
+const bundlePrefix = "./dist/bundle/";
+
+/**
+ * Each export's bundled file name and the tsc module it is built from, read from package.json:
+ * `"./tools": { "types": "./dist/tools/index.d.ts", "import": "./dist/bundle/tools.js" }`.
+ */
+async function libraryEntries() {
+	const manifest = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
+	const entries = {};
+	for (const [subpath, target] of Object.entries(manifest.exports)) {
+		if (typeof target !== "object") continue;
+		if (!target.import?.startsWith(bundlePrefix) || !target.types?.endsWith(".d.ts")) {
+			throw new Error(`bundle-library: export ${subpath} should import ${bundlePrefix}… and have .d.ts types`);
+		}
+		const name = target.import.slice(bundlePrefix.length, -".js".length);
+		entries[name] = join(root, target.types.replace(/\.d\.ts$/, ".js"));
+	}
+	return entries;
+}
+
+/** `import.meta.url` of each of our modules as the URL of its own file in tsc's output. */
+const ownModuleUrls = {
+	name: "toolbelt-module-urls",
+	setup(build) {
+		build.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, async (args) => {
+			const contents = await readFile(args.path, "utf8");
+			if (!contents.includes("import.meta.url")) return { contents, loader: "js" };
+			// Every output file is in outdir itself (entries by name, chunks beside them).
+			const fromOutput = relative(outdir, args.path).split("\\").join("/");
+			const url = `new URL(${JSON.stringify(fromOutput)}, import.meta.url).href`;
+			return { contents: contents.replaceAll("import.meta.url", url), loader: "js" };
+		});
+	},
+};
+
+async function writeReexports(entries) {
+	for (const [name, module] of Object.entries(entries)) {
+		const specifier = relative(outdir, module).split("\\").join("/");
+		await writeFile(join(outdir, `${name}.js`), `export * from ${JSON.stringify(specifier)};\n`);
+	}
+}
+
+const entries = await libraryEntries();
+await rm(outdir, { recursive: true, force: true });
+await mkdir(outdir, { recursive: true });
+let esbuild;
+try {
+	esbuild = await import("esbuild");
+} catch {
+	await writeReexports(entries);
+	console.warn("bundle-library: esbuild is not installed; the entries re-export tsc's modules (slower import).");
+	process.exit(0);
+}
+
+const result = await esbuild.build({
+	entryPoints: entries,
+	bundle: true,
+	splitting: true,
+	format: "esm",
+	platform: "node",
+	target: "node20",
+	outdir,
+	entryNames: "[name]",
+	chunkNames: "chunk-[hash]",
+	packages: "external",
+	write: false,
+	plugins: [ownModuleUrls],
+	legalComments: "eof",
+	logLevel: "warning",
+});
+for (const file of result.outputFiles) {
+	// An ASCII file is read into a one-byte string: half the memory, no UTF-8 decoding.
+	await writeFile(file.path, (await asciiBundleText(file.text)) ?? file.text);
+}
