@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { readdir, stat, writeFile } from "node:fs/promises";
+import { copyFile, readdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -50,6 +50,16 @@ function run(command: string, args: string[], cwd: string): Promise<Run> {
 	});
 }
 
+/** What test/package/consumer-calls.mjs prints. */
+interface ConsumerReport {
+	resolved: string;
+	imports: Record<string, string>;
+	sharedNames: number;
+	differing: string[];
+	calls: Record<string, { isError: boolean; text: string }>;
+	precompiledLoaded: boolean;
+}
+
 /** Bytes of every file under `dir` (links not followed). */
 async function treeBytes(dir: string): Promise<number> {
 	let total = 0;
@@ -79,7 +89,7 @@ function importEverySubpath(): string {
 describe("the package as a consumer installs it (npm pack, then npm ci from the cache)", () => {
 	const dir = useTempDir();
 
-	it("installs without an install-script warning, resolves every export's types, and says what a PDF read needs", async () => {
+	it("installs without an install-script warning, resolves every export's types, runs each tool from the bundled entries, and says what a PDF read needs", async () => {
 		ensureBuiltCli();
 		const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir()], root);
 		expect(packed.code, packed.output).toBe(0);
@@ -90,6 +100,9 @@ describe("the package as a consumer installs it (npm pack, then npm ci from the 
 		const files = pack?.files.map((file) => file.path) ?? [];
 		expect(files).toContain("LICENSE");
 		expect(files.filter((path) => path.endsWith(".map"))).toEqual([]);
+		// The entries as bundled by scripts/bundle-library.mjs (esbuild is a dev dependency here).
+		expect(files).toContain("dist/bundle/index.js");
+		expect(files.some((path) => path.startsWith("dist/bundle/chunk-"))).toBe(true);
 		expect(
 			files.filter((path) => !path.startsWith("dist/") && !/^(LICENSE|README\.md|package\.json)$/.test(path)),
 		).toEqual([]);
@@ -124,6 +137,27 @@ describe("the package as a consumer installs it (npm pack, then npm ci from the 
 		const typed = await run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "."], consumer);
 		expect(typed.output).toBe("");
 		expect(typed.code).toBe(0);
+
+		await copyFile(join(root, "test/package/consumer-calls.mjs"), join(consumer, "consumer-calls.mjs"));
+		const used = await run(process.execPath, ["consumer-calls.mjs"], consumer);
+		expect(used.code, used.output).toBe(0);
+		const report = JSON.parse(used.output.trim().split("\n").at(-1) ?? "") as ConsumerReport;
+		expect(report.resolved).toMatch(/\/node_modules\/toolbelt\/dist\/bundle\/index\.js$/);
+		for (const [specifier, outcome] of Object.entries(report.imports)) {
+			// The framework adapters' optional peers are not installed: their import says so.
+			const expected = /ai-sdk|langchain|openai-agents/.test(specifier) ? "FrameworkUnavailableError" : "loaded";
+			expect(`${specifier}: ${outcome}`).toBe(`${specifier}: ${expected}`);
+		}
+		// One copy of every module: a name two entries export is one object (classes, registries).
+		expect(report.sharedNames).toBeGreaterThan(20);
+		expect(report.differing).toEqual([]);
+		const { editRefused, ...calls } = report.calls;
+		for (const [name, result] of Object.entries(calls)) expect(result.isError, `${name}: ${result.text}`).toBe(false);
+		// The grammars' WebAssembly, found from the bundle's chunk through the module's own URL.
+		expect(editRefused?.text).toMatch(/parses as TypeScript now[\s\S]*line 2, column 15/);
+		expect(calls.code?.text).toContain("program saw 1\tpatched");
+		expect(calls.grep?.text).toContain("src/add.ts:2:");
+		expect(report.precompiledLoaded).toBe(true);
 
 		await writeFile(join(consumer, "doc.pdf"), makePdf(["hello"]));
 		const read = await run(
