@@ -1,7 +1,7 @@
 // Run by consumer-install.test.ts with node in a consumer's project where the packed toolbelt is
 // installed: imports every export of the package as a user would, calls each tool once through the
-// engine of another entry, and uses what finds files next to its module (the precompiled
-// validators, the grammars' WebAssembly, the code tool's interpreter on a worker thread). Prints
+// engine of another entry, and uses what finds files next to its module or is bundled with it (the
+// build-time validators, the grammars' WebAssembly, the code tool's interpreter on a worker thread). Prints
 // one JSON line for the test to check.
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
@@ -10,36 +10,9 @@ import { join } from "node:path";
 
 const manifest = JSON.parse(readFileSync("node_modules/toolbelt/package.json", "utf8"));
 
-/** Each export's outcome: "loaded", or the name of the error its import threw (an absent framework). */
-const imports = {};
-const modules = {};
-for (const subpath of Object.keys(manifest.exports)) {
-	if (subpath === "./package.json") continue;
-	const specifier = subpath === "." ? "toolbelt" : `toolbelt/${subpath.slice(2)}`;
-	try {
-		modules[specifier] = await import(specifier);
-		imports[specifier] = "loaded";
-	} catch (error) {
-		imports[specifier] = error.name;
-	}
-}
-
-/** Names two entries both export, and those of them that are not the same object in both. */
-let sharedNames = 0;
-const differing = [];
-const loaded = Object.entries(modules);
-for (const [index, [firstName, first]] of loaded.entries()) {
-	for (const [secondName, second] of loaded.slice(index + 1)) {
-		for (const name of Object.keys(first)) {
-			if (!(name in second)) continue;
-			sharedNames++;
-			if (first[name] !== second[name]) differing.push(`${firstName} and ${secondName}: ${name}`);
-		}
-	}
-}
-
-const { executeToolCalls } = modules.toolbelt;
-const { createAllTools } = modules["toolbelt/tools"];
+// The calls first: "toolbelt/mcp" loads the MCP SDK, which loads ajv (see ajvLoaded).
+const { executeToolCalls } = await import("toolbelt");
+const { createAllTools } = await import("toolbelt/tools");
 const project = join(process.cwd(), "project");
 await mkdir(join(project, "src"), { recursive: true });
 const tools = Object.values(createAllTools(project, {}));
@@ -79,10 +52,37 @@ calls.background = job;
 calls.bash_output = await call("bash_output", { id: job.details?.jobId });
 calls.bash_kill = await call("bash_kill", { id: job.details?.jobId });
 
-const requireHere = createRequire(import.meta.url);
-const precompiledLoaded = Object.keys(requireHere.cache).some((path) =>
-	path.endsWith(join("dist", "engine", "validation", "precompiled-validators.cjs")),
-);
+// The tools' arguments are checked by validators compiled at build time (bundled with the engine);
+// a build that lost them compiles each schema with ajv at run time.
+const ajvLoaded = Object.keys(createRequire(import.meta.url).cache).some((path) => /[\\/]ajv[\\/]/.test(path));
+
+/** Each export's outcome: "loaded", or the name of the error its import threw (an absent framework). */
+const imports = {};
+const modules = {};
+for (const subpath of Object.keys(manifest.exports)) {
+	if (subpath === "./package.json") continue;
+	const specifier = subpath === "." ? "toolbelt" : `toolbelt/${subpath.slice(2)}`;
+	try {
+		modules[specifier] = await import(specifier);
+		imports[specifier] = "loaded";
+	} catch (error) {
+		imports[specifier] = error.name;
+	}
+}
+
+/** Names two entries both export, and those of them that are not the same object in both. */
+let sharedNames = 0;
+const differing = [];
+const loaded = Object.entries(modules);
+for (const [index, [firstName, first]] of loaded.entries()) {
+	for (const [secondName, second] of loaded.slice(index + 1)) {
+		for (const name of Object.keys(first)) {
+			if (!(name in second)) continue;
+			sharedNames++;
+			if (first[name] !== second[name]) differing.push(`${firstName} and ${secondName}: ${name}`);
+		}
+	}
+}
 
 console.log(
 	JSON.stringify({
@@ -91,7 +91,7 @@ console.log(
 		sharedNames,
 		differing,
 		calls,
-		precompiledLoaded,
+		ajvLoaded,
 	}),
 );
 // The code tool keeps a warm interpreter worker and the job registry its timers: end here.
