@@ -22,6 +22,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { asciiBundleText } from "./ascii-bundle.mjs";
+import { requireCommonJsDefaults, requiredPackages } from "./required-packages.mjs";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const dist = join(root, "dist");
@@ -48,8 +49,9 @@ async function libraryEntries() {
 
 /**
  * Our own modules (tsc's output): the build-time validators are bundled (required statically: a
- * bundler cannot follow createRequire), and `import.meta.url` elsewhere is the URL of the module's
- * own file in tsc's output.
+ * bundler cannot follow createRequire), a CommonJS package imported for its default export is
+ * required (scripts/required-packages.mjs), and `import.meta.url` elsewhere is the URL of the
+ * module's own file in tsc's output.
  */
 const ownModules = {
 	name: "toolbelt-own-modules",
@@ -61,6 +63,7 @@ const ownModules = {
 				if (!contents.includes(dynamic)) throw new Error(`bundle-library: ${args.path} no longer contains ${dynamic}`);
 				contents = contents.replace(dynamic, 'require("./precompiled-validators.cjs")');
 			}
+			contents = requireCommonJsDefaults(root, contents);
 			if (!contents.includes("import.meta.url")) return { contents, loader: "js" };
 			// Every output file is in outdir itself (entries by name, chunks beside them).
 			const fromOutput = relative(outdir, args.path).split("\\").join("/");
@@ -101,7 +104,7 @@ const result = await esbuild.build({
 	chunkNames: "chunk-[hash]",
 	packages: "external",
 	write: false,
-	plugins: [ownModules],
+	plugins: [ownModules, requiredPackages],
 	legalComments: "eof",
 	logLevel: "warning",
 });
