@@ -61,6 +61,11 @@ export function processGroupMembers(groupId: number): number[] {
 		.map(({ pid }) => pid);
 }
 
+/** The process group of a live, non-zombie process, or undefined. */
+export function processGroupOf(pid: number): number | undefined {
+	return liveProcesses().find((process) => process.pid === pid)?.groupId;
+}
+
 /** True while `pid` is a live, non-zombie process. */
 export function isAlive(pid: number): boolean {
 	return liveProcesses().some((process) => process.pid === pid);

@@ -32,6 +32,17 @@ const handOverPrefix = "TOOLBELT_SAVED_";
 const announceAndCopy = (cat: string) =>
 	`if [ -n "$BASHPID" ]; then printf "%s\\n" "$BASHPID" >&3; exec -a ${RELAY_NAME} ${cat}; else exec /bin/sh -c 'printf "%s\\n" "$$" >&3; exec ${cat}'; fi`;
 
+// The process substitution is a child of this shell, and so of the command it becomes: reaped
+// here, it is not there for a command that waits for any child (`setsid -w`, a `wait()` loop).
+const reapRelayStarter = 'if [ -n "$!" ]; then wait "$!" 2>/dev/null; fi';
+const becomeCommandLines = [
+	...handedOver.map(
+		(name) =>
+			`if [ -n "$${handOverPrefix}${name}" ]; then export ${name}="\${${handOverPrefix}${name}#x}"; fi; unset ${handOverPrefix}${name}`,
+	),
+	'exec "$@"',
+];
+
 /** The shell the relay's wrapper runs in (bash: process substitution), where there is one. */
 export const wrapperShell = process.platform !== "win32" && existsSync("/bin/bash") ? "/bin/bash" : undefined;
 const wrapperLines = [
@@ -44,16 +55,21 @@ const wrapperLines = [
 	// that waits for all its children (a bare `wait`, a `wait()` loop) does not wait for it.
 	// `<&0` keeps the pipe as its input (a background job would get /dev/null).
 	(cat: string) => `exec > >( (trap "" TERM; ${announceAndCopy(cat)}) <&0 & ) 2>&1 3>&-`,
-	// The process substitution is a child of this shell, and so of the command it becomes: reaped
-	// here, it is not there for a command that waits for any child (`setsid -w`, a `wait()` loop).
-	'if [ -n "$!" ]; then wait "$!" 2>/dev/null; fi',
-	...handedOver.map(
-		(name) =>
-			`if [ -n "$${handOverPrefix}${name}" ]; then export ${name}="\${${handOverPrefix}${name}#x}"; fi; unset ${handOverPrefix}${name}`,
-	),
-	'exec "$@"',
+	reapRelayStarter,
+	...becomeCommandLines,
 ];
 let wrapper: { cat: string; script: string } | undefined;
+
+/**
+ * The `cat` the relay runs, by its path (see `findTrustedProgram`), checked to be writable into
+ * shell text unquoted. Throws when there is no `cat` toolbelt may run.
+ */
+export function relayCat(): string {
+	const cat = requireTrustedProgram("cat", "copy a command's output into its file");
+	// Written into shell text unquoted (and inside single quotes for the small sh).
+	if (!/^\/[\w./+,@%-]*$/.test(cat)) throw new Error(`cat's path cannot be written into the relay's script: ${cat}`);
+	return cat;
+}
 
 /**
  * The wrapper: starts the relay, hands the variables of `relayEnvironment` back, and becomes the
@@ -61,15 +77,41 @@ let wrapper: { cat: string; script: string } | undefined;
  * toolbelt may run.
  */
 export function wrapperScript(): string {
-	const cat = requireTrustedProgram("cat", "copy a command's output into its file");
-	// Written into shell text unquoted (and inside single quotes for the small sh).
-	if (!/^\/[\w./+,@%-]*$/.test(cat)) throw new Error(`cat's path cannot be written into the relay's script: ${cat}`);
+	const cat = relayCat();
 	if (wrapper?.cat !== cat) {
 		const script = wrapperLines.map((line) => (typeof line === "string" ? line : line(cat))).join("\n");
 		wrapper = { cat, script };
 	}
 	return wrapper.script;
 }
+
+/**
+ * The relay of a shell started before its command (a standby shell, `standby-launch.ts`): the
+ * shell's stdout goes into the relay's pipe now, and the relay waits for one line on fd 3, the
+ * path to open for appending (`/proc/<toolbelt's pid>/fd/<n>`), before it copies. fd 3 is a
+ * socket from toolbelt, which no other process can open through `/proc`: the destination comes
+ * from toolbelt alone. stderr is left as it is: the launch points it at stdout
+ * (`relayAheadLaunchLine`), so that nothing the shell says before (a locale warning while the
+ * command's variables are set) reaches the output. `cat` is from `relayCat`; `launchFd` the
+ * shell's launch socket, which the relay closes (toolbelt waits for its end).
+ */
+export function relayAheadScript(cat: string, launchFd: number): string {
+	return [
+		`exec > >( (trap "" TERM; exec ${launchFd}<&-; IFS= read -r -u 3 toolbelt_output && exec >>"$toolbelt_output" && ${announceAndCopy(cat)}) <&0 & ) 3>&-`,
+		reapRelayStarter,
+	].join("\n");
+}
+
+/** The launch's line that sends the command's stderr where its stdout goes, into the relay started ahead. */
+export const relayAheadLaunchLine = "exec 2>&1";
+
+/** The line toolbelt writes on fd 3 of a shell whose relay started ahead: where the relay appends. */
+export function relayAheadTarget(outputFile: number): string {
+	return `/proc/${process.pid}/fd/${outputFile}\n`;
+}
+
+/** After the relay is started (either way): hands the variables of `relayEnvironment` back and becomes the command. */
+export const becomeCommandScript = becomeCommandLines.join("\n");
 
 /** `$0` of the wrapper, so its short-lived forks can be told apart from the command's processes. */
 export const wrapperName = "toolbelt-relay";

@@ -2,7 +2,7 @@ import type { ReadDescriptor } from "../../shell/exec-types.js";
 import { singleQuoted } from "../../shell/single-quoted.js";
 import { deferredJoinCgroupScript } from "../process/cgroup.js";
 import type { ProcessContainment } from "../process/containment.js";
-import { relayEnvironment, wrapperScript } from "./output-relay.js";
+import { becomeCommandScript, relayAheadLaunchLine, relayAheadScript, relayEnvironment } from "./output-relay.js";
 import { openDescriptorsScript } from "./read-descriptors.js";
 
 // The shell text of a standby shell (standby-shell.ts): the program it waits with, and the launch
@@ -27,7 +27,7 @@ export interface StandbyCommand {
 	cwd: string;
 	/** The command's environment; the containment's marker is added. */
 	env: Record<string, string>;
-	/** Descriptor of the output file (this process's), opened for appending. */
+	/** Descriptor of the output file (this process's), opened for appending: the relay started ahead appends to it. */
 	outputFile: number;
 	/** Files to open on descriptors before the command starts (see `ShellExecRequest.readDescriptors`). Default: none. */
 	readDescriptors?: readonly ReadDescriptor[];
@@ -42,9 +42,10 @@ function shellLevel(inherited: string | undefined): string | undefined {
 
 /**
  * The launch the standby runs: the command's variables, as a freshly started wrapper would
- * have them (PWD and OLDPWD kept only where bash keeps them), its output file (reopened through
- * this process's descriptor) and its arguments. Undefined when a variable has a name no shell
- * can set, or when the launch is too large.
+ * have them (PWD and OLDPWD kept only where bash keeps them), its stderr joined to its stdout
+ * (the relay's pipe, whose destination toolbelt sends the relay itself: `relayAheadTarget`) and
+ * its arguments. Undefined when a variable has a name no shell can set, or when the launch is
+ * too large.
  */
 export function launchScript(command: StandbyCommand, containment: ProcessContainment): string | undefined {
 	const env = relayEnvironment({ ...command.env, ...containment.env });
@@ -62,21 +63,29 @@ export function launchScript(command: StandbyCommand, containment: ProcessContai
 		lines.push(`if [ -d ${singleQuoted(env.OLDPWD)} ]; then export OLDPWD=${singleQuoted(env.OLDPWD)}; fi`);
 	const opens = openDescriptorsScript(command.readDescriptors);
 	if (opens !== "") lines.push(opens);
-	lines.push(`exec >>${singleQuoted(`/proc/${process.pid}/fd/${command.outputFile}`)} 2>&1`);
+	lines.push(relayAheadLaunchLine);
 	lines.push(`set -- ${[command.file, ...command.args].map(singleQuoted).join(" ")}`);
 	const launch = `${lines.join("\n")}\n`;
 	return launch.length > maxLaunchBytes ? undefined : launch;
 }
 
 /**
- * Joins the cgroup, then waits for the launch on fd 4: its length in bytes on one line, then the
- * script, read in one go (`read -N` reads a pipe in chunks, where other forms read byte by byte;
- * the waiting shell's locale is C, so characters are bytes). fd 4 is a socket, which no other
- * process can open through `/proc` to slip in a launch of its own. An empty or short launch
- * (toolbelt went away) ends the shell. A `held` one first waits for an empty line on fd 4 before
- * it joins.
+ * Joins the cgroup, starts the command's output relay (inside the cgroup, so it ends with it), then
+ * waits for the launch on fd 4: its length in bytes on one line, then the script, read in one go
+ * (`read -N` reads a pipe in chunks, where other forms read byte by byte; the waiting shell's
+ * locale is C, so characters are bytes). fd 4 is a socket, which no other process can open through
+ * `/proc` to slip in a launch of its own. An empty or short launch (toolbelt went away) ends the
+ * shell. A `held` one first waits for an empty line on fd 4 before it joins. The relay started
+ * before the launch takes the forks and the exec of `cat` off the command's path; `cat` is
+ * `relayCat`, a trusted absolute path (`relayCat` in output-relay.ts).
  */
-export function standbyScript(cgroup: string, reportJoin: boolean, held: boolean): string {
+export function standbyScript(options: {
+	cgroup: string;
+	reportJoin: boolean;
+	held: boolean;
+	relayCat: string;
+}): string {
+	const { cgroup, reportJoin, held, relayCat } = options;
 	const { join, refuseUnlessJoined } = deferredJoinCgroupScript(cgroup);
 	return [
 		"set +o posix",
@@ -85,6 +94,7 @@ export function standbyScript(cgroup: string, reportJoin: boolean, held: boolean
 		// The first standby's stdout is a pipe to toolbelt until the launch points it at the output.
 		// It says before it reads its command, so the answer is there before the command runs.
 		...(reportJoin ? ['if [ -n "$toolbelt_not_joined" ]; then echo no; else echo yes; fi'] : []),
+		relayAheadScript(relayCat, 4),
 		"IFS= read -r -u 4 toolbelt_launch_bytes || exit 0",
 		'case "$toolbelt_launch_bytes" in "" | *[!0-9]*) exit 0 ;; esac',
 		'IFS= read -r -N "$toolbelt_launch_bytes" -u 4 toolbelt_launch || exit 0',
@@ -95,6 +105,6 @@ export function standbyScript(cgroup: string, reportJoin: boolean, held: boolean
 		// The first one runs its command in its process group when it could not join: that is
 		// how every command runs once cgroups are found unusable (toolbelt learns it from the answer).
 		...(reportJoin ? [] : [refuseUnlessJoined]),
-		wrapperScript(),
+		becomeCommandScript,
 	].join("\n");
 }

@@ -18,7 +18,7 @@ import {
 	releaseContainment,
 } from "../process/containment.js";
 import { keepOrRelease } from "./left-running.js";
-import { wrapperName, wrapperShell } from "./output-relay.js";
+import { relayAheadTarget, relayCat, wrapperName, wrapperShell } from "./output-relay.js";
 import { launchScript, type StandbyCommand, standbyScript } from "./standby-launch.js";
 
 /**
@@ -101,6 +101,19 @@ function streamsOf(child: ChildProcess): (Socket | null | undefined)[] {
 	return [child.stdin, child.stdio[3], child.stdio[4]] as (Socket | null | undefined)[];
 }
 
+/** SIGKILLs the standby's process group (it leads one: spawned detached), else the shell alone. */
+function killGroup(child: ChildProcess): void {
+	try {
+		if (child.pid !== undefined) {
+			process.kill(-child.pid, "SIGKILL");
+			return;
+		}
+	} catch {
+		// No group left: the shell alone, if it is still there.
+	}
+	child.kill("SIGKILL");
+}
+
 /**
  * Ends a standby that will not be used and removes its cgroup once it is empty, and the cgroup
  * made ahead for the one after it.
@@ -111,8 +124,10 @@ function discard(shell: StandbyShell): Promise<void> {
 	// Whoever waits for the disposal waits for this exit: it must keep the process alive.
 	shell.child.ref();
 	if (shell.containment.tree.cgroup !== undefined) killCommandCgroup(shell.containment.tree.cgroup);
-	// One that could not join is not in the cgroup.
-	shell.child.kill("SIGKILL");
+	// One that could not join is not in the cgroup: its process group holds it and its relay.
+	killGroup(shell.child);
+	// A relay that outlived its shell sees the end of its fd 3 and exits.
+	for (const stream of streamsOf(shell.child)) stream?.destroy();
 	const exited = shell.exited
 		? Promise.resolve()
 		: new Promise<void>((resolve) => shell.child.once("exit", () => resolve()));
@@ -133,11 +148,7 @@ function settleLaunchedProbe(shell: StandbyShell, joined: boolean | undefined, t
 		delete containment.tree.cgroup;
 	} else if (joined === undefined && timedOut) {
 		if (cgroup !== undefined) killCommandCgroup(cgroup);
-		try {
-			if (shell.child.pid !== undefined) process.kill(-shell.child.pid, "SIGKILL");
-		} catch {
-			// Gone already.
-		}
+		killGroup(shell.child);
 	}
 }
 
@@ -193,12 +204,22 @@ function spawnStandby(
 	if (cgroup === undefined) return undefined;
 	let child: ChildProcess;
 	try {
-		child = spawn(shellPath, ["--norc", "--noprofile", "-c", standbyScript(cgroup, probing, held), wrapperName], {
-			cwd,
-			detached: true,
-			env: {},
-			stdio: ["pipe", probing ? "pipe" : "ignore", "ignore", "pipe", "pipe"],
-		});
+		child = spawn(
+			shellPath,
+			[
+				"--norc",
+				"--noprofile",
+				"-c",
+				standbyScript({ cgroup, reportJoin: probing, held, relayCat: relayCat() }),
+				wrapperName,
+			],
+			{
+				cwd,
+				detached: true,
+				env: {},
+				stdio: ["pipe", probing ? "pipe" : "ignore", "ignore", "pipe", "pipe"],
+			},
+		);
 	} catch {
 		releaseContainment(containment.tree);
 		return undefined;
@@ -282,6 +303,8 @@ export function startFromStandby(command: StandbyCommand): StandbyStart | undefi
 	for (const stream of streamsOf(shell.child)) stream?.ref();
 	const go = shell.held ? "\n" : "";
 	shell.held = false;
+	// Where its relay, waiting already, appends the output; then the command.
+	(shell.child.stdio[3] as Writable).write(relayAheadTarget(command.outputFile));
 	(shell.child.stdio[4] as Writable).end(`${go}${Buffer.byteLength(launch)}\n${launch}`);
 	startedFromStandby++;
 	return { child: shell.child, containment: shell.containment, probing: shell.probing };
