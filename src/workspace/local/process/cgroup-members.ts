@@ -68,6 +68,16 @@ export function killCgroup(cgroup: string, canKill: boolean): void {
 	signalCgroup(cgroup, "SIGKILL");
 }
 
+/** Removes a cgroup that has no process and no cgroup below it; true when it is gone. */
+export function removeEmptyCgroup(cgroup: string): boolean {
+	try {
+		rmdirSync(cgroup);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "ENOENT";
+	}
+}
+
 /** Removes a cgroup and the cgroups below it; true when it is gone. Fails (false) while populated. */
 export function removeCgroup(cgroup: string): boolean {
 	let entries: Dirent[] = [];

@@ -137,13 +137,32 @@ function makeBaseDirectory(): MadeBase | undefined {
 	return { path, parent };
 }
 
+/** How long after the base is settled the sweep of dead toolbelt processes' cgroups runs, in ms. */
+const sweepDelayMs = 250;
+/** The sweep still to come: it runs at toolbelt's exit at the latest. */
+let pendingSweep: { timer: NodeJS.Timeout; run: () => void } | undefined;
+
+/**
+ * Sweeps after `sweepDelayMs`, off the path of the call that settled the base (the first standby's
+ * answer arrives while that call prepares): it reads every folder beside toolbelt's own cgroup.
+ */
+function sweepLater(parent: string): void {
+	const run = () => {
+		if (pendingSweep?.run !== run) return;
+		clearTimeout(pendingSweep.timer);
+		pendingSweep = undefined;
+		sweepStale(parent);
+	};
+	pendingSweep = { timer: setTimeout(run, sweepDelayMs).unref(), run };
+}
+
 /** The base once a process could (or could not) be moved into a cgroup below it. */
 function settleBase(made: MadeBase, movable: boolean): CgroupBase | null {
 	if (!movable) {
 		removeCgroup(made.path);
 		return null;
 	}
-	sweepStale(made.parent);
+	sweepLater(made.parent);
 	return { path: made.path, canKill: existsSync(join(made.path, "cgroup.kill")) };
 }
 
@@ -303,6 +322,7 @@ export function killCommandCgroup(cgroup: string): void {
  * still running), waits briefly for them to die and removes the cgroups. Synchronous.
  */
 export function releaseAllCgroupsSync(): void {
+	pendingSweep?.run();
 	// A probe still under way at exit: its cgroup (and the process trying to join) goes too.
 	const current =
 		base ?? (tentative && { path: tentative.path, canKill: existsSync(join(tentative.path, "cgroup.kill")) });

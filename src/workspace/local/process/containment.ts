@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { ensureExitCleanup } from "./background-registry.js";
 import { createCommandCgroup, joinCgroupScript, killCommandCgroup } from "./cgroup.js";
-import { cgroupMembers, removeCgroup } from "./cgroup-members.js";
+import { cgroupMembers, removeCgroup, removeEmptyCgroup } from "./cgroup-members.js";
 import { inPidNamespace, pidNamespaceAvailable } from "./pid-namespace.js";
 import {
 	findTreeProcesses,
@@ -114,6 +114,9 @@ export async function killContainment(tree: ProcessTree): Promise<void> {
  */
 export function releaseContainment(tree: ProcessTree): boolean {
 	if (tree.cgroup === undefined) return true;
+	// Most commands leave nothing: the kernel, which refuses to remove a cgroup while a process
+	// lives in it, is the check, in one system call. The listing runs only when it refuses.
+	if (removeEmptyCgroup(tree.cgroup)) return true;
 	// Zombies not yet reaped keep it populated; removal is tried anyway, and fails harmlessly.
 	if (cgroupMembers(tree.cgroup).length > 0) return false;
 	return removeCgroup(tree.cgroup);
