@@ -1,4 +1,4 @@
-import { rmSync, statSync } from "node:fs";
+import { rmSync, statSync, unlinkSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { cgroupsInUse, killCommandCgroup, releaseAllCgroupsSync } from "./cgroup.js";
 import { cgroupMembers, cgroupPopulated, removeCgroup, removeOnceEmptied } from "./cgroup-members.js";
@@ -212,7 +212,13 @@ export async function releaseOutputFile(path: string): Promise<void> {
 export function releaseSmallOutputFile(path: string): void {
 	outputFiles.delete(path);
 	liveOutputFiles.delete(path);
-	rmSync(path, { force: true });
+	// `unlinkSync`, not `rmSync`: the file is a file, and `rmSync`'s first use costs several
+	// times as much (its options and folder handling), on a process's first call.
+	try {
+		unlinkSync(path);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+	}
 	uninstallWhenIdle();
 }
 

@@ -182,9 +182,9 @@ function awaitJoinReport(shell: StandbyShell): Promise<void> {
 		// (the loop was blocked past the limit) is read first.
 		const timer = setTimeout(() => setImmediate(() => done(undefined, true)), joinReportTimeoutMs);
 		timer.unref();
-		stdout?.setEncoding("latin1");
-		stdout?.on("data", (chunk: string) => {
-			text += chunk;
+		// Buffers turned to text here: `setEncoding` loads a string decoder on a process's first call.
+		stdout?.on("data", (chunk: Buffer) => {
+			text += chunk.toString("latin1");
 			if (text.includes("\n")) done(text.startsWith("yes\n"));
 		});
 		stdout?.on("error", () => done(undefined));
