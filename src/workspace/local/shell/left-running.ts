@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { EscapedProcess } from "../../shell/exec-types.js";
 import { registerBackgroundRun } from "../process/background-registry.js";
-import { removeOnceEmptied } from "../process/cgroup-members.js";
+import { removeEmptyCgroup, removeOnceEmptied } from "../process/cgroup-members.js";
 import { type ProcessContainment, releaseContainment } from "../process/containment.js";
 import { findEscapedProcesses, processStartTicks } from "../process/escapees.js";
 import { findTreeProcesses, type ProcessTree, processGroupOf } from "../process/process-tree.js";
@@ -79,6 +79,25 @@ export interface LeftRunning {
 	backgroundPids: number[];
 	/** Processes that escaped tracking (only without a cgroup), to report to the model. */
 	escapedProcesses: EscapedProcess[];
+}
+
+/**
+ * How long an exited command in a cgroup waits for its relay to end before it lists the cgroup,
+ * in ms. The relay ends a moment after the shell unless a background job holds its pipe.
+ */
+const relayEndWaitMs = 5;
+
+/**
+ * The common end of a command in a cgroup: its relay ends right after its shell, and then the
+ * cgroup is empty and removed in one system call (the kernel refuses while a process lives in it),
+ * with no listing of its members. False when the relay is still open after `relayEndWaitMs`
+ * (a background job holds its pipe) or the cgroup is not empty: the caller then lists it.
+ */
+export async function releasedWithRelay(tree: ProcessTree, relay: RelayChannel | undefined): Promise<boolean> {
+	if (relay === undefined || tree.cgroup === undefined) return false;
+	let ended = false;
+	await Promise.race([relay.closed.then(() => (ended = true)), idleFor(relayEndWaitMs)]);
+	return ended && removeEmptyCgroup(tree.cgroup);
 }
 
 /**

@@ -11,7 +11,13 @@ import {
 	releaseContainment,
 } from "../process/containment.js";
 import { findTreeProcesses, signalTree, terminateTree } from "../process/process-tree.js";
-import { collectLeftRunning, escapeSearchStart, keepOrRelease, type ShellStart } from "./left-running.js";
+import {
+	collectLeftRunning,
+	escapeSearchStart,
+	keepOrRelease,
+	releasedWithRelay,
+	type ShellStart,
+} from "./left-running.js";
 import { type ExecRequest, startProcess } from "./process-start.js";
 import { createRelayChannel, type RelayChannel, readRelayAnnouncement, relayCaughtUp } from "./relay-channel.js";
 import {
@@ -77,6 +83,8 @@ interface RunState {
 	 * the tree can be found and killed) once this settles.
 	 */
 	probing: Promise<void> | undefined;
+	/** True once the command's cgroup was found empty and removed as its relay ended (`releasedWithRelay`). */
+	released: boolean;
 	/** Ends the hold on the running command that kills it if toolbelt ends first (`holdRunningCommand`). */
 	unhold: () => void;
 	/** Processes that escaped tracking (only without a cgroup), reported to the model. */
@@ -170,10 +178,12 @@ async function finish(state: RunState): Promise<void> {
 	const relayOpen = state.relay !== undefined && state.openStreams > 0;
 	const relayPid = state.relay?.pid;
 	const outputWriters = !relayOpen ? [] : relayPid !== undefined ? [relayPid] : state.backgroundPids;
-	await keepOrRelease(state.containment.tree, {
-		background: state.backgroundPids.length > 0,
-		openRelayPid: relayOpen ? relayPid : undefined,
-	});
+	if (!state.released) {
+		await keepOrRelease(state.containment.tree, {
+			background: state.backgroundPids.length > 0,
+			openRelayPid: relayOpen ? relayPid : undefined,
+		});
+	}
 	// What it left running is registered by now; the command itself has ended.
 	state.unhold();
 	// The cgroup is removed: a held standby (calls one after another) may join its own now.
@@ -237,7 +247,9 @@ async function onExit(state: RunState, code: number | null, signal: string | nul
 		await state.probing;
 		state.shellStart ??= escapeSearchStart(state.containment, state.request.cwd, state.startedMs);
 	}
-	if (process.platform !== "win32") {
+	if (!state.killing && (await releasedWithRelay(state.containment.tree, state.relay))) {
+		state.released = true;
+	} else if (process.platform !== "win32") {
 		const left = await collectLeftRunning(state.containment.tree, state.relay, state.shellStart);
 		state.backgroundPids = left.backgroundPids;
 		state.escapedProcesses = left.escapedProcesses;
@@ -290,6 +302,7 @@ function newRunState(
 		shellStart: escapeSearchStart(containment, request.cwd, startedMs),
 		startedMs,
 		escapedProcesses: [],
+		released: false,
 		// Set once the shell's pid is known (`attachRoot`).
 		unhold: () => {},
 		outputSize: -1,

@@ -16,6 +16,8 @@ export interface RelayChannel {
 	announced: () => void;
 	/** Settles when the pid is known or the channel closed. */
 	known: Promise<void>;
+	/** Settles when the channel closed: the relay has copied everything and exited. */
+	closed: Promise<void>;
 }
 
 /** Starts listening for the relay's announcement on `channel`. */
@@ -26,10 +28,11 @@ export function createRelayChannel(channel: Readable): RelayChannel {
 		pid: undefined,
 		announced: () => {},
 		known: Promise.resolve(),
+		closed: new Promise<void>((resolve) => channel.once("close", () => resolve())),
 	};
 	relay.known = new Promise<void>((resolve) => {
 		relay.announced = resolve;
-		channel.once("close", () => resolve());
+		void relay.closed.then(resolve);
 	});
 	return relay;
 }
