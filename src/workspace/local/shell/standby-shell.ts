@@ -124,8 +124,9 @@ function discard(shell: StandbyShell): Promise<void> {
 	// Whoever waits for the disposal waits for this exit: it must keep the process alive.
 	shell.child.ref();
 	if (shell.containment.tree.cgroup !== undefined) killCommandCgroup(shell.containment.tree.cgroup);
-	// One that could not join is not in the cgroup: its process group holds it and its relay.
-	killGroup(shell.child);
+	// One that could not join is not in the cgroup: its process group holds it and its relay. Once
+	// the shell is reaped its pid may name another group: its relay then ends with the streams.
+	if (!shell.exited) killGroup(shell.child);
 	// A relay that outlived its shell sees the end of its fd 3 and exits.
 	for (const stream of streamsOf(shell.child)) stream?.destroy();
 	const exited = shell.exited
