@@ -112,7 +112,11 @@ describe.skipIf(noCgroups !== undefined)("standby shell", () => {
 		await runCounted(tool, "true");
 		await runCounted(tool, "true");
 		// Right after the last result: the fork overlaps this command, and the shell waits (held) to join.
-		const during = await runCounted(tool, `sleep 0.3; ${waitingShellsScript}`);
+		// Looked for during the command for up to 10 s: on a loaded machine the fork may come late.
+		const during = await runCounted(
+			tool,
+			`for try in $(seq 1 100); do n=$(${waitingShellsScript}); [ "$n" != 0 ] && break; sleep 0.1; done; echo "$n"`,
+		);
 		expect(during.fromStandby).toBe(true);
 		expect(during.text).toBe("1");
 		const next = await runCounted(tool, "echo next");
