@@ -3,16 +3,21 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
+import { createMemoryIO } from "../cli/helpers/memory-io.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 /**
- * Red-team tests of the permission rules against the built CLI, as a user runs it:
+ * Red-team tests of the permission rules as a user gives them:
  * `toolbelt tool bash '{"command":…}' --deny 'bash(rm:*)'`. In yolo mode (the default of `tool`
  * and `mcp`) deny rules are the only guard, so each way of dressing up `rm` must be refused and
  * the file must survive; allow rules must not let a command write where the rule does not name.
+ * The many ways of dressing up `rm` run through the CLI's entry (`main`) in this process: what they
+ * try is the rule's judgement of the command, the same there; the built CLI, started as a user
+ * starts it, runs the other tests (one of them a dressed-up `rm`).
  */
-describe("deny rules hold against shell syntax (built CLI)", () => {
+describe("deny rules hold against shell syntax (the CLI's entry, and the built CLI)", () => {
 	const tempDir = useTempDir();
 	const processes = new CliProcesses();
 	beforeAll(() => {
@@ -30,6 +35,13 @@ describe("deny rules hold against shell syntax (built CLI)", () => {
 
 	function runBash(cwd: string, command: string, flags: string[]) {
 		return processes.run(["tool", "bash", JSON.stringify({ command }), ...flags], { cwd, env: cleanEnv() });
+	}
+
+	/** `runBash` through `main` in this process, with the environment the built CLI gets. */
+	async function runBashInProcess(cwd: string, command: string, flags: string[]) {
+		const memory = createMemoryIO({ cwd, env: cleanEnv() });
+		const code = await main(["tool", "bash", JSON.stringify({ command }), ...flags], memory.io);
+		return { code, stdout: memory.stdout(), stderr: memory.stderr() };
 	}
 
 	// Each of these runs `rm victim` when nothing stops it (checked on the base commit).
@@ -66,7 +78,7 @@ describe("deny rules hold against shell syntax (built CLI)", () => {
 
 	it.each(dressedUp)("%s: %s", async (_name, command) => {
 		const dir = await project();
-		const result = await runBash(dir, command, ["--deny", "bash(rm:*)"]);
+		const result = await runBashInProcess(dir, command, ["--deny", "bash(rm:*)"]);
 		expect(existsSync(join(dir, "victim")), `${command}\n${result.stdout}${result.stderr}`).toBe(true);
 		expect(result.code).not.toBe(0);
 		expect(result.stdout + result.stderr).toMatch(/Permission denied/);
