@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runHookProcess } from "../../src/safety/hooks/hook-process.js";
 import { type LauncherKind, launcherKind } from "../../src/safety/hooks/launcher-programs.js";
 import { pidNamespaceAvailable } from "../../src/workspace/local/process/pid-namespace.js";
+import { ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { requiredInCi } from "../helpers/prerequisites.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { eventually, processesWithArgument } from "../tools/shell/survivors.js";
@@ -14,7 +15,7 @@ import { eventually, processesWithArgument } from "../tools/shell/survivors.js";
 // /dev/shm holds the launcher's slots. Every case runs through both launchers: Perl where there is a
 // `perl`, and the `/bin/sh` one that stands in where there is none (forced here).
 const launched = process.platform === "linux" && pidNamespaceAvailable() && existsSync("/dev/shm");
-const fixture = fileURLToPath(new URL("./fixtures/run-hook.ts", import.meta.url));
+const fixture = fileURLToPath(new URL("./fixtures/run-hook.mjs", import.meta.url));
 const repositoryRoot = fileURLToPath(new URL("../../", import.meta.url));
 
 /** The parent of a live process. */
@@ -190,8 +191,9 @@ for (const kind of ["perl", "sh"] as const satisfies readonly LauncherKind[]) {
 			"a toolbelt killed with SIGKILL: its launcher ends, and the Perl launcher's running hook with it",
 			{ timeout: 40_000 },
 			async () => {
+				ensureBuiltCli();
 				const duration = `40.${process.pid}${Date.now() % 100_000}`;
-				const child = spawn(process.execPath, ["--import", "tsx", fixture, `exec sleep ${duration}`], {
+				const child = spawn(process.execPath, [fixture, `exec sleep ${duration}`], {
 					cwd: repositoryRoot,
 					env: { ...process.env, ...(forced ? { TOOLBELT_HOOK_LAUNCHER: forced } : {}) },
 					stdio: "ignore",
