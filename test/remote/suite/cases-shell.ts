@@ -52,7 +52,7 @@ export const shellCases: SuiteCase[] = [
 		run: async (t) => {
 			if (!t.backend.canRun) return expectCannotRun(t, "bash", { command: "sleep 1", run_in_background: true });
 			const started = await t.call("bash", {
-				command: "echo started > job.txt; until [ -e go ]; do sleep 1; done; echo second; sleep 300",
+				command: "echo started > job.txt; until [ -e go ]; do sleep 0.1; done; echo second; sleep 300",
 				run_in_background: true,
 			});
 			expect(started.isError, started.text).toBe(false);
