@@ -224,7 +224,10 @@ describe.skipIf(noCgroups !== undefined)("standby shell", () => {
 		// The descriptors toolbelt gives a waiting wrapper shell (stdin, 3 and up), written to as a
 		// launch would be, by a background job of one command that lies in wait for the standby
 		// started after that command's result.
-		const attack = `sleep 1; for dir in /proc/[0-9]*; do
+		// Scanned again every half second until a waiting shell is found: on a loaded machine the
+		// standby after the result may start later than the first scan.
+		const attack = `for try in $(seq 1 40); do sleep 0.5; found=
+for dir in /proc/[0-9]*; do
   pid=\${dir#/proc/}; [ "$pid" = "$$" ] && continue
   mapfile -d '' words 2>/dev/null < "$dir/cmdline" || continue
   [ "\${words[*]: -1}" = toolbelt-relay ] || continue
@@ -235,6 +238,9 @@ describe.skipIf(noCgroups !== undefined)("standby shell", () => {
     [ -e "$fd" ] || continue
     printf '9\\ntouch %s\\n' '${injected}' 2>/dev/null > "$fd" && echo "wrote $fd"
   done
+  found=1
+done
+[ -n "$found" ] && break
 done; echo scanned`;
 		writeFileSync(join(tempDir(), "attack.sh"), attack);
 		await runCounted(tool, `bash ${join(tempDir(), "attack.sh")} > ${report} 2>&1 &`);
