@@ -163,13 +163,17 @@ describe.each(outputPaths)("$name", ({ operations }) => {
 			const outcome = await runTool(bash(tempDir()), {
 				command: "for i in $(seq 1 8); do echo line$i; sleep 0.1; done; seq 1 20000",
 			});
-			expect(outcome.updates.length).toBeGreaterThanOrEqual(3);
-			for (let index = 1; index < outcome.updates.length; index++) {
-				const gap = (outcome.updates[index]?.at ?? 0) - (outcome.updates[index - 1]?.at ?? 0);
-				// Each time is taken after that update's tail was rendered, whose cost varies under load;
-				// unthrottled updates would come microseconds apart during `seq`.
-				expect(gap).toBeGreaterThanOrEqual(75);
+			const updates = outcome.updates;
+			expect(updates.length).toBeGreaterThanOrEqual(3);
+			// Each time is taken after that update's tail was rendered, whose cost varies under load (a
+			// gap of 67 ms was seen at load 8): the throttle's own spacing is checked exactly in
+			// test/engine/throttle.test.ts. Here: no two updates back to back (unthrottled, they would
+			// come microseconds apart during `seq`), and one per 100 ms on average.
+			for (let index = 1; index < updates.length; index++) {
+				expect((updates[index]?.at ?? 0) - (updates[index - 1]?.at ?? 0)).toBeGreaterThanOrEqual(20);
 			}
+			const span = (updates.at(-1)?.at ?? 0) - (updates[0]?.at ?? 0);
+			expect(span / (updates.length - 1)).toBeGreaterThanOrEqual(75);
 			expect(outcome.updates[0]?.text).toContain("line1");
 			// The last tail ends in a line of the loop or of `seq`, with or without its newline yet.
 			expect(outcome.updates.at(-1)?.text).toMatch(/line[5-8]|\d+\n?$/);
