@@ -7,7 +7,32 @@ import type { OptionSpecs } from "../args.js";
 /** The permission modes, as `--mode` accepts them. */
 export const cliPermissionModes = ["default", "accept-edits", "read-only", "yolo"] as const;
 
-/** Where the tools act: a remote workspace URL, and options for its ssh client. */
+/**
+ * The flags that give the path of a remote workspace's client, each with the `createWorkspaceFromUrl`
+ * option it sets. Without one, the client is looked up where no sandboxed command can have planted it.
+ */
+export const clientPathFlags = {
+	"ssh-path": "sshPath",
+	"docker-path": "dockerPath",
+	"podman-path": "podmanPath",
+	"kubectl-path": "kubectlPath",
+} as const;
+
+const clientPathSpecs: OptionSpecs = Object.fromEntries(
+	Object.keys(clientPathFlags).map((flag) => {
+		const client = flag.replace(/-path$/, "");
+		return [
+			flag,
+			{
+				type: "string",
+				valueName: "<path>",
+				description: `The ${client} client of a ${client}:// workspace, by path. Default: ${client} from a system folder, or a PATH folder no sandboxed command can write.`,
+			},
+		];
+	}),
+);
+
+/** Where the tools act: a remote workspace URL, and options for its clients. */
 export const workspaceOptions: OptionSpecs = {
 	workspace: {
 		type: "string",
@@ -21,6 +46,7 @@ export const workspaceOptions: OptionSpecs = {
 		description:
 			"An option for the ssh client of an ssh:// workspace, as ssh -o (e.g. IdentityFile=~/.ssh/dev). Repeatable.",
 	},
+	...clientPathSpecs,
 };
 
 /** The safety flags shared by the commands that run tools (run, the interactive session, tool, mcp). */

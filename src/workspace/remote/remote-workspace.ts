@@ -42,13 +42,13 @@ export interface RemoteWorkspace extends Workspace {
 export interface WorkspaceFromUrlOptions {
 	/** `ssh -o` options, each `Key=Value` (as `--ssh-option`). Default: none. */
 	sshOptions?: readonly string[];
-	/** The `ssh` client. Default: `ssh` on PATH. */
+	/** The `ssh` client, a path taken as given. Default: `ssh` from a folder no sandboxed command can write. */
 	sshPath?: string;
-	/** The `docker` client. Default: `docker` on PATH. */
+	/** The `docker` client, a path taken as given. Default: `docker` from a folder no sandboxed command can write. */
 	dockerPath?: string;
-	/** The `podman` client. Default: `podman` on PATH. */
+	/** The `podman` client, a path taken as given. Default: `podman` from a folder no sandboxed command can write. */
 	podmanPath?: string;
-	/** The `kubectl` client. Default: `kubectl` on PATH. */
+	/** The `kubectl` client, a path taken as given. Default: `kubectl` from a folder no sandboxed command can write. */
 	kubectlPath?: string;
 	/** Which ripgrep grep and find may use there (see `RemoteRipgrepMode`). Default: `auto`. */
 	ripgrep?: RemoteRipgrepMode;

@@ -196,14 +196,16 @@ export class ProgramNotFoundError extends Error {
 
 /**
  * `findTrustedProgram`, or a `ProgramNotFoundError` that says where toolbelt looked and why it
- * does not take a program from PATH's other folders. `purpose` completes "… is needed to …".
+ * does not take a program from PATH's other folders. `purpose` completes "… is needed to …";
+ * `givenBy`, where the user can give the program's path instead (e.g. "the --ssh-path flag").
  */
-export function requireTrustedProgram(name: string, purpose: string, searchPath?: string): string {
+export function requireTrustedProgram(name: string, purpose: string, searchPath?: string, givenBy?: string): string {
 	const path = findTrustedProgram(name, searchPath);
 	if (path !== undefined) return path;
 	throw new ProgramNotFoundError(
 		`\`${name}\` is needed to ${purpose}, but none was found in ${SYSTEM_PROGRAM_FOLDERS.join(", ")} or in a PATH folder ` +
 			"that toolbelt may run programs from. Programs toolbelt runs itself are never taken from relative or empty PATH entries, " +
-			"temp folders, the workspace, a sandbox's writable folders, or folders others can write. Install it in a system folder.",
+			"temp folders, the workspace, a sandbox's writable folders, or folders others can write. Install it in a system folder" +
+			(givenBy ? `, or give its path with ${givenBy}.` : "."),
 	);
 }

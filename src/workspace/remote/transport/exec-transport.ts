@@ -1,11 +1,15 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { clientProgram } from "./client-program.js";
 import { RemoteConnectionError, type RemoteTransport, stderrSummary } from "./transport.js";
 
 /** Options of `createExecTransport`. */
 export interface ExecTransportOptions {
 	/** How messages name the target, e.g. `docker://web`. */
 	label: string;
-	/** The client: `docker`, `podman` or `kubectl`. */
+	/**
+	 * The client: `docker`, `podman` or `kubectl`, found where no sandboxed command can have planted
+	 * one (see `clientProgram`), or a path, taken as given.
+	 */
 	program: string;
 	/** Arguments before `sh -c …`, e.g. `["exec", "-i", "web"]` or `["exec", "-i", "-n", "ns", "pod", "--"]`. */
 	prefix: readonly string[];
@@ -16,10 +20,11 @@ export interface ExecTransportOptions {
  * one `exec`, so `DOCKER_HOST`, the docker context and the kubeconfig apply as they do for the user.
  */
 export function createExecTransport(options: ExecTransportOptions): RemoteTransport {
+	const program = clientProgram(options.program);
 	return {
 		label: options.label,
 		spawn: async (script, args): Promise<ChildProcessWithoutNullStreams> =>
-			spawn(options.program, [...options.prefix, "sh", "-c", script, "sh", ...args], {
+			spawn(program(), [...options.prefix, "sh", "-c", script, "sh", ...args], {
 				stdio: ["pipe", "pipe", "pipe"],
 			}),
 		failure(exitCode, stderr) {

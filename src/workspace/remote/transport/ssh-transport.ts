@@ -3,6 +3,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { atProcessEnd } from "../../local/index.js";
+import { clientProgram } from "./client-program.js";
 import { shCommandLine } from "./shell-quote.js";
 import { RemoteConnectionError, type RemoteTransport, stderrSummary } from "./transport.js";
 
@@ -19,7 +20,10 @@ export interface SshTransportOptions {
 	 * `ControlPath` without `%` tokens shares that master (left running on close). Default: none.
 	 */
 	sshOptions?: readonly string[];
-	/** The `ssh` client. Default: `ssh` on PATH. */
+	/**
+	 * The `ssh` client, a path taken as given. Default: `ssh` where no sandboxed command can have
+	 * planted one (see `clientProgram`).
+	 */
 	sshPath?: string;
 	/** Seconds to wait for the connection to be set up. Default: 15. */
 	connectTimeoutSeconds?: number;
@@ -63,11 +67,13 @@ function sshArguments(options: SshTransportOptions, controlPath: string): string
  * on the next call.
  */
 export function createSshTransport(options: SshTransportOptions): RemoteTransport {
-	const sshPath = options.sshPath ?? "ssh";
+	const sshProgram = clientProgram(options.sshPath ?? "ssh");
 	const label = `ssh://${options.user ? `${options.user}@` : ""}${options.host}${options.port ? `:${options.port}` : ""}`;
 	let controlDir: string | undefined;
 	let connecting: Promise<void> | undefined;
 	let closed = false;
+	/** The ssh that started the master: it stops it too (no look-up at exit). */
+	let startedBy: string | undefined;
 
 	const privateDir = () => {
 		// mkdtemp makes it 0700: nobody else can reach the master through its socket.
@@ -87,8 +93,9 @@ export function createSshTransport(options: SshTransportOptions): RemoteTranspor
 		const logPath = join(privateDir(), "connect.log");
 		const log = openSync(logPath, "w");
 		try {
+			startedBy = sshProgram();
 			const child = spawn(
-				sshPath,
+				startedBy,
 				[...baseArgs(), "-o", "ControlMaster=yes", "-o", "ControlPersist=yes", "-f", "-N", "-T", options.host],
 				{ stdio: ["ignore", "ignore", log] },
 			);
@@ -114,8 +121,8 @@ export function createSshTransport(options: SshTransportOptions): RemoteTranspor
 	}
 
 	function stopMaster(): void {
-		if (givenControlPath || !controlDir || !existsSync(controlPath())) return;
-		spawnSync(sshPath, [...baseArgs(), "-O", "exit", options.host], { stdio: "ignore", timeout: 5000 });
+		if (givenControlPath || !controlDir || !startedBy || !existsSync(controlPath())) return;
+		spawnSync(startedBy, [...baseArgs(), "-O", "exit", options.host], { stdio: "ignore", timeout: 5000 });
 		rmSync(controlPath(), { force: true });
 	}
 
@@ -131,7 +138,7 @@ export function createSshTransport(options: SshTransportOptions): RemoteTranspor
 		async spawn(script, args): Promise<ChildProcessWithoutNullStreams> {
 			await ensureMaster();
 			return spawn(
-				sshPath,
+				sshProgram(),
 				[...baseArgs(), "-o", "ControlMaster=no", "-T", options.host, shCommandLine(script, args)],
 				{
 					stdio: ["pipe", "pipe", "pipe"],
