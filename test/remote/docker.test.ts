@@ -8,14 +8,13 @@ import { requiredInCi } from "../helpers/prerequisites.js";
 import { runCall, textOf } from "../safety/run-calls.js";
 import { dockerUnavailable, ensureTestImage, inContainer, removeContainer, startContainer } from "./docker-fixture.js";
 
-// The docker backend, and the kubectl backend through a stand-in `kubectl` on PATH that forwards
+// The docker backend, and the kubectl backend through a stand-in `kubectl` (given as `kubectlPath`) that forwards
 // `exec -i [-n ns] pod [-c container] -- …` to `docker exec -i pod …` (no cluster can run here).
 
 const container = `toolbelt-test-${process.pid}`;
 let skipReason = dockerUnavailable();
 const opened: RemoteWorkspace[] = [];
 let standInDir: string | undefined;
-const originalPath = process.env.PATH;
 
 beforeAll(() => {
 	if (skipReason) {
@@ -42,18 +41,19 @@ beforeAll(() => {
 	].join("\n");
 	writeFileSync(join(standInDir, "kubectl"), script);
 	chmodSync(join(standInDir, "kubectl"), 0o755);
-	process.env.PATH = `${standInDir}:${originalPath}`;
 }, 120_000);
 
 afterAll(async () => {
-	process.env.PATH = originalPath;
 	await Promise.all(opened.map((workspace) => workspace.close()));
 	removeContainer(container);
 	if (standInDir) rmSync(standInDir, { recursive: true, force: true });
 });
 
+/** The kubectl stand-in, by path: a bare `kubectl` is never taken from a temp folder. */
+const clients = () => ({ kubectlPath: join(standInDir ?? "", "kubectl") });
+
 function open(url: string) {
-	const workspace = createWorkspaceFromUrl(url);
+	const workspace = createWorkspaceFromUrl(url, clients());
 	opened.push(workspace);
 	return { workspace, tools: Object.values(createAllTools(workspace.cwd, workspaceToolsOptions(workspace))) };
 }
@@ -97,7 +97,7 @@ for (const scheme of ["docker", "kubectl"] as const) {
 			if (skipReason) return context.skip();
 			inContainer(container, `mkdir -p ${folder}/patch && printf 'one\\ntwo\\n' > ${folder}/patch/kept.txt`);
 			inContainer(container, `printf 'bye\\n' > ${folder}/patch/gone.txt`);
-			const workspace = createWorkspaceFromUrl(`${url}/patch`);
+			const workspace = createWorkspaceFromUrl(`${url}/patch`, clients());
 			opened.push(workspace);
 			const tools = Object.values(createTools(workspace));
 			const patch = [

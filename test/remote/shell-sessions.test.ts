@@ -193,11 +193,15 @@ done)
 		const options = loopback.sshd.sshOptions.flatMap((option) => ["--ssh-option", option]);
 		const argv = [ensureBuiltCli(), "tool", "bash", JSON.stringify({ command: "seq 1 100000" })];
 		const workspace = ["--workspace", `${loopback.sshd.urlPrefix}${dir()}`, ...options];
-		const { stdout } = await promisify(execFile)(process.execPath, [...argv, ...workspace], {
-			cwd: "/",
-			env: cleanEnv({ PATH: `${wrapper}:${process.env.PATH}` }),
-			timeout: 30_000,
-		});
+		const { stdout } = await promisify(execFile)(
+			process.execPath,
+			[...argv, ...workspace, "--ssh-path", join(wrapper, "ssh")],
+			{
+				cwd: "/",
+				env: cleanEnv({}),
+				timeout: 30_000,
+			},
+		);
 		const path = /\/\S*toolbelt-shell\.[0-9a-f]{24}\.\d+/.exec(stdout)?.[0] ?? "";
 		expect(path, stdout).not.toBe("");
 		// Gone by the time toolbelt has exited: the exit waited for it.

@@ -1,9 +1,11 @@
 // Red team: a sandboxed command plants programs toolbelt itself runs outside the sandbox — `perl`
 // (the hook launcher), `bwrap`, `unshare`, `cat` (the output relay), `wc` (a large output's line
-// count), `ps` — in every PATH folder it can write: the project's `node_modules/.bin`, a relative
+// count), `ps`, and the remote workspaces' clients `ssh` and `docker` (which run with the user's
+// keys) — in every PATH folder it can write: the project's `node_modules/.bin`, a relative
 // `bin` and the empty entry (the current folder). Each plant notes that it ran in a file outside the
 // sandbox's reach, then runs the real program. The next call and hook in the same process, and
-// fresh toolbelt processes with and without the sandbox, must not run a plant, and must still work.
+// fresh toolbelt processes with and without the sandbox or opening a remote workspace from that
+// project, must not run a plant, and must still work.
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -33,7 +35,7 @@ afterEach(async () => {
 	await rm(outside, { recursive: true, force: true });
 });
 
-const PLANTED = ["perl", "bwrap", "unshare", "cat", "wc", "ps"];
+const PLANTED = ["perl", "bwrap", "unshare", "cat", "wc", "ps", "ssh", "docker"];
 
 /** The real program of that name, for the plant to hand over to. */
 function realProgram(name: string): string {
@@ -167,6 +169,28 @@ describe.skipIf(unavailable !== undefined)("programs planted by a sandboxed comm
 			});
 			expect(plain.stdout).toContain("plain");
 			expect(existsSync(join(setup.project, "hook-ran"))).toBe(true);
+			expect(plantsThatRan(setup)).toBe("");
+		},
+	);
+
+	it.each(testUsers())(
+		"as %s: do not run when a fresh process opens a remote workspace (ssh, docker)",
+		async (user) => {
+			const setup = await plantedBySandboxedCall(user);
+			// Nothing listens on port 1: the real ssh says so, and the call reports it.
+			const ssh = await cli.run(["tool", "ls", "{}", "--workspace", "ssh://127.0.0.1:1/srv"], {
+				cwd: setup.project,
+				user,
+				env: setup.env,
+			});
+			expect(`${ssh.stdout}${ssh.stderr}`).toMatch(/Cannot reach the SSH workspace ssh:\/\/127\.0\.0\.1:1 .*refused/);
+			// Whatever the daemon says (no such container, no access to its socket), the real client says it.
+			const docker = await cli.run(["tool", "ls", "{}", "--workspace", "docker://toolbelt-no-such-container/srv"], {
+				cwd: setup.project,
+				user,
+				env: setup.env,
+			});
+			expect(`${docker.stdout}${docker.stderr}`).toContain("docker://toolbelt-no-such-container");
 			expect(plantsThatRan(setup)).toBe("");
 		},
 	);

@@ -1,7 +1,8 @@
 // Red-team test: a workspace URL whose host, container, pod or namespace is spelled as an option.
 // `kubectl://--kubeconfig=evil.yaml/…` handed that "pod" to kubectl, which read it as a flag and
-// loaded a config whose exec plugin runs a program here. Stand-in clients record every argument
-// list they are started with; the effect checked is whether one started with an injected option.
+// loaded a config whose exec plugin runs a program here. Stand-in clients, given by path (--ssh-path,
+// …), record every argument list they are started with; the effect checked is whether one started
+// with an injected option.
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -14,16 +15,21 @@ const tempDir = useTempDir();
 const cli = new CliProcesses();
 afterEach(() => cli.killAll());
 
-/** A folder of stand-ins for ssh, docker, podman and kubectl that append their arguments to `log` and fail. */
-async function recordingClients(dir: string, log: string): Promise<string> {
+/**
+ * Stand-ins for ssh, docker, podman and kubectl that append their arguments to `log` and fail: the
+ * flags that make toolbelt run them.
+ */
+async function recordingClients(dir: string, log: string): Promise<string[]> {
 	const bin = join(dir, "bin");
 	await mkdir(bin);
+	const flags: string[] = [];
 	for (const name of ["ssh", "docker", "podman", "kubectl"]) {
 		const script = `#!/bin/sh\nprintf '%s %s\\n' "${name}" "$*" >> '${log}'\nexit 1\n`;
 		await writeFile(join(bin, name), script);
 		await chmod(join(bin, name), 0o755);
+		flags.push(`--${name}-path`, join(bin, name));
 	}
-	return bin;
+	return flags;
 }
 
 const injected = [
@@ -42,11 +48,11 @@ describe.each(testUsers())("remote workspace names spelled as options, as %s", (
 		ensureBuiltCli();
 		const dir = tempDir();
 		const log = join(dir, "started.log");
-		const bin = await recordingClients(dir, log);
+		const clients = await recordingClients(dir, log);
 		await handOver(dir, user);
-		const run = await cli.run(["tool", "ls", "{}", "--workspace", url], {
+		const run = await cli.run(["tool", "ls", "{}", "--workspace", url, ...clients], {
 			cwd: dir,
-			env: cleanEnv({ HOME: join(dir, "home"), PATH: `${bin}:${process.env.PATH ?? ""}` }),
+			env: cleanEnv({ HOME: join(dir, "home") }),
 			user,
 		});
 		expect(existsSync(log) ? await readFile(log, "utf8") : "").toBe("");
@@ -57,11 +63,11 @@ describe.each(testUsers())("remote workspace names spelled as options, as %s", (
 		ensureBuiltCli();
 		const dir = tempDir();
 		const log = join(dir, "started.log");
-		const bin = await recordingClients(dir, log);
+		const clients = await recordingClients(dir, log);
 		await handOver(dir, user);
-		await cli.run(["tool", "ls", "{}", "--workspace", "docker://web/srv"], {
+		await cli.run(["tool", "ls", "{}", "--workspace", "docker://web/srv", ...clients], {
 			cwd: dir,
-			env: cleanEnv({ HOME: join(dir, "home"), PATH: `${bin}:${process.env.PATH ?? ""}` }),
+			env: cleanEnv({ HOME: join(dir, "home") }),
 			user,
 		});
 		expect(await readFile(log, "utf8")).toMatch(/^docker exec -i web /m);
