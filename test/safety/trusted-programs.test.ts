@@ -12,6 +12,7 @@ import {
 	requireTrustedProgram,
 	SYSTEM_PROGRAM_FOLDERS,
 } from "../../src/workspace/local/index.js";
+import { createExecTransport, RemoteConnectionError } from "../../src/workspace/remote/index.js";
 
 const repositoryRoot = resolve(import.meta.dirname, "../..");
 let counter = 0;
@@ -79,6 +80,38 @@ describe.skipIf(process.platform === "win32")("the programs toolbelt runs itself
 		expect(() => requireTrustedProgram(name, "test the error", `${inTemp}:bin:`)).toThrow(ProgramNotFoundError);
 		expect(() => requireTrustedProgram(name, "test the error", `${inTemp}:bin:`)).toThrow(
 			/needed to test the error, but none was found in \/usr\/local\/sbin.*relative or empty PATH entries, temp folders, the workspace/,
+		);
+	});
+
+	it("a remote workspace's client comes from the same look-up: planted on PATH alone, it is a connection error that says where toolbelt looked", async () => {
+		const name = freshName();
+		const marker = join(folderIn(tmpdir()), "ran");
+		const inTemp = folderIn(tmpdir());
+		writeFileSync(join(inTemp, name), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+		const savedPath = process.env.PATH;
+		process.env.PATH = `${inTemp}:bin:`;
+		try {
+			const transport = createExecTransport({ label: "docker://web", program: name, prefix: ["exec", "-i", "web"] });
+			const started = transport.spawn("true", []);
+			await expect(started).rejects.toThrow(RemoteConnectionError);
+			await expect(started).rejects.toThrow(
+				/needed to reach a remote workspace, but none was found in \/usr\/local\/sbin/,
+			);
+		} finally {
+			process.env.PATH = savedPath;
+		}
+		expect(existsSync(marker)).toBe(false);
+		// A path given is taken as given, wherever it is.
+		const given = createExecTransport({ label: "docker://web", program: join(inTemp, name), prefix: [] });
+		const child = await given.spawn("true", []);
+		await new Promise((resolve) => child.once("exit", resolve));
+		expect(existsSync(marker)).toBe(true);
+	});
+
+	it("names where the user can give the path instead", () => {
+		const name = freshName();
+		expect(() => requireTrustedProgram(name, "test the error", "", "the --x-path flag")).toThrow(
+			/Install it in a system folder, or give its path with the --x-path flag\./,
 		);
 	});
 
