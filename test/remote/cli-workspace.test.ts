@@ -97,4 +97,13 @@ describe("toolbelt tool --workspace ssh://…", () => {
 		expect("code" in result ? result.code : 0).toBe(2);
 		expect(result.stderr).toMatch(/ssh:\/\/\[user@\]host/);
 	});
+
+	it("a client path without --workspace is a usage error", async () => {
+		const argv = [ensureBuiltCli(), "tool", "ls", "{}", "--docker-path", "/usr/bin/docker"];
+		const result = await run(process.execPath, argv, { env: cleanEnv() }).catch(
+			(error: { stderr: string; code: number }) => error,
+		);
+		expect("code" in result ? result.code : 0).toBe(2);
+		expect(result.stderr).toContain("--docker-path applies only with --workspace");
+	});
 });
