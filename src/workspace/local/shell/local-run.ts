@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { fstatSync } from "node:fs";
 import type { Readable } from "node:stream";
-import type { EscapedProcess, ShellFileExecResult, ShellRunHandle } from "../../shell/exec-types.js";
+import type { ShellFileExecResult, ShellRunHandle } from "../../shell/exec-types.js";
 import { pipeStdinWriter } from "../../shell/stdin-writer.js";
 import { holdRunningCommand } from "../process/background-registry.js";
 import {
@@ -11,15 +11,16 @@ import {
 	releaseContainment,
 } from "../process/containment.js";
 import { findTreeProcesses, signalTree, terminateTree } from "../process/process-tree.js";
-import {
-	collectLeftRunning,
-	escapeSearchStart,
-	keepOrRelease,
-	releasedWithRelay,
-	type ShellStart,
-} from "./left-running.js";
+import { collectLeftRunning, escapeSearchStart, keepOrRelease, releasedWithRelay } from "./left-running.js";
 import { type ExecRequest, startProcess } from "./process-start.js";
-import { createRelayChannel, type RelayChannel, readRelayAnnouncement, relayCaughtUp } from "./relay-channel.js";
+import { readRelayAnnouncement, relayCaughtUp } from "./relay-channel.js";
+import {
+	drainCapMs,
+	drainCapWithBackgroundMs,
+	drainIdleWithBackgroundMs,
+	newRunState,
+	type RunState,
+} from "./run-state.js";
 import {
 	prepareFirstStandbyShell,
 	prepareStandbyAfterResult,
@@ -32,16 +33,6 @@ import {
 const killGraceMs = 200;
 
 /**
- * After the shell exits, how long to keep reading for output still in the pipe. With background
- * processes holding the pipe open, reading stops after a short idle time; otherwise it continues
- * until the pipe closes or goes idle, and at most `drainCapMs`: a writer that escaped tracking
- * (own session and marker removed, where no cgroup holds it) may keep the pipe busy forever.
- */
-const drainIdleWithBackgroundMs = 50;
-const drainCapWithBackgroundMs = 300;
-const drainIdleMs = 1000;
-const drainCapMs = 2000;
-/**
  * Past the cap, how much longer to wait for a relay that has not copied what the shell wrote and
  * whose file does not grow: starved of CPU (or stopped), not kept busy by a writer. Its bytes are
  * the command's own output.
@@ -49,53 +40,6 @@ const drainCapMs = 2000;
 const starvedRelayExtraMs = 3000;
 /** After a tree kill, how long to wait for the shell's exit to be reported before settling without it, in ms. */
 const shellExitFallbackMs = 500;
-
-/** Everything one run knows; the phases below read and update it. */
-interface RunState {
-	request: ExecRequest;
-	outputFile: number | undefined;
-	child: ChildProcess;
-	containment: ProcessContainment;
-	relay: RelayChannel | undefined;
-	streams: Readable[];
-	openStreams: number;
-	exit: { code: number | null; signal: string | null } | undefined;
-	killing: Promise<void> | undefined;
-	timedOut: boolean;
-	aborted: boolean;
-	settled: boolean;
-	discarding: boolean;
-	/** Set the moment the shell exits: a timeout or abort after that must not kill what it left running. */
-	shellExited: boolean;
-	/** The exit is handled once: the real exit, or the fallback after a kill whose exit never came. */
-	exitHandled: boolean;
-	lastActivity: number;
-	drainTimer: NodeJS.Timeout | undefined;
-	drainDeadline: number;
-	drainIdle: number;
-	backgroundPids: number[];
-	/** Without a cgroup: when the shell started (clock ticks), to notice escapees born after it. */
-	shellStart: ShellStart | undefined;
-	/** When the run began (epoch ms). */
-	startedMs: number;
-	/**
-	 * Until the first standby said whether it joined its cgroup: the containment is final (and
-	 * the tree can be found and killed) once this settles.
-	 */
-	probing: Promise<void> | undefined;
-	/** True once the command's cgroup was found empty and removed as its relay ended (`releasedWithRelay`). */
-	released: boolean;
-	/** Ends the hold on the running command that kills it if toolbelt ends first (`holdRunningCommand`). */
-	unhold: () => void;
-	/** Processes that escaped tracking (only without a cgroup), reported to the model. */
-	escapedProcesses: EscapedProcess[];
-	/** Through the relay, activity is the output file growing (the channel carries no output). */
-	outputSize: number;
-	timer: NodeJS.Timeout | undefined;
-	onAbort: () => void;
-	resolve: (result: ShellFileExecResult) => void;
-	reject: (error: unknown) => void;
-}
 
 function outputFileSize(descriptor: number): number {
 	try {
@@ -262,54 +206,6 @@ async function onExit(state: RunState, code: number | null, signal: string | nul
 	}
 	state.exit = { code, signal };
 	maybeFinish(state);
-}
-
-function newRunState(
-	request: ExecRequest,
-	outputFile: number | undefined,
-	child: ChildProcess,
-	containment: ProcessContainment,
-	settle: Pick<RunState, "resolve" | "reject" | "probing">,
-): RunState {
-	const startedMs = Date.now();
-	// Through the relay, the one stream is its fd 3: the relay's pid, then its end (when it has
-	// copied everything).
-	const channel = outputFile === undefined ? undefined : (child.stdio[3] as Readable | null | undefined);
-	const streams = (channel ? [channel] : [child.stdout, child.stderr]).filter(
-		(stream): stream is Readable => stream !== null && stream !== undefined,
-	);
-	return {
-		request,
-		outputFile,
-		child,
-		containment,
-		relay: channel ? createRelayChannel(channel) : undefined,
-		streams,
-		openStreams: streams.length,
-		exit: undefined,
-		killing: undefined,
-		timedOut: false,
-		aborted: false,
-		settled: false,
-		discarding: false,
-		shellExited: false,
-		exitHandled: false,
-		lastActivity: Date.now(),
-		drainTimer: undefined,
-		drainDeadline: Number.POSITIVE_INFINITY,
-		drainIdle: drainIdleMs,
-		backgroundPids: [],
-		shellStart: escapeSearchStart(containment, request.cwd, startedMs),
-		startedMs,
-		escapedProcesses: [],
-		released: false,
-		// Set once the shell's pid is known (`attachRoot`).
-		unhold: () => {},
-		outputSize: -1,
-		timer: undefined,
-		onAbort: () => {},
-		...settle,
-	};
 }
 
 function wireChild(state: RunState): void {
