@@ -1,5 +1,6 @@
 import type { AgentTool, ToolDefinition } from "../../engine/index.js";
 import { type CommandTarget, commandTarget } from "../../workspace/index.js";
+import { localShellOperations } from "../../workspace/local/index.js";
 import { toolFrom } from "../tool-definition.js";
 import { prepareShellArguments } from "./prepare-arguments.js";
 import type { ShellResolver } from "./resolve-shell.js";
@@ -21,10 +22,16 @@ export interface ShellToolSpec<TSchema extends ShellCommandSchema> {
 	resolveShell: ShellResolver;
 }
 
-/** A runnable shell tool: the one shell runner, with one shell's syntax and binary. */
+/**
+ * A runnable shell tool: the one shell runner, with one shell's syntax and binary. The shell its
+ * first command will run in is started as it is created (`ShellOperations.prepare`): that start (a
+ * fork of this process) and the shell's cgroup join then happen before any call, where a model's
+ * reply or the caller's own work leaves time, instead of on the first call's path.
+ */
 export function createShellTool<TSchema extends ShellCommandSchema>(
 	spec: ShellToolSpec<TSchema>,
 ): AgentTool<TSchema, ShellToolDetails> {
+	(spec.options.operations ?? localShellOperations).prepare?.(spec.cwd);
 	return toolFrom(spec.definition, {
 		prepareArguments: prepareShellArguments,
 		target: ({ command }) => commandTarget(command, spec.dialect),

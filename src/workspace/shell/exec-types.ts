@@ -153,9 +153,10 @@ export interface ShellOperations {
 	 */
 	execKeepingOutput?(request: Omit<ShellExecRequest, "onData">, options: KeptOutputOptions): Promise<KeptOutputResult>;
 	/**
-	 * Optional. Called as a shell tool's call begins in `cwd`, before the folder check and the shell's
-	 * lookup: starts what the command will need (locally, the shell that becomes it, which joins its
-	 * cgroup meanwhile), so that this work overlaps the call's own preparation.
+	 * Optional. Called as a shell tool is created in `cwd`, and as its call begins there (before the
+	 * folder check and the shell's lookup): starts what the command will need (locally, the shell
+	 * that becomes it, which joins its cgroup meanwhile) unless it is under way, so that this work
+	 * happens before the call, or overlaps its own preparation.
 	 */
 	prepare?(cwd: string): void;
 	/** True when `exec` and `execToFile` honour `ShellExecRequest.readDescriptors` (without `tty`). Default: false. */

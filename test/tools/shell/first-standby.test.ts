@@ -67,7 +67,7 @@ const noCgroups =
 			);
 
 describe.skipIf(noCgroups !== undefined)("the first command of a fresh process", () => {
-	it.concurrent("starts from the standby shell it makes itself: in a fresh cgroup, leftovers reported and ended at exit", {
+	it.concurrent("starts from the standby shell its tool's creation makes: in a fresh cgroup, leftovers reported and ended at exit", {
 		timeout: 60_000,
 	}, async ({ onTestFinished }) => {
 		const { child, marker, printed } = await startFresh("calls", 3, {}, onTestFinished);

@@ -265,11 +265,10 @@ export async function runLocalCommand(
 	request: ExecRequest,
 	outputFile: number | undefined,
 ): Promise<ShellFileExecResult> {
-	// The first command of a process makes the first standby (if its call did not: see
-	// `prepareCallShell`), which says whether it could join a cgroup: the answer decides whether
-	// commands run in one (no blocking probe), and the standby is this command's shell either way.
-	// Made by a call, not as the tool is created: a spawn blocks the event loop for tens of ms,
-	// and other tools' first calls must not pay for it.
+	// The first command of a process makes the first standby if neither its tool's creation nor its
+	// call did (see `prepareCallShell`); that standby says whether it could join a cgroup: the answer
+	// decides whether commands run in one (no blocking probe), and the standby is this command's
+	// shell either way.
 	if (outputFile !== undefined) prepareFirstStandbyShell(request.cwd);
 	return new Promise((resolve, reject) => {
 		const standby = outputFile === undefined ? undefined : startFromStandby({ ...request, outputFile });

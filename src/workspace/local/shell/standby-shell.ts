@@ -32,8 +32,8 @@ import { launchScript, type StandbyCommand, standbyScript } from "./standby-laun
  * before. The shell waits with an empty environment, so it carries no caller's variables.
  *
  * Only for output into a file (the relay), where a cgroup is used, and for the working folder it
- * was started in. The first one is started by the first call of a process
- * (`prepareFirstStandbyShell`), which it then runs, and tells whether it could join: that decides
+ * was started in. The first one is started as the first shell tool of a process is created (or by
+ * its first call; `prepareFirstStandbyShell`), runs that call's command, and tells whether it could join: that decides
  * whether commands run in cgroups at all, in place of a blocking probe at the first call. A shell
  * that could not join says so and exits 125 once it has its command, as a fresh one would.
  *
@@ -376,10 +376,12 @@ export function prepareFirstStandbyShell(cwd: string): void {
 }
 
 /**
- * As a call begins in `cwd`: starts the shell its command will run in, unless one waits already,
- * so that its start and its cgroup join overlap the call's own preparation. The first call of a
- * process starts the first standby (see `prepareFirstStandbyShell`); a later one that finds none
- * waiting (the second command, or one after a command in another folder) starts one as well.
+ * As a shell tool is created in `cwd`, and as a call begins there: starts the shell its command
+ * will run in, unless one waits already, so that its start and its cgroup join happen before the
+ * call or overlap its own preparation. The first of a process is the first standby (see
+ * `prepareFirstStandbyShell`), made as the first shell tool is created: its spawn blocks the event
+ * loop (a fork of this process) there, not inside any call. A call that finds none waiting (the
+ * second command, or one after a command in another folder) starts one as well.
  */
 export function prepareCallShell(cwd: string): void {
 	callsBegun++;
