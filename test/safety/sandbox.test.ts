@@ -116,16 +116,17 @@ describe.skipIf(unavailable !== undefined)("bash in the bubblewrap sandbox", () 
 		expect(await readFile(join(project, "out", "file.txt"), "utf8")).toBe("inside\n");
 	});
 
-	it("hands a call's early start on to the shell operations, whose shell starts bwrap as without one", async () => {
+	it("hands the tool's and a call's early start on to the shell operations, whose shell starts bwrap as without one", async () => {
 		const project = join(tempDir(), "project");
 		await mkdir(project, { recursive: true });
 		const sandbox = await createSandbox({ writableRoots: [project] });
 		const prepared: string[] = [];
 		const operations = { ...localShellOperations, prepare: (cwd: string) => void prepared.push(cwd) };
 		const tools = [createBashTool(project, { operations: sandbox.wrap(operations) })];
+		expect(prepared).toEqual([project]);
 		const message = await runCall(tools, noHooks, "bash", { command: "echo inside" });
 		expect(textOf(message)).toBe("inside");
-		expect(prepared).toEqual([project]);
+		expect(prepared).toEqual([project, project]);
 		await sandbox.close();
 	});
 

@@ -245,7 +245,7 @@ describe("bash: custom operations (a remote executor)", () => {
 		expect(missing.text).toMatch(/does not exist/);
 	});
 
-	it("lets the executor prepare a call's shell before the folder check, not for a pseudo-terminal", async () => {
+	it("lets the executor prepare a call's shell as the tool is created and before the folder check, not for a pseudo-terminal", async () => {
 		const steps: string[] = [];
 		const operations: ShellOperations = {
 			prepare: (cwd) => void steps.push(`prepare ${cwd}`),
@@ -260,9 +260,11 @@ describe("bash: custom operations (a remote executor)", () => {
 			},
 		};
 		const tool = createBashTool("/remote/project", { operations });
+		expect(steps).toEqual(["prepare /remote/project"]);
 		await runTool(tool, { command: "make" });
 		await tool.execute("call", { command: "top", tty: true }, undefined);
 		expect(steps).toEqual([
+			"prepare /remote/project",
 			"prepare /remote/project",
 			"isDirectory /remote/project",
 			"exec",
