@@ -90,7 +90,7 @@ describe.skipIf(noCgroups !== undefined)("the first command of a fresh process",
 		expect(existsSync(end?.base ?? "")).toBe(false);
 	});
 
-	it.concurrent("leaves nothing behind when the process exits while the standby is being made", {
+	it.concurrent("makes the standby as the tool is created, and leaves nothing behind when the process exits meanwhile", {
 		timeout: 60_000,
 	}, async ({ onTestFinished }) => {
 		const { child, printed } = await startFresh("create-only", 1, {}, onTestFinished);
