@@ -97,8 +97,9 @@ function sameFolder(shell: StandbyShell, cwd: string): boolean {
 	}
 }
 
+/** Its pipes: stdin, the first one's answer (stdout), the relay's channel (3) and the launch (4). */
 function streamsOf(child: ChildProcess): (Socket | null | undefined)[] {
-	return [child.stdin, child.stdio[3], child.stdio[4]] as (Socket | null | undefined)[];
+	return [child.stdin, child.stdout, child.stdio[3], child.stdio[4]] as (Socket | null | undefined)[];
 }
 
 /** SIGKILLs the standby's process group (it leads one: spawned detached), else the shell alone. */
@@ -178,7 +179,8 @@ function awaitJoinReport(shell: StandbyShell): Promise<void> {
 			}
 			resolve();
 		};
-		// The pipe stays referenced until the answer: a call waiting for it keeps the process alive.
+		// The pipe is referenced once a call is handed the command (`startFromStandby`): a call waiting
+		// for the answer keeps the process alive, a standby made as a tool was created does not.
 		// Decided after the next poll of the event loop: an answer that is waiting in the pipe
 		// (the loop was blocked past the limit) is read first.
 		const timer = setTimeout(() => setImmediate(() => done(undefined, true)), joinReportTimeoutMs);
