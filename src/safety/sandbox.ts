@@ -1,7 +1,7 @@
 import { access, constants, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, resolve, sep } from "node:path";
-import type { ShellExecRequest, ShellExecResult, ShellOperations } from "../tools/index.js";
+import type { ShellExecRequest, ShellExecResult, ShellOperations, ShellPrepareMoment } from "../tools/index.js";
 import { findTrustedProgram, noteWritableRoots, SYSTEM_PROGRAM_FOLDERS } from "../workspace/local/index.js";
 import { NestedGuard } from "./runs-later/nested-guard.js";
 import { TreeTooLargeError } from "./runs-later/tree-watch.js";
@@ -348,7 +348,9 @@ function wrapOperations(
 		isDirectory: (path) => operations.isDirectory(path),
 		findExecutable: (name, env) => operations.findExecutable(name, env),
 		// The shell that will start bwrap runs outside the sandbox, as for a call without one.
-		...(prepareShell ? { prepare: (cwd: string) => prepareShell.call(operations, cwd) } : {}),
+		...(prepareShell
+			? { prepare: (cwd: string, moment?: ShellPrepareMoment) => prepareShell.call(operations, cwd, moment) }
+			: {}),
 		exec: (request: ShellExecRequest) =>
 			run(request, (launch) => operations.exec({ ...request, ...launched(request, launch, opensDescriptors) })),
 		// Output straight into a file works the same: the command inside writes to what it is given.

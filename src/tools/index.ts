@@ -190,6 +190,7 @@ export {
 	type ShellFileExecResult,
 	type ShellNetworkConnection,
 	type ShellOperations,
+	type ShellPrepareMoment,
 	type ShellToolDetails,
 	type ShellToolOptions,
 	terminateContainment,

@@ -59,6 +59,7 @@ export type {
 	ShellInput,
 	ShellNetworkConnection,
 	ShellOperations,
+	ShellPrepareMoment,
 	ShellRunHandle,
 } from "./shell/exec-types.js";
 export {

@@ -28,6 +28,7 @@ export type {
 	ShellFileExecResult,
 	ShellNetworkConnection,
 	ShellOperations,
+	ShellPrepareMoment,
 	ShellToolDetails,
 	ShellToolOptions,
 	ShellTruncation,

@@ -31,7 +31,7 @@ export interface ShellToolSpec<TSchema extends ShellCommandSchema> {
 export function createShellTool<TSchema extends ShellCommandSchema>(
 	spec: ShellToolSpec<TSchema>,
 ): AgentTool<TSchema, ShellToolDetails> {
-	(spec.options.operations ?? localShellOperations).prepare?.(spec.cwd);
+	(spec.options.operations ?? localShellOperations).prepare?.(spec.cwd, "created");
 	return toolFrom(spec.definition, {
 		prepareArguments: prepareShellArguments,
 		target: ({ command }) => commandTarget(command, spec.dialect),

@@ -11,6 +11,7 @@ export type {
 	ShellInput,
 	ShellNetworkConnection,
 	ShellOperations,
+	ShellPrepareMoment,
 	ShellRunHandle,
 } from "../../workspace/index.js";
 

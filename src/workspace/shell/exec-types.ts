@@ -153,15 +153,19 @@ export interface ShellOperations {
 	 */
 	execKeepingOutput?(request: Omit<ShellExecRequest, "onData">, options: KeptOutputOptions): Promise<KeptOutputResult>;
 	/**
-	 * Optional. Called as a shell tool is created in `cwd`, and as its call begins there (before the
-	 * folder check and the shell's lookup): starts what the command will need (locally, the shell
-	 * that becomes it, which joins its cgroup meanwhile) unless it is under way, so that this work
-	 * happens before the call, or overlaps its own preparation.
+	 * Optional. Called as a shell tool is created in `cwd` (`moment` "created") and as its call
+	 * begins there ("call", the default; before the folder check and the shell's lookup): starts
+	 * what the command will need unless it is under way, so that this work happens before the call,
+	 * or overlaps its own preparation. Locally: the shell that becomes the command, started as the
+	 * tool is created; it joins its cgroup as a call begins.
 	 */
-	prepare?(cwd: string): void;
+	prepare?(cwd: string, moment?: ShellPrepareMoment): void;
 	/** True when `exec` and `execToFile` honour `ShellExecRequest.readDescriptors` (without `tty`). Default: false. */
 	opensDescriptors?: boolean;
 }
+
+/** When `ShellOperations.prepare` is called: as the tool is created, or as a call begins. */
+export type ShellPrepareMoment = "created" | "call";
 
 /** Options of `ShellOperations.execKeepingOutput`. */
 export interface KeptOutputOptions {

@@ -100,6 +100,17 @@ describe.skipIf(noCgroups !== undefined)("the first command of a fresh process",
 		expect(await eventually(() => !existsSync(base))).toBe(true);
 	});
 
+	it.concurrent("lets the standby made as the tool was created join its cgroup on its own when no call comes", {
+		timeout: 60_000,
+	}, async ({ onTestFinished }) => {
+		const { child, printed } = await startFresh("joins-idle", 1, {}, onTestFinished);
+		expect(printed[0]?.base).toMatch(/\/toolbelt-\d+-[0-9a-f]+$/);
+		// The standby's shell (and its relay, started once it joined).
+		expect(printed[0]?.text).toMatch(/^\d+( \d+)*$/);
+		if (child.exitCode === null) await once(child, "exit");
+		expect(await eventually(() => !existsSync(printed[0]?.base ?? ""))).toBe(true);
+	});
+
 	// As nobody in a cgroup folder of its own, it can make cgroups below it but not move a process
 	// into one (that needs write access to the common ancestor's cgroup.procs, root's here).
 	const asNobody = process.getuid?.() === 0 && unprivilegedUnavailableReason() === undefined;

@@ -5,11 +5,12 @@ import type {
 	ShellExecResult,
 	ShellFileExecResult,
 	ShellOperations,
+	ShellPrepareMoment,
 } from "../../shell/exec-types.js";
 import { runLocalCommand } from "./local-run.js";
 import { canRelayOutput } from "./output-relay.js";
 import { opensDescriptors } from "./process-start.js";
-import { prepareCallShell } from "./standby-shell.js";
+import { prepareCallShell, prepareToolShell } from "./standby-shell.js";
 import { runTtyCommand } from "./tty-run.js";
 
 // The checks below are single system calls on metadata: on this thread they cost microseconds,
@@ -69,7 +70,12 @@ function execToFile(request: Omit<ShellExecRequest, "onData">, outputFile: numbe
  */
 export const localShellOperations: ShellOperations = {
 	exec,
-	...(canRelayOutput ? { prepare: prepareCallShell } : {}),
+	...(canRelayOutput
+		? {
+				prepare: (cwd: string, moment?: ShellPrepareMoment) =>
+					(moment === "created" ? prepareToolShell : prepareCallShell)(cwd),
+			}
+		: {}),
 	isDirectory,
 	findExecutable,
 	...(canRelayOutput ? { execToFile } : {}),

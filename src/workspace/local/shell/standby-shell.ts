@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { statSync } from "node:fs";
-import type { Socket } from "node:net";
 import type { Writable } from "node:stream";
 import { registerSessionCleanup } from "../process/background-registry.js";
 import {
@@ -9,7 +8,6 @@ import {
 	discardPreparedCgroup,
 	killCommandCgroup,
 	prepareCommandCgroup,
-	settleCgroupProbe,
 } from "../process/cgroup.js";
 import {
 	attachRoot,
@@ -19,6 +17,7 @@ import {
 } from "../process/containment.js";
 import { keepOrRelease } from "./left-running.js";
 import { relayAheadTarget, relayCat, wrapperName, wrapperShell } from "./output-relay.js";
+import { awaitJoinReport, killGroup, type StandbyShell, streamsOf } from "./standby-answer.js";
 import { launchScript, type StandbyCommand, standbyScript } from "./standby-launch.js";
 
 /**
@@ -32,10 +31,11 @@ import { launchScript, type StandbyCommand, standbyScript } from "./standby-laun
  * before. The shell waits with an empty environment, so it carries no caller's variables.
  *
  * Only for output into a file (the relay), where a cgroup is used, and for the working folder it
- * was started in. The first one is started as the first shell tool of a process is created (or by
- * its first call; `prepareFirstStandbyShell`), runs that call's command, and tells whether it could join: that decides
- * whether commands run in cgroups at all, in place of a blocking probe at the first call. A shell
- * that could not join says so and exits 125 once it has its command, as a fresh one would.
+ * was started in. The first one is started as the first shell tool of a process is created
+ * (`prepareToolShell`; else by its first call), joins its cgroup once a call begins (or a moment
+ * later), runs that call's command, and tells whether it could join: that decides whether commands
+ * run in cgroups at all, in place of a blocking probe at the first call (standby-answer.ts). A
+ * shell that could not join says so and exits 125 once it has its command, as a fresh one would.
  *
  * When the next one is started: starting a shell is a fork of this process, which blocks its event
  * loop until the child has exec'd (2-3 ms quiet, 15 ms and more on a busy machine). Calls that
@@ -44,24 +44,6 @@ import { launchScript, type StandbyCommand, standbyScript } from "./standby-laun
  * result is out (`prepareStandbyAfterResult`), so that a short command's result never waits for
  * the fork, and the shell joins while the model reads.
  */
-interface StandbyShell {
-	containment: ProcessContainment;
-	child: ChildProcess;
-	cwd: string;
-	exited: boolean;
-	/** Forgets the session cleanup that ends the shell while it waits. */
-	unregister: () => void;
-	/**
-	 * The first shell, until it said whether it joined its cgroup. It may be handed its command
-	 * before (it reads it only after saying): then the answer settles the command's containment.
-	 */
-	probing: Promise<void> | undefined;
-	/** True once it was handed a command. */
-	launched: boolean;
-	/** True while it waits for a word from toolbelt before it joins its cgroup (see `releaseStandbyShell`). */
-	held: boolean;
-}
-
 let waiting: StandbyShell | undefined;
 /** Calls begun in this process: a standby due after one call's result is not made once another began. */
 let callsBegun = 0;
@@ -73,9 +55,6 @@ let lastResultAt = Number.NEGATIVE_INFINITY;
  */
 const backToBackMs = 50;
 let startedFromStandby = 0;
-
-/** How long the first standby may take to say whether it joined, in ms (the blocking probe's limit). */
-const joinReportTimeoutMs = 5000;
 
 /** How many commands started from a standby shell in this process (for tests and diagnostics). */
 export function standbyShellStarts(): number {
@@ -95,24 +74,6 @@ function sameFolder(shell: StandbyShell, cwd: string): boolean {
 	} catch {
 		return false;
 	}
-}
-
-/** Its pipes: stdin, the first one's answer (stdout), the relay's channel (3) and the launch (4). */
-function streamsOf(child: ChildProcess): (Socket | null | undefined)[] {
-	return [child.stdin, child.stdout, child.stdio[3], child.stdio[4]] as (Socket | null | undefined)[];
-}
-
-/** SIGKILLs the standby's process group (it leads one: spawned detached), else the shell alone. */
-function killGroup(child: ChildProcess): void {
-	try {
-		if (child.pid !== undefined) {
-			process.kill(-child.pid, "SIGKILL");
-			return;
-		}
-	} catch {
-		// No group left: the shell alone, if it is still there.
-	}
-	child.kill("SIGKILL");
 }
 
 /**
@@ -136,71 +97,12 @@ function discard(shell: StandbyShell): Promise<void> {
 	return exited.then(() => keepOrRelease(shell.containment.tree, { background: false, openRelayPid: undefined }));
 }
 
-/**
- * The first standby, handed its command, answered: when it could not join, its command runs in
- * its process group (with the marker), as every command does from now on; when it stayed silent
- * (wedged in the join), it is killed both ways, before or while it runs its command.
- */
-function settleLaunchedProbe(shell: StandbyShell, joined: boolean | undefined, timedOut: boolean): void {
-	const { containment } = shell;
-	const cgroup = containment.tree.cgroup;
-	if (joined === false) {
-		containment.mechanism = "process-group";
-		containment.joinScript = "";
-		delete containment.tree.cgroup;
-	} else if (joined === undefined && timedOut) {
-		if (cgroup !== undefined) killCommandCgroup(cgroup);
-		killGroup(shell.child);
-	}
-}
-
-/**
- * Waits for the first standby to say whether it joined its cgroup, and settles with that whether
- * commands use cgroups. Without an answer (it died, or stayed silent) the next command's
- * containment decides by the blocking probe. A shell that is not to be used is discarded, unless
- * it was handed its command already (see `settleLaunchedProbe`).
- */
-function awaitJoinReport(shell: StandbyShell): Promise<void> {
-	const { stdout } = shell.child;
-	return new Promise<void>((resolve) => {
-		let text = "";
-		let answered = false;
-		const done = (joined: boolean | undefined, timedOut = false) => {
-			if (answered) return;
-			answered = true;
-			clearTimeout(timer);
-			shell.probing = undefined;
-			stdout?.destroy();
-			const usable = joined !== undefined && settleCgroupProbe(joined) && joined;
-			if (shell.launched) settleLaunchedProbe(shell, joined, timedOut);
-			else if (!usable && waiting === shell) {
-				waiting = undefined;
-				void discard(shell);
-			}
-			resolve();
-		};
-		// The pipe is referenced once a call is handed the command (`startFromStandby`): a call waiting
-		// for the answer keeps the process alive, a standby made as a tool was created does not.
-		// Decided after the next poll of the event loop: an answer that is waiting in the pipe
-		// (the loop was blocked past the limit) is read first.
-		const timer = setTimeout(() => setImmediate(() => done(undefined, true)), joinReportTimeoutMs);
-		timer.unref();
-		// Buffers turned to text here: `setEncoding` loads a string decoder on a process's first call.
-		stdout?.on("data", (chunk: Buffer) => {
-			text += chunk.toString("latin1");
-			if (text.includes("\n")) done(text.startsWith("yes\n"));
-		});
-		stdout?.on("error", () => done(undefined));
-		stdout?.on("close", () => done(undefined));
-	});
-}
-
 function spawnStandby(
 	cwd: string,
 	shellPath: string,
-	options: { probeCgroup?: string; held?: boolean } = {},
+	options: { probeCgroup?: string; held?: boolean; untilCall?: boolean } = {},
 ): StandbyShell | undefined {
-	const { probeCgroup, held = false } = options;
+	const { probeCgroup, untilCall = false, held = untilCall } = options;
 	const probing = probeCgroup !== undefined;
 	const containment = createProcessContainment(probing ? { cgroup: probeCgroup } : {});
 	const cgroup = containment.tree.cgroup;
@@ -237,6 +139,8 @@ function spawnStandby(
 		probing: undefined,
 		launched: false,
 		held,
+		untilCall,
+		startAnswerClock: () => {},
 	};
 	child.on("error", () => {
 		shell.exited = true;
@@ -258,7 +162,12 @@ function spawnStandby(
 		void discard(shell);
 		return undefined;
 	}
-	if (probing) shell.probing = awaitJoinReport(shell);
+	if (probing)
+		shell.probing = awaitJoinReport(shell, () => {
+			if (waiting !== shell) return;
+			waiting = undefined;
+			void discard(shell);
+		});
 	shell.unregister = registerSessionCleanup({
 		killNow: () => {
 			killCommandCgroup(cgroup);
@@ -306,6 +215,7 @@ export function startFromStandby(command: StandbyCommand): StandbyStart | undefi
 	for (const stream of streamsOf(shell.child)) stream?.ref();
 	const go = shell.held ? "\n" : "";
 	shell.held = false;
+	shell.startAnswerClock();
 	// Where its relay, waiting already, appends the output; then the command.
 	(shell.child.stdio[3] as Writable).write(relayAheadTarget(command.outputFile));
 	(shell.child.stdio[4] as Writable).end(`${go}${Buffer.byteLength(launch)}\n${launch}`);
@@ -358,9 +268,15 @@ export function prepareStandbyAfterResult(cwd: string): void {
  */
 export function releaseStandbyShell(): void {
 	const shell = waiting;
-	if (!shell?.held || shell.exited) return;
+	if (!shell?.held || shell.untilCall || shell.exited) return;
 	prepareCommandCgroup();
+	letJoin(shell);
+}
+
+/** Sends a held standby the word to join its cgroup. */
+function letJoin(shell: StandbyShell): void {
 	shell.held = false;
+	shell.startAnswerClock();
 	(shell.child.stdio[4] as Writable).write("\n");
 }
 
@@ -370,11 +286,37 @@ export function releaseStandbyShell(): void {
  * blocking probe (which then also starts its own shell). Nothing when that is
  * decided already, or without the relay's shell.
  */
-export function prepareFirstStandbyShell(cwd: string): void {
+export function prepareFirstStandbyShell(cwd: string, options: { untilCall?: boolean } = {}): void {
 	if (waiting || !wrapperShell) return;
 	const cgroup = beginCgroupProbe();
 	if (cgroup === undefined) return;
-	waiting = spawnStandby(cwd, wrapperShell, { probeCgroup: cgroup });
+	waiting = spawnStandby(cwd, wrapperShell, { probeCgroup: cgroup, ...options });
+}
+
+/**
+ * How long after a tool's creation its held standby joins its cgroup if no call began: longer than
+ * a call made at once (a program's, a one-shot CLI's) takes to begin, shorter than a model's reply.
+ */
+const joinAfterCreationMs = 250;
+
+/**
+ * As a shell tool is created in `cwd`: starts the shell its first command will run in, unless one
+ * waits already. Its spawn (a fork of this process, which blocks the event loop) happens here, not
+ * inside a call. The shell then waits, before its cgroup join, until a call begins
+ * (`prepareCallShell`) or `joinAfterCreationMs` passed: a join waits for an RCU grace period, and
+ * the shell's start, the first standby's answer and its relay's start would otherwise land, with
+ * their cold code, in a call of another tool made right after the creation. After a model's
+ * reply, the first call finds the shell joined and its relay started.
+ */
+export function prepareToolShell(cwd: string): void {
+	if (waiting || !wrapperShell) return;
+	if (cgroupsInUse()) waiting = spawnStandby(cwd, wrapperShell, { untilCall: true });
+	else prepareFirstStandbyShell(cwd, { untilCall: true });
+	const shell = waiting;
+	if (!shell?.untilCall) return;
+	setTimeout(() => {
+		if (waiting === shell && shell.held && !shell.exited) letJoin(shell);
+	}, joinAfterCreationMs).unref();
 }
 
 /**
@@ -387,6 +329,7 @@ export function prepareFirstStandbyShell(cwd: string): void {
  */
 export function prepareCallShell(cwd: string): void {
 	callsBegun++;
+	if (waiting?.held && waiting.untilCall && !waiting.exited) letJoin(waiting);
 	if (waiting || !wrapperShell) return;
 	if (!cgroupsInUse()) {
 		prepareFirstStandbyShell(cwd);
