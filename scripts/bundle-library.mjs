@@ -16,12 +16,17 @@
 //   The build-time validators (a CommonJS file next to their module) are bundled instead: required
 //   from disk, they cost a tool's creation ~7 ms of CPU in a fresh process.
 // - The type declarations stay tsc's (the "types" of each export).
+// - The functions of the modules a first tool call runs (scripts/call-path-modules.mjs) are compiled
+//   as the bundle loads, not lazily inside that call (scripts/eager-functions.mjs). That moves a
+//   declaration to the top of its file, which is sound while no two files import each other.
 // Without esbuild (an install without dev dependencies) each entry file is one line that
 // re-exports tsc's output, which then loads as before.
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { asciiBundleText } from "./ascii-bundle.mjs";
+import { callPathModules } from "./call-path-modules.mjs";
+import { eagerFunctionsText } from "./eager-functions.mjs";
 import { requireCommonJsDefaults, requiredPackages } from "./required-packages.mjs";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -108,7 +113,33 @@ const result = await esbuild.build({
 	legalComments: "eof",
 	logLevel: "warning",
 });
+/**
+ * Throws when the files' static imports form a cycle: a function declaration moved to the top of
+ * its file as `var f = (function f…)` is unset until that file runs, which a cycle would let another
+ * file's code reach first.
+ */
+function checkNoImportCycle(files) {
+	const imports = new Map(
+		files.map((file) => {
+			const statements = file.text.matchAll(/^(?:import|export)\b[^;]*?from\s*"\.\/([^"]+)"|^import\s*"\.\/([^"]+)"/gm);
+			return [basename(file.path), [...statements].map((match) => match[1] ?? match[2])];
+		}),
+	);
+	const done = new Set();
+	const visit = (name, path) => {
+		if (path.includes(name)) throw new Error(`bundle-library: import cycle ${[...path, name].join(" -> ")}`);
+		if (done.has(name)) return;
+		for (const next of imports.get(name) ?? []) visit(next, [...path, name]);
+		done.add(name);
+	};
+	for (const name of imports.keys()) visit(name, []);
+}
+
+checkNoImportCycle(result.outputFiles);
+// TOOLBELT_LAZY_BUNDLE=1: none (to measure against, or to list the modules anew).
+const eager = new Set(process.env.TOOLBELT_LAZY_BUNDLE ? [] : callPathModules.map((module) => `dist/${module}`));
 for (const file of result.outputFiles) {
+	const text = (eager.size > 0 && (await eagerFunctionsText(file.text, (module) => eager.has(module)))) || file.text;
 	// An ASCII file is read into a one-byte string: half the memory, no UTF-8 decoding.
-	await writeFile(file.path, (await asciiBundleText(file.text)) ?? file.text);
+	await writeFile(file.path, (await asciiBundleText(text)) ?? text);
 }
