@@ -57,13 +57,20 @@ async function piSide(packageName) {
 	return { call, batch: (calls) => Promise.all(calls.map(([name, args]) => call(name, args))) };
 }
 
+// No-ops whose lazy compile V8 logs as the row's calls begin and end (`--log-function-events`):
+// bench/first-call/compiled.ts tells what the calls compiled from what the import did.
+function callBegins() {}
+function callEnds() {}
+
 const row = ROWS[rowName];
 if (!row) throw new Error(`no row ${rowName}`);
 const tools = side === "toolbelt" || side === "base" ? await toolbeltSide() : await piSide(piPackages[side]);
 const rssBefore = process.memoryUsage().rss;
+callBegins();
 const started = performance.now();
 const answer = await row.run(tools);
 const ms = performance.now() - started;
+callEnds();
 const ok = row.check(answer);
 const peakGrowthMB = (process.resourceUsage().maxRSS * 1024 - rssBefore) / 2 ** 20;
 console.log(
