@@ -16,16 +16,19 @@
 //   The build-time validators (a CommonJS file next to their module) are bundled instead: required
 //   from disk, they cost a tool's creation ~7 ms of CPU in a fresh process.
 // - The type declarations stay tsc's (the "types" of each export).
-// - The functions of the modules a first tool call runs (scripts/call-path-modules.mjs) are compiled
-//   as the bundle loads, not lazily inside that call (scripts/eager-functions.mjs). That moves a
-//   declaration to the top of its file, which is sound while no two files import each other.
+// - The functions a first tool call runs (scripts/call-path-functions.mjs, from V8's function events
+//   of the first-call bench) are compiled as the bundle loads, not lazily inside that call
+//   (scripts/eager-functions.mjs): the import pays what the call no longer does, so only those
+//   (every function so would add ~40 ms of CPU to the import; BENCHMARKS.md, "compiled before the
+//   first call"). A function the list no longer names is only lazy again. That moves a declaration
+//   to the top of its file, which is sound while no two files import each other.
 // Without esbuild (an install without dev dependencies) each entry file is one line that
 // re-exports tsc's output, which then loads as before.
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { asciiBundleText } from "./ascii-bundle.mjs";
-import { callPathModules } from "./call-path-modules.mjs";
+import { callPathFunctions } from "./call-path-functions.mjs";
 import { eagerFunctionsText } from "./eager-functions.mjs";
 import { requireCommonJsDefaults, requiredPackages } from "./required-packages.mjs";
 
@@ -136,10 +139,14 @@ function checkNoImportCycle(files) {
 }
 
 checkNoImportCycle(result.outputFiles);
-// TOOLBELT_LAZY_BUNDLE=1: none (to measure against, or to list the modules anew).
-const eager = new Set(process.env.TOOLBELT_LAZY_BUNDLE ? [] : callPathModules.map((module) => `dist/${module}`));
+// TOOLBELT_LAZY_BUNDLE=1: none (to measure against, or to list the functions anew).
+const eager = new Map(
+	process.env.TOOLBELT_LAZY_BUNDLE
+		? []
+		: Object.entries(callPathFunctions).map(([module, keys]) => [`dist/${module}`, new Set(keys)]),
+);
 for (const file of result.outputFiles) {
-	const text = (eager.size > 0 && (await eagerFunctionsText(file.text, (module) => eager.has(module)))) || file.text;
+	const text = (eager.size > 0 && (await eagerFunctionsText(file.text, (module) => eager.get(module)))) || file.text;
 	// An ASCII file is read into a one-byte string: half the memory, no UTF-8 decoding.
 	await writeFile(file.path, (await asciiBundleText(text)) ?? text);
 }

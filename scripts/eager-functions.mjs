@@ -1,23 +1,52 @@
-// Part of scripts/bundle-library.mjs: marks the functions of chosen modules of a bundled file for
-// V8 to compile as the file loads, not lazily inside the first call that runs them. V8 compiles a
-// function literal eagerly when it stands in parentheses (the "PIFE" heuristic, on every V8 Node
-// ships); the magic comment `//# allFunctionsCalledOnLoad` is not honoured by Node's loaders (V8 13.6
-// follows it only when the embedder asks). So, inside a chosen module's region of the file:
+// Part of scripts/bundle-library.mjs: marks chosen functions of a bundled file for V8 to compile
+// as the file loads, not lazily inside the first call that runs them. V8 compiles a function
+// literal eagerly when it stands in parentheses (the "PIFE" heuristic, on every V8 Node ships); the
+// magic comment `//# allFunctionsCalledOnLoad` is not honoured by Node's loaders (V8 13.6 follows
+// it only when the embedder asks). So, for a chosen function:
 // - a function or arrow expression gets parentheses;
 // - a function declaration, at the file's top or directly in a function's body, becomes
 //   `var name = (function name(…) {…});` at the top of that scope (after the imports or the
 //   directive prologue): a declaration is callable before its line runs, the assignment at the top
 //   keeps that for every statement of the scope. Across files, a declaration is callable before its
 //   file runs only through an import cycle; the caller checks the files' static imports have none.
-// Class members stay lazy: a method cannot be parenthesised. Positions, not names, decide: the text
-// of everything else is copied as is.
+// Class members stay lazy: a method cannot be parenthesised. The text of everything else is copied
+// as is.
 
 /**
- * `text` (an ES module) with the functions of the modules `eager(modulePath)` chooses compiled on
- * load. A module's region starts at esbuild's `// <path>` comment line; `undefined` when the
- * TypeScript parser is not installed (the text then stays as it is).
+ * The name a function is chosen by within its module: its own, else the variable, property or
+ * assignment target it is the value of; undefined for an anonymous one (a callback), which goes
+ * with the function around it.
  */
-export async function eagerFunctionsText(text, eager) {
+export function functionKey(ts, node) {
+	if (ts.isConstructorDeclaration(node)) return "constructor";
+	if (node.name !== undefined) return node.name.getText();
+	let parent = node.parent;
+	while (ts.isParenthesizedExpression(parent)) parent = parent.parent;
+	if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) {
+		return parent.name.getText();
+	}
+	if (ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+		return parent.left.getText();
+	}
+	return undefined;
+}
+
+/** esbuild's `// <path>` comment lines, where each module's part of a bundled file starts. */
+export function moduleRegions(text) {
+	return [...text.matchAll(/^\/\/ (\S+\.[cm]?js)$/gm)].map((match) => ({
+		start: match.index,
+		line: match[0],
+		module: match[1],
+	}));
+}
+
+/**
+ * `text` (an ES module) with the functions `chosen(modulePath)` names compiled on load:
+ * `chosen` gives a module's set of function keys (`functionKey`) or undefined. An anonymous
+ * function is chosen with the function it is written in. `undefined` when the TypeScript parser is
+ * not installed (the text then stays as it is).
+ */
+export async function eagerFunctionsText(text, chosen) {
 	let ts;
 	try {
 		ts = (await import("typescript")).default;
@@ -25,11 +54,7 @@ export async function eagerFunctionsText(text, eager) {
 		return undefined;
 	}
 	const source = ts.createSourceFile("bundle.js", text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
-	const regions = [...text.matchAll(/^\/\/ (\S+\.[cm]?js)$/gm)].map((match) => ({
-		start: match.index,
-		line: match[0],
-		chosen: eager(match[1]),
-	}));
+	const regions = moduleRegions(text).map((region) => ({ ...region, keys: chosen(region.module) }));
 	const regionAt = (position) => {
 		let found;
 		for (const region of regions) {
@@ -38,18 +63,24 @@ export async function eagerFunctionsText(text, eager) {
 		}
 		return found;
 	};
-	const chosenAt = (position) => regionAt(position)?.chosen === true;
+	const isChosen = (node) => {
+		const key = functionKey(ts, node);
+		if (key !== undefined) return regionAt(node.getStart(source))?.keys?.has(key) === true;
+		let outer = node.parent;
+		while (outer && !ts.isFunctionLike(outer)) outer = outer.parent;
+		return outer !== undefined && isChosen(outer);
+	};
 	const hoisted = (node) =>
 		ts.isFunctionDeclaration(node) &&
 		node.body !== undefined &&
 		node.name !== undefined &&
 		!node.modifiers?.some((modifier) => modifier.kind !== ts.SyntaxKind.AsyncKeyword) &&
 		(ts.isSourceFile(node.parent) || (ts.isBlock(node.parent) && ts.isFunctionLike(node.parent.parent))) &&
-		chosenAt(node.getStart(source));
+		isChosen(node);
 	const wrapped = (node) =>
 		(ts.isFunctionExpression(node) || ts.isArrowFunction(node)) &&
 		!ts.isParenthesizedExpression(node.parent) &&
-		chosenAt(node.getStart(source));
+		isChosen(node);
 
 	/** The text of `node` from its first token to its end, its descendants rewritten. */
 	const render = (node) => {

@@ -1,0 +1,339 @@
+// Written by `npx tsx bench/first-call/compiled.ts --write-list` on a build made with
+// TOOLBELT_LAZY_BUNDLE=1 (see scripts/eager-functions.mjs and scripts/bundle-library.mjs): the
+// functions each first-call row compiled inside its call, by module, as functionKey names them.
+
+/** Module path under dist/ → the keys of its functions compiled as the bundle loads. */
+export const callPathFunctions = {
+	"diagnostics/tool-fields.js": [
+		"diagnoseChanges",
+	],
+	"engine/abort.js": [
+		"dispose", "onAbort", "raceAbort", "startDeadline", "stop", "stoppableSignal",
+	],
+	"engine/call-conflicts.js": [
+		"add", "addTo", "ancestorsOf", "conflicts", "coveredBy", "index", "removeFrom",
+		"unknownConflicts",
+	],
+	"engine/call-outcome.js": [
+		"isToolResult", "parseArguments",
+	],
+	"engine/errors.js": [
+		"constructor", "throwIfAborted",
+	],
+	"engine/events.js": [
+		"close", "createThrottle", "emitSafely",
+	],
+	"engine/execute-tool-calls.js": [
+		"afterRun", "declare", "declareInTurn", "emit", "executeToolCalls", "finish", "forgetLookups",
+		"judge", "nestedCallsOf", "run", "settle", "settledAll",
+	],
+	"engine/file-mutation-queue.js": [
+		"withFileMutationQueue",
+	],
+	"engine/hooks.js": [
+		"declaredTarget",
+	],
+	"engine/truncate.js": [
+		"countLines", "cutText", "cutWindow", "formatSize", "isLowSurrogate", "truncate", "truncateHead",
+		"untouched",
+	],
+	"engine/validation/validate.js": [
+		"flatCopy", "validateToolArguments", "validatorFor",
+	],
+	"syntax/guard.js": [
+		"checkedText", "guardSyntax",
+	],
+	"syntax/languages.js": [
+		"syntaxLanguageOf",
+	],
+	"tools/edit/line-breaks.js": [
+		"countLineFeeds",
+	],
+	"tools/fs/argument-aliases.js": [
+		"aliasArguments",
+	],
+	"tools/fs/in-place-notice.js": [
+		"inPlaceNotice",
+	],
+	"tools/grep.js": [
+		"globInPath", "onBatch", "runGrep", "shownLine", "start",
+	],
+	"tools/notebook/notebook-json.js": [
+		"isNotebookPath",
+	],
+	"tools/read.js": [
+		"execute", "target",
+	],
+	"tools/read/chunk-reader.js": [
+		"bufferOf", "constructor", "read", "readAhead", "readInto", "settle", "settled",
+	],
+	"tools/read/growing-file.js": [
+		"grownSize",
+	],
+	"tools/read/line-collector.js": [
+		"add", "completeLength", "constructor", "cutLine", "finish",
+	],
+	"tools/read/line-pager.js": [
+		"countLinesFrom", "firstReadLength", "headLength", "pageLines", "readLinePage",
+	],
+	"tools/read/newline-count.js": [
+		"countNewlines2", "simdCount",
+	],
+	"tools/read/page-lines.js": [
+		"add", "addBytes", "addLineRun", "constructor", "reserve", "start", "text",
+	],
+	"tools/read/pdf/read-pdf.js": [
+		"isPdf",
+	],
+	"tools/read/read-file.js": [
+		"maxBytesOf", "readFileContent", "readHead", "readText",
+	],
+	"tools/read/sniff.js": [
+		"imageMimeType", "sniff", "startsWith", "withoutCutSequence",
+	],
+	"tools/read/unchanged-reads.js": [
+		"check", "readKey",
+	],
+	"tools/read/virtual-file.js": [
+		"isVirtualFile",
+	],
+	"tools/search/grep/collector.js": [
+		"add", "constructor", "format", "formatBlocks", "formatWithin", "joinGrepBlocks", "keep",
+		"noteUnshown",
+	],
+	"tools/search/grep/cut-line.js": [
+		"cutAroundMatch",
+	],
+	"tools/search/grep/digest.js": [
+		"atDepth", "cutFileLines", "digestGrepCut", "formatCount", "header", "marker", "mergeFolders",
+		"nextSteps", "plural", "shapeOf", "shownByFile", "stopLine", "summarizeFolders", "takeListing",
+		"unshownLine",
+	],
+	"tools/search/grep/early-stop.js": [
+		"beyondBounds", "constructor", "take",
+	],
+	"tools/search/grep/fit.js": [
+		"sizeOfBlocks",
+	],
+	"tools/search/grep/match-tally.js": [
+		"add", "addToFolder", "constructor", "folderKey", "result",
+	],
+	"tools/search/grep/ordered-collector.js": [
+		"add", "format", "lastKeptPath", "tidy",
+	],
+	"tools/search/grep/output-text.js": [
+		"describeGrepOutput",
+	],
+	"tools/search/hidden-filter.js": [
+		"withoutHidden",
+	],
+	"tools/search/path-glob.js": [
+		"splitPathGlob",
+	],
+	"tools/search/pinned-search.js": [
+		"runPinnedSearch", "start",
+	],
+	"tools/search/prepare-arguments.js": [
+		"caseSensitiveFromAliases", "isRecord2", "prepareGrepArguments", "rename",
+	],
+	"tools/search/run-search.js": [
+		"resolveSearchTarget", "runSearch", "untilStopped",
+	],
+	"tools/search/search-tool.js": [
+		"execute", "searchRunDetails", "searchTarget", "target", "withNotices",
+	],
+	"tools/shell/environment.js": [
+		"buildShellEnvironment",
+	],
+	"tools/shell/file-output.js": [
+		"close", "constructor", "countAndScanBefore", "create", "finish", "readTail", "size",
+	],
+	"tools/shell/line-count.js": [
+		"countNewlines",
+	],
+	"tools/shell/prepare-arguments.js": [
+		"prepareShellArguments",
+	],
+	"tools/shell/resolve-shell.js": [
+		"configuredShell", "firstFound", "resolveBashShell",
+	],
+	"tools/shell/run-shell-tool.js": [
+		"composeText", "effectiveTimeout", "execIntoFile", "execKeepingOutput", "failureOf", "finish",
+		"runShellTool", "shellToolExecute",
+	],
+	"tools/shell/secret-variables.js": [
+		"isSecretVariableName", "withoutCredentials",
+	],
+	"tools/shell/shell-tool.js": [
+		"target",
+	],
+	"tools/write.js": [
+		"execute", "target", "writeTarget",
+	],
+	"workspace/files/atomic-write.js": [
+		"creatingFolders", "replace", "replaceByRename", "resolveWriteTarget", "tempPathFor",
+		"writeFileAtomic",
+	],
+	"workspace/files/contract.js": [
+		"infoIfExists",
+	],
+	"workspace/files/legacy-encoding.js": [
+		"decodeText",
+	],
+	"workspace/files/temp-name.js": [
+		"tempNameFor",
+	],
+	"workspace/local/files/operations.js": [
+		"infoOf", "kindOf", "open", "realpath", "rename", "stat", "statIfExists", "writeFile",
+		"writeNewFileSync",
+	],
+	"workspace/local/files/readable-file.js": [
+		"close", "descriptorFile", "openReadable", "read",
+	],
+	"workspace/local/process/background-registry.js": [
+		"enforceRetention", "ensureExitCleanup", "holdRunningCommand", "installHandlers",
+		"registerOutputFile", "registerSessionCleanup", "releaseSmallOutputFile", "settleOutputFile",
+		"sizeOf", "uninstallWhenIdle",
+	],
+	"workspace/local/process/cgroup-members.js": [
+		"cgroupMembers", "isDead", "removeCgroup", "removeEmptyCgroup", "removeOnceEmptied", "visit",
+	],
+	"workspace/local/process/cgroup.js": [
+		"beginCgroupProbe", "cgroup2Mounts", "cgroupsInUse", "decodeMountField",
+		"deferredJoinCgroupScript", "joinCgroupScript", "makeBaseDirectory", "moveIntoCgroup",
+		"ownCgroupDirectory", "settleBase", "settleCgroupProbe", "sweepLater",
+	],
+	"workspace/local/process/containment.js": [
+		"attachRoot", "createProcessContainment", "releaseContainment",
+	],
+	"workspace/local/process/proc-stat.js": [
+		"isRunning", "readProcStat",
+	],
+	"workspace/local/process/process-end.js": [
+		"atProcessEnd", "install",
+	],
+	"workspace/local/process/process-tree.js": [
+		"findTreeProcesses",
+	],
+	"workspace/local/programs/trusted-programs.js": [
+		"findTrustedProgram", "isInside", "judgeFolder", "judgeProgram", "onlyOursUpToRoot",
+		"outOfWritersReach", "ownedByUs", "programFolders", "requireTrustedProgram", "tempFolders",
+		"writableByOthers",
+	],
+	"workspace/local/search/long-lines/grep-output-splitter.js": [
+		"constructor", "feed", "finish", "flush", "headOf", "parseHeader", "push", "readDigits", "take",
+	],
+	"workspace/local/search/operations.js": [
+		"grep", "loadRipgrepBackend", "stat", "withFallback",
+	],
+	"workspace/local/search/path-order/held-grep.js": [
+		"constructor", "end", "readUntil", "sorted", "stop",
+	],
+	"workspace/local/search/path-order/ordered-first-grep.js": [
+		"orderedFirstGrep", "stopOrdered",
+	],
+	"workspace/local/search/path-order/path-ordered-grep.js": [
+		"pathOrderedGrep", "startStoppable",
+	],
+	"workspace/local/search/read-calls.js": [
+		"readCallsCountable", "readCallsOf",
+	],
+	"workspace/local/search/ripgrep-backend.js": [
+		"commonArgs", "globArgs", "grepArgs", "mapBatches", "parse", "parseGrepLine", "pathFilter",
+		"posixPath", "ripgrepGrep", "ripgrepGrepStarter",
+	],
+	"workspace/local/search/ripgrep-launcher.js": [
+		"closed", "endOf", "exited", "kill", "killed", "killerOf", "known", "launchRipgrep",
+		"launcherReady", "noteRipgrepStarted", "pid", "prepareRipgrepLauncher", "readControlQuietly",
+		"socketOf", "stderrText", "stillRunnable", "watchEnds",
+	],
+	"workspace/local/search/ripgrep-pair.js": [
+		"end", "gone", "holdControl2", "kill", "pairScript", "readControl2", "release2",
+		"startEveryThread", "startRipgrepPair", "watch",
+	],
+	"workspace/local/search/ripgrep-path.js": [
+		"locateRipgrep",
+	],
+	"workspace/local/search/ripgrep-process.js": [
+		"directRun", "fatalMessage", "kill", "killedOnAbort", "piecesOf", "readCalls", "readLines",
+		"startDirectly", "startRipgrep", "startRipgrepPair2",
+	],
+	"workspace/local/shell/left-running.js": [
+		"collectLeftRunning", "escapeSearchStart", "idleFor", "keepOrRelease", "releasedWithRelay",
+		"stillRunning",
+	],
+	"workspace/local/shell/local-operations.js": [
+		"execToFile", "findExecutable", "isDirectory", "isExecutableFile",
+	],
+	"workspace/local/shell/local-run.js": [
+		"armTimeoutAndAbort", "finish", "maybeFinish", "onChunk", "onExit", "runLocalCommand",
+		"stopWatching", "wireChild",
+	],
+	"workspace/local/shell/output-relay.js": [
+		"announceAndCopy", "relayAheadScript", "relayAheadTarget", "relayCat", "relayEnvironment",
+	],
+	"workspace/local/shell/read-descriptors.js": [
+		"openDescriptorsScript",
+	],
+	"workspace/local/shell/relay-channel.js": [
+		"createRelayChannel", "readRelayAnnouncement",
+	],
+	"workspace/local/shell/run-state.js": [
+		"newRunState",
+	],
+	"workspace/local/shell/standby-launch.js": [
+		"launchScript", "shellLevel", "standbyScript",
+	],
+	"workspace/local/shell/standby-shell.js": [
+		"awaitJoinReport", "done", "prepareCallShell", "prepareFirstStandbyShell",
+		"prepareStandbyAfterResult", "prepareStandbyShell", "releaseStandbyShell", "sameFolder",
+		"settleLaunchedProbe", "spawnStandby", "startFromStandby", "streamsOf",
+	],
+	"workspace/output/candidate-lines.js": [
+		"firstCandidates", "merged", "needleLines",
+	],
+	"workspace/output/held-candidates.js": [
+		"constructor", "drain",
+	],
+	"workspace/output/scan-output-file.js": [
+		"withKeptLines",
+	],
+	"workspace/output/semantic-tail.js": [
+		"collapseRepeats", "collapseRuns", "end", "endLine", "keptBlock", "keptOutside", "scan",
+		"scanWholeLines", "seenOutside", "shapeOf", "wordyLength", "wordyShapeOf",
+	],
+	"workspace/paths/near-miss.js": [
+		"lookUpExistingPath", "mayHaveLookAlike", "pathVariants", "visibleKey",
+	],
+	"workspace/paths/paths.js": [
+		"displayPath",
+	],
+	"workspace/paths/real-path.js": [
+		"existingRealPath", "folderRealPath", "realPathOf",
+	],
+	"workspace/paths/scheduling-key.js": [
+		"foldName", "schedulingKey",
+	],
+	"workspace/paths/special-file-messages.js": [
+		"shellQuote",
+	],
+	"workspace/paths/visible-name.js": [
+		"isEscaped", "nameFromVisible", "visibleName",
+	],
+	"workspace/search/parent-ignore-files.js": [
+		"hasIgnoreSourcesAbove",
+	],
+	"workspace/search/sort-paths.js": [
+		"add", "comparePaths", "sortPaths", "sortedPathsUntil", "visitFolder", "walk",
+	],
+	"workspace/shell/output-tail.js": [
+		"completeUtf8Length", "describeOutput", "outputFilePath", "renderTail",
+	],
+	"workspace/shell/sanitize.js": [
+		"sanitizeTerminalOutput",
+	],
+	"workspace/workspace.js": [
+		"callTarget", "commandTarget", "filesFor", "isWorkspaceTarget", "lexicalLookup", "lexicalPath",
+		"pinFolder", "release", "resolve", "resolveTarget", "touchesOf",
+	],
+};
