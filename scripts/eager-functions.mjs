@@ -3,7 +3,8 @@
 // literal eagerly when it stands in parentheses (the "PIFE" heuristic, on every V8 Node ships); the
 // magic comment `//# allFunctionsCalledOnLoad` is not honoured by Node's loaders (V8 13.6 follows
 // it only when the embedder asks). So, for a chosen function:
-// - a function or arrow expression gets parentheses;
+// - a function or arrow expression gets parentheses; an arrow that reads no `this`, `arguments`,
+//   `super` or `new.target` becomes a function expression first (older V8s compile no arrow eagerly);
 // - a function declaration, at the file's top or directly in a function's body, becomes
 //   `var name = (function name(…) {…});` at the top of that scope (after the imports or the
 //   directive prologue): a declaration is callable before its line runs, the assignment at the top
@@ -82,6 +83,33 @@ export async function eagerFunctionsText(text, chosen) {
 		!ts.isParenthesizedExpression(node.parent) &&
 		isChosen(node);
 
+	/** Whether code reads what only an arrow takes from around it: `this`, `arguments`, `super`, `new.target`. */
+	const needsArrow = (node) => {
+		let found = false;
+		const visit = (child) => {
+			found ||=
+				child.kind === ts.SyntaxKind.ThisKeyword ||
+				child.kind === ts.SyntaxKind.SuperKeyword ||
+				ts.isMetaProperty(child) ||
+				(ts.isIdentifier(child) && child.text === "arguments");
+			if (!found) ts.forEachChild(child, visit);
+		};
+		visit(node);
+		return found;
+	};
+	/**
+	 * A chosen function's text for its parentheses. An arrow that needs nothing of an arrow's is
+	 * written as a function expression: V8 before 13 (Node 20 and 22) compiles a parenthesised arrow
+	 * lazily all the same, and 13.6 an async one.
+	 */
+	const eagerForm = (node) => {
+		if (!ts.isArrowFunction(node) || needsArrow(node)) return render(node);
+		const isAsync = node.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.AsyncKeyword);
+		const parameters = node.parameters.map(render).join(", ");
+		const body = ts.isBlock(node.body) ? render(node.body) : `{\n  return ${render(node.body)};\n}`;
+		return `${isAsync ? "async " : ""}function(${parameters}) ${body}`;
+	};
+
 	/** The text of `node` from its first token to its end, its descendants rewritten. */
 	const render = (node) => {
 		// A file's text starts at 0: its first token may follow comments.
@@ -110,7 +138,7 @@ export async function eagerFunctionsText(text, chosen) {
 				leading = false;
 				continue;
 			}
-			out += wrapped(child) ? `(${render(child)})` : render(child);
+			out += wrapped(child) ? `(${eagerForm(child)})` : render(child);
 			leading &&= ts.isSourceFile(node)
 				? ts.isImportDeclaration(child)
 				: ts.isExpressionStatement(child) && ts.isStringLiteral(child.expression);

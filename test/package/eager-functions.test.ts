@@ -16,7 +16,19 @@ const eagerText = eagerFunctionsText as (
 /** The functions chosen in the file below: those of dist/chosen.js but `notListed`. */
 const chosen = (module: string) =>
 	module === "dist/chosen.js"
-		? new Set(["hoisted", "nested", "inner", "arrow", "neverCalledChosen", "onValue", "method"])
+		? new Set([
+				"hoisted",
+				"nested",
+				"inner",
+				"arrow",
+				"neverCalledChosen",
+				"onValue",
+				"method",
+				"usesThis",
+				"get",
+				"usesArguments",
+				"first",
+			])
 		: undefined;
 
 // A bundled file as esbuild writes it: imports, then each module's region under its comment line.
@@ -44,6 +56,14 @@ async function neverCalledChosen() {
   return join("a", "b");
 }
 var handlers = { onValue: () => 1 };
+function usesThis() {
+  const get = () => this;
+  return get();
+}
+function usesArguments() {
+  const first = async () => arguments[0];
+  return first();
+}
 function notListed() {
   return [1].map((value) => value);
 }
@@ -57,7 +77,7 @@ class Kept {
 function neverCalledOther() {
   return 2;
 }
-export { early, arrow, handlers, Kept, innerName };
+export { early, arrow, handlers, Kept, innerName, usesThis, usesArguments };
 `;
 
 /** The functions V8 compiled to bytecode while importing `file` (its function events). */
@@ -95,6 +115,8 @@ describe("functions compiled as the bundle loads (scripts/eager-functions.mjs)",
 		const after = compiledOnImport(eager, join(temp(), "eager.log"));
 		expect(before).not.toContain("neverCalledChosen");
 		expect(after).toContain("neverCalledChosen");
+		// An arrow too, on every V8 (before 13, a parenthesised arrow stayed lazy).
+		expect(after).toContain("arrow");
 		expect(after).not.toContain("neverCalledOther");
 		expect(after).not.toContain("notListed");
 		// A class member cannot be parenthesised: listed or not, it stays lazy.
@@ -115,6 +137,10 @@ describe("functions compiled as the bundle loads (scripts/eager-functions.mjs)",
 		expect(module.innerName.name).toBe("innerName");
 		expect(module.handlers.onValue.name).toBe("onValue");
 		expect(new module.Kept().method()).toBe(1);
+		// An arrow that reads its surroundings' `this` or `arguments` stays an arrow.
+		const target = {};
+		expect(module.usesThis.call(target)).toBe(target);
+		expect(await module.usesArguments("a", "b")).toBe("a");
 		// The directive stays first in its body, so the function stays strict.
 		expect(text).toMatch(/function nested\(value\) \{\n {2}"use strict";\nvar inner = \(function inner/);
 		// The other module's text is as it was.
