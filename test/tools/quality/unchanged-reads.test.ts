@@ -32,6 +32,23 @@ describe("unchanged re-reads", () => {
 		expect(resultText(await read.execute("3", { path: "a.txt" }, undefined))).toBe("     1\tone\n     2\t2");
 	});
 
+	it("compares by the text until the loop turns and by its hash after, both ways", async () => {
+		// The hash of a new range is taken at the next turn of the event loop (the first hash of a
+		// process is ~1 ms of a first read); a repeat may come before or after it.
+		await writeFile(join(temp(), "a.txt"), "one\n");
+		const read = createReadTool(temp());
+		await read.execute("1", { path: "a.txt" }, undefined);
+		expect(resultText(await read.execute("2", { path: "a.txt" }, undefined))).toContain("is unchanged since");
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(resultText(await read.execute("3", { path: "a.txt" }, undefined))).toContain("is unchanged since");
+		await writeFile(join(temp(), "a.txt"), "uno\n");
+		expect(resultText(await read.execute("4", { path: "a.txt" }, undefined))).toBe("     1\tuno");
+		await writeFile(join(temp(), "a.txt"), "one\n");
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(resultText(await read.execute("5", { path: "a.txt" }, undefined))).toBe("     1\tone");
+		expect(resultText(await read.execute("6", { path: "a.txt" }, undefined))).toContain("is unchanged since");
+	});
+
 	it("can be turned off per tool", async () => {
 		await writeFile(join(temp(), "a.txt"), "one\n");
 		const read = createReadTool(temp(), { unchangedReads: false });
