@@ -11,6 +11,8 @@ export interface CallFootprint {
 
 interface Entry extends CallFootprint {
 	done: Promise<void>;
+	/** Every key its keys lie below (`ancestorsOf`), worked out once for its adding and its removal. */
+	ancestors: readonly string[];
 }
 
 /** Every key a key lies below: `""` (the root) and `/a` for `/a/b`. */
@@ -52,6 +54,11 @@ export class PendingCalls {
 	private readonly unknown = new Set<Entry>();
 	private readonly byKey = new Map<string, Set<Entry>>();
 	private readonly byAncestor = new Map<string, Set<Entry>>();
+	/**
+	 * `ancestorsOf` by folder: the calls of a batch mostly share their folders, and the same string
+	 * objects then keep their hash for the index's look-ups (a key sliced anew is hashed anew).
+	 */
+	private readonly folderAncestors = new Map<string, readonly string[]>();
 
 	/** How many calls are pending. */
 	get size(): number {
@@ -71,37 +78,58 @@ export class PendingCalls {
 		if (this.all.size === 0) return [];
 		if (call.keys === undefined) return [...(call.exclusive ? this.all : this.exclusive)].map((entry) => entry.done);
 		const found = new Set<Entry>(this.unknown);
+		const take = (entries: Set<Entry> | undefined) => {
+			if (entries) for (const entry of entries) found.add(entry);
+		};
 		for (const key of call.keys) {
-			for (const entry of this.byKey.get(key) ?? []) found.add(entry);
-			for (const entry of this.byAncestor.get(key) ?? []) found.add(entry);
-			for (const ancestor of ancestorsOf(key)) for (const entry of this.byKey.get(ancestor) ?? []) found.add(entry);
+			take(this.byKey.get(key));
+			take(this.byAncestor.get(key));
+			for (const ancestor of this.ancestorsOf(key)) take(this.byKey.get(ancestor));
 		}
-		return [...found].filter((entry) => call.exclusive || entry.exclusive).map((entry) => entry.done);
+		const waits: Promise<void>[] = [];
+		for (const entry of found) if (call.exclusive || entry.exclusive) waits.push(entry.done);
+		return waits;
 	}
 
 	/** Records a started call until `done` settles (it must not reject). */
 	add(call: CallFootprint, done: Promise<void>): void {
-		const entry: Entry = { ...call, done };
-		this.index(entry, true);
-		void done.then(() => this.index(entry, false));
+		const { exclusive, keys } = call;
+		const ancestors =
+			keys?.length === 1 ? this.ancestorsOf(keys[0] as string) : (keys ?? []).flatMap((key) => this.ancestorsOf(key));
+		const entry: Entry = { exclusive, keys, done, ancestors };
+		this.all.add(entry);
+		if (exclusive) this.exclusive.add(entry);
+		if (!keys) this.unknown.add(entry);
+		for (const key of keys ?? []) addTo(this.byKey, key, entry);
+		for (const ancestor of entry.ancestors) addTo(this.byAncestor, ancestor, entry);
+		void done.then(() => this.remove(entry));
 	}
 
-	private index(entry: Entry, adding: boolean): void {
-		const sets = [this.all, ...(entry.exclusive ? [this.exclusive] : []), ...(entry.keys ? [] : [this.unknown])];
-		for (const set of sets) {
-			if (adding) set.add(entry);
-			else set.delete(entry);
+	/** Every key `key` lies below (see the free `ancestorsOf`), the same array for every key of one folder. */
+	private ancestorsOf(key: string): readonly string[] {
+		const cut = key.lastIndexOf("/");
+		if (cut === -1) return [];
+		const folder = key.slice(0, cut);
+		let ancestors = this.folderAncestors.get(folder);
+		if (!ancestors) {
+			ancestors = [...ancestorsOf(folder), folder];
+			this.folderAncestors.set(folder, ancestors);
 		}
-		for (const key of entry.keys ?? []) {
-			(adding ? addTo : removeFrom)(this.byKey, key, entry);
-			for (const ancestor of ancestorsOf(key)) (adding ? addTo : removeFrom)(this.byAncestor, ancestor, entry);
-		}
+		return ancestors;
+	}
+
+	private remove(entry: Entry): void {
+		this.all.delete(entry);
+		this.exclusive.delete(entry);
+		this.unknown.delete(entry);
+		for (const key of entry.keys ?? []) removeFrom(this.byKey, key, entry);
+		for (const ancestor of entry.ancestors) removeFrom(this.byAncestor, ancestor, entry);
 	}
 }
 
 /** True when every key of `inner` is one of `outer`'s or lies below one (so waiting for `outer`'s conflicts covered it). */
 export function coveredBy(inner: readonly string[] | undefined, outer: readonly string[] | undefined): boolean {
-	if (outer === undefined) return true;
+	if (outer === undefined || inner === outer) return true;
 	if (inner === undefined) return false;
 	return inner.every((key) => outer.some((wider) => key === wider || key.startsWith(`${wider}/`)));
 }

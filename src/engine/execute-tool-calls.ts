@@ -188,12 +188,15 @@ async function run(state: BatchState, toolCall: ToolCall, call: ReadyCall): Prom
 	let outcome: Outcome;
 	try {
 		const result: unknown = await raceAbort(
-			Promise.resolve().then(() =>
-				tool.execute(toolCall.id, args, signal, (partial) => throttle.push(partial), {
-					target,
-					...(state.options.session ? { session: state.options.session } : {}),
-					nestedCalls: nestedCallsOf(state, toolCall),
-				}),
+			// A throw before the tool's first await rejects the task like any other.
+			new Promise((resolve) =>
+				resolve(
+					tool.execute(toolCall.id, args, signal, (partial) => throttle.push(partial), {
+						target,
+						...(state.options.session ? { session: state.options.session } : {}),
+						nestedCalls: nestedCallsOf(state, toolCall),
+					}),
+				),
 			),
 			{ signal, graceMs: state.abortGraceMs },
 		);
@@ -267,9 +270,8 @@ async function settle(
 	startedAt: number,
 	preparation: Preparation,
 ): Promise<void> {
-	const outcome = preparation.ready
-		? await afterRun(state, toolCall, preparation, await run(state, toolCall, preparation))
-		: preparation.outcome;
+	let outcome = preparation.ready ? await run(state, toolCall, preparation) : preparation.outcome;
+	if (preparation.ready && state.options.afterToolCall) outcome = await afterRun(state, toolCall, preparation, outcome);
 	finish(state, index, toolCall, outcome, startedAt);
 }
 
@@ -290,7 +292,8 @@ async function declareInTurn(
 	exclusive: boolean,
 ): Promise<Declared | { ready: false; outcome: Outcome }> {
 	// Behind a command nothing is looked at until it is done: it may change what any path resolves to.
-	await settledAll(pending.unknownConflicts({ exclusive }));
+	const behind = pending.unknownConflicts({ exclusive });
+	if (behind.length > 0) await Promise.all(behind);
 	for (;;) {
 		if (state.options.signal?.aborted) return { ready: false, outcome: abortedBeforeStart(toolCall.name) };
 		const declared = await declare(state, toolCall);
@@ -342,7 +345,11 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
 			finish(state, index, toolCall, abortedBeforeStart(toolCall.name), startedAt);
 			continue;
 		}
-		const preparation = declared.ready ? await judge(state, toolCall, declared) : declared;
+		const preparation = !declared.ready
+			? declared
+			: options.beforeToolCall
+				? await judge(state, toolCall, declared)
+				: { ...declared, terminate: false };
 		const keys = preparation.ready ? preparation.target?.touches : undefined;
 		if (preparation.ready && declared.ready && !coveredBy(keys, declared.target?.touches)) {
 			// A hook moved the call to something else: it also waits for what touches that (its hooks judged it as it was).

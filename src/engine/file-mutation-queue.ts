@@ -9,6 +9,8 @@ const queues = new Map<string, Promise<void>>();
  * call to the same file. Only the look-up is serialized; the mutations themselves are not.
  */
 let intake: Promise<unknown> = Promise.resolve();
+/** Look-ups in `intake` not done yet: while there are none, a key given as a string takes its place at once. */
+let lookupsPending = 0;
 
 /** Options of `withFileMutationQueue`. */
 export interface FileMutationQueueOptions {
@@ -22,11 +24,26 @@ export interface FileMutationQueueOptions {
 	key?: string | Promise<string>;
 }
 
+/** The key of a mutation, once every earlier call has taken its place in line. */
+async function lookUp(path: string, given: string | Promise<string> | undefined): Promise<string> {
+	lookupsPending++;
+	const lookup = intake.then(() =>
+		given === undefined ? resolve(path) : Promise.resolve(given).catch(() => resolve(path)),
+	);
+	intake = lookup;
+	try {
+		return await lookup;
+	} finally {
+		lookupsPending--;
+	}
+}
+
 /**
  * Runs `fn` when every earlier mutation of the same file has finished, and holds the slot until
  * `fn` has settled — also when it throws or its caller was aborted, so the next writer never
  * overlaps I/O still in flight. Mutations of one file run in call order; mutations of different
- * files run concurrently.
+ * files run concurrently. A key known already, with no earlier look-up pending, takes its place
+ * and starts `fn` at once (a batch's write has its target resolved before it runs).
  */
 export async function withFileMutationQueue<T>(
 	path: string,
@@ -34,25 +51,21 @@ export async function withFileMutationQueue<T>(
 	options: FileMutationQueueOptions = {},
 ): Promise<T> {
 	const { key: given } = options;
-	const lookup = intake.then(() =>
-		given === undefined ? resolve(path) : Promise.resolve(given).catch(() => resolve(path)),
-	);
-	intake = lookup;
-	const key = await lookup;
-	const previous = queues.get(key) ?? Promise.resolve();
+	const key = typeof given === "string" && lookupsPending === 0 ? given : await lookUp(path, given);
+	const previous = queues.get(key);
 	let release: () => void = () => {};
+	// Settles after `fn` has, which is after `previous` has: the next mutation of the file waits for it.
 	const done = new Promise<void>((resolveDone) => {
 		release = resolveDone;
 	});
-	const tail = previous.then(() => done);
-	queues.set(key, tail);
+	queues.set(key, done);
 	try {
-		await previous;
+		if (previous) await previous;
 		return await fn();
 	} finally {
 		release();
 		// The last one out removes the entry, so the map holds only files with work pending.
-		if (queues.get(key) === tail) queues.delete(key);
+		if (queues.get(key) === done) queues.delete(key);
 	}
 }
 

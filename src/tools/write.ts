@@ -11,7 +11,7 @@ import {
 } from "../syntax/index.js";
 import type { FileOperations } from "../workspace/index.js";
 import {
-	callTarget,
+	carriedTarget,
 	type FileToolOptions,
 	type WorkspaceTarget,
 	workspaceOf,
@@ -79,14 +79,19 @@ export function createWriteTool(cwd: string, options: WriteToolOptions = {}): Wr
 		prepareArguments: aliasArguments({ path: PATH_ALIASES, content: ["contents", "file_text", "text", "data"] }),
 		target: ({ path }, context) => workspace.resolveTarget({ access: "write", path }, { lookups: context?.lookups }),
 		execute: (_toolCallId, { path, content, allow_syntax_errors }, signal, _onUpdate, context) => {
-			const target = callTarget(workspace, context?.target, { access: "write", path });
+			const declared = { access: "write", path } as const;
+			const lexical = workspace.lexicalPath(path.trim());
+			const input = { content, allowSyntaxErrors: allow_syntax_errors };
+			// Resolved already (a call through the engine): its key takes the place in line at once.
+			const carried = carriedTarget(workspace, context?.target, declared);
+			if (carried) {
+				const key = carried.resolved?.key ?? lexical;
+				return withFileMutationQueue(lexical, () => writeTarget(carried, input, signal, options), { key });
+			}
+			const target = workspace.resolveTarget(declared);
 			// The place in line is taken now, in call order, even though the key is still being resolved.
-			const key = target.then((resolved) => resolved.resolved?.key ?? workspace.lexicalPath(path.trim()));
-			return withFileMutationQueue(
-				workspace.lexicalPath(path.trim()),
-				async () => writeTarget(await target, { content, allowSyntaxErrors: allow_syntax_errors }, signal, options),
-				{ key },
-			);
+			const key = target.then((resolved) => resolved.resolved?.key ?? lexical);
+			return withFileMutationQueue(lexical, async () => writeTarget(await target, input, signal, options), { key });
 		},
 	});
 }

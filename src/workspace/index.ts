@@ -83,6 +83,7 @@ export {
 export {
 	type CommandTarget,
 	callTarget,
+	carriedTarget,
 	commandTarget,
 	createLocalWorkspace,
 	type DeclaredTarget,

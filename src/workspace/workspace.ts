@@ -237,10 +237,20 @@ export function callTarget(
 	declared: DeclaredTarget,
 	options?: ResolveOptions,
 ): Promise<WorkspaceTarget> {
-	if (isWorkspaceTarget(given) && given.workspace === workspace && given.path === declared.path) {
-		return Promise.resolve(given);
-	}
-	return workspace.resolveTarget(declared, options);
+	const carried = carriedTarget(workspace, given, declared);
+	return carried ? Promise.resolve(carried) : workspace.resolveTarget(declared, options);
+}
+
+/**
+ * The target the engine carried when this workspace resolved it for the same path (see
+ * `callTarget`), known without waiting; undefined when `execute` must resolve it itself.
+ */
+export function carriedTarget(
+	workspace: Workspace,
+	given: ToolTarget | undefined,
+	declared: DeclaredTarget,
+): WorkspaceTarget | undefined {
+	return isWorkspaceTarget(given) && given.workspace === workspace && given.path === declared.path ? given : undefined;
 }
 
 /** The target of a shell call: the command it runs, in which shell syntax. */

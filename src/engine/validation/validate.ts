@@ -96,7 +96,8 @@ function flatCopy(args: unknown): Record<string, unknown> | undefined {
 	if (typeof args !== "object" || args === null || Object.getPrototypeOf(args) !== Object.prototype) return undefined;
 	if (Object.getOwnPropertySymbols(args).length > 0) return undefined;
 	const copy: Record<string, unknown> = {};
-	for (const [name, value] of Object.entries(args)) {
+	for (const name of Object.keys(args)) {
+		const value = (args as Record<string, unknown>)[name];
 		if (typeof value === "object" && value !== null) return undefined;
 		if (typeof value === "function" || typeof value === "symbol" || name === "__proto__") return undefined;
 		copy[name] = value;

@@ -7,15 +7,17 @@ export const PATH_ALIASES = ["file_path", "filePath", "file", "filename"] as con
  * Anything else is left for validation to report.
  */
 export function aliasArguments(aliases: Record<string, readonly string[]>): (args: unknown) => unknown {
+	const pairs = Object.entries(aliases).flatMap(([field, names]) => names.map((alias) => [field, alias] as const));
 	return (args) => {
 		if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
-		const result: Record<string, unknown> = { ...(args as Record<string, unknown>) };
-		for (const [field, names] of Object.entries(aliases)) {
-			for (const alias of names) {
-				if (!(alias in result)) continue;
-				if (result[field] === undefined || result[field] === null) result[field] = result[alias];
-				delete result[alias];
-			}
+		const given = args as Record<string, unknown>;
+		// The usual call names no alias and sends no null: it is passed on as it is (validation copies it).
+		if (!pairs.some(([, alias]) => alias in given) && !Object.values(given).includes(null)) return args;
+		const result: Record<string, unknown> = { ...given };
+		for (const [field, alias] of pairs) {
+			if (!(alias in result)) continue;
+			if (result[field] === undefined || result[field] === null) result[field] = result[alias];
+			delete result[alias];
 		}
 		for (const [field, value] of Object.entries(result)) if (value === null) delete result[field];
 		return result;

@@ -3,9 +3,11 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import { visibleName } from "./visible-name.js";
 
 /** Expands a leading `~` or `~/` to the home directory (default: the user's); other paths are returned as they are. */
-export function expandHome(path: string, homeDir: string = homedir()): string {
-	if (path === "~") return homeDir;
-	if (path.startsWith("~/") || path.startsWith(`~${sep}`)) return resolve(homeDir, path.slice(2));
+export function expandHome(path: string, homeDir?: string): string {
+	// The home folder is asked for only when there is a `~` to expand (every tool path comes through here).
+	if (path.charCodeAt(0) !== 0x7e) return path;
+	if (path === "~") return homeDir ?? homedir();
+	if (path.startsWith("~/") || path.startsWith(`~${sep}`)) return resolve(homeDir ?? homedir(), path.slice(2));
 	return path;
 }
 
@@ -23,11 +25,27 @@ export function resolveToolPath(cwd: string, path: string): string {
  * control characters escaped (`visibleName`).
  */
 export function displayPath(cwd: string, absolutePath: string): string {
-	const relativePath = relative(cwd, absolutePath);
+	const relativePath = relativeInside(cwd, absolutePath) ?? relative(cwd, absolutePath);
 	if (relativePath === "") return ".";
 	// `..notes` is a name inside cwd; only `..` as a whole segment leaves it.
 	const outside = relativePath === ".." || relativePath.startsWith(`..${sep}`) || isAbsolute(relativePath);
 	// On Windows the backslash separates names (no name holds one): only the names are escaped.
 	if (outside) return sep === "\\" ? absolutePath.split(sep).map(visibleName).join(sep) : visibleName(absolutePath);
 	return visibleName(relativePath.split(sep).join("/"));
+}
+
+/** A separator doubled, a `.` or `..` name, or a separator at the end: a path `resolve` would still change. */
+const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
+
+/**
+ * `relative(cwd, path)` for a POSIX path below `cwd`, both already normal (as `resolveToolPath`
+ * gives them), by slicing: `relative` resolves both paths again, on every result a file tool shows.
+ * Undefined for anything else, which `relative` then handles.
+ */
+function relativeInside(cwd: string, path: string): string | undefined {
+	if (sep !== "/" || cwd.charCodeAt(0) !== 0x2f || path.charCodeAt(0) !== 0x2f) return undefined;
+	const start = cwd === "/" ? 1 : cwd.length + 1;
+	if (!path.startsWith(cwd) || (cwd !== "/" && path.charCodeAt(cwd.length) !== 0x2f)) return undefined;
+	if (NOT_NORMAL.test(cwd) || NOT_NORMAL.test(path)) return undefined;
+	return path.slice(start);
 }

@@ -1,4 +1,4 @@
-import { basename, dirname, join, resolve, sep } from "node:path";
+import { basename, dirname, resolve, sep } from "node:path";
 import { type FileInfo, type FileOperations, infoIfExists } from "../files/contract.js";
 
 /** Most links followed before a chain counts as a loop (the kernel's own limit is 40). */
@@ -36,7 +36,7 @@ export async function realPathOf(files: FileOperations, path: string, options: R
 			// A folder above a missing file is nearly always there: its realpath answers at once, without
 			// an lstat first. Only when that fails is it looked at (missing too, or a dangling link to follow).
 			const real = await folderRealPath(files, current, lookups).catch(() => undefined);
-			if (real !== undefined) return join(real, ...[...rest].reverse());
+			if (real !== undefined) return below(real, rest);
 		}
 		const info =
 			known !== undefined
@@ -52,7 +52,7 @@ export async function realPathOf(files: FileOperations, path: string, options: R
 		}
 		try {
 			const real = await existingRealPath(files, current, info, lookups);
-			return rest.length === 0 ? real : join(real, ...[...rest].reverse());
+			return rest.length === 0 ? real : below(real, rest);
 		} catch (error) {
 			if (info.kind !== "symlink") throw error;
 			// A dangling link: follow it to where it points.
@@ -86,7 +86,20 @@ async function existingRealPath(
 ): Promise<string> {
 	const folder = dirname(path);
 	if (!lookups || info.kind === "symlink" || folder === path) return files.realpath(path);
-	return join(await folderRealPath(files, folder, lookups), basename(path));
+	return below(await folderRealPath(files, folder, lookups), [basename(path)]);
+}
+
+/**
+ * The path of the names `reversed` (deepest first, as `realPathOf` collects them) below the real
+ * path `folder`. Both come from a resolved path (plain names, no `.` or `..`), so they are joined
+ * as they are: `join` would normalize them again on every write.
+ */
+function below(folder: string, reversed: readonly string[]): string {
+	let path = folder;
+	for (let index = reversed.length - 1; index >= 0; index--) {
+		path = path.endsWith(sep) ? `${path}${reversed[index]}` : `${path}${sep}${reversed[index]}`;
+	}
+	return path;
 }
 
 /** True when `path` is `root` or lies below it (both absolute, compared as written). */

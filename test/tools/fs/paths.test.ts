@@ -1,7 +1,8 @@
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { displayPath, resolveToolPath } from "../../../src/workspace/paths/paths.js";
+import { schedulingKey } from "../../../src/workspace/paths/scheduling-key.js";
 
 describe("paths", () => {
 	const cwd = join(homedir(), "project");
@@ -24,5 +25,30 @@ describe("paths", () => {
 		expect(displayPath(cwd, homedir())).toBe(homedir());
 		expect(displayPath(cwd, join(homedir(), "other/file"))).toBe(join(homedir(), "other/file"));
 		expect(displayPath(cwd, `${cwd}-evil/file`)).toBe(`${cwd}-evil/file`);
+	});
+
+	it("shows a path as relative() would, also one not written normally (the sliced form is only for normal paths)", () => {
+		const cases: [string, string][] = [
+			["/w", "/w/a/./b"],
+			["/w", "/w/a/../b"],
+			["/w", "/w//a"],
+			["/w", "/w/a/"],
+			["/w/", "/w/a"],
+			["/w/.", "/w/a"],
+			["/", "/a/b"],
+			["/", "/"],
+			["/w", "/w"],
+		];
+		for (const [from, to] of cases) expect(displayPath(from, to)).toBe(relative(from, to) || ".");
+	});
+
+	it("gives a file's scheduling key whether or not the folder before it was the same", () => {
+		expect(schedulingKey("/W/A/x.TXT")).toBe("/w/a/x.txt");
+		expect(schedulingKey("/W/A/y.txt")).toBe("/w/a/y.txt");
+		expect(schedulingKey("/W/B/y.txt")).toBe("/w/b/y.txt");
+		expect(schedulingKey("/a")).toBe("/a");
+		expect(schedulingKey("/")).toBe("");
+		expect(schedulingKey("/W/A/")).toBe("/w/a");
+		expect(schedulingKey("/W/A/x.TXT")).toBe("/w/a/x.txt");
 	});
 });
