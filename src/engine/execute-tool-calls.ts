@@ -112,14 +112,16 @@ function finish(state: BatchState, index: number, toolCall: ToolCall, outcome: O
 		isError: outcome.isError,
 		timestamp: Date.now(),
 	};
-	emit(state, {
-		type: "tool_execution_end",
-		toolCallId: toolCall.id,
-		toolName: toolCall.name,
-		result: outcome.result,
-		isError: outcome.isError,
-		durationMs: Date.now() - startedAt,
-	});
+	// No event is built for nobody (a batch of 1,000 writes without a listener).
+	if (state.options.onEvent)
+		emit(state, {
+			type: "tool_execution_end",
+			toolCallId: toolCall.id,
+			toolName: toolCall.name,
+			result: outcome.result,
+			isError: outcome.isError,
+			durationMs: Date.now() - startedAt,
+		});
 }
 
 /** A call whose tool, arguments and target are known; its hooks have not run yet. */
@@ -335,12 +337,13 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
 		const exclusive = mode === "sequential" || state.toolsByName.get(toolCall.name)?.executionMode === "sequential";
 		const declared = await declareInTurn(state, toolCall, pending, exclusive);
 		const startedAt = Date.now();
-		emit(state, {
-			type: "tool_execution_start",
-			toolCallId: toolCall.id,
-			toolName: toolCall.name,
-			args: toolCall.arguments,
-		});
+		if (options.onEvent)
+			emit(state, {
+				type: "tool_execution_start",
+				toolCallId: toolCall.id,
+				toolName: toolCall.name,
+				args: toolCall.arguments,
+			});
 		if (signal?.aborted) {
 			finish(state, index, toolCall, abortedBeforeStart(toolCall.name), startedAt);
 			continue;

@@ -99,19 +99,29 @@ export async function lookUpExistingPath(cwd: string, path: string, operations: 
 	const own = (await infoIfExists(operations, absolutePath, { noFollow: true }).catch(explained)) ?? null;
 	const exact = own?.kind === "symlink" ? await infoIfExists(operations, absolutePath).catch(explained) : own;
 	if (exact) return { absolutePath, info: exact, match: "exact", own };
+	const trimmed = path.trim();
 	// Models paste paths with a trailing newline or space, or with the `@` of a file mention.
-	const sloppy = [path.trim(), path.trim().replace(/^@/, "")]
-		.filter((candidate) => candidate !== path && candidate !== "")
-		.map((candidate) => resolveToolPath(cwd, candidate));
+	const sloppy =
+		trimmed === path && trimmed.charCodeAt(0) !== 0x40
+			? []
+			: [trimmed, trimmed.replace(/^@/, "")]
+					.filter((candidate) => candidate !== path && candidate !== "")
+					.map((candidate) => resolveToolPath(cwd, candidate));
 	// A name given back as results showed it, escapes and all (`a\nb.txt` for a name holding a newline).
 	const unescaped = sep === "/" ? nameFromVisible(absolutePath) : undefined;
 	const shown = unescaped !== undefined ? [unescaped] : [];
-	for (const variant of [...new Set([...sloppy, ...shown, ...pathVariants(absolutePath)])]) {
+	const variants = pathVariants(absolutePath);
+	// Nearly always none (a plain name that is not there yet): no list is made.
+	const candidates =
+		sloppy.length + shown.length + variants.length === 0 ? [] : [...new Set([...sloppy, ...shown, ...variants])];
+	for (const variant of candidates) {
 		const info = await infoIfExists(operations, variant);
 		if (info) return { absolutePath: variant, info, match: "variant" };
 	}
 	const folder = dirname(absolutePath);
-	const wanted = visibleKey(basename(absolutePath));
+	const name = basename(absolutePath);
+	// Printable ASCII is its own visible key (no other form, no Unicode space).
+	const wanted = PRINTABLE_ASCII.test(name) ? name : visibleKey(name);
 	// Skips reading the folder (a write of 1,000 new files into one folder read it 1,000 times) when no other name can look the same.
 	const names = mayHaveLookAlike(wanted) ? await entryNames(operations, folder) : [];
 	const matches = names.filter((name) => visibleKey(name) === wanted);
@@ -122,7 +132,6 @@ export async function lookUpExistingPath(cwd: string, path: string, operations: 
 	}
 	// A name that starts or ends with whitespace is a pasting slip, never meant: `write` of
 	// " /tmp/x" or "new.ts\n" creates /tmp/x and new.ts, not a folder named " " or a name with a newline.
-	const trimmed = path.trim();
 	if (trimmed === "" || trimmed === path) return { absolutePath, info: undefined, match: undefined, own };
 	return { absolutePath: resolveToolPath(cwd, trimmed), info: undefined, match: undefined };
 }

@@ -31,7 +31,7 @@ export function displayPath(cwd: string, absolutePath: string): string {
 	const outside = relativePath === ".." || relativePath.startsWith(`..${sep}`) || isAbsolute(relativePath);
 	// On Windows the backslash separates names (no name holds one): only the names are escaped.
 	if (outside) return sep === "\\" ? absolutePath.split(sep).map(visibleName).join(sep) : visibleName(absolutePath);
-	return visibleName(relativePath.split(sep).join("/"));
+	return visibleName(sep === "/" ? relativePath : relativePath.split(sep).join("/"));
 }
 
 /** A separator doubled, a `.` or `..` name, or a separator at the end: a path `resolve` would still change. */

@@ -62,6 +62,9 @@ export async function realPathOf(files: FileOperations, path: string, options: R
 	return resolve(path);
 }
 
+/** The entry of `TargetContext.lookups` that maps folders to their real paths. */
+const REAL_PATHS = "realpath";
+
 /** A folder's real path, asked once per batch when the batch shares its look-ups. */
 async function folderRealPath(
 	files: FileOperations,
@@ -69,11 +72,16 @@ async function folderRealPath(
 	lookups: Map<string, unknown> | undefined,
 ): Promise<string> {
 	if (!lookups) return files.realpath(folder);
-	const key = `realpath\u0000${folder}`;
-	const known = lookups.get(key);
-	if (typeof known === "string") return known;
+	// One entry of the batch's look-ups holds every folder's (the folder itself is the key: no string to build per call).
+	let known = lookups.get(REAL_PATHS) as Map<string, string> | undefined;
+	if (!known) {
+		known = new Map();
+		lookups.set(REAL_PATHS, known);
+	}
+	const found = known.get(folder);
+	if (found !== undefined) return found;
 	const real = await files.realpath(folder);
-	lookups.set(key, real);
+	known.set(folder, real);
 	return real;
 }
 
