@@ -96,6 +96,11 @@ export function createWriteTool(cwd: string, options: WriteToolOptions = {}): Wr
 	});
 }
 
+/** What a syntax check or diagnostics that did not run add to a result. */
+function nothingFound(): { notes: string[]; files: never[] } {
+	return { notes: [], files: [] };
+}
+
 async function writeTarget(
 	target: WorkspaceTarget,
 	input: { content: string; allowSyntaxErrors: boolean | undefined },
@@ -116,14 +121,18 @@ async function writeTarget(
 		? await encodeLikeExisting(operations, absolutePath, content)
 		: { data: content, note: undefined };
 	// The old content only for a file whose syntax or diagnostics are checked (a failed read: judged as a new file).
+	const checked = isSyntaxChecked(absolutePath, options.syntaxCheck);
 	const before =
-		resolved.info && (isSyntaxChecked(absolutePath, options.syntaxCheck) || options.diagnostics?.handles(absolutePath))
+		resolved.info && (checked || options.diagnostics?.handles(absolutePath))
 			? await operations.readFile(absolutePath).catch(() => undefined)
 			: undefined;
-	const syntax = await guardSyntax([{ path: absolutePath, display: shown, before, after: content }], {
-		mode: options.syntaxCheck,
-		allowErrors: input.allowSyntaxErrors,
-	});
+	// A file of no checked language (most writes of a batch of data) skips the check's calls altogether.
+	const syntax = checked
+		? await guardSyntax([{ path: absolutePath, display: shown, before, after: content }], {
+				mode: options.syntaxCheck,
+				allowErrors: input.allowSyntaxErrors,
+			})
+		: nothingFound();
 	throwIfAborted(signal);
 	try {
 		result = await writeFileAtomic(absolutePath, encoded.data, { operations, flush: options.flush });
@@ -131,9 +140,9 @@ async function writeTarget(
 		if (isAbortError(error)) throw error;
 		throw new ToolError(fileSystemErrorMessage(error, shown, "write"), { path: shown, absolutePath });
 	}
-	const diagnostics = await diagnoseChanges(options.diagnostics, [
-		{ path: absolutePath, display: shown, before, after: content },
-	]);
+	const diagnostics = options.diagnostics
+		? await diagnoseChanges(options.diagnostics, [{ path: absolutePath, display: shown, before, after: content }])
+		: nothingFound();
 	const lines = countLines(content);
 	const through =
 		result.targetPath === absolutePath ? "" : ` (through the symlink, to ${workspace.displayPath(result.targetPath)})`;
