@@ -369,7 +369,8 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
 			void task.then(() => forgetLookups(state));
 		}
 		if (mode === "sequential") await task;
-		else if (preparation.ready) pending.add({ exclusive, keys }, task);
+		// Only later calls of this batch look at what is pending: the last one need not be indexed (a batch of one).
+		else if (preparation.ready && index < toolCalls.length - 1) pending.add({ exclusive, keys }, task);
 		running.push(task);
 	}
 	await Promise.all(running);
