@@ -15,12 +15,17 @@ import type {
  * declares none, so every call has one (a fresh object per call, which hooks may use as the
  * call's own state).
  */
-export async function declaredTarget(
+export function declaredTarget(
 	tool: AnyAgentTool,
 	args: Record<string, unknown>,
 	context?: TargetContext,
 ): Promise<ToolTarget> {
-	return tool.target ? await tool.target(args, context) : { access: "execute" };
+	// The tool's own promise when it makes one (no wrapper of it per call); a throw rejects.
+	try {
+		return Promise.resolve(tool.target ? tool.target(args, context) : { access: "execute" });
+	} catch (error) {
+		return Promise.reject(error);
+	}
 }
 
 /**
