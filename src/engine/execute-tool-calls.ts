@@ -10,7 +10,7 @@ import {
 	parseArguments,
 } from "./call-outcome.js";
 import { errorMessage } from "./errors.js";
-import { createThrottle, emitSafely } from "./events.js";
+import { createThrottle, emitSafely, type Throttle } from "./events.js";
 import { applyResultPatch, declaredTarget } from "./hooks.js";
 import type { ToolSession } from "./session.js";
 import type {
@@ -178,22 +178,30 @@ async function judge(state: BatchState, toolCall: ToolCall, declared: Declared):
 async function run(state: BatchState, toolCall: ToolCall, call: ReadyCall): Promise<Outcome> {
 	const { tool, args, target } = call;
 	const { signal } = state.options;
-	const throttle = createThrottle<ToolResult>(state.updateIntervalMs, (partialResult) =>
-		emit(state, {
-			type: "tool_execution_update",
-			toolCallId: toolCall.id,
-			toolName: tool.name,
-			args: toolCall.arguments,
-			partialResult,
-		}),
-	);
+	// Made at the first update: most calls (a write, a read) send none.
+	let throttle: Throttle<ToolResult> | undefined;
+	let settled = false;
+	const onUpdate = (partial: ToolResult) => {
+		// An update after the result is dropped, as a closed throttle drops it.
+		if (settled) return;
+		throttle ??= createThrottle<ToolResult>(state.updateIntervalMs, (partialResult) =>
+			emit(state, {
+				type: "tool_execution_update",
+				toolCallId: toolCall.id,
+				toolName: tool.name,
+				args: toolCall.arguments,
+				partialResult,
+			}),
+		);
+		throttle.push(partial);
+	};
 	let outcome: Outcome;
 	try {
 		const result: unknown = await raceAbort(
 			// A throw before the tool's first await rejects the task like any other.
 			new Promise((resolve) =>
 				resolve(
-					tool.execute(toolCall.id, args, signal, (partial) => throttle.push(partial), {
+					tool.execute(toolCall.id, args, signal, onUpdate, {
 						target,
 						...(state.options.session ? { session: state.options.session } : {}),
 						nestedCalls: nestedCallsOf(state, toolCall),
@@ -208,7 +216,8 @@ async function run(state: BatchState, toolCall: ToolCall, call: ReadyCall): Prom
 	} catch (error) {
 		outcome = outcomeOfThrow(tool.name, error);
 	} finally {
-		throttle.close();
+		settled = true;
+		throttle?.close();
 	}
 	if (call.terminate) outcome.result = { ...outcome.result, terminate: true };
 	if (call.repaired) {

@@ -80,14 +80,14 @@ export function createWriteTool(cwd: string, options: WriteToolOptions = {}): Wr
 		target: ({ path }, context) => workspace.resolveTarget({ access: "write", path }, { lookups: context?.lookups }),
 		execute: (_toolCallId, { path, content, allow_syntax_errors }, signal, _onUpdate, context) => {
 			const declared = { access: "write", path } as const;
-			const lexical = workspace.lexicalPath(path.trim());
 			const input = { content, allowSyntaxErrors: allow_syntax_errors };
 			// Resolved already (a call through the engine): its key takes the place in line at once.
 			const carried = carriedTarget(workspace, context?.target, declared);
 			if (carried) {
-				const key = carried.resolved?.key ?? lexical;
-				return withFileMutationQueue(lexical, () => writeTarget(carried, input, signal, options), { key });
+				const key = carried.resolved?.key ?? workspace.lexicalPath(path.trim());
+				return withFileMutationQueue(key, () => writeTarget(carried, input, signal, options), { key });
 			}
+			const lexical = workspace.lexicalPath(path.trim());
 			const target = workspace.resolveTarget(declared);
 			// The place in line is taken now, in call order, even though the key is still being resolved.
 			const key = target.then((resolved) => resolved.resolved?.key ?? lexical);

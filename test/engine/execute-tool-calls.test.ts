@@ -225,6 +225,44 @@ describe("executeToolCalls: abort", () => {
 });
 
 describe("executeToolCalls: updates", () => {
+	it("sends a call's first update at once and none after its result", async () => {
+		const schema = Type.Object({});
+		let late: ((update: { content: { type: "text"; text: string }[] }) => void) | undefined;
+		const tool: AgentTool<typeof schema> = {
+			name: "late",
+			description: "",
+			parameters: schema,
+			execute: async (_id, _args, _signal, onUpdate) => {
+				onUpdate?.({ content: [{ type: "text", text: "first" }] });
+				late = onUpdate;
+				return { content: [{ type: "text", text: "done" }] };
+			},
+		};
+		// One that sends nothing until after its result (no update was ever made for it).
+		let silentLate: typeof late;
+		const silent: AgentTool<typeof schema> = {
+			name: "silent",
+			description: "",
+			parameters: schema,
+			execute: async (_id, _args, _signal, onUpdate) => {
+				silentLate = onUpdate;
+				return { content: [{ type: "text", text: "done" }] };
+			},
+		};
+		const updates: unknown[] = [];
+		await executeToolCalls({
+			tools: [tool, silent],
+			toolCalls: [call("late", {}), call("silent", {})],
+			onEvent: (event) => {
+				if (event.type === "tool_execution_update") updates.push(event.partialResult);
+			},
+		});
+		late?.({ content: [{ type: "text", text: "after the result" }] });
+		silentLate?.({ content: [{ type: "text", text: "after the result" }] });
+		await new Promise((resolve) => setTimeout(resolve, 150));
+		expect(updates).toEqual([{ content: [{ type: "text", text: "first" }] }]);
+	});
+
 	it("throttles tool_execution_update events per call", async () => {
 		const schema = Type.Object({});
 		const chatty: AgentTool<typeof schema> = {

@@ -1,4 +1,4 @@
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, resolve, sep } from "node:path";
 import { localFileOperations } from "../local/index.js";
 import { type FileInfo, type FileOperations, infoIfExists } from "./contract.js";
 import { tempNameFor } from "./temp-name.js";
@@ -65,8 +65,11 @@ export async function resolveWriteTarget(
 }
 
 function tempPathFor(targetPath: string): string {
-	// Same folder, so the rename stays on one file system and is atomic.
-	return join(dirname(targetPath), tempNameFor(basename(targetPath)));
+	// Same folder, so the rename stays on one file system and is atomic. The folder is taken as the
+	// target names it, not normalized (`join` would, on every write): the temp name holds no separator.
+	const folder = dirname(targetPath);
+	const name = tempNameFor(basename(targetPath));
+	return folder.endsWith(sep) ? `${folder}${name}` : `${folder}${sep}${name}`;
 }
 
 /**

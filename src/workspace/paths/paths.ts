@@ -37,15 +37,18 @@ export function displayPath(cwd: string, absolutePath: string): string {
 /** A separator doubled, a `.` or `..` name, or a separator at the end: a path `resolve` would still change. */
 const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
 
+/** True for an absolute POSIX path `resolve` would give back as it is (no `.`, `..`, doubled or trailing separator). */
+export function isNormalAbsolute(path: string): boolean {
+	return sep === "/" && path.charCodeAt(0) === 0x2f && !NOT_NORMAL.test(path);
+}
+
 /**
  * `relative(cwd, path)` for a POSIX path below `cwd`, both already normal (as `resolveToolPath`
  * gives them), by slicing: `relative` resolves both paths again, on every result a file tool shows.
  * Undefined for anything else, which `relative` then handles.
  */
 function relativeInside(cwd: string, path: string): string | undefined {
-	if (sep !== "/" || cwd.charCodeAt(0) !== 0x2f || path.charCodeAt(0) !== 0x2f) return undefined;
-	const start = cwd === "/" ? 1 : cwd.length + 1;
 	if (!path.startsWith(cwd) || (cwd !== "/" && path.charCodeAt(cwd.length) !== 0x2f)) return undefined;
-	if (NOT_NORMAL.test(cwd) || NOT_NORMAL.test(path)) return undefined;
-	return path.slice(start);
+	if (!isNormalAbsolute(cwd) || !isNormalAbsolute(path)) return undefined;
+	return path.slice(cwd === "/" ? 1 : cwd.length + 1);
 }

@@ -1,5 +1,6 @@
 import { basename, dirname, resolve, sep } from "node:path";
 import { type FileInfo, type FileOperations, infoIfExists } from "../files/contract.js";
+import { isNormalAbsolute } from "./paths.js";
 
 /** Most links followed before a chain counts as a loop (the kernel's own limit is 40). */
 const MAX_HOPS = 64;
@@ -24,7 +25,8 @@ export interface RealPathOptions {
  * mutation queue's key all use it (through `Workspace.realPath`).
  */
 export async function realPathOf(files: FileOperations, path: string, options: RealPathOptions = {}): Promise<string> {
-	let current = resolve(path);
+	// Mostly a path the workspace resolved already: normalizing it again would give it back as it is.
+	let current = isNormalAbsolute(path) ? path : resolve(path);
 	const rest: string[] = [];
 	const { lookups } = options;
 	// What `current` itself is, when the caller has just looked.
