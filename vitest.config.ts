@@ -32,11 +32,12 @@ export default defineConfig({
 				// Most files leave the process as they found it: they share a worker, which keeps the
 				// modules loaded from one file to the next (loading them again for each file was about a
 				// fifth of the suite's CPU). `npm run structure` (scripts/shared-worker-tests.mjs) keeps
-				// process-wide state out of them.
+				// process-wide state out of them; `vi.stubEnv` and `vi.stubGlobal` end with their file.
 				extends: true,
 				test: {
 					name: "shared",
 					isolate: false,
+					setupFiles: ["test/schedule/restore-stubs.ts"],
 					include: ["test/**/*.test.ts"],
 					exclude: [...configDefaults.exclude, ...ownWorker],
 				},

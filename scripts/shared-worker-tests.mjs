@@ -88,7 +88,11 @@ const processCalls = new Set([
 	"setUncaughtExceptionCaptureCallback",
 	"setSourceMapsEnabled",
 ]);
-const viCalls = new Set(["mock", "doMock", "stubGlobal", "stubEnv", "useFakeTimers"]);
+const viCalls = new Set(["mock", "doMock", "useFakeTimers"]);
+// `vi.stubEnv` and `vi.stubGlobal` end with their file (test/schedule/restore-stubs.ts), except what
+// the product reads once per process: a stubbed containment variable would switch every later shell
+// of the worker to process groups, as the restored value is never read again.
+const readOncePerProcess = new Set(["TOOLBELT_SHELL_CONTAINMENT", "TOOLBELT_HOOK_LAUNCHER"]);
 const assignments = new Set([
 	ts.SyntaxKind.EqualsToken,
 	ts.SyntaxKind.PlusEqualsToken,
@@ -126,6 +130,12 @@ function processWideState(file) {
 			if (ownerText === "process" && processCalls.has(name.text) && !(name.text === "umask" && node.arguments.length === 0))
 				report(node, `calls process.${name.text}`);
 			if (ownerText === "vi" && viCalls.has(name.text)) report(node, `calls vi.${name.text}`);
+			const stubbed = node.arguments[0];
+			if (ownerText === "vi" && name.text === "stubEnv" && stubbed && !ts.isStringLiteralLike(stubbed))
+				report(node, "stubs a variable it does not name");
+			if (ownerText === "vi" && name.text === "stubEnv" && stubbed && ts.isStringLiteralLike(stubbed)) {
+				if (readOncePerProcess.has(stubbed.text)) report(node, `stubs ${stubbed.text}, read once per process`);
+			}
 			if (ownerText === "vi" && name.text === "spyOn" && node.arguments[0]) {
 				const spied = node.arguments[0].getText(source);
 				if (/^(process|globalThis|global|console)\b/.test(spied)) report(node, `spies on ${spied}`);

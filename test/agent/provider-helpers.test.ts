@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { apiKeyEnvVar, defaultBaseUrl, isLocalBaseUrl, resolveApiKey } from "../../src/agent/providers/config.js";
 import { createStreamFn, modelApi } from "../../src/agent/providers/index.js";
 import { parsePartialJson, parseToolArguments } from "../../src/agent/providers/partial-json.js";
@@ -85,13 +85,11 @@ describe("provider configuration", () => {
 	it("createStreamFn reports a missing key as an error message, never a throw", async () => {
 		const streamFn = createStreamFn();
 		const events = [];
-		const env = process.env.ANTHROPIC_API_KEY;
-		process.env.ANTHROPIC_API_KEY = "";
+		vi.stubEnv("ANTHROPIC_API_KEY", "");
 		try {
 			for await (const event of streamFn({ provider: "anthropic", id: "claude" }, { messages: [] })) events.push(event);
 		} finally {
-			if (env === undefined) delete process.env.ANTHROPIC_API_KEY;
-			else process.env.ANTHROPIC_API_KEY = env;
+			vi.unstubAllEnvs();
 		}
 		expect(events).toHaveLength(1);
 		expect(events[0]).toMatchObject({ type: "error", message: { stopReason: "error" } });

@@ -24,8 +24,8 @@ describe("the check that keeps process-wide state out of shared workers", () => 
 			.filter((line) => line !== undefined);
 		expect(reported).toEqual([
 			"changes-the-process.ts:6 calls vi.mock",
-			"changes-the-process.ts:7 calls vi.stubEnv",
-			"changes-the-process.ts:8 calls vi.stubGlobal",
+			"changes-the-process.ts:7 stubs TOOLBELT_SHELL_CONTAINMENT, read once per process",
+			"changes-the-process.ts:8 stubs a variable it does not name",
 			"changes-the-process.ts:9 spies on process",
 			"changes-the-process.ts:10 assigns process.env.TOOLBELT_SHELL_CONTAINMENT",
 			"changes-the-process.ts:11 assigns process.env.PATH",
@@ -41,7 +41,7 @@ describe("the check that keeps process-wide state out of shared workers", () => 
 		expect(printed).toContain("test/schedule/own-worker.json");
 	});
 
-	it("passes a file that only reads the process and gives children their own environment", () => {
+	it("passes a file that only reads the process, gives children their own environment and stubs what ends with the file", () => {
 		expect(check("test/schedule/fixtures/shares-a-worker.ts")).toEqual({
 			status: 0,
 			printed: "1 test files share workers and change no process-wide state\n",

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import { bashSchema, createBashTool, createBashToolDefinition } from "../../src/tools/bash.js";
 import { resolveBashShell } from "../../src/tools/shell/resolve-shell.js";
@@ -196,17 +196,13 @@ describe("bash: startup files", () => {
 		// bash reads ~/.bashrc unless told not to; a slow or blocking rc file would then hang every call.
 		const home = tempDir();
 		await writeFile(join(home, ".bashrc"), `touch "${join(home, "bashrc-ran")}"\n`);
-		const saved = { HOME: process.env.HOME, SHLVL: process.env.SHLVL };
-		process.env.HOME = home;
-		delete process.env.SHLVL;
+		vi.stubEnv("HOME", home);
+		vi.stubEnv("SHLVL", undefined);
 		try {
 			const outcome = await runTool(createBashTool(home), { command: "echo ran" });
 			expect(outcome.text).toContain("ran");
 		} finally {
-			for (const [name, value] of Object.entries(saved)) {
-				if (value === undefined) delete process.env[name];
-				else process.env[name] = value;
-			}
+			vi.unstubAllEnvs();
 		}
 		expect(existsSync(join(home, "bashrc-ran"))).toBe(false);
 	});

@@ -1,6 +1,6 @@
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import { createLsTool } from "../../src/tools/ls.js";
 import { type HasContent, resultText } from "../helpers/results.js";
@@ -33,13 +33,11 @@ describe("ls tool", () => {
 
 	it("is the same whatever the locale says", async () => {
 		await tree(temp(), ["a", "B", "ä", "Z"]);
-		const previous = process.env.LC_ALL;
-		process.env.LC_ALL = "de_DE.UTF-8";
+		vi.stubEnv("LC_ALL", "de_DE.UTF-8");
 		try {
 			expect(text(await createLsTool(temp()).execute("1", {}, undefined))).toBe("B\nZ\na\nä");
 		} finally {
-			if (previous === undefined) delete process.env.LC_ALL;
-			else process.env.LC_ALL = previous;
+			vi.unstubAllEnvs();
 		}
 	});
 

@@ -1,6 +1,6 @@
 import { chmod, readdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createFindTool } from "../../../src/tools/find.js";
 import { createGrepTool } from "../../../src/tools/grep.js";
 import { ripgrepLaunches } from "../../../src/workspace/local/search/ripgrep-launcher.js";
@@ -133,13 +133,13 @@ describe.skipIf(!linux)("ripgrep through the launcher", () => {
 				undefined,
 			);
 		await grep();
-		process.env.TOOLBELT_LAUNCHER_TEST = "changed";
+		vi.stubEnv("TOOLBELT_LAUNCHER_TEST", "changed");
 		try {
 			const before = ripgrepLaunches();
 			expect(textOf(await grep())).toMatch(/1: needle/);
 			expect(ripgrepLaunches()).toBe(before);
 		} finally {
-			delete process.env.TOOLBELT_LAUNCHER_TEST;
+			vi.unstubAllEnvs();
 		}
 	});
 
