@@ -38,22 +38,20 @@ describe("withFileMutationQueue", () => {
 		const root = tempDir();
 		await mkdir(join(root, "a"));
 		await symlink(join(root, "a"), join(root, "link"));
-		const previous = process.cwd();
-		process.chdir(root);
-		try {
-			const keys = await Promise.all([
-				canonicalPath("a/f"),
-				canonicalPath("./a/../a/f"),
-				canonicalPath(join(root, "a", "f")),
-				canonicalPath(join(root, "link", "f")),
-				canonicalPath(relative(root, join(root, "link", "f"))),
-			]);
-			expect(new Set(keys).size).toBe(1);
-			// The same holds for a file in a folder that does not exist yet.
-			expect(await canonicalPath("link/new/deep/f")).toBe(await canonicalPath(join(root, "a", "new", "deep", "f")));
-		} finally {
-			process.chdir(previous);
-		}
+		// Relative spellings resolve against the working folder, which stays the worker's (a shared worker's).
+		const fromCwd = relative(process.cwd(), root);
+		const keys = await Promise.all([
+			canonicalPath(`${fromCwd}/a/f`),
+			canonicalPath(`./${fromCwd}/a/../a/f`),
+			canonicalPath(join(root, "a", "f")),
+			canonicalPath(join(root, "link", "f")),
+			canonicalPath(relative(process.cwd(), join(root, "link", "f"))),
+		]);
+		expect(new Set(keys).size).toBe(1);
+		// The same holds for a file in a folder that does not exist yet.
+		expect(await canonicalPath(`${fromCwd}/link/new/deep/f`)).toBe(
+			await canonicalPath(join(root, "a", "new", "deep", "f")),
+		);
 	});
 
 	it("serializes through different spellings of the same path", async () => {
