@@ -70,8 +70,10 @@ describe.skipIf(!linux)("ripgrep pair: two ripgreps of a search from one process
 		const controller = new AbortController();
 		const start = ripgrepGrepStarter(slow, request("hit"), undefined, true);
 		const ordered = await start(true, controller.signal);
+		// Until the stand-in's shell has read its script: asked right after the fork (a loaded
+		// machine), the new process has made no read call yet, and counts 0.
 		let count: number | undefined;
-		for (let attempt = 0; attempt < 200 && count === undefined; attempt++) {
+		for (let attempt = 0; attempt < 200 && !count; attempt++) {
 			await new Promise((resolve) => setTimeout(resolve, 10));
 			count = ordered.readCalls?.();
 		}
