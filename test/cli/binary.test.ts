@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openAIStream, type SseServer, startSseServer } from "../helpers/sse-server.js";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { binPath, CliProcesses, cleanEnv, ensureBuiltCli, repositoryRoot } from "./helpers/cli-binary.js";
+import { CliProcesses, cleanEnv, ensureBuiltCli, moduleBinPath, repositoryRoot } from "./helpers/cli-binary.js";
 
 const version = (JSON.parse(readFileSync(`${repositoryRoot}package.json`, "utf8")) as { version: string }).version;
 
@@ -35,7 +35,7 @@ describe("the built toolbelt binary", () => {
 		for (const argv of [["--version"], ["--help"], ["run", "--help"]]) {
 			const result = spawnSync(
 				process.execPath,
-				["--import", new URL("./fixtures/trace-imports.mjs", import.meta.url).href, binPath, ...argv],
+				["--import", new URL("./fixtures/trace-imports.mjs", import.meta.url).href, moduleBinPath, ...argv],
 				{ encoding: "utf8", env: cleanEnv() },
 			);
 			expect(result.status).toBe(0);

@@ -5,12 +5,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { cleanEnv, ensureBuiltCli } from "./helpers/cli-binary.js";
+import { cleanEnv, ensureBuiltCli, moduleBinPath } from "./helpers/cli-binary.js";
 
 const tempDir = useTempDir();
-let binPath = "";
+// The ES module entry: what it loads besides itself is the question (bin.cjs: bundledToolRead).
+const binPath = moduleBinPath;
 beforeAll(() => {
-	binPath = ensureBuiltCli();
+	ensureBuiltCli();
 });
 
 /**

@@ -7,11 +7,12 @@ import { diagnosticsOffEnv } from "../cli/helpers/diagnostics-off.js";
 import { type HasContent, resultText } from "../helpers/results.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const builtBin = `${root}dist/cli/bin.js`;
+const builtBin = `${root}dist/cli/bin.cjs`;
 
 /**
- * The built CLI (dist/cli/bin.js), which these tests drive as a real child process. `npm run check`
- * builds before testing; a bare `vitest run` on a tree without dist/ builds once here.
+ * The built CLI as the package's bin (dist/cli/bin.cjs), which these tests drive as a real child
+ * process. `npm run check` builds before testing; a bare `vitest run` on a tree without dist/
+ * builds once here.
  */
 export function ensureBuiltCli(): string {
 	if (!existsSync(builtBin)) {
