@@ -4,14 +4,11 @@
 
 /** Module path under dist/ → the keys of its functions compiled as the bundle loads. */
 export const callPathFunctions = {
-	"diagnostics/tool-fields.js": [
-		"diagnoseChanges",
-	],
 	"engine/abort.js": [
 		"dispose", "onAbort", "raceAbort", "startDeadline", "stop", "stoppableSignal",
 	],
 	"engine/call-conflicts.js": [
-		"add", "addTo", "ancestorsOf", "conflicts", "coveredBy", "index", "removeFrom",
+		"add", "addTo", "ancestorsOf", "conflicts", "coveredBy", "remove", "removeFrom", "take",
 		"unknownConflicts",
 	],
 	"engine/call-outcome.js": [
@@ -20,12 +17,9 @@ export const callPathFunctions = {
 	"engine/errors.js": [
 		"constructor", "throwIfAborted",
 	],
-	"engine/events.js": [
-		"close", "createThrottle", "emitSafely",
-	],
 	"engine/execute-tool-calls.js": [
-		"afterRun", "declare", "declareInTurn", "emit", "executeToolCalls", "finish", "forgetLookups",
-		"judge", "nestedCallsOf", "run", "settle", "settledAll",
+		"declare", "declareInTurn", "executeToolCalls", "finish", "forgetLookups", "nestedCallsOf", "run",
+		"settle",
 	],
 	"engine/file-mutation-queue.js": [
 		"withFileMutationQueue",
@@ -40,11 +34,11 @@ export const callPathFunctions = {
 	"engine/validation/validate.js": [
 		"flatCopy", "validateToolArguments", "validatorFor",
 	],
-	"syntax/guard.js": [
-		"checkedText", "guardSyntax",
-	],
 	"syntax/languages.js": [
 		"syntaxLanguageOf",
+	],
+	"syntax/tool-fields.js": [
+		"isSyntaxChecked",
 	],
 	"tools/edit/line-breaks.js": [
 		"countLineFeeds",
@@ -92,7 +86,7 @@ export const callPathFunctions = {
 		"imageMimeType", "sniff", "startsWith", "withoutCutSequence",
 	],
 	"tools/read/unchanged-reads.js": [
-		"check", "readKey",
+		"check", "hashLater", "readKey",
 	],
 	"tools/read/virtual-file.js": [
 		"isVirtualFile",
@@ -168,7 +162,7 @@ export const callPathFunctions = {
 		"target",
 	],
 	"tools/write.js": [
-		"execute", "target", "writeTarget",
+		"execute", "nothingFound", "target", "writeTarget",
 	],
 	"workspace/files/atomic-write.js": [
 		"creatingFolders", "replace", "replaceByRename", "resolveWriteTarget", "tempPathFor",
@@ -191,34 +185,14 @@ export const callPathFunctions = {
 		"close", "descriptorFile", "openReadable", "read",
 	],
 	"workspace/local/process/background-registry.js": [
-		"enforceRetention", "ensureExitCleanup", "holdRunningCommand", "installHandlers",
-		"registerOutputFile", "registerSessionCleanup", "releaseSmallOutputFile", "settleOutputFile",
-		"sizeOf", "uninstallWhenIdle",
+		"enforceRetention", "holdRunningCommand", "registerOutputFile", "registerSessionCleanup",
+		"releaseSmallOutputFile", "settleOutputFile", "sizeOf", "uninstallWhenIdle",
 	],
 	"workspace/local/process/cgroup-members.js": [
-		"cgroupMembers", "isDead", "removeCgroup", "removeEmptyCgroup", "removeOnceEmptied", "visit",
+		"removeEmptyCgroup",
 	],
 	"workspace/local/process/cgroup.js": [
-		"beginCgroupProbe", "cgroup2Mounts", "cgroupsInUse", "decodeMountField",
-		"deferredJoinCgroupScript", "joinCgroupScript", "makeBaseDirectory", "moveIntoCgroup",
-		"ownCgroupDirectory", "settleBase", "settleCgroupProbe", "sweepLater",
-	],
-	"workspace/local/process/containment.js": [
-		"attachRoot", "createProcessContainment", "releaseContainment",
-	],
-	"workspace/local/process/proc-stat.js": [
-		"isRunning", "readProcStat",
-	],
-	"workspace/local/process/process-end.js": [
-		"atProcessEnd", "install",
-	],
-	"workspace/local/process/process-tree.js": [
-		"findTreeProcesses",
-	],
-	"workspace/local/programs/trusted-programs.js": [
-		"findTrustedProgram", "isInside", "judgeFolder", "judgeProgram", "onlyOursUpToRoot",
-		"outOfWritersReach", "ownedByUs", "programFolders", "requireTrustedProgram", "tempFolders",
-		"writableByOthers",
+		"run", "settleBase", "settleCgroupProbe", "sweepLater", "sweepStale",
 	],
 	"workspace/local/search/long-lines/grep-output-splitter.js": [
 		"constructor", "feed", "finish", "flush", "headOf", "parseHeader", "push", "readDigits", "take",
@@ -248,8 +222,8 @@ export const callPathFunctions = {
 		"socketOf", "stderrText", "stillRunnable", "watchEnds",
 	],
 	"workspace/local/search/ripgrep-pair.js": [
-		"end", "gone", "holdControl2", "kill", "pairScript", "readControl2", "release2",
-		"startEveryThread", "startRipgrepPair", "watch",
+		"end", "holdControl2", "kill", "pairScript", "readControl2", "release2", "startEveryThread",
+		"startRipgrepPair", "watch",
 	],
 	"workspace/local/search/ripgrep-path.js": [
 		"locateRipgrep",
@@ -259,8 +233,7 @@ export const callPathFunctions = {
 		"startDirectly", "startRipgrep", "startRipgrepPair2",
 	],
 	"workspace/local/shell/left-running.js": [
-		"collectLeftRunning", "escapeSearchStart", "idleFor", "keepOrRelease", "releasedWithRelay",
-		"stillRunning",
+		"escapeSearchStart", "idleFor", "releasedWithRelay",
 	],
 	"workspace/local/shell/local-operations.js": [
 		"execToFile", "findExecutable", "isDirectory", "isExecutableFile",
@@ -270,7 +243,7 @@ export const callPathFunctions = {
 		"stopWatching", "wireChild",
 	],
 	"workspace/local/shell/output-relay.js": [
-		"announceAndCopy", "relayAheadScript", "relayAheadTarget", "relayCat", "relayEnvironment",
+		"relayAheadTarget", "relayEnvironment",
 	],
 	"workspace/local/shell/read-descriptors.js": [
 		"openDescriptorsScript",
@@ -281,13 +254,15 @@ export const callPathFunctions = {
 	"workspace/local/shell/run-state.js": [
 		"newRunState",
 	],
+	"workspace/local/shell/standby-answer.js": [
+		"awaitJoinReport", "done", "settleLaunchedProbe", "shell.startAnswerClock",
+	],
 	"workspace/local/shell/standby-launch.js": [
-		"launchScript", "shellLevel", "standbyScript",
+		"launchScript", "shellLevel",
 	],
 	"workspace/local/shell/standby-shell.js": [
-		"awaitJoinReport", "done", "prepareCallShell", "prepareFirstStandbyShell",
-		"prepareStandbyAfterResult", "prepareStandbyShell", "releaseStandbyShell", "sameFolder",
-		"settleLaunchedProbe", "spawnStandby", "startFromStandby", "streamsOf",
+		"letJoin", "prepareCallShell", "prepareStandbyAfterResult", "prepareStandbyShell",
+		"prepareToolShell", "releaseStandbyShell", "sameFolder", "spawnStandby", "startFromStandby",
 	],
 	"workspace/output/candidate-lines.js": [
 		"firstCandidates", "merged", "needleLines",
@@ -303,16 +278,16 @@ export const callPathFunctions = {
 		"scanWholeLines", "seenOutside", "shapeOf", "wordyLength", "wordyShapeOf",
 	],
 	"workspace/paths/near-miss.js": [
-		"lookUpExistingPath", "mayHaveLookAlike", "pathVariants", "visibleKey",
+		"lookUpExistingPath", "mayHaveLookAlike", "pathVariants",
 	],
 	"workspace/paths/paths.js": [
-		"displayPath",
+		"displayPath", "isNormalAbsolute", "relativeInside",
 	],
 	"workspace/paths/real-path.js": [
-		"existingRealPath", "folderRealPath", "realPathOf",
+		"below", "existingRealPath", "folderRealPath", "realPathOf",
 	],
 	"workspace/paths/scheduling-key.js": [
-		"foldName", "schedulingKey",
+		"foldName", "foldPath", "schedulingKey",
 	],
 	"workspace/paths/special-file-messages.js": [
 		"shellQuote",
@@ -329,11 +304,14 @@ export const callPathFunctions = {
 	"workspace/shell/output-tail.js": [
 		"completeUtf8Length", "describeOutput", "outputFilePath", "renderTail",
 	],
+	"workspace/shell/pid-in-use.js": [
+		"pidInUse",
+	],
 	"workspace/shell/sanitize.js": [
 		"sanitizeTerminalOutput",
 	],
 	"workspace/workspace.js": [
-		"callTarget", "commandTarget", "filesFor", "isWorkspaceTarget", "lexicalLookup", "lexicalPath",
+		"callTarget", "carriedTarget", "commandTarget", "filesFor", "isWorkspaceTarget", "lexicalLookup",
 		"pinFolder", "release", "resolve", "resolveTarget", "touchesOf",
 	],
 };
