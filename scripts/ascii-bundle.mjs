@@ -3,6 +3,8 @@
 // regular expression literals and of String.raw templates. An ASCII file is read into a one-byte
 // string (half the memory, no UTF-8 decoding), which the CLI pays for at every start.
 
+import { parseBundle } from "./parse-bundle.mjs";
+
 /**
  * `text` with each non-ASCII character of a regex literal written as a `\u` escape, and of a
  * String.raw template as a `${"\u…"}` substitution (String.raw inserts its value as is), or
@@ -10,13 +12,9 @@
  */
 export async function asciiBundleText(text) {
 	if (!/[^\0-\x7f]/.test(text)) return text;
-	let ts;
-	try {
-		ts = (await import("typescript")).default;
-	} catch {
-		return undefined;
-	}
-	const source = ts.createSourceFile("bundle.js", text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+	const parsed = await parseBundle(text);
+	if (parsed === undefined) return undefined;
+	const { ts, source } = parsed;
 	const spans = [];
 	const visit = (node) => {
 		if (ts.isRegularExpressionLiteral(node)) spans.push({ kind: "regex", node });

@@ -13,6 +13,8 @@
 // Class members stay lazy: a method cannot be parenthesised. The text of everything else is copied
 // as is.
 
+import { parseBundle } from "./parse-bundle.mjs";
+
 /**
  * The name a function is chosen by within its module: its own, else the variable, property or
  * assignment target it is the value of; undefined for an anonymous one (a callback), which goes
@@ -48,13 +50,9 @@ export function moduleRegions(text) {
  * not installed (the text then stays as it is).
  */
 export async function eagerFunctionsText(text, chosen) {
-	let ts;
-	try {
-		ts = (await import("typescript")).default;
-	} catch {
-		return undefined;
-	}
-	const source = ts.createSourceFile("bundle.js", text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+	const parsed = await parseBundle(text);
+	if (parsed === undefined) return undefined;
+	const { ts, source } = parsed;
 	const regions = moduleRegions(text).map((region) => ({ ...region, keys: chosen(region.module) }));
 	const regionAt = (position) => {
 		let found;
