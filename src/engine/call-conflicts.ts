@@ -33,6 +33,14 @@ function addTo(index: Map<string, Set<Entry>>, key: string, entry: Entry): void 
 	entries.add(entry);
 }
 
+/** `found` with `entries` added, a new set when there was none and `entries` holds any. */
+function gather(found: Set<Entry> | undefined, entries: Set<Entry> | undefined): Set<Entry> | undefined {
+	if (!entries || entries.size === 0) return found;
+	const into = found ?? new Set<Entry>();
+	for (const entry of entries) into.add(entry);
+	return into;
+}
+
 function removeFrom(index: Map<string, Set<Entry>>, key: string, entry: Entry): void {
 	const entries = index.get(key);
 	if (!entries) return;
@@ -70,6 +78,7 @@ export class PendingCalls {
 	 * so a call behind a command is looked at only once the command is done.
 	 */
 	unknownConflicts(call: Pick<CallFootprint, "exclusive">): Promise<void>[] {
+		if (this.unknown.size === 0) return [];
 		return [...this.unknown].filter((entry) => call.exclusive || entry.exclusive).map((entry) => entry.done);
 	}
 
@@ -77,15 +86,14 @@ export class PendingCalls {
 	conflicts(call: CallFootprint): Promise<void>[] {
 		if (this.all.size === 0) return [];
 		if (call.keys === undefined) return [...(call.exclusive ? this.all : this.exclusive)].map((entry) => entry.done);
-		const found = new Set<Entry>(this.unknown);
-		const take = (entries: Set<Entry> | undefined) => {
-			if (entries) for (const entry of entries) found.add(entry);
-		};
+		// Made only once a pending call is found (a batch of writes to different files finds none).
+		let found = this.unknown.size > 0 ? new Set<Entry>(this.unknown) : undefined;
 		for (const key of call.keys) {
-			take(this.byKey.get(key));
-			take(this.byAncestor.get(key));
-			for (const ancestor of this.ancestorsOf(key)) take(this.byKey.get(ancestor));
+			found = gather(found, this.byKey.get(key));
+			found = gather(found, this.byAncestor.get(key));
+			for (const ancestor of this.ancestorsOf(key)) found = gather(found, this.byKey.get(ancestor));
 		}
+		if (!found) return [];
 		const waits: Promise<void>[] = [];
 		for (const entry of found) if (call.exclusive || entry.exclusive) waits.push(entry.done);
 		return waits;

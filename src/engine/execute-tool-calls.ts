@@ -342,7 +342,9 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
 	};
 	const pending = new PendingCalls();
 	const running: Promise<void>[] = [];
-	for (const [index, toolCall] of toolCalls.entries()) {
+	// An index, not `entries()`: no iterator result and pair per call (this loop runs once per call of a batch of 1,000).
+	for (let index = 0; index < toolCalls.length; index++) {
+		const toolCall = toolCalls[index] as ToolCall;
 		const exclusive = mode === "sequential" || state.toolsByName.get(toolCall.name)?.executionMode === "sequential";
 		const declared = await declareInTurn(state, toolCall, pending, exclusive);
 		const startedAt = Date.now();

@@ -96,9 +96,13 @@ export function createWriteTool(cwd: string, options: WriteToolOptions = {}): Wr
 	});
 }
 
-/** What a syntax check or diagnostics that did not run add to a result. */
-function nothingFound(): { notes: string[]; files: never[] } {
-	return { notes: [], files: [] };
+/** What a syntax check or diagnostics that did not run add to a result (one object, only read). */
+const NOTHING_FOUND: { readonly notes: readonly string[]; readonly files: never[] } = { notes: [], files: [] };
+
+/** The notes of the syntax check and diagnostics, each on a line of its own after the result's first. */
+function notesText(syntax: readonly string[], diagnostics: readonly string[]): string {
+	if (syntax.length === 0 && diagnostics.length === 0) return "";
+	return [...syntax, ...diagnostics].map((note) => `\n${note}`).join("");
 }
 
 async function writeTarget(
@@ -132,7 +136,7 @@ async function writeTarget(
 				mode: options.syntaxCheck,
 				allowErrors: input.allowSyntaxErrors,
 			})
-		: nothingFound();
+		: NOTHING_FOUND;
 	throwIfAborted(signal);
 	try {
 		result = await writeFileAtomic(absolutePath, encoded.data, { operations, flush: options.flush });
@@ -142,7 +146,7 @@ async function writeTarget(
 	}
 	const diagnostics = options.diagnostics
 		? await diagnoseChanges(options.diagnostics, [{ path: absolutePath, display: shown, before, after: content }])
-		: nothingFound();
+		: NOTHING_FOUND;
 	const lines = countLines(content);
 	const through =
 		result.targetPath === absolutePath ? "" : ` (through the symlink, to ${workspace.displayPath(result.targetPath)})`;
@@ -152,7 +156,7 @@ async function writeTarget(
 		content: [
 			{
 				type: "text",
-				text: `${verb} ${shown}${through}: ${size}.${encoded.note ? ` ${encoded.note}` : ""}${inPlaceNotice(result)}${[...syntax.notes, ...diagnostics.notes].map((note) => `\n${note}`).join("")}`,
+				text: `${verb} ${shown}${through}: ${size}.${encoded.note ? ` ${encoded.note}` : ""}${inPlaceNotice(result)}${notesText(syntax.notes, diagnostics.notes)}`,
 			},
 		],
 		details: {

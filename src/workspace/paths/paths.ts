@@ -17,7 +17,11 @@ export function expandHome(path: string, homeDir?: string): string {
  */
 export function resolveToolPath(cwd: string, path: string): string {
 	const expanded = expandHome(path.trim() === "" ? "." : path);
-	return isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
+	if (isAbsolute(expanded)) return resolve(expanded);
+	// Mostly a plain name below a normal cwd (every call of a batch of writes): then the two joined are
+	// already what `resolve` gives, which would walk the whole path again, a character at a time.
+	const joined = cwd === "/" ? `/${expanded}` : `${cwd}/${expanded}`;
+	return isNormalAbsolute(joined) ? joined : resolve(cwd, expanded);
 }
 
 /**

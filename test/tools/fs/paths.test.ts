@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { displayPath, resolveToolPath } from "../../../src/workspace/paths/paths.js";
 import { schedulingKey } from "../../../src/workspace/paths/scheduling-key.js";
@@ -12,6 +12,27 @@ describe("paths", () => {
 		expect(resolveToolPath(cwd, "/etc/hosts")).toBe("/etc/hosts");
 		expect(resolveToolPath(cwd, "~/notes.md")).toBe(join(homedir(), "notes.md"));
 		expect(resolveToolPath(cwd, "")).toBe(cwd);
+	});
+
+	it("resolves a relative path as resolve() would, also where the plain join is not normal", () => {
+		const cwds = ["/w", "/", "/w/", "/w/./x", "/w//x", "w", "/w/.."];
+		const paths = [
+			"a",
+			"a/b.txt",
+			"./a",
+			"a/./b",
+			"a/../b",
+			"..",
+			"../a",
+			"a/",
+			"a//b",
+			".",
+			"..a",
+			"a..",
+			".a/b",
+			"a/..",
+		];
+		for (const base of cwds) for (const path of paths) expect(resolveToolPath(base, path)).toBe(resolve(base, path));
 	});
 
 	it("shows paths inside cwd relative, including names that start with two dots", () => {
