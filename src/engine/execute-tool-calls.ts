@@ -176,7 +176,7 @@ async function judge(state: BatchState, toolCall: ToolCall, declared: Declared):
 
 /** Runs the tool, turning a throw, an invalid result or an abort past the grace time into an outcome. */
 async function run(state: BatchState, toolCall: ToolCall, call: ReadyCall): Promise<Outcome> {
-	const { tool, args, target } = call;
+	const { tool } = call;
 	const { signal } = state.options;
 	// Made at the first update: most calls (a write, a read) send none.
 	let throttle: Throttle<ToolResult> | undefined;
@@ -197,19 +197,10 @@ async function run(state: BatchState, toolCall: ToolCall, call: ReadyCall): Prom
 	};
 	let outcome: Outcome;
 	try {
-		const result: unknown = await raceAbort(
-			// A throw before the tool's first await rejects the task like any other.
-			new Promise((resolve) =>
-				resolve(
-					tool.execute(toolCall.id, args, signal, onUpdate, {
-						target,
-						...(state.options.session ? { session: state.options.session } : {}),
-						nestedCalls: nestedCallsOf(state, toolCall),
-					}),
-				),
-			),
-			{ signal, graceMs: state.abortGraceMs },
-		);
+		const result: unknown = await raceAbort(startTool(state, toolCall, call, onUpdate), {
+			signal,
+			graceMs: state.abortGraceMs,
+		});
 		outcome = isToolResult(result)
 			? { result, isError: false }
 			: errorOutcome(`Tool "${tool.name}" returned an invalid result (no content array).`);
@@ -227,6 +218,30 @@ async function run(state: BatchState, toolCall: ToolCall, call: ReadyCall): Prom
 		};
 	}
 	return outcome;
+}
+
+/**
+ * The tool's task. A throw before the tool's first await rejects it like any other; a promise the
+ * tool returns is the task itself (`new Promise` resolved with it would take two more turns of the
+ * microtask queue per call).
+ */
+function startTool(
+	state: BatchState,
+	toolCall: ToolCall,
+	call: ReadyCall,
+	onUpdate: (partial: ToolResult) => void,
+): Promise<unknown> {
+	try {
+		return Promise.resolve(
+			call.tool.execute(toolCall.id, call.args, state.options.signal, onUpdate, {
+				target: call.target,
+				...(state.options.session ? { session: state.options.session } : {}),
+				nestedCalls: nestedCallsOf(state, toolCall),
+			}),
+		);
+	} catch (error) {
+		return Promise.reject(error);
+	}
 }
 
 /** Tags an event of a nested call with its parent, unless a deeper level already did. */

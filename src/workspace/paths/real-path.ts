@@ -38,6 +38,9 @@ export async function realPathOf(files: FileOperations, path: string, options: R
 			// A folder above a missing file is nearly always there: its realpath answers at once, without
 			// an lstat first. Only when that fails is it looked at (missing too, or a dangling link to follow).
 			// Awaited in a `try` rather than through `.catch`: no closure and extra promise per call.
+			// Known already in a batch (all but its first call): no await.
+			const folderReal = knownRealPath(current, lookups);
+			if (folderReal !== undefined) return below(folderReal, rest);
 			try {
 				return below(await folderRealPath(files, current, lookups), rest);
 			} catch {}
@@ -73,6 +76,11 @@ const NO_FOLLOW = { noFollow: true } as const;
 
 /** The entry of `TargetContext.lookups` that maps folders to their real paths. */
 const REAL_PATHS = "realpath";
+
+/** A folder's real path the batch's look-ups hold already, if any. */
+function knownRealPath(folder: string, lookups: Map<string, unknown> | undefined): string | undefined {
+	return (lookups?.get(REAL_PATHS) as Map<string, string> | undefined)?.get(folder);
+}
 
 /** A folder's real path, asked once per batch when the batch shares its look-ups. */
 async function folderRealPath(
