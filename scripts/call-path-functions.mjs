@@ -8,7 +8,7 @@ export const callPathFunctions = {
 		"dispose", "onAbort", "raceAbort", "startDeadline", "stop", "stoppableSignal",
 	],
 	"engine/call-conflicts.js": [
-		"add", "addTo", "ancestorsOf", "conflicts", "coveredBy", "remove", "removeFrom", "take",
+		"add", "addTo", "ancestorsOf", "conflicts", "coveredBy", "gather", "remove", "removeFrom",
 		"unknownConflicts",
 	],
 	"engine/call-outcome.js": [
@@ -19,7 +19,7 @@ export const callPathFunctions = {
 	],
 	"engine/execute-tool-calls.js": [
 		"declare", "declareInTurn", "executeToolCalls", "finish", "forgetLookups", "nestedCallsOf", "run",
-		"settle",
+		"settle", "startTool",
 	],
 	"engine/file-mutation-queue.js": [
 		"withFileMutationQueue",
@@ -44,7 +44,7 @@ export const callPathFunctions = {
 		"countLineFeeds",
 	],
 	"tools/fs/argument-aliases.js": [
-		"aliasArguments",
+		"aliasArguments", "holdsNull", "namesAny",
 	],
 	"tools/fs/in-place-notice.js": [
 		"inPlaceNotice",
@@ -162,7 +162,7 @@ export const callPathFunctions = {
 		"target",
 	],
 	"tools/write.js": [
-		"execute", "nothingFound", "target", "writeTarget",
+		"execute", "notesText", "target", "writeTarget",
 	],
 	"workspace/files/atomic-write.js": [
 		"creatingFolders", "replace", "replaceByRename", "resolveWriteTarget", "tempPathFor",
@@ -284,7 +284,7 @@ export const callPathFunctions = {
 		"displayPath", "isNormalAbsolute", "relativeInside",
 	],
 	"workspace/paths/real-path.js": [
-		"below", "existingRealPath", "folderRealPath", "realPathOf",
+		"below", "existingRealPath", "folderRealPath", "knownRealPath", "realPathOf",
 	],
 	"workspace/paths/scheduling-key.js": [
 		"foldName", "foldPath", "schedulingKey",
