@@ -245,7 +245,7 @@ export const callPathFunctions = {
 		"startRipgrepPair", "watch",
 	],
 	"workspace/local/search/ripgrep-path.js": [
-		"locateRipgrep",
+		"locateRipgrep", "platformBinary",
 	],
 	"workspace/local/search/ripgrep-process.js": [
 		"directRun", "fatalMessage", "kill", "killedOnAbort", "piecesOf", "readCalls", "readLines",
