@@ -17,9 +17,14 @@ export const callPathFunctions = {
 	"engine/errors.js": [
 		"constructor", "throwIfAborted",
 	],
+	"engine/events.js": [
+		"close", "createThrottle", "emitSafely", "flush", "push",
+	],
 	"engine/execute-tool-calls.js": [
 		"declare", "declareInTurn", "executeToolCalls", "finish", "forgetLookups", "nestedCallsOf", "run",
 		"settle", "startTool",
+		"declare", "declareInTurn", "emit", "executeToolCalls", "finish", "forgetLookups",
+		"nestedCallsOf", "onUpdate", "run", "settle",
 	],
 	"engine/file-mutation-queue.js": [
 		"withFileMutationQueue",
@@ -140,7 +145,7 @@ export const callPathFunctions = {
 		"buildShellEnvironment",
 	],
 	"tools/shell/file-output.js": [
-		"close", "constructor", "countAndScanBefore", "create", "finish", "readTail", "size",
+		"close", "constructor", "countAndScanBefore", "create", "finish", "preview", "readTail", "size",
 	],
 	"tools/shell/line-count.js": [
 		"countNewlines",
@@ -152,8 +157,8 @@ export const callPathFunctions = {
 		"configuredShell", "firstFound", "resolveBashShell",
 	],
 	"tools/shell/run-shell-tool.js": [
-		"composeText", "effectiveTimeout", "execIntoFile", "execKeepingOutput", "failureOf", "finish",
-		"runShellTool", "shellToolExecute",
+		"composeText", "effectiveTimeout", "emptyDetails", "execIntoFile", "execKeepingOutput",
+		"failureOf", "finish", "runShellTool", "shellToolExecute",
 	],
 	"tools/shell/secret-variables.js": [
 		"isSecretVariableName", "withoutCredentials",
@@ -189,13 +194,29 @@ export const callPathFunctions = {
 		"releaseSmallOutputFile", "settleOutputFile", "sizeOf", "uninstallWhenIdle",
 	],
 	"workspace/local/process/cgroup-members.js": [
-		"removeEmptyCgroup",
+		"cgroupMembers", "isDead", "removeCgroup", "removeEmptyCgroup", "removeOnceEmptied", "visit",
 	],
 	"workspace/local/process/cgroup.js": [
 		"run", "settleBase", "settleCgroupProbe", "sweepLater", "sweepStale",
 	],
+	"workspace/local/process/containment.js": [
+		"releaseContainment",
+	],
+	"workspace/local/process/proc-stat.js": [
+		"isRunning", "readProcStat",
+	],
+	"workspace/local/process/process-tree.js": [
+		"findTreeProcesses",
+	],
 	"workspace/local/search/long-lines/grep-output-splitter.js": [
-		"constructor", "feed", "finish", "flush", "headOf", "parseHeader", "push", "readDigits", "take",
+		"constructor", "finish", "flush", "push", "take",
+	],
+	"workspace/local/search/long-lines/line-window.js": [
+		"cutLineBytes", "offset", "parseHeader", "readDigits", "textWindowOf",
+	],
+	"workspace/local/search/long-lines/omitted-lines.js": [
+		"constructor", "forFile", "mayBeMarker", "openPlainFile", "readLine", "restore",
+		"startsWithByteOrderMark",
 	],
 	"workspace/local/search/operations.js": [
 		"grep", "loadRipgrepBackend", "stat", "withFallback",
@@ -213,8 +234,8 @@ export const callPathFunctions = {
 		"readCallsCountable", "readCallsOf",
 	],
 	"workspace/local/search/ripgrep-backend.js": [
-		"commonArgs", "globArgs", "grepArgs", "mapBatches", "parse", "parseGrepLine", "pathFilter",
-		"posixPath", "ripgrepGrep", "ripgrepGrepStarter",
+		"commonArgs", "constructor", "globArgs", "grepArgs", "mapBatches", "parse", "parseGrepLine",
+		"pathFilter", "posixPath", "ripgrepGrep", "ripgrepGrepStarter",
 	],
 	"workspace/local/search/ripgrep-launcher.js": [
 		"closed", "endOf", "exited", "kill", "killed", "killerOf", "known", "launchRipgrep",
@@ -226,14 +247,18 @@ export const callPathFunctions = {
 		"startRipgrepPair", "watch",
 	],
 	"workspace/local/search/ripgrep-path.js": [
-		"locateRipgrep",
+		"locateRipgrep", "platformBinary",
 	],
 	"workspace/local/search/ripgrep-process.js": [
 		"directRun", "fatalMessage", "kill", "killedOnAbort", "piecesOf", "readCalls", "readLines",
 		"startDirectly", "startRipgrep", "startRipgrepPair2",
 	],
+	"workspace/local/search/scan-file-handle.js": [
+		"yieldWhenSliceIsUsed",
+	],
 	"workspace/local/shell/left-running.js": [
-		"escapeSearchStart", "idleFor", "releasedWithRelay",
+		"collectLeftRunning", "escapeSearchStart", "idleFor", "keepOrRelease", "releasedWithRelay",
+		"stillRunning",
 	],
 	"workspace/local/shell/local-operations.js": [
 		"execToFile", "findExecutable", "isDirectory", "isExecutableFile",

@@ -1,10 +1,12 @@
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { decodeText } from "../../files/legacy-encoding.js";
 import { compileGlob, nameGlobOf } from "../../search/glob-filter.js";
 import { hasIgnoreSourcesAbove } from "../../search/parent-ignore-files.js";
 import type { GrepLine, GrepRequest, ListFilesRequest } from "../../search/types.js";
 import { TextLineSplitter } from "./line-splitter.js";
-import { GrepOutputSplitter } from "./long-lines/grep-output-splitter.js";
+import { DEFAULT_MAX_OUTPUT_LINE_BYTES, GrepOutputSplitter } from "./long-lines/grep-output-splitter.js";
+import { OmittedLines } from "./long-lines/omitted-lines.js";
 import { ORDERED_FIRST_READS, orderedFirstGrep } from "./path-order/ordered-first-grep.js";
 import {
 	type PathOrderedGrepOptions,
@@ -68,10 +70,13 @@ const REGEX_SIZE_LIMIT = "10M";
  * ripgrep's arguments for a content search, in its compact text mode (`path\0line:column:text`).
  * `common`: the flags every search shares, when the caller computed them for this request already
  * (they look for ignore files above the root: a search that starts two ripgreps looks once).
+ * `omitLongLines`: a line of that many bytes or more comes as ripgrep's marker with the line's
+ * offset in the file (`--max-columns`, `--byte-offset`; see `OmittedLines`), not whole.
  */
 export function grepArgs(
 	request: GrepRequest,
 	common = commonArgs(request.respectIgnoreFiles, request.root),
+	omitLongLines?: number,
 ): string[] {
 	const args = [
 		...common,
@@ -98,6 +103,7 @@ export function grepArgs(
 	// (large) file it would hold them until its buffer fills: ask for every line at once, so the
 	// limit can stop it early and a timeout keeps what was found.
 	else args.push("--line-buffered");
+	if (omitLongLines !== undefined) args.push("--byte-offset", "--max-columns", String(omitLongLines));
 	// Look-around and back-references are common in patterns models write; `auto` keeps the fast
 	// engine and switches to PCRE2 only for a pattern that needs it (the walker's JavaScript
 	// regex has both, so the backends agree).
@@ -134,9 +140,10 @@ export function listFilesArgs(request: ListFilesRequest): string[] {
 
 /**
  * Parses one line of `grepArgs` output. Match lines are `path\0line:column:text`, context lines
- * `path\0line-text`; the column is a 1-based byte offset of the first match.
+ * `path\0line-text`; the column is a 1-based byte offset of the first match. `byteOffsets`: run
+ * with `--byte-offset`, which puts the line's offset in the file after the numbers (`line:column:offset:`).
  */
-export function parseGrepLine(line: Buffer): GrepLine | undefined {
+export function parseGrepLine(line: Buffer, byteOffsets = false): GrepLine | undefined {
 	const pathEnd = line.indexOf(0);
 	if (pathEnd === -1) return parseBinaryNotice(line);
 	let position = pathEnd + 1;
@@ -155,6 +162,10 @@ export function parseGrepLine(line: Buffer): GrepLine | undefined {
 			column = column * 10 + (byte - 0x30);
 			byte = line[++position];
 		}
+		position++;
+	}
+	if (byteOffsets) {
+		while ((line[position] ?? 0) >= 0x30 && (line[position] ?? 0) <= 0x39) position++;
 		position++;
 	}
 	let end = line.length;
@@ -180,11 +191,14 @@ export function parseGrepLine(line: Buffer): GrepLine | undefined {
 export class GrepRecords {
 	private held: Buffer | undefined;
 
+	/** @param byteOffsets ripgrep was run with `--byte-offset` (see `parseGrepLine`). */
+	constructor(private readonly byteOffsets = false) {}
+
 	/** The record `line` completes, or undefined while a path is still incomplete. */
 	parse(line: Buffer): GrepLine | undefined {
 		const whole = this.held ? Buffer.concat([this.held, Buffer.from([0x0a]), line]) : line;
 		this.held = undefined;
-		const parsed = parseGrepLine(whole);
+		const parsed = parseGrepLine(whole, this.byteOffsets);
 		if (parsed || whole.includes(0)) return parsed;
 		this.held = Buffer.from(whole);
 		return undefined;
@@ -217,6 +231,12 @@ export function ripgrepGrepStarter(
 ): StartGrep {
 	const wanted = pathFilter(request.file === undefined ? request.include : undefined);
 	const cwd = request.openedRoot ?? request.root;
+	// A file named as the path, on this machine: its long lines are read back from it, not piped whole.
+	const omitted =
+		request.file !== undefined && launch === undefined
+			? OmittedLines.forFile(join(cwd, request.file), DEFAULT_MAX_OUTPUT_LINE_BYTES)
+			: undefined;
+	const byteOffsets = omitted !== undefined;
 	let common: string[] | undefined;
 	let pair: RipgrepPair | undefined;
 	let pairTried = !paired || launch !== undefined;
@@ -229,15 +249,17 @@ export function ripgrepGrepStarter(
 			pair = startRipgrepPair({ rgPath, everyThreadArgs, cwd });
 			started = pair?.ordered;
 		} else if (!pathOrder) started = pair?.startEveryThread();
+		const args = grepArgs({ ...request, pathOrder }, common, omitted && DEFAULT_MAX_OUTPUT_LINE_BYTES);
 		const ripgrep = await startRipgrep(
-			{ rgPath, args: grepArgs({ ...request, pathOrder }, common), cwd, signal: runSignal, launch, alongside, started },
-			new GrepOutputSplitter(),
+			{ rgPath, args, cwd, signal: runSignal, launch, alongside, started },
+			new GrepOutputSplitter(DEFAULT_MAX_OUTPUT_LINE_BYTES, byteOffsets),
 		);
-		const records = new GrepRecords();
-		const lines = mapBatches(ripgrep.lines, (batch) => {
+		const records = new GrepRecords(byteOffsets);
+		const lines = mapBatches(ripgrep.lines, async (batch) => {
 			const parsed: GrepLine[] = [];
 			for (const line of batch) {
-				const grepLine = records.parse(line);
+				const restored = omitted && OmittedLines.mayBeMarker(line) ? await omitted.restore(line, runSignal) : undefined;
+				const grepLine = records.parse(restored ?? line);
 				if (grepLine && wanted(grepLine.path)) parsed.push(grepLine);
 			}
 			return parsed;
@@ -313,10 +335,10 @@ function nameOnly(glob: string): boolean {
 
 async function* mapBatches<TLine, TItem>(
 	source: AsyncIterable<TLine[]>,
-	map: (lines: TLine[]) => TItem[],
+	map: (lines: TLine[]) => TItem[] | Promise<TItem[]>,
 ): AsyncGenerator<TItem[]> {
 	for await (const lines of source) {
-		const items = map(lines);
+		const items = await map(lines);
 		if (items.length > 0) yield items;
 	}
 }

@@ -17,7 +17,7 @@ let sliceStart = 0;
  * Lets timers, I/O and abort signals run once a slice of synchronous work is used up. The slice
  * is the process's, not one search's: what it protects is the one event loop.
  */
-async function yieldWhenSliceIsUsed(): Promise<void> {
+export async function yieldWhenSliceIsUsed(): Promise<void> {
 	if (performance.now() - sliceStart < SLICE_MS) return;
 	await nextTurn();
 	sliceStart = performance.now();
