@@ -17,9 +17,12 @@ export const callPathFunctions = {
 	"engine/errors.js": [
 		"constructor", "throwIfAborted",
 	],
+	"engine/events.js": [
+		"close", "createThrottle", "emitSafely", "flush", "push",
+	],
 	"engine/execute-tool-calls.js": [
-		"declare", "declareInTurn", "executeToolCalls", "finish", "forgetLookups", "nestedCallsOf", "run",
-		"settle",
+		"declare", "declareInTurn", "emit", "executeToolCalls", "finish", "forgetLookups",
+		"nestedCallsOf", "onUpdate", "run", "settle",
 	],
 	"engine/file-mutation-queue.js": [
 		"withFileMutationQueue",
@@ -39,9 +42,6 @@ export const callPathFunctions = {
 	],
 	"syntax/tool-fields.js": [
 		"isSyntaxChecked",
-	],
-	"tools/edit/line-breaks.js": [
-		"countLineFeeds",
 	],
 	"tools/fs/argument-aliases.js": [
 		"aliasArguments",
@@ -71,7 +71,7 @@ export const callPathFunctions = {
 		"countLinesFrom", "firstReadLength", "headLength", "pageLines", "readLinePage",
 	],
 	"tools/read/newline-count.js": [
-		"countNewlines2", "simdCount",
+		"countNewlines", "countNewlinesByWords", "simdCount",
 	],
 	"tools/read/page-lines.js": [
 		"add", "addBytes", "addLineRun", "constructor", "reserve", "start", "text",
@@ -136,14 +136,11 @@ export const callPathFunctions = {
 	"tools/search/search-tool.js": [
 		"execute", "searchRunDetails", "searchTarget", "target", "withNotices",
 	],
-	"tools/shell/environment.js": [
-		"buildShellEnvironment",
-	],
 	"tools/shell/file-output.js": [
-		"close", "constructor", "countAndScanBefore", "create", "finish", "readTail", "size",
+		"close", "constructor", "countAndScanBefore", "create", "finish", "preview", "readTail", "size",
 	],
 	"tools/shell/line-count.js": [
-		"countNewlines",
+		"countNewlines2",
 	],
 	"tools/shell/prepare-arguments.js": [
 		"prepareShellArguments",
@@ -152,11 +149,8 @@ export const callPathFunctions = {
 		"configuredShell", "firstFound", "resolveBashShell",
 	],
 	"tools/shell/run-shell-tool.js": [
-		"composeText", "effectiveTimeout", "execIntoFile", "execKeepingOutput", "failureOf", "finish",
-		"runShellTool", "shellToolExecute",
-	],
-	"tools/shell/secret-variables.js": [
-		"isSecretVariableName", "withoutCredentials",
+		"composeText", "effectiveTimeout", "emptyDetails", "execIntoFile", "execKeepingOutput",
+		"failureOf", "finish", "runShellTool", "shellToolExecute",
 	],
 	"tools/shell/shell-tool.js": [
 		"target",
@@ -261,7 +255,7 @@ export const callPathFunctions = {
 		"launchScript", "shellLevel",
 	],
 	"workspace/local/shell/standby-shell.js": [
-		"letJoin", "prepareCallShell", "prepareStandbyAfterResult", "prepareStandbyShell",
+		"letJoin", "monotonicMs", "prepareCallShell", "prepareStandbyAfterResult", "prepareStandbyShell",
 		"prepareToolShell", "releaseStandbyShell", "sameFolder", "spawnStandby", "startFromStandby",
 	],
 	"workspace/output/candidate-lines.js": [
