@@ -45,9 +45,6 @@ export const callPathFunctions = {
 	"syntax/tool-fields.js": [
 		"isSyntaxChecked",
 	],
-	"tools/edit/line-breaks.js": [
-		"countLineFeeds",
-	],
 	"tools/fs/argument-aliases.js": [
 		"aliasArguments", "holdsNull", "namesAny",
 	],
@@ -76,7 +73,7 @@ export const callPathFunctions = {
 		"countLinesFrom", "firstReadLength", "headLength", "pageLines", "readLinePage",
 	],
 	"tools/read/newline-count.js": [
-		"countNewlines2", "simdCount",
+		"countNewlines", "countNewlinesByWords", "simdCount",
 	],
 	"tools/read/page-lines.js": [
 		"add", "addBytes", "addLineRun", "constructor", "reserve", "start", "text",
@@ -141,14 +138,11 @@ export const callPathFunctions = {
 	"tools/search/search-tool.js": [
 		"execute", "searchRunDetails", "searchTarget", "target", "withNotices",
 	],
-	"tools/shell/environment.js": [
-		"buildShellEnvironment",
-	],
 	"tools/shell/file-output.js": [
 		"close", "constructor", "countAndScanBefore", "create", "finish", "preview", "readTail", "size",
 	],
 	"tools/shell/line-count.js": [
-		"countNewlines",
+		"countNewlines2",
 	],
 	"tools/shell/prepare-arguments.js": [
 		"prepareShellArguments",
@@ -286,7 +280,7 @@ export const callPathFunctions = {
 		"launchScript", "shellLevel",
 	],
 	"workspace/local/shell/standby-shell.js": [
-		"letJoin", "prepareCallShell", "prepareStandbyAfterResult", "prepareStandbyShell",
+		"letJoin", "monotonicMs", "prepareCallShell", "prepareStandbyAfterResult", "prepareStandbyShell",
 		"prepareToolShell", "releaseStandbyShell", "sameFolder", "spawnStandby", "startFromStandby",
 	],
 	"workspace/output/candidate-lines.js": [

@@ -151,6 +151,16 @@ describe("helpers", () => {
 		expect(countLines("\n\n")).toBe(2);
 	});
 
+	it("counts the lines of a text over a million characters as of a short one", () => {
+		// Short texts are counted by one split, long ones line by line: both ways agree.
+		const line = "0123456789abcde\n";
+		const long = line.repeat(70_000);
+		expect(long.length).toBeGreaterThan(1 << 20);
+		expect(countLines(long)).toBe(70_000);
+		expect(countLines(`${long}tail`)).toBe(70_001);
+		expect(countLines(`\n${long}`)).toBe(70_001);
+	});
+
 	it("formats sizes", () => {
 		expect(formatSize(512)).toBe("512 B");
 		expect(formatSize(1536)).toBe("1.5 KB");

@@ -175,6 +175,9 @@ async function execIntoFile(run: ExecRun): Promise<Execution | undefined> {
 	try {
 		result = await operations.execToFile(run.request, output.descriptor);
 	} catch (error) {
+		// Before the file's descriptors close: an update due while the file is released would read a
+		// closed descriptor, and throw from its timer (seen under load: EBADF from `size`).
+		clearInterval(updates);
 		await output.discard();
 		throw error;
 	} finally {

@@ -2,6 +2,7 @@ import type { AgentTool, ToolDefinition } from "../../engine/index.js";
 import { type CommandTarget, commandTarget } from "../../workspace/index.js";
 import { localShellOperations } from "../../workspace/local/index.js";
 import { toolFrom } from "../tool-definition.js";
+import { judgeEnvironmentAhead } from "./environment.js";
 import { prepareShellArguments } from "./prepare-arguments.js";
 import type { ShellResolver } from "./resolve-shell.js";
 import { shellToolExecute } from "./run-shell-tool.js";
@@ -26,12 +27,14 @@ export interface ShellToolSpec<TSchema extends ShellCommandSchema> {
  * A runnable shell tool: the one shell runner, with one shell's syntax and binary. The shell its
  * first command will run in is started as it is created (`ShellOperations.prepare`): that start (a
  * fork of this process) and the shell's cgroup join then happen before any call, where a model's
- * reply or the caller's own work leaves time, instead of on the first call's path.
+ * reply or the caller's own work leaves time, instead of on the first call's path; so is the
+ * code that builds a command's environment compiled (`judgeEnvironmentAhead`).
  */
 export function createShellTool<TSchema extends ShellCommandSchema>(
 	spec: ShellToolSpec<TSchema>,
 ): AgentTool<TSchema, ShellToolDetails> {
 	(spec.options.operations ?? localShellOperations).prepare?.(spec.cwd, "created");
+	judgeEnvironmentAhead();
 	return toolFrom(spec.definition, {
 		prepareArguments: prepareShellArguments,
 		target: ({ command }) => commandTarget(command, spec.dialect),

@@ -225,13 +225,14 @@ export function collapseRuns<T>(
 		if (shape !== undefined) {
 			while (end < items.length && options.shapeOf(items[end] as T) === shape) end++;
 		}
-		const run = items.slice(index, end);
-		if (run.length >= minimumRun) {
+		if (end - index >= minimumRun) {
+			const run = items.slice(index, end);
 			const hidden = run.length - 2;
 			out.push(run[0] as T, options.marker(hidden, run), run[run.length - 1] as T);
 			collapsed += hidden;
 		} else {
-			out.push(...run);
+			// Item by item, no copy of the run: most items are runs of one (2,000 lines of a tail).
+			for (; index < end; index++) out.push(items[index] as T);
 		}
 		index = end;
 	}

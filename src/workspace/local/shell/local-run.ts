@@ -22,6 +22,7 @@ import {
 	type RunState,
 } from "./run-state.js";
 import {
+	monotonicMs,
 	prepareFirstStandbyShell,
 	prepareStandbyAfterResult,
 	prepareStandbyShell,
@@ -284,7 +285,7 @@ export async function runLocalCommand(
 		// Calls one after another: the next command's shell is started while this one runs, on the next
 		// turn, as spawning (a fork of this process) takes milliseconds this command need not wait for.
 		if (outputFile !== undefined && containment.mechanism === "cgroup") {
-			const beganAt = performance.now();
+			const beganAt = monotonicMs();
 			setImmediate(() => prepareStandbyShell(request.cwd, beganAt));
 		}
 		attachRoot(containment, child.pid);

@@ -47,7 +47,7 @@ import { launchScript, type StandbyCommand, standbyScript } from "./standby-laun
 let waiting: StandbyShell | undefined;
 /** Calls begun in this process: a standby due after one call's result is not made once another began. */
 let callsBegun = 0;
-/** When the last result that starts a standby went out (`performance.now()`), or never. */
+/** When the last result that starts a standby went out (`monotonicMs()`), or never. */
 let lastResultAt = Number.NEGATIVE_INFINITY;
 /**
  * A command begun within this many ms of the last result belongs to calls made one after another
@@ -55,6 +55,16 @@ let lastResultAt = Number.NEGATIVE_INFINITY;
  */
 const backToBackMs = 50;
 let startedFromStandby = 0;
+
+/**
+ * Milliseconds on a monotonic clock, for the times compared here. Not `performance.now()`: the
+ * first use of `performance` in a process loads Node's `perf_hooks` (2-3 ms of CPU), which would
+ * land in the first call of a process that had not touched it.
+ */
+export function monotonicMs(): number {
+	const [seconds, nanoseconds] = process.hrtime();
+	return seconds * 1e3 + nanoseconds / 1e6;
+}
 
 /** How many commands started from a standby shell in this process (for tests and diagnostics). */
 export function standbyShellStarts(): number {
@@ -245,7 +255,7 @@ export function prepareStandbyShell(cwd: string, commandBeganAt: number): void {
  * used here, or shell processes were disposed of before that turn.
  */
 export function prepareStandbyAfterResult(cwd: string): void {
-	lastResultAt = performance.now();
+	lastResultAt = monotonicMs();
 	const begun = callsBegun;
 	const due = setImmediate(() => {
 		unregister();
@@ -314,6 +324,10 @@ export function prepareToolShell(cwd: string): void {
 	else prepareFirstStandbyShell(cwd, { untilCall: true });
 	const shell = waiting;
 	if (!shell?.untilCall) return;
+	// A process's first write on a socket runs Node's stream and socket code for the first time,
+	// compiling it (about 1 ms of CPU), and the first call writes at once (`letJoin`): an empty
+	// write on the shell's launch socket does that here. The shell reads nothing from it.
+	(shell.child.stdio[4] as Writable).write("");
 	setTimeout(() => {
 		if (waiting === shell && shell.held && !shell.exited) letJoin(shell);
 	}, joinAfterCreationMs).unref();
