@@ -175,6 +175,9 @@ async function execIntoFile(run: ExecRun): Promise<Execution | undefined> {
 	try {
 		result = await operations.execToFile(run.request, output.descriptor);
 	} catch (error) {
+		// Updates stop before the file is closed: one due while `discard` awaits would read a
+		// closed descriptor (an uncaught EBADF in a timer).
+		clearInterval(updates);
 		await output.discard();
 		throw error;
 	} finally {
