@@ -3,16 +3,18 @@ import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, type TestContext } from "vitest";
+import { ensureBuiltCli } from "../../cli/helpers/cli-binary.js";
 import { commandProcessesWithMarker, eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
 
-const fixture = fileURLToPath(new URL("./fixtures/leave-background.ts", import.meta.url));
+const fixture = fileURLToPath(new URL("./fixtures/leave-background.mjs", import.meta.url));
 const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
 async function startToolbelt(mode: string, onTestFinished: TestContext["onTestFinished"]) {
 	const { marker } = newMarker();
 	// Per test, from the test's own context: these tests run concurrently, and one test's cleanup
 	// must not kill the processes another test is still checking (a global hook may fire for another test).
 	onTestFinished(() => killMarked(marker));
-	const child = spawn(process.execPath, ["--import", "tsx", fixture, mode, marker], {
+	ensureBuiltCli();
+	const child = spawn(process.execPath, [fixture, mode, marker], {
 		cwd: repositoryRoot,
 		stdio: ["pipe", "pipe", "inherit"],
 	});

@@ -12,11 +12,12 @@ import {
 	ownCgroupDirectory,
 } from "../../../src/workspace/local/process/cgroup.js";
 import { removeCgroup } from "../../../src/workspace/local/process/cgroup-members.js";
+import { ensureBuiltCli } from "../../cli/helpers/cli-binary.js";
 import { requiredInCi } from "../../helpers/prerequisites.js";
 import { unprivilegedIdentity, unprivilegedUnavailableReason, userPrefix } from "../../helpers/test-users.js";
 import { eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
 
-const fixture = fileURLToPath(new URL("./fixtures/first-call.ts", import.meta.url));
+const fixture = fileURLToPath(new URL("./fixtures/first-call.mjs", import.meta.url));
 const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
 interface Printed {
@@ -37,7 +38,8 @@ async function startFresh(
 	const { marker } = newMarker();
 	onTestFinished(() => killMarked(marker));
 	const [file = process.execPath, ...prefixArgs] = [...(options.prefix ?? []), process.execPath];
-	const child = spawn(file, [...prefixArgs, "--import", "tsx", fixture, mode, marker], {
+	ensureBuiltCli();
+	const child = spawn(file, [...prefixArgs, fixture, mode, marker], {
 		cwd: repositoryRoot,
 		env: { ...process.env, ...env },
 		stdio: ["pipe", "pipe", "inherit"],
