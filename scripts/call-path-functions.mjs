@@ -17,14 +17,9 @@ export const callPathFunctions = {
 	"engine/errors.js": [
 		"constructor", "throwIfAborted",
 	],
-	"engine/events.js": [
-		"close", "createThrottle", "emitSafely", "flush", "push",
-	],
 	"engine/execute-tool-calls.js": [
 		"declare", "declareInTurn", "executeToolCalls", "finish", "forgetLookups", "nestedCallsOf", "run",
 		"settle", "startTool",
-		"declare", "declareInTurn", "emit", "executeToolCalls", "finish", "forgetLookups",
-		"nestedCallsOf", "onUpdate", "run", "settle",
 	],
 	"engine/file-mutation-queue.js": [
 		"withFileMutationQueue",
@@ -139,7 +134,7 @@ export const callPathFunctions = {
 		"execute", "searchRunDetails", "searchTarget", "target", "withNotices",
 	],
 	"tools/shell/file-output.js": [
-		"close", "constructor", "countAndScanBefore", "create", "finish", "preview", "readTail", "size",
+		"close", "constructor", "countAndScanBefore", "create", "finish", "readTail", "size",
 	],
 	"tools/shell/line-count.js": [
 		"countNewlines2",
@@ -151,11 +146,8 @@ export const callPathFunctions = {
 		"configuredShell", "firstFound", "resolveBashShell",
 	],
 	"tools/shell/run-shell-tool.js": [
-		"composeText", "effectiveTimeout", "emptyDetails", "execIntoFile", "execKeepingOutput",
-		"failureOf", "finish", "runShellTool", "shellToolExecute",
-	],
-	"tools/shell/secret-variables.js": [
-		"isSecretVariableName", "withoutCredentials",
+		"composeText", "effectiveTimeout", "execIntoFile", "execKeepingOutput", "failureOf", "finish",
+		"runShellTool", "shellToolExecute",
 	],
 	"tools/shell/shell-tool.js": [
 		"target",
@@ -188,22 +180,13 @@ export const callPathFunctions = {
 		"releaseSmallOutputFile", "settleOutputFile", "sizeOf", "uninstallWhenIdle",
 	],
 	"workspace/local/process/cgroup-members.js": [
-		"cgroupMembers", "isDead", "removeCgroup", "removeEmptyCgroup", "removeOnceEmptied", "visit",
+		"removeEmptyCgroup",
 	],
 	"workspace/local/process/cgroup.js": [
 		"run", "settleBase", "settleCgroupProbe", "sweepLater", "sweepStale",
 	],
-	"workspace/local/process/containment.js": [
-		"releaseContainment",
-	],
-	"workspace/local/process/proc-stat.js": [
-		"isRunning", "readProcStat",
-	],
-	"workspace/local/process/process-tree.js": [
-		"findTreeProcesses",
-	],
 	"workspace/local/search/long-lines/grep-output-splitter.js": [
-		"constructor", "finish", "flush", "push", "take",
+		"constructor", "flush", "push",
 	],
 	"workspace/local/search/long-lines/line-window.js": [
 		"cutLineBytes", "offset", "parseHeader", "readDigits", "textWindowOf",
@@ -251,8 +234,7 @@ export const callPathFunctions = {
 		"yieldWhenSliceIsUsed",
 	],
 	"workspace/local/shell/left-running.js": [
-		"collectLeftRunning", "escapeSearchStart", "idleFor", "keepOrRelease", "releasedWithRelay",
-		"stillRunning",
+		"escapeSearchStart", "idleFor", "releasedWithRelay",
 	],
 	"workspace/local/shell/local-operations.js": [
 		"execToFile", "findExecutable", "isDirectory", "isExecutableFile",
