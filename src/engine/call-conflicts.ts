@@ -149,3 +149,11 @@ export function coveredBy(inner: readonly string[] | undefined, outer: readonly 
 	if (inner === undefined) return false;
 	return inner.every((key) => outer.some((wider) => key === wider || key.startsWith(`${wider}/`)));
 }
+
+/**
+ * Waits for the calls `conflicts` returned, or undefined when there are none: then no turn of the
+ * microtask queue is taken (a batch of writes to different files).
+ */
+export function settledAll(promises: readonly Promise<void>[]): Promise<unknown> | undefined {
+	return promises.length === 0 ? undefined : Promise.all(promises);
+}

@@ -58,3 +58,8 @@ export function createThrottle<T>(intervalMs: number, deliver: (value: T) => voi
 		},
 	};
 }
+
+/** Tags an event of a nested call with its parent, unless a deeper level already did. */
+export function childEvent(event: ToolExecutionEvent, parentToolCallId: string): ToolExecutionEvent {
+	return event.parentToolCallId === undefined ? { ...event, parentToolCallId } : event;
+}

@@ -1,6 +1,6 @@
 import { raceAbort } from "./abort.js";
 import { applyBatchBudget } from "./batch-budget.js";
-import { coveredBy, PendingCalls } from "./call-conflicts.js";
+import { coveredBy, PendingCalls, settledAll } from "./call-conflicts.js";
 import {
 	abortedBeforeStart,
 	errorOutcome,
@@ -10,7 +10,7 @@ import {
 	parseArguments,
 } from "./call-outcome.js";
 import { errorMessage } from "./errors.js";
-import { createThrottle, emitSafely, type Throttle } from "./events.js";
+import { childEvent, createThrottle, emitSafely, type Throttle } from "./events.js";
 import { applyResultPatch, declaredTarget } from "./hooks.js";
 import type { ToolSession } from "./session.js";
 import type {
@@ -244,11 +244,6 @@ function startTool(
 	}
 }
 
-/** Tags an event of a nested call with its parent, unless a deeper level already did. */
-function childEvent(event: ToolExecutionEvent, parentToolCallId: string): ToolExecutionEvent {
-	return event.parentToolCallId === undefined ? { ...event, parentToolCallId } : event;
-}
-
 /** The batch's tools as `NestedToolCalls` of one running call: each call is a batch of one, with the batch's options. */
 function nestedCallsOf(state: BatchState, parent: ToolCall): NestedToolCalls {
 	let count = 0;
@@ -299,11 +294,6 @@ async function settle(
 	let outcome = preparation.ready ? await run(state, toolCall, preparation) : preparation.outcome;
 	if (preparation.ready && state.options.afterToolCall) outcome = await afterRun(state, toolCall, preparation, outcome);
 	finish(state, index, toolCall, outcome, startedAt);
-}
-
-function settledAll(promises: readonly Promise<void>[]): Promise<unknown> | undefined {
-	// No turn of the microtask queue when there is nothing to wait for (a batch of writes to different files).
-	return promises.length === 0 ? undefined : Promise.all(promises);
 }
 
 /**
