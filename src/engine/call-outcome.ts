@@ -1,7 +1,7 @@
 import { errorMessage, isAbortError, ToolError } from "./errors.js";
-import { type ReadArguments, readArgumentsText } from "./repair-arguments.js";
 import { cutText } from "./truncate.js";
 import type { ToolResult } from "./types.js";
+import { type ReadArguments, readArgumentsText } from "./validation/repair-arguments.js";
 
 /** What a call ended with: its result and whether that is an error. */
 export interface Outcome {

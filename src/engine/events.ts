@@ -1,3 +1,4 @@
+import { monotonicMs } from "./clock.js";
 import type { ToolExecutionEvent } from "./types.js";
 
 /** Receives engine events. A listener that throws is ignored, never fatal to the run. */
@@ -24,7 +25,6 @@ export interface Throttle<T> {
 
 /** Creates a leading-and-trailing throttle around `deliver`. */
 export function createThrottle<T>(intervalMs: number, deliver: (value: T) => void): Throttle<T> {
-	// A monotonic clock: the wall clock may be set back or forward meanwhile.
 	let lastDelivery = Number.NEGATIVE_INFINITY;
 	let pending: { value: T } | undefined;
 	let timer: NodeJS.Timeout | undefined;
@@ -34,14 +34,14 @@ export function createThrottle<T>(intervalMs: number, deliver: (value: T) => voi
 		if (closed || !pending) return;
 		// A timer counts from the event loop's cached time, which lags when the process was kept
 		// off the CPU: it can fire before the interval has really passed. Wait out the rest.
-		const wait = lastDelivery + intervalMs - performance.now();
+		const wait = lastDelivery + intervalMs - monotonicMs();
 		if (wait > 0) {
 			timer = setTimeout(flush, Math.ceil(wait));
 			return;
 		}
 		const { value } = pending;
 		pending = undefined;
-		lastDelivery = performance.now();
+		lastDelivery = monotonicMs();
 		deliver(value);
 	};
 	return {

@@ -1,6 +1,7 @@
 export { type Deadline, type RaceAbortOptions, raceAbort, startDeadline, stoppableSignal } from "./abort.js";
 export { applyBatchBudget, type BatchBudgetMember, ConcurrentBatchBudget, fairShares } from "./batch-budget.js";
 export { type CallGate, type CallGateRunOptions, createCallGate } from "./call-gate.js";
+export { monotonicMs } from "./clock.js";
 export { AbortError, errorMessage, isAbortError, ToolError, throwIfAborted } from "./errors.js";
 export { createThrottle, emitSafely, type Throttle, type ToolEventListener } from "./events.js";
 export {

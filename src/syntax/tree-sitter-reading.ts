@@ -3,6 +3,7 @@
 // old tree is told where the text changed, and only that part is parsed again (a 2,000-line file:
 // tens of milliseconds in full, a few incrementally).
 import type { Language, Node, Parser, Point, Tree } from "@vscode/tree-sitter-wasm";
+import { monotonicMs } from "../engine/index.js";
 import { changedSpan } from "./changed-span.js";
 import { lineAndColumn, MAX_PROBLEMS, type SyntaxProblem, type SyntaxReading } from "./problems.js";
 import { loadTreeSitterLanguage, loadTreeSitterRuntime, type TreeSitterGrammarFile } from "./tree-sitter.js";
@@ -89,11 +90,11 @@ export async function readWithTreeSitter(text: string, options: TreeSitterReadOp
 	if (known?.text === text) return { problems: problemsOf(known.tree.rootNode), incomplete: false };
 	const base = known && options.from !== undefined && known.text === options.from ? known : undefined;
 	const old = base ? editedCopy(base.tree, base.text, text) : undefined;
-	const deadline = performance.now() + options.budgetMs;
+	const deadline = monotonicMs() + options.budgetMs;
 	let tree: Tree | null;
 	try {
 		parser.reset();
-		tree = parser.parse(text, old, { progressCallback: () => performance.now() > deadline });
+		tree = parser.parse(text, old, { progressCallback: () => monotonicMs() > deadline });
 	} finally {
 		old?.delete();
 	}

@@ -7,6 +7,7 @@
  * unparsed) in bounded time.
  */
 import type { Parser, TreeCursor } from "@vscode/tree-sitter-wasm";
+import { monotonicMs } from "../../engine/index.js";
 import { createTreeSitterParser, vscodeTreeSitterGrammar } from "../../syntax/index.js";
 
 /** The longest command the parser reads (characters); a longer one is opaque. Default 65,536. */
@@ -160,9 +161,9 @@ export function parseShell(command: string, dialect: ShellDialect): ParsedComman
 		);
 	}
 	if (command.length > MAX_PARSED_COMMAND_LENGTH) return "too long";
-	const deadline = performance.now() + PARSE_DEADLINE_MS;
+	const deadline = monotonicMs() + PARSE_DEADLINE_MS;
 	// The callback's `true` cancels the parse; its declared type says void, its contract says boolean.
-	const progressCallback = (() => performance.now() > deadline) as unknown as () => void;
+	const progressCallback = (() => monotonicMs() > deadline) as unknown as () => void;
 	const tree = parser.parse(command, null, { progressCallback });
 	if (!tree) {
 		parser.reset();

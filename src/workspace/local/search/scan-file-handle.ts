@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { monotonicMs } from "../../../engine/index.js";
 
 /** The part of a file handle the walker's content search uses. */
 export interface ScanFileHandle {
@@ -18,9 +19,9 @@ let sliceStart = 0;
  * is the process's, not one search's: what it protects is the one event loop.
  */
 export async function yieldWhenSliceIsUsed(): Promise<void> {
-	if (performance.now() - sliceStart < SLICE_MS) return;
+	if (monotonicMs() - sliceStart < SLICE_MS) return;
 	await nextTurn();
-	sliceStart = performance.now();
+	sliceStart = monotonicMs();
 }
 
 /**

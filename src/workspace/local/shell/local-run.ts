@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { fstatSync } from "node:fs";
 import type { Readable } from "node:stream";
+import { monotonicMs } from "../../../engine/index.js";
 import type { ShellFileExecResult, ShellRunHandle } from "../../shell/exec-types.js";
 import { pipeStdinWriter } from "../../shell/stdin-writer.js";
 import { holdRunningCommand } from "../process/background-registry.js";
@@ -22,7 +23,6 @@ import {
 	type RunState,
 } from "./run-state.js";
 import {
-	monotonicMs,
 	prepareFirstStandbyShell,
 	prepareStandbyAfterResult,
 	prepareStandbyShell,

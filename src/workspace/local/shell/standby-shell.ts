@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import type { Writable } from "node:stream";
+import { monotonicMs } from "../../../engine/index.js";
 import { registerSessionCleanup } from "../process/background-registry.js";
 import {
 	beginCgroupProbe,
@@ -55,16 +56,6 @@ let lastResultAt = Number.NEGATIVE_INFINITY;
  */
 const backToBackMs = 50;
 let startedFromStandby = 0;
-
-/**
- * Milliseconds on a monotonic clock, for the times compared here. Not `performance.now()`: the
- * first use of `performance` in a process loads Node's `perf_hooks` (2-3 ms of CPU), which would
- * land in the first call of a process that had not touched it.
- */
-export function monotonicMs(): number {
-	const [seconds, nanoseconds] = process.hrtime();
-	return seconds * 1e3 + nanoseconds / 1e6;
-}
 
 /** How many commands started from a standby shell in this process (for tests and diagnostics). */
 export function standbyShellStarts(): number {
