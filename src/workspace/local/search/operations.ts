@@ -9,6 +9,7 @@ import type {
 	SearchOperations,
 	SearchStream,
 } from "../../search/types.js";
+import { ripgrepGrep, ripgrepListFiles } from "./ripgrep-backend.js";
 import { locateRipgrep } from "./ripgrep-path.js";
 
 /** Options of the default search operations. */
@@ -19,16 +20,10 @@ export interface SearchOperationsOptions {
 	backend?: "auto" | SearchBackendName;
 }
 
-// The ripgrep runner and the walker (with its ignore and glob libraries) load on the first search,
-// so that a process that registers grep and find but never searches pays nothing for them.
-// The runner's module is kept once loaded: a dynamic import of a loaded module still goes through
-// the module loader (and its hooks, where a loader such as tsx is registered) on every call.
-let ripgrepBackend: Promise<typeof import("./ripgrep-backend.js")> | undefined;
-const loadRipgrepBackend = () => {
-	ripgrepBackend ??= import("./ripgrep-backend.js");
-	return ripgrepBackend;
-};
-
+// The walker (with its ignore and glob libraries) loads on the first search that needs it, so
+// that a process whose ripgrep runs pays nothing for it. The ripgrep runner is imported with this
+// module: the bundle loads its code at start anyway (its chunk holds modules every entry uses), and
+// a dynamic import of it cost the process's first search a pass through the module loader (1-7 ms).
 /**
  * The local search operations: ripgrep when it can run, the built-in walker otherwise (same
  * ignore rules and output, slower). Forcing `ripgrep` turns a missing binary into an error.
@@ -74,14 +69,14 @@ export function createSearchOperations(options: SearchOperationsOptions = {}): S
 		},
 		grep(request: GrepRequest, signal: AbortSignal): Promise<SearchStream<GrepLine>> {
 			return withFallback(
-				async (rgPath) => (await loadRipgrepBackend()).ripgrepGrep(rgPath, request, signal),
+				(rgPath) => ripgrepGrep(rgPath, request, signal),
 				() => loadedLazily(async () => (await import("./walker-grep.js")).walkerGrep(request, signal)),
 				request.pathOrder === true,
 			);
 		},
 		listFiles(request: ListFilesRequest, signal: AbortSignal): Promise<SearchStream<string>> {
 			return withFallback(
-				async (rgPath) => (await loadRipgrepBackend()).ripgrepListFiles(rgPath, request, signal),
+				(rgPath) => ripgrepListFiles(rgPath, request, signal),
 				() =>
 					loadedLazily(async () => {
 						const walker = await import("./walker.js");
