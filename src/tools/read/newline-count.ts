@@ -55,21 +55,47 @@ interface SimdCount {
 	memory: Uint8Array;
 }
 
-/** The compiled module, made at the first large count (~0.4 ms); null where it cannot run (no WebAssembly or SIMD, `--jitless`). */
+/** The instance, made at the first large count; null where it cannot run (no WebAssembly or SIMD, `--jitless`). */
 let simd: SimdCount | null | undefined;
+/** The module compiled ahead (`compileNewlineCountAhead`), once that compile has finished. */
+let compiledAhead: object | undefined;
+let compilingAhead: Promise<void> | undefined;
 
 /** The part of the WebAssembly API used here (the project's types name no DOM, where it is declared). */
 interface WebAssemblyApi {
 	Module: new (bytes: Uint8Array) => object;
 	Instance: new (module: object) => { exports: { count: SimdCount["count"]; memory: { buffer: ArrayBuffer } } };
+	compile: (bytes: Uint8Array) => Promise<object>;
+}
+
+const webAssembly = (): WebAssemblyApi | undefined => (globalThis as { WebAssembly?: WebAssemblyApi }).WebAssembly;
+
+/**
+ * Starts compiling the count's module on V8's background threads, for a tool that will count
+ * large text (the shell tool, whose calls count their output): a process's first module compiled
+ * on the main thread cost about 1 ms inside the first call that counted. Nothing when a count
+ * has run or a compile was started; a compile that fails leaves it to the first count. The
+ * promise settles (never rejects) once the compile is over.
+ */
+export function compileNewlineCountAhead(): Promise<void> {
+	if (simd !== undefined || compilingAhead) return compilingAhead ?? Promise.resolve();
+	compilingAhead = Promise.resolve()
+		.then(() => webAssembly()?.compile(SIMD_COUNT_MODULE))
+		.then(
+			(module) => {
+				compiledAhead = module;
+			},
+			() => {},
+		);
+	return compilingAhead;
 }
 
 function simdCount(): SimdCount | null {
 	if (simd !== undefined) return simd;
 	try {
-		const api = (globalThis as { WebAssembly?: WebAssemblyApi }).WebAssembly;
+		const api = webAssembly();
 		if (!api) throw new Error("no WebAssembly");
-		const { exports } = new api.Instance(new api.Module(SIMD_COUNT_MODULE));
+		const { exports } = new api.Instance(compiledAhead ?? new api.Module(SIMD_COUNT_MODULE));
 		simd = { count: exports.count, memory: new Uint8Array(exports.memory.buffer) };
 	} catch {
 		simd = null;

@@ -1,6 +1,7 @@
 import type { AgentTool, ToolDefinition } from "../../engine/index.js";
 import { type CommandTarget, commandTarget } from "../../workspace/index.js";
 import { localShellOperations } from "../../workspace/local/index.js";
+import { compileNewlineCountAhead } from "../read/newline-count.js";
 import { toolFrom } from "../tool-definition.js";
 import { judgeEnvironmentAhead } from "./environment.js";
 import { prepareShellArguments } from "./prepare-arguments.js";
@@ -28,13 +29,15 @@ export interface ShellToolSpec<TSchema extends ShellCommandSchema> {
  * first command will run in is started as it is created (`ShellOperations.prepare`): that start (a
  * fork of this process) and the shell's cgroup join then happen before any call, where a model's
  * reply or the caller's own work leaves time, instead of on the first call's path; so is the
- * code that builds a command's environment compiled (`judgeEnvironmentAhead`).
+ * code that builds a command's environment compiled (`judgeEnvironmentAhead`), and the output's
+ * line count (`compileNewlineCountAhead`).
  */
 export function createShellTool<TSchema extends ShellCommandSchema>(
 	spec: ShellToolSpec<TSchema>,
 ): AgentTool<TSchema, ShellToolDetails> {
 	(spec.options.operations ?? localShellOperations).prepare?.(spec.cwd, "created");
 	judgeEnvironmentAhead();
+	compileNewlineCountAhead();
 	return toolFrom(spec.definition, {
 		prepareArguments: prepareShellArguments,
 		target: ({ command }) => commandTarget(command, spec.dialect),

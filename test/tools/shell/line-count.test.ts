@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { countFileNewlines, countNewlines } from "../../../src/tools/shell/line-count.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 
@@ -30,6 +30,29 @@ describe("countNewlines", () => {
 
 	it("counts a buffer made only of newlines", () => {
 		expect(countNewlines(Buffer.alloc(1001, 10))).toBe(1001);
+	});
+});
+
+describe("compileNewlineCountAhead", () => {
+	afterEach(() => {
+		vi.restoreAllMocks();
+		vi.resetModules();
+	});
+
+	it("compiles the count off the call: the first large count then compiles nothing and counts right", async () => {
+		// A fresh copy of the module: the shared worker's may have counted already.
+		vi.resetModules();
+		const fresh = await import("../../../src/tools/read/newline-count.js");
+		await fresh.compileNewlineCountAhead();
+		const api = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } }).WebAssembly;
+		const compileNow = vi.spyOn(api, "Module");
+		const bytes = Buffer.alloc(200_003);
+		for (let index = 0; index < bytes.length; index++) bytes[index] = index % 7 === 0 ? 10 : 97;
+		expect(fresh.countNewlines(bytes)).toBe(naive(bytes));
+		expect(compileNow).not.toHaveBeenCalled();
+		// A second start is the same compile, not another.
+		await fresh.compileNewlineCountAhead();
+		expect(fresh.countNewlines(bytes.subarray(5))).toBe(naive(bytes.subarray(5)));
 	});
 });
 
