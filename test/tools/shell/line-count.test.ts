@@ -36,13 +36,12 @@ describe("countNewlines", () => {
 describe("compileNewlineCountAhead", () => {
 	afterEach(() => {
 		vi.restoreAllMocks();
-		vi.resetModules();
 	});
 
 	it("compiles the count off the call: the first large count then compiles nothing and counts right", async () => {
-		// A fresh copy of the module: the shared worker's may have counted already.
-		vi.resetModules();
-		const fresh = await import("../../../src/tools/read/newline-count.js");
+		// A copy of the module of its own (another id for the same file): the worker's may have counted already.
+		const freshCopy = "../../../src/tools/read/newline-count.js?compile-ahead";
+		const fresh = (await import(freshCopy)) as typeof import("../../../src/tools/read/newline-count.js");
 		await fresh.compileNewlineCountAhead();
 		const api = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } }).WebAssembly;
 		const compileNow = vi.spyOn(api, "Module");
