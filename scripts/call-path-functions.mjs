@@ -14,6 +14,9 @@ export const callPathFunctions = {
 	"engine/call-outcome.js": [
 		"isToolResult", "parseArguments",
 	],
+	"engine/clock.js": [
+		"monotonicMs",
+	],
 	"engine/errors.js": [
 		"constructor", "throwIfAborted",
 	],
@@ -68,7 +71,7 @@ export const callPathFunctions = {
 		"countLinesFrom", "firstReadLength", "headLength", "pageLines", "readLinePage",
 	],
 	"tools/read/newline-count.js": [
-		"countNewlines", "countNewlinesByWords", "simdCount",
+		"compileNewlineCountAhead", "countNewlines", "countNewlinesByWords", "simdCount",
 	],
 	"tools/read/page-lines.js": [
 		"add", "addBytes", "addLineRun", "constructor", "reserve", "start", "text",
@@ -183,7 +186,7 @@ export const callPathFunctions = {
 		"removeEmptyCgroup",
 	],
 	"workspace/local/process/cgroup.js": [
-		"run", "settleBase", "settleCgroupProbe", "sweepLater", "sweepStale",
+		"settleBase", "settleCgroupProbe", "sweepLater",
 	],
 	"workspace/local/search/long-lines/grep-output-splitter.js": [
 		"constructor", "flush", "push",
@@ -196,7 +199,7 @@ export const callPathFunctions = {
 		"startsWithByteOrderMark",
 	],
 	"workspace/local/search/operations.js": [
-		"grep", "loadRipgrepBackend", "stat", "withFallback",
+		"grep", "stat", "withFallback",
 	],
 	"workspace/local/search/path-order/held-grep.js": [
 		"constructor", "end", "readUntil", "sorted", "stop",
@@ -259,11 +262,11 @@ export const callPathFunctions = {
 		"awaitJoinReport", "done", "settleLaunchedProbe", "shell.startAnswerClock",
 	],
 	"workspace/local/shell/standby-launch.js": [
-		"launchScript", "shellLevel",
+		"launchScript2", "shellLevel",
 	],
 	"workspace/local/shell/standby-shell.js": [
-		"letJoin", "monotonicMs", "prepareCallShell", "prepareStandbyAfterResult", "prepareStandbyShell",
-		"prepareToolShell", "releaseStandbyShell", "sameFolder", "spawnStandby", "startFromStandby",
+		"letJoin", "prepareCallShell", "prepareStandbyAfterResult", "prepareStandbyShell",
+		"releaseStandbyShell", "sameFolder", "spawnStandby", "startFromStandby",
 	],
 	"workspace/output/candidate-lines.js": [
 		"firstCandidates", "merged", "needleLines",
@@ -304,9 +307,6 @@ export const callPathFunctions = {
 	],
 	"workspace/shell/output-tail.js": [
 		"completeUtf8Length", "describeOutput", "outputFilePath", "renderTail",
-	],
-	"workspace/shell/pid-in-use.js": [
-		"pidInUse",
 	],
 	"workspace/shell/sanitize.js": [
 		"sanitizeTerminalOutput",
