@@ -28,8 +28,13 @@ import { sinkOutputFile } from "./output-sink.js";
  * the `wc` process) of the asynchronous count and scan.
  */
 const syncCountBytes = 4 * 1024 * 1024;
-/** Chunk of that pass: the asynchronous scan's (`importantLinesOfFile`), so both keep the same lines. */
-const syncPassBytes = 1024 * 1024;
+/**
+ * Chunk of that pass. The lines kept do not depend on the chunks (semantic-tail.ts), so it need not
+ * be the asynchronous scan's. A small buffer: a fresh one of the output's size (up to 1 MiB) cost
+ * its page faults in the call (a first `seq 1 100000`: 1.8 ms to read 540 KB into it, 0.3 ms
+ * through 64 KiB).
+ */
+const syncPassBytes = 64 * 1024;
 
 /**
  * A command's output written by the command itself straight into a temp file (the shell's stdout
