@@ -209,7 +209,10 @@ describe("bash: timeout and abort kill the whole tree", () => {
 		const abortedAt = Date.now();
 		controller.abort();
 		const outcome = await running;
-		expect(Date.now() - abortedAt).toBeLessThan(500);
+		// The SIGKILL follows the SIGTERM after a 200 ms grace. The bound leaves a loaded machine
+		// room (534 ms was seen at load 13) and still catches an abort that waits for the starved
+		// relay's 3 s or for the command's 100 s.
+		expect(Date.now() - abortedAt).toBeLessThan(2_000);
 		expect(outcome.details.cancelled).toBe(true);
 		expect(processesWithMarker(marker)).toEqual([]);
 	});

@@ -108,20 +108,31 @@ describe.skipIf(noCgroups !== undefined)("standby shell", () => {
 	});
 
 	it("starts the next command's shell while the command runs when calls come one after another", async () => {
-		const tool = createBashTool(tempDir());
-		await runCounted(tool, "true");
-		await runCounted(tool, "true");
-		// Right after the last result: the fork overlaps this command, and the shell waits (held) to join.
-		// Looked for during the command for up to 10 s: on a loaded machine the fork may come late.
-		const during = await runCounted(
-			tool,
-			`for try in $(seq 1 100); do n=$(${waitingShellsScript}); [ "$n" != 0 ] && break; sleep 0.1; done; echo "$n"`,
-		);
-		expect(during.fromStandby).toBe(true);
-		expect(during.text).toBe("1");
-		const next = await runCounted(tool, "echo next");
-		expect(next.fromStandby).toBe(true);
-	});
+		// Calls count as one after another when the next command begins within 50 ms of the last
+		// result. A loaded machine can keep this process off the CPU longer than that between two
+		// awaits, so the scenario gets three tries: a broken mechanism fails all of them.
+		for (let attempt = 1; ; attempt++) {
+			const tool = createBashTool(tempDir());
+			await runCounted(tool, "true");
+			await runCounted(tool, "true");
+			// Right after the last result: the fork overlaps this command, and the shell waits (held) to join.
+			// Looked for during the command for up to 10 s: on a loaded machine the fork may come late.
+			const during = await runCounted(
+				tool,
+				`for try in $(seq 1 100); do n=$(${waitingShellsScript}); [ "$n" != 0 ] && break; sleep 0.1; done; echo "$n"`,
+			);
+			const next = await runCounted(tool, "echo next");
+			const held = during.fromStandby && during.text === "1" && next.fromStandby;
+			if (!held && attempt < 3) {
+				await disposeShellProcesses();
+				continue;
+			}
+			expect(during.fromStandby).toBe(true);
+			expect(during.text).toBe("1");
+			expect(next.fromStandby).toBe(true);
+			break;
+		}
+	}, 60_000);
 
 	it("starts no shell after its result once shell processes are disposed of", async () => {
 		const tool = createBashTool(tempDir());

@@ -32,14 +32,9 @@ const handOverPrefix = "TOOLBELT_SAVED_";
 const announceAndCopy = (cat: string) =>
 	`if [ -n "$BASHPID" ]; then printf "%s\\n" "$BASHPID" >&3; exec -a ${RELAY_NAME} ${cat}; else exec /bin/sh -c 'printf "%s\\n" "$$" >&3; exec ${cat}'; fi`;
 
-/**
- * Reaps the relay's starter. The process substitution is a child of this shell, and so of the
- * command it becomes: reaped here, it is not there for a command that waits for any child
- * (`setsid -w`, a `wait()` loop). A standby (`relayAheadScript`) runs it once its launch is read:
- * the starter's fork and exit then overlap that read, where a wait right after the start held the
- * launch back by that long (2-8 ms at a first call, whose relay starts as the call begins).
- */
-export const reapRelayStarter = 'if [ -n "$!" ]; then wait "$!" 2>/dev/null; fi';
+// The process substitution is a child of this shell, and so of the command it becomes: reaped
+// here, it is not there for a command that waits for any child (`setsid -w`, a `wait()` loop).
+const reapRelayStarter = 'if [ -n "$!" ]; then wait "$!" 2>/dev/null; fi';
 const becomeCommandLines = [
 	...handedOver.map(
 		(name) =>
@@ -98,11 +93,13 @@ export function wrapperScript(): string {
  * from toolbelt alone. stderr is left as it is: the launch points it at stdout
  * (`relayAheadLaunchLine`), so that nothing the shell says before (a locale warning while the
  * command's variables are set) reaches the output. `cat` is from `relayCat`; `launchFd` the
- * shell's launch socket, which the relay closes (toolbelt waits for its end). The shell reaps the
- * relay's starter later (`reapRelayStarter`).
+ * shell's launch socket, which the relay closes (toolbelt waits for its end).
  */
 export function relayAheadScript(cat: string, launchFd: number): string {
-	return `exec > >( (trap "" TERM; exec ${launchFd}<&-; IFS= read -r -u 3 toolbelt_output && exec >>"$toolbelt_output" && ${announceAndCopy(cat)}) <&0 & ) 3>&-`;
+	return [
+		`exec > >( (trap "" TERM; exec ${launchFd}<&-; IFS= read -r -u 3 toolbelt_output && exec >>"$toolbelt_output" && ${announceAndCopy(cat)}) <&0 & ) 3>&-`,
+		reapRelayStarter,
+	].join("\n");
 }
 
 /** The launch's line that sends the command's stderr where its stdout goes, into the relay started ahead. */

@@ -2,13 +2,7 @@ import type { ReadDescriptor } from "../../shell/exec-types.js";
 import { singleQuoted } from "../../shell/single-quoted.js";
 import { deferredJoinCgroupScript } from "../process/cgroup.js";
 import type { ProcessContainment } from "../process/containment.js";
-import {
-	becomeCommandScript,
-	reapRelayStarter,
-	relayAheadLaunchLine,
-	relayAheadScript,
-	relayEnvironment,
-} from "./output-relay.js";
+import { becomeCommandScript, relayAheadLaunchLine, relayAheadScript, relayEnvironment } from "./output-relay.js";
 import { openDescriptorsScript } from "./read-descriptors.js";
 
 // The shell text of a standby shell (standby-shell.ts): the program it waits with, and the launch
@@ -107,8 +101,6 @@ export function standbyScript(options: {
 		"exec 4<&-",
 		'eval "$toolbelt_launch"',
 		"unset toolbelt_launch toolbelt_launch_bytes",
-		// The relay's starter, reaped only now: its fork and exit overlapped the launch's read.
-		reapRelayStarter,
 		'[ "$#" -gt 0 ] || exit 0',
 		// The first one runs its command in its process group when it could not join: that is
 		// how every command runs once cgroups are found unusable (toolbelt learns it from the answer).
