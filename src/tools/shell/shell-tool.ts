@@ -37,7 +37,7 @@ export function createShellTool<TSchema extends ShellCommandSchema>(
 ): AgentTool<TSchema, ShellToolDetails> {
 	(spec.options.operations ?? localShellOperations).prepare?.(spec.cwd, "created");
 	judgeEnvironmentAhead();
-	compileNewlineCountAhead();
+	void compileNewlineCountAhead();
 	return toolFrom(spec.definition, {
 		prepareArguments: prepareShellArguments,
 		target: ({ command }) => commandTarget(command, spec.dialect),
