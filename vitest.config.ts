@@ -43,12 +43,15 @@ export default defineConfig({
 				test: {
 					name: "shared",
 					isolate: false,
-					setupFiles: ["test/schedule/restore-stubs.ts"],
+					setupFiles: ["test/schedule/signal-guard.ts", "test/schedule/restore-stubs.ts"],
 					include: ["test/**/*.test.ts"],
 					exclude: [...configDefaults.exclude, ...ownWorker],
 				},
 			},
-			{ extends: true, test: { name: "own-worker", include: ownWorker } },
+			{
+				extends: true,
+				test: { name: "own-worker", include: ownWorker, setupFiles: ["test/schedule/signal-guard.ts"] },
+			},
 		],
 	},
 });

@@ -112,7 +112,8 @@ async function sandboxed(user: TestUser, command: string) {
 }
 
 function expectControlReached(run: { stdout: string; stderr: string }): void {
-	expect(good.paths).toContain("/control");
+	// What the command printed tells why the control request did not arrive (the proxy, curl, the CLI).
+	expect(good.paths, run.stdout + run.stderr).toContain("/control");
 	expect(run.stdout + run.stderr).toContain("GOOD-ANSWER");
 }
 

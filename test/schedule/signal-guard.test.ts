@@ -1,0 +1,22 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+/** This worker's process group id, read as the guard reads it. */
+function groupOfWorker(): number {
+	const stat = readFileSync("/proc/self/stat", "latin1");
+	return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+}
+
+// SIGCONT: were the guard missing, the signal would reach the run and change nothing there.
+describe("the workers' signal guard (test/schedule/signal-guard.ts)", () => {
+	it("refuses a signal to the worker's own process group, by 0 and by its id, and to vitest's main process", () => {
+		expect(() => process.kill(0, "SIGCONT")).toThrow(/would signal the test run itself/);
+		expect(() => process.kill(-groupOfWorker(), "SIGCONT")).toThrow(/would signal the test run itself/);
+		expect(() => process.kill(process.ppid, "SIGCONT")).toThrow(/would signal the test run itself/);
+	});
+
+	it("lets a liveness check and a signal to another process through", () => {
+		expect(process.kill(0, 0)).toBe(true);
+		expect(process.kill(process.pid, "SIGCONT")).toBe(true);
+	});
+});

@@ -1,0 +1,43 @@
+// Setup file of every worker (vitest.config.ts): a signal from a test, or from the code it drives,
+// that would reach the test run itself fails that call instead. A worker shares its process group
+// with vitest's main process, npm and the CI script, so `process.kill(0, …)` (a pid parsed from an
+// empty line is 0), `process.kill(-1, …)` (every process root may signal), or the group's id would
+// end the whole run at once, leaving no failing test and no stack to read: one CI run ended so
+// (SIGKILL, exit 137) with every finished file green. Signal 0 (a liveness check) stays allowed.
+import { readFileSync } from "node:fs";
+
+/** This worker's process group id (field 5 of /proc/self/stat), where /proc tells it. */
+function ownGroupId(): number | undefined {
+	try {
+		const stat = readFileSync("/proc/self/stat", "latin1");
+		const group = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+		return Number.isInteger(group) && group > 0 ? group : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Marks the guarded `process.kill`: a shared worker runs this file again for each test file. */
+const guarded = Symbol.for("toolbelt.test.signal-guard");
+const groupId = ownGroupId();
+const runner = process.ppid;
+
+/** The targets whose signal would reach the run: its group, every process, vitest's main process. */
+function reachesTheRun(pid: number): boolean {
+	if (pid === 0 || pid === -1) return true;
+	if (pid === runner || pid === -runner) return true;
+	return groupId !== undefined && pid === -groupId;
+}
+
+if (!(guarded in process.kill)) {
+	const originalKill = process.kill.bind(process);
+	const guardedKill = (pid: number, signal?: string | number): true => {
+		if (signal !== 0 && reachesTheRun(pid)) {
+			throw new Error(
+				`refused: process.kill(${pid}, ${String(signal ?? "SIGTERM")}) would signal the test run itself (pid 0 or -1, its process group or vitest's main process)`,
+			);
+		}
+		return originalKill(pid, signal);
+	};
+	process.kill = Object.assign(guardedKill, { [guarded]: true });
+}
