@@ -9,6 +9,7 @@ import {
 	type ProcessContainment,
 	registerSessionCleanup,
 	releaseContainment,
+	signalProcessGroup,
 	terminateContainment,
 } from "../workspace/local/index.js";
 
@@ -86,11 +87,7 @@ export function startServerProcess(
 	const unregister = registerSessionCleanup({
 		killNow: () => {
 			const group = containment.tree.groupId;
-			try {
-				if (group !== undefined) process.kill(-group, "SIGKILL");
-			} catch {
-				// Already gone.
-			}
+			if (group !== undefined) signalProcessGroup(group, "SIGKILL");
 		},
 		dispose: () => stop(200),
 	});

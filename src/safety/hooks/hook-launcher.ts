@@ -11,7 +11,7 @@ import {
 import { Socket } from "node:net";
 import { join } from "node:path";
 import { singleQuoted } from "../../workspace/index.js";
-import { atProcessEnd } from "../../workspace/local/index.js";
+import { atProcessEnd, signalProcess } from "../../workspace/local/index.js";
 import { HOOK_CAPTURE_BYTES } from "./hook-output.js";
 import { removeAbandonedSlots, SLOTS_PREFIX, slotsParent } from "./hook-slots.js";
 import { type LauncherKind, launcherKind, launcherProgram } from "./launcher-programs.js";
@@ -180,16 +180,8 @@ function killHook(pid: number): void {
 	} catch {
 		// Gone already, or no such file on this kernel: `--kill-child` still holds.
 	}
-	killPid(pid);
-	for (const child of children) killPid(child);
-}
-
-function killPid(pid: number): void {
-	try {
-		process.kill(pid, "SIGKILL");
-	} catch {
-		// Gone already.
-	}
+	signalProcess(pid, "SIGKILL");
+	for (const child of children) signalProcess(child, "SIGKILL");
 }
 
 /** Sends `text` (which the caller makes from the request's id) and waits for its answer. */

@@ -33,6 +33,7 @@ export {
 	processGroupOf,
 	type TerminateOptions,
 } from "./process/process-tree.js";
+export { signalProcess, signalProcessGroup } from "./process/signal.js";
 export {
 	findTrustedProgram,
 	noteWritableRoots,

@@ -4,6 +4,7 @@ import { cgroupsInUse, killCommandCgroup, releaseAllCgroupsSync } from "./cgroup
 import { cgroupMembers, cgroupPopulated, removeCgroup, removeOnceEmptied } from "./cgroup-members.js";
 import { atProcessEnd } from "./process-end.js";
 import { findTreeProcesses, type ProcessTree, processGroupOf, terminateTree } from "./process-tree.js";
+import { signalProcess } from "./signal.js";
 
 /** Processes a command left running when its shell exited. */
 export interface BackgroundRun {
@@ -56,13 +57,7 @@ function liveProcesses(run: BackgroundRun): number[] {
 
 function killRunSync(run: BackgroundRun): void {
 	if (run.cgroup !== undefined) killCommandCgroup(run.cgroup);
-	for (const pid of liveProcesses(run)) {
-		try {
-			process.kill(pid, "SIGKILL");
-		} catch {
-			// Already gone.
-		}
-	}
+	for (const pid of liveProcesses(run)) signalProcess(pid, "SIGKILL");
 }
 
 function cleanUpSync(): void {
@@ -247,13 +242,7 @@ export async function disposeShellProcesses(): Promise<void> {
 				...(run.cgroup !== undefined ? { cgroup: run.cgroup } : {}),
 			};
 			// Recorded pids that left the marker behind (env -i) are killed by pid.
-			for (const pid of liveProcesses(run)) {
-				try {
-					process.kill(pid, "SIGTERM");
-				} catch {
-					// Already gone.
-				}
-			}
+			for (const pid of liveProcesses(run)) signalProcess(pid, "SIGTERM");
 			return terminateTree(tree, { graceMs: 200 }).then(async () => {
 				killRunSync(run);
 				// Processes killed just now may still be exiting, and keep the cgroup populated until then.

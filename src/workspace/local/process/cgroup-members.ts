@@ -1,6 +1,7 @@
 import { type Dirent, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isRunning, readProcStat } from "./proc-stat.js";
+import { signalProcess } from "./signal.js";
 
 // What is done to one cgroup, given its folder: list, signal and kill its processes, tell whether
 // any live there, remove it. No state: cgroup.ts decides which cgroups there are.
@@ -45,13 +46,7 @@ export function cgroupPopulated(cgroup: string): boolean {
 
 /** Sends `signal` to every process of the cgroup (and below). */
 export function signalCgroup(cgroup: string, signal: NodeJS.Signals): void {
-	for (const pid of cgroupMembers(cgroup)) {
-		try {
-			process.kill(pid, signal);
-		} catch {
-			// Gone already.
-		}
-	}
+	for (const pid of cgroupMembers(cgroup)) signalProcess(pid, signal);
 }
 
 /** SIGKILLs every process of the cgroup and below: by `cgroup.kill` when `canKill`, else one by one. */

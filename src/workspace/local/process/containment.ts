@@ -11,6 +11,7 @@ import {
 	type TerminateOptions,
 	terminateTree,
 } from "./process-tree.js";
+import { signalProcessGroup } from "./signal.js";
 
 /**
  * How a command's processes are kept together so that all of them can be found and ended:
@@ -132,15 +133,5 @@ const NAMESPACE_KILL_WAIT_MS = 2000;
  */
 async function killNamespacedGroup(groupId: number): Promise<void> {
 	const deadline = Date.now() + NAMESPACE_KILL_WAIT_MS;
-	while (signalGroup(groupId, "SIGKILL") && Date.now() < deadline) await delay(5);
-}
-
-/** Signals a process group; false when no process of it is left. */
-function signalGroup(groupId: number, signal: NodeJS.Signals): boolean {
-	try {
-		process.kill(-groupId, signal);
-		return true;
-	} catch {
-		return false;
-	}
+	while (signalProcessGroup(groupId, "SIGKILL") && Date.now() < deadline) await delay(5);
 }

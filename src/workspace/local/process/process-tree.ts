@@ -5,6 +5,7 @@ import { requireTrustedProgram } from "../programs/trusted-programs.js";
 import { killCommandCgroup } from "./cgroup.js";
 import { cgroupMembers, signalCgroup } from "./cgroup-members.js";
 import { isRunning, procPids, readProcStat } from "./proc-stat.js";
+import { signalProcess, signalProcessGroup } from "./signal.js";
 
 /**
  * Name of the environment variable that marks every process of one command. Children inherit
@@ -117,14 +118,6 @@ export function findTreeProcesses(tree: ProcessTree): number[] {
 	return findWithPs(tree);
 }
 
-function sendSignal(pid: number, signal: NodeJS.Signals): void {
-	try {
-		process.kill(pid, signal);
-	} catch {
-		// Gone already, or not ours to signal: nothing left to do for this one.
-	}
-}
-
 /**
  * Sends `signal` to every process of the tree: the members of its cgroup, or else the process
  * group and every process that carries the marker.
@@ -139,8 +132,8 @@ export function signalTree(tree: ProcessTree, signal: NodeJS.Signals): void {
 		else signalCgroup(tree.cgroup, signal);
 		return;
 	}
-	if (tree.groupId !== undefined) sendSignal(-tree.groupId, signal);
-	for (const pid of findTreeProcesses(tree)) sendSignal(pid, signal);
+	if (tree.groupId !== undefined) signalProcessGroup(tree.groupId, signal);
+	for (const pid of findTreeProcesses(tree)) signalProcess(pid, signal);
 }
 
 function killWindowsTree(pid: number): void {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import type { Socket } from "node:net";
 import { isAbsolute } from "node:path";
+import { signalProcess } from "../process/signal.js";
 import {
 	CHANNELS,
 	CONTROL_FD,
@@ -308,12 +309,7 @@ export function killerOf(pid?: number): RipgrepKiller {
 	const kill = () => {
 		if (exited) return;
 		killed = true;
-		if (known === undefined) return;
-		try {
-			process.kill(known, "SIGKILL");
-		} catch {
-			// exited already
-		}
+		if (known !== undefined) signalProcess(known, "SIGKILL");
 	};
 	return {
 		kill,

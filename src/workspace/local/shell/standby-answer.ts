@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import { killCommandCgroup, settleCgroupProbe } from "../process/cgroup.js";
 import type { ProcessContainment } from "../process/containment.js";
+import { signalProcessGroup } from "../process/signal.js";
 
 // A standby shell (standby-shell.ts), its pipes, and the first one's answer: whether it could join
 // its cgroup, which decides whether commands run in cgroups at all.
@@ -39,15 +40,8 @@ export function streamsOf(child: ChildProcess): (Socket | null | undefined)[] {
 
 /** SIGKILLs the standby's process group (it leads one: spawned detached), else the shell alone. */
 export function killGroup(child: ChildProcess): void {
-	try {
-		if (child.pid !== undefined) {
-			process.kill(-child.pid, "SIGKILL");
-			return;
-		}
-	} catch {
-		// No group left: the shell alone, if it is still there.
-	}
-	child.kill("SIGKILL");
+	// No group left: the shell alone, if it is still there.
+	if (child.pid === undefined || !signalProcessGroup(child.pid, "SIGKILL")) child.kill("SIGKILL");
 }
 
 /**

@@ -1,0 +1,60 @@
+import { readFileSync } from "node:fs";
+
+/**
+ * The one way toolbelt signals a process or a process group it started. `kill(2)` reads a pid of 0
+ * as "my own process group" and -1 as "every process I may signal": a pid parsed from an empty
+ * line (`Number("")` is 0) or a negated one would end toolbelt with the shell, pipeline or CI job
+ * that started it, or, as root, nearly everything on the machine. Such ids, and toolbelt's own
+ * process group, are refused here rather than at each call site.
+ */
+
+/** toolbelt's own process group id (Linux: /proc), read once; undefined where unknown. */
+let ownGroup: number | null | undefined;
+
+function ownGroupId(): number | undefined {
+	if (ownGroup === undefined) {
+		ownGroup = null;
+		try {
+			const stat = readFileSync("/proc/self/stat", "latin1");
+			const group = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+			if (Number.isSafeInteger(group) && group > 0) ownGroup = group;
+		} catch {
+			// No /proc (macOS): the group is left unchecked; ids of 0 and below are still refused.
+		}
+	}
+	return ownGroup ?? undefined;
+}
+
+/** True for the id of one process other than toolbelt itself (a positive integer). */
+function isOneProcess(pid: number): boolean {
+	return Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid;
+}
+
+/**
+ * Sends `signal` to one process. False when it is gone or not this user's, and when `pid` names no
+ * single other process (0, negative, not an integer, toolbelt's own pid): nothing is sent then.
+ */
+export function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
+	if (!isOneProcess(pid)) return false;
+	try {
+		process.kill(pid, signal);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Sends `signal` to every process of the group `groupId` leads (a child spawned detached). False
+ * when no process of it is left, and when `groupId` is no child's group (0, negative, not an
+ * integer, toolbelt's own pid or group): nothing is sent then.
+ */
+export function signalProcessGroup(groupId: number, signal: NodeJS.Signals): boolean {
+	if (!isOneProcess(groupId) || groupId === ownGroupId()) return false;
+	try {
+		process.kill(-groupId, signal);
+		return true;
+	} catch {
+		return false;
+	}
+}
