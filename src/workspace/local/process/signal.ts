@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readProcStat } from "./proc-stat.js";
 
 /**
  * The one way toolbelt signals a process or a process group it started. `kill(2)` reads a pid of 0
@@ -13,14 +13,9 @@ let ownGroup: number | null | undefined;
 
 function ownGroupId(): number | undefined {
 	if (ownGroup === undefined) {
-		ownGroup = null;
-		try {
-			const stat = readFileSync("/proc/self/stat", "latin1");
-			const group = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-			if (Number.isSafeInteger(group) && group > 0) ownGroup = group;
-		} catch {
-			// No /proc (macOS): the group is left unchecked; ids of 0 and below are still refused.
-		}
+		// No /proc (macOS): the group is left unchecked; ids of 0 and below are still refused.
+		const group = readProcStat("self")?.groupId;
+		ownGroup = group !== undefined && Number.isSafeInteger(group) && group > 0 ? group : null;
 	}
 	return ownGroup ?? undefined;
 }
