@@ -20,14 +20,18 @@ function ownGroupId(): number | undefined {
 	return ownGroup ?? undefined;
 }
 
-/** True for the id of one process other than toolbelt itself (a positive integer). */
+/**
+ * True for the id of one process that may be one toolbelt started: a positive integer, not toolbelt
+ * itself, its parent or the leader of its own process group (the shell or job that started it).
+ */
 function isOneProcess(pid: number): boolean {
-	return Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid;
+	return Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && pid !== process.ppid && pid !== ownGroupId();
 }
 
 /**
  * Sends `signal` to one process. False when it is gone or not this user's, and when `pid` names no
- * single other process (0, negative, not an integer, toolbelt's own pid): nothing is sent then.
+ * process toolbelt may have started (0, negative, not an integer, toolbelt's own pid, its parent's,
+ * its group leader's): nothing is sent then.
  */
 export function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
 	if (!isOneProcess(pid)) return false;
@@ -42,10 +46,10 @@ export function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
 /**
  * Sends `signal` to every process of the group `groupId` leads (a child spawned detached). False
  * when no process of it is left, and when `groupId` is no child's group (0, negative, not an
- * integer, toolbelt's own pid or group): nothing is sent then.
+ * integer, toolbelt's own group or its parent's): nothing is sent then.
  */
 export function signalProcessGroup(groupId: number, signal: NodeJS.Signals): boolean {
-	if (!isOneProcess(groupId) || groupId === ownGroupId()) return false;
+	if (!isOneProcess(groupId)) return false;
 	try {
 		process.kill(-groupId, signal);
 		return true;
