@@ -1,11 +1,8 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { readProcStat } from "../../src/workspace/local/process/proc-stat.js";
 
 /** This worker's process group id, read as the guard reads it. */
-function groupOfWorker(): number {
-	const stat = readFileSync("/proc/self/stat", "latin1");
-	return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-}
+const groupOfWorker = (): number => readProcStat("self")?.groupId ?? Number.NaN;
 
 // SIGCONT: were the guard missing, the signal would reach the run and change nothing there.
 describe("the workers' signal guard (test/schedule/signal-guard.ts)", () => {

@@ -4,22 +4,12 @@
 // empty line is 0), `process.kill(-1, …)` (every process root may signal), or the group's id would
 // end the whole run at once, leaving no failing test and no stack to read: one CI run ended so
 // (SIGKILL, exit 137) with every finished file green. Signal 0 (a liveness check) stays allowed.
-import { readFileSync } from "node:fs";
-
-/** This worker's process group id (field 5 of /proc/self/stat), where /proc tells it. */
-function ownGroupId(): number | undefined {
-	try {
-		const stat = readFileSync("/proc/self/stat", "latin1");
-		const group = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-		return Number.isInteger(group) && group > 0 ? group : undefined;
-	} catch {
-		return undefined;
-	}
-}
+import { readProcStat } from "../../src/workspace/local/process/proc-stat.js";
 
 /** Marks the guarded `process.kill`: a shared worker runs this file again for each test file. */
 const guarded = Symbol.for("toolbelt.test.signal-guard");
-const groupId = ownGroupId();
+/** This worker's process group id, where /proc tells it. */
+const groupId = readProcStat("self")?.groupId;
 const runner = process.ppid;
 
 /** The targets whose signal would reach the run: its group, every process, vitest's main process. */

@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { signalProcess, signalProcessGroup } from "../../../src/workspace/local/index.js";
+import { readProcStat } from "../../../src/workspace/local/process/proc-stat.js";
 import { ensureBuiltCli } from "../../cli/helpers/cli-binary.js";
 import { testUsers, userPrefix } from "../../helpers/test-users.js";
 
@@ -31,10 +31,8 @@ const signalled = signalProcessGroup(child.pid, "SIGKILL");
 console.log(JSON.stringify({ refused, sent, signalled, signal: await exited }));
 `;
 
-function ownGroupId(): number {
-	const stat = readFileSync("/proc/self/stat", "latin1");
-	return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-}
+/** This process's group id, as toolbelt reads it. */
+const ownGroupId = (): number => readProcStat("self")?.groupId ?? Number.NaN;
 
 afterEach(() => {
 	vi.restoreAllMocks();
