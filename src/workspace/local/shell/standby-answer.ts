@@ -40,8 +40,9 @@ export function streamsOf(child: ChildProcess): (Socket | null | undefined)[] {
 
 /** SIGKILLs the standby's process group (it leads one: spawned detached), else the shell alone. */
 export function killGroup(child: ChildProcess): void {
-	// No group left: the shell alone, if it is still there.
-	if (child.pid === undefined || !signalProcessGroup(child.pid, "SIGKILL")) child.kill("SIGKILL");
+	// No group left to signal: the shell alone, if it is still there.
+	const groupSignalled = child.pid !== undefined && signalProcessGroup(child.pid, "SIGKILL");
+	if (!groupSignalled) child.kill("SIGKILL");
 }
 
 /**
