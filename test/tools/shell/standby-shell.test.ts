@@ -40,14 +40,14 @@ async function runCounted(tool: ReturnType<typeof createBashTool>, command: stri
 }
 
 /**
- * Counts this process's waiting shells: its children named toolbelt-relay that hold the launch
+ * Counts this process's waiting shells: its children named toolbelt-standby that hold the launch
  * socket (fd 4). As a bash script, so that a command can count them too.
  */
 const waitingShellsScript = `n=0; for dir in /proc/[0-9]*; do
   IFS= read -r stat 2>/dev/null < "$dir/stat" || continue
   rest=\${stat##*) }; set -- $rest; [ "$2" = ${process.pid} ] || continue
   mapfile -d '' words 2>/dev/null < "$dir/cmdline" || continue
-  [ "\${words[*]: -1}" = toolbelt-relay ] && [ -e "$dir/fd/4" ] && n=$((n + 1))
+  [ "\${words[*]: -1}" = toolbelt-standby ] && [ -e "$dir/fd/4" ] && n=$((n + 1))
 done; echo "$n"`;
 
 function waitingShells(): number {
@@ -241,7 +241,7 @@ describe.skipIf(noCgroups !== undefined)("standby shell", () => {
 for dir in /proc/[0-9]*; do
   pid=\${dir#/proc/}; [ "$pid" = "$$" ] && continue
   mapfile -d '' words 2>/dev/null < "$dir/cmdline" || continue
-  [ "\${words[*]: -1}" = toolbelt-relay ] || continue
+  [ "\${words[*]: -1}" = toolbelt-standby ] || continue
   # Waiting, not a running wrapper's short-lived fork that starts its relay (fd 0 that relay's pipe).
   [ -e "$dir/fd/4" ] || continue
   echo "found a waiting shell"

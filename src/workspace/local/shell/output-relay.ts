@@ -87,19 +87,20 @@ export function wrapperScript(): string {
 
 /**
  * The relay of a shell started before its command (a standby shell, `standby-launch.ts`): the
- * shell's stdout goes into the relay's pipe now, and the relay waits for one line on fd 3, the
- * path to open for appending (`/proc/<toolbelt's pid>/fd/<n>`), before it copies. fd 3 is a
- * socket from toolbelt, which no other process can open through `/proc`: the destination comes
- * from toolbelt alone. stderr is left as it is: the launch points it at stdout
- * (`relayAheadLaunchLine`), so that nothing the shell says before (a locale warning while the
- * command's variables are set) reaches the output. `cat` is from `relayCat`; `launchFd` the
- * shell's launch socket, which the relay closes (toolbelt waits for its end).
+ * shell's stdout goes into the relay's pipe now. The relay announces its pid on fd 3 at once (so
+ * that the pid is known as the command starts, and no process of the command is ever taken for the
+ * relay), then waits for one line on fd 3, the path to open for appending
+ * (`/proc/<toolbelt's pid>/fd/<n>`), before it copies. fd 3 is a socket from toolbelt, which no
+ * other process can open through `/proc`: the destination comes from toolbelt alone. stderr is
+ * left as it is: the launch points it at stdout (`relayAheadLaunchLine`), so that nothing the shell
+ * says before (a locale warning while the command's variables are set) reaches the output. `cat`
+ * is from `relayCat`; `launchFd` the shell's launch socket, which the relay closes (toolbelt waits
+ * for its end). One line of shell text, as every part of the standby's script is (see
+ * `standbyScript`). Only where cgroups are used, so on Linux, with a bash that has `$BASHPID`.
  */
 export function relayAheadScript(cat: string, launchFd: number): string {
-	return [
-		`exec > >( (trap "" TERM; exec ${launchFd}<&-; IFS= read -r -u 3 toolbelt_output && exec >>"$toolbelt_output" && ${announceAndCopy(cat)}) <&0 & ) 3>&-`,
-		reapRelayStarter,
-	].join("\n");
+	const relay = `trap "" TERM; exec ${launchFd}<&-; printf "%s\\n" "$BASHPID" >&3; IFS= read -r -u 3 toolbelt_output && exec >>"$toolbelt_output" && exec -a ${RELAY_NAME} ${cat}`;
+	return `exec > >( (${relay}) <&0 & ) 3>&-; ${reapRelayStarter}`;
 }
 
 /** The launch's line that sends the command's stderr where its stdout goes, into the relay started ahead. */
@@ -111,7 +112,7 @@ export function relayAheadTarget(outputFile: number): string {
 }
 
 /** After the relay is started (either way): hands the variables of `relayEnvironment` back and becomes the command. */
-export const becomeCommandScript = becomeCommandLines.join("\n");
+export const becomeCommandScript = becomeCommandLines.join("; ");
 
 /** `$0` of the wrapper, so its short-lived forks can be told apart from the command's processes. */
 export const wrapperName = "toolbelt-relay";

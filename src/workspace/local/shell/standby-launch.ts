@@ -2,8 +2,15 @@ import type { ReadDescriptor } from "../../shell/exec-types.js";
 import { singleQuoted } from "../../shell/single-quoted.js";
 import { deferredJoinCgroupScript } from "../process/cgroup.js";
 import type { ProcessContainment } from "../process/containment.js";
-import { becomeCommandScript, relayAheadLaunchLine, relayAheadScript, relayEnvironment } from "./output-relay.js";
+import {
+	becomeCommandScript,
+	relayAheadLaunchLine,
+	relayAheadScript,
+	relayEnvironment,
+	wrapperShell,
+} from "./output-relay.js";
 import { openDescriptorsScript } from "./read-descriptors.js";
+import { inPlaceLaunchLine, inPlaceScript, runsInPlace } from "./standby-in-place.js";
 
 // The shell text of a standby shell (standby-shell.ts): the program it waits with, and the launch
 // it is handed to become a command (the command's variables, output file and arguments).
@@ -16,6 +23,19 @@ const maxLaunchBytes = 256 * 1024;
 
 /** Names a shell can `export`; a command with any other variable starts fresh (spawn passes every name). */
 const shellVariableName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Variables bash keeps read-only, so that the standby cannot `export` them, where a freshly started
+ * bash passes their values from its environment on to the command (`BASHOPTS` even sets its options):
+ * a command with any of them starts fresh.
+ */
+const readOnlyInBash = new Set(["BASHOPTS", "BASH_VERSINFO", "EUID", "PPID", "SHELLOPTS", "UID"]);
+
+/**
+ * `$0` of a standby shell, so that its processes can be told apart from the relay's (`wrapperName`):
+ * a command it runs in place (standby-in-place.ts), and every subshell of that command, carry it.
+ */
+export const standbyName = "toolbelt-standby";
 
 /** What a standby shell needs to become a command. */
 export interface StandbyCommand {
@@ -44,14 +64,15 @@ function shellLevel(inherited: string | undefined): string | undefined {
  * The launch the standby runs: the command's variables, as a freshly started wrapper would
  * have them (PWD and OLDPWD kept only where bash keeps them), its stderr joined to its stdout
  * (the relay's pipe, whose destination toolbelt sends the relay itself: `relayAheadTarget`) and
- * its arguments. Undefined when a variable has a name no shell can set, or when the launch is
- * too large.
+ * its arguments. Undefined when a variable has a name no shell can set or one bash keeps
+ * read-only, or when the launch is too large.
  */
 export function launchScript(command: StandbyCommand, containment: ProcessContainment): string | undefined {
-	const env = relayEnvironment({ ...command.env, ...containment.env });
+	const commandEnv = { ...command.env, ...containment.env };
+	const env = relayEnvironment(commandEnv);
 	const lines: string[] = [];
 	for (const [name, value] of Object.entries(env)) {
-		if (!shellVariableName.test(name)) return undefined;
+		if (!shellVariableName.test(name) || readOnlyInBash.has(name)) return undefined;
 		if (name === "PWD" || name === "OLDPWD" || name === "SHLVL") continue;
 		lines.push(`export ${name}=${singleQuoted(value)}`);
 	}
@@ -64,6 +85,8 @@ export function launchScript(command: StandbyCommand, containment: ProcessContai
 	const opens = openDescriptorsScript(command.readDescriptors);
 	if (opens !== "") lines.push(opens);
 	lines.push(relayAheadLaunchLine);
+	if (wrapperShell !== undefined && runsInPlace(wrapperShell, command.file, command.args, commandEnv))
+		lines.push(inPlaceLaunchLine);
 	lines.push(`set -- ${[command.file, ...command.args].map(singleQuoted).join(" ")}`);
 	const launch = `${lines.join("\n")}\n`;
 	return launch.length > maxLaunchBytes ? undefined : launch;
@@ -77,7 +100,9 @@ export function launchScript(command: StandbyCommand, containment: ProcessContai
  * `/proc` to slip in a launch of its own. An empty or short launch (toolbelt went away) ends the
  * shell. A `held` one first waits for an empty line on fd 4 before it joins. The relay started
  * before the launch takes the forks and the exec of `cat` off the command's path; `cat` is
- * `relayCat`, a trusted absolute path (`relayCat` in output-relay.ts).
+ * `relayCat`, a trusted absolute path (`relayCat` in output-relay.ts). A plain bash command is
+ * run by the shell itself (standby-in-place.ts). One line of shell text: line numbers in a command
+ * run in place count from it.
  */
 export function standbyScript(options: {
 	cgroup: string;
@@ -105,6 +130,7 @@ export function standbyScript(options: {
 		// The first one runs its command in its process group when it could not join: that is
 		// how every command runs once cgroups are found unusable (toolbelt learns it from the answer).
 		...(reportJoin ? [] : [refuseUnlessJoined]),
+		inPlaceScript,
 		becomeCommandScript,
-	].join("\n");
+	].join("; ");
 }

@@ -17,9 +17,9 @@ import {
 	releaseContainment,
 } from "../process/containment.js";
 import { keepOrRelease } from "./left-running.js";
-import { relayAheadTarget, relayCat, wrapperName, wrapperShell } from "./output-relay.js";
+import { relayAheadTarget, relayCat, wrapperShell } from "./output-relay.js";
 import { awaitJoinReport, killGroup, type StandbyShell, streamsOf } from "./standby-answer.js";
-import { launchScript, type StandbyCommand, standbyScript } from "./standby-launch.js";
+import { launchScript, type StandbyCommand, standbyName, standbyScript } from "./standby-launch.js";
 
 /**
  * A shell that already sits in the next command's cgroup, waiting for that command. Moving a
@@ -117,7 +117,7 @@ function spawnStandby(
 				"--noprofile",
 				"-c",
 				standbyScript({ cgroup, reportJoin: probing, held, relayCat: relayCat() }),
-				wrapperName,
+				standbyName,
 			],
 			{
 				cwd,

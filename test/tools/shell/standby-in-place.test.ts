@@ -1,0 +1,139 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createBashTool } from "../../../src/tools/bash.js";
+import { disposeShellProcesses } from "../../../src/workspace/local/process/background-registry.js";
+import { cgroupsAvailable } from "../../../src/workspace/local/process/cgroup.js";
+import { standbyShellStarts } from "../../../src/workspace/local/shell/standby-shell.js";
+import { requiredInCi } from "../../helpers/prerequisites.js";
+import { useTempDir } from "../../helpers/temp-dir.js";
+import { runTool } from "./run-tool.js";
+
+// A plain bash command started from a standby shell is run by that shell itself, not by a second
+// bash it execs (standby-in-place.ts). Each command here runs twice through the bash tool: once
+// started afresh (the relay's wrapper execs `/bin/bash --norc --noprofile -c COMMAND`) and once
+// from a standby, and the model must read the same text both times.
+
+afterEach(async () => {
+	await disposeShellProcesses();
+});
+
+type BashTool = ReturnType<typeof createBashTool>;
+
+async function run(tool: BashTool, command: string) {
+	const before = standbyShellStarts();
+	const outcome = await runTool(tool, { command });
+	const fromStandby = standbyShellStarts() > before;
+	// A turn of the event loop, as a model's reply would give: the next standby starts in it.
+	await new Promise((resolve) => setImmediate(resolve));
+	return { ...outcome, fromStandby };
+}
+
+/** The last word of the command line of the command's own shell: the standby's name when run in place. */
+const shellName = `tr '\\0' '\\n' < /proc/$$/cmdline | tail -n 1`;
+
+/**
+ * Runs `command` afresh, then from a standby: a call in another folder leaves the standby there,
+ * so the call in `folder` starts afresh, and its result starts the standby the next call takes.
+ */
+async function freshThenStandby(folder: string, command: string, env: Record<string, string> = {}) {
+	const elsewhere = createBashTool(join(folder, ".."));
+	const tool = createBashTool(folder, { env });
+	await run(elsewhere, "true");
+	const fresh = await run(tool, command);
+	const standby = await run(tool, command);
+	expect(fresh.fromStandby).toBe(false);
+	expect(standby.fromStandby).toBe(true);
+	return { fresh, standby };
+}
+
+const noCgroups =
+	process.platform !== "linux"
+		? "not Linux"
+		: requiredInCi(
+				"a writable cgroup v2 hierarchy",
+				cgroupsAvailable() ? undefined : "commands cannot get cgroups here",
+			);
+describe.skipIf(noCgroups !== undefined)("a bash command run in place by its standby shell", () => {
+	const tempDir = useTempDir();
+	const folder = () => {
+		const path = join(tempDir(), "work");
+		mkdirSync(path, { recursive: true });
+		return path;
+	};
+
+	it("is run by the standby itself", async () => {
+		const { fresh, standby } = await freshThenStandby(folder(), shellName);
+		// A fresh bash's last argument is its command.
+		expect(fresh.text).toBe(shellName);
+		expect(standby.text).toBe("toolbelt-standby");
+	});
+
+	it("gives the command the state a fresh bash starts with: $0, arguments, $_, options, variables, line numbers", async () => {
+		const env = { ODD: 'it\'s a "value"\nwith $(no) `expansion`', EMPTY: "", LANG: "C.UTF-8", TZ: "UTC", SHLVL: "6" };
+		const command = [
+			'printf "[%s] " "$_" "$0" "$#" "$-" "$SHLVL" "$BASH_EXECUTION_STRING" "$BASH_SUBSHELL"; echo',
+			"not-a-command-here",
+			// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
+			'echo "line $LINENO"; f() { echo "${FUNCNAME[*]}|${BASH_LINENO[*]}|${BASH_SOURCE[*]}"; }; f',
+			"compgen -v | sort | tr '\\n' ' '; echo",
+			"compgen -A function; compgen -a; compgen -A export | sort | tr '\\n' ' '; echo",
+			"env | grep -v '^TOOLBELT_SHELL_RUN=' | sort",
+			"set -o | tr -s ' \\t' ' '; shopt | tr -s ' \\t' ' '",
+			'trap -p; jobs; hash; umask; printf \'%q\\n\' "$IFS"; echo "pwd=$PWD"',
+			"ls /proc/$$/fd | tr '\\n' ' '; echo; echo to-stderr >&2",
+			"exit 3",
+		].join("\n");
+		const { fresh, standby } = await freshThenStandby(folder(), command, env);
+		expect(fresh.text).toContain("line 2: not-a-command-here: command not found");
+		expect(fresh.text).toContain("Command exited with code 3");
+		expect(standby.text).toBe(fresh.text);
+	});
+
+	it("reports a syntax error as a fresh bash does, named as an eval's", async () => {
+		const command = "echo before\nif true; then echo unfinished";
+		const { fresh, standby } = await freshThenStandby(folder(), command);
+		expect(fresh.text).toMatch(/^before\n\/bin\/bash: -c: line 3: syntax error: unexpected end of file/);
+		expect(standby.text).toBe(fresh.text.replace("/bin/bash: -c: line", "/bin/bash: eval: line"));
+	});
+
+	it("runs a command too long for an argument (read from stdin) the same way", async () => {
+		const command = `${"# padding\n".repeat(12_000)}echo "long $LINENO $0"; read -r line; echo "stdin=[$line]"`;
+		const { fresh, standby } = await freshThenStandby(folder(), command);
+		expect(fresh.text).toBe("long 12001 /bin/bash\nstdin=[]");
+		expect(standby.text).toBe(fresh.text);
+	});
+
+	it("takes the exec path for a variable bash acts on only as it starts, and the command still gets it", async () => {
+		const command = `${shellName}; printf '%q\\n' "$IFS" "$POSIXLY_CORRECT"; shopt -o posix; (set -x; :)`;
+		const envs: Record<string, string>[] = [{ IFS: ":" }, { RANDOM: "5" }, { PS4: "@ " }, { POSIXLY_CORRECT: "1" }];
+		for (const env of envs) {
+			const { fresh, standby } = await freshThenStandby(folder(), command, env);
+			expect(standby.text.split("\n")[0]).toBe(command);
+			expect(standby.text).toBe(fresh.text);
+		}
+	});
+
+	it("starts afresh for a variable bash keeps read-only, which a fresh bash passes on (BASHOPTS sets options)", async () => {
+		const command = "shopt extglob; env | grep -E '^(BASHOPTS|UID|EUID)=' | sort";
+		const envs: Record<string, string>[] = [{ BASHOPTS: "extglob" }, { UID: "12345", EUID: "54321" }];
+		for (const env of envs) {
+			const tool = createBashTool(folder(), { env });
+			const first = await run(tool, command);
+			const second = await run(tool, command);
+			expect(second.fromStandby).toBe(false);
+			expect(second.text).toBe(first.text);
+			if (env.BASHOPTS !== undefined) expect(second.text.split("\n")[0]).toMatch(/^extglob\s+on$/);
+			else expect(second.text).toContain("EUID=54321\nUID=12345");
+		}
+	});
+
+	it("reports what a command left running, its subshells included, as a fresh bash's", async () => {
+		const command = "(sleep 30; echo late) & sleep 30 & echo started";
+		const { fresh, standby } = await freshThenStandby(folder(), command);
+		const pids = (text: string) => /background: pid ([\d, ]+)\./.exec(text)?.[1]?.split(", ") ?? [];
+		expect(pids(fresh.text)).toHaveLength(3);
+		expect(pids(standby.text)).toHaveLength(3);
+		expect(standby.text.replace(/pid [\d, ]+/, "")).toBe(fresh.text.replace(/pid [\d, ]+/, ""));
+	});
+});
