@@ -8,6 +8,7 @@ import {
 	StreamMessageReader,
 	StreamMessageWriter,
 } from "vscode-jsonrpc/node";
+import { monotonicMs } from "../engine/index.js";
 import { fromLspDiagnostics, fromTsserverDiagnostics, type LspDiagnostic, type TsserverDiagnostic } from "./convert.js";
 import { type ServerProcess, startServerProcess } from "./server-process.js";
 import type { FileDiagnostic, LanguageServerSpec } from "./types.js";
@@ -177,7 +178,8 @@ export class LspClient {
 
 	/**
 	 * The diagnostics of `version` of `path`, or undefined when they are not known by `deadline`
-	 * (epoch ms). A request still running then goes on: its answer is kept for `knownDiagnostics`.
+	 * (a `monotonicMs()` reading). A request still running then goes on: its answer is kept for
+	 * `knownDiagnostics`.
 	 */
 	async diagnostics(path: string, version: number, deadline: number): Promise<FileDiagnostic[] | undefined> {
 		const uri = uriOf(path);
@@ -185,7 +187,7 @@ export class LspClient {
 			this.spec.request === "tsserver" || this.pull ? this.request(uri, version) : this.pushed(uri, version);
 		let timer: NodeJS.Timeout | undefined;
 		const timeout = new Promise<void>((resolve) => {
-			timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+			timer = setTimeout(resolve, Math.max(0, deadline - monotonicMs()));
 		});
 		await Promise.race([answer.catch(() => {}), timeout]);
 		clearTimeout(timer);

@@ -2,6 +2,7 @@
 // change of a file they check, stay warm, are started again after a crash (a bounded number of
 // times) and end with the session.
 import { extname } from "node:path";
+import { monotonicMs } from "../engine/index.js";
 import { introducedDiagnostics } from "./introduced.js";
 import type { LspClient } from "./lsp-client.js";
 import { reportNote } from "./report.js";
@@ -177,7 +178,7 @@ export function createDiagnosticsSession(options: DiagnosticsSessionOptions): Di
 			await client.close(change.path).catch(() => {});
 			return [];
 		}
-		const started = await settledBy(client.ready, Date.now() + budgetMs);
+		const started = await settledBy(client.ready, monotonicMs() + budgetMs);
 		if (started !== "resolved") {
 			if (started === "rejected")
 				return [{ ...base, status: "unavailable", note: slot.lastFailure ?? "it did not start" }];
@@ -192,11 +193,11 @@ export function createDiagnosticsSession(options: DiagnosticsSessionOptions): Di
 			baseline = client.textOf(change.path) === beforeText ? client.knownDiagnostics(change.path) : undefined;
 			if (!baseline) {
 				const version = await client.sync(change.path, beforeText);
-				baseline = await client.diagnostics(change.path, version, Date.now() + budgetMs);
+				baseline = await client.diagnostics(change.path, version, monotonicMs() + budgetMs);
 			}
 		}
 		const version = await client.sync(change.path, change.after);
-		const after = await client.diagnostics(change.path, version, Date.now() + budgetMs);
+		const after = await client.diagnostics(change.path, version, monotonicMs() + budgetMs);
 		if (!baseline || !after) {
 			if (baseline) pending.set(change.path, { client, version, baseline, beforeText, afterText: change.after });
 			reports.push({ ...base, status: "pending" });
@@ -277,11 +278,11 @@ export function createDiagnosticsSession(options: DiagnosticsSessionOptions): Di
 	};
 }
 
-/** How `promise` stands at `deadline` (epoch ms), waiting for it until then. */
+/** How `promise` stands at `deadline` (a `monotonicMs()` reading), waiting for it until then. */
 async function settledBy(promise: Promise<unknown>, deadline: number): Promise<"resolved" | "rejected" | "waiting"> {
 	let timer: NodeJS.Timeout | undefined;
 	const waiting = new Promise<"waiting">((resolve) => {
-		timer = setTimeout(() => resolve("waiting"), Math.max(0, deadline - Date.now()));
+		timer = setTimeout(() => resolve("waiting"), Math.max(0, deadline - monotonicMs()));
 	});
 	const settled = promise.then(
 		() => "resolved" as const,

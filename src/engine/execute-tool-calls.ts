@@ -9,6 +9,7 @@ import {
 	outcomeOfThrow,
 	parseArguments,
 } from "./call-outcome.js";
+import { monotonicMs } from "./clock.js";
 import { errorMessage } from "./errors.js";
 import { childEvent, createThrottle, emitSafely, type Throttle } from "./events.js";
 import { applyResultPatch, declaredTarget } from "./hooks.js";
@@ -120,7 +121,7 @@ function finish(state: BatchState, index: number, toolCall: ToolCall, outcome: O
 			toolName: toolCall.name,
 			result: outcome.result,
 			isError: outcome.isError,
-			durationMs: Date.now() - startedAt,
+			durationMs: Math.round(monotonicMs() - startedAt),
 		});
 }
 
@@ -352,7 +353,7 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
 		const toolCall = toolCalls[index] as ToolCall;
 		const exclusive = mode === "sequential" || state.toolsByName.get(toolCall.name)?.executionMode === "sequential";
 		const declared = await declareInTurn(state, toolCall, pending, exclusive);
-		const startedAt = Date.now();
+		const startedAt = monotonicMs();
 		if (options.onEvent)
 			emit(state, {
 				type: "tool_execution_start",

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { monotonicMs } from "../engine/index.js";
 import { bearerChallenge, generateMcpToken, hasBearerToken, mcpTokenProblem } from "./http-auth.js";
 import { addCorsHeaders, answerPreflight, normalizeOrigin, originProblem } from "./http-origin.js";
 import { isLoopbackHost } from "./loopback.js";
@@ -75,17 +76,17 @@ interface Session {
 	mcp: ToolbeltMcpServer;
 	/** Requests (POSTs, the GET event stream) whose response is still open. */
 	openRequests: number;
-	/** When the last request arrived or ended, in ms since the epoch. */
+	/** When the last request arrived or ended (a `monotonicMs()` reading). */
 	lastActive: number;
 }
 
 /** Counts `response` as activity of `session` until it closes. */
 function trackActivity(session: Session, response: ServerResponse): void {
 	session.openRequests++;
-	session.lastActive = Date.now();
+	session.lastActive = monotonicMs();
 	response.once("close", () => {
 		session.openRequests--;
-		session.lastActive = Date.now();
+		session.lastActive = monotonicMs();
 	});
 }
 
@@ -247,7 +248,7 @@ async function openSession(
 			state.sessions.set(id, session);
 		},
 	});
-	const session: Session = { transport, mcp, openRequests: 0, lastActive: Date.now() };
+	const session: Session = { transport, mcp, openRequests: 0, lastActive: monotonicMs() };
 	transport.onclose = () => {
 		void endSession(state, session);
 	};
@@ -282,7 +283,7 @@ function startIdleSweep(state: ServerState): NodeJS.Timeout {
 	const idleMs = state.options.sessionIdleMs ?? 30 * 60_000;
 	const sweep = setInterval(
 		() => {
-			const now = Date.now();
+			const now = monotonicMs();
 			for (const session of state.sessions.values()) {
 				if (session.openRequests > 0 || session.mcp.activeCalls > 0 || now - session.lastActive < idleMs) continue;
 				state.options.log?.(

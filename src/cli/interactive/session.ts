@@ -1,3 +1,4 @@
+import { monotonicMs } from "../../engine/index.js";
 import { type CliIO, ExitCode } from "../io.js";
 import type { PausableView, TerminalPermissionPrompt } from "../prompts/permission-prompt.js";
 import { EventRenderer } from "../render/event-renderer.js";
@@ -205,10 +206,10 @@ export class InteractiveSession {
 		this.turn = { cancel, view: renderer };
 		if (this.options.prompt) this.options.prompt.view = view;
 		const stopListening = io.onInterrupt?.(cancel);
-		const startedAt = Date.now();
+		const startedAt = monotonicMs();
 		let summary = "";
 		try {
-			summary = formatTurnSummary(await agent.prompt(text), Date.now() - startedAt);
+			summary = formatTurnSummary(await agent.prompt(text), monotonicMs() - startedAt);
 		} finally {
 			stopListening?.();
 			this.turn = undefined;

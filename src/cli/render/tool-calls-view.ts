@@ -1,6 +1,6 @@
 import type { Writable } from "node:stream";
 import type { ToolResult } from "../../engine/index.js";
-import { formatDuration } from "../../engine/index.js";
+import { formatDuration, monotonicMs } from "../../engine/index.js";
 import { contentToText } from "./content.js";
 import { networkSummary } from "./network-line.js";
 import { type ResultPreview, resultPreview } from "./result-preview.js";
@@ -96,7 +96,7 @@ export class ToolCallsView {
 
 	/** A call started; `parentId` for a call made from inside another (a code-mode program's call). */
 	start(id: string, name: string, args: unknown, parentId?: string): void {
-		const entry: Entry = { id, name, summary: summarizeToolArguments(name, args), args, startedAt: Date.now() };
+		const entry: Entry = { id, name, summary: summarizeToolArguments(name, args), args, startedAt: monotonicMs() };
 		if (parentId !== undefined) entry.child = true;
 		this.retireFinished();
 		entry.overflow = this.options.live && this.liveEntries().length >= this.options.maxLiveLines;
@@ -261,7 +261,7 @@ export class ToolCallsView {
 			status = `✓ ${formatDuration(entry.outcome.durationMs)}`;
 			styledStatus = style.green(status);
 		} else {
-			const elapsed = Date.now() - entry.startedAt;
+			const elapsed = monotonicMs() - entry.startedAt;
 			const spinner = spinnerFrames[this.frame % spinnerFrames.length]!;
 			status = elapsed >= this.options.showElapsedAfterMs ? `${spinner} ${formatDuration(elapsed)}` : spinner;
 			styledStatus = style.yellow(status);

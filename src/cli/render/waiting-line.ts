@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import { formatDuration } from "../../engine/index.js";
+import { formatDuration, monotonicMs } from "../../engine/index.js";
 import type { Style } from "./style.js";
 
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -24,10 +24,10 @@ export class WaitingLine {
 	/** Shows the line (no-op if it is already shown). */
 	start(label: string): void {
 		if (this.timer) return;
-		this.startedAt = Date.now();
+		this.startedAt = monotonicMs();
 		this.frame = 0;
 		const draw = () => {
-			const elapsed = Date.now() - this.startedAt;
+			const elapsed = monotonicMs() - this.startedAt;
 			const clock = elapsed >= 1000 ? ` · ${formatDuration(elapsed)}` : "";
 			const spinner = frames[this.frame++ % frames.length];
 			this.stream.write(`\r\x1b[2K${this.style.dim(`${spinner} ${label}${clock}`)}`);

@@ -23,6 +23,7 @@ import {
 	writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { monotonicMs } from "../../engine/index.js";
 import { atProcessEnd } from "../../workspace/local/index.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { isProcessAlive, processIdentity } from "./process-identity.js";
@@ -78,12 +79,12 @@ export function withRegistry<T>(stateDir: string, action: (registry: Registry) =
 	// owner-less lock; one whose owner died (a crash inside this short section) is broken.
 	const claim = join(stateDir, `mount-points.lock.${randomUUID()}`);
 	writeFileSync(claim, processIdentity(), { mode: 0o600 });
-	const deadline = Date.now() + lockWaitMs;
+	const deadline = monotonicMs() + lockWaitMs;
 	try {
 		while (!tryLock(lock, claim)) {
 			const owner = readText(lock);
 			if (owner !== undefined && !isProcessAlive(owner)) removeQuietly(lock);
-			else if (Date.now() > deadline) {
+			else if (monotonicMs() > deadline) {
 				throw new SandboxUnavailableError(
 					`The sandbox's mount-point lock ${lock} has been held by process ${owner} for over ${lockWaitMs / 1000} s. ` +
 						"If no toolbelt process is stuck, delete the file and try again.",

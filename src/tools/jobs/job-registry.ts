@@ -1,4 +1,4 @@
-import { formatDuration } from "../../engine/index.js";
+import { formatDuration, monotonicMs } from "../../engine/index.js";
 import { registerSessionCleanup } from "../../workspace/local/index.js";
 import { Job, type JobSpec } from "./job.js";
 import { describeStatus } from "./job-text.js";
@@ -75,7 +75,7 @@ export class JobRegistry {
 
 	/** Every job held, oldest first. */
 	list(): JobSummary[] {
-		const now = Date.now();
+		const now = monotonicMs();
 		return [...this.jobs.values()].map((job) => {
 			const status = job.status();
 			return {
@@ -84,7 +84,7 @@ export class JobRegistry {
 				state: status.state,
 				...(status.state === "exited" ? { exitCode: status.exitCode } : {}),
 				...(job.pid !== undefined ? { pid: job.pid } : {}),
-				ageMs: now - job.startedAt,
+				ageMs: Math.round(now - job.startedAt),
 				bytes: job.totalBytes,
 				unreadBytes: job.totalBytes - job.readOffset,
 			};
@@ -101,7 +101,7 @@ export class JobRegistry {
 		if (!this.jobs.delete(job.id)) return;
 		this.reported.set(
 			job.id,
-			`${describeStatus(job.status())}, ${formatDuration(Date.now() - job.startedAt)} after it started`,
+			`${describeStatus(job.status())}, ${formatDuration(monotonicMs() - job.startedAt)} after it started`,
 		);
 		void job.discard().catch(() => {});
 		this.changed();

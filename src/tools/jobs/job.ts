@@ -1,3 +1,4 @@
+import { monotonicMs } from "../../engine/index.js";
 import type {
 	ShellExecRequest,
 	ShellExecResult,
@@ -33,8 +34,8 @@ export class Job {
 	readonly id: string;
 	/** The command as the model sent it. */
 	readonly command: string;
-	/** When it started (ms since the epoch). */
-	readonly startedAt = Date.now();
+	/** When it started (a `monotonicMs()` reading: for its age, not a time of day). */
+	readonly startedAt = monotonicMs();
 	/** Settles when the shell has exited (or failed to start). */
 	readonly ended: Promise<void>;
 	/** Bytes of output the model has read. */

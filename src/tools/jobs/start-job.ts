@@ -1,5 +1,5 @@
 import type { ToolSession } from "../../engine/index.js";
-import { ToolError } from "../../engine/index.js";
+import { monotonicMs, ToolError } from "../../engine/index.js";
 import type { ShellExecRequest, ShellOperations } from "../../workspace/index.js";
 import type { Job } from "./job.js";
 import type { JobRegistry } from "./job-registry.js";
@@ -44,10 +44,10 @@ function endWithSession(jobs: JobRegistry, job: Job, session: ToolSession): void
 
 /** Waits for the first output (then a `quietMs` quiet), the exit, or `settleMs`, whichever comes first. */
 async function settle(job: Job, settleMs: number, quietMs: number): Promise<void> {
-	const deadline = Date.now() + settleMs;
+	const deadline = monotonicMs() + settleMs;
 	await job.waitForActivity(settleMs);
 	while (job.running) {
-		const remaining = deadline - Date.now();
+		const remaining = deadline - monotonicMs();
 		if (remaining <= 0) return;
 		const before = job.totalBytes;
 		await job.waitForActivity(Math.min(quietMs, remaining));

@@ -1,5 +1,12 @@
 import type { ToolExecuteContext, ToolResult, ToolSession, ToolUpdateCallback } from "../../engine/index.js";
-import { createThrottle, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, ToolError } from "../../engine/index.js";
+import {
+	createThrottle,
+	DEFAULT_MAX_BYTES,
+	DEFAULT_MAX_LINES,
+	formatSize,
+	monotonicMs,
+	ToolError,
+} from "../../engine/index.js";
 import type {
 	EscapedProcess,
 	ShellExecRequest,
@@ -59,7 +66,7 @@ function emptyDetails(timeoutSeconds: number, startedAt: number): ShellToolDetai
 	return {
 		exitCode: null,
 		signal: null,
-		durationMs: Date.now() - startedAt,
+		durationMs: Math.round(monotonicMs() - startedAt),
 		timedOut: false,
 		cancelled: false,
 		timeoutSeconds,
@@ -275,7 +282,7 @@ async function startInBackground(
  */
 export async function runShellTool(input: RunShellToolInput): Promise<ToolResult<ShellToolDetails>> {
 	const { options, cwd } = input;
-	const startedAt = Date.now();
+	const startedAt = monotonicMs();
 	const timeoutSeconds = effectiveTimeout(input.timeoutSeconds, options);
 	if (input.signal?.aborted)
 		throw new ToolError(cancelledMessage(), { ...emptyDetails(timeoutSeconds, startedAt), cancelled: true });
@@ -337,7 +344,7 @@ export async function runShellTool(input: RunShellToolInput): Promise<ToolResult
 	const details: ShellToolDetails = {
 		exitCode: result.exitCode,
 		signal: result.signal,
-		durationMs: Date.now() - startedAt,
+		durationMs: Math.round(monotonicMs() - startedAt),
 		timedOut: result.timedOut,
 		cancelled: result.aborted,
 		timeoutSeconds,

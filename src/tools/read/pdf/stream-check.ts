@@ -1,3 +1,4 @@
+import { monotonicMs } from "../../../engine/index.js";
 import { type Decoded, decodeStage, filterName, type StageResult } from "./filters.js";
 import { MAX_PDF_INFLATED_BYTES, MAX_PDF_STREAM_BYTES, pdfTimedOut, pdfTooLarge } from "./refusals.js";
 import { objectHeaders, type PdfValue, parseValue, skipSpace } from "./syntax.js";
@@ -12,6 +13,7 @@ const ENCRYPTED = /^\/Encrypt[\s\0]*(\d+[\s\0]+\d+[\s\0]+R|<<)/;
 /** When the check gives up: the caller's signal, and the moment the time cap ends. */
 export interface StreamCheckLimits {
 	signal?: AbortSignal;
+	/** When the time cap ends (a `monotonicMs()` reading). */
 	deadline: number;
 	timeoutMs: number;
 }
@@ -133,7 +135,7 @@ export function checkPdfStreams(data: Buffer, shownPath: string, limits: StreamC
 	let total = 0;
 	for (const { header, parsed } of bodies) {
 		limits.signal?.throwIfAborted();
-		if (Date.now() > limits.deadline) throw pdfTimedOut(shownPath, limits.timeoutMs);
+		if (monotonicMs() > limits.deadline) throw pdfTimedOut(shownPath, limits.timeoutMs);
 		// pdf.js reads a dictionary of any length; one too long or deep to read here hides its filters.
 		if (parsed === undefined && holdsStream(data, header.body)) {
 			throw pdfTooLarge(shownPath, data.length, {

@@ -1,4 +1,4 @@
-import { AbortError } from "../../../engine/index.js";
+import { AbortError, monotonicMs } from "../../../engine/index.js";
 
 /**
  * The time cap of one PDF read, handed to each step. pdf.js cannot be interrupted inside a
@@ -7,7 +7,7 @@ import { AbortError } from "../../../engine/index.js";
  * (destroying the loading task or the document) make pdf.js drop its work and its memory.
  */
 export interface TimeCap {
-	/** When the cap ends (`Date.now()` time), for synchronous work that checks it itself. */
+	/** When the cap ends (a `monotonicMs()` reading), for synchronous work that checks it itself. */
 	readonly deadline: number;
 	/** True once the time is up or the caller cancelled. */
 	readonly stopped: boolean;
@@ -39,7 +39,7 @@ export async function withTimeCap<T>(options: TimeCapOptions, work: (cap: TimeCa
 	if (options.signal?.aborted) cancel();
 	options.signal?.addEventListener("abort", cancel, { once: true });
 	const cap: TimeCap = {
-		deadline: Date.now() + options.timeoutMs,
+		deadline: monotonicMs() + options.timeoutMs,
 		get stopped() {
 			return controller.signal.aborted;
 		},
@@ -53,7 +53,7 @@ export async function withTimeCap<T>(options: TimeCapOptions, work: (cap: TimeCa
 		},
 		throwIfStopped: () => {
 			// The clock too: a timer cannot fire while work runs on promises alone.
-			if (!controller.signal.aborted && Date.now() > cap.deadline) controller.abort(options.timedOut());
+			if (!controller.signal.aborted && monotonicMs() > cap.deadline) controller.abort(options.timedOut());
 			if (controller.signal.aborted) throw controller.signal.reason;
 		},
 	};

@@ -1,5 +1,6 @@
 import { type Dirent, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { monotonicMs } from "../../../engine/index.js";
 import { isRunning, readProcStat } from "./proc-stat.js";
 import { signalProcess } from "./signal.js";
 
@@ -104,9 +105,9 @@ const removalRetryMs = [1, 1, 2, 3, 5];
  * kernel refuses to remove it until then.
  */
 export async function removeOnceEmptied(remove: () => boolean, waitMs: number): Promise<boolean> {
-	const deadline = Date.now() + waitMs;
+	const deadline = monotonicMs() + waitMs;
 	for (let attempt = 0; !remove(); attempt++) {
-		if (Date.now() >= deadline) return false;
+		if (monotonicMs() >= deadline) return false;
 		const pause = removalRetryMs[Math.min(attempt, removalRetryMs.length - 1)] ?? 5;
 		await new Promise<void>((resolve) => setTimeout(resolve, pause));
 	}

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { monotonicMs } from "../../../engine/index.js";
 import { pidInUse } from "../../shell/pid-in-use.js";
 import { cgroupPopulated, killCgroup, removeCgroup, signalCgroup } from "./cgroup-members.js";
 import { sleepSync } from "./exit-wait.js";
@@ -329,8 +330,8 @@ export function releaseAllCgroupsSync(): void {
 	if (!current) return;
 	const { path, canKill } = current;
 	killCgroup(path, canKill);
-	const deadline = Date.now() + 500;
-	while (cgroupPopulated(path) && Date.now() < deadline) {
+	const deadline = monotonicMs() + 500;
+	while (cgroupPopulated(path) && monotonicMs() < deadline) {
 		sleepSync(5);
 		if (!canKill) signalCgroup(path, "SIGKILL");
 	}

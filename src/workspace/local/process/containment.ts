@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
+import { monotonicMs } from "../../../engine/index.js";
 import { ensureExitCleanup } from "./background-registry.js";
 import { createCommandCgroup, joinCgroupScript, killCommandCgroup } from "./cgroup.js";
 import { cgroupMembers, removeCgroup, removeEmptyCgroup } from "./cgroup-members.js";
@@ -132,6 +133,6 @@ const NAMESPACE_KILL_WAIT_MS = 2000;
  * Resolves once the group is gone (or after `NAMESPACE_KILL_WAIT_MS`).
  */
 async function killNamespacedGroup(groupId: number): Promise<void> {
-	const deadline = Date.now() + NAMESPACE_KILL_WAIT_MS;
-	while (signalProcessGroup(groupId, "SIGKILL") && Date.now() < deadline) await delay(5);
+	const deadline = monotonicMs() + NAMESPACE_KILL_WAIT_MS;
+	while (signalProcessGroup(groupId, "SIGKILL") && monotonicMs() < deadline) await delay(5);
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { monotonicMs } from "../../../engine/index.js";
 import { findTrustedProgram } from "../programs/trusted-programs.js";
 import { isRunning, readProcStat } from "./proc-stat.js";
 
@@ -29,9 +30,9 @@ function endedSync(pid: number): boolean {
  * tears down what they need (the connection).
  */
 export function waitForEndsSync(pids: readonly number[], timeoutMs: number): void {
-	const deadline = Date.now() + timeoutMs;
+	const deadline = monotonicMs() + timeoutMs;
 	let running = pids.filter((pid) => !endedSync(pid));
-	while (running.length > 0 && Date.now() < deadline) {
+	while (running.length > 0 && monotonicMs() < deadline) {
 		sleepSync(5);
 		running = running.filter((pid) => !endedSync(pid));
 	}

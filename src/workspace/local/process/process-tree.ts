@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
+import { monotonicMs } from "../../../engine/index.js";
 import { requireTrustedProgram } from "../programs/trusted-programs.js";
 import { killCommandCgroup } from "./cgroup.js";
 import { cgroupMembers, signalCgroup } from "./cgroup-members.js";
@@ -168,17 +169,17 @@ export async function terminateTree(tree: ProcessTree, options: TerminateOptions
 		return;
 	}
 	signalTree(tree, "SIGTERM");
-	const deadline = Date.now() + graceMs;
-	while (Date.now() < deadline) {
+	const deadline = monotonicMs() + graceMs;
+	while (monotonicMs() < deadline) {
 		await delay(pollMs);
 		if (findTreeProcesses(tree).length === 0) return;
 	}
-	const killDeadline = Date.now() + (options.killWaitMs ?? 2000);
+	const killDeadline = monotonicMs() + (options.killWaitMs ?? 2000);
 	do {
 		signalTree(tree, "SIGKILL");
 		await delay(10);
 		if (findTreeProcesses(tree).length === 0) return;
-	} while (Date.now() < killDeadline);
+	} while (monotonicMs() < killDeadline);
 }
 
 /** The process group of a running process, or undefined when it is gone or exiting (or the platform cannot tell cheaply). */

@@ -52,7 +52,7 @@ function outputFileSize(descriptor: number): number {
 
 function onChunk(state: RunState, chunk: Buffer): void {
 	if (state.discarding) return;
-	state.lastActivity = Date.now();
+	state.lastActivity = monotonicMs();
 	if (state.relay) {
 		readRelayAnnouncement(state.relay, chunk);
 		return;
@@ -62,7 +62,7 @@ function onChunk(state: RunState, chunk: Buffer): void {
 	for (const stream of state.streams) stream.pause();
 	wait.then(
 		() => {
-			state.lastActivity = Date.now();
+			state.lastActivity = monotonicMs();
 			if (!state.discarding) for (const stream of state.streams) stream.resume();
 		},
 		() => {},
@@ -153,7 +153,7 @@ function maybeFinish(state: RunState): void {
 		void finish(state);
 		return;
 	}
-	const now = Date.now();
+	const now = monotonicMs();
 	let grew = false;
 	if (state.relay && state.outputFile !== undefined) {
 		const size = outputFileSize(state.outputFile);
@@ -201,9 +201,9 @@ async function onExit(state: RunState, code: number | null, signal: string | nul
 	}
 	if (state.killing || state.backgroundPids.length > 0) {
 		state.drainIdle = drainIdleWithBackgroundMs;
-		state.drainDeadline = Date.now() + drainCapWithBackgroundMs;
+		state.drainDeadline = monotonicMs() + drainCapWithBackgroundMs;
 	} else {
-		state.drainDeadline = Date.now() + drainCapMs;
+		state.drainDeadline = monotonicMs() + drainCapMs;
 	}
 	state.exit = { code, signal };
 	maybeFinish(state);

@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
+import { monotonicMs } from "../../../engine/index.js";
 import type { EscapedProcess, ShellFileExecResult } from "../../shell/exec-types.js";
 import type { ProcessContainment } from "../process/containment.js";
 import { escapeSearchStart, type ShellStart } from "./left-running.js";
@@ -38,6 +39,7 @@ export interface RunState {
 	shellExited: boolean;
 	/** The exit is handled once: the real exit, or the fallback after a kill whose exit never came. */
 	exitHandled: boolean;
+	/** When output last moved (a `monotonicMs()` reading, as is `drainDeadline`). */
 	lastActivity: number;
 	drainTimer: NodeJS.Timeout | undefined;
 	drainDeadline: number;
@@ -97,7 +99,7 @@ export function newRunState(
 		discarding: false,
 		shellExited: false,
 		exitHandled: false,
-		lastActivity: Date.now(),
+		lastActivity: monotonicMs(),
 		drainTimer: undefined,
 		drainDeadline: Number.POSITIVE_INFINITY,
 		drainIdle: drainIdleMs,

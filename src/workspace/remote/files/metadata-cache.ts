@@ -1,3 +1,4 @@
+import { monotonicMs } from "../../../engine/index.js";
 import type { FileInfo } from "../../files/contract.js";
 import { isInsideRoot } from "../../paths/real-path.js";
 
@@ -10,6 +11,7 @@ interface Described {
 	realpath?: string;
 	/** The sha256 of a small regular file, and the roots (one per line, or empty) it was read under. */
 	hash?: { hex: string; roots: string };
+	/** When they were read (a `monotonicMs()` reading). */
 	at: number;
 }
 
@@ -26,14 +28,14 @@ export class MetadataCache {
 	/** Keeps the answers for `path`. */
 	remember(path: string, described: Omit<Described, "at">): void {
 		if (this.entries.size > 64) this.entries.clear();
-		this.entries.set(path, { ...described, at: Date.now() });
+		this.entries.set(path, { ...described, at: monotonicMs() });
 	}
 
 	/** A fresh answer for `path`, or undefined. */
 	recall<TKey extends "stat" | "lstat" | "realpath" | "hash">(path: string, key: TKey): Described[TKey] | undefined {
 		const entry = this.entries.get(path);
 		if (!entry) return undefined;
-		if (Date.now() - entry.at > FRESH_MS) {
+		if (monotonicMs() - entry.at > FRESH_MS) {
 			this.entries.delete(path);
 			return undefined;
 		}
