@@ -31,10 +31,6 @@ const allowed = {
 	"safety/settings/settings-disk.ts": "a unique temporary file name",
 	"safety/trust/trust-store.ts": "a unique temporary file name",
 	"cli/setup/user-config.ts": "a unique temporary file name",
-	// Not a time of day but an age (`ps` elapsed times since the shell started): to move to
-	// monotonicMs() together with left-running.ts's `ShellStart.sinceMs` and escapees.test.ts.
-	"workspace/local/process/escapees.ts": "the age window of escaped processes (to convert)",
-	"workspace/local/shell/run-state.ts": "the shell's start for the escapee age window (to convert)",
 };
 
 /** Every .ts file below a folder (declaration files left out). */

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { monotonicMs } from "../../../src/engine/clock.js";
 import {
 	findEscapedProcesses,
 	findEscapedWithPs,
@@ -69,7 +70,7 @@ describe("escaped processes (the fallback without cgroups)", () => {
 	it.skipIf(process.platform !== "linux")(
 		"finds an orphan born since a given moment, through /proc and through ps",
 		async () => {
-			const sinceMs = Date.now();
+			const sinceMs = monotonicMs();
 			const sinceTicks = processStartTicks(process.pid);
 			expect(sinceTicks).toBeDefined();
 			const sleep = await startOrphan("cleared");

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { sep } from "node:path";
+import { monotonicMs } from "../../../engine/index.js";
 import type { EscapedProcess } from "../../shell/exec-types.js";
 import { requireTrustedProgram } from "../programs/trusted-programs.js";
 import { isRunning, procPids, readProcStat } from "./proc-stat.js";
@@ -60,7 +61,7 @@ function isAdoptiveParent(pid: number): boolean {
 export interface EscapeSearch {
 	/** Start time of the command's shell (clock ticks since boot, Linux): escapees were born after it. */
 	sinceTicks?: number;
-	/** Start time of the command's shell (epoch ms), where clock ticks are not available. */
+	/** Start time of the command's shell (a `monotonicMs()` reading), where clock ticks are not available. */
 	sinceMs?: number;
 	/** The shell's pid: pids are handed out upwards, so escapees have larger ones (barring wrap-around). */
 	rootPid?: number;
@@ -169,7 +170,7 @@ export function parseElapsedSeconds(text: string): number {
  */
 export function findEscapedWithPs(search: EscapeSearch): EscapedProcess[] {
 	if (search.sinceMs === undefined) return [];
-	const maxAge = Math.ceil((Date.now() - search.sinceMs) / 1000) + 1;
+	const maxAge = Math.ceil((monotonicMs() - search.sinceMs) / 1000) + 1;
 	const known = new Set([...search.known, process.pid]);
 	const uid = process.getuid?.();
 	let listing: string;

@@ -56,7 +56,7 @@ async function stillRunning(pids: number[]): Promise<number[]> {
 export interface ShellStart {
 	/** From `/proc/PID/stat`, where there is one. */
 	sinceTicks?: number;
-	/** Epoch ms, taken as the shell was spawned. */
+	/** A `monotonicMs()` reading, taken as the shell was spawned. */
 	sinceMs: number;
 	/** The command's working folder: an escapee that cleared its environment works there (or below). */
 	cwd?: string;

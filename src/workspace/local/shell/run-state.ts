@@ -47,7 +47,7 @@ export interface RunState {
 	backgroundPids: number[];
 	/** Without a cgroup: when the shell started (clock ticks), to notice escapees born after it. */
 	shellStart: ShellStart | undefined;
-	/** When the run began (epoch ms). */
+	/** When the run began (a `monotonicMs()` reading). */
 	startedMs: number;
 	/**
 	 * Until the first standby said whether it joined its cgroup: the containment is final (and
@@ -76,7 +76,7 @@ export function newRunState(
 	containment: ProcessContainment,
 	settle: Pick<RunState, "resolve" | "reject" | "probing">,
 ): RunState {
-	const startedMs = Date.now();
+	const startedMs = monotonicMs();
 	// Through the relay, the one stream is its fd 3: the relay's pid, then its end (when it has
 	// copied everything).
 	const channel = outputFile === undefined ? undefined : (child.stdio[3] as Readable | null | undefined);
