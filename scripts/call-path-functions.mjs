@@ -186,7 +186,13 @@ export const callPathFunctions = {
 		"removeEmptyCgroup",
 	],
 	"workspace/local/process/cgroup.js": [
-		"settleBase", "settleCgroupProbe", "sweepLater",
+		"run", "settleBase", "settleCgroupProbe", "sweepLater", "sweepStale",
+	],
+	"workspace/local/process/proc-stat.js": [
+		"readProcStat",
+	],
+	"workspace/local/process/signal.js": [
+		"isOneProcess", "ownGroupId", "signalProcess",
 	],
 	"workspace/local/search/long-lines/grep-output-splitter.js": [
 		"constructor", "flush", "push",
@@ -261,12 +267,15 @@ export const callPathFunctions = {
 	"workspace/local/shell/standby-answer.js": [
 		"awaitJoinReport", "done", "settleLaunchedProbe", "shell.startAnswerClock",
 	],
+	"workspace/local/shell/standby-in-place.js": [
+		"runsInPlace", "startupName",
+	],
 	"workspace/local/shell/standby-launch.js": [
 		"launchScript2", "shellLevel",
 	],
 	"workspace/local/shell/standby-shell.js": [
 		"letJoin", "prepareCallShell", "prepareStandbyAfterResult", "prepareStandbyShell",
-		"releaseStandbyShell", "sameFolder", "spawnStandby", "startFromStandby",
+		"prepareToolShell", "releaseStandbyShell", "sameFolder", "spawnStandby", "startFromStandby",
 	],
 	"workspace/output/candidate-lines.js": [
 		"firstCandidates", "merged", "needleLines",
@@ -278,8 +287,8 @@ export const callPathFunctions = {
 		"withKeptLines",
 	],
 	"workspace/output/semantic-tail.js": [
-		"collapseRepeats", "collapseRuns", "end", "endLine", "keptBlock", "keptOutside", "scan",
-		"scanWholeLines", "seenOutside", "shapeOf", "wordyLength", "wordyShapeOf",
+		"carryFrom", "collapseRepeats", "collapseRuns", "end", "endLine", "keptBlock", "keptOutside",
+		"scan", "scanWholeLines", "seenOutside", "shapeOf", "wordyLength", "wordyShapeOf",
 	],
 	"workspace/paths/near-miss.js": [
 		"lookUpExistingPath", "mayHaveLookAlike", "pathVariants",
@@ -307,6 +316,9 @@ export const callPathFunctions = {
 	],
 	"workspace/shell/output-tail.js": [
 		"completeUtf8Length", "describeOutput", "outputFilePath", "renderTail",
+	],
+	"workspace/shell/pid-in-use.js": [
+		"pidInUse",
 	],
 	"workspace/shell/sanitize.js": [
 		"sanitizeTerminalOutput",
