@@ -104,10 +104,10 @@ export function launchScript(command: StandbyCommand, containment: ProcessContai
  * relay before it waits, as an unheld one does long before its call: starting it takes two forks
  * (about 9 ms here), which would otherwise come after the word to join, inside the call. That relay
  * joins the cgroup itself once it is told its destination, which happens only in a call; the
- * first one says whether it joined on its stdout as it was before the relay's pipe took its
- * place, kept on fd 5 meanwhile (a socket from toolbelt, which no other process can open). A plain bash command is
- * run by the shell itself (standby-in-place.ts). One line of shell text: line numbers in a command
- * run in place count from it.
+ * first one says whether it joined on its stdout as it was before the relay's pipe took its place,
+ * kept on fd 5 meanwhile (a socket from toolbelt, which no other process can open). A plain bash
+ * command is run by the shell itself (standby-in-place.ts). One line of shell text: line numbers
+ * in a command run in place count from it.
  */
 export function standbyScript(options: {
 	cgroup: string;
