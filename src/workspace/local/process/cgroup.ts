@@ -298,25 +298,18 @@ export function joinCgroupScript(cgroup: string): string {
 /**
  * The two halves of `joinCgroupScript` for a shell that joins long before it runs its command (a
  * standby shell): `join` moves it and remembers a failure; `refuseUnlessJoined`, run once the
- * command's output goes where the model reads it, refuses as `joinCgroupScript` does. `joinSubshell`
- * moves a bash subshell running it (`$BASHPID`), started before the shell joined (its relay), and
- * ignores a failure: the shell's own join decides.
+ * command's output goes where the model reads it, refuses as `joinCgroupScript` does.
  */
-export function deferredJoinCgroupScript(cgroup: string): {
-	join: string;
-	refuseUnlessJoined: string;
-	joinSubshell: string;
-} {
+export function deferredJoinCgroupScript(cgroup: string): { join: string; refuseUnlessJoined: string } {
 	return {
-		join: `${moveIntoCgroup(cgroup, "$$")} || toolbelt_not_joined=1`,
+		join: `${moveIntoCgroup(cgroup)} || toolbelt_not_joined=1`,
 		refuseUnlessJoined: `if [ -n "$toolbelt_not_joined" ]; then ${refusal}; fi`,
-		joinSubshell: `{ ${moveIntoCgroup(cgroup, "$BASHPID")}; true; }`,
 	};
 }
 
-function moveIntoCgroup(cgroup: string, pid = "$$"): string {
+function moveIntoCgroup(cgroup: string): string {
 	const procs = `'${join(cgroup, "cgroup.procs").replaceAll("'", `'\\''`)}'`;
-	return `printf '%s\\n' "${pid}" 2>/dev/null > ${procs}`;
+	return `printf '%s\\n' "$$" 2>/dev/null > ${procs}`;
 }
 
 /** SIGKILLs every process of the cgroup and below (`cgroup.kill` where the kernel has it). */

@@ -97,21 +97,10 @@ export function wrapperScript(): string {
  * is from `relayCat`; `launchFd` the shell's launch socket, which the relay closes (toolbelt waits
  * for its end). One line of shell text, as every part of the standby's script is (see
  * `standbyScript`). Only where cgroups are used, so on Linux, with a bash that has `$BASHPID`.
- * For a relay started before its shell joined the command's cgroup: `join`, run by the relay once
- * it has its destination, and `stdoutFd`, where the shell keeps its stdout before the relay's pipe
- * takes its place (the relay closes it, as it closes `launchFd`).
  */
-export function relayAheadScript(
-	cat: string,
-	launchFd: number,
-	options: { join?: string; stdoutFd?: number } = {},
-): string {
-	const { join, stdoutFd } = options;
-	const joinThen = join === undefined ? "" : `${join} && `;
-	const close = stdoutFd === undefined ? `${launchFd}<&-` : `${launchFd}<&- ${stdoutFd}>&-`;
-	const relay = `trap "" TERM; exec ${close}; printf "%s\\n" "$BASHPID" >&3; IFS= read -r -u 3 toolbelt_output && ${joinThen}exec >>"$toolbelt_output" && exec -a ${RELAY_NAME} ${cat}`;
-	const keepStdout = stdoutFd === undefined ? "" : `exec ${stdoutFd}>&1; `;
-	return `${keepStdout}exec > >( (${relay}) <&0 & ) 3>&-; ${reapRelayStarter}`;
+export function relayAheadScript(cat: string, launchFd: number): string {
+	const relay = `trap "" TERM; exec ${launchFd}<&-; printf "%s\\n" "$BASHPID" >&3; IFS= read -r -u 3 toolbelt_output && exec >>"$toolbelt_output" && exec -a ${RELAY_NAME} ${cat}`;
+	return `exec > >( (${relay}) <&0 & ) 3>&-; ${reapRelayStarter}`;
 }
 
 /** The launch's line that sends the command's stderr where its stdout goes, into the relay started ahead. */

@@ -100,14 +100,9 @@ export function launchScript(command: StandbyCommand, containment: ProcessContai
  * `/proc` to slip in a launch of its own. An empty or short launch (toolbelt went away) ends the
  * shell. A `held` one first waits for an empty line on fd 4 before it joins. The relay started
  * before the launch takes the forks and the exec of `cat` off the command's path; `cat` is
- * `relayCat`, a trusted absolute path (`relayCat` in output-relay.ts). A held shell starts its
- * relay before it waits, as an unheld one does long before its call: starting it takes two forks
- * (about 9 ms here), which would otherwise come after the word to join, inside the call. That relay
- * joins the cgroup itself once it is told its destination, which happens only in a call; the
- * first one says whether it joined on its stdout as it was before the relay's pipe took its place,
- * kept on fd 5 meanwhile (a socket from toolbelt, which no other process can open). A plain bash
- * command is run by the shell itself (standby-in-place.ts). One line of shell text: line numbers
- * in a command run in place count from it.
+ * `relayCat`, a trusted absolute path (`relayCat` in output-relay.ts). A plain bash command is
+ * run by the shell itself (standby-in-place.ts). One line of shell text: line numbers in a command
+ * run in place count from it.
  */
 export function standbyScript(options: {
 	cgroup: string;
@@ -116,22 +111,15 @@ export function standbyScript(options: {
 	relayCat: string;
 }): string {
 	const { cgroup, reportJoin, held, relayCat } = options;
-	const { join, refuseUnlessJoined, joinSubshell } = deferredJoinCgroupScript(cgroup);
-	const answerFd = held ? 5 : 1;
+	const { join, refuseUnlessJoined } = deferredJoinCgroupScript(cgroup);
 	return [
 		"set +o posix",
-		...(held
-			? [
-					relayAheadScript(relayCat, 4, { join: joinSubshell, stdoutFd: answerFd }),
-					"IFS= read -r -u 4 toolbelt_go || exit 0",
-					"unset toolbelt_go",
-				]
-			: []),
+		...(held ? ["IFS= read -r -u 4 toolbelt_go || exit 0", "unset toolbelt_go"] : []),
 		join,
-		// The first standby's stdout is a socket to toolbelt: it says whether it joined before it
-		// reads its command, so the answer is there before the command runs.
-		...(reportJoin ? [`if [ -n "$toolbelt_not_joined" ]; then echo no; else echo yes; fi >&${answerFd}`] : []),
-		held ? `exec ${answerFd}>&-` : relayAheadScript(relayCat, 4),
+		// The first standby's stdout is a pipe to toolbelt until the launch points it at the output.
+		// It says before it reads its command, so the answer is there before the command runs.
+		...(reportJoin ? ['if [ -n "$toolbelt_not_joined" ]; then echo no; else echo yes; fi'] : []),
+		relayAheadScript(relayCat, 4),
 		"IFS= read -r -u 4 toolbelt_launch_bytes || exit 0",
 		'case "$toolbelt_launch_bytes" in "" | *[!0-9]*) exit 0 ;; esac',
 		'IFS= read -r -N "$toolbelt_launch_bytes" -u 4 toolbelt_launch || exit 0',
