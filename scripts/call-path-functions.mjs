@@ -183,13 +183,19 @@ export const callPathFunctions = {
 		"releaseSmallOutputFile", "settleOutputFile", "sizeOf", "uninstallWhenIdle",
 	],
 	"workspace/local/process/cgroup-members.js": [
-		"removeEmptyCgroup",
+		"cgroupMembers", "removeEmptyCgroup", "removeOnceEmptied", "visit",
 	],
 	"workspace/local/process/cgroup.js": [
 		"run", "settleBase", "settleCgroupProbe", "sweepLater", "sweepStale",
 	],
+	"workspace/local/process/containment.js": [
+		"releaseContainment",
+	],
 	"workspace/local/process/proc-stat.js": [
 		"readProcStat",
+	],
+	"workspace/local/process/process-tree.js": [
+		"findTreeProcesses",
 	],
 	"workspace/local/process/signal.js": [
 		"isOneProcess", "ownGroupId", "signalProcess",
@@ -243,7 +249,8 @@ export const callPathFunctions = {
 		"yieldWhenSliceIsUsed",
 	],
 	"workspace/local/shell/left-running.js": [
-		"escapeSearchStart", "idleFor", "releasedWithRelay",
+		"collectLeftRunning", "escapeSearchStart", "idleFor", "keepOrRelease", "releasedWithRelay",
+		"stillRunning",
 	],
 	"workspace/local/shell/local-operations.js": [
 		"execToFile", "findExecutable", "isDirectory", "isExecutableFile",
