@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSandbox } from "../../src/safety/sandbox.js";
+import { cgroupsAvailable } from "../../src/workspace/local/process/cgroup.js";
 
 /**
  * Passes on why a test cannot run here, or undefined when it can. Under CI (`CI` set, as
@@ -27,4 +28,16 @@ export async function sandboxUnavailableReason(): Promise<string | undefined> {
 		await rm(root, { recursive: true, force: true });
 	}
 	return requiredInCi("the bubblewrap sandbox", reason);
+}
+
+/**
+ * Why commands cannot run in cgroups here, or undefined when they can: standby shells and the
+ * cgroup containment exist only there. Required in CI on Linux (see `requiredInCi`).
+ */
+export function commandCgroupsUnavailableReason(): string | undefined {
+	if (process.platform !== "linux") return "not Linux";
+	return requiredInCi(
+		"a writable cgroup v2 hierarchy",
+		cgroupsAvailable() ? undefined : "commands cannot get cgroups here",
+	);
 }

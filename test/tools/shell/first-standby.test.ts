@@ -6,14 +6,10 @@ import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, type TestContext } from "vitest";
-import {
-	CONTAINMENT_VARIABLE,
-	cgroupsAvailable,
-	ownCgroupDirectory,
-} from "../../../src/workspace/local/process/cgroup.js";
+import { CONTAINMENT_VARIABLE, ownCgroupDirectory } from "../../../src/workspace/local/process/cgroup.js";
 import { removeCgroup } from "../../../src/workspace/local/process/cgroup-members.js";
 import { ensureBuiltCli } from "../../cli/helpers/cli-binary.js";
-import { requiredInCi } from "../../helpers/prerequisites.js";
+import { commandCgroupsUnavailableReason } from "../../helpers/prerequisites.js";
 import { unprivilegedIdentity, unprivilegedUnavailableReason, userPrefix } from "../../helpers/test-users.js";
 import { eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
 
@@ -60,13 +56,7 @@ async function startFresh(
 	return { child, marker, printed };
 }
 
-const noCgroups =
-	process.platform !== "linux"
-		? "not Linux"
-		: requiredInCi(
-				"a writable cgroup v2 hierarchy",
-				cgroupsAvailable() ? undefined : "commands cannot get cgroups here",
-			);
+const noCgroups = commandCgroupsUnavailableReason();
 
 describe.skipIf(noCgroups !== undefined)("the first command of a fresh process", () => {
 	it.concurrent("starts from the standby shell its tool's creation makes: in a fresh cgroup, leftovers reported and ended at exit", {

@@ -3,9 +3,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../../src/tools/bash.js";
 import { disposeShellProcesses } from "../../../src/workspace/local/process/background-registry.js";
-import { cgroupsAvailable } from "../../../src/workspace/local/process/cgroup.js";
 import { standbyShellStarts } from "../../../src/workspace/local/shell/standby-shell.js";
-import { requiredInCi } from "../../helpers/prerequisites.js";
+import { commandCgroupsUnavailableReason } from "../../helpers/prerequisites.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { runTool } from "./run-tool.js";
 
@@ -47,13 +46,7 @@ async function freshThenStandby(folder: string, command: string, env: Record<str
 	return { fresh, standby };
 }
 
-const noCgroups =
-	process.platform !== "linux"
-		? "not Linux"
-		: requiredInCi(
-				"a writable cgroup v2 hierarchy",
-				cgroupsAvailable() ? undefined : "commands cannot get cgroups here",
-			);
+const noCgroups = commandCgroupsUnavailableReason();
 describe.skipIf(noCgroups !== undefined)("a bash command run in place by its standby shell", () => {
 	const tempDir = useTempDir();
 	const folder = () => {

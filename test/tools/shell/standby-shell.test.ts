@@ -4,13 +4,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../../src/tools/bash.js";
 import { disposeShellProcesses } from "../../../src/workspace/local/process/background-registry.js";
-import {
-	cgroupsAvailable,
-	deferredJoinCgroupScript,
-	ownCgroupDirectory,
-} from "../../../src/workspace/local/process/cgroup.js";
+import { deferredJoinCgroupScript, ownCgroupDirectory } from "../../../src/workspace/local/process/cgroup.js";
 import { standbyShellStarts } from "../../../src/workspace/local/shell/standby-shell.js";
-import { requiredInCi } from "../../helpers/prerequisites.js";
+import { commandCgroupsUnavailableReason } from "../../helpers/prerequisites.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { runTool } from "./run-tool.js";
 import { eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
@@ -72,13 +68,7 @@ afterEach(async () => {
 });
 
 // Standby shells exist only where commands run in cgroups; on Linux under CI that must be the case.
-const noCgroups =
-	process.platform !== "linux"
-		? "not Linux"
-		: requiredInCi(
-				"a writable cgroup v2 hierarchy",
-				cgroupsAvailable() ? undefined : "commands cannot get cgroups here",
-			);
+const noCgroups = commandCgroupsUnavailableReason();
 describe.skipIf(noCgroups !== undefined)("standby shell", () => {
 	const tempDir = useTempDir();
 	const ownCgroup = "cut -d: -f3 /proc/self/cgroup | tail -n 1";
