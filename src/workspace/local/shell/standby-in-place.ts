@@ -38,14 +38,9 @@ const readAtStart = new Set([
 	"UID",
 ]);
 
-/** True for a name bash reads at its start or sets itself, or one of the standby's own variables. */
+/** True for a name bash reads at its start or sets itself, or one the relay's wrapper hands back (`relayEnvironment`). */
 function startupName(name: string): boolean {
-	return (
-		readAtStart.has(name) ||
-		name.startsWith("BASH") ||
-		name.startsWith("toolbelt_") ||
-		name.startsWith("TOOLBELT_SAVED_")
-	);
+	return readAtStart.has(name) || name.startsWith("BASH") || name.startsWith("TOOLBELT_SAVED_");
 }
 
 /**

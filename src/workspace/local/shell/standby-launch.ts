@@ -32,6 +32,14 @@ const shellVariableName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const readOnlyInBash = new Set(["BASHOPTS", "BASH_VERSINFO", "EUID", "PPID", "SHELLOPTS", "UID"]);
 
 /**
+ * True for a variable the standby cannot hand its command: a name no shell can set, one bash keeps
+ * read-only, or one of the standby's own (`toolbelt_…`, which would steer its script).
+ */
+function cannotExport(name: string): boolean {
+	return !shellVariableName.test(name) || readOnlyInBash.has(name) || name.startsWith("toolbelt_");
+}
+
+/**
  * `$0` of a standby shell, so that its processes can be told apart from the relay's (`wrapperName`):
  * a command it runs in place (standby-in-place.ts), and every subshell of that command, carry it.
  */
@@ -64,15 +72,15 @@ function shellLevel(inherited: string | undefined): string | undefined {
  * The launch the standby runs: the command's variables, as a freshly started wrapper would
  * have them (PWD and OLDPWD kept only where bash keeps them), its stderr joined to its stdout
  * (the relay's pipe, whose destination toolbelt sends the relay itself: `relayAheadTarget`) and
- * its arguments. Undefined when a variable has a name no shell can set or one bash keeps
- * read-only, or when the launch is too large.
+ * its arguments. Undefined when a variable cannot be handed over (`cannotExport`), or when the
+ * launch is too large.
  */
 export function launchScript(command: StandbyCommand, containment: ProcessContainment): string | undefined {
 	const commandEnv = { ...command.env, ...containment.env };
 	const env = relayEnvironment(commandEnv);
 	const lines: string[] = [];
 	for (const [name, value] of Object.entries(env)) {
-		if (!shellVariableName.test(name) || readOnlyInBash.has(name)) return undefined;
+		if (cannotExport(name)) return undefined;
 		if (name === "PWD" || name === "OLDPWD" || name === "SHLVL") continue;
 		lines.push(`export ${name}=${singleQuoted(value)}`);
 	}
