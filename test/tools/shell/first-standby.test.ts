@@ -68,6 +68,8 @@ describe.skipIf(noCgroups !== undefined)("the first command of a fresh process",
 		const [cgroup, ...output] = (first?.text ?? "").split("\n");
 		expect(cgroup).toMatch(/\/toolbelt-\d+-[0-9a-f]+\/run-\d+$/);
 		expect(output.join("\n")).toContain("1\n2\n3");
+		// Run by the standby itself, not by a second bash it execs.
+		expect(output).toContain("toolbelt-standby");
 		// Both sleeps, the one in its own session too: the cgroup holds them.
 		expect(first?.backgroundPids).toHaveLength(2);
 		expect(first?.text).toContain("[Still running in the background: pid");
@@ -139,6 +141,48 @@ describe.skipIf(noCgroups !== undefined)("the first command of a fresh process",
 			child.stdin.write("go\n");
 			await once(child, "exit");
 			expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
+		},
+	);
+
+	// As nobody in a cgroup subtree delegated to it (its folder and the files that move processes its
+	// own, as a service manager delegates one), it can move its shells into cgroups it makes below.
+	it.runIf(asNobody)(
+		"runs its commands in cgroups, in place in its standby, as a user in a delegated cgroup subtree",
+		{
+			timeout: 60_000,
+		},
+		async ({ onTestFinished }) => {
+			const delegated = join(ownCgroupDirectory() ?? "", `tb-delegated-${randomUUID().slice(0, 8)}`);
+			mkdirSync(delegated);
+			for (const path of [
+				delegated,
+				...["procs", "threads", "subtree_control"].map((file) => join(delegated, `cgroup.${file}`)),
+			])
+				chownSync(path, unprivilegedIdentity.uid, unprivilegedIdentity.gid);
+			onTestFinished(async () => {
+				await eventually(() => removeCgroup(delegated));
+			});
+			const { child, marker, printed } = await startFresh("wait-calls", 3, {}, onTestFinished, {
+				prefix: userPrefix("unprivileged"),
+				started: (started) => {
+					writeFileSync(join(delegated, "cgroup.procs"), String(started.pid));
+					started.stdin.write("go\n");
+				},
+			});
+			const [first, second, end] = printed;
+			expect(first?.fromStandby).toBe(true);
+			const [cgroup, ...output] = (first?.text ?? "").split("\n");
+			expect(cgroup).toMatch(
+				new RegExp(`${delegated.slice(delegated.lastIndexOf("/"))}/toolbelt-\\d+-[0-9a-f]+/run-\\d+$`),
+			);
+			expect(output.join("\n")).toContain("1\n2\n3");
+			expect(output).toContain("toolbelt-standby");
+			expect(first?.backgroundPids).toHaveLength(2);
+			expect(second).toMatchObject({ text: "second", fromStandby: true });
+			child.stdin.write("go\n");
+			await once(child, "exit");
+			expect(await eventually(() => processesWithMarker(marker).length === 0)).toBe(true);
+			expect(await eventually(() => !existsSync(end?.base ?? ""))).toBe(true);
 		},
 	);
 
