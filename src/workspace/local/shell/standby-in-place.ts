@@ -7,7 +7,8 @@
 // as a freshly started bash has them. What still tells them apart: a syntax error names `eval:`
 // where bash names `-c:` (as a long command read from stdin always did), `$!` is the pid of the
 // relay's starter, long reaped, and `ps` shows the standby's script as the command line of the
-// command's own shell and its subshells.
+// command's own shell and its subshells, whose `/proc/<pid>/environ` is the standby's empty one
+// (the variables are set inside the shell and passed to every program it starts).
 
 /**
  * Variables a bash acts on only as it starts, or sets itself, so that one exported into a shell
