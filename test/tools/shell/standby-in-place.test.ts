@@ -90,6 +90,12 @@ describe.skipIf(noCgroups !== undefined)("a bash command run in place by its sta
 		expect(standby.text).toBe(fresh.text.replace("/bin/bash: -c: line", "/bin/bash: eval: line"));
 	});
 
+	it("ends where the command ends, whatever the command defined (an exit function)", async () => {
+		const { fresh, standby } = await freshThenStandby(folder(), "exit() { echo from-the-function; }; echo done");
+		expect(fresh.text).toBe("done");
+		expect(standby.text).toBe(fresh.text);
+	});
+
 	it("runs a command too long for an argument (read from stdin) the same way", async () => {
 		const command = `${"# padding\n".repeat(12_000)}echo "long $LINENO $0"; read -r line; echo "stdin=[$line]"`;
 		const { fresh, standby } = await freshThenStandby(folder(), command);

@@ -70,6 +70,7 @@ export const inPlaceLaunchLine = "toolbelt_in_place=1";
  * `"$@"` is `/bin/bash --norc --noprofile -c COMMAND`: `$0` becomes the program, the arguments go,
  * `$_` is the program as in a fresh bash, and the command is read from `BASH_EXECUTION_STRING`,
  * where a fresh bash has it, so that no variable of the standby's remains. `exit` passes on the
- * command's status. One line: a line number in an `eval` counts from the `eval`'s own line.
+ * command's status: the builtin, as the command may have defined a function of that name. One
+ * line: a line number in an `eval` counts from the `eval`'s own line.
  */
-export const inPlaceScript = `if [ -n "\${toolbelt_in_place-}" ] && [ -z "\${toolbelt_not_joined-}" ] && [ "\${BASH_VERSINFO[0]}" -ge 5 ] && [ "$#" -eq 5 ]; then unset toolbelt_in_place; BASH_ARGV0=$1; BASH_EXECUTION_STRING=$5; set --; : "$BASH_ARGV0"; eval "$BASH_EXECUTION_STRING"; exit; fi; unset toolbelt_in_place`;
+export const inPlaceScript = `if [ -n "\${toolbelt_in_place-}" ] && [ -z "\${toolbelt_not_joined-}" ] && [ "\${BASH_VERSINFO[0]}" -ge 5 ] && [ "$#" -eq 5 ]; then unset toolbelt_in_place; BASH_ARGV0=$1; BASH_EXECUTION_STRING=$5; set --; : "$BASH_ARGV0"; eval "$BASH_EXECUTION_STRING"; builtin exit; fi; unset toolbelt_in_place`;
