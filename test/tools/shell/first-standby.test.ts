@@ -58,6 +58,30 @@ async function startFresh(
 
 const noCgroups = commandCgroupsUnavailableReason();
 
+/**
+ * A fresh toolbelt process run as nobody (setpriv) in a cgroup folder of its own, made below this
+ * process's cgroup with `owned` (the folder, and of its files those named) handed to nobody: moved
+ * there before its tool is created (`wait-calls`). Its JSON lines once it printed three.
+ */
+async function startAsNobodyInCgroup(owned: string[], onTestFinished: TestContext["onTestFinished"]) {
+	const delegated = join(ownCgroupDirectory() ?? "", `tb-delegated-${randomUUID().slice(0, 8)}`);
+	mkdirSync(delegated);
+	for (const path of [delegated, ...owned.map((file) => join(delegated, file))])
+		chownSync(path, unprivilegedIdentity.uid, unprivilegedIdentity.gid);
+	onTestFinished(async () => {
+		await eventually(() => removeCgroup(delegated));
+	});
+	const started = await startFresh("wait-calls", 3, {}, onTestFinished, {
+		prefix: userPrefix("unprivileged"),
+		// Moved before its first call (it waits for a line on stdin).
+		started: (child) => {
+			writeFileSync(join(delegated, "cgroup.procs"), String(child.pid));
+			child.stdin.write("go\n");
+		},
+	});
+	return { ...started, delegatedName: delegated.slice(delegated.lastIndexOf("/")) };
+}
+
 describe.skipIf(noCgroups !== undefined)("the first command of a fresh process", () => {
 	it.concurrent("starts from the standby shell its tool's creation makes: in a fresh cgroup, leftovers reported and ended at exit", {
 		timeout: 60_000,
@@ -114,25 +138,12 @@ describe.skipIf(noCgroups !== undefined)("the first command of a fresh process",
 			timeout: 60_000,
 		},
 		async ({ onTestFinished }) => {
-			const delegated = join(ownCgroupDirectory() ?? "", `tb-delegated-${randomUUID().slice(0, 8)}`);
-			mkdirSync(delegated);
-			chownSync(delegated, unprivilegedIdentity.uid, unprivilegedIdentity.gid);
-			onTestFinished(async () => {
-				await eventually(() => removeCgroup(delegated));
-			});
-			const { child, marker, printed } = await startFresh("wait-calls", 3, {}, onTestFinished, {
-				prefix: userPrefix("unprivileged"),
-				// Moved before its first call (it waits for a line on stdin).
-				started: (started) => {
-					writeFileSync(join(delegated, "cgroup.procs"), String(started.pid));
-					started.stdin.write("go\n");
-				},
-			});
+			const { child, marker, printed, delegatedName } = await startAsNobodyInCgroup([], onTestFinished);
 			const [first, second, end] = printed;
 			// The standby was handed the command before it said it could not join, and ran it.
 			expect(first?.fromStandby).toBe(true);
 			const [cgroup, ...output] = (first?.text ?? "").split("\n");
-			expect(cgroup?.endsWith(delegated.slice(delegated.lastIndexOf("/")))).toBe(true);
+			expect(cgroup?.endsWith(delegatedName)).toBe(true);
 			expect(output.join("\n")).toContain("1\n2\n3");
 			// Found by its process group and its marker: the one in its own session too.
 			expect(first?.backgroundPids).toHaveLength(2);
@@ -152,29 +163,14 @@ describe.skipIf(noCgroups !== undefined)("the first command of a fresh process",
 			timeout: 60_000,
 		},
 		async ({ onTestFinished }) => {
-			const delegated = join(ownCgroupDirectory() ?? "", `tb-delegated-${randomUUID().slice(0, 8)}`);
-			mkdirSync(delegated);
-			for (const path of [
-				delegated,
-				...["procs", "threads", "subtree_control"].map((file) => join(delegated, `cgroup.${file}`)),
-			])
-				chownSync(path, unprivilegedIdentity.uid, unprivilegedIdentity.gid);
-			onTestFinished(async () => {
-				await eventually(() => removeCgroup(delegated));
-			});
-			const { child, marker, printed } = await startFresh("wait-calls", 3, {}, onTestFinished, {
-				prefix: userPrefix("unprivileged"),
-				started: (started) => {
-					writeFileSync(join(delegated, "cgroup.procs"), String(started.pid));
-					started.stdin.write("go\n");
-				},
-			});
+			const { child, marker, printed, delegatedName } = await startAsNobodyInCgroup(
+				["cgroup.procs", "cgroup.threads", "cgroup.subtree_control"],
+				onTestFinished,
+			);
 			const [first, second, end] = printed;
 			expect(first?.fromStandby).toBe(true);
 			const [cgroup, ...output] = (first?.text ?? "").split("\n");
-			expect(cgroup).toMatch(
-				new RegExp(`${delegated.slice(delegated.lastIndexOf("/"))}/toolbelt-\\d+-[0-9a-f]+/run-\\d+$`),
-			);
+			expect(cgroup).toMatch(new RegExp(`${delegatedName}/toolbelt-\\d+-[0-9a-f]+/run-\\d+$`));
 			expect(output.join("\n")).toContain("1\n2\n3");
 			expect(output).toContain("toolbelt-standby");
 			expect(first?.backgroundPids).toHaveLength(2);
