@@ -13,8 +13,9 @@
 /**
  * Variables a bash acts on only as it starts, or sets itself, so that one exported into a shell
  * already running is not what a fresh bash makes of it (`IFS` from the environment is ignored,
- * `SHELLOPTS` and `BASHOPTS` set options, `BASH_ENV` names a file to read, `RANDOM` seeds, `UID`
- * is read-only...). A command whose environment names one takes the `exec` path.
+ * `PS4` too as root, `RANDOM` seeds, `LINENO` counts...); with the `BASH…` names (`BASH_ENV` names
+ * a file to read). A command whose environment names one takes the `exec` path. Those bash keeps
+ * read-only (`SHELLOPTS`, `UID`...) never get here: such a command starts fresh (`launchScript`).
  */
 const readAtStart = new Set([
 	"COMP_WORDBREAKS",
@@ -22,7 +23,6 @@ const readAtStart = new Set([
 	"ENV",
 	"EPOCHREALTIME",
 	"EPOCHSECONDS",
-	"EUID",
 	"FUNCNAME",
 	"GROUPS",
 	"HISTCMD",
@@ -30,13 +30,10 @@ const readAtStart = new Set([
 	"LINENO",
 	"PIPESTATUS",
 	"POSIXLY_CORRECT",
-	"PPID",
 	"PS4",
 	"RANDOM",
 	"SECONDS",
-	"SHELLOPTS",
 	"SRANDOM",
-	"UID",
 ]);
 
 /** True for a name bash reads at its start or sets itself, or one the relay's wrapper hands back (`relayEnvironment`). */
