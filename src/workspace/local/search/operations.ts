@@ -10,6 +10,7 @@ import type {
 	SearchStream,
 } from "../../search/types.js";
 import { ripgrepGrep, ripgrepListFiles } from "./ripgrep-backend.js";
+import { prepareRipgrepPair } from "./ripgrep-pair.js";
 import { locateRipgrep } from "./ripgrep-path.js";
 
 /** Options of the default search operations. */
@@ -57,6 +58,8 @@ export function createSearchOperations(options: SearchOperationsOptions = {}): S
 	}
 
 	return {
+		// The first path-ordered search's shell starts now, not inside the call (see `prepareRipgrepPair`).
+		prepare: backend === "walker" ? undefined : prepareRipgrepPair,
 		// On the main thread: one system call on metadata (microseconds), where the thread pool would
 		// cost a round trip, and on a process's first search would start the pool's threads before
 		// ripgrep could.

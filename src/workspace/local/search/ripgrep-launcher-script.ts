@@ -82,7 +82,7 @@ export function sameEnvironment(started: [string, string | undefined][]): boolea
 }
 
 /** `/proc/self/…` (a pinned folder) names this process's descriptor; the shell reaches it through this process's id. */
-function folderForShell(cwd: string): string {
+export function folderForShell(cwd: string): string {
 	return cwd.startsWith("/proc/self/") ? `/proc/${process.pid}/${cwd.slice("/proc/self/".length)}` : cwd;
 }
 

@@ -226,6 +226,11 @@ export function prepareRipgrepLauncher(count = true): void {
 	launcher ??= startLauncher();
 }
 
+/** True once the launcher was started and has not been retired: later searches will not fork this process. */
+export function launcherRunning(): boolean {
+	return launcher?.alive === true;
+}
+
 /** True when the launcher would start `rgPath` now (see `launchRipgrep`), with no fork of this process. */
 export function launcherReady(rgPath: string): boolean {
 	return launcher !== undefined && startedDirectly.has(rgPath) && sameEnvironment(launcher.environment);

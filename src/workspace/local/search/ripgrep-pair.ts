@@ -1,15 +1,18 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { singleQuoted } from "../../shell/single-quoted.js";
 import {
 	endOf,
 	killerOf,
 	type LaunchedRipgrep,
 	type LaunchedRipgrepEnd,
+	launcherRunning,
 	readControlQuietly,
 	socketOf,
 	watchEnds,
 } from "./ripgrep-launcher.js";
+import { folderForShell, sameEnvironment } from "./ripgrep-launcher-script.js";
 
 /**
  * The two ripgreps a path-ordered search may need, from one start of this process: a small shell
@@ -41,28 +44,58 @@ const CONTROL_FD = 5;
 const SIGKILL_STATUS = 137;
 const shellAvailable = process.platform === "linux" && existsSync(SHELL);
 
-/** The shell's script: `$1` is ripgrep, the rest its arguments without `--sort path`. */
+/** A variable set back as this process has it, after the shell set or changed it. */
+function restored(name: "PWD" | "OLDPWD"): string {
+	const value = process.env[name];
+	return value === undefined ? `unset ${name}` : `export ${name}=${singleQuoted(value)}`;
+}
+
+/** The pair's work once `$1` is ripgrep and the rest its arguments without `--sort path`. */
+const pairLines = [
+	"rg=$1; shift",
+	`"$rg" --sort path "$@" </dev/null 3>&- 4>&- ${CONTROL_FD}>&- &`,
+	"ordered=$!",
+	`echo "P 0 $ordered" >&${CONTROL_FD}`,
+	"exec 1>&- 2>&-",
+	"every=",
+	'if read -r go && [ "$go" = go ]; then',
+	`"$rg" "$@" </dev/null >&3 2>&4 3>&- 4>&- ${CONTROL_FD}>&- &`,
+	"every=$!",
+	`echo "P 1 $every" >&${CONTROL_FD}`,
+	"fi",
+	"exec 3>&- 4>&-",
+	`wait "$ordered"; echo "X 0 $?" >&${CONTROL_FD}`,
+	`if [ -n "$every" ]; then wait "$every"; echo "X 1 $?" >&${CONTROL_FD}; fi`,
+];
+
+/** The script of a shell started for its pair: `$1` is ripgrep, the rest its arguments without `--sort path`. */
 function pairScript(): string {
 	// The shell exports PWD as it starts; ripgrep gets this process's environment unchanged.
-	const pwd = process.env.PWD;
-	const restore = pwd === undefined ? "unset PWD" : `export PWD=${singleQuoted(pwd)}`;
-	return [
-		restore,
-		"rg=$1; shift",
-		`"$rg" --sort path "$@" </dev/null 3>&- 4>&- ${CONTROL_FD}>&- &`,
-		"ordered=$!",
-		`echo "P 0 $ordered" >&${CONTROL_FD}`,
-		"exec 1>&- 2>&-",
-		"every=",
-		'if read -r go && [ "$go" = go ]; then',
-		`"$rg" "$@" </dev/null >&3 2>&4 3>&- 4>&- ${CONTROL_FD}>&- &`,
-		"every=$!",
-		`echo "P 1 $every" >&${CONTROL_FD}`,
-		"fi",
-		"exec 3>&- 4>&-",
-		`wait "$ordered"; echo "X 0 $?" >&${CONTROL_FD}`,
-		`if [ -n "$every" ]; then wait "$every"; echo "X 1 $?" >&${CONTROL_FD}; fi`,
-	].join("\n");
+	return [restored("PWD"), ...pairLines].join("\n");
+}
+
+/**
+ * The script of a shell started ahead (`prepareRipgrepPair`): its first line on fd 0 enters the
+ * search's folder and sets the arguments (`waitingPairStart`), then it runs the pair. A folder it
+ * cannot enter ends it with no status said, which reads as a failed start (the search then starts
+ * ripgrep directly, as without it).
+ */
+const waitingScript = [
+	"IFS= read -r toolbelt_start || exit 0",
+	'eval "$toolbelt_start"',
+	"unset toolbelt_start",
+	...pairLines,
+].join("\n");
+
+/** The first line a waiting pair's shell reads, or undefined where one line cannot carry it (a newline or NUL in a word). */
+function waitingPairStart(rgPath: string, everyThreadArgs: readonly string[], cwd: string): string | undefined {
+	const words = [rgPath, ...everyThreadArgs];
+	const folder = folderForShell(cwd);
+	if (!isAbsolute(cwd) || [folder, ...words].some((word) => word.includes("\n") || word.includes("\0")))
+		return undefined;
+	// `cd` sets PWD and OLDPWD: ripgrep gets this process's environment unchanged.
+	const enter = `cd -- ${singleQuoted(folder)} 2>/dev/null || exit 125`;
+	return `${enter}; ${restored("PWD")}; ${restored("OLDPWD")}; set -- ${words.map(singleQuoted).join(" ")}\n`;
 }
 
 interface PairState {
@@ -77,21 +110,15 @@ interface PairState {
 	released: boolean;
 }
 
-/**
- * Starts the pair (see `RipgrepPair`) in `cwd`, or returns undefined where it cannot (no
- * `/bin/sh`, not Linux, the spawn failed). `everyThreadArgs`: ripgrep's arguments without `--sort path`.
- */
-export function startRipgrepPair(options: {
-	rgPath: string;
-	everyThreadArgs: readonly string[];
-	cwd: string;
-	maxStderr: number;
-}): RipgrepPair | undefined {
-	if (!shellAvailable) return undefined;
+/** A pair's shell started ahead, waiting for its search (`prepareRipgrepPair`), and the environment it has. */
+let waiting: { state: PairState; environment: [string, string | undefined][] } | undefined;
+
+/** Spawns a pair's shell with its six descriptors, or returns undefined where the spawn failed. */
+function spawnPairShell(script: string, args: readonly string[], cwd: string): PairState | undefined {
 	let child: ChildProcess;
 	try {
-		child = spawn(SHELL, ["-c", pairScript(), "sh", options.rgPath, ...options.everyThreadArgs], {
-			cwd: options.cwd,
+		child = spawn(SHELL, ["-c", script, "sh", ...args], {
+			cwd,
 			stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe"],
 			windowsHide: true,
 		});
@@ -122,6 +149,57 @@ export function startRipgrepPair(options: {
 	child.once("error", gone);
 	child.once("exit", gone);
 	readControlQuietly(child, CONTROL_FD, (text) => readControl(state, text));
+	return state;
+}
+
+/**
+ * Starts a pair's shell ahead, to wait for the first path-ordered search (as the grep tool is
+ * created): that search then writes one line instead of forking this process (5–20 ms, the event
+ * loop blocked), and the shell's start runs while nothing waits for it. At most one waits per
+ * process; it holds nothing of a search, and ends when this process does (its read ends). Not where
+ * no pair can run, nor while one waits or the launcher serves the searches (`ripgrep-launcher.ts`).
+ */
+export function prepareRipgrepPair(): void {
+	if (!shellAvailable || waiting?.state.alive || launcherRunning()) return;
+	const state = spawnPairShell(waitingScript, [], "/");
+	if (state) waiting = { state, environment: Object.entries(process.env) };
+}
+
+/**
+ * The waiting pair's shell, handed its search; undefined when there is none, or it cannot serve
+ * this one (gone, this process's environment changed since, a word one line cannot carry). Used
+ * once either way: one that cannot serve is ended.
+ */
+function takeWaitingPair(rgPath: string, everyThreadArgs: readonly string[], cwd: string): PairState | undefined {
+	const current = waiting;
+	waiting = undefined;
+	if (!current?.state.alive) return undefined;
+	const start = sameEnvironment(current.environment) ? waitingPairStart(rgPath, everyThreadArgs, cwd) : undefined;
+	if (start === undefined) {
+		current.state.child.stdin?.end();
+		return undefined;
+	}
+	current.state.child.stdin?.write(start);
+	return current.state;
+}
+
+/**
+ * Starts the pair (see `RipgrepPair`) in `cwd`, or returns undefined where it cannot (no
+ * `/bin/sh`, not Linux, the spawn failed). `everyThreadArgs`: ripgrep's arguments without `--sort path`.
+ * A shell started ahead (`prepareRipgrepPair`) runs it where it can.
+ */
+export function startRipgrepPair(options: {
+	rgPath: string;
+	everyThreadArgs: readonly string[];
+	cwd: string;
+	maxStderr: number;
+}): RipgrepPair | undefined {
+	if (!shellAvailable) return undefined;
+	const state =
+		takeWaitingPair(options.rgPath, options.everyThreadArgs, options.cwd) ??
+		spawnPairShell(pairScript(), [options.rgPath, ...options.everyThreadArgs], options.cwd);
+	if (state === undefined) return undefined;
+	const { child } = state;
 	const release = () => {
 		if (state.released) return;
 		state.released = true;

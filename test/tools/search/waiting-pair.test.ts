@@ -1,0 +1,253 @@
+import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { chmod, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { useTempDir } from "../../helpers/temp-dir.js";
+import { processesGoneFrom, processesIn, textOf, writeTree } from "./fixtures.js";
+import { orderedAnswer, orderedRequest, pathOrderTree, symlinkedRipgrep } from "./ripgrep-fixtures.js";
+
+const linux = process.platform === "linux";
+const WAITING_MARK = "toolbelt_start";
+
+/** Fields of `/proc/<pid>/stat` after the command name. */
+function statFields(pid: number): string[] | undefined {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+		return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+	} catch {
+		return undefined;
+	}
+}
+
+/** Ids of the waiting pair shells this process started (children whose script waits for its start line). */
+function waitingShells(): number[] {
+	const found: number[] = [];
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		const fields = statFields(Number(entry));
+		// A zombie (state Z) is a shell that already ended.
+		if (fields?.[1] !== String(process.pid) || fields[0] === "Z") continue;
+		try {
+			if (readFileSync(`/proc/${entry}/cmdline`, "latin1").includes(WAITING_MARK)) found.push(Number(entry));
+		} catch {
+			// gone
+		}
+	}
+	return found;
+}
+
+/** Waits (up to 5 s) until the process `pid` has ended; true once it has. */
+async function ended(pid: number): Promise<boolean> {
+	for (let attempt = 0; attempt < 100; attempt++) {
+		const state = statFields(pid)?.[0];
+		if (state === undefined || state === "Z") return true;
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+	return false;
+}
+
+/**
+ * The shell a grep tool starts as it is created, to run its first path-ordered search (so that the
+ * search writes one line instead of forking this process). Its own worker, and the modules loaded
+ * afresh for each test: the launcher that a process's later searches use stops a waiting shell from
+ * being started at all.
+ */
+describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
+	const dir = useTempDir();
+	const tree = () => join(dir(), "tree");
+	afterEach(() => vi.unstubAllEnvs());
+	let createGrepTool: typeof import("../../../src/tools/grep.js").createGrepTool;
+	let createFindTool: typeof import("../../../src/tools/find.js").createFindTool;
+	let ripgrepGrepStarter: typeof import("../../../src/workspace/local/search/ripgrep-backend.js").ripgrepGrepStarter;
+	let ripgrepGrep: typeof import("../../../src/workspace/local/search/ripgrep-backend.js").ripgrepGrep;
+	let prepareRipgrepPair: () => void;
+	/** This file's modules loaded afresh: no launcher, no search made yet. */
+	const load = async () => {
+		vi.resetModules();
+		({ createGrepTool } = await import("../../../src/tools/grep.js"));
+		({ createFindTool } = await import("../../../src/tools/find.js"));
+		({ ripgrepGrepStarter, ripgrepGrep } = await import("../../../src/workspace/local/search/ripgrep-backend.js"));
+		({ prepareRipgrepPair } = await import("../../../src/workspace/local/search/ripgrep-pair.js"));
+	};
+	beforeEach(load);
+	const grepLines = async (rgPath: string, request: ReturnType<typeof orderedRequest>) =>
+		grepLinesOf(await ripgrepGrep(rgPath, request, new AbortController().signal));
+
+	/** A stand-in ripgrep that runs until stopped, in whose process the search can be seen. */
+	const slowRipgrep = async () => {
+		const slow = join(dir(), "slow-rg");
+		await writeFile(slow, "#!/bin/sh\nexec sleep 30\n");
+		await chmod(slow, 0o755);
+		return slow;
+	};
+
+	/** Starts a path-ordered search of the tree with `rgPath`, then says which processes run in the tree. */
+	const runningIn = async (rgPath: string, pattern = "hit") => {
+		const controller = new AbortController();
+		const start = ripgrepGrepStarter(rgPath, orderedRequest(tree(), pattern), undefined, true);
+		const ordered = await start(true, controller.signal);
+		let inTree: number[] = [];
+		for (let attempt = 0; attempt < 100 && inTree.length < 2; attempt++) {
+			await new Promise((resolve) => setTimeout(resolve, 20));
+			inTree = await processesIn(tree());
+		}
+		controller.abort();
+		await ordered[Symbol.asyncIterator]()
+			.return?.()
+			.catch(() => {});
+		expect(await processesGoneFrom(tree())).toEqual([]);
+		return inTree;
+	};
+
+	it("starts one as a grep tool is created, waiting outside any project on a socket it alone holds", async () => {
+		await writeTree(tree(), pathOrderTree(3));
+		expect(waitingShells()).toEqual([]);
+		createFindTool(dir(), { backend: "ripgrep" });
+		expect(waitingShells()).toEqual([]);
+		createGrepTool(dir(), { backend: "walker" });
+		expect(waitingShells()).toEqual([]);
+
+		createGrepTool(dir(), { backend: "ripgrep" });
+		const [shell, ...others] = waitingShells();
+		expect(others).toEqual([]);
+		expect(readlinkSync(`/proc/${shell}/cwd`)).toBe("/");
+		// Its start line comes on a socket, which no other process can open through /proc.
+		expect(readlinkSync(`/proc/${shell}/fd/0`)).toMatch(/^socket:/);
+		createGrepTool(dir(), { backend: "ripgrep" });
+		expect(waitingShells()).toEqual([shell]);
+
+		// The first path-ordered search runs in it (it entered the searched folder), and uses it up.
+		expect(await runningIn(await slowRipgrep())).toContain(shell);
+		expect(await ended(shell as number)).toBe(true);
+		expect(waitingShells()).toEqual([]);
+	});
+
+	it("gives the answer a pair started for the search gives, through the tool too", async () => {
+		await writeTree(tree(), pathOrderTree(300));
+		const rgPath = await symlinkedRipgrep(dir());
+		const request = orderedRequest(tree(), "hit");
+		const fresh = await grepLines(rgPath, request);
+		expect(fresh).toEqual(await orderedAnswer(rgPath, request));
+		prepareRipgrepPair();
+		const [shell, ...others] = waitingShells();
+		expect(others).toEqual([]);
+		expect(await grepLines(rgPath, request)).toEqual(fresh);
+		expect(await ended(shell as number)).toBe(true);
+
+		// Through the tool: its creation starts the shell its first search takes; a changed
+		// environment makes the search start its own.
+		await load();
+		const other = await symlinkedRipgrep(dir());
+		const tool = () => createGrepTool(dir(), { rgPath: other, backend: "ripgrep" });
+		const freshTool = tool();
+		const [unused] = waitingShells();
+		vi.stubEnv("TOOLBELT_TEST_CHANGED", "1");
+		const started = textOf(await freshTool.execute("c", { pattern: "hit" }, undefined));
+		expect(await ended(unused as number)).toBe(true);
+		vi.unstubAllEnvs();
+		await load();
+		const waitingTool = tool();
+		const [used, ...more] = waitingShells();
+		expect(more).toEqual([]);
+		expect(textOf(await waitingTool.execute("c", { pattern: "hit" }, undefined))).toBe(started);
+		expect(await ended(used as number)).toBe(true);
+	});
+
+	it("hands ripgrep the environment, folder and arguments a pair started for the search does", async () => {
+		await writeTree(tree(), pathOrderTree(3));
+		// A stand-in that writes what it was started with.
+		const out = join(dir(), "seen.txt");
+		const seeing = join(dir(), "seeing-rg");
+		// Its environment as it was started (`/proc/$$/environ`: the shell sets PWD of its own as it starts).
+		await writeFile(
+			seeing,
+			`#!/bin/sh\n{ pwd; printf '[%s]\\n' "$@"; tr '\\0' '\\n' < /proc/$$/environ | sort; echo ---; } >> '${out}'\n`,
+		);
+		await chmod(seeing, 0o755);
+		vi.stubEnv("PWD", "/somewhere/else");
+		vi.stubEnv("OLDPWD", "/before");
+		const search = async () => {
+			const start = ripgrepGrepStarter(seeing, orderedRequest(tree(), "it's $HOME `x`"), undefined, true);
+			await grepLinesOf(await start(true, new AbortController().signal));
+		};
+		await search();
+		prepareRipgrepPair();
+		const [shell, ...others] = waitingShells();
+		expect(others).toEqual([]);
+		await search();
+		expect(await ended(shell as number)).toBe(true);
+		const [freshRun, waitingRun] = (await readFile(out, "utf8")).split("---\n");
+		expect(freshRun).toContain("OLDPWD=/before");
+		expect(freshRun).toContain("PWD=/somewhere/else");
+		expect(freshRun).toContain("[it's $HOME `x`]");
+		expect(waitingRun).toBe(freshRun);
+	});
+
+	it("is not used, and ends, when this process's environment changed since it started", async () => {
+		await writeTree(tree(), pathOrderTree(3));
+		prepareRipgrepPair();
+		const [shell] = waitingShells();
+		vi.stubEnv("TOOLBELT_TEST_CHANGED", "1");
+		expect(await runningIn(await slowRipgrep())).not.toContain(shell);
+		expect(await ended(shell as number)).toBe(true);
+	});
+
+	it("is not used, and ends, for a search whose words one line cannot carry", async () => {
+		await writeTree(tree(), pathOrderTree(3));
+		prepareRipgrepPair();
+		const [shell] = waitingShells();
+		expect(await runningIn(await slowRipgrep(), "two\nlines")).not.toContain(shell);
+		expect(await ended(shell as number)).toBe(true);
+	});
+
+	it("answers as a direct start does when the folder went away before the search", async () => {
+		const request = orderedRequest(join(dir(), "gone"), "hit");
+		const rgPath = await symlinkedRipgrep(dir());
+		const attempt = async () => {
+			try {
+				const start = ripgrepGrepStarter(rgPath, request, undefined, true);
+				return `lines: ${(await grepLinesOf(await start(true, new AbortController().signal))).length}`;
+			} catch (error) {
+				return `error: ${(error as NodeJS.ErrnoException).code}`;
+			}
+		};
+		const fresh = await attempt();
+		expect(fresh).toBe("error: ENOENT");
+		prepareRipgrepPair();
+		const [shell] = waitingShells();
+		expect(await attempt()).toBe(fresh);
+		expect(await ended(shell as number)).toBe(true);
+	});
+
+	it("lets its process exit, and ends with it", () => {
+		const mark = `toolbelt-waiting-${randomUUID()}`;
+		const entry = join(process.cwd(), "dist", "bundle", "index.js");
+		const script = `const { createTool } = await import(${JSON.stringify(entry)}); createTool("grep", ${JSON.stringify(dir())}); console.log("created");`;
+		const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+			env: { ...process.env, TOOLBELT_TEST_MARK: mark },
+			encoding: "utf8",
+			timeout: 20_000,
+		});
+		expect(child.stdout.trim()).toBe("created");
+		expect(child.status).toBe(0);
+		// No process with the child's environment is left once it exited (the shell's read ended).
+		const left = () =>
+			readdirSync("/proc").filter((entry) => {
+				try {
+					return /^\d+$/.test(entry) && readFileSync(`/proc/${entry}/environ`, "latin1").includes(mark);
+				} catch {
+					return false;
+				}
+			});
+		return expect.poll(left, { timeout: 5_000 }).toEqual([]);
+	});
+});
+
+/** Every line of a started search. */
+async function grepLinesOf(batches: AsyncIterable<unknown[]>): Promise<unknown[]> {
+	const lines: unknown[] = [];
+	for await (const batch of batches) lines.push(...batch);
+	return lines;
+}
