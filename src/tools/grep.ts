@@ -108,15 +108,7 @@ export interface GrepToolOptions extends SearchToolOptions {
 /** The runnable grep tool: searches below `cwd` (or the given path) with ripgrep or the fallback walker. */
 export function createGrepTool(cwd: string, options: GrepToolOptions = {}): GrepTool {
 	const definition = createGrepToolDefinition(cwd, options);
-	// Its first search is most often a path-ordered one, whose ripgrep's shell then waits already.
-	return createSearchTool({
-		definition,
-		cwd,
-		options,
-		prepareArguments: prepareGrepArguments,
-		run: runGrep,
-		prepareBackend: true,
-	});
+	return createSearchTool({ definition, cwd, options, prepareArguments: prepareGrepArguments, run: runGrep });
 }
 
 type GrepCall = SearchToolCall<GrepToolInput, GrepToolOptions>;

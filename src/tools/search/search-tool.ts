@@ -113,8 +113,6 @@ export interface SearchToolSpec<TParameters extends TSchema, TDetails, TOptions 
 	prepareArguments: (args: unknown) => unknown;
 	/** Runs one call. */
 	run: (call: SearchToolCall<Static<TParameters>, TOptions>) => Promise<ToolResult<TDetails>>;
-	/** The backend starts what its first search needs as the tool is created (`SearchOperations.prepare`). Default: false. */
-	prepareBackend?: boolean;
 }
 
 /** A runnable search tool: its workspace and backend from the options, its folder as the target. */
@@ -123,7 +121,8 @@ export function createSearchTool<TParameters extends TSchema, TDetails, TOptions
 ): AgentTool<TParameters, TDetails> {
 	const { options, run } = spec;
 	const setup = searchToolSetup(spec.cwd, options);
-	if (spec.prepareBackend) setup.operations.prepare?.();
+	// The backend starts what the first search needs now, not inside the call (`SearchOperations.prepare`).
+	setup.operations.prepare?.();
 	return toolFrom(spec.definition, {
 		prepareArguments: spec.prepareArguments,
 		target: (args) => searchTarget(setup.workspace, (args as { path?: string }).path),

@@ -134,9 +134,9 @@ export interface SearchOperations {
 	/** Starts a file listing: relative POSIX paths of matching files, in any order unless `pathOrder` is asked for and honoured. */
 	listFiles(request: ListFilesRequest, signal: AbortSignal): Promise<SearchStream<string>>;
 	/**
-	 * Called as a content-search tool is created: starts ahead what its first search needs (the
-	 * local operations: the shell that runs the first ripgrep), so that the search does not wait for
-	 * it. Must not block, and must cost nothing where no search follows but a waiting process. Optional.
+	 * Called as a search tool (grep, find) is created: starts ahead what its first search needs (the
+	 * local operations: the shell that starts the first ripgrep), so that the search does not wait
+	 * for it. Must not block, and cost nothing where no search follows but a waiting process. Optional.
 	 */
 	prepare?(): void;
 }

@@ -57,7 +57,12 @@ async function ended(pid: number): Promise<boolean> {
 describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 	const dir = useTempDir();
 	const tree = () => join(dir(), "tree");
-	afterEach(() => vi.unstubAllEnvs());
+	afterEach(async () => {
+		vi.unstubAllEnvs();
+		// Shells of modules loaded before (`load`) would wait until this process ends.
+		for (const shell of waitingShells()) process.kill(shell, "SIGKILL");
+		for (const shell of waitingShells()) await ended(shell);
+	});
 	let createGrepTool: typeof import("../../../src/tools/grep.js").createGrepTool;
 	let createFindTool: typeof import("../../../src/tools/find.js").createFindTool;
 	let ripgrepGrepStarter: typeof import("../../../src/workspace/local/search/ripgrep-backend.js").ripgrepGrepStarter;
@@ -101,12 +106,11 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 		return inTree;
 	};
 
-	it("starts one as a grep tool is created, waiting outside any project on a socket it alone holds", async () => {
+	it("starts one as a search tool is created, waiting outside any project on a socket it alone holds", async () => {
 		await writeTree(tree(), pathOrderTree(3));
 		expect(waitingShells()).toEqual([]);
-		createFindTool(dir(), { backend: "ripgrep" });
-		expect(waitingShells()).toEqual([]);
 		createGrepTool(dir(), { backend: "walker" });
+		createFindTool(dir(), { backend: "walker" });
 		expect(waitingShells()).toEqual([]);
 
 		createGrepTool(dir(), { backend: "ripgrep" });
@@ -116,6 +120,7 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 		// Its start line comes on a socket, which no other process can open through /proc.
 		expect(readlinkSync(`/proc/${shell}/fd/0`)).toMatch(/^socket:/);
 		createGrepTool(dir(), { backend: "ripgrep" });
+		createFindTool(dir(), { backend: "ripgrep" });
 		expect(waitingShells()).toEqual([shell]);
 
 		// The first path-ordered search runs in it (it entered the searched folder), and uses it up.
@@ -202,22 +207,75 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 		expect(await ended(shell as number)).toBe(true);
 	});
 
-	it("answers as a direct start does when the folder went away before the search", async () => {
-		const request = orderedRequest(join(dir(), "gone"), "hit");
+	it("leaves a search whose folder went away to a direct start, and waits on for the next one", async () => {
 		const rgPath = await symlinkedRipgrep(dir());
-		const attempt = async () => {
+		const attempt = async (root: string) => {
 			try {
-				const start = ripgrepGrepStarter(rgPath, request, undefined, true);
+				const start = ripgrepGrepStarter(rgPath, orderedRequest(root, "hit"), undefined, true);
 				return `lines: ${(await grepLinesOf(await start(true, new AbortController().signal))).length}`;
 			} catch (error) {
 				return `error: ${(error as NodeJS.ErrnoException).code}`;
 			}
 		};
-		const fresh = await attempt();
+		const fresh = await attempt(join(dir(), "gone"));
 		expect(fresh).toBe("error: ENOENT");
 		prepareRipgrepPair();
 		const [shell] = waitingShells();
-		expect(await attempt()).toBe(fresh);
+		expect(await attempt(join(dir(), "gone"))).toBe(fresh);
+		expect(waitingShells()).toEqual([shell]);
+		await writeTree(tree(), pathOrderTree(3));
+		expect(await attempt(tree())).toBe("lines: 5");
+		expect(await ended(shell as number)).toBe(true);
+	});
+
+	it("starts a search that needs no partner, a file's or a listing's, as ripgrep alone", async () => {
+		await writeTree(tree(), pathOrderTree(30));
+		const rgPath = await symlinkedRipgrep(dir());
+		const fileCall = () => {
+			const tool = createGrepTool(tree(), { rgPath, backend: "ripgrep" });
+			return () => tool.execute("c", { pattern: "hit", path: "a/x.txt" }, undefined);
+		};
+		const listCall = () => {
+			const tool = createFindTool(tree(), { rgPath, backend: "ripgrep" });
+			return () => tool.execute("c", { pattern: "**/*.txt" }, undefined);
+		};
+		for (const created of [fileCall, listCall]) {
+			// Created, then the environment changed: the search starts ripgrep itself.
+			let call = created();
+			const [unused] = waitingShells();
+			vi.stubEnv("TOOLBELT_TEST_CHANGED", "1");
+			const started = textOf(await call());
+			expect(await ended(unused as number)).toBe(true);
+			vi.unstubAllEnvs();
+			await load();
+			call = created();
+			const [shell, ...others] = waitingShells();
+			expect(others).toEqual([]);
+			expect(textOf(await call())).toBe(started);
+			expect(await ended(shell as number)).toBe(true);
+			await load();
+		}
+		// ripgrep alone runs in it: the shell entered the folder and waits for ripgrep's end only.
+		prepareRipgrepPair();
+		const [shell] = waitingShells();
+		const controller = new AbortController();
+		const { startRipgrep } = await import("../../../src/workspace/local/search/ripgrep-process.js");
+		const { TextLineSplitter } = await import("../../../src/workspace/local/search/line-splitter.js");
+		const running = await startRipgrep(
+			{ rgPath: await slowRipgrep(), args: ["x"], cwd: tree(), signal: controller.signal },
+			new TextLineSplitter(0),
+		);
+		let inTree: number[] = [];
+		for (let attempt = 0; attempt < 100 && inTree.length < 2; attempt++) {
+			await new Promise((resolve) => setTimeout(resolve, 20));
+			inTree = await processesIn(tree());
+		}
+		expect(inTree).toContain(shell);
+		controller.abort();
+		await running.lines[Symbol.asyncIterator]()
+			.return?.()
+			.catch(() => {});
+		expect(await processesGoneFrom(tree())).toEqual([]);
 		expect(await ended(shell as number)).toBe(true);
 	});
 

@@ -58,7 +58,7 @@ export function createSearchOperations(options: SearchOperationsOptions = {}): S
 	}
 
 	return {
-		// The first path-ordered search's shell starts now, not inside the call (see `prepareRipgrepPair`).
+		// The shell that starts the first ripgrep starts now, not inside the call (see `prepareRipgrepPair`).
 		prepare: backend === "walker" ? undefined : prepareRipgrepPair,
 		// On the main thread: one system call on metadata (microseconds), where the thread pool would
 		// cost a round trip, and on a process's first search would start the pool's threads before

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { singleQuoted } from "../../shell/single-quoted.js";
 import {
@@ -50,10 +50,17 @@ function restored(name: "PWD" | "OLDPWD"): string {
 	return value === undefined ? `unset ${name}` : `export ${name}=${singleQuoted(value)}`;
 }
 
-/** The pair's work once `$1` is ripgrep and the rest its arguments without `--sort path`. */
+/** The first ripgrep's descriptors: its output on the shell's 1 and 2, none of the others. */
+const firstRedirections = `</dev/null 3>&- 4>&- ${CONTROL_FD}>&-`;
+
+/**
+ * The pair's work once `$1` says what to start first (`pair`: the ordered ripgrep, `single`: ripgrep
+ * with its arguments as they are, nothing after it), `$2` is ripgrep and the rest its arguments
+ * without `--sort path`.
+ */
 const pairLines = [
-	"rg=$1; shift",
-	`"$rg" --sort path "$@" </dev/null 3>&- 4>&- ${CONTROL_FD}>&- &`,
+	"first=$1; rg=$2; shift 2",
+	`if [ "$first" = single ]; then "$rg" "$@" ${firstRedirections} & else "$rg" --sort path "$@" ${firstRedirections} & fi`,
 	"ordered=$!",
 	`echo "P 0 $ordered" >&${CONTROL_FD}`,
 	"exec 1>&- 2>&-",
@@ -68,7 +75,7 @@ const pairLines = [
 	`if [ -n "$every" ]; then wait "$every"; echo "X 1 $?" >&${CONTROL_FD}; fi`,
 ];
 
-/** The script of a shell started for its pair: `$1` is ripgrep, the rest its arguments without `--sort path`. */
+/** The script of a shell started for its pair (its arguments: `pair`, ripgrep, ripgrep's arguments without `--sort path`). */
 function pairScript(): string {
 	// The shell exports PWD as it starts; ripgrep gets this process's environment unchanged.
 	return [restored("PWD"), ...pairLines].join("\n");
@@ -87,9 +94,20 @@ const waitingScript = [
 	...pairLines,
 ].join("\n");
 
+function isFolder(path: string): boolean {
+	try {
+		return statSync(path).isDirectory();
+	} catch {
+		return false;
+	}
+}
+
+/** What a shell started for a search runs first (see `pairLines`). */
+type FirstStart = "pair" | "single";
+
 /** The first line a waiting pair's shell reads, or undefined where one line cannot carry it (a newline or NUL in a word). */
-function waitingPairStart(rgPath: string, everyThreadArgs: readonly string[], cwd: string): string | undefined {
-	const words = [rgPath, ...everyThreadArgs];
+function waitingPairStart(first: FirstStart, rgPath: string, args: readonly string[], cwd: string): string | undefined {
+	const words = [first, rgPath, ...args];
 	const folder = folderForShell(cwd);
 	if (!isAbsolute(cwd) || [folder, ...words].some((word) => word.includes("\n") || word.includes("\0")))
 		return undefined;
@@ -153,9 +171,10 @@ function spawnPairShell(script: string, args: readonly string[], cwd: string): P
 }
 
 /**
- * Starts a pair's shell ahead, to wait for the first path-ordered search (as the grep tool is
- * created): that search then writes one line instead of forking this process (5–20 ms, the event
- * loop blocked), and the shell's start runs while nothing waits for it. At most one waits per
+ * Starts a pair's shell ahead, to wait for the process's first search (as a search tool is
+ * created; a path-ordered one runs its pair, any other ripgrep alone: `startWaitingRipgrep`): that
+ * search then writes one line instead of forking this process (5–20 ms, the event loop blocked),
+ * and the shell's start runs while nothing waits for it. At most one waits per
  * process; it holds nothing of a search, and ends when this process does (its read ends). Not where
  * no pair can run, nor while one waits or the launcher serves the searches (`ripgrep-launcher.ts`).
  */
@@ -167,14 +186,20 @@ export function prepareRipgrepPair(): void {
 
 /**
  * The waiting pair's shell, handed its search; undefined when there is none, or it cannot serve
- * this one (gone, this process's environment changed since, a word one line cannot carry). Used
- * once either way: one that cannot serve is ended.
+ * this one (gone, this process's environment changed since, a word one line cannot carry): such a
+ * one is ended. A search whose folder is no folder (gone since the tool looked) leaves it waiting:
+ * ripgrep started directly there fails at its start, as it would without the shell.
  */
-function takeWaitingPair(rgPath: string, everyThreadArgs: readonly string[], cwd: string): PairState | undefined {
+function takeWaitingPair(
+	first: FirstStart,
+	rgPath: string,
+	args: readonly string[],
+	cwd: string,
+): PairState | undefined {
 	const current = waiting;
+	if (!current?.state.alive || !isFolder(cwd)) return undefined;
 	waiting = undefined;
-	if (!current?.state.alive) return undefined;
-	const start = sameEnvironment(current.environment) ? waitingPairStart(rgPath, everyThreadArgs, cwd) : undefined;
+	const start = sameEnvironment(current.environment) ? waitingPairStart(first, rgPath, args, cwd) : undefined;
 	if (start === undefined) {
 		current.state.child.stdin?.end();
 		return undefined;
@@ -196,15 +221,11 @@ export function startRipgrepPair(options: {
 }): RipgrepPair | undefined {
 	if (!shellAvailable) return undefined;
 	const state =
-		takeWaitingPair(options.rgPath, options.everyThreadArgs, options.cwd) ??
-		spawnPairShell(pairScript(), [options.rgPath, ...options.everyThreadArgs], options.cwd);
+		takeWaitingPair("pair", options.rgPath, options.everyThreadArgs, options.cwd) ??
+		spawnPairShell(pairScript(), ["pair", options.rgPath, ...options.everyThreadArgs], options.cwd);
 	if (state === undefined) return undefined;
 	const { child } = state;
-	const release = () => {
-		if (state.released) return;
-		state.released = true;
-		child.stdin?.end();
-	};
+	const release = releaser(state);
 	return {
 		ordered: watch(state, 0, options.maxStderr, release),
 		startEveryThread: () => {
@@ -216,6 +237,35 @@ export function startRipgrepPair(options: {
 			return run;
 		},
 		release,
+	};
+}
+
+/**
+ * Starts ripgrep with `args` as they are in the shell started ahead (`prepareRipgrepPair`), read as
+ * a launched one; undefined where there is none or it cannot serve this search (see
+ * `takeWaitingPair`): the caller then starts ripgrep itself. For a search that needs no partner (a
+ * file, a listing, an every-thread search), so that a process's first search of any kind forks nothing.
+ */
+export function startWaitingRipgrep(options: {
+	rgPath: string;
+	args: readonly string[];
+	cwd: string;
+	maxStderr: number;
+}): LaunchedRipgrep | undefined {
+	const state = takeWaitingPair("single", options.rgPath, options.args, options.cwd);
+	if (state === undefined) return undefined;
+	const release = releaser(state);
+	// No partner will be asked for: the shell says the status once ripgrep ended.
+	release();
+	return watch(state, 0, options.maxStderr, release);
+}
+
+/** Says to the shell that no every-thread ripgrep will be asked for (its stdin ends), once. */
+function releaser(state: PairState): () => void {
+	return () => {
+		if (state.released) return;
+		state.released = true;
+		state.child.stdin?.end();
 	};
 }
 

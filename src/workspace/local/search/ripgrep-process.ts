@@ -11,7 +11,7 @@ import {
 	prepareRipgrepLauncher,
 	stillRunnable,
 } from "./ripgrep-launcher.js";
-import { type RipgrepPair, startRipgrepPair as startPair } from "./ripgrep-pair.js";
+import { type RipgrepPair, startRipgrepPair as startPair, startWaitingRipgrep } from "./ripgrep-pair.js";
 
 /** How to run ripgrep once. */
 export interface RipgrepRunOptions {
@@ -81,19 +81,25 @@ interface RunningRipgrep {
 /**
  * Starts ripgrep and resolves once the process really runs, so a missing or unrunnable binary
  * rejects here (and the caller can fall back) instead of surfacing mid-stream. A local ripgrep
- * that started before comes from the launcher when it is ready (no fork of this process).
+ * that started before comes from the launcher when it is ready, a process's first one from the
+ * shell a search tool's creation started (neither forks this process).
  */
 export async function startRipgrep<TLine>(
 	options: RipgrepRunOptions,
 	splitter: OutputSplitter<TLine>,
 ): Promise<RipgrepProcess<TLine>> {
 	if (options.signal.aborted) throw new AbortError();
-	const launched = options.launch
-		? undefined
-		: (options.started ?? launchRipgrep({ ...options, maxStderr: MAX_STDERR }));
+	const local = options.launch === undefined;
+	let launched = local ? (options.started ?? launchRipgrep({ ...options, maxStderr: MAX_STDERR })) : undefined;
+	let runOptions = options;
+	if (local && launched === undefined) {
+		launched = startedAhead(options);
+		// Read as one a pair started: its first output says the binary runs (see `readLines`).
+		if (launched) runOptions = { ...options, started: launched };
+	}
 	const running = launched ? killedOnAbort(launched, options.signal) : await startDirectly(options);
-	if (!options.launch) prepareRipgrepLauncher(!options.alongside);
-	const run = { running, options, splitter };
+	if (local) prepareRipgrepLauncher(!options.alongside);
+	const run = { running, options: runOptions, splitter };
 	return {
 		lines: readLines(run),
 		readCalls: () => {
@@ -117,6 +123,16 @@ export function startRipgrepPair(options: {
 }): RipgrepPair | undefined {
 	if (launcherReady(options.rgPath) || !stillRunnable(options.rgPath)) return undefined;
 	return startPair({ ...options, maxStderr: MAX_STDERR });
+}
+
+/**
+ * ripgrep started by the shell a grep tool's creation started ahead (`prepareRipgrepPair`), where
+ * one waits and the binary is still a runnable file (a direct start of one that went away fails at
+ * start, and the walker answers).
+ */
+function startedAhead(options: RipgrepRunOptions): LaunchedRipgrep | undefined {
+	if (!stillRunnable(options.rgPath)) return undefined;
+	return startWaitingRipgrep({ ...options, maxStderr: MAX_STDERR });
 }
 
 /** Kills ripgrep at once when `signal` aborts, until it ends. */
