@@ -229,21 +229,25 @@ export const callPathFunctions = {
 		"commonArgs", "constructor", "globArgs", "grepArgs", "mapBatches", "parse", "parseGrepLine",
 		"pathFilter", "posixPath", "ripgrepGrep", "ripgrepGrepStarter",
 	],
+	"workspace/local/search/ripgrep-launcher-script.js": [
+		"folderForShell", "sameEnvironment",
+	],
 	"workspace/local/search/ripgrep-launcher.js": [
 		"closed", "endOf", "exited", "kill", "killed", "killerOf", "known", "launchRipgrep",
 		"launcherReady", "noteRipgrepStarted", "pid", "prepareRipgrepLauncher", "readControlQuietly",
 		"socketOf", "stderrText", "stillRunnable", "watchEnds",
 	],
 	"workspace/local/search/ripgrep-pair.js": [
-		"end", "holdControl2", "kill", "pairScript", "readControl2", "release2", "startEveryThread",
-		"startRipgrepPair", "watch",
+		"end", "gone", "holdControl2", "isFolder", "kill", "pairScript", "readControl2", "release2",
+		"releaser", "restored", "spawnPairShell", "startEveryThread", "startRipgrepPair",
+		"startWaitingRipgrep", "takeWaitingPair", "waitingPairStart", "watch",
 	],
 	"workspace/local/search/ripgrep-path.js": [
 		"locateRipgrep", "platformBinary",
 	],
 	"workspace/local/search/ripgrep-process.js": [
 		"directRun", "fatalMessage", "kill", "killedOnAbort", "piecesOf", "readCalls", "readLines",
-		"startDirectly", "startRipgrep", "startRipgrepPair2",
+		"startDirectly", "startRipgrep", "startRipgrepPair2", "startedAhead",
 	],
 	"workspace/local/search/scan-file-handle.js": [
 		"yieldWhenSliceIsUsed",
@@ -278,7 +282,7 @@ export const callPathFunctions = {
 		"runsInPlace", "startupName",
 	],
 	"workspace/local/shell/standby-launch.js": [
-		"launchScript2", "shellLevel",
+		"cannotExport", "launchScript2", "shellLevel",
 	],
 	"workspace/local/shell/standby-shell.js": [
 		"letJoin", "prepareCallShell", "prepareStandbyAfterResult", "prepareStandbyShell",
