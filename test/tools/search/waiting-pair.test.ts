@@ -205,6 +205,12 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 		const [shell] = waitingShells();
 		expect(await runningIn(await slowRipgrep(), "two\nlines")).not.toContain(shell);
 		expect(await ended(shell as number)).toBe(true);
+		// Nor when a variable it sets back holds a newline (stubbed first: the shell starts with it).
+		vi.stubEnv("OLDPWD", "/two\nlines");
+		prepareRipgrepPair();
+		const [second] = waitingShells();
+		expect(await runningIn(await slowRipgrep())).not.toContain(second);
+		expect(await ended(second as number)).toBe(true);
 	});
 
 	it("leaves a search whose folder went away to a direct start, and waits on for the next one", async () => {

@@ -105,15 +105,19 @@ function isFolder(path: string): boolean {
 /** What a shell started for a search runs first (see `pairLines`). */
 type FirstStart = "pair" | "single";
 
-/** The first line a waiting pair's shell reads, or undefined where one line cannot carry it (a newline or NUL in a word). */
+/**
+ * The first line a waiting pair's shell reads, or undefined where one line cannot carry it (a
+ * newline or NUL in a word, the folder, or PWD or OLDPWD).
+ */
 function waitingPairStart(first: FirstStart, rgPath: string, args: readonly string[], cwd: string): string | undefined {
 	const words = [first, rgPath, ...args];
 	const folder = folderForShell(cwd);
-	if (!isAbsolute(cwd) || [folder, ...words].some((word) => word.includes("\n") || word.includes("\0")))
-		return undefined;
 	// `cd` sets PWD and OLDPWD: ripgrep gets this process's environment unchanged.
+	const restore = [restored("PWD"), restored("OLDPWD")];
+	const parts = [folder, ...words, ...restore];
+	if (!isAbsolute(cwd) || parts.some((part) => part.includes("\n") || part.includes("\0"))) return undefined;
 	const enter = `cd -- ${singleQuoted(folder)} 2>/dev/null || exit 125`;
-	return `${enter}; ${restored("PWD")}; ${restored("OLDPWD")}; set -- ${words.map(singleQuoted).join(" ")}\n`;
+	return `${enter}; ${restore.join("; ")}; set -- ${words.map(singleQuoted).join(" ")}\n`;
 }
 
 interface PairState {
