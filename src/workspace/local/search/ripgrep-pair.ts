@@ -94,6 +94,7 @@ const waitingScript = [
 	...pairLines,
 ].join("\n");
 
+/** True for a folder (links followed), as `cd` would enter it. */
 function isFolder(path: string): boolean {
 	try {
 		return statSync(path).isDirectory();
@@ -178,9 +179,9 @@ function spawnPairShell(script: string, args: readonly string[], cwd: string): P
  * Starts a pair's shell ahead, to wait for the process's first search (as a search tool is
  * created; a path-ordered one runs its pair, any other ripgrep alone: `startWaitingRipgrep`): that
  * search then writes one line instead of forking this process (5–20 ms, the event loop blocked),
- * and the shell's start runs while nothing waits for it. At most one waits per
- * process; it holds nothing of a search, and ends when this process does (its read ends). Not where
- * no pair can run, nor while one waits or the launcher serves the searches (`ripgrep-launcher.ts`).
+ * and the shell's start runs while nothing waits for it. At most one waits per process; it holds
+ * nothing of a search, and ends when this process does (its read ends). Not where no pair can run,
+ * nor while one waits or the launcher serves the searches (`ripgrep-launcher.ts`).
  */
 export function prepareRipgrepPair(): void {
 	if (!shellAvailable || waiting?.state.alive || launcherRunning()) return;

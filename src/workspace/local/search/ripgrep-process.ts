@@ -126,7 +126,7 @@ export function startRipgrepPair(options: {
 }
 
 /**
- * ripgrep started by the shell a grep tool's creation started ahead (`prepareRipgrepPair`), where
+ * ripgrep started by the shell a search tool's creation started ahead (`prepareRipgrepPair`), where
  * one waits and the binary is still a runnable file (a direct start of one that went away fails at
  * start, and the walker answers).
  */
