@@ -58,8 +58,16 @@ export function createSearchOperations(options: SearchOperationsOptions = {}): S
 	}
 
 	return {
-		// The shell that starts the first ripgrep starts now, not inside the call (see `prepareRipgrepPair`).
-		prepare: backend === "walker" ? undefined : prepareRipgrepPair,
+		// What the first search needs is found and started now, not inside the call: ripgrep's path
+		// (a package look-up reading package.json files, ~0.5 ms) and the shell that starts it
+		// (`prepareRipgrepPair`).
+		prepare:
+			backend === "walker"
+				? undefined
+				: () => {
+						void locateRipgrep(options.rgPath);
+						prepareRipgrepPair();
+					},
 		// On the main thread: one system call on metadata (microseconds), where the thread pool would
 		// cost a round trip, and on a process's first search would start the pool's threads before
 		// ripgrep could.
