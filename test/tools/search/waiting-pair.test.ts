@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { processesGoneFrom, processesIn, textOf, writeTree } from "./fixtures.js";
-import { orderedAnswer, orderedRequest, pathOrderTree, symlinkedRipgrep } from "./ripgrep-fixtures.js";
+import { collectLines, orderedAnswer, orderedRequest, pathOrderTree, symlinkedRipgrep } from "./ripgrep-fixtures.js";
 
 const linux = process.platform === "linux";
 const WAITING_MARK = "toolbelt_start";
@@ -78,7 +78,7 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 	};
 	beforeEach(load);
 	const grepLines = async (rgPath: string, request: ReturnType<typeof orderedRequest>) =>
-		grepLinesOf(await ripgrepGrep(rgPath, request, new AbortController().signal));
+		collectLines(await ripgrepGrep(rgPath, request, new AbortController().signal));
 
 	/** A stand-in ripgrep that runs until stopped, in whose process the search can be seen. */
 	const slowRipgrep = async () => {
@@ -88,23 +88,29 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 		return slow;
 	};
 
-	/** Starts a path-ordered search of the tree with `rgPath`, then says which processes run in the tree. */
-	const runningIn = async (rgPath: string, pattern = "hit") => {
+	/**
+	 * Starts a search of the tree (`start`, a stand-in ripgrep that runs until stopped), says which
+	 * processes run in the tree once its shell and its ripgrep do, then stops it.
+	 */
+	const inTreeWhile = async (start: (signal: AbortSignal) => Promise<AsyncIterable<unknown[]>>) => {
 		const controller = new AbortController();
-		const start = ripgrepGrepStarter(rgPath, orderedRequest(tree(), pattern), undefined, true);
-		const ordered = await start(true, controller.signal);
+		const running = await start(controller.signal);
 		let inTree: number[] = [];
 		for (let attempt = 0; attempt < 100 && inTree.length < 2; attempt++) {
 			await new Promise((resolve) => setTimeout(resolve, 20));
 			inTree = await processesIn(tree());
 		}
 		controller.abort();
-		await ordered[Symbol.asyncIterator]()
+		await running[Symbol.asyncIterator]()
 			.return?.()
 			.catch(() => {});
 		expect(await processesGoneFrom(tree())).toEqual([]);
 		return inTree;
 	};
+
+	/** The processes in the tree while a path-ordered search of it with `rgPath` runs. */
+	const runningIn = (rgPath: string, pattern = "hit") =>
+		inTreeWhile((signal) => ripgrepGrepStarter(rgPath, orderedRequest(tree(), pattern), undefined, true)(true, signal));
 
 	it("starts one as a search tool is created, waiting outside any project on a socket it alone holds", async () => {
 		await writeTree(tree(), pathOrderTree(3));
@@ -175,7 +181,7 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 		vi.stubEnv("OLDPWD", "/before");
 		const search = async () => {
 			const start = ripgrepGrepStarter(seeing, orderedRequest(tree(), "it's $HOME `x`"), undefined, true);
-			await grepLinesOf(await start(true, new AbortController().signal));
+			await collectLines(await start(true, new AbortController().signal));
 		};
 		await search();
 		prepareRipgrepPair();
@@ -218,7 +224,7 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 		const attempt = async (root: string) => {
 			try {
 				const start = ripgrepGrepStarter(rgPath, orderedRequest(root, "hit"), undefined, true);
-				return `lines: ${(await grepLinesOf(await start(true, new AbortController().signal))).length}`;
+				return `lines: ${(await collectLines(await start(true, new AbortController().signal))).length}`;
 			} catch (error) {
 				return `error: ${(error as NodeJS.ErrnoException).code}`;
 			}
@@ -264,24 +270,14 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 		// ripgrep alone runs in it: the shell entered the folder and waits for ripgrep's end only.
 		prepareRipgrepPair();
 		const [shell] = waitingShells();
-		const controller = new AbortController();
 		const { startRipgrep } = await import("../../../src/workspace/local/search/ripgrep-process.js");
 		const { TextLineSplitter } = await import("../../../src/workspace/local/search/line-splitter.js");
-		const running = await startRipgrep(
-			{ rgPath: await slowRipgrep(), args: ["x"], cwd: tree(), signal: controller.signal },
-			new TextLineSplitter(0),
-		);
-		let inTree: number[] = [];
-		for (let attempt = 0; attempt < 100 && inTree.length < 2; attempt++) {
-			await new Promise((resolve) => setTimeout(resolve, 20));
-			inTree = await processesIn(tree());
-		}
+		const slow = await slowRipgrep();
+		const inTree = await inTreeWhile(async (signal) => {
+			const running = await startRipgrep({ rgPath: slow, args: ["x"], cwd: tree(), signal }, new TextLineSplitter(0));
+			return running.lines;
+		});
 		expect(inTree).toContain(shell);
-		controller.abort();
-		await running.lines[Symbol.asyncIterator]()
-			.return?.()
-			.catch(() => {});
-		expect(await processesGoneFrom(tree())).toEqual([]);
 		expect(await ended(shell as number)).toBe(true);
 	});
 
@@ -308,10 +304,3 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 		return expect.poll(left, { timeout: 5_000 }).toEqual([]);
 	});
 });
-
-/** Every line of a started search. */
-async function grepLinesOf(batches: AsyncIterable<unknown[]>): Promise<unknown[]> {
-	const lines: unknown[] = [];
-	for await (const batch of batches) lines.push(...batch);
-	return lines;
-}

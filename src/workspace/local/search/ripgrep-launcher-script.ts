@@ -82,16 +82,27 @@ export function sameEnvironment(started: [string, string | undefined][]): boolea
 }
 
 /** `/proc/self/…` (a pinned folder) names this process's descriptor; the shell reaches it through this process's id. */
-export function folderForShell(cwd: string): string {
+function folderForShell(cwd: string): string {
 	return cwd.startsWith("/proc/self/") ? `/proc/${process.pid}/${cwd.slice("/proc/self/".length)}` : cwd;
+}
+
+/**
+ * A waiting shell's line that enters the search's folder: one it cannot enter ends the shell with
+ * status 125, which reads as a failed launch (the search then starts ripgrep directly).
+ */
+export function enterFolderLine(cwd: string): string {
+	return `cd -- ${singleQuoted(folderForShell(cwd))} 2>/dev/null || exit 125`;
+}
+
+/** The line that sets variable `name` back as this process has it, after a shell set or changed it. */
+export function restoredVariable(name: string): string {
+	const value = process.env[name];
+	return value === undefined ? `unset ${name}` : `export ${name}=${singleQuoted(value)}`;
 }
 
 /** Variables the shell changed (its start, the launcher's C locale, `cd`), set back as this process has them. */
 function restoredVariables(): string[] {
-	return ["PWD", "OLDPWD", "SHLVL", "LC_ALL"].map((name) => {
-		const value = process.env[name];
-		return value === undefined ? `unset ${name}` : `export ${name}=${singleQuoted(value)}`;
-	});
+	return ["PWD", "OLDPWD", "SHLVL", "LC_ALL"].map(restoredVariable);
 }
 
 /** A subshell's command: enter the folder and become ripgrep, its channel as stdout and stderr. */
@@ -106,7 +117,7 @@ export function launchScript(
 	const out = outFd(channel);
 	const err = errFd(channel);
 	const launch = [
-		`cd -- ${singleQuoted(folderForShell(cwd))} 2>/dev/null || exit 125`,
+		enterFolderLine(cwd),
 		...restoredVariables(),
 		`exec ${words.map(singleQuoted).join(" ")} >&${out} 2>&${err} ${out}>&- ${err}>&-`,
 		"",

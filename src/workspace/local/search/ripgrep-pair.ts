@@ -12,7 +12,7 @@ import {
 	socketOf,
 	watchEnds,
 } from "./ripgrep-launcher.js";
-import { folderForShell, sameEnvironment } from "./ripgrep-launcher-script.js";
+import { enterFolderLine, restoredVariable, sameEnvironment } from "./ripgrep-launcher-script.js";
 
 /**
  * The two ripgreps a path-ordered search may need, from one start of this process: a small shell
@@ -44,12 +44,6 @@ const CONTROL_FD = 5;
 const SIGKILL_STATUS = 137;
 const shellAvailable = process.platform === "linux" && existsSync(SHELL);
 
-/** A variable set back as this process has it, after the shell set or changed it. */
-function restored(name: "PWD" | "OLDPWD"): string {
-	const value = process.env[name];
-	return value === undefined ? `unset ${name}` : `export ${name}=${singleQuoted(value)}`;
-}
-
 /** The first ripgrep's descriptors: its output on the shell's 1 and 2, none of the others. */
 const firstRedirections = `</dev/null 3>&- 4>&- ${CONTROL_FD}>&-`;
 
@@ -78,7 +72,7 @@ const pairLines = [
 /** The script of a shell started for its pair (its arguments: `pair`, ripgrep, ripgrep's arguments without `--sort path`). */
 function pairScript(): string {
 	// The shell exports PWD as it starts; ripgrep gets this process's environment unchanged.
-	return [restored("PWD"), ...pairLines].join("\n");
+	return [restoredVariable("PWD"), ...pairLines].join("\n");
 }
 
 /**
@@ -111,14 +105,12 @@ type FirstStart = "pair" | "single";
  * newline or NUL in a word, the folder, or PWD or OLDPWD).
  */
 function waitingPairStart(first: FirstStart, rgPath: string, args: readonly string[], cwd: string): string | undefined {
-	const words = [first, rgPath, ...args];
-	const folder = folderForShell(cwd);
 	// `cd` sets PWD and OLDPWD: ripgrep gets this process's environment unchanged.
-	const restore = [restored("PWD"), restored("OLDPWD")];
-	const parts = [folder, ...words, ...restore];
-	if (!isAbsolute(cwd) || parts.some((part) => part.includes("\n") || part.includes("\0"))) return undefined;
-	const enter = `cd -- ${singleQuoted(folder)} 2>/dev/null || exit 125`;
-	return `${enter}; ${restore.join("; ")}; set -- ${words.map(singleQuoted).join(" ")}\n`;
+	const lines = [enterFolderLine(cwd), restoredVariable("PWD"), restoredVariable("OLDPWD")];
+	const words = [first, rgPath, ...args];
+	if (!isAbsolute(cwd) || [...lines, ...words].some((part) => part.includes("\n") || part.includes("\0")))
+		return undefined;
+	return `${lines.join("; ")}; set -- ${words.map(singleQuoted).join(" ")}\n`;
 }
 
 interface PairState {
