@@ -121,8 +121,8 @@ export function createSearchTool<TParameters extends TSchema, TDetails, TOptions
 ): AgentTool<TParameters, TDetails> {
 	const { options, run } = spec;
 	const setup = searchToolSetup(spec.cwd, options);
-	// The backend starts what the first search needs now, not inside the call (`SearchOperations.prepare`).
-	setup.operations.prepare?.();
+	// The backend starts what the first search needs now, not inside the call.
+	setup.operations.prepareAtCreation?.();
 	return toolFrom(spec.definition, {
 		prepareArguments: spec.prepareArguments,
 		target: (args) => searchTarget(setup.workspace, (args as { path?: string }).path),

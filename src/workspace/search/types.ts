@@ -136,7 +136,8 @@ export interface SearchOperations {
 	/**
 	 * Called as a search tool (grep, find) is created: starts ahead what its first search needs (the
 	 * local operations: the shell that starts the first ripgrep), so that the search does not wait
-	 * for it. Must not block, and cost nothing where no search follows but a waiting process. Optional.
+	 * for it. Must not block, and cost nothing where no search follows but a waiting local process
+	 * (a remote workspace prepares its connection as a listing's folder is resolved instead). Optional.
 	 */
-	prepare?(): void;
+	prepareAtCreation?(): void;
 }

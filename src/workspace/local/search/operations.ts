@@ -61,7 +61,7 @@ export function createSearchOperations(options: SearchOperationsOptions = {}): S
 		// What the first search needs is found and started now, not inside the call: ripgrep's path
 		// (a package look-up reading package.json files, ~0.5 ms) and the shell that starts it
 		// (`prepareRipgrepPair`).
-		prepare:
+		prepareAtCreation:
 			backend === "walker"
 				? undefined
 				: () => {
