@@ -1,51 +1,31 @@
 import { spawnSync } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { useTempDir } from "../../helpers/temp-dir.js";
+import { eventually, isAlive, newMarker, processesWithArgument, processesWithMarker } from "../shell/survivors.js";
 import { processesGoneFrom, processesIn, textOf, writeTree } from "./fixtures.js";
 import { collectLines, orderedAnswer, orderedRequest, pathOrderTree, symlinkedRipgrep } from "./ripgrep-fixtures.js";
 
 const linux = process.platform === "linux";
 const WAITING_MARK = "toolbelt_start";
 
-/** Fields of `/proc/<pid>/stat` after the command name. */
-function statFields(pid: number): string[] | undefined {
-	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-		return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-	} catch {
-		return undefined;
-	}
-}
-
-/** Ids of the waiting pair shells this process started (children whose script waits for its start line). */
+/** Ids of the waiting pair shells this process started (live children whose script waits for its start line). */
 function waitingShells(): number[] {
-	const found: number[] = [];
-	for (const entry of readdirSync("/proc")) {
-		if (!/^\d+$/.test(entry)) continue;
-		const fields = statFields(Number(entry));
-		// A zombie (state Z) is a shell that already ended.
-		if (fields?.[1] !== String(process.pid) || fields[0] === "Z") continue;
+	return processesWithArgument(WAITING_MARK).filter((pid) => {
 		try {
-			if (readFileSync(`/proc/${entry}/cmdline`, "latin1").includes(WAITING_MARK)) found.push(Number(entry));
+			const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+			return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1] === String(process.pid);
 		} catch {
-			// gone
+			return false;
 		}
-	}
-	return found;
+	});
 }
 
 /** Waits (up to 5 s) until the process `pid` has ended; true once it has. */
-async function ended(pid: number): Promise<boolean> {
-	for (let attempt = 0; attempt < 100; attempt++) {
-		const state = statFields(pid)?.[0];
-		if (state === undefined || state === "Z") return true;
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
-	return false;
+function ended(pid: number): Promise<boolean> {
+	return eventually(() => !isAlive(pid), 5_000);
 }
 
 /**
@@ -281,26 +261,18 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 		expect(await ended(shell as number)).toBe(true);
 	});
 
-	it("lets its process exit, and ends with it", () => {
-		const mark = `toolbelt-waiting-${randomUUID()}`;
+	it("lets its process exit, and ends with it", async () => {
+		const { marker, env } = newMarker();
 		const entry = join(process.cwd(), "dist", "bundle", "index.js");
 		const script = `const { createTool } = await import(${JSON.stringify(entry)}); createTool("grep", ${JSON.stringify(dir())}); console.log("created");`;
 		const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
-			env: { ...process.env, TOOLBELT_TEST_MARK: mark },
+			env: { ...process.env, ...env },
 			encoding: "utf8",
 			timeout: 20_000,
 		});
 		expect(child.stdout.trim()).toBe("created");
 		expect(child.status).toBe(0);
 		// No process with the child's environment is left once it exited (the shell's read ended).
-		const left = () =>
-			readdirSync("/proc").filter((entry) => {
-				try {
-					return /^\d+$/.test(entry) && readFileSync(`/proc/${entry}/environ`, "latin1").includes(mark);
-				} catch {
-					return false;
-				}
-			});
-		return expect.poll(left, { timeout: 5_000 }).toEqual([]);
+		expect(await eventually(() => processesWithMarker(marker).length === 0, 5_000)).toBe(true);
 	});
 });
