@@ -1,8 +1,9 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../../src/tools/bash.js";
 import { disposeShellProcesses } from "../../../src/workspace/local/process/background-registry.js";
+import { replacesShell } from "../../../src/workspace/local/shell/standby-in-place.js";
 import { standbyShellStarts } from "../../../src/workspace/local/shell/standby-shell.js";
 import { commandCgroupsUnavailableReason } from "../../helpers/prerequisites.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
@@ -133,6 +134,45 @@ describe.skipIf(noCgroups !== undefined)("a bash command run in place by its sta
 		}
 	});
 
+	it("runs a command that is one program and its plain words in place of itself, as a fresh bash does", async () => {
+		// A fresh `bash -c` execs such a program, whose parent is then toolbelt; forked by the standby,
+		// its parent was the standby.
+		const { fresh, standby } = await freshThenStandby(folder(), "grep PPid /proc/self/status");
+		expect(fresh.text).toBe(`PPid:\t${process.pid}`);
+		expect(standby.text).toBe(fresh.text);
+		// Found through a relative PATH entry: run by that path, as a fresh bash runs it (a script's $0).
+		const work = folder();
+		mkdirSync(join(work, "bin"), { recursive: true });
+		writeFileSync(join(work, "bin", "say-name"), "#!/bin/sh\necho $0\n");
+		chmodSync(join(work, "bin", "say-name"), 0o755);
+		const relative = await freshThenStandby(work, "say-name", { PATH: `bin:${process.env.PATH ?? "/usr/bin:/bin"}` });
+		expect(relative.fresh.text).toMatch(/^(\.\/)?bin\/say-name$/);
+		expect(relative.standby.text).toBe(relative.fresh.text);
+		const seq = await freshThenStandby(folder(), "seq 1 3");
+		expect(seq.standby.text).toBe("1\n2\n3");
+	});
+
+	it("runs a builtin, and a program bash cannot find or run, as a fresh bash does", async () => {
+		const work = folder();
+		writeFileSync(join(work, "notes.txt"), "not a program\n");
+		writeFileSync(join(work, "run-me"), "#!/bin/sh\necho ran $0 $1\n");
+		chmodSync(join(work, "run-me"), 0o755);
+		mkdirSync(join(work, "sub"), { recursive: true });
+		const expected: Record<string, RegExp> = {
+			// `exec type` would look for a program named type.
+			"type type": /^type is a shell builtin$/,
+			"no-such-program-here now": /^\/bin\/bash: line 1: no-such-program-here: command not found\n.*127/s,
+			"./notes.txt": /^\/bin\/bash: line 1: \.\/notes\.txt: Permission denied\n.*126/s,
+			"./sub": /^\/bin\/bash: line 1: \.\/sub: Is a directory\n.*126/s,
+			"./run-me now": /^ran \.\/run-me now$/,
+		};
+		for (const [command, text] of Object.entries(expected)) {
+			const { fresh, standby } = await freshThenStandby(work, command);
+			expect(fresh.text).toMatch(text);
+			expect(standby.text).toBe(fresh.text);
+		}
+	});
+
 	it("reports what a command left running, its subshells included, as a fresh bash's", async () => {
 		// A background subshell carries its shell's command line: the standby's, when run in place.
 		const command = '(sleep 30; echo late) & echo "subshell $!"';
@@ -145,5 +185,47 @@ describe.skipIf(noCgroups !== undefined)("a bash command run in place by its sta
 		// The inner sleep may not be started yet when the subshell is found: the lists may differ.
 		const withoutPids = (text: string) => text.replace(/\d+/, "N").replace(/pid [\d, ]+/, "pid N");
 		expect(withoutPids(standby.text)).toBe(withoutPids(fresh.text));
+	});
+});
+
+describe("a command bash runs in place of itself", () => {
+	it("is one program and its arguments, plain words one space apart", () => {
+		for (const command of ["seq 1 100000", "git status --short", "npm test", "vitest run test/a.test.ts"])
+			expect(replacesShell(command)).toBe(true);
+		expect(replacesShell("cargo build --features=a,b user@host:path 50%")).toBe(true);
+	});
+
+	it("is not a builtin, reserved word, job, option, assignment, or anything a shell reads a meaning into", () => {
+		const others = [
+			"echo ok",
+			"type type",
+			"exec ls",
+			"time ls",
+			"if",
+			". ./env.sh",
+			"%1",
+			"-x",
+			"A=1 ls",
+			"./gradlew build",
+			"/usr/bin/seq 3",
+			"ls; rm x",
+			"ls && rm x",
+			"ls | wc",
+			"ls &",
+			"ls\nrm x",
+			"ls\trm",
+			"ls $HOME",
+			"ls ~",
+			"ls *.ts",
+			"ls 'a b'",
+			'ls "a"',
+			"ls a\\ b",
+			"ls # note",
+			"ls >out",
+			"ls (x)",
+			" ls",
+			"",
+		];
+		for (const command of others) expect(replacesShell(command), command).toBe(false);
 	});
 });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../../../src/tools/bash.js";
 import { disposeShellProcesses } from "../../../src/workspace/local/process/background-registry.js";
 import { deferredJoinCgroupScript, ownCgroupDirectory } from "../../../src/workspace/local/process/cgroup.js";
+import { localeWarmUpScript } from "../../../src/workspace/local/shell/standby-locale.js";
 import { standbyShellStarts } from "../../../src/workspace/local/shell/standby-shell.js";
 import { commandCgroupsUnavailableReason } from "../../helpers/prerequisites.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
@@ -57,6 +58,23 @@ for try in $(seq 1 50); do
   sleep 0.1
 done`;
 
+/** The pids of this process's waiting shells (see `waitingShellsScript`). */
+function waitingShellPids(): number[] {
+	return readdirSync("/proc")
+		.filter((name) => /^\d+$/.test(name))
+		.map(Number)
+		.filter((pid) => {
+			try {
+				const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+				const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+				const words = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+				return parent === process.pid && words.at(-1) === "toolbelt-standby";
+			} catch {
+				return false;
+			}
+		});
+}
+
 function waitingShells(): number {
 	return Number(spawnSync("bash", ["-c", waitingShellsScript], { encoding: "utf8" }).stdout.trim());
 }
@@ -65,6 +83,16 @@ const markers: string[] = [];
 afterEach(async () => {
 	await disposeShellProcesses();
 	for (const marker of markers.splice(0)) killMarked(marker);
+});
+
+describe("the locales a standby shell loads while it waits", () => {
+	it("are each locale the environment names, once, plain names only, and it ends with LC_ALL unset", () => {
+		const env = { LANG: "en_US.UTF-8", LC_ALL: "C.UTF-8", LC_CTYPE: "en_US.UTF-8", LC_TIME: "POSIX", LC_NAME: "C" };
+		expect(localeWarmUpScript(env)).toBe("LC_ALL=en_US.UTF-8; LC_ALL=C.UTF-8; unset LC_ALL");
+		// Written into shell text unquoted: anything but a plain name is left out.
+		expect(localeWarmUpScript({ LANG: "$(touch x)", LC_MESSAGES: "de_DE.UTF-8 x", LC_PAPER: "" })).toBe("");
+		expect(localeWarmUpScript({})).toBe("");
+	});
 });
 
 // Standby shells exist only where commands run in cgroups; on Linux under CI that must be the case.
@@ -198,6 +226,41 @@ describe.skipIf(noCgroups !== undefined)("standby shell", () => {
 		expect(odd.fromStandby).toBe(false);
 		expect(odd.text).toBe("NOT-A-SHELL-NAME=kept");
 	});
+
+	it.skipIf(!existsSync("/usr/lib/locale/C.utf8"))(
+		"loads the locale this process names while it waits, and hands the command its own",
+		async () => {
+			const named = process.env.LANG;
+			process.env.LANG = "C.UTF-8";
+			try {
+				const folder = tempDir();
+				const tool = createBashTool(folder, { env: { LANG: "C" } });
+				// The shell the first command will run in, started as the tool is created.
+				const mapsLocale = () =>
+					waitingShellPids().some((pid) => {
+						try {
+							return readFileSync(`/proc/${pid}/maps`, "utf8").includes("/usr/lib/locale/");
+						} catch {
+							return false;
+						}
+					});
+				expect(await eventually(mapsLocale)).toBe(true);
+				// Back in C, LC_ALL unset: a two-byte character is two characters in the command's locale.
+				// biome-ignore lint/suspicious/noTemplateCurlyInString: shell expansions, not a template
+				const command = 'x=é; echo "${#x} ${LC_ALL-unset} $LANG"';
+				const first = await runCounted(tool, command);
+				expect(first.fromStandby).toBe(true);
+				expect(first.text).toBe("2 unset C");
+				const utf8 = createBashTool(folder, { env: { LANG: "C.UTF-8" } });
+				const second = await runCounted(utf8, command);
+				expect(second.fromStandby).toBe(true);
+				expect(second.text).toBe("1 unset C.UTF-8");
+			} finally {
+				if (named === undefined) delete process.env.LANG;
+				else process.env.LANG = named;
+			}
+		},
+	);
 
 	it("starts afresh when its folder was removed and made again at the same path", async () => {
 		const folder = join(tempDir(), "again");

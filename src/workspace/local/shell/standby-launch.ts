@@ -94,7 +94,7 @@ export function launchScript(command: StandbyCommand, containment: ProcessContai
 	if (opens !== "") lines.push(opens);
 	lines.push(relayAheadLaunchLine);
 	if (wrapperShell !== undefined && runsInPlace(wrapperShell, command.file, command.args, commandEnv))
-		lines.push(inPlaceLaunchLine);
+		lines.push(inPlaceLaunchLine(command.args[3] ?? ""));
 	lines.push(`set -- ${[command.file, ...command.args].map(singleQuoted).join(" ")}`);
 	const launch = `${lines.join("\n")}\n`;
 	return launch.length > maxLaunchBytes ? undefined : launch;
@@ -109,19 +109,23 @@ export function launchScript(command: StandbyCommand, containment: ProcessContai
  * shell. A `held` one first waits for an empty line on fd 4 before it joins. The relay started
  * before the launch takes the forks and the exec of `cat` off the command's path; `cat` is
  * `relayCat`, a trusted absolute path (`relayCat` in output-relay.ts). A plain bash command is
- * run by the shell itself (standby-in-place.ts). One line of shell text: line numbers in a command
- * run in place count from it.
+ * run by the shell itself (standby-in-place.ts). First, the locales the command will likely name are
+ * loaded (`localeWarmUp`). One line of shell text: line numbers in a command run in place count
+ * from it.
  */
 export function standbyScript(options: {
 	cgroup: string;
 	reportJoin: boolean;
 	held: boolean;
 	relayCat: string;
+	/** Loads locales while the shell waits (standby-locale.ts). Default: none. */
+	localeWarmUp?: string;
 }): string {
-	const { cgroup, reportJoin, held, relayCat } = options;
+	const { cgroup, reportJoin, held, relayCat, localeWarmUp = "" } = options;
 	const { join, refuseUnlessJoined } = deferredJoinCgroupScript(cgroup);
 	return [
 		"set +o posix",
+		...(localeWarmUp === "" ? [] : [localeWarmUp]),
 		...(held ? ["IFS= read -r -u 4 toolbelt_go || exit 0", "unset toolbelt_go"] : []),
 		join,
 		// The first standby's stdout is a pipe to toolbelt until the launch points it at the output.

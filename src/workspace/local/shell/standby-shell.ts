@@ -20,6 +20,7 @@ import { keepOrRelease } from "./left-running.js";
 import { relayAheadTarget, relayCat, wrapperShell } from "./output-relay.js";
 import { awaitJoinReport, killGroup, type StandbyShell, streamsOf } from "./standby-answer.js";
 import { launchScript, type StandbyCommand, standbyName, standbyScript } from "./standby-launch.js";
+import { localeWarmUpScript } from "./standby-locale.js";
 
 /**
  * A shell that already sits in the next command's cgroup, waiting for that command. Moving a
@@ -116,7 +117,13 @@ function spawnStandby(
 				"--norc",
 				"--noprofile",
 				"-c",
-				standbyScript({ cgroup, reportJoin: probing, held, relayCat: relayCat() }),
+				standbyScript({
+					cgroup,
+					reportJoin: probing,
+					held,
+					relayCat: relayCat(),
+					localeWarmUp: localeWarmUpScript(process.env),
+				}),
 				standbyName,
 			],
 			{
