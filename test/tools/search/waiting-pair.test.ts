@@ -261,6 +261,19 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 		expect(await ended(shell as number)).toBe(true);
 	});
 
+	it("is followed, in the pause after its search, by the launcher the next search comes from", async () => {
+		await writeTree(tree(), pathOrderTree(30));
+		const rgPath = await symlinkedRipgrep(dir());
+		const launcher = await import("../../../src/workspace/local/search/ripgrep-launcher.js");
+		const tool = createGrepTool(tree(), { rgPath, backend: "ripgrep" });
+		const first = textOf(await tool.execute("c", { pattern: "hit" }, undefined));
+		// No search began after it: the launcher starts (a process's first search prepares none as it runs).
+		expect(await eventually(() => launcher.launcherRunning())).toBe(true);
+		const before = launcher.ripgrepLaunches();
+		expect(textOf(await tool.execute("c", { pattern: "hit" }, undefined))).toBe(first);
+		expect(launcher.ripgrepLaunches()).toBe(before + 1);
+	});
+
 	it("lets its process exit, and ends with it", async () => {
 		const { marker, env } = newMarker();
 		const entry = join(process.cwd(), "dist", "bundle", "index.js");

@@ -226,6 +226,31 @@ export function prepareRipgrepLauncher(count = true): void {
 	launcher ??= startLauncher();
 }
 
+/**
+ * How long after a search ended with no other begun the launcher starts for the next one: longer
+ * than a program takes to make its next call, shorter than a model's reply.
+ */
+const launcherAfterSearchMs = 50;
+
+/**
+ * As a local ripgrep run ends: starts the launcher once `launcherAfterSearchMs` passed and no
+ * search began meanwhile, unless one runs already. A process's first search prepares none as it
+ * runs (a one-shot call would pay a shell's start for nothing); without this, its second search
+ * then forked this process twice, for its own ripgrep and for the launcher. Started here, the fork
+ * falls in the pause while a model writes its next call, which then comes from the launcher. Calls
+ * made one after another start it in their second search, as before, and a process that exits
+ * after its search is not held up (the timer keeps nothing alive).
+ */
+export function prepareLauncherAfterSearch(): void {
+	if (!shellAvailable || (launcher && sameEnvironment(launcher.environment))) return;
+	const begun = searches;
+	setTimeout(() => {
+		if (searches !== begun) return;
+		if (launcher && !sameEnvironment(launcher.environment)) retire(launcher);
+		launcher ??= startLauncher();
+	}, launcherAfterSearchMs).unref();
+}
+
 /** True once the launcher was started and has not been retired: later searches will not fork this process. */
 export function launcherRunning(): boolean {
 	return launcher?.alive === true;

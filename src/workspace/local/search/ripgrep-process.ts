@@ -8,6 +8,7 @@ import {
 	launcherReady,
 	launchRipgrep,
 	noteRipgrepStarted,
+	prepareLauncherAfterSearch,
 	prepareRipgrepLauncher,
 	stillRunnable,
 } from "./ripgrep-launcher.js";
@@ -240,6 +241,7 @@ async function* readLines<TLine>(run: {
 		if (failure) throw new ToolError(failure, { stderr: end.stderr });
 	} finally {
 		if (!finished) running.kill();
+		if (options.launch === undefined) prepareLauncherAfterSearch();
 	}
 }
 
