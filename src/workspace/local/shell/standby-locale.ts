@@ -4,7 +4,7 @@
 // its own start. glibc keeps a locale it has loaded, so the standby loads the ones this process's
 // environment names while it waits, and goes back to C: setting them again costs no file.
 
-/** The variables that name a locale, in the order bash applies them. */
+/** The variables that name a locale (a command may name several: each is loaded ahead). */
 const localeVariables = [
 	"LANG",
 	"LC_ALL",
