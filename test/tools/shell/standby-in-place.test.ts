@@ -150,6 +150,10 @@ describe.skipIf(noCgroups !== undefined)("a bash command run in place by its sta
 		expect(relative.standby.text).toBe(relative.fresh.text);
 		const seq = await freshThenStandby(folder(), "seq 1 3");
 		expect(seq.standby.text).toBe("1\n2\n3");
+		// The program's path in `_`, which bash exports for a program it starts.
+		const underscore = await freshThenStandby(folder(), "printenv _");
+		expect(underscore.fresh.text).toMatch(/^\/.*\/printenv$/);
+		expect(underscore.standby.text).toBe(underscore.fresh.text);
 	});
 
 	it("runs a builtin, and a program bash cannot find or run, as a fresh bash does", async () => {

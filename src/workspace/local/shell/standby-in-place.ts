@@ -118,8 +118,9 @@ export function inPlaceLaunchLine(command: string): string {
  * fails for none, and the path bash would run, `BASH_CMDS`) at an absolute path; else its entry
  * leaves the hash table again (bash runs a hashed program found through a relative entry by
  * another path, `./bin/x` for `bin/x`). The program is the first word, which `replacesShell`
- * keeps free of anything but plain characters. `exit` passes on the
+ * keeps free of anything but plain characters. `_` is exported with the program's path, as bash
+ * does for a program it starts (its `exec` builtin does not). `exit` passes on the
  * command's status: the builtin, as the command may have defined a function of that name. One
  * line: a line number in an `eval` counts from the `eval`'s own line.
  */
-export const inPlaceScript = `if [ -n "\${toolbelt_in_place-}" ] && [ -z "\${toolbelt_not_joined-}" ] && [ "\${BASH_VERSINFO[0]}" -ge 5 ] && [ "$#" -eq 5 ]; then BASH_ARGV0=$1; BASH_EXECUTION_STRING=$5; set --; if [ "$toolbelt_in_place" = exec ] && hash -- "\${BASH_EXECUTION_STRING%% *}" 2>/dev/null; then if [[ \${BASH_CMDS[\${BASH_EXECUTION_STRING%% *}]} == /* ]]; then unset toolbelt_in_place; eval "exec $BASH_EXECUTION_STRING"; fi; hash -d -- "\${BASH_EXECUTION_STRING%% *}"; fi; unset toolbelt_in_place; : "$BASH_ARGV0"; eval "$BASH_EXECUTION_STRING"; builtin exit; fi; unset toolbelt_in_place`;
+export const inPlaceScript = `if [ -n "\${toolbelt_in_place-}" ] && [ -z "\${toolbelt_not_joined-}" ] && [ "\${BASH_VERSINFO[0]}" -ge 5 ] && [ "$#" -eq 5 ]; then BASH_ARGV0=$1; BASH_EXECUTION_STRING=$5; set --; if [ "$toolbelt_in_place" = exec ] && hash -- "\${BASH_EXECUTION_STRING%% *}" 2>/dev/null; then if [[ \${BASH_CMDS[\${BASH_EXECUTION_STRING%% *}]} == /* ]]; then unset toolbelt_in_place; _=\${BASH_CMDS[\${BASH_EXECUTION_STRING%% *}]} eval "exec $BASH_EXECUTION_STRING"; fi; hash -d -- "\${BASH_EXECUTION_STRING%% *}"; fi; unset toolbelt_in_place; : "$BASH_ARGV0"; eval "$BASH_EXECUTION_STRING"; builtin exit; fi; unset toolbelt_in_place`;
