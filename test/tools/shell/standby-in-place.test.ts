@@ -154,6 +154,11 @@ describe.skipIf(noCgroups !== undefined)("a bash command run in place by its sta
 		const underscore = await freshThenStandby(folder(), "printenv _");
 		expect(underscore.fresh.text).toMatch(/^\/.*\/printenv$/);
 		expect(underscore.standby.text).toBe(underscore.fresh.text);
+		// No descriptor of the standby's left open, no signal ignored or blocked.
+		for (const command of ["ls /proc/self/fd", "grep SigIgn /proc/self/status", "grep SigBlk /proc/self/status"]) {
+			const state = await freshThenStandby(folder(), command);
+			expect(state.standby.text).toBe(state.fresh.text);
+		}
 	});
 
 	it("runs a builtin, and a program bash cannot find or run, as a fresh bash does", async () => {
