@@ -274,6 +274,34 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 		expect(launcher.ripgrepLaunches()).toBe(before + 1);
 	});
 
+	it("is not followed by the launcher while another ripgrep of the search still runs", async () => {
+		await writeTree(tree(), pathOrderTree(3));
+		const launcher = await import("../../../src/workspace/local/search/ripgrep-launcher.js");
+		const { startRipgrep } = await import("../../../src/workspace/local/search/ripgrep-process.js");
+		const { TextLineSplitter } = await import("../../../src/workspace/local/search/line-splitter.js");
+		const quick = join(dir(), "quick-rg");
+		await writeFile(quick, "#!/bin/sh\necho hit\n");
+		await chmod(quick, 0o755);
+		// The every-thread ripgrep of a pair, still running when the ordered one has ended.
+		const controller = new AbortController();
+		const slow = await startRipgrep(
+			{ rgPath: await slowRipgrep(), args: ["x"], cwd: tree(), signal: controller.signal, alongside: true },
+			new TextLineSplitter(0),
+		);
+		const ordered = await startRipgrep(
+			{ rgPath: quick, args: ["x"], cwd: tree(), signal: new AbortController().signal },
+			new TextLineSplitter(0),
+		);
+		for await (const _ of ordered.lines);
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(launcher.launcherRunning()).toBe(false);
+		controller.abort();
+		await slow.lines[Symbol.asyncIterator]()
+			.return?.()
+			.catch(() => {});
+		expect(await eventually(() => launcher.launcherRunning())).toBe(true);
+	});
+
 	it("lets its process exit, and ends with it", async () => {
 		const { marker, env } = newMarker();
 		const entry = join(process.cwd(), "dist", "bundle", "index.js");

@@ -91,6 +91,8 @@ const SIGKILL_STATUS = 137;
 
 let launcher: Launcher | undefined;
 let searches = 0;
+/** Local ripgrep runs started (`prepareRipgrepLauncher`) whose process has not ended yet. */
+let runsUnderway = 0;
 let launched = 0;
 const startedDirectly = new Set<string>();
 // Linux only: there libuv starts a process with fork; on macOS it uses posix_spawn, which copies
@@ -220,6 +222,7 @@ export function readControlQuietly(child: ChildProcess, fd: number, onText: (tex
  * only replaces a launcher it used up.
  */
 export function prepareRipgrepLauncher(count = true): void {
+	runsUnderway++;
 	if (count) searches++;
 	if (searches < 2 || !shellAvailable) return;
 	if (launcher && !sameEnvironment(launcher.environment)) retire(launcher);
@@ -233,19 +236,22 @@ export function prepareRipgrepLauncher(count = true): void {
 const launcherAfterSearchMs = 50;
 
 /**
- * As a local ripgrep run ends: starts the launcher once `launcherAfterSearchMs` passed and no
- * search began meanwhile, unless one runs already. A process's first search prepares none as it
- * runs (a one-shot call would pay a shell's start for nothing); without this, its second search
- * then forked this process twice, for its own ripgrep and for the launcher. Started here, the fork
- * falls in the pause while a model writes its next call, which then comes from the launcher. Calls
- * made one after another start it in their second search, as before, and a process that exits
- * after its search is not held up (the timer keeps nothing alive).
+ * As a local ripgrep run (one `prepareRipgrepLauncher` counted) ends: starts the launcher once
+ * `launcherAfterSearchMs` passed with no search begun and no ripgrep running, unless one runs
+ * already. A process's first search prepares none as it runs (a one-shot call would pay a shell's
+ * start for nothing); without this, its second search then forked this process twice, for its own
+ * ripgrep and for the launcher. Started here, the fork falls in the pause while a model writes its
+ * next call, which then comes from the launcher. Not while a search's other ripgrep still runs (the
+ * every-thread one of a pair): the fork would land inside that search. Calls made one after another
+ * start it in their second search, as before, and a process that exits after its search is not
+ * held up (the timer keeps nothing alive).
  */
-export function prepareLauncherAfterSearch(): void {
-	if (!shellAvailable || (launcher && sameEnvironment(launcher.environment))) return;
+export function ripgrepRunEnded(): void {
+	runsUnderway = Math.max(0, runsUnderway - 1);
+	if (!shellAvailable || runsUnderway > 0 || (launcher && sameEnvironment(launcher.environment))) return;
 	const begun = searches;
 	setTimeout(() => {
-		if (searches !== begun) return;
+		if (searches !== begun || runsUnderway > 0) return;
 		if (launcher && !sameEnvironment(launcher.environment)) retire(launcher);
 		launcher ??= startLauncher();
 	}, launcherAfterSearchMs).unref();

@@ -8,8 +8,8 @@ import {
 	launcherReady,
 	launchRipgrep,
 	noteRipgrepStarted,
-	prepareLauncherAfterSearch,
 	prepareRipgrepLauncher,
+	ripgrepRunEnded,
 	stillRunnable,
 } from "./ripgrep-launcher.js";
 import { type RipgrepPair, startRipgrepPair as startPair, startWaitingRipgrep } from "./ripgrep-pair.js";
@@ -99,7 +99,10 @@ export async function startRipgrep<TLine>(
 		if (launched) runOptions = { ...options, started: launched };
 	}
 	const running = launched ? killedOnAbort(launched, options.signal) : await startDirectly(options);
-	if (local) prepareRipgrepLauncher(!options.alongside);
+	if (local) {
+		prepareRipgrepLauncher(!options.alongside);
+		void running.finished.then(ripgrepRunEnded, ripgrepRunEnded);
+	}
 	const run = { running, options: runOptions, splitter };
 	return {
 		lines: readLines(run),
@@ -241,7 +244,6 @@ async function* readLines<TLine>(run: {
 		if (failure) throw new ToolError(failure, { stderr: end.stderr });
 	} finally {
 		if (!finished) running.kill();
-		if (options.launch === undefined) prepareLauncherAfterSearch();
 	}
 }
 
