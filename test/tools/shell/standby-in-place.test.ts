@@ -75,7 +75,9 @@ describe.skipIf(noCgroups !== undefined)("a bash command run in place by its sta
 			"env | grep -v '^TOOLBELT_SHELL_RUN=' | sort",
 			"set -o | tr -s ' \\t' ' '; shopt | tr -s ' \\t' ' '",
 			'trap -p; jobs; hash; umask; printf \'%q\\n\' "$IFS"; echo "pwd=$PWD"',
-			"ls /proc/$$/fd | tr '\\n' ' '; echo; echo to-stderr >&2",
+			// Listed from a command substitution, whose pipe the shell holds for certain while `ls` runs (in
+			// a pipeline, whether the shell has closed its ends yet when `ls` looks was a race).
+			'fds=$(ls /proc/$$/fd); echo "fds:" $fds; echo to-stderr >&2',
 			"exit 3",
 		].join("\n");
 		const { fresh, standby } = await freshThenStandby(folder(), command, env);
