@@ -233,9 +233,8 @@ export const callPathFunctions = {
 		"folderForShell", "sameEnvironment",
 	],
 	"workspace/local/search/ripgrep-launcher.js": [
-		"closed", "endOf", "exited", "kill", "killed", "killerOf", "known", "launchRipgrep",
-		"launcherReady", "noteRipgrepStarted", "pid", "prepareRipgrepLauncher", "readControlQuietly",
-		"socketOf", "stderrText", "stillRunnable", "watchEnds",
+		"launchRipgrep", "launcherReady", "noteRipgrepStarted", "prepareRipgrepLauncher", "ripgrepRunEnded",
+		"stillRunnable",
 	],
 	"workspace/local/search/ripgrep-pair.js": [
 		"end", "gone", "holdControl2", "isFolder", "kill", "pairScript", "readControl2", "release2",
@@ -251,6 +250,10 @@ export const callPathFunctions = {
 	],
 	"workspace/local/search/scan-file-handle.js": [
 		"yieldWhenSliceIsUsed",
+	],
+	"workspace/local/search/shell-started-ripgrep.js": [
+		"closed", "endOf", "exited", "kill", "killed", "killerOf", "known", "pid", "readControlQuietly",
+		"socketOf", "stderrText", "watchEnds",
 	],
 	"workspace/local/shell/left-running.js": [
 		"collectLeftRunning", "escapeSearchStart", "idleFor", "keepOrRelease", "releasedWithRelay",

@@ -15,9 +15,9 @@ import {
 	startStoppable,
 } from "./path-order/path-ordered-grep.js";
 import { readCallsCountable } from "./read-calls.js";
-import type { LaunchedRipgrep } from "./ripgrep-launcher.js";
 import type { RipgrepPair } from "./ripgrep-pair.js";
 import { type RipgrepLauncher, startRipgrep, startRipgrepPair } from "./ripgrep-process.js";
+import type { LaunchedRipgrep } from "./shell-started-ripgrep.js";
 
 /**
  * Flags every search shares: hidden files are searched, `.git/` never is, ignore files apply

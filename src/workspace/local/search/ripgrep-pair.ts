@@ -2,17 +2,17 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { singleQuoted } from "../../shell/single-quoted.js";
+import { launcherRunning } from "./ripgrep-launcher.js";
+import { enterFolderLine, restoredVariable, sameEnvironment } from "./ripgrep-launcher-script.js";
 import {
 	endOf,
 	killerOf,
 	type LaunchedRipgrep,
 	type LaunchedRipgrepEnd,
-	launcherRunning,
 	readControlQuietly,
 	socketOf,
 	watchEnds,
-} from "./ripgrep-launcher.js";
-import { enterFolderLine, restoredVariable, sameEnvironment } from "./ripgrep-launcher-script.js";
+} from "./shell-started-ripgrep.js";
 
 /**
  * The two ripgreps a path-ordered search may need, from one start of this process: a small shell

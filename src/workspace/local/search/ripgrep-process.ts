@@ -3,8 +3,6 @@ import type { Readable, Writable } from "node:stream";
 import { AbortError, ToolError } from "../../../engine/index.js";
 import { readCallsOf } from "./read-calls.js";
 import {
-	type LaunchedRipgrep,
-	type LaunchedRipgrepEnd,
 	launcherReady,
 	launchRipgrep,
 	noteRipgrepStarted,
@@ -13,6 +11,7 @@ import {
 	stillRunnable,
 } from "./ripgrep-launcher.js";
 import { type RipgrepPair, startRipgrepPair as startPair, startWaitingRipgrep } from "./ripgrep-pair.js";
+import type { LaunchedRipgrep, LaunchedRipgrepEnd } from "./shell-started-ripgrep.js";
 
 /** How to run ripgrep once. */
 export interface RipgrepRunOptions {
