@@ -172,18 +172,23 @@ function startLauncher(): Launcher | undefined {
 	return started;
 }
 
+/** Starts the launcher unless one runs for this process's environment (one for another is retired). */
+function ensureLauncher(): void {
+	if (launcher && !sameEnvironment(launcher.environment)) retire(launcher);
+	launcher ??= startLauncher();
+}
+
 /**
- * Counts a local ripgrep start, and starts the launcher for the next ones unless one is ready or
- * this is the process's first search. Call it while ripgrep starts up: the fork then overlaps
- * ripgrep's own start. `count` false: a ripgrep started beside another of the same search, which
- * only replaces a launcher it used up.
+ * Counts a local ripgrep start (and its run, until `ripgrepRunEnded`), and starts the launcher for
+ * the next ones unless one is ready or this is the process's first search. Call it while ripgrep
+ * starts up: the fork then overlaps ripgrep's own start. `count` false: a ripgrep started beside
+ * another of the same search, which only replaces a launcher it used up.
  */
 export function prepareRipgrepLauncher(count = true): void {
 	runsUnderway++;
 	if (count) searches++;
 	if (searches < 2 || !shellAvailable) return;
-	if (launcher && !sameEnvironment(launcher.environment)) retire(launcher);
-	launcher ??= startLauncher();
+	ensureLauncher();
 }
 
 /**
@@ -208,9 +213,7 @@ export function ripgrepRunEnded(): void {
 	if (!shellAvailable || runsUnderway > 0 || (launcher && sameEnvironment(launcher.environment))) return;
 	const begun = searches;
 	setTimeout(() => {
-		if (searches !== begun || runsUnderway > 0) return;
-		if (launcher && !sameEnvironment(launcher.environment)) retire(launcher);
-		launcher ??= startLauncher();
+		if (searches === begun && runsUnderway === 0) ensureLauncher();
 	}, launcherAfterSearchMs).unref();
 }
 
