@@ -242,6 +242,12 @@ export interface SafetyLayer {
 	 * refused where a write would be — outside the roots, a protected path, or a deny rule names it.
 	 */
 	judgeRestore: RestoreJudge;
+	/**
+	 * Call once the tools are made, with their names: for each command tool among them (`bash`,
+	 * `powershell`), the parser its commands are judged with loads in the pause that follows (~80
+	 * ms for bash), instead of inside its first call. Optional: without it, the first check loads it.
+	 */
+	prepareFor(toolNames: readonly string[]): void;
 }
 
 /** Where "always" answers go: the project file (not in an untrusted folder), keeping its trust record current. */
@@ -370,5 +376,6 @@ export async function createSafetyLayer(options: SafetyLayerOptions): Promise<Sa
 		},
 		wrapShellOperations,
 		judgeRestore: restoreJudgeOf(workspace, rules),
+		prepareFor: permissions.prepareFor,
 	};
 }

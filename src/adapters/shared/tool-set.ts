@@ -77,6 +77,8 @@ export function createToolbeltToolSet(cwd: string, options: AdapterOptions = {})
 	const root = resolve(cwd);
 	const toolsOptions = withSafetyShell(options.toolsOptions, options.safety);
 	const tools = createSelectedTools(root, options, defaultAdapterToolNames, toolsOptions);
+	// The framework's first call comes a model's reply later: what judging it needs loads meanwhile.
+	options.safety?.prepareFor(tools.map((tool) => tool.name));
 	const byName = new Map(tools.map((tool) => [tool.name, tool]));
 	if (byName.size !== tools.length) throw new Error("toolbelt adapter: tool names must be unique.");
 	const hooks = composeHooks([options.safety?.hooks, options.hooks]);

@@ -201,6 +201,8 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 		log,
 		...(booleanOption(args.values, "no-record") ? {} : { recordSession: mcpRecording(io, safety.cwd) }),
 	});
+	// A client's first call comes a model's reply after the handshake: what judging it needs loads meanwhile.
+	safety.layer.prepareFor(running.toolNames);
 	if (!running.url && (io.stdinIsTTY ?? io.isTTY)) io.stderr.write(terminalHint);
 	if (running.url) {
 		io.stderr.write(`toolbelt mcp: serving ${running.toolNames.join(", ")} at ${running.url}\n`);

@@ -169,6 +169,8 @@ export async function createAgentSetup(
 		...recordings.hooks,
 	});
 	agent.subscribe(recordings.onAgentEvent);
+	// The model's first reply takes far longer than loading what judging its first command needs.
+	safety.layer.prepareFor(toolNames);
 	const closeAll = close;
 	close = async () => {
 		await closeAll();

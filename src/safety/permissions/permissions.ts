@@ -5,7 +5,7 @@ import type { Confinement, PathCheck } from "../confinement.js";
 import type { HookPermissionDecision } from "../hooks/command-hooks.js";
 import { addRulesToSettingsFile } from "../settings/settings.js";
 import { judgeWriteTargets } from "../shell-policy/command-writes.js";
-import { loadShellParser } from "../shell-policy/index.js";
+import { loadShellParser, loadShellParserSoon } from "../shell-policy/index.js";
 import { isReadOnlyCommand } from "../shell-policy/read-only/read-only-judgement.js";
 import { exactPathSpecifier } from "./path-pattern.js";
 import { cannotAskResult, declinedResult, deniedResult, type Verdict } from "./permission-results.js";
@@ -13,6 +13,7 @@ import { type CallFacts, ruleVerdict, verdictOf, writeVerdict } from "./permissi
 import {
 	analysisOf,
 	type CallSubject,
+	commandTools,
 	exactCommandSpecifier,
 	formatRule,
 	modeDecision,
@@ -318,5 +319,12 @@ export function createPermissionHook(options: PermissionHookOptions) {
 		return undefined;
 	};
 	const hooks: ToolHooks = { beforeToolCall: (context, signal) => check(context, signal) };
-	return { check, hooks, mode: state.mode };
+	/** Loads, in the pause after the tools are made, the parser of each command tool named (`bash`, `powershell`). */
+	const prepareFor = (toolNames: readonly string[]) => {
+		for (const name of toolNames) {
+			const dialect = commandTools[name.toLowerCase()];
+			if (dialect) loadShellParserSoon(dialect);
+		}
+	};
+	return { check, hooks, mode: state.mode, prepareFor };
 }

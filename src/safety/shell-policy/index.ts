@@ -21,5 +21,5 @@ export {
 	specifierProblem,
 } from "./command-pattern.js";
 export type { OpaqueConstructName } from "./opaque-constructs.js";
-export { isShellParserLoaded, loadShellParser, MAX_PARSED_COMMAND_LENGTH } from "./parser.js";
+export { isShellParserLoaded, loadShellParser, loadShellParserSoon, MAX_PARSED_COMMAND_LENGTH } from "./parser.js";
 export { isLiteral, type ShellWord, UNKNOWN } from "./shell-words.js";

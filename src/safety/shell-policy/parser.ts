@@ -90,6 +90,27 @@ export function loadShellParser(dialect: ShellDialect = "bash"): Promise<void> {
 	return promise.then(() => undefined);
 }
 
+/**
+ * How long after `loadShellParserSoon` the parser starts loading. A model's first call comes a reply
+ * after the tools are made (hundreds of ms at the least), and an MCP client's `initialize` and
+ * `tools/list` come within a few ms of the server's start: this lets those pass first.
+ */
+export const SOON_LOAD_DELAY_MS = 200;
+
+/**
+ * Starts loading the parser of `dialect` a little later (`SOON_LOAD_DELAY_MS`), unless a check has
+ * started it by then: loading is ~80 ms of this thread's time (the runtime's and the grammar's
+ * WebAssembly compiled, the grammar's lexer compiled by a first parse), which the first command
+ * judged would otherwise wait for. The timer does not keep the process alive; a failed load is
+ * left for the next check, which tries again and refuses meanwhile.
+ */
+export function loadShellParserSoon(dialect: ShellDialect = "bash"): void {
+	if (loading.has(dialect)) return;
+	setTimeout(() => {
+		loadShellParser(dialect).catch(() => {});
+	}, SOON_LOAD_DELAY_MS).unref();
+}
+
 /** True once `loadShellParser(dialect)` has finished: the synchronous analysis may run. */
 export function isShellParserLoaded(dialect: ShellDialect = "bash"): boolean {
 	return loaded.has(dialect);
