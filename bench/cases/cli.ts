@@ -59,6 +59,63 @@ function timeMcpInitialize(cwd: string): Promise<BenchOutcome> {
 	});
 }
 
+/** A JSON-RPC answer of the server (a tool call's result among them). */
+interface McpAnswer {
+	result?: { isError?: boolean; content?: { type: string; text?: string }[] };
+}
+
+/** One JSON-RPC exchange at a time with a `toolbelt mcp` child over stdio (lines in, lines out). */
+function mcpConversation(child: ReturnType<typeof spawn>) {
+	let buffered = "";
+	const waiting = new Map<number, (message: McpAnswer) => void>();
+	child.stdout?.on("data", (chunk: Buffer) => {
+		buffered += chunk.toString();
+		for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
+			const message = JSON.parse(buffered.slice(0, end));
+			buffered = buffered.slice(end + 1);
+			waiting.get(message.id)?.(message);
+		}
+	});
+	let id = 0;
+	return (method: string, params: object) =>
+		new Promise<McpAnswer>((resolve, reject) => {
+			const sent = ++id;
+			const timer = setTimeout(() => reject(new Error(`no answer to ${method} in 30 s`)), 30_000);
+			waiting.set(sent, (message) => {
+				clearTimeout(timer);
+				resolve(message);
+			});
+			child.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", id: sent, method, params })}\n`);
+		});
+}
+
+/**
+ * A fresh `toolbelt mcp`'s first bash call (`echo ok`), made a model's reply (`replyMs`) after
+ * `initialize` and `tools/list`; beside it, `bash -c 'echo ok'` spawned from this process.
+ */
+async function timeMcpFirstBash(cwd: string, replyMs: number): Promise<BenchOutcome> {
+	const child = spawn(process.execPath, [bin, "mcp", "--no-record"], { cwd, stdio: ["pipe", "pipe", "ignore"] });
+	const exchange = mcpConversation(child);
+	try {
+		const client = { name: "bench", version: "1" };
+		await exchange("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: client });
+		child.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+		await exchange("tools/list", {});
+		await new Promise((resolve) => setTimeout(resolve, replyMs));
+		const started = performance.now();
+		const answer = await exchange("tools/call", { name: "bash", arguments: { command: "echo ok" } });
+		const ms = performance.now() - started;
+		const rawStarted = performance.now();
+		const raw = spawnSync("bash", ["-c", "echo ok"], { encoding: "utf8" });
+		const rawMs = performance.now() - rawStarted;
+		const text = answer.result?.content?.map((part) => part.text ?? "").join("");
+		return { ok: answer.result?.isError !== true && text === "ok" && raw.stdout === "ok\n", ms, rawMs };
+	} finally {
+		child.stdin?.end();
+		child.kill();
+	}
+}
+
 /** CLI start-up: the built binary against a bare `node` start, in the same run. */
 export const cases: BenchCase[] = [
 	{
@@ -101,5 +158,16 @@ export const cases: BenchCase[] = [
 		repeat: 7,
 		toolbelt: async ({ dataDir }) => timeMcpInitialize(dataDir),
 		baseline: bareNode,
+	},
+	{
+		group: "cli",
+		name: "toolbelt mcp: first bash call (echo ok) 1 s after tools/list",
+		goal: "≤ 2× bash -c 'echo ok' spawned from Node",
+		maxRatio: 2,
+		repeat: 7,
+		setup: async ({ dataDir }) => {
+			await mkdir(dataDir, { recursive: true });
+		},
+		toolbelt: async ({ dataDir }) => timeMcpFirstBash(dataDir, 1_000),
 	},
 ];
