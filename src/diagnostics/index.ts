@@ -1,5 +1,5 @@
 // Diagnostics from real language servers after a change: which servers, the LSP client, what a
-// change introduced and how it reads. Entered here; the tools take a `ChangeDiagnostics`.
+// change introduced and how it reads. Entered here; the tools take a `ChangeDiagnostics` (read a `ReadDiagnostics`).
 
 export { introducedDiagnostics } from "./introduced.js";
 export { reportNote } from "./report.js";
@@ -14,6 +14,7 @@ export {
 	type DiagnosticsOutcome,
 	type DiagnosticsSession,
 	type DiagnosticsSessionOptions,
+	type ReadDiagnostics,
 } from "./session.js";
 export {
 	type ChangedContent,

@@ -15,6 +15,12 @@ export const DEFAULT_DIAGNOSTICS_BUDGET_MS = 1500;
 export const DEFAULT_MAX_DIAGNOSTICS = 10;
 /** How many times a server that crashed is started again. */
 export const DEFAULT_MAX_RESTARTS = 3;
+/** The longest file a read shows a server ahead of its change (characters); a longer one only starts it. */
+const MAX_PREPARED_CHARACTERS = 1_000_000;
+/** How long after the read its preparation begins, in ms. */
+const PREPARE_AFTER_MS = 50;
+/** How long a read's preparation waits for the file's first diagnostics before it lets go. */
+const PREPARE_DEADLINE_MS = 120_000;
 
 /** One file a call changed, as the diagnostics see it. */
 export interface DiagnosedChange {
@@ -71,8 +77,22 @@ export interface DiagnosticsSessionOptions {
 	maxRestarts?: number;
 }
 
+/** What the read tool calls after a file was read: a file the model read is the likeliest next change. */
+export interface ReadDiagnostics {
+	/** True when a server checks `path`. */
+	handles(path: string): boolean;
+	/**
+	 * Starts the server that checks `path`, unless it runs, and shows it the text of the first file
+	 * read for it (`text`, called only then): the server loads that file's project in the background,
+	 * so the first change is not the one that waits for it (seconds for a TypeScript project, past
+	 * the budget: "diagnostics pending"), and that file's diagnostics before the change are known.
+	 * Resolves once that is done or given up; never rejects. Callers need not wait for it.
+	 */
+	prepare(path: string, text: () => Promise<string>): Promise<void>;
+}
+
 /** The diagnostics of one session: `ChangeDiagnostics`, and the way to end its servers. */
-export interface DiagnosticsSession extends ChangeDiagnostics {
+export interface DiagnosticsSession extends ChangeDiagnostics, ReadDiagnostics {
 	/** Starts the server of `path` (if not running) and waits until it answered `initialize`; rejects when it cannot start. */
 	ready(path: string): Promise<void>;
 	/** The pids of the running servers' processes. */
@@ -89,6 +109,8 @@ interface ServerSlot {
 	lastFailure?: string;
 	/** Set once the failure was reported, so the model hears it once. */
 	failureReported?: boolean;
+	/** Set once a read prepared this server (`prepare`): only the first file read is shown to it. */
+	prepared?: boolean;
 }
 
 /** A change whose diagnostics did not come in time. */
@@ -213,6 +235,19 @@ export function createDiagnosticsSession(options: DiagnosticsSessionOptions): Di
 		return reports;
 	}
 
+	/** Starts `slot`'s server and shows it `path` as read (see `ReadDiagnostics.prepare`). */
+	async function prepareServer(slot: ServerSlot, path: string, text: () => Promise<string>): Promise<void> {
+		const client = await clientOf(slot);
+		if (!client) return;
+		await client.ready;
+		if (disposed || slot.client !== client || client.textOf(path) !== undefined) return;
+		const content = await text();
+		if (content.length > MAX_PREPARED_CHARACTERS || disposed || slot.client !== client) return;
+		const version = await client.sync(path, content);
+		// Nothing waits for these: the deadline only bounds how long this promise lives.
+		await client.diagnostics(path, version, monotonicMs() + PREPARE_DEADLINE_MS);
+	}
+
 	/** The diagnostics of this file's previous change, when they were pending and have come since. */
 	function lateReport(change: DiagnosedChange, client: LspClient, base: { path: string; server: string }) {
 		const earlier = pending.get(change.path);
@@ -254,6 +289,15 @@ export function createDiagnosticsSession(options: DiagnosticsSessionOptions): Di
 				}
 			}
 			return outcome;
+		},
+		async prepare(path, text) {
+			const slot = disposed ? undefined : slotOf(path);
+			if (!slot || slot.prepared || slot.client) return;
+			slot.prepared = true;
+			// After the read's answer is out: the client's modules load and the server's spawn forks
+			// this process, which would otherwise land before that answer.
+			await new Promise((resolve) => setTimeout(resolve, PREPARE_AFTER_MS).unref());
+			await prepareServer(slot, path, text).catch(() => {});
 		},
 		async ready(path) {
 			const slot = slotOf(path);

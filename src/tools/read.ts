@@ -1,11 +1,12 @@
 import type { Static } from "typebox";
+import type { ReadDiagnostics } from "../diagnostics/index.js";
 import type { AgentTool } from "../engine/index.js";
 import { isAbortError, ToolError, Type, throwIfAborted } from "../engine/index.js";
 import { callTarget, workspaceOf } from "../workspace/index.js";
 import { aliasArguments, PATH_ALIASES } from "./fs/argument-aliases.js";
 import { fileSystemErrorMessage, notFoundError } from "./fs/messages.js";
 import { readFileContent } from "./read/read-file.js";
-import type { ReadToolDetails, ReadToolOptions } from "./read/types.js";
+import type { ReadOperations, ReadToolDetails, ReadToolOptions } from "./read/types.js";
 import { ReadMemory, readKey, unchangedResult } from "./read/unchanged-reads.js";
 import { toolEntry, toolSeams } from "./registry/tool-entry.js";
 import { defineTool, toolFrom } from "./tool-definition.js";
@@ -106,6 +107,8 @@ export function createReadTool(cwd: string, options: ReadToolOptions = {}): Read
 					options,
 					signal,
 				});
+				if (result.details?.kind === "text")
+					prepareDiagnostics(options.diagnostics, absolutePath, info.size, operations);
 				const first = result.content[0];
 				if (!memory || result.details?.kind !== "text" || first?.type !== "text") return result;
 				const verdict = memory.check(readKey(absolutePath, args.offset, args.limit), first.text);
@@ -116,6 +119,23 @@ export function createReadTool(cwd: string, options: ReadToolOptions = {}): Read
 			}
 		},
 	});
+}
+
+/** The largest file whose text a read shows a language server ahead of its first change. */
+const PREPARED_FILE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * A text file read that a language server checks is the likeliest next change: its server starts
+ * now, in the background (nothing waits for it), and sees the file's text through the same door.
+ */
+function prepareDiagnostics(
+	diagnostics: ReadDiagnostics | undefined,
+	absolutePath: string,
+	size: number,
+	operations: ReadOperations,
+): void {
+	if (!diagnostics || size > PREPARED_FILE_MAX_BYTES || !diagnostics.handles(absolutePath)) return;
+	void diagnostics.prepare(absolutePath, async () => (await operations.readFile(absolutePath)).toString("utf8"));
 }
 
 /** The registry's entry of read (see `ToolEntry`). */

@@ -1,6 +1,6 @@
 // Diagnostics through the built CLI, as a user gets them: `toolbelt mcp` reports the type error an
-// edit introduced (real typescript-language-server), `toolbelt tool` starts no server unless told
-// to, and TOOLBELT_DIAGNOSTICS turns them off. The other tests run the CLI with diagnostics off
+// edit introduced (real typescript-language-server), a read there starts the file's server ahead of
+// a change, `toolbelt tool` starts no server unless told to, and TOOLBELT_DIAGNOSTICS turns them off. The other tests run the CLI with diagnostics off
 // (`diagnosticsOffEnv`); these start it without that default.
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
@@ -131,18 +131,61 @@ describe("diagnostics through the CLI", () => {
 	);
 });
 
-function stdioTransport(project: string, env: Record<string, string>): StdioClientTransport {
+describe("a read in toolbelt mcp starts the language server of the file it read, ahead of a change", () => {
+	it(
+		"with a change tool served: the server starts though nothing changed",
+		async () => {
+			const { project, home, marker } = await projectWithMarkingServer();
+			const client = await connect(project, withDiagnosticsDefault(cleanEnv({ HOME: home })));
+			try {
+				const text = resultText(
+					(await client.callTool({ name: "read", arguments: { path: "count.ts" } })) as HasContent,
+				);
+				expect(text).toContain("export const count");
+				expect(await eventually(() => existsSync(marker), 60_000)).toBe(true);
+			} finally {
+				await client.close();
+			}
+		},
+		TIMEOUT_MS,
+	);
+
+	for (const [where, flags] of [
+		["only read tools served", ["--tools", "read,grep"]],
+		["the read-only mode", ["--mode", "read-only"]],
+	] as const) {
+		it(
+			`not where no change can follow: ${where}`,
+			async () => {
+				const { project, home, marker } = await projectWithMarkingServer();
+				const client = await connect(project, withDiagnosticsDefault(cleanEnv({ HOME: home })), [...flags]);
+				try {
+					const read = await client.callTool({ name: "read", arguments: { path: "count.ts" } });
+					expect(resultText(read as HasContent)).toContain("export const count");
+					// The preparation begins 50 ms after a read; two seconds leave it every chance to show.
+					await new Promise((resolve) => setTimeout(resolve, 2_000));
+					expect(existsSync(marker)).toBe(false);
+				} finally {
+					await client.close();
+				}
+			},
+			TIMEOUT_MS,
+		);
+	}
+});
+
+function stdioTransport(project: string, env: Record<string, string>, flags: string[] = []): StdioClientTransport {
 	return new StdioClientTransport({
 		command: process.execPath,
-		args: [ensureBuiltCli(), "mcp", "--cwd", project],
+		args: [ensureBuiltCli(), "mcp", "--cwd", project, ...flags],
 		cwd: project,
 		env,
 		stderr: "pipe",
 	});
 }
 
-async function connect(project: string, env: Record<string, string>): Promise<Client> {
+async function connect(project: string, env: Record<string, string>, flags: string[] = []): Promise<Client> {
 	const client = new Client({ name: "toolbelt-test", version: "1.0.0" });
-	await client.connect(stdioTransport(project, env));
+	await client.connect(stdioTransport(project, env, flags));
 	return client;
 }

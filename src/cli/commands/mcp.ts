@@ -178,7 +178,9 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 		openCheckpointsOnFirstCall: true,
 		checkpoints: !names.every((name) => catalog.readOnlyToolNames.includes(name)),
 	});
-	const { openCliDiagnostics, withDiagnostics } = await import("../setup/diagnostics-setup.js");
+	const { openCliDiagnostics, readsPrepareDiagnostics, withDiagnostics } = await import(
+		"../setup/diagnostics-setup.js"
+	);
 	const diagnostics = await openCliDiagnostics(safety, "mcp", {
 		trustProjectFlag: booleanOption(args.values, "trust-project"),
 		env: io.env,
@@ -188,7 +190,9 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 	const running = await runMcpServer({
 		cwd: safety.cwd,
 		tools: names as Parameters<typeof runMcpServer>[0]["tools"],
-		toolsOptions: withDiagnostics(safety.toolOptions, diagnostics),
+		toolsOptions: withDiagnostics(safety.toolOptions, diagnostics, {
+			readsPrepare: readsPrepareDiagnostics(safety, names),
+		}),
 		// The language servers end with the server (their trees are killed at toolbelt's exit in any case).
 		...(diagnostics ? { onShutdown: () => diagnostics.dispose() } : {}),
 		...safety.hooks,

@@ -44,7 +44,8 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 		env: io.env,
 	});
 	const withoutMemory = { ...safety.toolOptions, read: { ...safety.toolOptions.read, unchangedReads: false } };
-	const toolOptions = withDiagnostics(withoutMemory, diagnostics);
+	// One call, then the process ends: a read has no later change to prepare a server for.
+	const toolOptions = withDiagnostics(withoutMemory, diagnostics, { readsPrepare: false });
 	const tool = catalog.createTool(name, safety.cwd, toolOptions);
 	// A program calls the other tools: they come along (selected as for the agent, --tools honoured).
 	const siblings =

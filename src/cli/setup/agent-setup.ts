@@ -11,7 +11,7 @@ import { loadToolCatalog } from "../catalog/tool-catalog.js";
 import { selectToolNames } from "../catalog/tool-selection.js";
 import type { CliIO } from "../io.js";
 import { resolveCwd } from "../paths.js";
-import { openCliDiagnostics, withDiagnostics } from "./diagnostics-setup.js";
+import { openCliDiagnostics, readsPrepareDiagnostics, withDiagnostics } from "./diagnostics-setup.js";
 import { loadProjectInstructions, type ProjectInstructions } from "./project-instructions.js";
 import { type ProviderConfig, resolveProviderConfig } from "./provider-config.js";
 import { RecordingSwitch } from "./recording-switch.js";
@@ -103,10 +103,11 @@ export async function createAgentSetup(
 		trustProjectFlag: booleanOption(args.values, "trust-project"),
 		env: io.env,
 	});
-	const toolOptions = withDiagnostics({ ...safety.toolOptions, jobs }, diagnostics);
-	const tools: AnyAgentTool[] = selectToolNames(args.values, catalog, process.platform, provider.model).map((name) =>
-		catalog.createTool(name, safety.cwd, toolOptions),
-	);
+	const names = selectToolNames(args.values, catalog, process.platform, provider.model);
+	const toolOptions = withDiagnostics({ ...safety.toolOptions, jobs }, diagnostics, {
+		readsPrepare: readsPrepareDiagnostics(safety, names),
+	});
+	const tools: AnyAgentTool[] = names.map((name) => catalog.createTool(name, safety.cwd, toolOptions));
 
 	let close = async () => {
 		await session.end();

@@ -51,13 +51,33 @@ export async function openCliDiagnostics(
 	return createDiagnosticsSession({ root: safety.cwd, servers: diagnosticsServersOf(settings), trustWorkspace });
 }
 
-/** `toolOptions` with `diagnostics` given to write, edit and apply_patch (unchanged without a session). */
-export function withDiagnostics(toolOptions: ToolsOptions, diagnostics: DiagnosticsSession | undefined): ToolsOptions {
+/**
+ * `toolOptions` with `diagnostics` given to write, edit and apply_patch (unchanged without a
+ * session), and to read when `readsPrepare`: a file read then starts its server ahead of the first
+ * change. Only where a change can follow (a change tool is served, the mode allows writes).
+ */
+export function withDiagnostics(
+	toolOptions: ToolsOptions,
+	diagnostics: DiagnosticsSession | undefined,
+	options: { readsPrepare: boolean },
+): ToolsOptions {
 	if (!diagnostics) return toolOptions;
 	return {
 		...toolOptions,
+		...(options.readsPrepare ? { read: { ...toolOptions.read, diagnostics } } : {}),
 		write: { ...toolOptions.write, diagnostics },
 		edit: { ...toolOptions.edit, diagnostics },
 		apply_patch: { ...toolOptions.apply_patch, diagnostics },
 	};
+}
+
+/** The tools that report diagnostics after a change. */
+const CHANGE_TOOL_NAMES: readonly string[] = ["write", "edit", "apply_patch"];
+
+/**
+ * Whether a read should start its file's language server ahead of a change (`withDiagnostics`):
+ * only where one can follow, a change tool among `toolNames` and a mode that lets it write.
+ */
+export function readsPrepareDiagnostics(safety: Pick<CliSafety, "mode">, toolNames: readonly string[]): boolean {
+	return safety.mode !== "read-only" && toolNames.some((name) => CHANGE_TOOL_NAMES.includes(name));
 }

@@ -1,5 +1,6 @@
 // The read tool's public types, here so the helpers in read/ need not import read.ts (which imports them).
 
+import type { ReadDiagnostics } from "../../diagnostics/index.js";
 import type { FileOperations, FileToolOptions } from "../../workspace/index.js";
 import type { ReadNotebookDetails, ReadPdfDetails } from "./document-types.js";
 
@@ -40,6 +41,13 @@ export interface ReadToolOptions extends FileToolOptions {
 	 * for); a read past it is stopped with a notice. Default: 60,000.
 	 */
 	pdfTimeoutMs?: number;
+	/**
+	 * The session's language servers (`createDiagnosticsSession`), where the change tools report
+	 * diagnostics: a text file read that a server checks starts that server in the background, and
+	 * the first such file (up to 1 MB) is shown to it, so its project is loaded by the first change.
+	 * Default: none.
+	 */
+	diagnostics?: ReadDiagnostics;
 }
 
 /** Structured result of a text read. */
