@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchCase, BenchOutcome } from "../types.js";
@@ -116,6 +116,51 @@ async function timeMcpFirstBash(cwd: string, replyMs: number): Promise<BenchOutc
 	}
 }
 
+/**
+ * A fresh `toolbelt mcp` (diagnostics on) on a small TypeScript project: a file read 1 s after the
+ * handshake, then edited `gapMs` later (a model's reply) with a type error; times the edit, which
+ * is right when its result reports that error (not "diagnostics pending").
+ */
+async function timeMcpFirstEdit(dataDir: string, gapMs: number): Promise<BenchOutcome> {
+	const project = join(dataDir, "ts-project");
+	await rm(project, { recursive: true, force: true });
+	await mkdir(join(project, "src"), { recursive: true });
+	await writeFile(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true } }));
+	for (let index = 0; index < 30; index++) {
+		const source = `export function f${index}(a: number): number {\n\treturn a + ${index};\n}\n`;
+		await writeFile(join(project, "src", `f${index}.ts`), source);
+	}
+	const child = spawn(process.execPath, [bin, "mcp", "--no-record"], {
+		cwd: project,
+		stdio: ["pipe", "pipe", "ignore"],
+		env: { ...process.env, TOOLBELT_DIAGNOSTICS: "1" },
+	});
+	const exchange = mcpConversation(child);
+	const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+	try {
+		const client = { name: "bench", version: "1" };
+		await exchange("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: client });
+		child.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+		await exchange("tools/list", {});
+		await pause(1_000);
+		await exchange("tools/call", { name: "read", arguments: { path: "src/f3.ts" } });
+		await pause(gapMs);
+		const edit = { path: "src/f3.ts", old_string: "return a + 3;", new_string: 'return a + "3";' };
+		const started = performance.now();
+		const answer = await exchange("tools/call", { name: "edit", arguments: edit });
+		const ms = performance.now() - started;
+		const text = answer.result?.content?.map((part) => part.text ?? "").join("") ?? "";
+		return {
+			ok: text.includes("1 new error after this change"),
+			ms,
+			note: /diagnostics pending/.test(text) ? "pending" : undefined,
+		};
+	} finally {
+		child.stdin?.end();
+		child.kill();
+	}
+}
+
 /** CLI start-up: the built binary against a bare `node` start, in the same run. */
 export const cases: BenchCase[] = [
 	{
@@ -169,5 +214,13 @@ export const cases: BenchCase[] = [
 			await mkdir(dataDir, { recursive: true });
 		},
 		toolbelt: async ({ dataDir }) => timeMcpFirstBash(dataDir, 1_000),
+	},
+	{
+		group: "cli",
+		name: "toolbelt mcp: first edit of a TypeScript file, 3 s after reading it (diagnostics on)",
+		goal: "its diagnostics within the 1.5 s budget",
+		maxMs: 1_500,
+		repeat: 3,
+		toolbelt: async ({ dataDir }) => timeMcpFirstEdit(dataDir, 3_000),
 	},
 ];
