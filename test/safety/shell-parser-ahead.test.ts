@@ -1,3 +1,6 @@
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it, vi } from "vitest";
@@ -56,11 +59,15 @@ describe("toolbelt mcp prepares the judging of its command tools after the hands
 		stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
 	}
 
-	it("a server of powershell's tool loads its parser with no call; one without it does not", async () => {
+	it("a server of powershell's tool loads its parser and opens its checkpoints with no call; one of read tools does neither", async () => {
 		// bash's parser is loaded by the run above; PowerShell's is what this server's first call would wait for.
 		for (const tools of ["ls,read", "powershell,read"]) {
 			const stdin = new PassThrough();
-			const memory = createMemoryIO({ stdinStream: stdin, cwd: tempDir() });
+			// Outside the workspace: a checkpoint store inside it is refused.
+			const state = join(tempDir(), `state-${tools.replace(",", "-")}`);
+			const project = join(tempDir(), `project-${tools.replace(",", "-")}`);
+			await mkdir(project);
+			const memory = createMemoryIO({ stdinStream: stdin, cwd: project, env: { XDG_STATE_HOME: state } });
 			const exit = main(["mcp", "--tools", tools, "--no-record"], memory.io);
 			request(stdin, 1, "initialize", {
 				protocolVersion: "2025-06-18",
@@ -68,11 +75,16 @@ describe("toolbelt mcp prepares the judging of its command tools after the hands
 				clientInfo: { name: "memory", version: "1" },
 			});
 			await waitFor(() => memory.stdout().includes('"id":1'), 10_000);
+			const checkpoints = join(state, "toolbelt", "checkpoints");
 			if (tools === "ls,read") {
 				await sleep(SOON_LOAD_DELAY_MS + 1_500);
 				expect(isShellParserLoaded("powershell")).toBe(false);
+				// Only read tools: no checkpoints at all.
+				expect(existsSync(checkpoints)).toBe(false);
 			} else {
 				await waitFor(() => isShellParserLoaded("powershell"), 30_000);
+				// The checkpoints a first change would open are open too, with no call made.
+				await waitFor(() => existsSync(checkpoints), 30_000);
 			}
 			stdin.end();
 			expect(await exit).toBe(0);

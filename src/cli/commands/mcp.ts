@@ -205,8 +205,9 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 		log,
 		...(booleanOption(args.values, "no-record") ? {} : { recordSession: mcpRecording(io, safety.cwd) }),
 	});
-	// A client's first call comes a model's reply after the handshake: what judging it needs loads meanwhile.
-	safety.layer.prepareFor(running.toolNames);
+	// A client's first call comes a model's reply after the handshake: what it would wait for (the
+	// shell parser, the checkpoints) is made ready meanwhile.
+	safety.prepareFor(running.toolNames);
 	if (!running.url && (io.stdinIsTTY ?? io.isTTY)) io.stderr.write(terminalHint);
 	if (running.url) {
 		io.stderr.write(`toolbelt mcp: serving ${running.toolNames.join(", ")} at ${running.url}\n`);

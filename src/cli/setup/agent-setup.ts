@@ -171,7 +171,7 @@ export async function createAgentSetup(
 	});
 	agent.subscribe(recordings.onAgentEvent);
 	// The model's first reply takes far longer than loading what judging its first command needs.
-	safety.layer.prepareFor(toolNames);
+	safety.prepareFor(toolNames);
 	const closeAll = close;
 	close = async () => {
 		await closeAll();

@@ -88,6 +88,12 @@ export interface CliSafety {
 	approvals: ApprovalHint;
 	/** The checkpoints every file change is recorded in (undefined when the state directory cannot be written). */
 	checkpoints?: Checkpoints;
+	/**
+	 * Call once the tools are made, with their names: what their first call would wait for (the
+	 * shell parser of a command tool, checkpoints opened on the first call) is made ready in the
+	 * pause that follows (`SafetyLayer.prepareFor`).
+	 */
+	prepareFor(toolNames: readonly string[]): void;
 }
 
 /**
@@ -302,5 +308,9 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 		toolOptions,
 		mode: layer.mode,
 		approvals,
+		prepareFor: (toolNames) => {
+			layer.prepareFor(toolNames);
+			onFirstCall?.openAhead();
+		},
 	};
 }
