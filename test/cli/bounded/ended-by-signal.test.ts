@@ -64,6 +64,31 @@ describe.each(testUsers())("toolbelt ended by SIGTERM mid-call, as %s", (user) =
 			true,
 		);
 	}, 60_000);
+
+	it("leaves none of the processes a command keeps forking", async () => {
+		const workspace = join(dir(), "workspace");
+		await mkdir(workspace);
+		await handOver(dir(), user);
+		// A fork at any moment: toolbelt's end must not look for the command's processes and kill them
+		// one by one (a child forked after the look is missed), but end their whole group at once.
+		const seconds = `30.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+		const command = `touch started; while :; do sleep ${seconds} & done`;
+		const { child, done } = processes.start(["tool", "bash", JSON.stringify({ command })], {
+			cwd: workspace,
+			env: cleanEnv({ HOME: join(dir(), "home") }),
+			user,
+		});
+		try {
+			expect(await eventually(() => existsSync(join(workspace, "started")), 30_000)).toBe(true);
+			expect(await eventually(() => sleepersOf(seconds).length > 20, 30_000)).toBe(true);
+			child.kill("SIGTERM");
+			expect((await done).signal).toBe("SIGTERM");
+			const sleeping = () => sleepersOf(seconds);
+			expect(await eventually(() => sleeping().length === 0, 5_000), `still running: ${sleeping().length}`).toBe(true);
+		} finally {
+			for (const pid of sleepersOf(seconds)) process.kill(Number(pid), "SIGKILL");
+		}
+	}, 60_000);
 });
 
 /** Pids of the processes running `sleep SECONDS`. */

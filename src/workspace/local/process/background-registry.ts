@@ -2,9 +2,10 @@ import { rmSync, statSync, unlinkSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { cgroupsInUse, killCommandCgroup, releaseAllCgroupsSync } from "./cgroup.js";
 import { cgroupMembers, cgroupPopulated, removeCgroup, removeOnceEmptied } from "./cgroup-members.js";
+import { readProcStat } from "./proc-stat.js";
 import { atProcessEnd } from "./process-end.js";
 import { findTreeProcesses, type ProcessTree, processGroupOf, terminateTree } from "./process-tree.js";
-import { signalProcess } from "./signal.js";
+import { signalProcess, signalProcessGroup } from "./signal.js";
 
 /** Processes a command left running when its shell exited. */
 export interface BackgroundRun {
@@ -124,6 +125,15 @@ export function registerSessionCleanup(cleanup: SessionCleanup): () => void {
 }
 
 /**
+ * True while the tree's shell still holds its group id: it exists, running or exited but not yet
+ * reaped (toolbelt is its parent, and reaps nothing while this runs), so the id is no one else's.
+ */
+function groupLedBy(tree: ProcessTree): boolean {
+	if (tree.groupId === undefined || tree.rootPid === undefined) return false;
+	return readProcStat(tree.rootPid)?.groupId === tree.groupId;
+}
+
+/**
  * Ends a command still running (`tree`, held in its process group and by its marker) if toolbelt
  * ends first, until the returned function is called once its run has settled (what it left running
  * is then registered as a run of its own). A cgroup's command needs none of this: every command
@@ -132,7 +142,12 @@ export function registerSessionCleanup(cleanup: SessionCleanup): () => void {
  */
 export function holdRunningCommand(tree: ProcessTree): () => void {
 	return registerSessionCleanup({
-		killNow: () => killRunSync({ ...tree, pids: [] }),
+		killNow: () => {
+			// The group first, at once: a look for its processes misses a child forked after the look
+			// began (its pid past the range, its environment still the shell's), which outlived the kill.
+			if (groupLedBy(tree)) signalProcessGroup(tree.groupId as number, "SIGKILL");
+			killRunSync({ ...tree, pids: [] });
+		},
 		dispose: () => terminateTree(tree, { graceMs: 0 }),
 	});
 }
