@@ -11,7 +11,7 @@ import {
 import { Socket } from "node:net";
 import { join } from "node:path";
 import { singleQuoted } from "../../workspace/index.js";
-import { atProcessEnd, signalProcess } from "../../workspace/local/index.js";
+import { atProcessEnd, signalProcess, stopProcess } from "../../workspace/local/index.js";
 import { HOOK_CAPTURE_BYTES } from "./hook-output.js";
 import { removeAbandonedSlots, SLOTS_PREFIX, slotsParent } from "./hook-slots.js";
 import { type LauncherKind, launcherKind, launcherProgram } from "./launcher-programs.js";
@@ -164,12 +164,15 @@ function stopLauncher(state: LauncherState, reason: string, failed = false): voi
 }
 
 /**
- * SIGKILLs a hook's first process and its children. From the shell launcher that process is
- * `unshare`, whose `--kill-child` ends its child with it, but only once the child has asked for it,
- * and a kill at the very start could come before; from the Perl launcher it is the namespace's first
- * process, whose end ends everything in it.
+ * SIGKILLs a hook's first process and its children, stopped first so that it forks none after
+ * they are listed. From the shell launcher that process is `unshare`, whose `--kill-child` ends its
+ * child with it, but only once the child has asked for it, and a kill at the very start could come
+ * before; from the Perl launcher it is the namespace's first process, whose end ends everything in it.
  */
 function killHook(pid: number): void {
+	// Stopped first: a child forked between the read of its children and its kill would be missed,
+	// and outlive it if it had not yet asked for `--kill-child`'s signal.
+	stopProcess(pid);
 	let children: number[] = [];
 	try {
 		children = readFileSync(`/proc/${pid}/task/${pid}/children`, "latin1")

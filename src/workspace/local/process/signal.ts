@@ -57,3 +57,23 @@ export function signalProcessGroup(groupId: number, signal: NodeJS.Signals): boo
 		return false;
 	}
 }
+
+/** How long `stopProcess` waits for the stop to take effect, in ms. */
+const STOP_WAIT_MS = 50;
+
+/**
+ * Stops `pid` (SIGSTOP) and waits, at most `STOP_WAIT_MS`, until it has stopped or is gone: a
+ * stopped process forks no more, so the children it has are then all it will have (a fork under
+ * way when the signal came is either done or undone). For a kill of a process and its children
+ * that reads the children first. False when nothing was sent (see `signalProcess`).
+ */
+export function stopProcess(pid: number): boolean {
+	if (!signalProcess(pid, "SIGSTOP")) return false;
+	const pause = new Int32Array(new SharedArrayBuffer(4));
+	for (let waited = 0; waited < STOP_WAIT_MS; waited++) {
+		const state = readProcStat(pid)?.state;
+		if (state === undefined || state === "T" || state === "Z" || state === "X") return true;
+		Atomics.wait(pause, 0, 0, 1);
+	}
+	return true;
+}
