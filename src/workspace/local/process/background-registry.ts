@@ -127,10 +127,13 @@ export function registerSessionCleanup(cleanup: SessionCleanup): () => void {
 /**
  * True while the tree's shell still holds its group id: it exists, running or exited but not yet
  * reaped (toolbelt is its parent, and reaps nothing while this runs), so the id is no one else's.
+ * A process that took over the pid after the shell was reaped is no child of toolbelt's (or one
+ * that toolbelt's end kills anyway).
  */
 function groupLedBy(tree: ProcessTree): boolean {
 	if (tree.groupId === undefined || tree.rootPid === undefined) return false;
-	return readProcStat(tree.rootPid)?.groupId === tree.groupId;
+	const root = readProcStat(tree.rootPid);
+	return root?.groupId === tree.groupId && root.parentPid === process.pid;
 }
 
 /**
