@@ -64,11 +64,20 @@ interface McpAnswer {
 	result?: { isError?: boolean; content?: { type: string; text?: string }[] };
 }
 
-/** One JSON-RPC exchange at a time with a `toolbelt mcp` child over stdio (lines in, lines out). */
-function mcpConversation(child: ReturnType<typeof spawn>) {
+/** A fresh `toolbelt mcp` over stdio, past its handshake (`initialize`, `initialized`, `tools/list`). */
+interface McpSession {
+	/** One tool call: its result's text, and whether it is an error. */
+	call(name: string, args: object): Promise<{ text: string; isError: boolean }>;
+	/** Ends the server. */
+	close(): void;
+}
+
+/** Starts `toolbelt mcp --no-record` in `cwd` and goes through its handshake; one exchange at a time. */
+async function openMcpSession(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<McpSession> {
+	const child = spawn(process.execPath, [bin, "mcp", "--no-record"], { cwd, env, stdio: ["pipe", "pipe", "ignore"] });
 	let buffered = "";
 	const waiting = new Map<number, (message: McpAnswer) => void>();
-	child.stdout?.on("data", (chunk: Buffer) => {
+	child.stdout.on("data", (chunk: Buffer) => {
 		buffered += chunk.toString();
 		for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
 			const message = JSON.parse(buffered.slice(0, end));
@@ -77,7 +86,7 @@ function mcpConversation(child: ReturnType<typeof spawn>) {
 		}
 	});
 	let id = 0;
-	return (method: string, params: object) =>
+	const exchange = (method: string, params: object) =>
 		new Promise<McpAnswer>((resolve, reject) => {
 			const sent = ++id;
 			const timer = setTimeout(() => reject(new Error(`no answer to ${method} in 30 s`)), 30_000);
@@ -85,34 +94,52 @@ function mcpConversation(child: ReturnType<typeof spawn>) {
 				clearTimeout(timer);
 				resolve(message);
 			});
-			child.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", id: sent, method, params })}\n`);
+			child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: sent, method, params })}\n`);
 		});
+	const close = () => {
+		child.stdin.end();
+		child.kill();
+	};
+	try {
+		const client = { name: "bench", version: "1" };
+		await exchange("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: client });
+		child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+		await exchange("tools/list", {});
+	} catch (error) {
+		close();
+		throw error;
+	}
+	return {
+		call: async (name, args) => {
+			const { result } = await exchange("tools/call", { name, arguments: args });
+			return {
+				text: result?.content?.map((part) => part.text ?? "").join("") ?? "",
+				isError: result?.isError === true,
+			};
+		},
+		close,
+	};
 }
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A fresh `toolbelt mcp`'s first bash call (`echo ok`), made a model's reply (`replyMs`) after
  * `initialize` and `tools/list`; beside it, `bash -c 'echo ok'` spawned from this process.
  */
 async function timeMcpFirstBash(cwd: string, replyMs: number): Promise<BenchOutcome> {
-	const child = spawn(process.execPath, [bin, "mcp", "--no-record"], { cwd, stdio: ["pipe", "pipe", "ignore"] });
-	const exchange = mcpConversation(child);
+	const session = await openMcpSession(cwd);
 	try {
-		const client = { name: "bench", version: "1" };
-		await exchange("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: client });
-		child.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
-		await exchange("tools/list", {});
-		await new Promise((resolve) => setTimeout(resolve, replyMs));
+		await pause(replyMs);
 		const started = performance.now();
-		const answer = await exchange("tools/call", { name: "bash", arguments: { command: "echo ok" } });
+		const answer = await session.call("bash", { command: "echo ok" });
 		const ms = performance.now() - started;
 		const rawStarted = performance.now();
 		const raw = spawnSync("bash", ["-c", "echo ok"], { encoding: "utf8" });
 		const rawMs = performance.now() - rawStarted;
-		const text = answer.result?.content?.map((part) => part.text ?? "").join("");
-		return { ok: answer.result?.isError !== true && text === "ok" && raw.stdout === "ok\n", ms, rawMs };
+		return { ok: !answer.isError && answer.text === "ok" && raw.stdout === "ok\n", ms, rawMs };
 	} finally {
-		child.stdin?.end();
-		child.kill();
+		session.close();
 	}
 }
 
@@ -130,34 +157,22 @@ async function timeMcpFirstEdit(dataDir: string, gapMs: number): Promise<BenchOu
 		const source = `export function f${index}(a: number): number {\n\treturn a + ${index};\n}\n`;
 		await writeFile(join(project, "src", `f${index}.ts`), source);
 	}
-	const child = spawn(process.execPath, [bin, "mcp", "--no-record"], {
-		cwd: project,
-		stdio: ["pipe", "pipe", "ignore"],
-		env: { ...process.env, TOOLBELT_DIAGNOSTICS: "1" },
-	});
-	const exchange = mcpConversation(child);
-	const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+	const session = await openMcpSession(project, { ...process.env, TOOLBELT_DIAGNOSTICS: "1" });
 	try {
-		const client = { name: "bench", version: "1" };
-		await exchange("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: client });
-		child.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
-		await exchange("tools/list", {});
 		await pause(1_000);
-		await exchange("tools/call", { name: "read", arguments: { path: "src/f3.ts" } });
+		await session.call("read", { path: "src/f3.ts" });
 		await pause(gapMs);
 		const edit = { path: "src/f3.ts", old_string: "return a + 3;", new_string: 'return a + "3";' };
 		const started = performance.now();
-		const answer = await exchange("tools/call", { name: "edit", arguments: edit });
+		const { text } = await session.call("edit", edit);
 		const ms = performance.now() - started;
-		const text = answer.result?.content?.map((part) => part.text ?? "").join("") ?? "";
 		return {
 			ok: text.includes("1 new error after this change"),
 			ms,
 			note: /diagnostics pending/.test(text) ? "pending" : undefined,
 		};
 	} finally {
-		child.stdin?.end();
-		child.kill();
+		session.close();
 	}
 }
 
