@@ -37,6 +37,12 @@ const alwaysExternal = [
 ];
 /** Also outside the bundle of the commands other than `mcp`. */
 const mcpOnly = ["@modelcontextprotocol/sdk", "zod", "file-type"];
+/**
+ * Outside packages whose `import()` stays a `require()`: modules of ours also require them
+ * statically, and loading one package both ways would make two copies of its classes (an
+ * `instanceof McpError` would fail for an error the other copy threw).
+ */
+const requiredWhenOutside = ["@modelcontextprotocol/sdk", "zod"];
 
 let esbuild;
 try {
@@ -49,17 +55,17 @@ try {
 
 /**
  * Our own modules (tsc's output under dist/): a dynamic import of an external package becomes
- * `__toolbeltImport(…)`, and the build-time validators are required statically (they are
+ * `__toolbeltImport(…)` (but `requiredWhenOutside`'s, which esbuild makes a `require()`), and the build-time validators are required statically (they are
  * found next to their module with createRequire, which a bundler cannot follow).
  */
-function ownModules(isExternal) {
+function ownModules(loadedByImport) {
 	return {
 		name: "toolbelt-own-modules",
 		setup(build) {
 			build.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, async (args) => {
 				let contents = await readFile(args.path, "utf8");
 				contents = contents.replace(/\bimport\((["'])([^"'.][^"']*)\1\)/g, (call, quote, specifier) =>
-					isExternal(specifier) ? `__toolbeltImport(${quote}${specifier}${quote})` : call,
+					loadedByImport(specifier) ? `__toolbeltImport(${quote}${specifier}${quote})` : call,
 				);
 				if (args.path.endsWith("precompiled-validators.js")) {
 					const dynamic = 'createRequire(import.meta.url)("./precompiled-validators.cjs")';
@@ -73,8 +79,9 @@ function ownModules(isExternal) {
 }
 
 async function bundle(output, externalPackages) {
-	const isExternal = (specifier) =>
-		externalPackages.some((name) => specifier === name || specifier.startsWith(`${name}/`));
+	const among = (names, specifier) => names.some((name) => specifier === name || specifier.startsWith(`${name}/`));
+	const loadedByImport = (specifier) =>
+		among(externalPackages, specifier) && !among(requiredWhenOutside, specifier);
 	const result = await esbuild.build({
 		entryPoints: [`${root}dist/cli/bundle-entry.js`],
 		bundle: true,
@@ -87,7 +94,7 @@ async function bundle(output, externalPackages) {
 		outfile: output,
 		external: externalPackages.flatMap((name) => [name, `${name}/*`]),
 		define: { "import.meta.url": "__toolbeltBundleUrl" },
-		plugins: [ownModules(isExternal)],
+		plugins: [ownModules(loadedByImport)],
 		// Shorter names are a smaller cache to load at every start (TOOLBELT_NO_BUNDLE=1 for real stack traces).
 		minify: true,
 		// The bundled packages are also installed (dependencies), with their license files; their own notices stay.

@@ -1,12 +1,10 @@
 import type { Readable } from "node:stream";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { AbortError } from "../engine/index.js";
 import type { McpServerConfig } from "./config.js";
+import { type ClientSdk, loadClientSdk } from "./sdk-transports.js";
 
 /** Default time to start a server and finish the MCP handshake, in ms. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -134,10 +132,10 @@ export class McpConnection {
 		await client?.close().catch(() => {});
 	}
 
-	private createTransport(legacySse = false): Transport {
+	private createTransport(sdk: ClientSdk, legacySse = false): Transport {
 		const { config } = this;
 		if (config.type === "stdio") {
-			const transport = new StdioClientTransport({
+			const transport = new sdk.StdioClientTransport({
 				command: config.command,
 				args: config.args,
 				env: config.env,
@@ -150,8 +148,8 @@ export class McpConnection {
 		const requestInit = { headers: config.headers };
 		const url = new URL(config.url);
 		return config.type === "sse" || legacySse
-			? new SSEClientTransport(url, { requestInit })
-			: new StreamableHTTPClientTransport(url, { requestInit });
+			? new sdk.SSEClientTransport(url, { requestInit })
+			: new sdk.StreamableHTTPClientTransport(url, { requestInit });
 	}
 
 	private recordStderr(text: string): void {
@@ -168,19 +166,20 @@ export class McpConnection {
 
 	private async open(): Promise<Client> {
 		const { config } = this;
+		const sdk = await loadClientSdk();
 		try {
-			return await this.attempt(this.createTransport());
+			return await this.attempt(sdk, this.createTransport(sdk));
 		} catch (error) {
 			if (config.type !== "http" || !config.sseFallback || error instanceof ConnectTimeoutError) throw error;
 			// A url without a type may be a server that only speaks the legacy SSE transport.
-			return await this.attempt(this.createTransport(true)).catch(() => {
+			return await this.attempt(sdk, this.createTransport(sdk, true)).catch(() => {
 				throw error;
 			});
 		}
 	}
 
-	private async attempt(transport: Transport): Promise<Client> {
-		const client = new Client(this.clientInfo, { capabilities: {} });
+	private async attempt(sdk: ClientSdk, transport: Transport): Promise<Client> {
+		const client = new sdk.Client(this.clientInfo, { capabilities: {} });
 		let timer: NodeJS.Timeout | undefined;
 		const timeout = new Promise<never>((_resolve, reject) => {
 			timer = setTimeout(

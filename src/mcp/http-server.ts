@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { monotonicMs } from "../engine/index.js";
 import { bearerChallenge, generateMcpToken, hasBearerToken, mcpTokenProblem } from "./http-auth.js";
 import { addCorsHeaders, answerPreflight, normalizeOrigin, originProblem } from "./http-origin.js";
 import { isLoopbackHost } from "./loopback.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, messageTooLargeText } from "./message-limit.js";
+import { loadHttpServerTransport } from "./sdk-transports.js";
 import type { ToolbeltMcpServer } from "./server.js";
 
 /** Options of `startMcpHttpServer`. */
@@ -180,6 +181,8 @@ interface ServerState {
 	path: string;
 	/** Open sessions by `mcp-session-id`. */
 	sessions: Map<string, Session>;
+	/** The SDK's transport class, loaded as the server starts (`sdk-transports.ts`). */
+	Transport: typeof StreamableHTTPServerTransport;
 }
 
 async function endSession(state: ServerState, session: Session): Promise<void> {
@@ -242,7 +245,7 @@ async function openSession(
 	body: unknown,
 ): Promise<void> {
 	const mcp = state.options.createSession();
-	const transport = new StreamableHTTPServerTransport({
+	const transport = new state.Transport({
 		sessionIdGenerator: () => randomUUID(),
 		onsessioninitialized: (id) => {
 			state.sessions.set(id, session);
@@ -327,6 +330,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
 		access: accessPolicy(options),
 		path: options.path ?? "/mcp",
 		sessions: new Map(),
+		Transport: await loadHttpServerTransport(),
 	};
 	const sweep = startIdleSweep(state);
 	const http = createServer((request, response) => {

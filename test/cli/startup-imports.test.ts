@@ -130,4 +130,51 @@ describe("what a one-shot start loads", () => {
 			modules.filter((url) => /node_modules\/(typebox|sharp|pdfjs-dist|@modelcontextprotocol)\//.test(url)),
 		).toEqual([]);
 	});
+
+	it("toolbelt mcp over stdio answers initialize and tools/list without the SDK's client, its HTTP transport or Node's HTTP/2", () => {
+		const lines = [
+			{
+				jsonrpc: "2.0",
+				id: 1,
+				method: "initialize",
+				params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+			},
+			{ jsonrpc: "2.0", method: "notifications/initialized" },
+			{ jsonrpc: "2.0", id: 2, method: "tools/list" },
+		];
+		const input = lines.map((line) => `${JSON.stringify(line)}\n`).join("");
+		// Unbundled: the module graph the server's start initializes (its bundle's lazy parts are the same imports).
+		const traced = spawnSync(
+			process.execPath,
+			["--import", new URL("./fixtures/trace-imports.mjs", import.meta.url).href, binPath, "mcp", "--no-record"],
+			{ encoding: "utf8", env: cleanEnv({ TOOLBELT_NO_BUNDLE: "1" }), cwd: tempDir(), input },
+		);
+		expect(traced.stdout).toContain('"id":2');
+		const modules = traced.stderr.split("\n").filter((line) => line.startsWith("[import] "));
+		// Present, so the trace is real: the SDK's server side is what answers.
+		expect(modules.some((line) => line.includes("@modelcontextprotocol/sdk/dist/esm/server/index.js"))).toBe(true);
+		const unwanted = modules.filter((line) =>
+			/@modelcontextprotocol\/sdk\/dist\/esm\/(client\/|server\/streamableHttp)|node_modules\/(@hono|eventsource|cross-spawn|pkce-challenge)\//.test(
+				line,
+			),
+		);
+		expect(unwanted).toEqual([]);
+		// Bundled (the package's bin): none of Node's HTTP modules that the HTTP transport brings.
+		const bundled = spawnSync(
+			process.execPath,
+			[
+				"--require",
+				fileURLToPath(new URL("./fixtures/trace-node-modules.cjs", import.meta.url)),
+				binPath.replace(/bin\.js$/, "bin.cjs"),
+				"mcp",
+				"--no-record",
+			],
+			{ encoding: "utf8", env: cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") }), cwd: tempDir(), input },
+		);
+		expect(bundled.stdout).toContain('"id":2');
+		const line = bundled.stderr.split("\n").find((text) => text.startsWith("[node-modules] ")) ?? "";
+		const loaded = line.slice("[node-modules] ".length).split(" ");
+		expect(loaded).toEqual(expect.arrayContaining(["fs", "vm"]));
+		expect(loaded.filter((name) => ["http", "http2", "https", "tls"].includes(name))).toEqual([]);
+	});
 });
