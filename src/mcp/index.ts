@@ -4,13 +4,13 @@ export {
 	type McpClientOptions,
 	type McpServerStatus,
 	type McpTools,
-} from "./client.js";
+} from "./client/client.js";
 export {
 	convertCallToolResult,
 	createMcpAgentTool,
 	type McpAgentToolOptions,
 	type McpToolDetails,
-} from "./client-tools.js";
+} from "./client/client-tools.js";
 export {
 	loadMcpConfig,
 	McpConfigError,
@@ -19,14 +19,14 @@ export {
 	type McpStdioServerConfig,
 	type ParseMcpConfigOptions,
 	parseMcpConfig,
-} from "./config.js";
+} from "./client/config.js";
 export {
 	DEFAULT_CALL_TIMEOUT_MS,
 	DEFAULT_CONNECT_TIMEOUT_MS,
 	type McpCallOptions,
 	McpConnection,
 	type McpConnectionOptions,
-} from "./connection.js";
+} from "./client/connection.js";
 export { generateMcpToken, MIN_MCP_TOKEN_LENGTH, mcpTokenProblem } from "./http-auth.js";
 export { normalizeOrigin } from "./http-origin.js";
 export { type McpHttpServer, type McpHttpServerOptions, startMcpHttpServer } from "./http-server.js";
@@ -38,7 +38,7 @@ export {
 	normalizeToolName,
 	normalizeToolSchema,
 	type SchemaDialect,
-} from "./normalize.js";
+} from "./client/normalize.js";
 export {
 	type McpHttpTransportOptions,
 	type McpServerTransportOption,

@@ -2,7 +2,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadMcpConfig, McpConfigError, parseMcpConfig } from "../../src/mcp/config.js";
+import { loadMcpConfig, McpConfigError, parseMcpConfig } from "../../src/mcp/client/config.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 describe("parseMcpConfig", () => {

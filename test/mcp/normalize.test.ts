@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validateToolArguments } from "../../src/engine/validation/validate.js";
-import { mcpToolName, normalizeToolName, normalizeToolSchema } from "../../src/mcp/normalize.js";
+import { mcpToolName, normalizeToolName, normalizeToolSchema } from "../../src/mcp/client/normalize.js";
 
 describe("normalizeToolName", () => {
 	it("replaces characters providers reject and keeps valid names as they are", () => {

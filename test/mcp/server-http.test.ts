@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectMcpServers } from "../../src/mcp/client.js";
+import { connectMcpServers } from "../../src/mcp/client/client.js";
 import { defaultToolsHere } from "../helpers/tool-names.js";
 import { processesMatching, textOf, toolbeltMcpCommand, waitFor } from "./helpers.js";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AnyAgentTool } from "../../src/engine/types.js";
-import { loadMcpTools, type McpTools } from "../../src/mcp/client.js";
+import { loadMcpTools, type McpTools } from "../../src/mcp/client/client.js";
 import { createSafetyLayer } from "../../src/safety/index.js";
 import {
 	confineFileOperations,

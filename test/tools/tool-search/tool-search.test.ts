@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
-import { loadMcpTools, type McpTools } from "../../../src/mcp/client.js";
+import { loadMcpTools, type McpTools } from "../../../src/mcp/client/client.js";
 import { createTool, createToolSearch } from "../../../src/tools/index.js";
 import { createFakeModelStream, fakeModel, textReply, toolCallReply } from "../../helpers/fake-model-stream.js";
 import { resultText } from "../../helpers/results.js";

@@ -1,4 +1,4 @@
-import type { AnyAgentTool } from "../engine/index.js";
+import type { AnyAgentTool } from "../../engine/index.js";
 import { createMcpAgentTool } from "./client-tools.js";
 import { loadMcpConfig, type McpServerConfig } from "./config.js";
 import { McpConnection } from "./connection.js";

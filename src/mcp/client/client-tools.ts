@@ -1,8 +1,8 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { TSchema } from "typebox";
-import type { AgentTool, ToolAccess, ToolResult, ToolResultContent } from "../engine/index.js";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, ToolError, truncateTail } from "../engine/index.js";
-import { fitImage, type ImageLimits } from "../tools/index.js";
+import type { AgentTool, ToolAccess, ToolResult, ToolResultContent } from "../../engine/index.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, ToolError, truncateTail } from "../../engine/index.js";
+import { fitImage, type ImageLimits } from "../../tools/index.js";
 import type { McpConnection } from "./connection.js";
 import { mcpToolName, normalizeToolSchema, type SchemaDialect } from "./normalize.js";
 
