@@ -27,11 +27,6 @@ export {
 	McpConnection,
 	type McpConnectionOptions,
 } from "./client/connection.js";
-export { generateMcpToken, MIN_MCP_TOKEN_LENGTH, mcpTokenProblem } from "./http-auth.js";
-export { normalizeOrigin } from "./http-origin.js";
-export { type McpHttpServer, type McpHttpServerOptions, startMcpHttpServer } from "./http-server.js";
-export { isLoopbackHost } from "./loopback.js";
-export { DEFAULT_MAX_MESSAGE_BYTES } from "./message-limit.js";
 export {
 	MAX_TOOL_NAME_LENGTH,
 	mcpToolName,
@@ -39,6 +34,11 @@ export {
 	normalizeToolSchema,
 	type SchemaDialect,
 } from "./client/normalize.js";
+export { generateMcpToken, MIN_MCP_TOKEN_LENGTH, mcpTokenProblem } from "./http-auth.js";
+export { normalizeOrigin } from "./http-origin.js";
+export { type McpHttpServer, type McpHttpServerOptions, startMcpHttpServer } from "./http-server.js";
+export { isLoopbackHost } from "./loopback.js";
+export { DEFAULT_MAX_MESSAGE_BYTES } from "./message-limit.js";
 export {
 	type McpHttpTransportOptions,
 	type McpServerTransportOption,

@@ -3,8 +3,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { AbortError } from "../../engine/index.js";
-import type { McpServerConfig } from "./config.js";
 import { type ClientSdk, loadClientSdk } from "../sdk-transports.js";
+import type { McpServerConfig } from "./config.js";
 
 /** Default time to start a server and finish the MCP handshake, in ms. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
