@@ -40,6 +40,7 @@ export { type McpHttpServer, type McpHttpServerOptions, startMcpHttpServer } fro
 export { isLoopbackHost } from "./loopback.js";
 export { DEFAULT_MAX_MESSAGE_BYTES } from "./message-limit.js";
 export {
+	MCP_PREPARE_AFTER_MS,
 	type McpHttpTransportOptions,
 	type McpServerTransportOption,
 	type RunMcpServerOptions,

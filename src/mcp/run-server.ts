@@ -85,9 +85,17 @@ export interface RunningMcpServer {
 	close(): Promise<void>;
 }
 
+/**
+ * How long after the tools are made they start what their first call needs (a standby shell,
+ * ripgrep's launcher; `ToolsOptions.prepareAfterMs`): past the handshake (`initialize`, then
+ * `tools/list` at once), which would otherwise wait for their forks, and well before a client's
+ * first call, which comes a model's reply later.
+ */
+export const MCP_PREPARE_AFTER_MS = 100;
+
 function toolsToServe(options: RunMcpServerOptions, jobs: JobRegistry): AnyAgentTool[] {
 	// One session of background jobs for the server's lifetime, shared by every client session.
-	const toolsOptions: ToolsOptions = { ...options.toolsOptions, jobs };
+	const toolsOptions: ToolsOptions = { prepareAfterMs: MCP_PREPARE_AFTER_MS, ...options.toolsOptions, jobs };
 	return createSelectedTools(resolve(options.cwd), options, defaultToolNames, toolsOptions);
 }
 

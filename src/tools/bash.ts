@@ -48,5 +48,5 @@ export const bashToolEntry = toolEntry({
 	definition: createBashToolDefinition,
 	tool: createBashTool,
 	seam: toolSeams.shell,
-	groups: ["coding", "jobs"],
+	groups: ["coding", "jobs", "preparesAhead"],
 });

@@ -264,5 +264,5 @@ export const findToolEntry = toolEntry({
 	definition: createFindToolDefinition,
 	tool: createFindTool,
 	seam: toolSeams.search,
-	groups: ["readOnly", "path"],
+	groups: ["readOnly", "path", "preparesAhead"],
 });

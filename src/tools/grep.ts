@@ -239,5 +239,5 @@ export const grepToolEntry = toolEntry({
 	definition: createGrepToolDefinition,
 	tool: createGrepTool,
 	seam: toolSeams.search,
-	groups: ["readOnly", "path"],
+	groups: ["readOnly", "path", "preparesAhead"],
 });

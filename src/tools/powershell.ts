@@ -47,5 +47,5 @@ export const powerShellToolEntry = toolEntry({
 	definition: createPowerShellToolDefinition,
 	tool: createPowerShellTool,
 	seam: toolSeams.shell,
-	groups: ["jobs"],
+	groups: ["jobs", "preparesAhead"],
 });

@@ -63,6 +63,7 @@ export function createToolDefinition<K extends ToolName>(
 }
 
 const jobToolNames: ReadonlySet<ToolName> = new Set(namesIn("jobs"));
+const preparingToolNames: ReadonlySet<ToolName> = new Set(namesIn("preparesAhead"));
 const sessionJobs = new WeakMap<ToolsOptions, JobRegistry>();
 
 /** The job registry tools made from `options` share (see `ToolsOptions.jobs`). */
@@ -81,7 +82,10 @@ export function jobRegistryOf(options: ToolsOptions): JobRegistry {
  * `options` object share one session of background jobs.
  */
 export function createTool<K extends ToolName>(name: K, cwd: string, options: ToolsOptions = {}): AnyAgentTool {
-	const own: object | undefined = options[name];
+	let own: object | undefined = options[name];
+	if (options.prepareAfterMs !== undefined && preparingToolNames.has(name)) {
+		own = { prepareAfterMs: options.prepareAfterMs, ...own };
+	}
 	if (!jobToolNames.has(name)) return entryOf(name).tool(cwd, own);
 	const jobs = (own as { jobs?: JobRegistry } | undefined)?.jobs ?? jobRegistryOf(options);
 	return entryOf(name).tool(cwd, { ...own, jobs });

@@ -10,9 +10,10 @@ export type ToolWorkspace = Workspace & { search?: SearchOperations };
  * - `readOnly`: the tools that only look (`readOnlyToolNames`, `--read-only`);
  * - `path`: a call acts on one path, so a permission rule naming the tool takes a path pattern;
  * - `optIn`: an entry point serves it only when named (code mode);
- * - `jobs`: it shares the session's background jobs with the other job tools.
+ * - `jobs`: it shares the session's background jobs with the other job tools;
+ * - `preparesAhead`: it starts what its first call needs as it is created (`ToolsOptions.prepareAfterMs`).
  */
-export type ToolGroup = "coding" | "readOnly" | "path" | "optIn" | "jobs";
+export type ToolGroup = "coding" | "readOnly" | "path" | "optIn" | "jobs" | "preparesAhead";
 
 /**
  * What the registry knows of one built-in tool, declared by the tool's own module next to its

@@ -13,4 +13,12 @@ export interface ToolsOptions extends PerToolOptions {
 	 * made from the same options shares it; end it with `dispose()` or `disposeShellProcesses()`.
 	 */
 	jobs?: JobRegistry;
+	/**
+	 * How long after its creation a shell or search tool starts what its first call needs (a
+	 * standby shell, ripgrep's launcher), in ms. Default: 0, at creation; each start forks this
+	 * process (several ms in which it answers nothing). A server that answers a handshake before any
+	 * call sets it (`runMcpServer`: `MCP_PREPARE_AFTER_MS`). A call that begins sooner starts what it
+	 * needs itself.
+	 */
+	prepareAfterMs?: number;
 }

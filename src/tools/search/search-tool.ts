@@ -3,6 +3,7 @@ import type { AgentTool, ToolDefinition, ToolResult, ToolTarget } from "../../en
 import type { SearchBackendName, SearchOperations } from "../../workspace/index.js";
 import { createLocalWorkspace, type Workspace } from "../../workspace/index.js";
 import { createSearchOperations, localFileOperations, searchThroughFiles } from "../../workspace/local/index.js";
+import { prepareAhead } from "../registry/prepare-ahead.js";
 import { toolFrom } from "../tool-definition.js";
 import type { SearchRunResult } from "./run-search.js";
 
@@ -24,6 +25,8 @@ export interface SearchToolOptions {
 	maxBytes?: number;
 	/** Output budget in lines. Default: `DEFAULT_MAX_LINES` (2,000). */
 	maxLines?: number;
+	/** When what the first search needs is started: ms after the tool's creation (see `ToolsOptions.prepareAfterMs`). Default: 0. */
+	prepareAfterMs?: number;
 }
 
 /** Facts grep and find results share, for programs and UIs. */
@@ -121,12 +124,15 @@ export function createSearchTool<TParameters extends TSchema, TDetails, TOptions
 ): AgentTool<TParameters, TDetails> {
 	const { options, run } = spec;
 	const setup = searchToolSetup(spec.cwd, options);
-	// The backend starts what the first search needs now, not inside the call.
-	setup.operations.prepareAtCreation?.();
+	// The backend starts what the first search needs now (or soon), not inside the call.
+	const { prepareAtCreation } = setup.operations;
+	const ahead = prepareAhead(() => prepareAtCreation?.(), options.prepareAfterMs);
 	return toolFrom(spec.definition, {
 		prepareArguments: spec.prepareArguments,
 		target: (args) => searchTarget(setup.workspace, (args as { path?: string }).path),
-		execute: (_toolCallId, args, signal, _onUpdate, call) =>
-			run({ setup, options, args, signal, callTarget: call?.target }),
+		execute: (_toolCallId, args, signal, _onUpdate, call) => {
+			ahead.beforeCall();
+			return run({ setup, options, args, signal, callTarget: call?.target });
+		},
 	});
 }

@@ -2,6 +2,7 @@ import type { AgentTool, ToolDefinition } from "../../engine/index.js";
 import { type CommandTarget, commandTarget } from "../../workspace/index.js";
 import { localShellOperations } from "../../workspace/local/index.js";
 import { compileNewlineCountAhead } from "../read/newline-count.js";
+import { prepareAhead } from "../registry/prepare-ahead.js";
 import { toolFrom } from "../tool-definition.js";
 import { judgeEnvironmentAhead } from "./environment.js";
 import { prepareShellArguments } from "./prepare-arguments.js";
@@ -35,12 +36,17 @@ export interface ShellToolSpec<TSchema extends ShellCommandSchema> {
 export function createShellTool<TSchema extends ShellCommandSchema>(
 	spec: ShellToolSpec<TSchema>,
 ): AgentTool<TSchema, ShellToolDetails> {
-	(spec.options.operations ?? localShellOperations).prepare?.(spec.cwd, "created");
+	const operations = spec.options.operations ?? localShellOperations;
+	const ahead = prepareAhead(() => operations.prepare?.(spec.cwd, "created"), spec.options.prepareAfterMs);
 	judgeEnvironmentAhead();
 	void compileNewlineCountAhead();
+	const execute = shellToolExecute(spec.cwd, spec.options, spec.resolveShell);
 	return toolFrom(spec.definition, {
 		prepareArguments: prepareShellArguments,
 		target: ({ command }) => commandTarget(command, spec.dialect),
-		execute: shellToolExecute(spec.cwd, spec.options, spec.resolveShell),
+		execute: (...call) => {
+			ahead.beforeCall();
+			return execute(...call);
+		},
 	});
 }

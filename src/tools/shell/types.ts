@@ -44,6 +44,8 @@ export interface ShellToolOptions {
 	 * Default: none — the tool sets of `src/tools/index.ts` pass one per tool set.
 	 */
 	jobs?: JobRegistry;
+	/** When the shell its first command runs in is started: ms after the tool's creation (see `ToolsOptions.prepareAfterMs`). Default: 0. */
+	prepareAfterMs?: number;
 }
 
 /** Truncation facts of a shell result: how much output there was and how much the model sees. */

@@ -92,6 +92,12 @@ describe.skipIf(!linux)("a ripgrep pair's shell started ahead", () => {
 	const runningIn = (rgPath: string, pattern = "hit") =>
 		inTreeWhile((signal) => ripgrepGrepStarter(rgPath, orderedRequest(tree(), pattern), undefined, true)(true, signal));
 
+	it("starts one the given time after the tool's creation with prepareAfterMs, not as it is made", async () => {
+		createGrepTool(dir(), { backend: "ripgrep", prepareAfterMs: 300 });
+		expect(waitingShells()).toEqual([]);
+		expect(await eventually(() => waitingShells().length === 1, 5_000)).toBe(true);
+	});
+
 	it("starts one as a search tool is created, waiting outside any project on a socket it alone holds", async () => {
 		await writeTree(tree(), pathOrderTree(3));
 		expect(waitingShells()).toEqual([]);

@@ -1,7 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { runMcpServer } from "../../../src/mcp/index.js";
 import { createBashTool } from "../../../src/tools/bash.js";
 import { disposeShellProcesses } from "../../../src/workspace/local/process/background-registry.js";
 import { deferredJoinCgroupScript, ownCgroupDirectory } from "../../../src/workspace/local/process/cgroup.js";
@@ -330,6 +332,32 @@ done; echo scanned`;
 		expect(next.fromStandby).toBe(true);
 		expect(next.text).toBe("next");
 		expect(existsSync(injected)).toBe(false);
+	});
+
+	it("is started the given time after the tool's creation with prepareAfterMs, not as it is made", async () => {
+		expect(waitingShells()).toBe(0);
+		const tool = createBashTool(tempDir(), { prepareAfterMs: 300 });
+		expect(waitingShells()).toBe(0);
+		expect(await eventually(() => waitingShells() === 1, 5_000)).toBe(true);
+		const first = await runCounted(tool, "echo ok");
+		expect(first).toMatchObject({ text: "ok", fromStandby: true });
+	});
+
+	it("is not started by toolbelt's MCP server as it makes its tools, but once its handshake is past", async () => {
+		// Nothing comes on stdin: the server made its tools and waits for `initialize`.
+		const server = await runMcpServer({
+			cwd: tempDir(),
+			tools: ["bash"],
+			stdin: new PassThrough(),
+			stdout: new PassThrough(),
+		});
+		try {
+			// Its fork would have held up the answer to `initialize` (and to `tools/list`).
+			expect(waitingShells()).toBe(0);
+			expect(await eventually(() => waitingShells() === 1, 5_000)).toBe(true);
+		} finally {
+			await server.close();
+		}
 	});
 
 	it("ends a waiting standby and removes its cgroup on disposal", async () => {
