@@ -95,4 +95,23 @@ describe("the grammars' WebAssembly on the baseline compiler", () => {
 			expect(now.bytes.equals(first.bytes)).toBe(true);
 		}
 	}, 60_000);
+
+	it("a command's help starts under an entry of its own, leaving the command's for its first real run", () => {
+		// The entry holds what its first run compiled: made by `toolbelt mcp --help`, the MCP
+		// server's entry would lack every call's code, and each later session would compile it.
+		const folder = join(tempDir(), "cache", "toolbelt", "v8-code-cache");
+		const env = cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") });
+		for (const args of [
+			["mcp", "--help"],
+			["run", "-h"],
+			["tool", "read", "--help"],
+		]) {
+			const result = spawnSync(process.execPath, [binPath, ...args], { encoding: "utf8", cwd: tempDir(), env });
+			expect(result.status, result.stderr).toBe(0);
+			expect(result.stdout).toContain("Usage: toolbelt");
+		}
+		const entries = readdirSync(folder);
+		expect(entries.filter((name) => name.endsWith("-help.v8cache"))).toHaveLength(1);
+		expect(entries.filter((name) => !name.endsWith("-help.v8cache"))).toEqual([]);
+	}, 60_000);
 });

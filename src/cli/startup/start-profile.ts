@@ -19,13 +19,20 @@ const COMMANDS = ["tool", "tools", "mcp", "run", "undo", "checkpoints"];
  */
 const TOOLS_WITHOUT_GRAMMARS = ["read", "grep", "find", "ls"];
 
+/** The words that ask for a command's help instead of its work. */
+const HELP_WORDS = ["--help", "-h"];
+
 /**
- * The start profile of the command line `args`: the first of a few known command words, else
- * "other"; for `tool`, the first word after it that names a tool without grammars. A guess that
- * is wrong (`--cwd mcp tools` picks mcp) costs only speed: every bundle runs every command, the
- * flags are set at a grammar's first use whatever the profile said, and a cache is then not saved.
+ * The start profile of the command line `args`: `help` when a help word is among them (a command's
+ * help runs none of its work: a `toolbelt mcp --help` that came first would leave the `mcp` entry
+ * without the code a session runs, and every later session would compile it, ~7 ms of its first
+ * call); else the first of a few known command words, else "other"; for `tool`, the first word
+ * after it that names a tool without grammars. A guess that is wrong (`--cwd mcp tools` picks mcp)
+ * costs only speed: every bundle runs every command, the flags are set at a grammar's first use
+ * whatever the profile said, and a cache is then not saved.
  */
 export function startProfile(args: string[]): StartProfile {
+	if (args.some((word) => HELP_WORDS.includes(word))) return { cacheEntry: "help", baselineWebAssembly: false };
 	const at = args.findIndex((word) => COMMANDS.includes(word));
 	const command = args[at] ?? "other";
 	const tool =
