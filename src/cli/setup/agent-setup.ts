@@ -22,6 +22,14 @@ import { withUserDefaults } from "./user-config.js";
 /** Default bound on model requests per prompt in the CLI. */
 export const DEFAULT_CLI_MAX_TURNS = 50;
 
+/**
+ * How long after the agent's tools are made they start what their first call needs
+ * (`ToolsOptions.prepareAfterMs`): past the sending of the model's first request, which comes
+ * 100-300 ms after them (the provider's SDK and Node's fetch load in between), and before its
+ * reply can ask for a call.
+ */
+const AGENT_PREPARE_AFTER_MS = 500;
+
 /** An agent configured from the command line, and what it holds open. */
 export interface AgentSetup {
 	/** The agent, with tools, model and system prompt. */
@@ -104,9 +112,15 @@ export async function createAgentSetup(
 		env: io.env,
 	});
 	const names = selectToolNames(args.values, catalog, process.platform, provider.model);
-	const toolOptions = withDiagnostics({ ...safety.toolOptions, jobs }, diagnostics, {
-		readsPrepare: readsPrepareDiagnostics(safety, names),
-	});
+	// What the tools start ahead for their first call (a fork each) waits until the model's first
+	// request is out: that reply is what the first call waits for anyway.
+	const toolOptions = withDiagnostics(
+		{ prepareAfterMs: AGENT_PREPARE_AFTER_MS, ...safety.toolOptions, jobs },
+		diagnostics,
+		{
+			readsPrepare: readsPrepareDiagnostics(safety, names),
+		},
+	);
 	const tools: AnyAgentTool[] = names.map((name) => catalog.createTool(name, safety.cwd, toolOptions));
 
 	let close = async () => {

@@ -1,3 +1,5 @@
+import { registerSessionCleanup } from "../../workspace/local/index.js";
+
 /** A tool's preparation for its first call, started at its creation or a moment later. */
 export interface PreparedAhead {
 	/** Call as a call begins: a preparation still waiting is dropped, since the call starts what it needs itself. */
@@ -7,9 +9,10 @@ export interface PreparedAhead {
 /**
  * Runs `prepare` (what a tool's first call needs, started ahead: a standby shell, ripgrep's
  * launcher) now, or `afterMs` later on a timer that keeps no process alive. Each such start forks
- * this process, which blocks it for several milliseconds: a server that answers a handshake before
- * any call can come (MCP's `initialize` and `tools/list`) moves them past it, into the pause
- * before the first call (`ToolsOptions.prepareAfterMs`).
+ * this process, which blocks it for several milliseconds: a host that answers a handshake or sends
+ * a model request before any call can come moves them past it, into the pause before the first
+ * call (`ToolsOptions.prepareAfterMs`). A waiting preparation is dropped when the shell processes
+ * are disposed of (`disposeShellProcesses`, a server's close): nothing starts after that.
  */
 export function prepareAhead(prepare: () => void, afterMs = 0): PreparedAhead {
 	if (afterMs <= 0) {
@@ -18,13 +21,15 @@ export function prepareAhead(prepare: () => void, afterMs = 0): PreparedAhead {
 	}
 	let timer: NodeJS.Timeout | undefined = setTimeout(() => {
 		timer = undefined;
+		unregister();
 		prepare();
 	}, afterMs);
 	timer.unref();
-	return {
-		beforeCall: () => {
-			clearTimeout(timer);
-			timer = undefined;
-		},
+	const drop = () => {
+		clearTimeout(timer);
+		timer = undefined;
+		unregister();
 	};
+	const unregister = registerSessionCleanup({ killNow: drop, dispose: async () => drop() });
+	return { beforeCall: drop };
 }

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { prepareAhead } from "../../../src/tools/registry/prepare-ahead.js";
+import { disposeShellProcesses } from "../../../src/workspace/local/index.js";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -39,6 +40,14 @@ describe("prepareAhead", () => {
 		const ahead = prepareAhead(() => prepared++, 40);
 		ahead.beforeCall();
 		ahead.beforeCall();
+		await pause(200);
+		expect(prepared).toBe(0);
+	});
+
+	it("drops a preparation still waiting when the shell processes are disposed of (a server's close)", async () => {
+		let prepared = 0;
+		prepareAhead(() => prepared++, 40);
+		await disposeShellProcesses();
 		await pause(200);
 		expect(prepared).toBe(0);
 	});

@@ -3,13 +3,16 @@ import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { main } from "../../../src/cli/main.js";
 import { runMcpServer } from "../../../src/mcp/index.js";
 import { createBashTool } from "../../../src/tools/bash.js";
 import { disposeShellProcesses } from "../../../src/workspace/local/process/background-registry.js";
 import { deferredJoinCgroupScript, ownCgroupDirectory } from "../../../src/workspace/local/process/cgroup.js";
 import { localeWarmUpScript } from "../../../src/workspace/local/shell/standby-locale.js";
 import { standbyShellStarts } from "../../../src/workspace/local/shell/standby-shell.js";
+import { createMemoryIO } from "../../cli/helpers/memory-io.js";
 import { commandCgroupsUnavailableReason } from "../../helpers/prerequisites.js";
+import { openAIStream, useSseServer } from "../../helpers/sse-server.js";
 import { useTempDir } from "../../helpers/temp-dir.js";
 import { runTool } from "./run-tool.js";
 import { eventually, killMarked, newMarker, processesWithMarker } from "./survivors.js";
@@ -101,6 +104,7 @@ describe("the locales a standby shell loads while it waits", () => {
 const noCgroups = commandCgroupsUnavailableReason();
 describe.skipIf(noCgroups !== undefined)("standby shell", () => {
 	const tempDir = useTempDir();
+	const server = useSseServer();
 	const ownCgroup = "cut -d: -f3 /proc/self/cgroup | tail -n 1";
 
 	it("starts the next commands from a shell that joined a fresh cgroup, one per command, removed after the call", async () => {
@@ -358,6 +362,29 @@ done; echo scanned`;
 		} finally {
 			await server.close();
 		}
+	});
+
+	it("is not started by toolbelt run before the model's first request is out, but while its reply comes", async () => {
+		const flags = ["--provider", "openai", "--base-url", server.openaiBaseUrl, "--model", "test-model"];
+		const argv = ["run", ...flags, "--tools", "bash,read", "--no-record", "hello"];
+		// A first run loads the CLI's modules (seconds, compiled as this suite imports them), so that
+		// the run below reaches its request in a time like the built CLI's.
+		server.push({ events: openAIStream([{ text: "Warm." }, { finish: "stop" }]) });
+		expect(await main(argv, createMemoryIO({ cwd: tempDir() }).io)).toBe(0);
+		await disposeShellProcesses();
+		// A reply that takes 2 s: the shell starts in it, for a call it might ask for.
+		server.push({ events: openAIStream([{ text: "Nothing to run." }, { finish: "stop" }]), eventDelayMs: 1_000 });
+		const { io, stdout } = createMemoryIO({ cwd: tempDir() });
+		expect(waitingShells()).toBe(0);
+		const startedAt = performance.now();
+		const run = main(argv, io);
+		while (server.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 1));
+		// The tools were made after `startedAt`: their shell may start 500 ms after that at the soonest.
+		if (performance.now() - startedAt < 500) expect(waitingShells()).toBe(0);
+		expect(await eventually(() => waitingShells() === 1, 5_000)).toBe(true);
+		expect(server.requests).toHaveLength(2);
+		expect(await run).toBe(0);
+		expect(stdout()).toBe("Nothing to run.\n");
 	});
 
 	it("ends a waiting standby and removes its cgroup on disposal", async () => {
