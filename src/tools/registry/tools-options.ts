@@ -16,9 +16,9 @@ export interface ToolsOptions extends PerToolOptions {
 	/**
 	 * How long after its creation a shell or search tool starts what its first call needs (a
 	 * standby shell, ripgrep's launcher), in ms. Default: 0, at creation; each start forks this
-	 * process (several ms in which it answers nothing). A server that answers a handshake before any
-	 * call sets it (`runMcpServer`: `MCP_PREPARE_AFTER_MS`). A call that begins sooner starts what it
-	 * needs itself.
+	 * process (several ms in which it answers nothing). A host with work of its own before any call
+	 * can come sets it: `runMcpServer` (`MCP_PREPARE_AFTER_MS`, past the handshake), the agent CLI
+	 * (500 ms, past the model's first request). A call that begins sooner starts what it needs itself.
 	 */
 	prepareAfterMs?: number;
 }
