@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BenchCase, BenchOutcome } from "../types.js";
+import type { BenchCase, BenchContext, BenchOutcome } from "../types.js";
 
 /**
  * The built CLI as `toolbelt` starts it (package.json's bin, `dist/cli/bin.cjs`);
@@ -61,6 +61,17 @@ async function warmMcpCodeCache(dataDir: string): Promise<void> {
 	}
 	await pause(500);
 	await writeFile(marker, "");
+}
+
+/** A row's set-up: the group's data folder exists. */
+async function withDataDir({ dataDir }: BenchContext): Promise<void> {
+	await mkdir(dataDir, { recursive: true });
+}
+
+/** An MCP row's set-up: the data folder, and `toolbelt mcp`'s code cache made by a full session. */
+async function withMcpCodeCache({ dataDir }: BenchContext): Promise<void> {
+	await mkdir(dataDir, { recursive: true });
+	await warmMcpCodeCache(dataDir);
 }
 
 function timeCli(args: string[], expect: (stdout: string) => boolean, cwd: string): BenchOutcome {
@@ -226,9 +237,7 @@ export const cases: BenchCase[] = [
 		goal: "≤ 1.5× node -e 0",
 		maxRatio: 1.5,
 		repeat: 9,
-		setup: async ({ dataDir }) => {
-			await mkdir(dataDir, { recursive: true });
-		},
+		setup: withDataDir,
 		toolbelt: async ({ dataDir }) => timeCli(["--version"], (stdout) => /^\d+\.\d+\.\d+/.test(stdout), dataDir),
 		baseline: bareNode,
 	},
@@ -238,9 +247,7 @@ export const cases: BenchCase[] = [
 		goal: "≤ 1.5× node -e 0",
 		maxRatio: 1.5,
 		repeat: 7,
-		setup: async ({ dataDir }) => {
-			await mkdir(dataDir, { recursive: true });
-		},
+		setup: withDataDir,
 		toolbelt: async ({ dataDir }) => timeCli(["tools"], (stdout) => stdout.includes("grep"), dataDir),
 		baseline: bareNode,
 	},
@@ -264,10 +271,7 @@ export const cases: BenchCase[] = [
 		goal: "≤ 2× node -e 0",
 		maxRatio: 2,
 		repeat: 7,
-		setup: async ({ dataDir }) => {
-			await mkdir(dataDir, { recursive: true });
-			await warmMcpCodeCache(dataDir);
-		},
+		setup: withMcpCodeCache,
 		toolbelt: async ({ dataDir }) => timeMcpInitialize(dataDir),
 		baseline: bareNode,
 	},
@@ -277,10 +281,7 @@ export const cases: BenchCase[] = [
 		goal: "≤ 2× bash -c 'echo ok' spawned from Node",
 		maxRatio: 2,
 		repeat: 7,
-		setup: async ({ dataDir }) => {
-			await mkdir(dataDir, { recursive: true });
-			await warmMcpCodeCache(dataDir);
-		},
+		setup: withMcpCodeCache,
 		toolbelt: async ({ dataDir }) => timeMcpFirstBash(dataDir, 1_000),
 	},
 	{
@@ -289,10 +290,7 @@ export const cases: BenchCase[] = [
 		goal: "its diagnostics within the 1.5 s budget",
 		maxMs: 1_500,
 		repeat: 3,
-		setup: async ({ dataDir }) => {
-			await mkdir(dataDir, { recursive: true });
-			await warmMcpCodeCache(dataDir);
-		},
+		setup: withMcpCodeCache,
 		toolbelt: async ({ dataDir }) => timeMcpFirstEdit(dataDir, 3_000),
 	},
 ];

@@ -8,7 +8,7 @@ import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/se
 // connection or an HTTP server is made, not when this part is imported: `toolbelt mcp` over stdio
 // (and every command that only serves) needs neither, and loading them (the HTTP server's framework
 // replaces Node's fetch classes, which loads undici, HTTP/2 and web streams; the client brings
-// OAuth, event-source parsing and a process spawner) was ~45 ms of its start before `initialize`.
+// OAuth, event-source parsing and a process spawner) was ~70 ms of its start before `initialize`.
 
 /** The SDK's client side: the client and the three transports it connects through. */
 export interface ClientSdk {

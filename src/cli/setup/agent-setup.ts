@@ -112,8 +112,8 @@ export async function createAgentSetup(
 		env: io.env,
 	});
 	const names = selectToolNames(args.values, catalog, process.platform, provider.model);
-	// What the tools start ahead for their first call (a fork each) waits until the model's first
-	// request is out: that reply is what the first call waits for anyway.
+	// What the tools start ahead for their first call (a fork each) starts past the model's first
+	// request: its reply is what the first call waits for anyway.
 	const toolOptions = withDiagnostics(
 		{ prepareAfterMs: AGENT_PREPARE_AFTER_MS, ...safety.toolOptions, jobs },
 		diagnostics,

@@ -125,8 +125,7 @@ export function createSearchTool<TParameters extends TSchema, TDetails, TOptions
 	const { options, run } = spec;
 	const setup = searchToolSetup(spec.cwd, options);
 	// The backend starts what the first search needs now (or soon), not inside the call.
-	const { prepareAtCreation } = setup.operations;
-	const ahead = prepareAhead(() => prepareAtCreation?.(), options.prepareAfterMs);
+	const ahead = prepareAhead(() => setup.operations.prepareAtCreation?.(), options.prepareAfterMs);
 	return toolFrom(spec.definition, {
 		prepareArguments: spec.prepareArguments,
 		target: (args) => searchTarget(setup.workspace, (args as { path?: string }).path),
