@@ -349,7 +349,7 @@ done; echo scanned`;
 
 	it("is not started by toolbelt's MCP server as it makes its tools, but once its handshake is past", async () => {
 		// Nothing comes on stdin: the server made its tools and waits for `initialize`.
-		const server = await runMcpServer({
+		const mcp = await runMcpServer({
 			cwd: tempDir(),
 			tools: ["bash"],
 			stdin: new PassThrough(),
@@ -360,7 +360,7 @@ done; echo scanned`;
 			expect(waitingShells()).toBe(0);
 			expect(await eventually(() => waitingShells() === 1, 5_000)).toBe(true);
 		} finally {
-			await server.close();
+			await mcp.close();
 		}
 	});
 
