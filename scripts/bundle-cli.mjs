@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { bundleFileText } from "../dist/cli/startup/bundle-loader.js";
 import { asciiBundleText } from "./ascii-bundle.mjs";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -111,7 +112,7 @@ async function bundle(output, externalPackages) {
 		throw new Error(`bundle-cli: a dynamic import() is left in the bundle (line ${line}: ${code}); make it external.`);
 	}
 	const hash = createHash("sha256").update(text).digest("hex");
-	await writeFile(output, `// toolbelt-bundle sha256=${hash}\n${text}`);
+	await writeFile(output, bundleFileText(text, hash));
 }
 
 /**

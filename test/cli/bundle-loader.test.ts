@@ -1,14 +1,13 @@
 import { createHash } from "node:crypto";
-import { readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bundleHash, loadBundle } from "../../src/cli/startup/bundle-loader.js";
+import { bundleFileText, bundleHash, loadBundle } from "../../src/cli/startup/bundle-loader.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
-/** A bundle as scripts/bundle-cli.mjs writes it: the hash line, then CommonJS code. */
+/** A bundle as scripts/bundle-cli.mjs writes it: the hash line, then the CommonJS code as one script. */
 function writeBundle(path: string, code: string): void {
-	const hash = createHash("sha256").update(code).digest("hex");
-	writeFileSync(path, `// toolbelt-bundle sha256=${hash}\n${code}`);
+	writeFileSync(path, bundleFileText(code, createHash("sha256").update(code).digest("hex")));
 }
 
 const code = `exports.main = async () => 7; exports.createProcessIO = () => ({ from: __filename });
@@ -62,7 +61,24 @@ describe("loadBundle", () => {
 	});
 
 	it("reads the content hash from the first line only", () => {
-		expect(bundleHash(`// toolbelt-bundle sha256=${"a".repeat(64)}\ncode`)).toBe("a".repeat(64));
-		expect(bundleHash(`code\n// toolbelt-bundle sha256=${"a".repeat(64)}\n`)).toBeUndefined();
+		expect(bundleHash(bundleFileText("code", "a".repeat(64)))).toBe("a".repeat(64));
+		expect(bundleHash(`code\n${bundleFileText("code", "a".repeat(64))}`)).toBeUndefined();
+	});
+
+	it("reads an ASCII bundle as one-byte text and any other as UTF-8, as its header says", async () => {
+		const { bundle, madeFrom } = paths();
+		const text = `exports.main = async () => "été ✓"; exports.createProcessIO = () => ({});`;
+		writeBundle(bundle, text);
+		expect(readFileSync(bundle, "latin1").split("\n")[0]).not.toMatch(/ascii/);
+		const loaded = loadBundle({ path: bundle, madeFrom, cacheDirectory: undefined, command: "tool" });
+		expect(await loaded?.entry.main([], {} as never)).toBe("été ✓");
+		writeBundle(bundle, code);
+		expect(readFileSync(bundle, "latin1").split("\n")[0]).toMatch(/ ascii$/);
+	});
+
+	it("is not used when its first line is not this loader's header (a bundle of an older build)", () => {
+		const { bundle, madeFrom } = paths();
+		writeFileSync(bundle, `// toolbelt-bundle sha256=${"a".repeat(64)}\n${code}`);
+		expect(loadBundle({ path: bundle, madeFrom, cacheDirectory: undefined, command: "tool" })).toBeUndefined();
 	});
 });

@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bundleHash, bundleScriptSource, codeCacheEntryName } from "../../src/cli/startup/bundle-loader.js";
+import { bundleHash, codeCacheEntryName } from "../../src/cli/startup/bundle-loader.js";
 import { CODE_CACHE_SUFFIX, CodeCacheStore } from "../../src/cli/startup/code-cache-store.js";
 import { startProfile } from "../../src/cli/startup/start-profile.js";
 import { BASELINE_WEBASSEMBLY_FLAGS } from "../../src/syntax/baseline-wasm/index.js";
@@ -36,8 +36,10 @@ let entryFile = "";
 /** V8's code for a script as long as the bundle's that prints PLANTED, made by a plain `node`. */
 function plantedCodeCache(directory: string): Buffer {
 	const text = readFileSync(bundlePath, "utf8");
-	const payload = 'process.stdout.write("PLANTED\\n"); process.exit(0);';
-	const source = bundleScriptSource(payload + " ".repeat(text.length - payload.length));
+	// A function, as the bundle's script is: the CLI runs what compiling it returns.
+	const payload = '(function () { process.stdout.write("PLANTED\\n"); process.exit(0); })';
+	// The bundle file is the script the CLI compiles: the planted one has its length.
+	const source = payload.padEnd(text.length);
 	const sourceFile = join(directory, "planted.js");
 	const cacheFile = join(directory, "planted.cache");
 	writeFileSync(sourceFile, source);

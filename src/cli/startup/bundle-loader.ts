@@ -1,4 +1,3 @@
-import { isAscii } from "node:buffer";
 import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -46,31 +45,41 @@ export interface LoadBundleOptions {
 	command: string;
 }
 
-// scripts/bundle-cli.mjs starts the bundle with this line; the hash is of everything after it.
-const HEADER = /^\/\/ toolbelt-bundle sha256=([0-9a-f]{64})\n/;
+// The bundle file's first line (see `bundleFileText`): the hash of the bundled code, and whether
+// that code is all ASCII.
+const HEADER = /^\/\/ toolbelt-bundle-script sha256=([0-9a-f]{64})( ascii)?\n/;
+/** The header line's longest length, in bytes. */
+const HEADER_BYTES = 128;
 
 /**
  * Node loads ES modules one file at a time, and before Node 22 keeps none of their compiled code
  * between starts: the CLI's ~180 modules (350 for `mcp`) cost most of its start. The bundle is
  * one CommonJS file, compiled here as a `vm.Script` with V8's code cache, keyed by the bundle's
  * content hash, the Node version and architecture, and the command. Undefined when the bundle is
- * absent or stale (a plain `tsc` build; the modules are used then).
+ * absent, stale (a plain `tsc` build) or of an older build's format: the modules are used then.
  */
 export function loadBundle(options: LoadBundleOptions): LoadedBundle | undefined {
 	let text: string;
+	let hash: string;
 	try {
 		if (statSync(options.madeFrom).mtimeMs > statSync(options.path).mtimeMs) return undefined;
-		// scripts/bundle-cli.mjs writes it in ASCII: read as a one-byte string, no UTF-8 decoding.
 		const bytes = readFileSync(options.path);
-		text = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
+		const header = HEADER.exec(bytes.toString("latin1", 0, HEADER_BYTES));
+		// Not a bundle this loader can run (one from an older build): the modules are used.
+		if (!header?.[1]) return undefined;
+		hash = header[1];
+		// An ASCII bundle (what scripts/bundle-cli.mjs writes) is read as a one-byte string: no UTF-8
+		// decoding, and no check of its 2 MB at every start, since the header says so.
+		text = bytes.toString(header[2] ? "latin1" : "utf8");
 	} catch {
 		return undefined;
 	}
-	const hash = bundleHash(text);
-	const store = hash && options.cacheDirectory ? CodeCacheStore.open(options.cacheDirectory) : undefined;
-	const entryName = hash && codeCacheEntryName(hash, options.command);
-	const cached = entryName ? store?.read(entryName) : undefined;
-	const script = new Script(bundleScriptSource(text), { filename: options.path, cachedData: cached });
+	const store = options.cacheDirectory ? CodeCacheStore.open(options.cacheDirectory) : undefined;
+	const entryName = codeCacheEntryName(hash, options.command);
+	const cached = store?.read(entryName);
+	// The file is the script itself: a source put together here would be copied once more by V8
+	// (flattened) before it is compiled.
+	const script = new Script(text, { filename: options.path, cachedData: cached });
 	// V8 takes a cache only under the flags it was made with: one made after they changed would be
 	// rejected at every next start of this command, so it is not kept.
 	const flagsAtCompile = baselineWebAssemblyFlagsSet();
@@ -84,7 +93,7 @@ export function loadBundle(options: LoadBundleOptions): LoadedBundle | undefined
 	return {
 		entry: module.exports,
 		saveCodeCache: () => {
-			if (saved || !store || !hash || !entryName || (cached && !script.cachedDataRejected)) return;
+			if (saved || !store || (cached && !script.cachedDataRejected)) return;
 			if (baselineWebAssemblyFlagsSet() !== flagsAtCompile) return;
 			saved = true;
 			try {
@@ -102,12 +111,14 @@ export function bundleHash(text: string): string | undefined {
 }
 
 /**
- * The script compiled for the bundle's text: the CommonJS wrapper, plus the names the bundle's
+ * The bundle file's text for the bundled `code` (CommonJS) whose SHA-256 is `hash`: a header line,
+ * then the script `loadBundle` compiles as it is — a function of the CommonJS names plus the names the
  * code was given for its own URL and for importing the packages it leaves outside (sharp,
- * pdfjs-dist…), as a vm.Script has no import() of its own.
+ * pdfjs-dist…), as a vm.Script has no import() of its own. `scripts/bundle-cli.mjs` writes it.
  */
-export function bundleScriptSource(text: string): string {
-	return `(function (exports, require, module, __filename, __dirname, __toolbeltBundleUrl, __toolbeltImport) {${text}\n})`;
+export function bundleFileText(code: string, hash: string): string {
+	const ascii = /[^\0-\x7f]/.test(code) ? "" : " ascii";
+	return `// toolbelt-bundle-script sha256=${hash}${ascii}\n(function (exports, require, module, __filename, __dirname, __toolbeltBundleUrl, __toolbeltImport) {${code}\n})`;
 }
 
 /**
