@@ -79,6 +79,30 @@ function ownModules(loadedByImport) {
 	};
 }
 
+/**
+ * zod's index exports every language of its error messages (`z.locales`, 64 of them, ~270 KB: an
+ * eighth of the `mcp` bundle, read and copied at every start). Neither toolbelt nor the MCP SDK
+ * picks a language, and zod itself uses English by default (imported on its own): the bundle's
+ * `locales` holds English only.
+ */
+function zodEnglishOnly() {
+	return {
+		name: "toolbelt-zod-english-only",
+		setup(build) {
+			build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+				/[\\/]node_modules[\\/]zod[\\/]v4[\\/]/.test(args.importer)
+					? { path: `${args.resolveDir}/../locales/index.js`, namespace: "zod-english-only" }
+					: undefined,
+			);
+			build.onLoad({ filter: /.*/, namespace: "zod-english-only" }, (args) => ({
+				contents: 'export { default as en } from "./en.js";',
+				resolveDir: args.path.replace(/[\\/]index\.js$/, ""),
+				loader: "js",
+			}));
+		},
+	};
+}
+
 async function bundle(output, externalPackages) {
 	const among = (names, specifier) => names.some((name) => specifier === name || specifier.startsWith(`${name}/`));
 	const loadedByImport = (specifier) =>
@@ -95,7 +119,7 @@ async function bundle(output, externalPackages) {
 		outfile: output,
 		external: externalPackages.flatMap((name) => [name, `${name}/*`]),
 		define: { "import.meta.url": "__toolbeltBundleUrl" },
-		plugins: [ownModules(loadedByImport)],
+		plugins: [ownModules(loadedByImport), zodEnglishOnly()],
 		// Shorter names are a smaller cache to load at every start (TOOLBELT_NO_BUNDLE=1 for real stack traces).
 		minify: true,
 		// The bundled packages are also installed (dependencies), with their license files; their own notices stay.

@@ -177,4 +177,31 @@ describe("what a one-shot start loads", () => {
 		expect(loaded).toEqual(expect.arrayContaining(["fs", "vm"]));
 		expect(loaded.filter((name) => ["http", "http2", "https", "tls"].includes(name))).toEqual([]);
 	});
+
+	it("the mcp bundle holds zod's messages in English only, and the bundled server still reports a malformed request in them", () => {
+		const bundle = readFileSync(binPath.replace(/bin\.js$/, "toolbelt-mcp.cjs"), "latin1");
+		expect(bundle).toContain("Invalid input: expected ");
+		// One of zod's 63 other languages (Indonesian), in ASCII so the bundle's escaping cannot hide it.
+		expect(bundle).not.toContain("Input tidak valid");
+		const lines = [
+			{
+				jsonrpc: "2.0",
+				id: 1,
+				method: "initialize",
+				params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+			},
+			{ jsonrpc: "2.0", method: "notifications/initialized" },
+			{ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: 5 } },
+		];
+		const result = spawnSync(process.execPath, [binPath.replace(/bin\.js$/, "bin.cjs"), "mcp", "--no-record"], {
+			encoding: "utf8",
+			env: cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") }),
+			cwd: tempDir(),
+			input: lines.map((line) => `${JSON.stringify(line)}\n`).join(""),
+			timeout: 30_000,
+		});
+		const answer = result.stdout.split("\n").find((line) => line.includes('"id":2')) ?? "";
+		expect(answer).toContain("-32602");
+		expect(answer).toContain("Invalid input: expected string, received number");
+	});
 });
