@@ -38,6 +38,21 @@ function bundledToolRead(flags: string[]) {
 	return spawnSync(process.execPath, argv, { encoding: "utf8", env, cwd: tempDir() });
 }
 
+/** A stdio MCP session's input: `initialize`, its notification, then `request`, one JSON message a line. */
+function mcpSession(request: Record<string, unknown>): string {
+	const lines = [
+		{
+			jsonrpc: "2.0",
+			id: 1,
+			method: "initialize",
+			params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+		},
+		{ jsonrpc: "2.0", method: "notifications/initialized" },
+		request,
+	];
+	return lines.map((line) => `${JSON.stringify(line)}\n`).join("");
+}
+
 describe("what a one-shot start loads", () => {
 	it("the built CLI starts from its bundle: no ES module of dist/ or node_modules is loaded besides bin.js", async () => {
 		await writeFile(join(tempDir(), "a.txt"), "first line\n");
@@ -132,17 +147,7 @@ describe("what a one-shot start loads", () => {
 	});
 
 	it("toolbelt mcp over stdio answers initialize and tools/list without the SDK's client, its HTTP transport or Node's HTTP/2", () => {
-		const lines = [
-			{
-				jsonrpc: "2.0",
-				id: 1,
-				method: "initialize",
-				params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-			},
-			{ jsonrpc: "2.0", method: "notifications/initialized" },
-			{ jsonrpc: "2.0", id: 2, method: "tools/list" },
-		];
-		const input = lines.map((line) => `${JSON.stringify(line)}\n`).join("");
+		const input = mcpSession({ jsonrpc: "2.0", id: 2, method: "tools/list" });
 		// Unbundled: the module graph the server's start initializes (its bundle's lazy parts are the same imports).
 		const traced = spawnSync(
 			process.execPath,
@@ -183,21 +188,11 @@ describe("what a one-shot start loads", () => {
 		expect(bundle).toContain("Invalid input: expected ");
 		// One of zod's 63 other languages (Indonesian), in ASCII so the bundle's escaping cannot hide it.
 		expect(bundle).not.toContain("Input tidak valid");
-		const lines = [
-			{
-				jsonrpc: "2.0",
-				id: 1,
-				method: "initialize",
-				params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-			},
-			{ jsonrpc: "2.0", method: "notifications/initialized" },
-			{ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: 5 } },
-		];
 		const result = spawnSync(process.execPath, [binPath.replace(/bin\.js$/, "bin.cjs"), "mcp", "--no-record"], {
 			encoding: "utf8",
 			env: cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") }),
 			cwd: tempDir(),
-			input: lines.map((line) => `${JSON.stringify(line)}\n`).join(""),
+			input: mcpSession({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: 5 } }),
 			timeout: 30_000,
 		});
 		const answer = result.stdout.split("\n").find((line) => line.includes('"id":2')) ?? "";
