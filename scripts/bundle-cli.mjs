@@ -10,6 +10,7 @@
 // esbuild (an install without dev dependencies) the step is skipped and bin.js loads the modules.
 import { createHash } from "node:crypto";
 import { readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleFileText } from "../dist/cli/startup/bundle-loader.js";
 import { asciiBundleText } from "./ascii-bundle.mjs";
@@ -91,12 +92,12 @@ function zodEnglishOnly() {
 		setup(build) {
 			build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
 				/[\\/]node_modules[\\/]zod[\\/]v4[\\/]/.test(args.importer)
-					? { path: `${args.resolveDir}/../locales/index.js`, namespace: "zod-english-only" }
+					? { path: join(args.resolveDir, "../locales/index.js"), namespace: "zod-english-only" }
 					: undefined,
 			);
 			build.onLoad({ filter: /.*/, namespace: "zod-english-only" }, (args) => ({
 				contents: 'export { default as en } from "./en.js";',
-				resolveDir: args.path.replace(/[\\/]index\.js$/, ""),
+				resolveDir: dirname(args.path),
 				loader: "js",
 			}));
 		},

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bundleFileText, bundleHash, loadBundle } from "../../src/cli/startup/bundle-loader.js";
+import { bundleFileText, bundleHeader, loadBundle } from "../../src/cli/startup/bundle-loader.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 /** A bundle as scripts/bundle-cli.mjs writes it: the hash line, then the CommonJS code as one script. */
@@ -61,8 +61,8 @@ describe("loadBundle", () => {
 	});
 
 	it("reads the content hash from the first line only", () => {
-		expect(bundleHash(bundleFileText("code", "a".repeat(64)))).toBe("a".repeat(64));
-		expect(bundleHash(`code\n${bundleFileText("code", "a".repeat(64))}`)).toBeUndefined();
+		expect(bundleHeader(bundleFileText("code", "a".repeat(64)))).toEqual({ hash: "a".repeat(64), ascii: true });
+		expect(bundleHeader(`code\n${bundleFileText("code", "a".repeat(64))}`)).toBeUndefined();
 	});
 
 	it("reads an ASCII bundle as one-byte text and any other as UTF-8, as its header says", async () => {

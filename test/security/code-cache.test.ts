@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bundleHash, codeCacheEntryName } from "../../src/cli/startup/bundle-loader.js";
+import { bundleHeader, codeCacheEntryName } from "../../src/cli/startup/bundle-loader.js";
 import { CODE_CACHE_SUFFIX, CodeCacheStore } from "../../src/cli/startup/code-cache-store.js";
 import { startProfile } from "../../src/cli/startup/start-profile.js";
 import { BASELINE_WEBASSEMBLY_FLAGS } from "../../src/syntax/baseline-wasm/index.js";
@@ -60,7 +60,7 @@ describe("the bundled CLI's code cache", () => {
 
 	beforeAll(() => {
 		ensureBuiltBundle();
-		const hash = bundleHash(readFileSync(bundlePath, "utf8"));
+		const hash = bundleHeader(readFileSync(bundlePath, "utf8"))?.hash;
 		expect(hash).toBeDefined();
 		entryName = codeCacheEntryName(hash!, readProfile.cacheEntry);
 		entryFile = entryName + CODE_CACHE_SUFFIX;

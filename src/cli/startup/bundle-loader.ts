@@ -64,13 +64,13 @@ export function loadBundle(options: LoadBundleOptions): LoadedBundle | undefined
 	try {
 		if (statSync(options.madeFrom).mtimeMs > statSync(options.path).mtimeMs) return undefined;
 		const bytes = readFileSync(options.path);
-		const header = HEADER.exec(bytes.toString("latin1", 0, HEADER_BYTES));
+		const header = bundleHeader(bytes.toString("latin1", 0, HEADER_BYTES));
 		// Not a bundle this loader can run (one from an older build): the modules are used.
-		if (!header?.[1]) return undefined;
-		hash = header[1];
+		if (!header) return undefined;
+		hash = header.hash;
 		// An ASCII bundle (what scripts/bundle-cli.mjs writes) is read as a one-byte string: no UTF-8
 		// decoding, and no check of its 2 MB at every start, since the header says so.
-		text = bytes.toString(header[2] ? "latin1" : "utf8");
+		text = bytes.toString(header.ascii ? "latin1" : "utf8");
 	} catch {
 		return undefined;
 	}
@@ -105,9 +105,13 @@ export function loadBundle(options: LoadBundleOptions): LoadedBundle | undefined
 	};
 }
 
-/** The content hash `scripts/bundle-cli.mjs` wrote in the bundle's first line; undefined without one. */
-export function bundleHash(text: string): string | undefined {
-	return HEADER.exec(text)?.[1];
+/**
+ * What the first line of a bundle file's `text` says (see `bundleFileText`): the content hash of its
+ * code and whether that code is ASCII; undefined when it does not start with that line.
+ */
+export function bundleHeader(text: string): { hash: string; ascii: boolean } | undefined {
+	const match = HEADER.exec(text);
+	return match?.[1] === undefined ? undefined : { hash: match[1], ascii: match[2] !== undefined };
 }
 
 /**
