@@ -1,3 +1,4 @@
+import { fstatSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { isatty } from "node:tty";
 import { UsageError } from "./args.js";
@@ -52,35 +53,95 @@ export function writeAndFlush(stream: Writable, text: string): Promise<void> {
 	});
 }
 
-/** The real process as a `CliIO`: process streams, env, cwd and SIGINT. */
-export function createProcessIO(): CliIO {
-	// A reader that stops early (`toolbelt tools | head`) closes the pipe; that is not a crash.
-	for (const stream of [process.stdout, process.stderr]) {
-		stream.on("error", (error: NodeJS.ErrnoException) => {
-			if (error.code === "EPIPE") process.exit(0);
-			throw error;
-		});
+/** The real process as a `CliIO`, and when its output is out. */
+export interface ProcessIO extends CliIO {
+	/**
+	 * Resolves once what was written to stdout and stderr is handed to the OS (before the process
+	 * exits). Streams never used are not made for it.
+	 */
+	flushed(): Promise<void>;
+}
+
+/**
+ * True when `descriptor` is a terminal. Only a character device can be one: a pipe, a file or a
+ * closed descriptor is told by its `fstat` alone, without loading `tty` (and `net` and `stream`
+ * behind it, ~5 ms of a start). Windows answers consoles its own way: `isatty` is asked there.
+ */
+function isTerminal(descriptor: number): boolean {
+	try {
+		return (process.platform === "win32" || fstatSync(descriptor).isCharacterDevice()) && isatty(descriptor);
+	} catch {
+		return false;
 	}
-	// isatty, not process.stdin.isTTY: a piped stdin becomes a socket stream when first touched,
-	// which a start that never reads it (a read with its arguments given) need not pay for.
-	const stdinIsTTY = isatty(0);
+}
+
+/** The process's stdout or stderr. A reader that stops early (`toolbelt tools | head`) closes the pipe: that is not a crash. */
+function processOutput(descriptor: 1 | 2): Writable {
+	const stream = descriptor === 1 ? process.stdout : process.stderr;
+	stream.on("error", (error: NodeJS.ErrnoException) => {
+		if (error.code === "EPIPE") process.exit(0);
+		throw error;
+	});
+	return stream;
+}
+
+/**
+ * The real process as a `CliIO`: its streams, env, cwd and SIGINT. Nothing of it is made before a
+ * command asks: Node makes each of stdin, stdout and stderr when first touched (a socket stream
+ * for a pipe: `net` and `stream` loaded), and a start that never reads stdin (a read with its
+ * arguments given), never writes stderr or writes its result into a file need not pay for them.
+ */
+export function createProcessIO(): ProcessIO {
+	const terminals = new Map<number, boolean>();
+	const terminal = (descriptor: number) => {
+		let known = terminals.get(descriptor);
+		if (known === undefined) {
+			known = isTerminal(descriptor);
+			terminals.set(descriptor, known);
+		}
+		return known;
+	};
+	const outputs = new Map<1 | 2, Writable>();
+	const output = (descriptor: 1 | 2) => {
+		let stream = outputs.get(descriptor);
+		if (!stream) {
+			stream = processOutput(descriptor);
+			outputs.set(descriptor, stream);
+		}
+		return stream;
+	};
 	return {
 		get stdin() {
 			return process.stdin;
 		},
-		stdout: process.stdout,
-		stderr: process.stderr,
+		get stdout() {
+			return output(1);
+		},
+		get stderr() {
+			return output(2);
+		},
 		env: process.env,
 		cwd: process.cwd(),
-		isTTY: stdinIsTTY && process.stdout.isTTY === true,
-		stdinIsTTY,
-		stderrIsTTY: process.stderr.isTTY === true,
+		get isTTY() {
+			return terminal(0) && terminal(1);
+		},
+		get stdinIsTTY() {
+			return terminal(0);
+		},
+		get stderrIsTTY() {
+			return terminal(2);
+		},
 		get columns() {
-			return process.stdout.columns ?? process.stderr.columns ?? 80;
+			return (
+				(terminal(1) ? process.stdout.columns : undefined) ?? (terminal(2) ? process.stderr.columns : undefined) ?? 80
+			);
 		},
 		onInterrupt(listener) {
 			process.on("SIGINT", listener);
 			return () => process.off("SIGINT", listener);
+		},
+		async flushed() {
+			for (const stream of outputs.values()) await writeAndFlush(stream, "");
 		},
 	};
 }

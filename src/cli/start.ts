@@ -44,9 +44,11 @@ export async function startCli(cliDirectory: string): Promise<void> {
 	if (bundle) process.once("exit", bundle.saveCodeCache);
 	const { main, createProcessIO } =
 		bundle?.entry ?? (await loadModules(cliDirectory, cacheOff ? undefined : cacheHome));
-	const code = await main(argv, createProcessIO());
+	const io = createProcessIO();
+	const code = await main(argv, io);
 	// Flush piped output before exiting; a lingering handle (stdin, a timer) must not keep us alive.
-	process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
+	await io.flushed();
+	process.exit(code);
 }
 
 /** Without the bundle (a `tsc`-only build): the modules, under Node 22.1+'s own compile cache. */

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,11 +31,25 @@ function tracedRun(argv: string[], cwd: string, env = cleanEnv({ TOOLBELT_NO_BUN
 	return { result, modules };
 }
 
-/** Runs the bundled `toolbelt tool read a.txt` in the temp folder, with Node's `flags` in front (a tracer). */
+/**
+ * Runs the bundled `toolbelt tool read a.txt` in the temp folder, with Node's `flags` in front (a
+ * tracer), its result into `out.txt` (as `> out.txt`: no stream of Node's is needed for a file).
+ */
 function bundledToolRead(flags: string[]) {
 	const argv = [...flags, binPath.replace(/bin\.js$/, "bin.cjs"), "tool", "read", '{"path": "a.txt"}'];
 	const env = cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache") });
-	return spawnSync(process.execPath, argv, { encoding: "utf8", env, cwd: tempDir() });
+	const out = openSync(join(tempDir(), "out.txt"), "w");
+	try {
+		const result = spawnSync(process.execPath, argv, {
+			encoding: "utf8",
+			env,
+			cwd: tempDir(),
+			stdio: ["ignore", out, "pipe"],
+		});
+		return { ...result, stdout: readFileSync(join(tempDir(), "out.txt"), "utf8") };
+	} finally {
+		closeSync(out);
+	}
 }
 
 /** A stdio MCP session's input: `initialize`, its notification, then `request`, one JSON message a line. */
@@ -106,7 +120,7 @@ describe("what a one-shot start loads", () => {
 		expect(unwanted).toEqual([]);
 	});
 
-	it("a bundled toolbelt tool read loads none of Node's network, crypto, compression or thread modules", async () => {
+	it("a bundled toolbelt tool read loads none of Node's network, terminal, crypto, compression or thread modules", async () => {
 		await writeFile(join(tempDir(), "a.txt"), "first line\n");
 		const result = bundledToolRead([
 			"--require",
@@ -120,9 +134,12 @@ describe("what a one-shot start loads", () => {
 		expect(loaded).toEqual(expect.arrayContaining(["fs", "vm"]));
 		// Each is a few milliseconds of a start that never uses it: the sandbox's network modules, a
 		// hash of what was read (one call per process), PDF streams, code mode's threads, and the
-		// WebAssembly flags of the grammars, which a read never parses with (~10 ms for `v8`).
+		// WebAssembly flags of the grammars, which a read never parses with (~10 ms for `v8`); and, its
+		// result going into a file, `net` and `tty` (a terminal check loads them, as would the hooks' launcher).
 		const unwanted = [
 			"v8",
+			"net",
+			"tty",
 			"http",
 			"https",
 			"tls",

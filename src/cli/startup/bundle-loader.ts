@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Script } from "node:vm";
 import { baselineWebAssemblyFlagsSet } from "../../syntax/baseline-wasm/index.js";
-import type { CliIO } from "../io.js";
+import type { CliIO, ProcessIO } from "../io.js";
 import { CodeCacheStore } from "./code-cache-store.js";
 import { deferringRequire } from "./deferred-require.js";
 
@@ -13,7 +13,7 @@ export interface CliEntry {
 	/** The command line (`main.ts`). */
 	main: (argv: string[], io: CliIO) => Promise<number>;
 	/** The process as a `CliIO` (`io.ts`). */
-	createProcessIO: () => CliIO;
+	createProcessIO: () => ProcessIO;
 }
 
 /** A bundle that has run, and how to keep its compiled code for the next start. */

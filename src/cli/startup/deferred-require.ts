@@ -6,8 +6,11 @@
  * `https`, `tls` (which loads `crypto` whole) and `dns/promises`; `zlib` (PDF streams),
  * `worker_threads` (code mode, the backtracking search) and `timers/promises` (waits of the process
  * tree and background jobs); `fs/promises` (the local disk reads and writes small files with
- * synchronous calls) and `readline` (prompts, line-by-line input). Each costs one to several milliseconds to load; together they were
- * 20–30 ms of a `toolbelt tool read`. Only modules whose exports are used inside functions belong
+ * synchronous calls) and `readline` (prompts, line-by-line input); `net` (the hooks' launcher, the
+ * network policy's address checks) and `tty` (is a descriptor a terminal: asked only of a character
+ * device, `io.ts`), which with the `stream` they load are ~5 ms of a start whose output is a pipe
+ * or a file (written directly, `descriptor-output.ts`). Each costs one to several milliseconds to
+ * load; together they were 20–30 ms of a `toolbelt tool read`. Only modules whose exports are used inside functions belong
  * here: a stand-in's first property read, at any time, loads the real module.
  */
 const DEFERRED = new Set(
@@ -24,6 +27,8 @@ const DEFERRED = new Set(
 		"fs/promises",
 		"readline",
 		"readline/promises",
+		"net",
+		"tty",
 	].flatMap((name) => [name, `node:${name}`]),
 );
 
