@@ -13,6 +13,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleFileText } from "../dist/cli/startup/bundle-loader.js";
+import { ajvOnFirstUsePlugin } from "./ajv-on-first-use.mjs";
 import { asciiBundleText } from "./ascii-bundle.mjs";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -120,7 +121,8 @@ async function bundle(output, externalPackages) {
 		outfile: output,
 		external: externalPackages.flatMap((name) => [name, `${name}/*`]),
 		define: { "import.meta.url": "__toolbeltBundleUrl" },
-		plugins: [ownModules(loadedByImport), zodEnglishOnly()],
+		// The SDK's validator module first: `ownModules` would otherwise load it (its filter takes any dist/).
+		plugins: [ajvOnFirstUsePlugin(), ownModules(loadedByImport), zodEnglishOnly()],
 		// Shorter names are a smaller cache to load at every start (TOOLBELT_NO_BUNDLE=1 for real stack traces).
 		minify: true,
 		// The bundled packages are also installed (dependencies), with their license files; their own notices stay.
