@@ -8,10 +8,10 @@
  * tree and background jobs); `fs/promises` (the local disk reads and writes small files with
  * synchronous calls) and `readline` (prompts, line-by-line input); `net` (the hooks' launcher, the
  * network policy's address checks) and `tty` (is a descriptor a terminal: asked only of a character
- * device, `io.ts`), which with the `stream` they load are ~5 ms of a start whose output is a pipe
- * or a file (written directly, `descriptor-output.ts`). Each costs one to several milliseconds to
- * load; together they were 20–30 ms of a `toolbelt tool read`. Only modules whose exports are used inside functions belong
- * here: a stand-in's first property read, at any time, loads the real module.
+ * device, `io.ts`), which a start whose result goes into a file need not load at all. Each costs one
+ * to several milliseconds to load; together they were 20–30 ms of a `toolbelt tool read`. Only
+ * modules whose exports are used inside functions belong here: a stand-in's first property read, at
+ * any time, loads the real module.
  */
 const DEFERRED = new Set(
 	[
