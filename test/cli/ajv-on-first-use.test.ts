@@ -3,27 +3,24 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 // @ts-expect-error A build script in plain JavaScript, without type declarations.
 import { ajvOnFirstUse, ajvOnFirstUsePlugin } from "../../scripts/ajv-on-first-use.mjs";
 import { useTempDir } from "../helpers/temp-dir.js";
 
 const tempDir = useTempDir();
-afterEach(() => {
-	delete (globalThis as { __ajvRan?: number }).__ajvRan;
-});
 const require = createRequire(import.meta.url);
 // The ES module build, which the bundles take (a CommonJS `require` resolves to the other build).
 const providerPath = require
 	.resolve("@modelcontextprotocol/sdk/validation/ajv-provider.js")
 	.replace(/([\\/])dist[\\/]cjs[\\/]/, "$1dist$1esm$1");
 
-/** Marks Ajv's main module, so that a bundle tells whether Ajv's code ran. */
+/** Marks Ajv's main module, so that a bundle tells whether Ajv's code ran (in the `marks` it is run with). */
 const markAjv: esbuild.Plugin = {
 	name: "mark-ajv",
 	setup(build) {
 		build.onLoad({ filter: /[\\/]node_modules[\\/]ajv[\\/]dist[\\/]ajv\.js$/ }, async (args) => ({
-			contents: `${await readFile(args.path, "utf8")}\nglobalThis.__ajvRan = (globalThis.__ajvRan ?? 0) + 1;\n`,
+			contents: `${await readFile(args.path, "utf8")}\nmarks.ajvRan += 1;\n`,
 			loader: "js",
 		}));
 	},
@@ -36,7 +33,9 @@ interface Provider {
 }
 
 /** Bundles the SDK's validator module as the `mcp` bundle does (CommonJS), with or without the change, and loads it. */
-async function loadBundled(lazy: boolean): Promise<{ provider: Provider; ranAtLoad: number }> {
+async function loadBundled(
+	lazy: boolean,
+): Promise<{ provider: Provider; ranAtLoad: number; marks: { ajvRan: number } }> {
 	const entry = join(tempDir(), "entry.mjs");
 	await writeFile(entry, `export { AjvJsonSchemaValidator } from ${JSON.stringify(providerPath)};\n`);
 	const result = await esbuild.build({
@@ -48,11 +47,15 @@ async function loadBundled(lazy: boolean): Promise<{ provider: Provider; ranAtLo
 		plugins: lazy ? [ajvOnFirstUsePlugin(), markAjv] : [markAjv],
 		logLevel: "silent",
 	});
-	const globals = globalThis as { __ajvRan?: number };
-	globals.__ajvRan = 0;
+	const marks = { ajvRan: 0 };
 	const module = { exports: {} as Provider };
-	new Function("module", "exports", "require", result.outputFiles[0]?.text ?? "")(module, module.exports, require);
-	return { provider: module.exports, ranAtLoad: globals.__ajvRan };
+	new Function("module", "exports", "require", "marks", result.outputFiles[0]?.text ?? "")(
+		module,
+		module.exports,
+		require,
+		marks,
+	);
+	return { provider: module.exports, ranAtLoad: marks.ajvRan, marks };
 }
 
 describe("the MCP SDK's validator with Ajv loaded on first use (scripts/ajv-on-first-use.mjs)", () => {
@@ -67,7 +70,7 @@ describe("the MCP SDK's validator with Ajv loaded on first use (scripts/ajv-on-f
 			properties: { when: { type: "string", format: "date" } },
 			required: ["when"],
 		});
-		expect((globalThis as { __ajvRan?: number }).__ajvRan).toBe(1);
+		expect(lazy.marks.ajvRan).toBe(1);
 		expect(validate({ when: "2026-12-05" }).valid).toBe(true);
 		// The formats came along: a date that is not one is refused, in Ajv's words.
 		const refused = validate({ when: "yesterday" });
