@@ -4,6 +4,7 @@
 // empty line is 0), `process.kill(-1, …)` (every process root may signal), or the group's id would
 // end the whole run at once, leaving no failing test and no stack to read: one CI run ended so
 // (SIGKILL, exit 137) with every finished file green. Signal 0 (a liveness check) stays allowed.
+import { ChildProcess } from "node:child_process";
 import { readProcStat } from "../../src/workspace/local/process/proc-stat.js";
 
 /** Marks the guarded `process.kill`: a shared worker runs this file again for each test file. */
@@ -30,4 +31,20 @@ if (!(guarded in process.kill)) {
 		return originalKill(pid, signal);
 	};
 	process.kill = Object.assign(guardedKill, { [guarded]: true });
+}
+
+// A child whose spawn failed keeps its handle until Node reports the failure on the next tick; a
+// `kill` in between goes to a pid libuv never set (0 on Node 20: the run's whole group, as above).
+// toolbelt signals children through `signalChild`, which sends nothing then; this fails any other.
+if (!(guarded in ChildProcess.prototype.kill)) {
+	const originalChildKill = ChildProcess.prototype.kill;
+	const guardedChildKill = function (this: ChildProcess, signal?: NodeJS.Signals | number): boolean {
+		if (this.pid === undefined && (this as unknown as { _handle?: unknown })._handle) {
+			throw new Error(
+				"refused: ChildProcess.kill on a child whose spawn failed, before Node reported it, would signal a pid libuv never set (0: the test run's process group)",
+			);
+		}
+		return originalChildKill.call(this, signal);
+	};
+	ChildProcess.prototype.kill = Object.assign(guardedChildKill, { [guarded]: true });
 }

@@ -11,7 +11,7 @@ import {
 import { Socket } from "node:net";
 import { join } from "node:path";
 import { singleQuoted } from "../../workspace/index.js";
-import { atProcessEnd, signalProcess, stopProcess } from "../../workspace/local/index.js";
+import { atProcessEnd, signalChild, signalProcess, stopProcess } from "../../workspace/local/index.js";
 import { HOOK_CAPTURE_BYTES } from "./hook-output.js";
 import { removeAbandonedSlots, SLOTS_PREFIX, slotsParent } from "./hook-slots.js";
 import { type LauncherKind, launcherKind, launcherProgram } from "./launcher-programs.js";
@@ -159,7 +159,7 @@ function stopLauncher(state: LauncherState, reason: string, failed = false): voi
 	for (const pid of state.running) killHook(pid);
 	for (const pending of state.pending.values()) pending.settle({ kind: "error", values: [reason] });
 	state.pending.clear();
-	state.child.kill("SIGKILL");
+	signalChild(state.child, "SIGKILL");
 	rmSync(state.root, { recursive: true, force: true });
 }
 

@@ -33,7 +33,7 @@ export {
 	processGroupOf,
 	type TerminateOptions,
 } from "./process/process-tree.js";
-export { signalProcess, signalProcessGroup, stopProcess } from "./process/signal.js";
+export { signalChild, signalProcess, signalProcessGroup, stopProcess } from "./process/signal.js";
 export {
 	findTrustedProgram,
 	noteWritableRoots,

@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { readProcStat } from "./proc-stat.js";
 
 /**
@@ -41,6 +42,18 @@ export function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
 	} catch {
 		return false;
 	}
+}
+
+/**
+ * Sends `signal` to a child toolbelt spawned. False, with nothing sent, when its spawn failed (it
+ * has no pid): until Node reports the failure on the next tick, the child's handle stays open, and
+ * Node 20 then signals pid 0, which `kill(2)` reads as toolbelt's own process group, taking the
+ * shell, the MCP client or the CI job that started toolbelt with it (a standby shell whose folder
+ * had just been removed killed a whole CI run so). Every `ChildProcess` is signalled through here.
+ */
+export function signalChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): boolean {
+	if (child.pid === undefined) return false;
+	return child.kill(signal);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { AbortError, ToolError } from "../../../engine/index.js";
+import { signalChild } from "../process/signal.js";
 import { readCallsOf } from "./read-calls.js";
 import {
 	launcherReady,
@@ -162,7 +163,7 @@ function directRun(child: RipgrepChild): RunningRipgrep {
 	});
 	const running = () => child.exitCode === null && child.signalCode === null;
 	const kill = () => {
-		if (running()) child.kill("SIGKILL");
+		if (running()) signalChild(child, "SIGKILL");
 	};
 	return { stdout: child.stdout, finished, kill, pid: () => (running() ? child.pid : undefined) };
 }

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import { killCommandCgroup, settleCgroupProbe } from "../process/cgroup.js";
 import type { ProcessContainment } from "../process/containment.js";
-import { signalProcessGroup } from "../process/signal.js";
+import { signalChild, signalProcessGroup } from "../process/signal.js";
 
 // A standby shell (standby-shell.ts), its pipes, and the first one's answer: whether it could join
 // its cgroup, which decides whether commands run in cgroups at all.
@@ -42,7 +42,7 @@ export function streamsOf(child: ChildProcess): (Socket | null | undefined)[] {
 export function killGroup(child: ChildProcess): void {
 	// No group left to signal: the shell alone, if it is still there.
 	const groupSignalled = child.pid !== undefined && signalProcessGroup(child.pid, "SIGKILL");
-	if (!groupSignalled) child.kill("SIGKILL");
+	if (!groupSignalled) signalChild(child, "SIGKILL");
 }
 
 /**

@@ -16,6 +16,7 @@ import {
 	type ProcessContainment,
 	releaseContainment,
 } from "../process/containment.js";
+import { signalChild } from "../process/signal.js";
 import { keepOrRelease } from "./left-running.js";
 import { relayAheadTarget, relayCat, wrapperShell } from "./output-relay.js";
 import { awaitJoinReport, killGroup, type StandbyShell, streamsOf } from "./standby-answer.js";
@@ -179,7 +180,7 @@ function spawnStandby(
 	shell.unregister = registerSessionCleanup({
 		killNow: () => {
 			killCommandCgroup(cgroup);
-			child.kill("SIGKILL");
+			signalChild(child, "SIGKILL");
 		},
 		dispose: () => {
 			if (waiting === shell) waiting = undefined;

@@ -1,4 +1,5 @@
 import { AbortError, stoppableSignal, ToolError } from "../../../engine/index.js";
+import { signalChild } from "../../local/index.js";
 import type { GrepLine, GrepRequest, ListFilesRequest } from "../../search/types.js";
 import { enterFolderArguments, enterFolderScript } from "../files/enter-folder.js";
 import type { RemoteTransport } from "../transport/transport.js";
@@ -142,7 +143,7 @@ async function* streamGrep(options: {
 		pattern,
 		String(REMOTE_GREP_LINE_BYTES + 1),
 	]);
-	const kill = () => child.kill("SIGKILL");
+	const kill = () => signalChild(child, "SIGKILL");
 	signal.addEventListener("abort", kill, { once: true });
 	let stderr = "";
 	child.stderr.setEncoding("utf8");
@@ -196,7 +197,7 @@ async function* streamGrep(options: {
 		finished = true;
 		pending.wake();
 		signal.removeEventListener("abort", kill);
-		if (child.exitCode === null) child.kill("SIGKILL");
+		if (child.exitCode === null) signalChild(child, "SIGKILL");
 		options.stopNames();
 	}
 }

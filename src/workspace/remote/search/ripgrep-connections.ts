@@ -1,5 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import type { RipgrepLauncher } from "../../local/index.js";
+import { type RipgrepLauncher, signalChild } from "../../local/index.js";
 import { enterFolderArguments, enterFolderScript } from "../files/enter-folder.js";
 import { shellQuoteOneLine } from "../transport/shell-quote.js";
 import type { RemoteTransport } from "../transport/transport.js";
@@ -54,7 +54,7 @@ export function createRipgrepConnections(transport: RemoteTransport): RipgrepCon
 			(child) => {
 				opening = false;
 				child.stdin.on("error", () => {});
-				if (spare || closed) child.kill("SIGKILL");
+				if (spare || closed) signalChild(child, "SIGKILL");
 				else spare = child;
 			},
 			() => {
@@ -99,7 +99,7 @@ export function createRipgrepConnections(transport: RemoteTransport): RipgrepCon
 		launcherFor,
 		close: () => {
 			closed = true;
-			spare?.kill("SIGKILL");
+			if (spare) signalChild(spare, "SIGKILL");
 			spare = undefined;
 		},
 	};

@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import { AbortError } from "../../../engine/index.js";
+import { signalChild } from "../../local/index.js";
 import { GIT_EXCLUDE, IGNORE_FILE_NAMES } from "../../search/ignore-rules.js";
 import { enterFolderArguments, enterFolderScript } from "../files/enter-folder.js";
 import type { RemoteRunResult } from "../transport/run-remote.js";
@@ -118,7 +119,7 @@ export async function* streamSortedFiles(
 ): AsyncGenerator<string[]> {
 	const { root } = request;
 	const child = await transport.spawn(sortedListScript, enterFolderArguments(request));
-	const kill = () => child.kill("SIGKILL");
+	const kill = () => signalChild(child, "SIGKILL");
 	signal.addEventListener("abort", kill, { once: true });
 	child.stdin.on("error", () => {});
 	child.stdin.end();
@@ -147,6 +148,6 @@ export async function* streamSortedFiles(
 		if (code !== 0 && !listed) throw new Error(`Listing ${root} on the remote side failed: ${stderrSummary(stderr)}`);
 	} finally {
 		signal.removeEventListener("abort", kill);
-		if (child.exitCode === null) child.kill("SIGKILL");
+		if (child.exitCode === null) signalChild(child, "SIGKILL");
 	}
 }

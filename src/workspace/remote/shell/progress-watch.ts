@@ -1,4 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { signalChild } from "../../local/index.js";
 import type { TailBudget } from "../../shell/output-tail.js";
 import type { RemoteTransport } from "../transport/transport.js";
 import { KeptOutputReader, keptOutputWatchScript, previewOf } from "./kept-output.js";
@@ -37,7 +38,7 @@ export function watchProgress(transport: RemoteTransport, options: ProgressWatch
 			String(options.keep),
 			every,
 		]);
-		if (stopped) return void started.kill();
+		if (stopped) return void signalChild(started);
 		child = started;
 		const reader = new KeptOutputReader((frame) => {
 			if (!stopped) options.onPreview(previewOf(frame, options.budget));
@@ -53,7 +54,7 @@ export function watchProgress(transport: RemoteTransport, options: ProgressWatch
 		stop: () => {
 			stopped = true;
 			clearTimeout(timer);
-			child?.kill();
+			if (child) signalChild(child);
 		},
 	};
 }

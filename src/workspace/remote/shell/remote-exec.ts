@@ -1,3 +1,4 @@
+import { signalChild } from "../../local/index.js";
 import type { KeptOutputOptions, ShellExecRequest, ShellExecResult } from "../../shell/exec-types.js";
 import { pipeStdinWriter } from "../../shell/stdin-writer.js";
 import { firstFrameBytes, keepBytes } from "../transport/frame-size.js";
@@ -142,10 +143,10 @@ export async function runInSession(
 	const kill = (reason: "timeout" | "abort") => {
 		if (killedBy || state.exitStatus !== undefined) return;
 		killedBy = reason;
-		const local = setTimeout(() => session.child.kill("SIGKILL"), 5000);
+		const local = setTimeout(() => signalChild(session.child, "SIGKILL"), 5000);
 		const stop = state.pid ? runRemote(transport, killScript, [String(state.pid)]) : Promise.resolve();
-		void stop.catch(() => session.child.kill("SIGKILL")).finally(() => clearTimeout(local));
-		if (!state.pid) session.child.kill("SIGKILL");
+		void stop.catch(() => signalChild(session.child, "SIGKILL")).finally(() => clearTimeout(local));
+		if (!state.pid) signalChild(session.child, "SIGKILL");
 	};
 	const timer = setTimeout(() => kill("timeout"), request.timeoutMs);
 	const onAbort = () => kill("abort");

@@ -1,5 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { atProcessEnd } from "../../local/index.js";
+import { atProcessEnd, signalChild } from "../../local/index.js";
 import type {
 	KeptOutputOptions,
 	KeptOutputResult,
@@ -215,7 +215,7 @@ export function createRemoteShellOperations(
 				pool.close().then(() => remove(keptFiles.leftAfterClose(via ? orphans : [], via), undefined)),
 				...entries.map(async ({ child, pid }) => {
 					if (pid) await runRemote(transport, killScript, [String(pid)]).catch(() => {});
-					child.kill("SIGKILL");
+					signalChild(child, "SIGKILL");
 				}),
 			]);
 		},

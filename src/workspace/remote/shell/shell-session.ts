@@ -1,5 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { signalChild } from "../../local/index.js";
 import { sessionScript } from "../transport/session-script.js";
 import { shellQuoteOneLine } from "../transport/shell-quote.js";
 import type { RemoteTransport } from "../transport/transport.js";
@@ -217,7 +218,7 @@ export class ShellSession {
 		let timer: NodeJS.Timeout | undefined;
 		const late = new Promise<void>((resolve) => {
 			timer = setTimeout(() => {
-				this.child.kill("SIGKILL");
+				signalChild(this.child, "SIGKILL");
 				resolve();
 			}, CLOSE_WAIT_MS);
 		});

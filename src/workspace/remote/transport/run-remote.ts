@@ -1,4 +1,5 @@
 import { AbortError } from "../../../engine/index.js";
+import { signalChild } from "../../local/index.js";
 import type { RemoteTransport } from "./transport.js";
 
 /** Options of `runRemote`. */
@@ -41,7 +42,7 @@ export async function runRemote(
 	// A client that died early makes writing fail with EPIPE; the exit code tells what happened.
 	child.stdin.on("error", () => {});
 	child.stdin.end(options.stdin ?? undefined);
-	const kill = () => child.kill("SIGKILL");
+	const kill = () => signalChild(child, "SIGKILL");
 	options.signal?.addEventListener("abort", kill, { once: true });
 	try {
 		const exitCode = await new Promise<number | null>((resolve, reject) => {
