@@ -15,7 +15,10 @@ export function emitSafely<TEvent>(listener: ((event: TEvent) => unknown) | unde
 	}
 }
 
-/** A throttle that delivers the first value at once, then at most one value per interval (the latest). */
+/**
+ * A throttle that delivers the first value at once, then at most one value per interval (the latest),
+ * the interval counted from the end of the previous delivery.
+ */
 export interface Throttle<T> {
 	/** Offers a value; it is delivered now or at the end of the current interval. */
 	push(value: T): void;
@@ -41,8 +44,14 @@ export function createThrottle<T>(intervalMs: number, deliver: (value: T) => voi
 		}
 		const { value } = pending;
 		pending = undefined;
+		// The interval counts from the end of a delivery, so a slow receiver is never handed the next
+		// value sooner than an interval after it finished (and a push made inside `deliver` waits too).
 		lastDelivery = monotonicMs();
-		deliver(value);
+		try {
+			deliver(value);
+		} finally {
+			lastDelivery = monotonicMs();
+		}
 	};
 	return {
 		push(value) {
