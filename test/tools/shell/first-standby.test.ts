@@ -92,6 +92,7 @@ describe.skipIf(noCgroups !== undefined)("the first command of a fresh process",
 		const [cgroup, ...output] = (first?.text ?? "").split("\n");
 		expect(cgroup).toMatch(/\/toolbelt-\d+-[0-9a-f]+\/run-\d+$/);
 		expect(output.join("\n")).toContain("1\n2\n3");
+		expect(output).toContain("relay in the cgroup");
 		// Run by the standby itself, not by a second bash it execs.
 		expect(output).toContain("toolbelt-standby");
 		// Both sleeps, the one in its own session too: the cgroup holds them.
@@ -123,7 +124,7 @@ describe.skipIf(noCgroups !== undefined)("the first command of a fresh process",
 	}, async ({ onTestFinished }) => {
 		const { child, printed } = await startFresh("joins-idle", 1, {}, onTestFinished);
 		expect(printed[0]?.base).toMatch(/\/toolbelt-\d+-[0-9a-f]+$/);
-		// The standby's shell (and its relay, started once it joined).
+		// The standby's shell, and its relay once it joined too.
 		expect(printed[0]?.text).toMatch(/^\d+( \d+)*$/);
 		if (child.exitCode === null) await once(child, "exit");
 		expect(await eventually(() => !existsSync(printed[0]?.base ?? ""))).toBe(true);
@@ -172,6 +173,7 @@ describe.skipIf(noCgroups !== undefined)("the first command of a fresh process",
 			const [cgroup, ...output] = (first?.text ?? "").split("\n");
 			expect(cgroup).toMatch(new RegExp(`${delegatedName}/toolbelt-\\d+-[0-9a-f]+/run-\\d+$`));
 			expect(output.join("\n")).toContain("1\n2\n3");
+			expect(output).toContain("relay in the cgroup");
 			expect(output).toContain("toolbelt-standby");
 			expect(first?.backgroundPids).toHaveLength(2);
 			expect(second).toMatchObject({ text: "second", fromStandby: true });

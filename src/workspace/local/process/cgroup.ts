@@ -296,20 +296,28 @@ export function joinCgroupScript(cgroup: string): string {
 }
 
 /**
- * The two halves of `joinCgroupScript` for a shell that joins long before it runs its command (a
+ * The halves of `joinCgroupScript` for a shell that joins long before it runs its command (a
  * standby shell): `join` moves it and remembers a failure; `refuseUnlessJoined`, run once the
- * command's output goes where the model reads it, refuses as `joinCgroupScript` does.
+ * command's output goes where the model reads it, refuses as `joinCgroupScript` does. `joinSubshell`
+ * moves a bash subshell of it (its output relay, started before the shell joins) and ignores a
+ * failure: that subshell stays in the shell's process group.
  */
-export function deferredJoinCgroupScript(cgroup: string): { join: string; refuseUnlessJoined: string } {
+export function deferredJoinCgroupScript(cgroup: string): {
+	join: string;
+	refuseUnlessJoined: string;
+	joinSubshell: string;
+} {
 	return {
-		join: `${moveIntoCgroup(cgroup)} || toolbelt_not_joined=1`,
+		join: `${moveIntoCgroup(cgroup, "$$")} || toolbelt_not_joined=1`,
 		refuseUnlessJoined: `if [ -n "$toolbelt_not_joined" ]; then ${refusal}; fi`,
+		joinSubshell: moveIntoCgroup(cgroup, "$BASHPID"),
 	};
 }
 
-function moveIntoCgroup(cgroup: string): string {
+/** Shell text that writes the pid `pid` (a shell expression) into `cgroup`, quietly. */
+function moveIntoCgroup(cgroup: string, pid = "$$"): string {
 	const procs = `'${join(cgroup, "cgroup.procs").replaceAll("'", `'\\''`)}'`;
-	return `printf '%s\\n' "$$" 2>/dev/null > ${procs}`;
+	return `printf '%s\\n' "${pid}" 2>/dev/null > ${procs}`;
 }
 
 /** SIGKILLs every process of the cgroup and below (`cgroup.kill` where the kernel has it). */

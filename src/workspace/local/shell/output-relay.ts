@@ -86,25 +86,49 @@ export function wrapperScript(): string {
 }
 
 /**
- * The relay of a shell started before its command (a standby shell, `standby-launch.ts`): the
- * shell's stdout goes into the relay's pipe now. The relay announces its pid on fd 3 at once (so
- * that the pid is known as the command starts, and no process of the command is ever taken for the
- * relay), then waits for one line on fd 3, the path to open for appending
- * (`/proc/<toolbelt's pid>/fd/<n>`), before it copies. fd 3 is a socket from toolbelt, which no
- * other process can open through `/proc`: the destination comes from toolbelt alone. stderr is
- * left as it is: the launch points it at stdout (`relayAheadLaunchLine`), so that nothing the shell
- * says before (a locale warning while the command's variables are set) reaches the output. `cat`
- * is from `relayCat`; `launchFd` the shell's launch socket, which the relay closes (toolbelt waits
- * for its end). One line of shell text, as every part of the standby's script is (see
- * `standbyScript`). Only where cgroups are used, so on Linux, with a bash that has `$BASHPID`.
+ * The relay of a shell started before its command (a standby shell, `standby-launch.ts`), started
+ * as the shell starts, before it joins its cgroup: its forks (the process substitution, and the
+ * background subshell that keeps the relay from being the command's child) and their reaping are
+ * then off the path of a call made at once, where they took 6–12 ms after the join on a machine
+ * whose forks are slow. The shell's stdout goes into the relay's pipe now. The relay announces its
+ * pid on fd 3 at once (so that the pid is known as the command starts, and no process of the
+ * command is ever taken for the relay). A `held` relay then waits for an empty line on fd 3, the
+ * word toolbelt sends the shell too when it may join; then it moves itself into the cgroup
+ * (`joinRelay`; a relay that cannot stays in the shell's process group and still ends with its
+ * pipe), waits for one line on fd 3, the path to open for appending (`/proc/<toolbelt's
+ * pid>/fd/<n>`), and becomes the `cat` that copies. fd 3 is a socket from toolbelt, which no other
+ * process can open through `/proc`: the destination comes from toolbelt alone. stderr is left as
+ * it is: the launch points it at stdout (`relayAheadLaunchLine`), so that nothing the shell says
+ * before (a locale warning while the command's variables are set) reaches the output. `cat` is
+ * from `relayCat`; the relay closes the shell's launch socket (`launchFd`; toolbelt waits for its
+ * end) and `answerFd`, where the first standby keeps its stdout for its answer. One line of shell
+ * text, as every part of the standby's script is (see `standbyScript`). Only where cgroups are
+ * used, so on Linux, with a bash that has `$BASHPID`.
  */
-export function relayAheadScript(cat: string, launchFd: number): string {
-	const relay = `trap "" TERM; exec ${launchFd}<&-; printf "%s\\n" "$BASHPID" >&3; IFS= read -r -u 3 toolbelt_output && exec >>"$toolbelt_output" && exec -a ${RELAY_NAME} ${cat}`;
-	return `exec > >( (${relay}) <&0 & ) 3>&-; ${reapRelayStarter}`;
+export function relayAheadScript(options: {
+	cat: string;
+	launchFd: number;
+	answerFd: number;
+	held: boolean;
+	joinRelay: string;
+}): string {
+	const { cat, launchFd, answerFd, held, joinRelay } = options;
+	const steps = [
+		'trap "" TERM',
+		`exec ${launchFd}<&- ${answerFd}>&-`,
+		'printf "%s\\n" "$BASHPID" >&3',
+		...(held ? ["IFS= read -r -u 3 toolbelt_go || exit 0"] : []),
+		joinRelay,
+		`IFS= read -r -u 3 toolbelt_output && exec >>"$toolbelt_output" && exec -a ${RELAY_NAME} ${cat}`,
+	];
+	return `exec > >( (${steps.join("; ")}) <&0 & ) 3>&-; ${reapRelayStarter}`;
 }
 
 /** The launch's line that sends the command's stderr where its stdout goes, into the relay started ahead. */
 export const relayAheadLaunchLine = "exec 2>&1";
+
+/** What toolbelt writes on fd 3 of a held shell whose relay started ahead when the shell may join: the relay joins too. */
+export const relayAheadJoinWord = "\n";
 
 /** The line toolbelt writes on fd 3 of a shell whose relay started ahead: where the relay appends. */
 export function relayAheadTarget(outputFile: number): string {

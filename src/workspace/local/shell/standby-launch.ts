@@ -101,17 +101,17 @@ export function launchScript(command: StandbyCommand, containment: ProcessContai
 }
 
 /**
- * Joins the cgroup, starts the command's output relay (inside the cgroup, so it ends with it), then
- * waits for the launch on fd 4: its length in bytes on one line, then the script, read in one go
- * (`read -N` reads a pipe in chunks, where other forms read byte by byte; the waiting shell's
+ * Starts the command's output relay, joins the cgroup (the relay joins too, so it ends with it),
+ * then waits for the launch on fd 4: its length in bytes on one line, then the script, read in one
+ * go (`read -N` reads a pipe in chunks, where other forms read byte by byte; the waiting shell's
  * locale is C, so characters are bytes). fd 4 is a socket, which no other process can open through
  * `/proc` to slip in a launch of its own. An empty or short launch (toolbelt went away) ends the
- * shell. A `held` one first waits for an empty line on fd 4 before it joins. The relay started
- * before the launch takes the forks and the exec of `cat` off the command's path; `cat` is
- * `relayCat`, a trusted absolute path (`relayCat` in output-relay.ts). A plain bash command is
- * run by the shell itself (standby-in-place.ts). First, the locales the command will likely name are
- * loaded (`localeWarmUp`). One line of shell text: line numbers in a command run in place count
- * from it.
+ * shell. A `held` one first waits for an empty line on fd 4 before it joins, and its relay for one
+ * on fd 3. The relay started as the shell starts takes its forks off the path of the first call
+ * (`relayAheadScript`); `cat` is `relayCat`, a trusted absolute path (`relayCat` in
+ * output-relay.ts). A plain bash command is run by the shell itself (standby-in-place.ts). First,
+ * the locales the command will likely name are loaded (`localeWarmUp`). One line of shell text:
+ * line numbers in a command run in place count from it.
  */
 export function standbyScript(options: {
 	cgroup: string;
@@ -122,16 +122,17 @@ export function standbyScript(options: {
 	localeWarmUp?: string;
 }): string {
 	const { cgroup, reportJoin, held, relayCat, localeWarmUp = "" } = options;
-	const { join, refuseUnlessJoined } = deferredJoinCgroupScript(cgroup);
+	const { join, refuseUnlessJoined, joinSubshell } = deferredJoinCgroupScript(cgroup);
 	return [
 		"set +o posix",
 		...(localeWarmUp === "" ? [] : [localeWarmUp]),
+		// The first standby's stdout is a pipe to toolbelt: kept on fd 5 for its answer, as the relay takes stdout.
+		...(reportJoin ? ["exec 5>&1"] : []),
+		relayAheadScript({ cat: relayCat, launchFd: 4, answerFd: 5, held, joinRelay: joinSubshell }),
 		...(held ? ["IFS= read -r -u 4 toolbelt_go || exit 0", "unset toolbelt_go"] : []),
 		join,
-		// The first standby's stdout is a pipe to toolbelt until the launch points it at the output.
 		// It says before it reads its command, so the answer is there before the command runs.
-		...(reportJoin ? ['if [ -n "$toolbelt_not_joined" ]; then echo no; else echo yes; fi'] : []),
-		relayAheadScript(relayCat, 4),
+		...(reportJoin ? ['if [ -n "$toolbelt_not_joined" ]; then echo no >&5; else echo yes >&5; fi', "exec 5>&-"] : []),
 		"IFS= read -r -u 4 toolbelt_launch_bytes || exit 0",
 		'case "$toolbelt_launch_bytes" in "" | *[!0-9]*) exit 0 ;; esac',
 		'IFS= read -r -N "$toolbelt_launch_bytes" -u 4 toolbelt_launch || exit 0',

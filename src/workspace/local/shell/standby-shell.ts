@@ -18,7 +18,7 @@ import {
 } from "../process/containment.js";
 import { signalChild } from "../process/signal.js";
 import { keepOrRelease } from "./left-running.js";
-import { relayAheadTarget, relayCat, wrapperShell } from "./output-relay.js";
+import { relayAheadJoinWord, relayAheadTarget, relayCat, wrapperShell } from "./output-relay.js";
 import { awaitJoinReport, killGroup, type StandbyShell, streamsOf } from "./standby-answer.js";
 import { launchScript, type StandbyCommand, standbyName, standbyScript } from "./standby-launch.js";
 import { localeWarmUpScript } from "./standby-locale.js";
@@ -222,11 +222,12 @@ export function startFromStandby(command: StandbyCommand): StandbyStart | undefi
 	shell.launched = true;
 	shell.child.ref();
 	for (const stream of streamsOf(shell.child)) stream?.ref();
-	const go = shell.held ? "\n" : "";
+	// A shell still held gets the word to join first, and its relay too (see `letJoin`).
+	const go = shell.held ? relayAheadJoinWord : "";
 	shell.held = false;
 	shell.startAnswerClock();
 	// Where its relay, waiting already, appends the output; then the command.
-	(shell.child.stdio[3] as Writable).write(relayAheadTarget(command.outputFile));
+	(shell.child.stdio[3] as Writable).write(`${go}${relayAheadTarget(command.outputFile)}`);
 	(shell.child.stdio[4] as Writable).end(`${go}${Buffer.byteLength(launch)}\n${launch}`);
 	startedFromStandby++;
 	return { child: shell.child, containment: shell.containment, probing: shell.probing };
@@ -282,11 +283,12 @@ export function releaseStandbyShell(): void {
 	letJoin(shell);
 }
 
-/** Sends a held standby the word to join its cgroup. */
+/** Sends a held standby, and its relay, the word to join their cgroup. */
 function letJoin(shell: StandbyShell): void {
 	shell.held = false;
 	shell.startAnswerClock();
-	(shell.child.stdio[4] as Writable).write("\n");
+	(shell.child.stdio[3] as Writable).write(relayAheadJoinWord);
+	(shell.child.stdio[4] as Writable).write(relayAheadJoinWord);
 }
 
 /**
@@ -313,9 +315,10 @@ const joinAfterCreationMs = 250;
  * waits already. Its spawn (a fork of this process, which blocks the event loop) happens here, not
  * inside a call. The shell then waits, before its cgroup join, until a call begins
  * (`prepareCallShell`) or `joinAfterCreationMs` passed: a join waits for an RCU grace period, and
- * the shell's start, the first standby's answer and its relay's start would otherwise land, with
- * their cold code, in a call of another tool made right after the creation. After a model's
- * reply, the first call finds the shell joined and its relay started.
+ * it and the first standby's answer would otherwise land, with their cold code, in a call of
+ * another tool made right after the creation. Its output relay starts with it, before the join
+ * (`relayAheadScript`), so that a bash call made at once waits for no fork of it. After a model's
+ * reply, the first call finds the shell and its relay joined.
  */
 export function prepareToolShell(cwd: string): void {
 	if (waiting || !wrapperShell) return;
