@@ -7,10 +7,12 @@ import { describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { createSafetyLayer, isShellParserLoaded } from "../../src/safety/index.js";
 import { SOON_LOAD_DELAY_MS } from "../../src/safety/shell-policy/parser.js";
+import { createBashTool } from "../../src/tools/bash.js";
 import { createMemoryIO } from "../cli/helpers/memory-io.js";
 import { openAIStream, useSseServer } from "../helpers/sse-server.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { waitFor } from "../mcp/helpers.js";
+import { runCall, textOf } from "./run-calls.js";
 
 // The parser is loaded once per process: these tests need a process that has judged no command
 // (own worker), and the ones that must not load it run before the one that does.
@@ -34,6 +36,37 @@ describe("the shell parser loads in the pause after the tools are made (a comman
 		}
 		await sleep(SOON_LOAD_DELAY_MS + 1_500);
 		expect(isShellParserLoaded("bash")).toBe(false);
+	});
+});
+
+describe("a command of plain words is judged without the parser", () => {
+	const tempDir = useTempDir();
+
+	it("by the rules, as the parser would read it; a command that needs the parser loads it", async () => {
+		const project = join(tempDir(), "project");
+		await mkdir(project);
+		const layer = await createSafetyLayer({
+			cwd: project,
+			homeDir: tempDir(),
+			sandbox: false,
+			mode: "yolo",
+			rules: { deny: ["bash(rm:*)"] },
+		});
+		const tools = [createBashTool(project)];
+		// A plain command the deny rule names, one behind a wrapper, one it allows: no parser yet.
+		expect(textOf(await runCall(tools, layer.hooks, "bash", { command: "rm -rf build" }))).toMatch(
+			/Permission denied.*"bash\(rm:\*\)"/s,
+		);
+		expect(textOf(await runCall(tools, layer.hooks, "bash", { command: "timeout 5 rm -rf build" }))).toMatch(
+			/Permission denied.*"bash\(rm:\*\)"/s,
+		);
+		expect(textOf(await runCall(tools, layer.hooks, "bash", { command: "echo plain" }))).toBe("plain");
+		expect(isShellParserLoaded("bash")).toBe(false);
+		// A pipeline needs the parser: the call loads it and is judged by it.
+		expect(textOf(await runCall(tools, layer.hooks, "bash", { command: "echo x | rm -rf build" }))).toMatch(
+			/Permission denied.*"bash\(rm:\*\)"/s,
+		);
+		expect(isShellParserLoaded("bash")).toBe(true);
 	});
 });
 

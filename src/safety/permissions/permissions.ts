@@ -5,7 +5,12 @@ import type { Confinement, PathCheck } from "../confinement.js";
 import type { HookPermissionDecision } from "../hooks/command-hooks.js";
 import { addRulesToSettingsFile } from "../settings/settings.js";
 import { judgeWriteTargets } from "../shell-policy/command-writes.js";
-import { loadShellParser, loadShellParserSoon } from "../shell-policy/index.js";
+import {
+	isShellParserLoaded,
+	loadShellParser,
+	loadShellParserSoon,
+	ShellParserNotLoaded,
+} from "../shell-policy/index.js";
 import { isReadOnlyCommand } from "../shell-policy/read-only/read-only-judgement.js";
 import { exactPathSpecifier } from "./path-pattern.js";
 import { cannotAskResult, declinedResult, deniedResult, type Verdict } from "./permission-results.js";
@@ -110,6 +115,24 @@ function sessionKey(toolName: string, subject: CallSubject): string {
 	return `${toolName}\u0000${JSON.stringify(key)}`;
 }
 
+/**
+ * The subject a call is judged on. A command is read first without its shell's parser: a line of
+ * plain words needs none (`readPlainWords`), so a start whose commands are all plain never loads
+ * it. Anything else loads the parser (on the first such command only) and is read again.
+ */
+async function judgedSubject(context: BeforeToolCallContext, check: PathCheck | undefined): Promise<CallSubject> {
+	const dialect = dialectOf(context.target);
+	if (dialect !== undefined && typeof context.target?.command === "string" && !isShellParserLoaded(dialect)) {
+		try {
+			return subjectOfCall(context, check);
+		} catch (error) {
+			if (!(error instanceof ShellParserNotLoaded)) throw error;
+		}
+		await loadShellParser(dialect);
+	}
+	return subjectOfCall(context, check);
+}
+
 /** Gathers what a call is judged on: its path check, subject, rule evaluation and write targets. */
 async function gatherFacts(
 	state: PermissionState,
@@ -119,9 +142,7 @@ async function gatherFacts(
 	const { workspace, rules } = state.options;
 	const toolName = context.tool.name;
 	const check = workspace.checkTarget(context.target);
-	// The parser loads on the first command judged; a start that judges none never pays for it.
-	if (typeof context.target?.command === "string") await loadShellParser(dialectOf(context.target));
-	const subject = subjectOfCall(context, check);
+	const subject = await judgedSubject(context, check);
 	const evaluation = rules.evaluate(toolName, subject, familyOfCall(context));
 	const writes =
 		subject.kind === "command"

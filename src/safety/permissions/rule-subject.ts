@@ -31,8 +31,9 @@ export type CallSubject =
 
 /**
  * Builds the subject of a call: its command (analysed in `dialect`, by default the shell the tool
- * is named after; the parser of the dialect must be loaded, `loadShellParser`), else its resolved
- * paths, else only the tool.
+ * is named after; the parser of the dialect must be loaded, `loadShellParser`, unless the command
+ * is plain words, else `ShellParserNotLoaded` is thrown), else its resolved paths, else only the
+ * tool.
  */
 export function subjectOf(
 	toolName: string,

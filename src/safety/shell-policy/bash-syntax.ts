@@ -8,6 +8,7 @@
  */
 import type { OpaqueConstructName } from "./opaque-constructs.js";
 import { errorText, parseBash, type SyntaxNode } from "./parser.js";
+import { readPlainWords } from "./plain-words.js";
 import { type OpaqueSink, readWord, type ShellWord } from "./shell-words.js";
 
 /** A redirection: `2>/dev/null`, `>> log`, `&>out`, `<in`, `<<EOF`, `<<<word`. */
@@ -80,8 +81,16 @@ function collapse(text: string): string {
 	return text.trim().replace(/\s+/g, " ");
 }
 
-/** Reads `command` (bash); parsing is bounded (see `parseBash`). */
+/**
+ * Reads `command` (bash). A line of plain words is read without the parser (`readPlainWords`),
+ * which need not be loaded for it; any other through the parser (`readParsedBash`).
+ */
 export function readBash(command: string): BashReading {
+	return readPlainWords(command) ?? readParsedBash(command);
+}
+
+/** Reads `command` (bash) through the parser, which must be loaded; parsing is bounded (see `parseBash`). */
+export function readParsedBash(command: string): BashReading {
 	const reading: BashReading = { commands: [] };
 	const opaque: OpaqueSink = (construct, text) => {
 		reading.opaque ??= { construct, text: text.length > 120 ? `${text.slice(0, 120)}…` : text };

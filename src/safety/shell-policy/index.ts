@@ -21,5 +21,11 @@ export {
 	specifierProblem,
 } from "./command-pattern.js";
 export type { OpaqueConstructName } from "./opaque-constructs.js";
-export { isShellParserLoaded, loadShellParser, loadShellParserSoon, MAX_PARSED_COMMAND_LENGTH } from "./parser.js";
+export {
+	isShellParserLoaded,
+	loadShellParser,
+	loadShellParserSoon,
+	MAX_PARSED_COMMAND_LENGTH,
+	ShellParserNotLoaded,
+} from "./parser.js";
 export { isLiteral, type ShellWord, UNKNOWN } from "./shell-words.js";

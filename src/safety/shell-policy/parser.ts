@@ -162,6 +162,16 @@ function copyTree(cursor: TreeCursor, source: string): SyntaxNode | undefined {
 	}
 }
 
+/** What parsing throws before its dialect's parser has loaded (a caller must `await loadShellParser` first). */
+export class ShellParserNotLoaded extends Error {
+	constructor(readonly dialect: ShellDialect) {
+		super(
+			`The ${dialect} parser is not loaded: await loadShellParser(${JSON.stringify(dialect)}) before analysing a command.`,
+		);
+		this.name = "ShellParserNotLoaded";
+	}
+}
+
 /**
  * Parses `command` as bash, synchronously; `loadShellParser` must have finished (throws
  * otherwise, so that a caller that forgot to load fails loudly instead of allowing).
@@ -176,11 +186,7 @@ export function parseBash(command: string): ParsedCommand | ParseFailure {
  */
 export function parseShell(command: string, dialect: ShellDialect): ParsedCommand | ParseFailure {
 	const parser = loaded.get(dialect);
-	if (!parser) {
-		throw new Error(
-			`The ${dialect} parser is not loaded: await loadShellParser(${JSON.stringify(dialect)}) before analysing a command.`,
-		);
-	}
+	if (!parser) throw new ShellParserNotLoaded(dialect);
 	if (command.length > MAX_PARSED_COMMAND_LENGTH) return "too long";
 	const deadline = monotonicMs() + PARSE_DEADLINE_MS;
 	// The callback's `true` cancels the parse; its declared type says void, its contract says boolean.
