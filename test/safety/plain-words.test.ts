@@ -1,13 +1,18 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { readParsedBash } from "../../src/safety/shell-policy/bash-syntax.js";
+import { readBash, readParsedBash } from "../../src/safety/shell-policy/bash-syntax.js";
 import { loadShellParser } from "../../src/safety/shell-policy/parser.js";
-import { readPlainWords } from "../../src/safety/shell-policy/plain-words.js";
+import { plainWords } from "../../src/safety/shell-policy/plain-words.js";
 
 // A line of plain words is read without the parser: the reading must be the very one the parser's
 // path gives, for every line the fast path takes. Compared here over real command lines and over
 // lines generated from every character and word that could make a difference.
 
 beforeAll(() => loadShellParser("bash"), 60_000);
+
+/** The reading `readBash` gives a line without the parser, or undefined when the line is not plain words. */
+function readPlainWords(line: string) {
+	return plainWords(line) === undefined ? undefined : readBash(line);
+}
 
 /** Lines a model runs, plain. */
 const realPlain = [

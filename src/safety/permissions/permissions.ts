@@ -117,7 +117,7 @@ function sessionKey(toolName: string, subject: CallSubject): string {
 
 /**
  * The subject a call is judged on. A command is read first without its shell's parser: a line of
- * plain words needs none (`readPlainWords`), so a start whose commands are all plain never loads
+ * plain words needs none (`plainWords`), so a start whose commands are all plain never loads
  * it. Anything else loads the parser (on the first such command only) and is read again.
  */
 async function judgedSubject(context: BeforeToolCallContext, check: PathCheck | undefined): Promise<CallSubject> {

@@ -8,7 +8,7 @@
  */
 import type { OpaqueConstructName } from "./opaque-constructs.js";
 import { errorText, parseBash, type SyntaxNode } from "./parser.js";
-import { readPlainWords } from "./plain-words.js";
+import { plainWords } from "./plain-words.js";
 import { type OpaqueSink, readWord, type ShellWord } from "./shell-words.js";
 
 /** A redirection: `2>/dev/null`, `>> log`, `&>out`, `<in`, `<<EOF`, `<<<word`. */
@@ -82,11 +82,15 @@ function collapse(text: string): string {
 }
 
 /**
- * Reads `command` (bash). A line of plain words is read without the parser (`readPlainWords`),
- * which need not be loaded for it; any other through the parser (`readParsedBash`).
+ * Reads `command` (bash). A line of plain words (`plainWords`) is read without the parser, which
+ * need not be loaded for it: one simple command of those words; any other through the parser
+ * (`readParsedBash`).
  */
 export function readBash(command: string): BashReading {
-	return readPlainWords(command) ?? readParsedBash(command);
+	const words = plainWords(command);
+	if (words === undefined) return readParsedBash(command);
+	const text = words.map((word) => word.raw).join(" ");
+	return { commands: [{ text, assignments: [], words, redirections: [] }] };
 }
 
 /** Reads `command` (bash) through the parser, which must be loaded; parsing is bounded (see `parseBash`). */

@@ -22,7 +22,7 @@ export { writtenTargets } from "./redirections.js";
 /**
  * Analyses `command`: its parts, the forms rules see, opaque constructs, written files and
  * directory changes. The parser of the dialect must be loaded (`loadShellParser(dialect)`), except
- * for a bash line of plain words (`readPlainWords`): else it throws `ShellParserNotLoaded`.
+ * for a bash line of plain words (`plainWords`): else it throws `ShellParserNotLoaded`.
  */
 export function analyzeCommand(command: string, dialect: ShellDialect = "bash"): CommandAnalysis {
 	const analysis: CommandAnalysis = {

@@ -2,15 +2,14 @@
  * Most commands a model runs are one program and its plain words (`git status`, `npm test`,
  * `ls -la src`, `seq 1 100000`). Bash gives none of their characters a meaning, so their reading
  * is known without a parse: one simple command, no assignment, no redirection, every word literal.
- * `readPlainWords` returns exactly the reading the parser's path gives such a line (a test compares
- * the two over generated and real command lines), so the rules see the same thing either way; a
+ * `readBash` reads such a line from `plainWords` exactly as the parser's path reads it (a test
+ * compares the two over generated and real command lines), so the rules see the same thing; a
  * start that only judges plain commands never loads the bash grammar (~80 ms of a one-shot
  * `toolbelt tool bash`, and of an MCP session's first call made at once). Anything else is left to
  * the parser.
  */
-import type { BashReading } from "./bash-syntax.js";
 import { MAX_PARSED_COMMAND_LENGTH } from "./parser.js";
-import { literalWord } from "./shell-words.js";
+import { literalWord, type ShellWord } from "./shell-words.js";
 
 /**
  * An argument: characters bash reads literally wherever they stand in a word (no quote, escape,
@@ -44,16 +43,14 @@ const parsedApart = new Set(
 const blanks = /[ \t]+/;
 
 /**
- * The reading of `command` when it is one program and its plain words (see the top of this file),
+ * The words of `command` when it is one program and its plain words (see the top of this file),
  * else undefined. Bounded: one split and a test per word, on at most the parser's longest input.
  */
-export function readPlainWords(command: string): BashReading | undefined {
+export function plainWords(command: string): ShellWord[] | undefined {
 	if (command.length > MAX_PARSED_COMMAND_LENGTH) return undefined;
 	const texts = command.split(blanks).filter((text) => text !== "");
 	const [program, ...args] = texts;
 	if (program === undefined || !plainProgram.test(program) || parsedApart.has(program)) return undefined;
 	if (!args.every((arg) => plainArgument.test(arg))) return undefined;
-	return {
-		commands: [{ text: texts.join(" "), assignments: [], words: texts.map(literalWord), redirections: [] }],
-	};
+	return texts.map(literalWord);
 }
