@@ -15,6 +15,8 @@ const bin = process.env.TOOLBELT_BENCH_BIN ?? fileURLToPath(new URL("../../dist/
 const gnuTime = existsSync("/usr/bin/time");
 /** The bare start every CLI case is measured against, as the issue's table has it. */
 const bareNode = `node -e 0`;
+/** What a one-shot bash call does at the least: a Node start that runs `bash -c 'echo ok'`. */
+const nodeStartingBash = `node -e "require('node:child_process').spawnSync('bash', ['-c', 'echo ok'], { stdio: 'inherit' })"`;
 
 function peakNote(stderr: string): string | undefined {
 	const last = stderr.trim().split("\n").pop() ?? "";
@@ -178,7 +180,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A fresh `toolbelt mcp`'s first bash call (`echo ok`), made a model's reply (`replyMs`) after
- * `initialize` and `tools/list`; beside it, `bash -c 'echo ok'` spawned from this process.
+ * `initialize` and `tools/list` (or at once, 0); beside it, `bash -c 'echo ok'` spawned from this
+ * process.
  */
 async function timeMcpFirstBash(cwd: string, replyMs: number): Promise<BenchOutcome> {
 	const session = await openMcpSession(cwd, cliEnv(cwd));
@@ -267,6 +270,17 @@ export const cases: BenchCase[] = [
 	},
 	{
 		group: "cli",
+		name: "toolbelt tool bash (echo ok, one-shot)",
+		goal: "≤ 2× node starting bash -c 'echo ok'",
+		maxRatio: 2,
+		repeat: 7,
+		setup: withDataDir,
+		toolbelt: async ({ dataDir }) =>
+			timeCli(["tool", "bash", '{"command":"echo ok"}'], (stdout) => stdout === "ok\n", dataDir),
+		baseline: nodeStartingBash,
+	},
+	{
+		group: "cli",
 		name: "toolbelt mcp: spawn to initialize answered (stdio)",
 		goal: "≤ 2× node -e 0",
 		maxRatio: 2,
@@ -283,6 +297,15 @@ export const cases: BenchCase[] = [
 		repeat: 7,
 		setup: withMcpCodeCache,
 		toolbelt: async ({ dataDir }) => timeMcpFirstBash(dataDir, 1_000),
+	},
+	{
+		group: "cli",
+		name: "toolbelt mcp: first bash call (echo ok) at once after tools/list",
+		goal: "≤ 2× bash -c 'echo ok' spawned from Node",
+		maxRatio: 2,
+		repeat: 7,
+		setup: withMcpCodeCache,
+		toolbelt: async ({ dataDir }) => timeMcpFirstBash(dataDir, 0),
 	},
 	{
 		group: "cli",
