@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import { chmod, mkdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Agent } from "../../src/agent/index.js";
 import {
 	createSessionRecorder,
+	openSessionRecorder,
 	readSessionFile,
 	SessionStore,
 	SessionStoreRefusedError,
@@ -128,6 +129,23 @@ describe("session recorder", () => {
 		await store.prune([ids[0] as string]);
 		// Aged out: ids[1]. Then oldest first until 3,000 bytes: ids[2] goes; ids[0] is kept although oldest.
 		expect((await store.ids()).sort()).toEqual([ids[0], ids[3], ids[4]]);
+	});
+
+	it("opens a recording without waiting for the prune, which runs as the recording closes", async () => {
+		const stateDir = join(tempDir(), "state");
+		const store = SessionStore.open({ stateDir, maxAgeMs: 60_000 });
+		const file = store.create("20261202-060010-000000");
+		file.append("old");
+		file.close();
+		const old = new Date(Date.now() - 120_000);
+		await utimes(store.pathOf(file.id), old, old);
+		const opened = await openSessionRecorder({ stateDir, maxAgeMs: 60_000, source: "library", cwd: tempDir() });
+		const recorder = opened.recorder;
+		if (!recorder) throw new Error(opened.refused);
+		// The first call opens the recording: it waits for no `stat` of the sessions kept.
+		expect((await store.ids()).sort()).toEqual([file.id, recorder.id].sort());
+		recorder.close();
+		await vi.waitFor(async () => expect(await store.ids()).toEqual([recorder.id]), { timeout: 5_000 });
 	});
 
 	it("stops a file at its size limit with a line that says so", async () => {
