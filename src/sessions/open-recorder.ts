@@ -11,8 +11,9 @@ const PRUNE_DELAY_MS = 2_000;
 
 /**
  * Opens the sessions folder, starts recording, and removes what is past the folder's bounds soon
- * after (never the session being recorded or resumed). Returns the recorder, or why nothing is recorded (a folder that is not the
- * user's private one, a file that cannot be made): recording never stops a session from running.
+ * after (never the session being recorded or resumed). Returns the recorder, or why nothing is
+ * recorded (a folder that is not the user's private one, a file that cannot be made): recording
+ * never stops a session from running.
  */
 export async function openSessionRecorder(
 	options: OpenSessionRecorderOptions,

@@ -292,7 +292,7 @@ const refusal = `{ echo "toolbelt: could not move the command into its cgroup, s
  * why: running the command untracked would be a silent downgrade.
  */
 export function joinCgroupScript(cgroup: string): string {
-	return `${moveIntoCgroup(cgroup)} || ${refusal}`;
+	return `${moveIntoCgroup(cgroup, "$$")} || ${refusal}`;
 }
 
 /**
@@ -315,7 +315,7 @@ export function deferredJoinCgroupScript(cgroup: string): {
 }
 
 /** Shell text that writes the pid `pid` (a shell expression) into `cgroup`, quietly. */
-function moveIntoCgroup(cgroup: string, pid = "$$"): string {
+function moveIntoCgroup(cgroup: string, pid: string): string {
 	const procs = `'${join(cgroup, "cgroup.procs").replaceAll("'", `'\\''`)}'`;
 	return `printf '%s\\n' "${pid}" 2>/dev/null > ${procs}`;
 }

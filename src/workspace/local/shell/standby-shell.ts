@@ -222,13 +222,12 @@ export function startFromStandby(command: StandbyCommand): StandbyStart | undefi
 	shell.launched = true;
 	shell.child.ref();
 	for (const stream of streamsOf(shell.child)) stream?.ref();
-	// A shell still held gets the word to join first, and its relay too (see `letJoin`).
-	const go = shell.held ? relayAheadJoinWord : "";
-	shell.held = false;
-	shell.startAnswerClock();
+	// A shell still held gets the word to join first, and its relay too.
+	if (shell.held) letJoin(shell);
+	else shell.startAnswerClock();
 	// Where its relay, waiting already, appends the output; then the command.
-	(shell.child.stdio[3] as Writable).write(`${go}${relayAheadTarget(command.outputFile)}`);
-	(shell.child.stdio[4] as Writable).end(`${go}${Buffer.byteLength(launch)}\n${launch}`);
+	(shell.child.stdio[3] as Writable).write(relayAheadTarget(command.outputFile));
+	(shell.child.stdio[4] as Writable).end(`${Buffer.byteLength(launch)}\n${launch}`);
 	startedFromStandby++;
 	return { child: shell.child, containment: shell.containment, probing: shell.probing };
 }
