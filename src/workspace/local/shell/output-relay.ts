@@ -127,7 +127,7 @@ export function relayAheadScript(options: {
 /** The launch's line that sends the command's stderr where its stdout goes, into the relay started ahead. */
 export const relayAheadLaunchLine = "exec 2>&1";
 
-/** What toolbelt writes on fd 3 of a held shell whose relay started ahead when the shell may join: the relay joins too. */
+/** The word to join that toolbelt writes to a held shell (fd 4) and to its relay started ahead (fd 3). */
 export const relayAheadJoinWord = "\n";
 
 /** The line toolbelt writes on fd 3 of a shell whose relay started ahead: where the relay appends. */
