@@ -55,6 +55,8 @@ const innerParts = [
 	"checkpoints/private-folder",
 	// V8 flags the CLI sets before it compiles its bundle: a leaf of syntax/ that start.cjs can take alone.
 	"syntax/baseline-wasm",
+	// Which command lines are plain words: a leaf of safety/ that start.cjs takes to pick a start profile.
+	"safety/shell-policy/plain-command",
 ];
 
 /** Modules a part may not import, by part. */
