@@ -82,8 +82,16 @@ describe("toolbelt undo / checkpoints", () => {
 			{ jsonrpc: "2.0", method: "notifications/initialized" },
 			edit(2, "one", "two"),
 			edit(3, "two", "three"),
+			// A command between: it records nothing and starts no turn of its own.
+			{
+				jsonrpc: "2.0",
+				id: 4,
+				method: "tools/call",
+				params: { name: "bash", arguments: { command: "cat a.txt" } },
+			},
 		]);
 		expect(answers.map((answer) => (answer.result as { isError?: boolean } | undefined)?.isError ?? false)).toEqual([
+			false,
 			false,
 			false,
 			false,
@@ -92,6 +100,24 @@ describe("toolbelt undo / checkpoints", () => {
 		const undone = await cli(project, env, "undo");
 		expect(undone.stdout).toMatch(/Undid 1 call in 1 turn/);
 		expect(await readFile(join(project, "a.txt"), "utf8")).toBe("two\n");
+	});
+
+	it("opens no checkpoint store for a one-shot command, which records nothing; a write after it is kept", async () => {
+		// Opening the store (state folder made, workspace name hashed) was ~10 ms of `toolbelt tool bash`.
+		const project = join(dir(), "command");
+		await mkdir(project);
+		const env = { HOME: join(dir(), "home"), XDG_STATE_HOME: join(dir(), "command-state") };
+		const store = join(dir(), "command-state", "toolbelt", "checkpoints");
+		const ran = await cli(project, env, "tool", "bash", JSON.stringify({ command: "echo made > made.txt" }));
+		expect(ran.code, ran.stderr).toBe(0);
+		expect(await readFile(join(project, "made.txt"), "utf8")).toBe("made\n");
+		await expect(stat(store)).rejects.toThrow(/ENOENT/);
+
+		expect((await cli(project, env, "tool", "write", JSON.stringify({ path: "w.txt", content: "w\n" }))).code).toBe(0);
+		expect(await stat(store)).toBeTruthy();
+		expect((await cli(project, env, "undo")).stdout).toMatch(/Undid 1 call in 1 turn:\n\s+removed w\.txt/);
+		await expect(stat(join(project, "w.txt"))).rejects.toThrow();
+		expect(await readFile(join(project, "made.txt"), "utf8")).toBe("made\n");
 	});
 
 	it("takes back each toolbelt tool run as one turn, stored under XDG_STATE_HOME", async () => {

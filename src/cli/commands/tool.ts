@@ -36,6 +36,8 @@ export async function runToolCommand(args: ParsedArgs, io: CliIO): Promise<numbe
 		allowWriteWithoutRead: true,
 		checkStaleWrites: false,
 		checkpoints: !catalog.readOnlyToolNames.includes(name),
+		// A call that changes no file (a command) records nothing: the store opens only for one that may.
+		openCheckpointsOnFirstCall: true,
 	});
 	const { openCliDiagnostics, withDiagnostics } = await import("../setup/diagnostics-setup.js");
 	// Off unless the settings turn it on for `tool` (a one-off call pays a server's start).

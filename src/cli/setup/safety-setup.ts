@@ -57,9 +57,10 @@ export interface CliSafetyOptions {
 	 */
 	checkpoints?: boolean;
 	/**
-	 * Open the checkpoints at the first call, not before returning (the MCP server: `initialize`
-	 * need not wait for the state folder). `checkpoints` is then undefined in the result, and a
-	 * store that cannot open is reported at that call. Default: false.
+	 * Open the checkpoints at the first call that may change a file (`lazyCheckpointHooks`), not
+	 * before returning: the MCP server's `initialize` need not wait for the state folder, nor a
+	 * one-shot `toolbelt tool bash` (which records nothing). `checkpoints` is then undefined in the
+	 * result, and a store that cannot open is reported at that call. Default: false.
 	 */
 	openCheckpointsOnFirstCall?: boolean;
 	/**
