@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, writeSync } from "node:fs";
 import { readdir, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { inspectPrivateFolder, stateHomeOf } from "../checkpoints/index.js";
+import { randomHex } from "../workspace/index.js";
 
 /** Default most bytes all recorded sessions may take together: 256 MiB (the oldest go first). */
 export const DEFAULT_SESSIONS_MAX_BYTES = 256 * 1024 * 1024;
@@ -44,7 +44,7 @@ export function sessionsDirOf(options: Pick<SessionStoreOptions, "stateDir" | "e
 /** A new session id: sortable by start time, then random (`20261202-063512-3f9a1c`). */
 export function newSessionId(now = new Date()): string {
 	const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-	return `${stamp}-${randomBytes(3).toString("hex")}`;
+	return `${stamp}-${randomHex(3)}`;
 }
 
 const SESSION_ID = /^\d{8}-\d{6}-[0-9a-f]{6}$/;

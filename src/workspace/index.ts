@@ -42,6 +42,7 @@ export { displayPath, expandHome, resolveToolPath } from "./paths/paths.js";
 export { isInsideRoot, realPathOf } from "./paths/real-path.js";
 export { notRegularFileMessage, shellQuote, symlinkLoopMessage } from "./paths/special-file-messages.js";
 export { visibleName } from "./paths/visible-name.js";
+export { randomHex } from "./random-hex.js";
 export { compileGlob } from "./search/glob-filter.js";
 export { comparePaths, PathGroups, sortPaths } from "./search/sort-paths.js";
 export {

@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -151,6 +151,77 @@ describe("what a one-shot start loads", () => {
 			"child_process",
 		];
 		expect(loaded.filter((name) => unwanted.includes(name))).toEqual([]);
+	});
+
+	it("a first bash call of a plain command loads neither crypto nor the grammars' v8 flags, one-shot or over MCP", async () => {
+		// Random names (a command's cgroup, its marker and output file, a session id) come from the
+		// kernel's random device: `crypto` was ~6 ms of such a call. A plain command needs no grammar,
+		// so a one-shot start sets no flags (`v8`, ~10 ms); nor does recording a session load
+		// `fs/promises` before the call (~3 ms). The session is recorded (the default), into the temp folder.
+		const tracer = fileURLToPath(new URL("./fixtures/trace-node-modules.cjs", import.meta.url));
+		const bundled = binPath.replace(/bin\.js$/, "bin.cjs");
+		const env = cleanEnv({ XDG_CACHE_HOME: join(tempDir(), "cache"), XDG_STATE_HOME: join(tempDir(), "state") });
+		const loadedBy = (stderr: string, marker: string) =>
+			(stderr.split("\n").find((text) => text.startsWith(marker)) ?? "").slice(marker.length).split(" ");
+
+		const oneShot = spawnSync(
+			process.execPath,
+			["--require", tracer, bundled, "tool", "bash", '{"command":"echo ok"}'],
+			{
+				encoding: "utf8",
+				env,
+				cwd: tempDir(),
+			},
+		);
+		expect(oneShot.status, oneShot.stderr).toBe(0);
+		expect(oneShot.stdout).toBe("ok\n");
+		const once = loadedBy(oneShot.stderr, "[node-modules] ");
+		expect(once).toEqual(expect.arrayContaining(["fs", "vm", "child_process"]));
+		expect(once.filter((name) => ["crypto", "v8"].includes(name))).toEqual([]);
+
+		// Over MCP: what is loaded by the time the call is answered (the exit's own work, the
+		// recording's prune, comes after).
+		// Stdin stays open until the call is answered: its end stops the server and its calls.
+		const served = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+			// The workspace beside the state folder, not around it (a recording inside it is refused).
+			const project = join(tempDir(), "project");
+			mkdirSync(project);
+			const child = spawn(process.execPath, ["--require", tracer, bundled, "mcp"], {
+				env: { ...env, TRACE_MODULES_AT_OUTPUT: '"id":2' },
+				cwd: project,
+			});
+			let stdout = "";
+			let stderr = "";
+			const timer = setTimeout(() => {
+				child.kill("SIGKILL");
+				reject(new Error(`no answer in 30 s: ${stdout} ${stderr}`));
+			}, 30_000);
+			child.stderr.on("data", (chunk: Buffer) => {
+				stderr += chunk;
+			});
+			child.stdout.on("data", (chunk: Buffer) => {
+				stdout += chunk;
+				if (stdout.includes('"id":2')) child.stdin.end();
+			});
+			child.once("exit", () => {
+				clearTimeout(timer);
+				resolve({ stdout, stderr });
+			});
+			child.stdin.write(
+				mcpSession({
+					jsonrpc: "2.0",
+					id: 2,
+					method: "tools/call",
+					params: { name: "bash", arguments: { command: "echo served" } },
+				}),
+			);
+		});
+		expect(served.stdout).toContain("served");
+		const atAnswer = loadedBy(served.stderr, "[node-modules] ");
+		expect(atAnswer).toEqual(expect.arrayContaining(["fs", "vm", "child_process"]));
+		expect(atAnswer.filter((name) => ["crypto", "fs/promises"].includes(name))).toEqual([]);
+		// The session was recorded.
+		expect(readdirSync(join(tempDir(), "state", "toolbelt", "sessions")).length).toBeGreaterThan(0);
 	});
 
 	it("toolbelt tools loads the eleven tools but not TypeBox, sharp, pdf.js or the MCP SDK", () => {

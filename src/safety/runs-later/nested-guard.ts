@@ -1,9 +1,9 @@
 // Keeps nested entries that run later from being planted by sandboxed commands: the ones that
 // exist are protected read-only by the sandbox (from `protectedEntries`), and the ones a call
 // creates are renamed out of the way once it is over, with a notice for the model.
-import { randomBytes } from "node:crypto";
 import { renameSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
+import { randomHex } from "../../workspace/index.js";
 import { type NestedEntry, TreeTooLargeError, TreeWatch } from "./tree-watch.js";
 
 /** Options of `NestedGuard`. */
@@ -16,7 +16,7 @@ export interface NestedGuardOptions {
 
 function stamp(): string {
 	const time = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
-	return `${time}-${randomBytes(3).toString("hex")}`;
+	return `${time}-${randomHex(3)}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../random-hex.js";
 
 /**
  * Drawn once per process: a fresh `randomBytes` per temp file was some 5% of a small write's own
@@ -15,7 +15,7 @@ let counter = 0;
  * names in that folder could replace the file itself anyway.
  */
 export function tempNameFor(name: string): string {
-	processPrefix ??= randomBytes(6).toString("hex");
+	processPrefix ??= randomHex(6);
 	counter += 1;
 	return `.${name.slice(0, 180)}.${processPrefix}${counter.toString(36)}.tmp`;
 }

@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { type TruncationResult, truncateHead } from "../../engine/index.js";
+import { randomHex } from "../random-hex.js";
 import { sanitizeTerminalOutput } from "./sanitize.js";
 
 /** The output of a finished command, as the model will see it. */
@@ -99,5 +99,5 @@ export function describeOutput(options: {
 
 /** A fresh path for a full-output file in `folder` (create it exclusively: the folder may be shared). */
 export function outputFilePath(folder: string): string {
-	return join(folder, `toolbelt-shell-${process.pid}-${Date.now()}-${randomBytes(6).toString("hex")}.log`);
+	return join(folder, `toolbelt-shell-${process.pid}-${Date.now()}-${randomHex(6)}.log`);
 }

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { monotonicMs } from "../../../engine/index.js";
+import { randomHex } from "../../random-hex.js";
 import { pidInUse } from "../../shell/pid-in-use.js";
 import { cgroupPopulated, killCgroup, removeCgroup, signalCgroup } from "./cgroup-members.js";
 import { sleepSync } from "./exit-wait.js";
@@ -129,7 +129,7 @@ function makeBaseDirectory(): MadeBase | undefined {
 	if (!existsSync("/bin/sh")) return undefined;
 	const parent = ownCgroupDirectory();
 	if (parent === undefined) return undefined;
-	const path = join(parent, `toolbelt-${process.pid}-${randomBytes(4).toString("hex")}`);
+	const path = join(parent, `toolbelt-${process.pid}-${randomHex(4)}`);
 	try {
 		mkdirSync(path);
 	} catch {

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { monotonicMs } from "../../../engine/index.js";
+import { randomHex } from "../../random-hex.js";
 import { ensureExitCleanup } from "./background-registry.js";
 import { createCommandCgroup, joinCgroupScript, killCommandCgroup } from "./cgroup.js";
 import { cgroupMembers, removeCgroup, removeEmptyCgroup } from "./cgroup-members.js";
@@ -55,7 +55,7 @@ export interface ProcessContainment {
 
 /** Prepares the containment of one command: a fresh cgroup where possible, a fresh marker always. */
 export function createProcessContainment(options: ContainmentOptions = {}): ProcessContainment {
-	const marker = `${process.pid}-${randomUUID()}`;
+	const marker = `${process.pid}-${randomHex(16)}`;
 	if (options.preferPidNamespace && pidNamespaceAvailable()) {
 		return {
 			mechanism: "pid-namespace",
