@@ -57,6 +57,12 @@ export interface ExecuteToolCallsOptions extends ToolHooks {
 	 * note. Events still carry each full result. Default: no budget (each tool's own limit only).
 	 */
 	batchOutputBudget?: number;
+	/**
+	 * The call whose program makes these calls (code mode's inner calls, `ToolExecuteContext.nestedCalls`),
+	 * handed to the hooks as `parent`: a hook that counts a model's requests (a checkpoint turn per
+	 * request) tells the calls made inside one from new ones. Default: none, the calls are the model's own.
+	 */
+	parentToolCall?: ToolCall;
 }
 
 /** What `executeToolCalls` returns. */
@@ -154,7 +160,8 @@ async function judge(state: BatchState, toolCall: ToolCall, declared: Declared):
 	const repairedField = repaired ? { repaired } : {};
 	if (!beforeToolCall) return { ready: true, tool, args, target, terminate: false, ...repairedField };
 	try {
-		const decision = await beforeToolCall({ toolCall, tool, args, target }, signal);
+		const { parentToolCall: parent } = state.options;
+		const decision = await beforeToolCall({ toolCall, tool, args, target, ...(parent ? { parent } : {}) }, signal);
 		// The hook may have changed what paths resolve to: the calls declared after it look again.
 		if (decision?.sideEffects) forgetLookups(state);
 		const stop = decision?.terminate === true;
@@ -264,6 +271,7 @@ function nestedCallsOf(state: BatchState, parent: ToolCall): NestedToolCalls {
 				toolCalls: [toolCall],
 				toolExecution: "parallel",
 				signal,
+				parentToolCall: parent,
 				onEvent: onEvent ? (event) => onEvent(childEvent(event, parent.id)) : undefined,
 			});
 			return messages[0] as ToolResultMessage;
@@ -277,7 +285,11 @@ async function afterRun(state: BatchState, toolCall: ToolCall, call: ReadyCall, 
 	if (!afterToolCall) return outcome;
 	try {
 		const { tool, args, target } = call;
-		const patch = await afterToolCall({ toolCall, tool, args, target, ...outcome }, signal);
+		const { parentToolCall: parent } = state.options;
+		const patch = await afterToolCall(
+			{ toolCall, tool, args, target, ...(parent ? { parent } : {}), ...outcome },
+			signal,
+		);
 		if (patch?.sideEffects) forgetLookups(state);
 		return applyResultPatch(outcome, patch);
 	} catch (error) {

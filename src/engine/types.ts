@@ -267,6 +267,8 @@ export interface BeforeToolCallContext {
 	args: Record<string, unknown>;
 	/** What the call acts on, as the tool declared it (`{ access: "execute" }` for tools that declare none). Undefined only outside `executeToolCalls`. */
 	target?: ToolTarget;
+	/** The call whose program made this one (code mode's inner calls); undefined for a model's own call. */
+	parent?: ToolCall;
 }
 
 /** What a `beforeToolCall` hook may decide. Returning nothing lets the call run unchanged. */
@@ -299,6 +301,8 @@ export interface AfterToolCallContext {
 	args: Record<string, unknown>;
 	/** The call's target, the same object the before-hooks and `execute` saw. */
 	target?: ToolTarget;
+	/** The call whose program made this one (code mode's inner calls); undefined for a model's own call. */
+	parent?: ToolCall;
 	/** The result so far (patched by earlier hooks in a chain). */
 	result: ToolResult;
 	/** Whether the result so far is an error. */

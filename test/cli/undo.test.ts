@@ -20,8 +20,13 @@ async function cli(cwd: string, env: Record<string, string>, ...args: string[]) 
 }
 
 /** Starts `toolbelt mcp` as a client does, sends `messages`, and resolves to the answers to those with an id. */
-async function mcpSession(cwd: string, env: Record<string, string>, messages: Record<string, unknown>[]) {
-	const child = spawn(process.execPath, [ensureBuiltCli(), "mcp"], {
+async function mcpSession(
+	cwd: string,
+	env: Record<string, string>,
+	messages: Record<string, unknown>[],
+	flags: string[] = [],
+) {
+	const child = spawn(process.execPath, [ensureBuiltCli(), "mcp", ...flags], {
 		cwd,
 		env: cleanEnv(env),
 		stdio: ["pipe", "pipe", "pipe"],
@@ -100,6 +105,52 @@ describe("toolbelt undo / checkpoints", () => {
 		const undone = await cli(project, env, "undo");
 		expect(undone.stdout).toMatch(/Undid 1 call in 1 turn/);
 		expect(await readFile(join(project, "a.txt"), "utf8")).toBe("two\n");
+	});
+
+	it("takes a code program's changes made through toolbelt mcp back as one turn, the request's", async () => {
+		// Each client request is a turn; the edits a program makes inside one belong to it (they
+		// were a turn each: undo took back the program's last edit only).
+		const project = join(dir(), "program");
+		await mkdir(project);
+		await writeFile(join(project, "a.txt"), "one\n");
+		await writeFile(join(project, "b.txt"), "bee\n");
+		const env = { HOME: join(dir(), "home"), XDG_STATE_HOME: join(dir(), "program-state") };
+		const call = (id: number, name: string, args: Record<string, unknown>) => ({
+			jsonrpc: "2.0",
+			id,
+			method: "tools/call",
+			params: { name, arguments: args },
+		});
+		const program = [
+			'await tools.edit({ path: "a.txt", old_string: "two", new_string: "three" });',
+			'await tools.bash({ command: "cat a.txt" });',
+			'await tools.edit({ path: "b.txt", old_string: "bee", new_string: "wasp" });',
+			'return "edited";',
+		].join("\n");
+		const answers = await mcpSession(
+			project,
+			env,
+			[
+				{
+					jsonrpc: "2.0",
+					id: 1,
+					method: "initialize",
+					params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } },
+				},
+				{ jsonrpc: "2.0", method: "notifications/initialized" },
+				call(2, "edit", { path: "a.txt", old_string: "one", new_string: "two" }),
+				call(3, "code", { code: program }),
+			],
+			["--tools", "read,edit,bash,code"],
+		);
+		expect(JSON.stringify(answers[2])).toContain("edited");
+		expect(await readFile(join(project, "b.txt"), "utf8")).toBe("wasp\n");
+		const undone = await cli(project, env, "undo");
+		expect(undone.stdout).toMatch(/Undid 2 calls in 1 turn/);
+		expect(await readFile(join(project, "a.txt"), "utf8")).toBe("two\n");
+		expect(await readFile(join(project, "b.txt"), "utf8")).toBe("bee\n");
+		expect((await cli(project, env, "undo")).stdout).toMatch(/Undid 1 call in 1 turn/);
+		expect(await readFile(join(project, "a.txt"), "utf8")).toBe("one\n");
 	});
 
 	it("opens no checkpoint store for a one-shot command, which records nothing; a write after it is kept", async () => {

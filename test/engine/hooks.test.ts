@@ -1,6 +1,8 @@
+import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
 import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import { composeHooks } from "../../src/engine/hooks.js";
+import type { AgentTool } from "../../src/engine/types.js";
 import { call, recordingTool, throwingTool } from "./stub-tools.js";
 
 describe("beforeToolCall", () => {
@@ -142,5 +144,43 @@ describe("composeHooks", () => {
 
 	it("returns no hooks for an empty list", () => {
 		expect(composeHooks([])).toEqual({ beforeToolCall: undefined, afterToolCall: undefined });
+	});
+});
+
+describe("hooks of calls made inside a call (code mode)", () => {
+	it("see the call whose program made them as parent; the model's own calls have none", async () => {
+		const program: AgentTool = {
+			name: "program",
+			description: "Calls record twice from inside.",
+			parameters: Type.Object({}),
+			execute: async (_id, _args, signal, _onUpdate, context) => {
+				for (const path of ["x", "y"]) await context?.nestedCalls?.run({ name: "record", arguments: { path } }, signal);
+				return { content: [{ type: "text", text: "ran" }], details: undefined };
+			},
+		};
+		const seen: string[] = [];
+		await executeToolCalls({
+			tools: [program, recordingTool([])],
+			toolCalls: [call("record", { path: "a" }, "model-1"), call("program", {}, "model-2")],
+			toolExecution: "sequential",
+			beforeToolCall: ({ toolCall, parent }) => {
+				seen.push(`before ${toolCall.id} < ${parent?.id ?? "model"}`);
+				return undefined;
+			},
+			afterToolCall: ({ toolCall, parent }) => {
+				seen.push(`after ${toolCall.id} < ${parent?.id ?? "model"}`);
+				return undefined;
+			},
+		});
+		expect(seen).toEqual([
+			"before model-1 < model",
+			"after model-1 < model",
+			"before model-2 < model",
+			"before model-2.1 < model-2",
+			"after model-2.1 < model-2",
+			"before model-2.2 < model-2",
+			"after model-2.2 < model-2",
+			"after model-2 < model",
+		]);
 	});
 });

@@ -1,9 +1,9 @@
 import type { Checkpoints } from "../../checkpoints/index.js";
-import type { ToolHooks, ToolTarget } from "../../engine/index.js";
+import type { ToolCall, ToolHooks, ToolTarget } from "../../engine/index.js";
 
-/** The hooks of checkpoints opened at the first call, around the safety layer's. */
+/** The hooks of checkpoints opened at the first call that may change a file, around the safety layer's. */
 export interface LazyCheckpointHooks {
-	/** Goes before the safety layer's hooks: starts a turn per call when asked to. */
+	/** Goes before the safety layer's hooks: starts a turn per request when asked to. */
 	before: ToolHooks;
 	/** Goes after them: records the before-images of the files a call changes. */
 	after: ToolHooks;
@@ -30,9 +30,14 @@ function changesFiles(target: ToolTarget | undefined): boolean {
  * Checkpoint hooks that open the store (`open`, run once) at the first call that may change a file
  * or in the pause before it (`openAhead`) instead of at start: a server answers `initialize`
  * without waiting for the state folder to be made and its name hashed (which loads crypto), and a
- * first call that only runs a command or reads does not wait for it either. Calls that change no
- * file record nothing and start no turn (a turn holds what its calls changed). A store that cannot
- * open records nothing, as at start.
+ * first call that only runs a command or reads does not wait for it either. A store that cannot
+ * open records nothing, as at start. An `open` that resolves at once gives the same hooks over a
+ * store opened before.
+ *
+ * With `turnPerCall` (a server: one turn per client request), each of the model's own calls that
+ * may change a file starts a turn; a program's (code mode), whose inner calls change the files,
+ * starts one at its first such inner call, which all its others share: `undo` takes the program's
+ * changes back together. A call that changes no file starts none (a turn holds what its calls changed).
  */
 export function lazyCheckpointHooks(
 	open: () => Promise<Checkpoints | undefined>,
@@ -43,12 +48,29 @@ export function lazyCheckpointHooks(
 		opened ??= open();
 		return opened;
 	};
+	/** The model's calls running that change no file themselves: their first inner change starts their turn. */
+	const turnDue = new Set<string>();
+	/** Whether the call starts a turn (see above); a program's first inner change takes its due turn. */
+	const startsTurn = (toolCall: ToolCall, target: ToolTarget | undefined, parent: ToolCall | undefined) => {
+		if (!turnPerCall) return false;
+		if (parent === undefined) {
+			if (changesFiles(target)) return true;
+			turnDue.add(toolCall.id);
+			return false;
+		}
+		return changesFiles(target) && turnDue.delete(parent.id);
+	};
 	return {
 		before: {
-			beforeToolCall: async ({ target }) => {
+			beforeToolCall: async ({ toolCall, target, parent }) => {
+				const starts = startsTurn(toolCall, target, parent);
 				if (!changesFiles(target)) return undefined;
 				const store = await checkpoints();
-				if (turnPerCall) store?.startTurn();
+				if (starts) store?.startTurn();
+				return undefined;
+			},
+			afterToolCall: async ({ toolCall, parent }) => {
+				if (parent === undefined) turnDue.delete(toolCall.id);
 				return undefined;
 			},
 		},

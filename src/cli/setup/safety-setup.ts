@@ -279,11 +279,12 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 	// Undo within the session is judged by the session's own rules (its flags included).
 	const judge = layer.judgeRestore;
 	const checkpoints = wanted && !lazy ? await openCliCheckpoints(options.cwd, io, workspace, judge) : undefined;
-	const turns: ToolHooks | undefined =
-		checkpoints && options.turnPerCall ? { beforeToolCall: () => void checkpoints.startTurn() } : undefined;
-	const onFirstCall = lazy
+	// The same hooks over a store opened now or at the first call that may change a file.
+	const around = lazy
 		? lazyCheckpointHooks(() => openCliCheckpoints(options.cwd, io, workspace, judge), options.turnPerCall === true)
-		: undefined;
+		: checkpoints
+			? lazyCheckpointHooks(() => Promise.resolve(checkpoints), options.turnPerCall === true)
+			: undefined;
 	const toolOptions: ToolsOptions = {
 		bash: shell,
 		powershell: shell,
@@ -299,19 +300,13 @@ export async function createCliSafety(options: CliSafetyOptions): Promise<CliSaf
 		workspace,
 		layer,
 		checkpoints,
-		hooks: approvals.watch(
-			onFirstCall
-				? composeHooks([onFirstCall.before, layer.hooks, onFirstCall.after])
-				: checkpoints
-					? composeHooks([turns, layer.hooks, checkpoints.hooks])
-					: layer.hooks,
-		),
+		hooks: approvals.watch(around ? composeHooks([around.before, layer.hooks, around.after]) : layer.hooks),
 		toolOptions,
 		mode: layer.mode,
 		approvals,
 		prepareFor: (toolNames) => {
 			layer.prepareFor(toolNames);
-			onFirstCall?.openAhead();
+			if (lazy) around?.openAhead();
 		},
 	};
 }
