@@ -18,6 +18,12 @@ export interface LazyCheckpointHooks {
 export const OPEN_AHEAD_MS = 200;
 
 /**
+ * The most of the model's calls remembered as owing their program a turn: an entry leaves as its
+ * call ends, and a call the safety layer blocked never ends there, so the oldest go past this.
+ */
+const MAX_TURNS_DUE = 256;
+
+/**
  * Whether a call's target may change files, which is what checkpoints record: a write target. A
  * command's is not (a shell call is not recorded), nor a program's in code mode, whose calls of
  * the file tools each pass these hooks with their own targets.
@@ -56,6 +62,7 @@ export function lazyCheckpointHooks(
 		if (parent === undefined) {
 			if (changesFiles(target)) return true;
 			turnDue.add(toolCall.id);
+			if (turnDue.size > MAX_TURNS_DUE) turnDue.delete(turnDue.values().next().value as string);
 			return false;
 		}
 		return changesFiles(target) && turnDue.delete(parent.id);
