@@ -18,12 +18,6 @@ export interface LazyCheckpointHooks {
 export const OPEN_AHEAD_MS = 200;
 
 /**
- * The most of the model's calls remembered as owing their program a turn: an entry leaves as its
- * call ends, and a call the safety layer blocked never ends there, so the oldest go past this.
- */
-const MAX_TURNS_DUE = 256;
-
-/**
  * Whether a call's target may change files, which is what checkpoints record: a write target. A
  * command's is not (a shell call is not recorded), nor a program's in code mode, whose calls of
  * the file tools each pass these hooks with their own targets.
@@ -54,18 +48,21 @@ export function lazyCheckpointHooks(
 		opened ??= open();
 		return opened;
 	};
-	/** The model's calls running that change no file themselves: their first inner change starts their turn. */
-	const turnDue = new Set<string>();
+	/**
+	 * The model's calls that change no file themselves, whose first inner change starts their turn.
+	 * By the call itself, not its id: two clients of one server may send the same request id; and
+	 * weakly, so that a call blocked before it ran (no hook sees it end) leaves nothing behind.
+	 */
+	const turnDue = new WeakSet<ToolCall>();
 	/** Whether the call starts a turn (see above); a program's first inner change takes its due turn. */
 	const startsTurn = (toolCall: ToolCall, target: ToolTarget | undefined, parent: ToolCall | undefined) => {
 		if (!turnPerCall) return false;
 		if (parent === undefined) {
 			if (changesFiles(target)) return true;
-			turnDue.add(toolCall.id);
-			if (turnDue.size > MAX_TURNS_DUE) turnDue.delete(turnDue.values().next().value as string);
+			turnDue.add(toolCall);
 			return false;
 		}
-		return changesFiles(target) && turnDue.delete(parent.id);
+		return changesFiles(target) && turnDue.delete(parent);
 	};
 	return {
 		before: {
@@ -74,10 +71,6 @@ export function lazyCheckpointHooks(
 				if (!changesFiles(target)) return undefined;
 				const store = await checkpoints();
 				if (starts) store?.startTurn();
-				return undefined;
-			},
-			afterToolCall: async ({ toolCall, parent }) => {
-				if (parent === undefined) turnDue.delete(toolCall.id);
 				return undefined;
 			},
 		},
