@@ -338,3 +338,49 @@ export interface ToolHooks {
 	/** Runs after each call. */
 	afterToolCall?: AfterToolCallHook;
 }
+
+/** Options of `executeToolCalls`. */
+export interface ExecuteToolCallsOptions extends ToolHooks {
+	/** The tools the model may call. Names must be unique. */
+	tools: readonly AnyAgentTool[];
+	/** The tool calls of one assistant message, in source order. */
+	toolCalls: readonly ToolCall[];
+	/**
+	 * `parallel` runs calls concurrently, with `executionMode: "sequential"` tools as barriers;
+	 * `sequential` runs one call at a time. Default: `parallel`.
+	 */
+	toolExecution?: ExecutionMode;
+	/** Aborts the batch: running calls get the signal, calls not yet started get an error result. */
+	signal?: AbortSignal;
+	/** Receives `tool_execution_*` events. Ends arrive in completion order. */
+	onEvent?: (event: ToolExecutionEvent) => void;
+	/** Least time between two `tool_execution_update` events of one call, in ms. Default: 100. */
+	updateIntervalMs?: number;
+	/**
+	 * After an abort, how long to wait for a running tool to honour the signal before its call is
+	 * settled as aborted anyway, in ms. Guarantees that an abort always ends the batch. Default: 2000.
+	 */
+	abortGraceMs?: number;
+	/** The session the calls belong to, handed to each tool's `execute` (see `ToolExecuteContext.session`). Default: none. */
+	session?: ToolSession;
+	/**
+	 * Most UTF-8 bytes of result text the whole batch returns to the model, shared fairly among its
+	 * calls (`applyBatchBudget`): small results stay whole, big ones are cut to their share with a
+	 * note. Events still carry each full result. Default: no budget (each tool's own limit only).
+	 */
+	batchOutputBudget?: number;
+	/**
+	 * The call whose program makes these calls (code mode's inner calls, `ToolExecuteContext.nestedCalls`),
+	 * handed to the hooks as `parent`: a hook that counts a model's requests (a checkpoint turn per
+	 * request) tells the calls made inside one from new ones. Default: none, the calls are the model's own.
+	 */
+	parentToolCall?: ToolCall;
+}
+
+/** What `executeToolCalls` returns. */
+export interface ExecuteToolCallsResult {
+	/** One result per tool call, in source order. */
+	messages: ToolResultMessage[];
+	/** True when any call (or hook) asked the agent loop to stop after this batch. */
+	terminate: boolean;
+}
