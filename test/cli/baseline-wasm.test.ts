@@ -24,6 +24,14 @@ function runTool(name: string, args: object, nodeOptions: string[] = []) {
 	});
 }
 
+/** The one code cache entry in `folder` made for `command`: its bytes and when it was written. */
+function cacheEntry(folder: string, command: string) {
+	const names = readdirSync(folder).filter((name) => name.endsWith(`-${command}.v8cache`));
+	expect(names).toHaveLength(1);
+	const file = join(folder, names[0]!);
+	return { bytes: readFileSync(file), modified: statSync(file).mtimeMs };
+}
+
 function tracedTool(name: string, args: object) {
 	const result = runTool(name, args, ["--trace-wasm-compilation-times"]);
 	const compiled = result.stdout.split("\n").filter((line) => line.startsWith("Compiled function"));
@@ -56,12 +64,7 @@ describe("the grammars' WebAssembly on the baseline compiler", () => {
 		// was judged, after the bundle was compiled: the cache saved at exit carried them, and each
 		// next start rejected it, compiled the whole bundle again (~360 ms) and wrote it anew.
 		const folder = join(tempDir(), "cache", "toolbelt", "v8-code-cache");
-		const entry = () => {
-			const names = readdirSync(folder).filter((name) => name.includes("-tool"));
-			expect(names).toHaveLength(1);
-			const file = join(folder, names[0]!);
-			return { bytes: readFileSync(file), modified: statSync(file).mtimeMs };
-		};
+		const entry = () => cacheEntry(folder, "tool");
 		// Commands the bash grammar reads (a plain command is judged without it: see below).
 		expect(runTool("bash", { command: "echo first | cat" }).status).toBe(0);
 		const first = entry();
@@ -79,12 +82,7 @@ describe("the grammars' WebAssembly on the baseline compiler", () => {
 		// and a `tool bash` entry beside it (made with them) does not disturb it.
 		writeFileSync(join(tempDir(), "a.txt"), "first line\n");
 		const folder = join(tempDir(), "cache", "toolbelt", "v8-code-cache");
-		const entry = () => {
-			const names = readdirSync(folder).filter((name) => name.endsWith("-tool-read") || name.includes("-tool-read."));
-			expect(names).toHaveLength(1);
-			const file = join(folder, names[0]!);
-			return { bytes: readFileSync(file), modified: statSync(file).mtimeMs };
-		};
+		const entry = () => cacheEntry(folder, "tool-read");
 		expect(runTool("read", { path: "a.txt" }).stdout).toContain("first line");
 		const first = entry();
 		expect(runTool("bash", { command: "echo between | cat" }).status).toBe(0);
@@ -101,12 +99,7 @@ describe("the grammars' WebAssembly on the baseline compiler", () => {
 		// One program and its plain words is judged without the bash grammar, so its start needs no
 		// flags (~10 ms): if the call set them after all, the cache would not be kept, or not taken.
 		const folder = join(tempDir(), "cache", "toolbelt", "v8-code-cache");
-		const entry = () => {
-			const names = readdirSync(folder).filter((name) => name.includes("-tool-bash-plain."));
-			expect(names).toHaveLength(1);
-			const file = join(folder, names[0]!);
-			return { bytes: readFileSync(file), modified: statSync(file).mtimeMs };
-		};
+		const entry = () => cacheEntry(folder, "tool-bash-plain");
 		expect(runTool("bash", { command: "echo plain" }).stdout).toBe("plain\n");
 		const first = entry();
 		expect(runTool("bash", { command: "echo piped | cat" }).stdout).toBe("piped\n");
