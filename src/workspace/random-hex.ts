@@ -4,7 +4,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 /**
  * `bytes` random bytes from the kernel, as lowercase hex: for names that must not be guessed (a
  * file made in a shared temporary folder) or only must not repeat (a session id, a command's
- * cgroup and marker). Read from `/dev/urandom`, three system calls: `node:crypto` would cost the
+ * cgroup and marker). Read from `/dev/urandom`, four system calls: `node:crypto` would cost the
  * first command of a process ~6 ms to load (Node 20), for a few bytes. Where there is no such
  * character device (Windows), from `node:crypto`.
  */

@@ -36,9 +36,9 @@ const HELP_WORDS = ["--help", "-h"];
  * help runs none of its work: a `toolbelt mcp --help` that came first would leave the `mcp` entry
  * without the code a session runs, and every later session would compile it, ~7 ms of its first
  * call); else the first of a few known command words, else "other"; for `tool`, the first word
- * after it that names a tool without grammars, or `bash` with a plain command. A guess that is wrong (`--cwd mcp tools` picks mcp)
- * costs only speed: every bundle runs every command, the flags are set at a grammar's first use
- * whatever the profile said, and a cache is then not saved.
+ * after it that names a tool without grammars, or `bash` with a plain command. A guess that is
+ * wrong (`--cwd mcp tools` picks mcp) costs only speed: every bundle runs every command, the flags
+ * are set at a grammar's first use whatever the profile said, and a cache is then not saved.
  */
 export function startProfile(args: string[]): StartProfile {
 	if (args.some((word) => HELP_WORDS.includes(word))) return { cacheEntry: "help", baselineWebAssembly: false };
