@@ -26,8 +26,6 @@ import type {
 } from "./types.js";
 import { validateToolArguments } from "./validation/validate.js";
 
-export type { ExecuteToolCallsOptions, ExecuteToolCallsResult } from "./types.js";
-
 /** A call ready to run: its tool, its final arguments, and the target the hooks saw. */
 interface ReadyCall {
 	ready: true;

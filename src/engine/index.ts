@@ -4,11 +4,7 @@ export { type CallGate, type CallGateRunOptions, createCallGate } from "./call-g
 export { monotonicMs } from "./clock.js";
 export { AbortError, errorMessage, isAbortError, ToolError, throwIfAborted } from "./errors.js";
 export { createThrottle, emitSafely, type Throttle, type ToolEventListener } from "./events.js";
-export {
-	type ExecuteToolCallsOptions,
-	type ExecuteToolCallsResult,
-	executeToolCalls,
-} from "./execute-tool-calls.js";
+export { executeToolCalls } from "./execute-tool-calls.js";
 export { pendingFileMutationQueues, withFileMutationQueue } from "./file-mutation-queue.js";
 export { applyResultPatch, composeHooks, declaredTarget } from "./hooks.js";
 export {
@@ -44,6 +40,8 @@ export type {
 	BeforeToolCallContext,
 	BeforeToolCallHook,
 	BeforeToolCallResult,
+	ExecuteToolCallsOptions,
+	ExecuteToolCallsResult,
 	ExecutionMode,
 	ImageContent,
 	NestedToolCall,
