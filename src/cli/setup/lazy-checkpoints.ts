@@ -20,7 +20,9 @@ export const OPEN_AHEAD_MS = 200;
 /**
  * Whether a call's target may change files, which is what checkpoints record: a write target. A
  * command's is not (a shell call is not recorded), nor a program's in code mode, whose calls of
- * the file tools each pass these hooks with their own targets.
+ * the file tools each pass these hooks with their own targets. The store applies the same rule to
+ * what it records; it is asked here without it, so that a start that changes no file never loads
+ * the checkpoints' modules.
  */
 function changesFiles(target: ToolTarget | undefined): boolean {
 	return target?.access === "write";
