@@ -152,6 +152,27 @@ describe.skipIf(unavailable !== undefined)("the sandbox, as root and as an unpri
 			}
 		});
 
+		it("leaves no set-user-ID or set-group-ID program behind (chmod, install -m, open with a mode), ordinary modes still work", async () => {
+			const repo = await repository(user);
+			// Each way a program gets the bits: chmod (fchmodat), install -m (fchmod), Node's chmod and open with a mode (openat).
+			const node =
+				"const fs=require('fs');fs.writeFileSync('by-node','');fs.chmodSync('by-node',0o6755);fs.closeSync(fs.openSync('by-open','w',0o4755))";
+			const run = await sandboxed(
+				user,
+				repo,
+				`cp /bin/true by-chmod; chmod 4755 by-chmod; cp /bin/true by-chmod-g; chmod g+s by-chmod-g; install -m 6755 /bin/true by-install; node -e "${node}"; ` +
+					"cp /bin/true plain; chmod 700 plain; echo done",
+			);
+			expect(run.stdout).toContain("done");
+			expect(existsSync(join(repo, "by-chmod"))).toBe(true);
+			// A set-user-ID file of the invoking user would run as them for anyone who starts it (as root: a root shell).
+			for (const name of ["by-chmod", "by-chmod-g", "by-install", "by-node", "by-open"]) {
+				const path = join(repo, name);
+				if (existsSync(path)) expect(statSync(path).mode & 0o6000, name).toBe(0);
+			}
+			expect(statSync(join(repo, "plain")).mode & 0o7777).toBe(0o700);
+		});
+
 		it("what a command creates in the workspace belongs to the user who runs toolbelt", async () => {
 			const repo = await repository(user);
 			const run = await sandboxed(user, repo, "mkdir made && echo x > made/file");
