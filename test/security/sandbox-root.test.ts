@@ -173,6 +173,30 @@ describe.skipIf(unavailable !== undefined)("the sandbox, as root and as an unpri
 			expect(statSync(join(repo, "plain")).mode & 0o7777).toBe(0o700);
 		});
 
+		it("started in the home folder: a planted ~/.bashrc, ~/.profile or ~/.ssh/config runs nothing in the user's next shell", async () => {
+			await mkdir(home(), { recursive: true });
+			const marker = join(outside, "shell-start-ran");
+			const plant = (path: string, line: string) =>
+				`node -e "require('fs').mkdirSync(require('path').dirname('${path}'),{recursive:true});require('fs').appendFileSync('${path}','${line}\\n')"`;
+			const run = await sandboxed(
+				user,
+				home(),
+				[
+					plant(".bashrc", `touch ${marker}`),
+					plant(".profile", `touch ${marker}`),
+					plant(".ssh/config", `Host *\\n  ProxyCommand touch ${marker}`),
+				].join("; "),
+			);
+			asUser(user, home(), "bash", ["-i", "-c", "true"]);
+			asUser(user, home(), "bash", ["-l", "-c", "true"]);
+			expect(existsSync(marker)).toBe(false);
+			// ssh reads the passwd entry's home, not $HOME: the file itself must not be there.
+			for (const name of [".bashrc", ".profile", join(".ssh", "config")])
+				expect(existsSync(join(home(), name)), name).toBe(false);
+			// Refused, and told why.
+			expect(run.stdout + run.stderr).toMatch(/home folder/);
+		});
+
 		it("what a command creates in the workspace belongs to the user who runs toolbelt", async () => {
 			const repo = await repository(user);
 			const run = await sandboxed(user, repo, "mkdir made && echo x > made/file");
