@@ -7,6 +7,7 @@ import { NestedGuard } from "./runs-later/nested-guard.js";
 import { TreeTooLargeError } from "./runs-later/tree-watch.js";
 import { buildBwrapArgs } from "./sandbox/bwrap-args.js";
 import { credentialsToHide } from "./sandbox/credentials.js";
+import { descriptorCloserShell } from "./sandbox/descriptor-closer.js";
 import { SandboxUnavailableError } from "./sandbox/errors.js";
 import { assertHomeOutsideRoots } from "./sandbox/home-folder.js";
 import { KeptMountPoints } from "./sandbox/kept-mount-points.js";
@@ -146,6 +147,11 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		throw new SandboxUnavailableError(
 			`The shell sandbox was requested but ${where}. ` +
 				"Install it (Debian/Ubuntu package `bubblewrap`), set bwrapPath, or run without the sandbox; commands are not run unsandboxed.",
+		);
+	}
+	if (!(await isExecutable(descriptorCloserShell))) {
+		throw new SandboxUnavailableError(
+			`The sandbox needs ${descriptorCloserShell} to close, inside it, the descriptors toolbelt inherited (a write through one would land outside the sandbox); there is none here. Install bash, or run without the sandbox.`,
 		);
 	}
 	const namedPaths = (options.writablePaths ?? []).map((path) => resolve(path));

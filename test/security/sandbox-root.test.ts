@@ -2,7 +2,7 @@
 // as an unprivileged user. Each drives the built CLI (`toolbelt tool bash '{…}' --sandbox`) and
 // looks for an effect on the host: a host file written, a hook run, a secret printed.
 import { execFileSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -195,6 +195,23 @@ describe.skipIf(unavailable !== undefined)("the sandbox, as root and as an unpri
 				expect(existsSync(join(home(), name)), name).toBe(false);
 			// Refused, and told why.
 			expect(run.stdout + run.stderr).toMatch(/home folder/);
+		});
+
+		it("a descriptor toolbelt inherited open for writing (a parent's exec 200>>file) writes no host file", async () => {
+			const repo = await repository(user);
+			const target = join(outside, "inherited-target");
+			await writeFile(target, "");
+			await handOver(outside, user);
+			// The parent leaves the descriptor open (no close-on-exec), as a shell's `exec 200>>file` does.
+			const through = ["/bin/bash", "-c", 'exec 200>>"$0" 201<>"$0"; exec "$@"', target];
+			const run = await sandboxed(
+				user,
+				repo,
+				"echo planted >&200; echo planted >&201; ls /proc/self/fd; echo done",
+				through,
+			);
+			expect(run.stdout).toContain("done");
+			expect(readFileSync(target, "utf8")).toBe("");
 		});
 
 		it("what a command creates in the workspace belongs to the user who runs toolbelt", async () => {
