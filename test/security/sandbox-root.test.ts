@@ -214,6 +214,20 @@ describe.skipIf(unavailable !== undefined)("the sandbox, as root and as an unpri
 			expect(readFileSync(target, "utf8")).toBe("");
 		});
 
+		it("writes no kernel setting (/proc/sys: as uid 0, core_pattern or modprobe would run a program as the host's root)", async () => {
+			const repo = await repository(user);
+			// The NIS domain name stands in for every setting: harmless, global, and put back below.
+			const setting = "/proc/sys/kernel/domainname";
+			const before = readFileSync(setting, "utf8");
+			try {
+				const run = await sandboxed(user, repo, `echo toolbelt-planted > ${setting}; echo done`);
+				expect(run.stdout).toContain("done");
+				expect(readFileSync(setting, "utf8")).toBe(before);
+			} finally {
+				if (readFileSync(setting, "utf8") !== before) await writeFile(setting, before);
+			}
+		});
+
 		it("what a command creates in the workspace belongs to the user who runs toolbelt", async () => {
 			const repo = await repository(user);
 			const run = await sandboxed(user, repo, "mkdir made && echo x > made/file");
