@@ -114,6 +114,30 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(run.stdout).toContain("sub/.git");
 	});
 
+	it("a folder made a repository without any .git (HEAD, objects/, refs/, a config with core.worktree): git there runs nothing", async () => {
+		const repo = await repository(join(base, "repo"));
+		// A workspace that is no repository: its root itself can be made one.
+		const plain = join(base, "plain");
+		await mkdir(plain, { recursive: true });
+		await handOver(base, user);
+		const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = touch ${marker()}; false\n`;
+		const plantBare = (folder: string) =>
+			[
+				plantCommand(join(folder, "HEAD"), "ref: refs/heads/main\n"),
+				plantCommand(join(folder, "objects", "info", "keep"), "keep\n"),
+				plantCommand(join(folder, "refs", "heads", "keep"), "keep\n"),
+				plantCommand(join(folder, "config"), config),
+			].join(" && ");
+		const nested = await sandboxed(repo, plantBare(join(repo, "sub")));
+		await sandboxed(plain, plantBare(plain));
+		git(join(repo, "sub"), "status", "--porcelain");
+		git(plain, "status", "--porcelain");
+		expect(existsSync(marker()), "fsmonitor ran").toBe(false);
+		expect(existsSync(join(repo, "sub", "HEAD"))).toBe(false);
+		expect(existsSync(join(plain, "HEAD"))).toBe(false);
+		expect(nested.stdout, nested.stderr).toContain("sub/HEAD");
+	});
+
 	it("a new .git file pointing to a planted git directory: git in that folder runs nothing", async () => {
 		const repo = await repository(join(base, "repo"));
 		const gitDir = join(repo, "gitdirs", "evil");

@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import { type AutoRunEntry, autoRunEntries } from "../runs-later/auto-run-entries.js";
 import { type GitLocations, gitLocationsSync, userConfigFiles } from "../runs-later/git-locations.js";
 import type { NestedEntry } from "../runs-later/tree-watch.js";
@@ -50,6 +50,11 @@ function symbolicLinkError(path: string): SandboxUnavailableError {
  */
 export function assertNoSymbolicLinks(paths: readonly string[]): void {
 	for (const path of paths) if (lstatOrUndefined(path)?.isSymbolicLink()) throw symbolicLinkError(path);
+}
+
+/** True when `folder` has the `objects` and `refs` folders that, with a `HEAD`, make git take it for a git directory. */
+function isGitDirectoryShape(folder: string): boolean {
+	return ["objects", "refs"].every((name) => lstatOrUndefined(join(folder, name))?.isDirectory());
 }
 
 /** The folder holding `.git` for `folder`: itself, or the nearest parent with one (the repository a root lies in). */
@@ -126,7 +131,9 @@ function candidatesOf(options: ProtectedPlanOptions): Map<string, MountPoint["ki
 	}
 	for (const file of userConfigFiles({ homeDir: options.homeDir, env: process.env })) add([file, "file"]);
 	for (const entry of options.nested ?? []) {
-		add([entry.path, entry.kind]);
+		// A folder git takes for a repository itself is kept whole, as a .git folder is (config, hooks).
+		const isGitDirectory = basename(entry.path) === "HEAD" && isGitDirectoryShape(dirname(entry.path));
+		add(isGitDirectory ? [dirname(entry.path), "directory"] : [entry.path, entry.kind]);
 		if (entry.path.endsWith(`${sep}.git`))
 			gitCandidates(dirname(entry.path), entry.kind === "file", options.homeDir).forEach(add);
 	}
