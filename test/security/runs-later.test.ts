@@ -95,6 +95,23 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(existsSync(marker())).toBe(false);
 	});
 
+	it("a program the repository's config names by a workspace path (core.fsmonitor = tools/fsmonitor.sh): a rewritten one does not run", async () => {
+		const repo = await repository(join(base, "repo"));
+		await mkdir(join(repo, "tools"), { recursive: true });
+		await writeFile(join(repo, "tools", "fsmonitor.sh"), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+		await handOver(base, user);
+		expect(git(repo, "config", "core.fsmonitor", "tools/fsmonitor.sh").status).toBe(0);
+		// An alias the user set runs a script from the top of the work tree too.
+		expect(git(repo, "config", "alias.lint", "!./tools/lint.sh").status).toBe(0);
+		await sandboxed(
+			repo,
+			`${plantCommand(join(repo, "tools", "fsmonitor.sh"), hookScript())}; ${plantCommand(join(repo, "tools", "lint.sh"), hookScript())}`,
+		);
+		git(repo, "status", "--porcelain");
+		git(repo, "lint");
+		expect(existsSync(marker())).toBe(false);
+	});
+
 	it("a hooks folder inside the workspace named by the user's global config: a planted hook does not run", async () => {
 		const repo = await repository(join(base, "repo"));
 		await writeFile(join(home(), ".gitconfig"), `[core]\n\thooksPath = ${join(repo, "tools", "hooks")}\n`);

@@ -78,6 +78,7 @@ function gitCandidates(top: string, dotGitIsFile: boolean, homeDir: string): [st
 		...locations.gitDirs.map((path) => [path, "directory"] as [string, MountPoint["kind"]]),
 		...locations.configFiles.map((path) => [path, "file"] as [string, MountPoint["kind"]]),
 		...locations.hooksFolders.map((path) => [path, "directory"] as [string, MountPoint["kind"]]),
+		...locations.programs.map((path) => [path, "file"] as [string, MountPoint["kind"]]),
 	];
 }
 
@@ -144,7 +145,7 @@ function candidatesOf(options: ProtectedPlanOptions): Map<string, MountPoint["ki
  * Lists what must be read-only for the next call, when it lies in a writable path: every auto-run
  * entry of each root, the nested entries found below them, and for each repository (the roots', a
  * nested one) its git directories, every config file git reads with everything those include, and
- * every hooks folder a config of any level names — minus the paths the user named in
+ * every hooks folder and program (by a path) a config of any level names — minus the paths the user named in
  * `writablePaths`. A missing path gets a mount point (at its highest missing folder). Throws
  * `SandboxUnavailableError` for an entry that is a symbolic link: a mount would land on its target
  * while the link itself stayed replaceable.
