@@ -7,7 +7,9 @@ import { NestedGuard } from "./runs-later/nested-guard.js";
 import { TreeTooLargeError } from "./runs-later/tree-watch.js";
 import { buildBwrapArgs } from "./sandbox/bwrap-args.js";
 import { credentialsToHide } from "./sandbox/credentials.js";
+import { descriptorCloserShell } from "./sandbox/descriptor-closer.js";
 import { SandboxUnavailableError } from "./sandbox/errors.js";
+import { assertHomeOutsideRoots } from "./sandbox/home-folder.js";
 import { KeptMountPoints } from "./sandbox/kept-mount-points.js";
 import { launched, type SandboxLaunch, seccompFd, startLine } from "./sandbox/launch-line.js";
 import type { MountPointLease } from "./sandbox/mount-points.js";
@@ -29,7 +31,10 @@ export type { SandboxNetworkOptions } from "./sandbox/network/session.js";
 
 /** Options of the bubblewrap sandbox for shell commands. */
 export interface SandboxOptions {
-	/** Directories the sandboxed shell may write (the workspace roots), except their auto-run entries. Everything else is read-only. */
+	/**
+	 * Directories the sandboxed shell may write (the workspace roots), except their auto-run
+	 * entries. Everything else is read-only. A root that is the home folder or holds it is refused.
+	 */
 	writableRoots: readonly string[];
 	/**
 	 * More writable directories (e.g. a package cache). A path named here exactly that is also a
@@ -119,7 +124,8 @@ async function seccompFilterFile(stateDir: string, allowNetwork: boolean): Promi
 
 /**
  * Checks that bubblewrap is installed and can set up every protection here (namespaces, no
- * capability left to the command, the seccomp filter, the read-only auto-run entries), then
+ * capability left to the command, the seccomp filter, the read-only auto-run entries, no root
+ * holding the home folder), then
  * returns the sandbox. Throws
  * `SandboxUnavailableError` with what to do when it is not Linux, bwrap is missing, or a
  * protection cannot be had — a sandbox that was asked for is never weakened or skipped.
@@ -143,8 +149,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 				"Install it (Debian/Ubuntu package `bubblewrap`), set bwrapPath, or run without the sandbox; commands are not run unsandboxed.",
 		);
 	}
+	if (!(await isExecutable(descriptorCloserShell))) {
+		throw new SandboxUnavailableError(
+			`The sandbox needs ${descriptorCloserShell} to close, inside it, the descriptors toolbelt inherited (a write through one would land outside the sandbox); there is none here. Install bash, or run without the sandbox.`,
+		);
+	}
 	const namedPaths = (options.writablePaths ?? []).map((path) => resolve(path));
 	const homeDir = options.homeDir ?? homedir();
+	await assertHomeOutsideRoots(writableRoots, homeDir);
 	const stateDir = await sandboxStateDir(options.stateDir);
 	// Loaded only for a network policy: its proxy needs node:http, https, tls and dns, and an ES module
 	// import of node:http loads Node's fetch implementation (undici) too, several MB of heap that

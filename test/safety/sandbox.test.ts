@@ -61,7 +61,7 @@ describe("buildBwrapArgs", () => {
 		});
 		const text = args.join(" ");
 		expect(text).toMatch(
-			/^--ro-bind \/ \/ --dev \/dev --proc \/proc --tmpfs \/tmp --bind \/work\/proj \/work\/proj --bind \/work\/proj\/cache \/work\/proj\/cache --ro-bind \/work\/proj\/.git \/work\/proj\/.git --ro-bind \/work\/proj\/.toolbelt /,
+			/^--ro-bind \/ \/ --dev \/dev --proc \/proc --ro-bind \/proc\/sys \/proc\/sys --tmpfs \/tmp --bind \/work\/proj \/work\/proj --bind \/work\/proj\/cache \/work\/proj\/cache --ro-bind \/work\/proj\/.git \/work\/proj\/.git --ro-bind \/work\/proj\/.toolbelt /,
 		);
 		expect(text).toContain("--tmpfs /home/u/.ssh --ro-bind /dev/null /home/u/.netrc");
 		expect(text).toContain("--seccomp 9");

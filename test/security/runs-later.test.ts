@@ -95,6 +95,23 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(existsSync(marker())).toBe(false);
 	});
 
+	it("a program the repository's config names by a workspace path (core.fsmonitor = tools/fsmonitor.sh): a rewritten one does not run", async () => {
+		const repo = await repository(join(base, "repo"));
+		await mkdir(join(repo, "tools"), { recursive: true });
+		await writeFile(join(repo, "tools", "fsmonitor.sh"), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+		await handOver(base, user);
+		expect(git(repo, "config", "core.fsmonitor", "tools/fsmonitor.sh").status).toBe(0);
+		// An alias the user set runs a script from the top of the work tree too.
+		expect(git(repo, "config", "alias.lint", "!./tools/lint.sh").status).toBe(0);
+		await sandboxed(
+			repo,
+			`${plantCommand(join(repo, "tools", "fsmonitor.sh"), hookScript())}; ${plantCommand(join(repo, "tools", "lint.sh"), hookScript())}`,
+		);
+		git(repo, "status", "--porcelain");
+		git(repo, "lint");
+		expect(existsSync(marker())).toBe(false);
+	});
+
 	it("a hooks folder inside the workspace named by the user's global config: a planted hook does not run", async () => {
 		const repo = await repository(join(base, "repo"));
 		await writeFile(join(home(), ".gitconfig"), `[core]\n\thooksPath = ${join(repo, "tools", "hooks")}\n`);
@@ -112,6 +129,30 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(existsSync(join(repo, "sub", ".git"))).toBe(false);
 		expect(readdirSync(join(repo, "sub")).some((name) => name.startsWith(".git.quarantined-"))).toBe(true);
 		expect(run.stdout).toContain("sub/.git");
+	});
+
+	it("a folder made a repository without any .git (HEAD, objects/, refs/, a config with core.worktree): git there runs nothing", async () => {
+		const repo = await repository(join(base, "repo"));
+		// A workspace that is no repository: its root itself can be made one.
+		const plain = join(base, "plain");
+		await mkdir(plain, { recursive: true });
+		await handOver(base, user);
+		const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = touch ${marker()}; false\n`;
+		const plantBare = (folder: string) =>
+			[
+				plantCommand(join(folder, "HEAD"), "ref: refs/heads/main\n"),
+				plantCommand(join(folder, "objects", "info", "keep"), "keep\n"),
+				plantCommand(join(folder, "refs", "heads", "keep"), "keep\n"),
+				plantCommand(join(folder, "config"), config),
+			].join(" && ");
+		const nested = await sandboxed(repo, plantBare(join(repo, "sub")));
+		await sandboxed(plain, plantBare(plain));
+		git(join(repo, "sub"), "status", "--porcelain");
+		git(plain, "status", "--porcelain");
+		expect(existsSync(marker()), "fsmonitor ran").toBe(false);
+		expect(existsSync(join(repo, "sub", "HEAD"))).toBe(false);
+		expect(existsSync(join(plain, "HEAD"))).toBe(false);
+		expect(nested.stdout, nested.stderr).toContain("sub/HEAD");
 	});
 
 	it("a new .git file pointing to a planted git directory: git in that folder runs nothing", async () => {

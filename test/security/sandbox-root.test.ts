@@ -2,7 +2,7 @@
 // as an unprivileged user. Each drives the built CLI (`toolbelt tool bash '{…}' --sandbox`) and
 // looks for an effect on the host: a host file written, a hook run, a secret printed.
 import { execFileSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -149,6 +149,82 @@ describe.skipIf(unavailable !== undefined)("the sandbox, as root and as an unpri
 			expect(run.stdout).toContain("done");
 			for (const marker of ["user-42", "root-42", "mount-42", "net-42", "bwrap-42"]) {
 				expect(run.stdout).not.toContain(marker);
+			}
+		});
+
+		it("leaves no set-user-ID or set-group-ID program behind (chmod, install -m, open with a mode), ordinary modes still work", async () => {
+			const repo = await repository(user);
+			// Each way a program gets the bits: chmod (fchmodat), install -m (fchmod), Node's chmod and open with a mode (openat).
+			const node =
+				"const fs=require('fs');fs.writeFileSync('by-node','');fs.chmodSync('by-node',0o6755);fs.closeSync(fs.openSync('by-open','w',0o4755))";
+			const run = await sandboxed(
+				user,
+				repo,
+				`cp /bin/true by-chmod; chmod 4755 by-chmod; cp /bin/true by-chmod-g; chmod g+s by-chmod-g; install -m 6755 /bin/true by-install; node -e "${node}"; ` +
+					"cp /bin/true plain; chmod 700 plain; echo done",
+			);
+			expect(run.stdout).toContain("done");
+			expect(existsSync(join(repo, "by-chmod"))).toBe(true);
+			// A set-user-ID file of the invoking user would run as them for anyone who starts it (as root: a root shell).
+			for (const name of ["by-chmod", "by-chmod-g", "by-install", "by-node", "by-open"]) {
+				const path = join(repo, name);
+				if (existsSync(path)) expect(statSync(path).mode & 0o6000, name).toBe(0);
+			}
+			expect(statSync(join(repo, "plain")).mode & 0o7777).toBe(0o700);
+		});
+
+		it("started in the home folder: a planted ~/.bashrc, ~/.profile or ~/.ssh/config runs nothing in the user's next shell", async () => {
+			await mkdir(home(), { recursive: true });
+			const marker = join(outside, "shell-start-ran");
+			const plant = (path: string, line: string) =>
+				`node -e "require('fs').mkdirSync(require('path').dirname('${path}'),{recursive:true});require('fs').appendFileSync('${path}','${line}\\n')"`;
+			const run = await sandboxed(
+				user,
+				home(),
+				[
+					plant(".bashrc", `touch ${marker}`),
+					plant(".profile", `touch ${marker}`),
+					plant(".ssh/config", `Host *\\n  ProxyCommand touch ${marker}`),
+				].join("; "),
+			);
+			asUser(user, home(), "bash", ["-i", "-c", "true"]);
+			asUser(user, home(), "bash", ["-l", "-c", "true"]);
+			expect(existsSync(marker)).toBe(false);
+			// ssh reads the passwd entry's home, not $HOME: the file itself must not be there.
+			for (const name of [".bashrc", ".profile", join(".ssh", "config")])
+				expect(existsSync(join(home(), name)), name).toBe(false);
+			// Refused, and told why.
+			expect(run.stdout + run.stderr).toMatch(/home folder/);
+		});
+
+		it("a descriptor toolbelt inherited open for writing (a parent's exec 200>>file) writes no host file", async () => {
+			const repo = await repository(user);
+			const target = join(outside, "inherited-target");
+			await writeFile(target, "");
+			await handOver(outside, user);
+			// The parent leaves the descriptor open (no close-on-exec), as a shell's `exec 200>>file` does.
+			const through = ["/bin/bash", "-c", 'exec 200>>"$0" 201<>"$0"; exec "$@"', target];
+			const run = await sandboxed(
+				user,
+				repo,
+				"echo planted >&200; echo planted >&201; ls /proc/self/fd; echo done",
+				through,
+			);
+			expect(run.stdout).toContain("done");
+			expect(readFileSync(target, "utf8")).toBe("");
+		});
+
+		it("writes no kernel setting (/proc/sys: as uid 0, core_pattern or modprobe would run a program as the host's root)", async () => {
+			const repo = await repository(user);
+			// The NIS domain name stands in for every setting: harmless, global, and put back below.
+			const setting = "/proc/sys/kernel/domainname";
+			const before = readFileSync(setting, "utf8");
+			try {
+				const run = await sandboxed(user, repo, `echo toolbelt-planted > ${setting}; echo done`);
+				expect(run.stdout).toContain("done");
+				expect(readFileSync(setting, "utf8")).toBe(before);
+			} finally {
+				if (readFileSync(setting, "utf8") !== before) await writeFile(setting, before);
 			}
 		});
 

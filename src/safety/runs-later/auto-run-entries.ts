@@ -34,10 +34,19 @@ export const autoRunEntries: readonly AutoRunEntry[] = [
 	{ path: ".envrc", kind: "file", why: "direnv runs it on cd" },
 	{ path: ".husky", kind: "directory", why: "git hooks of husky projects" },
 	{ path: ".pre-commit-config.yaml", kind: "file", why: "hooks pre-commit runs on git commit" },
+	{
+		path: "HEAD",
+		kind: "file",
+		why: "beside objects/ and refs/, git takes the folder itself for a repository, and runs what its config says (core.fsmonitor with core.worktree) on the next git status there",
+	},
 ];
 
-/** Names that make a folder below a root run later too (a nested repository, a nested project's settings). */
-export const nestedAutoRunNames: readonly string[] = [".git", ".toolbelt"];
+/**
+ * Names that make a folder below a root run later too: a nested repository (`.git`, or `HEAD` —
+ * git takes a folder holding `HEAD`, `objects/` and `refs/` for a repository itself), a nested
+ * project's settings (`.toolbelt`).
+ */
+export const nestedAutoRunNames: readonly string[] = [".git", ".toolbelt", "HEAD"];
 
 /**
  * The protected path patterns of the file tools (gitignore-style, at any depth): the auto-run

@@ -1,5 +1,5 @@
 // Reading git config files the way git does, as far as deciding what git would run later needs:
-// which files a config includes and which hooks folders it names.
+// which files a config includes, which hooks folders and which programs it names.
 
 /** One `key = value` of a git config file. Section and key are lower case; a subsection keeps its case. */
 export interface GitConfigEntry {
@@ -86,4 +86,38 @@ export function includedPathsOf(configText: string): string[] {
 		.filter((entry) => (entry.section === "include" || entry.section === "includeif") && entry.key === "path")
 		.map((entry) => entry.value)
 		.filter((value) => value !== "");
+}
+
+/** Keys whose value is a command git starts, by section (any subsection): its first word is the program. */
+const commandKeys: Readonly<Record<string, readonly string[]>> = {
+	core: ["fsmonitor", "sshcommand", "pager", "editor", "askpass"],
+	sequence: ["editor"],
+	gpg: ["program"],
+	credential: ["helper"],
+	diff: ["command", "textconv"],
+	filter: ["clean", "smudge", "process"],
+	merge: ["driver"],
+};
+
+/** The first word of a command, its quotes taken out. */
+function firstWord(command: string): string {
+	const match = /^\s*(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(command);
+	return match?.[1] ?? match?.[2] ?? match?.[3] ?? "";
+}
+
+/**
+ * The programs a config file names by a path (a first word holding a `/`), as written: the
+ * commands of `core.fsmonitor`, `core.pager`, `diff.*.textconv`, `filter.*.clean` and their kin,
+ * and shell aliases and credential helpers (`!./tools/lint.sh`). A relative one is taken from the
+ * top of the work tree, where git runs them.
+ */
+export function programPathsOf(configText: string): string[] {
+	const programs: string[] = [];
+	for (const entry of parseGitConfig(configText)) {
+		const isShell = (entry.section === "alias" || entry.section === "credential") && entry.value.startsWith("!");
+		if (!isShell && !commandKeys[entry.section]?.includes(entry.key)) continue;
+		const program = firstWord(isShell ? entry.value.slice(1) : entry.value);
+		if (program.includes("/")) programs.push(program);
+	}
+	return programs;
 }

@@ -1,10 +1,10 @@
 // Where git, run later on the host in a repository, reads configuration and finds programs to run:
-// the git directories, every config file it reads (with everything they include) and every
-// hooks folder those name. Written once as steps that ask for file contents, so the sandbox can
+// the git directories, every config file it reads (with everything they include), every
+// hooks folder and every program those name by a path. Written once as steps that ask for file contents, so the sandbox can
 // answer them synchronously from this machine's disk and the file tools through their workspace.
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../../workspace/index.js";
-import { hooksPathsOf, includedPathsOf } from "./git-config.js";
+import { hooksPathsOf, includedPathsOf, programPathsOf } from "./git-config.js";
 
 /** What git reads and runs for one repository. Every path is absolute. */
 export interface GitLocations {
@@ -14,6 +14,8 @@ export interface GitLocations {
 	configFiles: string[];
 	/** Hooks folders named by `core.hooksPath` at any level. */
 	hooksFolders: string[];
+	/** Programs a config of any level names by a path (`core.fsmonitor = tools/fsmonitor.sh`, an alias `!./lint.sh`). */
+	programs: string[];
 }
 
 /** Where the user-level and system-level config files are, as git finds them. */
@@ -76,7 +78,7 @@ function gitPointer(text: string | undefined, file: string): string | undefined 
  */
 function* gitLocationSteps(top: string, dotGitIsFile: boolean, context: GitUserContext): Steps<GitLocations> {
 	const dotGit = join(top, ".git");
-	const locations: GitLocations = { gitDirs: [], configFiles: [], hooksFolders: [] };
+	const locations: GitLocations = { gitDirs: [], configFiles: [], hooksFolders: [], programs: [] };
 	let gitDir = dotGit;
 	if (dotGitIsFile) {
 		const pointed = gitPointer(yield dotGit, dotGit);
@@ -96,6 +98,10 @@ function* gitLocationSteps(top: string, dotGitIsFile: boolean, context: GitUserC
 		const expanded = expandHome(hooksPath, context.homeDir);
 		// A relative hooks path is taken from the top of the working tree, where hooks run.
 		locations.hooksFolders.push(isAbsolute(expanded) ? resolve(expanded) : resolve(top, expanded));
+	}
+	for (const program of texts.flatMap(programPathsOf)) {
+		const expanded = expandHome(program, context.homeDir);
+		locations.programs.push(isAbsolute(expanded) ? resolve(expanded) : resolve(top, expanded));
 	}
 	return locations;
 }

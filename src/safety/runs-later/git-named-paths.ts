@@ -98,6 +98,7 @@ export async function gitNamedPaths(
 		for (const path of locations.gitDirs) named.push({ path, label: "a git directory (a .git file points to it)" });
 		for (const path of locations.configFiles) named.push({ path, label: "a git config file (git reads it)" });
 		for (const path of locations.hooksFolders) named.push({ path, label: "a git hooks folder (core.hooksPath)" });
+		for (const path of locations.programs) named.push({ path, label: "a program a git config names (git runs it)" });
 	}
 	plan.clear();
 	if (asked.length <= maxPlannedPaths) for (const path of asked) plan.add(path);

@@ -19,9 +19,18 @@ function stamp(): string {
 	return `${time}-${randomHex(3)}`;
 }
 
+/** Why a new nested entry is renamed away, by its name (the model reads it). */
+const quarantineReasons: Record<string, string> = {
+	".git":
+		"git would run what its config says (core.fsmonitor, hooks, aliases) on the host, outside the sandbox, the next time anyone runs git in that folder",
+	HEAD: "beside objects/ and refs/ it makes git take the folder itself for a repository, and git would run what the folder's config says (core.fsmonitor, hooks, aliases) on the host, outside the sandbox, the next time anyone runs git there",
+	".toolbelt":
+		"toolbelt would read its settings (hooks, rules) on the host, outside the sandbox, the next time it starts in that folder",
+};
+
 /**
- * Watches the writable roots for nested repositories (`sub/.git`, a `.git` file) and nested
- * toolbelt settings (`sub/.toolbelt`). What exists before a sandboxed call is kept read-only in
+ * Watches the writable roots for nested repositories (`sub/.git`, a `.git` file, a `sub/HEAD` that
+ * makes `sub` one) and nested toolbelt settings (`sub/.toolbelt`). What exists before a sandboxed call is kept read-only in
  * it; what appears while one runs is renamed to `<name>.quarantined-<time>-<random>` after it
  * (git then finds no repository there, toolbelt no settings), and the model is told.
  */
@@ -80,10 +89,7 @@ export class NestedGuard {
 			const shown = relative(this.options.roots.find((root) => entry.path.startsWith(root)) ?? "/", entry.path);
 			const name = basename(entry.path);
 			const target = join(dirname(entry.path), `${name}.quarantined-${stamp()}`);
-			const why =
-				name === ".git"
-					? "git would run what its config says (core.fsmonitor, hooks, aliases) on the host, outside the sandbox, the next time anyone runs git in that folder"
-					: "toolbelt would read its settings (hooks, rules) on the host, outside the sandbox, the next time it starts in that folder";
+			const why = quarantineReasons[name] ?? quarantineReasons[".toolbelt"];
 			try {
 				renameSync(entry.path, target);
 				this.watch.forget(entry.path);

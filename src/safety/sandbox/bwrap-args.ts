@@ -34,14 +34,19 @@ const isInside = (path: string, directory: string) => path === directory || path
 
 /**
  * The bwrap arguments (up to and including `--`): the whole file system read-only, `/tmp` private
- * and empty, a fresh `/dev` and `/proc`, the writable directories writable, then the protected
+ * and empty, a fresh `/dev` and `/proc` (its `/proc/sys` read-only, also for root), the writable directories writable, then the protected
  * paths read-only on top of them (so no writable bind can uncover one) — except a writable path the
  * user named inside a protected one — then the credentials hidden; a user namespace of its own
  * with every capability dropped (also for root: the mounts cannot be undone from inside), no
  * network unless allowed, the seccomp filter when given, and no survival past the parent.
  */
 export function buildBwrapArgs(layout: BwrapLayout): string[] {
-	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+	// The kernel lets uid 0 write /proc/sys without a capability (its check is the uid), and bwrap's
+	// own cover of it is skipped (access() reports the folder read-only): as root a command could set
+	// kernel.core_pattern or kernel.modprobe to a program of its own, which the kernel then runs as
+	// the host's root. The host's /proc/sys shows the same settings (per-namespace ones by the reader's).
+	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"];
+	args.push("--tmpfs", "/tmp");
 	const readOnly = layout.readOnly ?? [];
 	// Shorter paths first, so a parent's bind never covers a child's.
 	const byDepth = [...layout.writable].sort((a, b) => a.length - b.length);

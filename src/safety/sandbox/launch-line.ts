@@ -1,4 +1,5 @@
 import type { ShellExecRequest, ShellNetworkConnection } from "../../tools/index.js";
+import { descriptorCloser } from "./descriptor-closer.js";
 import type { NetworkSession } from "./network/session.js";
 
 /** The command line of one sandboxed call, and what to undo after it. */
@@ -37,21 +38,27 @@ export const seccompFd = 9;
 // bwrap reads the filter only from a descriptor; this shell opens the file on it and becomes bwrap.
 const seccompLauncherScript = `filter=$1; shift; exec "$@" ${seccompFd}<"$filter"`;
 
-/** The program and arguments that start bwrap: the network launcher with a policy, else the shell that hands bwrap the seccomp program. */
+/**
+ * The program and arguments that start bwrap: the network launcher with a policy, else the shell
+ * that hands bwrap the seccomp program; inside, the descriptor closer comes last, just before the command.
+ */
 export function startLine(
 	bwrapArgs: string[],
 	options: { filterFile: string; bwrapPath: string; networked: ReturnType<NetworkSession["launch"]> | undefined },
 ): Pick<SandboxLaunch, "file" | "args" | "env" | "direct"> {
 	const { networked } = options;
 	if (networked) {
-		return { file: networked.file, args: [...networked.before, ...bwrapArgs, ...networked.after], env: networked.env };
+		// The closer after the bridge: the bridge keeps its channel, the command gets no stray.
+		const args = [...networked.before, ...bwrapArgs, ...networked.after, ...descriptorCloser];
+		return { file: networked.file, args, env: networked.env };
 	}
+	const inside = [...bwrapArgs, ...descriptorCloser];
 	return {
 		file: "/bin/sh",
-		args: ["-c", seccompLauncherScript, "toolbelt-sandbox", options.filterFile, options.bwrapPath, ...bwrapArgs],
+		args: ["-c", seccompLauncherScript, "toolbelt-sandbox", options.filterFile, options.bwrapPath, ...inside],
 		direct: {
 			file: options.bwrapPath,
-			args: bwrapArgs,
+			args: inside,
 			readDescriptors: [{ fd: seccompFd, path: options.filterFile }],
 		},
 	};

@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import { type AutoRunEntry, autoRunEntries } from "../runs-later/auto-run-entries.js";
 import { type GitLocations, gitLocationsSync, userConfigFiles } from "../runs-later/git-locations.js";
 import type { NestedEntry } from "../runs-later/tree-watch.js";
@@ -52,6 +52,11 @@ export function assertNoSymbolicLinks(paths: readonly string[]): void {
 	for (const path of paths) if (lstatOrUndefined(path)?.isSymbolicLink()) throw symbolicLinkError(path);
 }
 
+/** True when `folder` has the `objects` and `refs` folders that, with a `HEAD`, make git take it for a git directory. */
+function isGitDirectoryShape(folder: string): boolean {
+	return ["objects", "refs"].every((name) => lstatOrUndefined(join(folder, name))?.isDirectory());
+}
+
 /** The folder holding `.git` for `folder`: itself, or the nearest parent with one (the repository a root lies in). */
 function repositoryTop(folder: string): { top: string; dotGit?: Stats } {
 	for (let current = folder; ; current = dirname(current)) {
@@ -73,6 +78,7 @@ function gitCandidates(top: string, dotGitIsFile: boolean, homeDir: string): [st
 		...locations.gitDirs.map((path) => [path, "directory"] as [string, MountPoint["kind"]]),
 		...locations.configFiles.map((path) => [path, "file"] as [string, MountPoint["kind"]]),
 		...locations.hooksFolders.map((path) => [path, "directory"] as [string, MountPoint["kind"]]),
+		...locations.programs.map((path) => [path, "file"] as [string, MountPoint["kind"]]),
 	];
 }
 
@@ -126,7 +132,9 @@ function candidatesOf(options: ProtectedPlanOptions): Map<string, MountPoint["ki
 	}
 	for (const file of userConfigFiles({ homeDir: options.homeDir, env: process.env })) add([file, "file"]);
 	for (const entry of options.nested ?? []) {
-		add([entry.path, entry.kind]);
+		// A folder git takes for a repository itself is kept whole, as a .git folder is (config, hooks).
+		const isGitDirectory = basename(entry.path) === "HEAD" && isGitDirectoryShape(dirname(entry.path));
+		add(isGitDirectory ? [dirname(entry.path), "directory"] : [entry.path, entry.kind]);
 		if (entry.path.endsWith(`${sep}.git`))
 			gitCandidates(dirname(entry.path), entry.kind === "file", options.homeDir).forEach(add);
 	}
@@ -137,7 +145,7 @@ function candidatesOf(options: ProtectedPlanOptions): Map<string, MountPoint["ki
  * Lists what must be read-only for the next call, when it lies in a writable path: every auto-run
  * entry of each root, the nested entries found below them, and for each repository (the roots', a
  * nested one) its git directories, every config file git reads with everything those include, and
- * every hooks folder a config of any level names — minus the paths the user named in
+ * every hooks folder and program (by a path) a config of any level names — minus the paths the user named in
  * `writablePaths`. A missing path gets a mount point (at its highest missing folder). Throws
  * `SandboxUnavailableError` for an entry that is a symbolic link: a mount would land on its target
  * while the link itself stayed replaceable.

@@ -10,12 +10,20 @@
 // `socketpair` stays allowed for stream and seqpacket sockets, which are anonymous; a datagram pair
 // is refused, since `connect` or `sendto` on it reach any datagram socket by path (journald,
 // systemd's notify socket).
+//
+// Always, too: a set-user-ID or set-group-ID bit on a file (chmod, or open/mknod with such a
+// mode). The bits are kept on disk, and the sandbox's no-new-privileges ends at its edge: a
+// program the command leaves so marked runs as its owner for whoever starts it on the host — a
+// root shell for every local user when toolbelt runs as root. openat2 hides its mode in a struct,
+// so it fails with ENOSYS.
 import { assemble, type Instruction, opcode, seccompDataOffset, seccompReturn } from "./assemble.js";
 import {
 	alwaysRefused,
 	architectureFacts,
+	modeCalls,
 	namespaceCloneFlags,
 	type SeccompArchitecture,
+	setIdModeBits,
 	systemCallNumber,
 } from "./system-calls.js";
 
@@ -55,10 +63,22 @@ function unixSocketChecks(): Instruction[] {
 	];
 }
 
+/** The mode checks, entered at `mode-<argument>` for each argument a mode call keeps its mode in. */
+function setIdModeChecks(): Instruction[] {
+	const argumentsUsed = [...new Set(modeCalls.map((call) => call.modeArgument))].sort();
+	return argumentsUsed.flatMap((argument) => [
+		{ label: `mode-${argument}` },
+		// Each argument is 8 bytes; its low word (the mode) comes first on little-endian CPUs.
+		{ code: opcode.loadWordAbsolute, k: seccompDataOffset.firstArgument + 8 * argument },
+		{ code: opcode.jumpIfAnyBitSet, k: setIdModeBits, ifTrue: "refuse", ifFalse: "accept" },
+	]);
+}
+
 /**
  * The seccomp program (an array of `struct sock_filter`, as bwrap's `--seccomp FD` reads it) for
  * `arch`: the always-refused calls and `clone` with a namespace flag fail with EPERM, `clone3` with
- * ENOSYS, a call from another architecture or ABI kills the process; with `blockUnixSockets`,
+ * ENOSYS (`openat2` too), a mode with a set-user-ID or set-group-ID bit (`chmod`, `open`, `mknod`
+ * and their kin) fails with EPERM, a call from another architecture or ABI kills the process; with `blockUnixSockets`,
  * `socket(AF_UNIX, …)` and a datagram `socketpair(AF_UNIX, …)` fail with EPERM; everything else is allowed.
  */
 export function buildSeccompFilter(arch: SeccompArchitecture, options: SeccompFilterOptions = {}): Buffer {
@@ -75,6 +95,12 @@ export function buildSeccompFilter(arch: SeccompArchitecture, options: SeccompFi
 	}
 	for (const name of alwaysRefused) program.push({ code: opcode.jumpIfEqual, k: number(name), ifTrue: "refuse" });
 	program.push({ code: opcode.jumpIfEqual, k: number("clone3"), ifTrue: "no-such-call" });
+	program.push({ code: opcode.jumpIfEqual, k: number("openat2"), ifTrue: "no-such-call" });
+	for (const call of modeCalls) {
+		const callNumber = call.numbers[arch];
+		if (callNumber !== undefined)
+			program.push({ code: opcode.jumpIfEqual, k: callNumber, ifTrue: `mode-${call.modeArgument}` });
+	}
 	program.push({ code: opcode.jumpIfEqual, k: number("clone"), ifTrue: "clone" });
 	if (blockUnixSockets) {
 		program.push({ code: opcode.jumpIfEqual, k: number("socket"), ifTrue: "socket" });
@@ -87,6 +113,7 @@ export function buildSeccompFilter(arch: SeccompArchitecture, options: SeccompFi
 		{ code: opcode.loadWordAbsolute, k: seccompDataOffset.firstArgument },
 		{ code: opcode.jumpIfAnyBitSet, k: namespaceCloneFlags, ifTrue: "refuse", ifFalse: "accept" },
 	);
+	program.push(...setIdModeChecks());
 	if (blockUnixSockets) program.push(...unixSocketChecks());
 	// Classic BPF jumps only forward: the inspected calls' verdicts come last.
 	program.push(
