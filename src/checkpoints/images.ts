@@ -1,14 +1,29 @@
-import type { CheckpointFileAccess } from "./file-access.js";
+import type { CheckpointEntry, CheckpointFileAccess } from "./file-access.js";
 import { CheckpointStore, type FileImage } from "./store.js";
 
 /**
- * What is at `path` now (the link itself for a symlink), read through `files`; for a file only
- * its hash, taken where the file lives (an after-image, to compare with later).
+ * The image of a file larger than `maxBytes` (what the store keeps at most): its size and mode,
+ * never its content. Such a file may be a sparse terabyte a command made in no time (`truncate -s
+ * 1T`): hashing it took hours, and undo could not put its content back anyway. Its `blob` names
+ * no content (nothing is stored under it); `sameImage` then tells two such files apart by size
+ * and mode only, so a change that keeps both is not seen — only a file past the store's bound,
+ * which the file tools do not make.
  */
-export async function imageOf(files: CheckpointFileAccess, path: string): Promise<FileImage> {
+function unreadImage(info: CheckpointEntry): FileImage {
+	const blob = CheckpointStore.hashOf(new TextEncoder().encode(`toolbelt: not read, ${info.size} bytes`));
+	return { kind: "file", blob, mode: info.mode, size: info.size };
+}
+
+/**
+ * What is at `path` now (the link itself for a symlink), read through `files`; for a file only
+ * its hash, taken where the file lives (an after-image, to compare with later), and for a file
+ * larger than `maxBytes` not even that (see `unreadImage`).
+ */
+export async function imageOf(files: CheckpointFileAccess, path: string, maxBytes: number): Promise<FileImage> {
 	const info = await files.entry(path);
 	if (!info || info.kind === "other") return { kind: "absent" };
 	if (info.kind === "symlink") return { kind: "symlink", target: await files.readlink(path) };
+	if (info.size > maxBytes) return unreadImage(info);
 	return { kind: "file", blob: await files.hash(path), mode: info.mode, size: info.size };
 }
 
@@ -21,17 +36,14 @@ export interface CapturedImage {
 /**
  * What is at `path` now with a file's content held in memory: it goes into the store only when
  * the call changed the file, so a call that was refused or changed nothing leaves no content behind.
- * A file larger than `maxBytes` (what the store keeps at most) is only hashed, where it lives:
- * reading it whole would cost its size in memory (and fails past 2 GiB), and the store could not
- * keep it anyway; undo then says its content was not kept.
+ * A file larger than `maxBytes` (what the store keeps at most) is not read at all (see
+ * `unreadImage`); undo then says its content was not kept.
  */
 export async function captureOf(files: CheckpointFileAccess, path: string, maxBytes: number): Promise<CapturedImage> {
 	const info = await files.entry(path);
 	if (!info || info.kind === "other") return { image: { kind: "absent" } };
 	if (info.kind === "symlink") return { image: { kind: "symlink", target: await files.readlink(path) } };
-	if (info.size > maxBytes) {
-		return { image: { kind: "file", blob: await files.hash(path), mode: info.mode, size: info.size } };
-	}
+	if (info.size > maxBytes) return { image: unreadImage(info) };
 	const bytes = await files.readFile(path);
 	return { image: { kind: "file", blob: CheckpointStore.hashOf(bytes), mode: info.mode, size: bytes.length }, bytes };
 }
@@ -39,7 +51,10 @@ export async function captureOf(files: CheckpointFileAccess, path: string, maxBy
 /** Whether two images show the same state (content, mode, link target, absence). */
 export function sameImage(left: FileImage, right: FileImage): boolean {
 	if (left.kind !== right.kind) return false;
-	if (left.kind === "file" && right.kind === "file") return left.blob === right.blob && left.mode === right.mode;
+	if (left.kind === "file" && right.kind === "file") {
+		// The size too: an unread image's `blob` is derived from its size alone (see `unreadImage`).
+		return left.blob === right.blob && left.mode === right.mode && left.size === right.size;
+	}
 	if (left.kind === "symlink" && right.kind === "symlink") return left.target === right.target;
 	return true;
 }

@@ -1,0 +1,86 @@
+// A sandboxed command can turn a file the agent wrote into a sparse file of a terabyte in no time
+// and no disk (`truncate -s 1T`). Checkpoints must not read it: hashing it whole took hours, so
+// the user's `toolbelt undo` (as root, typically) hung on a file that only needs its size to be
+// told apart, and every later write or edit of it hung the session in the checkpoint's capture.
+// A file larger than the store keeps is never read, by undo or by a capture.
+import { mkdir, readFile, stat, truncate, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { CliProcesses, cleanEnv } from "../cli/helpers/cli-binary.js";
+import { useTempDir } from "../helpers/temp-dir.js";
+import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
+
+const tempDir = useTempDir();
+const cli = new CliProcesses();
+afterEach(() => cli.killAll());
+
+/** A sparse terabyte: every file system the tests run on holds one, in no blocks. */
+const HUGE = 2 ** 40;
+/** Far below what reading a terabyte takes (minutes at best), far above a CLI start on a loaded machine. */
+const PATIENCE_MS = 25_000;
+
+interface Place {
+	workspace: string;
+	env: Record<string, string>;
+}
+
+async function layout(user: TestUser): Promise<Place> {
+	const workspace = join(tempDir(), "workspace");
+	const home = join(tempDir(), "home");
+	await mkdir(workspace);
+	await mkdir(home);
+	await writeFile(join(workspace, "a.txt"), "one\n");
+	await handOver(tempDir(), user);
+	return { workspace, env: cleanEnv({ HOME: home }) };
+}
+
+/** Runs the CLI in the workspace, killed after `PATIENCE_MS`: a run that reads the huge file ends with a signal. */
+async function toolbelt(place: Place, user: TestUser, ...args: string[]) {
+	const { child, done } = cli.start(args, { cwd: place.workspace, env: place.env, user });
+	const timer = setTimeout(() => child.kill("SIGKILL"), PATIENCE_MS);
+	try {
+		return await done;
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+/** Makes `name` a sparse file of `HUGE` bytes, as a sandboxed `truncate -s 1T` would. */
+async function inflate(place: Place, user: TestUser, name: string): Promise<void> {
+	await truncate(join(place.workspace, name), HUGE);
+	await handOver(place.workspace, user);
+}
+
+describe.each(testUsers())("checkpoints of a file made a sparse terabyte, as %s", (user) => {
+	it("undo reports it changed since without reading it, and --force puts the old content back", async () => {
+		const place = await layout(user);
+		const write = await toolbelt(place, user, "tool", "write", JSON.stringify({ path: "a.txt", content: "two\n" }));
+		expect(write.code, write.stderr).toBe(0);
+		await inflate(place, user, "a.txt");
+
+		const undo = await toolbelt(place, user, "undo");
+		expect(undo.signal, "undo read the sparse file").toBeNull();
+		expect(undo.code, undo.stderr).toBe(1);
+		expect(undo.stderr).toMatch(/changed after the checkpoint[\s\S]*a\.txt/);
+		expect((await stat(join(place.workspace, "a.txt"))).size).toBe(HUGE);
+
+		const forced = await toolbelt(place, user, "undo", "--force");
+		expect(forced.signal, "undo --force read the sparse file").toBeNull();
+		expect(forced.code, forced.stderr).toBe(0);
+		expect(await readFile(join(place.workspace, "a.txt"), "utf8")).toBe("one\n");
+	}, 90_000);
+
+	it("a write over it is not held up by the checkpoint, and undo says its content was not kept", async () => {
+		const place = await layout(user);
+		await inflate(place, user, "a.txt");
+		const write = await toolbelt(place, user, "tool", "write", JSON.stringify({ path: "a.txt", content: "two\n" }));
+		expect(write.signal, "the checkpoint's capture read the sparse file").toBeNull();
+		expect(write.code, write.stderr).toBe(0);
+
+		const undo = await toolbelt(place, user, "undo");
+		expect(undo.signal, "undo read the sparse file").toBeNull();
+		expect(undo.code, undo.stderr).toBe(1);
+		expect(undo.stderr).toMatch(/a\.txt: its content before the call .* was not kept/);
+		expect(await readFile(join(place.workspace, "a.txt"), "utf8")).toBe("two\n");
+	}, 90_000);
+});
