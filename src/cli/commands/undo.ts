@@ -1,5 +1,6 @@
 import { relative, sep } from "node:path";
 import type { Checkpoint, Checkpoints, RestoreOptions, RestoreReport } from "../../checkpoints/index.js";
+import { visibleName } from "../../workspace/index.js";
 import { booleanOption, type ParsedArgs, stringOption, UsageError } from "../args.js";
 import { type CliIO, ExitCode } from "../io.js";
 import { resolveCwd } from "../paths.js";
@@ -14,9 +15,14 @@ function countOption(args: ParsedArgs, name: string): number | undefined {
 	return value;
 }
 
+/**
+ * A path from the checkpoint log as the terminal shows it: relative to `cwd` when inside, its
+ * control characters escaped (`visibleName`): the model picks the names the agent writes, and a
+ * name holding ESC or a newline would otherwise erase or forge the lines of this report.
+ */
 function shown(cwd: string, path: string): string {
 	const inside = relative(cwd, path);
-	return inside === "" || inside.startsWith("..") ? path : inside.split(sep).join("/");
+	return visibleName(inside === "" || inside.startsWith("..") ? path : inside.split(sep).join("/"));
 }
 
 const DONE: Record<string, string> = { absent: "removed", file: "restored", symlink: "relinked" };
@@ -74,7 +80,7 @@ function describeRefused(cwd: string, report: RestoreReport): string {
 	if (report.refused.length === 0) return "";
 	const dropped = report.calls > 0 ? "Their entries were dropped from the checkpoint log.\n" : "";
 	return `Not restored, nothing written there (each line says why):\n${report.refused
-		.map((entry) => `  ${shown(cwd, entry.path)}: ${entry.reason}\n`)
+		.map((entry) => `  ${shown(cwd, entry.path)}: ${visibleName(entry.reason)}\n`)
 		.join("")}${dropped}`;
 }
 
