@@ -213,7 +213,7 @@ async function restoreWith(context: RestoreContext, options: RestoreOptions): Pr
 	// Already as before (an undo cut off midway, e.g. by a dropped connection): nothing to write.
 	const settled = new Set<string>();
 	for (const [path, { before, after }] of files) {
-		const now = await imageOf(access, path, store.maxContentBytes);
+		const now = await imageOf(access, path, { maxBytes: store.maxContentBytes, comparedWith: [after, before] });
 		if (sameImage(now, after)) continue;
 		if (sameImage(now, before)) settled.add(path);
 		else conflicts.push(path);
@@ -291,7 +291,7 @@ export async function createCheckpoints(options: CheckpointsOptions): Promise<Ch
 			pending.delete(target);
 			const files: CheckpointFile[] = [];
 			for (const { path, before, missing } of started.files) {
-				const after = await imageOf(access, path, store.maxContentBytes);
+				const after = await imageOf(access, path, { maxBytes: store.maxContentBytes });
 				if (sameImage(before.image, after)) continue;
 				if (before.bytes) await store.putBlob(before.bytes);
 				const madeFolders = missing.length > 0 ? await madeBy(access, missing) : [];

@@ -2,28 +2,48 @@ import type { CheckpointEntry, CheckpointFileAccess } from "./file-access.js";
 import { CheckpointStore, type FileImage } from "./store.js";
 
 /**
- * The image of a file larger than `maxBytes` (what the store keeps at most): its size and mode,
- * never its content. Such a file may be a sparse terabyte a command made in no time (`truncate -s
- * 1T`): hashing it took hours, and undo could not put its content back anyway. Its `blob` names
- * no content (nothing is stored under it); `sameImage` then tells two such files apart by size
- * and mode only, so a change that keeps both is not seen — only a file past the store's bound,
- * which the file tools do not make.
+ * The image of a file whose content is not read: its size and mode. Its `blob` names no content
+ * (nothing is stored under it); `sameImage` compares sizes too, so it never equals the image of a
+ * file of another size, whatever that file holds.
  */
 function unreadImage(info: CheckpointEntry): FileImage {
 	const blob = CheckpointStore.hashOf(new TextEncoder().encode(`toolbelt: not read, ${info.size} bytes`));
 	return { kind: "file", blob, mode: info.mode, size: info.size };
 }
 
+/** Options of `imageOf`. */
+export interface ImageOptions {
+	/**
+	 * A file larger than this is not read (see `unreadImage`): it may be a sparse terabyte a
+	 * command made in no time (`truncate -s 1T`), whose hash took hours, and the store could not
+	 * keep its content anyway. Two such files are told apart by size and mode only, so a change
+	 * that keeps both is not seen — only past the store's bound, which the file tools do not reach.
+	 */
+	maxBytes: number;
+	/**
+	 * The images the result will only be compared with (undo's before and after): a file whose
+	 * size none of them has cannot equal one, so it is not read either. Without it a planted file
+	 * just under `maxBytes` in each of thousands of written names cost undo terabytes of hashing.
+	 * Default: none (every file up to `maxBytes` is hashed: an after-image, kept for later).
+	 */
+	comparedWith?: readonly FileImage[];
+}
+
+/** True when a file of `size` may equal one of `images` (none given: any may). */
+function sizeCanMatch(size: number, images: readonly FileImage[] | undefined): boolean {
+	return images === undefined || images.some((image) => image.kind === "file" && image.size === size);
+}
+
 /**
  * What is at `path` now (the link itself for a symlink), read through `files`; for a file only
- * its hash, taken where the file lives (an after-image, to compare with later), and for a file
- * larger than `maxBytes` not even that (see `unreadImage`).
+ * its hash, taken where the file lives (an after-image, to compare with later), and only when it
+ * can matter (see `ImageOptions`).
  */
-export async function imageOf(files: CheckpointFileAccess, path: string, maxBytes: number): Promise<FileImage> {
+export async function imageOf(files: CheckpointFileAccess, path: string, options: ImageOptions): Promise<FileImage> {
 	const info = await files.entry(path);
 	if (!info || info.kind === "other") return { kind: "absent" };
 	if (info.kind === "symlink") return { kind: "symlink", target: await files.readlink(path) };
-	if (info.size > maxBytes) return unreadImage(info);
+	if (info.size > options.maxBytes || !sizeCanMatch(info.size, options.comparedWith)) return unreadImage(info);
 	return { kind: "file", blob: await files.hash(path), mode: info.mode, size: info.size };
 }
 
@@ -37,7 +57,7 @@ export interface CapturedImage {
  * What is at `path` now with a file's content held in memory: it goes into the store only when
  * the call changed the file, so a call that was refused or changed nothing leaves no content behind.
  * A file larger than `maxBytes` (what the store keeps at most) is not read at all (see
- * `unreadImage`); undo then says its content was not kept.
+ * `ImageOptions.maxBytes`); undo then says its content was not kept.
  */
 export async function captureOf(files: CheckpointFileAccess, path: string, maxBytes: number): Promise<CapturedImage> {
 	const info = await files.entry(path);

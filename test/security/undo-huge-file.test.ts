@@ -2,7 +2,9 @@
 // and no disk (`truncate -s 1T`). Checkpoints must not read it: hashing it whole took hours, so
 // the user's `toolbelt undo` (as root, typically) hung on a file that only needs its size to be
 // told apart, and every later write or edit of it hung the session in the checkpoint's capture.
-// A file larger than the store keeps is never read, by undo or by a capture.
+// A file larger than the store keeps is never read, by undo or by a capture; nor, by undo, a file
+// whose size neither its before nor its after state has: one just under the store's bound in each
+// of hundreds of written names cost undo as much hashing as a terabyte.
 import { mkdir, readFile, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -16,6 +18,10 @@ afterEach(() => cli.killAll());
 
 /** A sparse terabyte: every file system the tests run on holds one, in no blocks. */
 const HUGE = 2 ** 40;
+/** The most the checkpoint store keeps of one file (its default bound): the largest file a checkpoint hashes. */
+const STORE_BOUND = 256 * 2 ** 20;
+/** Written files inflated to `STORE_BOUND`: minutes of hashing on any machine the tests run on. */
+const MANY = 300;
 /** Far below what reading a terabyte takes (minutes at best), far above a CLI start on a loaded machine. */
 const PATIENCE_MS = 25_000;
 
@@ -82,5 +88,20 @@ describe.each(testUsers())("checkpoints of a file made a sparse terabyte, as %s"
 		expect(undo.code, undo.stderr).toBe(1);
 		expect(undo.stderr).toMatch(/a\.txt: its content before the call .* was not kept/);
 		expect(await readFile(join(place.workspace, "a.txt"), "utf8")).toBe("two\n");
+	}, 90_000);
+
+	it("undo does not read hundreds of written files each inflated to the store's bound", async () => {
+		const place = await layout(user);
+		const names = Array.from({ length: MANY }, (_, index) => `file-${index}.txt`);
+		const patch = ["*** Begin Patch", ...names.flatMap((name) => [`*** Add File: ${name}`, "+x"]), "*** End Patch"];
+		const added = await toolbelt(place, user, "tool", "apply_patch", JSON.stringify({ patch: patch.join("\n") }));
+		expect(added.code, added.stderr).toBe(0);
+		for (const name of names) await truncate(join(place.workspace, name), STORE_BOUND);
+		await handOver(place.workspace, user);
+
+		const undo = await toolbelt(place, user, "undo");
+		expect(undo.signal, "undo hashed the inflated files").toBeNull();
+		expect(undo.code, undo.stderr).toBe(1);
+		expect(undo.stderr).toMatch(/changed after the checkpoint[\s\S]*file-0\.txt/);
 	}, 90_000);
 });
