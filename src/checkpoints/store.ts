@@ -167,10 +167,13 @@ export class CheckpointStore {
 		const all = await this.list();
 		const cutoff = Date.now() - this.maxAgeMs;
 		let kept = all.filter((checkpoint) => checkpoint.time >= cutoff);
+		// Only content the store keeps counts: one larger than `maxBytes` was never stored, and counting
+		// it let one write over a sparse terabyte evict every older checkpoint.
 		const sizes = new Map<string, number>();
 		for (const checkpoint of kept) {
 			for (const file of checkpoint.files)
-				if (file.before.kind === "file") sizes.set(file.before.blob, file.before.size);
+				if (file.before.kind === "file" && file.before.size <= this.maxBytes)
+					sizes.set(file.before.blob, file.before.size);
 		}
 		let total = [...sizes.values()].reduce((sum, size) => sum + size, 0);
 		while (total > this.maxBytes && kept.length > 1) {

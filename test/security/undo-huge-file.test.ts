@@ -4,7 +4,9 @@
 // told apart, and every later write or edit of it hung the session in the checkpoint's capture.
 // A file larger than the store keeps is never read, by undo or by a capture; nor, by undo, a file
 // whose size neither its before nor its after state has: one just under the store's bound in each
-// of hundreds of written names cost undo as much hashing as a terabyte.
+// of hundreds of written names cost undo as much hashing as a terabyte. And content the store did
+// not keep does not count toward its bound: one write over a sparse terabyte evicted every older
+// checkpoint, so the model could take the user's undo of earlier turns away at no cost.
 import { mkdir, readFile, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -103,5 +105,19 @@ describe.each(testUsers())("checkpoints of a file made a sparse terabyte, as %s"
 		expect(undo.signal, "undo hashed the inflated files").toBeNull();
 		expect(undo.code, undo.stderr).toBe(1);
 		expect(undo.stderr).toMatch(/changed after the checkpoint[\s\S]*file-0\.txt/);
+	}, 90_000);
+
+	it("a write over it keeps the older turns' checkpoints: content not kept takes no room in the store", async () => {
+		const place = await layout(user);
+		const first = await toolbelt(place, user, "tool", "write", JSON.stringify({ path: "a.txt", content: "two\n" }));
+		expect(first.code, first.stderr).toBe(0);
+		await writeFile(join(place.workspace, "big.bin"), "");
+		await inflate(place, user, "big.bin");
+		const second = await toolbelt(place, user, "tool", "write", JSON.stringify({ path: "big.bin", content: "x\n" }));
+		expect(second.code, second.stderr).toBe(0);
+
+		const undo = await toolbelt(place, user, "undo", "--turns", "2");
+		expect(undo.stderr).toMatch(/big\.bin: its content before the call .* was not kept/);
+		expect(await readFile(join(place.workspace, "a.txt"), "utf8")).toBe("one\n");
 	}, 90_000);
 });
