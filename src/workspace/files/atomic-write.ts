@@ -64,6 +64,28 @@ export async function resolveWriteTarget(
 	throw fileSystemError("ELOOP", `ELOOP: too many symbolic links encountered, write '${path}'`);
 }
 
+/**
+ * The permission bits a file keeps when its content is replaced: all but set-user-ID and
+ * set-group-ID, which the kernel drops too when a process without CAP_FSETID writes a file. Kept,
+ * they made the new bytes a program that runs as the file's owner (root's, for a toolbelt running
+ * as root, as every such program of a root file system built in the workspace is).
+ */
+function keptMode(mode: number): number {
+	return mode & ~0o6000;
+}
+
+/** Writes `bytes` over the file in place (its hard links or its folder require it), dropping what `keptMode` drops. */
+async function writeInPlace(
+	operations: FileOperations,
+	targetPath: string,
+	bytes: Uint8Array,
+	existing: FileInfo,
+	flush: boolean,
+) {
+	await operations.writeFile(targetPath, bytes, { flush });
+	if (keptMode(existing.mode) !== existing.mode) await operations.chmod(targetPath, keptMode(existing.mode));
+}
+
 function tempPathFor(targetPath: string): string {
 	// Same folder, so the rename stays on one file system and is atomic. The folder is taken as the
 	// target names it, not normalized (`join` would, on every write): the temp name holds no separator.
@@ -77,8 +99,9 @@ function tempPathFor(targetPath: string): string {
  * is then renamed over the target, so readers see the old file or the new one, never a part.
  *
  * - Through a symlink (or a chain of them) the final target is written and the link stays a link.
- * - An existing file keeps its permission bits; a read-only file (no owner write bit) is refused
- *   with `EACCES`, as `open` would refuse it, even though the rename alone could replace it.
+ * - An existing file keeps its permission bits but set-user-ID and set-group-ID (`keptMode`); a
+ *   read-only file (no owner write bit) is refused with `EACCES`, as `open` would refuse it, even
+ *   though the rename alone could replace it.
  * - Missing parent folders are created.
  * - On any failure the temp file is removed and the target is left exactly as it was.
  * - Two cases write in place instead (not atomic; `inPlace` says which): a file with more than
@@ -103,7 +126,7 @@ export async function writeFileAtomic(
 	if (existing && (existing.mode & 0o200) === 0) {
 		throw fileSystemError("EACCES", `EACCES: permission denied (the file is read-only), write '${targetPath}'`);
 	}
-	const result = { targetPath, created: !existing, bytes: bytes.length, mode: existing?.mode };
+	const result = { targetPath, created: !existing, bytes: bytes.length, mode: existing && keptMode(existing.mode) };
 	const links = existing?.links ?? 1;
 	// Confined: the other names cannot be listed and may be outside, so this name gets a file of its own.
 	if (existing && links > 1 && operations.confinedTo) {
@@ -114,7 +137,7 @@ export async function writeFileAtomic(
 	}
 	// A rename would give this name a new inode and leave the other names with the old content.
 	if (existing && links > 1) {
-		await operations.writeFile(targetPath, bytes, { flush: options.flush ?? false });
+		await writeInPlace(operations, targetPath, bytes, existing, options.flush ?? false);
 		return { ...result, inPlace: { reason: "hard-links", links: existing.links ?? 1 } };
 	}
 	try {
@@ -124,7 +147,7 @@ export async function writeFileAtomic(
 		// A writable file in a folder that refuses new entries: the temp file cannot exist there.
 		if (!existing || !FOLDER_REFUSALS.has(String((error as { code?: unknown }).code))) throw error;
 		try {
-			await operations.writeFile(targetPath, bytes, { flush: options.flush ?? false });
+			await writeInPlace(operations, targetPath, bytes, existing, options.flush ?? false);
 		} catch {
 			throw error;
 		}
@@ -161,30 +184,30 @@ async function replaceByRename(
 
 	if (operations.replaceFile) {
 		await operations.replaceFile(targetPath, bytes, {
-			mode: existing?.mode ?? 0o666,
+			mode: existing ? keptMode(existing.mode) : 0o666,
 			exactMode: existing !== undefined,
 			flush: options.flush ?? false,
 		});
-		return { targetPath, created: !existing, bytes: bytes.length, mode: existing?.mode };
+		return { targetPath, created: !existing, bytes: bytes.length, mode: existing && keptMode(existing.mode) };
 	}
 	const tempPath = tempPathFor(targetPath);
 	let tempCreated = false;
 	try {
 		await operations.writeFile(tempPath, bytes, {
 			exclusive: true,
-			mode: existing?.mode ?? 0o666,
+			mode: existing ? keptMode(existing.mode) : 0o666,
 			flush: options.flush ?? false,
 		});
 		tempCreated = true;
-		// `open` applied the umask; the old file's exact bits must survive the replacement.
-		if (existing) await operations.chmod(tempPath, existing.mode);
+		// `open` applied the umask; the old file's bits must survive the replacement.
+		if (existing) await operations.chmod(tempPath, keptMode(existing.mode));
 		await operations.rename(tempPath, targetPath);
 		tempCreated = false;
 	} catch (error) {
 		if (tempCreated || isPartialTemp(error)) await operations.unlink(tempPath).catch(() => {});
 		throw error;
 	}
-	return { targetPath, created: !existing, bytes: bytes.length, mode: existing?.mode };
+	return { targetPath, created: !existing, bytes: bytes.length, mode: existing && keptMode(existing.mode) };
 }
 
 /** A failed `writeFile` (e.g. ENOSPC half-way) may still have left the temp file behind. */
