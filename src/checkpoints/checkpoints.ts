@@ -58,7 +58,7 @@ export interface RestoreOptions {
 
 /** What `restore` did. */
 export interface RestoreReport {
-	/** The files put back, with the state they now have again. */
+	/** The files put back, with the state they now have again (a file's mode without set-user-ID and set-group-ID). */
 	restored: { path: string; to: FileImage["kind"] }[];
 	/** Files changed after the checkpoint by something else: not restored unless `force` (then nothing was). */
 	conflicts: string[];

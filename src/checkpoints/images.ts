@@ -79,7 +79,19 @@ export function sameImage(left: FileImage, right: FileImage): boolean {
 	return true;
 }
 
-/** Puts `path` back to `image` through `files`: removed, relinked, or its content and mode written (atomically). */
+/**
+ * The mode a file is put back with: its bits but set-user-ID and set-group-ID. Undo makes the
+ * file anew, owned by the user running it (root, typically), not by its owner before: another
+ * user's set-user-ID program would come back as a program of the undoing user's.
+ */
+function restoredMode(mode: number): number {
+	return mode & ~0o6000;
+}
+
+/**
+ * Puts `path` back to `image` through `files`: removed, relinked, or its content and mode written
+ * (atomically; see `restoredMode`).
+ */
 export async function applyImage(
 	files: CheckpointFileAccess,
 	path: string,
@@ -95,5 +107,5 @@ export async function applyImage(
 		await files.putSymlink(path, image.target);
 		return;
 	}
-	await files.putFile(path, await store.getBlob(image.blob), image.mode);
+	await files.putFile(path, await store.getBlob(image.blob), restoredMode(image.mode));
 }

@@ -3,7 +3,10 @@
 // running as root, as every such program of a root file system built in the workspace is (the
 // write tool takes any text, and a program can be written in printable bytes). The kernel drops
 // both bits when a process without CAP_FSETID writes a file; write, edit and apply_patch do too,
-// keeping the other permission bits. As root and as an unprivileged user.
+// keeping the other permission bits. Nor does `toolbelt undo` put them back: it makes the file
+// anew as the user running it, so another user's set-user-ID program would come back as a program
+// of that user (root's, typically) — the other user's way to root, with no model needed.
+// As root and as an unprivileged user.
 import { chmod, lstat, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -38,5 +41,22 @@ describe.each(testUsers())("a write over a set-user-ID file, as %s", (user) => {
 			expect(await readFile(join(workspace, name), "utf8")).toBe("new\n");
 			expect(((await lstat(join(workspace, name))).mode & 0o7777).toString(8), name).toBe("755");
 		}
+	}, 60_000);
+
+	it("undo puts the content and the other bits back, not set-user-ID and set-group-ID", async () => {
+		const workspace = join(tempDir(), "workspace");
+		await mkdir(workspace);
+		await mkdir(join(tempDir(), "home"));
+		await writeFile(join(workspace, "helper"), "old\n");
+		await handOver(tempDir(), user);
+		await chmod(join(workspace, "helper"), 0o6755);
+		const options = { cwd: workspace, env: cleanEnv({ HOME: join(tempDir(), "home") }), user };
+		const write = await cli.run(["tool", "write", JSON.stringify({ path: "helper", content: "new\n" })], options);
+		expect(write.code, write.stderr).toBe(0);
+
+		const undo = await cli.run(["undo"], options);
+		expect(undo.code, undo.stderr).toBe(0);
+		expect(await readFile(join(workspace, "helper"), "utf8")).toBe("old\n");
+		expect(((await lstat(join(workspace, "helper"))).mode & 0o7777).toString(8)).toBe("755");
 	}, 60_000);
 });
