@@ -11,9 +11,16 @@ function strictlyInside(paths: typeof nativePath.posix, root: string, path: stri
 }
 
 /**
+ * The most folders one file's checkpoint records. Each is kept by its absolute path, so a write
+ * two thousand folders deep (as deep as PATH_MAX allows) cost 4 MB of log per call: a program of
+ * such writes grew the log past what can be read. Deeper ones are left, empty, by undo.
+ */
+const MAX_RECORDED_FOLDERS = 64;
+
+/**
  * The folders above `path` that are missing now, deepest first, up to (not including) the first
- * one that is there and never at or above `root`: what a write of `path` would have to make.
- * Empty when its folder is there (the usual case: one look).
+ * one that is there and never at or above `root`: what a write of `path` would have to make, at
+ * most the deepest `MAX_RECORDED_FOLDERS`. Empty when its folder is there (the usual case: one look).
  */
 export async function missingFolders(
 	access: CheckpointFileAccess,
@@ -24,7 +31,7 @@ export async function missingFolders(
 	const paths = pathsOf(access);
 	const missing: string[] = [];
 	for (let folder = paths.dirname(path); strictlyInside(paths, root, folder); folder = paths.dirname(folder)) {
-		if ((await access.entry(folder)) !== undefined) break;
+		if (missing.length === MAX_RECORDED_FOLDERS || (await access.entry(folder)) !== undefined) break;
 		missing.push(folder);
 	}
 	return missing;
