@@ -149,6 +149,30 @@ attempt("pair-raw", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_RAW))
 		]);
 	});
 
+	it("an open's mode counts only when it creates: set-ID bits left in the register of a plain open do no harm", async () => {
+		// Raw system calls (glibc would pass 0 as the mode of an open that creates nothing).
+		const output = await runSandboxed(`
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, O_RDONLY, O_WRONLY, O_CREAT = -100, 0, 1, 0o100
+open("existing", "w").close()
+def attempt(name, flags, mode, path):
+    fd = libc.syscall(257, AT_FDCWD, path.encode(), flags, mode)
+    print(name, "ok" if fd >= 0 else "errno %d" % ctypes.get_errno())
+    if fd >= 0: os.close(fd)
+attempt("plain-open-with-junk-mode", O_RDONLY, 0o6755, "existing")
+attempt("creating-open-set-id", O_WRONLY | O_CREAT, 0o4755, "made")
+attempt("creating-open-plain", O_WRONLY | O_CREAT, 0o755, "made-plain")
+print("made" if os.path.exists("made") else "not made")
+`);
+		expect(output.trim().split("\n")).toEqual([
+			"plain-open-with-junk-mode ok",
+			"creating-open-set-id errno 1",
+			"creating-open-plain ok",
+			"not made",
+		]);
+	});
+
 	it("a host datagram socket outside /tmp receives nothing from the sandbox", async () => {
 		const path = join(outsideTmp, "log.sock");
 		// The listener prints every datagram until the test's own "end", so no timing decides the result.

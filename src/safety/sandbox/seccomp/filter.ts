@@ -12,7 +12,7 @@
 // systemd's notify socket).
 //
 // Always, too: a set-user-ID or set-group-ID bit on a file (chmod, or open/mknod with such a
-// mode). The bits are kept on disk, and the sandbox's no-new-privileges ends at its edge: a
+// mode; an open's mode only when it creates a file, since otherwise the register holds leftovers). The bits are kept on disk, and the sandbox's no-new-privileges ends at its edge: a
 // program the command leaves so marked runs as its owner for whoever starts it on the host — a
 // root shell for every local user when toolbelt runs as root. openat2 hides its mode in a struct,
 // so it fails with ENOSYS.
@@ -20,6 +20,8 @@ import { assemble, type Instruction, opcode, seccompDataOffset, seccompReturn } 
 import {
 	alwaysRefused,
 	architectureFacts,
+	creatingOpenFlags,
+	type ModeCall,
 	modeCalls,
 	namespaceCloneFlags,
 	type SeccompArchitecture,
@@ -63,13 +65,27 @@ function unixSocketChecks(): Instruction[] {
 	];
 }
 
-/** The mode checks, entered at `mode-<argument>` for each argument a mode call keeps its mode in. */
+/** Where a mode call's check begins: one check per place of its flags and mode. */
+const modeCheckLabel = (call: ModeCall) => `mode-${call.flagsArgument ?? "none"}-${call.modeArgument}`;
+
+/** Offset of an argument's low word (the mode or flags; low word first on little-endian CPUs). */
+const argumentOffset = (argument: number) => seccompDataOffset.firstArgument + 8 * argument;
+
+/**
+ * The mode checks, one for each place a mode call keeps its flags and mode: an open that creates
+ * nothing is accepted before its mode is looked at.
+ */
 function setIdModeChecks(): Instruction[] {
-	const argumentsUsed = [...new Set(modeCalls.map((call) => call.modeArgument))].sort();
-	return argumentsUsed.flatMap((argument) => [
-		{ label: `mode-${argument}` },
-		// Each argument is 8 bytes; its low word (the mode) comes first on little-endian CPUs.
-		{ code: opcode.loadWordAbsolute, k: seccompDataOffset.firstArgument + 8 * argument },
+	const kinds = new Map(modeCalls.map((call) => [modeCheckLabel(call), call]));
+	return [...kinds].flatMap(([label, call]) => [
+		{ label },
+		...(call.flagsArgument === undefined
+			? []
+			: [
+					{ code: opcode.loadWordAbsolute, k: argumentOffset(call.flagsArgument) },
+					{ code: opcode.jumpIfAnyBitSet, k: creatingOpenFlags, ifFalse: "accept" },
+				]),
+		{ code: opcode.loadWordAbsolute, k: argumentOffset(call.modeArgument) },
 		{ code: opcode.jumpIfAnyBitSet, k: setIdModeBits, ifTrue: "refuse", ifFalse: "accept" },
 	]);
 }
@@ -99,7 +115,7 @@ export function buildSeccompFilter(arch: SeccompArchitecture, options: SeccompFi
 	for (const call of modeCalls) {
 		const callNumber = call.numbers[arch];
 		if (callNumber !== undefined)
-			program.push({ code: opcode.jumpIfEqual, k: callNumber, ifTrue: `mode-${call.modeArgument}` });
+			program.push({ code: opcode.jumpIfEqual, k: callNumber, ifTrue: modeCheckLabel(call) });
 	}
 	program.push({ code: opcode.jumpIfEqual, k: number("clone"), ifTrue: "clone" });
 	if (blockUnixSockets) {

@@ -135,6 +135,11 @@ export interface ModeCall {
 	numbers: Partial<Record<SeccompArchitecture, number>>;
 	/** Which argument is the mode. */
 	modeArgument: 1 | 2 | 3;
+	/**
+	 * Which argument holds an open's flags: its mode is read only when they create a file
+	 * (`O_CREAT`, `O_TMPFILE`); otherwise the register holds whatever the caller left there.
+	 */
+	flagsArgument?: 1 | 2;
 }
 
 /**
@@ -147,12 +152,15 @@ export const modeCalls: readonly ModeCall[] = [
 	{ name: "fchmod", numbers: { x64: 91, arm64: 52 }, modeArgument: 1 },
 	{ name: "fchmodat", numbers: { x64: 268, arm64: 53 }, modeArgument: 2 },
 	{ name: "fchmodat2", numbers: { x64: 452, arm64: 452 }, modeArgument: 2 },
-	{ name: "open", numbers: { x64: 2 }, modeArgument: 2 },
+	{ name: "open", numbers: { x64: 2 }, modeArgument: 2, flagsArgument: 1 },
 	{ name: "creat", numbers: { x64: 85 }, modeArgument: 1 },
-	{ name: "openat", numbers: { x64: 257, arm64: 56 }, modeArgument: 3 },
+	{ name: "openat", numbers: { x64: 257, arm64: 56 }, modeArgument: 3, flagsArgument: 2 },
 	{ name: "mknod", numbers: { x64: 133 }, modeArgument: 1 },
 	{ name: "mknodat", numbers: { x64: 259, arm64: 33 }, modeArgument: 2 },
 ];
 
 /** The set-user-ID and set-group-ID bits (`S_ISUID | S_ISGID`). */
 export const setIdModeBits = 0o6000;
+
+/** `O_CREAT | __O_TMPFILE` (the same on x64 and arm64): the open flags with which its mode is used. */
+export const creatingOpenFlags = 0o100 | 0o20000000;
