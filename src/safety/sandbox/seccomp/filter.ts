@@ -12,7 +12,8 @@
 // systemd's notify socket).
 //
 // Always, too: a set-user-ID or set-group-ID bit on a file (chmod, or open/mknod with such a
-// mode; an open's mode only when it creates a file, since otherwise the register holds leftovers). The bits are kept on disk, and the sandbox's no-new-privileges ends at its edge: a
+// mode; an open's mode only when it creates a file, since otherwise the register holds
+// leftovers). The bits are kept on disk, and the sandbox's no-new-privileges ends at its edge: a
 // program the command leaves so marked runs as its owner for whoever starts it on the host — a
 // root shell for every local user when toolbelt runs as root. openat2 hides its mode in a struct,
 // so it fails with ENOSYS.
