@@ -23,6 +23,7 @@ export {
 	checkpointDirOf,
 	DEFAULT_CHECKPOINT_MAX_AGE_MS,
 	DEFAULT_CHECKPOINT_MAX_BYTES,
+	DEFAULT_CHECKPOINT_MAX_LOG_BYTES,
 	type FileImage,
 	stateHomeOf,
 } from "./store.js";

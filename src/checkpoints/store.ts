@@ -33,10 +33,18 @@ export interface CheckpointStoreOptions {
 	maxBytes?: number;
 	/** Checkpoints older than this are dropped, in ms. Default: 7 days. */
 	maxAgeMs?: number;
+	/**
+	 * Most bytes of the log (a line per checkpoint); the oldest checkpoints go first. Default: 16 MiB.
+	 * Each append reads the log whole, and a log past what Node reads into a string could not be
+	 * read at all.
+	 */
+	maxLogBytes?: number;
 }
 
 /** Default bound on stored content per workspace. */
 export const DEFAULT_CHECKPOINT_MAX_BYTES = 256 * 2 ** 20;
+/** Default bound on the log's size per workspace. */
+export const DEFAULT_CHECKPOINT_MAX_LOG_BYTES = 16 * 2 ** 20;
 /** Default age after which checkpoints are dropped. */
 export const DEFAULT_CHECKPOINT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 
@@ -58,6 +66,11 @@ export function checkpointDirOf(options: CheckpointStoreOptions): string {
 	return join(base, "toolbelt", "checkpoints", key);
 }
 
+/** The bytes a checkpoint's line takes in the log. */
+function lineBytes(checkpoint: Checkpoint): number {
+	return Buffer.byteLength(JSON.stringify(checkpoint)) + 1;
+}
+
 function hashOf(bytes: Uint8Array): string {
 	return createHash("sha256").update(bytes).digest("hex");
 }
@@ -72,6 +85,7 @@ export class CheckpointStore {
 		readonly dir: string,
 		private readonly maxBytes: number,
 		private readonly maxAgeMs: number,
+		private readonly maxLogBytes: number,
 	) {}
 
 	/**
@@ -95,6 +109,7 @@ export class CheckpointStore {
 			check.realPath,
 			options.maxBytes ?? DEFAULT_CHECKPOINT_MAX_BYTES,
 			options.maxAgeMs ?? DEFAULT_CHECKPOINT_MAX_AGE_MS,
+			options.maxLogBytes ?? DEFAULT_CHECKPOINT_MAX_LOG_BYTES,
 		);
 	}
 
@@ -137,9 +152,15 @@ export class CheckpointStore {
 		return hashOf(bytes);
 	}
 
-	/** Every checkpoint, oldest first. */
+	/**
+	 * Every checkpoint, oldest first (none before the first append). Rejects when the log exists but
+	 * cannot be read: taking that for "no checkpoints" would tell undo there is nothing to take back.
+	 */
 	async list(): Promise<Checkpoint[]> {
-		const text = await readFile(this.logPath, "utf8").catch(() => "");
+		const text = await readFile(this.logPath, "utf8").catch((error: NodeJS.ErrnoException) => {
+			if (error.code === "ENOENT") return "";
+			throw new Error(`The checkpoint log ${this.logPath} could not be read: ${error.message}`);
+		});
 		const checkpoints: Checkpoint[] = [];
 		for (const line of text.split("\n")) {
 			// A line cut by a crash (or not a checkpoint at all): the ones before and after it still count.
@@ -176,9 +197,11 @@ export class CheckpointStore {
 					sizes.set(file.before.blob, file.before.size);
 		}
 		let total = [...sizes.values()].reduce((sum, size) => sum + size, 0);
-		while (total > this.maxBytes && kept.length > 1) {
+		let logBytes = kept.reduce((sum, checkpoint) => sum + lineBytes(checkpoint), 0);
+		while ((total > this.maxBytes || logBytes > this.maxLogBytes) && kept.length > 1) {
 			const [oldest, ...rest] = kept;
 			kept = rest;
+			if (oldest) logBytes -= lineBytes(oldest);
 			const still = new Set(
 				rest.flatMap((checkpoint) =>
 					checkpoint.files.map((file) => (file.before.kind === "file" ? file.before.blob : "")),
