@@ -4,6 +4,7 @@
 import { renameSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { randomHex } from "../../workspace/index.js";
+import { pinLocalFolder } from "../../workspace/local/index.js";
 import { type NestedEntry, TreeTooLargeError, TreeWatch } from "./tree-watch.js";
 
 /** Options of `NestedGuard`. */
@@ -84,6 +85,24 @@ export class NestedGuard {
 		this.watch.close();
 	}
 
+	/**
+	 * Renames `path` to `target` in the same folder, through that folder opened and verified inside
+	 * the roots: a background command could otherwise swap a folder on the way for a link between
+	 * the sweep and the rename, and have toolbelt rename a `.git` outside the workspace.
+	 */
+	private renameInPlace(path: string, target: string): void {
+		const folder = pinLocalFolder(dirname(path), this.options.roots);
+		if (!folder) {
+			renameSync(path, target);
+			return;
+		}
+		try {
+			renameSync(join(folder.path, basename(path)), join(folder.path, basename(target)));
+		} finally {
+			folder.release();
+		}
+	}
+
 	private quarantine(entries: readonly NestedEntry[]): string[] {
 		return entries.map((entry) => {
 			const shown = relative(this.options.roots.find((root) => entry.path.startsWith(root)) ?? "/", entry.path);
@@ -91,7 +110,7 @@ export class NestedGuard {
 			const target = join(dirname(entry.path), `${name}.quarantined-${stamp()}`);
 			const why = quarantineReasons[name] ?? quarantineReasons[".toolbelt"];
 			try {
-				renameSync(entry.path, target);
+				this.renameInPlace(entry.path, target);
 				this.watch.forget(entry.path);
 				return `[The command created ${shown}: toolbelt renamed it to ${relative(dirname(entry.path), target)} in the same folder, because ${why}. A sandboxed command may not make one; if one is needed, ask the user to make it outside the sandbox.]`;
 			} catch (error) {
