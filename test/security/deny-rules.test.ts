@@ -74,6 +74,20 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 		["taskset", "taskset -c 0 rm victim"],
 		["time -p", "time -p rm victim"],
 		["find -exec", "find . -name victim -exec rm {} \\;"],
+		// Bash evaluates a value given to RANDOM, SRANDOM, OPTIND or HISTCMD as arithmetic, subscripts and all.
+		["RANDOM's value", "RANDOM='a[$(rm victim)]'"],
+		["export OPTIND", "export OPTIND='a[$(rm victim)]'"],
+		["read into SRANDOM", "read SRANDOM <<< 'a[$(rm victim)]'"],
+		["printf -v HISTCMD", "printf -v HISTCMD 'a[$(rm victim)]'"],
+		// `>&word` to a file: bash expands the word's value a second time.
+		["a >& target expanded twice", "echo hi >&'$(rm victim)x'"],
+		["a 2>& target from a variable", "x='$(rm victim)'; echo hi 2>&$x"],
+		// The assignments env and sudo pass to the command are the command's environment.
+		["BASH_ENV given to env", "env BASH_ENV=/dev/stdin bash -c true <<< 'rm victim'"],
+		// env takes every word holding `=` before the command for an assignment, and a lone `-` for -i.
+		["a quoted assignment before env's command", "env 'X=1' rm victim"],
+		["an assignment to a name bash would not take", "env a-b=c rm victim"],
+		["env -", "env - rm victim"],
 	];
 
 	it.each(dressedUp)("%s: %s", async (_name, command) => {
@@ -123,6 +137,28 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 			]);
 			expect(existsSync(hook), `${mode}: ${result.stdout}${result.stderr}`).toBe(false);
 			expect(result.stdout + result.stderr).toMatch(/protected path/);
+		}
+	});
+
+	it("an allow rule for echo does not cover what a >& target runs when bash expands it again", async () => {
+		const dir = await project();
+		const result = await runBashInProcess(dir, "echo hi >&'$(touch marker)x'", [
+			"--allow",
+			"bash(echo:*)",
+			"--mode",
+			"default",
+		]);
+		expect(existsSync(join(dir, "marker")), result.stdout + result.stderr).toBe(false);
+	});
+
+	it("a write deny rule holds when env changes the directory the command writes in", async () => {
+		const dir = await project();
+		const outside = join(tempDir(), "outside");
+		await mkdir(outside, { recursive: true });
+		for (const command of [`env -C ${outside} tee w.txt </dev/null`, `env --chdir=${outside} tee w.txt </dev/null`]) {
+			const result = await runBashInProcess(dir, command, ["--deny", `write(/${outside}/**)`]);
+			expect(existsSync(join(outside, "w.txt")), `${command}\n${result.stdout}${result.stderr}`).toBe(false);
+			expect(result.stdout + result.stderr).toMatch(/Permission denied/);
 		}
 	});
 

@@ -3,9 +3,11 @@
  * `complete`, `alias x=…`, `hash -p`), run code they are given (`eval`, `source`, `exec`), or
  * evaluate variable names that may carry an arithmetic subscript (`declare 'a[$(cmd)]'`).
  */
-import type { OpaqueConstructName } from "./opaque-constructs.js";
-import { markOpaque, type PartState, written } from "./part-state.js";
-import { isLiteral, type ShellWord } from "./shell-words.js";
+
+import type { OpaqueConstructName } from "../opaque-constructs.js";
+import { markOpaque, type PartState, written } from "../part-state.js";
+import { isLiteral, type ShellWord } from "../shell-words.js";
+import { isCodeVariable } from "./code-variables.js";
 
 /** Builtins that store code the shell runs later, or run code they are given. */
 const laterCode: ReadonlyMap<string, OpaqueConstructName> = new Map([
@@ -61,8 +63,10 @@ export function checkBuiltin(state: PartState, name: string, words: readonly She
 	const declaration = ["declare", "typeset", "local", "export", "readonly"].includes(name);
 	for (const word of names) {
 		const badOption = declaration && /^[-+]/.test(word.value) && /[^-+xrgpfFlut]/.test(word.value);
-		if (!isLiteral(word) || /\[/.test(word.value) || badOption) {
-			markOpaque(state, badOption ? "code in a variable" : "array subscript", written(words));
+		// `read OPTIND` assigns what it reads; unsetting a variable runs nothing.
+		const codeName = name !== "unset" && isCodeVariable(word.value);
+		if (!isLiteral(word) || /\[/.test(word.value) || badOption || codeName) {
+			markOpaque(state, badOption || codeName ? "code in a variable" : "array subscript", written(words));
 			return false;
 		}
 	}

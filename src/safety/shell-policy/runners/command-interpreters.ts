@@ -4,7 +4,7 @@
  * held in a variable, or a program read from a pipe, a heredoc or a here-string cannot.
  */
 import { posix } from "node:path";
-import { isLiteral, type ShellWord } from "./shell-words.js";
+import { isLiteral, type ShellWord } from "../shell-words.js";
 
 /** Shells whose `-c` script is a command line in the same syntax. */
 const shellPrograms = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh"]);
