@@ -151,15 +151,40 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 		expect(existsSync(join(dir, "marker")), result.stdout + result.stderr).toBe(false);
 	});
 
-	it("a write deny rule holds when env changes the directory the command writes in", async () => {
+	it("a write deny rule holds for a folder env or git -C changes to, and for tar's archive", async () => {
 		const dir = await project();
 		const outside = join(tempDir(), "outside");
 		await mkdir(outside, { recursive: true });
-		for (const command of [`env -C ${outside} tee w.txt </dev/null`, `env --chdir=${outside} tee w.txt </dev/null`]) {
+		await writeFile(join(outside, "a"), "a\n");
+		await writeFile(join(outside, "b"), "b\n");
+		const commands = [
+			`env -C ${outside} tee w.txt </dev/null`,
+			`env --chdir=${outside} tee w.txt </dev/null`,
+			`git -C ${outside} diff --no-index --output=w.txt a b`,
+			`tar -cf ${join(outside, "w.txt")} list`,
+			`tar cf ${join(outside, "w.txt")} list`,
+			`tar --create --file=${join(outside, "w.txt")} list`,
+		];
+		for (const command of commands) {
 			const result = await runBashInProcess(dir, command, ["--deny", `write(/${outside}/**)`]);
 			expect(existsSync(join(outside, "w.txt")), `${command}\n${result.stdout}${result.stderr}`).toBe(false);
 			expect(result.stdout + result.stderr).toMatch(/Permission denied/);
 		}
+		// An allow rule for tar is not one for writing its archive outside the workspace.
+		const allowed = await runBashInProcess(dir, `tar -cf ${join(outside, "w.txt")} list`, [
+			"--allow",
+			"bash(tar:*)",
+			"--mode",
+			"default",
+		]);
+		expect(existsSync(join(outside, "w.txt")), allowed.stdout + allowed.stderr).toBe(false);
+		const inside = await runBashInProcess(dir, "tar -cf inside.tar list", [
+			"--allow",
+			"bash(tar:*)",
+			"--mode",
+			"default",
+		]);
+		expect(existsSync(join(dir, "inside.tar")), inside.stdout + inside.stderr).toBe(true);
 	});
 
 	it("a misspelt tool name in a rule is an error naming the tool meant", async () => {

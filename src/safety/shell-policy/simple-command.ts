@@ -89,9 +89,7 @@ export function analyzeWords(
 			analyzeScript(state, joined(inner.script));
 			return;
 		}
-		for (const directory of inner.directories ?? []) {
-			state.analysis.directoryChanges.push(isLiteral(directory) ? { path: directory.value } : {});
-		}
+		for (const directory of inner.directories ?? []) recordDirectory(state, directory);
 		words = inner.words;
 		inputAppended ||= inner.appendsInput;
 		placeholder = inner.replace ?? placeholder;
@@ -141,6 +139,7 @@ function analyzeProgram(state: PartState, name: string, words: readonly ShellWor
 	if (effects) {
 		if (effects.runner !== undefined) markOpaque(state, "command runner", effects.runner);
 		for (const write of effects.writes) state.analysis.writes.push({ ...write, part: state.part });
+		for (const directory of effects.directories) recordDirectory(state, directory);
 		for (const inner of effects.runs) analyzeWords(state, inner, false, "{}", true);
 		for (const script of effects.scripts) analyzeScript(state, script);
 		return;
@@ -174,6 +173,11 @@ function recordTeeTargets(state: PartState, words: readonly ShellWord[]): void {
 		if (options && isLiteral(word) && word.value.startsWith("-") && word.value !== "-") continue;
 		state.analysis.writes.push({ word, via: "tee", part: state.part });
 	}
+}
+
+/** A folder a wrapper or a program runs in (`env -C dir`, `git -C dir`): relative writes may be taken from it. */
+function recordDirectory(state: PartState, directory: ShellWord): void {
+	state.analysis.directoryChanges.push(isLiteral(directory) ? { path: directory.value } : {});
 }
 
 function recordDirectoryChange(state: PartState, words: readonly ShellWord[]): void {

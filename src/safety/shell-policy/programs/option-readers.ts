@@ -15,6 +15,8 @@ export interface ProgramEffects {
 	runner?: string;
 	/** Files it writes through its options or script. */
 	writes: { word: ShellWord; via: string }[];
+	/** Folders it works in (`git -C dir`): the relative files it writes are taken from there. */
+	directories: ShellWord[];
 }
 
 /** Reads one program's words into its effects. */

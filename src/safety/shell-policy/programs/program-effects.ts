@@ -75,7 +75,7 @@ for (const name of ["gcc", "g++", "clang", "clang++", "c++", "tcc"])
 
 /** The effects of running `words` (`words[0]` is the program, by its name without a path), or undefined for an ordinary program. */
 export function programEffects(name: string, words: readonly ShellWord[]): ProgramEffects | undefined {
-	const effects: ProgramEffects = { runs: [], scripts: [], writes: [] };
+	const effects: ProgramEffects = { runs: [], scripts: [], writes: [], directories: [] };
 	if (alwaysRunners.has(name)) markRunner(effects, words);
 	else if (/^(?:vim?|nvim|ex|view|rvim|gvim)$/.test(name)) readEditor(words, effects);
 	else if (/^(?:less|more|most)$/.test(name)) readPager(words, effects);
