@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -88,6 +88,11 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 		["a quoted assignment before env's command", "env 'X=1' rm victim"],
 		["an assignment to a name bash would not take", "env a-b=c rm victim"],
 		["env -", "env - rm victim"],
+		// getopt takes any unambiguous prefix of a long option.
+		["sed --exp, an abbreviated --expression", "sed -n --exp='1e rm victim' list"],
+		["make --ev, an abbreviated --eval", "make --ev='$(shell rm victim)'"],
+		["make -E with its value attached", "make '-E$(shell rm victim)'"],
+		["an awk program from a variable", 'x=\'BEGIN { system("rm victim") }\'; awk "$x"'],
 	];
 
 	it.each(dressedUp)("%s: %s", async (_name, command) => {
@@ -151,7 +156,7 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 		expect(existsSync(join(dir, "marker")), result.stdout + result.stderr).toBe(false);
 	});
 
-	it("a write deny rule holds for a folder env or git -C changes to, and for tar's archive", async () => {
+	it("writes are judged through env -C, git -C, tar's archive and abbreviated long options", async () => {
 		const dir = await project();
 		const outside = join(tempDir(), "outside");
 		await mkdir(outside, { recursive: true });
@@ -169,6 +174,17 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 			const result = await runBashInProcess(dir, command, ["--deny", `write(/${outside}/**)`]);
 			expect(existsSync(join(outside, "w.txt")), `${command}\n${result.stdout}${result.stderr}`).toBe(false);
 			expect(result.stdout + result.stderr).toMatch(/Permission denied/);
+		}
+		// Nor an abbreviated long option that writes, under an allow rule for its program.
+		const abbreviated: [string, string][] = [
+			["bash(sort:*)", `sort --o=${join(outside, "w.txt")} list`],
+			["bash(sed:*)", `sed --in-pl s/a/lost/ ${join(outside, "a")}`],
+			["bash(awk:*)", `awk 'BEGIN { print "x" > "${join(outside, "w.txt")}" }'`],
+		];
+		for (const [rule, command] of abbreviated) {
+			const result = await runBashInProcess(dir, command, ["--allow", rule, "--mode", "default"]);
+			expect(existsSync(join(outside, "w.txt")), `${command}\n${result.stdout}${result.stderr}`).toBe(false);
+			expect(readFileSync(join(outside, "a"), "utf8"), command).toBe("a\n");
 		}
 		// An allow rule for tar is not one for writing its archive outside the workspace.
 		const allowed = await runBashInProcess(dir, `tar -cf ${join(outside, "w.txt")} list`, [
