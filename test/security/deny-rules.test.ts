@@ -79,6 +79,8 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 		["export OPTIND", "export OPTIND='a[$(rm victim)]'"],
 		["read into SRANDOM", "read SRANDOM <<< 'a[$(rm victim)]'"],
 		["printf -v HISTCMD", "printf -v HISTCMD 'a[$(rm victim)]'"],
+		["printf -vRANDOM, the name attached", "printf -vRANDOM 'a[$(rm victim)]'"],
+		["mapfile RANDOM", "mapfile RANDOM <<< 'a[$(rm victim)]'"],
 		// `>&word` to a file: bash expands the word's value a second time.
 		["a >& target expanded twice", "echo hi >&'$(rm victim)x'"],
 		["a 2>& target from a variable", "x='$(rm victim)'; echo hi 2>&$x"],

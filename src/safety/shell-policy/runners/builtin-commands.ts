@@ -63,12 +63,21 @@ export function checkBuiltin(state: PartState, name: string, words: readonly She
 	const declaration = ["declare", "typeset", "local", "export", "readonly"].includes(name);
 	for (const word of names) {
 		const badOption = declaration && /^[-+]/.test(word.value) && /[^-+xrgpfFlut]/.test(word.value);
-		// `read OPTIND` assigns what it reads; unsetting a variable runs nothing.
-		const codeName = name !== "unset" && isCodeVariable(word.value);
+		// `read OPTIND` assigns what it reads, and so does `read -aRANDOM` (a name attached to its
+		// option); unsetting a variable runs nothing.
+		const codeName = name !== "unset" && namesCodeVariable(word.value);
 		if (!isLiteral(word) || /\[/.test(word.value) || badOption || codeName) {
 			markOpaque(state, badOption || codeName ? "code in a variable" : "array subscript", written(words));
 			return false;
 		}
 	}
 	return true;
+}
+
+/** True when `text` is a code variable's name, or an option with one attached (`-vRANDOM`, `-raOPTIND`). */
+function namesCodeVariable(text: string): boolean {
+	if (isCodeVariable(text)) return true;
+	if (!text.startsWith("-")) return false;
+	for (let index = 2; index < text.length; index++) if (isCodeVariable(text.slice(index))) return true;
+	return false;
 }
