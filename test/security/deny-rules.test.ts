@@ -105,6 +105,15 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 		expect(result.stdout + result.stderr).toMatch(/Permission denied/);
 	});
 
+	it("a NUL, which bash drops from a command too long for an argument (it comes on bash's input)", async () => {
+		const dir = await project();
+		// Over 100 KB of UTF-8, under the parser's 65,536 characters.
+		const command = `r\u0000m victim # ${"\u20ac".repeat(40_000)}`;
+		const result = await runBashInProcess(dir, command, ["--deny", "bash(rm:*)"]);
+		expect(existsSync(join(dir, "victim")), `${result.stdout}${result.stderr}`.slice(0, 500)).toBe(true);
+		expect(result.stdout + result.stderr).toMatch(/NUL character/);
+	});
+
 	it("says which construct made the rule apply and how to write the command plainly", async () => {
 		const dir = await project();
 		const result = await runBash(dir, "x=rm; $x victim", ["--deny", "bash(rm:*)"]);

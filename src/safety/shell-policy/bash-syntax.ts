@@ -100,6 +100,8 @@ export function readParsedBash(command: string): BashReading {
 		reading.opaque ??= { construct, text: text.length > 120 ? `${text.slice(0, 120)}…` : text };
 	};
 	if (continuationInWord.test(command)) opaque("line continuation in a word", command);
+	// Bash never sees a NUL as the parser does: it drops it from a script it reads (`r<NUL>m` runs `rm`).
+	if (command.includes("\u0000")) opaque("NUL character", command.replaceAll("\u0000", "\\0"));
 	const parsed = parseBash(command);
 	if (typeof parsed === "string") {
 		const construct =

@@ -17,6 +17,7 @@ export type OpaqueConstructName =
 	| "array subscript"
 	| "line continuation in a word"
 	| "redirection expanded twice"
+	| "NUL character"
 	| "expanded command name"
 	| "glob in the command name"
 	| "eval"
@@ -66,6 +67,7 @@ const hints: Readonly<Record<OpaqueConstructName, string>> = {
 	"arithmetic on variables": "write the number literally",
 	"array subscript": "assign plain variables, without [ ] subscripts",
 	"line continuation in a word": "write each word on one line (a backslash-newline may only separate words)",
+	"NUL character": "remove the NUL characters (bash drops them, joining the text on either side)",
 	"redirection expanded twice":
 		"redirect output to a file with > or &> and a plain file name; bash expands a file name after >& twice",
 	"expanded command name": "name the program literally (e.g. `rm f`, not `x=rm; $x f` or `$(echo rm) f`)",
