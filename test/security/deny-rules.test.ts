@@ -94,6 +94,10 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 		["sed --exp, an abbreviated --expression", "sed -n --exp='1e rm victim' list"],
 		["make --ev, an abbreviated --eval", "make --ev='$(shell rm victim)'"],
 		["make -E with its value attached", "make '-E$(shell rm victim)'"],
+		// Options that change how bash reads the lines after them.
+		["history expansion turned on", "set -o history -H\necho rm victim\n!!:1-2"],
+		["history expansion turned on by shopt -o", "shopt -so history histexpand\necho rm victim\n!!:1-2"],
+		["set -k, an argument that becomes the environment", "set -k; bash -c true BASH_ENV=/dev/stdin <<< 'rm victim'"],
 		["an awk program from a variable", 'x=\'BEGIN { system("rm victim") }\'; awk "$x"'],
 	];
 
@@ -185,6 +189,15 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 			const result = await runBashInProcess(dir, command, ["--deny", `write(/${outside}/**)`]);
 			expect(existsSync(join(outside, "w.txt")), `${command}\n${result.stdout}${result.stderr}`).toBe(false);
 			expect(result.stdout + result.stderr).toMatch(/Permission denied/);
+		}
+		// Nor cd through a variable's value (cdable_vars), nor any opaque command: it may write anywhere.
+		for (const command of [
+			`shopt -s cdable_vars; x=${outside}; cd x && tee w.txt </dev/null`,
+			`eval "echo x > ${join(outside, "w.txt")}"`,
+		]) {
+			const result = await runBashInProcess(dir, command, ["--deny", `write(/${outside}/**)`]);
+			expect(existsSync(join(outside, "w.txt")), `${command}\n${result.stdout}${result.stderr}`).toBe(false);
+			expect(result.stdout + result.stderr).toMatch(/may write any path/);
 		}
 		// Nor an abbreviated long option that writes, under an allow rule for its program.
 		const abbreviated: [string, string][] = [

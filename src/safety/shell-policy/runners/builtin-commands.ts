@@ -1,13 +1,15 @@
 /**
  * Bash builtins the rules cannot see through: those that store code the shell runs later (`trap`,
- * `complete`, `alias x=…`, `hash -p`), run code they are given (`eval`, `source`, `exec`), or
- * evaluate variable names that may carry an arithmetic subscript (`declare 'a[$(cmd)]'`).
+ * `complete`, `alias x=…`, `hash -p`), run code they are given (`eval`, `source`, `exec`),
+ * evaluate variable names that may carry an arithmetic subscript (`declare 'a[$(cmd)]'`), or turn
+ * on an option that changes how later commands are read (`set -H`, `shopt -s cdable_vars`).
  */
 
 import type { OpaqueConstructName } from "../opaque-constructs.js";
 import { markOpaque, type PartState, written } from "../part-state.js";
 import { isLiteral, type ShellWord } from "../shell-words.js";
 import { isCodeVariable } from "./code-variables.js";
+import { changesReading } from "./shell-options.js";
 
 /** Builtins that store code the shell runs later, or run code they are given. */
 const laterCode: ReadonlyMap<string, OpaqueConstructName> = new Map([
@@ -44,6 +46,10 @@ export function checkBuiltin(state: PartState, name: string, words: readonly She
 		((name === "mapfile" || name === "readarray") && args.some((word) => /^-\w*C/.test(word.value)));
 	if (defines) {
 		markOpaque(state, "code run later", written(words));
+		return false;
+	}
+	if (changesReading(name, words)) {
+		markOpaque(state, "shell option", written(words));
 		return false;
 	}
 	if (name === "test" || name === "[") {
