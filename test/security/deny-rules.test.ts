@@ -94,6 +94,7 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 		["sed --exp, an abbreviated --expression", "sed -n --exp='1e rm victim' list"],
 		["make --ev, an abbreviated --eval", "make --ev='$(shell rm victim)'"],
 		["make -E with its value attached", "make '-E$(shell rm victim)'"],
+		["jobs -x, which runs its arguments", "jobs -x rm victim"],
 		// Options that change how bash reads the lines after them.
 		["history expansion turned on", "set -o history -H\necho rm victim\n!!:1-2"],
 		["history expansion turned on by shopt -o", "shopt -so history histexpand\necho rm victim\n!!:1-2"],

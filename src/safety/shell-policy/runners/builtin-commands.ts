@@ -48,6 +48,11 @@ export function checkBuiltin(state: PartState, name: string, words: readonly She
 		markOpaque(state, "code run later", written(words));
 		return false;
 	}
+	// `jobs -x cmd args` runs `cmd`.
+	if (name === "jobs" && args.some((word) => !isLiteral(word) || /^-\w*x/.test(word.value))) {
+		markOpaque(state, "command runner", written(words));
+		return false;
+	}
 	if (changesReading(name, words)) {
 		markOpaque(state, "shell option", written(words));
 		return false;
