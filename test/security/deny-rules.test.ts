@@ -228,6 +228,24 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 		expect(existsSync(join(dir, "inside.tar")), inside.stdout + inside.stderr).toBe(true);
 	});
 
+	it("an exact allow rule for ./build.sh does not cover a planted file whose name ends in a space bash keeps", async () => {
+		const dir = await project();
+		await writeFile(join(dir, "build.sh"), "#!/bin/sh\necho built\n", { mode: 0o755 });
+		for (const blank of ["\u00a0", "\r", "\v", "\f"]) {
+			// The repository ships the look-alike: a script whose name ends in the character.
+			await writeFile(join(dir, `build.sh${blank}`), "#!/bin/sh\ntouch marker\n", { mode: 0o755 });
+			const result = await runBashInProcess(dir, `./build.sh${blank}`, [
+				"--allow",
+				"bash(./build.sh)",
+				"--mode",
+				"default",
+			]);
+			expect(existsSync(join(dir, "marker")), `${JSON.stringify(blank)}: ${result.stdout}${result.stderr}`).toBe(false);
+		}
+		const exact = await runBashInProcess(dir, "./build.sh", ["--allow", "bash(./build.sh)", "--mode", "default"]);
+		expect(exact.stdout).toContain("built");
+	});
+
 	it("a misspelt tool name in a rule is an error naming the tool meant", async () => {
 		const dir = await project();
 		const result = await runBash(dir, "rm victim", ["--deny", "bsah(rm:*)"]);

@@ -18,6 +18,7 @@ export type OpaqueConstructName =
 	| "line continuation in a word"
 	| "redirection expanded twice"
 	| "NUL character"
+	| "control character"
 	| "shell option"
 	| "expanded command name"
 	| "glob in the command name"
@@ -70,6 +71,8 @@ const hints: Readonly<Record<OpaqueConstructName, string>> = {
 	"line continuation in a word": "write each word on one line (a backslash-newline may only separate words)",
 	"shell option":
 		"do not turn on shell options that change how later commands are read (set -H, set -k, set -o history/posix, shopt -s cdable_vars/expand_aliases/extdebug…); run the commands directly",
+	"control character":
+		"remove carriage returns, vertical tabs and form feeds (bash keeps them inside a word); end lines with a plain newline",
 	"NUL character": "remove the NUL characters (bash drops them, joining the text on either side)",
 	"redirection expanded twice":
 		"redirect output to a file with > or &> and a plain file name; bash expands a file name after >& twice",
