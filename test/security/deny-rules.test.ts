@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
+import { userInfo } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
@@ -143,6 +144,27 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 		const inside = await runBash(dir, "echo fine > inside.txt", ["--allow", "bash(echo:*)", "--mode", "default"]);
 		expect(inside.code, inside.stdout + inside.stderr).toBe(0);
 		expect(existsSync(join(dir, "inside.txt"))).toBe(true);
+	});
+
+	it("an allow rule for echo does not let ~user, ~+ or ~- place a redirection outside the workspace", async () => {
+		const dir = await project();
+		const outside = join(tempDir(), "outside");
+		await mkdir(outside, { recursive: true });
+		for (const command of [
+			`cd ${outside} && cd ${dir} && echo planted > ~-/w.txt`,
+			`echo planted > ~${userInfo().username}/toolbelt-tilde-test.txt`,
+		]) {
+			const result = await runBashInProcess(dir, command, [
+				"--allow",
+				"bash(echo:*)",
+				"--allow",
+				"bash(cd:*)",
+				"--mode",
+				"default",
+			]);
+			expect(existsSync(join(outside, "w.txt")), `${command}\n${result.stdout}${result.stderr}`).toBe(false);
+			expect(existsSync(join(userInfo().homedir, "toolbelt-tilde-test.txt")), command).toBe(false);
+		}
 	});
 
 	it("an allow rule for git status does not let it plant a git hook", async () => {

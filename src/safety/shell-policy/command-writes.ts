@@ -54,11 +54,19 @@ export function checkWritePath(workspace: Confinement, path: string): Promise<Pa
 	return workspace.checkWritePath(path);
 }
 
+/**
+ * A `~` prefix other than the user's home (`~root/x`, `~+/x`, `~-/x`, `~2/x`): bash expands it to
+ * another user's home, `$PWD`, `$OLDPWD` or the directory stack, which the rules cannot place.
+ */
+function otherTilde(path: string): boolean {
+	return path.startsWith("~") && path !== "~" && !path.startsWith("~/");
+}
+
 /** The directories a relative target may be taken from: the cwd and every literal `cd` target; undefined when a `cd` cannot be read. */
 function baseDirectories(cwd: string, analysis: CommandAnalysis, homeDir: string): string[] | undefined {
 	const bases = [cwd];
 	for (const change of analysis.directoryChanges) {
-		if (change.path === undefined || bases.length > 16) return undefined;
+		if (change.path === undefined || bases.length > 16 || otherTilde(change.path)) return undefined;
 		const path = change.path;
 		const home = path === "~" || path.startsWith("~/") ? resolve(homeDir, path.slice(2)) : undefined;
 		for (const base of [...bases]) bases.push(home ?? resolve(base, path));
@@ -98,7 +106,11 @@ export async function judgeWriteTargets(options: JudgeWriteTargetsOptions): Prom
 			rules.allowRuleNaming(options.toolName, analysis.parts[write.part] ?? "", text) !== undefined;
 		if (isHarmlessTarget(write.word)) continue;
 		const relative = !isAbsolute(write.word.value) && !write.word.tilde;
-		if (!isLiteral(write.word) || (relative && bases === undefined)) {
+		if (
+			!isLiteral(write.word) ||
+			(relative && bases === undefined) ||
+			(write.word.tilde && otherTilde(write.word.value))
+		) {
 			judgeUnreadable(judgement, write, rules, named(write.word.raw));
 			continue;
 		}
