@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -146,24 +146,24 @@ describe("deny rules hold against shell syntax (the CLI's entry, and the built C
 		expect(existsSync(join(dir, "inside.txt"))).toBe(true);
 	});
 
-	it("an allow rule for echo does not let ~user, ~+ or ~- place a redirection outside the workspace", async () => {
+	it("an allow rule for echo or dd does not let ~user, ~- or of=~ place a write outside the workspace", async () => {
 		const dir = await project();
 		const outside = join(tempDir(), "outside");
 		await mkdir(outside, { recursive: true });
 		for (const command of [
 			`cd ${outside} && cd ${dir} && echo planted > ~-/w.txt`,
 			`echo planted > ~${userInfo().username}/toolbelt-tilde-test.txt`,
+			// `of=~/…` looks like an assignment: bash expands its tilde.
+			`dd if=list of=~${userInfo().username}/toolbelt-tilde-test.txt`,
 		]) {
-			const result = await runBashInProcess(dir, command, [
-				"--allow",
-				"bash(echo:*)",
-				"--allow",
-				"bash(cd:*)",
-				"--mode",
-				"default",
-			]);
+			const rules = ["bash(echo:*)", "bash(cd:*)", "bash(dd:*)"].flatMap((rule) => ["--allow", rule]);
+			const result = await runBashInProcess(dir, command, [...rules, "--mode", "default"]);
 			expect(existsSync(join(outside, "w.txt")), `${command}\n${result.stdout}${result.stderr}`).toBe(false);
-			expect(existsSync(join(userInfo().homedir, "toolbelt-tilde-test.txt")), command).toBe(false);
+			const planted = join(userInfo().homedir, "toolbelt-tilde-test.txt");
+			const written = existsSync(planted);
+			// Never leave a file in the real home folder, even when the check fails.
+			await rm(planted, { force: true });
+			expect(written, command).toBe(false);
 		}
 	});
 

@@ -64,8 +64,11 @@ const readers: Readonly<Record<string, Reader>> = {
 	dd: (words, effects) => {
 		for (const word of words.slice(1)) {
 			if (!isLiteral(word)) markRunner(effects, words);
-			else if (word.value.startsWith("of="))
-				effects.writes.push({ word: literalWord(word.value.slice(3)), via: "dd of=" });
+			else if (word.value.startsWith("of=")) {
+				// `of=~/x` looks like an assignment, so bash expands its tilde: the target is in the home folder.
+				const target = literalWord(word.value.slice(3));
+				effects.writes.push({ word: { ...target, tilde: word.raw.startsWith("of=~") }, via: "dd of=" });
+			}
 		}
 	},
 };
