@@ -8,7 +8,7 @@ import type { PermissionAnswer, PermissionRequest } from "../../src/safety/permi
 import { createBashTool } from "../../src/tools/bash.js";
 import { createMemoryIO } from "../cli/helpers/memory-io.js";
 import { useTempDir } from "../helpers/temp-dir.js";
-import { runCall } from "./run-calls.js";
+import { runCall, textOf } from "./run-calls.js";
 
 const tempDir = useTempDir();
 
@@ -76,6 +76,47 @@ describe("default mode's read-only commands", () => {
 		expect(existsSync(join(project, "sorted.txt"))).toBe(false);
 		expect(existsSync(join(project, "copy.txt"))).toBe(false);
 		expect(existsSync(join(project, "out.txt"))).toBe(false);
+	});
+
+	it("a listing or recursive search asks when a read rule could match below it, and never follows links out", async () => {
+		const { project, outside, prompts, run } = await session({ rules: { deny: ["read(.env)"], ask: [] } });
+		const { symlink } = await import("node:fs/promises");
+		await symlink(outside, join(project, "link"));
+		const asked = [
+			"grep -r TOKEN .", // .env is below .
+			"grep -rn TOKEN", // a recursive search of the working directory
+			"rg --hidden --no-ignore TOKEN",
+			"ls -a", // the listing names .env
+			"du -a",
+			"grep -f .env src/a.txt", // -f reads the denied file's lines as patterns
+			"grep -f.env src/a.txt", // attached
+			"diff -N .env src/a.txt", // diff compares two folders' files, following their links
+		];
+		for (const command of asked) {
+			const result = await run(command);
+			expect(textOf(result), command).not.toMatch(/=hidden/);
+		}
+		expect(prompts.map((prompt) => prompt.summary)).toEqual(asked.map((command) => `bash: ${command}`));
+		// The same project, link and all, without rules.
+		const plain = await session();
+		// Without rules, following a link out of the workspace on the way down still asks.
+		for (const command of ["grep -R outside-secret .", "ls -RL", "du -aL", "rg -L outside-secret"]) {
+			const result = await plain.run(command);
+			expect(textOf(result), command).not.toMatch(/secret\.txt/);
+		}
+		expect(plain.prompts).toHaveLength(4);
+	});
+
+	it("a recursive search runs without asking where no read rule reaches", async () => {
+		const { prompts, run } = await session({ rules: { deny: ["read(//nowhere/**)", "read(/secrets/**)"], ask: [] } });
+		for (const command of ["grep -rn beta src", "ls -la src", "du -s src", "grep -e beta -r src"]) {
+			const result = await run(command);
+			expect(result.isError, `${command}: ${textOf(result)}`).toBe(false);
+		}
+		expect(prompts).toHaveLength(0);
+		// A search of the working directory reaches /secrets.
+		await run("grep -r beta");
+		expect(prompts).toHaveLength(1);
 	});
 
 	it("a symlink out of the workspace is judged where it leads", async () => {

@@ -178,6 +178,32 @@ describe("RuleSet", () => {
 	});
 });
 
+describe("RuleSet.restrictedBelow", () => {
+	const below = (rule: string, directory: string) =>
+		ruleSet([], [], [rule]).restrictedBelow("read", directory, directory) !== undefined;
+
+	it("finds a read rule that may match some path below a directory", () => {
+		expect(below("read(.env)", "/proj")).toBe(true); // unanchored: at any depth
+		expect(below("read(*.pem)", "/proj/src")).toBe(true);
+		expect(below("read(/secrets/**)", "/proj")).toBe(true);
+		expect(below("read(/secrets/**)", "/proj/secrets/a")).toBe(true);
+		expect(below("read(/SECRETS/x)", "/proj/secrets")).toBe(true); // the matcher ignores case
+		expect(below("read(/a/*/key)", "/proj/a/b")).toBe(true);
+		expect(below("read(/a/**/key)", "/proj/a/b/c")).toBe(true);
+		expect(below("read(~/.ssh/**)", "/home")).toBe(true); // the home folder lies below /home
+		expect(below("read", "/proj/src")).toBe(true);
+	});
+
+	it("passes a directory no rule can reach", () => {
+		expect(below("read(/secrets/**)", "/proj/src")).toBe(false);
+		expect(below("read(~/.ssh/**)", "/proj")).toBe(false);
+		expect(below("read(//etc/shadow)", "/proj")).toBe(false);
+		expect(below("read(/)", "/proj")).toBe(false); // names the root itself, not what lies below
+		expect(ruleSet(["read(.env)"]).restrictedBelow("read", "/proj", "/proj")).toBeUndefined(); // allow rules
+		expect(ruleSet([], [], ["bash(.env)"]).restrictedBelow("read", "/proj", "/proj")).toBeUndefined();
+	});
+});
+
 describe("modes", () => {
 	it("decide calls no rule matched", () => {
 		expect(modeDecision("default", toolCategory("read"))).toBe("allow");

@@ -73,6 +73,44 @@ export function matchesPathPattern(pattern: PathPattern, absolutePath: string): 
 }
 
 /**
+ * True when the pattern may match some path strictly below `absoluteDirectory`, which a listing or
+ * a recursive search of it would read. Errs towards true: it is false only when the pattern's base
+ * lies apart from the directory, when the pattern names its base (at or above the directory), or
+ * when the pattern is anchored (a `/` before its end) and a literal folder of it parts from the
+ * directory's path.
+ */
+export function mayMatchBelow(pattern: PathPattern, absoluteDirectory: string): boolean {
+	for (const base of pattern.realBase === undefined ? [pattern.base] : [pattern.base, pattern.realBase]) {
+		const inside = relativeInside(base, absoluteDirectory);
+		if (inside === undefined) {
+			// The base lies below the directory: whatever the pattern matches lies below it too.
+			if (relativeInside(absoluteDirectory, base) !== undefined) return true;
+			continue;
+		}
+		if (pattern.body !== "" && bodyMayMatchBelow(pattern.body, inside)) return true;
+	}
+	return false;
+}
+
+/** `mayMatchBelow` for a gitignore body and a folder relative to its base (`""` for the base). */
+function bodyMayMatchBelow(body: string, folder: string): boolean {
+	const text = body.replace(/\/+$/, "");
+	// A negation, or a pattern with no `/` before its end (`.env`, `*.pem`), may match at any depth.
+	if (text.startsWith("!") || !text.includes("/")) return true;
+	const segments = text.replace(/^\//, "").split("/");
+	const folders = folder === "" ? [] : folder.split("/");
+	for (let index = 0; index < Math.min(segments.length, folders.length); index++) {
+		const segment = segments[index] as string;
+		if (segment.includes("**")) return true;
+		// A glob or an escape matches some folder name; the matcher ignores case.
+		if (/[*?[\\]/.test(segment)) continue;
+		if (segment.toLowerCase() !== (folders[index] as string).toLowerCase()) return false;
+	}
+	// The pattern names the directory, a folder above it (and so all below), or a path below it.
+	return true;
+}
+
+/**
  * `absolutePath` relative to `directory` with `/` separators, `""` for the directory itself,
  * or undefined when it lies outside (`..`, another drive, or a sibling such as `/proj-evil`).
  */

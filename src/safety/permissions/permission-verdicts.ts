@@ -65,6 +65,11 @@ export function writeVerdict(facts: CallFacts, decision: "deny" | "ask", problem
 	const { target, rule } = problem;
 	const details = { writeTarget: target, rule: ruleFacts(rule), protectedBy: problem.protectedBy };
 	const what = `the command writes ${target.path}`;
+	if (problem.construct && rule) {
+		const { construct } = problem;
+		const reason = `the command holds a construct the permission rules cannot see through (${construct.construct}: ${construct.text}), so it may write any path, and the rule "${rule.text}" (${rule.source}) applies to it and denies it`;
+		return verdictOf(facts, decision, reason, { details, rewriteHint: construct.hint });
+	}
 	if (target.problem === "unreadable" && rule) {
 		const reason = `${what}, a path the permission rules cannot read, so the rule "${rule.text}" (${rule.source}) applies to it and denies it`;
 		return verdictOf(facts, decision, reason, { details, rewriteHint: "write the target path literally" });

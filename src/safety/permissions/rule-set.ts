@@ -8,7 +8,13 @@ import {
 	type OpaqueConstruct,
 } from "../shell-policy/index.js";
 import { toolCategory } from "./mode-decision.js";
-import { compilePathPattern, matchesPathPattern, type PathPattern, type PathPatternBase } from "./path-pattern.js";
+import {
+	compilePathPattern,
+	matchesPathPattern,
+	mayMatchBelow,
+	type PathPattern,
+	type PathPatternBase,
+} from "./path-pattern.js";
 import type { CallSubject } from "./rule-subject.js";
 import { commandTools, type PermissionBehavior, type PermissionRule, ruleFamily } from "./rule-syntax.js";
 
@@ -136,6 +142,23 @@ export class RuleSet {
 		// A search of `~/.ssh` reads `~/.ssh/*`: a rule about the contents applies to the directory.
 		if (subject.scansBelow) views.push(...views.map((path) => join(path, "\u0001")));
 		return views.some((path) => matchesPathPattern(pattern, path));
+	}
+
+	/**
+	 * The first deny or ask rule of `toolName`'s family (`read` for reads) that may match a path
+	 * below the directory, or undefined: a listing or a recursive search of the directory would read
+	 * such a path, and nothing would hide it from the output (`grep -r`, `ls` in a shell).
+	 */
+	restrictedBelow(toolName: string, lexicalPath: string, realPath: string): PermissionRule | undefined {
+		const family = legacyFamily(toolName);
+		return this.rules.find(
+			(rule) =>
+				(rule.behavior === "deny" || rule.behavior === "ask") &&
+				family.includes(rule.toolName) &&
+				!commandTools[rule.toolName] &&
+				(rule.specifier === undefined ||
+					[lexicalPath, realPath].some((directory) => mayMatchBelow(this.pathPattern(rule), directory))),
+		);
 	}
 
 	/** Does an allow rule cover `path`? A rule without a specifier covers every path. */

@@ -1,5 +1,5 @@
 /** What a call is judged on by the rules: its analysed command, its paths, or only its tool. */
-import { analyzeCommand, type CommandAnalysis, type ShellDialect } from "../shell-policy/index.js";
+import { analyzeCommand, type CommandAnalysis, collapseBlanks, type ShellDialect } from "../shell-policy/index.js";
 import { commandTools } from "./rule-syntax.js";
 
 /** The analysis of a command subject (kept for callers of the first wave: it is computed with the subject now). */
@@ -43,7 +43,8 @@ export function subjectOf(
 ): CallSubject {
 	if (dialect && typeof args.command === "string") {
 		const analysis = analyzeCommand(args.command, dialect);
-		const command = args.command.trim().replace(/\s+/g, " ");
+		// Bash's blanks only: a Unicode space is part of a word to bash, and an exact rule must not see it as one.
+		const command = dialect === "bash" ? collapseBlanks(args.command) : args.command.trim().replace(/\s+/g, " ");
 		return { kind: "command", command, parts: analysis.parts, dialect, analysis };
 	}
 	if (paths) return paths.scansBelow ? { kind: "path", ...paths, scansBelow: true } : { kind: "path", ...paths };

@@ -77,9 +77,16 @@ interface Reader {
 	opaque: OpaqueSink;
 }
 
-function collapse(text: string): string {
-	return text.trim().replace(/\s+/g, " ");
+/**
+ * `text` with its runs of bash's blanks (space, tab, newline) made one space and trimmed: the form
+ * allow rules match. Only those: a no-break space or another Unicode space is part of a word to
+ * bash (`./build.sh<NBSP>` runs another file than `./build.sh`).
+ */
+export function collapseBlanks(text: string): string {
+	return text.replace(/^[ \t\n]+|[ \t\n]+$/g, "").replace(/[ \t\n]+/g, " ");
 }
+
+const collapse = collapseBlanks;
 
 /**
  * Reads `command` (bash). A line of plain words (`plainWords`) is read without the parser, which
@@ -100,6 +107,11 @@ export function readParsedBash(command: string): BashReading {
 		reading.opaque ??= { construct, text: text.length > 120 ? `${text.slice(0, 120)}…` : text };
 	};
 	if (continuationInWord.test(command)) opaque("line continuation in a word", command);
+	// Bash never sees a NUL as the parser does: it drops it from a script it reads (`r<NUL>m` runs `rm`).
+	if (command.includes("\u0000")) opaque("NUL character", command.replaceAll("\u0000", "\\0"));
+	// The parser splits words at a carriage return, vertical tab or form feed; bash keeps them in the
+	// word (`./build.sh<CR>` runs another file than `./build.sh`).
+	if (/[\r\v\f]/.test(command)) opaque("control character", JSON.stringify(command));
 	const parsed = parseBash(command);
 	if (typeof parsed === "string") {
 		const construct =

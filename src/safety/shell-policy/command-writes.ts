@@ -8,7 +8,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { Confinement, PathCheck } from "../confinement.js";
 import type { BlockedWriteTarget } from "../permissions/permission-details.js";
 import type { PermissionRule, RuleSet } from "../permissions/rules.js";
-import type { CommandAnalysis, WriteTarget } from "./command-analysis.js";
+import type { CommandAnalysis, OpaqueConstruct, WriteTarget } from "./command-analysis.js";
 import { isLiteral, type ShellWord } from "./shell-words.js";
 
 /** Files every command may write: they hold nothing. */
@@ -21,6 +21,8 @@ export function isHarmlessTarget(word: ShellWord): boolean {
 
 /** A write target that needs more than the command's own allow rule. */
 export interface WriteTargetProblem {
+	/** Set when the command is opaque: it may write any path, so every write/edit deny rule applies. */
+	construct?: OpaqueConstruct;
 	/** The target and what is wrong with it. */
 	target: BlockedWriteTarget;
 	/** The index of the simple command that writes it. */
@@ -52,11 +54,19 @@ export function checkWritePath(workspace: Confinement, path: string): Promise<Pa
 	return workspace.checkWritePath(path);
 }
 
+/**
+ * A `~` prefix other than the user's home (`~root/x`, `~+/x`, `~-/x`, `~2/x`): bash expands it to
+ * another user's home, `$PWD`, `$OLDPWD` or the directory stack, which the rules cannot place.
+ */
+function otherTilde(path: string): boolean {
+	return path.startsWith("~") && path !== "~" && !path.startsWith("~/");
+}
+
 /** The directories a relative target may be taken from: the cwd and every literal `cd` target; undefined when a `cd` cannot be read. */
 function baseDirectories(cwd: string, analysis: CommandAnalysis, homeDir: string): string[] | undefined {
 	const bases = [cwd];
 	for (const change of analysis.directoryChanges) {
-		if (change.path === undefined || bases.length > 16) return undefined;
+		if (change.path === undefined || bases.length > 16 || otherTilde(change.path)) return undefined;
 		const path = change.path;
 		const home = path === "~" || path.startsWith("~/") ? resolve(homeDir, path.slice(2)) : undefined;
 		for (const base of [...bases]) bases.push(home ?? resolve(base, path));
@@ -82,6 +92,13 @@ export interface JudgeWriteTargetsOptions {
 export async function judgeWriteTargets(options: JudgeWriteTargetsOptions): Promise<WriteTargetJudgement> {
 	const { analysis, workspace, rules } = options;
 	const judgement: WriteTargetJudgement = {};
+	// An opaque command may write anywhere (`eval`, `shopt -s cdable_vars; cd x && tee f`): it
+	// matches every write/edit deny rule, as it matches every deny rule of its tool.
+	if (analysis.opaque) {
+		const deny = writeDenyRule(rules);
+		const target: BlockedWriteTarget = { path: analysis.opaque.text, problem: "unreadable" };
+		if (deny) judgement.denied = { target, part: 0, rule: deny, construct: analysis.opaque };
+	}
 	if (analysis.writes.length === 0) return judgement;
 	const bases = baseDirectories(workspace.cwd, analysis, rules.base.homeDir);
 	for (const write of analysis.writes) {
@@ -89,7 +106,11 @@ export async function judgeWriteTargets(options: JudgeWriteTargetsOptions): Prom
 			rules.allowRuleNaming(options.toolName, analysis.parts[write.part] ?? "", text) !== undefined;
 		if (isHarmlessTarget(write.word)) continue;
 		const relative = !isAbsolute(write.word.value) && !write.word.tilde;
-		if (!isLiteral(write.word) || (relative && bases === undefined)) {
+		if (
+			!isLiteral(write.word) ||
+			(relative && bases === undefined) ||
+			(write.word.tilde && otherTilde(write.word.value))
+		) {
 			judgeUnreadable(judgement, write, rules, named(write.word.raw));
 			continue;
 		}
@@ -102,9 +123,7 @@ export async function judgeWriteTargets(options: JudgeWriteTargetsOptions): Prom
 /** A target the parser cannot read counts as matching every write/edit deny rule; else it needs approval. */
 function judgeUnreadable(judgement: WriteTargetJudgement, write: WriteTarget, rules: RuleSet, named: boolean): void {
 	const target: BlockedWriteTarget = { path: write.word.raw, problem: "unreadable" };
-	const deny = rules
-		.list()
-		.find((rule) => rule.behavior === "deny" && (rule.toolName === "write" || rule.toolName === "edit"));
+	const deny = writeDenyRule(rules);
 	if (deny) judgement.denied ??= { target, part: write.part, rule: deny };
 	else if (!named) judgement.unconfined ??= { target, part: write.part };
 }
@@ -138,4 +157,11 @@ async function judgePath(
 	} else if (check.root === undefined) {
 		judgement.unconfined ??= problem("outside");
 	}
+}
+
+/** The first write/edit deny rule: what a write the rules cannot read is taken to match. */
+function writeDenyRule(rules: RuleSet): PermissionRule | undefined {
+	return rules
+		.list()
+		.find((rule) => rule.behavior === "deny" && (rule.toolName === "write" || rule.toolName === "edit"));
 }

@@ -3,6 +3,7 @@
  * permission rules match it. A whitelist: plain commands of literal words are matched against
  * the rules; everything else is opaque and matches every deny and ask rule.
  */
+export { collapseBlanks } from "./bash-syntax.js";
 export {
 	analyzeCommand,
 	type CommandAnalysis,

@@ -16,6 +16,10 @@ export type OpaqueConstructName =
 	| "arithmetic on variables"
 	| "array subscript"
 	| "line continuation in a word"
+	| "redirection expanded twice"
+	| "NUL character"
+	| "control character"
+	| "shell option"
 	| "expanded command name"
 	| "glob in the command name"
 	| "eval"
@@ -65,6 +69,13 @@ const hints: Readonly<Record<OpaqueConstructName, string>> = {
 	"arithmetic on variables": "write the number literally",
 	"array subscript": "assign plain variables, without [ ] subscripts",
 	"line continuation in a word": "write each word on one line (a backslash-newline may only separate words)",
+	"shell option":
+		"do not turn on shell options that change how later commands are read (set -H, set -k, set -o history/posix, shopt -s cdable_vars/expand_aliases/extdebug…); run the commands directly",
+	"control character":
+		"remove carriage returns, vertical tabs and form feeds (bash keeps them inside a word); end lines with a plain newline",
+	"NUL character": "remove the NUL characters (bash drops them, joining the text on either side)",
+	"redirection expanded twice":
+		"redirect output to a file with > or &> and a plain file name; bash expands a file name after >& twice",
 	"expanded command name": "name the program literally (e.g. `rm f`, not `x=rm; $x f` or `$(echo rm) f`)",
 	"glob in the command name": "name the program literally, without *, ?, [ ] or { }",
 	eval: "run the command itself instead of passing it to eval",
@@ -79,7 +90,7 @@ const hints: Readonly<Record<OpaqueConstructName, string>> = {
 	"unknown wrapper option": "run the inner command directly, or write the option as --name=value",
 	"command from input": "name the program literally after xargs or find -exec, not in the input or the {} placeholder",
 	"code in a variable":
-		"do not set variables the shell or a program runs as code (BASH_ENV, ENV, PS4, PROMPT_COMMAND, IFS, BASH_*, LD_*, GIT_*, PAGER, EDITOR…)",
+		"do not set variables the shell or a program runs as code (BASH_ENV, ENV, PS4, PROMPT_COMMAND, IFS, BASH_*, LD_*, GIT_*, PAGER, EDITOR, RANDOM, OPTIND…)",
 	"nesting too deep": "run the innermost command directly",
 	"unparsed syntax": "check the command's quoting; the parser could not read it",
 	"unrecognised syntax": plainly,

@@ -4,6 +4,7 @@
  * opaque and to turn its words into the text rules are matched against.
  */
 import { type OpaqueConstruct, type OpaqueConstructName, opaqueConstruct } from "./opaque-constructs.js";
+import type { ReadOnlyReads } from "./read-only/read-only-commands.js";
 import type { ShellWord } from "./shell-words.js";
 
 /** A file a command writes through a redirection, `tee` or a writing option. */
@@ -37,10 +38,10 @@ export interface CommandAnalysis {
 	/** `cd` / `pushd` commands, in order. */
 	directoryChanges: DirectoryChange[];
 	/**
-	 * Per part: the paths it reads when it is a read-only invocation on the default-mode list
-	 * (`read-only/read-only-commands.ts`; empty when it reads none), undefined when it is not one.
+	 * Per part: what it reads when it is a read-only invocation on the default-mode list
+	 * (`read-only/read-only-commands.ts`; no paths when it reads none), undefined when it is not one.
 	 */
-	readOnlyReads: (ShellWord[] | undefined)[];
+	readOnlyReads: (ReadOnlyReads | undefined)[];
 }
 
 /** Per-part working state of one analysis. */

@@ -6,20 +6,17 @@
  * reduced marks the part opaque.
  */
 import { readBash, type SimpleCommand } from "./bash-syntax.js";
-import { checkBuiltin } from "./builtin-commands.js";
-import { codeSource, isCodeRunner } from "./command-interpreters.js";
-import { isWrapper, unwrap } from "./command-wrappers.js";
 import { joined, markOpaque, type PartState, written } from "./part-state.js";
 import { programEffects } from "./programs/program-effects.js";
-import { writtenTargets } from "./redirections.js";
+import { expandedTwice, writtenTargets } from "./redirections.js";
+import { checkBuiltin } from "./runners/builtin-commands.js";
+import { isCodeVariable } from "./runners/code-variables.js";
+import { codeSource, isCodeRunner } from "./runners/command-interpreters.js";
+import { isWrapper, unwrap } from "./runners/command-wrappers.js";
 import { isLiteral, type ShellWord, UNKNOWN } from "./shell-words.js";
 
 /** How deep `bash -c 'sh -c "…"'` scripts are read before the rest counts as opaque. */
 const MAX_SCRIPT_DEPTH = 4;
-
-/** Variables whose value the shell, the dynamic loader or a program runs as code or reads as its options. */
-const codeVariable =
-	/^(?:BASH_\w*|BASH|ENV|PS\d|PROMPT_COMMAND|PROMPT_DIRTRIM|SHELLOPTS|BASHOPTS|IFS|GLOBIGNORE|EXECIGNORE|CDPATH|FUNCNEST|HISTFILE|HISTCONTROL|INPUTRC|LD_\w+|GIT_\w+|NODE_OPTIONS|NPM_CONFIG_\w+|npm_config_\w+|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PAGER|MANPAGER|MANOPT|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|LESSKEY|LESS|SSH_ASKPASS|SUDO_ASKPASS|BROWSER|TAR_OPTIONS|MAKEFLAGS|MFLAGS|GDBINIT|VIMINIT|EXINIT|MYVIMRC|ZDOTDIR)$/;
 
 /** Programs that run a command whose syntax this reader does not follow. */
 const opaqueRunners = new Set(
@@ -34,9 +31,11 @@ export function analyzeSimpleCommand(state: PartState, command: SimpleCommand): 
 	for (const word of writtenTargets(command.redirections)) {
 		state.analysis.writes.push({ word, via: ">", part: state.part });
 	}
+	const twice = command.redirections.find(expandedTwice);
+	if (twice) markOpaque(state, "redirection expanded twice", `>&${twice.target?.raw ?? ""}`);
 	for (const assignment of command.assignments) {
 		if (assignment.subscript) markOpaque(state, "array subscript", assignment.text);
-		else if (codeVariable.test(assignment.name)) markOpaque(state, "code in a variable", assignment.text);
+		else if (isCodeVariable(assignment.name)) markOpaque(state, "code in a variable", assignment.text);
 	}
 	if (command.words.length === 0) state.forms.push(command.text);
 	analyzeWords(state, command.words, false, undefined);
@@ -79,8 +78,7 @@ export function analyzeWords(
 		}
 		const inner = unwrap(name, words);
 		if (inner.kind === "opaque") {
-			const construct = inner.construct === "unknown option" ? "unknown wrapper option" : "shell reading its input";
-			markOpaque(state, construct, inner.text);
+			markOpaque(state, inner.construct, inner.text);
 			return;
 		}
 		if (inner.kind === "script") {
@@ -91,6 +89,7 @@ export function analyzeWords(
 			analyzeScript(state, joined(inner.script));
 			return;
 		}
+		for (const directory of inner.directories ?? []) recordDirectory(state, directory);
 		words = inner.words;
 		inputAppended ||= inner.appendsInput;
 		placeholder = inner.replace ?? placeholder;
@@ -140,6 +139,7 @@ function analyzeProgram(state: PartState, name: string, words: readonly ShellWor
 	if (effects) {
 		if (effects.runner !== undefined) markOpaque(state, "command runner", effects.runner);
 		for (const write of effects.writes) state.analysis.writes.push({ ...write, part: state.part });
+		for (const directory of effects.directories) recordDirectory(state, directory);
 		for (const inner of effects.runs) analyzeWords(state, inner, false, "{}", true);
 		for (const script of effects.scripts) analyzeScript(state, script);
 		return;
@@ -173,6 +173,11 @@ function recordTeeTargets(state: PartState, words: readonly ShellWord[]): void {
 		if (options && isLiteral(word) && word.value.startsWith("-") && word.value !== "-") continue;
 		state.analysis.writes.push({ word, via: "tee", part: state.part });
 	}
+}
+
+/** A folder a wrapper or a program runs in (`env -C dir`, `git -C dir`): relative writes may be taken from it. */
+function recordDirectory(state: PartState, directory: ShellWord): void {
+	state.analysis.directoryChanges.push(isLiteral(directory) ? { path: directory.value } : {});
 }
 
 function recordDirectoryChange(state: PartState, words: readonly ShellWord[]): void {

@@ -32,6 +32,11 @@ const parsedApart = new Set(
 		.split(" "),
 );
 
+/** True when bash reads every character of `text` literally wherever it stands in a word (`plainArgument`). */
+export function isPlainArgument(text: string): boolean {
+	return plainArgument.test(text);
+}
+
 /** Blanks between words, and around the line: spaces and tabs only (a newline separates commands). */
 const blanks = /[ \t]+/;
 

@@ -22,7 +22,7 @@ const gitRunLong = ["upload-pack", "receive-pack", "exec", "ext-diff", "extcmd",
 const gitValueOptions =
 	/^(?:-[mbBFnt]|--(?:message|author|date|since|until|after|before|grep|format|pretty|max-count|branch))$/;
 
-/** `git`: `-c` and unknown commands (aliases) run programs; `--output` and `-o` write. */
+/** `git`: `-c` and unknown commands (aliases) run programs; `--output` and `-o` write, from `-C`'s folder. */
 export function readGit(words: readonly ShellWord[], effects: ProgramEffects): void {
 	let index = 1;
 	for (; index < words.length; index++) {
@@ -32,7 +32,11 @@ export function readGit(words: readonly ShellWord[], effects: ProgramEffects): v
 			markRunner(effects, words);
 			return;
 		}
-		if (text === "-C" || text === "--git-dir" || text === "--work-tree" || text === "--namespace") index++;
+		if (text === "-C") {
+			const directory = words[index + 1];
+			if (directory) effects.directories.push(directory);
+			index++;
+		} else if (text === "--git-dir" || text === "--work-tree" || text === "--namespace") index++;
 		else if (!text.startsWith("-")) break;
 	}
 	const command = words[index]?.value;

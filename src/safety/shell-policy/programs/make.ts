@@ -1,14 +1,23 @@
 /** `make`: code given on its command line. */
 
 import { isLiteral, type ShellWord } from "../shell-words.js";
-import { markRunner, type ProgramEffects } from "./option-readers.js";
+import { isLongOption, markRunner, type ProgramEffects } from "./option-readers.js";
 
-/** `make --eval` and a shell override run code the rules cannot read; a Makefile is a file, like a script. */
+/**
+ * `make --eval` (`-E`, attached or not, or any abbreviation: `--ev=…`), a makefile read from its
+ * input and a shell override run code the rules cannot read; a Makefile is a file, like a script.
+ */
 export function readMake(words: readonly ShellWord[], effects: ProgramEffects): void {
-	for (const word of words.slice(1)) {
+	for (let index = 1; index < words.length; index++) {
+		const word = words[index] as ShellWord;
+		const text = word.value;
+		const makefile = isLongOption(text, ["file", "makefile"]);
+		const fromInput = makefile && (text.endsWith("=-") || (!text.includes("=") && words[index + 1]?.value === "-"));
 		if (
 			!isLiteral(word) ||
-			/^(?:--eval|-E$|SHELL=|\.SHELLFLAGS=|MAKEFLAGS=|-f-?$|--file=-|--makefile=-)/.test(word.value)
+			fromInput ||
+			isLongOption(text, ["eval"]) ||
+			/^(?:-E|SHELL=|\.SHELLFLAGS=|MAKEFLAGS=|-f-?$)/.test(text)
 		)
 			markRunner(effects, words);
 	}

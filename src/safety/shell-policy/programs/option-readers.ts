@@ -15,6 +15,8 @@ export interface ProgramEffects {
 	runner?: string;
 	/** Files it writes through its options or script. */
 	writes: { word: ShellWord; via: string }[];
+	/** Folders it works in (`git -C dir`): the relative files it writes are taken from there. */
+	directories: ShellWord[];
 }
 
 /** Reads one program's words into its effects. */
@@ -25,11 +27,16 @@ export function markRunner(effects: ProgramEffects, words: readonly ShellWord[])
 	effects.runner ??= words.map((word) => word.raw).join(" ");
 }
 
-/** True when `option` (`--out=x`, `--out`) is one of `names` or a GNU-style abbreviation of one. */
+/**
+ * True when `option` (`--out=x`, `--out`, `--o`) is one of `names` or a GNU-style abbreviation of
+ * one. getopt takes any prefix that names one option of the program, a single letter included
+ * (`sort --o=f` is `--output`); a prefix that also names an option not listed is taken too, which
+ * only ever counts an option as one more write or runner.
+ */
 export function isLongOption(option: string, names: readonly string[]): boolean {
-	if (!option.startsWith("--") || option.length < 4) return false;
+	if (!option.startsWith("--") || option.length < 3) return false;
 	const name = option.slice(2).split("=")[0] as string;
-	return names.some((candidate) => candidate === name || (name.length >= 2 && candidate.startsWith(name)));
+	return name !== "" && names.some((candidate) => candidate.startsWith(name));
 }
 
 /** The value of `--name=value`, or of the next word; and how many words it took. */

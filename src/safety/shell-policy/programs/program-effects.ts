@@ -64,8 +64,11 @@ const readers: Readonly<Record<string, Reader>> = {
 	dd: (words, effects) => {
 		for (const word of words.slice(1)) {
 			if (!isLiteral(word)) markRunner(effects, words);
-			else if (word.value.startsWith("of="))
-				effects.writes.push({ word: literalWord(word.value.slice(3)), via: "dd of=" });
+			else if (word.value.startsWith("of=")) {
+				// `of=~/x` looks like an assignment, so bash expands its tilde: the target is in the home folder.
+				const target = literalWord(word.value.slice(3));
+				effects.writes.push({ word: { ...target, tilde: word.raw.startsWith("of=~") }, via: "dd of=" });
+			}
 		}
 	},
 };
@@ -75,7 +78,7 @@ for (const name of ["gcc", "g++", "clang", "clang++", "c++", "tcc"])
 
 /** The effects of running `words` (`words[0]` is the program, by its name without a path), or undefined for an ordinary program. */
 export function programEffects(name: string, words: readonly ShellWord[]): ProgramEffects | undefined {
-	const effects: ProgramEffects = { runs: [], scripts: [], writes: [] };
+	const effects: ProgramEffects = { runs: [], scripts: [], writes: [], directories: [] };
 	if (alwaysRunners.has(name)) markRunner(effects, words);
 	else if (/^(?:vim?|nvim|ex|view|rvim|gvim)$/.test(name)) readEditor(words, effects);
 	else if (/^(?:less|more|most)$/.test(name)) readPager(words, effects);

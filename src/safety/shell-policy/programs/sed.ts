@@ -1,7 +1,7 @@
 /** `sed`: writing and running through its options and its script. */
 
 import { isLiteral, literalWord, type ShellWord } from "../shell-words.js";
-import { markRunner, type ProgramEffects } from "./option-readers.js";
+import { isLongOption, markRunner, type ProgramEffects } from "./option-readers.js";
 import { readSedScript } from "./sed-script.js";
 
 /** `sed`: `-i` writes its files, the script's `w` writes and its `e` runs; `-f` reads a script file. */
@@ -19,18 +19,20 @@ export function readSed(words: readonly ShellWord[], effects: ProgramEffects): v
 			operands.push(word);
 			continue;
 		}
+		// Long options by any abbreviation getopt takes (`--exp=…` is `--expression`); only `--sandbox`,
+		// which takes effects away, must be spelt in full.
 		if (text === "--sandbox") sandbox = true;
-		else if (text === "-e" || text === "--expression") {
+		else if (text === "-e" || (isLongOption(text, ["expression"]) && !text.includes("="))) {
 			const script = words[++index];
 			if (script) scripts.push(script);
-		} else if (text.startsWith("--expression=")) scripts.push(literalWord(text.slice(13)));
-		else if (text === "-f" || text.startsWith("--file") || /^-[a-zA-Z]*f/.test(text)) markRunner(effects, words);
-		else if (text.startsWith("--in-place") || /^-[nrEsuz]*i/.test(text)) inPlace = true;
+		} else if (isLongOption(text, ["expression"])) scripts.push(literalWord(text.slice(text.indexOf("=") + 1)));
+		else if (text === "-f" || isLongOption(text, ["file"]) || /^-[a-zA-Z]*f/.test(text)) markRunner(effects, words);
+		else if (isLongOption(text, ["in-place"]) || /^-[nrEsuz]*i/.test(text)) inPlace = true;
 		else if (/^-[a-zA-Z]*e$/.test(text)) {
 			inPlace ||= /^-[a-zA-Z]*i/.test(text);
 			const script = words[++index];
 			if (script) scripts.push(script);
-		} else if (text === "-l" || text === "--line-length") index++;
+		} else if (text === "-l" || (isLongOption(text, ["line-length"]) && !text.includes("="))) index++;
 		else if (text.startsWith("-") && text !== "-") continue;
 		else operands.push(word);
 	}

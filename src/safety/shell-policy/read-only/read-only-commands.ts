@@ -4,11 +4,16 @@
  * `tail -f`), an argument that expands (`$x`, a glob), a program reached through a wrapper
  * (`sudo cat`) or a runner: the command is not on the list, and default mode asks as before.
  *
+ * A listing or a recursive search (`ls`, `du`, `rg`, `grep -r`) reads below its directories too, so
+ * it is judged by every read rule that could match a path there; options that follow symbolic links
+ * on the way down (`grep -R`, `rg -L`, `ls -L`, `du -L`) could leave the workspace and are not listed.
+ *
  * Left out on purpose: `git` (its config, which a repository may carry, names programs that `git
  * status`, `diff` and `log` run: fsmonitor, diff drivers, textconv), `find` (`-exec`, `-delete`,
- * `-fprint`), `env`/`printenv` (the environment), interpreters, and anything that writes.
+ * `-fprint`), `diff` (it compares the files of two directories, and follows their symbolic links),
+ * `env`/`printenv` (the environment), interpreters, and anything that writes.
  */
-import { isLiteral, type ShellWord } from "../shell-words.js";
+import { isLiteral, literalWord, type ShellWord } from "../shell-words.js";
 
 /** What a read-only program accepts. */
 interface ReadOnlyProgram {
@@ -16,12 +21,29 @@ interface ReadOnlyProgram {
 	flags: string;
 	/** Single-letter flags that take a value (`-n 5`, `-n5`); the value is data, not a path. */
 	valueFlags?: string;
+	/** Single-letter flags whose value is a file it reads (`grep -f FILE`), judged like an operand. */
+	pathFlags?: string;
 	/** Long options accepted; one ending in `=` takes a value (`--max-count=5`). */
 	long?: readonly string[];
 	/** What the operands are: paths to read (checked against the workspace), or data (printed). */
 	operands: "paths" | "data";
 	/** The most operands accepted (`uniq IN OUT` writes OUT: one at most). */
 	maxOperands?: number;
+	/** It reads below its directory operands: always (`ls`, `du`, `rg`), or with one of these flags (`grep -r`). */
+	scans?: true | string;
+	/**
+	 * A search: its first operand is the pattern unless one of these flags gives it (`grep -e`), and
+	 * without a path it reads the working directory. (The pattern is still judged as a path: it may be one.)
+	 */
+	patternFlags?: string;
+}
+
+/** What a read-only invocation reads. */
+export interface ReadOnlyReads {
+	/** The paths it reads: operands and files named by options; `.` for a program that reads the working directory. */
+	paths: ShellWord[];
+	/** It reads below the directories among `paths` too (a listing, a recursive search). */
+	scansBelow: boolean;
 }
 
 const program = (spec: ReadOnlyProgram): ReadOnlyProgram => spec;
@@ -31,9 +53,10 @@ const READ_ONLY_PROGRAMS: ReadonlyMap<string, ReadOnlyProgram> = new Map([
 	[
 		"ls",
 		program({
-			flags: "1aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxXZ",
+			flags: "1aAbBcCdfFgGhHiklmnNopqQrRsStuUvxXZ",
 			long: ["--all", "--almost-all", "--human-readable", "--recursive", "--color", "--color=", "--classify"],
 			operands: "paths",
+			scans: true,
 		}),
 	],
 	["cat", program({ flags: "AbeEnstTuv", long: ["--number", "--show-all"], operands: "paths" })],
@@ -43,26 +66,30 @@ const READ_ONLY_PROGRAMS: ReadonlyMap<string, ReadOnlyProgram> = new Map([
 	[
 		"grep",
 		program({
-			flags: "abcEFGhHiIlLnoPqrRsTuvwxyzZ",
-			valueFlags: "ABCefm",
+			flags: "abcEFGhHiIlLnoPqrsTuvwxyzZ",
+			valueFlags: "ABCem",
+			pathFlags: "f",
 			long: ["--color", "--color=", "--include=", "--exclude=", "--exclude-dir=", "--count", "--line-number"],
 			operands: "paths",
+			scans: "r",
+			patternFlags: "ef",
 		}),
 	],
 	[
 		"rg",
 		program({
-			flags: "cFHiIlLnNoqsSuvwxz",
+			flags: "cFHiIlnNoqsSuvwxz",
 			valueFlags: "ABCegmtT",
 			long: ["--files", "--hidden", "--no-ignore", "--glob=", "--type=", "--count", "--line-number", "--fixed-strings"],
 			operands: "paths",
+			scans: true,
+			patternFlags: "e",
 		}),
 	],
 	["stat", program({ flags: "Lt", valueFlags: "c", long: ["--format=", "--printf="], operands: "paths" })],
 	["file", program({ flags: "bikLz", operands: "paths" })],
-	["du", program({ flags: "abcDhHkLmsSx", valueFlags: "d", long: ["--max-depth="], operands: "paths" })],
+	["du", program({ flags: "abcDhHkmsSx", valueFlags: "d", long: ["--max-depth="], operands: "paths", scans: true })],
 	["df", program({ flags: "ahHiklPT", operands: "paths" })],
-	["diff", program({ flags: "abBdEiNpqrstTuwy", valueFlags: "U", long: ["--brief", "--unified="], operands: "paths" })],
 	["cmp", program({ flags: "bls", operands: "paths", maxOperands: 2 })],
 	["sort", program({ flags: "bdfghiMnrRsuVz", valueFlags: "kt", operands: "paths" })],
 	["uniq", program({ flags: "cdDiuz", valueFlags: "fsw", operands: "paths", maxOperands: 1 })],
@@ -84,32 +111,51 @@ const READ_ONLY_PROGRAMS: ReadonlyMap<string, ReadOnlyProgram> = new Map([
 	["tr", program({ flags: "cCdst", operands: "data", maxOperands: 2 })],
 ]);
 
-/** True when `word` is an option the program accepts (with the value it takes, counted in `consumed`). */
-function acceptedOption(spec: ReadOnlyProgram, word: string, next: ShellWord | undefined): number | undefined {
+/** An accepted option: how many words it takes, and the letters and file it gave. */
+interface AcceptedOption {
+	/** The option's words: 1, or 2 when its value is the next word. */
+	consumed: number;
+	/** The single letters it set (`-rn` sets `r` and `n`). */
+	letters: string;
+	/** The file a path flag names (`grep -f FILE`). */
+	path?: ShellWord;
+}
+
+/** The option `word` when the program accepts it (with the value it takes), else undefined. */
+function acceptedOption(spec: ReadOnlyProgram, word: string, next: ShellWord | undefined): AcceptedOption | undefined {
 	if (word.startsWith("--")) {
 		const [name, value] = word.includes("=") ? [`${word.slice(0, word.indexOf("=") + 1)}`, true] : [word, false];
-		return spec.long?.includes(name) && (value || !name.endsWith("=")) ? 1 : undefined;
+		return spec.long?.includes(name) && (value || !name.endsWith("=")) ? { consumed: 1, letters: "" } : undefined;
 	}
 	for (let index = 1; index < word.length; index++) {
 		const letter = word[index] as string;
-		if (spec.valueFlags?.includes(letter)) {
-			if (index < word.length - 1) return 1; // the value is attached: `-n5`
-			return next && isLiteral(next) ? 2 : undefined;
+		const letters = word.slice(1, index + 1);
+		const isPath = spec.pathFlags?.includes(letter) === true;
+		if (spec.valueFlags?.includes(letter) || isPath) {
+			// The value is attached (`-n5`) or the next word.
+			if (index < word.length - 1) {
+				const attached = literalWord(word.slice(index + 1));
+				return isPath ? { consumed: 1, letters, path: attached } : { consumed: 1, letters };
+			}
+			if (!next || !isLiteral(next)) return undefined;
+			return isPath ? { consumed: 2, letters, path: next } : { consumed: 2, letters };
 		}
 		if (!spec.flags.includes(letter)) return undefined;
 	}
-	return 1;
+	return { consumed: 1, letters: word.slice(1) };
 }
 
 /**
  * When `words` (a simple command's name and arguments, all literal) is a read-only invocation on
- * the list, the path operands it reads (empty for programs whose operands are data); otherwise
- * undefined. A `-` operand (standard input) and operands after `--` count as operands.
+ * the list, what it reads (no paths for programs whose operands are data); otherwise undefined.
+ * A `-` operand (standard input) and operands after `--` count as operands.
  */
-export function readOnlyInvocation(name: string, words: readonly ShellWord[]): ShellWord[] | undefined {
+export function readOnlyInvocation(name: string, words: readonly ShellWord[]): ReadOnlyReads | undefined {
 	const spec = READ_ONLY_PROGRAMS.get(name);
 	if (!spec || !words.every(isLiteral) || words.some((word) => word.tilde)) return undefined;
 	const operands: ShellWord[] = [];
+	const optionPaths: ShellWord[] = [];
+	let letters = "";
 	let options = true;
 	for (let index = 1; index < words.length; index++) {
 		const word = words[index] as ShellWord;
@@ -118,13 +164,23 @@ export function readOnlyInvocation(name: string, words: readonly ShellWord[]): S
 			continue;
 		}
 		if (options && word.value.startsWith("-") && word.value !== "-") {
-			const consumed = acceptedOption(spec, word.value, words[index + 1]);
-			if (consumed === undefined) return undefined;
-			index += consumed - 1;
+			const option = acceptedOption(spec, word.value, words[index + 1]);
+			if (option === undefined) return undefined;
+			letters += option.letters;
+			if (option.path) optionPaths.push(option.path);
+			index += option.consumed - 1;
 			continue;
 		}
 		operands.push(word);
 	}
 	if (spec.maxOperands !== undefined && operands.length > spec.maxOperands) return undefined;
-	return spec.operands === "paths" ? operands.filter((word) => word.value !== "-") : [];
+	const scansBelow =
+		spec.scans === true || (spec.scans !== undefined && [...spec.scans].some((flag) => letters.includes(flag)));
+	if (spec.operands === "data") return { paths: [], scansBelow };
+	const paths = [...operands, ...optionPaths].filter((word) => word.value !== "-");
+	const patternGiven = [...(spec.patternFlags ?? "")].some((flag) => letters.includes(flag));
+	const files = spec.patternFlags !== undefined && !patternGiven ? operands.length - 1 : operands.length;
+	// Without a path, a listing or a search reads the working directory.
+	if (files <= 0 && (spec.scans !== undefined || spec.patternFlags !== undefined)) paths.push(literalWord("."));
+	return { paths, scansBelow };
 }

@@ -2,7 +2,8 @@
  * Whether default mode may run a command without asking: every part a read-only invocation on the
  * list (`read-only-commands.ts`), nothing opaque, nothing written, no directory change, no command
  * run by another, and every path it reads inside the workspace and open to the read rules — what
- * the read tool itself would be allowed to read without a question.
+ * the read tool itself would be allowed to read without a question. A listing or a recursive search
+ * also reads below its directories, which no read deny or ask rule may reach.
  */
 import { isAbsolute, resolve } from "node:path";
 import type { Confinement } from "../../confinement.js";
@@ -23,12 +24,14 @@ export async function isReadOnlyCommand(
 	if (!analysis.writes.every((write) => isHarmlessTarget(write.word))) return false;
 	if (analysis.parts.length === 0 || analysis.inner.some((inner) => inner.length > 0)) return false;
 	const reads = analysis.readOnlyReads;
-	if (reads.length !== analysis.parts.length || reads.some((paths) => paths === undefined)) return false;
-	const paths = reads.flatMap((words) => (words ?? []).map((word) => word.value));
+	if (reads.length !== analysis.parts.length || reads.some((read) => read === undefined)) return false;
+	const paths = reads.flatMap((read) =>
+		(read?.paths ?? []).map((word) => ({ path: word.value, scansBelow: read?.scansBelow === true })),
+	);
 	// A read-only program with no path operand still reads: its default is the working directory.
-	if (paths.length === 0) paths.push(".");
+	if (paths.length === 0) paths.push({ path: ".", scansBelow: false });
 	if (paths.length > MAX_JUDGED_PATHS) return false;
-	for (const path of paths) {
+	for (const { path, scansBelow } of paths) {
 		const absolute = isAbsolute(path) ? path : resolve(workspace.cwd, path);
 		const check = await workspace.checkReadPath(absolute);
 		if (!check || check.root === undefined) return false;
@@ -38,6 +41,8 @@ export async function isReadOnlyCommand(
 			realPath: check.realPath,
 		});
 		if (evaluation.behavior === "deny" || evaluation.behavior === "ask") return false;
+		// A listing or a recursive search reads what lies below, where no read rule can hide a file.
+		if (scansBelow && rules.restrictedBelow("read", check.lexicalPath, check.realPath)) return false;
 	}
 	return true;
 }

@@ -4,11 +4,11 @@
  */
 import type { SimpleCommand } from "../bash-syntax.js";
 import { harmlessRedirection } from "../redirections.js";
-import { isLiteral, type ShellWord } from "../shell-words.js";
-import { readOnlyInvocation } from "./read-only-commands.js";
+import { isLiteral } from "../shell-words.js";
+import { type ReadOnlyReads, readOnlyInvocation } from "./read-only-commands.js";
 
-/** The paths a simple command reads when it is a read-only invocation on the list, else undefined. */
-export function readOnlyPart(simple: SimpleCommand): ShellWord[] | undefined {
+/** What a simple command reads when it is a read-only invocation on the list, else undefined. */
+export function readOnlyPart(simple: SimpleCommand): ReadOnlyReads | undefined {
 	const program = simple.words[0];
 	if (!program || simple.assignments.length > 0 || !simple.redirections.every(harmlessRedirection)) return undefined;
 	if (!isLiteral(program) || program.value.includes("/")) return undefined;

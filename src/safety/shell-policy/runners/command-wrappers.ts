@@ -3,7 +3,9 @@
  * `xargs -a list rm`), each with its option syntax, so that the inner command is what a deny or
  * ask rule is checked against and an option value is never taken for the program.
  */
-import { literalWord, type ShellWord } from "./shell-words.js";
+
+import { literalWord, type ShellWord } from "../shell-words.js";
+import { isCodeVariable } from "./code-variables.js";
 
 /** The option syntax of one wrapper. */
 interface WrapperSpec {
@@ -33,6 +35,10 @@ interface WrapperSpec {
 	operands?: number;
 	/** `NAME=value` words may come before the command (`env`, `sudo`). */
 	assignments?: boolean;
+	/** A lone `-` is an option (`env -` is `env -i`), not the command. */
+	dashOption?: boolean;
+	/** Options whose value is the directory the command runs in (`env -C`, `sudo -D`). */
+	chdir?: readonly string[];
 	/** Without a command it starts an interactive shell reading its input (`chroot DIR`). */
 	shellWhenEmpty?: boolean;
 	/** The command words are joined and run by `sh -c` (`watch`). */
@@ -54,6 +60,8 @@ const wrapperSpecs: Readonly<Record<string, WrapperSpec>> = {
 		longOptional: ["default-signal", "ignore-signal", "block-signal", "list-signal-handling"],
 		scripts: ["-S", "--split-string"],
 		assignments: true,
+		dashOption: true,
+		chdir: ["-C", "--chdir"],
 	},
 	command: { flags: "pvV" },
 	builtin: {},
@@ -120,6 +128,7 @@ const wrapperSpecs: Readonly<Record<string, WrapperSpec>> = {
 		noCommand: ["-e", "-l", "-v", "-V", "--edit", "--list", "--validate", "--version"],
 		shellWithout: ["-s", "-i", "--shell", "--login"],
 		assignments: true,
+		chdir: ["-D", "--chdir"],
 	},
 	doas: { flags: "nsL", values: "uC", shellWithout: ["-s"], noCommand: ["-L", "-C"] },
 	pkexec: { longFlags: ["disable-internal-agent", "keep-cwd"], longValues: ["user"] },
@@ -182,12 +191,21 @@ const wrapperNames: ReadonlySet<string> = new Set(Object.keys(wrapperSpecs));
 
 /** What unwrapping one wrapper found. */
 export type Unwrapped =
-	/** The inner command's words (possibly none: the wrapper runs nothing then). */
-	| { kind: "command"; words: ShellWord[]; appendsInput: boolean; replace?: string }
+	/**
+	 * The inner command's words (possibly none: the wrapper runs nothing then), and the directories
+	 * it runs in when the wrapper changes directory (`env -C dir`).
+	 */
+	| { kind: "command"; words: ShellWord[]; appendsInput: boolean; replace?: string; directories?: ShellWord[] }
 	/** A command line the wrapper hands to a shell (`watch 'a; b'`, `flock f -c 'x'`): its words, not yet split. */
 	| { kind: "script"; script: ShellWord[] }
-	/** The wrapper cannot be read: an option it does not know, or a shell reading the wrapper's input. */
-	| { kind: "opaque"; construct: "unknown option" | "shell reading its input"; text: string };
+	/**
+	 * The wrapper cannot be read: an option it does not know, a shell reading the wrapper's input,
+	 * or an assignment that runs code (`env BASH_ENV=…`) or that the reader cannot tell from the command.
+	 */
+	| { kind: "opaque"; construct: WrapperConstruct; text: string };
+
+/** Why a wrapper cannot be read. */
+export type WrapperConstruct = "unknown wrapper option" | "shell reading its input" | "code in a variable";
 
 interface OptionState {
 	spec: WrapperSpec;
@@ -197,6 +215,7 @@ interface OptionState {
 	noCommand: boolean;
 	shell: boolean;
 	replace?: string;
+	directories: ShellWord[];
 }
 
 /** Reads one option word at `state.index`; returns false when it is not an option this wrapper knows. */
@@ -216,6 +235,7 @@ function readOption(state: OptionState, option: string): boolean {
 		if (equals !== -1) {
 			if (!(valued || spec.longOptional?.includes(name) || spec.anyLongWithValue)) return false;
 			const value = option.slice(equals + 1);
+			if (spec.chdir?.includes(`--${name}`)) state.directories.push(literalWord(value));
 			if (spec.scripts?.includes(`--${name}`)) state.scripts.push(literalWord(value));
 			if (spec.replaceOptions?.includes(`--${name}`)) state.replace = value;
 			return true;
@@ -226,6 +246,7 @@ function readOption(state: OptionState, option: string): boolean {
 		}
 		if (!valued) return false;
 		const value = takeNext();
+		if (value && spec.chdir?.includes(`--${name}`)) state.directories.push(value);
 		if (value && spec.scripts?.includes(`--${name}`)) state.scripts.push(value);
 		return value !== undefined;
 	}
@@ -241,6 +262,7 @@ function readOption(state: OptionState, option: string): boolean {
 		if (!spec.values?.includes(letter) && !spec.scripts?.includes(`-${letter}`)) return false;
 		const value = rest === "" ? takeNext() : literalWord(rest);
 		if (value === undefined) return false;
+		if (spec.chdir?.includes(`-${letter}`)) state.directories.push(value);
 		if (spec.scripts?.includes(`-${letter}`)) state.scripts.push(value);
 		if (spec.replaceOptions?.includes(`-${letter}`)) state.replace = value.value;
 		return true;
@@ -255,23 +277,27 @@ function readOption(state: OptionState, option: string): boolean {
  */
 export function unwrap(name: string, words: readonly ShellWord[]): Unwrapped {
 	const spec = wrapperSpecs[name] ?? {};
-	const state: OptionState = { spec, words, index: 1, scripts: [], noCommand: false, shell: false };
+	const state: OptionState = { spec, words, index: 1, scripts: [], noCommand: false, shell: false, directories: [] };
 	for (; state.index < words.length; state.index++) {
 		const word = words[state.index] as ShellWord;
 		const text = word.value;
+		if (text === "-" && spec.dashOption && !word.expands) continue;
 		// An option may hold a brace or star (`-I{}`), never an expansion.
 		if (word.expands || !text.startsWith("-") || text === "-") break;
 		if (text === "--") {
 			state.index++;
 			break;
 		}
-		if (!readOption(state, text)) return { kind: "opaque", construct: "unknown option", text: `${name} ${text}` };
+		if (!readOption(state, text))
+			return { kind: "opaque", construct: "unknown wrapper option", text: `${name} ${text}` };
 	}
 	if (state.scripts.length > 0) return { kind: "script", script: state.scripts };
 	if (state.noCommand) return { kind: "command", words: [], appendsInput: false };
 	let rest = words.slice(state.index);
 	if (spec.assignments) {
-		while (rest[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0].raw)) rest = rest.slice(1);
+		const assignments = leadingAssignments(rest);
+		if (typeof assignments !== "number") return { kind: "opaque", ...assignments };
+		rest = rest.slice(assignments);
 	}
 	rest = rest.slice(Math.min(spec.operands ?? 0, rest.length));
 	const scriptOption = rest[0];
@@ -287,5 +313,25 @@ export function unwrap(name: string, words: readonly ShellWord[]): Unwrapped {
 	if (spec.joinsScript && rest.length > 0) return { kind: "script", script: rest };
 	const unwrapped: Unwrapped = { kind: "command", words: rest, appendsInput: spec.appendsInput === true };
 	if (state.replace !== undefined) unwrapped.replace = state.replace;
+	if (state.directories.length > 0) unwrapped.directories = state.directories;
 	return unwrapped;
+}
+
+/**
+ * How many words before the command are assignments to its environment, or why they cannot be
+ * read. `env` takes every word holding `=` for one, whatever its name (`env a-b=c rm x` runs
+ * `rm`); the name is read from the word's value (`env 'BASH_ENV=x' …`). A name that is not a
+ * shell name, or one whose value runs code, makes the wrapper opaque.
+ */
+function leadingAssignments(words: readonly ShellWord[]): number | { construct: WrapperConstruct; text: string } {
+	let count = 0;
+	for (const word of words) {
+		const equals = word.value.indexOf("=");
+		if (equals === -1) break;
+		const name = word.value.slice(0, equals);
+		if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return { construct: "unknown wrapper option", text: word.raw };
+		if (isCodeVariable(name)) return { construct: "code in a variable", text: word.raw };
+		count++;
+	}
+	return count;
 }

@@ -1,11 +1,15 @@
 /**
  * Bash builtins the rules cannot see through: those that store code the shell runs later (`trap`,
- * `complete`, `alias x=…`, `hash -p`), run code they are given (`eval`, `source`, `exec`), or
- * evaluate variable names that may carry an arithmetic subscript (`declare 'a[$(cmd)]'`).
+ * `complete`, `alias x=…`, `hash -p`), run code they are given (`eval`, `source`, `exec`),
+ * evaluate variable names that may carry an arithmetic subscript (`declare 'a[$(cmd)]'`), or turn
+ * on an option that changes how later commands are read (`set -H`, `shopt -s cdable_vars`).
  */
-import type { OpaqueConstructName } from "./opaque-constructs.js";
-import { markOpaque, type PartState, written } from "./part-state.js";
-import { isLiteral, type ShellWord } from "./shell-words.js";
+
+import type { OpaqueConstructName } from "../opaque-constructs.js";
+import { markOpaque, type PartState, written } from "../part-state.js";
+import { isLiteral, type ShellWord } from "../shell-words.js";
+import { isCodeVariable } from "./code-variables.js";
+import { changesReading } from "./shell-options.js";
 
 /** Builtins that store code the shell runs later, or run code they are given. */
 const laterCode: ReadonlyMap<string, OpaqueConstructName> = new Map([
@@ -44,6 +48,15 @@ export function checkBuiltin(state: PartState, name: string, words: readonly She
 		markOpaque(state, "code run later", written(words));
 		return false;
 	}
+	// `jobs -x cmd args` runs `cmd`.
+	if (name === "jobs" && args.some((word) => !isLiteral(word) || /^-\w*x/.test(word.value))) {
+		markOpaque(state, "command runner", written(words));
+		return false;
+	}
+	if (changesReading(name, words)) {
+		markOpaque(state, "shell option", written(words));
+		return false;
+	}
 	if (name === "test" || name === "[") {
 		if (args.some((word) => word.value === "-v" || word.value === "-R")) {
 			markOpaque(state, "conditional expression", written(words));
@@ -61,10 +74,21 @@ export function checkBuiltin(state: PartState, name: string, words: readonly She
 	const declaration = ["declare", "typeset", "local", "export", "readonly"].includes(name);
 	for (const word of names) {
 		const badOption = declaration && /^[-+]/.test(word.value) && /[^-+xrgpfFlut]/.test(word.value);
-		if (!isLiteral(word) || /\[/.test(word.value) || badOption) {
-			markOpaque(state, badOption ? "code in a variable" : "array subscript", written(words));
+		// `read OPTIND` assigns what it reads, and so does `read -aRANDOM` (a name attached to its
+		// option); unsetting a variable runs nothing.
+		const codeName = name !== "unset" && namesCodeVariable(word.value);
+		if (!isLiteral(word) || /\[/.test(word.value) || badOption || codeName) {
+			markOpaque(state, badOption || codeName ? "code in a variable" : "array subscript", written(words));
 			return false;
 		}
 	}
 	return true;
+}
+
+/** True when `text` is a code variable's name, or an option with one attached (`-vRANDOM`, `-raOPTIND`). */
+function namesCodeVariable(text: string): boolean {
+	if (isCodeVariable(text)) return true;
+	if (!text.startsWith("-")) return false;
+	for (let index = 2; index < text.length; index++) if (isCodeVariable(text.slice(index))) return true;
+	return false;
 }

@@ -4,7 +4,7 @@
  * held in a variable, or a program read from a pipe, a heredoc or a here-string cannot.
  */
 import { posix } from "node:path";
-import { isLiteral, type ShellWord } from "./shell-words.js";
+import { isLiteral, type ShellWord } from "../shell-words.js";
 
 /** Shells whose `-c` script is a command line in the same syntax. */
 const shellPrograms = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh"]);
@@ -200,19 +200,22 @@ function interpreterSource(spec: InterpreterSpec, words: readonly ShellWord[]): 
 	return { kind: "opaque", construct: "shell reading its input" };
 }
 
-/** awk's program runs commands through `system()` or a pipe to a command. */
+/**
+ * An awk program that runs commands (`system()`, a pipe to or from a command), writes files
+ * (`print > "f"`, `printf … >> "f"`) or loads a library (gawk's `@load`, `-l`). The program may be
+ * the first operand or an option's value (gawk's `-e`, `--source=…`, attached or not), so every
+ * word is read, and a word whose value is not known (`awk "$prog"`) may be any program. A
+ * program file (`-f`) is a file, like a script.
+ */
 function awkRunsCommands(words: readonly ShellWord[]): boolean {
-	for (let index = 1; index < words.length; index++) {
-		const text = (words[index] as ShellWord).value;
-		if (text === "-f" || text.startsWith("--file")) return false;
-		if (text === "-F" || text === "-v") {
-			index++;
-			continue;
-		}
-		if (text.startsWith("-")) continue;
-		return /system\s*\(|\|/.test(text);
-	}
-	return false;
+	return words
+		.slice(1)
+		.some(
+			(word) =>
+				!isLiteral(word) ||
+				/^-(?:l|-lo)/.test(word.value) ||
+				/system\s*\(|\||@load|\bprintf?\b[^;{}\n]*>/.test(word.value),
+		);
 }
 
 /**
