@@ -7,12 +7,13 @@
 // of hundreds of written names cost undo as much hashing as a terabyte. And content the store did
 // not keep does not count toward its bound: one write over a sparse terabyte evicted every older
 // checkpoint, so the model could take the user's undo of earlier turns away at no cost.
-import { mkdir, readFile, stat, truncate, writeFile } from "node:fs/promises";
+import { readFile, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CliProcesses, cleanEnv } from "../cli/helpers/cli-binary.js";
+import { CliProcesses, } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
+import { type UserWorkspace, userWorkspace } from "../helpers/user-workspace.js";
 
 const tempDir = useTempDir();
 const cli = new CliProcesses();
@@ -27,23 +28,8 @@ const MANY = 300;
 /** Far below what reading a terabyte takes (minutes at best), far above a CLI start on a loaded machine. */
 const PATIENCE_MS = 25_000;
 
-interface Place {
-	workspace: string;
-	env: Record<string, string>;
-}
-
-async function layout(user: TestUser): Promise<Place> {
-	const workspace = join(tempDir(), "workspace");
-	const home = join(tempDir(), "home");
-	await mkdir(workspace);
-	await mkdir(home);
-	await writeFile(join(workspace, "a.txt"), "one\n");
-	await handOver(tempDir(), user);
-	return { workspace, env: cleanEnv({ HOME: home }) };
-}
-
 /** Runs the CLI in the workspace, killed after `PATIENCE_MS`: a run that reads the huge file ends with a signal. */
-async function toolbelt(place: Place, user: TestUser, ...args: string[]) {
+async function toolbelt(place: UserWorkspace, user: TestUser, ...args: string[]) {
 	const { child, done } = cli.start(args, { cwd: place.workspace, env: place.env, user });
 	const timer = setTimeout(() => child.kill("SIGKILL"), PATIENCE_MS);
 	try {
@@ -54,14 +40,14 @@ async function toolbelt(place: Place, user: TestUser, ...args: string[]) {
 }
 
 /** Makes `name` a sparse file of `HUGE` bytes, as a sandboxed `truncate -s 1T` would. */
-async function inflate(place: Place, user: TestUser, name: string): Promise<void> {
+async function inflate(place: UserWorkspace, user: TestUser, name: string): Promise<void> {
 	await truncate(join(place.workspace, name), HUGE);
 	await handOver(place.workspace, user);
 }
 
 describe.each(testUsers())("checkpoints of a file made a sparse terabyte, as %s", (user) => {
 	it("undo reports it changed since without reading it, and --force puts the old content back", async () => {
-		const place = await layout(user);
+		const place = await userWorkspace(tempDir(), user);
 		const write = await toolbelt(place, user, "tool", "write", JSON.stringify({ path: "a.txt", content: "two\n" }));
 		expect(write.code, write.stderr).toBe(0);
 		await inflate(place, user, "a.txt");
@@ -79,7 +65,7 @@ describe.each(testUsers())("checkpoints of a file made a sparse terabyte, as %s"
 	}, 90_000);
 
 	it("a write over it is not held up by the checkpoint, and undo says its content was not kept", async () => {
-		const place = await layout(user);
+		const place = await userWorkspace(tempDir(), user);
 		await inflate(place, user, "a.txt");
 		const write = await toolbelt(place, user, "tool", "write", JSON.stringify({ path: "a.txt", content: "two\n" }));
 		expect(write.signal, "the checkpoint's capture read the sparse file").toBeNull();
@@ -93,7 +79,7 @@ describe.each(testUsers())("checkpoints of a file made a sparse terabyte, as %s"
 	}, 90_000);
 
 	it("undo does not read hundreds of written files each inflated to the store's bound", async () => {
-		const place = await layout(user);
+		const place = await userWorkspace(tempDir(), user);
 		const names = Array.from({ length: MANY }, (_, index) => `file-${index}.txt`);
 		const patch = ["*** Begin Patch", ...names.flatMap((name) => [`*** Add File: ${name}`, "+x"]), "*** End Patch"];
 		const added = await toolbelt(place, user, "tool", "apply_patch", JSON.stringify({ patch: patch.join("\n") }));
@@ -108,7 +94,7 @@ describe.each(testUsers())("checkpoints of a file made a sparse terabyte, as %s"
 	}, 90_000);
 
 	it("a write over it keeps the older turns' checkpoints: content not kept takes no room in the store", async () => {
-		const place = await layout(user);
+		const place = await userWorkspace(tempDir(), user);
 		const first = await toolbelt(place, user, "tool", "write", JSON.stringify({ path: "a.txt", content: "two\n" }));
 		expect(first.code, first.stderr).toBe(0);
 		await writeFile(join(place.workspace, "big.bin"), "");

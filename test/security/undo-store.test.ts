@@ -7,9 +7,10 @@ import { chmod, lchown, lstat, mkdir, readdir, readFile, realpath, writeFile } f
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkpointDirOf } from "../../src/checkpoints/index.js";
-import { CliProcesses, cleanEnv } from "../cli/helpers/cli-binary.js";
+import { CliProcesses, } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { handOver, type TestUser, testUsers, unprivilegedIdentity } from "../helpers/test-users.js";
+import { type UserWorkspace, userWorkspace } from "../helpers/user-workspace.js";
 
 const tempDir = useTempDir();
 const cli = new CliProcesses();
@@ -19,24 +20,7 @@ const PAYLOAD = "alias ls='touch /tmp/toolbelt-pwned'\n";
 
 const sha256 = (bytes: string | Buffer) => createHash("sha256").update(bytes).digest("hex");
 
-interface Layout {
-	workspace: string;
-	home: string;
-	env: Record<string, string>;
-}
-
-/** A workspace holding a.txt and a home, both the user's, under the test's temp dir. */
-async function layout(user: TestUser, env: Record<string, string> = {}): Promise<Layout> {
-	const workspace = join(tempDir(), "workspace");
-	const home = join(tempDir(), "home");
-	await mkdir(workspace);
-	await mkdir(home);
-	await writeFile(join(workspace, "a.txt"), "one\n");
-	await handOver(tempDir(), user);
-	return { workspace, home, env: cleanEnv({ HOME: home, ...env }) };
-}
-
-function toolbelt(place: Layout, user: TestUser, ...args: string[]) {
+function toolbelt(place: UserWorkspace, user: TestUser, ...args: string[]) {
 	return cli.run(args, { cwd: place.workspace, env: place.env, user });
 }
 
@@ -62,13 +46,13 @@ async function plantEntry(storeDir: string, path: string, content: string): Prom
 	return blob;
 }
 
-async function storeOf(place: Layout, stateHome: string): Promise<string> {
+async function storeOf(place: UserWorkspace, stateHome: string): Promise<string> {
 	return checkpointDirOf({ workspace: await realpath(place.workspace), stateDir: stateHome });
 }
 
 describe.each(testUsers())("the checkpoint store, as %s", (user) => {
 	it("an appended log entry naming ~/.bash_aliases is refused and listed; the rest is undone; its content is not kept", async () => {
-		const place = await layout(user);
+		const place = await userWorkspace(tempDir(), user);
 		const write = await toolbelt(place, user, "tool", "write", JSON.stringify({ path: "a.txt", content: "two\n" }));
 		expect(write.code, write.stderr).toBe(0);
 		const store = await storeOf(place, join(place.home, ".local", "state"));
@@ -85,7 +69,7 @@ describe.each(testUsers())("the checkpoint store, as %s", (user) => {
 	});
 
 	it("a log entry that climbs out with '..' is refused too", async () => {
-		const place = await layout(user);
+		const place = await userWorkspace(tempDir(), user);
 		const write = await toolbelt(place, user, "tool", "write", JSON.stringify({ path: "a.txt", content: "two\n" }));
 		expect(write.code, write.stderr).toBe(0);
 		const store = await storeOf(place, join(place.home, ".local", "state"));
@@ -97,7 +81,7 @@ describe.each(testUsers())("the checkpoint store, as %s", (user) => {
 	});
 
 	it("a store inside the workspace (XDG_STATE_HOME there) is refused: a planted log is never followed", async () => {
-		const place = await layout(user);
+		const place = await userWorkspace(tempDir(), user);
 		place.env.XDG_STATE_HOME = join(place.workspace, ".state");
 		const store = await storeOf(place, place.env.XDG_STATE_HOME);
 		const aliases = join(place.home, ".bash_aliases");
@@ -114,7 +98,7 @@ describe.each(testUsers())("the checkpoint store, as %s", (user) => {
 	});
 
 	it("an empty XDG_STATE_HOME counts as unset: the store is not made in the working folder", async () => {
-		const place = await layout(user, { XDG_STATE_HOME: "" });
+		const place = await userWorkspace(tempDir(), user, { XDG_STATE_HOME: "" });
 		// Where the store would land if "" were taken as a base: relative to the working folder.
 		const relative = join(place.workspace, await storeOf(place, ""));
 		const aliases = join(place.home, ".bash_aliases");
@@ -132,7 +116,7 @@ describe.each(testUsers())("the checkpoint store, as %s", (user) => {
 	});
 
 	it("a refused write keeps no content in the store", async () => {
-		const place = await layout(user);
+		const place = await userWorkspace(tempDir(), user);
 		const store = await storeOf(place, join(place.home, ".local", "state"));
 		await chmod(join(place.workspace, "a.txt"), 0o444);
 		const write = await toolbelt(place, user, "tool", "write", JSON.stringify({ path: "a.txt", content: "two\n" }));
@@ -152,7 +136,7 @@ const otherUserPairs: [TestUser, TestUser][] =
 
 describe.each(otherUserPairs)("a store folder made by %s, used by %s", (maker, runner) => {
 	it("is refused, never used: the planted log changes no file", async () => {
-		const place = await layout(runner);
+		const place = await userWorkspace(tempDir(), runner);
 		await chmod(tempDir(), 0o755);
 		const shared = join(tempDir(), "shared-state");
 		place.env.XDG_STATE_HOME = shared;
