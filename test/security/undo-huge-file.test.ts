@@ -10,7 +10,7 @@
 import { readFile, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CliProcesses, } from "../cli/helpers/cli-binary.js";
+import { CliProcesses } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
 import { type UserWorkspace, userWorkspace } from "../helpers/user-workspace.js";

@@ -7,7 +7,7 @@ import { chmod, lchown, lstat, mkdir, readdir, readFile, realpath, writeFile } f
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkpointDirOf } from "../../src/checkpoints/index.js";
-import { CliProcesses, } from "../cli/helpers/cli-binary.js";
+import { CliProcesses } from "../cli/helpers/cli-binary.js";
 import { useTempDir } from "../helpers/temp-dir.js";
 import { handOver, type TestUser, testUsers, unprivilegedIdentity } from "../helpers/test-users.js";
 import { type UserWorkspace, userWorkspace } from "../helpers/user-workspace.js";
