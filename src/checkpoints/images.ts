@@ -1,3 +1,4 @@
+import { keptMode } from "../workspace/index.js";
 import type { CheckpointEntry, CheckpointFileAccess } from "./file-access.js";
 import { CheckpointStore, type FileImage } from "./store.js";
 
@@ -80,17 +81,9 @@ export function sameImage(left: FileImage, right: FileImage): boolean {
 }
 
 /**
- * The mode a file is put back with: its bits but set-user-ID and set-group-ID. Undo makes the
- * file anew, owned by the user running it (root, typically), not by its owner before: another
- * user's set-user-ID program would come back as a program of the undoing user's.
- */
-function restoredMode(mode: number): number {
-	return mode & ~0o6000;
-}
-
-/**
  * Puts `path` back to `image` through `files`: removed, relinked, or its content and mode written
- * (atomically; see `restoredMode`).
+ * (atomically), set-user-ID and set-group-ID dropped (`keptMode`: undo makes the file anew, as
+ * the user undoing, not as its owner before).
  */
 export async function applyImage(
 	files: CheckpointFileAccess,
@@ -107,5 +100,5 @@ export async function applyImage(
 		await files.putSymlink(path, image.target);
 		return;
 	}
-	await files.putFile(path, await store.getBlob(image.blob), restoredMode(image.mode));
+	await files.putFile(path, await store.getBlob(image.blob), keptMode(image.mode));
 }

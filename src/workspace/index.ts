@@ -1,7 +1,7 @@
 // The Workspace level: the contract tools and guards act through (files, shell, search, path
 // resolution) and the local backend. The remote backend is its own part: `./remote/index.js`.
 
-export { type WriteFileAtomicResult, writeFileAtomic } from "./files/atomic-write.js";
+export { keptMode, type WriteFileAtomicResult, writeFileAtomic } from "./files/atomic-write.js";
 export {
 	type DirectoryEntry,
 	errorCode,

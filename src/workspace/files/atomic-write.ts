@@ -65,12 +65,14 @@ export async function resolveWriteTarget(
 }
 
 /**
- * The permission bits a file keeps when its content is replaced: all but set-user-ID and
- * set-group-ID, which the kernel drops too when a process without CAP_FSETID writes a file. Kept,
- * they made the new bytes a program that runs as the file's owner (root's, for a toolbelt running
- * as root, as every such program of a root file system built in the workspace is).
+ * The permission bits a file keeps when its content is replaced or put back: all but set-user-ID
+ * and set-group-ID, which the kernel drops too when a process without CAP_FSETID writes a file.
+ * Kept, they made new bytes a program that runs as the file's owner (root's, for a toolbelt running
+ * as root, as every such program of a root file system built in the workspace is); a file put back
+ * by undo is made anew by the user undoing, so another user's set-user-ID program would come back
+ * as one of that user's.
  */
-function keptMode(mode: number): number {
+export function keptMode(mode: number): number {
 	return mode & ~0o6000;
 }
 
