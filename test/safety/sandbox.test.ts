@@ -130,6 +130,18 @@ describe.skipIf(unavailable !== undefined)("bash in the bubblewrap sandbox", () 
 		await sandbox.close();
 	});
 
+	it("runs the bash tool's command in the descriptor closer's own bash, as a fresh `bash -c` has it", async () => {
+		const { project, tools } = await sandboxedBash();
+		const probe = 'echo "$0|$#|$_|$BASH_EXECUTION_STRING"; compgen -v | grep -c "^toolbelt_"; exit 3';
+		const bare = [createBashTool(project)];
+		const inside = await runCall(tools, noHooks, "bash", { command: probe });
+		expect(textOf(inside)).toBe(textOf(await runCall(bare, noHooks, "bash", { command: probe })));
+		expect(textOf(inside)).toContain(`/bin/bash|0|/bin/bash|${probe}\n0`);
+		// One program is exec'd in place of the shell, as `bash -c` does: its parent is bwrap's init (pid 1).
+		const stat = textOf(await runCall(tools, noHooks, "bash", { command: "cat /proc/self/stat" }));
+		expect(stat.split(" ").slice(0, 4)).toEqual([expect.any(String), "(cat)", "R", "1"]);
+	});
+
 	it("cannot write outside the workspace: a sibling directory, /var/tmp, the host's /tmp", async () => {
 		const { tools } = await sandboxedBash();
 		const sibling = join(tempDir(), "sibling");

@@ -1,5 +1,5 @@
 import type { ShellExecRequest, ShellNetworkConnection } from "../../tools/index.js";
-import { descriptorCloser } from "./descriptor-closer.js";
+import { closerThenCommand, descriptorCloser } from "./descriptor-closer.js";
 import type { NetworkSession } from "./network/session.js";
 
 /** The command line of one sandboxed call, and what to undo after it. */
@@ -75,7 +75,22 @@ export function launched(
 	// A pseudo-terminal's start opens nothing for the command: the shell hop does it there.
 	if (launch.direct && opensDescriptors && !request.tty) {
 		const { file, args, readDescriptors } = launch.direct;
-		return { file, args: [...args, ...command], env, readDescriptors };
+		return { file, args: withCommand(args, command, env), env, readDescriptors };
 	}
-	return { file: launch.file, args: [...launch.args, ...command], env };
+	return { file: launch.file, args: withCommand(launch.args, command, env), env };
+}
+
+/**
+ * A start line that ends in the descriptor closer (`startLine`), with `command` after it: the
+ * closer's words are the ones for this command (`closerThenCommand`: the bash tool's runs in it).
+ */
+function withCommand(
+	line: readonly string[],
+	command: readonly string[],
+	env: Record<string, string> | undefined,
+): string[] {
+	const closerAt = line.length - descriptorCloser.length;
+	const endsInCloser = closerAt >= 0 && descriptorCloser.every((word, i) => line[closerAt + i] === word);
+	if (!endsInCloser) return [...line, ...command];
+	return [...line.slice(0, closerAt), ...closerThenCommand(command, env)];
 }

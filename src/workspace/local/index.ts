@@ -48,3 +48,4 @@ export { ripgrepGrep, ripgrepListFiles } from "./search/ripgrep-backend.js";
 export { locateRipgrep } from "./search/ripgrep-path.js";
 export type { RipgrepLauncher } from "./search/ripgrep-process.js";
 export { localShellOperations } from "./shell/local-operations.js";
+export { inPlaceLaunchLine, inPlaceScript } from "./shell/standby-in-place.js";
