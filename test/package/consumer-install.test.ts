@@ -91,8 +91,14 @@ describe("the package as a consumer installs it (npm pack, then npm ci from the 
 
 	it("installs without an install-script warning, resolves every export's types, runs each tool from the bundled entries, and says what a PDF read needs", async () => {
 		ensureBuiltCli();
-		const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir()], root);
+		// The build ran above; the manifest step of `prepack`/`postpack` runs here around a pack without scripts.
+		const packManifest = (action: string) => run("node", [join("scripts", "pack-manifest.mjs"), action], root);
+		expect((await packManifest("strip")).code).toBe(0);
+		const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir()], root).finally(
+			() => packManifest("restore"),
+		);
 		expect(packed.code, packed.output).toBe(0);
+		expect(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.prepare).toBe("npm run build");
 		const [pack] = JSON.parse(packed.output.slice(packed.output.indexOf("["))) as {
 			filename: string;
 			files: { path: string }[];
@@ -106,6 +112,15 @@ describe("the package as a consumer installs it (npm pack, then npm ci from the 
 		expect(
 			files.filter((path) => !path.startsWith("dist/") && !/^(LICENSE|README\.md|package\.json)$/.test(path)),
 		).toEqual([]);
+
+		// npm 11.16+ names a tarball's prepare among install scripts to approve, though it runs none of them.
+		const packedManifest = await run(
+			"tar",
+			["-xzf", join(dir(), pack?.filename ?? ""), "-O", "package/package.json"],
+			dir(),
+		);
+		const packedScripts = Object.keys(JSON.parse(packedManifest.output).scripts ?? {});
+		expect(packedScripts.filter((name) => /^(pre|post)?install$|^prepare$/.test(name))).toEqual([]);
 
 		const consumer = join(dir(), "consumer");
 		await run("mkdir", [consumer], dir());
