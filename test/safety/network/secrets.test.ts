@@ -45,6 +45,7 @@ describe("secrets kept out of the sandbox: placeholders and where they may go", 
 			replaced: 2,
 			headers: {
 				authorization: "Bearer s3cret",
+				host: "api.example.org:443",
 				"x-other": ["a", `Basic ${Buffer.from("me:s3cret").toString("base64")}`],
 			},
 		});
@@ -55,6 +56,23 @@ describe("secrets kept out of the sandbox: placeholders and where they may go", 
 			reason: expect.stringContaining("$API_TOKEN was sent to evil.example.com:443"),
 		});
 		expect(table.mask(`/?t=${placeholder}`, {}, "evil.example.com", 443)).toMatchObject({ refused: true });
+		// A request with the value that names another site (domain fronting) is refused; the same site written otherwise is not.
+		for (const [url, host] of [
+			["/", "evil.example.com"],
+			["/", "api.example.org@evil.example.com"],
+			["/", "api.example.org:444"],
+			["https://evil.example.com/", "api.example.org"],
+			["evil.example.com:443", undefined],
+		] as const) {
+			expect(table.mask(url, { ...headers, host }, "api.example.org", 443)).toMatchObject({
+				refused: true,
+				reason: expect.stringContaining("names another site"),
+			});
+		}
+		expect(
+			table.mask("https://API.example.org./x", { ...headers, host: "Api.Example.Org:443" }, "api.example.org", 443),
+		).toMatchObject({ refused: false, replaced: 2 });
+		expect(table.mask("/", { host: "evil.example.com" }, "api.example.org", 443).refused).toBe(false);
 		expect(table.belongsTo("api.example.org", 8080)).toBe(true);
 		expect(table.belongsTo("example.org", 443)).toBe(false);
 	});
