@@ -70,10 +70,16 @@ export function connectUpstream(address: string, port: number, host: string): Pr
 }
 
 /**
- * Copies bytes both ways between the command's socket and the host's, with backpressure, counting
- * them into `record`; when either side ends or fails, both are closed and the record is final.
+ * Copies bytes both ways between the command's socket and the host's (`early`, what the command
+ * sent with its handshake, first), with backpressure, counting them into `record`; when either side ends or fails, both are closed and the record is final.
  */
-export function splice(client: Socket, upstream: Socket, record: NetworkConnectionRecord, context: ProxyContext): void {
+export function splice(
+	client: Socket,
+	upstream: Socket,
+	record: NetworkConnectionRecord,
+	context: ProxyContext,
+	early: Buffer = Buffer.alloc(0),
+): void {
 	let done = false;
 	const finish = () => {
 		if (done) return;
@@ -106,8 +112,13 @@ export function splice(client: Socket, upstream: Socket, record: NetworkConnecti
 			),
 		);
 		scanner.on("error", finish);
+		// What came with the handshake is watched like the rest: it is the first of the command's bytes.
+		if (early.length > 0) scanner.write(early);
 		client.pipe(scanner).pipe(upstream);
-	} else client.pipe(upstream);
+	} else {
+		if (early.length > 0) upstream.write(early);
+		client.pipe(upstream);
+	}
 	upstream.pipe(client);
 	for (const [socket, other] of [
 		[client, upstream],
@@ -163,18 +174,15 @@ export async function openTunnel(
 	}
 }
 
-/** Sends what the client wrote before the tunnel stood (`early`), then splices the two. */
+/** Splices the two, what the client wrote before the tunnel stood (`early`) first. */
 export function startTunnel(
 	client: Socket,
 	opening: Extract<TunnelOpening, { kind: "open" }>,
 	context: ProxyContext,
 	early: Buffer,
 ): void {
-	if (early.length > 0) {
-		opening.record.bytesSent += early.length;
-		opening.upstream.write(early);
-	}
-	splice(client, opening.upstream, opening.record, context);
+	opening.record.bytesSent += early.length;
+	splice(client, opening.upstream, opening.record, context, early);
 	client.resume();
 }
 

@@ -15,11 +15,11 @@ export interface PreparedSecrets {
 	files: { path: string; content: string }[];
 }
 
-/** Keys of an ini-style token file (`.npmrc`, `.yarnrc`) whose values are tokens. */
-const tokenKey = /(?:_authtoken|_auth|token)$/i;
+/** Keys of an ini-style token file (`.npmrc`, `.yarnrc`) whose values are tokens or passwords. */
+const tokenKey = /(?:_authtoken|_auth|token|_password)$/i;
 
 /**
- * `content` with each token value (`//registry.example.org/:_authToken=…`, `_auth=…`) replaced by
+ * `content` with each token value (`//registry.example.org/:_authToken=…`, `_auth=…`, `_password=…`) replaced by
  * a placeholder; `placeholderOf` gives the same placeholder to the same value. A value that names a
  * variable (`${NPM_TOKEN}`) is left: the variable's own entry masks it.
  */
