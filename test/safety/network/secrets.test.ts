@@ -28,6 +28,43 @@ describe("secrets kept out of the sandbox: placeholders and where they may go", 
 		]);
 	});
 
+	it("masks the tokens of YAML and JSON token files too (gh's hosts.yml, .yarnrc.yml, docker's config.json)", () => {
+		const placeholders = new Map<string, string>();
+		const of = (value: string) => {
+			if (!placeholders.has(value)) placeholders.set(value, `P${placeholders.size}`);
+			return placeholders.get(value) ?? "";
+		};
+		const masked = maskTokenFile(
+			[
+				"github.com:",
+				"    oauth_token: gho_abc123",
+				"    user: me",
+				'npmRegistries:\n  "//npm.example.org":\n    npmAuthToken: "YWJj=="',
+				'{ "auths": { "registry.example.org": {',
+				'    "auth": "dXNlcjpwdw==",',
+				'    "identitytoken": "xyz"',
+				"} } }",
+				"password = hunter2",
+				"always-auth=true",
+			].join("\n"),
+			of,
+		);
+		expect(masked.split("\n")).toEqual([
+			"github.com:",
+			"    oauth_token: P0",
+			"    user: me",
+			"npmRegistries:",
+			'  "//npm.example.org":',
+			'    npmAuthToken: "P1"',
+			'{ "auths": { "registry.example.org": {',
+			'    "auth": "P2",',
+			'    "identitytoken": "P3"',
+			"} } }",
+			"password = P4",
+			"always-auth=true",
+		]);
+	});
+
 	it("puts the value in headers and basic credentials for its hosts only, and refuses it elsewhere", async () => {
 		const { table, environment } = await prepareSecrets(
 			[{ env: "API_TOKEN", hosts: ["api.example.org", "*.example.net:443"] }],
