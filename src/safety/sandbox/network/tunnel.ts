@@ -19,7 +19,16 @@ export interface ProxyContext {
 	 * an allowed tunnel is then handed to the launcher (handoff.ts). Default: the proxy copies.
 	 */
 	handoff?: { controls: HandoffControls; id: string | undefined };
+	/**
+	 * How long an HTTP connection may take to send a whole request head (after a CONNECT to a host
+	 * a secret belongs to: its TLS handshake and first request) before it is closed. Default:
+	 * `headTimeoutMs`.
+	 */
+	headTimeoutMs?: number;
 }
+
+/** A client that never finishes its request head (or its TLS handshake) holds a socket no longer than this. */
+export const headTimeoutMs = 60_000;
 
 const connectTimeoutMs = 15_000;
 /** A tunnel with no traffic either way for this long is closed (a wait that never ends holds a socket). */
