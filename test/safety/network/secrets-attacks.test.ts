@@ -120,6 +120,9 @@ async function sandboxed(user: TestUser, command: string) {
 			XDG_RUNTIME_DIR: runtime,
 			TEST_API_TOKEN: realToken,
 			PLAIN_TOKEN: plainToken,
+			// The same value under an innocent name (a mirror's login, a CI step's copy).
+			MIRROR_LOGIN: realToken,
+			DEPLOY_SETTINGS: `registry=secret.test login=${plainToken}`,
 			NODE_EXTRA_CA_CERTS: join(outside, "upstream-ca.pem"),
 		});
 		const run = await cli.run(["tool", "bash", JSON.stringify({ command }), "--sandbox"], { cwd: project, user, env });
@@ -164,6 +167,15 @@ describe.skipIf(unavailable !== undefined)("attacks on secrets kept out of the s
 				'carries the value of $TEST_API_TOKEN but the Host header "other.test" names another site',
 			);
 			expect(run.output).toContain("carries the value of $PLAIN_TOKEN but the Host header");
+		});
+
+		it("a secret's value under another variable name holds the placeholder too", async () => {
+			const run = await sandboxed(user, 'echo "mirror: $MIRROR_LOGIN"; echo "deploy: $DEPLOY_SETTINGS"; echo done');
+			expect(run.output).toContain("done");
+			expect(run.output).not.toContain(realToken);
+			expect(run.output).not.toContain(plainToken);
+			expect(run.output).toMatch(/mirror: toolbelt-placeholder-[0-9a-f]{32}\n/);
+			expect(run.output).toMatch(/deploy: registry=secret.test login=toolbelt-placeholder-[0-9a-f]{32}\n/);
 		});
 
 		it("an npm _password is masked in the copy of the token file the sandbox sees", async () => {

@@ -70,6 +70,23 @@ export class SecretTable {
 		return this.secrets.some((secret) => matchingRule(secret.rules, host, port) !== undefined);
 	}
 
+	/**
+	 * The variables of `environment` that hold a secret's value (under another name than the
+	 * secret's own: a copy for another tool, a variable passed by name), with the value replaced by
+	 * its placeholder. Values shorter than 8 characters are not looked for (they would match by chance).
+	 */
+	environmentWithPlaceholders(environment: NodeJS.ProcessEnv): Record<string, string> {
+		const secrets = this.secrets.filter((secret) => secret.value.length >= 8);
+		const masked: Record<string, string> = {};
+		for (const [name, value] of Object.entries(environment)) {
+			if (value === undefined) continue;
+			let result = value;
+			for (const secret of secrets) result = result.split(secret.value).join(secret.placeholder);
+			if (result !== value) masked[name] = result;
+		}
+		return masked;
+	}
+
 	/** The secrets whose placeholder occurs in `text`. */
 	foundIn(text: string): Secret[] {
 		return text.includes("toolbelt-placeholder-")
