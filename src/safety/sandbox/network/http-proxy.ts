@@ -11,8 +11,8 @@ import {
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { hopByHopHeaders as hopByHop, refusalResponse } from "./plain-handoff.js";
-import { normalizeHost } from "./policy.js";
-import type { ProxySecrets } from "./secrets/index.js";
+import { matchingRule, normalizeHost } from "./policy.js";
+import { type ProxySecrets, placeholderScanner } from "./secrets/index.js";
 import { handOffTunnel, headTimeoutMs, judge, openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
 
 /** `host:port` of a CONNECT request, with `[v6]:port` understood. */
@@ -171,7 +171,27 @@ async function onRequest(context: ProxyContext, request: IncomingMessage, respon
 	request.on("data", (chunk: Buffer) => {
 		record.bytesSent += chunk.length;
 	});
-	request.pipe(outgoing);
+	const secrets = context.secrets;
+	if (secrets) {
+		// The body is read as it goes: a placeholder that does not belong to this host stops it there.
+		const host = normalizeHost(url.hostname);
+		let reason = "";
+		const scanner = placeholderScanner(
+			secrets.table,
+			(secret) => {
+				reason = secrets.table.refusal(secret, host, destination.port);
+				context.audit.decided({ ...record, allowed: false, reason, closed: true }, context.call);
+			},
+			(secret) => matchingRule(secret.rules, host, destination.port) !== undefined,
+		);
+		scanner.on("error", () => {
+			outgoing.destroy();
+			if (response.headersSent) response.destroy();
+			else
+				response.writeHead(403, { "content-type": "text/plain; charset=utf-8" }).end(`toolbelt sandbox: ${reason}\n`);
+		});
+		request.pipe(scanner).pipe(outgoing);
+	} else request.pipe(outgoing);
 	response.on("close", () => {
 		outgoing.destroy();
 		close();

@@ -40,7 +40,11 @@ export async function judge(
 	destination: Destination,
 	via: ProxyVia,
 ): Promise<{ decision: Allowed | Refused; record: NetworkConnectionRecord }> {
-	const decision = await decide(destination, context.decide);
+	// A placeholder in the name would leave in the resolver's query (DNS): such a name is not resolved.
+	const inName = context.secrets?.table.foundIn(destination.host)[0];
+	const decision: Allowed | Refused = inName
+		? { allowed: false, reason: context.secrets?.table.refusal(inName, destination.host, destination.port) ?? "" }
+		: await decide(destination, context.decide);
 	const record: NetworkConnectionRecord = {
 		time: Date.now(),
 		host: destination.host,
