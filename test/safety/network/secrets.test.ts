@@ -93,6 +93,7 @@ describe("secrets kept out of the sandbox: placeholders and where they may go", 
 			reason: expect.stringContaining("$API_TOKEN was sent to evil.example.com:443"),
 		});
 		expect(table.mask(`/?t=${placeholder}`, {}, "evil.example.com", 443)).toMatchObject({ refused: true });
+		expect(table.mask("/", { [`x-${placeholder}`]: "1" }, "evil.example.com", 443)).toMatchObject({ refused: true });
 		// A request with the value that names another site (domain fronting) is refused; the same site written otherwise is not.
 		for (const [url, host] of [
 			["/", "evil.example.com"],

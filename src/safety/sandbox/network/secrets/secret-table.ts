@@ -145,6 +145,9 @@ export class SecretTable {
 		let replaced = 0;
 		const carried = new Set<string>();
 		for (const [name, value] of Object.entries(headers)) {
+			// A header's name goes out as plainly as its value.
+			const inName = this.misplaced(name, host, port);
+			if (inName) return { refused: true, reason: inName };
 			if (value === undefined) continue;
 			const values = Array.isArray(value) ? value : [value];
 			const masked: string[] = [];
