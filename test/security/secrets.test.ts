@@ -109,6 +109,10 @@ describe.each(testUsers())("as %s", (user) => {
 			SENTRY_DSN: "https://DSN-SECRET-KEY@o1.ingest.example.io/42",
 			UPSTREAM: "https://x-access-token:GIT-URL-SECRET@github.com/org/repo.git",
 			DEPLOY_HELPER: "ghp_TOKENSHAPEDSECRET0123456789abcdef",
+			// Credentials set under a name inside the value: OTLP exporters' headers, git's extra header, JVM options.
+			OTEL_EXPORTER_OTLP_HEADERS: "api-key=OTLP-HEADER-SECRET,x-team=prod",
+			GIT_CONFIG_VALUE_0: "AUTHORIZATION: basic GIT-HEADER-SECRET",
+			JAVA_TOOL_OPTIONS: "-Djavax.net.ssl.trustStorePassword=JAVA-OPTION-SECRET",
 		};
 		const printValues = `printenv ${Object.keys(inValues).join(" ")}; echo done`;
 		const modes = [
@@ -120,7 +124,16 @@ describe.each(testUsers())("as %s", (user) => {
 				const folder = await workspace();
 				const run = await tool(user, folder, "bash", { command: printValues }, mode.flags, inValues);
 				expect(run.stdout).toContain("done");
-				for (const secret of ["PG-URL-SECRET", "REDIS-URL-SECRET", "DSN-SECRET-KEY", "GIT-URL-SECRET", "TOKENSHAPED"])
+				for (const secret of [
+					"PG-URL-SECRET",
+					"REDIS-URL-SECRET",
+					"DSN-SECRET-KEY",
+					"GIT-URL-SECRET",
+					"TOKENSHAPED",
+					"OTLP-HEADER-SECRET",
+					"GIT-HEADER-SECRET",
+					"JAVA-OPTION-SECRET",
+				])
 					expect(run.stdout + run.stderr).not.toContain(secret);
 				expect(run.stdout).toContain("db.internal:5432/app");
 				expect(run.stdout).toContain("github.com/org/repo.git");

@@ -33,6 +33,27 @@ describe("the network policy", () => {
 		expect((await judge(["registry.example.org:443"], [], "registry.example.org", 80)).allowed).toBe(false);
 	});
 
+	it("judges the name the resolver is asked: another spelling of a denied name or an address is no way round", async () => {
+		asked.length = 0;
+		// Node's resolver maps full-width letters and 。 (UTS 46), reads 0x…/decimal IPv4 as addresses,
+		// and a name with two trailing dots still ends in one.
+		for (const host of ["ａpi.example.org", "api\u3002example.org", "API.example.org..", "api%2eexample.org"]) {
+			expect(await judge(["*"], ["api.example.org"], host), host).toMatchObject({
+				allowed: false,
+				rule: "api.example.org",
+			});
+		}
+		for (const host of ["16909060", "0x01020304", "1.2.772"]) {
+			expect(await judge(["*"], [], host), host).toMatchObject({
+				allowed: false,
+				reason: expect.stringContaining("1.2.3.4:443 is an address"),
+			});
+		}
+		expect(asked).toEqual([]);
+		expect(await judge(["*"], [], "ａpi.example.org")).toMatchObject({ allowed: true, address: "93.184.216.35" });
+		expect(asked).toEqual(["api.example.org"]);
+	});
+
 	it("lets deny win over allow and never resolves a refused name", async () => {
 		asked.length = 0;
 		const refused = await judge(["*"], ["*.example.org"], "secret.example.org");

@@ -28,6 +28,43 @@ describe("secrets kept out of the sandbox: placeholders and where they may go", 
 		]);
 	});
 
+	it("masks the tokens of YAML and JSON token files too (gh's hosts.yml, .yarnrc.yml, docker's config.json)", () => {
+		const placeholders = new Map<string, string>();
+		const of = (value: string) => {
+			if (!placeholders.has(value)) placeholders.set(value, `P${placeholders.size}`);
+			return placeholders.get(value) ?? "";
+		};
+		const masked = maskTokenFile(
+			[
+				"github.com:",
+				"    oauth_token: gho_abc123",
+				"    user: me",
+				'npmRegistries:\n  "//npm.example.org":\n    npmAuthToken: "YWJj=="',
+				'{ "auths": { "registry.example.org": {',
+				'    "auth": "dXNlcjpwdw==",',
+				'    "identitytoken": "xyz"',
+				"} } }",
+				"password = hunter2",
+				"always-auth=true",
+			].join("\n"),
+			of,
+		);
+		expect(masked.split("\n")).toEqual([
+			"github.com:",
+			"    oauth_token: P0",
+			"    user: me",
+			"npmRegistries:",
+			'  "//npm.example.org":',
+			'    npmAuthToken: "P1"',
+			'{ "auths": { "registry.example.org": {',
+			'    "auth": "P2",',
+			'    "identitytoken": "P3"',
+			"} } }",
+			"password = P4",
+			"always-auth=true",
+		]);
+	});
+
 	it("puts the value in headers and basic credentials for its hosts only, and refuses it elsewhere", async () => {
 		const { table, environment } = await prepareSecrets(
 			[{ env: "API_TOKEN", hosts: ["api.example.org", "*.example.net:443"] }],
@@ -45,6 +82,7 @@ describe("secrets kept out of the sandbox: placeholders and where they may go", 
 			replaced: 2,
 			headers: {
 				authorization: "Bearer s3cret",
+				host: "api.example.org:443",
 				"x-other": ["a", `Basic ${Buffer.from("me:s3cret").toString("base64")}`],
 			},
 		});
@@ -55,6 +93,24 @@ describe("secrets kept out of the sandbox: placeholders and where they may go", 
 			reason: expect.stringContaining("$API_TOKEN was sent to evil.example.com:443"),
 		});
 		expect(table.mask(`/?t=${placeholder}`, {}, "evil.example.com", 443)).toMatchObject({ refused: true });
+		expect(table.mask("/", { [`x-${placeholder}`]: "1" }, "evil.example.com", 443)).toMatchObject({ refused: true });
+		// A request with the value that names another site (domain fronting) is refused; the same site written otherwise is not.
+		for (const [url, host] of [
+			["/", "evil.example.com"],
+			["/", "api.example.org@evil.example.com"],
+			["/", "api.example.org:444"],
+			["https://evil.example.com/", "api.example.org"],
+			["evil.example.com:443", undefined],
+		] as const) {
+			expect(table.mask(url, { ...headers, host }, "api.example.org", 443)).toMatchObject({
+				refused: true,
+				reason: expect.stringContaining("names another site"),
+			});
+		}
+		expect(
+			table.mask("https://API.example.org./x", { ...headers, host: "Api.Example.Org:443" }, "api.example.org", 443),
+		).toMatchObject({ refused: false, replaced: 2 });
+		expect(table.mask("/", { host: "evil.example.com" }, "api.example.org", 443).refused).toBe(false);
 		expect(table.belongsTo("api.example.org", 8080)).toBe(true);
 		expect(table.belongsTo("example.org", 443)).toBe(false);
 	});

@@ -38,6 +38,7 @@ describe("isSecretVariableName", () => {
 			"BW_SESSION",
 			"DOCKER_AUTH_CONFIG",
 			"TF_TOKEN_app_terraform_io",
+			"LDAP_BIND_PW",
 		]) {
 			expect(isSecretVariableName(name), name).toBe(true);
 		}
@@ -100,6 +101,32 @@ describe("withoutCredentials", () => {
 		["git@github.com:o/r", "git@github.com:o/r"],
 	])("%s → %s", (value, kept) => {
 		expect(withoutCredentials(value)).toBe(kept);
+	});
+
+	it("leaves out a value that sets a credential under a secret's name or holds an authorization", () => {
+		for (const value of [
+			"api-key=abc123,x-team=prod",
+			"Authorization=Basic dXNlcjpwdw==",
+			"AUTHORIZATION: basic dXNlcjpwdw==",
+			"'http.extraheader'='AUTHORIZATION: bearer abc123def456'",
+			"-Xmx1g -Djavax.net.ssl.trustStorePassword=changeit",
+			"--registry https://r.example.org --token=abc123",
+			"Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig",
+			"npm_abcdefghijklmnopqrstuvwxyz0123456789",
+			"hf_abcdefghijklmnopqrstuvwxyz0123456789",
+		]) {
+			expect(withoutCredentials(value), value).toBeUndefined();
+		}
+		for (const value of [
+			"--max-old-space-size=4096 --enable-source-maps",
+			"rs=0:di=01;34:ln=01;36:*.tar=01;31",
+			"token=",
+			"KEY_TIMEOUT=5",
+			"en_US.UTF-8",
+			"xterm-256color",
+		]) {
+			expect(withoutCredentials(value), value).toBe(value);
+		}
 	});
 
 	it("leaves out a value holding a known token format", () => {

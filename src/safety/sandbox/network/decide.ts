@@ -1,7 +1,14 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { isNonPublicAddress } from "./addresses.js";
-import { addressRule, type Destination, matchingRule, type NetworkPolicy, normalizeHost } from "./policy.js";
+import {
+	addressRule,
+	type Destination,
+	isReadableHost,
+	matchingRule,
+	type NetworkPolicy,
+	normalizeHost,
+} from "./policy.js";
 
 /**
  * Resolves a host name to its addresses (the proxy's own name resolution: the sandbox has none).
@@ -94,6 +101,12 @@ export async function decide(destination: Destination, options: DecideOptions): 
 	const port = destination.port;
 	const { policy } = options;
 	const where = `${host}:${port}`;
+	if (!isReadableHost(host)) {
+		return {
+			allowed: false,
+			reason: `"${destination.host}" is not a host name or address the proxy can judge (letters, digits, "-", "_" and dots)`,
+		};
+	}
 	const denied = matchingRule(policy.deny, host, port);
 	if (denied)
 		return {

@@ -11,9 +11,9 @@ import {
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { hopByHopHeaders as hopByHop, refusalResponse } from "./plain-handoff.js";
-import { normalizeHost } from "./policy.js";
-import type { ProxySecrets } from "./secrets/index.js";
-import { handOffTunnel, judge, openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
+import { matchingRule, normalizeHost } from "./policy.js";
+import { type ProxySecrets, placeholderScanner } from "./secrets/index.js";
+import { handOffTunnel, headTimeoutMs, judge, openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
 
 /** `host:port` of a CONNECT request, with `[v6]:port` understood. */
 function connectTarget(target: string): { host: string; port: number } | undefined {
@@ -72,6 +72,7 @@ async function terminateConnect(
 		record,
 		audit: context.audit,
 		call: context.call,
+		headTimeoutMs: context.headTimeoutMs ?? headTimeoutMs,
 	});
 }
 
@@ -170,20 +171,58 @@ async function onRequest(context: ProxyContext, request: IncomingMessage, respon
 	request.on("data", (chunk: Buffer) => {
 		record.bytesSent += chunk.length;
 	});
-	request.pipe(outgoing);
+	const secrets = context.secrets;
+	if (secrets) {
+		// The body is read as it goes: a placeholder that does not belong to this host stops it there.
+		const host = normalizeHost(url.hostname);
+		let reason = "";
+		const scanner = placeholderScanner(
+			secrets.table,
+			(secret) => {
+				reason = secrets.table.refusal(secret, host, destination.port);
+				context.audit.decided({ ...record, allowed: false, reason, closed: true }, context.call);
+			},
+			(secret) => matchingRule(secret.rules, host, destination.port) !== undefined,
+		);
+		scanner.on("error", () => {
+			outgoing.destroy();
+			if (response.headersSent) response.destroy();
+			else
+				response.writeHead(403, { "content-type": "text/plain; charset=utf-8" }).end(`toolbelt sandbox: ${reason}\n`);
+		});
+		request.pipe(scanner).pipe(outgoing);
+	} else request.pipe(outgoing);
 	response.on("close", () => {
 		outgoing.destroy();
 		close();
 	});
 }
 
+/**
+ * Closes `socket` unless a request head arrives within `ms`. Node checks `headersTimeout` only on
+ * servers that listen, and the proxy's HTTP servers never do: without this, a client that sends
+ * half a head (or nothing) would hold its socket for as long as its command runs.
+ */
+export function awaitHead(socket: Socket, ms: number): void {
+	socket.setTimeout(ms);
+	socket.once("timeout", () => socket.destroy());
+}
+
+/** The head came: the deadline is lifted (a tunnel has its own idle timeout, keep-alive Node's). */
+export function headArrived(socket: Socket): void {
+	socket.setTimeout(0);
+}
+
 /** An HTTP proxy server that is never listened on: connections are handed to it with `emit("connection")`. */
 export function createHttpProxy(contextOf: (socket: Socket) => ProxyContext): Server {
 	const server = createServer({ requestTimeout: 0 });
+	server.on("connection", (socket: Socket) => awaitHead(socket, contextOf(socket).headTimeoutMs ?? headTimeoutMs));
 	server.on("connect", (request: IncomingMessage, client: Duplex, head: Buffer) => {
+		headArrived(request.socket);
 		void onConnect(contextOf(request.socket), request, client, head).catch(() => client.destroy());
 	});
 	server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+		headArrived(request.socket);
 		void onRequest(contextOf(request.socket), request, response).catch(() => response.destroy());
 	});
 	return server;

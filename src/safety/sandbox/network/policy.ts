@@ -137,8 +137,33 @@ export function addressRule(rules: readonly NetworkRule[], address: string, port
 	);
 }
 
-/** Lower case, no trailing dot, IPv6 without brackets: the one spelling rules are matched against. */
+/** A host name of letters, digits, `-` and `_` labels: what `normalizeHost` gives for a name it can read. */
+const plainHostName = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/;
+
+/** True when `host` (normalized) is an address or a plain host name, the only forms judged. */
+export function isReadableHost(host: string): boolean {
+	return isIP(host) !== 0 || plainHostName.test(host);
+}
+
+/**
+ * The one spelling rules are matched against, and the one the resolver is asked: lower case, no
+ * trailing dots, IPv6 without brackets, and a name as Node's resolver reads it — mapped through
+ * UTS 46 (`ａpi.example.org`, `api。example.org` are `api.example.org`), percent-decoded, and
+ * `16909060`, `0x01020304` or `1.2.772` read as the address `1.2.3.4`, so no other spelling of a
+ * denied name or of an address slips past a rule. A name that cannot be read stays as it is (and
+ * fails `isReadableHost`).
+ */
 export function normalizeHost(host: string): string {
-	const lower = host.toLowerCase().replace(/\.$/, "");
-	return lower.startsWith("[") && lower.endsWith("]") ? lower.slice(1, -1) : lower;
+	const lower = host.toLowerCase();
+	const bare = lower.startsWith("[") && lower.endsWith("]") ? lower.slice(1, -1) : lower;
+	if (isIP(bare) !== 0) return bare;
+	// Only a whole name goes through the URL parser: one with a path, user or port in it is not a name.
+	if (/[/\\@?#:\s[\]]/.test(bare)) return bare;
+	try {
+		const hostname = new URL(`http://${bare}/`).hostname;
+		const unbracketed = hostname.startsWith("[") ? hostname.slice(1, -1) : hostname;
+		return isIP(unbracketed) !== 0 ? unbracketed : unbracketed.replace(/\.+$/, "");
+	} catch {
+		return bare;
+	}
 }

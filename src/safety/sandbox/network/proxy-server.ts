@@ -77,12 +77,21 @@ export async function startNetworkProxy(options: {
 	onConnection?: NetworkConnectionListener;
 	/** The session's secrets, to mask on the way out. Default: none. */
 	secrets?: ProxySecrets;
+	/** How long a client may take to send a request head (see `ProxyContext`). Default: `headTimeoutMs`. */
+	headTimeoutMs?: number;
 }): Promise<NetworkProxy> {
 	const audit = new NetworkAudit(options.onConnection);
 	const controls = new HandoffControls(audit);
 	const contexts = new WeakMap<Socket, ProxyContext>();
 	const httpProxy = createHttpProxy(
-		(socket) => contexts.get(socket) ?? { decide: options.decide, audit, call: undefined, secrets: options.secrets },
+		(socket) =>
+			contexts.get(socket) ?? {
+				decide: options.decide,
+				audit,
+				call: undefined,
+				secrets: options.secrets,
+				headTimeoutMs: options.headTimeoutMs,
+			},
 	);
 	const sockets = new Set<Socket>();
 	const serve = async (socket: Socket) => {
@@ -94,6 +103,7 @@ export async function startNetworkProxy(options: {
 			call,
 			secrets: options.secrets,
 			handoff: { controls, id },
+			headTimeoutMs: options.headTimeoutMs,
 		};
 		contexts.set(socket, context);
 		if (kind === "control" && call !== undefined) controls.attach(call, socket);

@@ -146,6 +146,8 @@ export async function startNetworkSession(
 			files.remove();
 		},
 		launch: ({ filterFile, bwrapPath, seccompFd, environment }) => {
+			// A secret's value under another name would bring it in: that variable gets the placeholder too.
+			const masked = secrets?.proxy.table.environmentWithPlaceholders(environment) ?? {};
 			const call = randomBytes(8).toString("hex");
 			const launcher: LauncherConfig = { socket: proxy.socketPath, call, seccompFd };
 			proxy.audit.begin(call);
@@ -155,7 +157,7 @@ export async function startNetworkSession(
 				file: process.execPath,
 				before: ["-e", launcherSource, JSON.stringify(launcher), filterFile, bwrapPath],
 				after: [process.execPath, "-e", bridgeSource, JSON.stringify(bridge)],
-				env: { ...proxyEnvironment(environment), ...secrets?.environment },
+				env: { ...proxyEnvironment(environment), ...masked, ...secrets?.environment },
 				binds: secrets?.binds ?? [],
 				setenv: secrets?.trust ?? {},
 			};

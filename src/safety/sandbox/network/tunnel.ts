@@ -19,7 +19,16 @@ export interface ProxyContext {
 	 * an allowed tunnel is then handed to the launcher (handoff.ts). Default: the proxy copies.
 	 */
 	handoff?: { controls: HandoffControls; id: string | undefined };
+	/**
+	 * How long an HTTP connection may take to send a whole request head (after a CONNECT to a host
+	 * a secret belongs to: its TLS handshake and first request) before it is closed. Default:
+	 * `headTimeoutMs`.
+	 */
+	headTimeoutMs?: number;
 }
+
+/** A client that never finishes its request head (or its TLS handshake) holds a socket no longer than this. */
+export const headTimeoutMs = 60_000;
 
 const connectTimeoutMs = 15_000;
 /** A tunnel with no traffic either way for this long is closed (a wait that never ends holds a socket). */
@@ -31,7 +40,11 @@ export async function judge(
 	destination: Destination,
 	via: ProxyVia,
 ): Promise<{ decision: Allowed | Refused; record: NetworkConnectionRecord }> {
-	const decision = await decide(destination, context.decide);
+	// A placeholder in the name would leave in the resolver's query (DNS): such a name is not resolved.
+	const inName = context.secrets?.table.foundIn(destination.host)[0];
+	const decision: Allowed | Refused = inName
+		? { allowed: false, reason: context.secrets?.table.refusal(inName, destination.host, destination.port) ?? "" }
+		: await decide(destination, context.decide);
 	const record: NetworkConnectionRecord = {
 		time: Date.now(),
 		host: destination.host,
@@ -70,10 +83,16 @@ export function connectUpstream(address: string, port: number, host: string): Pr
 }
 
 /**
- * Copies bytes both ways between the command's socket and the host's, with backpressure, counting
- * them into `record`; when either side ends or fails, both are closed and the record is final.
+ * Copies bytes both ways between the command's socket and the host's (`early`, what the command
+ * sent with its handshake, first), with backpressure, counting them into `record`; when either side ends or fails, both are closed and the record is final.
  */
-export function splice(client: Socket, upstream: Socket, record: NetworkConnectionRecord, context: ProxyContext): void {
+export function splice(
+	client: Socket,
+	upstream: Socket,
+	record: NetworkConnectionRecord,
+	context: ProxyContext,
+	early: Buffer = Buffer.alloc(0),
+): void {
 	let done = false;
 	const finish = () => {
 		if (done) return;
@@ -106,8 +125,13 @@ export function splice(client: Socket, upstream: Socket, record: NetworkConnecti
 			),
 		);
 		scanner.on("error", finish);
+		// What came with the handshake is watched like the rest: it is the first of the command's bytes.
+		if (early.length > 0) scanner.write(early);
 		client.pipe(scanner).pipe(upstream);
-	} else client.pipe(upstream);
+	} else {
+		if (early.length > 0) upstream.write(early);
+		client.pipe(upstream);
+	}
 	upstream.pipe(client);
 	for (const [socket, other] of [
 		[client, upstream],
@@ -163,18 +187,15 @@ export async function openTunnel(
 	}
 }
 
-/** Sends what the client wrote before the tunnel stood (`early`), then splices the two. */
+/** Splices the two, what the client wrote before the tunnel stood (`early`) first. */
 export function startTunnel(
 	client: Socket,
 	opening: Extract<TunnelOpening, { kind: "open" }>,
 	context: ProxyContext,
 	early: Buffer,
 ): void {
-	if (early.length > 0) {
-		opening.record.bytesSent += early.length;
-		opening.upstream.write(early);
-	}
-	splice(client, opening.upstream, opening.record, context);
+	opening.record.bytesSent += early.length;
+	splice(client, opening.upstream, opening.record, context, early);
 	client.resume();
 }
 

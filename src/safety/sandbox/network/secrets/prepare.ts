@@ -15,27 +15,43 @@ export interface PreparedSecrets {
 	files: { path: string; content: string }[];
 }
 
-/** Keys of an ini-style token file (`.npmrc`, `.yarnrc`) whose values are tokens. */
-const tokenKey = /(?:_authtoken|_auth|token)$/i;
+/**
+ * Keys whose values are tokens or passwords, in the files that hold them: `.npmrc`/`.yarnrc`
+ * (`_authToken`, `_auth`, `_password`), gh's `hosts.yml` (`oauth_token`), `.yarnrc.yml`
+ * (`npmAuthToken`), docker's `config.json` (`auth`, `identitytoken`), `.pypirc` (`password`).
+ */
+const tokenKey = /(?:token|(?:^|_)auth|password|secret)$/i;
+
+/** An ini line, `key = value` (npm's keys hold colons: `//registry.example.org/:_authToken=…`). */
+const iniLine = /^(\s*)([^=\s#;][^=]*?)(\s*=\s*)(.*?)(\s*)$/;
+/** A YAML or JSON line, `key: value` or `"key": "value",` (the key without colons). */
+const colonLine = /^(\s*(?:-\s+)?)("?[^\s"=:#;{}[\],][^"=:]*"?)(\s*:[ \t]+)(.*?)(\s*,?\s*)$/;
+
+/** The line with its token value replaced by `placeholderOf(value)`, if it has one. */
+function maskedLine(line: string, placeholderOf: (value: string) => string): string {
+	for (const pattern of [iniLine, colonLine]) {
+		const match = pattern.exec(line);
+		if (!match) continue;
+		const [, indent = "", key = "", separator = "", raw = "", trail = ""] = match;
+		if (!tokenKey.test(key.trim().replace(/^"|"$/g, "")) || raw === "" || raw.startsWith("${")) continue;
+		const quoted = /^(["'])(.*)\1$/.exec(raw);
+		const value = quoted ? (quoted[2] ?? "") : raw;
+		const placeholder = placeholderOf(value);
+		return `${indent}${key}${separator}${quoted ? `${quoted[1]}${placeholder}${quoted[1]}` : placeholder}${trail}`;
+	}
+	return line;
+}
 
 /**
- * `content` with each token value (`//registry.example.org/:_authToken=…`, `_auth=…`) replaced by
- * a placeholder; `placeholderOf` gives the same placeholder to the same value. A value that names a
- * variable (`${NPM_TOKEN}`) is left: the variable's own entry masks it.
+ * `content` with each token value (`//registry.example.org/:_authToken=…`, `_auth=…`,
+ * `_password=…`; `oauth_token: …`, `"auth": "…"`) replaced by a placeholder; `placeholderOf` gives
+ * the same placeholder to the same value. A value that names a variable (`${NPM_TOKEN}`) is left:
+ * the variable's own entry masks it.
  */
 export function maskTokenFile(content: string, placeholderOf: (value: string) => string): string {
 	return content
 		.split("\n")
-		.map((line) => {
-			const match = /^(\s*)([^=\s#;][^=]*?)(\s*=\s*)(.*?)(\s*)$/.exec(line);
-			if (!match) return line;
-			const [, indent = "", key = "", equals = "", raw = "", trail = ""] = match;
-			if (!tokenKey.test(key.trim()) || raw === "" || raw.startsWith("${")) return line;
-			const quoted = /^(["'])(.*)\1$/.exec(raw);
-			const value = quoted ? (quoted[2] ?? "") : raw;
-			const placeholder = placeholderOf(value);
-			return `${indent}${key}${equals}${quoted ? `${quoted[1]}${placeholder}${quoted[1]}` : placeholder}${trail}`;
-		})
+		.map((line) => maskedLine(line, placeholderOf))
 		.join("\n");
 }
 

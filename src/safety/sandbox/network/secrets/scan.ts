@@ -7,14 +7,19 @@ import type { Secret, SecretTable } from "./secret-table.js";
  * command sending it in the clear to a host it does not belong to — the stream fails before the
  * chunk holding its end is passed on, so the whole placeholder never leaves.
  */
-export function placeholderScanner(table: SecretTable, onFound: (secret: Secret) => void): Transform {
+export function placeholderScanner(
+	table: SecretTable,
+	onFound: (secret: Secret) => void,
+	/** Which placeholders may pass (a request body to the host they belong to). Default: none. */
+	allowed: (secret: Secret) => boolean = () => false,
+): Transform {
 	const longest = Math.max(0, ...table.secrets.map((secret) => secret.placeholder.length));
 	let tail = "";
 	return new Transform({
 		transform(chunk: Buffer, _encoding, callback: TransformCallback) {
 			// latin1 keeps one character a byte, so the tail is exactly the last bytes.
 			const text = tail + chunk.toString("latin1");
-			const found = table.foundIn(text)[0];
+			const found = table.foundIn(text).find((secret) => !allowed(secret));
 			if (found) {
 				onFound(found);
 				callback(new Error(`placeholder of ${found.label}`));

@@ -4,6 +4,7 @@
 // refuses a request or connection that carries a placeholder anywhere else.
 import { randomBytes } from "node:crypto";
 import { matchingRule, type NetworkRule, parseNetworkRule } from "../policy.js";
+import { otherNamedSite } from "./named-site.js";
 
 /** One entry of `sandbox.network.secrets`: a variable or a token file, and the hosts it belongs to. */
 export interface SecretSetting {
@@ -48,6 +49,18 @@ export function secretRules(label: string, hosts: readonly string[]): NetworkRul
 	});
 }
 
+/** A value with its placeholders replaced: how many, and whose. */
+interface Replaced {
+	value: string;
+	replaced: number;
+	labels: string[];
+}
+
+/** `host:port` as a `Host` header writes it (an IPv6 address in brackets). */
+function authorityOf(host: string, port: number): string {
+	return `${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
 /** The placeholders of a session and where each may go. */
 export class SecretTable {
 	constructor(readonly secrets: readonly Secret[]) {}
@@ -55,6 +68,23 @@ export class SecretTable {
 	/** True when some secret belongs to `host:port` (the proxy then ends TLS for it). */
 	belongsTo(host: string, port: number): boolean {
 		return this.secrets.some((secret) => matchingRule(secret.rules, host, port) !== undefined);
+	}
+
+	/**
+	 * The variables of `environment` that hold a secret's value (under another name than the
+	 * secret's own: a copy for another tool, a variable passed by name), with the value replaced by
+	 * its placeholder. Values shorter than 8 characters are not looked for (they would match by chance).
+	 */
+	environmentWithPlaceholders(environment: NodeJS.ProcessEnv): Record<string, string> {
+		const secrets = this.secrets.filter((secret) => secret.value.length >= 8);
+		const masked: Record<string, string> = {};
+		for (const [name, value] of Object.entries(environment)) {
+			if (value === undefined) continue;
+			let result = value;
+			for (const secret of secrets) result = result.split(secret.value).join(secret.placeholder);
+			if (result !== value) masked[name] = result;
+		}
+		return masked;
 	}
 
 	/** The secrets whose placeholder occurs in `text`. */
@@ -76,26 +106,26 @@ export class SecretTable {
 	}
 
 	/** Replaces the placeholders in `value` that belong to `host:port`; refuses one that does not. */
-	private replace(value: string, host: string, port: number): { value: string; replaced: number } | string {
+	private replace(value: string, host: string, port: number): Replaced | string {
 		let result = value;
-		let replaced = 0;
+		const labels: string[] = [];
 		for (const secret of this.foundIn(value)) {
 			if (matchingRule(secret.rules, host, port) === undefined) return this.refusal(secret, host, port);
 			result = result.split(secret.placeholder).join(secret.value);
-			replaced += 1;
+			labels.push(secret.label);
 		}
-		return { value: result, replaced };
+		return { value: result, replaced: labels.length, labels };
 	}
 
 	/** One header value, with `Basic` credentials decoded, replaced and encoded again. */
-	private headerValue(value: string, host: string, port: number): { value: string; replaced: number } | string {
+	private headerValue(value: string, host: string, port: number): Replaced | string {
 		const basic = /^(\s*basic\s+)([A-Za-z0-9+/=]+)\s*$/i.exec(value);
 		if (basic) {
 			const decoded = Buffer.from(basic[2] ?? "", "base64").toString("utf8");
 			const inner = this.replace(decoded, host, port);
 			if (typeof inner === "string") return inner;
 			if (inner.replaced > 0) {
-				return { value: `${basic[1]}${Buffer.from(inner.value, "utf8").toString("base64")}`, replaced: inner.replaced };
+				return { ...inner, value: `${basic[1]}${Buffer.from(inner.value, "utf8").toString("base64")}` };
 			}
 		}
 		return this.replace(value, host, port);
@@ -104,14 +134,20 @@ export class SecretTable {
 	/**
 	 * The request to `host:port` as it goes out: each placeholder in a header (and in `Basic`
 	 * credentials) that belongs there replaced with its secret; a placeholder that does not, in a
-	 * header or in the target (`url`), refuses the request.
+	 * header or in the target (`url`), refuses the request. So does a request that gets a secret
+	 * but names another site in its `Host` header or absolute target (named-site.ts); one without
+	 * `Host` gets `host:port` as its `Host`, so no server's default site receives it.
 	 */
 	mask(url: string, headers: Record<string, string | string[] | undefined>, host: string, port: number): MaskOutcome {
 		const inUrl = this.misplaced(url, host, port);
 		if (inUrl) return { refused: true, reason: inUrl };
 		const out: Record<string, string | string[] | undefined> = {};
 		let replaced = 0;
+		const carried = new Set<string>();
 		for (const [name, value] of Object.entries(headers)) {
+			// A header's name goes out as plainly as its value.
+			const inName = this.misplaced(name, host, port);
+			if (inName) return { refused: true, reason: inName };
 			if (value === undefined) continue;
 			const values = Array.isArray(value) ? value : [value];
 			const masked: string[] = [];
@@ -120,8 +156,19 @@ export class SecretTable {
 				if (typeof outcome === "string") return { refused: true, reason: outcome };
 				masked.push(outcome.value);
 				replaced += outcome.replaced;
+				for (const label of outcome.labels) carried.add(label);
 			}
 			out[name] = Array.isArray(value) ? masked : masked[0];
+		}
+		if (replaced > 0) {
+			const other = otherNamedSite(url, out.host, host, port);
+			if (other) {
+				return {
+					refused: true,
+					reason: `the request to ${host}:${port} carries the value of ${[...carried].join(", ")} but ${other} names another site, which would receive it; the request was not sent (send it with the host's own name in the URL and Host header)`,
+				};
+			}
+			out.host ??= authorityOf(host, port);
 		}
 		return { refused: false, headers: out, replaced };
 	}

@@ -19,6 +19,8 @@ export interface TerminatedTarget {
 	record: NetworkConnectionRecord;
 	audit: NetworkAudit;
 	call: string | undefined;
+	/** How long the command may take to finish its TLS handshake and send its first request. */
+	headTimeoutMs: number;
 }
 
 const hopByHop = new Set([
@@ -106,6 +108,8 @@ export function createTerminator(
 	table: SecretTable,
 ): (client: Socket, target: TerminatedTarget) => void {
 	const targets = new WeakMap<object, TerminatedTarget>();
+	/** Each TLS socket's connection underneath, whose deadline the first request lifts. */
+	const raw = new WeakMap<object, Socket>();
 	const agent = new Agent({ keepAlive: true });
 	const server = createServer({ requestTimeout: 0 });
 	server.on("request", (request: IncomingMessage, response: ServerResponse) => {
@@ -114,6 +118,7 @@ export function createTerminator(
 			response.destroy();
 			return;
 		}
+		raw.get(request.socket)?.setTimeout(0);
 		forward(table, agent, target, request, response);
 	});
 	return (client, target) => {
@@ -123,6 +128,10 @@ export function createTerminator(
 			ALPNProtocols: ["http/1.1"],
 		});
 		targets.set(secure, target);
+		raw.set(secure, client);
+		// A handshake that never ends (or no request after it) must not hold the socket.
+		client.setTimeout(target.headTimeoutMs);
+		client.once("timeout", () => client.destroy());
 		let closed = false;
 		const close = () => {
 			if (closed) return;
