@@ -48,8 +48,10 @@ export class LspClient {
 	constructor(
 		readonly spec: LanguageServerSpec,
 		readonly root: string,
+		/** The environment it starts with, under `spec.env`. Default: this process's. */
+		environment?: Readonly<Record<string, string>>,
 	) {
-		this.process = startServerProcess(spec.command, root, spec.env);
+		this.process = startServerProcess(spec.command, root, spec.env, environment);
 		const { child } = this.process;
 		this.connection = createMessageConnection(
 			new StreamMessageReader(child.stdout),

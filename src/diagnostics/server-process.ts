@@ -47,13 +47,15 @@ function exitOf(child: ChildProcessWithoutNullStreams, limitMs: number): Promise
 const STDERR_KEPT = 4096;
 
 /**
- * Starts `command` in `cwd`. It is registered to end at toolbelt's exit (and with
- * `disposeShellProcesses`) until `stop` runs.
+ * Starts `command` in `cwd` with `base` (default: this process's environment) and the server's own
+ * `env` on top. It is registered to end at toolbelt's exit (and with `disposeShellProcesses`) until
+ * `stop` runs.
  */
 export function startServerProcess(
 	command: readonly string[],
 	cwd: string,
 	env: Readonly<Record<string, string>> = {},
+	base: Readonly<Record<string, string | undefined>> = process.env,
 ): ServerProcess {
 	const [file, ...args] = command;
 	if (!file) throw new Error("the server's command is empty");
@@ -61,7 +63,7 @@ export function startServerProcess(
 	const contained = containedCommand(containment, file, args);
 	const child = spawn(contained.file, contained.args, {
 		cwd,
-		env: { ...process.env, ...env, ...containment.env },
+		env: { ...base, ...env, ...containment.env },
 		stdio: ["pipe", "pipe", "pipe"],
 		// Its own process group, so a signal to toolbelt's group (Ctrl-C) is not what ends it.
 		detached: true,

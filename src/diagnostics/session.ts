@@ -67,6 +67,12 @@ export interface DiagnosticsSessionOptions {
 	 * `node_modules/typescript`. Default: false (toolbelt's own `typescript`).
 	 */
 	trustWorkspace?: boolean;
+	/**
+	 * The environment servers start with (a server's own variables go on top). Default: this
+	 * process's. A server runs outside any sandbox and starts programs of its own (pyright runs
+	 * `python3`): the CLI gives it the commands' environment, without secrets.
+	 */
+	environment?: Readonly<Record<string, string>>;
 	/** The servers to use instead of the built-in ones (tests). Default: `builtInServers`. */
 	builtIn?: readonly LanguageServerSpec[];
 	/** See `DEFAULT_DIAGNOSTICS_BUDGET_MS`. */
@@ -166,7 +172,7 @@ export function createDiagnosticsSession(options: DiagnosticsSessionOptions): Di
 		// Another call may have started it (or given up on it) while the module loaded.
 		if (slot.client) return slot.client;
 		if (slot.failures > maxRestarts || disposed) return undefined;
-		const client = new LspClient(slot.spec, options.root);
+		const client = new LspClient(slot.spec, options.root, options.environment);
 		slot.client = client;
 		const failed = (reason: string) => {
 			if (slot.client !== client) return;

@@ -172,6 +172,7 @@ export {
 export type { ToolsOptions } from "./registry/tools-options.js";
 export {
 	attachRoot,
+	buildShellEnvironment,
 	CONTAINMENT_VARIABLE,
 	type ContainmentMechanism,
 	containedCommand,

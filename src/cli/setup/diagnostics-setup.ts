@@ -2,7 +2,7 @@
 // entry point, settings and the environment, and handed to every tool that changes files.
 import type { DiagnosticsSession } from "../../diagnostics/index.js";
 import { diagnosticsServersOf } from "../../safety/index.js";
-import type { ToolsOptions } from "../../tools/index.js";
+import { buildShellEnvironment, type ToolsOptions } from "../../tools/index.js";
 import type { CliSafety } from "./safety-setup.js";
 
 /** Which entry point asks: diagnostics are on by default for `agent` and `mcp`, off for `tool`. */
@@ -44,11 +44,21 @@ export async function openCliDiagnostics(
 	const on = diagnosticsFromEnvironment(options.env ?? {}) ?? fromSettings;
 	if (!on) return undefined;
 	const project = safety.layer.settings.project;
-	// The workspace's own typescript runs the repository's code: only in a folder the person trusts.
+	// The workspace's own typescript runs the repository's code: only in a folder the person trusts,
+	// and not beside the sandbox: a sandboxed command may rewrite node_modules/typescript, and the
+	// server runs outside the sandbox (what a command writes must not run later outside it).
 	const trustWorkspace =
-		options.trustProjectFlag === true || (project?.trusted === true && project.widening.length > 0);
+		safety.layer.sandbox === undefined &&
+		(options.trustProjectFlag === true || (project?.trusted === true && project.widening.length > 0));
 	const { createDiagnosticsSession } = await import("../../diagnostics/index.js");
-	return createDiagnosticsSession({ root: safety.cwd, servers: diagnosticsServersOf(settings), trustWorkspace });
+	return createDiagnosticsSession({
+		root: safety.cwd,
+		servers: diagnosticsServersOf(settings),
+		trustWorkspace,
+		// The commands' environment (no secret, no credential in a value): a server is a program of the
+		// workspace's too (pyright starts python3), outside the sandbox.
+		environment: buildShellEnvironment(),
+	});
 }
 
 /**
