@@ -105,6 +105,9 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		["gdb -ex shell", "gdb -batch -ex 'shell rm victim'"],
 		["vim -c '!…'", "vim -es -c '!rm victim' -c 'q!'"],
 		// Bash translates `$"…"` from the catalog TEXTDOMAINDIR names and expands the translation as "…".
+		// Bash ends a heredoc at its word with the quotes removed (EOF); the grammar read on to the word as written.
+		["a heredoc delimiter quoted in part", 'cat <<E"O"F\nEOF\nrm victim\nE"O"F'],
+		["a heredoc delimiter with an empty $'…'", "cat <<E$''OF\nEOF\nrm victim\nE$''OF"],
 		["a translated string", 'TEXTDOMAINDIR=$PWD/locale TEXTDOMAIN=t; LC_ALL=C.UTF-8\necho $"hi"'],
 	];
 

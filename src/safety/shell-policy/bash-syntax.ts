@@ -6,6 +6,7 @@
  * (loops, `if`, `case`, functions, substitutions, `[[ … ]]` with arithmetic, a line continuation
  * inside a word, a syntax error) is reported as opaque: the rules cannot tell what it runs.
  */
+import { sameHeredocEnd } from "./heredoc-delimiter.js";
 import type { OpaqueConstructName } from "./opaque-constructs.js";
 import { errorText, parseBash, type SyntaxNode } from "./parser.js";
 import { plainWords } from "./plain-words.js";
@@ -277,6 +278,13 @@ function readRedirect(
 	if (node.type === "heredoc_redirect") {
 		const operator = node.children[0]?.type ?? "<<";
 		redirections.push({ operator });
+		const part = (type: string) => node.children.find((child) => child.type === type)?.text;
+		const start = part("heredoc_start");
+		if (
+			start !== undefined &&
+			!sameHeredocEnd(start, part("heredoc_end"), part("heredoc_body") ?? "", operator === "<<-")
+		)
+			reader.opaque("unrecognised syntax", firstLine(node.text));
 		for (const child of namedChildren(node)) {
 			if (child.type === "heredoc_body") readHeredocBody(reader, child);
 			else if (child.type.endsWith("_redirect")) readRedirect(reader, child, redirections, extraWords, later);
