@@ -108,6 +108,12 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		// Bash ends a heredoc at its word with the quotes removed (EOF); the grammar read on to the word as written.
 		["a heredoc delimiter quoted in part", 'cat <<E"O"F\nEOF\nrm victim\nE"O"F'],
 		["a heredoc delimiter with an empty $'…'", "cat <<E$''OF\nEOF\nrm victim\nE$''OF"],
+		// `{name}>f` assigns name the descriptor: an array element's subscript is arithmetic, BASH_ENV is code.
+		["a descriptor variable with a subscript", "x='a[$(rm victim)]'; : {a[x]}>/dev/null"],
+		[
+			"a descriptor variable named BASH_ENV, exported by set -a",
+			"set -a; : {BASH_ENV}>/dev/null; echo 'rm victim' > \"$BASH_ENV\"; bash -c true",
+		],
 		["a translated string", 'TEXTDOMAINDIR=$PWD/locale TEXTDOMAIN=t; LC_ALL=C.UTF-8\necho $"hi"'],
 	];
 
