@@ -114,6 +114,8 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 			"a descriptor variable named BASH_ENV, exported by set -a",
 			"set -a; : {BASH_ENV}>/dev/null; echo 'rm victim' > \"$BASH_ENV\"; bash -c true",
 		],
+		// The grammar leaves an unquoted heredoc's backticks in its text; bash runs them.
+		["backticks in an unquoted heredoc", "cat <<EOF\n`rm victim`\nEOF"],
 		["a translated string", 'TEXTDOMAINDIR=$PWD/locale TEXTDOMAIN=t; LC_ALL=C.UTF-8\necho $"hi"'],
 	];
 

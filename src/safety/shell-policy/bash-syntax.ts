@@ -280,11 +280,14 @@ function readRedirect(
 		redirections.push({ operator });
 		const part = (type: string) => node.children.find((child) => child.type === type)?.text;
 		const start = part("heredoc_start");
-		if (
-			start !== undefined &&
-			!sameHeredocEnd(start, part("heredoc_end"), part("heredoc_body") ?? "", operator === "<<-")
-		)
+		const body = part("heredoc_body") ?? "";
+		if (start !== undefined && !sameHeredocEnd(start, part("heredoc_end"), body, operator === "<<-"))
 			reader.opaque("unrecognised syntax", firstLine(node.text));
+		// Bash expands an unquoted heredoc's `…` and $[…] too; the grammar leaves them in its text.
+		if (start !== undefined && !/['"\\]/.test(start)) {
+			if (body.includes("`")) reader.opaque("command substitution", firstLine(node.text));
+			if (body.includes("$[")) reader.opaque("arithmetic on variables", firstLine(node.text));
+		}
 		for (const child of namedChildren(node)) {
 			if (child.type === "heredoc_body") readHeredocBody(reader, child);
 			else if (child.type.endsWith("_redirect")) readRedirect(reader, child, redirections, extraWords, later);
