@@ -1,12 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { startUserMcpServer, type UserMcpServer } from "../cli/helpers/user-mcp-server.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
+import { messageCatalog } from "./fixtures/message-catalog.js";
 
 /**
  * Red-team tests of the shell policy (issue 25) against the built CLI as a user starts it, as root
@@ -43,6 +44,21 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		await writeFile(join(dir(), "victim"), "keep me\n");
 		await writeFile(join(dir(), "list"), "victim\n");
 		await writeFile(join(outside(), "kept.txt"), "keep me\n");
+		await writeFile(join(outside(), "secret.txt"), "OUTSIDE-SECRET\n");
+		await mkdir(join(outside(), "sub"), { recursive: true });
+		// A link into a folder outside: `link/../x` is `outside/x` to the kernel, `x` to a lexical resolve.
+		await rm(join(dir(), "link"), { force: true });
+		await symlink(join(outside(), "sub"), join(dir(), "link"));
+		await writeFile(join(dir(), "secret.txt"), "decoy\n");
+		// Files named `$`, `==` and `s$`, links out: the words bash passes, which the grammar gives no word node.
+		for (const name of ["$", "==", "s$"]) {
+			await rm(join(dir(), name), { force: true });
+			await symlink(join(outside(), "secret.txt"), join(dir(), name));
+		}
+		await writeFile(join(dir(), "s"), "decoy\n");
+		// A message catalog bash reads for `$"…"` (C.UTF-8 is a locale every glibc has).
+		await mkdir(join(dir(), "locale", "C.utf8", "LC_MESSAGES"), { recursive: true });
+		await writeFile(join(dir(), "locale", "C.utf8", "LC_MESSAGES", "t.mo"), messageCatalog({ hi: "$(rm victim)" }));
 		await handOver(root, user);
 	}
 
@@ -88,6 +104,19 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		["npm exec -c", "npm exec -c 'rm victim'"],
 		["gdb -ex shell", "gdb -batch -ex 'shell rm victim'"],
 		["vim -c '!…'", "vim -es -c '!rm victim' -c 'q!'"],
+		// Bash translates `$"…"` from the catalog TEXTDOMAINDIR names and expands the translation as "…".
+		// Bash ends a heredoc at its word with the quotes removed (EOF); the grammar read on to the word as written.
+		["a heredoc delimiter quoted in part", 'cat <<E"O"F\nEOF\nrm victim\nE"O"F'],
+		["a heredoc delimiter with an empty $'…'", "cat <<E$''OF\nEOF\nrm victim\nE$''OF"],
+		// `{name}>f` assigns name the descriptor: an array element's subscript is arithmetic, BASH_ENV is code.
+		["a descriptor variable with a subscript", "x='a[$(rm victim)]'; : {a[x]}>/dev/null"],
+		[
+			"a descriptor variable named BASH_ENV, exported by set -a",
+			"set -a; : {BASH_ENV}>/dev/null; echo 'rm victim' > \"$BASH_ENV\"; bash -c true",
+		],
+		// The grammar leaves an unquoted heredoc's backticks in its text; bash runs them.
+		["backticks in an unquoted heredoc", "cat <<EOF\n`rm victim`\nEOF"],
+		["a translated string", 'TEXTDOMAINDIR=$PWD/locale TEXTDOMAIN=t; LC_ALL=C.UTF-8\necho $"hi"'],
 	];
 
 	it.each(denied)("deny bash(rm:*) holds against %s", async (_name, command) => {
@@ -147,6 +176,12 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 			() => existsSync(join(outside(), "kept.txt")),
 		],
 		["sed's e command", "bash(sed:*)", () => "sed -n '1e touch marker' list", () => !existsSync(join(dir(), "marker"))],
+		[
+			"sort -o through a link's ..",
+			"bash(sort:*)",
+			() => "sort -o link/../sorted.txt list",
+			() => !existsSync(join(outside(), "sorted.txt")),
+		],
 	];
 
 	it.each(allowed)("an allow rule does not cover %s (%s)", async (_name, _rule, command, holds) => {
@@ -154,6 +189,24 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		const text = command();
 		const result = await bash(allowReadOnly, text);
 		expect(holds(), `${text}\n${result.text}`).toBe(true);
+	});
+
+	// A link's `..` is the kernel's (the link's target's parent); `$` and `==` are words bash passes.
+	const outsideReads = ["cat link/../secret.txt", "grep -r SECRET link/..", "ls link/..", "cat $ list", "cat == list"];
+	it.each([...outsideReads, "cat s$", 'cat "s$"'])(
+		"a read-only command does not read outside unasked: %s",
+		async (command) => {
+			await reset();
+			const result = await bash(allowReadOnly, command);
+			expect(result.text, command).not.toMatch(/OUTSIDE-SECRET|kept\.txt/);
+			expect(result.isError, `${command}\n${result.text}`).toBe(true);
+		},
+	);
+
+	it("positive control: a read-only command in the workspace runs unasked", async () => {
+		await reset();
+		const inside = await bash(allowReadOnly, "cat ./secret.txt");
+		expect(inside.text).toContain("decoy");
 	});
 
 	it("positive controls: a pipeline and a heredoc to a file run under the deny rule", async () => {

@@ -6,10 +6,11 @@
  * (loops, `if`, `case`, functions, substitutions, `[[ … ]]` with arithmetic, a line continuation
  * inside a word, a syntax error) is reported as opaque: the rules cannot tell what it runs.
  */
+import { sameHeredocEnd } from "./heredoc-delimiter.js";
 import type { OpaqueConstructName } from "./opaque-constructs.js";
 import { errorText, parseBash, type SyntaxNode } from "./parser.js";
 import { plainWords } from "./plain-words.js";
-import { type OpaqueSink, readWord, type ShellWord } from "./shell-words.js";
+import { type OpaqueSink, readWord, type ShellWord, translatedAt } from "./shell-words.js";
 
 /** A redirection: `2>/dev/null`, `>> log`, `&>out`, `<in`, `<<EOF`, `<<<word`. */
 export interface Redirection {
@@ -232,8 +233,13 @@ function readCommand(reader: Reader, node: SyntaxNode, outer: Redirection[]): Si
 	const command: SimpleCommand = { text: collapse(node.text), assignments: [], words: [], redirections: [...outer] };
 	const extraWords: ShellWord[] = [];
 	const later: SyntaxNode[] = [];
-	for (const child of node.children) {
-		if (!child.isNamed) continue;
+	node.children.forEach((child, index) => {
+		if (translatedAt(node.children, index)) reader.opaque("translated string", node.text);
+		// `$`, `==` and `=~` as arguments are unnamed nodes, yet words bash passes (a file `$` may be a link).
+		if (!child.isNamed) {
+			if (child.field === "argument") command.words.push(readWord(child, reader.opaque));
+			return;
+		}
 		if (child.type === "variable_assignment") command.assignments.push(readAssignment(reader, child));
 		else if (child.type.endsWith("_redirect")) readRedirect(reader, child, command.redirections, extraWords, later);
 		else if (child.type === "command_name") {
@@ -242,7 +248,7 @@ function readCommand(reader: Reader, node: SyntaxNode, outer: Redirection[]): Si
 		} else if (child.type === "subshell" || child.type === "compound_statement") {
 			reader.opaque("unrecognised syntax", child.text);
 		} else command.words.push(readWord(child, reader.opaque));
-	}
+	});
 	command.words.push(...extraWords);
 	for (const statement of later) readStatement(reader, statement, []);
 	return command;
@@ -272,6 +278,16 @@ function readRedirect(
 	if (node.type === "heredoc_redirect") {
 		const operator = node.children[0]?.type ?? "<<";
 		redirections.push({ operator });
+		const part = (type: string) => node.children.find((child) => child.type === type)?.text;
+		const start = part("heredoc_start");
+		const body = part("heredoc_body") ?? "";
+		if (start !== undefined && !sameHeredocEnd(start, part("heredoc_end"), body, operator === "<<-"))
+			reader.opaque("unrecognised syntax", firstLine(node.text));
+		// Bash expands an unquoted heredoc's `…` and $[…] too; the grammar leaves them in its text.
+		if (start !== undefined && !/['"\\]/.test(start)) {
+			if (body.includes("`")) reader.opaque("command substitution", firstLine(node.text));
+			if (body.includes("$[")) reader.opaque("arithmetic on variables", firstLine(node.text));
+		}
 		for (const child of namedChildren(node)) {
 			if (child.type === "heredoc_body") readHeredocBody(reader, child);
 			else if (child.type.endsWith("_redirect")) readRedirect(reader, child, redirections, extraWords, later);

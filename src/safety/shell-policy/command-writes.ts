@@ -9,6 +9,7 @@ import type { Confinement, PathCheck } from "../confinement.js";
 import type { BlockedWriteTarget } from "../permissions/permission-details.js";
 import type { PermissionRule, RuleSet } from "../permissions/rules.js";
 import type { CommandAnalysis, OpaqueConstruct, WriteTarget } from "./command-analysis.js";
+import { kernelPath } from "./kernel-path.js";
 import { isLiteral, type ShellWord } from "./shell-words.js";
 
 /** Files every command may write: they hold nothing. */
@@ -62,16 +63,44 @@ function otherTilde(path: string): boolean {
 	return path.startsWith("~") && path !== "~" && !path.startsWith("~/");
 }
 
-/** The directories a relative target may be taken from: the cwd and every literal `cd` target; undefined when a `cd` cannot be read. */
-function baseDirectories(cwd: string, analysis: CommandAnalysis, homeDir: string): string[] | undefined {
+/**
+ * The directories a relative target may be taken from: the cwd and every literal `cd` target;
+ * undefined when a `cd` cannot be read. Bash's `cd` folds `link/..` away (`-L`), but goes where
+ * the kernel takes it when that fails or under `-P`: both count.
+ */
+async function baseDirectories(cwd: string, analysis: CommandAnalysis, homeDir: string): Promise<string[] | undefined> {
 	const bases = [cwd];
 	for (const change of analysis.directoryChanges) {
 		if (change.path === undefined || bases.length > 16 || otherTilde(change.path)) return undefined;
 		const path = change.path;
 		const home = path === "~" || path.startsWith("~/") ? resolve(homeDir, path.slice(2)) : undefined;
-		for (const base of [...bases]) bases.push(home ?? resolve(base, path));
+		for (const base of [...bases]) {
+			bases.push(home ?? resolve(base, path));
+			const physical = home ? await kernelPath(homeDir, path.slice(2)) : await kernelPath(base, path);
+			if (physical !== undefined) bases.push(physical);
+		}
 	}
 	return [...new Set(bases)];
+}
+
+/**
+ * Where a literal target is written from each base, as the kernel takes it (`link/../x` beside the
+ * link's target); undefined when a `..` in it cannot be followed.
+ */
+async function targetPaths(word: ShellWord, bases: readonly string[], homeDir: string): Promise<string[] | undefined> {
+	const path = word.value;
+	if (word.tilde) return path.includes("..") ? onePath(await kernelPath(homeDir, path.slice(2))) : [path];
+	const paths: string[] = [];
+	for (const base of isAbsolute(path) ? ["/"] : bases) {
+		const kernel = await kernelPath(base, path);
+		if (kernel === undefined) return undefined;
+		paths.push(kernel);
+	}
+	return paths;
+}
+
+function onePath(path: string | undefined): string[] | undefined {
+	return path === undefined ? undefined : [path];
 }
 
 /** Options of `judgeWriteTargets`. */
@@ -100,7 +129,7 @@ export async function judgeWriteTargets(options: JudgeWriteTargetsOptions): Prom
 		if (deny) judgement.denied = { target, part: 0, rule: deny, construct: analysis.opaque };
 	}
 	if (analysis.writes.length === 0) return judgement;
-	const bases = baseDirectories(workspace.cwd, analysis, rules.base.homeDir);
+	const bases = await baseDirectories(workspace.cwd, analysis, rules.base.homeDir);
 	for (const write of analysis.writes) {
 		const named = (text: string) =>
 			rules.allowRuleNaming(options.toolName, analysis.parts[write.part] ?? "", text) !== undefined;
@@ -114,7 +143,11 @@ export async function judgeWriteTargets(options: JudgeWriteTargetsOptions): Prom
 			judgeUnreadable(judgement, write, rules, named(write.word.raw));
 			continue;
 		}
-		const paths = relative && bases ? bases.map((base) => resolve(base, write.word.value)) : [write.word.value];
+		const paths = await targetPaths(write.word, bases ?? [], rules.base.homeDir);
+		if (paths === undefined) {
+			judgeUnreadable(judgement, write, rules, named(write.word.raw));
+			continue;
+		}
 		for (const path of paths) await judgePath(judgement, options, write, path, named(write.word.raw));
 	}
 	return judgement;

@@ -13,6 +13,7 @@ export type OpaqueConstructName =
 	| "command substitution"
 	| "process substitution"
 	| "parameter expansion operator"
+	| "translated string"
 	| "arithmetic on variables"
 	| "array subscript"
 	| "line continuation in a word"
@@ -66,6 +67,8 @@ const hints: Readonly<Record<OpaqueConstructName, string>> = {
 	"command substitution": "run the inner command first, then use its output in a second command",
 	"process substitution": "write the inner command's output to a file in the workspace first, then use the file",
 	"parameter expansion operator": "use $NAME or $" + "{NAME} alone, or write the value literally",
+	"translated string":
+		'quote the text as "…" or \'…\' without the $ before it (bash looks $"…" up in a message catalog)',
 	"arithmetic on variables": "write the number literally",
 	"array subscript": "assign plain variables, without [ ] subscripts",
 	"line continuation in a word": "write each word on one line (a backslash-newline may only separate words)",

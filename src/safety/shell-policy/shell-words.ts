@@ -2,8 +2,8 @@
  * The words of a parsed command, as the permission rules see them: a word is literal (its value
  * is what the program receives), or holds plain parameter expansions (`$NAME`, `${NAME}`, quoted
  * or not) whose values are unknown, marked in `value` by `UNKNOWN`. Any other expansion in a word
- * (command or process substitution, `${x@P}` and other operators, arithmetic on variables) is
- * not a word the rules can read: `readWord` reports it as an opaque construct instead.
+ * (command or process substitution, `${x@P}` and other operators, arithmetic on variables, a
+ * translated `$"…"`) is not a word the rules can read: `readWord` reports it as an opaque construct.
  */
 import type { OpaqueConstructName } from "./opaque-constructs.js";
 import type { SyntaxNode } from "./parser.js";
@@ -90,12 +90,21 @@ function readPiece(node: SyntaxNode, word: ShellWord, opaque: OpaqueSink, quoted
 		case "string_content":
 			word.value += node.text.replace(/\\([$`"\\\n])/g, "$1");
 			return;
-		case "string":
 		case "translated_string":
+			// Bash replaces `$"…"` with its translation from the catalog TEXTDOMAINDIR and TEXTDOMAIN
+			// name, and expands that as a "…" string: a catalog in the workspace can hold `$(cmd)`.
+			opaque("translated string", node.text);
 			for (const child of node.children) if (child.isNamed) readPiece(child, word, opaque, true);
 			return;
+		case "string":
+			// Its quotes are punctuation; a `$` in it without a node of its own is a literal dollar (`"a$"`).
+			for (const child of node.children) readPiece(child, word, opaque, true);
+			return;
 		case "concatenation":
-			for (const child of node.children) readPiece(child, word, opaque, quoted);
+			node.children.forEach((child, index) => {
+				if (translatedAt(node.children, index)) opaque("translated string", node.text);
+				readPiece(child, word, opaque, quoted);
+			});
 			return;
 		case "simple_expansion":
 		case "expansion":
@@ -120,13 +129,23 @@ function readPiece(node: SyntaxNode, word: ShellWord, opaque: OpaqueSink, quoted
 			return;
 		default:
 			if (!node.isNamed) {
-				// `"`, `$`, `{`: punctuation of a string or a concatenation.
+				// `"`, `{`: punctuation of a string or a concatenation. A `$` the grammar gives no node of its
+				// own is bash's literal dollar (`x$`, `"a$"`, a lone `$`), part of the word's value.
 				if (node.type === "{" || node.type === "}") word.globs ||= !quoted;
-				if (!['"', "$"].includes(node.type)) word.value += node.text;
+				if (node.type !== '"') word.value += node.text;
 				return;
 			}
 			opaque("unrecognised syntax", `${node.type}: ${node.text}`);
 	}
+}
+
+/**
+ * True when `nodes[index]` is a `$` the grammar split from the string after it: bash reads `$"…"`
+ * as one translated string (the grammar gives that a node of its own only as a command's name, an
+ * assignment's value or a redirection's target). A `$` and a string apart (`echo $ "x"`) count too.
+ */
+export function translatedAt(nodes: readonly SyntaxNode[], index: number): boolean {
+	return nodes[index]?.type === "$" && nodes[index + 1]?.type === "string";
 }
 
 /** Reads one word node (a command name, an argument, a redirection target). */

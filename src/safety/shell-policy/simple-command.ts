@@ -37,8 +37,26 @@ export function analyzeSimpleCommand(state: PartState, command: SimpleCommand): 
 		if (assignment.subscript) markOpaque(state, "array subscript", assignment.text);
 		else if (isCodeVariable(assignment.name)) markOpaque(state, "code in a variable", assignment.text);
 	}
+	if (command.redirections.length > 0) checkDescriptorVariables(state, command.words);
 	if (command.words.length === 0) state.forms.push(command.text);
 	analyzeWords(state, command.words, false, undefined);
+}
+
+/** `{name}` or `{name[subscript]}` as a word: right before a redirection, bash assigns it the descriptor it opens. */
+const descriptorVariable = /^\{([A-Za-z_]\w*)(\[.*\])?\}$/s;
+
+/**
+ * `{a[x]}>f` assigns an array element, whose subscript bash evaluates as arithmetic (with
+ * `x='b[$(cmd)]'` it runs `cmd`); `set -a; {BASH_ENV}>f` exports a code variable. The grammar
+ * reads `{…}` as an argument; such a word in a command with redirections counts as the assignment.
+ */
+function checkDescriptorVariables(state: PartState, words: readonly ShellWord[]): void {
+	for (const word of words) {
+		const match = descriptorVariable.exec(word.raw);
+		if (!match) continue;
+		if (match[2] !== undefined) markOpaque(state, "array subscript", word.raw);
+		else if (isCodeVariable(match[1] as string)) markOpaque(state, "code in a variable", word.raw);
+	}
 }
 
 /**

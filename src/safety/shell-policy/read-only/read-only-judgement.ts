@@ -5,11 +5,11 @@
  * the read tool itself would be allowed to read without a question. A listing or a recursive search
  * also reads below its directories, which no read deny or ask rule may reach.
  */
-import { isAbsolute, resolve } from "node:path";
 import type { Confinement } from "../../confinement.js";
 import type { RuleSet } from "../../permissions/rules.js";
 import type { CommandAnalysis } from "../command-analysis.js";
 import { isHarmlessTarget } from "../command-writes.js";
+import { kernelPath } from "../kernel-path.js";
 
 /** How many paths one command may name and still be judged (each is a real-path lookup). */
 const MAX_JUDGED_PATHS = 64;
@@ -32,7 +32,9 @@ export async function isReadOnlyCommand(
 	if (paths.length === 0) paths.push({ path: ".", scansBelow: false });
 	if (paths.length > MAX_JUDGED_PATHS) return false;
 	for (const { path, scansBelow } of paths) {
-		const absolute = isAbsolute(path) ? path : resolve(workspace.cwd, path);
+		// `link/../x` is read where the kernel takes it: from the link's target, not beside the link.
+		const absolute = await kernelPath(workspace.cwd, path);
+		if (absolute === undefined) return false;
 		const check = await workspace.checkReadPath(absolute);
 		if (!check || check.root === undefined) return false;
 		const evaluation = rules.evaluate("read", {
