@@ -112,6 +112,23 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(existsSync(marker())).toBe(false);
 	});
 
+	it("a folder holding a protected program or hooks folder renamed away and made again: what it plants there does not run", async () => {
+		const repo = await repository(join(base, "repo"));
+		await mkdir(join(repo, "tools", "hooks"), { recursive: true });
+		await writeFile(join(repo, "tools", "fsmonitor.sh"), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+		await handOver(base, user);
+		expect(git(repo, "config", "core.fsmonitor", "tools/fsmonitor.sh").status).toBe(0);
+		expect(git(repo, "config", "core.hooksPath", "tools/hooks").status).toBe(0);
+		const rename = `node -e "require('fs').renameSync('tools','moved')"`;
+		const run = await sandboxed(
+			repo,
+			`${rename}; ${plantCommand(join(repo, "tools", "fsmonitor.sh"), hookScript())}; ${plantCommand(join(repo, "tools", "hooks", "pre-commit"), hookScript())}`,
+		);
+		git(repo, "status", "--porcelain");
+		git(repo, "commit", "-q", "--allow-empty", "-m", "after");
+		expect(existsSync(marker()), run.stdout + run.stderr).toBe(false);
+	});
+
 	it("a hooks folder inside the workspace named by the user's global config: a planted hook does not run", async () => {
 		const repo = await repository(join(base, "repo"));
 		await writeFile(join(home(), ".gitconfig"), `[core]\n\thooksPath = ${join(repo, "tools", "hooks")}\n`);

@@ -45,11 +45,21 @@ function symbolicLinkError(path: string): SandboxUnavailableError {
 }
 
 /**
- * Throws `SandboxUnavailableError` if one of `paths` became a symbolic link since it was planned
- * (between the plan and the mount, another process could have put one there).
+ * Throws `SandboxUnavailableError` if one of `paths`, or a folder on the way to it, is a symbolic
+ * link (another process could have put one there since the plan). A mount follows a link on the
+ * way and lands on its target, while the link itself, in a writable folder, could be pointed
+ * elsewhere by a command (`tools -> t2` made `tools -> evil`) and git on the host follow it there.
+ * The roots are real paths, so a link above them is the user's own change of the last moments.
  */
 export function assertNoSymbolicLinks(paths: readonly string[]): void {
-	for (const path of paths) if (lstatOrUndefined(path)?.isSymbolicLink()) throw symbolicLinkError(path);
+	const checked = new Set<string>();
+	for (const path of paths) {
+		for (let current = path; !checked.has(current); current = dirname(current)) {
+			checked.add(current);
+			if (lstatOrUndefined(current)?.isSymbolicLink()) throw symbolicLinkError(current);
+			if (dirname(current) === current) break;
+		}
+	}
 }
 
 /** True when `folder` has the `objects` and `refs` folders that, with a `HEAD`, make git take it for a git directory. */
