@@ -112,6 +112,25 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(existsSync(marker())).toBe(false);
 	});
 
+	it("a program a git config names further on (core.fsmonitor = sh tools/fsmonitor.sh, an alias's shell function): a rewritten one does not run", async () => {
+		const repo = await repository(join(base, "repo"));
+		await handOver(base, user);
+		const settings: [string, string][] = [
+			["core.fsmonitor", "sh tools/fsmonitor.sh"],
+			["alias.lint", "!sh ./tools/lint.sh --fix"],
+			["alias.check", '!f() { bash scripts/check.sh "$@"; }; f'],
+		];
+		for (const [key, value] of settings) expect(git(repo, "config", key, value).status).toBe(0);
+		const plant = ["tools/fsmonitor.sh", "tools/lint.sh", "scripts/check.sh"]
+			.map((path) => plantCommand(join(repo, path), hookScript()))
+			.join("; ");
+		await sandboxed(repo, plant);
+		git(repo, "status", "--porcelain");
+		git(repo, "lint");
+		git(repo, "check");
+		expect(existsSync(marker())).toBe(false);
+	});
+
 	it("a folder holding a protected program or hooks folder renamed away and made again: what it plants there does not run", async () => {
 		const repo = await repository(join(base, "repo"));
 		await mkdir(join(repo, "tools", "hooks"), { recursive: true });

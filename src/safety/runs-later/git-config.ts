@@ -88,7 +88,7 @@ export function includedPathsOf(configText: string): string[] {
 		.filter((value) => value !== "");
 }
 
-/** Keys whose value is a command git starts, by section (any subsection): its first word is the program. */
+/** Keys whose value is a command git starts, by section (any subsection). */
 const commandKeys: Readonly<Record<string, readonly string[]>> = {
 	core: ["fsmonitor", "sshcommand", "pager", "editor", "askpass"],
 	sequence: ["editor"],
@@ -99,25 +99,65 @@ const commandKeys: Readonly<Record<string, readonly string[]>> = {
 	merge: ["driver"],
 };
 
-/** The first word of a command, its quotes taken out. */
-function firstWord(command: string): string {
-	const match = /^\s*(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(command);
-	return match?.[1] ?? match?.[2] ?? match?.[3] ?? "";
+/**
+ * The words of a shell command, its quotes taken out, split at blanks and at the shell's operators
+ * (`;`, `|`, `&`, parentheses, redirections, backquotes): as far as finding the files it names needs.
+ */
+function shellWords(command: string): string[] {
+	const words: string[] = [];
+	let word = "";
+	let quote: string | undefined;
+	const end = () => {
+		if (word !== "") words.push(word);
+		word = "";
+	};
+	for (let index = 0; index < command.length; index++) {
+		const char = command[index] as string;
+		if (quote) {
+			if (char === quote) quote = undefined;
+			else if (char === "\\" && quote === '"' && index + 1 < command.length) word += command[++index];
+			else word += char;
+		} else if (char === '"' || char === "'") quote = char;
+		else if (char === "\\" && index + 1 < command.length) word += command[++index];
+		else if (/[\s;|&()<>`]/.test(char)) end();
+		else word += char;
+	}
+	end();
+	return words;
+}
+
+/** Script names a command may run without a `/` (`sh lint.sh`): taken from the top of the work tree. */
+const scriptName = /^[^-$~=][^/=$]*\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|pl|rb|php|lua|ps1)$/;
+
+/**
+ * The files a command names: each word holding a `/` (the value after `=` of an option or an
+ * assignment: `--config=./x`, `VAR=./x`), or a script's name (`x.sh`), but not a URL or a variable.
+ */
+function namedFiles(command: string): string[] {
+	const files: string[] = [];
+	for (const word of shellWords(command)) {
+		const assigned = word.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(word);
+		if (assigned && !word.includes("=")) continue; // a plain option
+		const value = assigned ? word.slice(word.indexOf("=") + 1) : word;
+		if (value === "" || value.includes("://") || value.startsWith("$")) continue;
+		if (value.includes("/") || scriptName.test(value)) files.push(value);
+	}
+	return files;
 }
 
 /**
- * The programs a config file names by a path (a first word holding a `/`), as written: the
- * commands of `core.fsmonitor`, `core.pager`, `diff.*.textconv`, `filter.*.clean` and their kin,
- * and shell aliases and credential helpers (`!./tools/lint.sh`). A relative one is taken from the
- * top of the work tree, where git runs them.
+ * The files a config file's commands name by a path, as written: any word of the commands of
+ * `core.fsmonitor`, `core.pager`, `diff.*.textconv`, `filter.*.clean` and their kin, shell aliases
+ * and credential helpers (`!./tools/lint.sh`) — the program itself and what it is given to run
+ * (`sh tools/x.sh`, `!f() { bash scripts/check.sh; }; f`). A relative one is taken from the top of
+ * the work tree, where git runs them.
  */
 export function programPathsOf(configText: string): string[] {
 	const programs: string[] = [];
 	for (const entry of parseGitConfig(configText)) {
 		const isShell = (entry.section === "alias" || entry.section === "credential") && entry.value.startsWith("!");
 		if (!isShell && !commandKeys[entry.section]?.includes(entry.key)) continue;
-		const program = firstWord(isShell ? entry.value.slice(1) : entry.value);
-		if (program.includes("/")) programs.push(program);
+		programs.push(...namedFiles(isShell ? entry.value.slice(1) : entry.value));
 	}
 	return programs;
 }
