@@ -191,6 +191,23 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(nested.stdout, nested.stderr).toContain("sub/HEAD");
 	});
 
+	it("a new repository in a folder .gitignore ignores (build/.git, node_modules/.git): git there runs nothing", async () => {
+		const repo = await repository(join(base, "repo"));
+		await writeFile(join(repo, ".gitignore"), "build/\nnode_modules/\n");
+		await mkdir(join(repo, "node_modules", "pkg"), { recursive: true });
+		await handOver(base, user);
+		const run = await sandboxed(
+			repo,
+			["build", "node_modules"]
+				.map((folder) => `git init -q ${folder} && git -C ${folder} config core.fsmonitor "touch ${marker()}; false"`)
+				.join(" && "),
+		);
+		git(join(repo, "build"), "status", "--porcelain");
+		git(join(repo, "node_modules", "pkg"), "status", "--porcelain");
+		expect(existsSync(marker()), run.stdout + run.stderr).toBe(false);
+		expect(run.stdout).toContain("build/.git");
+	});
+
 	it("a new .git file pointing to a planted git directory: git in that folder runs nothing", async () => {
 		const repo = await repository(join(base, "repo"));
 		const gitDir = join(repo, "gitdirs", "evil");
