@@ -208,6 +208,24 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(run.stdout).toContain("build/.git");
 	});
 
+	it("a committed bare repository lacking refs/ (git keeps no empty folder) completed with refs/ and a config: git there runs nothing", async () => {
+		const repo = await repository(join(base, "repo"));
+		const bare = join(repo, "fixtures", "bare");
+		await mkdir(join(bare, "objects", "info"), { recursive: true });
+		await writeFile(join(bare, "HEAD"), "ref: refs/heads/main\n");
+		await writeFile(join(bare, "objects", "info", "keep"), "keep\n");
+		await handOver(base, user);
+		expect(git(repo, "add", "-A").status).toBe(0);
+		expect(git(repo, "commit", "-q", "-m", "fixture").status).toBe(0);
+		const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = touch ${marker()}; false\n`;
+		const run = await sandboxed(
+			repo,
+			`${plantCommand(join(bare, "refs", "heads", "keep"), "keep\n")}; ${plantCommand(join(bare, "config"), config)}`,
+		);
+		git(bare, "status", "--porcelain");
+		expect(existsSync(marker()), run.stdout + run.stderr).toBe(false);
+	});
+
 	it("a new .git file pointing to a planted git directory: git in that folder runs nothing", async () => {
 		const repo = await repository(join(base, "repo"));
 		const gitDir = join(repo, "gitdirs", "evil");

@@ -62,11 +62,6 @@ export function assertNoSymbolicLinks(paths: readonly string[]): void {
 	}
 }
 
-/** True when `folder` has the `objects` and `refs` folders that, with a `HEAD`, make git take it for a git directory. */
-function isGitDirectoryShape(folder: string): boolean {
-	return ["objects", "refs"].every((name) => lstatOrUndefined(join(folder, name))?.isDirectory());
-}
-
 /** The folder holding `.git` for `folder`: itself, or the nearest parent with one (the repository a root lies in). */
 function repositoryTop(folder: string): { top: string; dotGit?: Stats } {
 	for (let current = folder; ; current = dirname(current)) {
@@ -142,9 +137,10 @@ function candidatesOf(options: ProtectedPlanOptions): Map<string, MountPoint["ki
 	}
 	for (const file of userConfigFiles({ homeDir: options.homeDir, env: process.env })) add([file, "file"]);
 	for (const entry of options.nested ?? []) {
-		// A folder git takes for a repository itself is kept whole, as a .git folder is (config, hooks).
-		const isGitDirectory = basename(entry.path) === "HEAD" && isGitDirectoryShape(dirname(entry.path));
-		add(isGitDirectory ? [dirname(entry.path), "directory"] : [entry.path, entry.kind]);
+		// A folder holding HEAD is kept whole, as a .git folder is (config, hooks): git takes it for a
+		// repository once it has objects/ and refs/, and a committed bare repository often lacks
+		// refs/ (git keeps no empty folder), which a command would only have to make, with a config.
+		add(basename(entry.path) === "HEAD" ? [dirname(entry.path), "directory"] : [entry.path, entry.kind]);
 		if (entry.path.endsWith(`${sep}.git`))
 			gitCandidates(dirname(entry.path), entry.kind === "file", options.homeDir).forEach(add);
 	}
