@@ -35,6 +35,10 @@ describe("programPathsOf", () => {
 
 	it("leaves out core.fsmonitor's true and false (git's own monitor) and commands found on PATH", () => {
 		expect(programPathsOf("[core]\n\tfsmonitor = true\n\tsshCommand = ssh -o BatchMode=yes\n")).toEqual([]);
+		// git runs git-credential-gcloud.sh from PATH (the Google Cloud SDK's setting).
+		expect(programPathsOf("[credential]\n\thelper = gcloud.sh\n[alias]\n\tx = !run.sh && f() { go.sh; }\n")).toEqual(
+			[],
+		);
 	});
 
 	it("names the files a command gives its program to run, too: scripts, option values, a shell function's commands", () => {

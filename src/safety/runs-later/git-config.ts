@@ -99,17 +99,28 @@ const commandKeys: Readonly<Record<string, readonly string[]>> = {
 	merge: ["driver"],
 };
 
+/** A word of a shell command, and whether it is where a command begins (its program). */
+interface ShellWord {
+	text: string;
+	isProgram: boolean;
+}
+
 /**
  * The words of a shell command, its quotes taken out, split at blanks and at the shell's operators
  * (`;`, `|`, `&`, parentheses, redirections, backquotes): as far as finding the files it names needs.
  */
-function shellWords(command: string): string[] {
-	const words: string[] = [];
+function shellWords(command: string): ShellWord[] {
+	const words: ShellWord[] = [];
 	let word = "";
 	let quote: string | undefined;
-	const end = () => {
-		if (word !== "") words.push(word);
+	let atStart = true;
+	const end = (operator: boolean) => {
+		if (word !== "") {
+			words.push({ text: word, isProgram: atStart });
+			atStart = word === "{";
+		}
 		word = "";
+		if (operator) atStart = true;
 	};
 	for (let index = 0; index < command.length; index++) {
 		const char = command[index] as string;
@@ -119,28 +130,31 @@ function shellWords(command: string): string[] {
 			else word += char;
 		} else if (char === '"' || char === "'") quote = char;
 		else if (char === "\\" && index + 1 < command.length) word += command[++index];
-		else if (/[\s;|&()<>`]/.test(char)) end();
+		else if (/[;|&()`]/.test(char)) end(true);
+		else if (/[\s<>]/.test(char)) end(false);
 		else word += char;
 	}
-	end();
+	end(false);
 	return words;
 }
 
-/** Script names a command may run without a `/` (`sh lint.sh`): taken from the top of the work tree. */
+/** Script names a command gives its program without a `/` (`sh lint.sh`): taken from the top of the work tree. */
 const scriptName = /^[^-$~=][^/=$]*\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|pl|rb|php|lua|ps1)$/;
 
 /**
  * The files a command names: each word holding a `/` (the value after `=` of an option or an
- * assignment: `--config=./x`, `VAR=./x`), or a script's name (`x.sh`), but not a URL or a variable.
+ * assignment: `--config=./x`, `VAR=./x`), or a script's name given to a program (`sh x.sh`; a
+ * program named without a `/` is found on PATH, as `credential.helper = gcloud.sh` is), but not a
+ * URL or a variable.
  */
 function namedFiles(command: string): string[] {
 	const files: string[] = [];
-	for (const word of shellWords(command)) {
-		const assigned = word.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(word);
-		if (assigned && !word.includes("=")) continue; // a plain option
-		const value = assigned ? word.slice(word.indexOf("=") + 1) : word;
+	for (const { text, isProgram } of shellWords(command)) {
+		const assigned = text.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(text);
+		if (assigned && !text.includes("=")) continue; // a plain option
+		const value = assigned ? text.slice(text.indexOf("=") + 1) : text;
 		if (value === "" || value.includes("://") || value.startsWith("$")) continue;
-		if (value.includes("/") || scriptName.test(value)) files.push(value);
+		if (value.includes("/") || (!isProgram && !assigned && scriptName.test(value))) files.push(value);
 	}
 	return files;
 }
