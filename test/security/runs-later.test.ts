@@ -4,7 +4,7 @@
 // does next (git status, a commit, a write with a PostToolUse hook, toolbelt in a subfolder) and
 // checks that no marker appeared on the host. As root and as an unprivileged user.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -14,6 +14,8 @@ import { handOver, type TestUser, testUsers, userPrefix } from "../helpers/test-
 import { gitIdentity } from "./git-identity.js";
 
 const unavailable = await sandboxUnavailableReason();
+// direnv itself is optional: without it the test still checks that nothing it would load changed.
+const direnv = ["/usr/bin/direnv", "/usr/local/bin/direnv", "/bin/direnv"].find((path) => existsSync(path));
 const cli = new CliProcesses();
 // Each test starts the CLI several times; on a loaded machine that takes a while.
 vi.setConfig({ testTimeout: 180_000 });
@@ -224,6 +226,32 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		);
 		git(bare, "status", "--porcelain");
 		expect(existsSync(marker()), run.stdout + run.stderr).toBe(false);
+	});
+
+	it("what an allowed .envrc loads (source_env_if_exists .envrc.local and nix/env.sh, dotenv): a planted one runs nothing at the next cd", async () => {
+		const repo = await repository(join(base, "repo"));
+		await writeFile(
+			join(repo, ".envrc"),
+			"source_env_if_exists .envrc.local\ndotenv\nsource_env_if_exists nix/env.sh\n",
+		);
+		await writeFile(join(repo, ".env"), "GREETING=hello\n");
+		await handOver(base, user);
+		if (direnv) expect(host(repo, direnv, ["allow", "."]).status).toBe(0);
+		const hook = `touch ${marker()}\n`;
+		const run = await sandboxed(
+			repo,
+			[
+				plantCommand(join(repo, ".envrc.local"), hook),
+				plantCommand(join(repo, ".env"), `BASH_ENV=${join(repo, "hook.sh")}\n`),
+				plantCommand(join(repo, "hook.sh"), hook),
+				plantCommand(join(repo, "nix", "env.sh"), hook),
+			].join("; "),
+		);
+		if (direnv) host(repo, direnv, ["exec", ".", "bash", "-c", "true"]);
+		expect(existsSync(marker()), run.stdout + run.stderr).toBe(false);
+		expect(existsSync(join(repo, ".envrc.local"))).toBe(false);
+		expect(existsSync(join(repo, "nix", "env.sh"))).toBe(false);
+		expect(readFileSync(join(repo, ".env"), "utf8")).toBe("GREETING=hello\n");
 	});
 
 	it("a new .git file pointing to a planted git directory: git in that folder runs nothing", async () => {

@@ -1,5 +1,6 @@
 // Reading git config files the way git does, as far as deciding what git would run later needs:
 // which files a config includes, which hooks folders and which programs it names.
+import { shellWords } from "./shell-words.js";
 
 /** One `key = value` of a git config file. Section and key are lower case; a subsection keeps its case. */
 export interface GitConfigEntry {
@@ -98,45 +99,6 @@ const commandKeys: Readonly<Record<string, readonly string[]>> = {
 	filter: ["clean", "smudge", "process"],
 	merge: ["driver"],
 };
-
-/** A word of a shell command, and whether it is where a command begins (its program). */
-interface ShellWord {
-	text: string;
-	isProgram: boolean;
-}
-
-/**
- * The words of a shell command, its quotes taken out, split at blanks and at the shell's operators
- * (`;`, `|`, `&`, parentheses, redirections, backquotes): as far as finding the files it names needs.
- */
-function shellWords(command: string): ShellWord[] {
-	const words: ShellWord[] = [];
-	let word = "";
-	let quote: string | undefined;
-	let atStart = true;
-	const end = (operator: boolean) => {
-		if (word !== "") {
-			words.push({ text: word, isProgram: atStart });
-			atStart = word === "{";
-		}
-		word = "";
-		if (operator) atStart = true;
-	};
-	for (let index = 0; index < command.length; index++) {
-		const char = command[index] as string;
-		if (quote) {
-			if (char === quote) quote = undefined;
-			else if (char === "\\" && quote === '"' && index + 1 < command.length) word += command[++index];
-			else word += char;
-		} else if (char === '"' || char === "'") quote = char;
-		else if (char === "\\" && index + 1 < command.length) word += command[++index];
-		else if (/[;|&()`]/.test(char)) end(true);
-		else if (/[\s<>]/.test(char)) end(false);
-		else word += char;
-	}
-	end(false);
-	return words;
-}
 
 /** Script names a command gives its program without a `/` (`sh lint.sh`): taken from the top of the work tree. */
 const scriptName = /^[^-$~=][^/=$]*\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|pl|rb|php|lua|ps1)$/;

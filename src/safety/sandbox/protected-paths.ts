@@ -1,6 +1,8 @@
 import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
-import { basename, dirname, join, sep } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
+import { expandHome } from "../../workspace/index.js";
 import { type AutoRunEntry, autoRunEntries } from "../runs-later/auto-run-entries.js";
+import { envrcLoadedFiles } from "../runs-later/envrc.js";
 import { type GitLocations, gitLocationsSync, userConfigFiles } from "../runs-later/git-locations.js";
 import type { NestedEntry } from "../runs-later/tree-watch.js";
 import { SandboxUnavailableError } from "./errors.js";
@@ -131,6 +133,9 @@ function candidatesOf(options: ProtectedPlanOptions): Map<string, MountPoint["ki
 	};
 	for (const root of options.roots) {
 		for (const entry of autoRunEntries) add([join(root, entry.path), entry.kind]);
+		// What the root's allowed .envrc loads runs at the next cd too, unchecked by direnv.
+		for (const file of envrcLoadedFiles(readText(join(root, ".envrc")) ?? ""))
+			add([resolve(root, expandHome(file, options.homeDir)), "file"]);
 		// A root without its own .git may lie in a repository whose config names paths inside it.
 		const { top, dotGit } = repositoryTop(root);
 		gitCandidates(top, dotGit?.isFile() ?? false, options.homeDir).forEach(add);
@@ -149,7 +154,7 @@ function candidatesOf(options: ProtectedPlanOptions): Map<string, MountPoint["ki
 
 /**
  * Lists what must be read-only for the next call, when it lies in a writable path: every auto-run
- * entry of each root, the nested entries found below them, and for each repository (the roots', a
+ * entry of each root and what its `.envrc` loads, the nested entries found below them, and for each repository (the roots', a
  * nested one) its git directories, every config file git reads with everything those include, and
  * every hooks folder and program (by a path) a config of any level names — minus the paths the user named in
  * `writablePaths`. A missing path gets a mount point (at its highest missing folder). Throws
