@@ -104,6 +104,18 @@ describe("buildBwrapArgs", () => {
 		// A folder inside a read-only path is never bound writable.
 		expect(args).not.toContain("--bind /p/.git/x ");
 	});
+
+	it("pins the folders on the way to a writable path inside a root too, each bound before what lies below it", () => {
+		const args = buildBwrapArgs({
+			writable: ["/p/build/cache/out", "/p"],
+			readOnly: ["/p/build/x.sh"],
+			identity: { uid: 0, gid: 0 },
+			cwd: "/p",
+		}).join(" ");
+		expect(args).toContain(
+			"--bind /p /p --bind /p/build /p/build --bind /p/build/cache /p/build/cache --bind /p/build/cache/out /p/build/cache/out --ro-bind /p/build/x.sh",
+		);
+	});
 });
 
 describe("missing bubblewrap", () => {

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { expandHome } from "../../workspace/index.js";
 import { type AutoRunEntry, autoRunEntries } from "../runs-later/auto-run-entries.js";
@@ -61,6 +61,40 @@ export function assertNoSymbolicLinks(paths: readonly string[]): void {
 			if (lstatOrUndefined(current)?.isSymbolicLink()) throw symbolicLinkError(current);
 			if (dirname(current) === current) break;
 		}
+	}
+}
+
+/**
+ * Throws `SandboxUnavailableError` when a writable path the user named leads outside the roots
+ * through a link inside a writable folder: a command could have made that link (or, before the
+ * folders on the way were pinned, renamed them and put one there), and the bind would follow it
+ * and make the folder it leads to writable — as root, `/etc`. A link that stays within the roots
+ * (`.vscode -> config/vscode`) gives nothing a command could not write anyway.
+ */
+function assertNamedPathsUnlinked(
+	namedPaths: readonly string[],
+	roots: readonly string[],
+	writable: readonly string[],
+): void {
+	for (const named of namedPaths) {
+		const real = realPathOrUndefined(named);
+		if (real !== undefined && roots.some((root) => isInside(real, root))) continue;
+		for (let current = named; dirname(current) !== current; current = dirname(current)) {
+			const inWritable = writable.some((directory) => current !== directory && isInside(current, directory));
+			if (!inWritable || !lstatOrUndefined(current)?.isSymbolicLink()) continue;
+			throw new SandboxUnavailableError(
+				`The sandbox cannot make ${named} writable: ${current} is a symbolic link inside a writable folder, which a command could have made to reach a folder outside (${real ?? "a missing one"}). ` +
+					"Name the folder the link leads to in sandbox.writablePaths instead (after checking it is the one you meant), or replace the link by a folder. The command was not run.",
+			);
+		}
+	}
+}
+
+function realPathOrUndefined(path: string): string | undefined {
+	try {
+		return realpathSync(path);
+	} catch {
+		return undefined;
 	}
 }
 
@@ -163,6 +197,7 @@ function candidatesOf(options: ProtectedPlanOptions): Map<string, MountPoint["ki
  */
 export function planProtectedPaths(options: ProtectedPlanOptions): ProtectedPlan {
 	const writable = [...options.roots, ...options.writablePaths];
+	assertNamedPathsUnlinked(options.namedPaths ?? [], options.roots, writable);
 	const named = new Set([...options.writablePaths, ...(options.namedPaths ?? [])]);
 	const candidates = candidatesOf(options);
 	const plan: ProtectedPlan = { readOnly: [], mountPoints: [] };
