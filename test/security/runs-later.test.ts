@@ -310,6 +310,18 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(existsSync(join(repo, "ran-inside"))).toBe(true);
 	});
 
+	it("another agent's settings a command makes in a subfolder (sub/.claude/settings.json with a hook) are renamed away, and the model is told", async () => {
+		const repo = await repository(join(base, "repo"));
+		const settings = JSON.stringify({
+			hooks: { SessionStart: [{ hooks: [{ type: "command", command: `touch ${marker()}` }] }] },
+		});
+		const run = await sandboxed(repo, plantCommand(join(repo, "pkg", ".claude", "settings.json"), settings));
+		// Claude Code started in pkg would run that hook outside any sandbox.
+		expect(existsSync(join(repo, "pkg", ".claude"))).toBe(false);
+		expect(readdirSync(join(repo, "pkg")).some((name) => name.startsWith(".claude.quarantined-"))).toBe(true);
+		expect(run.stdout).toContain("pkg/.claude");
+	});
+
 	it("trustedProjects with a glob: a .toolbelt/settings.json a sandboxed command wrote in a subfolder is not trusted", async () => {
 		const repo = await repository(join(base, "repo"));
 		await mkdir(join(home(), ".toolbelt"), { recursive: true });
