@@ -3,7 +3,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir, readFile, rmdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { hooksPathOf, planProtectedPaths } from "../../src/safety/sandbox/protected-paths.js";
+import { assertNoSymbolicLinks, hooksPathOf, planProtectedPaths } from "../../src/safety/sandbox/protected-paths.js";
 import { createSandbox, SandboxUnavailableError } from "../../src/safety/sandbox.js";
 import { createBashTool } from "../../src/tools/bash.js";
 import { localShellOperations } from "../../src/workspace/local/shell/local-operations.js";
@@ -75,6 +75,18 @@ describe("planProtectedPaths", () => {
 		})();
 		expect(error).toBeInstanceOf(SandboxUnavailableError);
 		expect((error as Error).message).toContain(`${join(root, ".vscode")} read-only: it is a symbolic link`);
+	});
+});
+
+describe("assertNoSymbolicLinks", () => {
+	it("refuses a protected path with a symbolic link on the way to it, naming the link", async () => {
+		const root = join(tempDir(), "root");
+		await mkdir(join(root, "real", "hooks"), { recursive: true });
+		await symlink("real", join(root, "tools"));
+		expect(() => assertNoSymbolicLinks([join(root, "real", "hooks")])).not.toThrow();
+		expect(() => assertNoSymbolicLinks([join(root, "tools", "hooks")])).toThrow(
+			`${join(root, "tools")} read-only: it is a symbolic link`,
+		);
 	});
 });
 

@@ -92,6 +92,30 @@ describe("buildBwrapArgs", () => {
 			args.indexOf("--bind /p/.vscode/cache /p/.vscode/cache"),
 		);
 	});
+
+	it("binds each folder on the way to a nested read-only path onto itself first, so it cannot be renamed away", () => {
+		const args = buildBwrapArgs({
+			writable: ["/p"],
+			readOnly: ["/p/.git", "/p/tools/git/fsmonitor.sh", "/p/tools/hooks", "/p/.git/x/y"],
+			identity: { uid: 0, gid: 0 },
+			cwd: "/p",
+		}).join(" ");
+		expect(args).toContain("--bind /p /p --bind /p/tools /p/tools --bind /p/tools/git /p/tools/git --ro-bind /p/.git");
+		// A folder inside a read-only path is never bound writable.
+		expect(args).not.toContain("--bind /p/.git/x ");
+	});
+
+	it("pins the folders on the way to a writable path inside a root too, each bound before what lies below it", () => {
+		const args = buildBwrapArgs({
+			writable: ["/p/build/cache/out", "/p"],
+			readOnly: ["/p/build/x.sh"],
+			identity: { uid: 0, gid: 0 },
+			cwd: "/p",
+		}).join(" ");
+		expect(args).toContain(
+			"--bind /p /p --bind /p/build /p/build --bind /p/build/cache /p/build/cache --bind /p/build/cache/out /p/build/cache/out --ro-bind /p/build/x.sh",
+		);
+	});
 });
 
 describe("missing bubblewrap", () => {

@@ -4,7 +4,7 @@
 // does next (git status, a commit, a write with a PostToolUse hook, toolbelt in a subfolder) and
 // checks that no marker appeared on the host. As root and as an unprivileged user.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -14,6 +14,8 @@ import { handOver, type TestUser, testUsers, userPrefix } from "../helpers/test-
 import { gitIdentity } from "./git-identity.js";
 
 const unavailable = await sandboxUnavailableReason();
+// direnv itself is optional: without it the test still checks that nothing it would load changed.
+const direnv = ["/usr/bin/direnv", "/usr/local/bin/direnv", "/bin/direnv"].find((path) => existsSync(path));
 const cli = new CliProcesses();
 // Each test starts the CLI several times; on a loaded machine that takes a while.
 vi.setConfig({ testTimeout: 180_000 });
@@ -112,6 +114,42 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(existsSync(marker())).toBe(false);
 	});
 
+	it("a program a git config names further on (core.fsmonitor = sh tools/fsmonitor.sh, an alias's shell function): a rewritten one does not run", async () => {
+		const repo = await repository(join(base, "repo"));
+		await handOver(base, user);
+		const settings: [string, string][] = [
+			["core.fsmonitor", "sh tools/fsmonitor.sh"],
+			["alias.lint", "!sh ./tools/lint.sh --fix"],
+			["alias.check", '!f() { bash scripts/check.sh "$@"; }; f'],
+		];
+		for (const [key, value] of settings) expect(git(repo, "config", key, value).status).toBe(0);
+		const plant = ["tools/fsmonitor.sh", "tools/lint.sh", "scripts/check.sh"]
+			.map((path) => plantCommand(join(repo, path), hookScript()))
+			.join("; ");
+		await sandboxed(repo, plant);
+		git(repo, "status", "--porcelain");
+		git(repo, "lint");
+		git(repo, "check");
+		expect(existsSync(marker())).toBe(false);
+	});
+
+	it("a folder holding a protected program or hooks folder renamed away and made again: what it plants there does not run", async () => {
+		const repo = await repository(join(base, "repo"));
+		await mkdir(join(repo, "tools", "hooks"), { recursive: true });
+		await writeFile(join(repo, "tools", "fsmonitor.sh"), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+		await handOver(base, user);
+		expect(git(repo, "config", "core.fsmonitor", "tools/fsmonitor.sh").status).toBe(0);
+		expect(git(repo, "config", "core.hooksPath", "tools/hooks").status).toBe(0);
+		const rename = `node -e "require('fs').renameSync('tools','moved')"`;
+		const run = await sandboxed(
+			repo,
+			`${rename}; ${plantCommand(join(repo, "tools", "fsmonitor.sh"), hookScript())}; ${plantCommand(join(repo, "tools", "hooks", "pre-commit"), hookScript())}`,
+		);
+		git(repo, "status", "--porcelain");
+		git(repo, "commit", "-q", "--allow-empty", "-m", "after");
+		expect(existsSync(marker()), run.stdout + run.stderr).toBe(false);
+	});
+
 	it("a hooks folder inside the workspace named by the user's global config: a planted hook does not run", async () => {
 		const repo = await repository(join(base, "repo"));
 		await writeFile(join(home(), ".gitconfig"), `[core]\n\thooksPath = ${join(repo, "tools", "hooks")}\n`);
@@ -153,6 +191,67 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(existsSync(join(repo, "sub", "HEAD"))).toBe(false);
 		expect(existsSync(join(plain, "HEAD"))).toBe(false);
 		expect(nested.stdout, nested.stderr).toContain("sub/HEAD");
+	});
+
+	it("a new repository in a folder .gitignore ignores (build/.git, node_modules/.git): git there runs nothing", async () => {
+		const repo = await repository(join(base, "repo"));
+		await writeFile(join(repo, ".gitignore"), "build/\nnode_modules/\n");
+		await mkdir(join(repo, "node_modules", "pkg"), { recursive: true });
+		await handOver(base, user);
+		const run = await sandboxed(
+			repo,
+			["build", "node_modules"]
+				.map((folder) => `git init -q ${folder} && git -C ${folder} config core.fsmonitor "touch ${marker()}; false"`)
+				.join(" && "),
+		);
+		git(join(repo, "build"), "status", "--porcelain");
+		git(join(repo, "node_modules", "pkg"), "status", "--porcelain");
+		expect(existsSync(marker()), run.stdout + run.stderr).toBe(false);
+		expect(run.stdout).toContain("build/.git");
+	});
+
+	it("a committed bare repository lacking refs/ (git keeps no empty folder) completed with refs/ and a config: git there runs nothing", async () => {
+		const repo = await repository(join(base, "repo"));
+		const bare = join(repo, "fixtures", "bare");
+		await mkdir(join(bare, "objects", "info"), { recursive: true });
+		await writeFile(join(bare, "HEAD"), "ref: refs/heads/main\n");
+		await writeFile(join(bare, "objects", "info", "keep"), "keep\n");
+		await handOver(base, user);
+		expect(git(repo, "add", "-A").status).toBe(0);
+		expect(git(repo, "commit", "-q", "-m", "fixture").status).toBe(0);
+		const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = touch ${marker()}; false\n`;
+		const run = await sandboxed(
+			repo,
+			`${plantCommand(join(bare, "refs", "heads", "keep"), "keep\n")}; ${plantCommand(join(bare, "config"), config)}`,
+		);
+		git(bare, "status", "--porcelain");
+		expect(existsSync(marker()), run.stdout + run.stderr).toBe(false);
+	});
+
+	it("what an allowed .envrc loads (source_env_if_exists .envrc.local and nix/env.sh, dotenv): a planted one runs nothing at the next cd", async () => {
+		const repo = await repository(join(base, "repo"));
+		await writeFile(
+			join(repo, ".envrc"),
+			"source_env_if_exists .envrc.local\ndotenv\nsource_env_if_exists nix/env.sh\n",
+		);
+		await writeFile(join(repo, ".env"), "GREETING=hello\n");
+		await handOver(base, user);
+		if (direnv) expect(host(repo, direnv, ["allow", "."]).status).toBe(0);
+		const hook = `touch ${marker()}\n`;
+		const run = await sandboxed(
+			repo,
+			[
+				plantCommand(join(repo, ".envrc.local"), hook),
+				plantCommand(join(repo, ".env"), `BASH_ENV=${join(repo, "hook.sh")}\n`),
+				plantCommand(join(repo, "hook.sh"), hook),
+				plantCommand(join(repo, "nix", "env.sh"), hook),
+			].join("; "),
+		);
+		if (direnv) host(repo, direnv, ["exec", ".", "bash", "-c", "true"]);
+		expect(existsSync(marker()), run.stdout + run.stderr).toBe(false);
+		expect(existsSync(join(repo, ".envrc.local"))).toBe(false);
+		expect(existsSync(join(repo, "nix", "env.sh"))).toBe(false);
+		expect(readFileSync(join(repo, ".env"), "utf8")).toBe("GREETING=hello\n");
 	});
 
 	it("a new .git file pointing to a planted git directory: git in that folder runs nothing", async () => {
@@ -209,6 +308,18 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(existsSync(marker())).toBe(false);
 		// The hook did run: inside the sandbox, where the workspace is writable.
 		expect(existsSync(join(repo, "ran-inside"))).toBe(true);
+	});
+
+	it("another agent's settings a command makes in a subfolder (sub/.claude/settings.json with a hook) are renamed away, and the model is told", async () => {
+		const repo = await repository(join(base, "repo"));
+		const settings = JSON.stringify({
+			hooks: { SessionStart: [{ hooks: [{ type: "command", command: `touch ${marker()}` }] }] },
+		});
+		const run = await sandboxed(repo, plantCommand(join(repo, "pkg", ".claude", "settings.json"), settings));
+		// Claude Code started in pkg would run that hook outside any sandbox.
+		expect(existsSync(join(repo, "pkg", ".claude"))).toBe(false);
+		expect(readdirSync(join(repo, "pkg")).some((name) => name.startsWith(".claude.quarantined-"))).toBe(true);
+		expect(run.stdout).toContain("pkg/.claude");
 	});
 
 	it("trustedProjects with a glob: a .toolbelt/settings.json a sandboxed command wrote in a subfolder is not trusted", async () => {

@@ -228,6 +228,29 @@ describe.skipIf(unavailable !== undefined)("the sandbox, as root and as an unpri
 			}
 		});
 
+		it("a writable path inside the workspace that a command swapped for a link to a host folder is not made writable", async () => {
+			const repo = await repository(user);
+			const target = join(outside, "host-folder");
+			await mkdir(target, { recursive: true });
+			await mkdir(join(repo, "build", "cache", "out"), { recursive: true });
+			await mkdir(join(home(), ".toolbelt"), { recursive: true });
+			const settings = join(home(), ".toolbelt", "settings.json");
+			await writeFile(settings, JSON.stringify({ sandbox: { writablePaths: ["./build/cache/out"] } }));
+			const plant = `node -e "require('fs').writeFileSync('build/cache/out/planted','x')"; node -e "require('fs').writeFileSync('cache/planted','x')"`;
+			// With the setting on: the writable path is a mount point inside, and so are the folders on the way.
+			const swap = `node -e "const fs=require('fs');fs.renameSync('build','moved');fs.mkdirSync('build/cache',{recursive:true});fs.symlinkSync('${target}','build/cache/out')"`;
+			const swapped = await sandboxed(user, repo, swap);
+			const afterSwap = await sandboxed(user, repo, plant);
+			// Before the user names the path: a command leaves a link where the user will name one later.
+			await writeFile(settings, "{}");
+			await sandboxed(user, repo, `node -e "require('fs').symlinkSync('${target}','cache')"`);
+			await writeFile(settings, JSON.stringify({ sandbox: { writablePaths: ["./cache"] } }));
+			const linked = await sandboxed(user, repo, plant);
+			const output = [swapped, afterSwap, linked].map((run) => run.stdout + run.stderr).join("\n");
+			expect(existsSync(join(target, "planted")), output).toBe(false);
+			expect(linked.stdout + linked.stderr).toMatch(/symbolic link inside a writable folder/);
+		});
+
 		it("what a command creates in the workspace belongs to the user who runs toolbelt", async () => {
 			const repo = await repository(user);
 			const run = await sandboxed(user, repo, "mkdir made && echo x > made/file");

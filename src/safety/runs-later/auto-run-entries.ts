@@ -44,9 +44,9 @@ export const autoRunEntries: readonly AutoRunEntry[] = [
 /**
  * Names that make a folder below a root run later too: a nested repository (`.git`, or `HEAD` —
  * git takes a folder holding `HEAD`, `objects/` and `refs/` for a repository itself), a nested
- * project's settings (`.toolbelt`).
+ * project's settings (`.toolbelt`, and `.claude`, whose hooks Claude Code runs when started there).
  */
-export const nestedAutoRunNames: readonly string[] = [".git", ".toolbelt", "HEAD"];
+export const nestedAutoRunNames: readonly string[] = [".git", ".toolbelt", ".claude", "HEAD"];
 
 /**
  * The protected path patterns of the file tools (gitignore-style, at any depth): the auto-run

@@ -1,5 +1,6 @@
 // Reading git config files the way git does, as far as deciding what git would run later needs:
 // which files a config includes, which hooks folders and which programs it names.
+import { shellWords } from "./shell-words.js";
 
 /** One `key = value` of a git config file. Section and key are lower case; a subsection keeps its case. */
 export interface GitConfigEntry {
@@ -88,7 +89,7 @@ export function includedPathsOf(configText: string): string[] {
 		.filter((value) => value !== "");
 }
 
-/** Keys whose value is a command git starts, by section (any subsection): its first word is the program. */
+/** Keys whose value is a command git starts, by section (any subsection). */
 const commandKeys: Readonly<Record<string, readonly string[]>> = {
 	core: ["fsmonitor", "sshcommand", "pager", "editor", "askpass"],
 	sequence: ["editor"],
@@ -99,25 +100,40 @@ const commandKeys: Readonly<Record<string, readonly string[]>> = {
 	merge: ["driver"],
 };
 
-/** The first word of a command, its quotes taken out. */
-function firstWord(command: string): string {
-	const match = /^\s*(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(command);
-	return match?.[1] ?? match?.[2] ?? match?.[3] ?? "";
+/** Script names a command gives its program without a `/` (`sh lint.sh`): taken from the top of the work tree. */
+const scriptName = /^[^-$~=][^/=$]*\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|pl|rb|php|lua|ps1)$/;
+
+/**
+ * The files a command names: each word holding a `/` (the value after `=` of an option or an
+ * assignment: `--config=./x`, `VAR=./x`), or a script's name given to a program (`sh x.sh`; a
+ * program named without a `/` is found on PATH, as `credential.helper = gcloud.sh` is), but not a
+ * URL or a variable.
+ */
+function namedFiles(command: string): string[] {
+	const files: string[] = [];
+	for (const { text, isProgram } of shellWords(command)) {
+		const assigned = text.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(text);
+		if (assigned && !text.includes("=")) continue; // a plain option
+		const value = assigned ? text.slice(text.indexOf("=") + 1) : text;
+		if (value === "" || value.includes("://") || value.startsWith("$")) continue;
+		if (value.includes("/") || (!isProgram && !assigned && scriptName.test(value))) files.push(value);
+	}
+	return files;
 }
 
 /**
- * The programs a config file names by a path (a first word holding a `/`), as written: the
- * commands of `core.fsmonitor`, `core.pager`, `diff.*.textconv`, `filter.*.clean` and their kin,
- * and shell aliases and credential helpers (`!./tools/lint.sh`). A relative one is taken from the
- * top of the work tree, where git runs them.
+ * The files a config file's commands name by a path, as written: any word of the commands of
+ * `core.fsmonitor`, `core.pager`, `diff.*.textconv`, `filter.*.clean` and their kin, shell aliases
+ * and credential helpers (`!./tools/lint.sh`) — the program itself and what it is given to run
+ * (`sh tools/x.sh`, `!f() { bash scripts/check.sh; }; f`). A relative one is taken from the top of
+ * the work tree, where git runs them.
  */
 export function programPathsOf(configText: string): string[] {
 	const programs: string[] = [];
 	for (const entry of parseGitConfig(configText)) {
 		const isShell = (entry.section === "alias" || entry.section === "credential") && entry.value.startsWith("!");
 		if (!isShell && !commandKeys[entry.section]?.includes(entry.key)) continue;
-		const program = firstWord(isShell ? entry.value.slice(1) : entry.value);
-		if (program.includes("/")) programs.push(program);
+		programs.push(...namedFiles(isShell ? entry.value.slice(1) : entry.value));
 	}
 	return programs;
 }

@@ -27,11 +27,13 @@ const quarantineReasons: Record<string, string> = {
 	HEAD: "beside objects/ and refs/ it makes git take the folder itself for a repository, and git would run what the folder's config says (core.fsmonitor, hooks, aliases) on the host, outside the sandbox, the next time anyone runs git there",
 	".toolbelt":
 		"toolbelt would read its settings (hooks, rules) on the host, outside the sandbox, the next time it starts in that folder",
+	".claude":
+		"Claude Code would read its settings (hooks, MCP servers) on the host, outside the sandbox, the next time it starts in that folder",
 };
 
 /**
  * Watches the writable roots for nested repositories (`sub/.git`, a `.git` file, a `sub/HEAD` that
- * makes `sub` one) and nested toolbelt settings (`sub/.toolbelt`). What exists before a sandboxed call is kept read-only in
+ * makes `sub` one) and nested agent settings (`sub/.toolbelt`, `sub/.claude`). What exists before a sandboxed call is kept read-only in
  * it; what appears while one runs is renamed to `<name>.quarantined-<time>-<random>` after it
  * (git then finds no repository there, toolbelt no settings), and the model is told.
  */

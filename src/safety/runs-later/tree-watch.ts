@@ -2,9 +2,10 @@
 // the workspace roots, and notices new ones, without walking the whole tree on every call: each
 // folder's change time is kept, and only folders whose change time moved are listed again (an
 // entry created, removed or renamed inside a folder moves it; nothing a process can do sets it
-// back). Folders ignored by a root's `.gitignore` as it was when the watch began are not entered,
-// so `node_modules` costs nothing; the rules are read once, so a command cannot hide a folder by
-// writing a `.gitignore`. Synchronous: thousands of tiny lstat calls cost less than as many
+// back). Folders ignored by a root's `.gitignore` as it was when the watch began are listed but
+// not entered, so `node_modules` costs one folder (its packages none), while a `build/.git` or
+// `node_modules/.git` is seen: git there, and in every folder below, would take it for the
+// repository. The rules are read once, so a command cannot hide a folder by writing a `.gitignore`. Synchronous: thousands of tiny lstat calls cost less than as many
 // thread-pool round trips. With change hints (`FolderHints`), `refreshChanged` looks only at the
 // folders the kernel reported events for; `refresh` is always the full pass.
 import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
@@ -171,6 +172,7 @@ export class TreeWatch {
 			return [];
 		}
 		const isRoot = this.options.roots.includes(folder);
+		const shallow = !isRoot && this.isIgnored(folder);
 		if (!this.folders.has(folder) && this.folders.size >= this.maxFolders) {
 			throw new TreeTooLargeError(
 				`The workspace holds more than ${this.maxFolders} folders that .gitignore does not ignore, too many to watch for new repositories.`,
@@ -185,9 +187,9 @@ export class TreeWatch {
 				present.add(path);
 				this.note(path, added);
 			}
-			// A git directory is protected whole; what lies in it is git's.
-			if (child.name === ".git" || !child.isDirectory() || this.folders.has(path)) continue;
-			if (this.ignored.some((isIgnored) => isIgnored(path))) continue;
+			// A git directory is protected whole; what lies in it is git's. An ignored folder's own
+			// entries are looked at, not its subfolders'.
+			if (child.name === ".git" || shallow || !child.isDirectory() || this.folders.has(path)) continue;
 			fresh.push(path);
 		}
 		const prefix = folder + sep;
@@ -197,6 +199,10 @@ export class TreeWatch {
 			}
 		}
 		return fresh;
+	}
+
+	private isIgnored(folder: string): boolean {
+		return this.ignored.some((isIgnored) => isIgnored(folder));
 	}
 
 	private note(path: string, added: NestedEntry[]): void {

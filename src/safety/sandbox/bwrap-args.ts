@@ -1,4 +1,4 @@
-import { sep } from "node:path";
+import { dirname, sep } from "node:path";
 import type { HiddenPath } from "./credentials.js";
 
 /** Everything the bwrap command line of one call is made from; paths are real paths. */
@@ -33,9 +33,32 @@ export interface BwrapLayout {
 const isInside = (path: string, directory: string) => path === directory || path.startsWith(directory + sep);
 
 /**
+ * The folders between a writable directory and each read-only path or other writable path inside
+ * it (neither end included), outside every read-only path, shallowest first. Bound onto
+ * themselves, writable as before, they become mount points, which the kernel will not let a
+ * rename or rmdir move: else `mv tools old && mkdir tools` would leave the read-only bind behind in
+ * `old` and let a command plant a new `tools/fsmonitor.sh` or `tools/hooks/pre-commit` where git
+ * looks on the host, or put a link to a host folder where a writable path was, for the next
+ * call's bind to follow.
+ */
+export function pinnedFolders(writable: readonly string[], readOnly: readonly string[]): string[] {
+	const pinned = new Set<string>();
+	for (const path of [...readOnly, ...writable]) {
+		const outer = writable.filter((directory) => isInside(path, directory) && directory !== path);
+		if (outer.length === 0) continue;
+		const deepest = outer.reduce((left, right) => (right.length > left.length ? right : left));
+		for (let folder = dirname(path); folder.length > deepest.length; folder = dirname(folder)) {
+			if (!readOnly.some((protectedPath) => isInside(folder, protectedPath))) pinned.add(folder);
+		}
+	}
+	return [...pinned].sort((a, b) => a.length - b.length);
+}
+
+/**
  * The bwrap arguments (up to and including `--`): the whole file system read-only, `/tmp` private
  * and empty, a fresh `/dev` and `/proc` (its `/proc/sys` read-only, also for root), the writable directories writable, then the protected
- * paths read-only on top of them (so no writable bind can uncover one) — except a writable path the
+ * paths read-only on top of them (so no writable bind can uncover one), each folder on the way to
+ * one bound onto itself first (so it cannot be renamed away) — except a writable path the
  * user named inside a protected one — then the credentials hidden; a user namespace of its own
  * with every capability dropped (also for root: the mounts cannot be undone from inside), no
  * network unless allowed, the seccomp filter when given, and no survival past the parent.
@@ -51,7 +74,9 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
 	// Shorter paths first, so a parent's bind never covers a child's.
 	const byDepth = [...layout.writable].sort((a, b) => a.length - b.length);
 	const insideProtected = (path: string) => readOnly.some((protectedPath) => isInside(path, protectedPath));
-	for (const path of byDepth) if (!insideProtected(path)) args.push("--bind", path, path);
+	const pinned = pinnedFolders(layout.writable, readOnly);
+	const writableBinds = [...new Set([...byDepth.filter((path) => !insideProtected(path)), ...pinned])];
+	for (const path of writableBinds.sort((a, b) => a.length - b.length)) args.push("--bind", path, path);
 	for (const path of readOnly) args.push("--ro-bind", path, path);
 	for (const path of byDepth) if (insideProtected(path)) args.push("--bind", path, path);
 	for (const hidden of layout.hidden ?? []) {

@@ -1,6 +1,8 @@
-import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
-import { basename, dirname, join, sep } from "node:path";
+import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from "node:fs";
+import { basename, dirname, join, resolve, sep } from "node:path";
+import { expandHome } from "../../workspace/index.js";
 import { type AutoRunEntry, autoRunEntries } from "../runs-later/auto-run-entries.js";
+import { envrcLoadedFiles } from "../runs-later/envrc.js";
 import { type GitLocations, gitLocationsSync, userConfigFiles } from "../runs-later/git-locations.js";
 import type { NestedEntry } from "../runs-later/tree-watch.js";
 import { SandboxUnavailableError } from "./errors.js";
@@ -45,16 +47,55 @@ function symbolicLinkError(path: string): SandboxUnavailableError {
 }
 
 /**
- * Throws `SandboxUnavailableError` if one of `paths` became a symbolic link since it was planned
- * (between the plan and the mount, another process could have put one there).
+ * Throws `SandboxUnavailableError` if one of `paths`, or a folder on the way to it, is a symbolic
+ * link (another process could have put one there since the plan). A mount follows a link on the
+ * way and lands on its target, while the link itself, in a writable folder, could be pointed
+ * elsewhere by a command (`tools -> t2` made `tools -> evil`) and git on the host follow it there.
+ * The roots are real paths, so a link above them is the user's own change of the last moments.
  */
 export function assertNoSymbolicLinks(paths: readonly string[]): void {
-	for (const path of paths) if (lstatOrUndefined(path)?.isSymbolicLink()) throw symbolicLinkError(path);
+	const checked = new Set<string>();
+	for (const path of paths) {
+		for (let current = path; !checked.has(current); current = dirname(current)) {
+			checked.add(current);
+			if (lstatOrUndefined(current)?.isSymbolicLink()) throw symbolicLinkError(current);
+			if (dirname(current) === current) break;
+		}
+	}
 }
 
-/** True when `folder` has the `objects` and `refs` folders that, with a `HEAD`, make git take it for a git directory. */
-function isGitDirectoryShape(folder: string): boolean {
-	return ["objects", "refs"].every((name) => lstatOrUndefined(join(folder, name))?.isDirectory());
+/**
+ * Throws `SandboxUnavailableError` when a writable path the user named leads outside the roots
+ * through a link inside a writable folder: a command could have made that link (or, before the
+ * folders on the way were pinned, renamed them and put one there), and the bind would follow it
+ * and make the folder it leads to writable — as root, `/etc`. A link that stays within the roots
+ * (`.vscode -> config/vscode`) gives nothing a command could not write anyway.
+ */
+function assertNamedPathsUnlinked(
+	namedPaths: readonly string[],
+	roots: readonly string[],
+	writable: readonly string[],
+): void {
+	for (const named of namedPaths) {
+		const real = realPathOrUndefined(named);
+		if (real !== undefined && roots.some((root) => isInside(real, root))) continue;
+		for (let current = named; dirname(current) !== current; current = dirname(current)) {
+			const inWritable = writable.some((directory) => current !== directory && isInside(current, directory));
+			if (!inWritable || !lstatOrUndefined(current)?.isSymbolicLink()) continue;
+			throw new SandboxUnavailableError(
+				`The sandbox cannot make ${named} writable: ${current} is a symbolic link inside a writable folder, which a command could have made to reach a folder outside (${real ?? "a missing one"}). ` +
+					"Name the folder the link leads to in sandbox.writablePaths instead (after checking it is the one you meant), or replace the link by a folder. The command was not run.",
+			);
+		}
+	}
+}
+
+function realPathOrUndefined(path: string): string | undefined {
+	try {
+		return realpathSync(path);
+	} catch {
+		return undefined;
+	}
 }
 
 /** The folder holding `.git` for `folder`: itself, or the nearest parent with one (the repository a root lies in). */
@@ -126,15 +167,19 @@ function candidatesOf(options: ProtectedPlanOptions): Map<string, MountPoint["ki
 	};
 	for (const root of options.roots) {
 		for (const entry of autoRunEntries) add([join(root, entry.path), entry.kind]);
+		// What the root's allowed .envrc loads runs at the next cd too, unchecked by direnv.
+		for (const file of envrcLoadedFiles(readText(join(root, ".envrc")) ?? ""))
+			add([resolve(root, expandHome(file, options.homeDir)), "file"]);
 		// A root without its own .git may lie in a repository whose config names paths inside it.
 		const { top, dotGit } = repositoryTop(root);
 		gitCandidates(top, dotGit?.isFile() ?? false, options.homeDir).forEach(add);
 	}
 	for (const file of userConfigFiles({ homeDir: options.homeDir, env: process.env })) add([file, "file"]);
 	for (const entry of options.nested ?? []) {
-		// A folder git takes for a repository itself is kept whole, as a .git folder is (config, hooks).
-		const isGitDirectory = basename(entry.path) === "HEAD" && isGitDirectoryShape(dirname(entry.path));
-		add(isGitDirectory ? [dirname(entry.path), "directory"] : [entry.path, entry.kind]);
+		// A folder holding HEAD is kept whole, as a .git folder is (config, hooks): git takes it for a
+		// repository once it has objects/ and refs/, and a committed bare repository often lacks
+		// refs/ (git keeps no empty folder), which a command would only have to make, with a config.
+		add(basename(entry.path) === "HEAD" ? [dirname(entry.path), "directory"] : [entry.path, entry.kind]);
 		if (entry.path.endsWith(`${sep}.git`))
 			gitCandidates(dirname(entry.path), entry.kind === "file", options.homeDir).forEach(add);
 	}
@@ -143,7 +188,7 @@ function candidatesOf(options: ProtectedPlanOptions): Map<string, MountPoint["ki
 
 /**
  * Lists what must be read-only for the next call, when it lies in a writable path: every auto-run
- * entry of each root, the nested entries found below them, and for each repository (the roots', a
+ * entry of each root and what its `.envrc` loads, the nested entries found below them, and for each repository (the roots', a
  * nested one) its git directories, every config file git reads with everything those include, and
  * every hooks folder and program (by a path) a config of any level names — minus the paths the user named in
  * `writablePaths`. A missing path gets a mount point (at its highest missing folder). Throws
@@ -152,6 +197,7 @@ function candidatesOf(options: ProtectedPlanOptions): Map<string, MountPoint["ki
  */
 export function planProtectedPaths(options: ProtectedPlanOptions): ProtectedPlan {
 	const writable = [...options.roots, ...options.writablePaths];
+	assertNamedPathsUnlinked(options.namedPaths ?? [], options.roots, writable);
 	const named = new Set([...options.writablePaths, ...(options.namedPaths ?? [])]);
 	const candidates = candidatesOf(options);
 	const plan: ProtectedPlan = { readOnly: [], mountPoints: [] };
