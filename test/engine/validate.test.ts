@@ -92,3 +92,30 @@ describe("validateToolArguments", () => {
 		expect(() => validateToolArguments(strict, args)).toThrow(/__proto__: is not a known property/);
 	});
 });
+
+describe("a validation error of many failing paths", () => {
+	it("lists the first paths and counts the rest: 100,000 bad edits make a short message", () => {
+		const edit: ToolDefinition = {
+			name: "edit",
+			description: "",
+			parameters: Type.Object({
+				path: Type.String(),
+				edits: Type.Array(Type.Object({ old_string: Type.String(), new_string: Type.String() })),
+			}),
+		};
+		const edits = Array.from({ length: 100_000 }, () => ({ old_string: "a" }));
+		let error: unknown;
+		try {
+			validateToolArguments(edit, { path: "f", edits });
+		} catch (caught) {
+			error = caught;
+		}
+		expect(error).toBeInstanceOf(ValidationError);
+		const message = (error as Error).message;
+		// 4 MB of "- edits.N.new_string: is required" lines before.
+		expect(message.length).toBeLessThan(10_000);
+		expect(message).toContain("- edits.0.new_string: is required");
+		expect(message).toContain("… and 99,980 more failing paths");
+		expect(message).toContain("Fix the arguments and call the tool again.");
+	});
+});

@@ -45,14 +45,28 @@ function validatorFor(schema: object): ValidateFunction {
 	return validate;
 }
 
-/** Thrown when arguments do not match a tool's schema. The message lists every failing path. */
+/**
+ * Failing paths the message lists. An array of 100,000 wrong items fails at each (4 MB of lines); the
+ * first ones show the model the mistake, and the count says how far it goes.
+ */
+const MAX_LISTED_PROBLEMS = 20;
+
+/** The message's list of failing paths: the first `MAX_LISTED_PROBLEMS`, then how many more. */
+function listed(problems: readonly string[]): string {
+	const lines = problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => `  - ${problem}`);
+	const more = problems.length - MAX_LISTED_PROBLEMS;
+	if (more > 0) lines.push(`  … and ${more.toLocaleString("en-US")} more failing paths`);
+	return lines.join("\n");
+}
+
+/** Thrown when arguments do not match a tool's schema. The message lists the failing paths (the first 20). */
 export class ValidationError extends Error {
 	/** One line per failing path, e.g. `limit: must be number`. */
 	readonly problems: string[];
 
 	constructor(toolName: string, problems: string[], received: unknown) {
 		super(
-			`Validation failed for tool "${toolName}":\n${problems.map((problem) => `  - ${problem}`).join("\n")}\n\n` +
+			`Validation failed for tool "${toolName}":\n${listed(problems)}\n\n` +
 				`Received arguments:\n${safeJson(received)}\n\nFix the arguments and call the tool again.`,
 		);
 		this.name = "ValidationError";
