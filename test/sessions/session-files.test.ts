@@ -28,7 +28,14 @@ function storeWith(make: (path: string) => void) {
 const odd: [string, (path: string) => void, RegExp][] = [
 	["a FIFO", (path) => execFileSync("mkfifo", [path]), /not a regular file/],
 	["a link to /dev/zero", (path) => symlinkSync("/dev/zero", path), /link/],
-	["a 1 GB file", (path) => (writeFileSync(path, ""), truncateSync(path, 2 ** 30)), /1\.0 GB.*more than/],
+	[
+		"a 1 GB file",
+		(path) => {
+			writeFileSync(path, "", { mode: 0o600 });
+			truncateSync(path, 2 ** 30);
+		},
+		/1\.0 GB.*more than/,
+	],
 ];
 
 describe("a session file that is not one the recorder wrote", () => {
