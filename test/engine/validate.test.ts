@@ -119,3 +119,17 @@ describe("a validation error of many failing paths", () => {
 		expect(message).toContain("Fix the arguments and call the tool again.");
 	});
 });
+
+describe("arguments nested 100,000 levels deep", () => {
+	it("are refused with a validation error, not a stack overflow", () => {
+		const deep = JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`);
+		expect(() => validateToolArguments(read, { path: "a", extra: deep })).toThrow(
+			/Validation failed for tool "read":\n {2}- \(root\): nests arrays or objects more than 64 levels deep/,
+		);
+	});
+
+	it("64 levels still validate", () => {
+		const nested = JSON.parse(`${"[".repeat(63)}${"]".repeat(63)}`);
+		expect(validateToolArguments(read, { path: "a", extra: nested })).toMatchObject({ path: "a" });
+	});
+});

@@ -120,10 +120,37 @@ function flatCopy(args: unknown): Record<string, unknown> | undefined {
 }
 
 /**
+ * Most levels of arrays and objects in a call's arguments. JSON.parse reads any depth, but copying
+ * and validating recurse: arguments 100,000 levels deep overflowed the stack ("Maximum call stack
+ * size exceeded" was all the model read). No tool's schema nests near this deep.
+ */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/** True when `value` nests arrays or objects deeper than `maxDepth`; walked without recursion, stops at the first too deep. */
+function nestedDeeperThan(value: unknown, maxDepth: number): boolean {
+	const stack: [unknown, number][] = [[value, 0]];
+	for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+		const [item, depth] = next;
+		if (typeof item !== "object" || item === null) continue;
+		if (depth >= maxDepth) return true;
+		for (const child of Object.values(item))
+			if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+	}
+	return false;
+}
+
+/**
  * Validates `args` against the tool's schema after coercion and returns the coerced copy.
  * The input is never mutated. Throws `ValidationError` listing every failing path.
  */
 export function validateToolArguments(tool: ToolDefinition, args: unknown): Record<string, unknown> {
+	if (nestedDeeperThan(args, MAX_ARGUMENT_DEPTH)) {
+		throw new ValidationError(
+			tool.name,
+			[`(root): nests arrays or objects more than ${MAX_ARGUMENT_DEPTH} levels deep; send flatter arguments`],
+			"(not shown: nested too deep)",
+		);
+	}
 	const copy = args === undefined ? {} : (flatCopy(args) ?? structuredClone(args));
 	const validate = validatorFor(tool.parameters as object);
 	if (validate(copy)) return copy as Record<string, unknown>;
