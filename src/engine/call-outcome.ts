@@ -1,5 +1,5 @@
 import { errorMessage, isAbortError, ToolError } from "./errors.js";
-import { cutText } from "./truncate.js";
+import { cutMiddle, cutText, DEFAULT_MAX_BYTES } from "./truncate.js";
 import type { ToolResult } from "./types.js";
 import { type ReadArguments, readArgumentsText } from "./validation/repair-arguments.js";
 
@@ -9,9 +9,18 @@ export interface Outcome {
 	isError: boolean;
 }
 
-/** An error outcome with `text` for the model. */
+/**
+ * Characters of an error kept at its start and at its end: an error gets the budget of any result.
+ * A message grows with what it echoes (a 200 KB path, a tool named by a megabyte), and its end says
+ * why (": the name is too long."), so the middle goes.
+ */
+const ERROR_HEAD = DEFAULT_MAX_BYTES;
+const ERROR_TAIL = 2_000;
+
+/** An error outcome with `text` for the model, its middle cut past the budget of a result. */
 export function errorOutcome(text: string, details?: unknown): Outcome {
-	return { result: { content: [{ type: "text", text }], details }, isError: true };
+	const bounded = cutMiddle(text, { head: ERROR_HEAD, tail: ERROR_TAIL, noun: "error" }).text;
+	return { result: { content: [{ type: "text", text: bounded }], details }, isError: true };
 }
 
 /** The outcome of a call the abort stopped before it began. */

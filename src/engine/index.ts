@@ -16,6 +16,7 @@ export {
 export {
 	type CutTextOptions,
 	countLines,
+	cutMiddle,
 	cutText,
 	DEFAULT_MAX_BYTES,
 	DEFAULT_MAX_LINES,

@@ -223,6 +223,21 @@ function cutWindow(text: string, around: number, maxLength: number): LineTruncat
 }
 
 /**
+ * Keeps the first `head` and the last `tail` characters of `text`, with a marker between that says
+ * how many were cut: `[… 12,345 characters of this error cut …]`. For text whose end matters as
+ * much as its start (an error: what failed, then why). Never splits a surrogate pair.
+ */
+export function cutMiddle(text: string, options: { head: number; tail: number; noun?: string }): LineTruncationResult {
+	if (text.length <= options.head + options.tail) return { text, truncated: false };
+	let end = options.head;
+	if (isHighSurrogate(text.charCodeAt(end - 1))) end--;
+	let start = text.length - options.tail;
+	if (isLowSurrogate(text.charCodeAt(start))) start++;
+	const marker = `[… ${(start - end).toLocaleString("en-US")} characters of this ${options.noun ?? "text"} cut …]`;
+	return { text: `${text.slice(0, end)}${marker}${text.slice(start)}`, truncated: true };
+}
+
+/**
  * Cuts a line longer than `maxLength` characters (UTF-16 code units) and appends a marker
  * saying how much was cut: `cutText` for one line. Never splits a surrogate pair.
  */

@@ -6,7 +6,12 @@ import { monotonicMs } from "../engine/index.js";
 import { bearerChallenge, generateMcpToken, hasBearerToken, mcpTokenProblem } from "./http-auth.js";
 import { addCorsHeaders, answerPreflight, normalizeOrigin, originProblem } from "./http-origin.js";
 import { isLoopbackHost } from "./loopback.js";
-import { DEFAULT_MAX_MESSAGE_BYTES, messageTooLargeText } from "./message-limit.js";
+import {
+	DEFAULT_MAX_MESSAGE_BYTES,
+	messageTooDeepText,
+	messageTooLargeText,
+	nestedDeeperThan,
+} from "./message-limit.js";
 import { loadHttpServerTransport } from "./sdk-transports.js";
 import type { ToolbeltMcpServer } from "./server.js";
 
@@ -91,7 +96,8 @@ function trackActivity(session: Session, response: ServerResponse): void {
 	});
 }
 
-type Body = { ok: true; value: unknown } | { ok: false; status: number; message: string };
+/** A body read, or why not: the HTTP status, the text and the JSON-RPC code of the answer. */
+type Body = { ok: true; value: unknown } | { ok: false; status: number; message: string; code: number };
 
 /** Reads and parses a POST body, bounded; the transport then gets it pre-parsed. */
 async function readBody(request: IncomingMessage, maxBytes: number): Promise<Body> {
@@ -104,14 +110,17 @@ async function readBody(request: IncomingMessage, maxBytes: number): Promise<Bod
 				ok: false,
 				status: 413,
 				message: messageTooLargeText(maxBytes),
+				code: -32000,
 			};
 		}
 		chunks.push(chunk);
 	}
+	const text = Buffer.concat(chunks).toString("utf8");
+	if (nestedDeeperThan(text)) return { ok: false, status: 400, message: messageTooDeepText(), code: -32600 };
 	try {
-		return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+		return { ok: true, value: JSON.parse(text) };
 	} catch {
-		return { ok: false, status: 400, message: "Parse error: the request body is not valid JSON." };
+		return { ok: false, status: 400, message: "Parse error: the request body is not valid JSON.", code: -32700 };
 	}
 }
 
@@ -267,7 +276,7 @@ async function handleRequest(state: ServerState, request: IncomingMessage, respo
 	let body: unknown;
 	if (request.method === "POST") {
 		const read = await readBody(request, state.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
-		if (!read.ok) return reject(response, read.status, read.message, read.status === 400 ? -32700 : -32000);
+		if (!read.ok) return reject(response, read.status, read.message, read.code);
 		body = read.value;
 	}
 	if (typeof sessionId === "string") {

@@ -92,10 +92,33 @@ interface RecorderState {
 	onWarning?: (message: string) => void;
 }
 
+/** Levels of a record searched for the part JSON cannot write (arguments sit two levels down). */
+const MARK_LEVELS = 3;
+
+/**
+ * `value` as JSON, a part that cannot be written (arguments nested 100,000 levels deep overflow
+ * JSON.stringify's stack) replaced by a string that says so, down to `levels` levels; past them the
+ * whole value is. A model or an MCP client choosing its arguments cannot stop the recording so.
+ */
+function recordJson(value: unknown, redact: Redactor, levels = MARK_LEVELS): string {
+	try {
+		// JSON.stringify gives undefined for undefined and functions: null, as it writes them in an array.
+		return redactedJson(value, redact) ?? "null";
+	} catch (error) {
+		const marker = JSON.stringify(`[not recorded: ${error instanceof Error ? error.message : String(error)}]`);
+		if (levels === 0 || typeof value !== "object" || value === null) return marker;
+		const inner = (item: unknown) => recordJson(item, redact, levels - 1);
+		if (Array.isArray(value)) return `[${value.map(inner).join(",")}]`;
+		const written = Object.entries(value).filter(([, item]) => item !== undefined && typeof item !== "function");
+		const parts = written.map(([key, item]) => `${JSON.stringify(key)}:${inner(item)}`);
+		return `{${parts.join(",")}}`;
+	}
+}
+
 function write(state: RecorderState, record: SessionRecord): void {
 	if (!state.file) return;
 	try {
-		state.file.append(redactedJson(record, state.redact));
+		state.file.append(recordJson(record, state.redact));
 	} catch (error) {
 		const path = state.file.path;
 		state.file = undefined;

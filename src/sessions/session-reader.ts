@@ -1,7 +1,9 @@
-import { createReadStream } from "node:fs";
+import { closeSync, constants, createReadStream, fstatSync, openSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Message } from "../agent/index.js";
+import { formatSize } from "../engine/index.js";
 import type { MessageRecord, SessionHeaderRecord, SessionRecord, ToolCallRecord } from "./records.js";
+import { DEFAULT_SESSION_FILE_MAX_BYTES } from "./session-store.js";
 
 /** A session file read back: its header and every record after it, in order. */
 export interface RecordedSession {
@@ -9,10 +11,55 @@ export interface RecordedSession {
 	records: SessionRecord[];
 }
 
-/** Reads a session file line by line; a line that is not a record (cut by a crash) is skipped. */
-export async function readSessionFile(path: string): Promise<RecordedSession> {
+/**
+ * Most bytes of a session file read back: twice what the recorder writes by default (its limit and
+ * a resumed session's appends). A larger file was not written by the recorder, and its records
+ * would all be held in memory.
+ */
+export const MAX_SESSION_FILE_READ_BYTES = 2 * DEFAULT_SESSION_FILE_MAX_BYTES;
+
+/** Options of `readSessionFile`. */
+export interface ReadSessionFileOptions {
+	/** Most bytes read; a larger file is refused. Default: `MAX_SESSION_FILE_READ_BYTES` (64 MB). */
+	maxBytes?: number;
+}
+
+/**
+ * Opens a session file to read: the regular file at `path` itself, never through a link in its
+ * place (the recorder makes none), never a FIFO, device or socket (non-blocking open: a FIFO
+ * without a writer would wait forever), at most `maxBytes`. Throws a sentence saying which.
+ */
+function openSessionFile(path: string, maxBytes: number): { descriptor: number; size: number } {
+	let descriptor: number;
+	try {
+		descriptor = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ELOOP")
+			throw new Error(`${path} is a symbolic link, not a recorded session (the recorder writes files only).`);
+		throw error;
+	}
+	const info = fstatSync(descriptor);
+	let problem: string | undefined;
+	if (!info.isFile())
+		problem = `${path} is not a regular file (a FIFO, device or socket); it is not a recorded session.`;
+	else if (info.size > maxBytes)
+		problem = `${path} is ${formatSize(info.size)}, more than a recorded session can be (${formatSize(maxBytes)}); it is not read.`;
+	if (problem !== undefined) {
+		closeSync(descriptor);
+		throw new Error(problem);
+	}
+	return { descriptor, size: info.size };
+}
+
+/**
+ * Reads a session file line by line; a line that is not a record (cut by a crash) is skipped.
+ * Bounded: see `openSessionFile`; a file still growing is read up to its bound.
+ */
+export async function readSessionFile(path: string, options: ReadSessionFileOptions = {}): Promise<RecordedSession> {
+	const maxBytes = options.maxBytes ?? MAX_SESSION_FILE_READ_BYTES;
+	const { descriptor } = openSessionFile(path, maxBytes);
 	const lines = createInterface({
-		input: createReadStream(path, { encoding: "utf8" }),
+		input: createReadStream("", { fd: descriptor, encoding: "utf8", start: 0, end: maxBytes - 1 }),
 		crlfDelay: Number.POSITIVE_INFINITY,
 	});
 	let header: SessionHeaderRecord | undefined;

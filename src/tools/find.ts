@@ -17,6 +17,7 @@ import { prepareFindArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, formatDuration, resolveSearchTarget } from "./search/run-search.js";
 import {
 	createSearchTool,
+	MAX_SEARCH_PATTERN_LENGTH,
 	type SearchRunDetails,
 	type SearchToolCall,
 	type SearchToolOptions,
@@ -34,6 +35,7 @@ export const findSchema = Type.Object(
 	{
 		pattern: Type.String({
 			description: "Glob to match, e.g. '*.ts' (any depth), 'src/**/*.test.ts', '.github/workflows/*.yml'.",
+			maxLength: MAX_SEARCH_PATTERN_LENGTH,
 		}),
 		path: Type.Optional(
 			Type.String({ description: "Directory to search, relative to the working directory. Default: ." }),

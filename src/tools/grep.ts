@@ -16,6 +16,7 @@ import { prepareGrepArguments } from "./search/prepare-arguments.js";
 import { DEFAULT_SEARCH_TIMEOUT_MS, resolveSearchTarget } from "./search/run-search.js";
 import {
 	createSearchTool,
+	MAX_SEARCH_PATTERN_LENGTH,
 	type SearchRunDetails,
 	type SearchToolCall,
 	type SearchToolOptions,
@@ -41,15 +42,22 @@ export const grepSchema = Type.Object(
 	{
 		pattern: Type.String({
 			description: "Regular expression to search for (ripgrep/Rust syntax), or plain text with literal: true.",
+			maxLength: MAX_SEARCH_PATTERN_LENGTH,
 		}),
 		path: Type.Optional(
 			Type.String({ description: "Directory or file to search, relative to the working directory. Default: ." }),
 		),
 		include: Type.Optional(
-			Type.String({ description: "Only search files matching this glob, e.g. '*.ts' or 'src/**/*.{ts,tsx}'." }),
+			Type.String({
+				description: "Only search files matching this glob, e.g. '*.ts' or 'src/**/*.{ts,tsx}'.",
+				maxLength: MAX_SEARCH_PATTERN_LENGTH,
+			}),
 		),
 		exclude: Type.Optional(
-			Type.String({ description: "Skip files and folders matching this glob, e.g. '*.min.js' or 'dist/**'." }),
+			Type.String({
+				description: "Skip files and folders matching this glob, e.g. '*.min.js' or 'dist/**'.",
+				maxLength: MAX_SEARCH_PATTERN_LENGTH,
+			}),
 		),
 		case_sensitive: Type.Optional(Type.Boolean({ description: "Match case exactly. Default: true." })),
 		literal: Type.Optional(

@@ -38,7 +38,7 @@ export { importantLinesOfFile, withKeptLines } from "./output/scan-output-file.j
 export { collapseRuns, ImportantLines, wordyShapeOf } from "./output/semantic-tail.js";
 export { canonicalPath } from "./paths/canonical-path.js";
 export { editDistance, resolveExistingPath, similarNames } from "./paths/near-miss.js";
-export { displayPath, expandHome, resolveToolPath } from "./paths/paths.js";
+export { displayPath, expandHome, resolveToolPath, shortenedPath } from "./paths/paths.js";
 export { isInsideRoot, realPathOf } from "./paths/real-path.js";
 export { notRegularFileMessage, shellQuote, symlinkLoopMessage } from "./paths/special-file-messages.js";
 export { visibleName } from "./paths/visible-name.js";

@@ -92,3 +92,44 @@ describe("validateToolArguments", () => {
 		expect(() => validateToolArguments(strict, args)).toThrow(/__proto__: is not a known property/);
 	});
 });
+
+describe("a validation error of many failing paths", () => {
+	it("lists the first paths and counts the rest: 100,000 bad edits make a short message", () => {
+		const edit: ToolDefinition = {
+			name: "edit",
+			description: "",
+			parameters: Type.Object({
+				path: Type.String(),
+				edits: Type.Array(Type.Object({ old_string: Type.String(), new_string: Type.String() })),
+			}),
+		};
+		const edits = Array.from({ length: 100_000 }, () => ({ old_string: "a" }));
+		let error: unknown;
+		try {
+			validateToolArguments(edit, { path: "f", edits });
+		} catch (caught) {
+			error = caught;
+		}
+		expect(error).toBeInstanceOf(ValidationError);
+		const message = (error as Error).message;
+		// 4 MB of "- edits.N.new_string: is required" lines before.
+		expect(message.length).toBeLessThan(10_000);
+		expect(message).toContain("- edits.0.new_string: is required");
+		expect(message).toContain("… and 99,980 more failing paths");
+		expect(message).toContain("Fix the arguments and call the tool again.");
+	});
+});
+
+describe("arguments nested 100,000 levels deep", () => {
+	it("are refused with a validation error, not a stack overflow", () => {
+		const deep = JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`);
+		expect(() => validateToolArguments(read, { path: "a", extra: deep })).toThrow(
+			/Validation failed for tool "read":\n {2}- \(root\): nests arrays or objects more than 64 levels deep/,
+		);
+	});
+
+	it("64 levels still validate", () => {
+		const nested = JSON.parse(`${"[".repeat(63)}${"]".repeat(63)}`);
+		expect(validateToolArguments(read, { path: "a", extra: nested })).toMatchObject({ path: "a" });
+	});
+});

@@ -72,6 +72,20 @@ describe("toolbelt mcp over stdio, under bad input", { timeout: 180_000 }, () =>
 		expect((await server.ping("after-invalid")).result).toEqual({});
 	});
 
+	it("answers a message nested 4,000,000 levels deep with -32600 under its id, without parsing it", async () => {
+		// 8 MB, under the size limit: parsed, its 4 million arrays took the server to 506 MB for 10 s.
+		const before = server.peakMemoryBytes();
+		const depth = 4_000_000;
+		await server.write(
+			`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"read","arguments":{"path":"a","x":${"[".repeat(depth)}${"]".repeat(depth)}}}}\n`,
+		);
+		const answer = await server.answerTo("deep", 60_000);
+		expect(answer.error?.code).toBe(-32600);
+		expect(answer.error?.message).toMatch(/nests arrays or objects more than 128 levels deep/);
+		expect(server.peakMemoryBytes() - before).toBeLessThan(100 * MiB);
+		expect((await server.ping("after-deep")).result).toEqual({});
+	});
+
 	it("answers other requests while a call runs, and a cancel ends the call's process", async () => {
 		const marker = `31${process.pid}.5`;
 		server.send({

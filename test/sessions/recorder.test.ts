@@ -3,6 +3,7 @@ import { chmod, mkdir, readFile, stat, utimes, writeFile } from "node:fs/promise
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { Agent } from "../../src/agent/index.js";
+import { executeToolCalls } from "../../src/engine/execute-tool-calls.js";
 import {
 	createSessionRecorder,
 	openSessionRecorder,
@@ -159,5 +160,41 @@ describe("session recorder", () => {
 		const lines = (await readFile(file.path, "utf8")).trim().split("\n");
 		expect(lines).toHaveLength(2);
 		expect(JSON.parse(lines[1] as string)).toMatchObject({ type: "cut" });
+	});
+});
+
+describe("a record that cannot be written as JSON", () => {
+	const tempDir = useTempDir();
+
+	it("is recorded with the part it cannot write marked, and recording goes on", async () => {
+		const cwd = join(tempDir(), "project");
+		await mkdir(cwd, { recursive: true });
+		await writeFile(join(cwd, "notes.txt"), "buy milk\n");
+		const store = SessionStore.open({ stateDir: join(tempDir(), "state"), workspaceFolders: [cwd] });
+		const warnings: string[] = [];
+		const recorder = createSessionRecorder({ store, source: "mcp", cwd, onWarning: (text) => warnings.push(text) });
+		// Arguments 100,000 arrays deep (as an MCP client may send them): JSON.stringify overflows the
+		// stack on them, and the recording of the rest of the session stopped.
+		const deep = JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`);
+		const tools = createCodingTools(cwd);
+		for (const [id, args] of [
+			["1", { path: "notes.txt", extra: deep }],
+			["2", { path: "notes.txt" }],
+		] as const) {
+			await executeToolCalls({
+				tools,
+				toolCalls: [{ type: "toolCall", id, name: "read", arguments: args }],
+				onEvent: (event) => recorder.onToolEvent(event),
+				...recorder.wrapHooks({}),
+			});
+		}
+		recorder.close();
+
+		expect(warnings).toEqual([]);
+		const session = await readSessionFile(recorder.path);
+		const calls = session.records.filter((record): record is ToolCallRecord => record.type === "tool_call");
+		expect(calls).toHaveLength(2);
+		expect(JSON.stringify(calls[0])).toContain("not recorded");
+		expect(calls[1]?.arguments).toEqual({ path: "notes.txt" });
 	});
 });

@@ -45,14 +45,28 @@ function validatorFor(schema: object): ValidateFunction {
 	return validate;
 }
 
-/** Thrown when arguments do not match a tool's schema. The message lists every failing path. */
+/**
+ * Failing paths the message lists. An array of 100,000 wrong items fails at each (4 MB of lines); the
+ * first ones show the model the mistake, and the count says how far it goes.
+ */
+const MAX_LISTED_PROBLEMS = 20;
+
+/** The message's list of failing paths: the first `MAX_LISTED_PROBLEMS`, then how many more. */
+function listed(problems: readonly string[]): string {
+	const lines = problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => `  - ${problem}`);
+	const more = problems.length - MAX_LISTED_PROBLEMS;
+	if (more > 0) lines.push(`  … and ${more.toLocaleString("en-US")} more failing paths`);
+	return lines.join("\n");
+}
+
+/** Thrown when arguments do not match a tool's schema. The message lists the failing paths (the first 20). */
 export class ValidationError extends Error {
 	/** One line per failing path, e.g. `limit: must be number`. */
 	readonly problems: string[];
 
 	constructor(toolName: string, problems: string[], received: unknown) {
 		super(
-			`Validation failed for tool "${toolName}":\n${problems.map((problem) => `  - ${problem}`).join("\n")}\n\n` +
+			`Validation failed for tool "${toolName}":\n${listed(problems)}\n\n` +
 				`Received arguments:\n${safeJson(received)}\n\nFix the arguments and call the tool again.`,
 		);
 		this.name = "ValidationError";
@@ -106,10 +120,37 @@ function flatCopy(args: unknown): Record<string, unknown> | undefined {
 }
 
 /**
+ * Most levels of arrays and objects in a call's arguments. JSON.parse reads any depth, but copying
+ * and validating recurse: arguments 100,000 levels deep overflowed the stack ("Maximum call stack
+ * size exceeded" was all the model read). No tool's schema nests near this deep.
+ */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/** True when `value` nests arrays or objects deeper than `maxDepth`; walked without recursion, stops at the first too deep. */
+function nestedDeeperThan(value: unknown, maxDepth: number): boolean {
+	const stack: [unknown, number][] = [[value, 0]];
+	for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+		const [item, depth] = next;
+		if (typeof item !== "object" || item === null) continue;
+		if (depth >= maxDepth) return true;
+		for (const child of Object.values(item))
+			if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+	}
+	return false;
+}
+
+/**
  * Validates `args` against the tool's schema after coercion and returns the coerced copy.
  * The input is never mutated. Throws `ValidationError` listing every failing path.
  */
 export function validateToolArguments(tool: ToolDefinition, args: unknown): Record<string, unknown> {
+	if (nestedDeeperThan(args, MAX_ARGUMENT_DEPTH)) {
+		throw new ValidationError(
+			tool.name,
+			[`(root): nests arrays or objects more than ${MAX_ARGUMENT_DEPTH} levels deep; send flatter arguments`],
+			"(not shown: nested too deep)",
+		);
+	}
 	const copy = args === undefined ? {} : (flatCopy(args) ?? structuredClone(args));
 	const validate = validatorFor(tool.parameters as object);
 	if (validate(copy)) return copy as Record<string, unknown>;

@@ -1,9 +1,14 @@
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_MAX_MESSAGE_BYTES, messageTooLargeText } from "../message-limit.js";
+import {
+	DEFAULT_MAX_MESSAGE_BYTES,
+	messageTooDeepText,
+	messageTooLargeText,
+	nestedDeeperThan,
+} from "../message-limit.js";
 import { type BoundedLine, BoundedLineSplitter } from "./bounded-lines.js";
-import type { JsonRpcId } from "./top-level-id.js";
+import { type JsonRpcId, TopLevelIdScanner } from "./top-level-id.js";
 
 /** Options of `BoundedStdioServerTransport`. */
 export interface BoundedStdioOptions {
@@ -107,6 +112,12 @@ export class BoundedStdioServerTransport implements Transport {
 		}
 		const text = line.text.endsWith("\r") ? line.text.slice(0, -1) : line.text;
 		if (text.trim() === "") return;
+		if (nestedDeeperThan(text)) {
+			const scanner = new TopLevelIdScanner();
+			scanner.feed(Buffer.from(text));
+			this.answerError(scanner.id ?? null, ErrorCode.InvalidRequest, messageTooDeepText());
+			return;
+		}
 		let value: unknown;
 		try {
 			value = JSON.parse(text);

@@ -158,7 +158,7 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 	const operations = options.operations ?? run.target.workspace.files;
 	const requests = requestsOf(input);
 	// Resolved by the workspace, which tolerates invisible differences in names (Unicode spaces, NFC/NFD).
-	const { absolutePath, info, key, display: shown } = resolvedPathOf(run.target);
+	const { absolutePath, info, key, display: shown } = resolvedPathOf(run.target, input.path);
 	return withFileMutationQueue(
 		absolutePath,
 		async () => {

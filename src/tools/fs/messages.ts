@@ -5,6 +5,7 @@ import {
 	errorCode,
 	type FileOperations,
 	notRegularFileMessage,
+	shortenedPath,
 	similarNames,
 	symlinkLoopMessage,
 } from "../../workspace/index.js";
@@ -68,9 +69,11 @@ async function exists(operations: FileOperations, path: string): Promise<boolean
 }
 
 /** Turns a file-system failure into a sentence for the model: what failed and what to try. */
-export function fileSystemErrorMessage(error: unknown, shownPath: string, action: string): string {
+export function fileSystemErrorMessage(error: unknown, path: string, action: string): string {
 	// Already written for the model (e.g. a symlink loop found while resolving the path).
 	if (error instanceof ToolError) return error.message;
+	// Some callers pass the argument as the model wrote it: shown short when it is past any real path.
+	const shownPath = shortenedPath(path);
 	switch (errorCode(error)) {
 		case "EACCES":
 		case "EPERM":

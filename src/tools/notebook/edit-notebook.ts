@@ -92,7 +92,7 @@ export async function runNotebookEdit(run: {
 			"new_source needs cell: the number of the notebook cell to replace (1-based, as read shows it).",
 		);
 	}
-	const { absolutePath, info, key, display: shown } = resolvedPathOf(run.target);
+	const { absolutePath, info, key, display: shown } = resolvedPathOf(run.target, input.path);
 	if (!info) throw await notFoundError({ cwd, absolutePath, operations });
 	if (info.kind !== "file")
 		throw new ToolError(`${shown} is not a regular file; a notebook edit needs an .ipynb file.`);

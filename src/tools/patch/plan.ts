@@ -155,12 +155,33 @@ function planHunk(content: string, from: number, hunk: PatchHunk): { span: Span;
 }
 
 /**
+ * Most characters all of a file's hunks may search, together. Each hunk is sought (and checked
+ * unique) in the rest of the file after the hunk before it: 100,000 hunks on an 8 MB file searched
+ * for more than 5 minutes (8,000 hunks: 63 s). About a second's work; an 8 MB file takes ~130 hunks
+ * in one call, a 100 KB file ~10,000.
+ */
+export const MAX_PATCH_SEARCH_CHARS = 2 ** 30;
+
+/** Refuses a file's hunks whose search would pass `MAX_PATCH_SEARCH_CHARS`, before any is sought. */
+function checkSearchCost(path: string, content: string, hunks: readonly PatchHunk[]): void {
+	if (hunks.length * content.length <= MAX_PATCH_SEARCH_CHARS) return;
+	const most = Math.max(1, Math.floor(MAX_PATCH_SEARCH_CHARS / Math.max(1, content.length)));
+	throw new ToolError(
+		`The patch has ${hunks.length.toLocaleString("en-US")} hunks for ${path} (${content.length.toLocaleString("en-US")} characters); ` +
+			`apply_patch takes at most ${most.toLocaleString("en-US")} hunks for a file this size in one call. ` +
+			"Split the changes into several apply_patch calls, or rewrite the file with write. No file was changed.",
+		{ reason: "too-many-hunks", path, hunks: hunks.length, most },
+	);
+}
+
+/**
  * Applies the hunks of one Update File to `content`: each located, in order, after the one before
  * it (and after its `@@` lines), uniquely there; all or nothing. Inserted text takes the file's
  * line endings; every byte outside the replaced spans is kept. Throws a `ToolError` naming the
  * file, the hunk and, for a miss, the nearest match with its line.
  */
 export function planFilePatch(path: string, content: string, hunks: readonly PatchHunk[]): FilePatchPlan {
+	checkSearchCost(path, content, hunks);
 	const spans: Span[] = [];
 	const strategies: EditMatchStrategy[] = [];
 	let cursor = 0;

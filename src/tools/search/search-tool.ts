@@ -7,6 +7,14 @@ import { prepareAhead } from "../registry/prepare-ahead.js";
 import { toolFrom } from "../tool-definition.js";
 import type { SearchRunResult } from "./run-search.js";
 
+/**
+ * Most characters in a search pattern or glob (the schemas' `maxLength`). Each reaches ripgrep as one
+ * program argument, which Linux caps at 128 KiB (a longer one could not even start it: E2BIG), and a
+ * glob is also compiled by picomatch, which refuses past 65,536. 32,768 characters stay below both
+ * in any encoding, and the validation error names the argument before anything runs.
+ */
+export const MAX_SEARCH_PATTERN_LENGTH = 32_768;
+
 /** Options grep and find share. */
 export interface SearchToolOptions {
 	/** What the tool acts on: its folder and path resolution (the search itself goes through `operations`). Default: a local workspace at `cwd`. */

@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { cutMiddle } from "../../engine/index.js";
 import { visibleName } from "./visible-name.js";
 
 /** Expands a leading `~` or `~/` to the home directory (default: the user's); other paths are returned as they are. */
@@ -25,10 +26,27 @@ export function resolveToolPath(cwd: string, path: string): string {
 }
 
 /**
+ * Characters of a shown path: PATH_MAX (4,096 bytes) and more. No call can open a longer path by
+ * name, and a message that echoes the model's 200,000-character path helps nobody; its start and
+ * end show which it was.
+ */
+const MAX_SHOWN_PATH = 4_096;
+
+/**
  * How a result shows a path: relative to `cwd` with `/` when inside it, absolute otherwise, its
- * control characters escaped (`visibleName`).
+ * control characters escaped (`visibleName`); a path past `MAX_SHOWN_PATH` shows its start and end.
  */
 export function displayPath(cwd: string, absolutePath: string): string {
+	return shortenedPath(unboundedDisplayPath(cwd, absolutePath));
+}
+
+/** A path as a message shows it: past `MAX_SHOWN_PATH` characters, its start and end only. */
+export function shortenedPath(shown: string): string {
+	if (shown.length <= MAX_SHOWN_PATH) return shown;
+	return cutMiddle(shown, { head: MAX_SHOWN_PATH / 4, tail: MAX_SHOWN_PATH / 4, noun: "path" }).text;
+}
+
+function unboundedDisplayPath(cwd: string, absolutePath: string): string {
 	const relativePath = relativeInside(cwd, absolutePath) ?? relative(cwd, absolutePath);
 	if (relativePath === "") return ".";
 	// `..notes` is a name inside cwd; only `..` as a whole segment leaves it.

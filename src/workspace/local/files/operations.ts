@@ -13,6 +13,7 @@ import {
 	type ReplaceFileOptions,
 	type WriteFileOptions,
 } from "../../files/contract.js";
+import { kernelRealPath } from "./kernel-real-path.js";
 import { openReadable } from "./readable-file.js";
 
 // The contract lives in files/contract.ts; its names stay importable from here.
@@ -136,7 +137,7 @@ export const localFileOperations: FileOperations = {
 			: fsSync.statSync(path, { throwIfNoEntry: false });
 		return stats && infoOf(stats);
 	},
-	realpath: async (path) => fsSync.realpathSync.native(path),
+	realpath: async (path) => kernelRealPath(path),
 	readlink: async (path) => fsSync.readlinkSync(path),
 	readdir: async (path) =>
 		(await readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, kind: kindOf(entry) })),
