@@ -2,6 +2,7 @@ import { access, constants, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, resolve, sep } from "node:path";
 import type { ShellExecRequest, ShellExecResult, ShellOperations, ShellPrepareMoment } from "../tools/index.js";
+import { holdBoundPaths } from "../workspace/index.js";
 import { findTrustedProgram, noteWritableRoots, SYSTEM_PROGRAM_FOLDERS } from "../workspace/local/index.js";
 import { NestedGuard } from "./runs-later/nested-guard.js";
 import { TreeTooLargeError } from "./runs-later/tree-watch.js";
@@ -211,9 +212,12 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 			return [...notices, ...nestedGuard.sweep(), ...(networked?.refusals() ?? [])];
 		};
 		let released = false;
+		// Until the call and what it left running are gone, toolbelt's own writes to these keep their inode.
+		const unhold = holdBoundPaths(readOnly);
 		const release = async () => {
 			if (released) return;
 			released = true;
+			unhold();
 			// In a PID namespace nothing of the call runs once it has finished: the sweep then was the last.
 			const swept = finished && options.isolateProcesses !== false;
 			finish();

@@ -2,6 +2,7 @@
 // resolution) and the local backend. The remote backend is its own part: `./remote/index.js`.
 
 export { keptMode, type WriteFileAtomicResult, writeFileAtomic } from "./files/atomic-write.js";
+export { holdBoundPaths, isBoundPath } from "./files/bound-paths.js";
 export {
 	type DirectoryEntry,
 	errorCode,

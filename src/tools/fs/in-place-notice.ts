@@ -10,5 +10,8 @@ export function inPlaceNotice(result: Pick<WriteFileAtomicResult, "inPlace" | "r
 	if (inPlace.reason === "hard-links") {
 		return ` Written in place (not by rename), so its ${inPlace.links} hard links still share the new content.`;
 	}
+	if (inPlace.reason === "sandbox-bound") {
+		return " Written in place (not by rename): a sandboxed command still running keeps this file read-only, and a rename would have lifted that.";
+	}
 	return " Its folder does not allow new files (read-only or immutable), so the file was overwritten in place instead of replaced atomically.";
 }

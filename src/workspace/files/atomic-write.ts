@@ -1,5 +1,6 @@
 import { basename, dirname, resolve, sep } from "node:path";
 import { localFileOperations } from "../local/index.js";
+import { isBoundPath } from "./bound-paths.js";
 import { type FileInfo, type FileOperations, infoIfExists } from "./contract.js";
 import { tempNameFor } from "./temp-name.js";
 
@@ -23,9 +24,10 @@ export interface WriteFileAtomicResult {
 	mode: number | undefined;
 	/**
 	 * Set when the file was overwritten in place instead of replaced by rename: to keep its hard
-	 * links (`hard-links`), or because its folder refused the temp file (`read-only-folder`).
+	 * links (`hard-links`), because its folder refused the temp file (`read-only-folder`), or
+	 * because a running sandboxed command has it bound read-only (`sandbox-bound`, see bound-paths.ts).
 	 */
-	inPlace?: { reason: "hard-links" | "read-only-folder"; links: number };
+	inPlace?: { reason: "hard-links" | "read-only-folder" | "sandbox-bound"; links: number };
 	/**
 	 * Set when a file with several hard links was replaced by rename (confined operations: its
 	 * other names may lie outside the workspace): how many names it had. Those other names keep
@@ -106,9 +108,10 @@ function tempPathFor(targetPath: string): string {
  *   though the rename alone could replace it.
  * - Missing parent folders are created.
  * - On any failure the temp file is removed and the target is left exactly as it was.
- * - Two cases write in place instead (not atomic; `inPlace` says which): a file with more than
- *   one hard link (a rename would break the links), and a writable file whose folder refuses
- *   the temp file (read-only or immutable folder).
+ * - Three cases write in place instead (not atomic; `inPlace` says which): a file with more than
+ *   one hard link (a rename would break the links), a writable file whose folder refuses the temp
+ *   file (read-only or immutable folder), and a file a live sandbox of this process has bound
+ *   read-only onto itself (a rename would lift that bind for the commands still running in it).
  * - Through confined operations (`operations.confinedTo` set) a file with more than one hard link
  *   is never modified in place, since its other names may lie outside the roots (pnpm's store):
  *   it is replaced by rename (`replacedLinks` says so), or, where its folder refuses the temp
@@ -136,6 +139,11 @@ export async function writeFileAtomic(
 			...(await replaceByRename(operations, targetPath, bytes, existing, options.flush ?? false)),
 			replacedLinks: links,
 		};
+	}
+	// A rename would unmount the sandbox's read-only bind of this name for its running commands.
+	if (existing && isBoundPath(targetPath)) {
+		await writeInPlace(operations, targetPath, bytes, existing, options.flush ?? false);
+		return { ...result, inPlace: { reason: "sandbox-bound", links } };
 	}
 	// A rename would give this name a new inode and leave the other names with the old content.
 	if (existing && links > 1) {

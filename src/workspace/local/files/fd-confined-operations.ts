@@ -1,6 +1,7 @@
 import * as fsSync from "node:fs";
 import { constants as fsConstants } from "node:fs";
 import { basename, dirname } from "node:path";
+import { refuseBoundName } from "../../files/bound-paths.js";
 import { tempNameFor } from "../../files/temp-name.js";
 import { isInsideRoot, outsideRootsError } from "../../paths/real-path.js";
 import {
@@ -176,20 +177,29 @@ export function createFdConfinedOperations(base: FileOperations, roots: readonly
 		},
 		writeFile: async (path, data, options = {}) => writeVerified(path, data, options, roots),
 		mkdir: async (path, options) => mkdirVerified(path, options?.recursive ?? false, roots),
-		rename: async (from, to) =>
-			inVerifiedFolder(from, roots, (fromFolder) =>
+		rename: async (from, to) => {
+			refuseBoundName(from, "rename");
+			refuseBoundName(to, "replace");
+			return inVerifiedFolder(from, roots, (fromFolder) =>
 				inVerifiedFolder(to, roots, (toFolder) =>
 					fsSync.renameSync(fromFolder(basename(from)), toFolder(basename(to))),
 				),
-			),
-		unlink: async (path) => inVerifiedFolder(path, roots, (inFolder) => fsSync.unlinkSync(inFolder(basename(path)))),
+			);
+		},
+		unlink: async (path) => {
+			refuseBoundName(path, "remove");
+			return inVerifiedFolder(path, roots, (inFolder) => fsSync.unlinkSync(inFolder(basename(path))));
+		},
 		// Inside its verified folder, by name: rmdir never follows a link there (it fails, ENOTDIR).
 		rmdir: async (path) => inVerifiedFolder(path, roots, (inFolder) => fsSync.rmdirSync(inFolder(basename(path)))),
 		symlink: async (target, path) =>
 			inVerifiedFolder(path, roots, (inFolder) => fsSync.symlinkSync(target, inFolder(basename(path)))),
 		chmod: async (path, mode) =>
 			withVerified(path, readFlags, roots, (descriptor) => fsSync.fchmodSync(descriptor, mode)),
-		replaceFile: async (path, data, options) => replaceVerified(path, data, options, roots),
+		replaceFile: async (path, data, options) => {
+			refuseBoundName(path, "replace");
+			return replaceVerified(path, data, options, roots);
+		},
 	};
 }
 

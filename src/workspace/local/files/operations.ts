@@ -1,6 +1,7 @@
 import * as fsSync from "node:fs";
 import { constants as fsConstants } from "node:fs";
 import { mkdir, open, readdir, readFile } from "node:fs/promises";
+import { refuseBoundName } from "../../files/bound-paths.js";
 import {
 	type DirectoryEntry,
 	errorCode,
@@ -151,8 +152,15 @@ export const localFileOperations: FileOperations = {
 	mkdir: async (path, options) => {
 		await mkdir(path, { recursive: options?.recursive ?? false });
 	},
-	rename: async (from, to) => fsSync.renameSync(from, to),
-	unlink: async (path) => fsSync.unlinkSync(path),
+	rename: async (from, to) => {
+		refuseBoundName(from, "rename");
+		refuseBoundName(to, "replace");
+		fsSync.renameSync(from, to);
+	},
+	unlink: async (path) => {
+		refuseBoundName(path, "remove");
+		fsSync.unlinkSync(path);
+	},
 	rmdir: async (path) => {
 		// rmdir(2) on a link to a folder fails (ENOTDIR); lstat first says so for every platform.
 		if (fsSync.lstatSync(path).isSymbolicLink())
