@@ -191,6 +191,22 @@ describe("streamOpenAICompletions against a real SSE server", () => {
 		expect(final.content).toEqual([{ type: "text", text: "half an answ" }]);
 	});
 
+	it("stops a reply that streams without end at maxReplyCharacters, keeping what came, without retrying", async () => {
+		// Before the bound the message grew until the process ran out of memory: the stream never ended.
+		const [delta] = openAIStream([{ text: "x".repeat(10_000) }], { done: false }).slice(1);
+		server.push({ events: openAIStream([{ text: "start " }], { done: false }), endless: delta });
+		const { final } = await collect(
+			streamOpenAICompletions(model, context(), { apiKey: "k", retry: fastRetry, maxReplyCharacters: 1_000_000 }),
+		);
+		expect(server.requests).toHaveLength(1);
+		expect(final.stopReason).toBe("error");
+		expect(final.errorMessage).toMatch(/^The model's reply passed 1,000,000 characters .* stopped there/);
+		const text = final.content[0]?.type === "text" ? final.content[0].text : "";
+		expect(text.startsWith("start x")).toBe(true);
+		expect(text.length).toBeGreaterThan(1_000_000);
+		expect(text.length).toBeLessThanOrEqual(1_000_000 + 10_000);
+	}, 60_000);
+
 	it("honours retry-after-ms but caps it at maxDelayMs", async () => {
 		server.push(
 			{ status: 503, headers: { "retry-after-ms": "60000" }, json: { error: { message: "busy" } } },

@@ -24,6 +24,8 @@ export interface ScriptedHttpReply {
 	hang?: boolean;
 	/** After the events, destroy the socket without ending the response. Default: false. */
 	destroy?: boolean;
+	/** After the events, send this one again and again until the client goes away (a stream without end). */
+	endless?: SseEvent;
 }
 
 /** A request the server received, body parsed as JSON. */
@@ -94,6 +96,16 @@ export async function startSseServer(replies: ScriptedHttpReply[] = []): Promise
 			if (response.destroyed) return;
 			const data = typeof event.data === "string" ? event.data : JSON.stringify(event.data);
 			response.write(`${event.event ? `event: ${event.event}\n` : ""}data: ${data}\n\n`);
+		}
+		if (reply.endless) {
+			const { event, data } = reply.endless;
+			const frame = `${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+			while (!response.destroyed && !response.writableEnded) {
+				// Waits for the client to take what was sent: the server's own memory stays bounded.
+				if (!response.write(frame))
+					await new Promise((resolve) => response.once("drain", resolve).once("close", resolve));
+			}
+			return;
 		}
 		if (reply.destroy) {
 			response.socket?.destroy();

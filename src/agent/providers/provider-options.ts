@@ -15,4 +15,9 @@ export interface ProviderOptions {
 	 * as stalled (retried when nothing has streamed yet). Default: 300000 (5 min).
 	 */
 	idleTimeoutMs?: number;
+	/**
+	 * Most characters of text, thinking and tool-call arguments one reply may stream before it is
+	 * stopped with an error (a server streaming without end). Default: 33554432 (32 Mi).
+	 */
+	maxReplyCharacters?: number;
 }

@@ -82,6 +82,7 @@ export async function* streamFromProvider<Client, Request>(
 		signal: options.signal,
 		retry: options.retry,
 		idleTimeoutMs: options.idleTimeoutMs,
+		maxReplyCharacters: options.maxReplyCharacters,
 		describeError: describe,
 		attempt: (builder, signal) => adapter.attempt(client, call.request, builder, signal),
 	});

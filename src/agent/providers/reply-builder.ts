@@ -32,6 +32,7 @@ export class ReplyBuilder {
 	private readonly parsedLength = new Map<number, number>();
 	private readonly open = new Set<number>();
 	private started = false;
+	private characters = 0;
 
 	constructor(model: Pick<Model, "provider" | "id">) {
 		this.message = createAssistantMessage(model);
@@ -40,6 +41,11 @@ export class ReplyBuilder {
 	/** Takes the queued events. */
 	drain(): AssistantMessageEvent[] {
 		return this.queue.splice(0);
+	}
+
+	/** Characters of text, thinking and tool-call arguments received so far (what the message holds). */
+	get receivedCharacters(): number {
+		return this.characters;
 	}
 
 	/** True once any content block has been opened. */
@@ -64,6 +70,7 @@ export class ReplyBuilder {
 			const scanner = new PartialJsonScanner();
 			this.scanners.set(index, scanner);
 			if (rawArguments) {
+				this.characters += rawArguments.length;
 				scanner.push(rawArguments);
 				block.arguments = scanner.value();
 			}
@@ -76,6 +83,7 @@ export class ReplyBuilder {
 	append(index: number, delta: string): void {
 		const block = this.message.content[index];
 		if (!block || !this.open.has(index) || delta === "") return;
+		this.characters += delta.length;
 		if (block.type === "text") block.text += delta;
 		else if (block.type === "thinking") block.thinking += delta;
 		else {

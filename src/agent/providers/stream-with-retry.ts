@@ -21,6 +21,12 @@ export interface StreamWithRetryOptions {
 	 */
 	idleTimeoutMs?: number;
 	/**
+	 * Most characters of text, thinking and tool-call arguments one reply may stream before it is
+	 * stopped as an error (a server streaming without end would otherwise grow the message until
+	 * the process runs out of memory). Default: 33554432 (32 Mi).
+	 */
+	maxReplyCharacters?: number;
+	/**
 	 * One attempt: sends the request with `signal` and feeds the builder, yielding its drained
 	 * events. It ends by calling `builder.finish` (or `fail`); it may throw, which this wrapper
 	 * handles. `signal` aborts on the caller's abort and when the stream stalls.
@@ -34,6 +40,9 @@ const ABORTED_TEXT = "The request was aborted.";
 
 /** Default of `idleTimeoutMs`: long enough for a slow local model to read a large prompt. */
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
+
+/** Default of `maxReplyCharacters`: far above any model's output limit (~128k tokens, ~0.5 MB). */
+export const DEFAULT_MAX_REPLY_CHARACTERS = 32 * 2 ** 20;
 
 /**
  * The SDKs' request timeout ends once the response headers arrive; a server that then goes
@@ -80,6 +89,10 @@ export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGe
 	const { signal } = options;
 	const idleMs = Math.max(1, options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS);
 	const stalledText = `The model's stream stalled: no data for ${formatSeconds(idleMs)}.`;
+	const maxReply = options.maxReplyCharacters ?? DEFAULT_MAX_REPLY_CHARACTERS;
+	const tooLongText =
+		`The model's reply passed ${maxReply.toLocaleString("en-US")} characters (text, thinking and tool-call arguments together) ` +
+		"and was stopped there: the server kept streaming without end. The part received is kept; ask again, or for a shorter reply.";
 	for (let attempt = 0; ; attempt++) {
 		const builder = new ReplyBuilder(options.model);
 		let ended = false;
@@ -94,6 +107,7 @@ export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGe
 			try {
 				for await (const event of options.attempt(builder, watch.controller.signal)) {
 					if (event.type === "done" || event.type === "error") ended = true;
+					else if (builder.receivedCharacters > maxReply) throw new ReplyTooLongError(tooLongText);
 					// A consumer may stop at the final event without closing this generator, so the
 					// finally below may never run: the watch ends before the final event is handed out.
 					if (ended) watch.dispose();
@@ -102,6 +116,7 @@ export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGe
 					if (ended) return;
 				}
 			} catch (error) {
+				if (error instanceof ReplyTooLongError) throw error;
 				throw watch.stalled && !signal?.aborted ? new StreamStalledError(stalledText) : error;
 			}
 			// The SDKs end a stream quietly when its request is aborted.
@@ -116,6 +131,13 @@ export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGe
 		} catch (error) {
 			const stalled = error instanceof StreamStalledError;
 			watch.dispose();
+			if (error instanceof ReplyTooLongError) {
+				// Ends the request (the SDK's stream may not be closed by leaving its loop alone).
+				watch.controller.abort();
+				builder.fail("error", error.message);
+				yield* builder.drain();
+				return;
+			}
 			if (!stalled && (signal?.aborted || isAbortError(error) || errorClassName(error) === "APIUserAbortError")) {
 				builder.fail("aborted", ABORTED_TEXT);
 				yield* builder.drain();
@@ -148,6 +170,8 @@ export async function* streamWithRetry(options: StreamWithRetryOptions): AsyncGe
 }
 
 class StreamStalledError extends Error {}
+
+class ReplyTooLongError extends Error {}
 
 function formatSeconds(ms: number): string {
 	const seconds = ms / 1000;

@@ -15,7 +15,7 @@ import {
 import { inPlaceNotice } from "../fs/in-place-notice.js";
 import { fileSystemErrorMessage, notFoundError } from "../fs/messages.js";
 import { diffEdit } from "./diff/diff.js";
-import { cutDiff } from "./diff/diff-cut.js";
+import { cutDiff, diffLineCount } from "./diff/diff-cut.js";
 import { planExactBytes } from "./fast-path.js";
 import { type EditMatchStrategy, type EditRequest, MATCH_STRATEGIES, STRATEGY_NOTES } from "./matching/match.js";
 import { type AppliedReplacement, planEdits } from "./plan.js";
@@ -228,19 +228,20 @@ export async function runEdit(run: RunEditOptions): Promise<ToolResult<EditToolD
 				(encoding ? `\n[Kept the file's ${encodingName(encoding)} encoding.]` : "") +
 				(inPlace ? `\n[${inPlace}]` : "") +
 				[...syntax.notes, ...diagnostics.notes].map((note) => `\n${note}`).join("");
-			return { content: [{ type: "text", text: summarize(details, diff.text) + kept }], details };
+			return { content: [{ type: "text", text: summarize(details, diff.text, diff.notShownLines) + kept }], details };
 		},
 		{ key },
 	);
 }
 
-function summarize(details: EditToolDetails, fullDiff: string): string {
+/** `notShownLines`: diff lines counted, not made (the diff's last line says so instead). */
+function summarize(details: EditToolDetails, fullDiff: string, notShownLines: number): string {
 	const count = details.replacements;
 	const how = details.strategy === "exact" ? "" : ` (${STRATEGY_NOTES[details.strategy]})`;
 	const head = `Edited ${details.path}: ${count} replacement${count === 1 ? "" : "s"}${how}, first changed line ${details.firstChangedLine}.`;
 	const shownDiff = cutDiff(fullDiff);
 	const note = shownDiff.truncated
-		? `\n[diff cut to ${shownDiff.outputLines} of ${shownDiff.originalLines} lines; read the file to see the rest]`
+		? `\n[diff cut to ${shownDiff.outputLines} of ${diffLineCount(shownDiff.originalLines, notShownLines)} lines; read the file to see the rest]`
 		: "";
 	return `${head}\n${shownDiff.content}${note}`;
 }

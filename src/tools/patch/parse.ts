@@ -10,12 +10,51 @@ export interface HunkLine {
 export interface PatchHunk {
 	/** The texts after `@@` (e.g. `def f():`), outermost first: lines to find before the hunk. */
 	anchors: string[];
-	/** The hunk's lines, in order. */
-	lines: HunkLine[];
 	/** Marked `*** End of File`: the hunk's lines end the file. */
 	endOfFile: boolean;
 	/** 1-based number of the hunk within its file, for messages. */
 	number: number;
+	/** The kind of each line, in order, one character each (` `, `-`, `+`). */
+	kinds: string;
+	/** The context and removed lines, each ended by `\n` (`""` when there are none): what is sought. */
+	oldText: string;
+	/** The context and added lines, each ended by `\n`: what replaces it. */
+	newText: string;
+	/** The hunk's lines, in order (made from the fields above on each read). */
+	readonly lines: HunkLine[];
+}
+
+/**
+ * A hunk kept as three strings rather than an object per line: a patch of 300,000 lines held
+ * ~100 bytes a line in line objects; the texts are what planning needs, and `lines` is rebuilt
+ * from them for the callers that want it.
+ */
+class CompactHunk implements PatchHunk {
+	constructor(
+		public anchors: string[],
+		public endOfFile: boolean,
+		public number: number,
+		public kinds: string,
+		public oldText: string,
+		public newText: string,
+	) {}
+
+	get lines(): HunkLine[] {
+		const oldLines = this.oldText.split("\n");
+		const newLines = this.newText.split("\n");
+		let oldIndex = 0;
+		let newIndex = 0;
+		return [...this.kinds].map((kind) => {
+			if (kind === "+") return { kind, text: newLines[newIndex++] as string };
+			if (kind === " ") newIndex++;
+			return { kind: kind as " " | "-", text: oldLines[oldIndex++] as string };
+		});
+	}
+}
+
+/** Lines ended by `\n` each, or `""` for none. */
+function joined(lines: readonly string[]): string {
+	return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
 
 /** One file operation of a patch. */
@@ -33,25 +72,89 @@ const END_OF_FILE = "*** End of File";
 const UNIFIED_HEADER = /^@@\s+-\d+(?:,\d+)?\s+\+\d+(?:,\d+)?\s+@@\s?(.*)$/;
 
 /**
+ * The lines of a patch's text without an array of them: where each starts and ends (8 bytes a
+ * line), each line sliced when read. A patch of 400,000 lines split whole held ~12 MB of strings
+ * before a hunk was read, on top of the text. Lines end at `\n`, `\r\n` or a lone `\r`.
+ */
+class PatchLines {
+	private readonly starts: Uint32Array;
+	private readonly ends: Uint32Array;
+	/** The range of lines in use: the wrappers and blank lines around the patch are left out. */
+	private first = 0;
+	private last: number;
+	private cachedIndex = -1;
+	private cachedLine = "";
+
+	constructor(private readonly text: string) {
+		let count = 1;
+		for (let index = 0; index < text.length; index++) {
+			const code = text.charCodeAt(index);
+			if (code === 10 || (code === 13 && text.charCodeAt(index + 1) !== 10)) count++;
+		}
+		this.starts = new Uint32Array(count);
+		this.ends = new Uint32Array(count);
+		let line = 0;
+		for (let index = 0; index < text.length; index++) {
+			const code = text.charCodeAt(index);
+			if (code !== 10 && code !== 13) continue;
+			this.ends[line] = index;
+			if (code === 13 && text.charCodeAt(index + 1) === 10) index++;
+			this.starts[++line] = index + 1;
+		}
+		this.ends[line] = text.length;
+		this.last = count;
+	}
+
+	/** How many lines are in use. */
+	get length(): number {
+		return this.last - this.first;
+	}
+
+	/** The line at `index` of those in use, or undefined past them. */
+	at(index: number): string | undefined {
+		if (index < 0 || index >= this.length) return undefined;
+		if (index !== this.cachedIndex) {
+			const line = this.first + index;
+			this.cachedLine = this.text.slice(this.starts[line], this.ends[line]);
+			this.cachedIndex = index;
+		}
+		return this.cachedLine;
+	}
+
+	/** Leaves out `head` lines at the start and `tail` at the end. */
+	drop(head: number, tail: number): void {
+		this.first = Math.min(this.last, this.first + head);
+		this.last = Math.max(this.first, this.last - tail);
+		this.cachedIndex = -1;
+	}
+
+	/** The first line in use at or after `from` for which `test` holds, or -1. */
+	findIndex(test: (line: string) => boolean, from = 0): number {
+		for (let index = from; index < this.length; index++) if (test(this.at(index) as string)) return index;
+		return -1;
+	}
+}
+
+/**
  * The patch text with the wrappers models put around it removed: a code fence, a shell heredoc
  * (`apply_patch <<'EOF'` … `EOF`), CRLF line breaks, blank lines around it.
  */
-function unwrap(text: string): string[] {
-	let lines = text.replace(/\r\n?/g, "\n").split("\n");
+function unwrap(text: string): PatchLines {
+	const lines = new PatchLines(text);
 	const trimBlank = () => {
-		while (lines.length > 0 && (lines[0] as string).trim() === "") lines.shift();
-		while (lines.length > 0 && (lines[lines.length - 1] as string).trim() === "") lines.pop();
+		while (lines.length > 0 && (lines.at(0) as string).trim() === "") lines.drop(1, 0);
+		while (lines.length > 0 && (lines.at(lines.length - 1) as string).trim() === "") lines.drop(0, 1);
 	};
 	trimBlank();
 	for (let pass = 0; pass < 2; pass++) {
-		const first = (lines[0] ?? "").trim();
-		const last = (lines[lines.length - 1] ?? "").trim();
+		const first = (lines.at(0) ?? "").trim();
+		const last = (lines.at(lines.length - 1) ?? "").trim();
 		if (/^```[\w-]*$/.test(first)) {
-			lines = lines.slice(1, last === "```" ? -1 : undefined);
+			lines.drop(1, last === "```" && lines.length > 1 ? 1 : 0);
 		} else {
 			const heredoc = /<<\s*['"]?([A-Za-z_]\w*)['"]?\s*$/.exec(first);
 			if (!heredoc) break;
-			lines = lines.slice(1, last === heredoc[1] ? -1 : undefined);
+			lines.drop(1, last === heredoc[1] && lines.length > 1 ? 1 : 0);
 		}
 		trimBlank();
 	}
@@ -73,14 +176,14 @@ class PatchReader {
 	readonly operations: PatchOperation[] = [];
 
 	constructor(
-		private readonly lines: readonly string[],
+		private readonly lines: PatchLines,
 		start: number,
 	) {
 		this.index = start;
 	}
 
 	private get line(): string | undefined {
-		return this.lines[this.index];
+		return this.lines.at(this.index);
 	}
 
 	private fail(why: string): ToolError {
@@ -124,7 +227,8 @@ class PatchReader {
 			this.index++;
 		}
 		// A blank line between sections is spacing, not content.
-		while (content.length > 0 && content[content.length - 1] === "" && this.lines[this.index - 1] === "") content.pop();
+		while (content.length > 0 && content[content.length - 1] === "" && this.lines.at(this.index - 1) === "")
+			content.pop();
 		return content.length === 0 ? "" : `${content.join("\n")}\n`;
 	}
 
@@ -145,33 +249,40 @@ class PatchReader {
 	}
 
 	private readHunk(number: number): PatchHunk {
-		const hunk: PatchHunk = { anchors: [], lines: [], endOfFile: false, number };
+		const anchors: string[] = [];
+		let endOfFile = false;
 		// Consecutive @@ lines narrow the place down (a class, then a method in it).
 		while (this.line?.startsWith("@@")) {
 			const unified = UNIFIED_HEADER.exec(this.line);
 			const anchor = (unified ? (unified[1] ?? "") : this.line.slice(2)).trim();
-			if (anchor !== "" && anchor !== "@@") hunk.anchors.push(anchor);
+			if (anchor !== "" && anchor !== "@@") anchors.push(anchor);
 			this.index++;
 		}
+		let kinds = "";
+		const oldLines: string[] = [];
+		const newLines: string[] = [];
 		while (!this.atSectionEnd()) {
 			const line = this.line as string;
-			if (line.startsWith("@@") && hunk.lines.length > 0) break;
+			if (line.startsWith("@@") && kinds.length > 0) break;
 			if (line.trim() === END_OF_FILE) {
-				hunk.endOfFile = true;
+				endOfFile = true;
 				this.index++;
 				break;
 			}
-			const marker = line[0];
-			if (marker === " " || marker === "-" || marker === "+") hunk.lines.push({ kind: marker, text: line.slice(1) });
-			else if (line === "")
-				hunk.lines.push({ kind: " ", text: "" }); // An empty context line whose space was lost.
-			else throw this.fail("a hunk line starts with ' ' (context), '-' (remove) or '+' (add)");
+			const marker = line === "" ? " " : line[0]; // An empty context line whose space was lost.
+			if (marker !== " " && marker !== "-" && marker !== "+") {
+				throw this.fail("a hunk line starts with ' ' (context), '-' (remove) or '+' (add)");
+			}
+			const text = line.slice(1);
+			kinds += marker;
+			if (marker !== "+") oldLines.push(text);
+			if (marker !== "-") newLines.push(text);
 			this.index++;
 		}
-		if (hunk.lines.every((line) => line.kind === " ")) {
+		if (!/[-+]/.test(kinds)) {
 			throw this.fail(`hunk ${number} changes nothing (it has no '-' or '+' line)`);
 		}
-		return hunk;
+		return new CompactHunk(anchors, endOfFile, number, kinds, joined(oldLines), joined(newLines));
 	}
 }
 
@@ -189,11 +300,9 @@ export function parsePatch(text: string): PatchOperation[] {
 	const start = lines.findIndex((line) => line.trim() === BEGIN);
 	if (start === -1) {
 		// No Begin line, but file sections: read them anyway.
-		if (lines.some((line) => FILE_HEADER.test(line.trim()))) {
-			const first = lines.findIndex((line) => FILE_HEADER.test(line.trim()));
-			return new PatchReader(lines, first).read();
-		}
-		throw malformed(1, lines[0] ?? "", `the patch does not start with ${BEGIN}`);
+		const first = lines.findIndex((line) => FILE_HEADER.test(line.trim()));
+		if (first !== -1) return new PatchReader(lines, first).read();
+		throw malformed(1, lines.at(0) ?? "", `the patch does not start with ${BEGIN}`);
 	}
 	return new PatchReader(lines, start + 1).read();
 }

@@ -4,6 +4,7 @@ import { MatchContext } from "../edit/matching/match-context.js";
 import type { AppliedReplacement } from "../edit/plan.js";
 import { lineNumbersOf, withLineEnding } from "../edit/text.js";
 import { lineEndingNear, stringSource } from "../edit/text-source.js";
+import { LineIndex } from "./line-index.js";
 import type { PatchHunk } from "./parse.js";
 
 /** The hunks of one file worked out against its text. */
@@ -22,10 +23,6 @@ interface Span {
 	text: string;
 }
 
-function joined(lines: readonly string[]): string {
-	return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
-}
-
 function hunkError(path: string, hunk: PatchHunk, message: string, details?: unknown): ToolError {
 	return new ToolError(
 		`Hunk ${hunk.number} of ${path} does not apply: ${message.replace(/old_string was/g, "the hunk's context and '-' lines were").replace(/old_string/g, "the hunk's lines")}\nNo file was changed.`,
@@ -34,11 +31,59 @@ function hunkError(path: string, hunk: PatchHunk, message: string, details?: unk
 }
 
 /**
- * Finds `request` in `content` at or after `from` with edit's matching ladder (exact, line
+ * Most characters all of a file's hunks may search, together, in the full search (edit's ladder,
+ * through the rest of the file after the hunk before) and in the index's candidates. About a
+ * second's work: 100,000 hunks on an 8 MB file searched for more than 5 minutes before this bound.
+ * A hunk the line index finds (its exact lines, once) costs the places its rarest line occurs.
+ */
+export const MAX_PATCH_SEARCH_CHARS = 2 ** 30;
+
+/** One file's text as the hunks seek it: its line index (made on first use) and the search budget left. */
+class FileSearch {
+	private index: LineIndex | undefined | null = null;
+	private left = MAX_PATCH_SEARCH_CHARS;
+	private hunk = 0;
+
+	constructor(
+		readonly path: string,
+		readonly content: string,
+		private readonly hunkCount: number,
+	) {}
+
+	/** Starts the search of the next hunk (for the refusal's figures). */
+	nextHunk(number: number): void {
+		this.hunk = number;
+	}
+
+	/** The line index, or undefined for a file with `\r`. */
+	lineIndex(): LineIndex | undefined {
+		if (this.index === null) this.index = LineIndex.of(this.content);
+		return this.index;
+	}
+
+	/** Charges `characters` of searching; past the bound the call is refused, nothing written. */
+	readonly spend = (characters: number): void => {
+		this.left -= characters;
+		if (this.left >= 0) return;
+		const most = Math.max(1, Math.floor(MAX_PATCH_SEARCH_CHARS / Math.max(1, this.content.length)));
+		throw new ToolError(
+			`The patch has ${this.hunkCount.toLocaleString("en-US")} hunks for ${this.path} (${this.content.length.toLocaleString("en-US")} characters); ` +
+				`searching for them passed apply_patch's bound at hunk ${this.hunk.toLocaleString("en-US")}. ` +
+				`Hunks whose lines are not found exactly and once (or that change a single line) are sought through the rest of the file: at most ${most.toLocaleString("en-US")} of those for a file this size in one call. ` +
+				"Split the changes into several apply_patch calls, give each hunk lines that occur once in the file, or rewrite the file with write. No file was changed.",
+			{ reason: "too-many-hunks", path: this.path, hunks: this.hunkCount, hunk: this.hunk, most },
+		);
+	};
+}
+
+/**
+ * Finds `request` in the file at or after `from` with edit's matching ladder (exact, line
  * endings, trailing whitespace, Unicode look-alikes, indentation, inner whitespace), unique there.
  * When it misses, the whole file is searched for the diagnosis, so line numbers are the file's.
  */
-function locateFrom(content: string, from: number, request: EditRequest, pick: "unique" | "first" | "last") {
+function locateFrom(search: FileSearch, from: number, request: EditRequest, pick: "unique" | "first" | "last") {
+	const { content } = search;
+	search.spend(content.length - from);
 	const context = new MatchContext(from === 0 ? content : content.slice(from));
 	try {
 		const located = locateEdit(context, { ...request, replaceAll: pick !== "unique" });
@@ -54,6 +99,7 @@ function locateFrom(content: string, from: number, request: EditRequest, pick: "
 		};
 	} catch (error) {
 		if (from === 0 || !(error instanceof ToolError)) throw error;
+		search.spend(from);
 		const whole = new MatchContext(content);
 		const earlier = (() => {
 			try {
@@ -70,13 +116,15 @@ function locateFrom(content: string, from: number, request: EditRequest, pick: "
 }
 
 /** Where the hunk's `@@` anchors lead: the offset just after the last anchor's line. */
-function afterAnchors(content: string, from: number, hunk: PatchHunk): number {
+function afterAnchors(search: FileSearch, from: number, hunk: PatchHunk): number {
+	const { content } = search;
 	let cursor = from;
 	for (const anchor of hunk.anchors) {
 		let start = content.indexOf(anchor, cursor);
 		let end = start + anchor.length;
+		search.spend((start === -1 ? content.length : end) - cursor);
 		if (start === -1) {
-			const located = locateFrom(content, cursor, { oldString: anchor, newString: anchor, replaceAll: true }, "first");
+			const located = locateFrom(search, cursor, { oldString: anchor, newString: anchor, replaceAll: true }, "first");
 			const first = located.occurrences[0];
 			if (!first) throw new ToolError(`the @@ line "${anchor}" is not in the file after the previous hunk.`);
 			start = first.start;
@@ -101,27 +149,27 @@ function linesWithBreaks(text: string): string[] {
 function keepContextLines(matched: string, replacement: string, hunk: PatchHunk, ending: "\n" | "\r\n"): string {
 	const original = linesWithBreaks(matched);
 	const added = linesWithBreaks(replacement);
-	const oldCount = hunk.lines.filter((line) => line.kind !== "+").length;
-	const newCount = hunk.lines.filter((line) => line.kind !== "-").length;
+	const oldCount = hunk.kinds.replaceAll("+", "").length;
+	const newCount = hunk.kinds.replaceAll("-", "").length;
 	if (original.length !== oldCount || added.length !== newCount) return withLineEnding(replacement, ending);
 	const pieces: string[] = [];
 	let oldIndex = 0;
 	let newIndex = 0;
-	for (const line of hunk.lines) {
-		if (line.kind === " ") {
+	for (const kind of hunk.kinds) {
+		if (kind === " ") {
 			pieces.push(original[oldIndex++] as string);
 			newIndex++;
-		} else if (line.kind === "-") oldIndex++;
+		} else if (kind === "-") oldIndex++;
 		else pieces.push(withLineEnding(added[newIndex++] as string, ending));
 	}
 	return pieces.join("");
 }
 
 /** The span one hunk replaces, and its text in the file's line endings. */
-function planHunk(content: string, from: number, hunk: PatchHunk): { span: Span; strategy: EditMatchStrategy } {
-	const cursor = afterAnchors(content, from, hunk);
-	const oldText = joined(hunk.lines.filter((line) => line.kind !== "+").map((line) => line.text));
-	const newText = joined(hunk.lines.filter((line) => line.kind !== "-").map((line) => line.text));
+function planHunk(search: FileSearch, from: number, hunk: PatchHunk): { span: Span; strategy: EditMatchStrategy } {
+	const { content } = search;
+	const cursor = afterAnchors(search, from, hunk);
+	const { oldText, newText } = hunk;
 	const source = stringSource(content);
 	if (oldText === "") {
 		// Only added lines: after the anchors, or, without any, at the end of the file.
@@ -133,12 +181,20 @@ function planHunk(content: string, from: number, hunk: PatchHunk): { span: Span;
 			strategy: "exact",
 		};
 	}
-	const located = locateFrom(
-		content,
-		cursor,
-		{ oldString: oldText, newString: newText, replaceAll: false },
-		hunk.endOfFile ? "last" : "unique",
-	);
+	// The plain case, found by the line index: the hunk's exact lines, once after the cursor.
+	const indexed = hunk.endOfFile ? undefined : search.lineIndex()?.findUnique(oldText, cursor, search.spend);
+	const located =
+		indexed !== undefined
+			? {
+					strategy: "exact" as const,
+					occurrences: [{ start: indexed, end: indexed + oldText.length, replacement: newText }],
+				}
+			: locateFrom(
+					search,
+					cursor,
+					{ oldString: oldText, newString: newText, replaceAll: false },
+					hunk.endOfFile ? "last" : "unique",
+				);
 	const occurrence = located.occurrences[0];
 	if (!occurrence) throw new ToolError("its lines are not in the file.");
 	const ending = lineEndingNear(source, occurrence.start);
@@ -155,44 +211,26 @@ function planHunk(content: string, from: number, hunk: PatchHunk): { span: Span;
 }
 
 /**
- * Most characters all of a file's hunks may search, together. Each hunk is sought (and checked
- * unique) in the rest of the file after the hunk before it: 100,000 hunks on an 8 MB file searched
- * for more than 5 minutes (8,000 hunks: 63 s). About a second's work; an 8 MB file takes ~130 hunks
- * in one call, a 100 KB file ~10,000.
- */
-export const MAX_PATCH_SEARCH_CHARS = 2 ** 30;
-
-/** Refuses a file's hunks whose search would pass `MAX_PATCH_SEARCH_CHARS`, before any is sought. */
-function checkSearchCost(path: string, content: string, hunks: readonly PatchHunk[]): void {
-	if (hunks.length * content.length <= MAX_PATCH_SEARCH_CHARS) return;
-	const most = Math.max(1, Math.floor(MAX_PATCH_SEARCH_CHARS / Math.max(1, content.length)));
-	throw new ToolError(
-		`The patch has ${hunks.length.toLocaleString("en-US")} hunks for ${path} (${content.length.toLocaleString("en-US")} characters); ` +
-			`apply_patch takes at most ${most.toLocaleString("en-US")} hunks for a file this size in one call. ` +
-			"Split the changes into several apply_patch calls, or rewrite the file with write. No file was changed.",
-		{ reason: "too-many-hunks", path, hunks: hunks.length, most },
-	);
-}
-
-/**
  * Applies the hunks of one Update File to `content`: each located, in order, after the one before
  * it (and after its `@@` lines), uniquely there; all or nothing. Inserted text takes the file's
  * line endings; every byte outside the replaced spans is kept. Throws a `ToolError` naming the
  * file, the hunk and, for a miss, the nearest match with its line.
  */
 export function planFilePatch(path: string, content: string, hunks: readonly PatchHunk[]): FilePatchPlan {
-	checkSearchCost(path, content, hunks);
+	const search = new FileSearch(path, content, hunks.length);
 	const spans: Span[] = [];
 	const strategies: EditMatchStrategy[] = [];
 	let cursor = 0;
 	for (const hunk of hunks) {
 		try {
-			const { span, strategy } = planHunk(content, cursor, hunk);
+			search.nextHunk(hunk.number);
+			const { span, strategy } = planHunk(search, cursor, hunk);
 			spans.push(span);
 			strategies.push(strategy);
 			cursor = span.end;
 		} catch (error) {
-			if (error instanceof ToolError) throw hunkError(path, hunk, error.message, error.details);
+			if (error instanceof ToolError && !isSearchRefusal(error))
+				throw hunkError(path, hunk, error.message, error.details);
 			throw error;
 		}
 	}
@@ -210,4 +248,8 @@ export function planFilePatch(path: string, content: string, hunks: readonly Pat
 	}
 	pieces.push(content.slice(copied));
 	return { content: pieces.join(""), replacements, strategies };
+}
+
+function isSearchRefusal(error: ToolError): boolean {
+	return (error.details as { reason?: unknown } | undefined)?.reason === "too-many-hunks";
 }

@@ -5,6 +5,7 @@ import { type GuardedFile, guardSyntax, type SyntaxCheckMode } from "../../synta
 import type { Workspace, WorkspaceTarget } from "../../workspace/index.js";
 import { type FileOperations, isNotFound } from "../../workspace/index.js";
 import { diffEdit } from "../edit/diff/diff.js";
+import { diffLineCount } from "../edit/diff/diff-cut.js";
 import { STRATEGY_NOTES } from "../edit/matching/match.js";
 import { BOM_BYTES, hasBom, isValidUtf8 } from "../edit/text.js";
 import { stringSource } from "../edit/text-source.js";
@@ -42,6 +43,8 @@ interface PlannedOperation {
 	changes: FileChange[];
 	details: PatchFileDetails;
 	diff: string;
+	/** Diff lines counted but not made (see `EditDiff.notShownLines`). */
+	diffNotShown?: number;
 }
 
 interface PlanInput {
@@ -112,6 +115,7 @@ async function planAdd(input: PlanInput, operation: PatchOperation & { kind: "ad
 		changes: [{ absolutePath, display, content, before: existing?.bytes, beforeMode: existing?.mode }],
 		details: { path: display, absolutePath, action: "added", linesAdded: diff.added, linesRemoved: diff.removed },
 		diff: diff.text,
+		diffNotShown: diff.notShownLines,
 	} satisfies PlannedOperation;
 }
 
@@ -150,7 +154,7 @@ async function planUpdate(
 				replacements: plan.replacements,
 				path: display,
 			})
-		: { text: "", added: 0, removed: 0 };
+		: { text: "", added: 0, removed: 0, notShownLines: 0 };
 	const mode = (await input.files.stat(absolutePath)).mode;
 	const details: PatchFileDetails = {
 		path: display,
@@ -166,6 +170,7 @@ async function planUpdate(
 			changes: [{ absolutePath, display, content: output, before: bytes, beforeMode: mode }],
 			details,
 			diff: diff.text,
+			diffNotShown: diff.notShownLines,
 		};
 	}
 	const target = pathOf(destination);
@@ -181,6 +186,7 @@ async function planUpdate(
 		],
 		details: { ...details, action: "moved", movedTo: target.display },
 		diff: diff.text,
+		diffNotShown: diff.notShownLines,
 	};
 }
 
@@ -241,6 +247,11 @@ function syntaxFilesOf(planned: readonly PlannedOperation[]): GuardedFile[] {
 	});
 }
 
+/** Lines of the whole diff of a patch: its text's, with each file's lines not made in place of the line saying so. */
+function wholeDiffLines(textLines: number, planned: readonly PlannedOperation[]): number {
+	return planned.reduce((lines, item) => diffLineCount(lines, item.diffNotShown ?? 0), textLines);
+}
+
 /** The files a patch deletes or moves away (their language servers forget them). */
 function deletedFilesOf(planned: readonly PlannedOperation[]): GuardedFile[] {
 	return planned.flatMap(({ changes }) =>
@@ -297,7 +308,7 @@ export async function runPatch(run: RunPatchOptions): Promise<ToolResult<ApplyPa
 		const kept = truncateTail(fullDiff, { maxBytes: MAX_DETAILS_DIFF_BYTES, maxLines: Number.POSITIVE_INFINITY });
 		const shown = truncateTail(fullDiff);
 		const note = shown.truncated
-			? `\n[diff cut to ${shown.outputLines} of ${shown.originalLines} lines; read the files to see the rest]`
+			? `\n[diff cut to ${shown.outputLines} of ${wholeDiffLines(shown.originalLines, planned)} lines; read the files to see the rest]`
 			: "";
 		return {
 			content: [

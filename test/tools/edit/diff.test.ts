@@ -106,3 +106,27 @@ describe("diffEdit", () => {
 		expect(diff.removed).toBe(20_000);
 	});
 });
+
+describe("diffEdit of a change of 400,000 lines", () => {
+	// An edit replacing a 10 MB file's content made every line a diff line (and jsdiff split both
+	// texts first): a 10 MB text, of which a call keeps 1 MB and shows 50 KB; 306 MB peak for the call.
+	it("makes at most ~2 MB of diff lines, counts every line, and says how many it did not show", () => {
+		const content = numbered(400_000);
+		const diff = diffOf(content, [edit(content.slice(0, -"line 400000\n".length), "x\n")]);
+		expect(diff.removed).toBe(400_000); // the context line after is in the region shown whole
+		expect(diff.added).toBe(2);
+		expect(diff.firstChangedLine).toBe(1);
+		expect(diff.text.length).toBeLessThan(2.2 * 2 ** 20);
+		expect(diff.text).toContain("@@ -1,400000 +1,2 @@\n-line 1\n-line 2\n");
+		expect(diff.text).toMatch(/\n\[… [\d,]+ more changed lines not shown …\]$/);
+	});
+
+	it("still diffs a region of a few thousand lines line by line", () => {
+		const content = numbered(5_000);
+		const changed = content.replace("line 2500\n", "changed\n");
+		const diff = diffOf(content, [edit(content, changed)]);
+		expect(diff.text).toContain("-line 2500\n+changed\n");
+		expect(diff.removed).toBe(1);
+		expect(diff.added).toBe(1);
+	});
+});

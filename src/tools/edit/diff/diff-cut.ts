@@ -59,3 +59,11 @@ export function cutDiff(diff: string): TruncationResult {
 	}
 	return whole;
 }
+
+/**
+ * Lines of a whole diff: those of its text, less the line saying how many were not made, plus
+ * those (see `EditDiff.notShownLines`).
+ */
+export function diffLineCount(textLines: number, notShownLines: number): number {
+	return notShownLines > 0 ? textLines - 1 + notShownLines : textLines;
+}

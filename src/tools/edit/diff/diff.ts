@@ -16,6 +16,11 @@ export interface EditDiff {
 	/** Lines added and removed. */
 	added: number;
 	removed: number;
+	/**
+	 * Changed lines counted but not made into diff lines (a region past ~2 MB of them); the text
+	 * then ends with one line saying so. 0 when the diff is whole.
+	 */
+	notShownLines: number;
 }
 
 /** What `diffEdit` compares, and how much it shows around each change. */
@@ -104,15 +109,66 @@ function regionsOf(
 	return regions;
 }
 
-function wholeRegionHunk(oldText: string, newText: string): { lines: string[]; oldLines: number; newLines: number } {
-	const split = (text: string) => (text === "" ? [] : text.replace(/\n$/, "").split("\n"));
-	const removed = split(oldText);
-	const added = split(newText);
-	return {
-		lines: [...removed.map((line) => `-${line}`), ...added.map((line) => `+${line}`)],
-		oldLines: removed.length,
-		newLines: added.length,
+/**
+ * Most lines a region may have on either side to be given to jsdiff: it splits both texts into
+ * lines before it gives up at `maxEditLength`, and a region of 400,000 lines (an edit replacing a
+ * 10 MB file's content) cost ~100 MB there. Beyond, the region is shown whole, as past `maxEditLength`.
+ */
+const MAX_DIFFED_REGION_LINES = 20_000;
+
+/**
+ * Most characters of diff lines one region shown whole makes, each side half; past it the rest of
+ * its lines are counted, not made (a call keeps at most 1 MB of diff and shows 50 KB).
+ */
+const MAX_WHOLE_REGION_CHARS = 2 * 2 ** 20;
+
+interface WholeRegionHunk {
+	lines: string[];
+	oldLines: number;
+	newLines: number;
+	/** Lines of each side counted but not made (past `MAX_WHOLE_REGION_CHARS`). */
+	removedNotShown: number;
+	addedNotShown: number;
+}
+
+/** A region as "all old lines out, all new lines in", its lines made up to a bound and the rest counted. */
+function wholeRegionHunk(oldText: string, newText: string): WholeRegionHunk {
+	const side = (text: string, marker: string, into: string[]): { count: number; notShown: number } => {
+		let count = 0;
+		let notShown = 0;
+		let budget = MAX_WHOLE_REGION_CHARS / 2;
+		for (let start = 0; start < text.length; ) {
+			const newline = text.indexOf("\n", start);
+			const end = newline === -1 ? text.length : newline;
+			count++;
+			if (budget >= end - start) {
+				into.push(`${marker}${text.slice(start, end)}`);
+				budget -= end - start + 1;
+			} else {
+				budget = -1;
+				notShown++;
+			}
+			start = end + 1;
+		}
+		return { count, notShown };
 	};
+	const lines: string[] = [];
+	const removed = side(oldText, "-", lines);
+	const added = side(newText, "+", lines);
+	return {
+		lines,
+		oldLines: removed.count,
+		newLines: added.count,
+		removedNotShown: removed.notShown,
+		addedNotShown: added.notShown,
+	};
+}
+
+/** Lines of `text` (a final line without `\n` counts), without splitting it. */
+function lineCountOf(text: string): number {
+	let count = 0;
+	for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1)) count++;
+	return text === "" || text.endsWith("\n") ? count : count + 1;
 }
 
 /**
@@ -140,16 +196,25 @@ export function diffEdit(options: DiffEditOptions): EditDiff {
 	let firstChangedLine = 0;
 	let added = 0;
 	let removed = 0;
+	let notShown = 0;
 	for (const [index, region] of regions.entries()) {
 		const oldText = original.slice(region.oldStart, region.oldEnd);
 		const newText = updated.slice(region.newStart, region.newEnd);
 		const oldBase = (oldLines[index] ?? 1) - 1;
 		const newBase = (newLines[index] ?? 1) - 1;
-		const patch = structuredPatch("a", "b", oldText, newText, undefined, undefined, {
-			context: contextLines,
-			maxEditLength,
-		});
-		const hunks = patch ? patch.hunks : [{ oldStart: 1, newStart: 1, ...wholeRegionHunk(oldText, newText) }];
+		const diffed =
+			lineCountOf(oldText) <= MAX_DIFFED_REGION_LINES && lineCountOf(newText) <= MAX_DIFFED_REGION_LINES
+				? structuredPatch("a", "b", oldText, newText, undefined, undefined, { context: contextLines, maxEditLength })
+				: undefined;
+		const hunks: { oldStart: number; newStart: number; oldLines: number; newLines: number; lines: string[] }[] =
+			diffed?.hunks ?? [];
+		if (!diffed) {
+			const whole = wholeRegionHunk(oldText, newText);
+			hunks.push({ oldStart: 1, newStart: 1, ...whole });
+			removed += whole.removedNotShown;
+			added += whole.addedNotShown;
+			notShown += whole.removedNotShown + whole.addedNotShown;
+		}
 		for (const hunk of hunks) {
 			const oldStart = oldBase + hunk.oldStart;
 			const newStart = newBase + hunk.newStart;
@@ -166,6 +231,7 @@ export function diffEdit(options: DiffEditOptions): EditDiff {
 			}
 		}
 	}
-	if (added === 0 && removed === 0) return { text: "", firstChangedLine: 0, added, removed };
-	return { text: output.join("\n"), firstChangedLine, added, removed };
+	if (added === 0 && removed === 0) return { text: "", firstChangedLine: 0, added, removed, notShownLines: 0 };
+	if (notShown > 0) output.push(`[… ${notShown.toLocaleString("en-US")} more changed lines not shown …]`);
+	return { text: output.join("\n"), firstChangedLine, added, removed, notShownLines: notShown };
 }
