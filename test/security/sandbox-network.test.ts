@@ -19,11 +19,12 @@ vi.setConfig({ testTimeout: 120_000 });
 
 const cli = new CliProcesses();
 
-/** A loopback HTTP server that records the paths it was asked for. */
+/** A loopback HTTP server that records the paths it was asked for, and its most connections open at once. */
 interface Recorder {
 	server: Server;
 	port: number;
 	paths: string[];
+	connections: { open: number; peak: number };
 }
 
 async function recorder(
@@ -36,9 +37,17 @@ async function recorder(
 		const reply = answer(request.url ?? "", port());
 		response.writeHead(reply.status, reply.headers).end(reply.body);
 	});
+	const connections = { open: 0, peak: 0 };
+	server.on("connection", (socket) => {
+		connections.open += 1;
+		connections.peak = Math.max(connections.peak, connections.open);
+		socket.on("close", () => {
+			connections.open -= 1;
+		});
+	});
 	await new Promise<void>((resolve) => server.listen(0, host, resolve));
 	const port = () => (server.address() as { port: number }).port;
-	return { server, port: port(), paths };
+	return { server, port: port(), paths, connections };
 }
 
 let good: Recorder;
@@ -74,6 +83,7 @@ beforeEach(async () => {
 	evil.paths.length = 0;
 	if (evilV6) evilV6.paths.length = 0;
 	good.paths.length = 0;
+	good.connections.peak = good.connections.open;
 	udpReceived.length = 0;
 });
 afterEach(async () => {
@@ -81,13 +91,13 @@ afterEach(async () => {
 	await rm(outside, { recursive: true, force: true });
 });
 
-/** The policy: good.test and its port allowed; evil.test denied; rebind.test allowed by name. */
-function settings() {
+/** The policy: good.test and its port allowed; evil.test denied; rebind.test allowed by name; `allow` added. */
+function settings(allow: string[]) {
 	return {
 		sandbox: {
 			enabled: true,
 			network: {
-				allow: ["good.test", `127.0.0.1:${good.port}`, "rebind.test"],
+				allow: ["good.test", `127.0.0.1:${good.port}`, "rebind.test", ...allow],
 				deny: ["evil.test"],
 				hosts: ["good.test=127.0.0.1", "evil.test=127.0.0.1", "rebind.test=127.0.0.1"],
 			},
@@ -95,13 +105,13 @@ function settings() {
 	};
 }
 
-/** Runs `command` through the built CLI's sandbox as `user`, with the policy in the user's settings. */
-async function sandboxed(user: TestUser, command: string) {
+/** Runs `command` through the built CLI's sandbox as `user`, with the policy (and `allow` added) in the user's settings. */
+async function sandboxed(user: TestUser, command: string, allow: string[] = []) {
 	const home = join(outside, "home");
 	const project = join(outside, "project");
 	await mkdir(join(home, ".toolbelt"), { recursive: true });
 	await mkdir(project, { recursive: true });
-	await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify(settings()));
+	await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify(settings(allow)));
 	await handOver(outside, user);
 	const control = `curl -sS -m 20 http://good.test:${good.port}/control; `;
 	return cli.run(["tool", "bash", JSON.stringify({ command: control + command }), "--sandbox"], {
@@ -161,6 +171,23 @@ describe.skipIf(unavailable !== undefined)("the sandbox's network policy, as roo
 			expectControlReached(run);
 			expect(evil.paths).toEqual([]);
 			expect(evilV6?.paths ?? []).toEqual([]);
+		});
+
+		it("an IPv6 range in the allow list (::/0) opens no IPv4 address, written as IPv4 or inside IPv6", async () => {
+			const run = await sandboxed(
+				user,
+				[
+					`curl -sS -m 20 http://127.0.0.1:${evil.port}/v4`,
+					`curl -sS -m 20 -g 'http://[::ffff:127.0.0.1]:${evil.port}/mapped'`,
+					`curl -sS -m 20 -g 'http://[::ffff:7f00:1]:${evil.port}/mapped-hex'`,
+					`curl -sS -m 20 -p -g 'http://[::ffff:127.0.0.1]:${evil.port}/mapped-tunnel'`,
+					`curl -sS -m 20 -x socks5://127.0.0.1:1080 -g 'http://[::ffff:127.0.0.1]:${evil.port}/mapped-socks'`,
+				].join("; echo; "),
+				["::/0"],
+			);
+			expectControlReached(run);
+			expect(evil.paths).toEqual([]);
+			expect(run.stdout + run.stderr).toContain("127.0.0.1");
 		});
 
 		it("an allowed name that resolves to a loopback address the list does not name is refused (rebinding)", async () => {

@@ -4,7 +4,7 @@ import type { NetworkConnectionListener, NetworkConnectionRecord } from "./audit
 import { type BridgeConfig, bridgeSource, connectHelperSource } from "./bridge-programs.js";
 import type { HostResolver } from "./decide.js";
 import { type LauncherConfig, launcherSource } from "./launcher-program.js";
-import { type NetworkPolicy, NetworkRuleError, parseNetworkPolicy } from "./policy.js";
+import { type NetworkPolicy, NetworkRuleError, parseNetworkPolicy, rangeCovers } from "./policy.js";
 import { type NetworkProxy, startNetworkProxy } from "./proxy-server.js";
 import { type SecretSetting, type SessionSecrets, startSecrets } from "./secrets/index.js";
 import { openSessionFiles } from "./session-files.js";
@@ -74,7 +74,7 @@ export interface NetworkSession {
 function forwardedPorts(policy: NetworkPolicy): number[] {
 	const ports = new Set<number>();
 	for (const rule of policy.allow) {
-		if (rule.host.kind === "address" && rule.port !== undefined && rule.host.list.check("127.0.0.1", "ipv4")) {
+		if (rule.host.kind === "address" && rule.port !== undefined && rangeCovers(rule.host, "127.0.0.1")) {
 			if (rule.port === proxyPorts.http || rule.port === proxyPorts.socks) {
 				throw new NetworkRuleError(
 					`sandbox.network.allow: "${rule.text}": ports ${proxyPorts.http} and ${proxyPorts.socks} are the proxy's own inside the sandbox; reach that service by another name or port`,
