@@ -190,6 +190,32 @@ describe.skipIf(unavailable !== undefined)("the sandbox's network policy, as roo
 			expect(run.stdout + run.stderr).toContain("127.0.0.1");
 		});
 
+		it("a command cannot hold more than 256 connections open through the proxy at once", async () => {
+			// 300 tunnels to the allowed host, each held open: those past the bound are refused, in words.
+			const target = `good.test:${good.port}`;
+			const script = [
+				`const net = require("node:net"); const total = 300; let ok = 0, refused = 0, settled = 0, said = "";`,
+				"const sockets = [];",
+				"const settle = (passed, text) => { if (passed) ok += 1; else { refused += 1; said = said || text; } if (++settled === total) { console.log(`tunnels ${ok} refused ${refused}`); console.log(said); for (const s of sockets) s.destroy(); } };",
+				"for (let index = 0; index < total; index += 1) {",
+				`  const socket = net.connect(3128, "127.0.0.1", () => socket.write("CONNECT ${target} HTTP/1.1\\r\\nHost: ${target}\\r\\n\\r\\n"));`,
+				'  sockets.push(socket); let head = "", done = false;',
+				'  socket.on("data", (chunk) => { if (done) return; head += chunk; if (head.includes("\\r\\n\\r\\n")) { done = true; settle(head.startsWith("HTTP/1.1 200"), head); } });',
+				'  socket.on("error", () => {}); socket.on("close", () => { if (!done) { done = true; settle(false, head); } });',
+				"}",
+				"setTimeout(() => { console.log(`gave up: tunnels ${ok} refused ${refused}`); process.exit(0); }, 90000).unref();",
+			].join("\n");
+			const run = await sandboxed(user, `node -e '${script}'`);
+			expectControlReached(run);
+			const output = run.stdout + run.stderr;
+			expect(output).toMatch(/tunnels \d+ refused \d+/);
+			const [, tunnels = "0", refused = "0"] = /tunnels (\d+) refused (\d+)/.exec(output) ?? [];
+			expect(Number(tunnels) + Number(refused)).toBe(300);
+			expect(Number(refused), output).toBeGreaterThanOrEqual(44);
+			expect(good.connections.peak).toBeLessThanOrEqual(256);
+			expect(output).toContain("connections open through the proxy, the most one command may have at once");
+		});
+
 		it("an allowed name that resolves to a loopback address the list does not name is refused (rebinding)", async () => {
 			const run = await sandboxed(
 				user,
