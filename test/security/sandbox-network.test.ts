@@ -196,14 +196,14 @@ describe.skipIf(unavailable !== undefined)("the sandbox's network policy, as roo
 			const script = [
 				`const net = require("node:net"); const total = 300; let ok = 0, refused = 0, settled = 0, said = "";`,
 				"const sockets = [];",
-				"const settle = (passed, text) => { if (passed) ok += 1; else { refused += 1; said = said || text; } if (++settled === total) { console.log(`tunnels ${ok} refused ${refused}`); console.log(said); for (const s of sockets) s.destroy(); } };",
+				'const settle = (passed, text) => { if (passed) ok += 1; else { refused += 1; said = said || text; } if (++settled === total) { console.log("tunnels " + ok + " refused " + refused); console.log(said); for (const s of sockets) s.destroy(); } };',
 				"for (let index = 0; index < total; index += 1) {",
 				`  const socket = net.connect(3128, "127.0.0.1", () => socket.write("CONNECT ${target} HTTP/1.1\\r\\nHost: ${target}\\r\\n\\r\\n"));`,
 				'  sockets.push(socket); let head = "", done = false;',
 				'  socket.on("data", (chunk) => { if (done) return; head += chunk; if (head.includes("\\r\\n\\r\\n")) { done = true; settle(head.startsWith("HTTP/1.1 200"), head); } });',
 				'  socket.on("error", () => {}); socket.on("close", () => { if (!done) { done = true; settle(false, head); } });',
 				"}",
-				"setTimeout(() => { console.log(`gave up: tunnels ${ok} refused ${refused}`); process.exit(0); }, 90000).unref();",
+				'setTimeout(() => { console.log("gave up: tunnels " + ok + " refused " + refused); process.exit(0); }, 90000).unref();',
 			].join("\n");
 			const run = await sandboxed(user, `node -e '${script}'`);
 			expectControlReached(run);
