@@ -24,6 +24,8 @@ interface Recorder {
 	server: Server;
 	port: number;
 	paths: string[];
+	/** The Host header of each request, in the order of `paths`. */
+	hosts: string[];
 	connections: { open: number; peak: number };
 }
 
@@ -32,8 +34,10 @@ async function recorder(
 	answer: (path: string, port: number) => { status: number; headers?: Record<string, string>; body: string },
 ): Promise<Recorder> {
 	const paths: string[] = [];
+	const hosts: string[] = [];
 	const server = createServer((request, response) => {
 		paths.push(request.url ?? "");
+		hosts.push(request.headers.host ?? "");
 		const reply = answer(request.url ?? "", port());
 		response.writeHead(reply.status, reply.headers).end(reply.body);
 	});
@@ -47,7 +51,7 @@ async function recorder(
 	});
 	await new Promise<void>((resolve) => server.listen(0, host, resolve));
 	const port = () => (server.address() as { port: number }).port;
-	return { server, port: port(), paths, connections };
+	return { server, port: port(), paths, hosts, connections };
 }
 
 let good: Recorder;
@@ -83,6 +87,7 @@ beforeEach(async () => {
 	evil.paths.length = 0;
 	if (evilV6) evilV6.paths.length = 0;
 	good.paths.length = 0;
+	good.hosts.length = 0;
 	good.connections.peak = good.connections.open;
 	udpReceived.length = 0;
 });
@@ -214,6 +219,28 @@ describe.skipIf(unavailable !== undefined)("the sandbox's network policy, as roo
 			expect(Number(refused), output).toBeGreaterThanOrEqual(44);
 			expect(good.connections.peak).toBeLessThanOrEqual(256);
 			expect(output).toContain("connections open through the proxy, the most one command may have at once");
+		});
+
+		it("a plain request reaches the allowed site only: its Host header is the URL's, a pipelined request goes nowhere", async () => {
+			// The allowed address could serve other sites (a CDN, a shared server): the Host header picks one.
+			const site = `good.test:${good.port}`;
+			const pipelined = `GET http://${site}/first HTTP/1.1\\r\\nHost: ${site}\\r\\n\\r\\nGET /second HTTP/1.1\\r\\nHost: evil.test\\r\\n\\r\\n`;
+			const script = `const s = require("node:net").connect(3128, "127.0.0.1", () => s.write("${pipelined}")); s.on("data", (d) => process.stdout.write(d)); s.on("error", () => {}); setTimeout(() => s.destroy(), 3000);`;
+			const run = await sandboxed(
+				user,
+				[
+					`curl -sS -m 20 -H "Host: evil.test" http://${site}/fronted`,
+					`curl -sS -m 20 -d body -H "Host: evil.test" http://${site}/fronted-body`,
+					`node -e '${script}'`,
+				].join("; echo; "),
+			);
+			expectControlReached(run);
+			const hostOf = (path: string) => good.hosts[good.paths.indexOf(path)];
+			expect(hostOf("/fronted"), run.stdout + run.stderr).toBe(site);
+			expect(hostOf("/fronted-body")).toBe(site);
+			expect(good.paths).toContain("/first");
+			expect(good.paths).not.toContain("/second");
+			expect(good.hosts).not.toContain("evil.test");
 		});
 
 		it("an allowed name that resolves to a loopback address the list does not name is refused (rebinding)", async () => {

@@ -133,6 +133,10 @@ async function onRequest(context: ProxyContext, request: IncomingMessage, respon
 		}
 		headers = masked.headers;
 	}
+	// The host picks its site by the Host header: it must name the site that was judged (RFC 9112
+	// 3.2.2: a proxy replaces it with the target's authority), or one address would serve a denied
+	// site that shares it (a CDN, a shared server) to a request naming an allowed one.
+	headers.host = url.host;
 	const outgoing = httpRequest({
 		host: decision.address,
 		port: destination.port,
