@@ -98,6 +98,9 @@ describe.skipIf(unavailable !== undefined)("attacks on secrets kept out of the s
 					`${curl} --request-target "https://other.test:${otherPlain.port}/absolute" -H "Authorization: Bearer $TEST_API_TOKEN" ${secret}/`,
 					// A plain http:// request through the proxy: the URL names the right host, the Host header another.
 					`${curl} -H "Host: other.test:${otherPlain.port}" -H "X-Token: $PLAIN_TOKEN" ${plain}/fronted`,
+					// Without a secret, another site on the address is not reached either: the Host is the judged name.
+					`${curl} -H "Host: other.test" ${secret}/fronted-plain`,
+					`${curl} -H "Host: other.test:${otherPlain.port}" ${plain}/fronted-plain`,
 					// The right site, written another way, still works.
 					`${curl} -H "Host: SECRET.TEST." -H "Authorization: Bearer $TEST_API_TOKEN" ${secret}/same-site`,
 					`${curl} -H "X-Token: $PLAIN_TOKEN" ${plain}/plain`,
@@ -113,6 +116,12 @@ describe.skipIf(unavailable !== undefined)("attacks on secrets kept out of the s
 			expect(run.output).toContain(
 				'carries the value of $TEST_API_TOKEN but the Host header "other.test" names another site',
 			);
+			for (const recorder of [secretHost, plainHost]) {
+				const fronted = recorder.seen.filter((request) => request.url === "/fronted-plain");
+				expect(fronted.map((request) => request.host.replace(/:\d+$/, ""))).toEqual([
+					recorder === secretHost ? "secret.test" : "plain.test",
+				]);
+			}
 			expect(run.output).toContain("carries the value of $PLAIN_TOKEN but the Host header");
 		});
 

@@ -39,6 +39,12 @@ function withoutHopByHop(headers: IncomingMessage["headers"]): Record<string, st
 	return kept;
 }
 
+/** `host[:port]` as a `Host` header writes it (the port left out when it is HTTPS's own, an IPv6 address in brackets). */
+function authorityOf(host: string, port: number): string {
+	const name = host.includes(":") ? `[${host}]` : host;
+	return port === 443 ? name : `${name}:${port}`;
+}
+
 function forward(
 	table: SecretTable,
 	agent: Agent,
@@ -68,6 +74,10 @@ function forward(
 		request.resume();
 		return;
 	}
+	// The site is the one judged, whatever the command's Host header says: another site on the same
+	// address (a CDN's) is not what the policy allowed. A request with a secret naming another site
+	// was refused above, with the reason.
+	const headers = { ...masked.headers, host: authorityOf(host, port) };
 	const outgoing = httpsRequest({
 		host: target.address,
 		port,
@@ -75,7 +85,7 @@ function forward(
 		servername: isIP(host) === 0 ? host : undefined,
 		method: request.method,
 		path: url,
-		headers: masked.headers,
+		headers,
 		agent,
 		setHost: false,
 	});
