@@ -27,7 +27,12 @@ let otherPlain: Recorder;
 beforeAll(async () => {
 	const upstream = await upstreamServers();
 	upstreamCaPem = upstream.caPem;
-	secretHost = await upstream.https("secret.test", "SECRET-ANSWER");
+	// Its /echo path answers with the credentials it got, in the body and a header (a debugging endpoint).
+	secretHost = await upstream.https("secret.test", (request) => {
+		if (!request.url?.startsWith("/echo")) return { body: "SECRET-ANSWER" };
+		const got = request.headers.authorization ?? "";
+		return { body: `echo: ${got}`, headers: { "x-echo": got } };
+	});
 	plainHost = await upstream.plain("PLAIN-ANSWER");
 	otherPlain = await upstream.plain("OTHER-ANSWER");
 });
@@ -123,6 +128,24 @@ describe.skipIf(unavailable !== undefined)("attacks on secrets kept out of the s
 				]);
 			}
 			expect(run.output).toContain("carries the value of $PLAIN_TOKEN but the Host header");
+		});
+
+		it("a host that echoes the credentials it got gives the command the placeholder back, not the value", async () => {
+			const secret = `https://secret.test:${secretHost.port}`;
+			const run = await sandboxed(
+				user,
+				[
+					`curl -sS -m 30 -i -H "Authorization: Bearer $TEST_API_TOKEN" ${secret}/echo`,
+					`curl -sS -m 30 --compressed -H "Accept-Encoding: gzip" -H "Authorization: Bearer $TEST_API_TOKEN" ${secret}/echo-gzip`,
+					"echo done",
+				].join("; echo; "),
+			);
+			expect(run.output).toContain("done");
+			// The host got the value (it belongs there) and sent it back; the command saw the placeholder.
+			expect(carrying(secretHost, realToken).map((request) => request.url)).toEqual(["/echo", "/echo-gzip"]);
+			expect(run.output).not.toContain(realToken);
+			expect(run.output).toMatch(/echo: Bearer toolbelt-placeholder-[0-9a-f]{32}/);
+			expect(run.output).toMatch(/x-echo: Bearer toolbelt-placeholder-[0-9a-f]{32}/i);
 		});
 
 		it("a secret's value under another variable name holds the placeholder too", async () => {

@@ -40,12 +40,18 @@ async function listen(server: Server, seen: SeenRequest[]): Promise<Recorder> {
 	return { server, port: (server.address() as { port: number }).port, seen };
 }
 
+/** A server's answer made from the request: its body and headers. */
+export interface Answer {
+	body: string;
+	headers?: Record<string, string>;
+}
+
 /** The servers' CA (made the way the proxy makes the session's) and the two kinds of recording server. */
 export interface UpstreamServers {
 	/** Trusted by the proxy (NODE_EXTRA_CA_CERTS of the toolbelt process), never by the sandbox. */
 	caPem: string;
-	/** An HTTPS server answering as `name` with `answer`. */
-	https(name: string, answer: string): Promise<Recorder>;
+	/** An HTTPS server answering as `name` with `answer`, or with what `answer` makes of the request (an echo). */
+	https(name: string, answer: string | ((request: IncomingMessage) => Answer)): Promise<Recorder>;
 	/** A plain HTTP server answering `answer`. */
 	plain(answer: string): Promise<Recorder>;
 }
@@ -61,7 +67,8 @@ export async function upstreamServers(): Promise<UpstreamServers> {
 			const server = createHttpsServer({ SNICallback: (_name, done) => done(null, context) }, (request, response) => {
 				record(seen, request);
 				request.resume();
-				response.end(`${answer}\n`);
+				const made = typeof answer === "string" ? { body: answer } : answer(request);
+				response.writeHead(200, made.headers).end(`${made.body}\n`);
 			});
 			return listen(server, seen);
 		},
