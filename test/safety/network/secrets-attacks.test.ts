@@ -33,7 +33,9 @@ beforeAll(async () => {
 		const got = request.headers.authorization ?? "";
 		return { body: `echo: ${got}`, headers: { "x-echo": got } };
 	});
-	plainHost = await upstream.plain("PLAIN-ANSWER");
+	plainHost = await upstream.plain((request) =>
+		request.url?.startsWith("/echo") ? { body: `echo: ${request.headers["x-token"] ?? ""}` } : { body: "PLAIN-ANSWER" },
+	);
 	otherPlain = await upstream.plain("OTHER-ANSWER");
 });
 
@@ -137,13 +139,17 @@ describe.skipIf(unavailable !== undefined)("attacks on secrets kept out of the s
 				[
 					`curl -sS -m 30 -i -H "Authorization: Bearer $TEST_API_TOKEN" ${secret}/echo`,
 					`curl -sS -m 30 --compressed -H "Accept-Encoding: gzip" -H "Authorization: Bearer $TEST_API_TOKEN" ${secret}/echo-gzip`,
+					`curl -sS -m 30 -H "X-Token: $PLAIN_TOKEN" http://plain.test:${plainHost.port}/echo-plain`,
 					"echo done",
 				].join("; echo; "),
 			);
 			expect(run.output).toContain("done");
 			// The host got the value (it belongs there) and sent it back; the command saw the placeholder.
 			expect(carrying(secretHost, realToken).map((request) => request.url)).toEqual(["/echo", "/echo-gzip"]);
+			expect(carrying(plainHost, plainToken).map((request) => request.url)).toEqual(["/echo-plain"]);
 			expect(run.output).not.toContain(realToken);
+			expect(run.output).not.toContain(plainToken);
+			expect(run.output).toMatch(/echo: toolbelt-placeholder-[0-9a-f]{32}/);
 			expect(run.output).toMatch(/echo: Bearer toolbelt-placeholder-[0-9a-f]{32}/);
 			expect(run.output).toMatch(/x-echo: Bearer toolbelt-placeholder-[0-9a-f]{32}/i);
 		});

@@ -52,8 +52,8 @@ export interface UpstreamServers {
 	caPem: string;
 	/** An HTTPS server answering as `name` with `answer`, or with what `answer` makes of the request (an echo). */
 	https(name: string, answer: string | ((request: IncomingMessage) => Answer)): Promise<Recorder>;
-	/** A plain HTTP server answering `answer`. */
-	plain(answer: string): Promise<Recorder>;
+	/** A plain HTTP server answering `answer`, or with what `answer` makes of the request. */
+	plain(answer: string | ((request: IncomingMessage) => Answer)): Promise<Recorder>;
 }
 
 /** Makes the upstream CA; each server it then starts records its requests and answers one line. */
@@ -77,7 +77,8 @@ export async function upstreamServers(): Promise<UpstreamServers> {
 			const server = createHttpServer((request, response) => {
 				record(seen, request);
 				request.resume();
-				response.end(`${answer}\n`);
+				const made = typeof answer === "string" ? { body: answer } : answer(request);
+				response.writeHead(200, made.headers).end(`${made.body}\n`);
 			});
 			return listen(server, seen);
 		},
