@@ -26,6 +26,7 @@ const allowed = {
 	"safety/sandbox/network/secrets/session-ca.ts": "certificate validity",
 	"safety/sandbox/network/secrets/terminate.ts": "network audit record times",
 	"safety/sandbox/network/tunnel.ts": "network audit record times",
+	"safety/sandbox/network/proxy-server.ts": "network audit record times",
 	"workspace/shell/output-tail.ts": "a unique file name",
 	"safety/settings/settings.ts": "a unique temporary file name",
 	"safety/settings/settings-disk.ts": "a unique temporary file name",

@@ -166,6 +166,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 		? await (await import("./sandbox/network/session.js")).startNetworkSession(options.network, stateDir, {
 				environment: options.environment ?? process.env,
 				homeDir,
+				sharesProcesses: options.isolateProcesses === false,
 			})
 		: undefined;
 	const allowNetwork = options.allowNetwork === true && !network;

@@ -19,11 +19,14 @@ vi.setConfig({ testTimeout: 120_000 });
 
 const cli = new CliProcesses();
 
-/** A loopback HTTP server that records the paths it was asked for. */
+/** A loopback HTTP server that records the paths it was asked for, and its most connections open at once. */
 interface Recorder {
 	server: Server;
 	port: number;
 	paths: string[];
+	/** The Host header of each request, in the order of `paths`. */
+	hosts: string[];
+	connections: { open: number; peak: number };
 }
 
 async function recorder(
@@ -31,14 +34,24 @@ async function recorder(
 	answer: (path: string, port: number) => { status: number; headers?: Record<string, string>; body: string },
 ): Promise<Recorder> {
 	const paths: string[] = [];
+	const hosts: string[] = [];
 	const server = createServer((request, response) => {
 		paths.push(request.url ?? "");
+		hosts.push(request.headers.host ?? "");
 		const reply = answer(request.url ?? "", port());
 		response.writeHead(reply.status, reply.headers).end(reply.body);
 	});
+	const connections = { open: 0, peak: 0 };
+	server.on("connection", (socket) => {
+		connections.open += 1;
+		connections.peak = Math.max(connections.peak, connections.open);
+		socket.on("close", () => {
+			connections.open -= 1;
+		});
+	});
 	await new Promise<void>((resolve) => server.listen(0, host, resolve));
 	const port = () => (server.address() as { port: number }).port;
-	return { server, port: port(), paths };
+	return { server, port: port(), paths, hosts, connections };
 }
 
 let good: Recorder;
@@ -74,6 +87,8 @@ beforeEach(async () => {
 	evil.paths.length = 0;
 	if (evilV6) evilV6.paths.length = 0;
 	good.paths.length = 0;
+	good.hosts.length = 0;
+	good.connections.peak = good.connections.open;
 	udpReceived.length = 0;
 });
 afterEach(async () => {
@@ -81,13 +96,13 @@ afterEach(async () => {
 	await rm(outside, { recursive: true, force: true });
 });
 
-/** The policy: good.test and its port allowed; evil.test denied; rebind.test allowed by name. */
-function settings() {
+/** The policy: good.test and its port allowed; evil.test denied; rebind.test allowed by name; `allow` added. */
+function settings(allow: string[]) {
 	return {
 		sandbox: {
 			enabled: true,
 			network: {
-				allow: ["good.test", `127.0.0.1:${good.port}`, "rebind.test"],
+				allow: ["good.test", `127.0.0.1:${good.port}`, "rebind.test", ...allow],
 				deny: ["evil.test"],
 				hosts: ["good.test=127.0.0.1", "evil.test=127.0.0.1", "rebind.test=127.0.0.1"],
 			},
@@ -95,13 +110,13 @@ function settings() {
 	};
 }
 
-/** Runs `command` through the built CLI's sandbox as `user`, with the policy in the user's settings. */
-async function sandboxed(user: TestUser, command: string) {
+/** Runs `command` through the built CLI's sandbox as `user`, with the policy (and `allow` added) in the user's settings. */
+async function sandboxed(user: TestUser, command: string, allow: string[] = []) {
 	const home = join(outside, "home");
 	const project = join(outside, "project");
 	await mkdir(join(home, ".toolbelt"), { recursive: true });
 	await mkdir(project, { recursive: true });
-	await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify(settings()));
+	await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify(settings(allow)));
 	await handOver(outside, user);
 	const control = `curl -sS -m 20 http://good.test:${good.port}/control; `;
 	return cli.run(["tool", "bash", JSON.stringify({ command: control + command }), "--sandbox"], {
@@ -161,6 +176,71 @@ describe.skipIf(unavailable !== undefined)("the sandbox's network policy, as roo
 			expectControlReached(run);
 			expect(evil.paths).toEqual([]);
 			expect(evilV6?.paths ?? []).toEqual([]);
+		});
+
+		it("an IPv6 range in the allow list (::/0) opens no IPv4 address, written as IPv4 or inside IPv6", async () => {
+			const run = await sandboxed(
+				user,
+				[
+					`curl -sS -m 20 http://127.0.0.1:${evil.port}/v4`,
+					`curl -sS -m 20 -g 'http://[::ffff:127.0.0.1]:${evil.port}/mapped'`,
+					`curl -sS -m 20 -g 'http://[::ffff:7f00:1]:${evil.port}/mapped-hex'`,
+					`curl -sS -m 20 -p -g 'http://[::ffff:127.0.0.1]:${evil.port}/mapped-tunnel'`,
+					`curl -sS -m 20 -x socks5://127.0.0.1:1080 -g 'http://[::ffff:127.0.0.1]:${evil.port}/mapped-socks'`,
+				].join("; echo; "),
+				["::/0"],
+			);
+			expectControlReached(run);
+			expect(evil.paths).toEqual([]);
+			expect(run.stdout + run.stderr).toContain("127.0.0.1");
+		});
+
+		it("a command cannot hold more than 256 connections open through the proxy at once", async () => {
+			// 300 tunnels to the allowed host, each held open: those past the bound are refused, in words.
+			const target = `good.test:${good.port}`;
+			const script = [
+				`const net = require("node:net"); const total = 300; let ok = 0, refused = 0, settled = 0, said = "";`,
+				"const sockets = [];",
+				'const settle = (passed, text) => { if (passed) ok += 1; else { refused += 1; said = said || text; } if (++settled === total) { console.log("tunnels " + ok + " refused " + refused); console.log(said); for (const s of sockets) s.destroy(); } };',
+				"for (let index = 0; index < total; index += 1) {",
+				`  const socket = net.connect(3128, "127.0.0.1", () => socket.write("CONNECT ${target} HTTP/1.1\\r\\nHost: ${target}\\r\\n\\r\\n"));`,
+				'  sockets.push(socket); let head = "", done = false;',
+				'  socket.on("data", (chunk) => { if (done) return; head += chunk; if (head.includes("\\r\\n\\r\\n")) { done = true; settle(head.startsWith("HTTP/1.1 200"), head); } });',
+				'  socket.on("error", () => {}); socket.on("close", () => { if (!done) { done = true; settle(false, head); } });',
+				"}",
+				'setTimeout(() => { console.log("gave up: tunnels " + ok + " refused " + refused); process.exit(0); }, 90000).unref();',
+			].join("\n");
+			const run = await sandboxed(user, `node -e '${script}'`);
+			expectControlReached(run);
+			const output = run.stdout + run.stderr;
+			expect(output).toMatch(/tunnels \d+ refused \d+/);
+			const [, tunnels = "0", refused = "0"] = /tunnels (\d+) refused (\d+)/.exec(output) ?? [];
+			expect(Number(tunnels) + Number(refused)).toBe(300);
+			expect(Number(refused), output).toBeGreaterThanOrEqual(44);
+			expect(good.connections.peak).toBeLessThanOrEqual(256);
+			expect(output).toContain("connections open through the proxy, the most one command may have at once");
+		});
+
+		it("a plain request reaches the allowed site only: its Host header is the URL's, a pipelined request goes nowhere", async () => {
+			// The allowed address could serve other sites (a CDN, a shared server): the Host header picks one.
+			const site = `good.test:${good.port}`;
+			const pipelined = `GET http://${site}/first HTTP/1.1\\r\\nHost: ${site}\\r\\n\\r\\nGET /second HTTP/1.1\\r\\nHost: evil.test\\r\\n\\r\\n`;
+			const script = `const s = require("node:net").connect(3128, "127.0.0.1", () => s.write("${pipelined}")); s.on("data", (d) => process.stdout.write(d)); s.on("error", () => {}); setTimeout(() => s.destroy(), 3000);`;
+			const run = await sandboxed(
+				user,
+				[
+					`curl -sS -m 20 -H "Host: evil.test" http://${site}/fronted`,
+					`curl -sS -m 20 -d body -H "Host: evil.test" http://${site}/fronted-body`,
+					`node -e '${script}'`,
+				].join("; echo; "),
+			);
+			expectControlReached(run);
+			const hostOf = (path: string) => good.hosts[good.paths.indexOf(path)];
+			expect(hostOf("/fronted"), run.stdout + run.stderr).toBe(site);
+			expect(hostOf("/fronted-body")).toBe(site);
+			expect(good.paths).toContain("/first");
+			expect(good.paths).not.toContain("/second");
+			expect(good.hosts).not.toContain("evil.test");
 		});
 
 		it("an allowed name that resolves to a loopback address the list does not name is refused (rebinding)", async () => {

@@ -4,18 +4,19 @@
 // through NODE_EXTRA_CA_CERTS of the toolbelt process; the sandbox trusts only the session's CA
 // (and the system's). A variable and an ~/.npmrc token are listed for secret.test alone; each
 // server records the credentials it was sent, so every check looks at what really arrived where.
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http";
-import { createServer as createHttpsServer } from "node:https";
+import { execFile } from "node:child_process";
+import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createSessionCa } from "../../src/safety/sandbox/network/secrets/session-ca.js";
-import { CliProcesses, cleanEnv, ensureBuiltCli, sharedCacheHome } from "../cli/helpers/cli-binary.js";
+import { CliProcesses, ensureBuiltCli, sharedCacheHome } from "../cli/helpers/cli-binary.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
-import { handOver, type TestUser, testUsers, userPrefix } from "../helpers/test-users.js";
+import { type TestUser, testUsers, userPrefix } from "../helpers/test-users.js";
 import { textOf } from "../mcp/helpers.js";
+import { prepareSecretsRun, type Recorder, upstreamServers } from "../safety/network/secrets-sandbox.js";
 
 const unavailable = await sandboxUnavailableReason();
 
@@ -25,50 +26,17 @@ const cli = new CliProcesses();
 const realToken = "real-api-token-5f1c0ffee5f1c0ffee";
 const realNpmToken = "npm_realNpmToken0123456789abcdef";
 
-/** A loopback server that records each request's path and credentials. */
-interface Recorder {
-	server: Server;
-	port: number;
-	seen: { path: string; authorization: string }[];
-}
-
-function record(seen: Recorder["seen"], request: IncomingMessage): void {
-	seen.push({ path: request.url ?? "", authorization: request.headers.authorization ?? "" });
-}
-
-async function listen(server: Server, seen: Recorder["seen"]): Promise<Recorder> {
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	return { server, port: (server.address() as { port: number }).port, seen };
-}
-
 let upstreamCaPem = "";
 let secretHost: Recorder;
 let otherHost: Recorder;
 let plainHost: Recorder;
 
 beforeAll(async () => {
-	// The test servers' own CA (made the way the proxy makes the session's): trusted by the proxy only.
-	const upstreamCa = await createSessionCa();
-	upstreamCaPem = upstreamCa.certificatePem;
-	const https = (name: string) => {
-		const seen: Recorder["seen"] = [];
-		const context = upstreamCa.contextFor(name);
-		const server = createHttpsServer({ SNICallback: (_name, done) => done(null, context) }, (request, response) => {
-			record(seen, request);
-			response.end(`${name.toUpperCase()}-ANSWER\n`);
-		});
-		return listen(server, seen);
-	};
-	secretHost = await https("secret.test");
-	otherHost = await https("other.test");
-	const plainSeen: Recorder["seen"] = [];
-	plainHost = await listen(
-		createHttpServer((request, response) => {
-			record(plainSeen, request);
-			response.end("PLAIN-ANSWER\n");
-		}),
-		plainSeen,
-	);
+	const upstream = await upstreamServers();
+	upstreamCaPem = upstream.caPem;
+	secretHost = await upstream.https("secret.test", "SECRET.TEST-ANSWER");
+	otherHost = await upstream.https("other.test", "OTHER.TEST-ANSWER");
+	plainHost = await upstream.plain("PLAIN-ANSWER");
 });
 
 afterAll(() => {
@@ -107,25 +75,15 @@ async function leftovers(runtime: string): Promise<string[]> {
 }
 
 /** The home, project and runtime folders of one run, with the settings and the token file in place. */
-async function prepare(user: TestUser, prefix: string) {
-	ensureBuiltCli();
-	const outside = await mkdtemp(join("/var/tmp", prefix));
-	const home = join(outside, "home");
-	const project = join(outside, "project");
-	// The sandbox's state directory where the sandbox can read it (not under its private /tmp).
-	const runtime = join(outside, "runtime");
-	for (const directory of [join(home, ".toolbelt"), project, runtime]) await mkdir(directory, { recursive: true });
-	await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify(settings()));
-	await writeFile(join(home, ".npmrc"), `//secret.test:${secretHost.port}/:_authToken=${realNpmToken}\n`);
-	await writeFile(join(outside, "upstream-ca.pem"), upstreamCaPem);
-	await handOver(outside, user);
-	const env = cleanEnv({
-		HOME: home,
-		XDG_RUNTIME_DIR: runtime,
-		TEST_API_TOKEN: realToken,
-		NODE_EXTRA_CA_CERTS: join(outside, "upstream-ca.pem"),
+function prepare(user: TestUser, prefix: string) {
+	return prepareSecretsRun({
+		user,
+		prefix,
+		settings: settings(),
+		npmrc: `//secret.test:${secretHost.port}/:_authToken=${realNpmToken}\n`,
+		caPem: upstreamCaPem,
+		env: { TEST_API_TOKEN: realToken },
 	});
-	return { outside, project, runtime, env };
 }
 
 /** Runs `command` through the built CLI's sandbox as `user`, the secrets in its environment and home. */
@@ -171,12 +129,12 @@ describe.skipIf(unavailable !== undefined)(
 				expect(run.output).toMatch(/_authToken=toolbelt-placeholder-[0-9a-f]{32}/);
 				// The host they belong to got the real values, as a bearer token and in basic credentials.
 				expect(run.output).toContain("SECRET.TEST-ANSWER");
-				const arrived = Object.fromEntries(secretHost.seen.map((request) => [request.path, request.authorization]));
+				const arrived = Object.fromEntries(secretHost.seen.map((request) => [request.url, request.authorization]));
 				expect(arrived["/bearer"]).toBe(`Bearer ${realToken}`);
 				expect(arrived["/basic"]).toBe(`Basic ${Buffer.from(`me:${realToken}`).toString("base64")}`);
 				expect(arrived["/npmrc"]).toBe(`Bearer ${realNpmToken}`);
 				// Another host over TLS got the placeholder, never the value.
-				expect(otherHost.seen.map((request) => request.path)).toContain("/elsewhere");
+				expect(otherHost.seen.map((request) => request.url)).toContain("/elsewhere");
 				for (const request of otherHost.seen) expect(request.authorization).toMatch(/^Bearer toolbelt-placeholder-/);
 				// In the clear, refused before it left, and the model is told.
 				expect(plainHost.seen).toEqual([]);
@@ -200,6 +158,48 @@ describe.skipIf(unavailable !== undefined)(
 				expect(run.stdout).toContain("keys-found: 0");
 				// Once the CLI has exited, none of the session's files is left.
 				expect(run.left).toEqual([]);
+			});
+
+			it("secrets with isolateProcesses: false are refused: the command would share toolbelt's processes", async () => {
+				// Through the library (the option is the caller's, not a setting), as `user`, from the build.
+				const { outside, project, env } = await prepare(user, "toolbelt-sandbox-secrets-shared-");
+				const library = fileURLToPath(new URL("../../dist/safety/index.js", import.meta.url));
+				const look = "grep -l -a -s real-api-toke[n] /proc/[0-9]*/environ /proc/[0-9]*/cmdline; echo command-ran";
+				const script = [
+					`import { spawnSync } from "node:child_process";`,
+					`import { createSandbox } from ${JSON.stringify(library)};`,
+					"try {",
+					"  const sandbox = await createSandbox({ writableRoots: [process.cwd()], isolateProcesses: false,",
+					`    network: { allow: ["secret.test"], secrets: [{ env: "TEST_API_TOKEN", hosts: ["secret.test"] }] } });`,
+					"  const launch = await sandbox.prepare(process.cwd());",
+					`  const run = spawnSync(launch.file, [...launch.args, "/bin/sh", "-c", ${JSON.stringify(look)}], { env: { ...process.env, ...launch.env }, encoding: "utf8", timeout: 60000 });`,
+					"  console.log(run.stdout + run.stderr);",
+					"  await launch.release();",
+					"  await sandbox.close();",
+					"} catch (error) {",
+					'  console.log("refused: " + error.message);',
+					"}",
+				].join("\n");
+				const [file = process.execPath, ...args] = [
+					...userPrefix(user),
+					process.execPath,
+					"--input-type=module",
+					"-e",
+					script,
+				];
+				try {
+					const { stdout, stderr } = await promisify(execFile)(file, args, {
+						cwd: project,
+						env: { ...env, XDG_CACHE_HOME: sharedCacheHome(user) },
+						timeout: 120_000,
+					});
+					expect(stdout, stderr).toContain(
+						"refused: sandbox.network.secrets keeps $TEST_API_TOKEN out of the sandbox, but with isolateProcesses: false",
+					);
+					expect(stdout).not.toContain("command-ran");
+				} finally {
+					await rm(outside, { recursive: true, force: true });
+				}
 			});
 
 			it("an MCP server stopped with SIGTERM leaves none of the session's files", async () => {

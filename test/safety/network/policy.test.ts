@@ -75,6 +75,54 @@ describe("the network policy", () => {
 		expect((await judge(["[::1]:8080"], [], "::1", 8080)).allowed).toBe(true);
 	});
 
+	it("judges an IPv4 address inside an IPv6 one as the IPv4 it reaches, however wide the IPv6 range allowed", async () => {
+		const allow = ["::/0", "*"];
+		const deny = ["93.184.216.34", "169.254.169.254"];
+		// NAT64 (well-known and local-use prefixes), IPv4-mapped, -translated and -compatible, 6to4,
+		// Teredo (server, and the client stored inverted): each reaches a denied or private IPv4 address.
+		for (const host of [
+			"64:ff9b::5db8:d822",
+			"64:ff9b::169.254.169.254",
+			"64:ff9b:1:5db8:d8:2200::",
+			"64:ff9b:1::93.184.216.34",
+			"::ffff:93.184.216.34",
+			"[::ffff:a9fe:a9fe]",
+			"::ffff:0:93.184.216.34",
+			"::93.184.216.34",
+			"2002:5db8:d822::1",
+			"2001:0:5db8:d822::1",
+			"2001:0:4136:e378:8000:63bf:a247:27dd",
+		]) {
+			expect(await judge(allow, deny, host), host).toMatchObject({ allowed: false, rule: expect.any(String) });
+		}
+		for (const host of [
+			"::ffff:127.0.0.1",
+			"::127.0.0.1",
+			"64:ff9b::10.0.0.1",
+			"2002:c0a8:101::1",
+			"127.0.0.1",
+			"10.1.2.3",
+		]) {
+			expect(await judge(allow, [], host), host).toMatchObject({ allowed: false });
+		}
+		// An IPv6 address that embeds a public IPv4 address nobody denied is still reached.
+		expect(await judge(allow, deny, "64:ff9b::808:808")).toMatchObject({ allowed: true, rule: "::/0" });
+		expect(await judge(allow, deny, "2606:4700::1111")).toMatchObject({ allowed: true });
+		// An IPv4 entry covers the mapped spelling of its address, which is the same destination.
+		expect(await judge(["127.0.0.1:8080"], [], "[::ffff:127.0.0.1]", 8080)).toMatchObject({
+			allowed: true,
+			address: "127.0.0.1",
+		});
+	});
+
+	it("refuses an IPv6 zone id (an interface of the proxy's machine)", async () => {
+		expect(await judge(["fe80::/10"], [], "fe80::1%eth0")).toMatchObject({
+			allowed: false,
+			reason: expect.stringContaining("zone id"),
+		});
+		expect(await judge(["fe80::/10"], [], "fe80::1")).toMatchObject({ allowed: true });
+	});
+
 	it("reaches localhost only by the listed port", async () => {
 		expect((await judge(["localhost:5432"], [], "localhost", 5432)).allowed).toBe(true);
 		expect((await judge(["localhost:5432"], [], "127.0.0.1", 5432)).allowed).toBe(true);

@@ -3,15 +3,12 @@
 // proxy put the real value into a request that ends up somewhere else than the host it belongs
 // to, or to read the value from what the sandbox is given. Loopback servers under made-up names
 // (pinned with `hosts`) record every request they get, so each check looks at what really arrived.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http";
-import { createServer as createHttpsServer } from "node:https";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createSessionCa } from "../../../src/safety/sandbox/network/secrets/session-ca.js";
-import { CliProcesses, cleanEnv, ensureBuiltCli } from "../../cli/helpers/cli-binary.js";
+import { CliProcesses } from "../../cli/helpers/cli-binary.js";
 import { sandboxUnavailableReason } from "../../helpers/prerequisites.js";
-import { handOver, type TestUser, testUsers } from "../../helpers/test-users.js";
+import { type TestUser, testUsers } from "../../helpers/test-users.js";
+import { prepareSecretsRun, type Recorder, upstreamServers } from "./secrets-sandbox.js";
 
 const unavailable = await sandboxUnavailableReason();
 
@@ -22,58 +19,24 @@ const realToken = "real-api-token-a77ac4e5a77ac4e5";
 const plainToken = "real-plain-token-b88bd5f6b88bd5f6";
 const npmPassword = "cmVhbC1ucG0tcGFzc3dvcmQ=";
 
-/** What one request brought: where it was addressed and every header that could carry a value. */
-interface Seen {
-	url: string;
-	host: string;
-	headers: string;
-}
-
-interface Recorder {
-	server: Server;
-	port: number;
-	seen: Seen[];
-}
-
-function record(seen: Seen[], request: IncomingMessage): void {
-	seen.push({ url: request.url ?? "", host: request.headers.host ?? "", headers: request.rawHeaders.join("\n") });
-}
-
-async function listen(server: Server, seen: Seen[]): Promise<Recorder> {
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	return { server, port: (server.address() as { port: number }).port, seen };
-}
-
 let upstreamCaPem = "";
 let secretHost: Recorder;
 let plainHost: Recorder;
 let otherPlain: Recorder;
 
 beforeAll(async () => {
-	const upstreamCa = await createSessionCa();
-	upstreamCaPem = upstreamCa.certificatePem;
-	const seen: Seen[] = [];
-	const context = upstreamCa.contextFor("secret.test");
-	secretHost = await listen(
-		createHttpsServer({ SNICallback: (_name, done) => done(null, context) }, (request, response) => {
-			record(seen, request);
-			response.end("SECRET-ANSWER\n");
-		}),
-		seen,
+	const upstream = await upstreamServers();
+	upstreamCaPem = upstream.caPem;
+	// Its /echo path answers with the credentials it got, in the body and a header (a debugging endpoint).
+	secretHost = await upstream.https("secret.test", (request) => {
+		if (!request.url?.startsWith("/echo")) return { body: "SECRET-ANSWER" };
+		const got = request.headers.authorization ?? "";
+		return { body: `echo: ${got}`, headers: { "x-echo": got } };
+	});
+	plainHost = await upstream.plain((request) =>
+		request.url?.startsWith("/echo") ? { body: `echo: ${request.headers["x-token"] ?? ""}` } : { body: "PLAIN-ANSWER" },
 	);
-	const plain = async (answer: string) => {
-		const list: Seen[] = [];
-		return listen(
-			createHttpServer((request, response) => {
-				record(list, request);
-				request.resume();
-				response.end(`${answer}\n`);
-			}),
-			list,
-		);
-	};
-	plainHost = await plain("PLAIN-ANSWER");
-	otherPlain = await plain("OTHER-ANSWER");
+	otherPlain = await upstream.plain("OTHER-ANSWER");
 });
 
 afterAll(() => {
@@ -100,31 +63,22 @@ function settings() {
 
 /** Runs `command` through the built CLI's sandbox as `user`, the secrets in its environment and home. */
 async function sandboxed(user: TestUser, command: string) {
-	ensureBuiltCli();
 	for (const host of [secretHost, plainHost, otherPlain]) host.seen.length = 0;
-	const outside = await mkdtemp(join("/var/tmp", "toolbelt-secrets-attacks-"));
-	const home = join(outside, "home");
-	const project = join(outside, "project");
-	const runtime = join(outside, "runtime");
-	try {
-		for (const directory of [join(home, ".toolbelt"), project, runtime]) await mkdir(directory, { recursive: true });
-		await writeFile(join(home, ".toolbelt", "settings.json"), JSON.stringify(settings()));
-		await writeFile(
-			join(home, ".npmrc"),
-			`//secret.test:${secretHost.port}/:username=me\n//secret.test:${secretHost.port}/:_password=${npmPassword}\n`,
-		);
-		await writeFile(join(outside, "upstream-ca.pem"), upstreamCaPem);
-		await handOver(outside, user);
-		const env = cleanEnv({
-			HOME: home,
-			XDG_RUNTIME_DIR: runtime,
+	const { outside, project, env } = await prepareSecretsRun({
+		user,
+		prefix: "toolbelt-secrets-attacks-",
+		settings: settings(),
+		npmrc: `//secret.test:${secretHost.port}/:username=me\n//secret.test:${secretHost.port}/:_password=${npmPassword}\n`,
+		caPem: upstreamCaPem,
+		env: {
 			TEST_API_TOKEN: realToken,
 			PLAIN_TOKEN: plainToken,
 			// The same value under an innocent name (a mirror's login, a CI step's copy).
 			MIRROR_LOGIN: realToken,
 			DEPLOY_SETTINGS: `registry=secret.test login=${plainToken}`,
-			NODE_EXTRA_CA_CERTS: join(outside, "upstream-ca.pem"),
-		});
+		},
+	});
+	try {
 		const run = await cli.run(["tool", "bash", JSON.stringify({ command }), "--sandbox"], { cwd: project, user, env });
 		return { ...run, output: run.stdout + run.stderr };
 	} finally {
@@ -151,6 +105,9 @@ describe.skipIf(unavailable !== undefined)("attacks on secrets kept out of the s
 					`${curl} --request-target "https://other.test:${otherPlain.port}/absolute" -H "Authorization: Bearer $TEST_API_TOKEN" ${secret}/`,
 					// A plain http:// request through the proxy: the URL names the right host, the Host header another.
 					`${curl} -H "Host: other.test:${otherPlain.port}" -H "X-Token: $PLAIN_TOKEN" ${plain}/fronted`,
+					// Without a secret, another site on the address is not reached either: the Host is the judged name.
+					`${curl} -H "Host: other.test" ${secret}/fronted-plain`,
+					`${curl} -H "Host: other.test:${otherPlain.port}" ${plain}/fronted-plain`,
 					// The right site, written another way, still works.
 					`${curl} -H "Host: SECRET.TEST." -H "Authorization: Bearer $TEST_API_TOKEN" ${secret}/same-site`,
 					`${curl} -H "X-Token: $PLAIN_TOKEN" ${plain}/plain`,
@@ -166,7 +123,35 @@ describe.skipIf(unavailable !== undefined)("attacks on secrets kept out of the s
 			expect(run.output).toContain(
 				'carries the value of $TEST_API_TOKEN but the Host header "other.test" names another site',
 			);
+			for (const recorder of [secretHost, plainHost]) {
+				const fronted = recorder.seen.filter((request) => request.url === "/fronted-plain");
+				expect(fronted.map((request) => request.host.replace(/:\d+$/, ""))).toEqual([
+					recorder === secretHost ? "secret.test" : "plain.test",
+				]);
+			}
 			expect(run.output).toContain("carries the value of $PLAIN_TOKEN but the Host header");
+		});
+
+		it("a host that echoes the credentials it got gives the command the placeholder back, not the value", async () => {
+			const secret = `https://secret.test:${secretHost.port}`;
+			const run = await sandboxed(
+				user,
+				[
+					`curl -sS -m 30 -i -H "Authorization: Bearer $TEST_API_TOKEN" ${secret}/echo`,
+					`curl -sS -m 30 --compressed -H "Accept-Encoding: gzip" -H "Authorization: Bearer $TEST_API_TOKEN" ${secret}/echo-gzip`,
+					`curl -sS -m 30 -H "X-Token: $PLAIN_TOKEN" http://plain.test:${plainHost.port}/echo-plain`,
+					"echo done",
+				].join("; echo; "),
+			);
+			expect(run.output).toContain("done");
+			// The host got the value (it belongs there) and sent it back; the command saw the placeholder.
+			expect(carrying(secretHost, realToken).map((request) => request.url)).toEqual(["/echo", "/echo-gzip"]);
+			expect(carrying(plainHost, plainToken).map((request) => request.url)).toEqual(["/echo-plain"]);
+			expect(run.output).not.toContain(realToken);
+			expect(run.output).not.toContain(plainToken);
+			expect(run.output).toMatch(/echo: toolbelt-placeholder-[0-9a-f]{32}/);
+			expect(run.output).toMatch(/echo: Bearer toolbelt-placeholder-[0-9a-f]{32}/);
+			expect(run.output).toMatch(/x-echo: Bearer toolbelt-placeholder-[0-9a-f]{32}/i);
 		});
 
 		it("a secret's value under another variable name holds the placeholder too", async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { maskTokenFile } from "../../../src/safety/sandbox/network/secrets/index.js";
 import { prepareSecrets } from "../../../src/safety/sandbox/network/secrets/prepare.js";
+import { secretScrubber } from "../../../src/safety/sandbox/network/secrets/scrub.js";
+import { SecretTable } from "../../../src/safety/sandbox/network/secrets/secret-table.js";
 
 describe("secrets kept out of the sandbox: placeholders and where they may go", () => {
 	it("masks the tokens of an ini-style token file, leaving other lines and variable references", () => {
@@ -124,5 +126,20 @@ describe("secrets kept out of the sandbox: placeholders and where they may go", 
 		await expect(prepareSecrets([{ hosts: ["a.example.org"] }], { environment: {}, homeDir: "/" })).rejects.toThrow(
 			/either "env" or "file"/,
 		);
+	});
+
+	it("turns a secret's value back into its placeholder in an answer, also split across chunks", async () => {
+		const value = "tok-0123456789abcdef";
+		const table = new SecretTable([{ label: "$T", placeholder: "PH", value, rules: [], hosts: [] }]);
+		const scrubber = secretScrubber(table);
+		const out: Buffer[] = [];
+		scrubber.on("data", (chunk: Buffer) => out.push(chunk));
+		const ended = new Promise((resolve) => scrubber.on("end", resolve));
+		const text = `a ${value} b ${value}`;
+		// One byte a chunk: every boundary falls inside the value somewhere.
+		for (const byte of Buffer.from(text)) scrubber.write(Buffer.from([byte]));
+		scrubber.end();
+		await ended;
+		expect(Buffer.concat(out).toString()).toBe("a PH b PH");
 	});
 });

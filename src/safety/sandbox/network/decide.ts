@@ -1,6 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { isNonPublicAddress } from "./addresses.js";
+import { embeddedIPv4, isNonPublicAddress } from "./addresses.js";
 import {
 	addressRule,
 	type Destination,
@@ -68,22 +68,34 @@ async function resolveHost(host: string, options: DecideOptions): Promise<string
 	}
 }
 
-/** Judges one address `host` resolved to (or `host` itself, an address): deny entries, then non-public addresses. */
+/**
+ * Judges one address `host` resolved to (or `host` itself, an address), and each IPv4 address it
+ * embeds (addresses.ts: NAT64, 6to4, Teredo… reach it): deny entries, then non-public addresses.
+ */
 function judgeAddress(address: string, destination: Destination, options: DecideOptions): Refused | undefined {
 	const { policy } = options;
-	const denied = addressRule(policy.deny, address, destination.port);
-	if (denied) {
-		return {
-			allowed: false,
-			rule: denied.text,
-			reason: `${address} is denied by "${denied.text}" in sandbox.network.deny`,
-		};
+	const forms = [address, ...embeddedIPv4(address)];
+	for (const form of forms) {
+		const denied = addressRule(policy.deny, form, destination.port);
+		if (denied) {
+			const which = form === address ? address : `${address} (which reaches ${form})`;
+			return {
+				allowed: false,
+				rule: denied.text,
+				reason: `${which} is denied by "${denied.text}" in sandbox.network.deny`,
+			};
+		}
 	}
-	if (isNonPublicAddress(address) && !addressRule(policy.allow, address, destination.port)) {
-		const named = destination.host === address ? address : `${destination.host} resolves to ${address}, which`;
+	for (const form of forms) {
+		if (!isNonPublicAddress(form) || addressRule(policy.allow, form, destination.port)) continue;
+		const reached = form === address ? "" : ` (it reaches the IPv4 address ${form})`;
+		const named =
+			destination.host === address
+				? `${address}${reached}`
+				: `${destination.host} resolves to ${address}${reached}, which`;
 		return {
 			allowed: false,
-			reason: `${named} is a loopback, private or reserved address: such an address is reached only when sandbox.network.allow lists it (e.g. "${address}:${destination.port}")`,
+			reason: `${named} is a loopback, private or reserved address: such an address is reached only when sandbox.network.allow lists it (e.g. "${form}:${destination.port}")`,
 		};
 	}
 	return undefined;
@@ -101,6 +113,12 @@ export async function decide(destination: Destination, options: DecideOptions): 
 	const port = destination.port;
 	const { policy } = options;
 	const where = `${host}:${port}`;
+	if (isIP(host) === 6 && host.includes("%")) {
+		return {
+			allowed: false,
+			reason: `"${destination.host}" carries an IPv6 zone id, which picks a network interface of the proxy's machine: connect to a host name or an address without it`,
+		};
+	}
 	if (!isReadableHost(host)) {
 		return {
 			allowed: false,

@@ -91,6 +91,13 @@ export class HandoffControls {
 		client.resume();
 	}
 
+	/** How many tunnels handed to the launcher of `call` are still open. */
+	openTunnels(call: string): number {
+		let count = 0;
+		for (const tunnel of this.open.values()) if (tunnel.call === call) count += 1;
+		return count;
+	}
+
 	/** Ends every handed-off tunnel's record (the session closes: the control connections go with it). */
 	closeAll(): void {
 		for (const control of this.controls.values()) control.destroy();

@@ -13,6 +13,7 @@ import type { Duplex } from "node:stream";
 import { hopByHopHeaders as hopByHop, refusalResponse } from "./plain-handoff.js";
 import { matchingRule, normalizeHost } from "./policy.js";
 import { type ProxySecrets, placeholderScanner } from "./secrets/index.js";
+import { hasBody, scrubbedHeaders, secretScrubber } from "./secrets/scrub.js";
 import { handOffTunnel, headTimeoutMs, judge, openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
 
 /** `host:port` of a CONNECT request, with `[v6]:port` understood. */
@@ -117,6 +118,7 @@ async function onRequest(context: ProxyContext, request: IncomingMessage, respon
 		return;
 	}
 	let headers = forwardedHeaders(request.headers);
+	let scrub = false;
 	if (context.secrets) {
 		const masked = context.secrets.table.mask(
 			request.url ?? "",
@@ -132,7 +134,14 @@ async function onRequest(context: ProxyContext, request: IncomingMessage, respon
 			return;
 		}
 		headers = masked.headers;
+		// An answer with the secret echoed is read for it (secrets/scrub.ts): uncompressed.
+		scrub = masked.replaced > 0;
+		if (scrub) headers["accept-encoding"] = "identity";
 	}
+	// The host picks its site by the Host header: it must name the site that was judged (RFC 9112
+	// 3.2.2: a proxy replaces it with the target's authority), or one address would serve a denied
+	// site that shares it (a CDN, a shared server) to a request naming an allowed one.
+	headers.host = url.host;
 	const outgoing = httpRequest({
 		host: decision.address,
 		port: destination.port,
@@ -158,9 +167,16 @@ async function onRequest(context: ProxyContext, request: IncomingMessage, respon
 		context.audit.closed(record, context.call);
 	};
 	outgoing.on("response", (incoming) => {
-		response.writeHead(incoming.statusCode ?? 502, forwardedHeaders(incoming.headers));
+		const table = scrub ? context.secrets?.table : undefined;
+		const rewrite = table !== undefined && hasBody(request.method, incoming);
+		const answerHeaders = forwardedHeaders(incoming.headers);
+		response.writeHead(
+			incoming.statusCode ?? 502,
+			table ? scrubbedHeaders(table, answerHeaders, rewrite) : answerHeaders,
+		);
 		incoming.on("data", received);
-		incoming.pipe(response);
+		if (rewrite && table) incoming.pipe(secretScrubber(table)).pipe(response);
+		else incoming.pipe(response);
 		incoming.on("end", close);
 	});
 	outgoing.on("error", (error) => {

@@ -160,7 +160,11 @@ function launcherMain(childProcess: typeof ChildProcessModule, net: typeof NetMo
 
 	/** Connects the command's socket to the host the proxy checked, and copies both ways. */
 	const direct = (id: string, client: NetModule.Socket, trailer: HandoffTrailer) => {
-		const early = Buffer.from(trailer.early, "base64");
+		const given = Buffer.from(trailer.early, "base64");
+		// A plain request is its judged head alone: what the command wrote after it (a second,
+		// pipelined request naming another site) is not the host's to read.
+		const headEnd = trailer.reply === "http" ? given.indexOf("\r\n\r\n") : -1;
+		const early = headEnd === -1 ? given : given.subarray(0, headEnd + 4);
 		let sent = trailer.sent ?? early.length;
 		let received = 0;
 		let connected = false;
@@ -213,9 +217,11 @@ function launcherMain(childProcess: typeof ChildProcessModule, net: typeof NetMo
 			clearTimeout(timer);
 			client.write(success(trailer.reply));
 			if (early.length > 0) host.write(early);
-			forward(client, host, (bytes) => {
-				sent += bytes;
-			});
+			if (trailer.reply === "http") client.on("data", () => {});
+			else
+				forward(client, host, (bytes) => {
+					sent += bytes;
+				});
 			client.on("end", () => host.end());
 			host.on("end", () => client.end());
 			for (const socket of [client, host]) socket.setTimeout(idleTimeoutMs, finish);

@@ -86,12 +86,16 @@ function parseHead(head: Buffer): Promise<IncomingMessage | undefined> {
 	});
 }
 
-/** The head the host gets: the target in origin form, the command's headers but the hop-by-hop ones. */
+/**
+ * The head the host gets: the target in origin form, `Host` naming the judged target's authority
+ * (as the proxy's own path sends it), the command's other headers but the hop-by-hop ones.
+ */
 function upstreamHead(request: IncomingMessage, url: URL): Buffer {
-	const lines = [`${request.method} ${url.pathname}${url.search} HTTP/${request.httpVersion}`];
+	const lines = [`${request.method} ${url.pathname}${url.search} HTTP/${request.httpVersion}`, `Host: ${url.host}`];
 	for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) {
-		const name = request.rawHeaders[index] ?? "";
-		if (!hopByHopHeaders.has(name.toLowerCase())) lines.push(`${name}: ${request.rawHeaders[index + 1]}`);
+		const name = (request.rawHeaders[index] ?? "").toLowerCase();
+		if (!hopByHopHeaders.has(name) && name !== "host")
+			lines.push(`${request.rawHeaders[index]}: ${request.rawHeaders[index + 1]}`);
 	}
 	lines.push("Connection: close");
 	return Buffer.from(`${lines.join("\r\n")}\r\n\r\n`, "latin1");

@@ -3,16 +3,26 @@
 // addresses and CIDR ranges (`127.0.0.1`, `10.0.0.0/8`, `[::1]`), each with an optional `:port`,
 // or `*` for every host. Deny entries win over allow entries.
 import { BlockList, isIP } from "node:net";
+import { mappedIPv4 } from "./addresses.js";
 
 /** One parsed entry of `sandbox.network.allow` or `deny`. */
 export interface NetworkRule {
 	/** As written in the settings (reported with each decision). */
 	text: string;
-	/** A host name pattern (lower case, `*.` for names below), an address range, or every host. */
-	host: { kind: "name"; name: string; below: boolean } | { kind: "address"; list: BlockList } | { kind: "any" };
+	/**
+	 * A host name pattern (lower case, `*.` for names below), an address range of one family (or of
+	 * both: `localhost`), or every host.
+	 */
+	host:
+		| { kind: "name"; name: string; below: boolean }
+		| { kind: "address"; list: BlockList; family: AddressFamily | "both" }
+		| { kind: "any" };
 	/** The one port it covers; undefined for every port. */
 	port?: number;
 }
+
+/** An address family as `BlockList` names it. */
+export type AddressFamily = "ipv4" | "ipv6";
 
 /** The parsed policy. */
 export interface NetworkPolicy {
@@ -38,20 +48,23 @@ function splitPort(text: string): { host: string; port?: number } {
 	return { host: text.slice(0, colon), port: Number(text.slice(colon + 1)) };
 }
 
-function addressRange(host: string): BlockList | undefined {
-	const [address = "", prefix] = host.split("/");
-	const family = isIP(address);
-	if (family === 0) return undefined;
-	const type = family === 4 ? "ipv4" : "ipv6";
+function addressRange(host: string): { list: BlockList; family: AddressFamily } | undefined {
+	const [written = "", prefix] = host.split("/");
+	if (isIP(written) === 0) return undefined;
+	// `::ffff:10.0.0.0/104` is `10.0.0.0/8`: a mapped address is the IPv4 address itself.
+	const mapped = mappedIPv4(written);
+	const bitsBack = mapped !== undefined && (prefix === undefined || Number(prefix) >= 96) ? 96 : 0;
+	const address = bitsBack > 0 && mapped !== undefined ? mapped : written;
+	const family = isIP(address) === 4 ? "ipv4" : "ipv6";
 	const list = new BlockList();
-	if (prefix === undefined) list.addAddress(address, type);
+	if (prefix === undefined) list.addAddress(address, family);
 	else {
-		const bits = Number(prefix);
-		if (!/^\d+$/.test(prefix) || bits > (family === 4 ? 32 : 128))
+		const bits = Number(prefix) - bitsBack;
+		if (!/^\d+$/.test(prefix) || bits > (family === "ipv4" ? 32 : 128))
 			throw new NetworkRuleError(`bad prefix length /${prefix}`);
-		list.addSubnet(address, bits, type);
+		list.addSubnet(address, bits, family);
 	}
-	return list;
+	return { list, family };
 }
 
 /** Parses one entry; throws `NetworkRuleError` saying what is wrong with it. */
@@ -63,7 +76,7 @@ export function parseNetworkRule(text: string): NetworkRule {
 	}
 	if (host === "*") return { text, host: { kind: "any" }, port };
 	// `localhost` is the loopback addresses, never a name the resolver is asked about.
-	if (host === "localhost") return { text, host: { kind: "address", list: loopbackList() }, port };
+	if (host === "localhost") return { text, host: { kind: "address", list: loopbackList(), family: "both" }, port };
 	const range = (() => {
 		try {
 			return addressRange(host);
@@ -71,7 +84,7 @@ export function parseNetworkRule(text: string): NetworkRule {
 			throw new NetworkRuleError(`"${text}": ${(error as Error).message}`);
 		}
 	})();
-	if (range) return { text, host: { kind: "address", list: range }, port };
+	if (range) return { text, host: { kind: "address", ...range }, port };
 	if (!hostNamePattern.test(host)) {
 		throw new NetworkRuleError(
 			`"${text}" is not a host name, address or range: write "example.org", "*.example.org", "10.0.0.0/8" or "[::1]", each with an optional ":port"`,
@@ -108,8 +121,18 @@ function loopbackList(): BlockList {
 	return list;
 }
 
-function familyOf(address: string): "ipv4" | "ipv6" {
+function familyOf(address: string): AddressFamily {
 	return isIP(address) === 6 ? "ipv6" : "ipv4";
+}
+
+/**
+ * Whether an address range covers `address`, each family on its own: `BlockList` alone would count
+ * every IPv4 address as inside an IPv6 range holding `::ffff:0:0/96` (`::/0` would cover 127.0.0.1).
+ */
+export function rangeCovers(range: { list: BlockList; family: AddressFamily | "both" }, address: string): boolean {
+	const family = familyOf(address);
+	if (isIP(address) === 0 || (range.family !== "both" && range.family !== family)) return false;
+	return range.list.check(address, family);
 }
 
 /** Whether `rule` covers the host name or address `host` (without looking at the port). */
@@ -117,8 +140,7 @@ function coversHost(rule: NetworkRule, host: string): boolean {
 	const pattern = rule.host;
 	if (pattern.kind === "any") return true;
 	if (pattern.kind === "address") {
-		const address = host === "localhost" ? "127.0.0.1" : host;
-		return isIP(address) !== 0 && pattern.list.check(address, familyOf(address));
+		return rangeCovers(pattern, host === "localhost" ? "127.0.0.1" : host);
 	}
 	if (isIP(host) !== 0) return false;
 	return pattern.below ? host.endsWith(`.${pattern.name}`) : host === pattern.name;
@@ -140,9 +162,12 @@ export function addressRule(rules: readonly NetworkRule[], address: string, port
 /** A host name of letters, digits, `-` and `_` labels: what `normalizeHost` gives for a name it can read. */
 const plainHostName = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/;
 
-/** True when `host` (normalized) is an address or a plain host name, the only forms judged. */
+/**
+ * True when `host` (normalized) is an address or a plain host name, the only forms judged. An IPv6
+ * zone id (`fe80::1%eth0`) picks an interface of the proxy's machine: not a destination to judge.
+ */
 export function isReadableHost(host: string): boolean {
-	return isIP(host) !== 0 || plainHostName.test(host);
+	return (isIP(host) !== 0 && !host.includes("%")) || plainHostName.test(host);
 }
 
 /**
@@ -156,13 +181,14 @@ export function isReadableHost(host: string): boolean {
 export function normalizeHost(host: string): string {
 	const lower = host.toLowerCase();
 	const bare = lower.startsWith("[") && lower.endsWith("]") ? lower.slice(1, -1) : lower;
-	if (isIP(bare) !== 0) return bare;
+	if (isIP(bare) !== 0) return mappedIPv4(bare) ?? bare;
 	// Only a whole name goes through the URL parser: one with a path, user or port in it is not a name.
 	if (/[/\\@?#:\s[\]]/.test(bare)) return bare;
 	try {
 		const hostname = new URL(`http://${bare}/`).hostname;
 		const unbracketed = hostname.startsWith("[") ? hostname.slice(1, -1) : hostname;
-		return isIP(unbracketed) !== 0 ? unbracketed : unbracketed.replace(/\.+$/, "");
+		if (isIP(unbracketed) !== 0) return mappedIPv4(unbracketed) ?? unbracketed;
+		return unbracketed.replace(/\.+$/, "");
 	} catch {
 		return bare;
 	}

@@ -8,7 +8,7 @@ import { NetworkAudit, type NetworkConnectionListener } from "./audit.js";
 import type { DecideOptions } from "./decide.js";
 import { HandoffControls } from "./handoff.js";
 import { createHttpProxy } from "./http-proxy.js";
-import { handOffPlainRequest } from "./plain-handoff.js";
+import { handOffPlainRequest, refusalResponse } from "./plain-handoff.js";
 import type { ProxySecrets } from "./secrets/index.js";
 import { serveSocks } from "./socks5.js";
 import { handOffTunnel, openTunnel, type ProxyContext, startTunnel } from "./tunnel.js";
@@ -22,6 +22,14 @@ export interface NetworkProxy {
 	/** Stops accepting and ends every open connection. Never throws. */
 	close(): Promise<void>;
 }
+
+/**
+ * Connections one call may have open through the proxy at once: its sockets to the proxy (each
+ * tunnel, plain request or handshake under way) and the tunnels handed to its launcher. Package
+ * managers open a few dozen; without a bound, a command opening thousands would take the
+ * descriptors of toolbelt's own process (every tool shares them) and lean on the hosts it reaches.
+ */
+export const maximumConnectionsPerCall = 256;
 
 const preambleTimeoutMs = 10_000;
 const maximumPreambleBytes = 200;
@@ -51,6 +59,38 @@ function readPreamble(socket: Socket): Promise<string[] | undefined> {
 		};
 		socket.on("data", onData);
 	});
+}
+
+const busyReason = `the command already has ${maximumConnectionsPerCall} connections open through the proxy, the most one command may have at once, so this one was not made; open fewer at a time (a tool's parallel downloads, a test's workers), or close connections it no longer needs`;
+
+/** Refuses a connection over its call's bound: in the protocol's own words where it has some, and in the audit. */
+function refuseBusy(socket: Socket, kind: string | undefined, context: ProxyContext): void {
+	const via = kind === "socks" ? "socks" : kind === "forward" ? "forward" : "http";
+	context.audit.decided(
+		{
+			time: Date.now(),
+			host: "*",
+			port: 0,
+			via,
+			allowed: false,
+			reason: busyReason,
+			bytesSent: 0,
+			bytesReceived: 0,
+			closed: true,
+		},
+		context.call,
+	);
+	// SOCKS5 has no words for it before its greeting: "no acceptable method" ends it.
+	const reply =
+		kind === "http"
+			? refusalResponse(busyReason, "503 Service Unavailable")
+			: kind === "socks"
+				? Buffer.from([5, 0xff])
+				: "";
+	socket.end(reply);
+	// What the command sends meanwhile is dropped, and the socket goes once it is closed.
+	socket.resume();
+	socket.setTimeout(preambleTimeoutMs, () => socket.destroy());
 }
 
 async function serveForward(socket: Socket, context: ProxyContext, port: number): Promise<void> {
@@ -94,6 +134,19 @@ export async function startNetworkProxy(options: {
 			},
 	);
 	const sockets = new Set<Socket>();
+	const perCall = new Map<string, number>();
+	/** Counts `socket` for `call` until it closes; false when the call is at its bound. */
+	const admit = (socket: Socket, call: string): boolean => {
+		const open = perCall.get(call) ?? 0;
+		if (open + controls.openTunnels(call) >= maximumConnectionsPerCall) return false;
+		perCall.set(call, open + 1);
+		socket.once("close", () => {
+			const left = (perCall.get(call) ?? 1) - 1;
+			if (left > 0) perCall.set(call, left);
+			else perCall.delete(call);
+		});
+		return true;
+	};
 	const serve = async (socket: Socket) => {
 		const words = await readPreamble(socket);
 		const [call, kind, port, id] = words ?? [];
@@ -107,6 +160,8 @@ export async function startNetworkProxy(options: {
 		};
 		contexts.set(socket, context);
 		if (kind === "control" && call !== undefined) controls.attach(call, socket);
+		else if (call === undefined) socket.destroy();
+		else if (!admit(socket, call)) refuseBusy(socket, kind, context);
 		else if (kind === "http") {
 			// Without secrets nothing of a plain request needs the proxy past its head: the launcher can take it.
 			const handedOff = !options.secrets && controls.canTake(call, id) && (await handOffPlainRequest(socket, context));

@@ -4,7 +4,7 @@ import type { NetworkConnectionListener, NetworkConnectionRecord } from "./audit
 import { type BridgeConfig, bridgeSource, connectHelperSource } from "./bridge-programs.js";
 import type { HostResolver } from "./decide.js";
 import { type LauncherConfig, launcherSource } from "./launcher-program.js";
-import { type NetworkPolicy, NetworkRuleError, parseNetworkPolicy } from "./policy.js";
+import { type NetworkPolicy, NetworkRuleError, parseNetworkPolicy, rangeCovers } from "./policy.js";
 import { type NetworkProxy, startNetworkProxy } from "./proxy-server.js";
 import { type SecretSetting, type SessionSecrets, startSecrets } from "./secrets/index.js";
 import { openSessionFiles } from "./session-files.js";
@@ -74,7 +74,7 @@ export interface NetworkSession {
 function forwardedPorts(policy: NetworkPolicy): number[] {
 	const ports = new Set<number>();
 	for (const rule of policy.allow) {
-		if (rule.host.kind === "address" && rule.port !== undefined && rule.host.list.check("127.0.0.1", "ipv4")) {
+		if (rule.host.kind === "address" && rule.port !== undefined && rangeCovers(rule.host, "127.0.0.1")) {
 			if (rule.port === proxyPorts.http || rule.port === proxyPorts.socks) {
 				throw new NetworkRuleError(
 					`sandbox.network.allow: "${rule.text}": ports ${proxyPorts.http} and ${proxyPorts.socks} are the proxy's own inside the sandbox; reach that service by another name or port`,
@@ -106,14 +106,36 @@ function proxyEnvironment(environment: NodeJS.ProcessEnv): Record<string, string
 	};
 }
 
+/** Where a session's secrets come from, and what the sandbox around its commands shares with the host. */
+export interface SessionPlace {
+	environment: NodeJS.ProcessEnv;
+	homeDir: string;
+	/** Commands see the host's processes (`isolateProcesses: false`). Default: false. */
+	sharesProcesses?: boolean;
+}
+
+/**
+ * Secrets are kept out only from commands that cannot see toolbelt's processes: the proxy holds the
+ * real values in its memory and environment, and its /proc entries (environ, mem) are one kernel
+ * permission check away from a command of the same user. Refused rather than hoped for.
+ */
+function assertSecretsHidden(secrets: SessionSecrets | undefined, place: SessionPlace): void {
+	if (!secrets || !place.sharesProcesses) return;
+	const labels = [...new Set(secrets.proxy.table.secrets.map((secret) => secret.label))].join(", ");
+	throw new NetworkRuleError(
+		`sandbox.network.secrets keeps ${labels} out of the sandbox, but with isolateProcesses: false its commands see toolbelt's own processes, which hold the real values (their /proc entries; a command may also signal them). Keep isolateProcesses on (the default) or remove those secrets; nothing was run.`,
+	);
+}
+
 /**
  * Starts the proxy of a sandbox with a network policy (and reads the secrets it keeps out, from
- * `place`'s environment and home); throws `NetworkRuleError` for a bad entry.
+ * `place`'s environment and home); throws `NetworkRuleError` for a bad entry, or for secrets in a
+ * sandbox whose commands share the host's processes.
  */
 export async function startNetworkSession(
 	options: SandboxNetworkOptions,
 	stateDir: string,
-	place: { environment: NodeJS.ProcessEnv; homeDir: string } = { environment: process.env, homeDir: homedir() },
+	place: SessionPlace = { environment: process.env, homeDir: homedir() },
 ): Promise<NetworkSession> {
 	const policy = parseNetworkPolicy(options.allow, options.deny ?? []);
 	const forwards = forwardedPorts(policy);
@@ -122,6 +144,7 @@ export async function startNetworkSession(
 	let proxy: NetworkProxy;
 	try {
 		secrets = await startSecrets(options.secrets ?? [], { ...place, stateDir: files.folder });
+		assertSecretsHidden(secrets, place);
 		proxy = await startNetworkProxy({
 			stateDir,
 			decide: { policy, resolver: options.resolver, hosts: options.hosts },

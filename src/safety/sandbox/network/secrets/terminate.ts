@@ -7,6 +7,7 @@ import { Agent, request as httpsRequest } from "node:https";
 import { isIP, type Socket } from "node:net";
 import { TLSSocket } from "node:tls";
 import type { NetworkAudit, NetworkConnectionRecord } from "../audit.js";
+import { hasBody, scrubbedHeaders, secretScrubber } from "./scrub.js";
 import type { SecretTable } from "./secret-table.js";
 import type { SessionCa } from "./session-ca.js";
 
@@ -39,6 +40,12 @@ function withoutHopByHop(headers: IncomingMessage["headers"]): Record<string, st
 	return kept;
 }
 
+/** `host[:port]` as a `Host` header writes it (the port left out when it is HTTPS's own, an IPv6 address in brackets). */
+function authorityOf(host: string, port: number): string {
+	const name = host.includes(":") ? `[${host}]` : host;
+	return port === 443 ? name : `${name}:${port}`;
+}
+
 function forward(
 	table: SecretTable,
 	agent: Agent,
@@ -68,6 +75,14 @@ function forward(
 		request.resume();
 		return;
 	}
+	// The site is the one judged, whatever the command's Host header says: another site on the same
+	// address (a CDN's) is not what the policy allowed. A request with a secret naming another site
+	// was refused above, with the reason.
+	const headers: Record<string, string | string[] | undefined> = { ...masked.headers, host: authorityOf(host, port) };
+	// An answer to a request that got a secret is read for its value (scrub.ts): it must come as
+	// text, not compressed, or an echo of the value would pass unread.
+	const scrub = masked.replaced > 0;
+	if (scrub) headers["accept-encoding"] = "identity";
 	const outgoing = httpsRequest({
 		host: target.address,
 		port,
@@ -75,16 +90,22 @@ function forward(
 		servername: isIP(host) === 0 ? host : undefined,
 		method: request.method,
 		path: url,
-		headers: masked.headers,
+		headers,
 		agent,
 		setHost: false,
 	});
 	outgoing.on("response", (incoming) => {
-		response.writeHead(incoming.statusCode ?? 502, withoutHopByHop(incoming.headers));
+		const rewrite = scrub && hasBody(request.method, incoming);
+		const answerHeaders = withoutHopByHop(incoming.headers);
+		response.writeHead(
+			incoming.statusCode ?? 502,
+			scrub ? scrubbedHeaders(table, answerHeaders, rewrite) : answerHeaders,
+		);
 		incoming.on("data", (chunk: Buffer) => {
 			record.bytesReceived += chunk.length;
 		});
-		incoming.pipe(response);
+		if (rewrite) incoming.pipe(secretScrubber(table)).pipe(response);
+		else incoming.pipe(response);
 	});
 	outgoing.on("error", (error) => {
 		if (!response.headersSent) response.writeHead(502, { "content-type": "text/plain; charset=utf-8" });
