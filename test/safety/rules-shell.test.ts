@@ -103,6 +103,22 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		["printf 'rm f' | bash -v", "shell reading its input"],
 		["chroot /", "shell reading its input"],
 		["BASH_ENV=/tmp/x bash script.sh", "code in a variable"],
+		// Variables judged by what they change: where programs, configuration and shells are found.
+		["HOME=. git status", "code in a variable"],
+		["XDG_CONFIG_HOME=cfg git status", "code in a variable"],
+		["PATH=./bin:$PATH ls", "code in a variable"],
+		['export PATH="$PWD/node_modules/.bin:$PATH"', "code in a variable"],
+		["SHELL=./s flock f -c true", "code in a variable"],
+		["CC='rm x;' make x", "code in a variable"],
+		["GCONV_PATH=. iconv -f x", "code in a variable"],
+		["JAVA_TOOL_OPTIONS=-javaagent:a.jar java -jar x.jar", "code in a variable"],
+		["PYTEST_ADDOPTS='-p x' pytest", "code in a variable"],
+		["read HOME", "code in a variable"],
+		["printf -v PATH %s .", "code in a variable"],
+		["env XDG_CONFIG_HOME=. git status", "code in a variable"],
+		['export "BASH_ENV=x"', "code in a variable"],
+		["declare -x 'LD_PRELOAD=x.so'", "code in a variable"],
+		["typeset 'PAGER'=x", "code in a variable"],
 		["alias r=rm", "code run later"],
 	])("%j is opaque: %s", (text, construct) => {
 		expect(analyzeCommand(text).opaque?.construct).toBe(construct);
@@ -124,6 +140,13 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		"node --version",
 		"bash --version",
 		"node --test",
+		// Everyday assignments stay plain: their names are data to the programs that read them.
+		"FOO=1 npm test",
+		"CI=true npx vitest run",
+		"NODE_ENV=test node x.js",
+		"LANG=C LC_ALL=C sort f",
+		"RUST_LOG=debug GOOS=linux CGO_ENABLED=0 TZ=UTC PYTHONUNBUFFERED=1 make",
+		"export DEBUG=1; npm start",
 	])("%j is readable", (text) => {
 		expect(analyzeCommand(text).opaque).toBeUndefined();
 	});

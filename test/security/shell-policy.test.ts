@@ -21,6 +21,9 @@ import { messageCatalog } from "./fixtures/message-catalog.js";
  */
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
+/** Writes a git config whose fsmonitor (run by `git status`) removes the victim, to the file named after it. */
+const plantGitConfig = "printf '[core]\\n\\tfsmonitor = rm victim\\n' >";
+
 describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: TestUser) => {
 	const processes = new CliProcesses();
 	let root = "";
@@ -36,11 +39,13 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 	async function reset(): Promise<void> {
 		for (const folder of [dir(), home(), outside()]) await mkdir(folder, { recursive: true });
 		const made = [
-			...["marker", "env.sh", "note.txt"].map((name) => join(dir(), name)),
+			...["marker", "env.sh", "note.txt", ".gitconfig", "cfg", "s.sh", "ls", "bin", "x.c", "x"].map((name) =>
+				join(dir(), name),
+			),
 			...["log.txt", "sorted.txt", "found.txt", "copied.txt"].map((name) => join(outside(), name)),
 			join(home(), ".bashrc"),
 		];
-		for (const path of made) await rm(path, { force: true });
+		for (const path of made) await rm(path, { force: true, recursive: true });
 		await writeFile(join(dir(), "victim"), "keep me\n");
 		await writeFile(join(dir(), "list"), "victim\n");
 		await writeFile(join(outside(), "kept.txt"), "keep me\n");
@@ -117,10 +122,35 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		// The grammar leaves an unquoted heredoc's backticks in its text; bash runs them.
 		["backticks in an unquoted heredoc", "cat <<EOF\n`rm victim`\nEOF"],
 		["a translated string", 'TEXTDOMAINDIR=$PWD/locale TEXTDOMAIN=t; LC_ALL=C.UTF-8\necho $"hi"'],
+		// Variables that decide which code runs: where configuration, programs and shells are found.
+		["HOME for git's config", `${plantGitConfig} .gitconfig; HOME=. git status`],
+		[
+			"XDG_CONFIG_HOME for git's config",
+			`mkdir -p cfg/git; ${plantGitConfig} cfg/git/config; XDG_CONFIG_HOME=cfg git status`,
+		],
+		["export HOME", `${plantGitConfig} .gitconfig; export HOME=$PWD; git status`],
+		["read HOME", `${plantGitConfig} .gitconfig; read HOME <<< "$PWD"; git status`],
+		["printf -v HOME", `${plantGitConfig} .gitconfig; printf -v HOME %s "$PWD"; git status`],
+		["env HOME=", `${plantGitConfig} .gitconfig; env HOME=. git status`],
+		[
+			"SHELL for flock -c",
+			"printf '#!/bin/sh\\nrm victim\\n' > s.sh; chmod +x s.sh; SHELL=$PWD/s.sh flock list -c true",
+		],
+		["PATH=. before a planted ls", "ln -s /bin/rm ls; PATH=. ls victim"],
+		["PATH=./bin:$PATH", "mkdir -p bin; ln -s /bin/rm bin/ls; PATH=./bin:$PATH ls victim"],
+		["CC for make's built-in rules", "printf 'int main(){return 0;}' > x.c; CC='rm victim;' make x"],
 	];
 
 	it.each(denied)("deny bash(rm:*) holds against %s", async (_name, command) => {
 		await reset();
+		const result = await bash(denyRm, command);
+		expect(existsSync(join(dir(), "victim")), `${command}\n${result.text}`).toBe(true);
+	});
+
+	it("deny bash(rm:*) holds against an export of a quoted BASH_ENV=…", async () => {
+		await reset();
+		// A quoted assignment to a declaration builtin assigns as an unquoted one does.
+		const command = `echo 'rm victim' > env.sh; export "BASH_ENV=${join(dir(), "env.sh")}"; bash -c true; echo done`;
 		const result = await bash(denyRm, command);
 		expect(existsSync(join(dir(), "victim")), `${command}\n${result.text}`).toBe(true);
 	});
