@@ -119,6 +119,11 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		['export "BASH_ENV=x"', "code in a variable"],
 		["declare -x 'LD_PRELOAD=x.so'", "code in a variable"],
 		["typeset 'PAGER'=x", "code in a variable"],
+		["git --git-dir=g status", "command runner"],
+		["git --bare log", "command runner"],
+		["git clone -u 'x; git-upload-pack' . d", "command runner"],
+		["git clone --conf core.fsmonitor=x . d", "command runner"],
+		["git init --temp=t d", "command runner"],
 		["alias r=rm", "code run later"],
 	])("%j is opaque: %s", (text, construct) => {
 		expect(analyzeCommand(text).opaque?.construct).toBe(construct);
@@ -147,6 +152,9 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		"LANG=C LC_ALL=C sort f",
 		"RUST_LOG=debug GOOS=linux CGO_ENABLED=0 TZ=UTC PYTHONUNBUFFERED=1 make",
 		"export DEBUG=1; npm start",
+		"git --no-pager log --oneline",
+		"git clone --depth 1 https://example.invalid/r.git",
+		"git init --bare g",
 	])("%j is readable", (text) => {
 		expect(analyzeCommand(text).opaque).toBeUndefined();
 	});

@@ -8,6 +8,7 @@ import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binar
 import { startUserMcpServer, type UserMcpServer } from "../cli/helpers/user-mcp-server.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
 import { messageCatalog } from "./fixtures/message-catalog.js";
+import { gitIdentity } from "./git-identity.js";
 
 /**
  * Red-team tests of the shell policy (issue 25) against the built CLI as a user starts it, as root
@@ -30,7 +31,7 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 	const dir = () => join(root, "project");
 	const home = () => join(root, "home");
 	const outside = () => join(root, "outside");
-	const env = () => cleanEnv({ HOME: home(), GIT_CONFIG_NOSYSTEM: "1", npm_config_update_notifier: "false" });
+	const env = () => cleanEnv({ HOME: home(), ...gitIdentity, npm_config_update_notifier: "false" });
 	const servers: UserMcpServer[] = [];
 	let denyRm: UserMcpServer;
 	let allowReadOnly: UserMcpServer;
@@ -39,9 +40,22 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 	async function reset(): Promise<void> {
 		for (const folder of [dir(), home(), outside()]) await mkdir(folder, { recursive: true });
 		const made = [
-			...["marker", "env.sh", "note.txt", ".gitconfig", "cfg", "s.sh", "ls", "bin", "x.c", "x"].map((name) =>
-				join(dir(), name),
-			),
+			...[
+				"marker",
+				"env.sh",
+				"note.txt",
+				".gitconfig",
+				"cfg",
+				"s.sh",
+				"ls",
+				"bin",
+				"x.c",
+				"x",
+				"g",
+				"dst",
+				"t",
+				"c.txt",
+			].map((name) => join(dir(), name)),
 			...["log.txt", "sorted.txt", "found.txt", "copied.txt"].map((name) => join(outside(), name)),
 			join(home(), ".bashrc"),
 		];
@@ -139,6 +153,17 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		["PATH=. before a planted ls", "ln -s /bin/rm ls; PATH=. ls victim"],
 		["PATH=./bin:$PATH", "mkdir -p bin; ln -s /bin/rm bin/ls; PATH=./bin:$PATH ls victim"],
 		["CC for make's built-in rules", "printf 'int main(){return 0;}' > x.c; CC='rm victim;' make x"],
+		// git options that choose a repository, or put programs into the one they make.
+		[
+			"git --git-dir naming a planted repository",
+			`${plantGitConfig} c.txt; git init -q --bare g; cp c.txt g/config; git --git-dir=g --work-tree=. status`,
+		],
+		["git clone -u", "git clone -q -u 'rm victim; git-upload-pack' . dst"],
+		["git clone -c, then status", "git clone -q -c core.fsmonitor='rm ../victim' . dst; git -C dst status"],
+		[
+			"git clone --template with a post-checkout hook",
+			"mkdir -p t/hooks; printf '#!/bin/sh\\nrm ../victim\\n' > t/hooks/post-checkout; chmod +x t/hooks/post-checkout; git commit -q --allow-empty -m x; git clone -q --template=t . dst",
+		],
 	];
 
 	it.each(denied)("deny bash(rm:*) holds against %s", async (_name, command) => {
