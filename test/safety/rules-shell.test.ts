@@ -124,6 +124,10 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		["git clone -u 'x; git-upload-pack' . d", "command runner"],
 		["git clone --conf core.fsmonitor=x . d", "command runner"],
 		["git init --temp=t d", "command runner"],
+		["timeout {5,rm} x", "unknown wrapper option"],
+		["sudo -u {root,rm} x", "unknown wrapper option"],
+		["find o {-delete,}", "command runner"],
+		["find . -fprin[t] x", "command runner"],
 		["alias r=rm", "code run later"],
 	])("%j is opaque: %s", (text, construct) => {
 		expect(analyzeCommand(text).opaque?.construct).toBe(construct);
@@ -155,6 +159,9 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		"git --no-pager log --oneline",
 		"git clone --depth 1 https://example.invalid/r.git",
 		"git init --bare g",
+		"find . -name *.ts -o -name x*",
+		"timeout 5s rm *.txt",
+		"make PREFIX=~/.local install",
 	])("%j is readable", (text) => {
 		expect(analyzeCommand(text).opaque).toBeUndefined();
 	});

@@ -75,6 +75,17 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 			await symlink(join(outside(), "secret.txt"), join(dir(), name));
 		}
 		await writeFile(join(dir(), "s"), "decoy\n");
+		// A file whose name is one of find's actions, for a glob to match.
+		await writeFile(join(dir(), "-fprint"), "");
+		// `a=~/x` is expanded by bash as an assignment's value is: `a=` + the home's path, through a
+		// folder `a=` (or `a=x:`) of the workspace and a link in it named after the home's first folder.
+		await writeFile(join(home(), "secret.txt"), "OUTSIDE-SECRET\n");
+		const top = home().split("/")[1] as string;
+		for (const folder of ["a=", "a=x:"]) {
+			await rm(join(dir(), folder), { recursive: true, force: true });
+			await mkdir(join(dir(), folder));
+			await symlink(`/${top}`, join(dir(), folder, top));
+		}
 		// A message catalog bash reads for `$"…"` (C.UTF-8 is a locale every glibc has).
 		await mkdir(join(dir(), "locale", "C.utf8", "LC_MESSAGES"), { recursive: true });
 		await writeFile(join(dir(), "locale", "C.utf8", "LC_MESSAGES", "t.mo"), messageCatalog({ hi: "$(rm victim)" }));
@@ -153,6 +164,9 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		["PATH=. before a planted ls", "ln -s /bin/rm ls; PATH=. ls victim"],
 		["PATH=./bin:$PATH", "mkdir -p bin; ln -s /bin/rm bin/ls; PATH=./bin:$PATH ls victim"],
 		["CC for make's built-in rules", "printf 'int main(){return 0;}' > x.c; CC='rm victim;' make x"],
+		// A wrapper's own word that bash makes several: the reader took `victim` for the program.
+		["a brace expansion as timeout's duration", "timeout {5,rm} victim"],
+		["a brace expansion as nice's value", "nice -n {5,rm} victim"],
 		// git options that choose a repository, or put programs into the one they make.
 		[
 			"git --git-dir naming a planted repository",
@@ -232,6 +246,18 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		],
 		["sed's e command", "bash(sed:*)", () => "sed -n '1e touch marker' list", () => !existsSync(join(dir(), "marker"))],
 		[
+			"find with a brace expansion that bash makes -delete",
+			"bash(find:*)",
+			() => `find ${outside()} -name kept.txt {-delete,}`,
+			() => existsSync(join(outside(), "kept.txt")),
+		],
+		[
+			"find with a glob that a planted file ./-fprint makes -fprint",
+			"bash(find:*)",
+			() => `find . -maxdepth 0 -fprin[t] ${join(outside(), "found.txt")}`,
+			() => !existsSync(join(outside(), "found.txt")),
+		],
+		[
 			"sort -o through a link's ..",
 			"bash(sort:*)",
 			() => "sort -o link/../sorted.txt list",
@@ -248,7 +274,7 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 
 	// A link's `..` is the kernel's (the link's target's parent); `$` and `==` are words bash passes.
 	const outsideReads = ["cat link/../secret.txt", "grep -r SECRET link/..", "ls link/..", "cat $ list", "cat == list"];
-	it.each([...outsideReads, "cat s$", 'cat "s$"'])(
+	it.each([...outsideReads, "cat s$", 'cat "s$"', "cat a=~/secret.txt", "cat a=x:~/secret.txt"])(
 		"a read-only command does not read outside unasked: %s",
 		async (command) => {
 			await reset();

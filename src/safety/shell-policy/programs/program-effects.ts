@@ -7,7 +7,7 @@
  * rule for the whole tool allows it), and the files it writes are judged like redirections.
  */
 
-import { isLiteral, literalWord, type ShellWord } from "../shell-words.js";
+import { expandsOnlyByAssignmentTilde, isLiteral, literalWord, type ShellWord } from "../shell-words.js";
 import { readEditor, readPager } from "./editors.js";
 import { readFind } from "./find.js";
 import { readGit } from "./git.js";
@@ -63,11 +63,12 @@ const readers: Readonly<Record<string, Reader>> = {
 	make: readMake,
 	dd: (words, effects) => {
 		for (const word of words.slice(1)) {
-			if (!isLiteral(word)) markRunner(effects, words);
+			// `of=~/x` looks like an assignment, so bash expands its tilde: the target is in the home folder.
+			const homeTarget = word.raw.startsWith("of=~") && expandsOnlyByAssignmentTilde(word);
+			if (!isLiteral(word) && !homeTarget) markRunner(effects, words);
 			else if (word.value.startsWith("of=")) {
-				// `of=~/x` looks like an assignment, so bash expands its tilde: the target is in the home folder.
 				const target = literalWord(word.value.slice(3));
-				effects.writes.push({ word: { ...target, tilde: word.raw.startsWith("of=~") }, via: "dd of=" });
+				effects.writes.push({ word: { ...target, tilde: homeTarget }, via: "dd of=" });
 			}
 		}
 	},
