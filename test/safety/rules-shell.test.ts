@@ -128,6 +128,12 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		["sudo -u {root,rm} x", "unknown wrapper option"],
 		["find o {-delete,}", "command runner"],
 		["find . -fprin[t] x", "command runner"],
+		["rg --pre rm x f", "command runner"],
+		["rg --hostname-bin ./h x", "command runner"],
+		["printf '!rm f' | ed -s f", "command runner"],
+		["vim -n f", "command runner"],
+		["sqlite3 db '.shell rm f'", "command runner"],
+		["zip -TT 'rm f' z.zip f", "command runner"],
 		["alias r=rm", "code run later"],
 	])("%j is opaque: %s", (text, construct) => {
 		expect(analyzeCommand(text).opaque?.construct).toBe(construct);
@@ -162,6 +168,8 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		"find . -name *.ts -o -name x*",
 		"timeout 5s rm *.txt",
 		"make PREFIX=~/.local install",
+		"rg -n --hidden -g '*.ts' TODO src",
+		"zip -r out.zip src",
 	])("%j is readable", (text) => {
 		expect(analyzeCommand(text).opaque).toBeUndefined();
 	});

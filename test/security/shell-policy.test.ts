@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { rgPath } from "@vscode/ripgrep";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { startUserMcpServer, type UserMcpServer } from "../cli/helpers/user-mcp-server.js";
@@ -167,6 +168,11 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		// A wrapper's own word that bash makes several: the reader took `victim` for the program.
 		["a brace expansion as timeout's duration", "timeout {5,rm} victim"],
 		["a brace expansion as nice's value", "nice -n {5,rm} victim"],
+		// Programs that run commands from their input or arguments.
+		["ed reading commands from its input", "printf '!rm victim\\nq\\n' | ed -s list"],
+		["vim reading keys from its input", "printf ':!rm victim\\n:q!\\n' | vim -n list"],
+		["sqlite3's .shell", "sqlite3 :memory: '.shell rm victim'"],
+		["zip -TT", "zip -q -T -TT 'rm victim #' z.zip list"],
 		// git options that choose a repository, or put programs into the one they make.
 		[
 			"git --git-dir naming a planted repository",
@@ -190,6 +196,14 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		await reset();
 		// A quoted assignment to a declaration builtin assigns as an unquoted one does.
 		const command = `echo 'rm victim' > env.sh; export "BASH_ENV=${join(dir(), "env.sh")}"; bash -c true; echo done`;
+		const result = await bash(denyRm, command);
+		expect(existsSync(join(dir(), "victim")), `${command}\n${result.text}`).toBe(true);
+	});
+
+	it("deny bash(rm:*) holds against rg --pre", async () => {
+		await reset();
+		// ripgrep runs the --pre program on each file it searches: here `rm victim`.
+		const command = `${rgPath} --pre rm x victim; echo done`;
 		const result = await bash(denyRm, command);
 		expect(existsSync(join(dir(), "victim")), `${command}\n${result.text}`).toBe(true);
 	});

@@ -16,11 +16,23 @@ import { readNpm, readPackageExec } from "./npm.js";
 import { markRunner, type ProgramEffects, type Reader, readOptions } from "./option-readers.js";
 import { readSed } from "./sed.js";
 import { readTar } from "./tar.js";
+import { readZip } from "./zip.js";
 
 export type { ProgramEffects } from "./option-readers.js";
 
 /** Programs that, whatever their arguments, may run any program (debuggers, remote shells). */
-const alwaysRunners = new Set(["gdb", "lldb", "ssh", "mosh", "expect", "emacs", "emacsclient"]);
+const alwaysRunners = new Set([
+	"gdb",
+	"lldb",
+	"ssh",
+	"mosh",
+	"expect",
+	"emacs",
+	"emacsclient",
+	// Their SQL or input holds commands that run programs (`.shell`, `.system`, dc's `!`).
+	"sqlite3",
+	"dc",
+]);
 
 const readers: Readonly<Record<string, Reader>> = {
 	sort: readOptions(
@@ -54,6 +66,9 @@ const readers: Readonly<Record<string, Reader>> = {
 		"rsync",
 	),
 	man: readOptions({ runShort: "PH", runLong: ["pager", "html", "preprocessor"] }, "man"),
+	// ripgrep runs `--pre`'s program on every file it searches, and `--hostname-bin` for hyperlinks.
+	rg: readOptions({ runLong: ["pre", "hostname-bin"], valueShort: "ABCEefgjMmrTt" }, "rg"),
+	zip: readZip,
 	sed: readSed,
 	find: readFind,
 	tar: readTar,
@@ -81,7 +96,7 @@ for (const name of ["gcc", "g++", "clang", "clang++", "c++", "tcc"])
 export function programEffects(name: string, words: readonly ShellWord[]): ProgramEffects | undefined {
 	const effects: ProgramEffects = { runs: [], scripts: [], writes: [], directories: [] };
 	if (alwaysRunners.has(name)) markRunner(effects, words);
-	else if (/^(?:vim?|nvim|ex|view|rvim|gvim)$/.test(name)) readEditor(words, effects);
+	else if (/^(?:vim?|nvim|ex|view|rvim|gvim|ed)$/.test(name)) readEditor(words, effects);
 	else if (/^(?:less|more|most)$/.test(name)) readPager(words, effects);
 	else {
 		const reader = Object.hasOwn(readers, name) ? readers[name] : undefined;
