@@ -129,6 +129,7 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		["find o {-delete,}", "command runner"],
 		["find . -fprin[t] x", "command runner"],
 		["rg --pre rm x f", "command runner"],
+		["compgen -W '$(rm f)' x", "code run later"],
 		["rg --hostname-bin ./h x", "command runner"],
 		["printf '!rm f' | ed -s f", "command runner"],
 		["vim -n f", "command runner"],
@@ -172,6 +173,17 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		"zip -r out.zip src",
 	])("%j is readable", (text) => {
 		expect(analyzeCommand(text).opaque).toBeUndefined();
+	});
+
+	it("takes the folders git clone, init and worktree add make for written files", () => {
+		const targets = (text: string) => analyzeCommand(text).writes.map((write) => [write.word.value, write.via]);
+		expect(targets("git clone --depth 1 -b main . /tmp/out")).toEqual([["/tmp/out", "git clone"]]);
+		expect(targets("git init -q --separate-git-dir=/tmp/g d")).toEqual([
+			["/tmp/g", "git init --separate-git-dir"],
+			["d", "git init"],
+		]);
+		expect(targets("git worktree add -b feat ../wt")).toEqual([["../wt", "git worktree"]]);
+		expect(targets("git clone https://example.invalid/r.git")).toEqual([]);
 	});
 
 	it("collects written files, also inside bash -c scripts, and cd targets", () => {

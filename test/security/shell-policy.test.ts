@@ -57,7 +57,7 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 				"t",
 				"c.txt",
 			].map((name) => join(dir(), name)),
-			...["log.txt", "sorted.txt", "found.txt", "copied.txt"].map((name) => join(outside(), name)),
+			...["log.txt", "sorted.txt", "found.txt", "copied.txt", "clone", "repo"].map((name) => join(outside(), name)),
 			join(home(), ".bashrc"),
 		];
 		for (const path of made) await rm(path, { force: true, recursive: true });
@@ -103,7 +103,15 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		denyRm = await start(["--deny", "bash(rm:*)"]);
 		servers.push(denyRm);
 		// Every rule of the cases below at once: none of them may cover any case's write or program.
-		const rules = ["bash(git diff:*)", "bash(git log:*)", "bash(sort:*)", "bash(find:*)", "bash(sed:*)"];
+		const rules = [
+			"bash(git diff:*)",
+			"bash(git log:*)",
+			"bash(sort:*)",
+			"bash(find:*)",
+			"bash(sed:*)",
+			"bash(git clone:*)",
+			"bash(git init:*)",
+		];
 		allowReadOnly = await start(["--mode", "default", ...rules.flatMap((rule) => ["--allow", rule])]);
 		servers.push(allowReadOnly);
 	});
@@ -168,6 +176,8 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		// A wrapper's own word that bash makes several: the reader took `victim` for the program.
 		["a brace expansion as timeout's duration", "timeout {5,rm} victim"],
 		["a brace expansion as nice's value", "nice -n {5,rm} victim"],
+		// compgen expands its -W word list once more as it runs.
+		["compgen -W", "compgen -W '$(rm victim)' x"],
 		// Programs that run commands from their input or arguments.
 		["ed reading commands from its input", "printf '!rm victim\\nq\\n' | ed -s list"],
 		["vim reading keys from its input", "printf ':!rm victim\\n:q!\\n' | vim -n list"],
@@ -259,6 +269,18 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 			() => existsSync(join(outside(), "kept.txt")),
 		],
 		["sed's e command", "bash(sed:*)", () => "sed -n '1e touch marker' list", () => !existsSync(join(dir(), "marker"))],
+		[
+			"git clone into a folder outside",
+			"bash(git clone:*)",
+			() => `git clone -q . ${join(outside(), "clone")}`,
+			() => !existsSync(join(outside(), "clone")),
+		],
+		[
+			"git init of a folder outside",
+			"bash(git init:*)",
+			() => `git init -q ${join(outside(), "repo")}`,
+			() => !existsSync(join(outside(), "repo")),
+		],
 		[
 			"find with a brace expansion that bash makes -delete",
 			"bash(find:*)",

@@ -1,6 +1,7 @@
 /** `git`: configuration and aliases that run programs, options that write. */
 
 import { isLiteral, type ShellWord } from "../shell-words.js";
+import { recordNewRepository } from "./git-new-repository.js";
 import { isLongOption, longValue, markRunner, type ProgramEffects } from "./option-readers.js";
 
 /** git's own commands: any other name may be an alias, which may run a program (`!cmd`). */
@@ -76,6 +77,7 @@ export function readGit(words: readonly ShellWord[], effects: ProgramEffects): v
 	if (command === "config" && !rest.some((word) => /^(?:--get|--list|-l$|--show)/.test(word.value)))
 		markRunner(effects, words);
 	if (command === "bisect" && rest[0]?.value === "run") markRunner(effects, words);
+	recordNewRepository(command, rest, effects);
 	for (let at = 0; at < rest.length; at++) {
 		const word = rest[at] as ShellWord;
 		const text = word.value;

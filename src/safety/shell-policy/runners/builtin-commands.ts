@@ -42,7 +42,8 @@ export function checkBuiltin(state: PartState, name: string, words: readonly She
 	const defines =
 		(name === "alias" && args.some((word) => word.value.includes("="))) ||
 		(name === "hash" && args.some((word) => !isLiteral(word) || /^-\w*[pd]/.test(word.value))) ||
-		(name === "compgen" && args.some((word) => /^-\w*[CFX]/.test(word.value))) ||
+		// compgen's -W word list is expanded again as it runs: `compgen -W '$(cmd)'` runs cmd.
+		(name === "compgen" && args.some((word) => !isLiteral(word) || /^-\w*[CFXW]/.test(word.value))) ||
 		((name === "mapfile" || name === "readarray") && args.some((word) => /^-\w*C/.test(word.value)));
 	if (defines) {
 		markOpaque(state, "code run later", written(words));
