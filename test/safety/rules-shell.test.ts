@@ -186,6 +186,16 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		expect(targets("git clone https://example.invalid/r.git")).toEqual([]);
 	});
 
+	it("takes the targets of cp, ln and install, and every operand of mv, for written files", () => {
+		const targets = (text: string) => analyzeCommand(text).writes.map((write) => write.word.value);
+		expect(targets("cp -r src .git/config")).toEqual([".git/config"]);
+		expect(targets("cp -t /tmp a b")).toEqual(["/tmp"]);
+		expect(targets("ln -s /bin/rm ls")).toEqual(["ls"]);
+		expect(targets("install -m 755 x bin/x")).toEqual(["bin/x"]);
+		expect(targets("mv /elsewhere/a b")).toEqual(["/elsewhere/a", "b"]);
+		expect(targets("cp a")).toEqual([]);
+	});
+
 	it("collects written files, also inside bash -c scripts, and cd targets", () => {
 		const analysis = analyzeCommand("cd /tmp && echo a > f; bash -c 'echo b >> g' | tee -a h i; make 2>&1");
 		expect(analysis.writes.map((write) => [write.word.value, write.via])).toEqual([

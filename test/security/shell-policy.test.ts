@@ -176,6 +176,11 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		// A wrapper's own word that bash makes several: the reader took `victim` for the program.
 		["a brace expansion as timeout's duration", "timeout {5,rm} victim"],
 		["a brace expansion as nice's value", "nice -n {5,rm} victim"],
+		// cp writes a protected path as surely as a redirection does: a nested repository's config.
+		[
+			"cp onto a nested repository's config",
+			"printf '[core]\\n\\tfsmonitor = rm ../victim\\n' > c.txt; git init -q sub; cp c.txt sub/.git/config; git -C sub status",
+		],
 		// compgen expands its -W word list once more as it runs.
 		["compgen -W", "compgen -W '$(rm victim)' x"],
 		// Programs that run commands from their input or arguments.

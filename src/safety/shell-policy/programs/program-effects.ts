@@ -8,6 +8,7 @@
  */
 
 import { expandsOnlyByAssignmentTilde, isLiteral, literalWord, type ShellWord } from "../shell-words.js";
+import { readCopy } from "./copy.js";
 import { readEditor, readPager } from "./editors.js";
 import { readFind } from "./find.js";
 import { readGit } from "./git.js";
@@ -69,6 +70,10 @@ const readers: Readonly<Record<string, Reader>> = {
 	// ripgrep runs `--pre`'s program on every file it searches, and `--hostname-bin` for hyperlinks.
 	rg: readOptions({ runLong: ["pre", "hostname-bin"], valueShort: "ABCEefgjMmrTt" }, "rg"),
 	zip: readZip,
+	cp: (words, effects) => readCopy("cp", words, effects),
+	mv: (words, effects) => readCopy("mv", words, effects),
+	ln: (words, effects) => readCopy("ln", words, effects),
+	install: (words, effects) => readCopy("install", words, effects),
 	sed: readSed,
 	find: readFind,
 	tar: readTar,
