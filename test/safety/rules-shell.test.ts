@@ -15,7 +15,14 @@ describe("analyzeCommand: words and redirections", () => {
 		const analysis = analyzeCommand(`2>/dev/null "r"m -f 'a b' >out $x *.ts`);
 		expect(analysis.opaque).toBeUndefined();
 		expect(analysis.forms[0]?.[0]).toBe(`rm -f a b ${UNKNOWN} *.ts`);
-		expect(analysis.writes.map((write) => write.word.value).sort()).toEqual(["/dev/null", "out"]);
+		// The redirections' targets, and rm's operands (it changes them).
+		expect(analysis.writes.map((write) => write.via).sort()).toEqual([">", ">", "rm", "rm", "rm"]);
+		expect(
+			analysis.writes
+				.filter((write) => write.via === ">")
+				.map((write) => write.word.value)
+				.sort(),
+		).toEqual(["/dev/null", "out"]);
 	});
 
 	it("tells written files from descriptor copies, input and heredocs", () => {
@@ -186,7 +193,7 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		expect(targets("git clone https://example.invalid/r.git")).toEqual([]);
 	});
 
-	it("takes the targets of cp, ln and install, and every operand of mv, for written files", () => {
+	it("takes the targets of cp, ln, install and the files rm, truncate, chmod… change, and every operand of mv, for written files", () => {
 		const targets = (text: string) => analyzeCommand(text).writes.map((write) => write.word.value);
 		expect(targets("cp -r src .git/config")).toEqual([".git/config"]);
 		expect(targets("cp -t /tmp a b")).toEqual(["/tmp"]);
@@ -194,6 +201,10 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		expect(targets("install -m 755 x bin/x")).toEqual(["bin/x"]);
 		expect(targets("mv /elsewhere/a b")).toEqual(["/elsewhere/a", "b"]);
 		expect(targets("cp a")).toEqual([]);
+		expect(targets("rm -rf -- /elsewhere/x")).toEqual(["/elsewhere/x"]);
+		expect(targets("truncate -s 0 f")).toEqual(["f"]);
+		expect(targets("chmod -w f")).toEqual(["f"]);
+		expect(targets("chown -R u:g d")).toEqual(["d"]);
 	});
 
 	it("collects written files, also inside bash -c scripts, and cd targets", () => {

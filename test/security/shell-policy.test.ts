@@ -111,6 +111,7 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 			"bash(sed:*)",
 			"bash(git clone:*)",
 			"bash(git init:*)",
+			"bash(truncate:*)",
 		];
 		allowReadOnly = await start(["--mode", "default", ...rules.flatMap((rule) => ["--allow", rule])]);
 		servers.push(allowReadOnly);
@@ -274,6 +275,12 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 			() => existsSync(join(outside(), "kept.txt")),
 		],
 		["sed's e command", "bash(sed:*)", () => "sed -n '1e touch marker' list", () => !existsSync(join(dir(), "marker"))],
+		[
+			"truncate of a file outside",
+			"bash(truncate:*)",
+			() => `truncate -s 0 ${join(outside(), "kept.txt")}`,
+			() => readFileSync(join(outside(), "kept.txt"), "utf8") === "keep me\n",
+		],
 		[
 			"git clone into a folder outside",
 			"bash(git clone:*)",

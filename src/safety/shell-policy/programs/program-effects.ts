@@ -10,6 +10,7 @@
 import { expandsOnlyByAssignmentTilde, isLiteral, literalWord, type ShellWord } from "../shell-words.js";
 import { readCopy } from "./copy.js";
 import { readEditor, readPager } from "./editors.js";
+import { fileOperandReaders } from "./file-operands.js";
 import { readFind } from "./find.js";
 import { readGit } from "./git.js";
 import { readMake } from "./make.js";
@@ -93,6 +94,8 @@ const readers: Readonly<Record<string, Reader>> = {
 		}
 	},
 };
+
+Object.assign(readers, fileOperandReaders);
 
 for (const name of ["gcc", "g++", "clang", "clang++", "c++", "tcc"])
 	(readers as Record<string, Reader>)[name] = readers.cc as Reader;
