@@ -61,6 +61,7 @@ describe("default mode's read-only commands", () => {
 			`cat ${join(outside, "secret.txt")}`, // outside the workspace
 			"cat ../outside/secret.txt",
 			"cat ~/.ssh/id_ed25519", // home
+			"cat a=~/.ssh/id_ed25519", // bash expands a tilde after an assignment-shaped word's =
 			"cat .env", // an ask rule for reading it
 			"sudo cat src/a.txt", // a wrapper
 			"xargs cat < src/a.txt", // a runner

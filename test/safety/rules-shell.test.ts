@@ -15,7 +15,14 @@ describe("analyzeCommand: words and redirections", () => {
 		const analysis = analyzeCommand(`2>/dev/null "r"m -f 'a b' >out $x *.ts`);
 		expect(analysis.opaque).toBeUndefined();
 		expect(analysis.forms[0]?.[0]).toBe(`rm -f a b ${UNKNOWN} *.ts`);
-		expect(analysis.writes.map((write) => write.word.value).sort()).toEqual(["/dev/null", "out"]);
+		// The redirections' targets, and rm's operands (it changes them).
+		expect(analysis.writes.map((write) => write.via).sort()).toEqual([">", ">", "rm", "rm", "rm"]);
+		expect(
+			analysis.writes
+				.filter((write) => write.via === ">")
+				.map((write) => write.word.value)
+				.sort(),
+		).toEqual(["/dev/null", "out"]);
 	});
 
 	it("tells written files from descriptor copies, input and heredocs", () => {
@@ -103,6 +110,38 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		["printf 'rm f' | bash -v", "shell reading its input"],
 		["chroot /", "shell reading its input"],
 		["BASH_ENV=/tmp/x bash script.sh", "code in a variable"],
+		// Variables judged by what they change: where programs, configuration and shells are found.
+		["HOME=. git status", "code in a variable"],
+		["XDG_CONFIG_HOME=cfg git status", "code in a variable"],
+		["PATH=./bin:$PATH ls", "code in a variable"],
+		['export PATH="$PWD/node_modules/.bin:$PATH"', "code in a variable"],
+		["SHELL=./s flock f -c true", "code in a variable"],
+		["CC='rm x;' make x", "code in a variable"],
+		["GCONV_PATH=. iconv -f x", "code in a variable"],
+		["JAVA_TOOL_OPTIONS=-javaagent:a.jar java -jar x.jar", "code in a variable"],
+		["PYTEST_ADDOPTS='-p x' pytest", "code in a variable"],
+		["read HOME", "code in a variable"],
+		["printf -v PATH %s .", "code in a variable"],
+		["env XDG_CONFIG_HOME=. git status", "code in a variable"],
+		['export "BASH_ENV=x"', "code in a variable"],
+		["declare -x 'LD_PRELOAD=x.so'", "code in a variable"],
+		["typeset 'PAGER'=x", "code in a variable"],
+		["git --git-dir=g status", "command runner"],
+		["git --bare log", "command runner"],
+		["git clone -u 'x; git-upload-pack' . d", "command runner"],
+		["git clone --conf core.fsmonitor=x . d", "command runner"],
+		["git init --temp=t d", "command runner"],
+		["timeout {5,rm} x", "unknown wrapper option"],
+		["sudo -u {root,rm} x", "unknown wrapper option"],
+		["find o {-delete,}", "command runner"],
+		["find . -fprin[t] x", "command runner"],
+		["rg --pre rm x f", "command runner"],
+		["compgen -W '$(rm f)' x", "code run later"],
+		["rg --hostname-bin ./h x", "command runner"],
+		["printf '!rm f' | ed -s f", "command runner"],
+		["vim -n f", "command runner"],
+		["sqlite3 db '.shell rm f'", "command runner"],
+		["zip -TT 'rm f' z.zip f", "command runner"],
 		["alias r=rm", "code run later"],
 	])("%j is opaque: %s", (text, construct) => {
 		expect(analyzeCommand(text).opaque?.construct).toBe(construct);
@@ -124,8 +163,48 @@ describe("analyzeCommand: what the rules are checked against", () => {
 		"node --version",
 		"bash --version",
 		"node --test",
+		// Everyday assignments stay plain: their names are data to the programs that read them.
+		"FOO=1 npm test",
+		"CI=true npx vitest run",
+		"NODE_ENV=test node x.js",
+		"LANG=C LC_ALL=C sort f",
+		"RUST_LOG=debug GOOS=linux CGO_ENABLED=0 TZ=UTC PYTHONUNBUFFERED=1 make",
+		"export DEBUG=1; npm start",
+		"git --no-pager log --oneline",
+		"git clone --depth 1 https://example.invalid/r.git",
+		"git init --bare g",
+		"find . -name *.ts -o -name x*",
+		"timeout 5s rm *.txt",
+		"make PREFIX=~/.local install",
+		"rg -n --hidden -g '*.ts' TODO src",
+		"zip -r out.zip src",
 	])("%j is readable", (text) => {
 		expect(analyzeCommand(text).opaque).toBeUndefined();
+	});
+
+	it("takes the folders git clone, init and worktree add make for written files", () => {
+		const targets = (text: string) => analyzeCommand(text).writes.map((write) => [write.word.value, write.via]);
+		expect(targets("git clone --depth 1 -b main . /tmp/out")).toEqual([["/tmp/out", "git clone"]]);
+		expect(targets("git init -q --separate-git-dir=/tmp/g d")).toEqual([
+			["/tmp/g", "git init --separate-git-dir"],
+			["d", "git init"],
+		]);
+		expect(targets("git worktree add -b feat ../wt")).toEqual([["../wt", "git worktree"]]);
+		expect(targets("git clone https://example.invalid/r.git")).toEqual([]);
+	});
+
+	it("takes the targets of cp, ln, install and the files rm, truncate, chmod… change, and every operand of mv, for written files", () => {
+		const targets = (text: string) => analyzeCommand(text).writes.map((write) => write.word.value);
+		expect(targets("cp -r src .git/config")).toEqual([".git/config"]);
+		expect(targets("cp -t /tmp a b")).toEqual(["/tmp"]);
+		expect(targets("ln -s /bin/rm ls")).toEqual(["ls"]);
+		expect(targets("install -m 755 x bin/x")).toEqual(["bin/x"]);
+		expect(targets("mv /elsewhere/a b")).toEqual(["/elsewhere/a", "b"]);
+		expect(targets("cp a")).toEqual([]);
+		expect(targets("rm -rf -- /elsewhere/x")).toEqual(["/elsewhere/x"]);
+		expect(targets("truncate -s 0 f")).toEqual(["f"]);
+		expect(targets("chmod -w f")).toEqual(["f"]);
+		expect(targets("chown -R u:g d")).toEqual(["d"]);
 	});
 
 	it("collects written files, also inside bash -c scripts, and cd targets", () => {

@@ -161,7 +161,19 @@ describe.skipIf(unavailable !== undefined)("the sandbox against code planted for
 				"rm -rf .vscode; ls -A",
 			{},
 			// These are protected paths to the permission rules too: allow the writes, so the sandbox is what stops them.
-			["--allow", "edit(.envrc)", "--allow", "edit(.vscode/**)"],
+			// (mkdir and rm name their folders as written files to the shell policy.)
+			[
+				"--allow",
+				"edit(.envrc)",
+				"--allow",
+				"edit(.vscode/**)",
+				"--allow",
+				"edit(.vscode)",
+				"--allow",
+				"edit(.idea)",
+				"--allow",
+				"edit(.devcontainer)",
+			],
 		);
 		expect(run.code).toBe(0);
 		expect(readdirSync(join(repo, ".vscode"))).toEqual(["settings.json"]);

@@ -3,11 +3,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { rgPath } from "@vscode/ripgrep";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { startUserMcpServer, type UserMcpServer } from "../cli/helpers/user-mcp-server.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
 import { messageCatalog } from "./fixtures/message-catalog.js";
+import { gitIdentity } from "./git-identity.js";
 
 /**
  * Red-team tests of the shell policy (issue 25) against the built CLI as a user starts it, as root
@@ -21,13 +23,16 @@ import { messageCatalog } from "./fixtures/message-catalog.js";
  */
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
+/** Writes a git config whose fsmonitor (run by `git status`) removes the victim, to the file named after it. */
+const plantGitConfig = "printf '[core]\\n\\tfsmonitor = rm victim\\n' >";
+
 describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: TestUser) => {
 	const processes = new CliProcesses();
 	let root = "";
 	const dir = () => join(root, "project");
 	const home = () => join(root, "home");
 	const outside = () => join(root, "outside");
-	const env = () => cleanEnv({ HOME: home(), GIT_CONFIG_NOSYSTEM: "1", npm_config_update_notifier: "false" });
+	const env = () => cleanEnv({ HOME: home(), ...gitIdentity, npm_config_update_notifier: "false" });
 	const servers: UserMcpServer[] = [];
 	let denyRm: UserMcpServer;
 	let allowReadOnly: UserMcpServer;
@@ -36,11 +41,26 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 	async function reset(): Promise<void> {
 		for (const folder of [dir(), home(), outside()]) await mkdir(folder, { recursive: true });
 		const made = [
-			...["marker", "env.sh", "note.txt"].map((name) => join(dir(), name)),
-			...["log.txt", "sorted.txt", "found.txt", "copied.txt"].map((name) => join(outside(), name)),
+			...[
+				"marker",
+				"env.sh",
+				"note.txt",
+				".gitconfig",
+				"cfg",
+				"s.sh",
+				"ls",
+				"bin",
+				"x.c",
+				"x",
+				"g",
+				"dst",
+				"t",
+				"c.txt",
+			].map((name) => join(dir(), name)),
+			...["log.txt", "sorted.txt", "found.txt", "copied.txt", "clone", "repo"].map((name) => join(outside(), name)),
 			join(home(), ".bashrc"),
 		];
-		for (const path of made) await rm(path, { force: true });
+		for (const path of made) await rm(path, { force: true, recursive: true });
 		await writeFile(join(dir(), "victim"), "keep me\n");
 		await writeFile(join(dir(), "list"), "victim\n");
 		await writeFile(join(outside(), "kept.txt"), "keep me\n");
@@ -56,6 +76,17 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 			await symlink(join(outside(), "secret.txt"), join(dir(), name));
 		}
 		await writeFile(join(dir(), "s"), "decoy\n");
+		// A file whose name is one of find's actions, for a glob to match.
+		await writeFile(join(dir(), "-fprint"), "");
+		// `a=~/x` is expanded by bash as an assignment's value is: `a=` + the home's path, through a
+		// folder `a=` (or `a=x:`) of the workspace and a link in it named after the home's first folder.
+		await writeFile(join(home(), "secret.txt"), "OUTSIDE-SECRET\n");
+		const top = home().split("/")[1] as string;
+		for (const folder of ["a=", "a=x:"]) {
+			await rm(join(dir(), folder), { recursive: true, force: true });
+			await mkdir(join(dir(), folder));
+			await symlink(`/${top}`, join(dir(), folder, top));
+		}
 		// A message catalog bash reads for `$"…"` (C.UTF-8 is a locale every glibc has).
 		await mkdir(join(dir(), "locale", "C.utf8", "LC_MESSAGES"), { recursive: true });
 		await writeFile(join(dir(), "locale", "C.utf8", "LC_MESSAGES", "t.mo"), messageCatalog({ hi: "$(rm victim)" }));
@@ -72,7 +103,16 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		denyRm = await start(["--deny", "bash(rm:*)"]);
 		servers.push(denyRm);
 		// Every rule of the cases below at once: none of them may cover any case's write or program.
-		const rules = ["bash(git diff:*)", "bash(git log:*)", "bash(sort:*)", "bash(find:*)", "bash(sed:*)"];
+		const rules = [
+			"bash(git diff:*)",
+			"bash(git log:*)",
+			"bash(sort:*)",
+			"bash(find:*)",
+			"bash(sed:*)",
+			"bash(git clone:*)",
+			"bash(git init:*)",
+			"bash(truncate:*)",
+		];
 		allowReadOnly = await start(["--mode", "default", ...rules.flatMap((rule) => ["--allow", rule])]);
 		servers.push(allowReadOnly);
 	});
@@ -117,10 +157,69 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		// The grammar leaves an unquoted heredoc's backticks in its text; bash runs them.
 		["backticks in an unquoted heredoc", "cat <<EOF\n`rm victim`\nEOF"],
 		["a translated string", 'TEXTDOMAINDIR=$PWD/locale TEXTDOMAIN=t; LC_ALL=C.UTF-8\necho $"hi"'],
+		// Variables that decide which code runs: where configuration, programs and shells are found.
+		["HOME for git's config", `${plantGitConfig} .gitconfig; HOME=. git status`],
+		[
+			"XDG_CONFIG_HOME for git's config",
+			`mkdir -p cfg/git; ${plantGitConfig} cfg/git/config; XDG_CONFIG_HOME=cfg git status`,
+		],
+		["export HOME", `${plantGitConfig} .gitconfig; export HOME=$PWD; git status`],
+		["read HOME", `${plantGitConfig} .gitconfig; read HOME <<< "$PWD"; git status`],
+		["printf -v HOME", `${plantGitConfig} .gitconfig; printf -v HOME %s "$PWD"; git status`],
+		["env HOME=", `${plantGitConfig} .gitconfig; env HOME=. git status`],
+		[
+			"SHELL for flock -c",
+			"printf '#!/bin/sh\\nrm victim\\n' > s.sh; chmod +x s.sh; SHELL=$PWD/s.sh flock list -c true",
+		],
+		["PATH=. before a planted ls", "ln -s /bin/rm ls; PATH=. ls victim"],
+		["PATH=./bin:$PATH", "mkdir -p bin; ln -s /bin/rm bin/ls; PATH=./bin:$PATH ls victim"],
+		["CC for make's built-in rules", "printf 'int main(){return 0;}' > x.c; CC='rm victim;' make x"],
+		// A wrapper's own word that bash makes several: the reader took `victim` for the program.
+		["a brace expansion as timeout's duration", "timeout {5,rm} victim"],
+		["a brace expansion as nice's value", "nice -n {5,rm} victim"],
+		// cp writes a protected path as surely as a redirection does: a nested repository's config.
+		[
+			"cp onto a nested repository's config",
+			"printf '[core]\\n\\tfsmonitor = rm ../victim\\n' > c.txt; git init -q sub; cp c.txt sub/.git/config; git -C sub status",
+		],
+		// compgen expands its -W word list once more as it runs.
+		["compgen -W", "compgen -W '$(rm victim)' x"],
+		// Programs that run commands from their input or arguments.
+		["ed reading commands from its input", "printf '!rm victim\\nq\\n' | ed -s list"],
+		["vim reading keys from its input", "printf ':!rm victim\\n:q!\\n' | vim -n list"],
+		["sqlite3's .shell", "sqlite3 :memory: '.shell rm victim'"],
+		["zip -TT", "zip -q -T -TT 'rm victim #' z.zip list"],
+		// git options that choose a repository, or put programs into the one they make.
+		[
+			"git --git-dir naming a planted repository",
+			`${plantGitConfig} c.txt; git init -q --bare g; cp c.txt g/config; git --git-dir=g --work-tree=. status`,
+		],
+		["git clone -u", "git clone -q -u 'rm victim; git-upload-pack' . dst"],
+		["git clone -c, then status", "git clone -q -c core.fsmonitor='rm ../victim' . dst; git -C dst status"],
+		[
+			"git clone --template with a post-checkout hook",
+			"mkdir -p t/hooks; printf '#!/bin/sh\\nrm ../victim\\n' > t/hooks/post-checkout; chmod +x t/hooks/post-checkout; git commit -q --allow-empty -m x; git clone -q --template=t . dst",
+		],
 	];
 
 	it.each(denied)("deny bash(rm:*) holds against %s", async (_name, command) => {
 		await reset();
+		const result = await bash(denyRm, command);
+		expect(existsSync(join(dir(), "victim")), `${command}\n${result.text}`).toBe(true);
+	});
+
+	it("deny bash(rm:*) holds against an export of a quoted BASH_ENV=…", async () => {
+		await reset();
+		// A quoted assignment to a declaration builtin assigns as an unquoted one does.
+		const command = `echo 'rm victim' > env.sh; export "BASH_ENV=${join(dir(), "env.sh")}"; bash -c true; echo done`;
+		const result = await bash(denyRm, command);
+		expect(existsSync(join(dir(), "victim")), `${command}\n${result.text}`).toBe(true);
+	});
+
+	it("deny bash(rm:*) holds against rg --pre", async () => {
+		await reset();
+		// ripgrep runs the --pre program on each file it searches: here `rm victim`.
+		const command = `${rgPath} --pre rm x victim; echo done`;
 		const result = await bash(denyRm, command);
 		expect(existsSync(join(dir(), "victim")), `${command}\n${result.text}`).toBe(true);
 	});
@@ -177,6 +276,36 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 		],
 		["sed's e command", "bash(sed:*)", () => "sed -n '1e touch marker' list", () => !existsSync(join(dir(), "marker"))],
 		[
+			"truncate of a file outside",
+			"bash(truncate:*)",
+			() => `truncate -s 0 ${join(outside(), "kept.txt")}`,
+			() => readFileSync(join(outside(), "kept.txt"), "utf8") === "keep me\n",
+		],
+		[
+			"git clone into a folder outside",
+			"bash(git clone:*)",
+			() => `git clone -q . ${join(outside(), "clone")}`,
+			() => !existsSync(join(outside(), "clone")),
+		],
+		[
+			"git init of a folder outside",
+			"bash(git init:*)",
+			() => `git init -q ${join(outside(), "repo")}`,
+			() => !existsSync(join(outside(), "repo")),
+		],
+		[
+			"find with a brace expansion that bash makes -delete",
+			"bash(find:*)",
+			() => `find ${outside()} -name kept.txt {-delete,}`,
+			() => existsSync(join(outside(), "kept.txt")),
+		],
+		[
+			"find with a glob that a planted file ./-fprint makes -fprint",
+			"bash(find:*)",
+			() => `find . -maxdepth 0 -fprin[t] ${join(outside(), "found.txt")}`,
+			() => !existsSync(join(outside(), "found.txt")),
+		],
+		[
 			"sort -o through a link's ..",
 			"bash(sort:*)",
 			() => "sort -o link/../sorted.txt list",
@@ -193,7 +322,7 @@ describe.each(testUsers())("the shell policy holds (built CLI, as %s)", (user: T
 
 	// A link's `..` is the kernel's (the link's target's parent); `$` and `==` are words bash passes.
 	const outsideReads = ["cat link/../secret.txt", "grep -r SECRET link/..", "ls link/..", "cat $ list", "cat == list"];
-	it.each([...outsideReads, "cat s$", 'cat "s$"'])(
+	it.each([...outsideReads, "cat s$", 'cat "s$"', "cat a=~/secret.txt", "cat a=x:~/secret.txt"])(
 		"a read-only command does not read outside unasked: %s",
 		async (command) => {
 			await reset();

@@ -93,7 +93,7 @@ const hints: Readonly<Record<OpaqueConstructName, string>> = {
 	"unknown wrapper option": "run the inner command directly, or write the option as --name=value",
 	"command from input": "name the program literally after xargs or find -exec, not in the input or the {} placeholder",
 	"code in a variable":
-		"do not set variables the shell or a program runs as code (BASH_ENV, ENV, PS4, PROMPT_COMMAND, IFS, BASH_*, LD_*, GIT_*, PAGER, EDITOR, RANDOM, OPTIND…)",
+		"do not set variables that decide which code runs: code or options in the value (BASH_ENV, PS4, IFS, PAGER, EDITOR, SHELL, CC, NODE_OPTIONS, *FLAGS, RANDOM…), where programs or libraries are found (PATH, *PATH, LD_*), or where configuration is read (HOME, XDG_*, *CONFIG*, GIT_*); run the program by its path (./node_modules/.bin/x) or pass the setting as an option",
 	"nesting too deep": "run the innermost command directly",
 	"unparsed syntax": "check the command's quoting; the parser could not read it",
 	"unrecognised syntax": plainly,

@@ -30,6 +30,15 @@ export function isLiteral(word: ShellWord): boolean {
 	return !word.expands && !word.globs;
 }
 
+/**
+ * True when bash may make the word into other words, or several: a brace expansion
+ * (`{-delete,}`, `{5,rm}`) or a glob that files may match. A bare `{}` (xargs' and find's
+ * placeholder) is no expansion and stays one word.
+ */
+export function maySplit(word: ShellWord): boolean {
+	return word.globs && !/^[^*?[{]*\{\}[^*?[{]*$/.test(word.raw);
+}
+
 /** A word made from known text (an option's attached value, a rule's own words). */
 export function literalWord(value: string): ShellWord {
 	return { raw: value, value, expands: false, globs: false, tilde: false };
@@ -148,10 +157,23 @@ export function translatedAt(nodes: readonly SyntaxNode[], index: number): boole
 	return nodes[index]?.type === "$" && nodes[index + 1]?.type === "string";
 }
 
+/**
+ * An argument shaped like an assignment with a tilde after its first `=` or after a `:` (`a=~/x`,
+ * `a[1]+=b:~/y`): bash expands that tilde too (`cat a=~/x` reads `a=/root/x`, through a folder `a=`
+ * of the workspace and a link in it), so the word's value is not what the program receives.
+ */
+const assignmentTilde = /^[A-Za-z_]\w*(?:\[[^\]]*\])?\+?=(?:~|[^\n]*:~)/;
+
 /** Reads one word node (a command name, an argument, a redirection target). */
 export function readWord(node: SyntaxNode, opaque: OpaqueSink): ShellWord {
 	const raw = node.text;
 	const word: ShellWord = { raw, value: "", expands: false, globs: false, tilde: raw.startsWith("~") };
 	readPiece(node, word, opaque, false);
+	if (assignmentTilde.test(raw)) word.expands = true;
 	return word;
+}
+
+/** True when `word` expands only by the tilde of an assignment-shaped argument (`of=~/x`), otherwise literal. */
+export function expandsOnlyByAssignmentTilde(word: ShellWord): boolean {
+	return word.expands && !word.globs && !word.value.includes(UNKNOWN) && assignmentTilde.test(word.raw);
 }

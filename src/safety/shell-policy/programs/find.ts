@@ -1,7 +1,31 @@
 /** `find`: the commands its actions run and the files they write or delete. */
 
-import { isLiteral, literalWord, type ShellWord } from "../shell-words.js";
+import { isLiteral, literalWord, maySplit, type ShellWord } from "../shell-words.js";
 import { markRunner, type ProgramEffects } from "./option-readers.js";
+
+/** find's primaries that run a program, write or delete. */
+const actions = ["-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"];
+
+/**
+ * True when bash may turn `word` into one of find's actions: a brace expansion, or a glob that
+ * matches an action's name (a file `./-delete` makes `-d*` that word). `*.ts` cannot.
+ */
+function mayBecomeAction(word: ShellWord): boolean {
+	if (!maySplit(word)) return false;
+	// Quotes, escapes and braces are not worth reading as a pattern: any such word may be one.
+	if (/[{}'"\\$]/.test(word.raw) || word.raw.length > 64) return true;
+	const source = word.raw
+		.replace(/[.+^()|]/g, "\\$&")
+		.replaceAll("*", ".*")
+		.replaceAll("?", ".")
+		.replaceAll("[!", "[^");
+	try {
+		const pattern = new RegExp(`^${source}$`, "s");
+		return actions.some((action) => pattern.test(action));
+	} catch {
+		return true;
+	}
+}
 
 /** `find`: `-exec`-like actions run a command, `-fprint*`/`-fls` write, `-delete` removes below its starting points. */
 export function readFind(words: readonly ShellWord[], effects: ProgramEffects): void {
@@ -10,8 +34,8 @@ export function readFind(words: readonly ShellWord[], effects: ProgramEffects): 
 	for (let index = 1; index < words.length; index++) {
 		const word = words[index] as ShellWord;
 		const text = word.value;
-		if (!isLiteral(word) && word.expands) {
-			// `find "$x"` may be `-exec …` or `-delete`: any action.
+		if ((!isLiteral(word) && word.expands) || mayBecomeAction(word)) {
+			// `find "$x"` may be `-exec …` or `-delete`: any action; so may `{-delete,}` or a glob matching `-delete`.
 			markRunner(effects, words);
 			effects.writes.push({ word, via: "find" });
 			continue;

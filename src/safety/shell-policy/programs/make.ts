@@ -1,6 +1,6 @@
 /** `make`: code given on its command line. */
 
-import { isLiteral, type ShellWord } from "../shell-words.js";
+import { expandsOnlyByAssignmentTilde, isLiteral, type ShellWord } from "../shell-words.js";
 import { isLongOption, markRunner, type ProgramEffects } from "./option-readers.js";
 
 /**
@@ -14,7 +14,8 @@ export function readMake(words: readonly ShellWord[], effects: ProgramEffects): 
 		const makefile = isLongOption(text, ["file", "makefile"]);
 		const fromInput = makefile && (text.endsWith("=-") || (!text.includes("=") && words[index + 1]?.value === "-"));
 		if (
-			!isLiteral(word) ||
+			// `PREFIX=~/x` is a make variable whose tilde bash expands: still data.
+			(!isLiteral(word) && !expandsOnlyByAssignmentTilde(word)) ||
 			fromInput ||
 			isLongOption(text, ["eval"]) ||
 			/^(?:-E|SHELL=|\.SHELLFLAGS=|MAKEFLAGS=|-f-?$)/.test(text)

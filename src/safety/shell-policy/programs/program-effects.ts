@@ -7,8 +7,10 @@
  * rule for the whole tool allows it), and the files it writes are judged like redirections.
  */
 
-import { isLiteral, literalWord, type ShellWord } from "../shell-words.js";
+import { expandsOnlyByAssignmentTilde, isLiteral, literalWord, type ShellWord } from "../shell-words.js";
+import { readCopy } from "./copy.js";
 import { readEditor, readPager } from "./editors.js";
+import { fileOperandReaders } from "./file-operands.js";
 import { readFind } from "./find.js";
 import { readGit } from "./git.js";
 import { readMake } from "./make.js";
@@ -16,11 +18,23 @@ import { readNpm, readPackageExec } from "./npm.js";
 import { markRunner, type ProgramEffects, type Reader, readOptions } from "./option-readers.js";
 import { readSed } from "./sed.js";
 import { readTar } from "./tar.js";
+import { readZip } from "./zip.js";
 
 export type { ProgramEffects } from "./option-readers.js";
 
 /** Programs that, whatever their arguments, may run any program (debuggers, remote shells). */
-const alwaysRunners = new Set(["gdb", "lldb", "ssh", "mosh", "expect", "emacs", "emacsclient"]);
+const alwaysRunners = new Set([
+	"gdb",
+	"lldb",
+	"ssh",
+	"mosh",
+	"expect",
+	"emacs",
+	"emacsclient",
+	// Their SQL or input holds commands that run programs (`.shell`, `.system`, dc's `!`).
+	"sqlite3",
+	"dc",
+]);
 
 const readers: Readonly<Record<string, Reader>> = {
 	sort: readOptions(
@@ -54,6 +68,13 @@ const readers: Readonly<Record<string, Reader>> = {
 		"rsync",
 	),
 	man: readOptions({ runShort: "PH", runLong: ["pager", "html", "preprocessor"] }, "man"),
+	// ripgrep runs `--pre`'s program on every file it searches, and `--hostname-bin` for hyperlinks.
+	rg: readOptions({ runLong: ["pre", "hostname-bin"], valueShort: "ABCEefgjMmrTt" }, "rg"),
+	zip: readZip,
+	cp: (words, effects) => readCopy("cp", words, effects),
+	mv: (words, effects) => readCopy("mv", words, effects),
+	ln: (words, effects) => readCopy("ln", words, effects),
+	install: (words, effects) => readCopy("install", words, effects),
 	sed: readSed,
 	find: readFind,
 	tar: readTar,
@@ -63,15 +84,18 @@ const readers: Readonly<Record<string, Reader>> = {
 	make: readMake,
 	dd: (words, effects) => {
 		for (const word of words.slice(1)) {
-			if (!isLiteral(word)) markRunner(effects, words);
+			// `of=~/x` looks like an assignment, so bash expands its tilde: the target is in the home folder.
+			const homeTarget = word.raw.startsWith("of=~") && expandsOnlyByAssignmentTilde(word);
+			if (!isLiteral(word) && !homeTarget) markRunner(effects, words);
 			else if (word.value.startsWith("of=")) {
-				// `of=~/x` looks like an assignment, so bash expands its tilde: the target is in the home folder.
 				const target = literalWord(word.value.slice(3));
-				effects.writes.push({ word: { ...target, tilde: word.raw.startsWith("of=~") }, via: "dd of=" });
+				effects.writes.push({ word: { ...target, tilde: homeTarget }, via: "dd of=" });
 			}
 		}
 	},
 };
+
+Object.assign(readers, fileOperandReaders);
 
 for (const name of ["gcc", "g++", "clang", "clang++", "c++", "tcc"])
 	(readers as Record<string, Reader>)[name] = readers.cc as Reader;
@@ -80,7 +104,7 @@ for (const name of ["gcc", "g++", "clang", "clang++", "c++", "tcc"])
 export function programEffects(name: string, words: readonly ShellWord[]): ProgramEffects | undefined {
 	const effects: ProgramEffects = { runs: [], scripts: [], writes: [], directories: [] };
 	if (alwaysRunners.has(name)) markRunner(effects, words);
-	else if (/^(?:vim?|nvim|ex|view|rvim|gvim)$/.test(name)) readEditor(words, effects);
+	else if (/^(?:vim?|nvim|ex|view|rvim|gvim|ed)$/.test(name)) readEditor(words, effects);
 	else if (/^(?:less|more|most)$/.test(name)) readPager(words, effects);
 	else {
 		const reader = Object.hasOwn(readers, name) ? readers[name] : undefined;

@@ -8,7 +8,7 @@
 import type { OpaqueConstructName } from "../opaque-constructs.js";
 import { markOpaque, type PartState, written } from "../part-state.js";
 import { isLiteral, type ShellWord } from "../shell-words.js";
-import { isCodeVariable } from "./code-variables.js";
+import { isCodeVariable, MAX_NAME_LENGTH } from "./code-variables.js";
 import { changesReading } from "./shell-options.js";
 
 /** Builtins that store code the shell runs later, or run code they are given. */
@@ -42,7 +42,8 @@ export function checkBuiltin(state: PartState, name: string, words: readonly She
 	const defines =
 		(name === "alias" && args.some((word) => word.value.includes("="))) ||
 		(name === "hash" && args.some((word) => !isLiteral(word) || /^-\w*[pd]/.test(word.value))) ||
-		(name === "compgen" && args.some((word) => /^-\w*[CFX]/.test(word.value))) ||
+		// compgen's -W word list is expanded again as it runs: `compgen -W '$(cmd)'` runs cmd.
+		(name === "compgen" && args.some((word) => !isLiteral(word) || /^-\w*[CFXW]/.test(word.value))) ||
 		((name === "mapfile" || name === "readarray") && args.some((word) => /^-\w*C/.test(word.value)));
 	if (defines) {
 		markOpaque(state, "code run later", written(words));
@@ -76,7 +77,9 @@ export function checkBuiltin(state: PartState, name: string, words: readonly She
 		const badOption = declaration && /^[-+]/.test(word.value) && /[^-+xrgpfFlut]/.test(word.value);
 		// `read OPTIND` assigns what it reads, and so does `read -aRANDOM` (a name attached to its
 		// option); unsetting a variable runs nothing.
-		const codeName = name !== "unset" && namesCodeVariable(word.value);
+		// `export "BASH_ENV=x"` assigns as surely as `export BASH_ENV=x`: the name ends at the `=`.
+		const assigned = declaration ? word.value.replace(/\+?=.*$/s, "") : word.value;
+		const codeName = name !== "unset" && namesCodeVariable(assigned);
 		if (!isLiteral(word) || /\[/.test(word.value) || badOption || codeName) {
 			markOpaque(state, badOption || codeName ? "code in a variable" : "array subscript", written(words));
 			return false;
@@ -89,6 +92,8 @@ export function checkBuiltin(state: PartState, name: string, words: readonly She
 function namesCodeVariable(text: string): boolean {
 	if (isCodeVariable(text)) return true;
 	if (!text.startsWith("-")) return false;
+	// Each suffix is a name to judge: bound the work on a long word (such a word is no option cluster).
+	if (text.length > MAX_NAME_LENGTH) return true;
 	for (let index = 2; index < text.length; index++) if (isCodeVariable(text.slice(index))) return true;
 	return false;
 }

@@ -4,7 +4,7 @@
  * ask rule is checked against and an option value is never taken for the program.
  */
 
-import { literalWord, type ShellWord } from "../shell-words.js";
+import { literalWord, maySplit, type ShellWord } from "../shell-words.js";
 import { isCodeVariable } from "./code-variables.js";
 
 /** The option syntax of one wrapper. */
@@ -291,8 +291,12 @@ export function unwrap(name: string, words: readonly ShellWord[]): Unwrapped {
 		if (!readOption(state, text))
 			return { kind: "opaque", construct: "unknown wrapper option", text: `${name} ${text}` };
 	}
-	if (state.scripts.length > 0) return { kind: "script", script: state.scripts };
-	if (state.noCommand) return { kind: "command", words: [], appendsInput: false };
+	if (state.scripts.length > 0 || state.noCommand) {
+		const split = splitWord(name, words.slice(1, state.index));
+		if (split) return split;
+		if (state.scripts.length > 0) return { kind: "script", script: state.scripts };
+		return { kind: "command", words: [], appendsInput: false };
+	}
 	let rest = words.slice(state.index);
 	if (spec.assignments) {
 		const assignments = leadingAssignments(rest);
@@ -300,6 +304,8 @@ export function unwrap(name: string, words: readonly ShellWord[]): Unwrapped {
 		rest = rest.slice(assignments);
 	}
 	rest = rest.slice(Math.min(spec.operands ?? 0, rest.length));
+	const split = splitWord(name, words.slice(1, words.length - rest.length));
+	if (split) return split;
 	const scriptOption = rest[0];
 	if (scriptOption && spec.scriptsAfterOperands?.includes(scriptOption.value)) {
 		const script = rest[1];
@@ -315,6 +321,16 @@ export function unwrap(name: string, words: readonly ShellWord[]): Unwrapped {
 	if (state.replace !== undefined) unwrapped.replace = state.replace;
 	if (state.directories.length > 0) unwrapped.directories = state.directories;
 	return unwrapped;
+}
+
+/**
+ * The wrapper's own words (options, their values, its operands) must stay one word each: bash turns
+ * `timeout {5,rm} victim` into `timeout 5 rm victim`, where the reader would take `victim` for the
+ * program. Such a word makes the wrapper opaque.
+ */
+function splitWord(name: string, own: readonly ShellWord[]): Unwrapped | undefined {
+	const word = own.find(maySplit);
+	return word ? { kind: "opaque", construct: "unknown wrapper option", text: `${name} ${word.raw}` } : undefined;
 }
 
 /**
