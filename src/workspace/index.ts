@@ -54,6 +54,7 @@ export {
 } from "./search/types.js";
 export type {
 	EscapedProcess,
+	ReadDescriptor,
 	ShellExecRequest,
 	ShellExecResult,
 	ShellFileExecResult,

@@ -26,8 +26,20 @@ export interface BwrapLayout {
 	files?: readonly { source: string; target: string }[];
 	/** Variables set inside (`--setenv`), over the inherited ones. Default: none. */
 	setenv?: Readonly<Record<string, string>>;
+	/**
+	 * bwrap's descriptor for each step of `bindSteps(writable, readOnly)`, in that order (see
+	 * `openBindSources`): each path is bound from the folder or file opened and checked before
+	 * (`--bind-fd`), never looked up again by its path. Default: none (every source by its path).
+	 */
+	sources?: readonly number[];
 	/** Working directory of the command. */
 	cwd: string;
+}
+
+/** One path bound onto itself, writable or read-only. */
+export interface BindStep {
+	path: string;
+	writable: boolean;
 }
 
 const isInside = (path: string, directory: string) => path === directory || path.startsWith(directory + sep);
@@ -55,6 +67,24 @@ export function pinnedFolders(writable: readonly string[], readOnly: readonly st
 }
 
 /**
+ * The paths bound onto themselves, in bwrap's order: the writable directories and the pinned
+ * folders (shorter paths first, so a parent's bind never covers a child's), then the protected
+ * paths read-only on top of them (so no writable bind can uncover one), then the writable paths the
+ * user named inside a protected one.
+ */
+export function bindSteps(writable: readonly string[], readOnly: readonly string[]): BindStep[] {
+	const byDepth = [...writable].sort((a, b) => a.length - b.length);
+	const insideProtected = (path: string) => readOnly.some((protectedPath) => isInside(path, protectedPath));
+	const pinned = pinnedFolders(writable, readOnly);
+	const writableBinds = [...new Set([...byDepth.filter((path) => !insideProtected(path)), ...pinned])];
+	return [
+		...writableBinds.sort((a, b) => a.length - b.length).map((path) => ({ path, writable: true })),
+		...readOnly.map((path) => ({ path, writable: false })),
+		...byDepth.filter(insideProtected).map((path) => ({ path, writable: true })),
+	];
+}
+
+/**
  * The bwrap arguments (up to and including `--`): the whole file system read-only, `/tmp` private
  * and empty, a fresh `/dev` and `/proc` (its `/proc/sys` read-only, also for root), the writable directories writable, then the protected
  * paths read-only on top of them (so no writable bind can uncover one), each folder on the way to
@@ -70,15 +100,11 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
 	// the host's root. The host's /proc/sys shows the same settings (per-namespace ones by the reader's).
 	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"];
 	args.push("--tmpfs", "/tmp");
-	const readOnly = layout.readOnly ?? [];
-	// Shorter paths first, so a parent's bind never covers a child's.
-	const byDepth = [...layout.writable].sort((a, b) => a.length - b.length);
-	const insideProtected = (path: string) => readOnly.some((protectedPath) => isInside(path, protectedPath));
-	const pinned = pinnedFolders(layout.writable, readOnly);
-	const writableBinds = [...new Set([...byDepth.filter((path) => !insideProtected(path)), ...pinned])];
-	for (const path of writableBinds.sort((a, b) => a.length - b.length)) args.push("--bind", path, path);
-	for (const path of readOnly) args.push("--ro-bind", path, path);
-	for (const path of byDepth) if (insideProtected(path)) args.push("--bind", path, path);
+	for (const [index, step] of bindSteps(layout.writable, layout.readOnly ?? []).entries()) {
+		const fd = layout.sources?.[index];
+		if (fd === undefined) args.push(step.writable ? "--bind" : "--ro-bind", step.path, step.path);
+		else args.push(step.writable ? "--bind-fd" : "--ro-bind-fd", String(fd), step.path);
+	}
 	for (const hidden of layout.hidden ?? []) {
 		if (hidden.kind === "directory") args.push("--tmpfs", hidden.path);
 		else args.push("--ro-bind", "/dev/null", hidden.path);
