@@ -7,7 +7,7 @@ import { NestedGuard } from "./runs-later/nested-guard.js";
 import { TreeTooLargeError } from "./runs-later/tree-watch.js";
 import { type BindSources, openBindSources } from "./sandbox/bind-sources.js";
 import { bindSteps, buildBwrapArgs } from "./sandbox/bwrap-args.js";
-import { credentialsToHide } from "./sandbox/credentials.js";
+import { credentialsToHide, type HiddenPath } from "./sandbox/credentials.js";
 import { descriptorCloserShell } from "./sandbox/descriptor-closer.js";
 import { SandboxUnavailableError } from "./sandbox/errors.js";
 import { assertHomeOutsideRoots } from "./sandbox/home-folder.js";
@@ -196,8 +196,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 			// Names the link, where there is one; the opened sources then make sure none came since.
 			assertNoSymbolicLinks(plan.readOnly);
 			const readOnly = stateIsWritable ? [...plan.readOnly, stateDir] : plan.readOnly;
-			sources = openBindSources(bindSteps(writable, readOnly).map((step) => step.path));
-			return launchOf(cwd, { readOnly, lease, sources, notices: nested.notices });
+			const hidden = credentialsToHide(homeDir, options.exposeCredentials, options.environment);
+			sources = openBindSources(bindSteps(writable, readOnly, hidden).map((step) => step.path));
+			return launchOf(cwd, { readOnly, hidden, lease, sources, notices: nested.notices });
 		} catch (error) {
 			sources?.close();
 			await lease?.release();
@@ -208,10 +209,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 
 	const launchOf = (
 		cwd: string,
-		call: { readOnly: string[]; lease: MountPointLease; sources: BindSources; notices: string[] },
+		call: { readOnly: string[]; hidden: HiddenPath[]; lease: MountPointLease; sources: BindSources; notices: string[] },
 	): SandboxLaunch => {
-		const { readOnly, lease, sources, notices } = call;
-		const hidden = credentialsToHide(homeDir, options.exposeCredentials, options.environment);
+		const { readOnly, hidden, lease, sources, notices } = call;
 		const environment = options.environment ?? process.env;
 		const networked = network?.launch({ filterFile, bwrapPath, seccompFd, environment });
 		let finished = false;
