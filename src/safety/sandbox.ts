@@ -6,8 +6,9 @@ import { holdBoundPaths } from "../workspace/index.js";
 import { findTrustedProgram, noteWritableRoots, SYSTEM_PROGRAM_FOLDERS } from "../workspace/local/index.js";
 import { NestedGuard } from "./runs-later/nested-guard.js";
 import { TreeTooLargeError } from "./runs-later/tree-watch.js";
-import { buildBwrapArgs } from "./sandbox/bwrap-args.js";
-import { credentialsToHide } from "./sandbox/credentials.js";
+import { type BindSources, openBindSources } from "./sandbox/bind-sources.js";
+import { bindSteps, buildBwrapArgs } from "./sandbox/bwrap-args.js";
+import { credentialsToHide, type HiddenPath } from "./sandbox/credentials.js";
 import { descriptorCloserShell } from "./sandbox/descriptor-closer.js";
 import { SandboxUnavailableError } from "./sandbox/errors.js";
 import { assertHomeOutsideRoots } from "./sandbox/home-folder.js";
@@ -184,6 +185,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 	const prepare = async (cwd: string): Promise<SandboxLaunch> => {
 		const nested = await beginGuarded(nestedGuard);
 		let lease: MountPointLease | undefined;
+		let sources: BindSources | undefined;
 		try {
 			const plan = planProtectedPaths({
 				roots: writableRoots,
@@ -193,17 +195,25 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 				nested: nested.protectedEntries,
 			});
 			lease = await mountPoints.lease(plan.mountPoints);
+			// Names the link, where there is one; the opened sources then make sure none came since.
 			assertNoSymbolicLinks(plan.readOnly);
-			return launchOf(cwd, plan.readOnly, lease, nested.notices);
+			const readOnly = stateIsWritable ? [...plan.readOnly, stateDir] : plan.readOnly;
+			const hidden = credentialsToHide(homeDir, options.exposeCredentials, options.environment);
+			sources = openBindSources(bindSteps(writable, readOnly, hidden).map((step) => step.path));
+			return launchOf(cwd, { readOnly, hidden, lease, sources, notices: nested.notices });
 		} catch (error) {
+			sources?.close();
 			await lease?.release();
 			nestedGuard.end();
 			throw error;
 		}
 	};
 
-	const launchOf = (cwd: string, readOnly: string[], lease: MountPointLease, notices: string[]): SandboxLaunch => {
-		const hidden = credentialsToHide(homeDir, options.exposeCredentials, options.environment);
+	const launchOf = (
+		cwd: string,
+		call: { readOnly: string[]; hidden: HiddenPath[]; lease: MountPointLease; sources: BindSources; notices: string[] },
+	): SandboxLaunch => {
+		const { readOnly, hidden, lease, sources, notices } = call;
 		const environment = options.environment ?? process.env;
 		const networked = network?.launch({ filterFile, bwrapPath, seccompFd, environment });
 		let finished = false;
@@ -223,12 +233,15 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 			const swept = finished && options.isolateProcesses !== false;
 			finish();
 			networked?.connections(); // the call's record is dropped if nobody took it
+			// bwrap has mounted them by now (or never will): the sandbox ended, or what it left is gone.
+			sources.close();
 			await lease.release();
 			nestedGuard.end({ swept });
 		};
 		const args = buildBwrapArgs({
 			writable,
-			readOnly: stateIsWritable ? [...readOnly, stateDir] : readOnly,
+			readOnly,
+			sources: sources.fds,
 			hidden,
 			allowNetwork,
 			isolateProcesses: options.isolateProcesses,
@@ -253,7 +266,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
 					}))
 			: undefined;
 		return {
-			...startLine(args, { filterFile, bwrapPath, networked }),
+			...startLine(args, { filterFile, bwrapPath, networked, sources: sources.reads }),
 			finish,
 			release,
 			...(connections ? { connections } : {}),

@@ -55,6 +55,7 @@ export {
 } from "./search/types.js";
 export type {
 	EscapedProcess,
+	ReadDescriptor,
 	ShellExecRequest,
 	ShellExecResult,
 	ShellFileExecResult,

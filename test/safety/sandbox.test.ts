@@ -5,6 +5,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSafetyLayer } from "../../src/safety/index.js";
+import { bindSteps } from "../../src/safety/sandbox/bwrap-args.js";
 import { buildBwrapArgs, createSandbox, SandboxUnavailableError } from "../../src/safety/sandbox.js";
 import { createBashTool } from "../../src/tools/bash.js";
 import { localShellOperations } from "../../src/workspace/local/shell/local-operations.js";
@@ -114,6 +115,27 @@ describe("buildBwrapArgs", () => {
 		}).join(" ");
 		expect(args).toContain(
 			"--bind /p /p --bind /p/build /p/build --bind /p/build/cache /p/build/cache --bind /p/build/cache/out /p/build/cache/out --ro-bind /p/build/x.sh",
+		);
+	});
+
+	it("pins the folders on the way to a hidden credential location inside a writable path", () => {
+		const args = buildBwrapArgs({
+			writable: ["/p", "/h/.local"],
+			hidden: [{ path: "/h/.local/share/keyrings", kind: "directory" }],
+			identity: { uid: 0, gid: 0 },
+			cwd: "/p",
+		}).join(" ");
+		expect(args).toContain("--bind /h/.local/share /h/.local/share");
+		expect(args.indexOf("--bind /h/.local/share ")).toBeLessThan(args.indexOf("--tmpfs /h/.local/share/keyrings"));
+	});
+
+	it("binds each source from its descriptor when given one, step by step in bindSteps' order", () => {
+		const layout = { writable: ["/p"], readOnly: ["/p/.git", "/p/sub/.git"], identity: { uid: 0, gid: 0 }, cwd: "/p" };
+		const steps = bindSteps(layout.writable, layout.readOnly);
+		expect(steps.map((step) => step.path)).toEqual(["/p", "/p/sub", "/p/.git", "/p/sub/.git"]);
+		const args = buildBwrapArgs({ ...layout, sources: steps.map((_, index) => 20 + index) }).join(" ");
+		expect(args).toContain(
+			"--bind-fd 20 /p --bind-fd 21 /p/sub --ro-bind-fd 22 /p/.git --ro-bind-fd 23 /p/sub/.git --unshare-user",
 		);
 	});
 });

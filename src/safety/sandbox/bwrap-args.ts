@@ -26,8 +26,20 @@ export interface BwrapLayout {
 	files?: readonly { source: string; target: string }[];
 	/** Variables set inside (`--setenv`), over the inherited ones. Default: none. */
 	setenv?: Readonly<Record<string, string>>;
+	/**
+	 * bwrap's descriptor for each step of `bindSteps(writable, readOnly, hidden)`, in that order (see
+	 * `openBindSources`): each path is bound from the folder or file opened and checked before
+	 * (`--bind-fd`), never looked up again by its path. Default: none (every source by its path).
+	 */
+	sources?: readonly number[];
 	/** Working directory of the command. */
 	cwd: string;
+}
+
+/** One path bound onto itself, writable or read-only. */
+export interface BindStep {
+	path: string;
+	writable: boolean;
 }
 
 const isInside = (path: string, directory: string) => path === directory || path.startsWith(directory + sep);
@@ -39,11 +51,17 @@ const isInside = (path: string, directory: string) => path === directory || path
  * rename or rmdir move: else `mv tools old && mkdir tools` would leave the read-only bind behind in
  * `old` and let a command plant a new `tools/fsmonitor.sh` or `tools/hooks/pre-commit` where git
  * looks on the host, or put a link to a host folder where a writable path was, for the next
- * call's bind to follow.
+ * call's bind to follow. The same for a hidden credential location (`hidden`) inside a writable
+ * path: else `mv ~/.local/share ~/.local/share.x` left `keyrings` for the next call to find under no
+ * name it hides.
  */
-export function pinnedFolders(writable: readonly string[], readOnly: readonly string[]): string[] {
+export function pinnedFolders(
+	writable: readonly string[],
+	readOnly: readonly string[],
+	hidden: readonly string[] = [],
+): string[] {
 	const pinned = new Set<string>();
-	for (const path of [...readOnly, ...writable]) {
+	for (const path of [...readOnly, ...writable, ...hidden]) {
 		const outer = writable.filter((directory) => isInside(path, directory) && directory !== path);
 		if (outer.length === 0) continue;
 		const deepest = outer.reduce((left, right) => (right.length > left.length ? right : left));
@@ -52,6 +70,32 @@ export function pinnedFolders(writable: readonly string[], readOnly: readonly st
 		}
 	}
 	return [...pinned].sort((a, b) => a.length - b.length);
+}
+
+/**
+ * The paths bound onto themselves, in bwrap's order: the writable directories and the pinned
+ * folders (shorter paths first, so a parent's bind never covers a child's), then the protected
+ * paths read-only on top of them (so no writable bind can uncover one), then the writable paths the
+ * user named inside a protected one.
+ */
+export function bindSteps(
+	writable: readonly string[],
+	readOnly: readonly string[],
+	hidden: readonly HiddenPath[] = [],
+): BindStep[] {
+	const byDepth = [...writable].sort((a, b) => a.length - b.length);
+	const insideProtected = (path: string) => readOnly.some((protectedPath) => isInside(path, protectedPath));
+	const pinned = pinnedFolders(
+		writable,
+		readOnly,
+		hidden.map((entry) => entry.path),
+	);
+	const writableBinds = [...new Set([...byDepth.filter((path) => !insideProtected(path)), ...pinned])];
+	return [
+		...writableBinds.sort((a, b) => a.length - b.length).map((path) => ({ path, writable: true })),
+		...readOnly.map((path) => ({ path, writable: false })),
+		...byDepth.filter(insideProtected).map((path) => ({ path, writable: true })),
+	];
 }
 
 /**
@@ -70,15 +114,11 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
 	// the host's root. The host's /proc/sys shows the same settings (per-namespace ones by the reader's).
 	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"];
 	args.push("--tmpfs", "/tmp");
-	const readOnly = layout.readOnly ?? [];
-	// Shorter paths first, so a parent's bind never covers a child's.
-	const byDepth = [...layout.writable].sort((a, b) => a.length - b.length);
-	const insideProtected = (path: string) => readOnly.some((protectedPath) => isInside(path, protectedPath));
-	const pinned = pinnedFolders(layout.writable, readOnly);
-	const writableBinds = [...new Set([...byDepth.filter((path) => !insideProtected(path)), ...pinned])];
-	for (const path of writableBinds.sort((a, b) => a.length - b.length)) args.push("--bind", path, path);
-	for (const path of readOnly) args.push("--ro-bind", path, path);
-	for (const path of byDepth) if (insideProtected(path)) args.push("--bind", path, path);
+	for (const [index, step] of bindSteps(layout.writable, layout.readOnly ?? [], layout.hidden).entries()) {
+		const fd = layout.sources?.[index];
+		if (fd === undefined) args.push(step.writable ? "--bind" : "--ro-bind", step.path, step.path);
+		else args.push(step.writable ? "--bind-fd" : "--ro-bind-fd", String(fd), step.path);
+	}
 	for (const hidden of layout.hidden ?? []) {
 		if (hidden.kind === "directory") args.push("--tmpfs", hidden.path);
 		else args.push("--ro-bind", "/dev/null", hidden.path);

@@ -1,5 +1,6 @@
 import type { ShellExecRequest, ShellNetworkConnection } from "../../tools/index.js";
-import { closerThenCommand, descriptorCloser } from "./descriptor-closer.js";
+import { type ReadDescriptor, singleQuoted } from "../../workspace/index.js";
+import { closerThenCommand, descriptorCloser, descriptorCloserShell } from "./descriptor-closer.js";
 import type { NetworkSession } from "./network/session.js";
 
 /** The command line of one sandboxed call, and what to undo after it. */
@@ -26,42 +27,59 @@ export interface SandboxLaunch {
 	/** Variables the command needs on top of its environment (the proxy's, with a network policy). Default: none. */
 	env?: Record<string, string>;
 	/**
-	 * The same start without the `/bin/sh` that opens the seccomp program for bwrap: bwrap itself,
-	 * for shell operations that open `readDescriptors` on the command's behalf (one `exec` less a
-	 * call). Default: none (with a network policy, whose launcher hands the program over itself).
+	 * The same start without the shell that opens bwrap's descriptors (the seccomp program, the bind
+	 * sources): bwrap itself (or the network launcher), for shell operations that open
+	 * `readDescriptors` on the command's behalf (one `exec` less a call). Default: none.
 	 */
-	direct?: { file: string; args: string[]; readDescriptors: { fd: number; path: string }[] };
+	direct?: { file: string; args: string[]; readDescriptors: ReadDescriptor[] };
 }
 
 /** The descriptor the seccomp program is passed on; a shell opens it for bwrap, which closes it after reading. */
 export const seccompFd = 9;
-// bwrap reads the filter only from a descriptor; this shell opens the file on it and becomes bwrap.
-const seccompLauncherScript = `filter=$1; shift; exec "$@" ${seccompFd}<"$filter"`;
 
 /**
- * The program and arguments that start bwrap: the network launcher with a policy, else the shell
- * that hands bwrap the seccomp program; inside, the descriptor closer comes last, just before the command.
+ * The shell that opens bwrap's descriptors (the seccomp program, the bind sources, see
+ * bind-sources.ts) and becomes bwrap: bash, whose redirections name descriptors above 9, in POSIX
+ * mode, so that it reads no `BASH_ENV` from the command's environment out here. Its one command is
+ * `exec`, a special builtin, which no function from the environment can stand in for there.
+ */
+function openerLine(reads: readonly ReadDescriptor[]): string[] {
+	const redirections = reads.map(({ fd, path }) => `${fd}<${singleQuoted(path)}`).join(" ");
+	return [descriptorCloserShell, "--posix", "-c", `exec "$@" ${redirections}`, "toolbelt-sandbox"];
+}
+
+/**
+ * The program and arguments that start bwrap: the network launcher with a policy, else bwrap, with
+ * the files it reads on descriptors (`reads`: the seccomp program without a policy, whose launcher
+ * opens it itself; the bind sources always), behind the shell that opens them; `direct` is the same
+ * start without that shell, for operations that open `readDescriptors` themselves. Inside, the
+ * descriptor closer comes last, just before the command.
  */
 export function startLine(
 	bwrapArgs: string[],
-	options: { filterFile: string; bwrapPath: string; networked: ReturnType<NetworkSession["launch"]> | undefined },
+	options: {
+		filterFile: string;
+		bwrapPath: string;
+		networked: ReturnType<NetworkSession["launch"]> | undefined;
+		/** The bind sources bwrap reads on descriptors (`BindSources.reads`). */
+		sources: readonly ReadDescriptor[];
+	},
 ): Pick<SandboxLaunch, "file" | "args" | "env" | "direct"> {
 	const { networked } = options;
-	if (networked) {
-		// The closer after the bridge: the bridge keeps its channel, the command gets no stray.
-		const args = [...networked.before, ...bwrapArgs, ...networked.after, ...descriptorCloser];
-		return { file: networked.file, args, env: networked.env };
-	}
-	const inside = [...bwrapArgs, ...descriptorCloser];
-	return {
-		file: "/bin/sh",
-		args: ["-c", seccompLauncherScript, "toolbelt-sandbox", options.filterFile, options.bwrapPath, ...inside],
-		direct: {
-			file: options.bwrapPath,
-			args: inside,
-			readDescriptors: [{ fd: seccompFd, path: options.filterFile }],
-		},
-	};
+	// The closer after the bridge: the bridge keeps its channel, the command gets no stray.
+	const direct = networked
+		? {
+				file: networked.file,
+				args: [...networked.before, ...bwrapArgs, ...networked.after, ...descriptorCloser],
+				readDescriptors: [...options.sources],
+			}
+		: {
+				file: options.bwrapPath,
+				args: [...bwrapArgs, ...descriptorCloser],
+				readDescriptors: [{ fd: seccompFd, path: options.filterFile }, ...options.sources],
+			};
+	const [file = descriptorCloserShell, ...opener] = openerLine(direct.readDescriptors);
+	return { file, args: [...opener, direct.file, ...direct.args], env: networked?.env, direct };
 }
 
 /** The request's program, arguments, environment and opened files as the sandbox starts it. */

@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import {
 	closeSync,
 	constants,
+	fstatSync,
 	ftruncateSync,
 	linkSync,
 	lstatSync,
@@ -17,12 +18,13 @@ import {
 	openSync,
 	readdirSync,
 	readFileSync,
+	readlinkSync,
 	rmdirSync,
 	unlinkSync,
 	writeFileSync,
 	writeSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { monotonicMs } from "../../engine/index.js";
 import { atProcessEnd } from "../../workspace/local/index.js";
 import { SandboxUnavailableError } from "./errors.js";
@@ -150,35 +152,63 @@ function readRegistry(stateDir: string): Registry {
 	}
 }
 
+/** `O_PATH|O_DIRECTORY` (Linux): names a folder without reading it. */
+const folderOnly = 0o10000000 | constants.O_DIRECTORY;
+
+/** Thrown when a folder on the way to a placeholder is not at its path (a symbolic link on the way). */
+class LinkOnTheWay extends Error {}
+
+/**
+ * Runs `action` on `path` spelled through its folder, opened and checked to be the folder at
+ * `dirname(path)` (its kernel path is that very path, so no link lay on the way): a placeholder is
+ * made or removed there and nowhere else, also when a folder on the way has just been swapped for
+ * a link (as root, `mkdir` through a link made folders anywhere, and `rmdir` removed them). Throws
+ * `LinkOnTheWay` when the folder is elsewhere, and the open's error when it is missing.
+ */
+function inCheckedFolder<T>(path: string, action: (spelled: string) => T): T {
+	const descriptor = openSync(dirname(path), folderOnly);
+	try {
+		if (readlinkSync(`/proc/self/fd/${descriptor}`) !== dirname(path) || !fstatSync(descriptor).isDirectory()) {
+			throw new LinkOnTheWay(path);
+		}
+		return action(`/proc/self/fd/${descriptor}/${basename(path)}`);
+	} finally {
+		closeSync(descriptor);
+	}
+}
+
 /** Makes `point` when it is missing and records it as a placeholder. Throws `SandboxUnavailableError` when that fails. */
 export function ensureExists(point: MountPoint, registry: Registry): void {
 	try {
-		lstatSync(point.path);
-		return;
-	} catch {
-		// Missing: make the placeholder.
-	}
-	try {
-		if (point.kind === "directory") mkdirSync(point.path, { mode: 0o755 });
-		else writeFileSync(point.path, "", { flag: "wx", mode: 0o644 });
+		inCheckedFolder(point.path, (spelled) => {
+			if (lstatSync(spelled, { throwIfNoEntry: false })) return;
+			if (point.kind === "directory") mkdirSync(spelled, { mode: 0o755 });
+			else writeFileSync(spelled, "", { flag: "wx", mode: 0o644 });
+			registry.placeholders[point.path] = point.kind;
+		});
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === "EEXIST") return;
+		const why =
+			error instanceof LinkOnTheWay
+				? `a folder on the way to it is a symbolic link, which a command could have made to reach a folder outside (the placeholder would have been made there)`
+				: `making its mount point failed (${(error as Error).message})`;
 		throw new SandboxUnavailableError(
-			`The sandbox cannot keep ${point.path} read-only: making its mount point failed (${(error as Error).message}). ` +
-				"Without it a command could create that path and plant code that runs outside the sandbox, so the command was not run.",
+			`The sandbox cannot keep ${point.path} read-only: ${why}. ` +
+				"Without it a command could create that path and plant code that runs outside the sandbox, so the command was not run. Replace the link by a folder, then try again.",
 		);
 	}
-	registry.placeholders[point.path] = point.kind;
 }
 
-/** Removes a placeholder if it is still the empty thing toolbelt made. */
+/** Removes a placeholder if it is still the empty thing toolbelt made, where toolbelt made it. */
 function removePlaceholder(path: string, kind: MountPoint["kind"]): void {
 	try {
-		const info = lstatSync(path);
-		if (kind === "directory" && info.isDirectory() && readdirSync(path).length === 0) rmdirSync(path);
-		else if (kind === "file" && info.isFile() && info.size === 0) unlinkSync(path);
+		inCheckedFolder(path, (spelled) => {
+			const info = lstatSync(spelled);
+			if (kind === "directory" && info.isDirectory() && readdirSync(spelled).length === 0) rmdirSync(spelled);
+			else if (kind === "file" && info.isFile() && info.size === 0) unlinkSync(spelled);
+		});
 	} catch {
-		// Gone already, or filled by the user meanwhile: theirs now.
+		// Gone already, filled by the user meanwhile (theirs now), or reached through a link now: left.
 	}
 }
 

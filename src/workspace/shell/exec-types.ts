@@ -54,7 +54,7 @@ export interface ShellExecRequest {
 
 /** A file opened read-only on a descriptor for the command (see `ShellExecRequest.readDescriptors`). */
 export interface ReadDescriptor {
-	/** The descriptor number, 3 to 9 (what a shell redirection can name). */
+	/** The descriptor number, 3 to 1023 (above 9 the local operations open it with bash, whose redirections can name it). */
 	fd: number;
 	/** The file's absolute path. */
 	path: string;

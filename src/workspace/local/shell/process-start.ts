@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { ShellExecRequest } from "../../shell/exec-types.js";
 import type { ProcessContainment } from "../process/containment.js";
-import { startWithRelay } from "./output-relay.js";
-import { openDescriptorsScript } from "./read-descriptors.js";
+import { startWithRelay, wrapperShell } from "./output-relay.js";
+import { needsBash, openDescriptorsScript } from "./read-descriptors.js";
 
 // How a local command's first process is started when no standby shell is ready: the shell
 // line that joins its containment, opens the descriptors it asks for, and points its output
@@ -32,11 +32,15 @@ export function startProcess(request: ExecRequest, containment: ProcessContainme
 		return startWithRelay({ file: request.file, args: request.args, env, outputFile, prelude, ...common });
 	}
 	const script = [containment.joinScript, opens, mergeStreamsScript].filter((lines) => lines !== "").join("\n");
+	// sh is the lighter start; bash where a descriptor above 9 is asked for (the sandbox's bind sources),
+	// started as `sh` (POSIX mode): it reads no BASH_ENV from the command's environment out here.
+	const shell = needsBash(request.readDescriptors) && wrapperShell ? wrapperShell : "/bin/sh";
 	const [file, args] = canMergeStreams
-		? ["/bin/sh", ["-c", script, "sh", request.file, ...request.args]]
+		? [shell, ["-c", script, "sh", request.file, ...request.args]]
 		: [request.file, request.args];
 	return spawn(file, args, {
 		...common,
+		...(canMergeStreams && shell !== "/bin/sh" ? { argv0: "sh" } : {}),
 		env,
 		stdio: ["pipe", "pipe", canMergeStreams ? "ignore" : "pipe"],
 		windowsHide: true,
