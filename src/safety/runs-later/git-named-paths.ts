@@ -99,6 +99,10 @@ export async function gitNamedPaths(
 		for (const path of locations.configFiles) named.push({ path, label: "a git config file (git reads it)" });
 		for (const path of locations.hooksFolders) named.push({ path, label: "a git hooks folder (core.hooksPath)" });
 		for (const path of locations.programs) named.push({ path, label: "a program a git config names (git runs it)" });
+		for (const path of locations.hookManagerFiles)
+			named.push({ path, label: "read by the git hook manager an installed hook starts (lefthook, pre-commit)" });
+		for (const path of locations.hookManagerFolders)
+			named.push({ path, label: "scripts the git hook manager an installed hook starts runs (lefthook, husky)" });
 	}
 	plan.clear();
 	if (asked.length <= maxPlannedPaths) for (const path of asked) plan.add(path);

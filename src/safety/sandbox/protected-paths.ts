@@ -120,6 +120,8 @@ function gitCandidates(top: string, dotGitIsFile: boolean, homeDir: string): [st
 		...locations.configFiles.map((path) => [path, "file"] as [string, MountPoint["kind"]]),
 		...locations.hooksFolders.map((path) => [path, "directory"] as [string, MountPoint["kind"]]),
 		...locations.programs.map((path) => [path, "file"] as [string, MountPoint["kind"]]),
+		...locations.hookManagerFiles.map((path) => [path, "file"] as [string, MountPoint["kind"]]),
+		...locations.hookManagerFolders.map((path) => [path, "directory"] as [string, MountPoint["kind"]]),
 	];
 }
 
