@@ -203,6 +203,32 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(readFileSync(join(repo, ".env"), "utf8")).toBe("GREETING=hello\n");
 	});
 
+	it("a folder an allowed .envrc puts on PATH (PATH_add bin, export PATH=$PWD/tools:$PATH): a planted git or ls there runs nothing after the next cd", async () => {
+		const repo = await repository(join(base, "repo"));
+		await writeFile(join(repo, ".envrc"), 'PATH_add bin\nexport PATH="$PWD/tools:$PATH"\n');
+		await mkdir(join(repo, "bin"));
+		await handOver(base, user);
+		if (direnv) expect(host(repo, direnv, ["allow", "."]).status).toBe(0);
+		const run = await sandboxed(
+			repo,
+			`${plantCommand(join(repo, "bin", "git"), hookScript())}; ${plantCommand(join(repo, "tools", "ls"), hookScript())}`,
+		);
+		if (direnv) host(repo, direnv, ["exec", ".", "sh", "-c", "git --version; ls"]);
+		expect(existsSync(marker()), run.stdout + run.stderr).toBe(false);
+		expect(existsSync(join(repo, "bin", "git"))).toBe(false);
+		expect(existsSync(join(repo, "tools", "ls"))).toBe(false);
+		// The file tools may not put one there either, whatever the mode.
+		const write = await cli.run(
+			["tool", "write", JSON.stringify({ path: "bin/git", content: hookScript() }), "--mode", "yolo"],
+			{
+				cwd: repo,
+				env: env(),
+				user,
+			},
+		);
+		expect(write.code, write.stdout).not.toBe(0);
+	});
+
 	it("a new .git file pointing to a planted git directory: git in that folder runs nothing", async () => {
 		const repo = await repository(join(base, "repo"));
 		const gitDir = join(repo, "gitdirs", "evil");
