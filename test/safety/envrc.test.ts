@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { envrcLoadedFiles } from "../../src/safety/runs-later/envrc.js";
+import { envrcLoadedFiles, envrcPathFolders } from "../../src/safety/runs-later/envrc.js";
 
 describe("envrcLoadedFiles", () => {
 	it("names what direnv's functions load, with their defaults, and nothing from comments, packages or flake references", () => {
@@ -25,5 +25,20 @@ describe("envrcLoadedFiles", () => {
 			"flake.lock",
 			"./scripts/env.sh",
 		]);
+	});
+});
+
+describe("envrcPathFolders", () => {
+	it("names the folders PATH_add, path_add PATH and a PATH assignment put on PATH, and no package manager's", () => {
+		const envrc = [
+			"PATH_add bin tools/bin # ours",
+			"path_add PYTHONPATH src",
+			"path_add PATH scripts",
+			// biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's own ${PWD}
+			'export PATH="$PWD/local/bin:${PWD}/more:$HOME/bin:$PATH"',
+			"layout node",
+			"use nix",
+		].join("\n");
+		expect(envrcPathFolders(envrc)).toEqual(["bin", "tools/bin", "scripts", "./local/bin", "./more"]);
 	});
 });

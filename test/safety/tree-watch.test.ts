@@ -24,3 +24,25 @@ describe("TreeWatch", () => {
 		watch.close();
 	});
 });
+
+describe("TreeWatch in a virtual environment", () => {
+	it("enters an ignored .venv only down to site-packages, and reports its startup files, a root's sitecustomize.py and nested editor settings", async () => {
+		const root = tempDir();
+		await writeFile(join(root, ".gitignore"), ".venv/\n");
+		const sitePackages = join(root, ".venv", "lib", "python3.12", "site-packages");
+		await mkdir(join(sitePackages, "pkg", "sub"), { recursive: true });
+		await writeFile(join(root, ".venv", "pyvenv.cfg"), "home = /usr/bin\n");
+		await writeFile(join(sitePackages, "pkg", "sub", "x.pth"), "import os\n");
+		await writeFile(join(sitePackages, "pkg", "module.py"), "\n");
+		const watch = new TreeWatch({ roots: [root] });
+		expect(watch.refresh().added).toEqual([]);
+		await writeFile(join(sitePackages, "planted.pth"), "import os\n");
+		await writeFile(join(root, "sitecustomize.py"), "\n");
+		await mkdir(join(root, "pkg", ".vscode"), { recursive: true });
+		const later = watch.refresh().added.map((entry) => entry.path);
+		expect(later.sort()).toEqual(
+			[join(sitePackages, "planted.pth"), join(root, "pkg", ".vscode"), join(root, "sitecustomize.py")].sort(),
+		);
+		watch.close();
+	});
+});

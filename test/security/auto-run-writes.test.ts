@@ -23,6 +23,10 @@ const paths = [
 	".claude/settings.json",
 	".vscode/tasks.json",
 	".devcontainer/devcontainer.json",
+	"pkg/.vscode/settings.json",
+	// Python runs these at every interpreter start (site.py): see isStartupFile.
+	".venv/lib/python3.11/site-packages/_project.pth",
+	"src/sitecustomize.py",
 ];
 
 /** Modes with the flags that let a file change through on the mode's own terms: default needs a tool-wide allow rule. */
@@ -55,7 +59,7 @@ describe.each(testUsers())("files that run later, through the file tools, as %s"
 		for (const path of paths) {
 			await mkdir(dirname(join(root, path)), { recursive: true });
 			await writeFile(join(root, path), "old\n");
-			await rm(join(root, dirname(path), "new-file"), { force: true });
+			for (const fresh of ["new-file", "new-file.pth"]) await rm(join(root, dirname(path), fresh), { force: true });
 		}
 		await handOver(dirname(root), user);
 	}
@@ -79,11 +83,12 @@ describe.each(testUsers())("files that run later, through the file tools, as %s"
 				const server = servers.get(mode) as UserMcpServer;
 				for (const path of paths) {
 					// write replaces only a file the model read; give it a new name in the same folder too.
-					const targets = name === "write" ? [path, join(dirname(path), "new-file")] : [path];
+					const fresh = join(dirname(path), path.endsWith(".pth") ? "new-file.pth" : "new-file");
+					const targets = name === "write" && !path.endsWith("customize.py") ? [path, fresh] : [path];
 					for (const target of targets)
 						await server.call(name, (callOf[name] as (p: string) => Record<string, unknown>)(target));
 					expect(readFileSync(join(root, path), "utf8"), `${name} ${path}`).toBe("old\n");
-					expect(existsSync(join(root, dirname(path), "new-file")), `${name} ${path}`).toBe(false);
+					expect(existsSync(join(root, fresh)), `${name} ${path}`).toBe(false);
 				}
 			});
 		}

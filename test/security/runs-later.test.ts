@@ -3,15 +3,14 @@
 // the built CLI as a user starts it (`toolbelt tool bash … --sandbox`), then does what the user
 // does next (git status, a commit, a write with a PostToolUse hook, toolbelt in a subfolder) and
 // checks that no marker appeared on the host. As root and as an unprivileged user.
-import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { CliProcesses, cleanEnv, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
+import { CliProcesses, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
-import { handOver, type TestUser, testUsers, userPrefix } from "../helpers/test-users.js";
-import { gitIdentity } from "./git-identity.js";
+import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
+import { plantCommand, runsLaterHost } from "./runs-later-host.js";
 
 const unavailable = await sandboxUnavailableReason();
 // direnv itself is optional: without it the test still checks that nothing it would load changed.
@@ -30,64 +29,14 @@ afterEach(async () => {
 	await rm(base, { recursive: true, force: true });
 });
 
-const identity = gitIdentity;
-
-const home = () => join(base, "home");
-const marker = () => join(base, "ran-on-host");
-
-/** A command that writes `content` to `path` (appending) by a program the shell policy cannot read, so the sandbox is what must stop it. */
-function plantCommand(path: string, content: string): string {
-	const script =
-		"const fs=require('fs');const [p,b]=process.argv.slice(1);fs.mkdirSync(require('path').dirname(p),{recursive:true});" +
-		"fs.appendFileSync(p,Buffer.from(b,'base64'));fs.chmodSync(p,0o755)";
-	return `node -e "${script}" ${path} ${Buffer.from(content).toString("base64")}`;
-}
-
-const fsmonitorConfig = () => `[core]\n\tfsmonitor = touch ${marker()}; false\n`;
-const hookScript = () => `#!/bin/sh\ntouch ${marker()}\n`;
-
 describe.skipIf(unavailable !== undefined).each(testUsers())("files that run later, as %s", (user: TestUser) => {
 	beforeEach(() => {
 		ensureBuiltCli();
 	});
 
-	/** A program on the host, as the user runs it after the session. */
-	function host(cwd: string, program: string, args: string[]) {
-		const [file, ...prefix] = [...userPrefix(user), program];
-		return spawnSync(file ?? program, [...prefix, ...args], {
-			cwd,
-			env: cleanEnv({ HOME: home(), ...identity }),
-			encoding: "utf8",
-			timeout: 60_000,
-		});
-	}
-
-	const git = (cwd: string, ...args: string[]) => host(cwd, "git", args);
-
-	/** A committed repository at `path`, owned by the user. */
-	async function repository(path: string): Promise<string> {
-		await mkdir(path, { recursive: true });
-		await mkdir(home(), { recursive: true });
-		await writeFile(join(path, "file.txt"), "content\n");
-		await handOver(base, user);
-		for (const args of [
-			["init", "-q"],
-			["add", "-A"],
-			["commit", "-q", "-m", "initial"],
-		]) {
-			const result = git(path, ...args);
-			if (result.status !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`);
-		}
-		return path;
-	}
-
-	function sandboxed(cwd: string, command: string) {
-		return cli.run(["tool", "bash", JSON.stringify({ command }), "--sandbox"], {
-			cwd,
-			env: cleanEnv({ HOME: home(), ...identity }),
-			user,
-		});
-	}
+	const { home, marker, host, git, repository, sandboxed, env } = runsLaterHost(user, cli, () => base);
+	const fsmonitorConfig = () => `[core]\n\tfsmonitor = touch ${marker()}; false\n`;
+	const hookScript = () => `#!/bin/sh\ntouch ${marker()}\n`;
 
 	it("a config the repository includes (include.path = ../.gitconfig): a planted core.fsmonitor does not run", async () => {
 		const repo = await repository(join(base, "repo"));
@@ -254,6 +203,32 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		expect(readFileSync(join(repo, ".env"), "utf8")).toBe("GREETING=hello\n");
 	});
 
+	it("a folder an allowed .envrc puts on PATH (PATH_add bin, export PATH=$PWD/tools:$PATH): a planted git or ls there runs nothing after the next cd", async () => {
+		const repo = await repository(join(base, "repo"));
+		await writeFile(join(repo, ".envrc"), 'PATH_add bin\nexport PATH="$PWD/tools:$PATH"\n');
+		await mkdir(join(repo, "bin"));
+		await handOver(base, user);
+		if (direnv) expect(host(repo, direnv, ["allow", "."]).status).toBe(0);
+		const run = await sandboxed(
+			repo,
+			`${plantCommand(join(repo, "bin", "git"), hookScript())}; ${plantCommand(join(repo, "tools", "ls"), hookScript())}`,
+		);
+		if (direnv) host(repo, direnv, ["exec", ".", "sh", "-c", "git --version; ls"]);
+		expect(existsSync(marker()), run.stdout + run.stderr).toBe(false);
+		expect(existsSync(join(repo, "bin", "git"))).toBe(false);
+		expect(existsSync(join(repo, "tools", "ls"))).toBe(false);
+		// The file tools may not put one there either, whatever the mode.
+		const write = await cli.run(
+			["tool", "write", JSON.stringify({ path: "bin/git", content: hookScript() }), "--mode", "yolo"],
+			{
+				cwd: repo,
+				env: env(),
+				user,
+			},
+		);
+		expect(write.code, write.stdout).not.toBe(0);
+	});
+
 	it("a new .git file pointing to a planted git directory: git in that folder runs nothing", async () => {
 		const repo = await repository(join(base, "repo"));
 		const gitDir = join(repo, "gitdirs", "evil");
@@ -301,7 +276,7 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 		await sandboxed(repo, plantCommand(join(repo, "node_modules", ".bin", "prettier"), prettier));
 		const write = await cli.run(["tool", "write", JSON.stringify({ path: "a.js", content: "x\n" }), "--sandbox"], {
 			cwd: repo,
-			env: cleanEnv({ HOME: home(), ...identity }),
+			env: env(),
 			user,
 		});
 		expect(write.code).toBe(0);
@@ -337,7 +312,7 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("files that run lat
 			await sandboxed(repo, plantCommand(join(repo, folder, ".toolbelt", "settings.json"), settings));
 			await cli.run(["tool", "ls", JSON.stringify({ path: "." })], {
 				cwd: join(repo, folder),
-				env: cleanEnv({ HOME: home(), ...identity }),
+				env: env(),
 				user,
 			});
 			expect(existsSync(marker()), folder).toBe(false);

@@ -44,12 +44,47 @@ export const autoRunEntries: readonly AutoRunEntry[] = [
 /**
  * Names that make a folder below a root run later too: a nested repository (`.git`, or `HEAD` —
  * git takes a folder holding `HEAD`, `objects/` and `refs/` for a repository itself), a nested
- * project's settings (`.toolbelt`, and `.claude`, whose hooks Claude Code runs when started there).
+ * project's settings (`.toolbelt`, and `.claude`, whose hooks Claude Code runs when started there),
+ * and what an editor runs when that folder is opened as a workspace root (a monorepo's package is
+ * often opened alone): `.vscode` (tasks with `runOn: folderOpen`, settings naming interpreters and
+ * formatters), `.idea` (run configurations and startup tasks), `.devcontainer` and
+ * `.devcontainer.json` (`postCreateCommand` runs when the folder is reopened in a container).
+ * Also Python's `sitecustomize.py` and `usercustomize.py`: every interpreter start imports the
+ * first one on `sys.path`, which an editable install's `.pth` file extends by project folders.
+ * A root's own entries of these names are watched too unless an auto-run entry keeps them.
  */
-export const nestedAutoRunNames: readonly string[] = [".git", ".toolbelt", ".claude", "HEAD"];
+export const nestedAutoRunNames: readonly string[] = [
+	".git",
+	".toolbelt",
+	".claude",
+	"HEAD",
+	".vscode",
+	".idea",
+	".devcontainer",
+	".devcontainer.json",
+	"sitecustomize.py",
+	"usercustomize.py",
+];
+
+/**
+ * Whether `name`, inside a virtual environment's `site-packages`, runs at every start of its
+ * interpreter: a `.pth` file (site.py executes its lines that begin with `import`, and a path line
+ * puts a folder whose `sitecustomize.py` is then imported on `sys.path`), and the two customize
+ * modules. The interpreter is started without asking by an editor that finds the `.venv` (to list
+ * packages, lint, format), by a pre-commit hook installed from it, and by the user's shell after
+ * `source .venv/bin/activate`; `pip install` writing the other files of `site-packages` stays free.
+ */
+export function isStartupFile(name: string): boolean {
+	return name.endsWith(".pth") || name === "sitecustomize.py" || name === "usercustomize.py";
+}
 
 /**
  * The protected path patterns of the file tools (gitignore-style, at any depth): the auto-run
- * entries, plus `.env*` (secrets, not code). A write or edit there needs an allow rule naming it.
+ * entries, the nested names, a virtual environment's startup files, plus `.env*` (secrets, not
+ * code). A write or edit there needs an allow rule naming it.
  */
-export const defaultProtectedPatterns: readonly string[] = [...autoRunEntries.map((entry) => entry.path), ".env*"];
+export const defaultProtectedPatterns: readonly string[] = [
+	...new Set([...autoRunEntries.map((entry) => entry.path), ...nestedAutoRunNames]),
+	"**/site-packages/*.pth",
+	".env*",
+];

@@ -43,3 +43,38 @@ export function envrcLoadedFiles(text: string): string[] {
 	}
 	return files;
 }
+
+/** A PATH entry as written in an `.envrc`: `$PWD/bin` and `${PWD}/bin` are `bin`; other variables are unknown. */
+function pathEntry(entry: string): string | undefined {
+	const local = entry.replace(/^\$(?:\{PWD\}|PWD)(?=\/|$)/, ".");
+	return local === "" || local.startsWith("$") || local.startsWith("~") ? undefined : local;
+}
+
+/**
+ * The folders an `.envrc` puts on PATH by name, relative to its folder: `PATH_add bin`,
+ * `path_add PATH tools/bin`, `export PATH=$PWD/scripts:$PATH`. A file in one of them runs instead
+ * of the program of that name (`git`, `ls`) at each command the user types after the next `cd`, so
+ * they are kept read-only like what the `.envrc` loads. `layout node`, `layout go` and their kin put
+ * a package manager's bin folder there (`node_modules/.bin`), which `npm install` and `go install`
+ * must keep writing: those are the project's dependencies, as a `node_modules/` is, and left out.
+ */
+export function envrcPathFolders(text: string): string[] {
+	const folders: string[] = [];
+	const words = shellWords(text);
+	for (const [index, word] of words.entries()) {
+		const assignment = /^PATH=(.*)$/s.exec(word.text);
+		if (assignment && (word.isProgram || words[index - 1]?.text === "export")) {
+			folders.push(...(assignment[1] ?? "").split(":").flatMap((entry) => pathEntry(entry) ?? []));
+			continue;
+		}
+		if (!word.isProgram || (word.text !== "PATH_add" && word.text !== "path_add")) continue;
+		const rest: string[] = [];
+		for (const next of words.slice(index + 1)) {
+			if (next.isProgram) break;
+			rest.push(next.text);
+		}
+		if (word.text === "path_add" && rest.shift() !== "PATH") continue;
+		folders.push(...rest.flatMap((entry) => pathEntry(entry) ?? []));
+	}
+	return folders;
+}

@@ -1,6 +1,6 @@
 // Reading git config files the way git does, as far as deciding what git would run later needs:
 // which files a config includes, which hooks folders and which programs it names.
-import { shellWords } from "./shell-words.js";
+import { commandFiles } from "./shell-words.js";
 
 /** One `key = value` of a git config file. Section and key are lower case; a subsection keeps its case. */
 export interface GitConfigEntry {
@@ -100,27 +100,6 @@ const commandKeys: Readonly<Record<string, readonly string[]>> = {
 	merge: ["driver"],
 };
 
-/** Script names a command gives its program without a `/` (`sh lint.sh`): taken from the top of the work tree. */
-const scriptName = /^[^-$~=][^/=$]*\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|pl|rb|php|lua|ps1)$/;
-
-/**
- * The files a command names: each word holding a `/` (the value after `=` of an option or an
- * assignment: `--config=./x`, `VAR=./x`), or a script's name given to a program (`sh x.sh`; a
- * program named without a `/` is found on PATH, as `credential.helper = gcloud.sh` is), but not a
- * URL or a variable.
- */
-function namedFiles(command: string): string[] {
-	const files: string[] = [];
-	for (const { text, isProgram } of shellWords(command)) {
-		const assigned = text.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(text);
-		if (assigned && !text.includes("=")) continue; // a plain option
-		const value = assigned ? text.slice(text.indexOf("=") + 1) : text;
-		if (value === "" || value.includes("://") || value.startsWith("$")) continue;
-		if (value.includes("/") || (!isProgram && !assigned && scriptName.test(value))) files.push(value);
-	}
-	return files;
-}
-
 /**
  * The files a config file's commands name by a path, as written: any word of the commands of
  * `core.fsmonitor`, `core.pager`, `diff.*.textconv`, `filter.*.clean` and their kin, shell aliases
@@ -133,7 +112,7 @@ export function programPathsOf(configText: string): string[] {
 	for (const entry of parseGitConfig(configText)) {
 		const isShell = (entry.section === "alias" || entry.section === "credential") && entry.value.startsWith("!");
 		if (!isShell && !commandKeys[entry.section]?.includes(entry.key)) continue;
-		programs.push(...namedFiles(isShell ? entry.value.slice(1) : entry.value));
+		programs.push(...commandFiles(isShell ? entry.value.slice(1) : entry.value));
 	}
 	return programs;
 }

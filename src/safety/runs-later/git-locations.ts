@@ -5,6 +5,7 @@
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../../workspace/index.js";
 import { hooksPathsOf, includedPathsOf, programPathsOf } from "./git-config.js";
+import { hookManagerSteps, type ReadSteps } from "./hook-managers.js";
 
 /** What git reads and runs for one repository. Every path is absolute. */
 export interface GitLocations {
@@ -16,6 +17,10 @@ export interface GitLocations {
 	hooksFolders: string[];
 	/** Programs a config of any level names by a path (`core.fsmonitor = tools/fsmonitor.sh`, an alias `!./lint.sh`). */
 	programs: string[];
+	/** What the hook managers the installed hooks start read (`lefthook.yml`, the programs it names; see `hook-managers.ts`). */
+	hookManagerFiles: string[];
+	/** Script folders of those managers (`.lefthook`, a nested husky's `.husky`). */
+	hookManagerFolders: string[];
 }
 
 /** Where the user-level and system-level config files are, as git finds them. */
@@ -44,8 +49,7 @@ export function userConfigFiles(context: GitUserContext): string[] {
 	return files.map((file) => expandHome(file, context.homeDir)).filter((file) => isAbsolute(file));
 }
 
-/** A request for a file's text (undefined when it cannot be read); the answer is sent back in. */
-type Steps<T> = Generator<string, T, string | undefined>;
+type Steps<T> = ReadSteps<T>;
 
 function* readConfigTree(files: readonly string[], homeDir: string, seen: Set<string>): Steps<string[]> {
 	const texts: string[] = [];
@@ -78,7 +82,14 @@ function gitPointer(text: string | undefined, file: string): string | undefined 
  */
 function* gitLocationSteps(top: string, dotGitIsFile: boolean, context: GitUserContext): Steps<GitLocations> {
 	const dotGit = join(top, ".git");
-	const locations: GitLocations = { gitDirs: [], configFiles: [], hooksFolders: [], programs: [] };
+	const locations: GitLocations = {
+		gitDirs: [],
+		configFiles: [],
+		hooksFolders: [],
+		programs: [],
+		hookManagerFiles: [],
+		hookManagerFolders: [],
+	};
 	let gitDir = dotGit;
 	if (dotGitIsFile) {
 		const pointed = gitPointer(yield dotGit, dotGit);
@@ -103,6 +114,10 @@ function* gitLocationSteps(top: string, dotGitIsFile: boolean, context: GitUserC
 		const expanded = expandHome(program, context.homeDir);
 		locations.programs.push(isAbsolute(expanded) ? resolve(expanded) : resolve(top, expanded));
 	}
+	// Hooks run from core.hooksPath when one is set, else from the common dir's hooks/: both are read.
+	const managed = yield* hookManagerSteps(top, [join(commonDir, "hooks"), ...locations.hooksFolders]);
+	locations.hookManagerFiles.push(...managed.files);
+	locations.hookManagerFolders.push(...managed.folders);
 	return locations;
 }
 

@@ -1,10 +1,12 @@
 // The paths git reads or runs for the repository each workspace root lies in, found through the
 // workspace's own files (a remote workspace's repository is read there), for the file tools'
 // protected paths: a hooks folder `core.hooksPath` names (`.githooks`), a config file the repo's
-// config includes (`../.gitconfig`), a git directory a `.git` file points to.
-import { dirname, join } from "node:path";
+// config includes (`../.gitconfig`), a git directory a `.git` file points to; and, read the same
+// way, what each root's `.envrc` loads or puts on PATH (direnv runs it at the user's next `cd`).
+import { dirname, join, resolve } from "node:path";
 import type { FileOperations } from "../../tools/index.js";
-import { type ProbedFile, probeFiles } from "../../workspace/index.js";
+import { expandHome, type ProbedFile, probeFiles } from "../../workspace/index.js";
+import { envrcLoadedFiles, envrcPathFolders } from "./envrc.js";
 import { type GitUserContext, gitLocations } from "./git-locations.js";
 
 /** A path git reads or runs, and what it is (for the model: why a write there is refused). */
@@ -83,6 +85,7 @@ export async function gitNamedPaths(
 ): Promise<GitNamedPath[]> {
 	const { prefetch, look, asked } = lookups(files);
 	const first = [...plan];
+	first.push(...roots.map((root) => join(root, ".envrc")));
 	for (const folder of roots.flatMap(foldersUp)) {
 		first.push(join(folder, ".git"));
 		// Without a plan (the first look), where a repository's own files would be.
@@ -99,6 +102,22 @@ export async function gitNamedPaths(
 		for (const path of locations.configFiles) named.push({ path, label: "a git config file (git reads it)" });
 		for (const path of locations.hooksFolders) named.push({ path, label: "a git hooks folder (core.hooksPath)" });
 		for (const path of locations.programs) named.push({ path, label: "a program a git config names (git runs it)" });
+		for (const path of locations.hookManagerFiles)
+			named.push({ path, label: "read by the git hook manager an installed hook starts (lefthook, pre-commit)" });
+		for (const path of locations.hookManagerFolders)
+			named.push({ path, label: "scripts the git hook manager an installed hook starts runs (lefthook, husky)" });
+		const envrc = await read(join(root, ".envrc"));
+		if (envrc === undefined) continue;
+		for (const file of envrcLoadedFiles(envrc))
+			named.push({
+				path: resolve(root, expandHome(file, context.homeDir)),
+				label: "a file the .envrc loads (direnv runs it at the next cd)",
+			});
+		for (const folder of envrcPathFolders(envrc))
+			named.push({
+				path: resolve(root, folder),
+				label: "a folder the .envrc puts on PATH (its files run in place of the programs the user types)",
+			});
 	}
 	plan.clear();
 	if (asked.length <= maxPlannedPaths) for (const path of asked) plan.add(path);

@@ -20,6 +20,11 @@ function stamp(): string {
 	return `${time}-${randomHex(3)}`;
 }
 
+const editorReason = (editor: string, what: string) =>
+	`${editor} would ${what} on the host, outside the sandbox, the next time that folder is opened in it`;
+const pythonReason =
+	"the next Python interpreter started there (by an editor opening the folder, a git hook, the user's shell) would run it on the host, outside the sandbox";
+
 /** Why a new nested entry is renamed away, by its name (the model reads it). */
 const quarantineReasons: Record<string, string> = {
 	".git":
@@ -29,11 +34,25 @@ const quarantineReasons: Record<string, string> = {
 		"toolbelt would read its settings (hooks, rules) on the host, outside the sandbox, the next time it starts in that folder",
 	".claude":
 		"Claude Code would read its settings (hooks, MCP servers) on the host, outside the sandbox, the next time it starts in that folder",
+	".vscode": editorReason("VS Code", "run its tasks (runOn: folderOpen) and the programs its settings name"),
+	".idea": editorReason("a JetBrains IDE", "run its startup tasks and run configurations"),
+	".devcontainer": editorReason("a dev-container tool", "run its lifecycle commands (postCreateCommand)"),
+	".devcontainer.json": editorReason("a dev-container tool", "run its lifecycle commands (postCreateCommand)"),
+	"sitecustomize.py": pythonReason,
+	"usercustomize.py": pythonReason,
 };
+
+/** Why `name` is renamed away: by its name, or a virtual environment's `.pth` startup file. */
+function reasonFor(name: string): string {
+	if (name.endsWith(".pth"))
+		return `a .pth file in site-packages runs at every start of the environment's Python: ${pythonReason}`;
+	return quarantineReasons[name] ?? (quarantineReasons[".toolbelt"] as string);
+}
 
 /**
  * Watches the writable roots for nested repositories (`sub/.git`, a `.git` file, a `sub/HEAD` that
- * makes `sub` one) and nested agent settings (`sub/.toolbelt`, `sub/.claude`). What exists before a sandboxed call is kept read-only in
+ * makes `sub` one), nested agent and editor settings (`sub/.toolbelt`, `sub/.claude`, `sub/.vscode`…)
+ * and the startup files of virtual environments (`.venv/lib/python3.X/site-packages/*.pth`). What exists before a sandboxed call is kept read-only in
  * it; what appears while one runs is renamed to `<name>.quarantined-<time>-<random>` after it
  * (git then finds no repository there, toolbelt no settings), and the model is told.
  */
@@ -110,7 +129,7 @@ export class NestedGuard {
 			const shown = relative(this.options.roots.find((root) => entry.path.startsWith(root)) ?? "/", entry.path);
 			const name = basename(entry.path);
 			const target = join(dirname(entry.path), `${name}.quarantined-${stamp()}`);
-			const why = quarantineReasons[name] ?? quarantineReasons[".toolbelt"];
+			const why = reasonFor(name);
 			try {
 				this.renameInPlace(entry.path, target);
 				this.watch.forget(entry.path);

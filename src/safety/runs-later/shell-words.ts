@@ -44,3 +44,24 @@ export function shellWords(command: string): ShellWord[] {
 	end(false);
 	return words;
 }
+
+/** Script names a command gives its program without a `/` (`sh lint.sh`): taken from the top of the work tree. */
+const scriptName = /^[^-$~=][^/=$]*\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|pl|rb|php|lua|ps1)$/;
+
+/**
+ * The files a command names: each word holding a `/` (the value after `=` of an option or an
+ * assignment: `--config=./x`, `VAR=./x`), or a script's name given to a program (`sh x.sh`; a
+ * program named without a `/` is found on PATH, as `credential.helper = gcloud.sh` is), but not a
+ * URL or a variable.
+ */
+export function commandFiles(command: string): string[] {
+	const files: string[] = [];
+	for (const { text, isProgram } of shellWords(command)) {
+		const assigned = text.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(text);
+		if (assigned && !text.includes("=")) continue; // a plain option
+		const value = assigned ? text.slice(text.indexOf("=") + 1) : text;
+		if (value === "" || value.includes("://") || value.startsWith("$")) continue;
+		if (value.includes("/") || (!isProgram && !assigned && scriptName.test(value))) files.push(value);
+	}
+	return files;
+}

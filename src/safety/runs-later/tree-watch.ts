@@ -11,7 +11,7 @@
 import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import ignoreModule from "ignore";
-import { nestedAutoRunNames } from "./auto-run-entries.js";
+import { autoRunEntries, isStartupFile, nestedAutoRunNames } from "./auto-run-entries.js";
 import { FolderHints } from "./folder-hints.js";
 
 const ignore = (ignoreModule as unknown as { default?: typeof ignoreModule }).default ?? ignoreModule;
@@ -42,6 +42,17 @@ interface FolderRecord {
 	ino: number;
 }
 
+/**
+ * The way down a virtual environment (a folder holding `pyvenv.cfg`) to its startup files:
+ * `lib/`, then `python3.X/`, then `site-packages/`, whose own entries are all that is looked at.
+ * Entered even where .gitignore ignores the environment (it nearly always does), and nothing else
+ * of it is: its thousands of package folders cost three folders.
+ */
+type VenvStep = "lib" | "python" | "site-packages";
+
+/** Names a root's own auto-run entries keep (mounted whether they exist or not): not reported. */
+const rootEntryNames = new Set(autoRunEntries.map((entry) => entry.path));
+
 function readText(path: string): string {
 	try {
 		return readFileSync(path, "utf8");
@@ -61,8 +72,9 @@ export interface TreeWatchOptions {
 }
 
 /**
- * The nested entries below some roots, kept current by `refresh`. The roots' own entries are not
- * reported (the sandbox protects those at the top whether they exist or not).
+ * The nested entries below some roots, kept current by `refresh`. The roots' own entries are
+ * reported only where no auto-run entry keeps them (the sandbox protects those at the top whether
+ * they exist or not): a root's `sitecustomize.py` is, its `.git` is not.
  */
 export class TreeWatch {
 	private readonly folders = new Map<string, FolderRecord>();
@@ -70,6 +82,7 @@ export class TreeWatch {
 	private readonly ignored: ((path: string) => boolean)[];
 	private readonly maxFolders: number;
 	private readonly hints?: FolderHints;
+	private readonly venvSteps = new Map<string, VenvStep>();
 
 	constructor(private readonly options: TreeWatchOptions) {
 		this.maxFolders = options.maxFolders ?? 100_000;
@@ -150,6 +163,7 @@ export class TreeWatch {
 			this.hints?.unwatch(path);
 		}
 		for (const path of this.entries.keys()) if (path.startsWith(prefix)) this.entries.delete(path);
+		for (const path of this.venvSteps.keys()) if (path.startsWith(prefix)) this.venvSteps.delete(path);
 	}
 
 	private walk(folder: string, added: NestedEntry[]): void {
@@ -172,7 +186,8 @@ export class TreeWatch {
 			return [];
 		}
 		const isRoot = this.options.roots.includes(folder);
-		const shallow = !isRoot && this.isIgnored(folder);
+		const step = this.venvSteps.get(folder);
+		const shallow = step !== undefined || (!isRoot && this.isIgnored(folder));
 		if (!this.folders.has(folder) && this.folders.size >= this.maxFolders) {
 			throw new TreeTooLargeError(
 				`The workspace holds more than ${this.maxFolders} folders that .gitignore does not ignore, too many to watch for new repositories.`,
@@ -181,16 +196,19 @@ export class TreeWatch {
 		this.folders.set(folder, { ctimeMs: info.ctimeMs, ino: info.ino });
 		const present = new Set<string>();
 		const fresh: string[] = [];
+		const isVenv = step === undefined && children.some((child) => child.name === "pyvenv.cfg" && child.isFile());
 		for (const child of children) {
 			const path = join(folder, child.name);
-			if (!isRoot && nestedAutoRunNames.includes(child.name)) {
+			if (this.runsLater(child.name, isRoot, step)) {
 				present.add(path);
 				this.note(path, added);
 			}
+			const next = this.venvStepOf(child, step, isVenv);
+			if (next) this.venvSteps.set(path, next);
 			// A git directory is protected whole; what lies in it is git's. An ignored folder's own
-			// entries are looked at, not its subfolders'.
-			if (child.name === ".git" || shallow || !child.isDirectory() || this.folders.has(path)) continue;
-			fresh.push(path);
+			// entries are looked at, not its subfolders', but for the way down a virtual environment.
+			if (child.name === ".git" || !child.isDirectory() || this.folders.has(path)) continue;
+			if (!shallow || next) fresh.push(path);
 		}
 		const prefix = folder + sep;
 		for (const path of this.entries.keys()) {
@@ -199,6 +217,22 @@ export class TreeWatch {
 			}
 		}
 		return fresh;
+	}
+
+	/** Whether an entry named `name` runs later, in a root, a nested folder or a step down a virtual environment. */
+	private runsLater(name: string, isRoot: boolean, step: VenvStep | undefined): boolean {
+		if (step === "site-packages") return isStartupFile(name);
+		if (step !== undefined || !nestedAutoRunNames.includes(name)) return false;
+		return !isRoot || !rootEntryNames.has(name);
+	}
+
+	/** The next step down a virtual environment `child` is, if it is one. */
+	private venvStepOf(child: Dirent, step: VenvStep | undefined, isVenv: boolean): VenvStep | undefined {
+		if (!child.isDirectory()) return undefined;
+		if (isVenv && child.name === "lib") return "lib";
+		if (step === "lib" && /^python\d/.test(child.name)) return "python";
+		if (step === "python" && child.name === "site-packages") return "site-packages";
+		return undefined;
 	}
 
 	private isIgnored(folder: string): boolean {

@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from "
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { expandHome } from "../../workspace/index.js";
 import { type AutoRunEntry, autoRunEntries } from "../runs-later/auto-run-entries.js";
-import { envrcLoadedFiles } from "../runs-later/envrc.js";
+import { envrcLoadedFiles, envrcPathFolders } from "../runs-later/envrc.js";
 import { type GitLocations, gitLocationsSync, userConfigFiles } from "../runs-later/git-locations.js";
 import type { NestedEntry } from "../runs-later/tree-watch.js";
 import { SandboxUnavailableError } from "./errors.js";
@@ -120,6 +120,8 @@ function gitCandidates(top: string, dotGitIsFile: boolean, homeDir: string): [st
 		...locations.configFiles.map((path) => [path, "file"] as [string, MountPoint["kind"]]),
 		...locations.hooksFolders.map((path) => [path, "directory"] as [string, MountPoint["kind"]]),
 		...locations.programs.map((path) => [path, "file"] as [string, MountPoint["kind"]]),
+		...locations.hookManagerFiles.map((path) => [path, "file"] as [string, MountPoint["kind"]]),
+		...locations.hookManagerFolders.map((path) => [path, "directory"] as [string, MountPoint["kind"]]),
 	];
 }
 
@@ -167,9 +169,11 @@ function candidatesOf(options: ProtectedPlanOptions): Map<string, MountPoint["ki
 	};
 	for (const root of options.roots) {
 		for (const entry of autoRunEntries) add([join(root, entry.path), entry.kind]);
-		// What the root's allowed .envrc loads runs at the next cd too, unchecked by direnv.
-		for (const file of envrcLoadedFiles(readText(join(root, ".envrc")) ?? ""))
-			add([resolve(root, expandHome(file, options.homeDir)), "file"]);
+		// What the root's allowed .envrc loads runs at the next cd too, unchecked by direnv, and what
+		// it puts on PATH runs in place of the programs the user types.
+		const envrc = readText(join(root, ".envrc")) ?? "";
+		for (const file of envrcLoadedFiles(envrc)) add([resolve(root, expandHome(file, options.homeDir)), "file"]);
+		for (const folder of envrcPathFolders(envrc)) add([resolve(root, folder), "directory"]);
 		// A root without its own .git may lie in a repository whose config names paths inside it.
 		const { top, dotGit } = repositoryTop(root);
 		gitCandidates(top, dotGit?.isFile() ?? false, options.homeDir).forEach(add);
