@@ -3,26 +3,12 @@
 // the folder is no mount point) used to be followed, and the folder the link leads to — outside the
 // workspace, as root `/etc` — became writable. The prepared call is started right after the swap
 // (fixtures/bind-source-swap.mjs), so the gap is hit every time. As root and as an unprivileged user.
-import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ensureBuiltCli } from "../cli/helpers/cli-binary.js";
+import { describe, expect, it } from "vitest";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
-import { handOver, testUsers, userPrefix } from "../helpers/test-users.js";
+import { type TestUser, testUsers } from "../helpers/test-users.js";
+import { runFixtureAs, useVarTmpBase } from "./fixture-as-user.js";
 
-const run = promisify(execFile);
-// Outside /tmp: the sandbox's /tmp is its own, where a link to the outside folder would lead nowhere.
-let base = "";
-beforeEach(async () => {
-	base = await mkdtemp(join("/var/tmp", "toolbelt-bind-swap-"));
-});
-afterEach(async () => {
-	await rm(base, { recursive: true, force: true });
-});
-const script = fileURLToPath(new URL("./fixtures/bind-source-swap.mjs", import.meta.url));
+const base = useVarTmpBase("toolbelt-bind-swap-");
 const unavailable = await sandboxUnavailableReason();
 
 /** What the fixture saw: whether the write landed, the command's status, output and bwrap's words. */
@@ -34,18 +20,8 @@ interface SwapOutcome {
 	outside: string[];
 }
 
-async function swapped(
-	user: Parameters<typeof userPrefix>[0],
-	where: "pinned" | "protected" | "none",
-): Promise<SwapOutcome> {
-	ensureBuiltCli();
-	await handOver(base, user);
-	const [program = process.execPath, ...args] = [...userPrefix(user), process.execPath];
-	const { stdout } = await run(program, [...args, script, base, where], {
-		timeout: 90_000,
-		env: { ...process.env, HOME: base },
-	});
-	return JSON.parse(stdout) as SwapOutcome;
+function swapped(user: TestUser, where: "pinned" | "protected" | "none"): Promise<SwapOutcome> {
+	return runFixtureAs<SwapOutcome>(user, "bind-source-swap", base(), [where]);
 }
 
 describe.skipIf(unavailable !== undefined).each(testUsers())(
@@ -70,7 +46,7 @@ describe.skipIf(unavailable !== undefined).each(testUsers())(
 			expect(outcome.stderr).toBe("");
 			expect(outcome.status).toBe(0);
 			expect(outcome.landed).toBe(true);
-			expect(outcome.stdout).not.toContain(base);
+			expect(outcome.stdout).not.toContain(base());
 		}, 120_000);
 	},
 );
