@@ -326,6 +326,9 @@ export function killCommandCgroup(cgroup: string): void {
 	killCgroup(cgroup, base?.canKill ?? existsSync(join(cgroup, "cgroup.kill")));
 }
 
+/** How long toolbelt's exit waits at most for its commands' killed processes to be gone. */
+const exitWaitMs = 2000;
+
 /**
  * At toolbelt's exit: kills every process of every command cgroup (background jobs, and commands
  * still running), waits briefly for them to die and removes the cgroups. Synchronous.
@@ -338,7 +341,9 @@ export function releaseAllCgroupsSync(): void {
 	if (!current) return;
 	const { path, canKill } = current;
 	killCgroup(path, canKill);
-	const deadline = monotonicMs() + 500;
+	// SIGKILLed processes still have to be scheduled to die; on a loaded machine (a CI runner's
+	// full test suite) that took longer than half a second, and the cgroup outlived toolbelt.
+	const deadline = monotonicMs() + exitWaitMs;
 	while (cgroupPopulated(path) && monotonicMs() < deadline) {
 		sleepSync(5);
 		if (!canKill) signalCgroup(path, "SIGKILL");
