@@ -38,6 +38,10 @@ describe("envrcPathFolders", () => {
 			'export PATH="$PWD/local/bin:${PWD}/more:$HOME/bin:$PATH"',
 			"layout node",
 			"use nix",
+			// Package managers' own bin folders, named: npm, pip and composer write them.
+			"PATH_add node_modules/.bin",
+			'export PATH="$PWD/.venv/bin:$PWD/vendor/bin/:$PATH"',
+			"PATH_add packages/web/node_modules/.bin",
 		].join("\n");
 		expect(envrcPathFolders(envrc)).toEqual(["bin", "tools/bin", "scripts", "./local/bin", "./more"]);
 	});

@@ -44,10 +44,17 @@ export function envrcLoadedFiles(text: string): string[] {
 	return files;
 }
 
+/**
+ * A package manager's own bin folder (`node_modules/.bin`, a virtual environment's `bin`, composer's
+ * `vendor/bin`): the package manager must keep writing it, as `layout` makes it (see `envrcPathFolders`).
+ */
+const packageManagerBin = /(?:^|\/)node_modules(?:\/|$)|(?:^|\/)(?:\.?venv|vendor)\/bin\/?$/;
+
 /** A PATH entry as written in an `.envrc`: `$PWD/bin` and `${PWD}/bin` are `bin`; other variables are unknown. */
 function pathEntry(entry: string): string | undefined {
 	const local = entry.replace(/^\$(?:\{PWD\}|PWD)(?=\/|$)/, ".");
-	return local === "" || local.startsWith("$") || local.startsWith("~") ? undefined : local;
+	if (local === "" || local.startsWith("$") || local.startsWith("~")) return undefined;
+	return packageManagerBin.test(local) ? undefined : local;
 }
 
 /**
@@ -56,7 +63,9 @@ function pathEntry(entry: string): string | undefined {
  * of the program of that name (`git`, `ls`) at each command the user types after the next `cd`, so
  * they are kept read-only like what the `.envrc` loads. `layout node`, `layout go` and their kin put
  * a package manager's bin folder there (`node_modules/.bin`), which `npm install` and `go install`
- * must keep writing: those are the project's dependencies, as a `node_modules/` is, and left out.
+ * must keep writing: those are the project's dependencies, as a `node_modules/` is, and left out,
+ * also when named (`PATH_add node_modules/.bin`, `.venv/bin`, `vendor/bin`): kept read-only, they
+ * would make every `npm install` in the sandbox fail.
  */
 export function envrcPathFolders(text: string): string[] {
 	const folders: string[] = [];
