@@ -4,12 +4,13 @@
 // Debian: .ci/run installs them), installed the way their users install them. As root and as an
 // unprivileged user.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CliProcesses, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
+import { useVarTmpBase } from "./fixture-as-user.js";
 import { plantCommand, runsLaterHost } from "./runs-later-host.js";
 
 const unavailable = await sandboxUnavailableReason();
@@ -18,13 +19,10 @@ const onPath = (name: string) =>
 const cli = new CliProcesses();
 vi.setConfig({ testTimeout: 180_000 });
 
-let base = "";
-beforeEach(async () => {
-	base = await mkdtemp(join("/var/tmp", "toolbelt-hook-managers-"));
-});
-afterEach(async () => {
+const base = useVarTmpBase("toolbelt-hook-managers-");
+// Registered after the folder's: runs before its removal.
+afterEach(() => {
 	cli.killAll();
-	await rm(base, { recursive: true, force: true });
 });
 
 describe.skipIf(unavailable !== undefined).each(testUsers())("git hook managers, as %s", (user: TestUser) => {
@@ -32,13 +30,13 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("git hook managers,
 		ensureBuiltCli();
 	});
 
-	const { marker, host, git, repository, sandboxed } = runsLaterHost(user, cli, () => base);
+	const { marker, host, git, repository, sandboxed } = runsLaterHost(user, cli, () => base());
 	const hookScript = () => `#!/bin/sh\ntouch ${marker()}\n`;
 
 	it.skipIf(!onPath("lefthook"))(
 		"lefthook (lefthook.yml naming ./scripts/lint.sh): a new lefthook-local.yml, .lefthook.yml or a rewritten script runs nothing at the next commit",
 		async () => {
-			const repo = await repository(join(base, "repo"));
+			const repo = await repository(join(base(), "repo"));
 			await writeFile(
 				join(repo, "lefthook.toml"),
 				'[pre-commit.commands.lint]\nrun = "./scripts/lint.sh"\n[pre-commit.commands.sub]\nroot = "web/"\nrun = "sh check.sh"\n',
@@ -47,7 +45,7 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("git hook managers,
 			await mkdir(join(repo, "web"));
 			await writeFile(join(repo, "scripts", "lint.sh"), "#!/bin/sh\ntrue\n", { mode: 0o755 });
 			await writeFile(join(repo, "web", "check.sh"), "true\n");
-			await handOver(base, user);
+			await handOver(base(), user);
 			const install = host(repo, "lefthook", ["install"]);
 			expect(install.status, install.stdout + install.stderr).toBe(0);
 			const job = `pre-commit:\n  commands:\n    planted:\n      run: touch ${marker()}\n`;
@@ -70,7 +68,7 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("git hook managers,
 	it.skipIf(!onPath("pre-commit"))(
 		"pre-commit (a repo: local hook, entry: scripts/check.sh): a rewritten script runs nothing at the next commit",
 		async () => {
-			const repo = await repository(join(base, "repo"));
+			const repo = await repository(join(base(), "repo"));
 			await mkdir(join(repo, "scripts"));
 			await writeFile(join(repo, "scripts", "check.sh"), "#!/bin/sh\ntrue\n", { mode: 0o755 });
 			const config = [
@@ -94,10 +92,10 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("git hook managers,
 			await writeFile(join(repo, ".pre-commit-config.yaml"), config);
 			await mkdir(join(repo, "tools"));
 			await writeFile(join(repo, "tools", "tidy.sh"), "true\n");
-			await handOver(base, user);
+			await handOver(base(), user);
 			expect(git(repo, "add", "-A").status).toBe(0);
 			// pre-commit keeps its store in the user's cache; the tests' shared one is not theirs to write.
-			const store = { PRE_COMMIT_HOME: join(base, "home", "pre-commit") };
+			const store = { PRE_COMMIT_HOME: join(base(), "home", "pre-commit") };
 			const install = host(repo, "pre-commit", ["install"], store);
 			expect(install.status, install.stdout + install.stderr).toBe(0);
 			const run = await sandboxed(
@@ -114,10 +112,10 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("git hook managers,
 	it.skipIf(!onPath("husky"))(
 		"husky 9 in a subfolder (core.hooksPath = frontend/.husky/_): a planted frontend/.husky/pre-commit runs nothing at the next commit",
 		async () => {
-			const repo = await repository(join(base, "repo"));
+			const repo = await repository(join(base(), "repo"));
 			await mkdir(join(repo, "frontend", ".husky"), { recursive: true });
 			await writeFile(join(repo, "frontend", ".husky", "commit-msg"), "true\n");
-			await handOver(base, user);
+			await handOver(base(), user);
 			// As a monorepo's prepare script does it: from the top, naming the subfolder.
 			const install = host(repo, "husky", ["frontend/.husky"]);
 			expect(install.status, install.stdout + install.stderr).toBe(0);

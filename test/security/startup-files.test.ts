@@ -5,12 +5,13 @@
 // that subfolder is opened alone: no editor here, so the files are checked as the editor reads
 // them. As root and as an unprivileged user.
 import { existsSync, readdirSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CliProcesses, ensureBuiltCli } from "../cli/helpers/cli-binary.js";
 import { sandboxUnavailableReason } from "../helpers/prerequisites.js";
 import { handOver, type TestUser, testUsers } from "../helpers/test-users.js";
+import { useVarTmpBase } from "./fixture-as-user.js";
 import { plantCommand, runsLaterHost } from "./runs-later-host.js";
 
 const unavailable = await sandboxUnavailableReason();
@@ -19,13 +20,10 @@ const python3 = ["/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3"].f
 const cli = new CliProcesses();
 vi.setConfig({ testTimeout: 180_000 });
 
-let base = "";
-beforeEach(async () => {
-	base = await mkdtemp(join("/var/tmp", "toolbelt-startup-files-"));
-});
-afterEach(async () => {
+const base = useVarTmpBase("toolbelt-startup-files-");
+// Registered after the folder's: runs before its removal.
+afterEach(() => {
 	cli.killAll();
-	await rm(base, { recursive: true, force: true });
 });
 
 describe.skipIf(unavailable !== undefined).each(testUsers())("startup files, as %s", (user: TestUser) => {
@@ -33,22 +31,22 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("startup files, as 
 		ensureBuiltCli();
 	});
 
-	const { marker, host, repository, sandboxed } = runsLaterHost(user, cli, () => base);
+	const { marker, host, repository, sandboxed } = runsLaterHost(user, cli, () => base());
 
 	it.skipIf(python3 === undefined)(
 		"a .venv's startup files (a new or grown .pth, sitecustomize.py in site-packages or a folder a .pth names): the venv's python runs nothing",
 		async () => {
-			const repo = await repository(join(base, "repo"));
+			const repo = await repository(join(base(), "repo"));
 			await writeFile(join(repo, ".gitignore"), ".venv/\n");
 			await mkdir(join(repo, "src"));
-			await handOver(base, user);
+			await handOver(base(), user);
 			const venv = host(repo, python3 as string, ["-m", "venv", "--without-pip", ".venv"]);
 			expect(venv.status, venv.stderr).toBe(0);
 			const lib = join(repo, ".venv", "lib");
 			const sitePackages = join(lib, readdirSync(lib).find((name) => name.startsWith("python")) ?? "", "site-packages");
 			// As an editable install leaves it: the project's src/ on sys.path.
 			await writeFile(join(sitePackages, "_editable_project.pth"), `${join(repo, "src")}\n`);
-			await handOver(base, user);
+			await handOver(base(), user);
 			const python = join(repo, ".venv", "bin", "python");
 			expect(host(repo, python, ["-c", "pass"]).status).toBe(0);
 			const code = `import os; os.close(os.open(${JSON.stringify(marker())}, os.O_CREAT | os.O_WRONLY))\n`;
@@ -69,10 +67,10 @@ describe.skipIf(unavailable !== undefined).each(testUsers())("startup files, as 
 	);
 
 	it("a subfolder's editor settings (pkg/.vscode/tasks.json running on folder open, pkg/.devcontainer): renamed away, and the model is told", async () => {
-		const repo = await repository(join(base, "repo"));
+		const repo = await repository(join(base(), "repo"));
 		await mkdir(join(repo, "app", ".idea"), { recursive: true });
 		await writeFile(join(repo, "app", ".idea", "workspace.xml"), "<project/>\n");
-		await handOver(base, user);
+		await handOver(base(), user);
 		const tasks = JSON.stringify({
 			version: "2.0.0",
 			tasks: [{ label: "setup", type: "shell", command: `touch ${marker()}`, runOptions: { runOn: "folderOpen" } }],
